@@ -1,0 +1,682 @@
+"""THE rule table: one vector-Jacobian product rule per differentiable op.
+
+A rule is ``rule(ops, g, out, *inputs, **params) -> tuple`` with one entry per input:
+the gradient contribution for that input, or ``None`` for "no gradient" (an index, a
+shape, a condition).  ``g`` is the adjoint of ``out``; for ops that return a tuple
+(``multi``), ``g`` and ``out`` are tuples and missing adjoints arrive as zeros.
+
+A rule may use only:
+
+* ``ops.<name>(...)`` for any op of ``ir/ops.py`` (inputs positional, params by keyword);
+* the Python operators ``+ - * / ** @`` and unary ``-`` on values and Python numbers,
+  and ``< <= > >=`` (never ``==``; use ``ops.eq``);
+* ``ops.shape(x)`` (a value usable as an op input), ``ops.static_shape(x)`` and
+  ``ops.ndim(x)`` (Python ints: the compiler knows them from the example arguments),
+  ``ops.dtype(x)`` (a dtype name or ``None``) and ``ops.const(v)``.
+
+In the compiler ``ops`` emits IR nodes, so a rule *writes* the adjoint code; in the eager
+runtime ``ops`` runs the arrays.  Because rules only use ops that have rules themselves,
+generated adjoints can be differentiated again.  Rules never unbroadcast, accumulate or
+test activity: the adjoint pass and the engine do that once for every op.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as _np
+
+from .ir.kernels import run
+from .ir.ops import OP_INFO, Op
+
+VjpRule = Callable[..., tuple]
+
+RULES: dict[Op, VjpRule] = {}
+
+#: Ops with no gradient by design: their outputs are integers, booleans or piecewise
+#: constant, so their derivative is zero (or undefined) everywhere it exists.
+NONDIFFERENTIABLE: frozenset[Op] = frozenset({
+    Op.SHAPE, Op.SIGN, Op.FLOOR, Op.CEIL, Op.ROUND, Op.RINT, Op.TRUNC, Op.FLOORDIV,
+    Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR,
+    Op.LOGICAL_NOT, Op.LOGICAL_XOR, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.ANY, Op.ALL,
+    Op.ARGMAX, Op.ARGMIN, Op.ARGSORT, Op.NONZERO, Op.ZEROS, Op.ONES, Op.FULL, Op.EYE,
+    Op.ARANGE, Op.LINSPACE, Op.ZEROS_LIKE, Op.ONES_LIKE, Op.FULL_LIKE,
+})
+
+#: Ops the adjoint pass and the engine handle themselves (arguments, constants, parts
+#: of tuples).
+STRUCTURAL: frozenset[Op] = frozenset({Op.ARG, Op.CONST, Op.ITEM})
+
+
+class RuleError(Exception):
+    """A rule cannot differentiate this use of its op (says what to write instead)."""
+
+
+def rule(*ops_: Op) -> Callable[[VjpRule], VjpRule]:
+    """Register ``fn`` as the VJP rule of each op in ``ops_``."""
+
+    def register(fn: VjpRule) -> VjpRule:
+        for op in ops_:
+            assert op not in RULES, f"two rules for {op}"
+            RULES[op] = fn
+        return fn
+
+    return register
+
+
+def _unary(op: Op, fn: Callable[..., Any]) -> None:
+    """Register an elementwise rule written as ``fn(ops, g, out, x) -> gx``."""
+    RULES[op] = lambda ops, g, out, x: (fn(ops, g, out, x),)
+
+
+# --- structure and casts --------------------------------------------------------------
+
+_unary(Op.COPY, lambda ops, g, out, x: g)
+_unary(Op.POSITIVE, lambda ops, g, out, x: g)
+_unary(Op.NEG, lambda ops, g, out, x: -g)
+
+
+@rule(Op.ASTYPE)
+def _astype(ops, g, out, x, dtype=None):
+    dt = ops.dtype(x)
+    return (g if dt is None or dt == ops.dtype(g) else ops.astype(g, dtype=dt),)
+
+
+@rule(Op.GETITEM)
+def _getitem(ops, g, out, x, *dyn, index=None):
+    return (ops.scatter_add(ops.shape(x), g, *dyn, index=index),) + (None,) * len(dyn)
+
+
+@rule(Op.SCATTER_ADD)
+def _scatter_add(ops, g, out, shape, v, *dyn, index=None):
+    return (None, ops.getitem(g, *dyn, index=index)) + (None,) * len(dyn)
+
+
+@rule(Op.UNBROADCAST)
+def _unbroadcast(ops, g, out, x, shape):
+    return ops.broadcast_to(g, ops.shape(x)), None
+
+
+# --- elementwise unary ----------------------------------------------------------------
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_unary(Op.ABS, lambda ops, g, out, x: g * ops.sign(x))
+_unary(Op.EXP, lambda ops, g, out, x: g * out)
+_unary(Op.EXP2, lambda ops, g, out, x: g * out * _LN2)
+_unary(Op.EXPM1, lambda ops, g, out, x: g * (out + 1))
+_unary(Op.LOG, lambda ops, g, out, x: g / x)
+_unary(Op.LOG2, lambda ops, g, out, x: g / (x * _LN2))
+_unary(Op.LOG10, lambda ops, g, out, x: g / (x * _LN10))
+_unary(Op.LOG1P, lambda ops, g, out, x: g / (x + 1))
+_unary(Op.SQRT, lambda ops, g, out, x: g / (out * 2))
+_unary(Op.CBRT, lambda ops, g, out, x: g / (ops.square(out) * 3))
+_unary(Op.SQUARE, lambda ops, g, out, x: g * (x * 2))
+_unary(Op.RECIPROCAL, lambda ops, g, out, x: -g * ops.square(out))
+_unary(Op.SIN, lambda ops, g, out, x: g * ops.cos(x))
+_unary(Op.COS, lambda ops, g, out, x: -g * ops.sin(x))
+_unary(Op.TAN, lambda ops, g, out, x: g * (ops.square(out) + 1))
+_unary(Op.ARCSIN, lambda ops, g, out, x: g / ops.sqrt(1 - ops.square(x)))
+_unary(Op.ARCCOS, lambda ops, g, out, x: -g / ops.sqrt(1 - ops.square(x)))
+_unary(Op.ARCTAN, lambda ops, g, out, x: g / (ops.square(x) + 1))
+_unary(Op.SINH, lambda ops, g, out, x: g * ops.cosh(x))
+_unary(Op.COSH, lambda ops, g, out, x: g * ops.sinh(x))
+_unary(Op.TANH, lambda ops, g, out, x: g * (1 - ops.square(out)))
+_unary(Op.ARCSINH, lambda ops, g, out, x: g / ops.sqrt(ops.square(x) + 1))
+_unary(Op.ARCCOSH, lambda ops, g, out, x: g / ops.sqrt(ops.square(x) - 1))
+_unary(Op.ARCTANH, lambda ops, g, out, x: g / (1 - ops.square(x)))
+_unary(Op.DEG2RAD, lambda ops, g, out, x: g * (math.pi / 180))
+_unary(Op.RAD2DEG, lambda ops, g, out, x: g * (180 / math.pi))
+
+
+# --- elementwise binary ---------------------------------------------------------------
+
+RULES[Op.ADD] = lambda ops, g, out, x, y: (g, g)
+RULES[Op.SUB] = lambda ops, g, out, x, y: (g, -g)
+RULES[Op.MUL] = lambda ops, g, out, x, y: (g * y, g * x)
+RULES[Op.DIV] = lambda ops, g, out, x, y: (g / y, -g * out / y)
+RULES[Op.MOD] = lambda ops, g, out, x, y: (g, -g * ops.floordiv(x, y))
+RULES[Op.HYPOT] = lambda ops, g, out, x, y: (g * x / out, g * y / out)
+RULES[Op.LOGADDEXP] = lambda ops, g, out, x, y: (g * ops.exp(x - out), g * ops.exp(y - out))
+RULES[Op.LOGADDEXP2] = lambda ops, g, out, x, y: (
+    g * ops.exp2(x - out), g * ops.exp2(y - out))
+
+
+@rule(Op.POW)
+def _pow(ops, g, out, x, y):
+    # d/dy uses log(x): only where x > 0 (elsewhere the derivative does not exist for
+    # non-integer y; 0 is what PyTorch and JAX give for x == 0).
+    safe = ops.where(x > 0, x, 1)
+    return g * y * x ** (y - 1), g * out * ops.log(safe)
+
+
+@rule(Op.ARCTAN2)
+def _arctan2(ops, g, out, x, y):
+    # out = arctan2(x, y): x is the ordinate, y the abscissa.
+    denom = ops.square(x) + ops.square(y)
+    return g * y / denom, -g * x / denom
+
+
+def _select_rule(first_wins, second_wins):
+    """max/min-style rules: the winner gets ``g``; ties split it evenly."""
+
+    def vjp(ops, g, out, x, y):
+        half = ops.where(ops.eq(x, y), g * 0.5, 0)
+        return ops.where(first_wins(ops, x, y), g, half), ops.where(
+            second_wins(ops, x, y), g, half)
+
+    return vjp
+
+
+RULES[Op.MAXIMUM] = _select_rule(lambda ops, x, y: x > y, lambda ops, x, y: x < y)
+RULES[Op.MINIMUM] = _select_rule(lambda ops, x, y: x < y, lambda ops, x, y: x > y)
+RULES[Op.FMAX] = _select_rule(lambda ops, x, y: ops.logical_or(x > y, ops.isnan(y)),
+                              lambda ops, x, y: ops.logical_or(x < y, ops.isnan(x)))
+RULES[Op.FMIN] = _select_rule(lambda ops, x, y: ops.logical_or(x < y, ops.isnan(y)),
+                              lambda ops, x, y: ops.logical_or(x > y, ops.isnan(x)))
+RULES[Op.WHERE] = lambda ops, g, out, c, x, y: (None, ops.where(c, g, 0), ops.where(c, 0, g))
+
+
+@rule(Op.CLIP)
+def _clip(ops, g, out, x, lo, hi):
+    inside = ops.logical_and(x >= lo, x <= hi)
+    return ops.where(inside, g, 0), ops.where(x < lo, g, 0), ops.where(x > hi, g, 0)
+
+
+# --- reductions -----------------------------------------------------------------------
+
+def _axes(ops, x, axis) -> tuple[int, ...]:
+    """Reduction axes as a sorted tuple of non-negative ints."""
+    nd = ops.ndim(x)
+    if axis is None:
+        return tuple(range(nd))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted(a % nd for a in axes))
+
+
+def _unreduce(ops, g, x, axis, keepdims):
+    """Broadcast the adjoint of a reduction back to the shape of its input."""
+    if not keepdims and axis is not None:
+        g = ops.expand_dims(g, axis=axis)
+    return ops.broadcast_to(g, ops.shape(x))
+
+
+def _count(ops, x, axis) -> int:
+    shape = ops.static_shape(x)
+    return math.prod(shape[a] for a in _axes(ops, x, axis))
+
+
+@rule(Op.SUM)
+def _sum(ops, g, out, x, axis=None, keepdims=False):
+    return (_unreduce(ops, g, x, axis, keepdims),)
+
+
+@rule(Op.MEAN)
+def _mean(ops, g, out, x, axis=None, keepdims=False):
+    return (_unreduce(ops, g / _count(ops, x, axis), x, axis, keepdims),)
+
+
+@rule(Op.MAX, Op.MIN)
+def _extremum(ops, g, out, x, axis=None, keepdims=False):
+    hit = ops.astype(ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), dtype=ops.dtype(x))
+    share = _unreduce(ops, g, x, axis, keepdims) / ops.sum(hit, axis=axis, keepdims=True)
+    return (hit * share,)
+
+
+@rule(Op.VAR)
+def _var(ops, g, out, x, axis=None, keepdims=False, ddof=0):
+    centred = x - ops.mean(x, axis=axis, keepdims=True)
+    scale = 2.0 / (_count(ops, x, axis) - ddof)
+    return (_unreduce(ops, g, x, axis, keepdims) * centred * scale,)
+
+
+@rule(Op.STD)
+def _std(ops, g, out, x, axis=None, keepdims=False, ddof=0):
+    centred = x - ops.mean(x, axis=axis, keepdims=True)
+    scale = 1.0 / (_count(ops, x, axis) - ddof)
+    return (_unreduce(ops, g / out, x, axis, keepdims) * centred * scale,)
+
+
+@rule(Op.PROD)
+def _prod(ops, g, out, x, axis=None, keepdims=False):
+    # Product of all other elements, computed with exclusive scans so zeros are exact.
+    axes = _axes(ops, x, axis)
+    shape = ops.static_shape(x)
+    rest = tuple(a for a in range(len(shape)) if a not in axes)
+    moved = ops.transpose(x, axes=rest + axes)
+    flat = ops.reshape(moved, tuple(shape[a] for a in rest) + (-1,))
+    lead = (Ellipsis, ("slice", None, -1, None))
+    ones = ops.ones_like(ops.getitem(flat, index=(Ellipsis, ("slice", None, 1, None))))
+    left = ops.cumprod(ops.concatenate(ones, ops.getitem(flat, index=lead), axis=-1), axis=-1)
+    rflat = ops.flip(flat, axis=-1)
+    right = ops.cumprod(ops.concatenate(ones, ops.getitem(rflat, index=lead), axis=-1),
+                        axis=-1)
+    others = left * ops.flip(right, axis=-1)
+    gk = g if keepdims or axis is None else ops.expand_dims(g, axis=axis)
+    gk = ops.reshape(gk, tuple(shape[a] for a in rest) + (1,))
+    back = ops.reshape(gk * others, tuple(shape[a] for a in rest + axes))
+    inverse = tuple(int(i) for i in _np.argsort(rest + axes))
+    return (ops.transpose(back, axes=inverse),)
+
+
+def _reverse_cumsum(ops, g, axis):
+    return ops.flip(ops.cumsum(ops.flip(g, axis=axis), axis=axis), axis=axis)
+
+
+@rule(Op.CUMSUM)
+def _cumsum(ops, g, out, x, axis=None):
+    if axis is None:
+        return (ops.reshape(_reverse_cumsum(ops, g, 0), ops.shape(x)),)
+    return (_reverse_cumsum(ops, g, axis),)
+
+
+@rule(Op.CUMPROD)
+def _cumprod(ops, g, out, x, axis=None):
+    # Division form: exact for nonzero x; a zero in x gives nan, never a silent value.
+    if axis is None:
+        return (ops.reshape(_reverse_cumsum(ops, g * out, 0), ops.shape(x)) / x,)
+    return (_reverse_cumsum(ops, g * out, axis) / x,)
+
+
+# --- linear algebra -------------------------------------------------------------------
+
+def _mT(ops, a):
+    return ops.swapaxes(a, axis1=-1, axis2=-2)
+
+
+@rule(Op.MATMUL)
+def _matmul(ops, g, out, x, y):
+    nx, ny = ops.ndim(x), ops.ndim(y)
+    if nx == 1 and ny == 1:
+        return g * y, g * x
+    if nx == 1:
+        gx = ops.squeeze(y @ ops.expand_dims(g, axis=-1), axis=-1)
+        return gx, ops.expand_dims(x, axis=-1) * ops.expand_dims(g, axis=-2)
+    if ny == 1:
+        gy = ops.squeeze(ops.expand_dims(g, axis=-2) @ x, axis=-2)
+        return ops.expand_dims(g, axis=-1) * y, gy
+    return g @ _mT(ops, y), _mT(ops, x) @ g
+
+
+@rule(Op.DOT)
+def _dot(ops, g, out, x, y):
+    nx, ny = ops.ndim(x), ops.ndim(y)
+    if nx == 0 or ny == 0:
+        return RULES[Op.MUL](ops, g, out, x, y)
+    if nx > 2 or ny > 2:
+        raise RuleError("np.dot of arrays with more than 2 dimensions is not supported; "
+                        "write np.matmul (or @) or np.tensordot instead")
+    return _matmul(ops, g, out, x, y)
+
+
+@rule(Op.VDOT)
+def _vdot(ops, g, out, x, y):
+    return ops.reshape(g * ops.ravel(y), ops.shape(x)), ops.reshape(g * ops.ravel(x),
+                                                                    ops.shape(y))
+
+
+@rule(Op.OUTER)
+def _outer(ops, g, out, x, y):
+    return (ops.reshape(g @ ops.ravel(y), ops.shape(x)),
+            ops.reshape(ops.ravel(x) @ g, ops.shape(y)))
+
+
+def _tensordot_axes(ops, x, y, axes) -> tuple[list[int], list[int]]:
+    nx, ny = ops.ndim(x), ops.ndim(y)
+    if isinstance(axes, int):
+        return list(range(nx - axes, nx)), list(range(axes))
+    ax, ay = axes
+    ax = [ax] if isinstance(ax, int) else list(ax)
+    ay = [ay] if isinstance(ay, int) else list(ay)
+    return [a % nx for a in ax], [a % ny for a in ay]
+
+
+def _tensordot_vjp(ops, g, x, y, ax, ay):
+    nx, ny = ops.ndim(x), ops.ndim(y)
+    free_x = [i for i in range(nx) if i not in ax]
+    free_y = [i for i in range(ny) if i not in ay]
+    nfx = len(free_x)
+    tx = ops.tensordot(g, y, axes=(tuple(range(nfx, nfx + len(free_y))), tuple(free_y)))
+    order_x = free_x + [ax[k] for k in _np.argsort(ay)]
+    gx = ops.transpose(tx, axes=tuple(int(i) for i in _np.argsort(order_x)))
+    ty = ops.tensordot(x, g, axes=(tuple(free_x), tuple(range(nfx))))
+    order_y = [ay[k] for k in _np.argsort(ax)] + free_y
+    gy = ops.transpose(ty, axes=tuple(int(i) for i in _np.argsort(order_y)))
+    return gx, gy
+
+
+@rule(Op.TENSORDOT)
+def _tensordot(ops, g, out, x, y, axes=2):
+    ax, ay = _tensordot_axes(ops, x, y, axes)
+    return _tensordot_vjp(ops, g, x, y, ax, ay)
+
+
+@rule(Op.INNER)
+def _inner(ops, g, out, x, y):
+    if ops.ndim(x) == 0 or ops.ndim(y) == 0:
+        return RULES[Op.MUL](ops, g, out, x, y)
+    return _tensordot_vjp(ops, g, x, y, [ops.ndim(x) - 1], [ops.ndim(y) - 1])
+
+
+@rule(Op.EINSUM)
+def _einsum(ops, g, out, *operands, subscripts=None):
+    ins, outs = _parse_einsum(subscripts, len(operands))
+    grads = []
+    for i, sub in enumerate(ins):
+        if len(set(sub.replace("...", ""))) != len(sub.replace("...", "")):
+            raise RuleError(f"einsum operand {i} repeats an index ({sub!r}); "
+                            "take np.diagonal first and sum over it instead")
+        others = [s for j, s in enumerate(ins) if j != i]
+        have = set(outs) | set("".join(others))
+        kept = "".join(c for c in sub if c in have or c == ".")
+        spec = ",".join([outs] + others) + "->" + kept
+        gi = ops.einsum(g, *[o for j, o in enumerate(operands) if j != i], subscripts=spec)
+        if kept != sub:  # letters summed only inside this operand: broadcast back
+            missing = tuple(k for k, c in enumerate(sub) if c not in kept)
+            gi = ops.broadcast_to(ops.expand_dims(gi, axis=missing), ops.shape(operands[i]))
+        grads.append(gi)
+    return tuple(grads)
+
+
+def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
+    """Input subscripts and the (explicit or implied) output subscript."""
+    spec = subscripts.replace(" ", "")
+    if "->" in spec:
+        lhs, rhs = spec.split("->")
+    else:
+        lhs = spec
+        letters = lhs.replace(",", "").replace(".", "")
+        rhs = ("..." if "..." in lhs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins = lhs.split(",")
+    if len(ins) != n:
+        raise RuleError(f"einsum subscripts {subscripts!r} name {len(ins)} operands, got {n}")
+    return ins, rhs
+
+
+def _diagonal_vjp(ops, g, x, offset, axis1, axis2):
+    """Place ``g`` (diagonal values on its last axis) back on the diagonal of ``x``."""
+    shape = ops.static_shape(x)
+    nd = len(shape)
+    a1, a2 = axis1 % nd, axis2 % nd
+    n, m = shape[a1], shape[a2]
+    r0, c0 = max(-offset, 0), max(offset, 0)
+    length = max(min(n - r0, m - c0), 0)
+    pad = ((0, 0),) * (nd - 2) + ((r0, n - r0 - length),)
+    rows = ops.expand_dims(ops.pad(g, pad_width=pad), axis=-1)  # (..., n, 1)
+    eye = ops.eye(n, M=m, k=offset, dtype=ops.dtype(x))
+    moved = rows * eye  # (..., n, m): g on the diagonal
+    return ops.moveaxis(moved, source=(-2, -1), destination=(a1, a2))
+
+
+@rule(Op.DIAGONAL)
+def _diagonal(ops, g, out, x, offset=0, axis1=0, axis2=1):
+    return (_diagonal_vjp(ops, g, x, offset, axis1, axis2),)
+
+
+@rule(Op.TRACE)
+def _trace(ops, g, out, x, offset=0, axis1=0, axis2=1):
+    diag = ops.diagonal(x, offset=offset, axis1=axis1, axis2=axis2)
+    gd = ops.broadcast_to(ops.expand_dims(g, axis=-1), ops.shape(diag))
+    return (_diagonal_vjp(ops, gd, x, offset, axis1, axis2),)
+
+
+@rule(Op.DIAG)
+def _diag(ops, g, out, x, k=0):
+    if ops.ndim(x) == 1:
+        return (ops.diagonal(g, offset=k),)
+    return (_diagonal_vjp(ops, g, x, k, 0, 1),)
+
+
+@rule(Op.NORM)
+def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
+    nd = ops.ndim(x)
+    matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and nd == 2
+                                                              and ord is not None)
+    if matrix and ord not in ("fro", 1, -1, _np.inf, -_np.inf):
+        raise RuleError(f"the gradient of the matrix norm ord={ord!r} is not supported; "
+                        "supported matrix orders: 'fro', 1, -1, inf, -inf")
+    axes = axis if axis is not None else (tuple(range(nd)) if matrix or ord is None else None)
+    gx = _unreduce(ops, g, x, axes, keepdims)
+    ok = out if keepdims else _unreduce(ops, out, x, axes, False)
+    if ord in (None, 2, "fro") and not (matrix and ord == 2):
+        safe = ops.where(ops.eq(ok, 0), 1, ok)
+        return (gx * x / safe,)
+    if ord == 1 and not matrix:
+        return (gx * ops.sign(x),)
+    a = ops.abs(x)
+    if not matrix:  # ord = +-inf on vectors: the extreme elements share the gradient
+        hit = ops.astype(ops.eq(a, ok), dtype=ops.dtype(x))
+        return (gx * ops.sign(x) * hit / ops.sum(hit, axis=axes, keepdims=True),)
+    r, c = ((axis[0] % nd, axis[1] % nd) if axis is not None else (0, 1))
+    line = c if ord in (_np.inf, -_np.inf) else r  # summed axis
+    sums = ops.sum(a, axis=line, keepdims=True)
+    hit = ops.astype(ops.eq(sums, ok), dtype=ops.dtype(x))
+    share = hit / ops.sum(hit, axis=(r, c), keepdims=True)
+    return (gx * ops.sign(x) * share,)
+
+
+@rule(Op.INV)
+def _inv(ops, g, out, x):
+    t = _mT(ops, out)
+    return (-(t @ g @ t),)
+
+
+@rule(Op.SOLVE)
+def _solve(ops, g, out, a, b):
+    gb = ops.solve(_mT(ops, a), g)
+    if ops.ndim(b) == 1:
+        return -ops.outer(gb, out), gb
+    return -(gb @ _mT(ops, out)), gb
+
+
+@rule(Op.DET)
+def _det(ops, g, out, x):
+    scale = ops.expand_dims(g * out, axis=(-1, -2))
+    return (scale * _mT(ops, ops.inv(x)),)
+
+
+@rule(Op.SLOGDET)
+def _slogdet(ops, g, out, x):
+    return (ops.expand_dims(g[1], axis=(-1, -2)) * _mT(ops, ops.inv(x)),)
+
+
+@rule(Op.CHOLESKY)
+def _cholesky(ops, g, out, x):
+    # Murray (2016): with L = out, P = Phi(L^T gL), gA = sym(L^-T P L^-1).
+    n = ops.static_shape(x)[-1]
+    p = ops.tril(_mT(ops, out) @ g)
+    p = p - 0.5 * p * ops.eye(n, dtype=ops.dtype(x))
+    linv = ops.inv(out)
+    s = _mT(ops, linv) @ p @ linv
+    return (0.5 * (s + _mT(ops, s)),)
+
+
+# --- shapes and data movement ---------------------------------------------------------
+
+RULES[Op.RESHAPE] = lambda ops, g, out, x, shape: (ops.reshape(g, ops.shape(x)), None)
+RULES[Op.RAVEL] = lambda ops, g, out, x: (ops.reshape(g, ops.shape(x)),)
+RULES[Op.SQUEEZE] = lambda ops, g, out, x, axis=None: (ops.reshape(g, ops.shape(x)),)
+RULES[Op.BROADCAST_TO] = lambda ops, g, out, x, shape: (
+    ops.unbroadcast(g, ops.shape(x)), None)
+RULES[Op.EXPAND_DIMS] = lambda ops, g, out, x, axis=0: (ops.squeeze(g, axis=axis),)
+RULES[Op.SWAPAXES] = lambda ops, g, out, x, axis1=0, axis2=1: (
+    ops.swapaxes(g, axis1=axis1, axis2=axis2),)
+RULES[Op.MOVEAXIS] = lambda ops, g, out, x, source=0, destination=0: (
+    ops.moveaxis(g, source=destination, destination=source),)
+RULES[Op.FLIP] = lambda ops, g, out, x, axis=None: (ops.flip(g, axis=axis),)
+RULES[Op.TRIU] = lambda ops, g, out, x, k=0: (ops.triu(g, k=k),)
+RULES[Op.TRIL] = lambda ops, g, out, x, k=0: (ops.tril(g, k=k),)
+
+
+@rule(Op.TRANSPOSE)
+def _transpose(ops, g, out, x, axes=None):
+    if axes is None:
+        return (ops.transpose(g),)
+    nd = ops.ndim(x)
+    return (ops.transpose(g, axes=tuple(int(i) for i in _np.argsort([a % nd for a in axes]))),)
+
+
+@rule(Op.ROLL)
+def _roll(ops, g, out, x, shift=0, axis=None):
+    back = tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
+    return (ops.roll(g, shift=back, axis=axis),)
+
+
+def _split_back(ops, g, arrays, axis, sizes):
+    """Cut ``g`` along ``axis`` into pieces of ``sizes`` and shape each like its input."""
+    cuts = tuple(int(c) for c in _np.cumsum(sizes)[:-1])
+    pieces = ops.split(g, indices_or_sections=cuts, axis=axis)
+    return tuple(ops.reshape(pieces[i], ops.shape(a)) for i, a in enumerate(arrays))
+
+
+@rule(Op.CONCATENATE)
+def _concatenate(ops, g, out, *arrays, axis=0):
+    return _split_back(ops, g, arrays, axis, [ops.static_shape(a)[axis] for a in arrays])
+
+
+@rule(Op.STACK)
+def _stack(ops, g, out, *arrays, axis=0):
+    return _split_back(ops, g, arrays, axis, [1] * len(arrays))
+
+
+@rule(Op.HSTACK)
+def _hstack(ops, g, out, *arrays):
+    if ops.ndim(arrays[0]) <= 1:
+        return _split_back(ops, g, arrays, 0, [max(ops.static_shape(a) or (1,))
+                                               if ops.ndim(a) else 1 for a in arrays])
+    return _split_back(ops, g, arrays, 1, [ops.static_shape(a)[1] for a in arrays])
+
+
+@rule(Op.VSTACK)
+def _vstack(ops, g, out, *arrays):
+    return _split_back(ops, g, arrays, 0, [ops.static_shape(a)[0] if ops.ndim(a) == 2 else 1
+                                           for a in arrays])
+
+
+@rule(Op.SPLIT)
+def _split(ops, g, out, x, indices_or_sections=2, axis=0):
+    return (ops.concatenate(*g, axis=axis),)
+
+
+@rule(Op.TILE)
+def _tile(ops, g, out, x, reps=1):
+    shape = ops.static_shape(x)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    d = max(len(shape), len(reps))
+    xs = (1,) * (d - len(shape)) + tuple(shape)
+    rs = (1,) * (d - len(reps)) + reps
+    split = tuple(v for pair in zip(rs, xs) for v in pair)
+    summed = ops.sum(ops.reshape(g, split), axis=tuple(range(0, 2 * d, 2)))
+    return (ops.reshape(summed, ops.shape(x)),)
+
+
+@rule(Op.REPEAT)
+def _repeat(ops, g, out, x, repeats=1, axis=None):
+    if not isinstance(repeats, int):
+        raise RuleError("the gradient of np.repeat needs an integer repeat count; "
+                        "repeat each element the same number of times")
+    shape = ops.static_shape(x)
+    if axis is None:
+        flat = ops.reshape(g, (math.prod(shape), repeats))
+        return (ops.reshape(ops.sum(flat, axis=1), ops.shape(x)),)
+    a = axis % len(shape)
+    split = tuple(shape[:a]) + (shape[a], repeats) + tuple(shape[a + 1:])
+    return (ops.sum(ops.reshape(g, split), axis=a + 1),)
+
+
+@rule(Op.PAD)
+def _pad(ops, g, out, x, pad_width=0, constant_values=0):
+    shape = ops.static_shape(x)
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int).reshape(-1, 2)
+                              if _np.ndim(pad_width) else _np.asarray(pad_width),
+                              (len(shape), 2))
+    index = tuple(("slice", int(b), int(b) + n, None) for (b, _a), n in zip(widths, shape))
+    return (ops.getitem(g, index=index),)
+
+
+@rule(Op.SORT)
+def _sort(ops, g, out, x, axis=-1):
+    if axis is None:
+        flat = ops.ravel(x)
+        return (ops.reshape(_sort(ops, g, out, flat, axis=-1)[0], ops.shape(x)),)
+    order = ops.argsort(x, axis=axis)
+    return (ops.take_along_axis(g, ops.argsort(order, axis=axis), axis=axis),)
+
+
+@rule(Op.TAKE)
+def _take(ops, g, out, x, indices, axis=None):
+    if axis is None:
+        flat = ops.scatter_add((math.prod(ops.static_shape(x)),), g, indices,
+                               index=(("in", 0),))
+        return ops.reshape(flat, ops.shape(x)), None
+    lead = (("slice", None, None, None),) * (axis % ops.ndim(x))
+    return ops.scatter_add(ops.shape(x), g, indices, index=lead + (("in", 0),)), None
+
+
+@rule(Op.TAKE_ALONG_AXIS)
+def _take_along_axis(ops, g, out, x, indices, axis=-1):
+    shape = ops.static_shape(indices)
+    nd = len(shape)
+    a = axis % nd
+    grids = []
+    for d in range(nd):
+        if d != a:
+            view = [1] * nd
+            view[d] = shape[d]
+            grids.append(ops.const(_np.arange(shape[d]).reshape(view)))
+    parts, k = [], 0
+    for d in range(nd):
+        if d == a:
+            parts.append(("in", nd - 1))
+        else:
+            parts.append(("in", k))
+            k += 1
+    return ops.scatter_add(ops.shape(x), g, *grids, indices, index=tuple(parts)), None
+
+
+# --- the eager ops namespace -----------------------------------------------------------
+
+class ArrayOps:
+    """The ``ops`` protocol on concrete arrays: rules run eagerly on NumPy or CuPy."""
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        op = Op(name)
+        xp = self.xp
+
+        def call(*inputs: Any, **params: Any) -> Any:
+            full = OP_INFO[op].param_defaults
+            full.update(params)
+            return run(op, xp, inputs, full)
+
+        return call
+
+    def shape(self, x: Any) -> tuple[int, ...]:
+        return tuple(_np.shape(x))
+
+    static_shape = shape
+
+    def ndim(self, x: Any) -> int:
+        return _np.ndim(x)
+
+    def dtype(self, x: Any) -> str | None:
+        dt = getattr(x, "dtype", None)
+        return None if dt is None else str(dt)
+
+    def const(self, value: Any) -> Any:
+        return value
+
+
+def vjp_of(op: Op) -> VjpRule:
+    """The rule for ``op``; a clear error for ops without one."""
+    try:
+        return RULES[op]
+    except KeyError:
+        if op in NONDIFFERENTIABLE:
+            raise RuleError(f"{op.value} has no gradient by design") from None
+        raise RuleError(f"no derivative rule for {op.value}; register one in "
+                        "st_autodiff/derivatives.py") from None

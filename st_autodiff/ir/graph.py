@@ -1,0 +1,233 @@
+"""The SSA graph: immutable nodes that read like PyTorch's grad_fn records.
+
+A ``Node`` is one operation: a dense id, an ``Op``, its input nodes (``next_functions``
+in the seed vocabulary), sorted params, a ``Type`` when known, the source name it was
+assigned to and its source location.  A ``Graph`` is a function: argument nodes, every
+node in evaluation order, and output nodes.  Graphs never change; passes build new ones
+with a ``GraphBuilder``, which also folds constants and, when it is given example values,
+evaluates each node as it is added so that every node gets a concrete type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .ops import INTEGER_VALUED, OP_INFO, Op
+from .types import Type, type_of
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A position in the user's source: file, 1-based line and column, and the line."""
+
+    file: str
+    line: int
+    col: int
+    text: str = ""
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def short(self) -> str:
+        """``f.py:3`` (base name and line), as printed beside IR lines."""
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    """One SSA value and the operation that made it (compared by identity)."""
+
+    id: int
+    op: Op
+    inputs: tuple[Node, ...]
+    params: tuple[tuple[str, Any], ...] = ()
+    type: Type | None = None
+    name: str | None = None
+    loc: Loc | None = None
+    role: str | None = None  # for adjoint nodes: the record they belong to, e.g. MulBackward0
+
+    def param(self, key: str) -> Any:
+        """The value of one param (``None`` when absent)."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return None
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """Params as a dict, for calling rules and kernels."""
+        return dict(self.params)
+
+    @property
+    def next_functions(self) -> tuple[Node, ...]:
+        """The nodes this one reads, as in ``grad_fn.next_functions``."""
+        return self.inputs
+
+    def name_of_backward(self) -> str:
+        """``MulBackward0`` for a ``mul`` node: the name of its adjoint record."""
+        return OP_INFO[self.op].backward_name
+
+    def __repr__(self) -> str:
+        return f"<Node %{self.name or 't'}#{self.id} {self.op.value}>"
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A function in SSA form."""
+
+    name: str
+    args: tuple[Node, ...]
+    nodes: tuple[Node, ...]
+    outputs: tuple[Node, ...]
+    output_names: tuple[str, ...] = ()
+
+    def users(self) -> dict[Node, list[Node]]:
+        """Map each node to the nodes that read it, in order (a side table, not stored)."""
+        out: dict[Node, list[Node]] = {n: [] for n in self.nodes}
+        for n in self.nodes:
+            for i in n.inputs:
+                out[i].append(n)
+        return out
+
+
+class CompileTimeError(Exception):
+    """An error in the user's code found while evaluating example values."""
+
+    def __init__(self, message: str, loc: Loc | None) -> None:
+        super().__init__(message)
+        self.loc = loc
+
+
+Evaluator = Callable[[Op, tuple, dict], Any]
+
+
+@dataclass
+class GraphBuilder:
+    """Builds a ``Graph`` node by node, folding constants and tracking example values."""
+
+    name: str
+    evaluate: Evaluator | None = None
+    nodes: list[Node] = field(default_factory=list)
+    args: list[Node] = field(default_factory=list)
+    values: dict[Node, Any] = field(default_factory=dict)
+    _consts: dict[Any, Node] = field(default_factory=dict)
+
+    def arg(self, name: str, type: Type | None = None, value: Any = None,
+            loc: Loc | None = None) -> Node:
+        """Add an argument node; ``value`` is its example value, if any."""
+        node = Node(len(self.nodes), Op.ARG, (), (("name", name),), type, name, loc)
+        self.nodes.append(node)
+        self.args.append(node)
+        if self.evaluate is not None and type is not None:
+            self.values[node] = value
+        return node
+
+    def const(self, value: Any, loc: Loc | None = None, name: str | None = None) -> Node:
+        """A constant node; hashable constants are shared."""
+        key = _const_key(value)
+        if key is not None and name is None and key in self._consts:
+            return self._consts[key]
+        t = type_of(value)
+        node = Node(len(self.nodes), Op.CONST, (), (("value", value),), t, name, loc)
+        self.nodes.append(node)
+        self.values[node] = value
+        if key is not None and name is None:
+            self._consts[key] = node
+        return node
+
+    def emit(self, op: Op, inputs: Iterable[Node], params: dict[str, Any] | None = None,
+             name: str | None = None, loc: Loc | None = None, type: Type | None = None,
+             role: str | None = None) -> Node:
+        """Add a node (or return a folded constant) and evaluate it when possible."""
+        inputs = tuple(inputs)
+        info = OP_INFO[op]
+        full = info.param_defaults
+        full.update(params or {})
+        sorted_params = tuple(sorted(full.items()))
+        folded = self._fold(op, inputs, full, loc)
+        if folded is not None:
+            return folded
+        value, known = None, False
+        if self.evaluate is not None and all(i in self.values for i in inputs):
+            try:
+                value = self.evaluate(op, tuple(self.values[i] for i in inputs), full)
+            except Exception as exc:  # user data errors become located compile errors
+                raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
+            known = True
+        if known:
+            type = type_of(value)
+            if not self._shape_trusted(op, inputs):
+                type = type.without_shape()
+        node = Node(len(self.nodes), op, inputs, sorted_params, type, name, loc, role)
+        self.nodes.append(node)
+        if known:
+            self.values[node] = value
+        return node
+
+    def _shape_trusted(self, op: Op, inputs: tuple[Node, ...]) -> bool:
+        """A shape is static when it follows from input shapes alone."""
+        if any(i.type is not None and i.type.kind == "array" and i.type.shape is None
+               for i in inputs):
+            return False
+        if op is Op.GETITEM:
+            return not any(i.type is not None and i.type.kind == "array" and i.type.dtype
+                           == "bool" for i in inputs[1:])
+        return not OP_INFO[op].data_shape
+
+    def _fold(self, op: Op, inputs: tuple[Node, ...], params: dict[str, Any],
+              loc: Loc | None) -> Node | None:
+        """Fold integer/shape arithmetic on constants and shapes of typed values."""
+        if op is Op.SHAPE:
+            t = inputs[0].type
+            if t is not None and t.shape is not None:
+                return self.const(t.shape, loc)
+            return None
+        if not inputs or any(i.op is not Op.CONST for i in inputs):
+            return None
+        vals = [i.param("value") for i in inputs]
+        if not all(_is_static(v) for v in vals):
+            return None
+        if op in (Op.ITEM, Op.GETITEM) or op in INTEGER_VALUED or all(
+                isinstance(v, (int, bool)) for v in vals):
+            from .kernels import run  # noqa: PLC0415  (kernels import this module's types)
+            import numpy  # noqa: PLC0415
+
+            try:
+                result = run(op, numpy, tuple(vals), params)
+            except Exception:  # leave it to run time, where the user will see it
+                return None
+            if _is_static(result):
+                return self.const(result, loc)
+        return None
+
+    def finish(self, outputs: Iterable[Node], output_names: Iterable[str] = ()) -> Graph:
+        """The finished, immutable graph."""
+        return Graph(self.name, tuple(self.args), tuple(self.nodes), tuple(outputs),
+                     tuple(output_names))
+
+
+def type_name(exc: BaseException) -> str:
+    """``LinAlgError`` rather than ``numpy.linalg.LinAlgError``."""
+    return type(exc).__name__
+
+
+def _is_static(v: Any) -> bool:
+    """Python ints, bools, None and tuples of them: values that can be folded."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return True
+    if isinstance(v, tuple):
+        return all(_is_static(x) for x in v)
+    return False
+
+
+def _const_key(value: Any) -> Any:
+    if isinstance(value, (bool, int, float, str, tuple, type(None), type(Ellipsis))):
+        try:
+            hash(value)
+        except TypeError:
+            return None
+        return (type(value), value)
+    return None

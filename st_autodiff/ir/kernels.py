@@ -1,0 +1,123 @@
+"""Executable meaning of every op on an array namespace ``xp`` (NumPy or CuPy).
+
+The interpreter, the compile-time evaluator and the eager rule namespace all run ops
+through ``run``; generated code spells the same calls out.  The few ops that NumPy has no
+single function for (``unbroadcast``, ``scatter_add``) are defined here and reach
+generated code as ``rt.<name>``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from .ops import OP_INFO, Op, Spelling
+
+_INFIX = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "**": operator.pow, "%": operator.mod, "//": operator.floordiv, "@": operator.matmul,
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge,
+}
+_PREFIX = {"-": operator.neg, "+": operator.pos}
+
+
+def resolve(xp: Any, path: str) -> Any:
+    """``xp.linalg.norm`` for path ``linalg.norm``; ``rt.x`` resolves in this module."""
+    if path.startswith("rt."):
+        return globals()[path[3:]]
+    obj = xp
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def dtype_param(xp: Any, name: str | None) -> Any:
+    """A dtype param (stored as its name) as the backend's dtype object."""
+    return None if name is None else getattr(xp, name)
+
+
+def build_index(index: tuple, dyn: tuple) -> tuple:
+    """Rebuild a runtime index tuple from its static structure and dynamic parts."""
+
+    def part(entry: Any) -> Any:
+        if isinstance(entry, tuple):
+            tag = entry[0]
+            if tag == "in":
+                return dyn[entry[1]]
+            if tag == "slice":
+                return slice(part(entry[1]), part(entry[2]), part(entry[3]))
+            if tag == "list":
+                return list(entry[1])
+        return entry
+
+    return tuple(part(e) for e in index)
+
+
+def unbroadcast(g: Any, shape: tuple) -> Any:
+    """Sum ``g`` down to ``shape`` (the adjoint of NumPy broadcasting)."""
+    gshape = getattr(g, "shape", ())
+    if tuple(gshape) == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    return out.reshape(shape) if lead or axes else out
+
+
+def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
+    """Zeros of ``shape`` with ``g`` added at ``index``; repeated indices accumulate."""
+    xp = array_namespace(g)
+    out = xp.zeros(shape, dtype=getattr(g, "dtype", float))
+    advanced = any(getattr(i, "dtype", None) is not None and i.dtype != bool
+                   or isinstance(i, list) for i in index)
+    if advanced:
+        xp.add.at(out, index, g)
+    else:
+        out[index] = g
+    return out
+
+
+def array_namespace(*values: Any) -> Any:
+    """``cupy`` when any value is a CuPy array, else ``numpy``."""
+    for v in values:
+        mod = type(v).__module__
+        if mod.startswith("cupy"):
+            import cupy  # noqa: PLC0415  (only reached with CuPy arrays)
+
+            return cupy
+    import numpy
+
+    return numpy
+
+
+def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
+    """Evaluate one op on concrete inputs."""
+    info = OP_INFO[op]
+    sp = info.spelling
+    if sp is Spelling.INFIX:
+        return _INFIX[info.infix](*inputs)  # type: ignore[index]
+    if sp is Spelling.PREFIX:
+        return _PREFIX[info.infix](inputs[0])  # type: ignore[index]
+    if op is Op.CONST:
+        return params["value"]
+    if op is Op.ITEM:
+        return inputs[0][params["index"]]
+    if op is Op.SHAPE:
+        return tuple(getattr(inputs[0], "shape", ()))
+    if op is Op.GETITEM:
+        return inputs[0][build_index(params["index"], inputs[1:])]
+    if op is Op.SCATTER_ADD:
+        return scatter_add(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))
+    if op is Op.EINSUM:
+        return xp.einsum(params["subscripts"], *inputs)
+    if op is Op.ASTYPE:
+        return inputs[0].astype(dtype_param(xp, params["dtype"]))
+    kwargs = dict(params)
+    if "dtype" in kwargs:
+        kwargs["dtype"] = dtype_param(xp, kwargs["dtype"])
+    fn = resolve(xp, info.numpy)  # type: ignore[arg-type]
+    if sp is Spelling.SEQCALL:
+        return fn(tuple(inputs), **kwargs)
+    return fn(*inputs, **kwargs)

@@ -1,0 +1,424 @@
+"""The op table: every operation the IR can hold, with its signature and spellings.
+
+One ``Op`` per operation and one ``OpInfo`` per op.  The table is the single source of
+truth for the rest of the project:
+
+* ``transforms/lower`` maps NumPy callables and array methods to ops through
+  ``numpy``, ``aliases`` and ``methods`` and binds call arguments with ``inputs`` and
+  ``params``;
+* ``transforms/codegen`` spells a node through ``spelling``/``numpy``/``infix``;
+* ``ir/interpret`` evaluates a node with ``kernel``;
+* ``derivatives`` keys its rule table by ``Op``;
+* the eager runtime names its graph nodes through ``torch``.
+
+Inputs are runtime values (arrays, scalars, runtime integers such as shapes); params are
+compile-time constants (axes, flags, ``ord``) and are stored sorted on the node.  An input
+name starting with ``*`` is variadic.  This module imports nothing of ours.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+
+class Spelling(enum.Enum):
+    """How codegen writes a node of this op."""
+
+    INFIX = "infix"  # a + b
+    PREFIX = "prefix"  # -a
+    CALL = "call"  # xp.path(inputs..., param=value)
+    SEQCALL = "seqcall"  # xp.path((inputs...), param=value)
+    METHOD = "method"  # input0.path(params...)
+    SPECIAL = "special"  # written by a dedicated emitter in codegen
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """Static facts about one op (see the module docstring)."""
+
+    name: str
+    inputs: tuple[str, ...]
+    params: tuple[tuple[str, Any], ...] = ()
+    numpy: str | None = None
+    spelling: Spelling = Spelling.CALL
+    infix: str | None = None
+    torch: str | None = None
+    elementwise: bool = False
+    data_shape: bool = False  # output shape depends on input values, not shapes
+    multi: bool = False  # the op returns a tuple; its parts are read with ITEM
+    aliases: tuple[str, ...] = ()  # more NumPy attribute paths meaning this op
+    methods: tuple[str, ...] = ()  # ndarray method names meaning this op
+
+    @property
+    def variadic(self) -> bool:
+        """True when the last input takes any number of values."""
+        return bool(self.inputs) and self.inputs[-1].startswith("*")
+
+    @property
+    def param_defaults(self) -> dict[str, Any]:
+        """Params with their default values."""
+        return dict(self.params)
+
+    @property
+    def backward_name(self) -> str:
+        """PyTorch-style node name, e.g. ``MulBackward0`` for ``mul``."""
+        base = self.torch or self.name
+        return "".join(part.capitalize() for part in base.split("_")) + "Backward0"
+
+
+class Op(enum.Enum):
+    """Every operation of the IR; the value is the printed name."""
+
+    # structure
+    ARG = "arg"
+    CONST = "const"
+    ITEM = "item"
+    SHAPE = "shape"
+    GETITEM = "getitem"
+    SCATTER_ADD = "scatter_add"
+    UNBROADCAST = "unbroadcast"
+    COPY = "copy"
+    ASTYPE = "astype"
+    # elementwise unary
+    NEG = "neg"
+    POSITIVE = "positive"
+    ABS = "abs"
+    SIGN = "sign"
+    EXP = "exp"
+    EXP2 = "exp2"
+    EXPM1 = "expm1"
+    LOG = "log"
+    LOG2 = "log2"
+    LOG10 = "log10"
+    LOG1P = "log1p"
+    SQRT = "sqrt"
+    CBRT = "cbrt"
+    SQUARE = "square"
+    RECIPROCAL = "reciprocal"
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ARCSIN = "arcsin"
+    ARCCOS = "arccos"
+    ARCTAN = "arctan"
+    SINH = "sinh"
+    COSH = "cosh"
+    TANH = "tanh"
+    ARCSINH = "arcsinh"
+    ARCCOSH = "arccosh"
+    ARCTANH = "arctanh"
+    DEG2RAD = "deg2rad"
+    RAD2DEG = "rad2deg"
+    # elementwise binary
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+    POW = "pow"
+    MOD = "mod"
+    FLOORDIV = "floordiv"
+    ARCTAN2 = "arctan2"
+    HYPOT = "hypot"
+    MAXIMUM = "maximum"
+    MINIMUM = "minimum"
+    FMAX = "fmax"
+    FMIN = "fmin"
+    LOGADDEXP = "logaddexp"
+    LOGADDEXP2 = "logaddexp2"
+    WHERE = "where"
+    CLIP = "clip"
+    # comparisons and logic (no gradient)
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+    LOGICAL_AND = "logical_and"
+    LOGICAL_OR = "logical_or"
+    LOGICAL_NOT = "logical_not"
+    LOGICAL_XOR = "logical_xor"
+    ISNAN = "isnan"
+    ISINF = "isinf"
+    ISFINITE = "isfinite"
+    FLOOR = "floor"
+    CEIL = "ceil"
+    ROUND = "round"
+    RINT = "rint"
+    TRUNC = "trunc"
+    ANY = "any"
+    ALL = "all"
+    ARGMAX = "argmax"
+    ARGMIN = "argmin"
+    ARGSORT = "argsort"
+    NONZERO = "nonzero"
+    # creation (no gradient)
+    ZEROS = "zeros"
+    ONES = "ones"
+    FULL = "full"
+    EYE = "eye"
+    ARANGE = "arange"
+    LINSPACE = "linspace"
+    ZEROS_LIKE = "zeros_like"
+    ONES_LIKE = "ones_like"
+    FULL_LIKE = "full_like"
+    # reductions and scans
+    SUM = "sum"
+    MEAN = "mean"
+    PROD = "prod"
+    MAX = "max"
+    MIN = "min"
+    VAR = "var"
+    STD = "std"
+    CUMSUM = "cumsum"
+    CUMPROD = "cumprod"
+    # linear algebra
+    MATMUL = "matmul"
+    DOT = "dot"
+    VDOT = "vdot"
+    INNER = "inner"
+    OUTER = "outer"
+    TENSORDOT = "tensordot"
+    EINSUM = "einsum"
+    TRACE = "trace"
+    DIAG = "diag"
+    DIAGONAL = "diagonal"
+    NORM = "norm"
+    INV = "inv"
+    SOLVE = "solve"
+    DET = "det"
+    SLOGDET = "slogdet"
+    CHOLESKY = "cholesky"
+    # shape and data movement
+    RESHAPE = "reshape"
+    RAVEL = "ravel"
+    TRANSPOSE = "transpose"
+    SWAPAXES = "swapaxes"
+    MOVEAXIS = "moveaxis"
+    EXPAND_DIMS = "expand_dims"
+    SQUEEZE = "squeeze"
+    BROADCAST_TO = "broadcast_to"
+    CONCATENATE = "concatenate"
+    STACK = "stack"
+    HSTACK = "hstack"
+    VSTACK = "vstack"
+    SPLIT = "split"
+    TILE = "tile"
+    REPEAT = "repeat"
+    FLIP = "flip"
+    ROLL = "roll"
+    PAD = "pad"
+    SORT = "sort"
+    TAKE = "take"
+    TAKE_ALONG_AXIS = "take_along_axis"
+    TRIU = "triu"
+    TRIL = "tril"
+
+
+_AXIS = (("axis", None),)
+_REDUCE = (("axis", None), ("keepdims", False))
+_DTYPE = (("dtype", None),)
+
+
+def _unary(name: str, **kw: Any) -> OpInfo:
+    kw.setdefault("numpy", name)
+    return OpInfo(name, ("x",), elementwise=True, **kw)
+
+
+def _binary(name: str, **kw: Any) -> OpInfo:
+    kw.setdefault("numpy", name)
+    return OpInfo(name, ("x", "y"), elementwise=True, **kw)
+
+
+def _infix(name: str, symbol: str, numpy: str, **kw: Any) -> OpInfo:
+    return _binary(name, numpy=numpy, spelling=Spelling.INFIX, infix=symbol, **kw)
+
+
+def _table() -> dict[Op, OpInfo]:
+    special = Spelling.SPECIAL
+    t: dict[Op, OpInfo] = {
+        Op.ARG: OpInfo("arg", (), (("name", None),), spelling=special),
+        Op.CONST: OpInfo("const", (), (("value", None),), spelling=special),
+        Op.ITEM: OpInfo("item", ("x",), (("index", 0),), spelling=special),
+        Op.SHAPE: OpInfo("shape", ("x",), spelling=special, numpy="shape"),
+        Op.GETITEM: OpInfo("getitem", ("x", "*index"), (("index", None),), spelling=special,
+                           torch="index", data_shape=True),
+        Op.SCATTER_ADD: OpInfo("scatter_add", ("shape", "g", "*index"), (("index", None),),
+                               spelling=special, numpy="rt.scatter_add", torch="index_put"),
+        Op.UNBROADCAST: OpInfo("unbroadcast", ("x", "shape"), numpy="rt.unbroadcast",
+                               torch="sum_to_size"),
+        Op.COPY: _unary("copy", torch="clone", methods=("copy",)),
+        Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,
+                          torch="to_copy", methods=("astype",)),
+        Op.NEG: _unary("neg", numpy="negative", spelling=Spelling.PREFIX, infix="-"),
+        Op.POSITIVE: _unary("positive", spelling=Spelling.PREFIX, infix="+"),
+        Op.ABS: _unary("abs", aliases=("absolute", "fabs")),
+        Op.SIGN: _unary("sign"),
+        Op.EXP: _unary("exp"),
+        Op.EXP2: _unary("exp2"),
+        Op.EXPM1: _unary("expm1"),
+        Op.LOG: _unary("log"),
+        Op.LOG2: _unary("log2"),
+        Op.LOG10: _unary("log10"),
+        Op.LOG1P: _unary("log1p"),
+        Op.SQRT: _unary("sqrt"),
+        Op.CBRT: _unary("cbrt"),
+        Op.SQUARE: _unary("square"),
+        Op.RECIPROCAL: _unary("reciprocal"),
+        Op.SIN: _unary("sin"),
+        Op.COS: _unary("cos"),
+        Op.TAN: _unary("tan"),
+        Op.ARCSIN: _unary("arcsin", torch="asin"),
+        Op.ARCCOS: _unary("arccos", torch="acos"),
+        Op.ARCTAN: _unary("arctan", torch="atan"),
+        Op.SINH: _unary("sinh"),
+        Op.COSH: _unary("cosh"),
+        Op.TANH: _unary("tanh"),
+        Op.ARCSINH: _unary("arcsinh", torch="asinh"),
+        Op.ARCCOSH: _unary("arccosh", torch="acosh"),
+        Op.ARCTANH: _unary("arctanh", torch="atanh"),
+        Op.DEG2RAD: _unary("deg2rad", aliases=("radians",)),
+        Op.RAD2DEG: _unary("rad2deg", aliases=("degrees",)),
+        Op.ADD: _infix("add", "+", "add"),
+        Op.SUB: _infix("sub", "-", "subtract"),
+        Op.MUL: _infix("mul", "*", "multiply"),
+        Op.DIV: _infix("div", "/", "divide", aliases=("true_divide",)),
+        Op.POW: _infix("pow", "**", "power"),
+        Op.MOD: _infix("mod", "%", "mod", aliases=("remainder",), torch="remainder"),
+        Op.FLOORDIV: _infix("floordiv", "//", "floor_divide", torch="floor_divide"),
+        Op.ARCTAN2: _binary("arctan2", torch="atan2"),
+        Op.HYPOT: _binary("hypot"),
+        Op.MAXIMUM: _binary("maximum"),
+        Op.MINIMUM: _binary("minimum"),
+        Op.FMAX: _binary("fmax"),
+        Op.FMIN: _binary("fmin"),
+        Op.LOGADDEXP: _binary("logaddexp"),
+        Op.LOGADDEXP2: _binary("logaddexp2"),
+        Op.WHERE: OpInfo("where", ("condition", "x", "y"), numpy="where", elementwise=True),
+        Op.CLIP: OpInfo("clip", ("x", "a_min", "a_max"), numpy="clip", elementwise=True,
+                        torch="clamp", methods=("clip",)),
+        Op.EQ: _infix("eq", "==", "equal"),
+        Op.NE: _infix("ne", "!=", "not_equal"),
+        Op.LT: _infix("lt", "<", "less"),
+        Op.LE: _infix("le", "<=", "less_equal"),
+        Op.GT: _infix("gt", ">", "greater"),
+        Op.GE: _infix("ge", ">=", "greater_equal"),
+        Op.LOGICAL_AND: _binary("logical_and"),
+        Op.LOGICAL_OR: _binary("logical_or"),
+        Op.LOGICAL_NOT: _unary("logical_not"),
+        Op.LOGICAL_XOR: _binary("logical_xor"),
+        Op.ISNAN: _unary("isnan"),
+        Op.ISINF: _unary("isinf"),
+        Op.ISFINITE: _unary("isfinite"),
+        Op.FLOOR: _unary("floor"),
+        Op.CEIL: _unary("ceil"),
+        Op.ROUND: OpInfo("round", ("x",), (("decimals", 0),), numpy="round",
+                         aliases=("around",), methods=("round",), elementwise=True),
+        Op.RINT: _unary("rint"),
+        Op.TRUNC: _unary("trunc", aliases=("fix",)),
+        Op.ANY: OpInfo("any", ("x",), _REDUCE, numpy="any", methods=("any",)),
+        Op.ALL: OpInfo("all", ("x",), _REDUCE, numpy="all", methods=("all",)),
+        Op.ARGMAX: OpInfo("argmax", ("x",), _AXIS, numpy="argmax", methods=("argmax",)),
+        Op.ARGMIN: OpInfo("argmin", ("x",), _AXIS, numpy="argmin", methods=("argmin",)),
+        Op.ARGSORT: OpInfo("argsort", ("x",), (("axis", -1),), numpy="argsort",
+                           methods=("argsort",)),
+        Op.NONZERO: OpInfo("nonzero", ("x",), numpy="nonzero", multi=True, data_shape=True,
+                           methods=("nonzero",)),
+        Op.ZEROS: OpInfo("zeros", ("shape",), _DTYPE, numpy="zeros"),
+        Op.ONES: OpInfo("ones", ("shape",), _DTYPE, numpy="ones"),
+        Op.FULL: OpInfo("full", ("shape", "fill_value"), _DTYPE, numpy="full"),
+        Op.EYE: OpInfo("eye", ("N",), (("M", None), ("k", 0), ("dtype", None)), numpy="eye"),
+        Op.ARANGE: OpInfo("arange", ("start", "stop", "step"), _DTYPE, numpy="arange"),
+        Op.LINSPACE: OpInfo("linspace", ("start", "stop"), (("num", 50),), numpy="linspace"),
+        Op.ZEROS_LIKE: OpInfo("zeros_like", ("x",), _DTYPE, numpy="zeros_like"),
+        Op.ONES_LIKE: OpInfo("ones_like", ("x",), _DTYPE, numpy="ones_like"),
+        Op.FULL_LIKE: OpInfo("full_like", ("x", "fill_value"), _DTYPE, numpy="full_like"),
+        Op.SUM: OpInfo("sum", ("x",), _REDUCE, numpy="sum", methods=("sum",)),
+        Op.MEAN: OpInfo("mean", ("x",), _REDUCE, numpy="mean", methods=("mean",)),
+        Op.PROD: OpInfo("prod", ("x",), _REDUCE, numpy="prod", methods=("prod",)),
+        Op.MAX: OpInfo("max", ("x",), _REDUCE, numpy="max", aliases=("amax",),
+                       methods=("max",), torch="amax"),
+        Op.MIN: OpInfo("min", ("x",), _REDUCE, numpy="min", aliases=("amin",),
+                       methods=("min",), torch="amin"),
+        Op.VAR: OpInfo("var", ("x",), _REDUCE + (("ddof", 0),), numpy="var", methods=("var",)),
+        Op.STD: OpInfo("std", ("x",), _REDUCE + (("ddof", 0),), numpy="std", methods=("std",)),
+        Op.CUMSUM: OpInfo("cumsum", ("x",), _AXIS, numpy="cumsum", methods=("cumsum",)),
+        Op.CUMPROD: OpInfo("cumprod", ("x",), _AXIS, numpy="cumprod", methods=("cumprod",)),
+        Op.MATMUL: OpInfo("matmul", ("x", "y"), numpy="matmul", spelling=Spelling.INFIX,
+                          infix="@", torch="mm"),
+        Op.DOT: OpInfo("dot", ("x", "y"), numpy="dot", methods=("dot",)),
+        Op.VDOT: OpInfo("vdot", ("x", "y"), numpy="vdot"),
+        Op.INNER: OpInfo("inner", ("x", "y"), numpy="inner"),
+        Op.OUTER: OpInfo("outer", ("x", "y"), numpy="outer"),
+        Op.TENSORDOT: OpInfo("tensordot", ("x", "y"), (("axes", 2),), numpy="tensordot"),
+        Op.EINSUM: OpInfo("einsum", ("*operands",), (("subscripts", None),), numpy="einsum",
+                          spelling=special),
+        Op.TRACE: OpInfo("trace", ("x",), (("offset", 0), ("axis1", 0), ("axis2", 1)),
+                         numpy="trace", methods=("trace",)),
+        Op.DIAG: OpInfo("diag", ("x",), (("k", 0),), numpy="diag"),
+        Op.DIAGONAL: OpInfo("diagonal", ("x",), (("offset", 0), ("axis1", 0), ("axis2", 1)),
+                            numpy="diagonal", methods=("diagonal",)),
+        Op.NORM: OpInfo("norm", ("x",), (("ord", None), ("axis", None), ("keepdims", False)),
+                        numpy="linalg.norm", torch="linalg_vector_norm"),
+        Op.INV: OpInfo("inv", ("x",), numpy="linalg.inv", torch="linalg_inv_ex"),
+        Op.SOLVE: OpInfo("solve", ("a", "b"), numpy="linalg.solve", torch="linalg_solve_ex"),
+        Op.DET: OpInfo("det", ("x",), numpy="linalg.det", torch="linalg_det"),
+        Op.SLOGDET: OpInfo("slogdet", ("x",), numpy="linalg.slogdet", multi=True,
+                           torch="linalg_slogdet"),
+        Op.CHOLESKY: OpInfo("cholesky", ("x",), numpy="linalg.cholesky",
+                            torch="linalg_cholesky_ex"),
+        Op.RESHAPE: OpInfo("reshape", ("x", "shape"), numpy="reshape", methods=("reshape",),
+                           torch="view"),
+        Op.RAVEL: OpInfo("ravel", ("x",), numpy="ravel", methods=("ravel", "flatten")),
+        Op.TRANSPOSE: OpInfo("transpose", ("x",), (("axes", None),), numpy="transpose",
+                             methods=("transpose",), torch="permute"),
+        Op.SWAPAXES: OpInfo("swapaxes", ("x",), (("axis1", 0), ("axis2", 1)),
+                            numpy="swapaxes", methods=("swapaxes",), torch="transpose"),
+        Op.MOVEAXIS: OpInfo("moveaxis", ("x",), (("source", 0), ("destination", 0)),
+                            numpy="moveaxis", torch="movedim"),
+        Op.EXPAND_DIMS: OpInfo("expand_dims", ("x",), (("axis", 0),), numpy="expand_dims",
+                               torch="unsqueeze"),
+        Op.SQUEEZE: OpInfo("squeeze", ("x",), _AXIS, numpy="squeeze", methods=("squeeze",)),
+        Op.BROADCAST_TO: OpInfo("broadcast_to", ("x", "shape"), numpy="broadcast_to",
+                                torch="expand"),
+        Op.CONCATENATE: OpInfo("concatenate", ("*arrays",), (("axis", 0),),
+                               numpy="concatenate", spelling=Spelling.SEQCALL, torch="cat"),
+        Op.STACK: OpInfo("stack", ("*arrays",), (("axis", 0),), numpy="stack",
+                         spelling=Spelling.SEQCALL),
+        Op.HSTACK: OpInfo("hstack", ("*arrays",), numpy="hstack", spelling=Spelling.SEQCALL),
+        Op.VSTACK: OpInfo("vstack", ("*arrays",), numpy="vstack", spelling=Spelling.SEQCALL),
+        Op.SPLIT: OpInfo("split", ("x",), (("indices_or_sections", 2), ("axis", 0)),
+                         numpy="split", multi=True),
+        Op.TILE: OpInfo("tile", ("x",), (("reps", 1),), numpy="tile", torch="repeat"),
+        Op.REPEAT: OpInfo("repeat", ("x",), (("repeats", 1), ("axis", None)), numpy="repeat",
+                          methods=("repeat",), torch="repeat_interleave"),
+        Op.FLIP: OpInfo("flip", ("x",), _AXIS, numpy="flip"),
+        Op.ROLL: OpInfo("roll", ("x",), (("shift", 0), ("axis", None)), numpy="roll"),
+        Op.PAD: OpInfo("pad", ("x",), (("pad_width", 0), ("constant_values", 0)),
+                       numpy="pad", torch="constant_pad_nd"),
+        Op.SORT: OpInfo("sort", ("x",), (("axis", -1),), numpy="sort"),
+        Op.TAKE: OpInfo("take", ("x", "indices"), _AXIS, numpy="take", methods=("take",)),
+        Op.TAKE_ALONG_AXIS: OpInfo("take_along_axis", ("x", "indices"), (("axis", -1),),
+                                   numpy="take_along_axis", torch="gather"),
+        Op.TRIU: OpInfo("triu", ("x",), (("k", 0),), numpy="triu"),
+        Op.TRIL: OpInfo("tril", ("x",), (("k", 0),), numpy="tril"),
+    }
+    missing = set(Op) - set(t)
+    assert not missing, f"ops without OpInfo: {missing}"
+    return t
+
+
+OP_INFO: dict[Op, OpInfo] = _table()
+
+#: Ops whose inputs and output are all of one broadcast shape.
+ELEMENTWISE: frozenset[Op] = frozenset(op for op, info in OP_INFO.items() if info.elementwise)
+
+#: Ops whose result is an integer or boolean array or a Python int: never differentiable,
+#: and never carries a gradient to its inputs.
+INTEGER_VALUED: frozenset[Op] = frozenset({
+    Op.SHAPE, Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR,
+    Op.LOGICAL_NOT, Op.LOGICAL_XOR, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.ANY, Op.ALL,
+    Op.ARGMAX, Op.ARGMIN, Op.ARGSORT, Op.NONZERO,
+})
