@@ -23,6 +23,7 @@ test activity: the adjoint pass and the engine do that once for every op.
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable
 from typing import Any
 
@@ -47,7 +48,7 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
 
 #: Ops the adjoint pass and the engine handle themselves (arguments, constants, parts
 #: of tuples).
-STRUCTURAL: frozenset[Op] = frozenset({Op.ARG, Op.CONST, Op.ITEM})
+STRUCTURAL: frozenset[Op] = frozenset({Op.ARG, Op.CONST, Op.ITEM, Op.TUPLE})
 
 
 class RuleError(Exception):
@@ -74,6 +75,7 @@ def _unary(op: Op, fn: Callable[..., Any]) -> None:
 # --- structure and casts --------------------------------------------------------------
 
 _unary(Op.COPY, lambda ops, g, out, x: g)
+_unary(Op.ASARRAY, lambda ops, g, out, x: g)
 _unary(Op.POSITIVE, lambda ops, g, out, x: g)
 _unary(Op.NEG, lambda ops, g, out, x: -g)
 
@@ -361,15 +363,15 @@ def _inner(ops, g, out, x, y):
 
 @rule(Op.EINSUM)
 def _einsum(ops, g, out, *operands, subscripts=None):
-    ins, outs = _parse_einsum(subscripts, len(operands))
+    ins, outs = _parse_einsum(subscripts, [ops.ndim(o) for o in operands])
     grads = []
     for i, sub in enumerate(ins):
-        if len(set(sub.replace("...", ""))) != len(sub.replace("...", "")):
+        if len(set(sub)) != len(sub):
             raise RuleError(f"einsum operand {i} repeats an index ({sub!r}); "
                             "take np.diagonal first and sum over it instead")
         others = [s for j, s in enumerate(ins) if j != i]
         have = set(outs) | set("".join(others))
-        kept = "".join(c for c in sub if c in have or c == ".")
+        kept = "".join(c for c in sub if c in have)
         spec = ",".join([outs] + others) + "->" + kept
         gi = ops.einsum(g, *[o for j, o in enumerate(operands) if j != i], subscripts=spec)
         if kept != sub:  # letters summed only inside this operand: broadcast back
@@ -379,19 +381,30 @@ def _einsum(ops, g, out, *operands, subscripts=None):
     return tuple(grads)
 
 
-def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
-    """Input subscripts and the (explicit or implied) output subscript."""
+def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
+    """Input subscripts and the (explicit or implied) output subscript.
+
+    An ellipsis is spelled out with unused letters, right-aligned like broadcasting (each
+    operand's ``...`` names its own trailing part of the batch), so the rule only ever
+    sees letters: ``...ij,jk`` on a 3-d and a 2-d operand reads ``Aij,jk->Aik``.
+    """
     spec = subscripts.replace(" ", "")
-    if "->" in spec:
-        lhs, rhs = spec.split("->")
-    else:
-        lhs = spec
+    lhs, arrow, rhs = spec.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != len(ndims):
+        raise RuleError(f"einsum subscripts {subscripts!r} name {len(ins)} operands, "
+                        f"got {len(ndims)}")
+    if not arrow:
         letters = lhs.replace(",", "").replace(".", "")
         rhs = ("..." if "..." in lhs else "") + "".join(
             sorted(c for c in set(letters) if letters.count(c) == 1))
-    ins = lhs.split(",")
-    if len(ins) != n:
-        raise RuleError(f"einsum subscripts {subscripts!r} name {len(ins)} operands, got {n}")
+    if "..." in spec:
+        free = [c for c in string.ascii_letters if c not in spec]
+        widths = [n - len(s) + 3 if "..." in s else 0 for s, n in zip(ins, ndims, strict=True)]
+        names = "".join(free[:max(widths)])
+        ins = [s.replace("...", names[len(names) - w:])
+               for s, w in zip(ins, widths, strict=True)]
+        rhs = rhs.replace("...", names)
     return ins, rhs
 
 
@@ -445,15 +458,21 @@ def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
         return (gx * x / safe,)
     if ord == 1 and not matrix:
         return (gx * ops.sign(x),)
+    if ord == 0 and not matrix:  # counts the nonzero elements: piecewise constant
+        return (ops.zeros_like(x),)
     a = ops.abs(x)
+    if not matrix and ord not in (_np.inf, -_np.inf):  # p-norm: sign(x) |x|^(p-1) / n^(p-1)
+        safe = ops.where(ops.eq(ok, 0), 1, ok)
+        return (gx * ops.sign(x) * (a / safe) ** (ord - 1),)
     if not matrix:  # ord = +-inf on vectors: the extreme elements share the gradient
         hit = ops.astype(ops.eq(a, ok), dtype=ops.dtype(x))
         return (gx * ops.sign(x) * hit / ops.sum(hit, axis=axes, keepdims=True),)
     r, c = ((axis[0] % nd, axis[1] % nd) if axis is not None else (0, 1))
-    line = c if ord in (_np.inf, -_np.inf) else r  # summed axis
+    line, other = (c, r) if ord in (_np.inf, -_np.inf) else (r, c)  # summed, compared axis
     sums = ops.sum(a, axis=line, keepdims=True)
+    # hit is constant along `line`: count the tied lines along `other` only
     hit = ops.astype(ops.eq(sums, ok), dtype=ops.dtype(x))
-    share = hit / ops.sum(hit, axis=(r, c), keepdims=True)
+    share = hit / ops.sum(hit, axis=other, keepdims=True)
     return (gx * ops.sign(x) * share,)
 
 
@@ -465,9 +484,10 @@ def _inv(ops, g, out, x):
 
 @rule(Op.SOLVE)
 def _solve(ops, g, out, a, b):
+    if ops.ndim(b) == 1:  # one right-hand side, solved against every matrix of a's batch
+        gb = ops.squeeze(ops.solve(_mT(ops, a), ops.expand_dims(g, axis=-1)), axis=-1)
+        return -(ops.expand_dims(gb, axis=-1) * ops.expand_dims(out, axis=-2)), gb
     gb = ops.solve(_mT(ops, a), g)
-    if ops.ndim(b) == 1:
-        return -ops.outer(gb, out), gb
     return -(gb @ _mT(ops, out)), gb
 
 
@@ -533,6 +553,9 @@ def _split_back(ops, g, arrays, axis, sizes):
 
 @rule(Op.CONCATENATE)
 def _concatenate(ops, g, out, *arrays, axis=0):
+    if axis is None:  # the arrays were flattened first
+        sizes = [math.prod(ops.static_shape(a)) for a in arrays]
+        return _split_back(ops, g, arrays, 0, sizes)
     return _split_back(ops, g, arrays, axis, [ops.static_shape(a)[axis] for a in arrays])
 
 
@@ -543,15 +566,16 @@ def _stack(ops, g, out, *arrays, axis=0):
 
 @rule(Op.HSTACK)
 def _hstack(ops, g, out, *arrays):
-    if ops.ndim(arrays[0]) <= 1:
-        return _split_back(ops, g, arrays, 0, [max(ops.static_shape(a) or (1,))
-                                               if ops.ndim(a) else 1 for a in arrays])
+    if ops.ndim(arrays[0]) <= 1:  # 0-d and 1-d arrays are joined along axis 0
+        return _split_back(ops, g, arrays, 0, [ops.static_shape(a)[0] if ops.ndim(a) else 1
+                                               for a in arrays])
     return _split_back(ops, g, arrays, 1, [ops.static_shape(a)[1] for a in arrays])
 
 
 @rule(Op.VSTACK)
 def _vstack(ops, g, out, *arrays):
-    return _split_back(ops, g, arrays, 0, [ops.static_shape(a)[0] if ops.ndim(a) == 2 else 1
+    # 0-d and 1-d arrays become one row; arrays of 2 or more dimensions keep axis 0
+    return _split_back(ops, g, arrays, 0, [ops.static_shape(a)[0] if ops.ndim(a) >= 2 else 1
                                            for a in arrays])
 
 
@@ -589,9 +613,8 @@ def _repeat(ops, g, out, x, repeats=1, axis=None):
 @rule(Op.PAD)
 def _pad(ops, g, out, x, pad_width=0, constant_values=0):
     shape = ops.static_shape(x)
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int).reshape(-1, 2)
-                              if _np.ndim(pad_width) else _np.asarray(pad_width),
-                              (len(shape), 2))
+    # numpy.pad reads pad_width as (before, after) pairs broadcast to one per axis
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int), (len(shape), 2))
     index = tuple(("slice", int(b), int(b) + n, None) for (b, _a), n in zip(widths, shape))
     return (ops.getitem(g, index=index),)
 
@@ -617,6 +640,10 @@ def _take(ops, g, out, x, indices, axis=None):
 
 @rule(Op.TAKE_ALONG_AXIS)
 def _take_along_axis(ops, g, out, x, indices, axis=-1):
+    if axis is None:  # 1-d indices into the flattened array
+        flat = ops.scatter_add((math.prod(ops.static_shape(x)),), g, indices,
+                               index=(("in", 0),))
+        return ops.reshape(flat, ops.shape(x)), None
     shape = ops.static_shape(indices)
     nd = len(shape)
     a = axis % nd

@@ -114,6 +114,7 @@ class GraphBuilder:
     args: list[Node] = field(default_factory=list)
     values: dict[Node, Any] = field(default_factory=dict)
     _consts: dict[Any, Node] = field(default_factory=dict)
+    _read: set[int] = field(default_factory=set)
 
     def arg(self, name: str, type: Type | None = None, value: Any = None,
             loc: Loc | None = None) -> Node:
@@ -163,6 +164,7 @@ class GraphBuilder:
                 type = type.without_shape()
         node = Node(len(self.nodes), op, inputs, sorted_params, type, name, loc, role)
         self.nodes.append(node)
+        self._read.update(i.id for i in inputs)
         if known:
             self.values[node] = value
         return node
@@ -202,6 +204,35 @@ class GraphBuilder:
             if _is_static(result):
                 return self.const(result, loc)
         return None
+
+    @classmethod
+    def extend(cls, graph: Graph, values: dict[Node, Any], evaluate: Evaluator | None,
+               name: str | None = None) -> GraphBuilder:
+        """A builder that continues ``graph`` (same nodes, same example values)."""
+        b = cls(name or graph.name, evaluate)
+        b.nodes = list(graph.nodes)
+        b.args = list(graph.args)
+        b.values = dict(values)
+        b._read = {i.id for n in graph.nodes for i in n.inputs} | {o.id for o in graph.outputs}
+        for n in graph.nodes:
+            if n.op is Op.CONST:
+                key = _const_key(n.param("value"))
+                if key is not None and n.name is None:
+                    b._consts.setdefault(key, n)
+        return b
+
+    def rename(self, node: Node, name: str) -> Node:
+        """Give an unnamed node the source name it was assigned to, if nothing reads it yet."""
+        if node.name is not None or node.op in (Op.ARG, Op.CONST):
+            return node
+        if node.id in self._read:
+            return node
+        renamed = Node(node.id, node.op, node.inputs, node.params, node.type, name, node.loc,
+                       node.role)
+        self.nodes[node.id] = renamed
+        if node in self.values:
+            self.values[renamed] = self.values.pop(node)
+        return renamed
 
     def finish(self, outputs: Iterable[Node], output_names: Iterable[str] = ()) -> Graph:
         """The finished, immutable graph."""

@@ -72,10 +72,14 @@ def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
     out = xp.zeros(shape, dtype=getattr(g, "dtype", float))
     advanced = any(getattr(i, "dtype", None) is not None and i.dtype != bool
                    or isinstance(i, list) for i in index)
-    if advanced:
-        xp.add.at(out, index, g)
-    else:
+    if not advanced:
         out[index] = g
+    elif xp.__name__ == "cupy":
+        import cupyx  # noqa: PLC0415  (only with CuPy arrays)
+
+        cupyx.scatter_add(out, index, g)
+    else:
+        xp.add.at(out, index, g)
     return out
 
 
@@ -102,6 +106,8 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         return _PREFIX[info.infix](inputs[0])  # type: ignore[index]
     if op is Op.CONST:
         return params["value"]
+    if op is Op.TUPLE:
+        return tuple(inputs)
     if op is Op.ITEM:
         return inputs[0][params["index"]]
     if op is Op.SHAPE:

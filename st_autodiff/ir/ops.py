@@ -23,6 +23,16 @@ from dataclasses import dataclass
 from typing import Any
 
 
+class _Required:
+    """Default of a param that every use must give (NumPy has no default for it)."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
 class Spelling(enum.Enum):
     """How codegen writes a node of this op."""
 
@@ -75,11 +85,13 @@ class Op(enum.Enum):
     ARG = "arg"
     CONST = "const"
     ITEM = "item"
+    TUPLE = "tuple"
     SHAPE = "shape"
     GETITEM = "getitem"
     SCATTER_ADD = "scatter_add"
     UNBROADCAST = "unbroadcast"
     COPY = "copy"
+    ASARRAY = "asarray"
     ASTYPE = "astype"
     # elementwise unary
     NEG = "neg"
@@ -242,6 +254,7 @@ def _table() -> dict[Op, OpInfo]:
         Op.ARG: OpInfo("arg", (), (("name", None),), spelling=special),
         Op.CONST: OpInfo("const", (), (("value", None),), spelling=special),
         Op.ITEM: OpInfo("item", ("x",), (("index", 0),), spelling=special),
+        Op.TUPLE: OpInfo("tuple", ("*items",), spelling=special),
         Op.SHAPE: OpInfo("shape", ("x",), spelling=special, numpy="shape"),
         Op.GETITEM: OpInfo("getitem", ("x", "*index"), (("index", None),), spelling=special,
                            torch="index", data_shape=True),
@@ -250,6 +263,8 @@ def _table() -> dict[Op, OpInfo]:
         Op.UNBROADCAST: OpInfo("unbroadcast", ("x", "shape"), numpy="rt.unbroadcast",
                                torch="sum_to_size"),
         Op.COPY: _unary("copy", torch="clone", methods=("copy",)),
+        Op.ASARRAY: OpInfo("asarray", ("x",), numpy="asarray", aliases=("array",),
+                           torch="alias"),
         Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,
                           torch="to_copy", methods=("astype",)),
         Op.NEG: _unary("neg", numpy="negative", spelling=Spelling.PREFIX, infix="-"),
@@ -353,7 +368,7 @@ def _table() -> dict[Op, OpInfo]:
         Op.INNER: OpInfo("inner", ("x", "y"), numpy="inner"),
         Op.OUTER: OpInfo("outer", ("x", "y"), numpy="outer"),
         Op.TENSORDOT: OpInfo("tensordot", ("x", "y"), (("axes", 2),), numpy="tensordot"),
-        Op.EINSUM: OpInfo("einsum", ("*operands",), (("subscripts", None),), numpy="einsum",
+        Op.EINSUM: OpInfo("einsum", ("*operands",), (("subscripts", REQUIRED),), numpy="einsum",
                           spelling=special),
         Op.TRACE: OpInfo("trace", ("x",), (("offset", 0), ("axis1", 0), ("axis2", 1)),
                          numpy="trace", methods=("trace",)),
@@ -376,9 +391,9 @@ def _table() -> dict[Op, OpInfo]:
                              methods=("transpose",), torch="permute"),
         Op.SWAPAXES: OpInfo("swapaxes", ("x",), (("axis1", 0), ("axis2", 1)),
                             numpy="swapaxes", methods=("swapaxes",), torch="transpose"),
-        Op.MOVEAXIS: OpInfo("moveaxis", ("x",), (("source", 0), ("destination", 0)),
+        Op.MOVEAXIS: OpInfo("moveaxis", ("x",), (("source", REQUIRED), ("destination", REQUIRED)),
                             numpy="moveaxis", torch="movedim"),
-        Op.EXPAND_DIMS: OpInfo("expand_dims", ("x",), (("axis", 0),), numpy="expand_dims",
+        Op.EXPAND_DIMS: OpInfo("expand_dims", ("x",), (("axis", REQUIRED),), numpy="expand_dims",
                                torch="unsqueeze"),
         Op.SQUEEZE: OpInfo("squeeze", ("x",), _AXIS, numpy="squeeze", methods=("squeeze",)),
         Op.BROADCAST_TO: OpInfo("broadcast_to", ("x", "shape"), numpy="broadcast_to",
@@ -389,18 +404,18 @@ def _table() -> dict[Op, OpInfo]:
                          spelling=Spelling.SEQCALL),
         Op.HSTACK: OpInfo("hstack", ("*arrays",), numpy="hstack", spelling=Spelling.SEQCALL),
         Op.VSTACK: OpInfo("vstack", ("*arrays",), numpy="vstack", spelling=Spelling.SEQCALL),
-        Op.SPLIT: OpInfo("split", ("x",), (("indices_or_sections", 2), ("axis", 0)),
+        Op.SPLIT: OpInfo("split", ("x",), (("indices_or_sections", REQUIRED), ("axis", 0)),
                          numpy="split", multi=True),
-        Op.TILE: OpInfo("tile", ("x",), (("reps", 1),), numpy="tile", torch="repeat"),
-        Op.REPEAT: OpInfo("repeat", ("x",), (("repeats", 1), ("axis", None)), numpy="repeat",
+        Op.TILE: OpInfo("tile", ("x",), (("reps", REQUIRED),), numpy="tile", torch="repeat"),
+        Op.REPEAT: OpInfo("repeat", ("x",), (("repeats", REQUIRED), ("axis", None)), numpy="repeat",
                           methods=("repeat",), torch="repeat_interleave"),
         Op.FLIP: OpInfo("flip", ("x",), _AXIS, numpy="flip"),
-        Op.ROLL: OpInfo("roll", ("x",), (("shift", 0), ("axis", None)), numpy="roll"),
-        Op.PAD: OpInfo("pad", ("x",), (("pad_width", 0), ("constant_values", 0)),
+        Op.ROLL: OpInfo("roll", ("x",), (("shift", REQUIRED), ("axis", None)), numpy="roll"),
+        Op.PAD: OpInfo("pad", ("x",), (("pad_width", REQUIRED), ("constant_values", 0)),
                        numpy="pad", torch="constant_pad_nd"),
         Op.SORT: OpInfo("sort", ("x",), (("axis", -1),), numpy="sort"),
         Op.TAKE: OpInfo("take", ("x", "indices"), _AXIS, numpy="take", methods=("take",)),
-        Op.TAKE_ALONG_AXIS: OpInfo("take_along_axis", ("x", "indices"), (("axis", -1),),
+        Op.TAKE_ALONG_AXIS: OpInfo("take_along_axis", ("x", "indices"), (("axis", REQUIRED),),
                                    numpy="take_along_axis", torch="gather"),
         Op.TRIU: OpInfo("triu", ("x",), (("k", 0),), numpy="triu"),
         Op.TRIL: OpInfo("tril", ("x",), (("k", 0),), numpy="tril"),

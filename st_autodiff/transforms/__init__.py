@@ -1,0 +1,129 @@
+"""The compiler: a straight line of passes from a Python function to a loaded adjoint.
+
+parse -> lower -> activity -> adjoint -> optimize -> codegen -> load.  Each pass is a
+plain function in its own module; ``compile_function`` calls them in order, keeps each
+stage's printed form, and runs the IR verifier after every pass when asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import NonScalarOutputError, WrtError
+from ..ir.graph import Graph
+from ..ir.printer import print_graph
+from ..ir.verify import verify
+from .activity import active_nodes
+from .adjoint import adjoint
+from .codegen import Generated, generate
+from .load import load
+from .lower import Lowerer, lower
+from .optimize import optimize
+from .parse import ParsedFunction
+
+log = logging.getLogger("st_autodiff")
+
+STAGES = ("parse", "lower", "activity", "adjoint", "optimize", "codegen")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that changes generated code (part of the cache key)."""
+
+    optimize: bool = True
+    verify: bool = False
+    dump: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to build: which arguments, and what the generated function returns."""
+
+    wrt: tuple[int, ...]
+    single: bool  # grad returns one gradient rather than a tuple
+    mode: str = "grad"  # grad | value_and_grad | vjp
+    has_aux: bool = False
+
+
+@dataclass
+class Compiled:
+    """A loaded adjoint with every stage's printed form."""
+
+    fn: Callable[..., Any] | None
+    generated: Generated
+    stages: dict[str, str] = field(default_factory=dict)
+    primal: Graph | None = None
+    joint: Graph | None = None
+
+
+def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],
+                     example_args: list[Any] | None, req: Request, options: Options,
+                     xp: Any = None, rt: Any = None, code: Any = None) -> Compiled:
+    """Run every pass; ``xp``/``rt`` None means "generate but do not load" (the CLI)."""
+    stages: dict[str, str] = {"parse": parsed.module.tree.code_for_node(parsed.node)}
+    low = lower(parsed, example_args, make_resolver, code=code)
+    _check(low.graph, options, stages, "lower")
+    _check_request(low.graph, parsed, req)
+    active = active_nodes(low.graph, req.wrt)
+    stages["activity"] = "active: " + ", ".join(
+        f"%{n.name or n.id}" for n in low.graph.nodes if n in active) + "\n"
+    joint = adjoint(low, active, req.wrt, seed_like_output=req.mode == "vjp")
+    _check(joint.graph, options, stages, "adjoint")
+    opt = optimize(joint.graph, options.optimize)
+    _check(opt, options, stages, "optimize")
+    gen = generate(opt, _returns(low.graph, req), f"{parsed.name.strip('<>')}_grad",
+                   {} if req.mode == "vjp" else {"out_bar": "1.0"})
+    stages["codegen"] = gen.source
+    for stage in options.dump:
+        log.info("st_autodiff %s of %s:\n%s", stage, parsed.name, stages.get(stage, ""))
+    fn = load(gen, xp, rt) if xp is not None else None
+    return Compiled(fn, gen, stages, low.graph, opt)
+
+
+def _check(graph: Graph, options: Options, stages: dict[str, str], name: str) -> None:
+    if options.verify:
+        verify(graph)
+    stages[name] = print_graph(graph)
+
+
+def _check_request(graph: Graph, parsed: ParsedFunction, req: Request) -> None:
+    if len(graph.outputs) > 1 and not req.has_aux and req.mode != "vjp":
+        raise NonScalarOutputError(
+            f"{parsed.name}() returns {len(graph.outputs)} values; grad needs one scalar",
+            graph.outputs[0].loc or parsed.loc(parsed.node),
+            "return only the loss, or pass has_aux=True to return (loss, aux) like JAX")
+    out = graph.outputs[0]
+    t = out.type
+    if req.mode != "vjp" and t is not None and not t.is_scalar:
+        raise NonScalarOutputError(
+            f"grad needs a scalar output, but {parsed.name}() returns an array of shape "
+            f"{t.shape}", out.loc or parsed.loc(parsed.node),
+            "reduce it (e.g. .sum() or .mean()), or use st.vjp / st.jacobian")
+    names = parsed.params
+    for i in req.wrt:
+        at = graph.args[i].type
+        if at is not None and not at.is_float:
+            kind = "an integer" if at.kind == "int" or (at.dtype or "").startswith(
+                ("int", "uint")) else ("a boolean" if "bool" in (at.kind, at.dtype) else
+                                       f"a {at.kind}")
+            raise WrtError(f"cannot differentiate with respect to {names[i]!r}: it is "
+                           f"{kind} argument", parsed.loc(parsed.node.params.params[i]),
+                           "only floating-point arguments (floats and float arrays) have "
+                           "gradients; pass floats, or drop it from wrt")
+
+
+def _returns(graph: Graph, req: Request) -> Any:
+    n_out = len(graph.outputs)
+    grads: Any = tuple(range(n_out, n_out + len(req.wrt)))
+    if req.single:
+        grads = grads[0]
+    if req.mode == "vjp":
+        return grads
+    aux = tuple(range(1, n_out)) if req.has_aux else ()
+    aux_spec: Any = aux[0] if len(aux) == 1 else aux
+    if req.mode == "value_and_grad":
+        return ((0, aux_spec), grads) if req.has_aux else (0, grads)
+    return (grads, aux_spec) if req.has_aux else grads

@@ -1,0 +1,239 @@
+"""The public compiler API: ``grad``, ``value_and_grad`` and ``vjp``.
+
+``grad(f)`` returns a ``GradFunction``: call it like ``f`` to get gradients.  The first
+call with a new kind of arguments (dtype and shape of each array, value of each int)
+compiles a specialised adjoint; later calls with the same kinds only look the function up
+and run it.  The generated code is readable: ``.source``, ``.ir``, ``.adjoint_ir``,
+``.stages()`` and ``inspect.getsource(g)`` show it.
+
+>>> import numpy as np, st_autodiff as st
+>>> def f(x):
+...     return np.sum(np.sin(x) * x)
+>>> g = st.grad(f)
+>>> bool(np.allclose(g(np.array([0.5, 1.0])), np.cos([0.5, 1.0]) * [0.5, 1.0] + np.sin([0.5, 1.0])))
+True
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import StAutodiffError, WrtError
+from .runtime import support
+from .runtime.backend import namespace_for
+from .transforms import Compiled, Options, Request, compile_function
+from .transforms.lower import python_resolver
+from .transforms.parse import ParsedFunction, parse_function
+
+Wrt = int | str | Sequence[int | str]
+
+_VERSION = 1
+
+
+def _kind(a: Any) -> Any:
+    """The part of an argument that generated code is specialised on."""
+    t = type(a)
+    if t is float:
+        return float
+    if t is int or t is bool:
+        return (t, a)
+    shape = getattr(a, "shape", None)
+    if shape is not None and hasattr(a, "dtype"):
+        return (t, a.dtype, shape)
+    return (t, a) if isinstance(a, (str, type(None))) else t
+
+
+class GradFunction:
+    """A compiled gradient of a Python function (see the module docstring)."""
+
+    def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
+                 options: Options) -> None:
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(self, attr, getattr(fn, attr, None))
+        self._fn = fn
+        self._mode = mode
+        self._has_aux = has_aux
+        self._options = options
+        self._parsed: ParsedFunction | None = None
+        self._sig = inspect.signature(fn)
+        self._nparams = len(self._sig.parameters)
+        self._wrt_spec = wrt
+        self._request: Request | None = None
+        self._cache: dict[Any, Callable[..., Any]] = {}
+        self._compiled: dict[Any, Compiled] = {}
+        self._last: Compiled | None = None
+
+    # --- calling ------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != self._nparams:
+            args = self._bind(args, kwargs)
+        key = tuple(map(_kind, args))
+        fn = self._cache.get(key)
+        if fn is None:
+            fn = self._compile(args, key)
+        return fn(*args)
+
+    def _bind(self, args: tuple, kwargs: dict[str, Any]) -> tuple:
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def _compile(self, args: tuple, key: Any) -> Callable[..., Any]:
+        xp = namespace_for(*args)
+        try:
+            compiled = self._build(list(args), xp)
+        except StAutodiffError as exc:
+            raise exc.with_traceback(None) from None
+        self._cache[key] = compiled.fn  # type: ignore[assignment]
+        self._compiled[key] = compiled
+        self._last = compiled
+        return compiled.fn  # type: ignore[return-value]
+
+    def _build(self, args: list[Any] | None, xp: Any) -> Compiled:
+        parsed = self._parse()
+        req = self._req(parsed)
+        fn = self._fn
+        return compile_function(parsed, lambda lw: python_resolver(fn, lw.const_of_global),
+                                args, req, self._options, xp, support,
+                                code=getattr(fn, "__code__", None))
+
+    def _parse(self) -> ParsedFunction:
+        if self._parsed is None:
+            self._parsed = parse_function(self._fn)
+        return self._parsed
+
+    def _req(self, parsed: ParsedFunction) -> Request:
+        if self._request is None:
+            self._request = _request(self._wrt_spec, parsed, self._mode, self._has_aux)
+        return self._request
+
+    # --- reading the generated code -----------------------------------------------------
+
+    def _latest(self) -> Compiled:
+        if self._last is None:
+            try:
+                self._last = self._build(None, np)
+            except StAutodiffError as exc:
+                raise exc.with_traceback(None) from None
+        return self._last
+
+    @property
+    def source(self) -> str:
+        """The generated adjoint (the latest specialisation, else a generic one)."""
+        return self._latest().generated.source
+
+    @property
+    def ir(self) -> str:
+        """The primal SSA graph, printed."""
+        return self._latest().stages["lower"]
+
+    @property
+    def adjoint_ir(self) -> str:
+        """The optimised joint (primal + adjoint) graph, printed."""
+        return self._latest().stages["optimize"]
+
+    def stages(self) -> dict[str, str]:
+        """Each pass's printed output, in pipeline order."""
+        return dict(self._latest().stages)
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        """The generated function, so that ``inspect.getsource`` shows generated code."""
+        return self._latest().fn  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"<st_autodiff.{self._mode} of {self.__qualname__}>"
+
+
+def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Request:
+    names = parsed.params
+    single = isinstance(wrt, (int, str))
+    items = [wrt] if single else list(wrt)  # type: ignore[list-item]
+    positions = []
+    for w in items:
+        if isinstance(w, bool) or not isinstance(w, (int, str)):
+            raise WrtError(f"wrt must name arguments by position or name, got {w!r}",
+                           parsed.loc(parsed.node))
+        if isinstance(w, str):
+            if w not in names:
+                raise WrtError(f"wrt names {w!r}, but {parsed.name}() has no such parameter "
+                               f"(its parameters: {', '.join(names)})", parsed.loc(parsed.node))
+            positions.append(names.index(w))
+        else:
+            if not -len(names) <= w < len(names):
+                raise WrtError(f"wrt={w} is out of range: {parsed.name}() takes "
+                               f"{len(names)} arguments", parsed.loc(parsed.node))
+            positions.append(w % len(names))
+    return Request(tuple(positions), single, mode, has_aux)
+
+
+def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt, has_aux: bool,
+          optimize: bool) -> Any:
+    options = Options(optimize=optimize)
+    if fn is None:
+        return lambda f: GradFunction(f, wrt, mode, has_aux, options)
+    return GradFunction(fn, wrt, mode, has_aux, options)
+
+
+def grad(fn: Callable[..., Any] | None = None, wrt: Wrt = 0, *, has_aux: bool = False,
+         optimize: bool = True) -> Any:
+    """The gradient of a scalar function with respect to ``wrt`` (positions or names).
+
+    Usable as ``grad(f)``, ``grad(f, wrt=(0, 1))``, ``@grad`` and ``@grad(wrt="w")``.
+    With ``has_aux=True`` the function returns ``(loss, aux)`` and the gradient function
+    returns ``(gradient, aux)``.
+    """
+    try:
+        return _make("grad", fn, wrt, has_aux, optimize)
+    except StAutodiffError as exc:
+        raise exc.with_traceback(None) from None
+
+
+def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt = 0, *,
+                   has_aux: bool = False, optimize: bool = True) -> Any:
+    """Like ``grad``, but the result is ``(value, gradient)``."""
+    try:
+        return _make("value_and_grad", fn, wrt, has_aux, optimize)
+    except StAutodiffError as exc:
+        raise exc.with_traceback(None) from None
+
+
+def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
+    """``(fn(*args), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per float argument.
+
+    Arguments that are not floating point (ints, bools, integer arrays) get ``None``.
+    """
+    floats = [i for i, a in enumerate(args) if _is_float(a)]
+    if not floats:
+        raise WrtError(f"vjp of {getattr(fn, '__name__', fn)}: no floating-point argument "
+                       "to differentiate")
+    g = GradFunction(fn, tuple(floats), "vjp", False, Options())
+    out = fn(*args)
+
+    def vjp_fn(cotangent: Any) -> tuple:
+        grads = g(*args, cotangent)
+        result: list[Any] = [None] * len(args)
+        for i, gi in zip(floats, grads):
+            result[i] = gi
+        return tuple(result)
+
+    g._nparams += 1  # the cotangent is an extra argument of the generated function
+    g._sig = g._sig.replace(parameters=[*g._sig.parameters.values(), inspect.Parameter(
+        "out_bar", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+    vjp_fn.grad_function = g  # type: ignore[attr-defined]
+    return out, vjp_fn
+
+
+def _is_float(a: Any) -> bool:
+    if isinstance(a, float):
+        return True
+    dt = getattr(a, "dtype", None)
+    return dt is not None and np.dtype(dt).kind in "fc"

@@ -1,0 +1,11 @@
+"""Runtime support for generated code (the ``rt`` global): what NumPy lacks in one call.
+
+The implementations live in ``ir/kernels.py`` so that the interpreter, the compile-time
+evaluator and generated code share one definition.
+"""
+
+from __future__ import annotations
+
+from ..ir.kernels import scatter_add, unbroadcast
+
+__all__ = ["scatter_add", "unbroadcast"]

@@ -1,0 +1,34 @@
+"""Pass 3, activity analysis: which nodes carry derivatives.
+
+Input: a graph and the positions of the arguments to differentiate.  Output: the set of
+*active* nodes, those that both depend on a differentiated argument through
+differentiable ops ("varied") and influence the differentiated output ("useful").  Only
+active nodes get adjoints, so constants, shapes, indices and masks never do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..derivatives import NONDIFFERENTIABLE
+from ..ir.graph import Graph, Node
+from ..ir.ops import INTEGER_VALUED, Op
+
+
+def active_nodes(graph: Graph, wrt: Iterable[int], output: int = 0) -> frozenset[Node]:
+    """Nodes that are varied by ``wrt`` arguments and useful to ``graph.outputs[output]``."""
+    varied = {graph.args[i] for i in wrt}
+    for n in graph.nodes:
+        if n.op in (Op.ARG, Op.CONST) or n.op in NONDIFFERENTIABLE or n.op in INTEGER_VALUED:
+            continue
+        if n.type is not None and n.type.kind in ("int", "bool"):
+            continue
+        if n.type is not None and n.type.kind == "array" and not n.type.is_float:
+            continue
+        if any(i in varied for i in n.inputs):
+            varied.add(n)
+    useful = {graph.outputs[output]}
+    for n in reversed(graph.nodes):
+        if n in useful:
+            useful.update(n.inputs)
+    return frozenset(varied & useful)

@@ -1,0 +1,253 @@
+"""Pass 4, adjoint: primal graph -> joint graph (primal sweep, then adjoint sweep).
+
+Input: a ``Lowered`` graph, its active nodes, the differentiated argument positions and
+the seed kind.  Output: a ``Lowered`` joint graph whose arguments are the primal
+arguments plus the seed ``out_bar``, and whose outputs are the primal outputs followed
+by one gradient per differentiated argument.
+
+The pass walks the primal nodes backwards and calls each active node's rule from
+``derivatives.RULES`` with an ``Emitter`` as ``ops``: the rule's arithmetic *emits* the
+adjoint nodes.  This pass alone unbroadcasts (only where shapes can differ) and sums
+contributions to shared inputs; adjoints that are never created are symbolic zeros and
+are materialised only for a gradient that is returned.  The adjoint of a named value
+``z`` is named ``z_bar``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..derivatives import RuleError, vjp_of
+from ..errors import CompileError, EvaluationError
+from ..ir.graph import CompileTimeError, GraphBuilder, Node
+from ..ir.ops import ELEMENTWISE, OP_INFO, Op
+from ..ir.types import Type
+from .lower import Lowered, _evaluate
+
+
+class Var:
+    """A graph value inside a rule: Python operators emit nodes."""
+
+    __slots__ = ("node", "em")
+
+    def __init__(self, node: Node, em: Emitter) -> None:
+        self.node = node
+        self.em = em
+
+    def _bin(self, op: Op, a: Any, b: Any) -> Var:
+        return self.em.emit(op, a, b)
+
+    def __add__(self, o: Any) -> Var: return self._bin(Op.ADD, self, o)
+    def __radd__(self, o: Any) -> Var: return self._bin(Op.ADD, o, self)
+    def __sub__(self, o: Any) -> Var: return self._bin(Op.SUB, self, o)
+    def __rsub__(self, o: Any) -> Var: return self._bin(Op.SUB, o, self)
+    def __mul__(self, o: Any) -> Var: return self._bin(Op.MUL, self, o)
+    def __rmul__(self, o: Any) -> Var: return self._bin(Op.MUL, o, self)
+    def __truediv__(self, o: Any) -> Var: return self._bin(Op.DIV, self, o)
+    def __rtruediv__(self, o: Any) -> Var: return self._bin(Op.DIV, o, self)
+    def __pow__(self, o: Any) -> Var: return self._bin(Op.POW, self, o)
+    def __rpow__(self, o: Any) -> Var: return self._bin(Op.POW, o, self)
+    def __matmul__(self, o: Any) -> Var: return self._bin(Op.MATMUL, self, o)
+    def __rmatmul__(self, o: Any) -> Var: return self._bin(Op.MATMUL, o, self)
+    def __lt__(self, o: Any) -> Var: return self._bin(Op.LT, self, o)
+    def __le__(self, o: Any) -> Var: return self._bin(Op.LE, self, o)
+    def __gt__(self, o: Any) -> Var: return self._bin(Op.GT, self, o)
+    def __ge__(self, o: Any) -> Var: return self._bin(Op.GE, self, o)
+    def __neg__(self) -> Var: return self.em.emit(Op.NEG, self)
+    def __pos__(self) -> Var: return self
+
+    def __getitem__(self, i: int) -> Var:
+        if not isinstance(i, int):
+            raise TypeError("rules index arrays with ops.getitem; [] reads tuple parts")
+        return self.em.emit_params(Op.ITEM, [self], {"index": i})
+
+    @property
+    def T(self) -> Var:
+        return self.em.emit(Op.TRANSPOSE, self)
+
+
+class UnknownShapeError(CompileError):
+    """A rule needs a shape the compiler does not know (no example arguments)."""
+
+
+class Emitter:
+    """The ``ops`` protocol of ``derivatives.py`` that writes nodes instead of computing."""
+
+    def __init__(self, b: GraphBuilder) -> None:
+        self.b = b
+        self.current: Node | None = None
+
+    def node(self, v: Any) -> Node:
+        if isinstance(v, Var):
+            return v.node
+        if isinstance(v, Node):
+            return v
+        return self.b.const(v)
+
+    def emit_params(self, op: Op, inputs: list[Any], params: dict[str, Any]) -> Var:
+        cur = self.current
+        loc = cur.loc if cur is not None else None
+        role = OP_INFO[cur.op].backward_name if cur is not None else None
+        try:
+            node = self.b.emit(op, [self.node(i) for i in inputs], params, loc=loc, role=role)
+        except CompileTimeError as exc:
+            raise EvaluationError(f"the adjoint of {cur.op.value if cur else op.value} "
+                                  f"failed on the example arguments: {exc}", exc.loc) from None
+        return Var(node, self)
+
+    def emit(self, op: Op, *inputs: Any) -> Var:
+        return self.emit_params(op, list(inputs), {})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            op = Op(name)
+        except ValueError:
+            raise AttributeError(name) from None
+        return lambda *inputs, **params: self.emit_params(op, list(inputs), params)
+
+    def shape(self, x: Any) -> Var:
+        return self.emit(Op.SHAPE, x)
+
+    def static_shape(self, x: Any) -> tuple[int, ...]:
+        t = self.node(x).type
+        if t is None or t.shape is None:
+            loc = self.current.loc if self.current is not None else None
+            raise UnknownShapeError("this derivative needs array shapes, which are unknown "
+                                    "without example arguments", loc,
+                                    "call the function with arguments (or give the CLI "
+                                    "--arg NAME=f64[3,4]) before reading its gradient")
+        return t.shape
+
+    def ndim(self, x: Any) -> int:
+        return len(self.static_shape(x))
+
+    def dtype(self, x: Any) -> str | None:
+        t = self.node(x).type
+        return None if t is None else t.dtype
+
+    def const(self, v: Any) -> Var:
+        return Var(self.b.const(v), self)
+
+
+def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
+            seed_like_output: bool = False) -> Lowered:
+    """Build the joint graph; see the module docstring."""
+    graph = low.graph
+    b = GraphBuilder.extend(graph, low.values, _evaluate if low.values else None,
+                            graph.name + "_grad")
+    em = Emitter(b)
+    out = graph.outputs[0]
+    seed = _seed(b, out, low.values.get(out), seed_like_output)
+    adj: dict[Node, Node] = {out: seed}
+    parts: dict[Node, dict[int, Node]] = {}
+    for n in reversed(graph.nodes):
+        if n not in active or n.op in (Op.ARG, Op.CONST):
+            continue
+        if n.op is Op.ITEM:
+            if n in adj:
+                parts.setdefault(n.inputs[0], {})[n.param("index")] = adj[n]
+            continue
+        info = OP_INFO[n.op]
+        if info.multi:
+            if n not in parts:
+                continue
+            g: Any = _tuple_adjoint(em, n, parts[n], graph)
+            out_v: Any = tuple(Var(_item(b, graph, n, i), em) for i in range(len(g)))
+        else:
+            if n not in adj:
+                continue
+            if n.name and adj[n].id >= len(graph.nodes):
+                adj[n] = b.rename(adj[n], n.name + "_bar")
+            g, out_v = Var(adj[n], em), Var(n, em)
+        grads = _call_rule(em, n, g, out_v)
+        for inp, gi in zip(n.inputs, grads):
+            if gi is None or inp not in active:
+                continue
+            gnode = em.node(gi)
+            if n.op in ELEMENTWISE and len(n.inputs) > 1 or n.op is Op.MATMUL:
+                em.current = n
+                gnode = _unbroadcast(em, gnode, inp)
+            adj[inp] = gnode if inp not in adj else em.emit(Op.ADD, adj[inp], gnode).node
+    em.current = None
+    grads_out = [_final_gradient(em, graph.args[i], adj.get(graph.args[i]), low.values)
+                 for i in wrt]
+    joint = b.finish(list(graph.outputs) + grads_out)
+    return Lowered(joint, b.values)
+
+
+def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool) -> Node:
+    if not like_output:
+        return b.arg("out_bar", Type("float", "float64", ()), 1.0)
+    example = None if value is None else np.ones_like(value)
+    return b.arg("out_bar", out.type, example)
+
+
+def _item(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:
+    for m in graph.nodes:
+        if m.op is Op.ITEM and m.inputs[0] is n and m.param("index") == i:
+            return m
+    return b.emit(Op.ITEM, [n], {"index": i}, loc=n.loc)
+
+
+def _tuple_adjoint(em: Emitter, n: Node, got: dict[int, Node], graph: Any) -> tuple:
+    count = max(got) + 1
+    for m in graph.nodes:
+        if m.op is Op.ITEM and m.inputs[0] is n:
+            count = max(count, m.param("index") + 1)
+    em.current = n
+    return tuple(Var(got[i], em) if i in got else em.zeros_like(_item(em.b, graph, n, i))
+                 for i in range(count))
+
+
+def _call_rule(em: Emitter, n: Node, g: Any, out_v: Any) -> tuple:
+    em.current = n
+    try:
+        rule = vjp_of(n.op)
+        return rule(em, g, out_v, *[Var(i, em) for i in n.inputs], **n.kwargs)
+    except RuleError as exc:
+        raise CompileError(str(exc), n.loc) from None
+    except CompileError:
+        raise
+    except Exception as exc:
+        raise CompileError(f"internal error while differentiating {n.op.value}: "
+                           f"{type(exc).__name__}: {exc}", n.loc,
+                           "this is a bug in st_autodiff; please report it") from exc
+
+
+def _unbroadcast(em: Emitter, g: Node, x: Node) -> Node:
+    """Sum ``g`` down to the shape of ``x``; nothing when the shapes are known equal."""
+    gt, xt = g.type, x.type
+    if gt is None or xt is None or gt.shape is None or xt.shape is None:
+        return em.emit(Op.UNBROADCAST, g, em.shape(x)).node
+    gs, xs = gt.shape, xt.shape
+    if gs == xs:
+        return g
+    lead = len(gs) - len(xs)
+    ones = tuple(lead + i for i, d in enumerate(xs) if d == 1 and gs[lead + i] != 1)
+    axes = tuple(range(lead)) + ones
+    if not xs:
+        return em.sum(g).node
+    if not ones:
+        return em.sum(g, axis=axes[0] if len(axes) == 1 else axes).node
+    summed = em.sum(g, axis=axes[0] if len(axes) == 1 else axes, keepdims=True)
+    return (em.reshape(summed, xs) if lead else summed).node
+
+
+def _final_gradient(em: Emitter, x: Node, g: Node | None, values: dict[Node, Any]) -> Node:
+    """The returned gradient: zeros when none arrived, the argument's dtype and kind."""
+    b = em.b
+    t = x.type
+    if g is None:
+        if t is not None and t.kind == "float":
+            return b.const(0.0)
+        return em.zeros_like(x).node
+    if g.name is None:
+        g = b.rename(g, (x.name or "x") + "_bar")
+    if t is not None and t.kind == "array" and g.type is not None:
+        if g.type.dtype != t.dtype and t.dtype is not None:
+            g = em.astype(g, dtype=t.dtype).node
+        elif t.shape == () and isinstance(values.get(g), np.generic):
+            g = em.asarray(g).node
+    return g

@@ -1,0 +1,300 @@
+"""Pass 6, codegen: a joint graph -> readable Python source, its globals and a line map.
+
+Input: a ``Graph`` (primal nodes first, then adjoint nodes, which carry a ``role``) and
+the shape of the return value.  Output: ``Generated``.
+
+The code calls NumPy directly through the global ``xp`` (NumPy or CuPy), and ``rt`` (the
+runtime support module) only for what NumPy has no one-call spelling for.  Names are
+deterministic: source names (``z``, then ``z_1`` if reassigned), adjoints ``z_bar``,
+temporaries ``_t0``.  An unnamed value read once, on the same source line, is written
+inline into its reader.  Each group of lines starts with a comment quoting the user's
+source line.  Arrays are deleted after their last use to free memory early.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ir.graph import Graph, Node
+from ..ir.names import Namespace
+from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
+
+_ATOM = 100
+_PREC = {"**": 15, "@": 13, "*": 13, "/": 13, "//": 13, "%": 13, "+": 12, "-": 12,
+         "==": 7, "!=": 7, "<": 7, "<=": 7, ">": 7, ">=": 7}
+_UNARY = 14
+
+
+@dataclass
+class Generated:
+    """Generated source and the globals it needs (besides ``xp`` and ``rt``)."""
+
+    name: str
+    source: str
+    globals: dict[str, Any] = field(default_factory=dict)
+    line_map: dict[int, str] = field(default_factory=dict)  # generated line -> user loc
+
+
+def generate(graph: Graph, returns: Any, name: str | None = None,
+             defaults: dict[str, str] | None = None) -> Generated:
+    """Write ``graph`` as a Python function; ``returns`` is a nested tuple of output indices."""
+    return _Writer(graph, name or graph.name, defaults or {}).write(returns)
+
+
+class _Writer:
+    def __init__(self, graph: Graph, name: str, defaults: dict[str, str]) -> None:
+        self.g = graph
+        self.name = name
+        self.defaults = defaults
+        self.users = graph.users()
+        self.outputs = set(graph.outputs)
+        self.ns = Namespace("_t", {name})
+        self.names: dict[Node, str] = {}
+        self.globals: dict[str, Any] = {}
+        self.adjoint = self._sections()
+        self.inline = {n for n in graph.nodes if self._inlinable(n)}
+
+    # --- decisions ----------------------------------------------------------------------
+
+    def _sections(self) -> set[Node]:
+        """Nodes of the adjoint sweep: rule outputs and everything that reads the seed."""
+        adj: set[Node] = {a for a in self.g.args if a.name == "out_bar"}
+        for n in self.g.nodes:
+            if n.op is not Op.ARG and (n.role is not None or any(i in adj for i in n.inputs)):
+                adj.add(n)
+        return adj
+
+    def _inlinable(self, n: Node) -> bool:
+        if n.op in (Op.ARG, Op.SCATTER_ADD) or n in self.outputs or OP_INFO[n.op].multi:
+            return False
+        if n.op is Op.CONST:
+            return not _needs_global(n.param("value"))
+        users = self.users[n]
+        if n.name is not None or len(users) != 1:
+            return False
+        u = users[0]
+        return (u in self.adjoint) == (n in self.adjoint) and _line(u) == _line(n)
+
+    # --- expressions --------------------------------------------------------------------
+
+    def ref(self, n: Node, prec: int = 0) -> str:
+        """The text that reads ``n``, parenthesised for a context of precedence ``prec``."""
+        if n in self.names:
+            return self.names[n]
+        text, p = self.expr(n)
+        return f"({text})" if p < prec else text
+
+    def const(self, n: Node) -> tuple[str, int]:
+        v = n.param("value")
+        if _needs_global(v):
+            if n not in self.names:
+                self.names[n] = self.ns.fresh(n.name or "_c")
+                self.globals[self.names[n]] = v
+            return self.names[n], _ATOM
+        text = literal(v)
+        return text, (_UNARY if text.startswith("-") else _ATOM)
+
+    def expr(self, n: Node) -> tuple[str, int]:
+        info = OP_INFO[n.op]
+        sp = info.spelling
+        ins = n.inputs
+        if n.op is Op.CONST:
+            return self.const(n)
+        if sp is Spelling.INFIX:
+            p = _PREC[info.infix]  # type: ignore[index]
+            right_assoc = info.infix == "**"
+            left = self.ref(ins[0], p + 1 if right_assoc else p)
+            right = self.ref(ins[1], p if right_assoc else p + 1)
+            return f"{left} {info.infix} {right}", p
+        if sp is Spelling.PREFIX:
+            return f"{info.infix}{self.ref(ins[0], _UNARY)}", _UNARY
+        if n.op is Op.ITEM:
+            return f"{self.ref(ins[0], _ATOM)}[{n.param('index')}]", _ATOM
+        if n.op is Op.TUPLE:
+            items = [self.ref(i) for i in ins]
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")", _ATOM
+        if n.op is Op.SHAPE:
+            t = ins[0].type
+            if t is not None and t.kind == "array":
+                return f"{self.ref(ins[0], _ATOM)}.shape", _ATOM
+            return f"xp.shape({self.ref(ins[0])})", _ATOM
+        if n.op is Op.GETITEM:
+            return f"{self.ref(ins[0], _ATOM)}[{self.index(n.param('index'), ins[1:])}]", _ATOM
+        if n.op is Op.SCATTER_ADD:
+            idx = self.index(n.param("index"), ins[2:], as_tuple=True)
+            return f"rt.scatter_add({self.ref(ins[0])}, {self.ref(ins[1])}, {idx})", _ATOM
+        if n.op is Op.EINSUM:
+            args = [repr(n.param("subscripts"))] + [self.ref(i) for i in ins]
+            return f"xp.einsum({', '.join(args)})", _ATOM
+        params = self.params(n)
+        if sp is Spelling.METHOD:
+            return f"{self.ref(ins[0], _ATOM)}.{info.numpy}({', '.join(params)})", _ATOM
+        fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy  # type: ignore
+        if sp is Spelling.SEQCALL:
+            seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
+            return f"{fn}({', '.join([seq + ')'] + params)})", _ATOM
+        return f"{fn}({', '.join([self.ref(i) for i in ins] + params)})", _ATOM
+
+    def params(self, n: Node) -> list[str]:
+        defaults = OP_INFO[n.op].param_defaults
+        out = []
+        for k, v in n.params:
+            if defaults.get(k) is not REQUIRED and _equal(v, defaults.get(k)):
+                continue
+            text = f"xp.{v}" if k == "dtype" and v is not None else literal(v)
+            out.append(text if n.op is Op.ASTYPE else f"{k}={text}")
+        return out
+
+    def index(self, index: tuple, dyn: tuple[Node, ...], as_tuple: bool = False) -> str:
+        def part(e: Any, top: bool) -> str:
+            if isinstance(e, tuple) and e:
+                if e[0] == "in":
+                    return self.ref(dyn[e[1]])
+                if e[0] == "slice":
+                    a, b, c = (None if x is None else part(x, False) for x in e[1:])
+                    if as_tuple:
+                        return f"slice({a}, {b}, {c})"
+                    return f"{a or ''}:{b or ''}" + (f":{c}" if c else "")
+                if e[0] == "list":
+                    return repr(list(e[1]))
+            return "..." if e is Ellipsis else repr(e)
+
+        parts = [part(e, True) for e in index]
+        if as_tuple:
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return ", ".join(parts) if parts else "()"
+
+    # --- statements ---------------------------------------------------------------------
+
+    def write(self, returns: Any) -> Generated:
+        for a in self.g.args:
+            self.names[a] = self.ns.fresh(a.name)
+        sig = ", ".join(self.names[a] + (f"={self.defaults[a.name]}" if a.name in
+                                          self.defaults else "") for a in self.g.args)
+        body: list[tuple[str, Node | None]] = []
+        order = [n for n in self.g.nodes if n.op is not Op.ARG and n not in self.inline]
+        last_use = self._last_uses(order)
+        group: Any = None
+        for pos, n in enumerate(order):
+            section = n in self.adjoint
+            key = (section, _line(n))
+            if key != group:
+                if section and (group is None or not group[0]):
+                    body.append(("# adjoint", None))
+                if n.loc is not None:
+                    src = n.loc.text.strip()
+                    body.append((f"# {n.loc.short()}  {src}".rstrip(), None))
+                group = key
+            self.names[n] = self.ns.fresh(n.name)
+            body.append((self.statement(n), n))
+            dead = [self.names[m] for m in last_use.get(pos, ()) if self._freeable(m)]
+            if dead:
+                body.append(("del " + ", ".join(dead), None))
+        body.append(("return " + self.returns(returns), None))
+        lines = [f"def {self.name}({sig}):"]
+        line_map: dict[int, str] = {}
+        for text, node in body:
+            lines.append("    " + text)
+            if node is not None and node.loc is not None:
+                line_map[len(lines)] = str(node.loc)
+        return Generated(self.name, "\n".join(lines) + "\n", self.globals, line_map)
+
+    def statement(self, n: Node) -> str:
+        target = self.names[n]
+        if n.op is Op.SCATTER_ADD:
+            plain = self._scatter_inline(n)
+            if plain is not None:
+                return plain
+        self.names.pop(n)
+        text, _ = self.expr(n)
+        self.names[n] = target
+        return f"{target} = {text}"
+
+    def _scatter_inline(self, n: Node) -> str | None:
+        """``x_bar = xp.zeros(...); x_bar[idx] = g`` when no index can repeat."""
+        dyn = n.inputs[2:]
+        if n.type is None or n.type.dtype is None or n.inputs[0].op is not Op.CONST:
+            return None
+        for d in dyn:
+            t = d.type
+            if t is None or t.kind == "array" and t.dtype != "bool":
+                return None
+        target = self.names[n]
+        shape = self.ref(n.inputs[0])
+        idx = self.index(n.param("index"), dyn)
+        return (f"{target} = xp.zeros({shape}, dtype=xp.{n.type.dtype})\n    "
+                f"{target}[{idx}] = {self.ref(n.inputs[1])}")
+
+    def returns(self, spec: Any) -> str:
+        if isinstance(spec, int):
+            return self.ref(self.g.outputs[spec])
+        inner = ", ".join(_paren(self.returns(s), s) for s in spec)
+        return inner + ("," if len(spec) == 1 else "")
+
+    def _last_uses(self, order: list[Node]) -> dict[int, list[Node]]:
+        pos = {n: k for k, n in enumerate(order)}
+        last: dict[Node, int] = {}
+
+        def visit(reader: Node, k: int) -> None:
+            for i in reader.inputs:
+                if i in self.inline:
+                    visit(i, k)
+                elif i in pos or i.op is Op.ARG:
+                    last[i] = max(last.get(i, -1), k)
+
+        for k, n in enumerate(order):
+            visit(n, k)
+        out: dict[int, list[Node]] = {}
+        for n, k in last.items():
+            if n in pos and k > pos[n]:
+                out.setdefault(k, []).append(n)
+        return out
+
+    def _freeable(self, n: Node) -> bool:
+        t = n.type
+        if n in self.outputs or n.op in (Op.ARG, Op.CONST) or n not in self.names:
+            return False
+        return t is None or t.kind == "array" and t.shape != ()
+
+
+def _paren(text: str, spec: Any) -> str:
+    return f"({text})" if not isinstance(spec, int) else text
+
+
+def _line(n: Node) -> Any:
+    return None if n.loc is None else (n.loc.file, n.loc.line)
+
+
+def _needs_global(v: Any) -> bool:
+    if v is None or isinstance(v, (bool, int, str)) or v is Ellipsis:
+        return False
+    if isinstance(v, float):
+        return False
+    if isinstance(v, tuple):
+        return any(_needs_global(x) for x in v)
+    return True
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def literal(v: Any) -> str:
+    """Python source for a constant (floats keep their weak Python type)."""
+    if isinstance(v, float):
+        if math.isinf(v):
+            return "xp.inf" if v > 0 else "-xp.inf"
+        if math.isnan(v):
+            return "xp.nan"
+        return repr(v)
+    if v is Ellipsis:
+        return "..."
+    if isinstance(v, tuple):
+        items = [literal(x) for x in v]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return repr(v)

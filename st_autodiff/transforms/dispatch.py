@@ -1,0 +1,197 @@
+"""Calls during lowering: NumPy functions, array methods, builtins, user functions.
+
+``call_value`` decides what a call in the user's code means and emits it through the
+``Lowerer``.  Calls whose arguments are all compile-time values and whose result is a
+scalar are computed here (``np.sqrt(2.0)``, ``len(shape)``); the rest become nodes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import types
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import CompileError, NoRuleError
+from ..ir.graph import Node
+from ..ir.ops import OP_INFO, Op
+from . import calls
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
+_STATIC_BUILTINS = {builtins.int, builtins.float, builtins.bool, builtins.tuple,
+                    builtins.list, builtins.len, builtins.min, builtins.max, builtins.sum,
+                    builtins.abs, builtins.round, builtins.divmod, builtins.range,
+                    builtins.pow}
+
+
+def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+               e: cst.Call) -> Any:
+    """Lower one call expression whose callee evaluated to ``fn``."""
+    from .lower import BoundMethod, Closure, Scope  # noqa: PLC0415
+
+    dynamic = any(isinstance(a, Node) or _has_node(a) for a in [*args, *kwargs.values()])
+    if isinstance(fn, Closure):
+        return lw.lower_function(fn.fn, args, kwargs, Scope(fn.scope, None), e)
+    if isinstance(fn, BoundMethod):
+        return _method(lw, fn.receiver, fn.name, args, kwargs, e)
+    if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+    if fn is np.array or fn is np.asarray:
+        return _asarray(lw, args, kwargs, e)
+    if fn is builtins.len:
+        return _len(lw, args, e)
+    if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
+        return lw.emit(Op.MAXIMUM if fn is builtins.max else Op.MINIMUM, args, None, e)
+    if fn is builtins.sum and len(args) == 1 and isinstance(args[0], (tuple, list)):
+        total: Any = 0
+        for v in args[0]:
+            total = lw.binary(Op.ADD, total, v, e)
+        return total
+    if fn is builtins.float:
+        return args[0]
+    if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1:
+        return lw.emit(Op.ASTYPE, args, {"dtype": np.dtype(fn).name}, e)
+    op = calls.FUNCTIONS.get(id(fn))
+    if op is not None:
+        if not dynamic and _all_scalar(args) and op not in _CREATION:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+        return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+    if isinstance(fn, types.FunctionType):
+        return lw.inline_python(fn, args, kwargs, e)
+    name = calls.callable_name(fn)
+    raise NoRuleError(
+        f"call to {name} has no derivative rule", lw.loc(e),
+        f"write {name} with NumPy functions st_autodiff knows, or define it as a Python "
+        "function (it is then differentiated too)")
+
+
+_CREATION = {Op.ZEROS, Op.ONES, Op.FULL, Op.EYE, Op.ARANGE, Op.LINSPACE, Op.ASARRAY}
+
+
+def _is_static_builtin(fn: Any) -> bool:
+    try:
+        return fn in _STATIC_BUILTINS
+    except TypeError:  # unhashable values are not builtins
+        return False
+
+
+def _is_scalar_math(fn: Any) -> bool:
+    return getattr(fn, "__module__", None) == "math"
+
+
+def _has_node(v: Any) -> bool:
+    return isinstance(v, (tuple, list)) and any(isinstance(x, Node) or _has_node(x) for x in v)
+
+
+def _all_scalar(args: list[Any]) -> bool:
+    return all(isinstance(a, (int, float, bool, np.generic)) for a in args)
+
+
+def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: cst.CSTNode,
+              what: str) -> Any:
+    """Bind arguments to ``op``'s signature and emit it (tuples of items for multi ops)."""
+    kwargs = dict(kwargs)
+    if op is Op.PAD:
+        mode = kwargs.pop("mode", "constant")
+        if mode != "constant":
+            raise lw.fail(f"np.pad(mode={mode!r}) is not supported; only mode='constant'", e)
+    if op is Op.ARANGE:
+        args = _arange_args(args, kwargs)
+        kwargs = {k: v for k, v in kwargs.items() if k == "dtype"}
+    try:
+        inputs, params = calls.bind(op, args, kwargs, what)
+    except TypeError as exc:
+        raise lw.fail(str(exc), e, kind=CompileError) from None
+    params = {k: lw.static(v, f"argument {k!r} of {what}", e) for k, v in params.items()}
+    if "dtype" in params:
+        params["dtype"] = calls.dtype_name(params["dtype"])
+    if op is Op.CLIP:
+        inputs = [inputs[0]] + [(-math.inf if i == 1 else math.inf) if v is None else v
+                                for i, v in enumerate(inputs[1:], 1)]
+    node = lw.emit(op, inputs, params, e)
+    if not OP_INFO[op].multi:
+        return node
+    n = _multi_count(op, node, params)
+    return tuple(lw.emit(Op.ITEM, [node], {"index": i}, e) for i in range(n))
+
+
+def _arange_args(args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+    start, stop, step = kwargs.get("start"), kwargs.get("stop"), kwargs.get("step")
+    pos = list(args)
+    if len(pos) == 1 and stop is None:
+        return [0, pos[0], 1 if step is None else step]
+    pos += [None] * (3 - len(pos))
+    return [pos[0] if start is None else start, pos[1] if stop is None else stop,
+            (pos[2] if pos[2] is not None else 1) if step is None else step]
+
+
+def _multi_count(op: Op, node: Node, params: dict[str, Any]) -> int:
+    if op is Op.SLOGDET:
+        return 2
+    if op is Op.SPLIT:
+        ios = params.get("indices_or_sections", 2)
+        return ios if isinstance(ios, int) else len(ios) + 1
+    x = node.inputs[0].type
+    if x is None or x.ndim is None:
+        raise CompileError(f"{op.value} needs the rank of its input; call with arguments "
+                           "first", node.loc)
+    return x.ndim
+
+
+def _asarray(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
+    if not args:
+        raise lw.fail("np.array() needs a value", e, kind=CompileError)
+    value = args[0]
+    dtype = calls.dtype_name(lw.static(kwargs.get("dtype"), "dtype", e))
+    if not isinstance(value, Node) and not _has_node(value):
+        return lw.to_node(np.asarray(value, dtype=dtype), e)
+    node = lw.to_node(value, e)
+    if dtype is not None:
+        return lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
+    return node if isinstance(value, (list, tuple)) else lw.emit(Op.ASARRAY, [node], None, e)
+
+
+def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
+    x = args[0]
+    if isinstance(x, (tuple, list)):
+        return len(x)
+    shape = lw.emit(Op.SHAPE, [x], None, e)
+    if isinstance(shape, Node) and shape.op is Op.CONST:
+        return shape.param("value")[0]
+    return lw.emit(Op.ITEM, [shape], {"index": 0}, e)
+
+
+def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, Any],
+            e: cst.Call) -> Any:
+    """``x.name(*args, **kwargs)`` on an array value."""
+    what = f"ndarray.{name}"
+    if name == "reshape":
+        if "order" in kwargs:
+            raise lw.fail("reshape(order=...) is not supported", e)
+        shape = args[0] if len(args) == 1 else tuple(args)
+        return emit_call(lw, Op.RESHAPE, [x, shape], kwargs, e, what)
+    if name == "transpose":
+        axes = None if not args else (args[0] if len(args) == 1 else tuple(args))
+        return emit_call(lw, Op.TRANSPOSE, [x], {"axes": axes} if axes is not None else {},
+                         e, what)
+    if name == "astype":
+        dtype = calls.dtype_name(lw.static(args[0] if args else kwargs.get("dtype"),
+                                           "dtype", e))
+        return lw.emit(Op.ASTYPE, [x], {"dtype": dtype}, e)
+    if name in ("item", "conj", "conjugate"):
+        return x
+    if name == "tolist":
+        raise lw.fail("tolist() leaves NumPy; it cannot be differentiated", e)
+    op = calls.METHODS[name]
+    return emit_call(lw, op, [x, *args], kwargs, e, what)
