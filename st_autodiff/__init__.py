@@ -7,9 +7,16 @@ and generate a readable Python adjoint that runs on NumPy or CuPy.
 from __future__ import annotations
 
 from .api import GradFunction, grad, value_and_grad, vjp
-from .errors import (CompileError, NonScalarOutputError, NoRuleError, SourceUnavailableError,
-                     StAutodiffError, UnsupportedRecursionError, UnsupportedSyntaxError,
-                     WrtError)
+from .errors import (
+                     CompileError,
+                     NonScalarOutputError,
+                     NoRuleError,
+                     SourceUnavailableError,
+                     StAutodiffError,
+                     UnsupportedRecursionError,
+                     UnsupportedSyntaxError,
+                     WrtError,
+)
 
 __version__ = "0.1.0"
 

@@ -182,6 +182,11 @@ RULES[Op.WHERE] = lambda ops, g, out, c, x, y: (None, ops.where(c, g, 0), ops.wh
 
 @rule(Op.CLIP)
 def _clip(ops, g, out, x, lo, hi):
+    # np.clip accepts None for a missing bound: that side neither clips nor gets a gradient
+    if lo is None:
+        return ops.where(x <= hi, g, 0), None, ops.where(x > hi, g, 0)
+    if hi is None:
+        return ops.where(x >= lo, g, 0), ops.where(x < lo, g, 0), None
     inside = ops.logical_and(x >= lo, x <= hi)
     return ops.where(inside, g, 0), ops.where(x < lo, g, 0), ops.where(x > hi, g, 0)
 
@@ -292,11 +297,11 @@ def _matmul(ops, g, out, x, y):
     nx, ny = ops.ndim(x), ops.ndim(y)
     if nx == 1 and ny == 1:
         return g * y, g * x
-    if nx == 1:
-        gx = ops.squeeze(y @ ops.expand_dims(g, axis=-1), axis=-1)
+    if nx == 1:  # (k,) @ (..., k, m): g is (..., m)
+        gx = y @ g if ny == 2 else ops.squeeze(y @ ops.expand_dims(g, axis=-1), axis=-1)
         return gx, ops.expand_dims(x, axis=-1) * ops.expand_dims(g, axis=-2)
-    if ny == 1:
-        gy = ops.squeeze(ops.expand_dims(g, axis=-2) @ x, axis=-2)
+    if ny == 1:  # (..., n, k) @ (k,): g is (..., n)
+        gy = g @ x if nx == 2 else ops.squeeze(ops.expand_dims(g, axis=-2) @ x, axis=-2)
         return ops.expand_dims(g, axis=-1) * y, gy
     return g @ _mT(ops, y), _mT(ops, x) @ g
 
@@ -447,9 +452,9 @@ def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
     nd = ops.ndim(x)
     matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and nd == 2
                                                               and ord is not None)
-    if matrix and ord not in ("fro", 1, -1, _np.inf, -_np.inf):
+    if matrix and ord not in (None, "fro", 1, -1, _np.inf, -_np.inf):
         raise RuleError(f"the gradient of the matrix norm ord={ord!r} is not supported; "
-                        "supported matrix orders: 'fro', 1, -1, inf, -inf")
+                        "supported matrix orders: None, 'fro', 1, -1, inf, -inf")
     axes = axis if axis is not None else (tuple(range(nd)) if matrix or ord is None else None)
     gx = _unreduce(ops, g, x, axes, keepdims)
     ok = out if keepdims else _unreduce(ops, out, x, axes, False)
@@ -591,7 +596,7 @@ def _tile(ops, g, out, x, reps=1):
     d = max(len(shape), len(reps))
     xs = (1,) * (d - len(shape)) + tuple(shape)
     rs = (1,) * (d - len(reps)) + reps
-    split = tuple(v for pair in zip(rs, xs) for v in pair)
+    split = tuple(v for pair in zip(rs, xs, strict=True) for v in pair)
     summed = ops.sum(ops.reshape(g, split), axis=tuple(range(0, 2 * d, 2)))
     return (ops.reshape(summed, ops.shape(x)),)
 
@@ -615,7 +620,8 @@ def _pad(ops, g, out, x, pad_width=0, constant_values=0):
     shape = ops.static_shape(x)
     # numpy.pad reads pad_width as (before, after) pairs broadcast to one per axis
     widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int), (len(shape), 2))
-    index = tuple(("slice", int(b), int(b) + n, None) for (b, _a), n in zip(widths, shape))
+    index = tuple(("slice", int(b), int(b) + n, None)
+                  for (b, _a), n in zip(widths, shape, strict=True))
     return (ops.getitem(g, index=index),)
 
 
@@ -644,7 +650,9 @@ def _take_along_axis(ops, g, out, x, indices, axis=-1):
         flat = ops.scatter_add((math.prod(ops.static_shape(x)),), g, indices,
                                index=(("in", 0),))
         return ops.reshape(flat, ops.shape(x)), None
-    shape = ops.static_shape(indices)
+    # like NumPy, index every other axis by an arange over x's extent and let it broadcast
+    # against the indices (either may have size 1 there)
+    shape = ops.static_shape(x)
     nd = len(shape)
     a = axis % nd
     grids = []

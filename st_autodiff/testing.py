@@ -52,6 +52,12 @@ def tolerance(*dtypes: Any) -> tuple[float, float]:
     return max(tols, default=TOLERANCES[np.dtype(np.float64)])
 
 
+def _tolerances(arg: Any, grad: Any, atol: float | None, rtol: float | None) -> tuple[float, float]:
+    """The explicit tolerances, or the defaults for the argument's and gradient's dtypes."""
+    d_atol, d_rtol = tolerance(np.asarray(arg).dtype, np.asarray(grad).dtype)
+    return (d_atol if atol is None else atol), (d_rtol if rtol is None else rtol)
+
+
 def _is_float(a: Any) -> bool:
     if isinstance(a, float):
         return True
@@ -172,9 +178,7 @@ def check_vjp(
         lo = _inner(g, f(*_with(base, i, base[i] - eps * v)))
         expected = (hi - lo) / (2 * eps)
         actual = float(np.sum(np.asarray(grads[i], dtype=np.float64) * v))
-        d_atol, d_rtol = tolerance(_dtype(args[i]), _dtype(grads[i]))
-        a_tol = d_atol if atol is None else atol
-        r_tol = d_rtol if rtol is None else rtol
+        a_tol, r_tol = _tolerances(args[i], grads[i], atol, rtol)
         err = abs(actual - expected)
         scale = max(abs(actual), abs(expected))
         if not err <= a_tol + r_tol * scale:  # also catches nan
@@ -213,9 +217,7 @@ def check_grads(
     for i in nums:
         got = np.asarray(grads[i], dtype=np.float64)
         expected = expected_all[i]
-        d_atol, d_rtol = tolerance(_dtype(args[i]), _dtype(grads[i]))
-        a_tol = d_atol if atol is None else atol
-        r_tol = d_rtol if rtol is None else rtol
+        a_tol, r_tol = _tolerances(args[i], grads[i], atol, rtol)
         err = np.abs(got - expected)
         err = np.where(np.isnan(err), np.inf, err)  # a nan gradient is always an error
         bad = err > a_tol + r_tol * np.abs(expected)

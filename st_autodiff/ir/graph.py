@@ -194,8 +194,9 @@ class GraphBuilder:
             return None
         if op in (Op.ITEM, Op.GETITEM) or op in INTEGER_VALUED or all(
                 isinstance(v, (int, bool)) for v in vals):
-            from .kernels import run  # noqa: PLC0415  (kernels import this module's types)
             import numpy  # noqa: PLC0415
+
+            from .kernels import run  # noqa: PLC0415  (kernels import this module's types)
 
             try:
                 result = run(op, numpy, tuple(vals), params)

@@ -166,7 +166,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             if gi is None or inp not in active:
                 continue
             gnode = em.node(gi)
-            if n.op in ELEMENTWISE and len(n.inputs) > 1 or n.op is Op.MATMUL:
+            if _may_broadcast(n, gnode, inp):
                 em.current = n
                 gnode = _unbroadcast(em, gnode, inp)
             adj[inp] = gnode if inp not in adj else em.emit(Op.ADD, adj[inp], gnode).node
@@ -214,6 +214,17 @@ def _call_rule(em: Emitter, n: Node, g: Any, out_v: Any) -> tuple:
         raise CompileError(f"internal error while differentiating {n.op.value}: "
                            f"{type(exc).__name__}: {exc}", n.loc,
                            "this is a bug in st_autodiff; please report it") from exc
+
+
+#: Ops whose rules may return a gradient of the broadcast shape of their inputs.
+_BROADCASTING = ELEMENTWISE | {Op.MATMUL, Op.DOT, Op.INNER, Op.SOLVE, Op.EINSUM}
+
+
+def _may_broadcast(n: Node, g: Node, x: Node) -> bool:
+    """Whether ``g`` may need summing down to ``x``'s shape (always checked when known)."""
+    known = g.type is not None and x.type is not None and None not in (g.type.shape,
+                                                                       x.type.shape)
+    return g.type.shape != x.type.shape if known else n.op in _BROADCASTING  # type: ignore
 
 
 def _unbroadcast(em: Emitter, g: Node, x: Node) -> Node:

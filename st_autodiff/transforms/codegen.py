@@ -90,7 +90,7 @@ class _Writer:
         v = n.param("value")
         if _needs_global(v):
             if n not in self.names:
-                self.names[n] = self.ns.fresh(n.name or "_c")
+                self.names[n] = self.ns.fresh(n.name or "_const")
                 self.globals[self.names[n]] = v
             return self.names[n], _ATOM
         text = literal(v)
@@ -128,6 +128,8 @@ class _Writer:
         if n.op is Op.EINSUM:
             args = [repr(n.param("subscripts"))] + [self.ref(i) for i in ins]
             return f"xp.einsum({', '.join(args)})", _ATOM
+        if self._is_matrix_transpose(n):
+            return f"{self.ref(ins[0], _ATOM)}.T", _ATOM
         params = self.params(n)
         if sp is Spelling.METHOD:
             return f"{self.ref(ins[0], _ATOM)}.{info.numpy}({', '.join(params)})", _ATOM
@@ -136,6 +138,17 @@ class _Writer:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
             return f"{fn}({', '.join([seq + ')'] + params)})", _ATOM
         return f"{fn}({', '.join([self.ref(i) for i in ins] + params)})", _ATOM
+
+    @staticmethod
+    def _is_matrix_transpose(n: Node) -> bool:
+        """``x.T``: a full transpose, or swapping the two axes of a matrix."""
+        t = n.inputs[0].type if n.inputs else None
+        if t is None or t.kind != "array":
+            return False
+        if n.op is Op.TRANSPOSE:
+            return n.param("axes") is None
+        return n.op is Op.SWAPAXES and t.ndim == 2 and {n.param("axis1") % 2,
+                                                         n.param("axis2") % 2} == {0, 1}
 
     def params(self, n: Node) -> list[str]:
         defaults = OP_INFO[n.op].param_defaults
@@ -174,7 +187,8 @@ class _Writer:
         sig = ", ".join(self.names[a] + (f"={self.defaults[a.name]}" if a.name in
                                           self.defaults else "") for a in self.g.args)
         body: list[tuple[str, Node | None]] = []
-        order = [n for n in self.g.nodes if n.op is not Op.ARG and n not in self.inline]
+        order = [n for n in self.g.nodes
+                 if n.op not in (Op.ARG, Op.CONST) and n not in self.inline]
         last_use = self._last_uses(order)
         group: Any = None
         for pos, n in enumerate(order):

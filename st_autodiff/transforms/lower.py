@@ -26,11 +26,15 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from ..errors import (CompileError, EvaluationError, NoRuleError, UnsupportedRecursionError,
-                      UnsupportedSyntaxError)
+from ..errors import (
+    CompileError,
+    EvaluationError,
+    UnsupportedRecursionError,
+    UnsupportedSyntaxError,
+)
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
 from ..ir.kernels import array_namespace, run
-from ..ir.ops import OP_INFO, Op
+from ..ir.ops import Op
 from ..ir.types import type_of
 from . import calls
 from .parse import ParsedFunction, parse_function
@@ -464,6 +468,9 @@ class Lowerer:
             if isinstance(p, Node):
                 dyn.append(p)
                 return ("in", len(dyn) - 1)
+            if isinstance(p, list) and all(isinstance(i, int) and not isinstance(i, bool)
+                                           for i in p):
+                return ("list", tuple(p))
             if isinstance(p, (list, np.ndarray)):
                 return entry(self.to_node(p, e))
             return p

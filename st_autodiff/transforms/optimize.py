@@ -18,7 +18,8 @@ from ..ir.ops import ELEMENTWISE, Op
 def optimize(graph: Graph, enabled: bool = True) -> Graph:
     """Simplify, share common subexpressions, then drop dead nodes."""
     if enabled:
-        graph = _rebuild(graph, _simplify)
+        uses = {n.id: len(u) for n, u in graph.users().items()}
+        graph = _rebuild(graph, lambda n: _simplify(n, uses))
         graph = _rebuild(graph, _elide_broadcasts(graph))
     return _dce(graph)
 
@@ -34,7 +35,21 @@ def _same_type(a: Node, b: Node) -> bool:
     return a.type is not None and a.type == b.type
 
 
-def _simplify(n: Node) -> Node | None:
+def _strip_neg(m: Node, uses: dict[int, int]) -> Node | None:
+    """``m`` without the negation at the left end of its product chain, if it has one.
+
+    Only single-use chain nodes are rebuilt, so nothing is computed twice.
+    """
+    if m.op is Op.NEG:
+        return m.inputs[0]
+    if m.op in (Op.MUL, Op.DIV) and uses.get(m.id, 0) <= 1:
+        inner = _strip_neg(m.inputs[0], uses)
+        if inner is not None:
+            return Node(-1, m.op, (inner, m.inputs[1]), m.params, m.type, None, m.loc, m.role)
+    return None
+
+
+def _simplify(n: Node, uses: dict[int, int]) -> Node | None:
     """A replacement for ``n`` among its (already rewritten) inputs, or None."""
     ins = n.inputs
     op = n.op
@@ -52,10 +67,35 @@ def _simplify(n: Node) -> Node | None:
         return ins[0]
     if op is Op.NEG and ins[0].op is Op.NEG and _same_type(ins[0].inputs[0], n):
         return ins[0].inputs[0]
+    if op is Op.NEG and ins[0].op in (Op.MUL, Op.DIV) and uses.get(ins[0].id, 0) <= 1:
+        stripped = _strip_neg(ins[0], uses)  # -((-a) * b / c) -> a * b / c
+        if stripped is not None and _same_type(stripped, n):
+            return _replace(stripped, stripped.inputs, n)
+    if op is Op.ADD and ins[0] is ins[1]:
+        return _replace(n, (ins[0], _const_like(n, 2)), n, Op.MUL)
+    if op in (Op.EXPAND_DIMS, Op.RESHAPE, Op.BROADCAST_TO, Op.SQUEEZE) and \
+            ins[0].op is Op.BROADCAST_TO and n.type is not None and n.type.shape is not None:
+        src = ins[0].inputs[0]
+        if src.type is not None and src.type.shape == ():
+            return _replace(n, (src, _const_like(n, n.type.shape)), n, Op.BROADCAST_TO, ())
     if op in (Op.BROADCAST_TO, Op.RESHAPE, Op.UNBROADCAST, Op.ASTYPE, Op.SQUEEZE) and \
             _same_type(ins[0], n):
         return ins[0]
     return None
+
+
+def _const_like(n: Node, value: Any) -> Node:
+    """A constant node (negative id: renumbering gives it a real one)."""
+    from ..ir.types import type_of  # noqa: PLC0415
+
+    return Node(-1, Op.CONST, (), (("value", value),), type_of(value))
+
+
+def _replace(n: Node, inputs: tuple[Node, ...], like: Node, op: Op | None = None,
+             params: tuple | None = None) -> Node:
+    """A node computing ``op(inputs)`` with the type, name and location of ``like``."""
+    return Node(like.id, op or n.op, inputs, n.params if params is None else params,
+                like.type, like.name, like.loc, like.role)
 
 
 def _elide_broadcasts(graph: Graph) -> Any:
@@ -68,41 +108,66 @@ def _elide_broadcasts(graph: Graph) -> Any:
         shape = n.type.shape
         if shape is None:
             return None
-        for u in users.get(n, ()):
-            if u.op not in ELEMENTWISE or u.type is None or u.type.shape != shape:
-                return None
-            others = [i for i in u.inputs if i is not n]
-            if not any(o.type is not None and o.type.shape == shape for o in others):
-                return None
-            src = n.inputs[0].type
-            if src is None or src.dtype != n.type.dtype and src.kind == "array":
-                return None
-        return n.inputs[0]
+        src = n.inputs[0].type
+        if src is None or src.dtype != n.type.dtype and src.kind == "array":
+            return None
+        if all(absorbs(u, n, shape, 0) for u in users.get(n, ())):
+            return n.inputs[0]
+        return None
+
+    def absorbs(u: Node, via: Node, shape: tuple, depth: int) -> bool:
+        """Reading ``via`` un-broadcast still gives ``u`` (or its readers) full shape."""
+        if u.op is Op.SCATTER_ADD:
+            return u.inputs[1] is via  # assignment broadcasts the values
+        if u.op not in ELEMENTWISE or u.type is None or u.type.shape != shape:
+            return False
+        others = [i for i in u.inputs if i is not via]
+        if any(o.type is not None and o.type.shape == shape for o in others):
+            return True
+        readers = users.get(u, ())
+        return depth < 8 and u not in outputs and bool(readers) and all(
+            absorbs(r, u, shape, depth + 1) for r in readers)
 
     return rewrite
 
 
 def _rebuild(graph: Graph, rewrite: Any) -> Graph:
-    """Copy the graph, applying ``rewrite`` and sharing structurally equal nodes."""
+    """Copy the graph, applying ``rewrite`` and sharing structurally equal nodes.
+
+    A rewrite returns an existing node, or a new node whose inputs are existing nodes or
+    new constants (id -1); new nodes are placed where the node they replace stood.
+    """
     remap: dict[Node, Node] = {}
     seen: dict[Any, Node] = {}
     nodes: list[Node] = []
+    placed: set[Node] = set()
+
+    def place(m: Node) -> Node:
+        key = _cse_key(m)
+        if key is not None and key in seen:
+            return seen[key]
+        if key is not None:
+            seen[key] = m
+        nodes.append(m)
+        placed.add(m)
+        return m
+
+    def place_new(m: Node) -> Node:
+        fresh = tuple(place_new(i) if i.id == -1 and i not in placed else i
+                      for i in m.inputs)
+        if fresh != m.inputs:
+            m = Node(m.id, m.op, fresh, m.params, m.type, m.name, m.loc, m.role)
+        return place(m)
+
     for n in graph.nodes:
         ins = tuple(remap[i] for i in n.inputs)
         cur = n if ins == n.inputs else Node(n.id, n.op, ins, n.params, n.type, n.name,
                                               n.loc, n.role)
         replacement = rewrite(cur) if n.op is not Op.ARG else None
-        if replacement is not None:
-            remap[n] = replacement
+        if replacement is None:
+            remap[n] = place(cur)
             continue
-        key = _cse_key(cur)
-        if key is not None and key in seen:
-            remap[n] = seen[key]
-            continue
-        if key is not None:
-            seen[key] = cur
-        remap[n] = cur
-        nodes.append(cur)
+        remap[n] = replacement if replacement in placed else place_new(replacement)
     return _renumber(graph, nodes, [remap[o] for o in graph.outputs])
 
 
