@@ -25,6 +25,7 @@ _ATOM = 100
 _PREC = {"**": 15, "@": 13, "*": 13, "/": 13, "//": 13, "%": 13, "+": 12, "-": 12,
          "==": 7, "!=": 7, "<": 7, "<=": 7, ">": 7, ">=": 7}
 _UNARY = 14
+_WIDTH = 92  # longest statement before subexpressions are split out
 
 
 @dataclass
@@ -202,8 +203,10 @@ class _Writer:
                     body.append((f"# {n.loc.short()}  {src}".rstrip(), None))
                 group = key
             self.names[n] = self.ns.fresh(n.name)
+            hoisted = self._hoist(n)
+            body.extend((self.statement(m), m) for m in hoisted)
             body.append((self.statement(n), n))
-            dead = [self.names[m] for m in last_use.get(pos, ()) if self._freeable(m)]
+            dead = [self.names[m] for m in hoisted + last_use.get(pos, []) if self._freeable(m)]
             if dead:
                 body.append(("del " + ", ".join(dead), None))
         body.append(("return " + self.returns(returns), None))
@@ -214,6 +217,32 @@ class _Writer:
             if node is not None and node.loc is not None:
                 line_map[len(lines)] = str(node.loc)
         return Generated(self.name, "\n".join(lines) + "\n", self.globals, line_map)
+
+    def _hoist(self, n: Node) -> list[Node]:
+        """Inlined subexpressions of ``n`` to write as statements of their own, so that no
+        line is longer than ``_WIDTH``; largest first, innermost statements first."""
+        hoisted: list[Node] = []
+        while len(self.statement(n)) > _WIDTH:
+            inner = [m for m in self._inlined_under(n) if m.op is not Op.CONST]
+            if not inner:
+                break
+            size = {m: len(self.expr(m)[0]) for m in inner}
+            excess = len(self.statement(n)) - _WIDTH + 4  # a temporary's name costs ~4
+            enough = [m for m in inner if size[m] >= excess]
+            big = min(enough, key=size.__getitem__) if enough else max(inner, key=size.get)
+            self.inline.discard(big)
+            self.names[big] = self.ns.fresh(big.name)
+            hoisted = [m for m in hoisted if m not in self._inlined_under(big)]
+            hoisted += self._hoist(big) + [big]
+        return hoisted
+
+    def _inlined_under(self, n: Node) -> list[Node]:
+        out: list[Node] = []
+        for i in n.inputs:
+            if i in self.inline and i not in self.names:
+                out.append(i)
+                out.extend(self._inlined_under(i))
+        return out
 
     def statement(self, n: Node) -> str:
         target = self.names[n]
