@@ -37,14 +37,27 @@ _VERSION = 1
 def _kind(a: Any) -> Any:
     """The part of an argument that generated code is specialised on."""
     t = type(a)
-    if t is float:
-        return float
-    if t is int or t is bool:
-        return (t, a)
     shape = getattr(a, "shape", None)
     if shape is not None and hasattr(a, "dtype"):
         return (t, a.dtype, shape)
-    return (t, a) if isinstance(a, (str, type(None))) else t
+    return (t, a) if isinstance(a, (int, str, type(None))) else t
+
+
+def _ndarray_kind(a: np.ndarray) -> Any:
+    return (a.dtype, a.shape)
+
+
+def _float_kind(a: float) -> Any:
+    return float
+
+
+def _value_kind(a: Any) -> Any:
+    return (type(a), a)
+
+
+#: Fast paths of ``_kind`` for the common argument types (the cached-call hot path).
+_KINDS: dict[type, Callable[[Any], Any]] = {np.ndarray: _ndarray_kind, float: _float_kind,
+                                            int: _value_kind, bool: _value_kind}
 
 
 class GradFunction:
@@ -72,7 +85,7 @@ class GradFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != self._nparams:
             args = self._bind(args, kwargs)
-        key = tuple(map(_kind, args))
+        key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         fn = self._cache.get(key)
         if fn is None:
             fn = self._compile(args, key)
@@ -156,7 +169,7 @@ class GradFunction:
 def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Request:
     names = parsed.params
     single = isinstance(wrt, (int, str))
-    items = [wrt] if single else list(wrt)  # type: ignore[list-item]
+    items = [wrt] if single or not isinstance(wrt, Sequence) else list(wrt)
     positions = []
     for w in items:
         if isinstance(w, bool) or not isinstance(w, (int, str)):

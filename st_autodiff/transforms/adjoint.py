@@ -171,7 +171,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
                 gnode = _unbroadcast(em, gnode, inp)
             adj[inp] = gnode if inp not in adj else em.emit(Op.ADD, adj[inp], gnode).node
     em.current = None
-    grads_out = [_final_gradient(em, graph.args[i], adj.get(graph.args[i]), low.values)
+    grads_out = [_final_gradient(em, graph.args[i], adj.get(graph.args[i]), b.values)
                  for i in wrt]
     joint = b.finish(list(graph.outputs) + grads_out)
     return Lowered(joint, b.values)
@@ -254,11 +254,19 @@ def _final_gradient(em: Emitter, x: Node, g: Node | None, values: dict[Node, Any
         if t is not None and t.kind == "float":
             return b.const(0.0)
         return em.zeros_like(x).node
+    if t is not None and t.kind == "array" and g.type is not None:
+        if t.shape == ():
+            # NumPy turns 0-d results into scalars: give back the kind that came in
+            want_scalar = isinstance(values.get(x), np.generic)
+            have_scalar = isinstance(values.get(g), (float, np.generic))
+            if g.type.dtype != t.dtype and t.dtype is not None:
+                g = em.astype(g, dtype=t.dtype).node
+            if have_scalar and not want_scalar:
+                g = em.asarray(g).node
+            elif want_scalar and not have_scalar:
+                g = em.getitem(g, index=()).node
+        elif g.type.dtype != t.dtype and t.dtype is not None:
+            g = em.astype(g, dtype=t.dtype).node
     if g.name is None:
         g = b.rename(g, (x.name or "x") + "_bar")
-    if t is not None and t.kind == "array" and g.type is not None:
-        if g.type.dtype != t.dtype and t.dtype is not None:
-            g = em.astype(g, dtype=t.dtype).node
-        elif t.shape == () and isinstance(values.get(g), np.generic):
-            g = em.asarray(g).node
     return g

@@ -20,6 +20,7 @@ def optimize(graph: Graph, enabled: bool = True) -> Graph:
     if enabled:
         uses = {n.id: len(u) for n, u in graph.users().items()}
         graph = _rebuild(graph, lambda n: _simplify(n, uses))
+        graph = _dce(graph)  # dead readers would keep broadcasts alive
         graph = _rebuild(graph, _elide_broadcasts(graph))
     return _dce(graph)
 
