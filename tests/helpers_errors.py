@@ -3,7 +3,7 @@
 Each function marks the line the error must point at with a ``# <- NAME`` comment;
 the tests find those lines with ``inspect``, so editing this file cannot make them stale.
 """
-# ruff: noqa: E731, F841, B007, B018, PLW0603, S101
+# ruff: noqa: F821, F841, B007
 
 from __future__ import annotations
 
@@ -162,3 +162,118 @@ def shape_mismatch(x, y):
 exec_namespace: dict = {"np": np}
 exec("def from_exec(x):\n    return np.sum(x)\n", exec_namespace)
 from_exec = exec_namespace["from_exec"]
+
+
+def bool_flag(x, flag):  # <- boolparam
+    return np.sum(x) * 2.0
+
+
+def int_index(x, idx):  # <- intparam
+    return np.sum(x[idx])
+
+
+def augassigns_element(x):
+    y = x * 1.0
+    y[0] += 1.0  # <- augsetitem
+    return np.sum(y)
+
+
+def undefined_name(x):
+    return np.sum(x * undefined_thing)  # <- undefined
+
+
+def array_and(x):
+    return np.sum(np.where((x > 0) and (x < 2), x, 0.0))  # <- and
+
+
+def array_not(x):
+    return np.sum(np.where(not x, x, 0.0))  # <- not
+
+
+def array_invert(x):
+    return np.sum(~x)  # <- invert
+
+
+def array_is(x):
+    return np.sum(x) if x is None else np.sum(x * 2.0)  # <- is
+
+
+def complex_literal(x):
+    return np.sum(x * 1j)  # <- complex
+
+
+def uses_raise(x):
+    raise ValueError("no")  # <- raise
+
+
+def uses_set(x):
+    s = {1, 2}  # <- set
+    return np.sum(x)
+
+
+def uses_class(x):
+    class Local:  # <- class
+        pass
+
+    return np.sum(x)
+
+
+async def uses_async(x):  # <- async
+    return np.sum(x)
+
+
+def no_return(x):  # <- noreturn
+    y = np.sum(x)
+
+
+def bare_return(x):
+    return  # <- barereturn
+
+
+def unpack_mismatch(x):
+    a, b = x  # <- unpack
+    return np.sum(a * b)
+
+
+def calls_tolist(x):
+    return sum(x.tolist())  # <- tolist
+
+
+def runtime_axis(x):
+    return np.sum(np.sum(x, axis=x.shape[0] - 3 + np.argmax(x)))  # <- axis
+
+
+def bad_keyword(x):
+    return np.sum(x, bogus=1)  # <- keyword
+
+
+def helper(a, b):
+    return a * b
+
+
+def inline_too_many(x):
+    return np.sum(helper(x, x, x))  # <- toomany
+
+
+def inline_missing(x):
+    return np.sum(helper(x))  # <- missing
+
+
+def unknown_module_attr(x):
+    return np.sum(np.not_a_function(x))  # <- modattr
+
+
+def unknown_array_attr(x):
+    return np.sum(x.flags)  # <- arrayattr
+
+
+def ping(x):
+    return pong(x) * 2.0  # <- ping
+
+
+def pong(x):
+    return ping(x)  # <- pong
+
+
+def mutual(x):
+    return np.sum(ping(x))

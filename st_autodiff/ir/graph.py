@@ -143,7 +143,7 @@ class GraphBuilder:
              name: str | None = None, loc: Loc | None = None, type: Type | None = None,
              role: str | None = None) -> Node:
         """Add a node (or return a folded constant) and evaluate it when possible."""
-        inputs = tuple(inputs)
+        inputs = tuple(self._current(i) for i in inputs)
         info = OP_INFO[op]
         full = info.param_defaults
         full.update(params or {})
@@ -160,7 +160,7 @@ class GraphBuilder:
             known = True
         if known:
             type = type_of(value)
-            if not self._shape_trusted(op, inputs):
+            if not self._shape_trusted(op, inputs) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
         node = Node(len(self.nodes), op, inputs, sorted_params, type, name, loc, role)
         self.nodes.append(node)
@@ -224,6 +224,7 @@ class GraphBuilder:
 
     def rename(self, node: Node, name: str) -> Node:
         """Give an unnamed node the source name it was assigned to, if nothing reads it yet."""
+        node = self._current(node)
         if node.name is not None or node.op in (Op.ARG, Op.CONST):
             return node
         if node.id in self._read:
@@ -237,13 +238,34 @@ class GraphBuilder:
 
     def finish(self, outputs: Iterable[Node], output_names: Iterable[str] = ()) -> Graph:
         """The finished, immutable graph."""
-        return Graph(self.name, tuple(self.args), tuple(self.nodes), tuple(outputs),
-                     tuple(output_names))
+        return Graph(self.name, tuple(self.args), tuple(self.nodes),
+                     tuple(self._current(o) for o in outputs), tuple(output_names))
+
+    def _current(self, node: Node) -> Node:
+        """``node`` as the builder holds it now: ``rename`` replaces a node by a renamed
+        copy, and callers may still hold the old object (``a = b = x * 2``, or a tuple
+        whose items were unpacked into names)."""
+        if 0 <= node.id < len(self.nodes):
+            cur = self.nodes[node.id]
+            if cur is not node and cur.op is node.op and cur.inputs is node.inputs:
+                return cur
+        return node
 
 
 def type_name(exc: BaseException) -> str:
     """``LinAlgError`` rather than ``numpy.linalg.LinAlgError``."""
     return type(exc).__name__
+
+
+#: reductions whose result is 0-d whatever their input's shape (with axis=None and no
+#: keepdims), so a data-dependent input shape does not make the result's shape unknown
+_FULL_REDUCTIONS = frozenset({Op.SUM, Op.MEAN, Op.PROD, Op.MAX, Op.MIN, Op.VAR, Op.STD,
+                              Op.ANY, Op.ALL})
+
+
+def _reduces_to_scalar(op: Op, params: dict[str, Any]) -> bool:
+    return op in _FULL_REDUCTIONS and params.get("axis") is None and not params.get(
+        "keepdims")
 
 
 def _is_static(v: Any) -> bool:

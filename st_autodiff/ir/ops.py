@@ -389,7 +389,7 @@ def _table() -> dict[Op, OpInfo]:
         Op.RAVEL: OpInfo("ravel", ("x",), numpy="ravel", methods=("ravel", "flatten")),
         Op.TRANSPOSE: OpInfo("transpose", ("x",), (("axes", None),), numpy="transpose",
                              methods=("transpose",), torch="permute"),
-        Op.SWAPAXES: OpInfo("swapaxes", ("x",), (("axis1", 0), ("axis2", 1)),
+        Op.SWAPAXES: OpInfo("swapaxes", ("x",), (("axis1", REQUIRED), ("axis2", REQUIRED)),
                             numpy="swapaxes", methods=("swapaxes",), torch="transpose"),
         Op.MOVEAXIS: OpInfo("moveaxis", ("x",), (("source", REQUIRED), ("destination", REQUIRED)),
                             numpy="moveaxis", torch="movedim"),

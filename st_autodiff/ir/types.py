@@ -65,7 +65,7 @@ def type_of(value: Any) -> Type:
         return Type("bool")
     if isinstance(value, int):
         return Type("int")
-    if isinstance(value, float):
+    if type(value) is float:  # NumPy scalars (np.float64 too) are typed like 0-d arrays
         return Type("float", "float64", ())
     if value is None:
         return Type("none")

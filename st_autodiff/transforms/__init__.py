@@ -72,7 +72,8 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
         f"%{n.name or n.id}" for n in low.graph.nodes if n in active) + "\n"
     joint = adjoint(low, active, req.wrt, seed_like_output=req.mode == "vjp")
     _check(joint.graph, options, stages, "adjoint")
-    opt = optimize(joint.graph, options.optimize)
+    examples = [joint.values.get(a) for a in joint.graph.args]
+    opt = optimize(joint.graph, options.optimize, examples if example_args is not None else None)
     _check(opt, options, stages, "optimize")
     gen = generate(opt, _returns(low.graph, req), f"{parsed.name.strip('<>')}_grad",
                    {} if req.mode == "vjp" else {"out_bar": "1.0"})
@@ -101,7 +102,7 @@ def _check_request(graph: Graph, parsed: ParsedFunction, req: Request) -> None:
         raise NonScalarOutputError(
             f"grad needs a scalar output, but {parsed.name}() returns an array of shape "
             f"{t.shape}", out.loc or parsed.loc(parsed.node),
-            "reduce it (e.g. .sum() or .mean()), or use st.vjp / st.jacobian")
+            "reduce it (e.g. .sum() or .mean()), or use st.vjp for vector outputs")
     names = parsed.params
     for i in req.wrt:
         at = graph.args[i].type

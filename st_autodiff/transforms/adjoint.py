@@ -258,12 +258,13 @@ def _final_gradient(em: Emitter, x: Node, g: Node | None, values: dict[Node, Any
         if t.shape == ():
             # NumPy turns 0-d results into scalars: give back the kind that came in
             want_scalar = isinstance(values.get(x), np.generic)
-            have_scalar = isinstance(values.get(g), (float, np.generic))
-            if g.type.dtype != t.dtype and t.dtype is not None:
+            have = values.get(g)
+            python_float = isinstance(have, float) and not isinstance(have, np.generic)
+            if python_float or (isinstance(have, np.generic) and not want_scalar):
+                g = em.asarray(g).node  # first: a Python float has no .astype
+            if g.type is not None and g.type.dtype != t.dtype and t.dtype is not None:
                 g = em.astype(g, dtype=t.dtype).node
-            if have_scalar and not want_scalar:
-                g = em.asarray(g).node
-            elif want_scalar and not have_scalar:
+            if want_scalar and not isinstance(values.get(g), np.generic):
                 g = em.getitem(g, index=()).node
         elif g.type.dtype != t.dtype and t.dtype is not None:
             g = em.astype(g, dtype=t.dtype).node

@@ -63,9 +63,12 @@ METHODS: dict[str, Op] = {m: op for op, info in OP_INFO.items() for m in info.me
 def callable_name(fn: Any) -> str:
     """``numpy.linalg.norm`` style name of a callable, for messages."""
     mod = getattr(fn, "__module__", None) or ""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if name is None:  # a callable object: name its method, never its address
+        name = f"{type(fn).__qualname__}.__call__"
     if isinstance(fn, np.ufunc):
-        return f"numpy.{fn.__name__}"
+        owner = getattr(np, fn.__name__, None) is fn
+        return f"numpy.{fn.__name__}" if owner else f"ufunc {fn.__name__!r}"
     return f"{mod}.{name}" if mod and mod != "builtins" else name
 
 

@@ -264,6 +264,8 @@ class _Writer:
             t = d.type
             if t is None or t.kind == "array" and t.dtype != "bool":
                 return None
+        if any(isinstance(e, tuple) and e and e[0] == "list" for e in n.param("index")):
+            return None  # a literal list index (x[[2, 2, 0]]) can repeat: accumulate
         target = self.names[n]
         shape = self.ref(n.inputs[0])
         idx = self.index(n.param("index"), dyn)
@@ -329,6 +331,8 @@ def _equal(a: Any, b: Any) -> bool:
 
 def literal(v: Any) -> str:
     """Python source for a constant (floats keep their weak Python type)."""
+    if isinstance(v, float) and type(v) is not float and hasattr(v, "dtype"):
+        return f"xp.{v.dtype.name}({literal(float(v))})"  # np.float64 keeps its strong type
     if isinstance(v, float):
         if math.isinf(v):
             return "xp.inf" if v > 0 else "-xp.inf"

@@ -102,6 +102,8 @@ def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: c
               what: str) -> Any:
     """Bind arguments to ``op``'s signature and emit it (tuples of items for multi ops)."""
     kwargs = dict(kwargs)
+    if op is Op.WHERE and len(args) == 1 and not kwargs:  # np.where(c) is np.nonzero(c)
+        op = Op.NONZERO
     if op is Op.PAD:
         mode = kwargs.pop("mode", "constant")
         if mode != "constant":
@@ -109,6 +111,11 @@ def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: c
     if op is Op.ARANGE:
         args = _arange_args(args, kwargs)
         kwargs = {k: v for k, v in kwargs.items() if k == "dtype"}
+    if op is Op.CLIP:  # NumPy 2 lets either bound be left out: x.clip(min=0.0)
+        given = {calls.KEYWORD_ALIASES.get(k, k) for k in kwargs}
+        for bound in ("a_min", "a_max")[max(len(args) - 1, 0):]:
+            if bound not in given:
+                kwargs[bound] = None
     try:
         inputs, params = calls.bind(op, args, kwargs, what)
     except TypeError as exc:

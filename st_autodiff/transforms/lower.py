@@ -199,6 +199,10 @@ class Lowerer:
     def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> Any:
         """Inline a call: bind arguments, lower the body, return the return value."""
+        if where is not None and any(f.node is fn.node for f in self.fn_stack):
+            raise UnsupportedRecursionError(
+                f"{fn.name}() calls itself; recursive functions are not supported",
+                self.loc(where), "rewrite the recursion as a computation on arrays")
         if len(self.fn_stack) >= MAX_INLINE_DEPTH:
             raise UnsupportedRecursionError(f"calls nested deeper than {MAX_INLINE_DEPTH}",
                                             self.loc(where) if where else None)
@@ -207,9 +211,13 @@ class Lowerer:
             raise self.fail(f"{fn.name}() takes {len(names)} positional arguments but "
                             f"{len(args)} were given", where or fn.node, kind=CompileError)
         bound = dict(zip(names, args))
+        kwonly = [p.name.value for p in fn.node.params.kwonly_params]
         for k, v in kwargs.items():
-            if k not in names:
+            if k not in names and k not in kwonly:
                 raise self.fail(f"{fn.name}() got an unexpected keyword argument {k!r}",
+                                where or fn.node, kind=CompileError)
+            if k in bound:
+                raise self.fail(f"{fn.name}() got multiple values for argument {k!r}",
                                 where or fn.node, kind=CompileError)
             bound[k] = v
         for p in fn.node.params.params + fn.node.params.kwonly_params:
@@ -229,7 +237,9 @@ class Lowerer:
         try:
             if isinstance(fn.node, cst.Lambda):
                 return self.expr(fn.node.body, scope)
-            return self.block(fn.node.body.body, scope)
+            body = fn.node.body  # an indented block, or a one-line `def f(x): return x`
+            return self.block([body] if isinstance(body, cst.SimpleStatementSuite)
+                              else body.body, scope)
         finally:
             self.fn_stack.pop()
 
@@ -239,7 +249,7 @@ class Lowerer:
                 inner = ParsedFunction(stmt.name.value, stmt, self.fn.module)
                 scope.vars[stmt.name.value] = Closure(inner, scope)
                 continue
-            if not isinstance(stmt, cst.SimpleStatementLine):
+            if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 raise self.fail(f"{type(stmt).__name__} statements are not supported", stmt)
             for small in stmt.body:
                 result = self.statement(small, scope)
@@ -450,6 +460,8 @@ class Lowerer:
     def expr_Subscript(self, e: cst.Subscript, scope: Scope) -> Any:
         base = self.expr(e.value, scope)
         parts = [self.index_part(el, scope) for el in e.slice]
+        if len(parts) == 1 and isinstance(parts[0], tuple):
+            parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
                 raise self.fail("indexing a constant with a runtime value is not supported",

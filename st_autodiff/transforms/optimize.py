@@ -12,17 +12,52 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.graph import Graph, Node
+from ..ir.kernels import array_namespace, run
 from ..ir.ops import ELEMENTWISE, Op
+from ..ir.types import type_of
 
 
-def optimize(graph: Graph, enabled: bool = True) -> Graph:
-    """Simplify, share common subexpressions, then drop dead nodes."""
+def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = None
+             ) -> Graph:
+    """Simplify, share common subexpressions, then drop dead nodes.
+
+    ``examples`` holds one example value per argument; with them, types are derived
+    again after the rewrites (an elided broadcast can change a dtype, e.g. a Python-float
+    adjoint no longer widened to float64) and casts that became no-ops are removed.
+    """
     if enabled:
         uses = {n.id: len(u) for n, u in graph.users().items()}
         graph = _rebuild(graph, lambda n: _simplify(n, uses))
         graph = _dce(graph)  # dead readers would keep broadcasts alive
         graph = _rebuild(graph, _elide_broadcasts(graph))
+        if examples is not None:
+            graph = _retype(graph, examples)
+            graph = _rebuild(graph, lambda n: _simplify(n, {}))
     return _dce(graph)
+
+
+def _retype(graph: Graph, examples: list[Any]) -> Graph:
+    """Re-evaluate the graph on the example arguments and record each node's type."""
+    values: dict[Node, Any] = dict(zip(graph.args, examples))
+    remap: dict[Node, Node] = {}
+    nodes: list[Node] = []
+    for n in graph.nodes:
+        ins = tuple(remap[i] for i in n.inputs)
+        t = n.type
+        if n.op is not Op.ARG:
+            try:
+                xp = array_namespace(*(values[i] for i in n.inputs))
+                values[n] = run(n.op, xp, tuple(values[i] for i in n.inputs), n.kwargs)
+            except Exception:  # leave the old type; the value is unusable downstream
+                return graph
+            fresh = type_of(values[n])
+            if t is not None and (t.shape is not None or fresh.kind != "array"):
+                t = fresh
+        m = Node(n.id, n.op, ins, n.params, t, n.name, n.loc, n.role)
+        remap[n] = m
+        nodes.append(m)
+    shell = Graph(graph.name, tuple(remap[a] for a in graph.args), (), (), graph.output_names)
+    return _renumber(shell, nodes, [remap[o] for o in graph.outputs])
 
 
 def _is_const(n: Node, *values: Any) -> bool:
@@ -33,7 +68,9 @@ def _is_const(n: Node, *values: Any) -> bool:
 
 
 def _same_type(a: Node, b: Node) -> bool:
-    return a.type is not None and a.type == b.type
+    """Equal and fully known types (two unknown shapes may differ at run time)."""
+    t = a.type
+    return t is not None and t == b.type and not (t.kind == "array" and t.shape is None)
 
 
 def _strip_neg(m: Node, uses: dict[int, int]) -> Node | None:
@@ -79,6 +116,7 @@ def _simplify(n: Node, uses: dict[int, int]) -> Node | None:
         src = ins[0].inputs[0]
         if src.type is not None and src.type.shape == ():
             return _replace(n, (src, _const_like(n, n.type.shape)), n, Op.BROADCAST_TO, ())
+    # (not ASARRAY: the type of a NumPy scalar and of a 0-d array is the same)
     if op in (Op.BROADCAST_TO, Op.RESHAPE, Op.UNBROADCAST, Op.ASTYPE, Op.SQUEEZE) and \
             _same_type(ins[0], n):
         return ins[0]
@@ -100,21 +138,31 @@ def _replace(n: Node, inputs: tuple[Node, ...], like: Node, op: Op | None = None
 
 
 def _elide_broadcasts(graph: Graph) -> Any:
+    """Decide, in graph order, which broadcasts to drop; return the rewrite doing it.
+
+    A broadcast is dropped only when each reader still gets full shape from an operand
+    that no earlier decision has shrunk, so two broadcasts never each rely on the other
+    (``broadcast_to(a, s) * c + broadcast_to(b, s) * d`` keeps one of them).
+    """
     users = graph.users()
     outputs = set(graph.outputs)
+    elided: set[int] = set()
+    memo: dict[int, bool] = {}
 
-    def rewrite(n: Node) -> Node | None:
-        if n.op is not Op.BROADCAST_TO or n in outputs or n.type is None:
-            return None
-        shape = n.type.shape
-        if shape is None:
-            return None
-        src = n.inputs[0].type
-        if src is None or src.dtype != n.type.dtype and src.kind == "array":
-            return None
-        if all(absorbs(u, n, shape, 0) for u in users.get(n, ())):
-            return n.inputs[0]
-        return None
+    def shrunk(o: Node) -> bool:
+        """``o`` may be smaller at run time than its type says, given ``elided``."""
+        if o.id in elided:
+            return True
+        if o.op not in ELEMENTWISE or o.type is None:
+            return False
+        if o.id not in memo:
+            memo[o.id] = any(shrunk(i) for i in o.inputs) and not any(
+                full(i, o.type.shape) for i in o.inputs)
+        return memo[o.id]
+
+    def full(o: Node, shape: tuple | None) -> bool:
+        return shape is not None and o.type is not None and o.type.shape == shape and \
+            not shrunk(o)
 
     def absorbs(u: Node, via: Node, shape: tuple, depth: int) -> bool:
         """Reading ``via`` un-broadcast still gives ``u`` (or its readers) full shape."""
@@ -123,11 +171,25 @@ def _elide_broadcasts(graph: Graph) -> Any:
         if u.op not in ELEMENTWISE or u.type is None or u.type.shape != shape:
             return False
         others = [i for i in u.inputs if i is not via]
-        if any(o.type is not None and o.type.shape == shape for o in others):
+        if any(full(o, shape) for o in others):
             return True
         readers = users.get(u, ())
         return depth < 8 and u not in outputs and bool(readers) and all(
             absorbs(r, u, shape, depth + 1) for r in readers)
+
+    for n in graph.nodes:
+        if n.op is not Op.BROADCAST_TO or n in outputs or n.type is None:
+            continue
+        shape = n.type.shape
+        src = n.inputs[0].type
+        if shape is None or src is None or src.dtype != n.type.dtype and src.kind == "array":
+            continue
+        if all(absorbs(u, n, shape, 0) for u in users.get(n, ())):
+            elided.add(n.id)
+            memo.clear()
+
+    def rewrite(n: Node) -> Node | None:
+        return n.inputs[0] if n.op is Op.BROADCAST_TO and n.id in elided else None
 
     return rewrite
 
@@ -142,6 +204,7 @@ def _rebuild(graph: Graph, rewrite: Any) -> Graph:
     seen: dict[Any, Node] = {}
     nodes: list[Node] = []
     placed: set[Node] = set()
+    renames: dict[Node, str] = {}
 
     def place(m: Node) -> Node:
         key = _cse_key(m)
@@ -169,7 +232,9 @@ def _rebuild(graph: Graph, rewrite: Any) -> Graph:
             remap[n] = place(cur)
             continue
         remap[n] = replacement if replacement in placed else place_new(replacement)
-    return _renumber(graph, nodes, [remap[o] for o in graph.outputs])
+        if remap[n].name is None and n.name is not None:
+            renames.setdefault(remap[n], n.name)  # x_bar = astype(_t0) -> x_bar = ...
+    return _renumber(graph, nodes, [remap[o] for o in graph.outputs], renames)
 
 
 def _cse_key(n: Node) -> Any:
@@ -198,13 +263,15 @@ def _dce(graph: Graph) -> Graph:
     return _renumber(graph, [n for n in graph.nodes if n in live], list(graph.outputs))
 
 
-def _renumber(graph: Graph, nodes: list[Node], outputs: list[Node]) -> Graph:
-    """Dense ids again, inputs pointing at the renumbered nodes."""
+def _renumber(graph: Graph, nodes: list[Node], outputs: list[Node],
+              renames: dict[Node, str] | None = None) -> Graph:
+    """Dense ids again, inputs pointing at the renumbered nodes (``renames`` applied)."""
     remap: dict[Node, Node] = {}
     out: list[Node] = []
+    renames = renames or {}
     for k, n in enumerate(nodes):
-        m = Node(k, n.op, tuple(remap[i] for i in n.inputs), n.params, n.type, n.name, n.loc,
-                 n.role)
+        m = Node(k, n.op, tuple(remap[i] for i in n.inputs), n.params, n.type,
+                 renames.get(n, n.name), n.loc, n.role)
         remap[n] = m
         out.append(m)
     return Graph(graph.name, tuple(remap[a] for a in graph.args), tuple(out),

@@ -89,9 +89,10 @@ def parse_function(fn: Callable[..., Any]) -> ParsedFunction:
     """Read and parse a Python function's source (cached per code object)."""
     code = getattr(fn, "__code__", None)
     if code is None:
-        name = getattr(fn, "__name__", repr(fn))
+        name = getattr(fn, "__name__", None)  # never the repr: it holds an address
+        what = repr(name) if name else f"a {type(fn).__qualname__} object"
         raise SourceUnavailableError(
-            f"cannot read the source of {name!r}: it is not a Python function "
+            f"cannot read the source of {what}: it is not a Python function "
             "(built-in functions and C extensions have no Python source)",
             hint="wrap the computation in a Python function written with NumPy")
     parsed = _parse_cached(code)
@@ -218,10 +219,7 @@ def check_subset(fn_node: cst.FunctionDef | cst.Lambda, module: ParsedModule) ->
                 if isinstance(node, kind):
                     raise UnsupportedSyntaxError(msg, module.loc(node), hint)
             if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-                _check_params(node, module)
-                if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
-                    raise UnsupportedSyntaxError("async functions cannot be differentiated",
-                                                 module.loc(node))
+                _check_def(node, module)
             if isinstance(node, cst.Arg) and node.star:
                 raise UnsupportedSyntaxError(f"{node.star}-arguments in calls are not "
                                              "supported", module.loc(node),
@@ -229,10 +227,18 @@ def check_subset(fn_node: cst.FunctionDef | cst.Lambda, module: ParsedModule) ->
             return True
 
     if isinstance(fn_node, cst.FunctionDef):
-        _check_params(fn_node, module)
+        _check_def(fn_node, module)
         fn_node.body.visit(Fence())
     else:
         fn_node.visit(Fence())
+
+
+def _check_def(node: cst.FunctionDef | cst.Lambda, module: ParsedModule) -> None:
+    """The parameters and ``async`` of a def or lambda (its body is fenced separately)."""
+    _check_params(node, module)
+    if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
+        raise UnsupportedSyntaxError("async functions cannot be differentiated",
+                                     module.loc(node), "differentiate a synchronous function")
 
 
 def _check_params(node: cst.FunctionDef | cst.Lambda, module: ParsedModule) -> None:

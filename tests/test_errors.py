@@ -1,0 +1,293 @@
+"""Every error a user can meet, checked as the user sees it.
+
+Each case compiles a function of ``helpers_errors`` and checks the exception type and
+the whole diagnostic: ``file:line:col: error: message`` pointing at the user's code, the
+source line, a caret under the right column, and a hint saying what to write instead.
+Expected lines come from the ``# <- NAME`` markers in ``helpers_errors`` (read with
+``inspect``) and expected columns from a token on that line, so nothing is hard-coded.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import helpers_errors as H
+import numpy as np
+import pytest
+
+import st_autodiff as st
+from st_autodiff.errors import (
+    CompileError,
+    EvaluationError,
+    NonScalarOutputError,
+    NoRuleError,
+    SourceUnavailableError,
+    StAutodiffError,
+    UnsupportedRecursionError,
+    UnsupportedSyntaxError,
+    WrtError,
+)
+
+FILE = inspect.getsourcefile(H)
+LINES = inspect.getsource(H).splitlines()
+PACKAGE_DIR = os.path.dirname(st.__file__)
+X = np.arange(1.0, 4.0)
+
+
+def marked(name: str) -> tuple[int, str]:
+    """The line number and text of the line marked ``# <- name`` in helpers_errors."""
+    hits = [k for k, text in enumerate(LINES, 1) if text.rstrip().endswith(f"# <- {name}")]
+    assert len(hits) == 1, f"marker {name!r} found {len(hits)} times"
+    return hits[0], LINES[hits[0] - 1]
+
+
+@dataclass
+class Case:
+    fn: Any
+    marker: str  # the marked line the error points at
+    token: str  # the text that starts at the error's column
+    error: type[CompileError]
+    message: str  # part of the message: names the construct
+    hint: str | None  # part of the hint: says what to write instead
+    args: tuple = (X,)
+    wrt: Any = 0
+
+    @property
+    def id(self) -> str:
+        return self.marker if self.wrt == 0 else f"{self.marker}-wrt={self.wrt!r}"
+
+
+SYNTAX = UnsupportedSyntaxError
+CASES = [
+    # the fence: statements and expressions outside the supported subset
+    Case(H.uses_if, "if", "if ", SYNTAX, "if statements are not supported",
+         "np.where(cond, a, b)"),
+    Case(H.uses_for, "for", "for ", SYNTAX, "for loops are not supported",
+         "array operations"),
+    Case(H.uses_while, "while", "while ", SYNTAX, "while loops are not supported",
+         "array operations"),
+    Case(H.uses_try, "try", "try:", SYNTAX, "try blocks cannot be differentiated",
+         "move the try block out"),
+    Case(H.uses_with, "with", "with ", SYNTAX, "with blocks cannot be differentiated",
+         "move the with block out"),
+    Case(H.uses_yield, "yield", "yield ", SYNTAX, "generators cannot be differentiated",
+         "return a value instead"),
+    Case(H.uses_global, "global", "global ", SYNTAX, "global statements are not supported",
+         "pass the value in as an argument"),
+    Case(H.uses_nonlocal, "nonlocal", "nonlocal ", SYNTAX,
+         "nonlocal statements are not supported", "pass the value in as an argument"),
+    Case(H.uses_del, "del", "del ", SYNTAX, "del is not supported", "stop using the name"),
+    Case(H.uses_listcomp, "listcomp", "[x[i]", SYNTAX, "list comprehensions are not supported",
+         "np.stack"),
+    Case(H.uses_genexp, "genexp", "x[i] for", SYNTAX, "generator expressions are not supported",
+         "np.sum over an axis"),
+    Case(H.uses_walrus, "walrus", "y :=", SYNTAX, "the walrus operator := is not supported",
+         "assign on a separate line"),
+    Case(H.uses_star_call, "starcall", "*shape", SYNTAX, "*-arguments in calls are not supported",
+         "pass the arguments one by one"),
+    Case(H.uses_star_params, "starparams", "*xs", SYNTAX, "*args parameters are not supported",
+         "name each parameter"),
+    Case(H.uses_assert, "assert", "assert ", SYNTAX, "assert is not supported",
+         "check inputs before calling the gradient"),
+    Case(H.uses_raise, "raise", "raise ", SYNTAX, "raise is not supported",
+         "check inputs before calling the gradient"),
+    Case(H.uses_import, "import", "import ", SYNTAX,
+         "imports inside a differentiated function are not supported", "import at module level"),
+    Case(H.uses_dict, "dict", "{", SYNTAX, "dict literals are not supported",
+         "separate variables or a tuple"),
+    Case(H.uses_set, "set", "{", SYNTAX, "set literals are not supported", "use a tuple"),
+    Case(H.uses_class, "class", "class ", SYNTAX, "class definitions are not supported",
+         "define the class at module level"),
+    Case(H.uses_async, "async", "async def", SYNTAX, "async functions cannot be differentiated",
+         "synchronous"),
+    # lowering: in-place writes, array truth values, compile-time params
+    Case(H.assigns_element, "setitem", "y[0]", SYNTAX,
+         "assignment to an array element is not supported", "np.where(...)"),
+    Case(H.augassigns_element, "augsetitem", "y[0]", SYNTAX,
+         "in-place update of an array element", "compute a new array instead"),
+    Case(H.array_and, "and", "(x > 0) and", SYNTAX, "`and` on array values is not supported",
+         "np.logical_and(a, b)"),
+    Case(H.array_not, "not", "not x", SYNTAX, "`not` on an array value is not supported",
+         "np.logical_not(x)"),
+    Case(H.runtime_axis, "axis", "np.sum(x, axis", SYNTAX,
+         "argument 'axis' of numpy.sum must be known when the function is compiled",
+         "use a literal"),
+    Case(H.no_return, "noreturn", "def ", CompileError, "no_return() does not return a value",
+         "end the function with a return statement"),
+    # calls without a derivative rule
+    Case(H.calls_fft, "fft", "np.fft.fft(x)", NoRuleError,
+         "call to numpy.fft.fft has no derivative rule", "define it as a Python function"),
+    Case(H.calls_gamma, "gamma", "math.gamma(x)", NoRuleError,
+         "call to math.gamma has no derivative rule", "define it as a Python function",
+         args=(2.5,)),
+    Case(H.calls_object, "object", "scale(x)", NoRuleError,
+         "call to helpers_errors.Scaler.__call__ has no derivative rule",
+         "write helpers_errors.Scaler.__call__ with NumPy functions"),
+    # what grad needs of the output
+    Case(H.returns_vector, "vector", "x * 2.0", NonScalarOutputError,
+         "grad needs a scalar output, but returns_vector() returns an array of shape (3,)",
+         ".sum() or .mean()"),
+    Case(H.returns_pair, "pair", "np.sum(x), x", NonScalarOutputError,
+         "returns_pair() returns 2 values; grad needs one scalar", "has_aux=True"),
+    # wrt
+    Case(H.two_args, "params", "n)", WrtError,
+         "cannot differentiate with respect to 'n': it is an integer argument",
+         "only floating-point arguments", args=(X, 3), wrt=1),
+    Case(H.bool_flag, "boolparam", "flag)", WrtError,
+         "cannot differentiate with respect to 'flag': it is a boolean argument",
+         "only floating-point arguments", args=(X, True), wrt="flag"),
+    Case(H.int_index, "intparam", "idx)", WrtError,
+         "cannot differentiate with respect to 'idx': it is an integer argument",
+         "only floating-point arguments", args=(X, np.array([0, 2])), wrt=(0, 1)),
+    Case(H.two_args, "params", "def ", WrtError,
+         "wrt names 'z', but two_args() has no such parameter (its parameters: x, n)", None,
+         args=(X, 3), wrt="z"),
+    Case(H.two_args, "params", "def ", WrtError,
+         "wrt=2 is out of range: two_args() takes 2 arguments", None, args=(X, 3), wrt=2),
+    Case(H.two_args, "params", "def ", WrtError,
+         "wrt=-3 is out of range: two_args() takes 2 arguments", None, args=(X, 3), wrt=-3),
+    Case(H.two_args, "params", "def ", WrtError,
+         "wrt must name arguments by position or name, got True", None, args=(X, 3), wrt=True),
+    Case(H.two_args, "params", "def ", WrtError,
+         "wrt must name arguments by position or name, got 1.5", None, args=(X, 3), wrt=1.5),
+    # recursion and failures on the example inputs
+    Case(H.recursive, "recursion", "recursive(x)", UnsupportedRecursionError,
+         "recursive() calls itself; recursive functions are not supported",
+         "rewrite the recursion"),
+    Case(H.mutual, "pong", "ping(x)", UnsupportedRecursionError,
+         "ping() calls itself", "rewrite the recursion"),
+    Case(H.shape_mismatch, "mismatch", "z @ y", EvaluationError,
+         "matmul failed on the example arguments: ValueError: matmul", "fails for these inputs",
+         args=(np.ones((2, 3)), np.ones((4, 2)))),
+]
+
+#: errors whose message and location are right but which give no hint (yet)
+NO_HINT = [
+    Case(H.undefined_name, "undefined", "undefined_thing", CompileError,
+         "name 'undefined_thing' is not defined", None),
+    Case(H.array_invert, "invert", "~x", SYNTAX, "the operator ~ is not supported", None),
+    Case(H.array_is, "is", "x is None", SYNTAX, "is not supported", None),
+    Case(H.complex_literal, "complex", "1j", SYNTAX, "complex numbers are not supported", None),
+    Case(H.bare_return, "barereturn", "return", CompileError, "return without a value", None),
+    Case(H.unpack_mismatch, "unpack", "a, b", CompileError,
+         "cannot unpack an array of length 3 into 2 names", None),
+    Case(H.calls_tolist, "tolist", "x.tolist()", SYNTAX, "tolist() leaves NumPy", None),
+    Case(H.bad_keyword, "keyword", "np.sum(x, bogus", CompileError,
+         "numpy.sum got an unsupported keyword argument 'bogus' (supported: x, axis, keepdims)",
+         None),
+    Case(H.inline_too_many, "toomany", "helper(x, x, x)", CompileError,
+         "helper() takes 2 positional arguments but 3 were given", None),
+    Case(H.inline_missing, "missing", "helper(x)", CompileError,
+         "helper() is missing the argument 'b'", None),
+    Case(H.unknown_module_attr, "modattr", "np.not_a_function", CompileError,
+         "has no attribute 'not_a_function'", None),
+    Case(H.unknown_array_attr, "arrayattr", "x.flags", SYNTAX,
+         "arrays have no supported attribute 'flags'", None),
+]
+
+
+def compile_error(case: Case) -> CompileError:
+    with pytest.raises(case.error) as info:
+        st.grad(case.fn, wrt=case.wrt)(*case.args)
+    assert type(info.value) is case.error  # not a more general or a sibling class
+    return info.value
+
+
+def check_diagnostic(exc: CompileError, case: Case) -> None:
+    line, text = marked(case.marker)
+    assert case.token in text, f"token {case.token!r} is not on line {line}"
+    col = text.index(case.token) + 1
+    assert case.message in exc.message
+    assert (exc.loc.file, exc.loc.line, exc.loc.col) == (FILE, line, col)
+    rendered = str(exc).splitlines()
+    assert rendered[0] == f"{FILE}:{line}:{col}: error: {exc.message}"
+    stripped = text.strip()
+    indent = len(text) - len(text.lstrip())
+    assert rendered[1] == "    " + stripped
+    caret = rendered[2]
+    assert caret.startswith("    " + " " * (col - 1 - indent) + "^"), caret
+    assert set(caret.strip()) <= {"^", "~"} and len(caret) <= len(rendered[1])
+    if case.hint is not None:
+        assert len(rendered) == 4
+        assert rendered[3] == f"hint: {exc.hint}"
+        assert case.hint in exc.hint
+
+
+def check_short_traceback(exc: BaseException) -> None:
+    """No frames from the compiler's passes: the API re-raises from its own frame."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if f.filename.startswith(PACKAGE_DIR)]
+    assert not [f for f in ours if os.sep + "transforms" + os.sep in f.filename], ours
+    assert {os.path.basename(f.filename) for f in ours} <= {"api.py"}, ours
+    assert exc.__cause__ is None and exc.__suppress_context__
+    assert "st_autodiff/transforms" not in "".join(traceback.format_exception(exc))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_error_points_at_the_user_code_and_says_what_to_do(case):
+    exc = compile_error(case)
+    check_diagnostic(exc, case)
+    check_short_traceback(exc)
+    assert isinstance(exc, StAutodiffError)
+
+
+@pytest.mark.parametrize("case", NO_HINT, ids=lambda c: c.id)
+def test_error_without_hint_still_points_at_the_user_code(case):
+    exc = compile_error(case)
+    check_diagnostic(exc, case)
+    check_short_traceback(exc)
+
+
+def test_every_helper_function_is_used():
+    used = {c.fn.__name__ for c in CASES + NO_HINT}
+    helpers = {name for name, f in vars(H).items() if inspect.isfunction(f)
+               and f.__module__ == H.__name__}
+    support = {"helper", "ping", "pong", "from_exec"}
+    assert helpers - support == used
+
+
+def test_value_and_grad_checks_the_output_too():
+    with pytest.raises(NonScalarOutputError):
+        st.value_and_grad(H.returns_vector)(X)
+
+
+def test_source_of_a_builtin_is_unavailable():
+    with pytest.raises(SourceUnavailableError) as info:
+        st.grad(np.sin)(X)
+    exc = info.value
+    assert exc.loc is None
+    assert str(exc) == (
+        "error: cannot read the source of 'sin': it is not a Python function (built-in "
+        "functions and C extensions have no Python source)\n"
+        "hint: wrap the computation in a Python function written with NumPy")
+    check_short_traceback(exc)
+
+
+def test_source_of_a_callable_object_is_unavailable_and_the_message_is_stable():
+    with pytest.raises(SourceUnavailableError) as info:
+        st.grad(H.scale)(X)
+    message = str(info.value)
+    assert "cannot read the source of a Scaler object" in message
+    assert "0x" not in message  # no memory addresses: messages are deterministic
+
+
+def test_source_of_an_exec_function_is_unavailable():
+    with pytest.raises(SourceUnavailableError) as info:
+        st.grad(H.from_exec)(X)
+    exc = info.value
+    assert exc.loc is None
+    assert "cannot read the source of 'from_exec' (defined in <string>)" in exc.message
+    assert "built with exec()" in exc.message
+    assert exc.hint == "define the function in a .py file or a notebook cell"
+    check_short_traceback(exc)
+
+
+def test_errors_are_raised_again_on_the_next_call():
+    g = st.grad(H.uses_if)
+    for _ in range(2):
+        with pytest.raises(UnsupportedSyntaxError):
+            g(X)
