@@ -88,7 +88,10 @@ class GradFunction:
         key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         fn = self._cache.get(key)
         if fn is None:
-            fn = self._compile(args, key)
+            try:
+                fn = self._compile(args, key)
+            except StAutodiffError as exc:  # the user's error, not a trace of the compiler
+                raise exc.with_traceback(None) from None
         return fn(*args)
 
     def _bind(self, args: tuple, kwargs: dict[str, Any]) -> tuple:
@@ -101,10 +104,7 @@ class GradFunction:
 
     def _compile(self, args: tuple, key: Any) -> Callable[..., Any]:
         xp = namespace_for(*args)
-        try:
-            compiled = self._build(list(args), xp)
-        except StAutodiffError as exc:
-            raise exc.with_traceback(None) from None
+        compiled = self._build(list(args), xp)
         self._cache[key] = compiled.fn  # type: ignore[assignment]
         self._compiled[key] = compiled
         self._last = compiled

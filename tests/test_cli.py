@@ -171,7 +171,7 @@ def test_undefined_name_and_recursion(capsys):
     err = run(capsys, f"{BROKEN}:undefined")[2]
     assert err.startswith(f"{BROKEN}:24:23: error: name 'missing_name' is not defined")
     err = run(capsys, f"{BROKEN}:uses_fact", "--arg", "x=f64[3]")[2]
-    assert f"{BROKEN}:32:12: error: fact() calls itself" in err
+    assert f"{BROKEN}:32:12: error: fact() is called again while it is being differentiated" in err
 
 
 def test_missing_function_lists_the_functions(capsys):

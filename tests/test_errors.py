@@ -156,10 +156,13 @@ CASES = [
          "wrt must name arguments by position or name, got 1.5", None, args=(X, 3), wrt=1.5),
     # recursion and failures on the example inputs
     Case(H.recursive, "recursion", "recursive(x)", UnsupportedRecursionError,
-         "recursive() calls itself; recursive functions are not supported",
+         "recursive() is called again while it is being differentiated "
+         "(recursive -> recursive); recursive functions are not supported",
          "rewrite the recursion"),
     Case(H.mutual, "pong", "ping(x)", UnsupportedRecursionError,
-         "ping() calls itself", "rewrite the recursion"),
+         "ping() is called again while it is being differentiated "
+         "(mutual -> ping -> pong -> ping)",
+         "rewrite the recursion"),
     Case(H.shape_mismatch, "mismatch", "z @ y", EvaluationError,
          "matmul failed on the example arguments: ValueError: matmul", "fails for these inputs",
          args=(np.ones((2, 3)), np.ones((4, 2)))),
@@ -170,7 +173,7 @@ NO_HINT = [
     Case(H.undefined_name, "undefined", "undefined_thing", CompileError,
          "name 'undefined_thing' is not defined", None),
     Case(H.array_invert, "invert", "~x", SYNTAX, "the operator ~ is not supported", None),
-    Case(H.array_is, "is", "x is None", SYNTAX, "is not supported", None),
+    Case(H.array_is, "is", "x is None", SYNTAX, "`is` comparisons are not supported", None),
     Case(H.complex_literal, "complex", "1j", SYNTAX, "complex numbers are not supported", None),
     Case(H.bare_return, "barereturn", "return", CompileError, "return without a value", None),
     Case(H.unpack_mismatch, "unpack", "a, b", CompileError,

@@ -115,10 +115,12 @@ class GraphBuilder:
     values: dict[Node, Any] = field(default_factory=dict)
     _consts: dict[Any, Node] = field(default_factory=dict)
     _read: set[int] = field(default_factory=set)
+    _names: dict[str, int] = field(default_factory=dict)
 
     def arg(self, name: str, type: Type | None = None, value: Any = None,
             loc: Loc | None = None) -> Node:
         """Add an argument node; ``value`` is its example value, if any."""
+        self.unique_name(name)
         node = Node(len(self.nodes), Op.ARG, (), (("name", name),), type, name, loc)
         self.nodes.append(node)
         self.args.append(node)
@@ -216,11 +218,29 @@ class GraphBuilder:
         b.values = dict(values)
         b._read = {i.id for n in graph.nodes for i in n.inputs} | {o.id for o in graph.outputs}
         for n in graph.nodes:
+            if n.name is not None:
+                b._names.setdefault(n.name, 0)
+        for n in graph.nodes:
             if n.op is Op.CONST:
                 key = _const_key(n.param("value"))
                 if key is not None and n.name is None:
                     b._consts.setdefault(key, n)
         return b
+
+    def unique_name(self, name: str) -> str:
+        """``name``, or ``name_1``, ``name_2`` … if an earlier value already has it: SSA
+        names are unique in the IR, so adjoints read ``z_1_bar`` for a reassigned ``z``."""
+        if name not in self._names:
+            self._names[name] = 0
+            return name
+        k = self._names[name]
+        while True:
+            k += 1
+            candidate = f"{name}_{k}"
+            if candidate not in self._names:
+                self._names[name] = k
+                self._names[candidate] = 0
+                return candidate
 
     def rename(self, node: Node, name: str) -> Node:
         """Give an unnamed node the source name it was assigned to, if nothing reads it yet."""
@@ -229,8 +249,8 @@ class GraphBuilder:
             return node
         if node.id in self._read:
             return node
-        renamed = Node(node.id, node.op, node.inputs, node.params, node.type, name, node.loc,
-                       node.role)
+        renamed = Node(node.id, node.op, node.inputs, node.params, node.type,
+                       self.unique_name(name), node.loc, node.role)
         self.nodes[node.id] = renamed
         if node in self.values:
             self.values[renamed] = self.values.pop(node)

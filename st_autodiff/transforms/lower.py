@@ -196,12 +196,17 @@ class Lowerer:
 
     # --- functions ----------------------------------------------------------------------
 
+    def _chain(self, callee: str) -> str:
+        """``f -> g -> f``: the calls that lead back to ``callee``."""
+        return " -> ".join([f.name for f in self.fn_stack] + [callee])
+
     def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> Any:
         """Inline a call: bind arguments, lower the body, return the return value."""
         if where is not None and any(f.node is fn.node for f in self.fn_stack):
             raise UnsupportedRecursionError(
-                f"{fn.name}() calls itself; recursive functions are not supported",
+                f"{fn.name}() is called again while it is being differentiated "
+                f"({self._chain(fn.name)}); recursive functions are not supported",
                 self.loc(where), "rewrite the recursion as a computation on arrays")
         if len(self.fn_stack) >= MAX_INLINE_DEPTH:
             raise UnsupportedRecursionError(f"calls nested deeper than {MAX_INLINE_DEPTH}",
@@ -404,8 +409,10 @@ class Lowerer:
         for target in e.comparisons:
             op = _COMPARE.get(type(target.operator))
             if op is None:
-                raise self.fail(f"the comparison {type(target.operator).__name__} is not "
-                                "supported", e)
+                word = {cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
+                        cst.NotIn: "not in"}.get(type(target.operator), "this comparison")
+                raise self.fail(f"`{word}` comparisons are not supported here", e,
+                                "compare values with == or !=, or np.isin for membership")
             right = self.expr(target.comparator, scope)
             part = self.binary(op, left, right, e)
             result = part if result is None else self.logical_and(result, part, e)
@@ -433,7 +440,10 @@ class Lowerer:
         try:
             return self.const_of_global(attr, getattr(base, attr))
         except AttributeError:
-            raise self.fail(f"{type(base).__name__} object has no attribute {attr!r}", e,
+            owner = getattr(base, "__name__", None) if isinstance(base, types.ModuleType) \
+                else None
+            what = f"module {owner!r}" if owner else f"{type(base).__name__} object"
+            raise self.fail(f"{what} has no attribute {attr!r}", e,
                             kind=CompileError) from None
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
@@ -519,7 +529,8 @@ class Lowerer:
         """Inline a call to a user-defined Python function."""
         if fn.__code__ in self.code_stack:
             raise UnsupportedRecursionError(
-                f"{fn.__name__}() calls itself; recursive functions are not supported",
+                f"{fn.__name__}() is called again while it is being differentiated "
+                f"({self._chain(fn.__name__)}); recursive functions are not supported",
                 self.loc(where), "rewrite the recursion as a computation on arrays")
         parsed = parse_function(fn)
         outer = python_resolver(fn, self.const_of_global)
