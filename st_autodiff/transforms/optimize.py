@@ -248,7 +248,7 @@ def _cse_key(n: Node) -> Any:
             return ("const-id", id(v))
         return (n.op, type(v), v, n.name)
     try:
-        key = (n.op, tuple(i.id for i in n.inputs), n.params)
+        key = (n.op, tuple(map(id, n.inputs)), n.params)  # identity: new nodes share id -1
         hash(key)
     except TypeError:
         return None
