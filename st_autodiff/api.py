@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -102,6 +103,16 @@ class GradFunction:
         bound.apply_defaults()
         return tuple(bound.arguments.values())
 
+    def split(self, *args: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        """The generated ``(forward, backward)`` pair for these arguments (vjp mode)."""
+        key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = self._build(list(args), namespace_for(*args))
+            self._compiled[key] = compiled
+            self._last = compiled
+        return compiled.fwd, compiled.bwd  # type: ignore[return-value]
+
     def _compile(self, args: tuple, key: Any) -> Callable[..., Any]:
         xp = namespace_for(*args)
         compiled = self._build(list(args), xp)
@@ -141,7 +152,7 @@ class GradFunction:
     @property
     def source(self) -> str:
         """The generated adjoint (the latest specialisation, else a generic one)."""
-        return self._latest().generated.source
+        return self._latest().stages["codegen"]
 
     @property
     def ir(self) -> str:
@@ -185,7 +196,7 @@ def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Requ
                 raise WrtError(f"wrt={w} is out of range: {parsed.name}() takes "
                                f"{len(names)} arguments", parsed.loc(parsed.node))
             positions.append(w % len(names))
-    return Request(tuple(positions), single, mode, has_aux)
+    return Request(tuple(positions), single, mode, has_aux, split=mode == "vjp")
 
 
 def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt, has_aux: bool,
@@ -220,29 +231,38 @@ def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt = 0, *,
 
 
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
-    """``(fn(*args), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per float argument.
+    """``(fn(*args), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per argument.
 
+    The primal runs once, in a generated forward function that keeps exactly the values
+    the adjoint reads; ``vjp_fn`` runs the generated backward function on them.
     Arguments that are not floating point (ints, bools, integer arrays) get ``None``.
     """
-    floats = [i for i, a in enumerate(args) if _is_float(a)]
+    floats = tuple(i for i, a in enumerate(args) if _is_float(a))
     if not floats:
         raise WrtError(f"vjp of {getattr(fn, '__name__', fn)}: no floating-point argument "
                        "to differentiate")
-    g = GradFunction(fn, tuple(floats), "vjp", False, Options())
-    out = fn(*args)
+    per_fn = _VJP_CACHE.setdefault(fn, {})
+    g = per_fn.get(floats)
+    if g is None:
+        g = per_fn[floats] = GradFunction(fn, floats, "vjp", False, Options())
+    try:
+        fwd, bwd = g.split(*args)
+    except StAutodiffError as exc:
+        raise exc.with_traceback(None) from None
+    out, residuals = fwd(*args)
 
     def vjp_fn(cotangent: Any) -> tuple:
-        grads = g(*args, cotangent)
+        grads = bwd(*residuals, cotangent)
         result: list[Any] = [None] * len(args)
         for i, gi in zip(floats, grads):
             result[i] = gi
         return tuple(result)
 
-    g._nparams += 1  # the cotangent is an extra argument of the generated function
-    g._sig = g._sig.replace(parameters=[*g._sig.parameters.values(), inspect.Parameter(
-        "out_bar", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
     vjp_fn.grad_function = g  # type: ignore[attr-defined]
     return out, vjp_fn
+
+
+_VJP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _is_float(a: Any) -> bool:

@@ -18,7 +18,7 @@ from ..ir.printer import print_graph
 from ..ir.verify import verify
 from .activity import active_nodes
 from .adjoint import adjoint
-from .codegen import Generated, generate
+from .codegen import Generated, generate, generate_split
 from .load import load
 from .lower import Lowerer, lower
 from .optimize import optimize
@@ -46,6 +46,7 @@ class Request:
     single: bool  # grad returns one gradient rather than a tuple
     mode: str = "grad"  # grad | value_and_grad | vjp
     has_aux: bool = False
+    split: bool = False  # generate NAME_fwd and NAME_bwd instead of one function
 
 
 @dataclass
@@ -57,6 +58,8 @@ class Compiled:
     stages: dict[str, str] = field(default_factory=dict)
     primal: Graph | None = None
     joint: Graph | None = None
+    fwd: Callable[..., Any] | None = None  # split mode: (outputs, residuals)
+    bwd: Callable[..., Any] | None = None  # split mode: (*residuals, out_bar) -> gradients
 
 
 def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],
@@ -75,13 +78,28 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     examples = [joint.values.get(a) for a in joint.graph.args]
     opt = optimize(joint.graph, options.optimize, examples if example_args is not None else None)
     _check(opt, options, stages, "optimize")
-    gen = generate(opt, _returns(low.graph, req), f"{parsed.name.strip('<>')}_grad",
-                   {} if req.mode == "vjp" else {"out_bar": "1.0"})
+    name = f"{parsed.name.strip('<>')}_grad"
+    defaults = {} if req.mode == "vjp" else {"out_bar": "1.0"}
+    if req.split:
+        n_out = len(low.graph.outputs)
+        primal: Any = 0 if n_out == 1 else tuple(range(n_out))
+        fgen, bgen = generate_split(opt, primal, _returns(low.graph, req), name, defaults)
+        stages["codegen"] = fgen.source + "\n\n" + bgen.source
+        _log(options, parsed, stages)
+        if xp is None:
+            return Compiled(None, fgen, stages, low.graph, opt)
+        return Compiled(None, bgen, stages, low.graph, opt, load(fgen, xp, rt),
+                        load(bgen, xp, rt))
+    gen = generate(opt, _returns(low.graph, req), name, defaults)
     stages["codegen"] = gen.source
-    for stage in options.dump:
-        log.info("st_autodiff %s of %s:\n%s", stage, parsed.name, stages.get(stage, ""))
+    _log(options, parsed, stages)
     fn = load(gen, xp, rt) if xp is not None else None
     return Compiled(fn, gen, stages, low.graph, opt)
+
+
+def _log(options: Options, parsed: ParsedFunction, stages: dict[str, str]) -> None:
+    for stage in options.dump:
+        log.info("st_autodiff %s of %s:\n%s", stage, parsed.name, stages.get(stage, ""))
 
 
 def _check(graph: Graph, options: Options, stages: dict[str, str], name: str) -> None:

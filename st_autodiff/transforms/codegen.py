@@ -44,6 +44,12 @@ def generate(graph: Graph, returns: Any, name: str | None = None,
     return _Writer(graph, name or graph.name, defaults or {}).write(returns)
 
 
+def generate_split(graph: Graph, fwd_returns: Any, bwd_returns: Any, name: str,
+                   defaults: dict[str, str] | None = None) -> tuple[Generated, Generated]:
+    """Write ``graph`` as a forward function returning residuals and a backward function."""
+    return _Writer(graph, name, defaults or {}).write_split(fwd_returns, bwd_returns)
+
+
 class _Writer:
     def __init__(self, graph: Graph, name: str, defaults: dict[str, str]) -> None:
         self.g = graph
@@ -183,13 +189,59 @@ class _Writer:
     # --- statements ---------------------------------------------------------------------
 
     def write(self, returns: Any) -> Generated:
+        """One function: primal sweep, then adjoint sweep."""
+        self._name_args()
+        body = self._body(self._order(), set())
+        return self._assemble(self.name, list(self.g.args), body, self.returns(returns))
+
+    def write_split(self, fwd_returns: Any, bwd_returns: Any) -> tuple[Generated, Generated]:
+        """Two functions: ``NAME_fwd(args) -> (outputs, residuals)`` runs the primal sweep
+        and keeps what the adjoint reads; ``NAME_bwd(*residuals, out_bar)`` runs the
+        adjoint sweep.  This is what a framework calls on forward and on backward."""
+        self._name_args()
+        order = self._order()
+        fwd = [n for n in order if n not in self.adjoint]
+        bwd = [n for n in order if n in self.adjoint]
+        returned = [self.g.outputs[i] for i in _flatten(bwd_returns)]
+        residuals = self._residuals(bwd, returned)
+        fbody = self._body(fwd, set(residuals))
+        res = ", ".join(self.names[r] for r in residuals) + ("," if len(residuals) == 1 else "")
+        primal_args = [a for a in self.g.args if a not in self.adjoint]
+        seeds = [a for a in self.g.args if a in self.adjoint]
+        f = self._assemble(self.name + "_fwd", primal_args, fbody,
+                           f"{_paren(self.returns(fwd_returns), fwd_returns)}, ({res})")
+        bbody = self._body(bwd, set())
+        b = self._assemble(self.name + "_bwd", residuals + seeds, bbody,
+                           self.returns(bwd_returns))
+        return f, b
+
+    def _name_args(self) -> None:
         for a in self.g.args:
             self.names[a] = self.ns.fresh(a.name)
-        sig = ", ".join(self.names[a] + (f"={self.defaults[a.name]}" if a.name in
-                                          self.defaults else "") for a in self.g.args)
+
+    def _order(self) -> list[Node]:
+        return [n for n in self.g.nodes if n.op not in (Op.ARG, Op.CONST) and n not in self.inline]
+
+    def _residuals(self, bwd: list[Node], returned: list[Node]) -> list[Node]:
+        """Values of the primal sweep (arguments included) that the adjoint sweep reads or
+        returns."""
+        found: list[Node] = [o for o in dict.fromkeys(returned)
+                             if o.op is not Op.CONST and o not in self.adjoint]
+
+        def visit(m: Node) -> None:
+            for i in m.inputs:
+                if i in self.inline:
+                    visit(i)
+                elif i.op is not Op.CONST and i not in self.adjoint and i not in found:
+                    found.append(i)
+
+        for m in bwd:
+            visit(m)
+        pos = {n: k for k, n in enumerate(self.g.nodes)}
+        return sorted(found, key=pos.__getitem__)
+
+    def _body(self, order: list[Node], keep: set[Node]) -> list[tuple[str, Node | None]]:
         body: list[tuple[str, Node | None]] = []
-        order = [n for n in self.g.nodes
-                 if n.op not in (Op.ARG, Op.CONST) and n not in self.inline]
         last_use = self._last_uses(order)
         group: Any = None
         for pos, n in enumerate(order):
@@ -206,17 +258,23 @@ class _Writer:
             hoisted = self._hoist(n)
             body.extend((self.statement(m), m) for m in hoisted)
             body.append((self.statement(n), n))
-            dead = [self.names[m] for m in hoisted + last_use.get(pos, []) if self._freeable(m)]
+            dead = [self.names[m] for m in hoisted + last_use.get(pos, [])
+                    if m not in keep and self._freeable(m)]
             if dead:
                 body.append(("del " + ", ".join(dead), None))
-        body.append(("return " + self.returns(returns), None))
-        lines = [f"def {self.name}({sig}):"]
+        return body
+
+    def _assemble(self, name: str, params: list[Node], body: list[tuple[str, Node | None]],
+                  returns: str) -> Generated:
+        sig = ", ".join(self.names[a] + (f"={self.defaults[a.name]}" if a.op is Op.ARG and
+                                          a.name in self.defaults else "") for a in params)
+        lines = [f"def {name}({sig}):"]
         line_map: dict[int, str] = {}
-        for text, node in body:
+        for text, node in body + [("return " + returns, None)]:
             lines.append("    " + text)
             if node is not None and node.loc is not None:
                 line_map[len(lines)] = str(node.loc)
-        return Generated(self.name, "\n".join(lines) + "\n", self.globals, line_map)
+        return Generated(name, "\n".join(lines) + "\n", self.globals, line_map)
 
     def _hoist(self, n: Node) -> list[Node]:
         """Inlined subexpressions of ``n`` to write as statements of their own, so that no
@@ -302,6 +360,10 @@ class _Writer:
         if n in self.outputs or n.op in (Op.ARG, Op.CONST) or n not in self.names:
             return False
         return t is None or t.kind == "array" and t.shape != ()
+
+
+def _flatten(spec: Any) -> list[int]:
+    return [spec] if isinstance(spec, int) else [i for s in spec for i in _flatten(s)]
 
 
 def _paren(text: str, spec: Any) -> str:
