@@ -382,6 +382,11 @@ def _einsum(ops, g, out, *operands, subscripts=None):
         if kept != sub:  # letters summed only inside this operand: broadcast back
             missing = tuple(k for k, c in enumerate(sub) if c not in kept)
             gi = ops.broadcast_to(ops.expand_dims(gi, axis=missing), ops.shape(operands[i]))
+        else:  # a size-1 axis of this operand met a longer one: broadcast the gradient up
+            gs, xs = ops.static_shape(gi), ops.static_shape(operands[i])
+            up = tuple(_np.broadcast_shapes(gs, xs))
+            if up != tuple(gs):
+                gi = ops.broadcast_to(gi, up)
         grads.append(gi)
     return tuple(grads)
 
@@ -669,6 +674,28 @@ def _take_along_axis(ops, g, out, x, indices, axis=-1):
             parts.append(("in", k))
             k += 1
     return ops.scatter_add(ops.shape(x), g, *grids, indices, index=tuple(parts)), None
+
+
+# --- activations ------------------------------------------------------------------------
+
+_unary(Op.SIGMOID, lambda ops, g, out, x: g * out * (1 - out))
+_unary(Op.RELU, lambda ops, g, out, x: ops.where(out > 0, g, 0))
+
+
+@rule(Op.SOFTMAX)
+def _softmax(ops, g, out, x, axis=-1):
+    return (out * (g - ops.sum(g * out, axis=axis, keepdims=True)),)
+
+
+@rule(Op.LOG_SOFTMAX)
+def _log_softmax(ops, g, out, x, axis=-1):
+    return (g - ops.exp(out) * ops.sum(g, axis=axis, keepdims=True),)
+
+
+@rule(Op.LOGSUMEXP)
+def _logsumexp(ops, g, out, x, axis=None, keepdims=False):
+    return (_unreduce(ops, g, x, axis, keepdims) * ops.exp(x - _unreduce(ops, out, x, axis,
+                                                                         keepdims)),)
 
 
 # --- the eager ops namespace -----------------------------------------------------------

@@ -277,3 +277,43 @@ def pong(x):
 
 def mutual(x):
     return np.sum(ping(x))
+
+
+# --- in-place updates that other names would see (refused, never a wrong gradient) -----
+
+def alias_then_update(x):
+    y = x * 2.0
+    z = y
+    z *= 3.0  # <- alias
+    return np.sum(y * x)
+
+
+def _bump(t):
+    t += 1.0  # <- bump
+    return t
+
+
+def helper_updates_callers_array(x):
+    y = x * 2.0
+    z = _bump(y)
+    return np.sum(y * z)
+
+
+def update_argument(x):
+    x *= 2.0  # <- argument
+    return np.sum(x)
+
+
+def update_view(x):
+    y = x * 1.0
+    v = y[1:]
+    v += 1.0  # <- view
+    return np.sum(y)
+
+
+def update_private(x):
+    y = x * 2.0
+    y += 1.0
+    s = 3.0
+    s *= x.sum()
+    return np.sum(y) + s

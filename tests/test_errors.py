@@ -166,6 +166,19 @@ CASES = [
     Case(H.shape_mismatch, "mismatch", "z @ y", EvaluationError,
          "matmul failed on the example arguments: ValueError: matmul", "fails for these inputs",
          args=(np.ones((2, 3)), np.ones((4, 2)))),
+    # in-place updates that would change an array someone else sees
+    Case(H.alias_then_update, "alias", "z *= 3.0", SYNTAX,
+         "in-place update of 'z' is not supported here: 'y' refers to the same array",
+         "write z = z <op> ... to make a new array"),
+    Case(H.helper_updates_callers_array, "bump", "t += 1.0", SYNTAX,
+         "in-place update of 't' is not supported here: 'y' refers to the same array",
+         "write t = t <op> ... to make a new array"),
+    Case(H.update_argument, "argument", "x *= 2.0", SYNTAX,
+         "in-place update of 'x' is not supported here: it is an argument, so the caller's "
+         "array would change too", "write x = x <op> ... to make a new array"),
+    Case(H.update_view, "view", "v += 1.0", SYNTAX,
+         "in-place update of 'v' is not supported here: it may be a view of another array",
+         "write v = v <op> ... to make a new array"),
 ]
 
 #: errors whose message and location are right but which give no hint (yet)
@@ -249,7 +262,7 @@ def test_every_helper_function_is_used():
     used = {c.fn.__name__ for c in CASES + NO_HINT}
     helpers = {name for name, f in vars(H).items() if inspect.isfunction(f)
                and f.__module__ == H.__name__}
-    support = {"helper", "ping", "pong", "from_exec"}
+    support = {"helper", "ping", "pong", "from_exec", "_bump", "update_private"}
     assert helpers - support == used
 
 
@@ -294,3 +307,10 @@ def test_errors_are_raised_again_on_the_next_call():
     for _ in range(2):
         with pytest.raises(UnsupportedSyntaxError):
             g(X)
+
+
+def test_in_place_update_of_a_private_array_is_allowed():
+    x = np.array([1.0, 2.0, 3.0])
+    g = st.grad(H.update_private)(x)
+    # d/dx [sum(2x + 1) + 3 * sum(x)] = 2 + 3
+    np.testing.assert_allclose(g, np.full(3, 5.0))

@@ -76,21 +76,25 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     joint = adjoint(low, active, req.wrt, seed_like_output=req.mode == "vjp")
     _check(joint.graph, options, stages, "adjoint")
     examples = [joint.values.get(a) for a in joint.graph.args]
-    opt = optimize(joint.graph, options.optimize, examples if example_args is not None else None)
+    spec = _returns(low.graph, req)
+    graph = joint.graph if req.split else _only_returned(joint.graph, spec)
+    if not req.split:  # outputs that are not returned (grad's value) are dead code
+        spec = _renumber_spec(spec, _flat(spec))
+    opt = optimize(graph, options.optimize, examples if example_args is not None else None)
     _check(opt, options, stages, "optimize")
     name = f"{parsed.name.strip('<>')}_grad"
     defaults = {} if req.mode == "vjp" else {"out_bar": "1.0"}
     if req.split:
         n_out = len(low.graph.outputs)
         primal: Any = 0 if n_out == 1 else tuple(range(n_out))
-        fgen, bgen = generate_split(opt, primal, _returns(low.graph, req), name, defaults)
+        fgen, bgen = generate_split(opt, primal, spec, name, defaults)
         stages["codegen"] = fgen.source + "\n\n" + bgen.source
         _log(options, parsed, stages)
         if xp is None:
             return Compiled(None, fgen, stages, low.graph, opt)
         return Compiled(None, bgen, stages, low.graph, opt, load(fgen, xp, rt),
                         load(bgen, xp, rt))
-    gen = generate(opt, _returns(low.graph, req), name, defaults)
+    gen = generate(opt, spec, name, defaults)
     stages["codegen"] = gen.source
     _log(options, parsed, stages)
     fn = load(gen, xp, rt) if xp is not None else None
@@ -132,6 +136,26 @@ def _check_request(graph: Graph, parsed: ParsedFunction, req: Request) -> None:
                            f"{kind} argument", parsed.loc(parsed.node.params.params[i]),
                            "only floating-point arguments (floats and float arrays) have "
                            "gradients; pass floats, or drop it from wrt")
+
+
+def _flat(spec: Any) -> list[int]:
+    return [spec] if isinstance(spec, int) else [i for s in spec for i in _flat(s)]
+
+
+def _only_returned(graph: Graph, spec: Any) -> Graph:
+    """The graph with just the outputs ``spec`` returns, in ``_flat(spec)`` order."""
+    outputs = tuple(graph.outputs[i] for i in _flat(spec))
+    return Graph(graph.name, graph.args, graph.nodes, outputs, graph.output_names)
+
+
+def _renumber_spec(spec: Any, order: list[int]) -> Any:
+    """``spec`` pointing into the outputs listed in ``order`` (positions, not indices)."""
+    counter = iter(range(len(order)))
+
+    def walk(s: Any) -> Any:
+        return next(counter) if isinstance(s, int) else tuple(walk(x) for x in s)
+
+    return walk(spec)
 
 
 def _returns(graph: Graph, req: Request) -> Any:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 _STATIC_BUILTINS = {builtins.int, builtins.float, builtins.bool, builtins.tuple,
                     builtins.list, builtins.len, builtins.min, builtins.max, builtins.sum,
                     builtins.abs, builtins.round, builtins.divmod, builtins.range,
-                    builtins.pow}
+                    builtins.pow, builtins.slice}
 
 
 def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
@@ -58,7 +58,12 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if fn is builtins.float:
         return args[0]
     if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1:
-        return lw.emit(Op.ASTYPE, args, {"dtype": np.dtype(fn).name}, e)
+        if not dynamic:  # np.float32(0.5): a constant
+            return fn(args[0])
+        x = args[0]
+        if isinstance(x, Node) and x.type is not None and x.type.kind != "array":
+            x = lw.emit(Op.ASARRAY, [x], None, e)  # a Python float has no .astype
+        return lw.emit(Op.ASTYPE, [x], {"dtype": np.dtype(fn).name}, e)
     op = calls.FUNCTIONS.get(id(fn))
     if op is not None:
         if not dynamic and _all_scalar(args) and op not in _CREATION:

@@ -44,6 +44,8 @@ _BINARY = {
     cst.Power: Op.POW, cst.Modulo: Op.MOD, cst.FloorDivide: Op.FLOORDIV,
     cst.MatrixMultiply: Op.MATMUL,
 }
+#: ``&``, ``|``, ``^`` on boolean masks (on Python ints they fold as Python operators).
+_LOGICAL = {cst.BitAnd: Op.LOGICAL_AND, cst.BitOr: Op.LOGICAL_OR, cst.BitXor: Op.LOGICAL_XOR}
 _COMPARE = {
     cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE, cst.GreaterThan: Op.GT,
     cst.GreaterThanEqual: Op.GE, cst.Equal: Op.EQ, cst.NotEqual: Op.NE,
@@ -127,6 +129,7 @@ class Lowerer:
         self.b = GraphBuilder(name, _evaluate if evaluate else None)
         self.fn_stack: list[ParsedFunction] = []
         self.code_stack: list[Any] = []
+        self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
 
     # --- helpers ------------------------------------------------------------------------
@@ -239,6 +242,7 @@ class Lowerer:
                                     where or fn.node, kind=CompileError)
         scope.vars.update(bound)
         self.fn_stack.append(fn)
+        self.active_scopes.append(scope)
         try:
             if isinstance(fn.node, cst.Lambda):
                 return self.expr(fn.node.body, scope)
@@ -247,11 +251,13 @@ class Lowerer:
                               else body.body, scope)
         finally:
             self.fn_stack.pop()
+            self.active_scopes.pop()
 
     def block(self, stmts: Any, scope: Scope) -> Any:
         for stmt in stmts:
             if isinstance(stmt, cst.FunctionDef):
-                inner = ParsedFunction(stmt.name.value, stmt, self.fn.module)
+                inner = ParsedFunction(stmt.name.value, stmt, self.fn.module,
+                                       self.defaults_at_definition(stmt, scope))
                 scope.vars[stmt.name.value] = Closure(inner, scope)
                 continue
             if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -285,6 +291,7 @@ class Lowerer:
                 raise self.fail(f"the operator {s.operator.__class__.__name__} is not "
                                 "supported", s)
             current = self.name(s.target, scope)
+            self.check_private(s.target.value, current, scope, s)
             value = self.binary(op, current, self.expr(s.value, scope), s)
             self.assign(s.target, value, scope)
         elif isinstance(s, cst.Expr):
@@ -293,6 +300,30 @@ class Lowerer:
         elif not isinstance(s, cst.Pass):
             raise self.fail(f"{type(s).__name__} statements are not supported", s)
         return _MISSING
+
+    def check_private(self, name: str, value: Any, scope: Scope, where: cst.CSTNode) -> None:
+        """``x += y`` on an ndarray writes into the array NumPy already holds.  Lowering it
+        as ``x = x + y`` is only right when nothing else can see that array: no other
+        name, no caller (arguments, globals) and no view of another array."""
+        if not isinstance(value, Node) or value.type is None or value.type.kind != "array" \
+                or isinstance(self.b.values.get(value), np.generic):
+            return  # Python numbers and NumPy scalars are immutable: += rebinds
+        why = None
+        if value.op is Op.ARG:
+            why = "it is an argument, so the caller's array would change too"
+        elif value.op is Op.CONST:
+            why = "it is a global or closure array, so it would change for every call"
+        elif value.op in _VIEWS:
+            why = "it may be a view of another array, which would change too"
+        else:
+            seen = [sc for top in [scope, *self.active_scopes] for sc in _scopes(top)]
+            others = [k for sc in dict.fromkeys(seen) for k, v in sc.vars.items()
+                      if v is value and (k != name or sc is not scope)]
+            if others:
+                why = f"{others[0]!r} refers to the same array and would change too"
+        if why is not None:
+            raise self.fail(f"in-place update of {name!r} is not supported here: {why}",
+                            where, f"write {name} = {name} <op> ... to make a new array")
 
     def assign(self, target: cst.BaseExpression, value: Any, scope: Scope) -> None:
         if isinstance(target, cst.Name):
@@ -365,7 +396,16 @@ class Lowerer:
         return [self.expr(el.value, scope) for el in e.elements]
 
     def expr_Lambda(self, e: cst.Lambda, scope: Scope) -> Any:
-        return Closure(ParsedFunction("<lambda>", e, self.fn.module), scope)
+        return Closure(ParsedFunction("<lambda>", e, self.fn.module,
+                                      self.defaults_at_definition(e, scope)), scope)
+
+    def defaults_at_definition(self, node: cst.FunctionDef | cst.Lambda, scope: Scope
+                               ) -> dict[str, Any]:
+        """Default values of an inner def or lambda, evaluated where it is defined (as
+        Python does: ``c = 1.0; f = lambda t, k=c: t * k; c = 2.0`` keeps ``k = 1.0``)."""
+        ps = node.params
+        return {p.name.value: self.expr(p.default, scope)
+                for p in (*ps.params, *ps.kwonly_params) if p.default is not None}
 
     def expr_IfExp(self, e: cst.IfExp, scope: Scope) -> Any:
         cond = self.expr(e.test, scope)
@@ -376,6 +416,9 @@ class Lowerer:
 
     def expr_BinaryOperation(self, e: cst.BinaryOperation, scope: Scope) -> Any:
         op = _BINARY.get(type(e.operator))
+        logical = _LOGICAL.get(type(e.operator))
+        if logical is not None:
+            return self.logical(logical, self.expr(e.left, scope), self.expr(e.right, scope), e)
         if op is None:
             raise self.fail(f"the operator {type(e.operator).__name__} is not supported", e)
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
@@ -397,8 +440,13 @@ class Lowerer:
                                 "use np.logical_not(x)")
             return not v
         op = {cst.Minus: Op.NEG, cst.Plus: Op.POSITIVE}.get(type(e.operator))
+        if op is None and isinstance(v, Node) and v.type is not None and v.type.dtype == "bool":
+            return self.emit(Op.LOGICAL_NOT, [v], None, e)  # ~mask
         if op is None:
-            raise self.fail("the operator ~ is not supported", e)
+            if not isinstance(v, Node) and isinstance(v, int):
+                return ~v
+            raise self.fail("the operator ~ is not supported", e,
+                            "~ inverts boolean masks only; use np.logical_not(mask)")
         if not isinstance(v, Node):
             return -v if op is Op.NEG else +v
         return self.emit(op, [v], None, e)
@@ -418,6 +466,20 @@ class Lowerer:
             result = part if result is None else self.logical_and(result, part, e)
             left = right
         return result
+
+    def logical(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        """``a & b`` (``|``, ``^``): Python semantics on constants, logical ops on masks."""
+        if not isinstance(a, Node) and not isinstance(b, Node):
+            fn = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
+                  Op.LOGICAL_XOR: lambda: a ^ b}[op]
+            return fn()
+        for v in (a, b):
+            t = v.type if isinstance(v, Node) else None
+            if t is not None and t.kind == "array" and t.dtype not in (None, "bool"):
+                sym = {Op.LOGICAL_AND: "&", Op.LOGICAL_OR: "|", Op.LOGICAL_XOR: "^"}[op]
+                raise self.fail(f"`{sym}` on {t.dtype} arrays (bitwise) is not supported", where,
+                                "combine boolean masks with & | ^, e.g. (x > 0) & (x < 1)")
+        return self.emit(op, [a, b], None, where)
 
     def logical_and(self, a: Any, b: Any, where: cst.CSTNode) -> Any:
         if not isinstance(a, Node) and not isinstance(b, Node):
@@ -545,6 +607,21 @@ def _is_array(value: Any) -> bool:
     """NumPy or CuPy arrays (not modules, which also have ``shape`` and ``dtype``)."""
     return isinstance(value, np.ndarray) or (
         type(value).__module__.startswith("cupy") and hasattr(value, "__cuda_array_interface__"))
+
+
+#: Ops whose result can share memory with an input in NumPy.
+_VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.RAVEL, Op.TRANSPOSE, Op.SWAPAXES, Op.MOVEAXIS,
+                    Op.EXPAND_DIMS, Op.SQUEEZE, Op.BROADCAST_TO, Op.DIAGONAL, Op.ASARRAY,
+                    Op.ITEM, Op.SPLIT})
+
+
+def _scopes(scope: Scope) -> list[Scope]:
+    out = []
+    cur: Scope | None = scope
+    while cur is not None:
+        out.append(cur)
+        cur = cur.parent
+    return out
 
 
 @dataclass(frozen=True)

@@ -184,8 +184,10 @@ def _elide_broadcasts(graph: Graph) -> Any:
         src = n.inputs[0].type
         if shape is None or src is None or src.dtype != n.type.dtype and src.kind == "array":
             continue
-        if all(absorbs(u, n, shape, 0) for u in users.get(n, ())):
-            elided.add(n.id)
+        elided.add(n.id)  # tentatively: its own readers may not rely on it (g + -g)
+        memo.clear()
+        if not all(absorbs(u, n, shape, 0) for u in users.get(n, ())):
+            elided.discard(n.id)
             memo.clear()
 
     def rewrite(n: Node) -> Node | None:

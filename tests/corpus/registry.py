@@ -3,8 +3,10 @@
 An entry is a function written with the NumPy subset the compiler accepts, a builder of
 in-domain float64 inputs (seeded per entry, so runs are reproducible), the arguments to
 differentiate (``wrt``, as ``st.grad`` takes it) and a short category tag.  ``float32``
-marks entries that are also checked with float32 inputs (their gradients must stay
-float32), ``xfail`` the reason an entry fails because of a known compiler bug.
+(on unless an entry turns it off) also checks the entry with float32 inputs: their
+gradients must be float32 and pass the gradient check at float32 tolerance.  ``xfail``
+is the reason an entry fails because of a known compiler bug and ``xfail_checks`` names
+the checks of ``tests/test_corpus.py`` it fails (all of them when empty).
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+#: the checks of tests/test_corpus.py, as ``xfail_checks`` names them
+CHECKS = ("domain", "fd", "value_and_grad", "optimizer", "interpreter", "verify",
+          "deterministic", "float32")
 
 CATEGORIES = ("elementwise", "reduction", "linalg", "shape", "indexing", "select", "syntax",
               "calls", "methods", "aux", "model")
@@ -32,8 +38,13 @@ class Entry:
     wrt: int | str | tuple[int | str, ...]
     category: str
     has_aux: bool = False
-    float32: bool = False
+    float32: bool = True
     xfail: str | None = None
+    xfail_checks: tuple[str, ...] = ()
+
+    def fails(self, check: str) -> bool:
+        """Whether ``check`` is expected to fail (a known compiler bug)."""
+        return self.xfail is not None and (not self.xfail_checks or check in self.xfail_checks)
 
     @property
     def name(self) -> str:
@@ -44,7 +55,7 @@ class Entry:
         """``wrt`` as a tuple of argument positions."""
         names = list(inspect.signature(self.fn).parameters)
         items = self.wrt if isinstance(self.wrt, tuple) else (self.wrt,)
-        return tuple(names.index(w) if isinstance(w, str) else w for w in items)
+        return tuple(names.index(w) if isinstance(w, str) else w % len(names) for w in items)
 
     def args(self, dtype: Any = np.float64) -> tuple:
         """Fresh inputs; floating-point arrays and floats are cast to ``dtype``."""
@@ -58,6 +69,12 @@ class Entry:
             out.append(a)
         return tuple(out)
 
+    def bind(self, args: tuple) -> tuple:
+        """``args`` with the function's defaults filled in (what the graphs take)."""
+        bound = inspect.signature(self.fn).bind(*args)
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
     def loss(self, *args: Any) -> Any:
         """The scalar the gradient is of (the first output when ``has_aux``)."""
         value = self.fn(*args)
@@ -68,16 +85,18 @@ CORPUS: list[Entry] = []
 
 
 def case(category: str, args: Builder, wrt: int | str | tuple[int | str, ...] = 0, *,
-         has_aux: bool = False, float32: bool = False, xfail: str | None = None
-         ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+         has_aux: bool = False, float32: bool = True, xfail: str | None = None,
+         xfail_checks: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function in ``CORPUS``; the function is returned unchanged."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r}")
+    if not set(xfail_checks) <= set(CHECKS):
+        raise ValueError(f"unknown checks {set(xfail_checks) - set(CHECKS)}")
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if any(e.name == fn.__name__ for e in CORPUS):
             raise ValueError(f"corpus function {fn.__name__} is registered twice")
-        CORPUS.append(Entry(fn, args, wrt, category, has_aux, float32, xfail))
+        CORPUS.append(Entry(fn, args, wrt, category, has_aux, float32, xfail, xfail_checks))
         return fn
 
     return register
