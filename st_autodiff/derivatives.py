@@ -140,9 +140,12 @@ RULES[Op.MUL] = lambda ops, g, out, x, y: (g * y, g * x)
 RULES[Op.DIV] = lambda ops, g, out, x, y: (g / y, -g * out / y)
 RULES[Op.MOD] = lambda ops, g, out, x, y: (g, -g * ops.floordiv(x, y))
 RULES[Op.HYPOT] = lambda ops, g, out, x, y: (g * x / out, g * y / out)
-RULES[Op.LOGADDEXP] = lambda ops, g, out, x, y: (g * ops.exp(x - out), g * ops.exp(y - out))
+# d/dx log(e^x + e^y) = 1 / (1 + e^(y - x)): written without ``out`` so that a gradient
+# that does not return the value never computes the (costly) forward logaddexp.
+RULES[Op.LOGADDEXP] = lambda ops, g, out, x, y: (
+    g / (ops.exp(y - x) + 1), g / (ops.exp(x - y) + 1))
 RULES[Op.LOGADDEXP2] = lambda ops, g, out, x, y: (
-    g * ops.exp2(x - out), g * ops.exp2(y - out))
+    g / (ops.exp2(y - x) + 1), g / (ops.exp2(x - y) + 1))
 
 
 @rule(Op.POW)

@@ -87,6 +87,34 @@ def _strip_neg(m: Node, uses: dict[int, int]) -> Node | None:
     return None
 
 
+def _factor(a: Node, b: Node, uses: dict[int, int]) -> Any:
+    """``s*p + s*q -> s*(p + q)`` and ``(-s)*p + s*q -> s*(q - p)`` for one scalar ``s``:
+    one multiplication of whole arrays instead of two (the adjoint of a sum of terms)."""
+    if a.op is not Op.MUL or b.op is not Op.MUL or uses.get(a.id, 0) > 1 or \
+            uses.get(b.id, 0) > 1:
+        return None
+    (sa, p), (sb, q) = a.inputs, b.inputs
+    if sa.type is None or not sa.type.is_scalar or p.type is None or q.type is None:
+        return None
+    if p.type != q.type:
+        return None
+    if sa is sb:
+        inner_op, left, right = Op.ADD, p, q
+    elif sa.op is Op.NEG and sa.inputs[0] is sb:
+        inner_op, left, right = Op.SUB, q, p
+    elif sb.op is Op.NEG and sb.inputs[0] is sa:
+        inner_op, left, right = Op.SUB, p, q
+    else:
+        return None
+    s = sb if inner_op is Op.SUB and sa.op is Op.NEG else sa
+
+    def build(n: Node) -> Node:
+        inner = Node(-1, inner_op, (left, right), (), p.type, None, n.loc, n.role)
+        return Node(n.id, Op.MUL, (s, inner), (), n.type, n.name, n.loc, n.role)
+
+    return build
+
+
 def _simplify(n: Node, uses: dict[int, int]) -> Node | None:
     """A replacement for ``n`` among its (already rewritten) inputs, or None."""
     ins = n.inputs
@@ -101,6 +129,12 @@ def _simplify(n: Node, uses: dict[int, int]) -> Node | None:
                 return other
     if op in (Op.SUB,) and _is_const(ins[1], 0) and _same_type(ins[0], n):
         return ins[0]
+    if op is Op.SUB and _is_const(ins[0], 0) and _same_type(ins[1], n):
+        return _replace(n, (ins[1],), n, Op.NEG)  # 0 - x -> -x
+    if op is Op.ADD:
+        shared = _factor(ins[0], ins[1], uses)
+        if shared is not None:
+            return shared(n)
     if op in (Op.DIV, Op.POW) and _is_const(ins[1], 1) and _same_type(ins[0], n):
         return ins[0]
     if op is Op.NEG and ins[0].op is Op.NEG and _same_type(ins[0].inputs[0], n):
