@@ -2,10 +2,15 @@
 
 ``grad``/``value_and_grad``/``vjp`` read a function's source, lower it to an SSA graph,
 and generate a readable Python adjoint that runs on NumPy or CuPy.
+
+The eager runtime speaks PyTorch: ``import st_autodiff as torch`` gives ``tensor``,
+``Tensor``, the dtypes, factories, math functions, grad modes and ``autograd``, so code
+written for ``torch.autograd`` runs unchanged (see ``runtime/namespace.py`` for the names).
 """
 
 from __future__ import annotations
 
+from . import autograd
 from .api import GradFunction, grad, value_and_grad, vjp
 from .errors import (
                      CompileError,
@@ -17,6 +22,8 @@ from .errors import (
                      UnsupportedSyntaxError,
                      WrtError,
 )
+from .runtime.namespace import *  # noqa: F403  (the PyTorch-style names, listed in NAMES)
+from .runtime.namespace import NAMES as _RUNTIME_NAMES
 
 __version__ = "0.1.0"
 
@@ -34,4 +41,10 @@ __all__ = [
     "grad",
     "value_and_grad",
     "vjp",
+    "autograd",
 ]
+__all__ += _RUNTIME_NAMES
+
+from . import nn, optim  # noqa: E402  (after the runtime names: nn builds on them)
+
+__all__ += ["nn", "optim"]

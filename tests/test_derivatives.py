@@ -156,6 +156,8 @@ UNARY_DOMAINS: dict[Op, Callable[..., np.ndarray]] = {
     Op.ARCTANH: lambda *s: uniform(-0.9, 0.9, *s),
     Op.DEG2RAD: normal,
     Op.RAD2DEG: normal,
+    Op.SIGMOID: normal,
+    Op.RELU: away,
 }
 for _op, _dom in UNARY_DOMAINS.items():
     case(_op, "2d", _dom(3, 4))
@@ -243,6 +245,14 @@ for _op in (Op.VAR, Op.STD):
     case(_op, "axis0", _v, axis=0)
     case(_op, "keep-neg-ddof1", _v, axis=-1, keepdims=True, ddof=1)
     case(_op, "axes", normal(2, 3, 4), axis=(0, 2))
+for _op in (Op.SOFTMAX, Op.LOG_SOFTMAX):
+    case(_op, "last", normal(3, 4))
+    case(_op, "axis0", normal(3, 4), axis=0)
+    case(_op, "1d", normal(5))
+case(Op.LOGSUMEXP, "all", normal(3, 4))
+case(Op.LOGSUMEXP, "axis1", normal(2, 3, 4), axis=1)
+case(Op.LOGSUMEXP, "axes-keep", normal(2, 3, 4), axis=(0, 2), keepdims=True)
+case(Op.LOGSUMEXP, "large", normal(3, 4) * 50.0, axis=-1)
 for _axis in (None, 0, -1):
     case(Op.CUMSUM, f"axis{_axis}", normal(3, 4), axis=_axis)
     case(Op.CUMPROD, f"axis{_axis}", away(3, 4), axis=_axis)
@@ -563,6 +573,9 @@ _REDUCTIONS = {
     Op.CUMSUM,
     Op.CUMPROD,
     Op.NORM,
+    Op.SOFTMAX,
+    Op.LOG_SOFTMAX,
+    Op.LOGSUMEXP,
 }
 _F32_CASES = [
     c for c in CASES if (OP_INFO[c.op].elementwise or c.op in _REDUCTIONS) and c.op is not Op.ASTYPE

@@ -83,6 +83,43 @@ def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
     return out
 
 
+def sigmoid(x: Any) -> Any:
+    """``1 / (1 + exp(-x))`` without overflow for large ``|x|``."""
+    xp = array_namespace(x)
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def relu(x: Any) -> Any:
+    """``max(x, 0)`` elementwise (NaN stays NaN)."""
+    return array_namespace(x).maximum(x, 0)
+
+
+def softmax(x: Any, axis: int = -1) -> Any:
+    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability."""
+    xp = array_namespace(x)
+    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
+    return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Any:
+    """``x - logsumexp(x)`` along ``axis``."""
+    xp = array_namespace(x)
+    s = x - xp.max(x, axis=axis, keepdims=True)
+    return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
+
+
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``log(sum(exp(x)))`` over ``axis``, exact for large values and for all -inf."""
+    xp = array_namespace(x)
+    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    out = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        out = xp.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+    return out
+
+
 def array_namespace(*values: Any) -> Any:
     """``cupy`` when any value is a CuPy array, else ``numpy``."""
     for v in values:

@@ -227,6 +227,12 @@ class Op(enum.Enum):
     TAKE_ALONG_AXIS = "take_along_axis"
     TRIU = "triu"
     TRIL = "tril"
+    # neural-network activations (no single NumPy function; kernels in ir/kernels.py)
+    SIGMOID = "sigmoid"
+    RELU = "relu"
+    SOFTMAX = "softmax"
+    LOG_SOFTMAX = "log_softmax"
+    LOGSUMEXP = "logsumexp"
 
 
 _AXIS = (("axis", None),)
@@ -419,6 +425,11 @@ def _table() -> dict[Op, OpInfo]:
                                    numpy="take_along_axis", torch="gather"),
         Op.TRIU: OpInfo("triu", ("x",), (("k", 0),), numpy="triu"),
         Op.TRIL: OpInfo("tril", ("x",), (("k", 0),), numpy="tril"),
+        Op.SIGMOID: _unary("sigmoid", numpy="rt.sigmoid"),
+        Op.RELU: _unary("relu", numpy="rt.relu"),
+        Op.SOFTMAX: OpInfo("softmax", ("x",), (("axis", -1),), numpy="rt.softmax"),
+        Op.LOG_SOFTMAX: OpInfo("log_softmax", ("x",), (("axis", -1),), numpy="rt.log_softmax"),
+        Op.LOGSUMEXP: OpInfo("logsumexp", ("x",), _REDUCE, numpy="rt.logsumexp"),
     }
     missing = set(Op) - set(t)
     assert not missing, f"ops without OpInfo: {missing}"

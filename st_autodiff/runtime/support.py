@@ -6,6 +6,6 @@ evaluator and generated code share one definition.
 
 from __future__ import annotations
 
-from ..ir.kernels import scatter_add, unbroadcast
+from ..ir.kernels import log_softmax, logsumexp, relu, scatter_add, sigmoid, softmax, unbroadcast
 
-__all__ = ["scatter_add", "unbroadcast"]
+__all__ = ["log_softmax", "logsumexp", "relu", "scatter_add", "sigmoid", "softmax", "unbroadcast"]

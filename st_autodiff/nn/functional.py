@@ -1,0 +1,29 @@
+"""``st_autodiff.nn.functional``: the public face of ``runtime/nn/functional.py``.
+
+>>> import st_autodiff as torch
+>>> import st_autodiff.nn.functional as F
+>>> F.softmax(torch.tensor([0.0, 0.0]), dim=0)
+tensor([0.5000, 0.5000])
+"""
+
+from __future__ import annotations
+
+from ..runtime.nn.functional import (
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    dropout,
+    l1_loss,
+    linear,
+    log_softmax,
+    mse_loss,
+    nll_loss,
+    relu,
+    sigmoid,
+    softmax,
+    tanh,
+)
+
+__all__ = [
+    "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "l1_loss", "linear",
+    "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
+]

@@ -1,0 +1,34 @@
+"""``st_autodiff.cuda``: whether a GPU (through CuPy) is available, like ``torch.cuda``."""
+
+from __future__ import annotations
+
+from .backend import gpu_available
+
+__all__ = ["device_count", "is_available", "manual_seed", "manual_seed_all", "synchronize"]
+
+
+def is_available() -> bool:
+    """True when CuPy imports and sees a CUDA device."""
+    return gpu_available()
+
+
+def device_count() -> int:
+    if not gpu_available():
+        return 0
+    from .backend import get_backend
+
+    return int(get_backend("cupy").cuda.runtime.getDeviceCount())
+
+
+def synchronize(device: object = None) -> None:
+    if gpu_available():
+        from .backend import get_backend
+
+        get_backend("cupy").cuda.Device().synchronize()
+
+
+def manual_seed(seed: int) -> None:
+    """GPU tensors are drawn on the host generator here, so there is nothing to seed."""
+
+
+manual_seed_all = manual_seed

@@ -1,0 +1,339 @@
+"""The backward engine: runs the graph of ``grad_fn`` nodes from roots to leaves.
+
+One pass finds every node reachable from the roots and counts, for each, the edges that
+lead into it (its dependencies).  A node runs once, when its last dependency delivered
+its gradient; gradients arriving at the same node are summed first.  Ready nodes wait in
+a heap ordered by creation (most recent first, leaf accumulators before anything else),
+which is PyTorch's order, so hooks fire in the same sequence.  Both passes are loops
+over explicit stacks: a chain of 100,000 ops needs no recursion.
+
+Around each node: hooks registered on its output tensors (``Tensor.register_hook``) and
+``retain_grad`` see the summed gradient first, then ``register_prehook`` hooks, then the
+node runs, then ``register_hook`` hooks see inputs and outputs.  Without
+``create_graph`` the values are raw arrays (hooks get them wrapped in Tensors) and grad
+mode is off; with it the values are Tensors and every op is recorded.  A node's saved
+values are released after it ran unless the graph is retained.
+
+``inputs`` (``backward(inputs=...)`` and ``autograd.grad``) restricts the run to nodes
+that lead to those tensors; ``autograd.grad`` captures their gradients instead of
+accumulating them into ``.grad``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .function import AccumulateGrad, Node
+from .grad_mode import STATE
+from .tensor import Tensor, edge_of, plain
+from .tensor_ops import TENSOR_OPS, array_ops_for
+
+__all__ = ["backward", "grad"]
+
+_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
+_warned_cycle = [False]
+
+
+def _as_tuple(values: Any) -> tuple:
+    if values is None:
+        return ()
+    if isinstance(values, Tensor):
+        return (values,)
+    return tuple(values)
+
+
+def _roots(tensors: tuple, grads: Any, create_graph: bool) -> tuple[list, list]:
+    """Validate outputs and their gradients; return root edges and root gradient values."""
+    grads = _as_tuple(grads) if grads is not None else (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+    edges, values = [], []
+    for i, (t, g) in enumerate(zip(tensors, grads, strict=True)):
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            data = t._data
+            g_data = (data * 0 + 1).astype(data.dtype)
+            g = plain(g_data)
+        elif not isinstance(g, Tensor):
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        elif g._data.shape != t._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {t.shape}.")
+        if g._data.dtype != t._data.dtype:
+            g = g.to(t.dtype)
+        edges.append(edge_of(t))
+        values.append(g if create_graph else g._data)
+    return edges, values
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or ``inputs``)."""
+    tensors = _as_tuple(tensors)
+    targets = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        targets = inputs
+    if create_graph and not _warned_cycle[0]:
+        _warned_cycle[0] = True
+        warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=3)
+    edges, values = _roots(tensors, grad_tensors, create_graph)
+    keep = create_graph if retain_graph is None else retain_graph
+    _execute(edges, values, keep, create_graph, targets, capture=False)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool | None = None,
+         materialize_grads: bool = False) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is untouched)."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    edges, values = _roots(outputs, grad_outputs, create_graph)
+    keep = create_graph if retain_graph is None else retain_graph
+    found = _execute(edges, values, keep, create_graph, inputs, capture=True)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, found, strict=True)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                g = plain(np.zeros_like(t._array()))
+        elif not isinstance(g, Tensor):
+            g = plain(g)
+        result.append(g)
+    return tuple(result)
+
+
+class _Task:
+    """The state of one backward run."""
+
+    def __init__(self, keep: bool, create_graph: bool, ops: Any) -> None:
+        self.keep = keep
+        self.ops = ops
+        self.tensors = create_graph
+        self.buffers: dict[Node, list] = {}
+        self.deps: dict[Node, int] = {}
+        self.heap: list = []
+        self.tick = itertools.count()
+
+    def add(self, node: Node, nr: int, g: Any) -> None:
+        buf = self.buffers.get(node)
+        if buf is None:
+            buf = self.buffers[node] = [None] * node._nout
+        if g is not None:
+            old = buf[nr]
+            buf[nr] = g if old is None else old + g
+
+    def done_edge(self, node: Node) -> None:
+        left = self.deps[node] - 1
+        self.deps[node] = left
+        if left == 0:
+            heapq.heappush(self.heap, (-node._seq, next(self.tick), node))
+
+
+def _discover(roots: list) -> dict[Node, int]:
+    """Every node reachable from the roots, with its number of incoming edges."""
+    deps: dict[Node, int] = {}
+    stack = []
+    for node, _nr in roots:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+        deps[node] += 1
+    while stack:
+        node = stack.pop()
+        for fn, _nr in node.next_functions:
+            if fn is None:
+                continue
+            if fn in deps:
+                deps[fn] += 1
+            else:
+                deps[fn] = 1
+                stack.append(fn)
+    return deps
+
+
+def _restrict(deps: dict[Node, int], roots: list, wanted: set[Node], capture: bool
+              ) -> tuple[dict[Node, int], set[Node]]:
+    """Keep the nodes that lead to a wanted node; return their dependencies and which run."""
+    reach: dict[Node, bool] = {}
+    runs: set[Node] = set()
+    # children before parents: creation order, with the accumulators (sinks) first
+    for node in sorted(deps, key=lambda n: -1 if isinstance(n, AccumulateGrad) else n._seq):
+        child = any(reach.get(fn, False) for fn, _ in node.next_functions if fn is not None)
+        reach[node] = child or node in wanted
+        if child or (node in wanted and not capture and isinstance(node, AccumulateGrad)):
+            runs.add(node)
+    kept = {n: 0 for n, r in reach.items() if r}
+    for node, _nr in roots:
+        if node in kept:
+            kept[node] += 1
+    for node in runs:
+        for fn, _ in node.next_functions:
+            if fn is not None and fn in kept:
+                kept[fn] += 1
+    return kept, runs
+
+
+def _execute(roots: list, values: list, keep: bool, create_graph: bool,
+             targets: Sequence[Tensor] | None, capture: bool) -> list:
+    ops = TENSOR_OPS if create_graph else array_ops_for(values[0])
+    task = _Task(keep, create_graph, ops)
+    deps = _discover(roots)
+    runs: set[Node] | None = None
+    wanted: dict[Node, list] = {}
+    if targets is not None:
+        for slot, t in enumerate(targets):
+            fn, nr = edge_of(t)
+            wanted.setdefault(fn, []).append((nr, slot, t))
+        deps, runs = _restrict(deps, roots, set(wanted), capture)
+    task.deps = deps
+    found: list = [None] * (len(targets) if targets is not None else 0)
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        with np.errstate(all="ignore"):
+            for (node, nr), g in zip(roots, values, strict=True):
+                if node in deps:
+                    task.add(node, nr, g)
+                    task.done_edge(node)
+            _loop(task, wanted, runs, found, capture)
+    finally:
+        STATE.enabled = prev
+    return found
+
+
+def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: bool) -> None:
+    """Run ready nodes until none is left (the hot loop: kept flat on purpose)."""
+    heap = task.heap
+    buffers = task.buffers
+    deps = task.deps
+    ops = task.ops
+    keep = task.keep
+    tick = task.tick
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        node = pop(heap)[2]
+        grads = buffers.pop(node, None) or [None] * node._nout
+        hooks = node._hooks
+        if hooks is not None or type(node) is AccumulateGrad:
+            grads = _tensor_hooks(task, node, grads)
+        if wanted and node in wanted:
+            _capture(task, node, grads, wanted[node], found, capture)
+        if runs is not None and node not in runs:
+            continue
+        if hooks is not None and hooks.pre:
+            grads = _call_pre_hooks(task, hooks.pre, grads)
+        if grads[0] is None and all(g is None for g in grads):
+            out: Sequence[Any] = [None] * len(node.next_functions)
+        else:
+            out = node.backward(grads, ops)
+        if hooks is not None and hooks.post:
+            out = _call_post_hooks(task, hooks.post, out, grads)
+        if not keep:
+            node._release()
+        for (fn, nr), g in zip(node.next_functions, out):
+            if fn is None or fn not in deps:
+                continue
+            if g is not None:
+                buf = buffers.get(fn)
+                if buf is None:
+                    buf = buffers[fn] = [None] * fn._nout
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+            left = deps[fn] - 1
+            deps[fn] = left
+            if left == 0:
+                push(heap, (-fn._seq, next(tick), fn))
+
+
+def _wrap(task: _Task, g: Any) -> Any:
+    return g if task.tensors or g is None else plain(g)
+
+
+def _unwrap(task: _Task, g: Any) -> Any:
+    if g is None or task.tensors:
+        return g
+    return g._data if isinstance(g, Tensor) else g
+
+
+def _tensor_hooks(task: _Task, node: Node, grads: list) -> list:
+    """Hooks registered on the node's output tensors, then ``retain_grad``."""
+    if isinstance(node, AccumulateGrad):
+        leaf_hooks = node.variable._leaf_hooks()
+        per_output = {0: leaf_hooks} if leaf_hooks else {}
+        retain: dict = {}
+    else:
+        per_output = node._hooks.tensor
+        retain = node._hooks.retain
+    if not per_output and not retain:
+        return grads
+    grads = list(grads)
+    for nr, registry in per_output.items():
+        if grads[nr] is None or not registry:
+            continue
+        for hook in list(registry.values()):
+            new = hook(_wrap(task, grads[nr]))
+            if new is not None:
+                grads[nr] = _unwrap(task, new)
+    for nr, ref in retain.items():
+        t = ref()
+        if t is not None and grads[nr] is not None:
+            t._accumulate(grads[nr], task.ops)
+    return grads
+
+
+def _capture(task: _Task, node: Node, grads: list, wanted: list, found: list,
+             capture: bool) -> None:
+    for nr, slot, t in wanted:
+        g = grads[nr]
+        if capture:
+            found[slot] = g
+        elif g is not None and not isinstance(node, AccumulateGrad):
+            t._accumulate(g, task.ops)  # backward(inputs=[non_leaf]) fills its .grad
+
+
+def _call_pre_hooks(task: _Task, registry: dict, grads: list) -> list:
+    for hook in list(registry.values()):
+        new = hook(tuple(_wrap(task, g) for g in grads))
+        if new is not None:
+            grads = [_unwrap(task, g) for g in new]
+    return grads
+
+
+def _call_post_hooks(task: _Task, registry: dict, out: Sequence[Any], grads: list) -> list:
+    out = list(out)
+    for hook in list(registry.values()):
+        new = hook(tuple(_wrap(task, g) for g in out), tuple(_wrap(task, g) for g in grads))
+        if new is not None:
+            out = [_unwrap(task, g) for g in new]
+    return out

@@ -1,0 +1,475 @@
+"""The torch namespace over the shared rule table: elementwise math, ``where``, ``clamp``.
+
+Each function computes its result with NumPy (or CuPy through NumPy's dispatch) and, when
+grad mode is on and an input requires grad, records a node running the table's rule for
+its op.  The node is named as PyTorch names it for that call (``x * 2`` and ``x * y`` are
+both ``MulBackward0``, ``1 - x`` is ``RsubBackward1``, ``2 / x`` is ``reciprocal`` then
+``mul``), saves what PyTorch saves (``_saved_self``, ``_saved_other`` ...), and has one
+edge per tensor argument PyTorch differentiates (``None`` for a Python number).
+
+Results follow PyTorch's dtypes (``dtypes.result_type``): integer inputs to floating
+functions give the default float dtype, and a Python scalar never widens a tensor.  The
+only rules written here are trivial (``_rule_zero`` for piecewise-constant functions) or
+a table rule with a scaled input (``add``/``sub`` with ``alpha``).  Reductions and the
+softmax family are in ``reductions.py`` and matrix products in ``linalg.py``; this module
+re-exports them, so ``functional`` is the whole math namespace.  Shape functions live in
+``shape_ops.py``, in-place ones in ``inplace.py``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..derivatives import RULES
+from ..ir.kernels import relu as _k_relu
+from ..ir.kernels import resolve
+from ..ir.kernels import sigmoid as _k_sigmoid
+from ..ir.ops import OP_INFO, Op
+from . import dtypes
+from .function import TensorBase, node_class
+from .grad_mode import STATE
+from .tensor import Tensor, plain
+from .tensor_ops import record
+
+EMPTY: dict = {}  # the params of nodes without params (never mutated)
+SELF = (("self", 0, None),)
+RESULT = (("result", "result", None),)
+NONE: tuple = ()
+
+
+def _sizes(k: int = 0) -> Callable[[tuple, dict], tuple]:
+    return lambda args, params: tuple(args[k].shape)
+
+
+def _param(name: str) -> Callable[[tuple, dict], Any]:
+    return lambda args, params: params[name]
+
+
+def _arg(k: int) -> Callable[[tuple, dict], Any]:
+    return lambda args, params: args[k]
+
+
+def _need_tensor(x: Any, fname: str, what: str = "input", pos: int = 1) -> Tensor:
+    if not isinstance(x, TensorBase):
+        raise TypeError(f"{fname}(): argument '{what}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
+    return x  # type: ignore[return-value]
+
+
+def _float_data(t: Tensor) -> Any:
+    """The data, cast to the default float dtype when it is not floating point."""
+    d = t._data
+    return d if d.dtype.kind == "f" else d.astype(dtypes.get_default_dtype().np)
+
+
+def _scalar(v: Any) -> Any:
+    """A NumPy scalar as the Python number PyTorch would see (no NumPy type promotion)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _type_word(d: dtypes.dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[d.name]
+
+
+def _rule_zero(ops: Any, g: Any, out: Any, x: Any, *rest: Any, **params: Any) -> tuple:
+    """Piecewise-constant functions (sign, floor, round ...): the gradient is zero."""
+    return (ops.zeros_like(g),) + (None,) * len(rest)
+
+
+# --- elementwise unary ---------------------------------------------------------------------
+
+def _unary(name: str, op: Op, node: str, plan: tuple, kernel: Callable[[Any], Any] | None = None,
+           keeps_out: bool = True, rule: Callable[..., tuple] | None = None,
+           int_ok: bool = False) -> Callable:
+    cls = node_class(node, rule or RULES[op], (0,), plan, keeps_out)
+    fn_kernel = kernel or resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
+
+    def fn(input: Tensor) -> Tensor:
+        try:
+            d = input._data
+        except AttributeError:
+            _need_tensor(input, name)
+        if d.dtype.kind != "f" and not int_ok:
+            d = d.astype(dtypes.get_default_dtype().np)
+        r = fn_kernel(d)
+        if input._requires_grad and STATE.enabled:
+            return record(cls, r, (input,), EMPTY)
+        return plain(r)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``{name}(input)`` elementwise; records ``{node}`` when input requires grad."
+    return fn
+
+
+exp = _unary("exp", Op.EXP, "ExpBackward0", RESULT)
+exp2 = _unary("exp2", Op.EXP2, "Exp2Backward0", RESULT)
+expm1 = _unary("expm1", Op.EXPM1, "Expm1Backward0", RESULT)
+log = _unary("log", Op.LOG, "LogBackward0", SELF, keeps_out=False)
+log2 = _unary("log2", Op.LOG2, "Log2Backward0", SELF, keeps_out=False)
+log10 = _unary("log10", Op.LOG10, "Log10Backward0", SELF, keeps_out=False)
+log1p = _unary("log1p", Op.LOG1P, "Log1PBackward0", SELF, keeps_out=False)
+sqrt = _unary("sqrt", Op.SQRT, "SqrtBackward0", RESULT)
+sin = _unary("sin", Op.SIN, "SinBackward0", SELF, keeps_out=False)
+cos = _unary("cos", Op.COS, "CosBackward0", SELF, keeps_out=False)
+tan = _unary("tan", Op.TAN, "TanBackward0", RESULT)
+asin = _unary("asin", Op.ARCSIN, "AsinBackward0", SELF, keeps_out=False)
+acos = _unary("acos", Op.ARCCOS, "AcosBackward0", SELF, keeps_out=False)
+atan = _unary("atan", Op.ARCTAN, "AtanBackward0", SELF, keeps_out=False)
+sinh = _unary("sinh", Op.SINH, "SinhBackward0", SELF, keeps_out=False)
+cosh = _unary("cosh", Op.COSH, "CoshBackward0", SELF, keeps_out=False)
+tanh = _unary("tanh", Op.TANH, "TanhBackward0", RESULT)
+asinh = _unary("asinh", Op.ARCSINH, "AsinhBackward0", SELF, keeps_out=False)
+acosh = _unary("acosh", Op.ARCCOSH, "AcoshBackward0", SELF, keeps_out=False)
+atanh = _unary("atanh", Op.ARCTANH, "AtanhBackward0", SELF, keeps_out=False)
+abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True)  # noqa: A001
+neg = _unary("neg", Op.NEG, "NegBackward0", NONE, keeps_out=False, int_ok=True)
+reciprocal = _unary("reciprocal", Op.RECIPROCAL, "ReciprocalBackward0", RESULT)
+sigmoid = _unary("sigmoid", Op.SIGMOID, "SigmoidBackward0", RESULT, kernel=_k_sigmoid)
+relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_k_relu, int_ok=True)
+_ZERO_KW: dict[str, Any] = {"keeps_out": False, "rule": _rule_zero, "int_ok": True}
+sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, **_ZERO_KW)
+floor = _unary("floor", Op.FLOOR, "FloorBackward0", NONE, **_ZERO_KW)
+ceil = _unary("ceil", Op.CEIL, "CeilBackward0", NONE, **_ZERO_KW)
+trunc = _unary("trunc", Op.TRUNC, "TruncBackward0", NONE, **_ZERO_KW)
+round = _unary("round", Op.RINT, "RoundBackward0", NONE, kernel=np.round,  # noqa: A001
+               **_ZERO_KW)
+negative, absolute, arcsin, arccos, arctan, fix = neg, abs, asin, acos, atan, trunc
+
+_rsqrt_cls = node_class("RsqrtBackward0", RULES[Op.POW], (0,), RESULT)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    """``1 / sqrt(input)``; its node runs the ``pow`` rule with exponent -0.5."""
+    d = _float_data(_need_tensor(input, "rsqrt"))
+    r = 1 / np.sqrt(d)
+    if input._requires_grad and STATE.enabled:
+        return record(_rsqrt_cls, r, (input, -0.5), EMPTY)
+    return plain(r)
+
+
+def square(input: Tensor) -> Tensor:
+    """``input ** 2`` (PyTorch records it as ``PowBackward0``)."""
+    return pow(input, 2)
+
+
+# --- elementwise binary --------------------------------------------------------------------
+
+def _promote(a: Tensor, b: Tensor) -> tuple[Any, Any]:
+    """Both operands' data in PyTorch's result dtype of the pair."""
+    target = dtypes.result_type(a, b).np
+    ad, bd = a._data, b._data
+    return (ad if ad.dtype == target else ad.astype(target),
+            bd if bd.dtype == target else bd.astype(target))
+
+
+def _with_scalar(d: Any, s: Any, true_div: bool = False) -> Any:
+    """``d`` cast so that combining it with Python scalar ``s`` gives PyTorch's dtype."""
+    kind = d.dtype.kind
+    if kind == "f":
+        return d
+    if isinstance(s, float) or true_div:
+        return d.astype(dtypes.get_default_dtype().np)
+    return d
+
+
+def _broadcast_error(a: Any, b: Any) -> RuntimeError:
+    sa, sb = tuple(np.shape(a)), tuple(np.shape(b))
+    n = builtins.max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor "
+                                f"b ({pb[i]}) at non-singleton dimension {i}")
+    return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast together")
+
+
+def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
+            true_div: bool = False) -> Callable:
+    cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
+    kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
+
+    def fn(input: Any, other: Any) -> Tensor:
+        if not isinstance(input, TensorBase):
+            return _reflected(fn, input, other, name)
+        ad = input._data
+        if isinstance(other, TensorBase):
+            bd = other._data
+            if ad.dtype is not bd.dtype or (true_div and ad.dtype.kind != "f"):
+                ad, bd = _promote(input, other)
+                if true_div and ad.dtype.kind != "f":
+                    ad = ad.astype(dtypes.get_default_dtype().np)
+                    bd = bd.astype(ad.dtype)
+            try:
+                r = kernel(ad, bd)
+            except ValueError:
+                raise _broadcast_error(ad, bd) from None
+            if STATE.enabled and (input._requires_grad or other._requires_grad):
+                return record(cls, r, (input, other), EMPTY)
+            return plain(r)
+        other = _scalar(other)
+        if not isinstance(other, (int, float)):
+            return NotImplemented
+        if ad.dtype.kind != "f":
+            ad = _with_scalar(ad, other, true_div)
+        r = kernel(ad, other)
+        if input._requires_grad and STATE.enabled:
+            return record(cls, r, (input, other), EMPTY)
+        return plain(r)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``{name}(input, other)`` with broadcasting; records ``{node}``."
+    return fn
+
+
+def _reflected(fn: Callable, input: Any, other: Any, name: str) -> Tensor:
+    if isinstance(other, TensorBase):
+        from .factory import scalar_like
+
+        return fn(scalar_like(input, other), other)
+    raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                    f"{type(input).__name__}")
+
+
+_MUL_PLAN = (("self", 0, (1,)), ("other", 1, (0,)))
+_add = _binary("add", Op.ADD, "AddBackward0", (("alpha", lambda a, p: 1, None),))
+_sub = _binary("sub", Op.SUB, "SubBackward0", (("alpha", lambda a, p: 1, None),))
+mul = _binary("mul", Op.MUL, "MulBackward0", _MUL_PLAN)
+_div = _binary("div", Op.DIV, "DivBackward0", (("self", 0, (1,)), ("other", 1, None)),
+               keeps_out=True, true_div=True)
+maximum = _binary("maximum", Op.MAXIMUM, "MaximumBackward0", _MUL_PLAN)
+minimum = _binary("minimum", Op.MINIMUM, "MinimumBackward0", _MUL_PLAN)
+fmax = _binary("fmax", Op.FMAX, "FmaxBackward0", _MUL_PLAN)
+fmin = _binary("fmin", Op.FMIN, "FminBackward0", _MUL_PLAN)
+atan2 = _binary("atan2", Op.ARCTAN2, "Atan2Backward0", _MUL_PLAN)
+hypot = _binary("hypot", Op.HYPOT, "HypotBackward0", _MUL_PLAN, keeps_out=True)
+logaddexp = _binary("logaddexp", Op.LOGADDEXP, "LogaddexpBackward0", _MUL_PLAN, keeps_out=True)
+remainder = _binary("remainder", Op.MOD, "RemainderBackward0", _MUL_PLAN)
+multiply, arctan2 = mul, atan2
+
+
+def _scaled(rule: Callable[..., tuple]) -> Callable[..., tuple]:
+    def scaled_rule(ops: Any, g: Any, out: Any, x: Any, y: Any, alpha: Any = 1) -> tuple:
+        """The table's rule with the second input scaled by ``alpha`` first."""
+        gx, gy = rule(ops, g, out, x, y)
+        return gx, gy * alpha
+
+    return scaled_rule
+
+
+_ALPHA = (("alpha", _param("alpha"), None),)
+_add_alpha = node_class("AddBackward0", _scaled(RULES[Op.ADD]), (0, 1), _ALPHA, False)
+_sub_alpha = node_class("SubBackward0", _scaled(RULES[Op.SUB]), (0, 1), _ALPHA, False)
+
+
+def _with_alpha(cls: type, base: Callable, input: Any, other: Any, alpha: Any) -> Tensor:
+    """``base(input, alpha * other)`` recorded as one node, as PyTorch records it."""
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        scaled = mul(other, alpha) if isinstance(other, TensorBase) else _scalar(other) * alpha
+        r = base(input, scaled)
+    finally:
+        STATE.enabled = prev
+    if needs_grad_any(input, other):
+        return record(cls, r._data, (input, _scalar(other)), {"alpha": alpha})
+    return r
+
+
+def needs_grad_any(*values: Any) -> bool:
+    return STATE.enabled and any(isinstance(v, TensorBase) and v._requires_grad for v in values)
+
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other`` (``AddBackward0``)."""
+    if alpha == 1:
+        return _add(input, other)
+    return _with_alpha(_add_alpha, _add, input, other, alpha)
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other`` (``SubBackward0``)."""
+    if alpha == 1:
+        return _sub(input, other)
+    return _with_alpha(_sub_alpha, _sub, input, other, alpha)
+
+
+subtract = sub
+_rsub_cls = node_class("RsubBackward1", RULES[Op.SUB], (1,), (("alpha", lambda a, p: 1, None),),
+                       False)
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``; with a Python scalar ``other``: ``RsubBackward1``."""
+    if isinstance(other, TensorBase):
+        return sub(other, input, alpha=alpha)
+    if alpha != 1:
+        input = mul(input, alpha)
+    other = _scalar(other)
+    d = _with_scalar(input._data, other)
+    r = other - d
+    if input._requires_grad and STATE.enabled:
+        return record(_rsub_cls, r, (other, input), EMPTY)
+    return plain(r)
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division; ``rounding_mode='floor'``/``'trunc'`` round (zero gradient)."""
+    if rounding_mode is None:
+        return _div(input, other)
+    q = _div(input, other)
+    return floor(q) if rounding_mode == "floor" else trunc(q)
+
+
+divide = true_divide = div
+
+
+def rdiv(input: Tensor, other: Any) -> Tensor:
+    """``other / input``: PyTorch computes ``reciprocal(input) * other``."""
+    if isinstance(other, TensorBase):
+        return div(other, input)
+    if input._data.dtype.kind != "f":
+        input = input.to(dtypes.get_default_dtype())
+    return mul(reciprocal(input), other)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """Floor division (no gradient, as in PyTorch)."""
+    a = input._data if isinstance(input, TensorBase) else input
+    b = other._data if isinstance(other, TensorBase) else _scalar(other)
+    return plain(np.asarray(np.floor_divide(a, b))[()])
+
+
+_pow_cls0 = node_class("PowBackward0", RULES[Op.POW], (0,),
+                       (("self", 0, None), ("exponent", _arg(1), None)), True)
+_pow_cls1 = node_class("PowBackward1", RULES[Op.POW], (0, 1),
+                       (("self", 0, None), ("exponent", 1, None), ("result", "result", (1,))))
+_pow_cls2 = node_class("PowBackward2", RULES[Op.POW], (1,),
+                       (("self", _arg(0), None), ("exponent", 1, None), RESULT[0]))
+
+
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
+    """``input ** exponent`` for tensors and Python numbers on either side."""
+    if not isinstance(input, TensorBase):
+        return _rpow(exponent, input)
+    ad = input._data
+    if isinstance(exponent, TensorBase):
+        bd = exponent._data
+        if ad.dtype is not bd.dtype:
+            ad, bd = _promote(input, exponent)
+        r = ad ** bd
+        if STATE.enabled and (input._requires_grad or exponent._requires_grad):
+            return record(_pow_cls1, r, (input, exponent), EMPTY)
+        return plain(r)
+    exponent = _scalar(exponent)
+    ad = _with_scalar(ad, exponent)
+    r = ad ** exponent
+    if input._requires_grad and STATE.enabled:
+        return record(_pow_cls0, r, (input, exponent), EMPTY)
+    return plain(r)
+
+
+def _rpow(exponent: Tensor, base: Any) -> Tensor:
+    base = _scalar(base)
+    d = _with_scalar(exponent._data, base)
+    r = base ** d
+    if exponent._requires_grad and STATE.enabled:
+        return record(_pow_cls2, r, (base, exponent), EMPTY)
+    return plain(np.asarray(r)[()] if not hasattr(r, "dtype") else r)
+
+
+def copy_like(g: Tensor) -> Tensor:
+    """A copy of ``g`` recorded as ``CopyBackwards`` (how a first ``.grad`` is stored)."""
+    return record(_copy_cls, g._array().copy(), (None, g), EMPTY)
+
+
+def _rule_assign(ops: Any, g: Any, out: Any, dst: Any, src: Any) -> tuple:
+    """Overwriting ``dst`` with ``src``: the old value gets nothing, ``src`` gets ``g``."""
+    return (None, g)
+
+
+_copy_cls = node_class("CopyBackwards", _rule_assign, (0, 1), NONE, False)
+
+
+# The rest of the namespace (imported last: those modules build on the helpers above).
+from .comparisons import (  # noqa: E402
+    allclose,
+    eq,
+    equal,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    ne,
+    not_equal,
+)
+from .conditional import clamp, clamp_max, clamp_min, clip, where  # noqa: E402
+from .linalg import (  # noqa: E402
+    addcdiv,
+    addcmul,
+    addmm,
+    bmm,
+    dist,
+    dot,
+    ger,
+    inner,
+    lerp,
+    matmul,
+    mm,
+    mv,
+    outer,
+    trace,
+)
+from .reductions import (  # noqa: E402
+    ValuesIndices,
+    amax,
+    amin,
+    argmax,
+    argmin,
+    cumsum,
+    dims_of,
+    log_softmax,
+    logsumexp,
+    max,
+    mean,
+    min,
+    norm,
+    prod,
+    softmax,
+    std,
+    sum,
+    var,
+)
+
+__all__ = [
+    "abs", "absolute", "acos", "acosh", "add", "addcdiv", "addcmul", "addmm", "allclose",
+    "amax", "amin", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "asin",
+    "asinh", "atan", "atan2", "atanh", "bmm", "ceil", "clamp", "clamp_max", "clamp_min",
+    "clip", "copy_like", "cos", "cosh", "cumsum", "dims_of", "dist", "div", "divide", "dot",
+    "eq", "equal", "exp", "exp2", "expm1", "fix", "floor", "floor_divide", "fmax", "fmin",
+    "ge", "ger", "greater", "greater_equal", "gt", "hypot", "inner", "isclose", "isfinite",
+    "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2",
+    "log_softmax", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "logsumexp", "lt", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "mul",
+    "multiply", "mv", "ne", "neg", "negative", "norm", "not_equal", "outer", "pow", "prod",
+    "rdiv", "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub", "sigmoid", "sign",
+    "sin", "sinh", "softmax", "sqrt", "square", "std", "sub", "subtract", "sum", "tan", "tanh",
+    "trace", "true_divide", "trunc", "ValuesIndices", "var", "where",
+]

@@ -1,0 +1,290 @@
+"""The PyTorch-style public names of the runtime, gathered for ``st_autodiff/__init__``.
+
+Importing this module also attaches the op methods to ``Tensor`` (``methods.install``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import cuda, methods
+from .dtypes import (
+    Size,
+    bool_,
+    device,
+    double,
+    dtype,
+    float16,
+    float32,
+    float64,
+    float_,
+    get_default_dtype,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .factory import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    arange,
+    as_tensor,
+    bernoulli,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    logspace,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    scalar_tensor,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .functional import (
+    abs,
+    absolute,
+    acos,
+    acosh,
+    add,
+    addcdiv,
+    addcmul,
+    addmm,
+    allclose,
+    amax,
+    amin,
+    arccos,
+    arcsin,
+    arctan,
+    arctan2,
+    argmax,
+    argmin,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bmm,
+    ceil,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    cos,
+    cosh,
+    cumsum,
+    dist,
+    div,
+    divide,
+    dot,
+    eq,
+    equal,
+    exp,
+    exp2,
+    expm1,
+    floor,
+    floor_divide,
+    fmax,
+    fmin,
+    ge,
+    ger,
+    gt,
+    hypot,
+    inner,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    lerp,
+    log,
+    log1p,
+    log2,
+    log10,
+    log_softmax,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    logsumexp,
+    lt,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mm,
+    mul,
+    multiply,
+    mv,
+    ne,
+    neg,
+    negative,
+    norm,
+    outer,
+    pow,
+    prod,
+    reciprocal,
+    relu,
+    remainder,
+    round,
+    rsqrt,
+    rsub,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    softmax,
+    sqrt,
+    square,
+    std,
+    sub,
+    subtract,
+    sum,
+    tan,
+    tanh,
+    trace,
+    true_divide,
+    trunc,
+    var,
+    where,
+)
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .printing import (
+    set_printoptions,
+)
+from .random import (
+    Generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from .shape_ops import (
+    broadcast_to,
+    cat,
+    chunk,
+    clone,
+    concat,
+    concatenate,
+    flatten,
+    flip,
+    hstack,
+    movedim,
+    narrow,
+    nonzero,
+    permute,
+    reshape,
+    select,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    swapdims,
+    t,
+    transpose,
+    unbind,
+    unsqueeze,
+    vstack,
+)
+from .tensor import (
+    Tensor,
+)
+
+methods.install()
+
+float = float_  # noqa: A001
+int = int_  # noqa: A001
+bool = bool_  # noqa: A001
+
+
+def is_tensor(obj: Any) -> bool:
+    """True for a ``Tensor``."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def result_type(tensor1: Any, tensor2: Any) -> dtype:
+    """The dtype PyTorch gives an op on these two operands."""
+    from .dtypes import result_type as rt
+
+    return rt(tensor1, tensor2)
+
+
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return input.clamp_(min, max)
+
+
+__all__ = [
+    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "Generator",
+    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "abs", "absolute",
+    "acos", "acosh", "add", "addcdiv", "addcmul", "addmm", "allclose", "amax", "amin", "arange",
+    "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "as_tensor", "asin", "asinh",
+    "atan", "atan2", "atanh", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "ceil", "chunk",
+    "clamp", "clamp_", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos",
+    "cosh", "cuda", "cumsum", "detach", "device", "dist", "div", "divide", "dot", "double",
+    "dtype", "empty", "empty_like", "enable_grad", "eq", "equal", "exp", "exp2", "expm1", "eye",
+    "flatten", "flip", "float", "float16", "float32", "float64", "floor", "floor_divide", "fmax",
+    "fmin", "from_numpy", "full", "full_like", "ge", "ger", "get_default_dtype", "get_rng_state",
+    "gt", "half", "hstack", "hypot", "inference_mode", "initial_seed", "inner", "int", "int16",
+    "int32", "int64", "int8", "is_floating_point", "is_grad_enabled", "is_inference_mode_enabled",
+    "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "linspace", "log", "log10",
+    "log1p", "log2", "log_softmax", "logaddexp", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logspace", "logsumexp", "long", "lt", "manual_seed", "matmul", "max",
+    "maximum", "mean", "min", "minimum", "mm", "movedim", "mul", "multiply", "mv", "narrow", "ne",
+    "neg", "negative", "no_grad", "nonzero", "norm", "normal", "numel", "ones", "ones_like",
+    "outer", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint", "randn",
+    "randn_like", "randperm", "reciprocal", "relu", "remainder", "reshape", "result_type", "round",
+    "rsqrt", "rsub", "scalar_tensor", "seed", "select", "set_default_dtype", "set_grad_enabled",
+    "set_printoptions", "set_rng_state", "short", "sigmoid", "sign", "sin", "sinh", "softmax",
+    "split", "sqrt", "square", "squeeze", "stack", "std", "sub", "subtract", "sum", "swapaxes",
+    "swapdims", "t", "tan", "tanh", "tensor", "trace", "transpose", "true_divide", "trunc",
+    "uint8", "unbind", "unsqueeze", "var", "vstack", "where", "zeros", "zeros_like",
+]
+NAMES = list(__all__)

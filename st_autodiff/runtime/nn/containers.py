@@ -1,0 +1,114 @@
+"""``Sequential`` (modules applied in order) and ``ModuleList`` (an indexable list of them).
+
+Children are registered under their positions (``'0'``, ``'1'`` ...) or, for a
+``Sequential`` built from an ``OrderedDict``, under the given names, so parameter names
+read ``'0.weight'`` as in PyTorch.  Slicing gives a new container of the same modules.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .module import Module
+
+__all__ = ["ModuleList", "Sequential"]
+
+
+class _Indexed(Module):
+    """Shared indexing over ``_modules`` in insertion order."""
+
+    def _index(self, idx: int) -> str:
+        n = len(self._modules)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return list(self._modules)[idx % n]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._index(idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [self._index(idx)]):
+            delattr(self, key)
+        self._renumber()
+
+    def _renumber(self) -> None:
+        """Give children their positions as names again (after a deletion)."""
+
+    def append(self, module: Module) -> _Indexed:
+        """Add ``module`` at the end."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> _Indexed:
+        """Add each of ``modules`` at the end."""
+        for module in modules:
+            self.append(module)
+        return self
+
+
+class Sequential(_Indexed):
+    """Modules applied one after another: ``Sequential(a, b)(x)`` is ``b(a(x))``.
+
+    >>> import st_autodiff as torch
+    >>> torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.Tanh())
+    Sequential(
+      (0): Linear(in_features=4, out_features=2, bias=True)
+      (1): Tanh()
+    )
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._index(idx)]
+
+    def forward(self, input: Any) -> Any:
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+
+class ModuleList(_Indexed):
+    """A list of modules, each registered as a child (it has no ``forward`` of its own)."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._index(idx)]
+
+    def _renumber(self) -> None:
+        kept = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(kept):
+            self._modules[str(i)] = module
+
+    def insert(self, index: int, module: Module) -> None:
+        """Put ``module`` before position ``index``."""
+        kept = list(self._modules.values())
+        kept.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(kept):
+            self._modules[str(i)] = m

@@ -1,0 +1,93 @@
+"""``Adam``: adaptive moment estimation, with PyTorch's update equations.
+
+For a parameter ``p`` with gradient ``g`` (negated first when ``maximize``) at step
+``t = 1, 2, ...``::
+
+    g = g + weight_decay * p            # L2 penalty (or, decoupled as in AdamW,
+                                        # p = p * (1 - lr * weight_decay))
+    m = lerp(m, g, 1 - beta1)           # m + (1 - beta1) * (g - m)
+    v = beta2 * v + (1 - beta2) * g * g
+    v_hat = max(v_hat, v)               # amsgrad only; then v_hat replaces v below
+    p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+
+``state[p]`` holds ``step`` (a float32 0-d tensor), ``exp_avg`` (m), ``exp_avg_sq`` (v)
+and, with amsgrad, ``max_exp_avg_sq``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor, plain
+from .optimizer import Optimizer, array_of, new_buffer
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """The Adam optimizer (see the module docstring for the update)."""
+
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i in (0, 1):
+            if not 0.0 <= betas[i] < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def _update(self, p: Tensor, grad: Any, group: dict[str, Any]) -> None:
+        data = array_of(p)
+        state = self.state[p]
+        if not state:
+            state["step"] = plain(np.array(0.0, dtype=np.float32))
+            state["exp_avg"] = new_buffer(data)
+            state["exp_avg_sq"] = new_buffer(data)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = new_buffer(data)
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        if group["maximize"]:
+            grad = -grad
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                data *= 1 - lr * wd
+            else:
+                grad = grad + wd * data
+        counter = array_of(state["step"])
+        counter += 1
+        step = float(counter)
+        m = array_of(state["exp_avg"])
+        _lerp_into(m, grad, 1 - beta1)
+        v = array_of(state["exp_avg_sq"])
+        v *= beta2
+        v += (1 - beta2) * grad * grad
+        if group["amsgrad"]:
+            v = np.maximum(array_of(state["max_exp_avg_sq"]), v,
+                           out=array_of(state["max_exp_avg_sq"]))
+        step_size = lr / (1 - beta1**step)
+        denom = np.sqrt(v) / math.sqrt(1 - beta2**step) + group["eps"]
+        data += -step_size * m / denom
+
+
+def _lerp_into(start: Any, end: Any, weight: float) -> None:
+    """``start += weight * (end - start)`` in place, with PyTorch's two-sided formula."""
+    w = start.dtype.type(weight)
+    if abs(w) < 0.5:
+        start += w * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - w)

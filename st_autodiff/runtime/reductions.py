@@ -1,0 +1,306 @@
+"""Reductions (``sum``, ``mean``, ``max`` ...), norms and the softmax family.
+
+Like ``functional``: NumPy computes, the shared rule table differentiates, and each node
+is named and saves what PyTorch names and saves (``SumBackward0`` for a full sum,
+``SumBackward1`` over ``dim`` ...).  ``max``/``min`` along a dimension send the gradient
+to the index they return (``_rule_max_dim``, composed from the table's
+``take_along_axis`` rule), while full ``max``/``min`` and ``amax``/``amin`` share it
+evenly between ties, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..derivatives import RULES
+from ..ir.kernels import log_softmax as _k_log_softmax
+from ..ir.kernels import logsumexp as _k_logsumexp
+from ..ir.kernels import resolve
+from ..ir.kernels import softmax as _k_softmax
+from ..ir.ops import OP_INFO, Op
+from . import dtypes
+from .function import TensorBase, node_class
+from .functional import (
+    NONE,
+    RESULT,
+    SELF,
+    _float_data,
+    _param,
+    _sizes,
+    _type_word,
+    maximum,
+    minimum,
+)
+from .grad_mode import STATE
+from .tensor import Tensor, _dim, plain
+from .tensor_ops import record
+
+_ = builtins
+
+# --- reductions ------------------------------------------------------------------------------
+
+def dims_of(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """``dim`` (int, sequence or None) as a sorted tuple of non-negative axes."""
+    if dim is None:
+        return None
+    seq = dim if isinstance(dim, (tuple, list)) else (dim,)
+    if ndim == 0:
+        for d in seq:
+            _dim(d, 0)
+        return ()
+    return tuple(sorted({_dim(d, ndim) for d in seq}))
+
+
+def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple, plan1: tuple,
+               keeps_out: bool, float_only: bool = False) -> Callable:
+    cls0 = node_class(node0, RULES[op], (0,), plan0, keeps_out)
+    cls1 = node_class(node1, RULES[op], (0,), plan1, keeps_out)
+    kernel = _k_logsumexp if op is Op.LOGSUMEXP else resolve(np, OP_INFO[op].numpy)  # type: ignore
+
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        d = input._data
+        if dtype is not None:
+            d = d.astype(dtypes.to_dtype(dtype).np)
+        if float_only and d.dtype.kind != "f":
+            which = "Optional" if dtype is not None else "Input"
+            raise RuntimeError(f"{name}(): could not infer output dtype. {which} dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{_type_word(dtypes.from_numpy_dtype(d.dtype))}")
+        axes = dims_of(dim, d.ndim)
+        if d.dtype.kind == "b" or (d.dtype.kind in "iu" and op in (Op.SUM, Op.PROD)):
+            d = d.astype(np.int64)
+        r = kernel(d, axis=axes, keepdims=bool(keepdim))
+        if not (input._requires_grad and STATE.enabled):
+            return plain(r)
+        if dim is None:
+            return record(cls0, r, (input,), {"axis": None, "keepdims": False})
+        return record(cls1, r, (input,), {"axis": axes, "keepdims": bool(keepdim)})
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}`` over all elements (``{node0}``) or over ``dim`` "
+                  f"(``{node1}``).")
+    return fn
+
+
+_DIM_PLAN = (("dim", _param("axis"), None), ("keepdim", _param("keepdims"), None))
+_SIZES = (("self_sym_sizes", _sizes(), None),)
+sum = _reduction("sum", Op.SUM, "SumBackward0", "SumBackward1", _SIZES,  # noqa: A001
+                 _DIM_PLAN + _SIZES, False)
+mean = _reduction("mean", Op.MEAN, "MeanBackward0", "MeanBackward1", _SIZES,
+                  _DIM_PLAN + _SIZES, False, float_only=True)
+prod = _reduction("prod", Op.PROD, "ProdBackward0", "ProdBackward1", SELF + RESULT,
+                  _DIM_PLAN + SELF + RESULT, True)
+_amax = _reduction("amax", Op.MAX, "AmaxBackward0", "AmaxBackward0", SELF + RESULT,
+                   _DIM_PLAN + SELF + RESULT, True)
+_amin = _reduction("amin", Op.MIN, "AminBackward0", "AminBackward0", SELF + RESULT,
+                   _DIM_PLAN + SELF + RESULT, True)
+_max_all = _reduction("max", Op.MAX, "MaxBackward1", "MaxBackward1", SELF + RESULT, NONE, True)
+_min_all = _reduction("min", Op.MIN, "MinBackward1", "MinBackward1", SELF + RESULT, NONE, True)
+logsumexp_ = _reduction("logsumexp", Op.LOGSUMEXP, "LogsumexpBackward0", "LogsumexpBackward0",
+                        SELF + RESULT, _DIM_PLAN + SELF + RESULT, True)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The maximum over ``dim`` (all dims by default); ties share the gradient evenly."""
+    return _amax(input, None if dim in ((), []) else dim, keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The minimum over ``dim`` (all dims by default); ties share the gradient evenly."""
+    return _amin(input, None if dim in ((), []) else dim, keepdim)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, computed stably."""
+    r = logsumexp_(input.float() if input._data.dtype.kind != "f" else input, dim, keepdim)
+    return r
+
+
+class ValuesIndices(NamedTuple):
+    """``(values, indices)`` of ``max``/``min``/``sort`` along a dimension."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _return_type(name: str) -> type:
+    def __repr__(self: Any) -> str:  # noqa: N807
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    return type(name, (ValuesIndices,), {"__repr__": __repr__, "__slots__": ()})
+
+
+_RETURN_TYPES = {n: _return_type(n) for n in ("max", "min", "sort", "mode", "median", "topk")}
+
+
+def _rule_max_dim(ops: Any, g: Any, out: Any, x: Any, idx: Any, dim: int = 0,
+                  keepdim: bool = False) -> tuple:
+    """The gradient of ``max``/``min`` along ``dim`` goes to the index they returned."""
+    if not keepdim:
+        g = ops.expand_dims(g, axis=dim)
+        idx = np.expand_dims(idx, dim)
+    return RULES[Op.TAKE_ALONG_AXIS](ops, g, None, x, idx, axis=dim)
+
+
+def _select_along(name: str, arg: Callable, node: str, full: Callable) -> Callable:
+    plan = (("indices", 1, None), ("dim", _param("dim"), None),
+            ("keepdim", _param("keepdim"), None), ("self_sym_sizes", _sizes(), None))
+    cls = node_class(node, _rule_max_dim, (0,), plan, False)
+    result_type = _RETURN_TYPES[name]
+
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        if dim is None:
+            return full(input)
+        if isinstance(dim, TensorBase):
+            return (maximum if name == "max" else minimum)(input, dim)
+        d = input._data
+        axis = _dim(dim, d.ndim)
+        if d.ndim == 0:
+            idx = np.int64(0)
+            values = plain(d) if not input._requires_grad else input.clone()
+            return result_type(values, plain(idx))
+        idx = arg(d, axis=axis, keepdims=True)
+        vals = np.take_along_axis(d, idx, axis=axis)
+        if not keepdim:
+            idx, vals = np.squeeze(idx, axis), np.squeeze(vals, axis)
+        idx = idx.astype(np.int64)
+        if input._requires_grad and STATE.enabled:
+            values = record(cls, vals, (input, idx), {"dim": axis, "keepdim": bool(keepdim)})
+        else:
+            values = plain(vals)
+        return result_type(values, plain(idx[()] if idx.ndim == 0 else idx))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}(input)``: the {name}imum element; ``{name}(input, dim)``: values "
+                  "and indices along ``dim``; ``{name}(input, other)``: elementwise.")
+    return fn
+
+
+max = _select_along("max", np.argmax, "MaxBackward0", _max_all)  # noqa: A001
+min = _select_along("min", np.argmin, "MinBackward0", _min_all)  # noqa: A001
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    d = input._data
+    if dim is None:
+        return plain(np.int64(np.argmax(d)))
+    return plain(np.argmax(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    d = input._data
+    if dim is None:
+        return plain(np.int64(np.argmin(d)))
+    return plain(np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def _var_std(op: Op, node: str, keeps_out: bool) -> Callable:
+    plan = (("correction", _param("ddof"), None), ("dim", _param("axis"), None),
+            ("keepdim", _param("keepdims"), None)) + SELF + (RESULT if keeps_out else ())
+    cls = node_class(node, RULES[op], (0,), plan, keeps_out)
+    method = OP_INFO[op].numpy
+
+    def fn(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
+           *, correction: Any = None) -> Tensor:
+        if isinstance(dim, bool):  # std(input, unbiased)
+            unbiased, dim = dim, None
+        ddof = correction if correction is not None else (1 if unbiased in (None, True) else 0)
+        d = _float_data(input)
+        axes = dims_of(dim, d.ndim)
+        r = getattr(d, method)(axis=axes, ddof=ddof, keepdims=bool(keepdim))  # type: ignore
+        if input._requires_grad and STATE.enabled:
+            return record(cls, r, (input,), {"axis": axes, "keepdims": bool(keepdim),
+                                             "ddof": ddof})
+        return plain(r)
+
+    return fn
+
+
+var = _var_std(Op.VAR, "VarBackward0", False)
+std = _var_std(Op.STD, "StdBackward0", True)
+
+
+def _rule_flat_norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None) -> tuple:
+    """A vector norm over all elements of ``x``: the table's norm rule on ``ravel(x)``."""
+    (gf,) = RULES[Op.NORM](ops, g, out, ops.ravel(x), ord=ord)
+    return (ops.reshape(gf, ops.shape(x)),)
+
+
+_NORM_PLAN = (("ord", _param("ord"), None), ("dim", lambda a, p: p.get("axis"), None),
+              ("keepdim", lambda a, p: p.get("keepdims", False), None)) + SELF + RESULT
+_norm_cls = node_class("LinalgVectorNormBackward0", RULES[Op.NORM], (0,), _NORM_PLAN)
+_flat_norm_cls = node_class("LinalgVectorNormBackward0", _rule_flat_norm, (0,), _NORM_PLAN)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    """The vector p-norm over ``dim`` (all elements by default), like ``linalg.vector_norm``."""
+    d = _float_data(input)
+    ord_ = None if p in ("fro", 2, 2.0) else float(p) if not isinstance(p, str) else p
+    axes = dims_of(dim, d.ndim)
+    rec = input._requires_grad and STATE.enabled
+    if axes is None or (len(axes) > 1 and (ord_ is not None or len(axes) > 2)):
+        if axes is not None and len(axes) != d.ndim:
+            raise NotImplementedError("norm over several (not all) dims with p != 2")
+        r = np.linalg.norm(d.reshape(-1), ord=ord_)
+        if keepdim:
+            r = np.reshape(r, (1,) * d.ndim)
+        r = np.asarray(r, dtype=d.dtype)[()]
+        if rec:
+            if keepdim:
+                raise NotImplementedError("norm(keepdim=True) over all dims with autograd")
+            return record(_flat_norm_cls, r, (input,), {"ord": ord_})
+        return plain(r)
+    axis = axes[0] if len(axes) == 1 else axes
+    r = np.asarray(np.linalg.norm(d, ord=ord_, axis=axis, keepdims=bool(keepdim)),
+                   dtype=d.dtype)[()]
+    if rec:
+        return record(_norm_cls, r, (input,), {"ord": ord_, "axis": axis,
+                                               "keepdims": bool(keepdim)})
+    return plain(r)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Cumulative sum along ``dim`` (``CumsumBackward0``)."""
+    from .tensor_ops import apply_op
+
+    d = input if dtype is None else input.to(dtype)
+    out = apply_op(Op.CUMSUM, d, axis=_dim(dim, input.ndim))
+    return _renamed(out, "CumsumBackward0")
+
+
+def _renamed(t: Tensor, name: str) -> Tensor:
+    """Give a generic node PyTorch's name (same rule, same edges)."""
+    fn = t._grad_fn
+    if fn is not None:
+        cls = type(fn)
+        fn.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out)
+    return t
+
+
+# --- softmax family --------------------------------------------------------------------------
+
+def _softmax_like(op: Op, node: str, kernel: Callable) -> Callable:
+    cls = node_class(node, RULES[op], (0,), (("dim", _param("axis"), None),) + RESULT)
+
+    def fn(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+        if dtype is not None:
+            input = input.to(dtype)
+        d = _float_data(input)
+        if dim is None:
+            dim = 0 if d.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
+        axis = _dim(dim, d.ndim) if d.ndim else None
+        r = kernel(d, axis=axis) if d.ndim else kernel(np.asarray(d), axis=None)
+        if input._requires_grad and STATE.enabled:
+            return record(cls, r, (input,), {"axis": axis})
+        return plain(r)
+
+    return fn
+
+
+softmax = _softmax_like(Op.SOFTMAX, "SoftmaxBackward0", _k_softmax)
+log_softmax = _softmax_like(Op.LOG_SOFTMAX, "LogSoftmaxBackward0", _k_log_softmax)

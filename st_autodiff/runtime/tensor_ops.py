@@ -1,0 +1,378 @@
+"""Recording ops into the graph, and the two ``ops`` namespaces rules run with.
+
+``record(cls, data, args, params)`` wraps a computed result in a non-leaf ``Tensor``
+whose ``grad_fn`` is a new ``cls`` node (a ``RuleNode`` subclass): it links the node to
+its inputs' graph edges and notes the versions of the tensors it saves.  Callers decide
+first whether to record (grad mode on and some input requires grad).
+
+``ARRAY_OPS`` runs rules on raw arrays (the usual backward: nothing is recorded, so it is
+as fast as NumPy allows); ``TENSOR_OPS`` runs them on Tensors through ``apply_op``, which
+records every op it runs, so a backward run with ``create_graph=True`` builds a graph of
+its own.  ``apply_op`` evaluates any op of the table with NumPy semantics and names its
+node after ``OP_INFO[op].backward_name``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from ..derivatives import RULES
+from ..ir.kernels import resolve, run, unbroadcast
+from ..ir.ops import OP_INFO, Op, Spelling
+from . import dtypes
+from .function import Meta, MultiRuleNode, RuleNode, TensorBase, next_seq, node_class, save_plan
+from .grad_mode import STATE
+from .tensor import NO_EDGE, Tensor, edge_of, make, plain
+
+__all__ = ["ARRAY_OPS", "TENSOR_OPS", "apply_op", "record", "record_multi"]
+
+_new = object.__new__
+_INFIX_FN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+             "**": operator.pow, "%": operator.mod, "//": operator.floordiv,
+             "@": operator.matmul, "==": np.equal, "!=": np.not_equal, "<": np.less,
+             "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
+
+
+def _new_node(cls: type, args: tuple, params: dict) -> RuleNode:
+    node = _new(cls)
+    edges = []
+    add = edges.append
+    for k in cls._edges:
+        a = args[k]
+        if isinstance(a, TensorBase):
+            fn = a._grad_fn
+            add((fn, a._output_nr) if fn is not None else edge_of(a))
+        else:
+            add(NO_EDGE)
+    node.next_functions = tuple(edges)
+    node._seq = next_seq()
+    node._hooks = None
+    node._args = args
+    node._params = params
+    return node
+
+
+def record(cls: type, data: Any, args: tuple, params: dict) -> Tensor:
+    """A non-leaf tensor holding ``data``, made by a new ``cls`` node over ``args``."""
+    node = _new_node(cls, args, params)
+    node._out = data if cls._keeps_out else None
+    out = _new(Tensor)  # ``make(data, node)``, inlined: this is the hottest path
+    out._data = data
+    out._requires_grad = True
+    out._grad_fn = node
+    out._grad = None
+    out._vc = [0]
+    out._base = None
+    out._output_nr = 0
+    out._extra = None
+    if cls._tensor_saves:
+        saved = save_plan(node, args)
+        node._saved = saved + ((None, out._vc, 0),) if cls._saves_result else saved
+    elif cls._saves_result:
+        node._saved = ((None, out._vc, 0),)
+    else:
+        node._saved = ()
+    return out
+
+
+def record_multi(cls: type, datas: tuple, args: tuple, params: dict) -> tuple:
+    """Like ``record`` for an op with several outputs (one node, one tensor per output)."""
+    node = _new_node(cls, args, params)
+    node._out = datas
+    outs = tuple(make(d, node, i) for i, d in enumerate(datas))
+    node._saved = save_plan(node, args) if cls._plan else ()
+    return outs
+
+
+def needs_grad(args: tuple) -> bool:
+    """Whether an op on ``args`` must be recorded (grad mode on, some input requires grad)."""
+    if not STATE.enabled:
+        return False
+    for a in args:
+        if isinstance(a, TensorBase) and a._requires_grad:
+            return True
+    return False
+
+
+# --- generic ops (used by TENSOR_OPS and for ops without a PyTorch-specific node) ------
+
+def _generic_plan(args: tuple) -> tuple:
+    plan = tuple((f"arg{i}", i, None) for i, a in enumerate(args) if isinstance(a, TensorBase))
+    return plan + (("result", "result", None),)
+
+
+def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
+    """Run ``op`` on Tensors (and constants) with NumPy semantics, recording it if needed."""
+    info = OP_INFO[op]
+    full = info.param_defaults
+    full.update(params)
+    raw = tuple(v._data if isinstance(v, TensorBase) else v for v in inputs)
+    xp = _namespace(raw)
+    if xp is np:
+        data = run(op, np, raw, full)
+    else:
+        data = run(op, xp, raw, full)
+    if info.multi:
+        datas = tuple(_as_data(d) for d in data)
+        if not (op in RULES and needs_grad(inputs)):
+            return tuple(plain(d) for d in datas)
+        cls = node_class(info.backward_name, RULES[op], tuple(range(len(inputs))),
+                         _generic_plan(inputs), base=MultiRuleNode)
+        return record_multi(cls, datas, inputs, full)
+    if not hasattr(data, "dtype"):
+        return data  # a Python value (only constants went in)
+    data = _as_data(data)
+    if op in RULES and data.dtype.kind == "f" and needs_grad(inputs):
+        cls = node_class(info.backward_name, RULES[op], tuple(range(len(inputs))),
+                         _generic_plan(inputs))
+        return record(cls, data, inputs, full)
+    return plain(data)
+
+
+def _as_data(d: Any) -> Any:
+    """Keep arrays and NumPy scalars; anything else becomes an array."""
+    if isinstance(d, (np.ndarray, np.generic)) or hasattr(d, "__cuda_array_interface__"):
+        return d
+    return np.asarray(d)
+
+
+def _namespace(raw: tuple) -> Any:
+    for v in raw:
+        if type(v).__module__.startswith("cupy"):
+            from .backend import namespace_for
+
+            return namespace_for(v)
+    return np
+
+
+# --- the ops namespaces ------------------------------------------------------------------
+
+class ArrayOps:
+    """The rules' ``ops`` on raw arrays, with a fast function per op (cached on first use)."""
+
+    tensors = False
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            op = Op(name)
+        except ValueError:
+            raise AttributeError(name) from None
+        fn = _array_fn(op, self.xp)
+        setattr(self, name, fn)
+        return fn
+
+    @staticmethod
+    def shape(x: Any) -> tuple:
+        return tuple(getattr(x, "shape", ()))
+
+    static_shape = shape
+
+    @staticmethod
+    def ndim(x: Any) -> int:
+        return len(getattr(x, "shape", ()))
+
+    @staticmethod
+    def dtype(x: Any) -> str | None:
+        dt = getattr(x, "dtype", None)
+        return None if dt is None else str(dt)
+
+    @staticmethod
+    def const(value: Any) -> Any:
+        return value
+
+    @staticmethod
+    def meta(x: Any) -> Any:
+        return x
+
+    @staticmethod
+    def dtype_name(x: Any) -> str:
+        return str(x.dtype)
+
+    @staticmethod
+    def unbroadcast(g: Any, shape: tuple) -> Any:
+        return unbroadcast(g, shape)
+
+    def broadcast_to(self, x: Any, shape: tuple) -> Any:
+        return x if getattr(x, "shape", None) == tuple(shape) else self.xp.broadcast_to(x, shape)
+
+    @staticmethod
+    def astype(x: Any, dtype: Any = None) -> Any:
+        return x.astype(dtype)
+
+    def fill_missing(self, grads: list, out: Any, raw: Any) -> tuple:
+        return tuple(self.xp.zeros_like(o) if g is None else g
+                     for g, o in zip(grads, out, strict=True))
+
+    def zeros_of(self, meta: Any) -> Any:
+        return self.xp.zeros(meta.shape, meta.dtype)
+
+
+def _array_fn(op: Op, xp: Any) -> Any:
+    info = OP_INFO[op]
+    if info.spelling is Spelling.INFIX:
+        return _INFIX_FN[info.infix]  # type: ignore[index]
+    if info.spelling is Spelling.PREFIX:
+        return operator.neg if info.infix == "-" else operator.pos
+    if (not info.params and info.spelling is Spelling.CALL and info.numpy
+            and not info.variadic):
+        return resolve(xp, info.numpy)
+    defaults = info.param_defaults
+
+    def call(*inputs: Any, **params: Any) -> Any:
+        full = dict(defaults)
+        full.update(params)
+        return run(op, xp, inputs, full)
+
+    return call
+
+
+class _TensorMeta:
+    """A released input seen from TENSOR_OPS: its shape as a Size, its dtype as a dtype."""
+
+    __slots__ = ("shape", "dtype", "ndim")
+
+    def __init__(self, m: Meta) -> None:
+        self.shape = dtypes.Size(m.shape)
+        dt = m.dtype
+        self.dtype = dt if dt is None or isinstance(dt, dtypes.dtype) else \
+            dtypes.from_numpy_dtype(dt)
+        self.ndim = len(m.shape)
+
+
+class TensorOps:
+    """The rules' ``ops`` on Tensors: every op is recorded (for higher-order gradients)."""
+
+    tensors = True
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            op = Op(name)
+        except ValueError:
+            raise AttributeError(name) from None
+
+        def call(*inputs: Any, **params: Any) -> Any:
+            return apply_op(op, *inputs, **params)
+
+        setattr(self, name, call)
+        return call
+
+    @staticmethod
+    def shape(x: Any) -> tuple:
+        return tuple(getattr(x, "shape", ()))
+
+    static_shape = shape
+
+    @staticmethod
+    def ndim(x: Any) -> int:
+        return len(getattr(x, "shape", ()))
+
+    @staticmethod
+    def dtype(x: Any) -> str | None:
+        dt = getattr(x, "dtype", None)
+        if dt is None:
+            return None
+        return dt.name if isinstance(dt, dtypes.dtype) else str(dt)
+
+    @staticmethod
+    def const(value: Any) -> Any:
+        return value
+
+    @staticmethod
+    def meta(x: Any) -> Any:
+        return _TensorMeta(x) if isinstance(x, Meta) else x
+
+    @staticmethod
+    def dtype_name(x: Any) -> str:
+        return x.dtype.name
+
+    @staticmethod
+    def unbroadcast(g: Any, shape: tuple) -> Any:
+        if tuple(g.shape) == tuple(shape):
+            return g
+        return apply_op(Op.UNBROADCAST, g, tuple(shape))
+
+    @staticmethod
+    def broadcast_to(x: Any, shape: tuple) -> Any:
+        if tuple(getattr(x, "shape", ())) == tuple(shape):
+            return x
+        return apply_op(Op.BROADCAST_TO, x, tuple(shape))
+
+    def fill_missing(self, grads: list, out: Any, raw: Any) -> tuple:
+        from .factory import zeros_like
+
+        return tuple(zeros_like(o) if g is None else g for g, o in zip(grads, out, strict=True))
+
+    def zeros_of(self, meta: Any) -> Any:
+        return plain(np.zeros(meta.shape, meta.dtype))
+
+
+ARRAY_OPS = ArrayOps(np)
+TENSOR_OPS = TensorOps()
+_GPU_OPS: dict[str, ArrayOps] = {}
+
+
+def array_ops_for(value: Any) -> ArrayOps:
+    """ARRAY_OPS for NumPy values, a CuPy twin for GPU values."""
+    mod = type(value).__module__
+    if not mod.startswith("cupy"):
+        return ARRAY_OPS
+    ops = _GPU_OPS.get("cupy")
+    if ops is None:
+        from .backend import get_backend
+
+        ops = _GPU_OPS["cupy"] = ArrayOps(get_backend("cupy"))
+    return ops
+
+
+# --- helpers for nodes (imported lazily by function.py) ----------------------------------
+
+def as_tensor_grad(g: Any) -> Any:
+    """A gradient handed to ``node(...)``: Tensors stay, None stays."""
+    if g is None or isinstance(g, TensorBase):
+        return g
+    raise TypeError(f"expected a Tensor or None as gradient, got {type(g).__name__}")
+
+
+def wrap_saved_result(node: RuleNode) -> Tensor:
+    """The node's saved output as a new Tensor sharing its storage (grad_fn is the node)."""
+    out = node._out
+    counter = next((c for t, c, _v in (node._saved or ()) if t is None), None)
+    if isinstance(out, tuple):
+        return tuple(_wrap_out(o, node, i, counter) for i, o in enumerate(out))  # type: ignore
+    return _wrap_out(out, node, 0, counter)
+
+
+def _wrap_out(data: Any, node: RuleNode, nr: int, counter: Any) -> Tensor:
+    t = make(data, node, nr)
+    if counter is not None:
+        t._vc = counter
+    return t
+
+
+def scalar_tensor(value: Any) -> Any:
+    """A saved Python scalar shown as PyTorch shows it: a 0-d tensor."""
+    if value is None or isinstance(value, (tuple, list, str)):
+        return value
+    if isinstance(value, bool):
+        return plain(np.bool_(value))
+    if isinstance(value, int):
+        return plain(np.int64(value))
+    if isinstance(value, float):
+        return plain(np.float64(value))
+    return plain(value) if hasattr(value, "dtype") else value
+
+
+def describe(data: Any) -> str:
+    """``[torch.FloatTensor [2, 3]]``, as PyTorch names a tensor in error messages."""
+    if isinstance(data, Meta):
+        shape, dt = data.shape, data.dtype
+    else:
+        shape, dt = data.shape, data.dtype
+    kind = dtypes.from_numpy_dtype(dt)._tensor_type
+    return f"[torch.{kind} [{', '.join(str(d) for d in shape)}]]"
