@@ -46,5 +46,6 @@ __all__ = [
 __all__ += _RUNTIME_NAMES
 
 from . import nn, optim  # noqa: E402  (after the runtime names: nn builds on them)
+from .bridge import function  # noqa: E402  (compiled functions inside eager graphs)
 
-__all__ += ["nn", "optim"]
+__all__ += ["function", "nn", "optim"]

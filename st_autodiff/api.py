@@ -196,6 +196,8 @@ def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Requ
                 raise WrtError(f"wrt={w} is out of range: {parsed.name}() takes "
                                f"{len(names)} arguments", parsed.loc(parsed.node))
             positions.append(w % len(names))
+    if mode == "vjp_joint":  # one function (args..., out_bar) -> gradients (the bridge)
+        return Request(tuple(positions), single, "vjp", has_aux, split=False)
     return Request(tuple(positions), single, mode, has_aux, split=mode == "vjp")
 
 

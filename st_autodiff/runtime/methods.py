@@ -80,6 +80,12 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return out
 
 
+def astype(self: Tensor, dtype: Any) -> Tensor:
+    """NumPy's spelling of a cast (not in PyTorch): generated adjoints call it, and the
+    bridge runs them over Tensors for ``create_graph``."""
+    return to(self, dtypes.to_dtype(np.dtype(str(dtype))))
+
+
 def _cast(t: Tensor, dtype: dtypes.dtype) -> Tensor:
     data = t._data.astype(dtype.np)
     if dtype.is_floating_point and needs_grad((t,)):
@@ -321,6 +327,7 @@ def install() -> None:
     T.H = property(S.T)
     T.where = _where_method
     T.to = to
+    T.astype = astype
     T.type = type_
     T.type_as = _type_as
     T.cuda = cuda
