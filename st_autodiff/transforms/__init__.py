@@ -8,7 +8,7 @@ stage's printed form, and runs the IR verifier after every pass when asked.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +55,7 @@ class Compiled:
 
     fn: Callable[..., Any] | None
     generated: Generated
-    stages: dict[str, str] = field(default_factory=dict)
+    stages: Mapping[str, str] = field(default_factory=dict)
     primal: Graph | None = None
     joint: Graph | None = None
     fwd: Callable[..., Any] | None = None  # split mode: (outputs, residuals)
@@ -66,12 +66,13 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
                      example_args: list[Any] | None, req: Request, options: Options,
                      xp: Any = None, rt: Any = None, code: Any = None) -> Compiled:
     """Run every pass; ``xp``/``rt`` None means "generate but do not load" (the CLI)."""
-    stages: dict[str, str] = {"parse": parsed.module.tree.code_for_node(parsed.node)}
+    stages = Stages()
+    stages["parse"] = lambda: parsed.module.tree.code_for_node(parsed.node)
     low = lower(parsed, example_args, make_resolver, code=code)
     _check(low.graph, options, stages, "lower")
     _check_request(low.graph, parsed, req)
     active = active_nodes(low.graph, req.wrt)
-    stages["activity"] = "active: " + ", ".join(
+    stages["activity"] = lambda: "active: " + ", ".join(
         f"%{n.name or n.id}" for n in low.graph.nodes if n in active) + "\n"
     joint = adjoint(low, active, req.wrt, seed_like_output=req.mode == "vjp")
     _check(joint.graph, options, stages, "adjoint")
@@ -106,10 +107,36 @@ def _log(options: Options, parsed: ParsedFunction, stages: dict[str, str]) -> No
         log.info("st_autodiff %s of %s:\n%s", stage, parsed.name, stages.get(stage, ""))
 
 
-def _check(graph: Graph, options: Options, stages: dict[str, str], name: str) -> None:
+class Stages(Mapping[str, str]):
+    """Each pass's printed output, printed only when read (printing costs compile time)."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Callable[[], str]] = {}
+        self._text: dict[str, str] = {}
+
+    def __setitem__(self, name: str, value: str | Callable[[], str]) -> None:
+        if callable(value):
+            self._made[name] = value
+        else:
+            self._text[name] = value
+            self._made[name] = lambda: value
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._text:
+            self._text[name] = self._made[name]()
+        return self._text[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+
+def _check(graph: Graph, options: Options, stages: Stages, name: str) -> None:
     if options.verify:
         verify(graph)
-    stages[name] = print_graph(graph)
+    stages[name] = lambda: print_graph(graph)
 
 
 def _check_request(graph: Graph, parsed: ParsedFunction, req: Request) -> None:

@@ -95,14 +95,15 @@ def parse_function(fn: Callable[..., Any]) -> ParsedFunction:
             f"cannot read the source of {what}: it is not a Python function "
             "(built-in functions and C extensions have no Python source)",
             hint="wrap the computation in a Python function written with NumPy")
-    parsed = _parse_cached(code)
+    # code objects compare equal across files when only co_filename differs: key on the
+    # file and line as well, or two identical functions would share locations
+    parsed = _parse_cached(code.co_filename, code.co_firstlineno, code)
     defaults = _defaults(fn)
     return ParsedFunction(parsed.name, parsed.node, parsed.module, defaults)
 
 
 @functools.lru_cache(maxsize=512)
-def _parse_cached(code: Any) -> ParsedFunction:
-    file = code.co_filename
+def _parse_cached(file: str, first_line: int, code: Any) -> ParsedFunction:
     try:
         lines, start = inspect.findsource(code)
         block = inspect.getblock(lines[code.co_firstlineno - 1:])
@@ -215,9 +216,9 @@ def check_subset(fn_node: cst.FunctionDef | cst.Lambda, module: ParsedModule) ->
 
     class Fence(cst.CSTVisitor):
         def on_visit(self, node: cst.CSTNode) -> bool:
-            for kind, (msg, hint) in _HINTS.items():
-                if isinstance(node, kind):
-                    raise UnsupportedSyntaxError(msg, module.loc(node), hint)
+            refused = _HINTS.get(type(node))  # the listed classes are all concrete
+            if refused is not None:
+                raise UnsupportedSyntaxError(refused[0], module.loc(node), refused[1])
             if isinstance(node, (cst.FunctionDef, cst.Lambda)):
                 _check_def(node, module)
             if isinstance(node, cst.Arg) and node.star:
