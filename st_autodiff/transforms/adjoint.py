@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivatives import RuleError, vjp_of
+from ..derivatives import RULES, RuleError, vjp_of
 from ..errors import CompileError, EvaluationError
 from ..ir.graph import CompileTimeError, GraphBuilder, Node
 from ..ir.ops import ELEMENTWISE, OP_INFO, Op
@@ -161,8 +161,15 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             if n.name and adj[n].id >= len(graph.nodes):
                 adj[n] = b.rename(adj[n], n.name + "_bar")
             g, out_v = Var(adj[n], em), Var(n, em)
-        grads = _call_rule(em, n, g, out_v)
-        for inp, gi in zip(n.inputs, grads):
+        idiom = _logsumexp_idiom(n)
+        if idiom is not None:  # log(sum(exp(a - max(a)))) + max(a): one logsumexp node
+            a, params = idiom
+            em.current = n
+            (ga,) = RULES[Op.LOGSUMEXP](em, g, out_v, Var(a, em), **params)
+            pairs = [(a, ga)]
+        else:
+            pairs = list(zip(n.inputs, _call_rule(em, n, g, out_v)))
+        for inp, gi in pairs:
             if gi is None or inp not in active:
                 continue
             gnode = em.node(gi)
@@ -175,6 +182,30 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
                  for i in wrt]
     joint = b.finish(list(graph.outputs) + grads_out)
     return Lowered(joint, b.values)
+
+
+def _logsumexp_idiom(n: Node) -> tuple[Node, dict[str, Any]] | None:
+    """``(a, params)`` when ``n`` is ``log(sum(exp(a - m))) + m`` with ``m = max(a)``
+    over the same axes: the stable log-sum-exp.  Its derivative does not depend on ``m``
+    (the shift cancels), so differentiating it as one op skips a gradient that is exactly
+    zero — the code a person writes: ``a_bar = g * exp(a - out)``."""
+    if n.op is not Op.ADD:
+        return None
+    for log, m in ((n.inputs[0], n.inputs[1]), (n.inputs[1], n.inputs[0])):
+        if log.op is not Op.LOG or m.op not in (Op.MAX,):
+            continue
+        s = log.inputs[0]
+        if s.op is not Op.SUM or s.kwargs != m.kwargs:
+            continue
+        keep, axis = m.param("keepdims"), m.param("axis")
+        if not keep and axis is not None:
+            continue  # a - m would not line up with a
+        e = s.inputs[0]
+        if e.op is Op.EXP and e.inputs[0].op is Op.SUB:
+            a, shift = e.inputs[0].inputs
+            if shift is m and m.inputs[0] is a:
+                return a, {"axis": axis, "keepdims": keep}
+    return None
 
 
 def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool) -> Node:
