@@ -1,8 +1,9 @@
 """Neural-network building blocks for the eager runtime, spelled like ``torch.nn``.
 
-``Parameter`` and ``Module`` (``module.py``), layers (``layers.py``), containers
-(``containers.py``), losses (``loss.py``), the functional forms (``functional.py``, whose
-fused graph nodes live in ``nodes.py``) and ``init``.  The public face is ``st_autodiff.nn``.
+``Parameter`` and ``Module`` (``module.py``; loading state in ``state.py``), layers
+(``layers.py``), containers (``containers.py``), losses (``loss.py``), the functional
+forms (``functional.py``, whose fused graph nodes live in ``nodes.py``) and ``init``.
+The public face is ``st_autodiff.nn``.
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ import numpy as np
 
 from .. import functional as RF
 from .. import shape_ops as S
-from ..factory import empty_like, zeros
+from ..dtypes import float64
+from ..factory import rand, zeros
 from ..function import TensorBase
 from ..tensor import Tensor, plain
 from . import nodes
@@ -117,8 +118,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1.0:
         noise = zeros((), dtype=input.dtype, device=input.device)
     else:
-        noise = empty_like(input).bernoulli_(1.0 - p)
-        noise.div_(1.0 - p)
+        # PyTorch's CPU Bernoulli draw: one double-precision uniform per element, kept when
+        # below 1 - p; the kept ones are scaled in the input's dtype.
+        keep = RF.lt(rand(tuple(input.shape), dtype=float64, device=input.device), 1.0 - p)
+        noise = RF.div(keep.to(input.dtype), 1.0 - p)
     return input.mul_(noise) if inplace else RF.mul(input, noise)
 
 
@@ -235,7 +238,7 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     nd = len(shape)
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    if target._data.dtype.name not in ("int64", "uint8"):
+    if target._data.dtype.type not in (np.int64, np.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{_type_word(target)}")
     if nd == 1 and tshape != ():

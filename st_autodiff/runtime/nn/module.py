@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
-from ..function import TensorBase
 from ..grad_mode import no_grad
 from ..hooks import HookDict, RemovableHandle, add_hook
 from ..tensor import Tensor
 from .parameter import Parameter
+from .state import IncompatibleKeys, load_state_dict
 
 __all__ = ["Module", "typename"]
 
@@ -37,21 +37,6 @@ def typename(obj: Any) -> str:
     if name is None:
         module, name = type(obj).__module__ or "", type(obj).__qualname__
     return name if module in ("", "builtins") else f"{module}.{name}"
-
-
-class IncompatibleKeys(NamedTuple):
-    """What ``load_state_dict`` could not match (``missing_keys``, ``unexpected_keys``)."""
-
-    missing_keys: list[str]
-    unexpected_keys: list[str]
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
-                f"unexpected_keys={self.unexpected_keys})")
-
-    __str__ = __repr__
 
 
 def _indent(text: str, spaces: int) -> str:
@@ -342,59 +327,9 @@ class Module:
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
                         assign: bool = False) -> IncompatibleKeys:
-        """Copy values from ``state_dict`` into the parameters and buffers, in place."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing: list[str] = []
-        unexpected: list[str] = []
-        errors: list[str] = []
-        for prefix, module in self.named_modules(remove_duplicate=False):
-            module._load_own(state_dict, f"{prefix}." if prefix else "", assign, missing,
-                             unexpected, errors)
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
-        return IncompatibleKeys(missing, unexpected)
-
-    def _load_own(self, state: Mapping[str, Any], prefix: str, assign: bool, missing: list,
-                  unexpected: list, errors: list) -> None:
-        """Load this module's own entries (not its children's) from ``state``."""
-        own = {name: v for name, v in self._parameters.items() if v is not None}
-        own.update((name, v) for name, v in self._buffers.items()
-                   if v is not None and name not in self._non_persistent_buffers_set)
-        for name, current in own.items():
-            key = prefix + name
-            if key not in state:
-                missing.append(key)
-                continue
-            value = state[key]
-            if not isinstance(value, TensorBase):
-                errors.append(f'While copying the parameter named "{key}", expected '
-                              "torch.Tensor or Tensor-like object from checkpoint but received "
-                              f"{type(value)}")
-            elif value.shape != current.shape:
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{value.shape} from checkpoint, the shape in current model is "
-                              f"{current.shape}.")
-            elif assign:
-                new = value if not isinstance(current, Parameter) or isinstance(
-                    value, Parameter) else Parameter(value, current.requires_grad)
-                setattr(self, name, new)
-            else:
-                with no_grad():
-                    current.copy_(value)
-        for key in state:
-            if key.startswith(prefix):
-                head = key[len(prefix):].split(".", 1)[0]
-                if head not in self._modules and head not in own:
-                    unexpected.append(key)
+        """Copy values from ``state_dict`` into the parameters and buffers, in place (or
+        replace them with ``assign``); returns the keys that did not match."""
+        return load_state_dict(self, state_dict, strict, assign)
 
     # --- dtype and device ------------------------------------------------------------------
 

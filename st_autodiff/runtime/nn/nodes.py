@@ -27,6 +27,7 @@ import numpy as np
 
 from ...derivatives import RULES
 from ...ir.ops import Op
+from ..backend import namespace_for
 from ..function import node_class
 from ..grad_mode import STATE
 from ..tensor import Tensor, plain
@@ -68,7 +69,8 @@ def _reduce(data: Any, reduction: int) -> Any:
 
 def _rule_addmm(ops: Any, g: Any, out: Any, bias: Any, mat1: Any, mat2: Any,
                 need1: bool = True, need2: bool = True) -> tuple:
-    """``d(bias + mat1 @ mat2)``: the table's matmul rule for 2-d operands, plus ``g``."""
+    """``d(bias + mat1 @ mat2)``: ``g`` for the bias (the engine sums it to the bias's
+    shape), ``g @ mat2.T`` and ``mat1.T @ g``, each only when that operand needs it."""
     return (g, g @ mat2.T if need1 else None, mat1.T @ g if need2 else None)
 
 
@@ -80,7 +82,8 @@ _ADDMM = node_class("AddmmBackward0", _rule_addmm, (0, 1, 2), _ADDMM_PLAN, False
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """``bias + mat1 @ mat2`` for 2-d ``mat1``/``mat2``, recorded as ``AddmmBackward0``."""
-    a, b = mat1._data, mat2._data
+    a: Any = mat1._data
+    b: Any = mat2._data
     if a.dtype != b.dtype:
         raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
                            f"{_word(a.dtype)} and {_word(b.dtype)}")
@@ -127,13 +130,15 @@ _DIV1 = node_class("DivBackward1", _rule_div_scalar, (0,), (("other", lambda a, 
 
 def mul_scalar(t: Tensor, s: float) -> Tensor:
     """``t * s`` for a Python number ``s`` (``MulBackward1``)."""
-    data = t._data * s
+    x: Any = t._data
+    data = x * s
     return record(_MUL1, data, (t, s), {}) if needs_grad((t,)) else plain(data)
 
 
 def div_scalar(t: Tensor, s: float) -> Tensor:
     """``t / s`` for a Python number ``s`` (``DivBackward1``)."""
-    data = t._data / s
+    x: Any = t._data
+    data = x / s
     return record(_DIV1, data, (t, s), {}) if needs_grad((t,)) else plain(data)
 
 
@@ -168,7 +173,8 @@ _MSE = node_class("MseLossBackward0", _rule_mse, (0, 1),
 
 def mse(input: Tensor, target: Tensor, reduction: int) -> Tensor:
     """The squared error of same-shaped ``input`` and ``target``, reduced."""
-    d = input._data - target._data
+    x: Any = input._data
+    d = x - target._data
     data = _reduce(d * d, reduction)
     if needs_grad((input, target)):
         return record(_MSE, data, (input, target), {"reduction": reduction})
@@ -199,17 +205,27 @@ def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
 
     ``logp`` is ``(C,)`` with a 0-d target, or ``(N, C, *d)`` with a ``(N, *d)`` target;
     the shapes are checked by the caller.  Targets equal to ``ignore_index`` count zero.
+    The picking is done on the host; a GPU input gets its loss and gradient back there.
     """
-    lp = logp._data
+    xp = namespace_for(logp._data)
+    valid: Any
+    total: Any
+    lp: Any = logp._data if xp is np else logp._host()
     dt = lp.dtype
     axis = 0 if lp.ndim == 1 else 1
-    tgt = np.asarray(target._host())
-    valid = tgt != ignore_index
-    all_valid = bool(valid.all())
-    safe = tgt if all_valid else np.where(valid, tgt, 0)
-    bad = (safe < 0) | (safe >= lp.shape[axis])
-    if bad.any():
-        raise IndexError(f"Target {int(tgt[bad].flat[0])} is out of bounds.")
+    tgt: Any = np.asarray(target._host())
+    n_classes = lp.shape[axis]
+    lo, hi = (int(tgt.min()), int(tgt.max())) if tgt.size else (0, -1)
+    all_valid = not lo <= ignore_index <= hi
+    if all_valid and 0 <= lo and hi < n_classes:  # the usual case: nothing to mask
+        safe, valid = tgt, None
+    else:
+        valid = tgt != ignore_index
+        all_valid = bool(valid.all())
+        safe = tgt if all_valid else np.where(valid, tgt, 0)
+        bad = (safe < 0) | (safe >= n_classes)
+        if bad.any():
+            raise IndexError(f"Target {int(tgt[bad].flat[0])} is out of bounds.")
     index = _class_index(safe, lp.ndim)
     picked = lp[index]
     if weight is None:
@@ -232,22 +248,26 @@ def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
                 data, coef = dt.type(data / total), coef / total
             else:  # every target ignored: 0 / 0, as in PyTorch
                 data, coef = dt.type(np.nan), coef * dt.type(np.nan)
+    if xp is not np:
+        data = xp.asarray(data)
     if not needs_grad((logp,)):
         return plain(data)
     pick = np.zeros(lp.shape, dt)
     pick[index] = coef
+    if xp is not np:
+        pick = xp.asarray(pick)
     params = {"pick": pick, "axis": axis, "reduction": reduction,
               "ignore_index": ignore_index, "total_weight": np.asarray(total)}
     return record(_NLL, data, (logp, target, weight), params)
 
 
-def _class_index(classes: np.ndarray, ndim: int) -> tuple:
+def _class_index(classes: Any, ndim: int) -> tuple:
     """The index that picks, at every position, the entry of class ``classes[...]``."""
     if ndim == 1:
         return (classes,)
     if ndim == 2:
         return (np.arange(classes.shape[0]), classes)
-    grids = np.indices(classes.shape, sparse=True)
+    grids: list[Any] = list(np.indices(classes.shape, sparse=True))
     return (grids[0], classes, *grids[1:])
 
 
@@ -284,7 +304,8 @@ _BCE = node_class("BinaryCrossEntropyWithLogitsBackward0", _rule_bce, (0, 1),
 def bce_with_logits(input: Tensor, target: Tensor, weight: Tensor | None,
                     pos_weight: Tensor | None, reduction: int) -> Tensor:
     """Binary cross-entropy of logits ``input`` against probabilities ``target``."""
-    x, t = input._data, target._data
+    x: Any = input._data
+    t: Any = target._data
     softplus = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
     if pos_weight is not None:
         softplus = ((pos_weight._data - 1) * t + 1) * softplus

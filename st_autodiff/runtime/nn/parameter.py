@@ -36,10 +36,10 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
         return Tensor._make_subclass(cls, data, requires_grad)
 
-    def __repr__(self, *, tensor_contents: Any = None) -> str:
+    def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce_ex__(self, protocol: int) -> tuple:
+    def __reduce_ex__(self, protocol: Any) -> tuple:
         return (_rebuild_parameter, (self._host(), self._requires_grad))
 
 

@@ -160,7 +160,7 @@ class Optimizer:
         if any(len(a["params"]) != len(b["params"]) for a, b in zip(saved, self.param_groups)):
             raise ValueError("loaded state dict contains a parameter group that doesn't match "
                              "the size of optimizer's group")
-        by_index = {}
+        by_index: dict[int, Tensor] = {}
         for old, group in zip(saved, self.param_groups):
             by_index.update(zip(old["params"], group["params"]))
             group.update({k: v for k, v in old.items() if k != "params"})
