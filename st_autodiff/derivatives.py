@@ -682,7 +682,7 @@ def _take_along_axis(ops, g, out, x, indices, axis=-1):
 # --- activations ------------------------------------------------------------------------
 
 _unary(Op.SIGMOID, lambda ops, g, out, x: g * out * (1 - out))
-_unary(Op.RELU, lambda ops, g, out, x: ops.where(out > 0, g, 0))
+_unary(Op.RELU, lambda ops, g, out, x: g * (out > 0))  # a bool mask keeps g's dtype
 
 
 @rule(Op.SOFTMAX)

@@ -12,7 +12,8 @@ from .functional import _broadcast_error, _scalar
 from .tensor import Tensor, plain
 
 __all__ = [
-    "allclose", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite",
+    "all", "allclose", "any",
+    "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite",
     "isinf", "isnan", "le", "less", "less_equal", "logical_and", "logical_not", "logical_or",
     "logical_xor", "lt", "ne", "not_equal",
 ]
@@ -78,3 +79,17 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     return plain(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _reduce_bool(ufunc: Callable, name: str) -> Callable:
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
+        return plain(np.asarray(ufunc(input._data != 0, axis=axis, keepdims=keepdim)))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``{name}`` over ``dim`` (all dims by default): a bool tensor (no gradient)."
+    return fn
+
+
+any = _reduce_bool(np.any, "any")  # noqa: A001  (PyTorch's name)
+all = _reduce_bool(np.all, "all")  # noqa: A001  (PyTorch's name)

@@ -282,7 +282,9 @@ def _with_alpha(cls: type, base: Callable, input: Any, other: Any, alpha: Any) -
 
 
 def needs_grad_any(*values: Any) -> bool:
-    return STATE.enabled and any(isinstance(v, TensorBase) and v._requires_grad for v in values)
+    # builtins.any: this module re-exports PyTorch's tensor ``any`` under that name
+    return STATE.enabled and builtins.any(isinstance(v, TensorBase) and v._requires_grad
+                                          for v in values)
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -398,7 +400,9 @@ _copy_cls = node_class("CopyBackwards", _rule_assign, (0, 1), NONE, False)
 
 # The rest of the namespace (imported last: those modules build on the helpers above).
 from .comparisons import (  # noqa: E402
+    all,
     allclose,
+    any,
     eq,
     equal,
     ge,
@@ -459,7 +463,8 @@ from .reductions import (  # noqa: E402
 )
 
 __all__ = [
-    "abs", "absolute", "acos", "acosh", "add", "addcdiv", "addcmul", "addmm", "allclose",
+    "abs", "absolute", "acos", "acosh", "add", "addcdiv", "addcmul", "addmm", "all", "allclose",
+    "any",
     "amax", "amin", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "asin",
     "asinh", "atan", "atan2", "atanh", "bmm", "ceil", "clamp", "clamp_max", "clamp_min",
     "clip", "copy_like", "cos", "cosh", "cumsum", "dims_of", "dist", "div", "divide", "dot",

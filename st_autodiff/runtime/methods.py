@@ -249,7 +249,8 @@ _SAME_NAME = (
     "eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or "
     "logical_xor logical_not isnan isinf isfinite equal allclose isclose clamp clip clamp_min "
     "clamp_max sum mean prod max min amax amin argmax argmin norm std var logsumexp softmax "
-    "log_softmax cumsum matmul mm bmm mv dot inner outer ger addmm addcmul addcdiv lerp dist trace"
+    "log_softmax cumsum matmul mm bmm mv dot inner outer ger addmm addcmul addcdiv lerp dist trace "
+    "any all"
 ).split()
 _SHAPE_NAMES = (
     "view view_as reshape reshape_as flatten squeeze unsqueeze permute transpose swapaxes "

@@ -182,3 +182,12 @@ def test_factories() -> None:
     with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype "
                                            "can require gradients$"):
         torch.tensor([1, 2], requires_grad=True)
+
+
+def test_any_and_all_reduce_to_bool_tensors():
+    import st_autodiff as torch
+
+    m = torch.tensor([[0.0, 1.0], [0.0, 0.0]])
+    assert repr(m.any()) == "tensor(True)" and repr(m.all()) == "tensor(False)"
+    assert repr(torch.any(m, dim=1)) == "tensor([ True, False])"
+    assert repr(torch.all(m > -1.0, dim=0, keepdim=True)) == "tensor([[True, True]])"
