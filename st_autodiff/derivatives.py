@@ -18,6 +18,15 @@ In the compiler ``ops`` emits IR nodes, so a rule *writes* the adjoint code; in 
 runtime ``ops`` runs the arrays.  Because rules only use ops that have rules themselves,
 generated adjoints can be differentiated again.  Rules never unbroadcast, accumulate or
 test activity: the adjoint pass and the engine do that once for every op.
+
+Forward mode: ``JVP_RULES`` holds, beside each VJP rule, a Jacobian-vector product rule
+``jvp(ops, tangents, out, *inputs, **params) -> tangent of out``, written with the same
+``ops`` protocol and the same restrictions (so forward-over-reverse and higher orders
+work).  ``tangents`` has one entry per input; ``None`` is a symbolic zero (an index, a
+constant, an inactive value): rules never materialise zeros for it, and return ``None``
+when every tangent they depend on is ``None``.  A multi-output op returns a tuple, whose
+entries may be ``None`` too.  The tangent has the output's full shape: an input's smaller
+tangent is broadcast *up* (never summed).  The rules live in ``derivatives_jvp.py``.
 """
 
 from __future__ import annotations
@@ -35,6 +44,11 @@ from .ir.ops import OP_INFO, Op
 VjpRule = Callable[..., tuple]
 
 RULES: dict[Op, VjpRule] = {}
+
+JvpRule = Callable[..., Any]
+
+#: Op -> JVP rule, filled by ``derivatives_jvp`` (imported at the bottom of this module).
+JVP_RULES: dict[Op, JvpRule] = {}
 
 #: Ops with no gradient by design: their outputs are integers, booleans or piecewise
 #: constant, so their derivative is zero (or undefined) everywhere it exists.
@@ -89,6 +103,11 @@ def _astype(ops, g, out, x, dtype=None):
 @rule(Op.GETITEM)
 def _getitem(ops, g, out, x, *dyn, index=None):
     return (ops.scatter_add(ops.shape(x), g, *dyn, index=index),) + (None,) * len(dyn)
+
+
+@rule(Op.INDEX_ADD)
+def _index_add(ops, g, out, x, v, *dyn, index=None):
+    return (g, ops.getitem(g, *dyn, index=index)) + (None,) * len(dyn)
 
 
 @rule(Op.SCATTER_ADD)
@@ -174,12 +193,17 @@ def _select_rule(first_wins, second_wins):
     return vjp
 
 
-RULES[Op.MAXIMUM] = _select_rule(lambda ops, x, y: x > y, lambda ops, x, y: x < y)
-RULES[Op.MINIMUM] = _select_rule(lambda ops, x, y: x < y, lambda ops, x, y: x > y)
-RULES[Op.FMAX] = _select_rule(lambda ops, x, y: ops.logical_or(x > y, ops.isnan(y)),
-                              lambda ops, x, y: ops.logical_or(x < y, ops.isnan(x)))
-RULES[Op.FMIN] = _select_rule(lambda ops, x, y: ops.logical_or(x < y, ops.isnan(y)),
-                              lambda ops, x, y: ops.logical_or(x > y, ops.isnan(x)))
+#: max/min-style ops: (where x wins, where y wins); shared with their JVP rules.
+_WINS = {
+    Op.MAXIMUM: (lambda ops, x, y: x > y, lambda ops, x, y: x < y),
+    Op.MINIMUM: (lambda ops, x, y: x < y, lambda ops, x, y: x > y),
+    Op.FMAX: (lambda ops, x, y: ops.logical_or(x > y, ops.isnan(y)),
+              lambda ops, x, y: ops.logical_or(x < y, ops.isnan(x))),
+    Op.FMIN: (lambda ops, x, y: ops.logical_or(x < y, ops.isnan(y)),
+              lambda ops, x, y: ops.logical_or(x > y, ops.isnan(x))),
+}
+for _op, (_first, _second) in _WINS.items():
+    RULES[_op] = _select_rule(_first, _second)
 RULES[Op.WHERE] = lambda ops, g, out, c, x, y: (None, ops.where(c, g, 0), ops.where(c, 0, g))
 
 
@@ -745,3 +769,17 @@ def vjp_of(op: Op) -> VjpRule:
             raise RuleError(f"{op.value} has no gradient by design") from None
         raise RuleError(f"no derivative rule for {op.value}; register one in "
                         "st_autodiff/derivatives.py") from None
+
+
+def jvp_of(op: Op) -> JvpRule:
+    """The forward-mode rule for ``op``; a clear error for ops without one."""
+    try:
+        return JVP_RULES[op]
+    except KeyError:
+        if op in NONDIFFERENTIABLE:
+            raise RuleError(f"{op.value} has no derivative by design") from None
+        raise RuleError(f"no forward-mode rule for {op.value}; register one in "
+                        "st_autodiff/derivatives_jvp.py") from None
+
+
+from . import derivatives_jvp as _derivatives_jvp  # noqa: E402, F401  (fills JVP_RULES)

@@ -452,6 +452,8 @@ case(
     np.array([True, False, False, True]),
     index=(("in", 0),),
 )
+case(Op.INDEX_ADD, "repeated", normal(4, 5), normal(3, 5), ints(1, 1, 3), index=(("in", 0),))
+case(Op.INDEX_ADD, "basic", normal(4, 5), normal(5), index=(2,))
 case(Op.UNBROADCAST, "row", normal(3, 4), (1, 4))
 case(Op.UNBROADCAST, "lead", normal(2, 3, 4), (3, 1))
 case(Op.UNBROADCAST, "same", normal(3, 4), (3, 4))

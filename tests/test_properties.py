@@ -173,7 +173,7 @@ def _check_program(source: str, shapes: list[tuple[int, ...]], seed: int,
         grads = g(*args)
         check_grads(fn, args, lambda *a, grads=grads: grads)
         joint = g._latest().joint
-        by_interpreter = interpret(joint, *args, 1.0)[1:]
+        by_interpreter = interpret(joint, *args, 1.0)  # grad's joint graph: gradients only
         for got, want in zip(grads, by_interpreter, strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
         results.append(grads)

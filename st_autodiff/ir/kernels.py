@@ -69,17 +69,26 @@ def unbroadcast(g: Any, shape: tuple) -> Any:
 def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
     """Zeros of ``shape`` with ``g`` added at ``index``; repeated indices accumulate."""
     xp = array_namespace(g)
-    out = xp.zeros(shape, dtype=getattr(g, "dtype", float))
+    return index_add_(xp.zeros(shape, dtype=getattr(g, "dtype", float)), index, g)
+
+
+def index_add(x: Any, g: Any, index: tuple) -> Any:
+    """A copy of ``x`` with ``g`` added at ``index`` (the functional form)."""
+    return index_add_(x.copy(), index, g)
+
+
+def index_add_(out: Any, index: tuple, g: Any) -> Any:
+    """Add ``g`` into ``out`` at ``index`` in place; repeated indices accumulate."""
     advanced = any(getattr(i, "dtype", None) is not None and i.dtype != bool
                    or isinstance(i, list) for i in index)
     if not advanced:
-        out[index] = g
-    elif xp.__name__ == "cupy":
+        out[index] += g
+    elif type(out).__module__.startswith("cupy"):
         import cupyx  # noqa: PLC0415  (only with CuPy arrays)
 
         cupyx.scatter_add(out, index, g)
     else:
-        xp.add.at(out, index, g)
+        array_namespace(out).add.at(out, index, g)
     return out
 
 
@@ -151,6 +160,8 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         return tuple(getattr(inputs[0], "shape", ()))
     if op is Op.GETITEM:
         return inputs[0][build_index(params["index"], inputs[1:])]
+    if op is Op.INDEX_ADD:
+        return index_add(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))
     if op is Op.SCATTER_ADD:
         return scatter_add(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))
     if op is Op.EINSUM:

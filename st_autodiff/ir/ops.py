@@ -89,6 +89,7 @@ class Op(enum.Enum):
     SHAPE = "shape"
     GETITEM = "getitem"
     SCATTER_ADD = "scatter_add"
+    INDEX_ADD = "index_add"
     UNBROADCAST = "unbroadcast"
     COPY = "copy"
     ASARRAY = "asarray"
@@ -266,6 +267,8 @@ def _table() -> dict[Op, OpInfo]:
                            torch="index", data_shape=True),
         Op.SCATTER_ADD: OpInfo("scatter_add", ("shape", "g", "*index"), (("index", None),),
                                spelling=special, numpy="rt.scatter_add", torch="index_put"),
+        Op.INDEX_ADD: OpInfo("index_add", ("x", "g", "*index"), (("index", None),),
+                             spelling=special, numpy="rt.index_add", torch="index_put"),
         Op.UNBROADCAST: OpInfo("unbroadcast", ("x", "shape"), numpy="rt.unbroadcast",
                                torch="sum_to_size"),
         Op.COPY: _unary("copy", torch="clone", methods=("copy",)),

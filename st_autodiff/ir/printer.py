@@ -72,14 +72,14 @@ def print_graph(graph: Graph) -> str:
 
 def _line(n: Node, name: str, ref: Any) -> str:
     params = [(k, v) for k, v in n.params if not (n.op is Op.GETITEM and k == "index")
-              and not (n.op is Op.SCATTER_ADD and k == "index")]
+              and not (n.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and k == "index")]
     text = n.op.value
     if n.op is Op.CONST:
         text += " " + format_value(n.param("value"))
     if params and n.op is not Op.CONST:
         text += "[" + ", ".join(f"{k}={format_value(v)}" for k, v in params) + "]"
     args = [ref(i) for i in n.inputs]
-    if n.op in (Op.GETITEM, Op.SCATTER_ADD):
+    if n.op in (Op.GETITEM, Op.SCATTER_ADD, Op.INDEX_ADD):
         fixed = 1 if n.op is Op.GETITEM else 2
         args = args[:fixed] + ["[" + format_index(n.param("index"), args[fixed:]) + "]"]
     if args:

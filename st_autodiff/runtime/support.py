@@ -6,6 +6,17 @@ evaluator and generated code share one definition.
 
 from __future__ import annotations
 
-from ..ir.kernels import log_softmax, logsumexp, relu, scatter_add, sigmoid, softmax, unbroadcast
+from ..ir.kernels import (
+    index_add,
+    index_add_,
+    log_softmax,
+    logsumexp,
+    relu,
+    scatter_add,
+    sigmoid,
+    softmax,
+    unbroadcast,
+)
 
-__all__ = ["log_softmax", "logsumexp", "relu", "scatter_add", "sigmoid", "softmax", "unbroadcast"]
+__all__ = ["index_add", "index_add_", "log_softmax", "logsumexp", "relu", "scatter_add",
+           "sigmoid", "softmax", "unbroadcast"]

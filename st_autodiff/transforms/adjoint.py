@@ -176,12 +176,23 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             if _may_broadcast(n, gnode, inp):
                 em.current = n
                 gnode = _unbroadcast(em, gnode, inp)
-            adj[inp] = gnode if inp not in adj else em.emit(Op.ADD, adj[inp], gnode).node
+            adj[inp] = gnode if inp not in adj else _accumulate(em, adj[inp], gnode)
     em.current = None
     grads_out = [_final_gradient(em, graph.args[i], adj.get(graph.args[i]), b.values)
                  for i in wrt]
     joint = b.finish(list(graph.outputs) + grads_out)
     return Lowered(joint, b.values)
+
+
+def _accumulate(em: Emitter, prev: Node, g: Node) -> Node:
+    """``prev + g``; when both scatter into zeros (reads ``c[i]``, ``c[j]`` of one array),
+    add the new part into the same buffer instead (``index_add``, written in place), so
+    n reads cost n small additions rather than n full-size zeros and sums."""
+    if g.op is Op.SCATTER_ADD and prev.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and \
+            prev.type is not None and prev.type == g.type:
+        return em.emit_params(Op.INDEX_ADD, [prev, *g.inputs[1:]],
+                              {"index": g.param("index")}).node
+    return em.emit(Op.ADD, prev, g).node
 
 
 def _logsumexp_idiom(n: Node) -> tuple[Node, dict[str, Any]] | None:

@@ -62,6 +62,7 @@ class _Writer:
         self.globals: dict[str, Any] = {}
         self.adjoint = self._sections()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
+        self.in_place, self.chain_name = self._in_place_chains()
 
     # --- decisions ----------------------------------------------------------------------
 
@@ -73,8 +74,28 @@ class _Writer:
                 adj.add(n)
         return adj
 
+    def _in_place_chains(self) -> tuple[dict[Node, Node], dict[Node, str | None]]:
+        """``index_add`` nodes whose buffer (a fresh scatter or an earlier ``index_add``) has
+        no other reader: they add into that buffer in place, under one name (the name of
+        the chain's last node, e.g. ``c_bar``)."""
+        in_place: dict[Node, Node] = {}
+        for n in self.g.nodes:
+            buf = n.inputs[0] if n.op is Op.INDEX_ADD else None
+            if buf is not None and buf.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and \
+                    len(self.users[buf]) == 1 and buf not in self.outputs:
+                in_place[n] = buf
+        chain_name: dict[Node, str | None] = {}
+        for n in self.g.nodes:
+            if n in in_place and n not in in_place.values():  # the last of a chain
+                root = n
+                while root in in_place:
+                    root = in_place[root]
+                chain_name[root] = n.name
+        return in_place, chain_name
+
     def _inlinable(self, n: Node) -> bool:
-        if n.op in (Op.ARG, Op.SCATTER_ADD) or n in self.outputs or OP_INFO[n.op].multi:
+        if n.op in (Op.ARG, Op.SCATTER_ADD, Op.INDEX_ADD) or n in self.outputs or \
+                OP_INFO[n.op].multi:
             return False
         if n.op is Op.CONST:
             return not _needs_global(n.param("value"))
@@ -129,9 +150,10 @@ class _Writer:
             return f"xp.shape({self.ref(ins[0])})", _ATOM
         if n.op is Op.GETITEM:
             return f"{self.ref(ins[0], _ATOM)}[{self.index(n.param('index'), ins[1:])}]", _ATOM
-        if n.op is Op.SCATTER_ADD:
+        if n.op in (Op.SCATTER_ADD, Op.INDEX_ADD):
             idx = self.index(n.param("index"), ins[2:], as_tuple=True)
-            return f"rt.scatter_add({self.ref(ins[0])}, {self.ref(ins[1])}, {idx})", _ATOM
+            fn = "rt.scatter_add" if n.op is Op.SCATTER_ADD else "rt.index_add"
+            return f"{fn}({self.ref(ins[0])}, {self.ref(ins[1])}, {idx})", _ATOM
         if n.op is Op.EINSUM:
             args = [repr(n.param("subscripts"))] + [self.ref(i) for i in ins]
             return f"xp.einsum({', '.join(args)})", _ATOM
@@ -254,12 +276,16 @@ class _Writer:
                     src = n.loc.text.strip()
                     body.append((f"# {n.loc.short()}  {src}".rstrip(), None))
                 group = key
-            self.names[n] = self.ns.fresh(n.name)
+            if n in self.in_place:  # adds into its buffer: same array, same name
+                self.names[n] = self.names[self.in_place[n]]
+            else:
+                self.names[n] = self.ns.fresh(self.chain_name.get(n, n.name))
             hoisted = self._hoist(n)
             body.extend((self.statement(m), m) for m in hoisted)
             body.append((self.statement(n), n))
+            buffers = set(self.in_place.values())  # their name lives on in the chain
             dead = [self.names[m] for m in hoisted + last_use.get(pos, [])
-                    if m not in keep and self._freeable(m)]
+                    if m not in keep and m not in buffers and self._freeable(m)]
             if dead:
                 body.append(("del " + ", ".join(dead), None))
         return body
@@ -304,6 +330,8 @@ class _Writer:
 
     def statement(self, n: Node) -> str:
         target = self.names[n]
+        if n in self.in_place:
+            return self._add_in_place(n)
         if n.op is Op.SCATTER_ADD:
             plain = self._scatter_inline(n)
             if plain is not None:
@@ -313,17 +341,30 @@ class _Writer:
         self.names[n] = target
         return f"{target} = {text}"
 
+    def _add_in_place(self, n: Node) -> str:
+        """``c_bar[3] += g`` (or ``rt.index_add_`` when an index can repeat)."""
+        buf, dyn = self.names[n], n.inputs[2:]
+        g = self.ref(n.inputs[1])
+        if not self._may_repeat(n.param("index"), dyn):
+            return f"{buf}[{self.index(n.param('index'), dyn)}] += {g}"
+        return f"{buf} = rt.index_add_({buf}, {self.index(n.param('index'), dyn, True)}, {g})"
+
+    @staticmethod
+    def _may_repeat(index: tuple, dyn: tuple[Node, ...]) -> bool:
+        """An integer array or list index can name one element twice: then ``+=`` would
+        not accumulate and ``rt.index_add_`` must."""
+        if any(isinstance(e, tuple) and e and e[0] == "list" for e in index):
+            return True
+        return any(d.type is None or d.type.kind == "array" and d.type.dtype != "bool"
+                   for d in dyn)
+
     def _scatter_inline(self, n: Node) -> str | None:
         """``x_bar = xp.zeros(...); x_bar[idx] = g`` when no index can repeat."""
         dyn = n.inputs[2:]
         if n.type is None or n.type.dtype is None or n.inputs[0].op is not Op.CONST:
             return None
-        for d in dyn:
-            t = d.type
-            if t is None or t.kind == "array" and t.dtype != "bool":
-                return None
-        if any(isinstance(e, tuple) and e and e[0] == "list" for e in n.param("index")):
-            return None  # a literal list index (x[[2, 2, 0]]) can repeat: accumulate
+        if self._may_repeat(n.param("index"), dyn):
+            return None  # x[[2, 2, 0]]: repeated indices must accumulate
         target = self.names[n]
         shape = self.ref(n.inputs[0])
         idx = self.index(n.param("index"), dyn)

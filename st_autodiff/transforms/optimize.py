@@ -200,7 +200,7 @@ def _elide_broadcasts(graph: Graph) -> Any:
 
     def absorbs(u: Node, via: Node, shape: tuple, depth: int) -> bool:
         """Reading ``via`` un-broadcast still gives ``u`` (or its readers) full shape."""
-        if u.op is Op.SCATTER_ADD:
+        if u.op in (Op.SCATTER_ADD, Op.INDEX_ADD):
             return u.inputs[1] is via  # assignment broadcasts the values
         if u.op not in ELEMENTWISE or u.type is None or u.type.shape != shape:
             return False

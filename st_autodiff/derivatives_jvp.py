@@ -1,0 +1,284 @@
+"""Forward mode: the JVP rule of every op that has a VJP rule, in ``JVP_RULES``.
+
+The table is declared in ``derivatives.py`` beside ``RULES`` (read its docstring for the
+protocol) and filled here, where it has room: ``derivatives.py`` imports this module at
+its bottom, so ``derivatives.JVP_RULES`` is always complete.  A rule is
+``jvp(ops, tangents, out, *inputs, **params) -> tangent of out``; ``None`` tangents are
+symbolic zeros.  Most rules fall into a few families, each registered by one helper:
+
+* linear in the first input (reshape, sum, getitem, ...): the op applied to the tangent;
+* joining (concatenate, stack): the op on the tangents, zeros for inputs with none;
+* multilinear (mul, matmul, einsum, ...): one term per input with a tangent;
+* elementwise unary: the Jacobian is diagonal, so the VJP rule applied to the tangent;
+* elementwise binary: one term per input, broadcast up to the output's shape.
+
+The rest are written out below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as _np
+
+from .derivatives import _WINS, JVP_RULES, RULES, JvpRule, VjpRule, _count, _mT, _unreduce
+from .ir.ops import OP_INFO, Op
+
+
+def jvp_rule(*ops_: Op) -> Callable[[JvpRule], JvpRule]:
+    """Register ``fn`` as the JVP rule of each op in ``ops_``."""
+
+    def register(fn: JvpRule) -> JvpRule:
+        for op in ops_:
+            assert op not in JVP_RULES, f"two JVP rules for {op}"
+            JVP_RULES[op] = fn
+        return fn
+
+    return register
+
+
+def jvp1(*ops_: Op) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``fn(ops, t, out, x, *rest, **params)`` for ops whose only differentiable
+    input is the first; a zero (None) tangent gives None without running ``fn``."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def jvp(ops, tangents, out, x, *rest, **params):
+            t = tangents[0]
+            return None if t is None else fn(ops, t, out, x, *rest, **params)
+
+        jvp_rule(*ops_)(jvp)
+        return fn
+
+    return register
+
+
+def _total(ops, out, *terms):
+    """The sum of the terms that are not None, broadcast up to the shape of ``out`` (an
+    input's tangent can be smaller than the output it broadcasts into); None if all are."""
+    present = [t for t in terms if t is not None]
+    if not present:
+        return None
+    total = present[0]
+    for t in present[1:]:
+        total = total + t
+    if tuple(ops.static_shape(total)) != tuple(ops.static_shape(out)):
+        total = ops.broadcast_to(total, ops.shape(out))
+    return total
+
+
+def _same_op(op: Op) -> None:
+    """An op linear in its first input (the others are indices, shapes or masks): its JVP
+    is the op itself applied to the tangent."""
+    jvp1(op)(lambda ops, t, out, x, *rest, **params: getattr(ops, op.value)(t, *rest, **params))
+
+
+def _joined(op: Op) -> None:
+    """An op linear in all its inputs together (concatenate): the op on the tangents, with
+    zeros for the inputs that have none, since they fill their part of the output."""
+
+    def jvp(ops, tangents, out, *arrays, **params):
+        if all(t is None for t in tangents):
+            return None
+        ts = [ops.zeros_like(a) if t is None else t for t, a in zip(tangents, arrays)]
+        return getattr(ops, op.value)(*ts, **params)
+
+    jvp_rule(op)(jvp)
+
+
+def _multilinear(op: Op) -> None:
+    """An op linear in each input separately (a product): one term per input that has a
+    tangent, the op with that input replaced by its tangent."""
+
+    def jvp(ops, tangents, out, *inputs, **params):
+        fn = getattr(ops, op.value)
+        return _total(ops, out, *(None if t is None else fn(*inputs[:i], t, *inputs[i + 1:],
+                                                            **params)
+                                  for i, t in enumerate(tangents)))
+
+    jvp_rule(op)(jvp)
+
+
+def _diagonal_jvp(vjp: VjpRule) -> JvpRule:
+    """An elementwise unary op has a diagonal Jacobian, which is its own transpose: its
+    VJP rule applied to the tangent is its JVP."""
+    return lambda ops, tangents, out, x: (None if tangents[0] is None
+                                          else vjp(ops, tangents[0], out, x)[0])
+
+
+def _binary_jvp(op: Op, dx: Callable[..., Any], dy: Callable[..., Any]) -> None:
+    """An elementwise binary op: ``dx(ops, tx, out, x, y)`` and ``dy(ops, ty, out, x, y)``
+    are the terms of each input's tangent."""
+
+    def jvp(ops, tangents, out, x, y):
+        tx, ty = tangents
+        return _total(ops, out, None if tx is None else dx(ops, tx, out, x, y),
+                      None if ty is None else dy(ops, ty, out, x, y))
+
+    jvp_rule(op)(jvp)
+
+
+for _op, _info in OP_INFO.items():
+    if _info.elementwise and len(_info.inputs) == 1 and _op in RULES:
+        jvp_rule(_op)(_diagonal_jvp(RULES[_op]))
+for _op in (Op.ASARRAY, Op.GETITEM, Op.UNBROADCAST, Op.SUM, Op.MEAN, Op.CUMSUM, Op.TRACE,
+            Op.DIAG, Op.DIAGONAL, Op.RESHAPE, Op.RAVEL, Op.SQUEEZE, Op.BROADCAST_TO,
+            Op.EXPAND_DIMS, Op.SWAPAXES, Op.MOVEAXIS, Op.FLIP, Op.TRIU, Op.TRIL, Op.TRANSPOSE,
+            Op.ROLL, Op.TILE, Op.REPEAT, Op.TAKE, Op.TAKE_ALONG_AXIS):
+    _same_op(_op)
+for _op in (Op.CONCATENATE, Op.STACK, Op.HSTACK, Op.VSTACK):
+    _joined(_op)
+for _op in (Op.MUL, Op.MATMUL, Op.DOT, Op.VDOT, Op.INNER, Op.OUTER, Op.TENSORDOT, Op.EINSUM):
+    _multilinear(_op)
+
+_binary_jvp(Op.ADD, lambda ops, t, out, x, y: t, lambda ops, t, out, x, y: t)
+_binary_jvp(Op.SUB, lambda ops, t, out, x, y: t, lambda ops, t, out, x, y: -t)
+_binary_jvp(Op.DIV, lambda ops, t, out, x, y: t / y, lambda ops, t, out, x, y: -t * out / y)
+_binary_jvp(Op.MOD, lambda ops, t, out, x, y: t,
+            lambda ops, t, out, x, y: -t * ops.floordiv(x, y))
+_binary_jvp(Op.HYPOT, lambda ops, t, out, x, y: t * x / out,
+            lambda ops, t, out, x, y: t * y / out)
+_binary_jvp(Op.LOGADDEXP, lambda ops, t, out, x, y: t / (ops.exp(y - x) + 1),
+            lambda ops, t, out, x, y: t / (ops.exp(x - y) + 1))
+_binary_jvp(Op.LOGADDEXP2, lambda ops, t, out, x, y: t / (ops.exp2(y - x) + 1),
+            lambda ops, t, out, x, y: t / (ops.exp2(x - y) + 1))
+_binary_jvp(Op.POW, lambda ops, t, out, x, y: t * y * x ** (y - 1),
+            lambda ops, t, out, x, y: t * out * ops.log(ops.where(x > 0, x, 1)))
+_binary_jvp(Op.ARCTAN2, lambda ops, t, out, x, y: t * y / (ops.square(x) + ops.square(y)),
+            lambda ops, t, out, x, y: -t * x / (ops.square(x) + ops.square(y)))
+
+
+def _select_jvp(wins: Callable[..., Any]) -> Callable[..., Any]:
+    """max/min-style ops: the winner's tangent; ties take half of each (as the VJP)."""
+    return lambda ops, t, out, x, y: ops.where(wins(ops, x, y), t,
+                                               ops.where(ops.eq(x, y), t * 0.5, 0))
+
+
+for _op, (_first, _second) in _WINS.items():
+    _binary_jvp(_op, _select_jvp(_first), _select_jvp(_second))
+
+
+@jvp_rule(Op.WHERE)
+def _where_jvp(ops, tangents, out, c, x, y):
+    _, tx, ty = tangents
+    if tx is None and ty is None:
+        return None
+    return _total(ops, out, ops.where(c, 0 if tx is None else tx, 0 if ty is None else ty))
+
+
+@jvp_rule(Op.CLIP)
+def _clip_jvp(ops, tangents, out, x, lo, hi):
+    tx, tlo, thi = tangents
+    if tx is None:
+        inside = None
+    elif lo is None:
+        inside = x <= hi
+    elif hi is None:
+        inside = x >= lo
+    else:
+        inside = ops.logical_and(x >= lo, x <= hi)
+    return _total(ops, out, None if tx is None else ops.where(inside, tx, 0),
+                  None if tlo is None else ops.where(x < lo, tlo, 0),
+                  None if thi is None else ops.where(x > hi, thi, 0))
+
+
+@jvp1(Op.ASTYPE)
+def _astype_jvp(ops, t, out, x, dtype=None):
+    if dtype is not None and not _np.issubdtype(_np.dtype(dtype), _np.inexact):
+        return None  # an integer or boolean result has no tangent
+    return ops.astype(t, dtype=dtype)
+
+
+@jvp_rule(Op.SCATTER_ADD)
+def _scatter_add_jvp(ops, tangents, out, shape, v, *dyn, index=None):
+    t = tangents[1]
+    return None if t is None else ops.scatter_add(shape, t, *dyn, index=index)
+
+
+@jvp_rule(Op.INDEX_ADD)
+def _index_add_jvp(ops, tangents, out, x, v, *dyn, index=None):
+    tx, tv = tangents[:2]
+    if tv is None:
+        return tx
+    if tx is None:
+        return ops.scatter_add(ops.shape(out), tv, *dyn, index=index)
+    return ops.index_add(tx, tv, *dyn, index=index)
+
+
+@jvp1(Op.MAX, Op.MIN)
+def _extremum_jvp(ops, t, out, x, axis=None, keepdims=False):
+    hit = ops.astype(ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), dtype=ops.dtype(x))
+    return (ops.sum(hit * t, axis=axis, keepdims=keepdims)
+            / ops.sum(hit, axis=axis, keepdims=keepdims))
+
+
+def _centred_dot(ops, t, x, axis, keepdims, ddof):
+    """``sum((x - mean(x)) * t) / (n - ddof)`` over ``axis``: half the tangent of var."""
+    centred = x - ops.mean(x, axis=axis, keepdims=True)
+    return ops.sum(centred * t, axis=axis, keepdims=keepdims) * (
+        1.0 / (_count(ops, x, axis) - ddof))
+
+
+jvp1(Op.VAR)(lambda ops, t, out, x, axis=None, keepdims=False, ddof=0:
+             _centred_dot(ops, t, x, axis, keepdims, ddof) * 2.0)
+jvp1(Op.STD)(lambda ops, t, out, x, axis=None, keepdims=False, ddof=0:
+             _centred_dot(ops, t, x, axis, keepdims, ddof) / out)
+
+
+def _via_partials(op: Op) -> None:
+    """A reduction whose output elements each depend on their own slice of ``x``: the VJP
+    of a cotangent of ones is ``d out / d x`` elementwise, and the JVP sums it against the
+    tangent (prod keeps its exact-at-zero form; norm keeps its cases and its errors)."""
+
+    def jvp(ops, t, out, x, axis=None, keepdims=False, **params):
+        (d,) = RULES[op](ops, ops.ones_like(out), out, x, axis=axis, keepdims=keepdims,
+                         **params)
+        return ops.sum(d * t, axis=axis, keepdims=keepdims)
+
+    jvp1(op)(jvp)
+
+
+_via_partials(Op.PROD)
+_via_partials(Op.NORM)
+jvp1(Op.CUMPROD)(lambda ops, t, out, x, axis=None: out * ops.cumsum(t / x, axis=axis))
+jvp1(Op.LOGSUMEXP)(lambda ops, t, out, x, axis=None, keepdims=False: ops.sum(
+    ops.exp(x - _unreduce(ops, out, x, axis, keepdims)) * t, axis=axis, keepdims=keepdims))
+jvp1(Op.SOFTMAX)(lambda ops, t, out, x, axis=-1:
+                 out * (t - ops.sum(t * out, axis=axis, keepdims=True)))
+jvp1(Op.LOG_SOFTMAX)(lambda ops, t, out, x, axis=-1:
+                     t - ops.sum(ops.exp(out) * t, axis=axis, keepdims=True))
+jvp1(Op.INV)(lambda ops, t, out, x: -(out @ t @ out))
+# d det = det * trace(inv(x) @ t), and trace(a @ b) = sum(a^T * b)
+jvp1(Op.DET)(lambda ops, t, out, x: out * ops.sum(_mT(ops, ops.inv(x)) * t, axis=(-2, -1)))
+jvp1(Op.SLOGDET)(lambda ops, t, out, x: (None, ops.sum(_mT(ops, ops.inv(x)) * t,
+                                                        axis=(-2, -1))))
+jvp1(Op.SORT)(lambda ops, t, out, x, axis=-1:
+              ops.take_along_axis(t, ops.argsort(x, axis=axis), axis=axis))
+jvp1(Op.PAD)(lambda ops, t, out, x, pad_width=0, constant_values=0:
+             ops.pad(t, pad_width=pad_width))  # the padding is constant: zero tangent
+jvp1(Op.SPLIT)(lambda ops, t, out, x, indices_or_sections=2, axis=0: tuple(
+    ops.split(t, indices_or_sections=indices_or_sections, axis=axis)[i]
+    for i in range(len(out))))
+
+
+@jvp1(Op.CHOLESKY)
+def _cholesky_jvp(ops, t, out, x):
+    # dL = L Phi(L^-1 sym(dA) L^-T), Phi: the lower triangle with the diagonal halved
+    n = ops.static_shape(x)[-1]
+    linv = ops.inv(out)
+    m = linv @ (0.5 * (t + _mT(ops, t))) @ _mT(ops, linv)
+    return out @ (ops.tril(m) - 0.5 * m * ops.eye(n, dtype=ops.dtype(x)))
+
+
+@jvp_rule(Op.SOLVE)
+def _solve_jvp(ops, tangents, out, a, b):
+    # out = a^-1 b, so d out = a^-1 (db - da @ out)
+    ta, tb = tangents
+    if ta is None and tb is None:
+        return None
+    vec = ops.ndim(b) == 1  # one right-hand side: solve it as a column
+    o = ops.expand_dims(out, axis=-1) if vec else out
+    tb = tb if tb is None or not vec else ops.expand_dims(tb, axis=-1)
+    rhs = tb if ta is None else (-(ta @ o) if tb is None else tb - ta @ o)
+    d = ops.solve(a, rhs)
+    return ops.squeeze(d, axis=-1) if vec else d
