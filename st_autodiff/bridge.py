@@ -228,17 +228,32 @@ class TensorRuntime:
 
     @staticmethod
     def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
-        dyn: list[Any] = []
-
-        def part(e: Any) -> Any:
-            if isinstance(e, slice):
-                return ("slice", part(e.start), part(e.stop), part(e.step))
-            if isinstance(e, (Tensor, np.ndarray)):
-                dyn.append(e)
-                return ("in", len(dyn) - 1)
-            if isinstance(e, list):
-                return ("list", tuple(e))
-            return e
-
-        spec = tuple(part(e) for e in index)
+        spec, dyn = _index_spec(index)
         return apply_op(Op.SCATTER_ADD, tuple(shape), g, *dyn, index=spec)
+
+    @staticmethod
+    def index_add(x: Any, g: Any, index: tuple) -> Any:
+        spec, dyn = _index_spec(index)
+        return apply_op(Op.INDEX_ADD, x, g, *dyn, index=spec)
+
+    @staticmethod
+    def index_add_(x: Any, index: tuple, g: Any) -> Any:
+        """Functional over Tensors (generated code rebinds the result)."""
+        return TensorRuntime.index_add(x, g, index)
+
+
+def _index_spec(index: tuple) -> tuple[tuple, list[Any]]:
+    """A runtime index tuple as the IR's static structure plus its dynamic parts."""
+    dyn: list[Any] = []
+
+    def part(e: Any) -> Any:
+        if isinstance(e, slice):
+            return ("slice", part(e.start), part(e.stop), part(e.step))
+        if isinstance(e, (Tensor, np.ndarray)):
+            dyn.append(e)
+            return ("in", len(dyn) - 1)
+        if isinstance(e, list):
+            return ("list", tuple(e))
+        return e
+
+    return tuple(part(e) for e in index), dyn

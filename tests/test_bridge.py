@@ -138,3 +138,24 @@ def test_create_graph_gives_second_derivatives():
         return float(np.sum(wt_.grad.numpy() * v))
 
     check_grads(grad_dot_v, (w,), lambda w_: (hv.numpy(),), rtol=1e-5, atol=1e-7)
+
+
+@st.function
+def horner_square(c, x):
+    p = c[2]
+    p = p * x + c[1]
+    p = p * x + c[0]
+    return np.sum(p * p)
+
+
+def test_create_graph_through_in_place_index_adds():
+    x = torch.tensor(np.linspace(0.0, 1.0, 4))
+    c = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (g,) = torch.autograd.grad(horner_square(c, x), c, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), c)
+    ce = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    p = (ce[2] * x + ce[1]) * x + ce[0]
+    (ge,) = torch.autograd.grad((p * p).sum(), ce, create_graph=True)
+    (he,) = torch.autograd.grad(ge.sum(), ce)
+    np.testing.assert_allclose(g.detach().numpy(), ge.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(h.numpy(), he.numpy(), rtol=1e-12)
