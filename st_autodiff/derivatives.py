@@ -744,19 +744,23 @@ class ArrayOps:
 
         return call
 
-    def shape(self, x: Any) -> tuple[int, ...]:
-        return tuple(_np.shape(x))
+    @staticmethod
+    def shape(x: Any) -> tuple[int, ...]:
+        return tuple(getattr(x, "shape", ()))
 
     static_shape = shape
 
-    def ndim(self, x: Any) -> int:
-        return _np.ndim(x)
+    @staticmethod
+    def ndim(x: Any) -> int:
+        return len(getattr(x, "shape", ()))
 
-    def dtype(self, x: Any) -> str | None:
+    @staticmethod
+    def dtype(x: Any) -> str | None:
         dt = getattr(x, "dtype", None)
         return None if dt is None else str(dt)
 
-    def const(self, value: Any) -> Any:
+    @staticmethod
+    def const(value: Any) -> Any:
         return value
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import derivatives
 from ..derivatives import RULES
 from ..ir.kernels import resolve, run, unbroadcast
 from ..ir.ops import OP_INFO, Op, Spelling
@@ -150,13 +151,11 @@ def _namespace(raw: tuple) -> Any:
 
 # --- the ops namespaces ------------------------------------------------------------------
 
-class ArrayOps:
-    """The rules' ``ops`` on raw arrays, with a fast function per op (cached on first use)."""
+class ArrayOps(derivatives.ArrayOps):
+    """The rules' ``ops`` on raw arrays (``derivatives.ArrayOps``), with a fast function per
+    op cached on first use and the few extras the engine needs."""
 
     tensors = False
-
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -166,25 +165,6 @@ class ArrayOps:
         fn = _array_fn(op, self.xp)
         setattr(self, name, fn)
         return fn
-
-    @staticmethod
-    def shape(x: Any) -> tuple:
-        return tuple(getattr(x, "shape", ()))
-
-    static_shape = shape
-
-    @staticmethod
-    def ndim(x: Any) -> int:
-        return len(getattr(x, "shape", ()))
-
-    @staticmethod
-    def dtype(x: Any) -> str | None:
-        dt = getattr(x, "dtype", None)
-        return None if dt is None else str(dt)
-
-    @staticmethod
-    def const(value: Any) -> Any:
-        return value
 
     @staticmethod
     def meta(x: Any) -> Any:
