@@ -32,7 +32,8 @@ def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = No
         graph = _rebuild(graph, _elide_broadcasts(graph))
         if examples is not None:
             graph = _retype(graph, examples)
-            graph = _rebuild(graph, lambda n: _simplify(n, {}))
+            uses = {n.id: len(u) for n, u in graph.users().items()}
+            graph = _rebuild(graph, lambda n: _simplify(n, uses))
     return _dce(graph)
 
 
