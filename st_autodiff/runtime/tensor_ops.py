@@ -225,10 +225,14 @@ class _TensorMeta:
         self.ndim = len(m.shape)
 
 
-class TensorOps:
-    """The rules' ``ops`` on Tensors: every op is recorded (for higher-order gradients)."""
+class TensorOps(derivatives.ArrayOps):
+    """The rules' ``ops`` on Tensors: every op is recorded (for higher-order gradients).
+    Shape queries come from ``derivatives.ArrayOps``; ops go through ``apply_op``."""
 
     tensors = True
+
+    def __init__(self) -> None:
+        super().__init__(None)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -243,25 +247,11 @@ class TensorOps:
         return call
 
     @staticmethod
-    def shape(x: Any) -> tuple:
-        return tuple(getattr(x, "shape", ()))
-
-    static_shape = shape
-
-    @staticmethod
-    def ndim(x: Any) -> int:
-        return len(getattr(x, "shape", ()))
-
-    @staticmethod
     def dtype(x: Any) -> str | None:
         dt = getattr(x, "dtype", None)
         if dt is None:
             return None
         return dt.name if isinstance(dt, dtypes.dtype) else str(dt)
-
-    @staticmethod
-    def const(value: Any) -> Any:
-        return value
 
     @staticmethod
     def meta(x: Any) -> Any:
