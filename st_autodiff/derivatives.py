@@ -23,8 +23,9 @@ Forward mode: ``JVP_RULES`` holds, beside each VJP rule, a Jacobian-vector produ
 ``jvp(ops, tangents, out, *inputs, **params) -> tangent of out``, written with the same
 ``ops`` protocol and the same restrictions (so forward-over-reverse and higher orders
 work).  ``tangents`` has one entry per input; ``None`` is a symbolic zero (an index, a
-constant, an inactive value): rules never materialise zeros for it, and return ``None``
-when every tangent they depend on is ``None``.  A multi-output op returns a tuple, whose
+constant, an inactive value): rules keep it symbolic (no zero arrays, except where a
+joined output must hold them) and return ``None`` when every tangent they depend on is
+``None``.  A multi-output op returns a tuple, whose
 entries may be ``None`` too.  The tangent has the output's full shape: an input's smaller
 tangent is broadcast *up* (never summed).  The rules live in ``derivatives_jvp.py``.
 """

@@ -9,7 +9,8 @@ symbolic zeros.  Most rules fall into a few families, each registered by one hel
 * linear in the first input (reshape, sum, getitem, ...): the op applied to the tangent;
 * joining (concatenate, stack): the op on the tangents, zeros for inputs with none;
 * multilinear (mul, matmul, einsum, ...): one term per input with a tangent;
-* elementwise unary: the Jacobian is diagonal, so the VJP rule applied to the tangent;
+* elementwise unary: the Jacobian is diagonal, so the VJP rule applied to the tangent
+  (but ``copy`` copies the tangent);
 * elementwise binary: one term per input, broadcast up to the output's shape.
 
 The rest are written out below.
@@ -119,9 +120,10 @@ def _binary_jvp(op: Op, dx: Callable[..., Any], dy: Callable[..., Any]) -> None:
 
 
 for _op, _info in OP_INFO.items():
-    if _info.elementwise and len(_info.inputs) == 1 and _op in RULES:
+    if _info.elementwise and len(_info.inputs) == 1 and _op in RULES and _op is not Op.COPY:
         jvp_rule(_op)(_diagonal_jvp(RULES[_op]))
-for _op in (Op.ASARRAY, Op.GETITEM, Op.UNBROADCAST, Op.SUM, Op.MEAN, Op.CUMSUM, Op.TRACE,
+# copy copies its tangent too, so that in-place writes to either never reach the other
+for _op in (Op.COPY, Op.ASARRAY, Op.GETITEM, Op.UNBROADCAST, Op.SUM, Op.MEAN, Op.CUMSUM, Op.TRACE,
             Op.DIAG, Op.DIAGONAL, Op.RESHAPE, Op.RAVEL, Op.SQUEEZE, Op.BROADCAST_TO,
             Op.EXPAND_DIMS, Op.SWAPAXES, Op.MOVEAXIS, Op.FLIP, Op.TRIU, Op.TRIL, Op.TRANSPOSE,
             Op.ROLL, Op.TILE, Op.REPEAT, Op.TAKE, Op.TAKE_ALONG_AXIS):
@@ -256,9 +258,12 @@ jvp1(Op.SORT)(lambda ops, t, out, x, axis=-1:
               ops.take_along_axis(t, ops.argsort(x, axis=axis), axis=axis))
 jvp1(Op.PAD)(lambda ops, t, out, x, pad_width=0, constant_values=0:
              ops.pad(t, pad_width=pad_width))  # the padding is constant: zero tangent
-jvp1(Op.SPLIT)(lambda ops, t, out, x, indices_or_sections=2, axis=0: tuple(
-    ops.split(t, indices_or_sections=indices_or_sections, axis=axis)[i]
-    for i in range(len(out))))
+
+
+@jvp1(Op.SPLIT)
+def _split_jvp(ops, t, out, x, indices_or_sections=2, axis=0):
+    pieces = ops.split(t, indices_or_sections=indices_or_sections, axis=axis)
+    return tuple(pieces[i] for i in range(len(out)))
 
 
 @jvp1(Op.CHOLESKY)
