@@ -720,6 +720,14 @@ def _log_softmax(ops, g, out, x, axis=-1):
     return (g - ops.exp(out) * ops.sum(g, axis=axis, keepdims=True),)
 
 
+def logsumexp_from_parts(ops, g, e, s):
+    """The VJP of ``log(s) + m`` with ``e = exp(a - m)``, ``s = sum(e)`` (the stable
+    log-sum-exp written out): ``g * softmax(a) = g * e / s``, reusing the forward's ``e``
+    and ``s`` (``g / s`` first: both are reduced, so it is the cheap division).  The
+    adjoint pass uses it when it recognises the idiom."""
+    return e * (g / s)
+
+
 @rule(Op.LOGSUMEXP)
 def _logsumexp(ops, g, out, x, axis=None, keepdims=False):
     return (_unreduce(ops, g, x, axis, keepdims) * ops.exp(x - _unreduce(ops, out, x, axis,

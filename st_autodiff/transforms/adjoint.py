@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivatives import RULES, RuleError, vjp_of
+from ..derivatives import RuleError, logsumexp_from_parts, vjp_of
 from ..errors import CompileError, EvaluationError
 from ..ir.graph import CompileTimeError, GraphBuilder, Node
 from ..ir.ops import ELEMENTWISE, OP_INFO, Op
@@ -162,11 +162,10 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
                 adj[n] = b.rename(adj[n], n.name + "_bar")
             g, out_v = Var(adj[n], em), Var(n, em)
         idiom = _logsumexp_idiom(n)
-        if idiom is not None:  # log(sum(exp(a - max(a)))) + max(a): one logsumexp node
-            a, params = idiom
+        if idiom is not None:  # log(sum(exp(a - max(a)))) + max(a): softmax = e / s
+            a, e, s = idiom
             em.current = n
-            (ga,) = RULES[Op.LOGSUMEXP](em, g, out_v, Var(a, em), **params)
-            pairs = [(a, ga)]
+            pairs = [(a, logsumexp_from_parts(em, g, Var(e, em), Var(s, em)))]
         else:
             pairs = list(zip(n.inputs, _call_rule(em, n, g, out_v)))
         for inp, gi in pairs:
@@ -195,11 +194,11 @@ def _accumulate(em: Emitter, prev: Node, g: Node) -> Node:
     return em.emit(Op.ADD, prev, g).node
 
 
-def _logsumexp_idiom(n: Node) -> tuple[Node, dict[str, Any]] | None:
-    """``(a, params)`` when ``n`` is ``log(sum(exp(a - m))) + m`` with ``m = max(a)``
-    over the same axes: the stable log-sum-exp.  Its derivative does not depend on ``m``
-    (the shift cancels), so differentiating it as one op skips a gradient that is exactly
-    zero — the code a person writes: ``a_bar = g * exp(a - out)``."""
+def _logsumexp_idiom(n: Node) -> tuple[Node, Node, Node] | None:
+    """``(a, e, s)`` when ``n`` is ``log(s) + m`` with ``s = sum(e)``, ``e = exp(a - m)``
+    and ``m = max(a)`` over the same axes: the stable log-sum-exp.  Its derivative does
+    not depend on ``m`` (the shift cancels), so differentiating it as one op skips a
+    gradient that is exactly zero — the code a person writes: ``a_bar = g * e / s``."""
     if n.op is not Op.ADD:
         return None
     for log, m in ((n.inputs[0], n.inputs[1]), (n.inputs[1], n.inputs[0])):
@@ -215,7 +214,7 @@ def _logsumexp_idiom(n: Node) -> tuple[Node, dict[str, Any]] | None:
         if e.op is Op.EXP and e.inputs[0].op is Op.SUB:
             a, shift = e.inputs[0].inputs
             if shift is m and m.inputs[0] is a:
-                return a, {"axis": axis, "keepdims": keep}
+                return a, e, s
     return None
 
 

@@ -26,7 +26,9 @@ def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = No
     adjoint no longer widened to float64) and casts that became no-ops are removed.
     """
     if enabled:
-        uses = {n.id: len(u) for n, u in graph.users().items()}
+        uses: dict[Any, int] = {n.id: len(u) for n, u in graph.users().items()}
+        uses.update({("square", id(n.inputs[0])): 1 for n in graph.nodes  # x * x exists
+                     if n.op is Op.MUL and n.inputs[0] is n.inputs[1]})
         graph = _rebuild(graph, lambda n: _simplify(n, uses))
         graph = _dce(graph)  # dead readers would keep broadcasts alive
         graph = _rebuild(graph, _elide_broadcasts(graph))
@@ -116,7 +118,7 @@ def _factor(a: Node, b: Node, uses: dict[int, int]) -> Any:
     return build
 
 
-def _simplify(n: Node, uses: dict[int, int]) -> Node | None:
+def _simplify(n: Node, uses: dict[Any, int]) -> Node | None:
     """A replacement for ``n`` among its (already rewritten) inputs, or None."""
     ins = n.inputs
     op = n.op
@@ -138,6 +140,9 @@ def _simplify(n: Node, uses: dict[int, int]) -> Node | None:
             return shared(n)
     if op in (Op.DIV, Op.POW) and _is_const(ins[1], 1) and _same_type(ins[0], n):
         return ins[0]
+    if op is Op.POW and _is_const(ins[1], 2) and _same_type(ins[0], n) and \
+            ("square", id(ins[0])) in uses:
+        return _replace(n, (ins[0], ins[0]), n, Op.MUL)  # x**2 -> x*x: shared with x * x
     if op is Op.NEG and ins[0].op is Op.NEG and _same_type(ins[0].inputs[0], n):
         return ins[0].inputs[0]
     if op is Op.NEG and ins[0].op in (Op.MUL, Op.DIV) and uses.get(ins[0].id, 0) <= 1:
