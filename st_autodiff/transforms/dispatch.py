@@ -32,7 +32,7 @@ _STATIC_BUILTINS = {builtins.int, builtins.float, builtins.bool, builtins.tuple,
 def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                e: cst.Call) -> Any:
     """Lower one call expression whose callee evaluated to ``fn``."""
-    from .lower import BoundMethod, Closure, Scope  # noqa: PLC0415
+    from .scope import BoundMethod, Closure, Scope  # noqa: PLC0415
 
     dynamic = any(isinstance(a, Node) or _has_node(a) for a in [*args, *kwargs.values()])
     if isinstance(fn, Closure):

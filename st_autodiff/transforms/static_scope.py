@@ -90,7 +90,7 @@ class StaticScope:
 
     def make_resolver(self, lw: Lowerer) -> Callable[[str], Any]:
         """The lowerer's free-name lookup: helpers as closures, arrays as named constants."""
-        from .lower import Closure, Scope  # noqa: PLC0415  (lower imports parse, not us)
+        from .scope import Closure, Scope  # noqa: PLC0415
 
         closures: dict[int, Any] = {}
 

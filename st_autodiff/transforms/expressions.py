@@ -1,0 +1,262 @@
+"""Expressions for ``lower``: the ``expr_*`` handlers of the partial evaluator.
+
+``ExpressionLowering`` is mixed into ``lower.Lowerer``; a handler returns a graph node
+for values that depend on differentiated arguments and a Python value for everything
+known at compile time (numbers, tuples, modules, functions, closures).
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import CompileError
+from ..ir.graph import Node
+from ..ir.kernels import run
+from ..ir.ops import Op
+from . import calls
+from .parse import ParsedFunction
+from .scope import BoundMethod, Closure, Scope
+
+_BINARY = {
+    cst.Add: Op.ADD, cst.Subtract: Op.SUB, cst.Multiply: Op.MUL, cst.Divide: Op.DIV,
+    cst.Power: Op.POW, cst.Modulo: Op.MOD, cst.FloorDivide: Op.FLOORDIV,
+    cst.MatrixMultiply: Op.MATMUL,
+}
+#: ``&``, ``|``, ``^`` on boolean masks (on Python ints they fold as Python operators).
+_LOGICAL = {cst.BitAnd: Op.LOGICAL_AND, cst.BitOr: Op.LOGICAL_OR, cst.BitXor: Op.LOGICAL_XOR}
+_COMPARE = {
+    cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE, cst.GreaterThan: Op.GT,
+    cst.GreaterThanEqual: Op.GE, cst.Equal: Op.EQ, cst.NotEqual: Op.NE,
+}
+_SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate"}
+
+
+class ExpressionLowering:
+    """The expression half of ``lower.Lowerer`` (see the module docstring)."""
+
+
+    def expr(self, e: cst.BaseExpression, scope: Scope) -> Any:
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            raise self.fail(f"{type(e).__name__} expressions are not supported", e)
+        return method(e, scope)
+
+    def name(self, e: cst.Name, scope: Scope) -> Any:
+        try:
+            return scope.lookup(e.value)
+        except KeyError:
+            raise self.fail(f"name {e.value!r} is not defined", e, kind=CompileError) from None
+
+    expr_Name = name
+
+    def expr_Integer(self, e: cst.Integer, scope: Scope) -> Any:
+        return e.evaluated_value
+
+    def expr_Float(self, e: cst.Float, scope: Scope) -> Any:
+        return e.evaluated_value
+
+    def expr_SimpleString(self, e: cst.SimpleString, scope: Scope) -> Any:
+        return e.evaluated_value
+
+    def expr_Ellipsis(self, e: cst.Ellipsis, scope: Scope) -> Any:
+        return Ellipsis
+
+    def expr_Imaginary(self, e: cst.Imaginary, scope: Scope) -> Any:
+        raise self.fail("complex numbers are not supported", e)
+
+    def expr_Tuple(self, e: cst.Tuple, scope: Scope) -> Any:
+        return tuple(self.expr(el.value, scope) for el in e.elements)
+
+    def expr_List(self, e: cst.List, scope: Scope) -> Any:
+        return [self.expr(el.value, scope) for el in e.elements]
+
+    def expr_Lambda(self, e: cst.Lambda, scope: Scope) -> Any:
+        return Closure(ParsedFunction("<lambda>", e, self.fn.module,
+                                      self.defaults_at_definition(e, scope)), scope)
+
+    def defaults_at_definition(self, node: cst.FunctionDef | cst.Lambda, scope: Scope
+                               ) -> dict[str, Any]:
+        """Default values of an inner def or lambda, evaluated where it is defined (as
+        Python does: ``c = 1.0; f = lambda t, k=c: t * k; c = 2.0`` keeps ``k = 1.0``)."""
+        ps = node.params
+        return {p.name.value: self.expr(p.default, scope)
+                for p in (*ps.params, *ps.kwonly_params) if p.default is not None}
+
+    def expr_IfExp(self, e: cst.IfExp, scope: Scope) -> Any:
+        cond = self.expr(e.test, scope)
+        if not isinstance(cond, Node):
+            return self.expr(e.body if cond else e.orelse, scope)
+        return self.emit(Op.WHERE, [cond, self.expr(e.body, scope),
+                                    self.expr(e.orelse, scope)], None, e)
+
+    def expr_BinaryOperation(self, e: cst.BinaryOperation, scope: Scope) -> Any:
+        op = _BINARY.get(type(e.operator))
+        logical = _LOGICAL.get(type(e.operator))
+        if logical is not None:
+            return self.logical(logical, self.expr(e.left, scope), self.expr(e.right, scope), e)
+        if op is None:
+            raise self.fail(f"the operator {type(e.operator).__name__} is not supported", e)
+        return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
+
+    def binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        if not isinstance(a, Node) and not isinstance(b, Node):
+            try:
+                return run(op, np, (a, b), {})
+            except Exception as exc:
+                raise self.fail(f"{type(exc).__name__}: {exc}", where, kind=CompileError
+                                ) from None
+        return self.emit(op, [a, b], None, where)
+
+    def expr_UnaryOperation(self, e: cst.UnaryOperation, scope: Scope) -> Any:
+        v = self.expr(e.expression, scope)
+        if isinstance(e.operator, cst.Not):
+            if isinstance(v, Node):
+                raise self.fail("`not` on an array value is not supported", e,
+                                "use np.logical_not(x)")
+            return not v
+        op = {cst.Minus: Op.NEG, cst.Plus: Op.POSITIVE}.get(type(e.operator))
+        if op is None and isinstance(v, Node) and v.type is not None and v.type.dtype == "bool":
+            return self.emit(Op.LOGICAL_NOT, [v], None, e)  # ~mask
+        if op is None:
+            if not isinstance(v, Node) and isinstance(v, int):
+                return ~v
+            raise self.fail("the operator ~ is not supported", e,
+                            "~ inverts boolean masks only; use np.logical_not(mask)")
+        if not isinstance(v, Node):
+            return -v if op is Op.NEG else +v
+        return self.emit(op, [v], None, e)
+
+    def expr_Comparison(self, e: cst.Comparison, scope: Scope) -> Any:
+        left = self.expr(e.left, scope)
+        result: Any = None
+        for target in e.comparisons:
+            op = _COMPARE.get(type(target.operator))
+            if op is None:
+                word = {cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
+                        cst.NotIn: "not in"}.get(type(target.operator), "this comparison")
+                raise self.fail(f"`{word}` comparisons are not supported here", e,
+                                "compare values with == or !=, or np.isin for membership")
+            right = self.expr(target.comparator, scope)
+            part = self.binary(op, left, right, e)
+            result = part if result is None else self.logical_and(result, part, e)
+            left = right
+        return result
+
+    def logical(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        """``a & b`` (``|``, ``^``): Python semantics on constants, logical ops on masks."""
+        if not isinstance(a, Node) and not isinstance(b, Node):
+            fn = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
+                  Op.LOGICAL_XOR: lambda: a ^ b}[op]
+            return fn()
+        for v in (a, b):
+            t = v.type if isinstance(v, Node) else None
+            if t is not None and t.kind == "array" and t.dtype not in (None, "bool"):
+                sym = {Op.LOGICAL_AND: "&", Op.LOGICAL_OR: "|", Op.LOGICAL_XOR: "^"}[op]
+                raise self.fail(f"`{sym}` on {t.dtype} arrays (bitwise) is not supported", where,
+                                "combine boolean masks with & | ^, e.g. (x > 0) & (x < 1)")
+        return self.emit(op, [a, b], None, where)
+
+    def logical_and(self, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        if not isinstance(a, Node) and not isinstance(b, Node):
+            return a and b
+        return self.emit(Op.LOGICAL_AND, [a, b], None, where)
+
+    def expr_BooleanOperation(self, e: cst.BooleanOperation, scope: Scope) -> Any:
+        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        if isinstance(a, Node) or isinstance(b, Node):
+            name = "and" if isinstance(e.operator, cst.And) else "or"
+            raise self.fail(f"`{name}` on array values is not supported", e,
+                            f"use np.logical_{name}(a, b)")
+        return (a and b) if isinstance(e.operator, cst.And) else (a or b)
+
+    def expr_Attribute(self, e: cst.Attribute, scope: Scope) -> Any:
+        base = self.expr(e.value, scope)
+        attr = e.attr.value
+        if isinstance(base, Node):
+            return self.array_attribute(base, attr, e)
+        try:
+            return self.const_of_global(attr, getattr(base, attr))
+        except AttributeError:
+            owner = getattr(base, "__name__", None) if isinstance(base, types.ModuleType) \
+                else None
+            what = f"module {owner!r}" if owner else f"{type(base).__name__} object"
+            raise self.fail(f"{what} has no attribute {attr!r}", e,
+                            kind=CompileError) from None
+
+    def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
+        t = x.type
+        if attr == "T":
+            return self.emit(Op.TRANSPOSE, [x], None, e)
+        if attr == "shape":
+            return self.emit(Op.SHAPE, [x], None, e)
+        if attr in ("ndim", "size", "dtype"):
+            if t is None or t.shape is None and attr != "dtype" or t.dtype is None:
+                raise self.fail(f"x.{attr} is not known when compiling without example "
+                                "arguments", e, "call the gradient with arguments first")
+            if attr == "ndim":
+                return len(t.shape)  # type: ignore[arg-type]
+            if attr == "size":
+                return math.prod(t.shape)  # type: ignore[arg-type]
+            return np.dtype(t.dtype)
+        if attr == "real":
+            return x
+        if attr in calls.METHODS or attr in _SPECIAL_METHODS:
+            return BoundMethod(x, attr)
+        raise self.fail(f"arrays have no supported attribute {attr!r}", e)
+
+    def expr_Subscript(self, e: cst.Subscript, scope: Scope) -> Any:
+        base = self.expr(e.value, scope)
+        parts = [self.index_part(el, scope) for el in e.slice]
+        if len(parts) == 1 and isinstance(parts[0], tuple):
+            parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
+        if not isinstance(base, Node):
+            if any(isinstance(p, Node) for p in parts):
+                raise self.fail("indexing a constant with a runtime value is not supported",
+                                e)
+            idx = parts[0] if len(parts) == 1 else tuple(parts)
+            return base[idx]
+        if base.type is not None and base.type.kind == "tuple":
+            if len(parts) != 1 or not isinstance(parts[0], int):
+                raise self.fail("tuples can only be indexed with an integer", e)
+            return self.emit(Op.ITEM, [base], {"index": parts[0]}, e)
+        dyn: list[Node] = []
+
+        def entry(p: Any) -> Any:
+            if isinstance(p, slice):
+                return ("slice", entry(p.start), entry(p.stop), entry(p.step))
+            if isinstance(p, Node):
+                dyn.append(p)
+                return ("in", len(dyn) - 1)
+            if isinstance(p, list) and all(isinstance(i, int) and not isinstance(i, bool)
+                                           for i in p):
+                return ("list", tuple(p))
+            if isinstance(p, (list, np.ndarray)):
+                return entry(self.to_node(p, e))
+            return p
+
+        index = tuple(entry(p) for p in parts)
+        return self.emit(Op.GETITEM, [base] + dyn, {"index": index}, e)
+
+    def index_part(self, el: cst.SubscriptElement, scope: Scope) -> Any:
+        s = el.slice
+        if isinstance(s, cst.Index):
+            return self.expr(s.value, scope)
+        bounds = [None if b is None else self.expr(b, scope) for b in (s.lower, s.upper,
+                                                                         s.step)]
+        return slice(*bounds)
+
+    def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
+        fn = self.expr(e.func, scope)
+        args, kwargs = [], {}
+        for a in e.args:
+            v = self.expr(a.value, scope)
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = v
+            else:
+                args.append(v)
+        return self.call(fn, args, kwargs, e)
