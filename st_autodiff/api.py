@@ -86,6 +86,11 @@ class GradFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != self._nparams:
             args = self._bind(args, kwargs)
+        return self.call_flat(*args)
+
+    def call_flat(self, *args: Any) -> Any:
+        """Call the generated function with every argument given positionally (the
+        function's own, then any it adds: tangents for jvp)."""
         key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         fn = self._cache.get(key)
         if fn is None:
@@ -265,6 +270,40 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
 
 
 _VJP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
+        ) -> tuple[Any, Any]:
+    """``(fn(*primals), J @ tangents)`` by forward mode (JAX's convention).
+
+    ``tangents`` has one entry per primal, shaped like it; ``None`` means a zero tangent
+    (and is what arguments that are not floating point take).  The generated ``NAME_jvp``
+    runs the primal sweep, then the tangent sweep.
+
+    >>> import numpy as np, st_autodiff as st
+    >>> def f(x):
+    ...     return np.sin(x) * x
+    >>> out, t = st.jvp(f, (np.array([0.0, 1.0]),), (np.array([1.0, 1.0]),))
+    >>> bool(np.allclose(t, np.cos([0.0, 1.0]) * [0.0, 1.0] + np.sin([0.0, 1.0])))
+    True
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
+                        "one tangent per primal")
+    wrt = tuple(i for i, a in enumerate(primals) if _is_float(a) and tangents[i] is not None)
+    for i in wrt:
+        if np.shape(tangents[i]) != np.shape(primals[i]):
+            raise ValueError(f"jvp: tangent {i} has shape {np.shape(tangents[i])}, but its "
+                             f"primal has shape {np.shape(primals[i])}")
+    per_fn = _JVP_CACHE.setdefault(fn, {})
+    g = per_fn.get(wrt)
+    if g is None:
+        g = per_fn[wrt] = GradFunction(fn, wrt, "jvp", False, Options())
+    return g.call_flat(*primals, *(tangents[i] for i in wrt))
+
+
+_JVP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _is_float(a: Any) -> bool:

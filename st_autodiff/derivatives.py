@@ -12,6 +12,7 @@ A rule may use only:
   and ``< <= > >=`` (never ``==``; use ``ops.eq``);
 * ``ops.shape(x)`` (a value usable as an op input), ``ops.static_shape(x)`` and
   ``ops.ndim(x)`` (Python ints: the compiler knows them from the example arguments),
+  ``ops.known_shape(x)`` (the shape, or ``None`` where it depends on values),
   ``ops.dtype(x)`` (a dtype name or ``None``) and ``ops.const(v)``.
 
 In the compiler ``ops`` emits IR nodes, so a rule *writes* the adjoint code; in the eager
@@ -758,6 +759,7 @@ class ArrayOps:
         return tuple(getattr(x, "shape", ()))
 
     static_shape = shape
+    known_shape = shape
 
     @staticmethod
     def ndim(x: Any) -> int:

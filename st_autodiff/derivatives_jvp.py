@@ -63,8 +63,9 @@ def _total(ops, out, *terms):
     total = present[0]
     for t in present[1:]:
         total = total + t
-    if tuple(ops.static_shape(total)) != tuple(ops.static_shape(out)):
-        total = ops.broadcast_to(total, ops.shape(out))
+    have, want = ops.known_shape(total), ops.known_shape(out)
+    if have is None or want is None or tuple(have) != tuple(want):
+        total = ops.broadcast_to(total, ops.shape(out))  # a no-op is optimised away
     return total
 
 

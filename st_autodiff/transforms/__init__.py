@@ -19,6 +19,7 @@ from ..ir.verify import verify
 from .activity import active_nodes
 from .adjoint import adjoint
 from .codegen import Generated, generate, generate_split
+from .forward import forward
 from .load import load
 from .lower import Lowerer, lower
 from .optimize import optimize
@@ -44,7 +45,7 @@ class Request:
 
     wrt: tuple[int, ...]
     single: bool  # grad returns one gradient rather than a tuple
-    mode: str = "grad"  # grad | value_and_grad | vjp
+    mode: str = "grad"  # grad | value_and_grad | vjp | jvp
     has_aux: bool = False
     split: bool = False  # generate NAME_fwd and NAME_bwd instead of one function
 
@@ -70,6 +71,8 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     stages["parse"] = lambda: parsed.module.tree.code_for_node(parsed.node)
     low = lower(parsed, example_args, make_resolver, code=code)
     _check(low.graph, options, stages, "lower")
+    if req.mode == "jvp":
+        return _compile_jvp(parsed, low, example_args, req, options, stages, xp, rt)
     _check_request(low.graph, parsed, req)
     active = active_nodes(low.graph, req.wrt)
     stages["activity"] = lambda: "active: " + ", ".join(
@@ -102,7 +105,26 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     return Compiled(fn, gen, stages, low.graph, opt)
 
 
-def _log(options: Options, parsed: ParsedFunction, stages: dict[str, str]) -> None:
+def _compile_jvp(parsed: ParsedFunction, low: Any, example_args: list[Any] | None,
+                 req: Request, options: Options, stages: Stages, xp: Any, rt: Any
+                 ) -> Compiled:
+    """Forward mode: ``NAME_jvp(*args, *tangents) -> (out, out_dot)``."""
+    n = len(parsed.params)
+    tangents = example_args[n:] if example_args is not None else None
+    joint = forward(low, req.wrt, tangents)
+    _check(joint.graph, options, stages, "forward")
+    examples = [joint.values.get(a) for a in joint.graph.args]
+    opt = optimize(joint.graph, options.optimize, examples if example_args is not None else None)
+    _check(opt, options, stages, "optimize")
+    n_out = len(low.graph.outputs)
+    gen = generate(opt, (0, n_out), f"{parsed.name.strip('<>')}_jvp")
+    stages["codegen"] = gen.source
+    _log(options, parsed, stages)
+    fn = load(gen, xp, rt) if xp is not None else None
+    return Compiled(fn, gen, stages, low.graph, opt)
+
+
+def _log(options: Options, parsed: ParsedFunction, stages: Mapping[str, str]) -> None:
     for stage in options.dump:
         log.info("st_autodiff %s of %s:\n%s", stage, parsed.name, stages.get(stage, ""))
 

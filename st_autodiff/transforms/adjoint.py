@@ -75,6 +75,8 @@ class UnknownShapeError(CompileError):
 class Emitter:
     """The ``ops`` protocol of ``derivatives.py`` that writes nodes instead of computing."""
 
+    records = True  # adjoint nodes name the grad_fn record they belong to (MulBackward0)
+
     def __init__(self, b: GraphBuilder) -> None:
         self.b = b
         self.current: Node | None = None
@@ -89,7 +91,7 @@ class Emitter:
     def emit_params(self, op: Op, inputs: list[Any], params: dict[str, Any]) -> Var:
         cur = self.current
         loc = cur.loc if cur is not None else None
-        role = OP_INFO[cur.op].backward_name if cur is not None else None
+        role = OP_INFO[cur.op].backward_name if cur is not None and self.records else None
         try:
             node = self.b.emit(op, [self.node(i) for i in inputs], params, loc=loc, role=role)
         except CompileTimeError as exc:
@@ -122,6 +124,10 @@ class Emitter:
 
     def ndim(self, x: Any) -> int:
         return len(self.static_shape(x))
+
+    def known_shape(self, x: Any) -> tuple[int, ...] | None:
+        t = self.node(x).type
+        return None if t is None else t.shape
 
     def dtype(self, x: Any) -> str | None:
         t = self.node(x).type
