@@ -11,7 +11,7 @@ written for ``torch.autograd`` runs unchanged (see ``runtime/namespace.py`` for 
 from __future__ import annotations
 
 from . import autograd
-from .api import GradFunction, grad, jvp, value_and_grad, vjp
+from .api import GradFunction, grad, jacfwd, jacobian, jacrev, jvp, value_and_grad, vjp
 from .errors import (
                      CompileError,
                      NonScalarOutputError,
@@ -39,6 +39,9 @@ __all__ = [
     "WrtError",
     "__version__",
     "grad",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
     "jvp",
     "value_and_grad",
     "vjp",

@@ -306,6 +306,55 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 _JVP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def jacrev(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
+    """The Jacobian of ``fn`` with respect to argument ``wrt``, by reverse mode: one primal
+    run, then one generated backward call per output element.  The result has shape
+    ``out.shape + x.shape``."""
+
+    def jacobian_fn(*args: Any) -> Any:
+        out, pullback = vjp(fn, *args)
+        out = np.asarray(out)
+        rows = [pullback(_basis(out, k))[wrt] for k in range(out.size)]
+        return np.stack([np.asarray(r) for r in rows]).reshape(out.shape + np.shape(args[wrt]))
+
+    return _named(jacobian_fn, fn, "jacrev")
+
+
+def jacfwd(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
+    """The Jacobian of ``fn`` with respect to argument ``wrt``, by forward mode: one
+    generated tangent run per input element (cheaper than ``jacrev`` for few inputs)."""
+
+    def jacobian_fn(*args: Any) -> Any:
+        x = np.asarray(args[wrt])
+        cols = []
+        for k in range(x.size):
+            tangents = [None] * len(args)
+            tangents[wrt] = _basis(x, k)
+            cols.append(np.asarray(jvp(fn, args, tangents)[1]))
+        out_shape = cols[0].shape if cols else ()
+        jac = np.stack(cols, axis=-1) if cols else np.zeros(out_shape + (0,))
+        return jac.reshape(out_shape + x.shape)
+
+    return _named(jacobian_fn, fn, "jacfwd")
+
+
+#: ``jacobian`` is ``jacrev``, as in JAX.
+jacobian = jacrev
+
+
+def _basis(like: Any, k: int) -> Any:
+    e = np.zeros(np.shape(like), dtype=np.result_type(like, np.float32))
+    e.flat[k] = 1.0
+    return e
+
+
+def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str) -> Any:
+    wrapper.__name__ = f"{kind}_{getattr(fn, '__name__', 'function')}"
+    wrapper.__qualname__ = wrapper.__name__
+    wrapper.__doc__ = f"The Jacobian of {getattr(fn, '__qualname__', fn)} ({kind})."
+    return wrapper
+
+
 def _is_float(a: Any) -> bool:
     if isinstance(a, float):
         return True

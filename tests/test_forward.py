@@ -79,3 +79,21 @@ def test_tangent_shape_mismatch_is_a_clear_error():
         st.jvp(layer, (np.ones((3, 2)), np.ones((4, 3))), (np.ones(3), None))
     with pytest.raises(TypeError, match="2 primals but 1 tangents"):
         st.jvp(layer, (np.ones((3, 2)), np.ones((4, 3))), (np.ones((3, 2)),))
+
+
+def test_jacrev_and_jacfwd_agree_with_finite_differences():
+    rng = np.random.default_rng(5)
+    w, x = rng.normal(size=(3, 2)), rng.normal(size=(4, 3))
+    jr = st.jacrev(layer)(w, x)
+    jf = st.jacfwd(layer)(w, x)
+    assert jr.shape == (4, 2, 3, 2) and st.jacobian is st.jacrev
+    np.testing.assert_allclose(jr, jf, rtol=1e-12, atol=1e-14)
+    eps = 1e-6
+    for k in range(w.size):
+        e = np.zeros(w.size)
+        e[k] = eps
+        e = e.reshape(w.shape)
+        fd = (layer(w + e, x) - layer(w - e, x)) / (2 * eps)
+        np.testing.assert_allclose(jr[..., k // 2, k % 2], fd, rtol=1e-6, atol=1e-8)
+    jx = st.jacfwd(layer, wrt=1)(w, x)
+    np.testing.assert_allclose(jx, st.jacrev(layer, wrt=1)(w, x), rtol=1e-12, atol=1e-14)
