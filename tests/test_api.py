@@ -444,3 +444,12 @@ def test_stable_logsumexp_is_differentiated_as_one_op():
     code = "\n".join(ln for ln in g.source.splitlines() if not ln.strip().startswith("#"))
     assert "== m" not in code and "logits - lse" not in code
     assert "logits_bar = _t2 + _t0 * (lse_bar / _t1)" in code
+
+
+def test_the_public_api_docstring_examples_run():
+    import doctest
+
+    import st_autodiff.api
+
+    result = doctest.testmod(st_autodiff.api)
+    assert result.attempted >= 2 and result.failed == 0
