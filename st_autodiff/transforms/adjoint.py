@@ -173,7 +173,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             em.current = n
             pairs = [(a, logsumexp_from_parts(em, g, Var(e, em), Var(s, em)))]
         else:
-            pairs = list(zip(n.inputs, _call_rule(em, n, g, out_v)))
+            pairs = list(zip(n.inputs, call_rule(em, n, vjp_of, g, out_v)))
         for inp, gi in pairs:
             if gi is None or inp not in active:
                 continue
@@ -248,17 +248,19 @@ def _tuple_adjoint(em: Emitter, n: Node, got: dict[int, Node], graph: Any) -> tu
                  for i in range(count))
 
 
-def _call_rule(em: Emitter, n: Node, g: Any, out_v: Any) -> tuple:
+def call_rule(em: Emitter, n: Node, lookup: Any, seed: Any, out_v: Any) -> Any:
+    """Run ``n``'s rule from ``lookup`` (``vjp_of``/``jvp_of``) with ``em`` as ``ops``:
+    the rule writes its nodes.  Rule errors become located compile errors."""
     em.current = n
     try:
-        rule = vjp_of(n.op)
-        return rule(em, g, out_v, *[Var(i, em) for i in n.inputs], **n.kwargs)
+        rule = lookup(n.op)
+        return rule(em, seed, out_v, *[Var(i, em) for i in n.inputs], **n.kwargs)
     except RuleError as exc:
         raise CompileError(str(exc), n.loc) from None
     except CompileError:
         raise
     except Exception as exc:
-        raise CompileError(f"internal error while differentiating {n.op.value}: "
+        raise CompileError(f"internal error in the derivative rule of {n.op.value}: "
                            f"{type(exc).__name__}: {exc}", n.loc,
                            "this is a bug in st_autodiff; please report it") from exc
 

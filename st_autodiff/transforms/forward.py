@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..derivatives import NONDIFFERENTIABLE, RuleError, jvp_of
-from ..errors import CompileError
+from ..derivatives import NONDIFFERENTIABLE, jvp_of
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
-from .adjoint import Emitter, Var, _item
+from .adjoint import Emitter, Var, _item, call_rule
 from .lower import Lowered, _evaluate
 
 
@@ -56,7 +55,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         multi = OP_INFO[n.op].multi
         out_v: Any = tuple(Var(_item(b, graph, n, k), em) for k in range(_count(graph, n))) \
             if multi else Var(n, em)
-        result = _call_rule(em, n, tangents, out_v)
+        result = call_rule(em, n, jvp_of, tangents, out_v)
         if result is None:
             continue
         if multi:
@@ -95,17 +94,3 @@ def _count(graph: Any, n: Node) -> int:
     """How many parts of the tuple-valued ``n`` the graph reads."""
     return 1 + max((m.param("index") for m in graph.nodes
                     if m.op is Op.ITEM and m.inputs[0] is n), default=0)
-
-
-def _call_rule(em: Emitter, n: Node, tangents: tuple, out: Any) -> Any:
-    try:
-        rule = jvp_of(n.op)
-        return rule(em, tangents, out, *[Var(i, em) for i in n.inputs], **n.kwargs)
-    except RuleError as exc:
-        raise CompileError(str(exc), n.loc) from None
-    except CompileError:
-        raise
-    except Exception as exc:
-        raise CompileError(f"internal error in the forward-mode rule of {n.op.value}: "
-                           f"{type(exc).__name__}: {exc}", n.loc,
-                           "this is a bug in st_autodiff; please report it") from exc
