@@ -160,7 +160,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             if n not in parts:
                 continue
             g: Any = _tuple_adjoint(em, n, parts[n], graph)
-            out_v: Any = tuple(Var(_item(b, graph, n, i), em) for i in range(len(g)))
+            out_v: Any = tuple(Var(item_node(b, graph, n, i), em) for i in range(len(g)))
         else:
             if n not in adj:
                 continue
@@ -231,7 +231,8 @@ def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool) -> Node:
     return b.arg("out_bar", out.type, example)
 
 
-def _item(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:
+def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:
+    """The node reading part ``i`` of the tuple-valued ``n`` (made if the graph has none)."""
     for m in graph.nodes:
         if m.op is Op.ITEM and m.inputs[0] is n and m.param("index") == i:
             return m
@@ -244,7 +245,7 @@ def _tuple_adjoint(em: Emitter, n: Node, got: dict[int, Node], graph: Any) -> tu
         if m.op is Op.ITEM and m.inputs[0] is n:
             count = max(count, m.param("index") + 1)
     em.current = n
-    return tuple(Var(got[i], em) if i in got else em.zeros_like(_item(em.b, graph, n, i))
+    return tuple(Var(got[i], em) if i in got else em.zeros_like(item_node(em.b, graph, n, i))
                  for i in range(count))
 
 

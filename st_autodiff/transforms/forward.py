@@ -21,7 +21,7 @@ from ..derivatives import NONDIFFERENTIABLE, jvp_of
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
-from .adjoint import Emitter, Var, _item, call_rule
+from .adjoint import Emitter, Var, call_rule, item_node
 from .lower import Lowered, _evaluate
 
 
@@ -53,7 +53,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         em.current = n
         tangents = tuple(Var(tan[i], em) if i in tan else None for i in n.inputs)
         multi = OP_INFO[n.op].multi
-        out_v: Any = tuple(Var(_item(b, graph, n, k), em) for k in range(_count(graph, n))) \
+        out_v: Any = tuple(Var(item_node(b, graph, n, k), em) for k in range(_count(graph, n))) \
             if multi else Var(n, em)
         result = call_rule(em, n, jvp_of, tangents, out_v)
         if result is None:
