@@ -11,7 +11,19 @@ written for ``torch.autograd`` runs unchanged (see ``runtime/namespace.py`` for 
 from __future__ import annotations
 
 from . import autograd
-from .api import GradFunction, grad, jacfwd, jacobian, jacrev, jvp, value_and_grad, vjp
+from .api import (
+    GradFunction,
+    custom_vjp,
+    grad,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    register_vjp,
+    stop_gradient,
+    value_and_grad,
+    vjp,
+)
 from .errors import (
                      CompileError,
                      NonScalarOutputError,
@@ -38,11 +50,14 @@ __all__ = [
     "UnsupportedSyntaxError",
     "WrtError",
     "__version__",
+    "custom_vjp",
     "grad",
     "jacfwd",
     "jacobian",
     "jacrev",
     "jvp",
+    "register_vjp",
+    "stop_gradient",
     "value_and_grad",
     "vjp",
     "autograd",

@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from .derivatives import CUSTOM_VJPS
 from .errors import StAutodiffError, WrtError
+from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .runtime import support
 from .runtime.backend import namespace_for
 from .transforms import Compiled, Options, Request, compile_function
@@ -353,6 +355,50 @@ def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str) -> An
     wrapper.__qualname__ = wrapper.__name__
     wrapper.__doc__ = f"The Jacobian of {getattr(fn, '__qualname__', fn)} ({kind})."
     return wrapper
+
+
+def register_vjp(fn: Callable[..., Any], rule: Callable[..., Any]) -> Callable[..., Any]:
+    """Differentiate calls to ``fn`` (a NumPy, SciPy or any other function) with ``rule``.
+
+    ``rule(g, out, *args)`` gets the output's adjoint ``g``, the output and the arguments,
+    and returns one gradient (or ``None``) per argument, in NumPy.  Compiled code calls
+    ``fn`` as it is.  Returns ``fn``.
+
+    >>> import numpy as np, st_autodiff as st
+    >>> def softplus(x):  # stands for a function the compiler cannot read
+    ...     return np.logaddexp(0.0, x)
+    >>> _ = st.register_vjp(softplus, lambda g, out, x: (g / (1 + np.exp(-x)),))
+    >>> def loss(x):
+    ...     return np.sum(softplus(x))
+    >>> bool(np.allclose(st.grad(loss)(np.zeros(2)), [0.5, 0.5]))
+    True
+    """
+    CUSTOM_VJPS[fn] = rule
+    return fn
+
+
+class custom_vjp:  # noqa: N801  (JAX's name and convention)
+    """A function with a hand-written VJP, JAX's way: ``f.defvjp(fwd, bwd)`` where
+    ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, g) -> one gradient per
+    argument``.  Calling ``f`` calls the function itself; gradients use ``bwd``."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "custom_vjp")
+        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
+        self.__module__ = getattr(fn, "__module__", __name__)
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
+        """Use ``bwd(fwd(*args)[1], g)`` as the gradient (``fwd`` runs again there)."""
+
+        def rule(g: Any, out: Any, *args: Any) -> Any:
+            return tuple(bwd(fwd(*args)[1], g))
+
+        register_vjp(self, rule)
 
 
 def _is_float(a: Any) -> bool:

@@ -60,6 +60,7 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
     Op.LOGICAL_NOT, Op.LOGICAL_XOR, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.ANY, Op.ALL,
     Op.ARGMAX, Op.ARGMIN, Op.ARGSORT, Op.NONZERO, Op.ZEROS, Op.ONES, Op.FULL, Op.EYE,
     Op.ARANGE, Op.LINSPACE, Op.ZEROS_LIKE, Op.ONES_LIKE, Op.FULL_LIKE,
+    Op.STOP_GRADIENT,  # st.stop_gradient: a zero gradient is what the user asked for
 })
 
 #: Ops the adjoint pass and the engine handle themselves (arguments, constants, parts
@@ -120,6 +121,26 @@ def _scatter_add(ops, g, out, shape, v, *dyn, index=None):
 @rule(Op.UNBROADCAST)
 def _unbroadcast(ops, g, out, x, shape):
     return ops.broadcast_to(g, ops.shape(x)), None
+
+
+# --- user-registered rules (st.register_vjp, st.custom_vjp) ----------------------------
+
+#: ``callable -> rule(g, out, *args) -> one gradient (or None) per argument``, in NumPy:
+#: the functions the compiler calls as they are and differentiates with the user's rule.
+CUSTOM_VJPS: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+
+@rule(Op.CALL)
+def _call(ops, g, out, *args, fn=None):
+    grads = ops.call_vjp(g, out, *args, fn=CUSTOM_VJPS[fn])
+    return tuple(grads[i] for i in range(len(args)))
+
+
+@rule(Op.CALL_VJP)
+def _call_vjp(ops, g, out, *args, fn=None):
+    raise RuleError("the gradient of a function with a registered VJP cannot be "
+                    "differentiated again (its rule is opaque NumPy code); write the function "
+                    "with NumPy operations st_autodiff knows to get higher derivatives")
 
 
 # --- elementwise unary ----------------------------------------------------------------

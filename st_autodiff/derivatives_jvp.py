@@ -23,7 +23,17 @@ from typing import Any
 
 import numpy as _np
 
-from .derivatives import _WINS, JVP_RULES, RULES, JvpRule, VjpRule, _count, _mT, _unreduce
+from .derivatives import (
+    _WINS,
+    JVP_RULES,
+    RULES,
+    JvpRule,
+    RuleError,
+    VjpRule,
+    _count,
+    _mT,
+    _unreduce,
+)
 from .ir.ops import OP_INFO, Op
 
 
@@ -288,3 +298,9 @@ def _solve_jvp(ops, tangents, out, a, b):
     rhs = tb if ta is None else (-(ta @ o) if tb is None else tb - ta @ o)
     d = ops.solve(a, rhs)
     return ops.squeeze(d, axis=-1) if vec else d
+
+
+@jvp_rule(Op.CALL, Op.CALL_VJP)
+def _call_jvp(ops, tangents, out, *args, fn=None):
+    raise RuleError("forward mode through a function that has only a registered VJP is not "
+                    "supported; differentiate it in reverse mode (st.grad, st.vjp)")

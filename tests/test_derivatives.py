@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from st_autodiff.derivatives import (
+    CUSTOM_VJPS,
     NONDIFFERENTIABLE,
     RULES,
     STRUCTURAL,
@@ -454,6 +455,14 @@ case(
 )
 case(Op.INDEX_ADD, "repeated", normal(4, 5), normal(3, 5), ints(1, 1, 3), index=(("in", 0),))
 case(Op.INDEX_ADD, "basic", normal(4, 5), normal(5), index=(2,))
+def _cube(x: Any) -> Any:
+    """A user function with a registered VJP (the ``call`` op)."""
+    return x**3
+
+
+CUSTOM_VJPS[_cube] = lambda g, out, x: (g * 3.0 * x * x,)
+case(Op.CALL, "registered", normal(3), fn=_cube)
+
 case(Op.UNBROADCAST, "row", normal(3, 4), (1, 4))
 case(Op.UNBROADCAST, "lead", normal(2, 3, 4), (3, 1))
 case(Op.UNBROADCAST, "same", normal(3, 4), (3, 4))
@@ -559,8 +568,13 @@ def test_every_op_has_exactly_one_kind() -> None:
         assert sum(kinds) == 1, f"{op}: in RULES/NONDIFFERENTIABLE/STRUCTURAL = {kinds}"
 
 
+#: ops whose rule only explains that it cannot go on (tested in
+#: test_unsupported_uses_raise_rule_error): a registered VJP differentiated again
+RAISING = {Op.CALL_VJP}
+
+
 def test_every_rule_has_a_case() -> None:
-    missing = set(RULES) - {c.op for c in CASES}
+    missing = set(RULES) - {c.op for c in CASES} - RAISING
     assert not missing, f"rules without a test case: {sorted(o.value for o in missing)}"
 
 
@@ -649,8 +663,10 @@ def test_vector_norm_ord0_has_zero_gradient() -> None:
         (Op.NORM, (normal(3, 3),), {"ord": "nuc"}),
         (Op.EINSUM, (normal(3, 3),), {"subscripts": "ii->i"}),
         (Op.REPEAT, (normal(3),), {"repeats": ints(1, 2, 3), "axis": None}),
+        (Op.CALL_VJP, (normal(3), normal(3), normal(3)), {"fn": CUSTOM_VJPS[_cube]}),
     ],
-    ids=["dot-3d", "norm-spectral", "norm-nuclear", "einsum-repeated-index", "repeat-array"],
+    ids=["dot-3d", "norm-spectral", "norm-nuclear", "einsum-repeated-index", "repeat-array",
+         "call-vjp-again"],
 )
 def test_unsupported_uses_raise_rule_error(op: Op, inputs: tuple, params: dict) -> None:
     out = run(op, np, inputs, {**OP_INFO[op].param_defaults, **params})

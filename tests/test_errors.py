@@ -120,13 +120,15 @@ CASES = [
          "end the function with a return statement"),
     # calls without a derivative rule
     Case(H.calls_fft, "fft", "np.fft.fft(x)", NoRuleError,
-         "call to numpy.fft.fft has no derivative rule", "define it as a Python function"),
+         "call to numpy.fft.fft has no derivative rule", "register one with "
+         "st.register_vjp(np.fft.fft, rule), where rule(g, out, *args) returns one gradient per "
+         "argument"),
     Case(H.calls_gamma, "gamma", "math.gamma(x)", NoRuleError,
-         "call to math.gamma has no derivative rule", "define it as a Python function",
+         "call to math.gamma has no derivative rule", "st.register_vjp(math.gamma, rule)",
          args=(2.5,)),
     Case(H.calls_object, "object", "scale(x)", NoRuleError,
          "call to helpers_errors.Scaler.__call__ has no derivative rule",
-         "write helpers_errors.Scaler.__call__ with NumPy functions"),
+         "st.register_vjp(scale, rule)"),
     # what grad needs of the output
     Case(H.returns_vector, "vector", "x * 2.0", NonScalarOutputError,
          "grad needs a scalar output, but returns_vector() returns an array of shape (3,)",

@@ -72,6 +72,13 @@ def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
     return index_add_(xp.zeros(shape, dtype=getattr(g, "dtype", float)), index, g)
 
 
+def stop_gradient(x: Any) -> Any:
+    """``x`` itself, through which compiled gradients do not flow (``st.stop_gradient``,
+    as ``jax.lax.stop_gradient``): the compiler lowers the call to a ``stop_gradient``
+    node, which has no gradient by design."""
+    return x
+
+
 def index_add(x: Any, g: Any, index: tuple) -> Any:
     """A copy of ``x`` with ``g`` added at ``index`` (the functional form)."""
     return index_add_(x.copy(), index, g)
@@ -160,6 +167,10 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         return tuple(getattr(inputs[0], "shape", ()))
     if op is Op.GETITEM:
         return inputs[0][build_index(params["index"], inputs[1:])]
+    if op is Op.CALL:
+        return params["fn"](*inputs)
+    if op is Op.CALL_VJP:
+        return tuple(params["fn"](*inputs))
     if op is Op.INDEX_ADD:
         return index_add(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))
     if op is Op.SCATTER_ADD:

@@ -93,6 +93,9 @@ class Op(enum.Enum):
     UNBROADCAST = "unbroadcast"
     COPY = "copy"
     ASARRAY = "asarray"
+    STOP_GRADIENT = "stop_gradient"
+    CALL = "call"
+    CALL_VJP = "call_vjp"
     ASTYPE = "astype"
     # elementwise unary
     NEG = "neg"
@@ -272,6 +275,12 @@ def _table() -> dict[Op, OpInfo]:
         Op.UNBROADCAST: OpInfo("unbroadcast", ("x", "shape"), numpy="rt.unbroadcast",
                                torch="sum_to_size"),
         Op.COPY: _unary("copy", torch="clone", methods=("copy",)),
+        Op.STOP_GRADIENT: OpInfo("stop_gradient", ("x",), numpy="rt.stop_gradient",
+                                 torch="detach"),
+        Op.CALL: OpInfo("call", ("*args",), (("fn", REQUIRED),), spelling=special,
+                        torch="custom"),
+        Op.CALL_VJP: OpInfo("call_vjp", ("g", "out", "*args"), (("fn", REQUIRED),),
+                            spelling=special, multi=True, torch="custom"),
         Op.ASARRAY: OpInfo("asarray", ("x",), numpy="asarray", aliases=("array",),
                            torch="alias"),
         Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,

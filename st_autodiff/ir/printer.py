@@ -20,7 +20,12 @@ from .ops import Op
 
 
 def format_value(v: Any) -> str:
-    """A constant or param value as printed: Python literals, arrays by shape."""
+    """A constant or param value as printed: Python literals, arrays by shape, functions
+    by qualified name (never an address)."""
+    if callable(v) and not isinstance(v, type):
+        mod = getattr(v, "__module__", None)
+        name = getattr(v, "__qualname__", None) or type(v).__qualname__
+        return f"{mod}.{name}" if mod else name
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         return f"array<{v.dtype}{list(v.shape)}>"
     if v is Ellipsis:

@@ -15,8 +15,9 @@ from ..ir.kernels import (
     scatter_add,
     sigmoid,
     softmax,
+    stop_gradient,
     unbroadcast,
 )
 
 __all__ = ["index_add", "index_add_", "log_softmax", "logsumexp", "relu", "scatter_add",
-           "sigmoid", "softmax", "unbroadcast"]
+           "sigmoid", "softmax", "stop_gradient", "unbroadcast"]

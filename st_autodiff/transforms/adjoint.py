@@ -178,6 +178,8 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             if gi is None or inp not in active:
                 continue
             gnode = em.node(gi)
+            if gnode.type is not None and gnode.type.kind == "none":
+                continue  # a registered rule said None: no gradient for this argument
             if _may_broadcast(n, gnode, inp):
                 em.current = n
                 gnode = _unbroadcast(em, gnode, inp)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ir import kernels
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 
 #: keyword spellings that mean an op's own input or param name
@@ -50,6 +51,7 @@ def _numpy_functions() -> dict[int, Op]:
     table[id(builtins.abs)] = Op.ABS
     table[id(builtins.pow)] = Op.POW
     table[id(np.shape)] = Op.SHAPE
+    table[id(kernels.stop_gradient)] = Op.STOP_GRADIENT  # st.stop_gradient
     return table
 
 

@@ -63,6 +63,7 @@ class _Writer:
         self.adjoint = self._sections()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
         self.in_place, self.chain_name = self._in_place_chains()
+        self.fn_names: dict[Any, str] = {}  # user functions called through the globals
 
     # --- decisions ----------------------------------------------------------------------
 
@@ -154,6 +155,14 @@ class _Writer:
             idx = self.index(n.param("index"), ins[2:], as_tuple=True)
             fn = "rt.scatter_add" if n.op is Op.SCATTER_ADD else "rt.index_add"
             return f"{fn}({self.ref(ins[0])}, {self.ref(ins[1])}, {idx})", _ATOM
+        if n.op in (Op.CALL, Op.CALL_VJP):  # a user function, reached through the globals
+            fn = n.param("fn")
+            name = self.fn_names.get(fn)
+            if name is None:
+                base = getattr(fn, "__name__", None) or type(fn).__name__
+                name = self.fn_names[fn] = self.ns.fresh("_" + base.strip("<>").lower())
+                self.globals[name] = fn
+            return f"{name}({', '.join(self.ref(i) for i in ins)})", _ATOM
         if n.op is Op.EINSUM:
             args = [repr(n.param("subscripts"))] + [self.ref(i) for i in ins]
             return f"xp.einsum({', '.join(args)})", _ATOM

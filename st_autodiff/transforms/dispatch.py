@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
+from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
@@ -72,13 +73,31 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             except Exception as exc:
                 raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+    if _registered(fn):  # st.register_vjp / st.custom_vjp: call it, use the user's rule
+        if kwargs:
+            raise lw.fail(f"pass the arguments of {calls.callable_name(fn)} positionally "
+                          "(it has a registered VJP)", e, kind=CompileError)
+        return lw.emit(Op.CALL, args, {"fn": fn}, e)
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
     name = calls.callable_name(fn)
     raise NoRuleError(
         f"call to {name} has no derivative rule", lw.loc(e),
-        f"write {name} with NumPy functions st_autodiff knows, or define it as a Python "
-        "function (it is then differentiated too)")
+        f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "
+        "rule(g, out, *args) returns one gradient per argument; or write it with NumPy "
+        "functions st_autodiff knows")
+
+
+def _spelled(lw: Lowerer, e: cst.Call) -> str:
+    """The callee as the user wrote it (``np.fft.fft``, ``scale``)."""
+    return lw.fn.module.tree.code_for_node(e.func).strip()
+
+
+def _registered(fn: Any) -> bool:
+    try:
+        return fn in CUSTOM_VJPS
+    except TypeError:  # unhashable: not registered
+        return False
 
 
 _CREATION = {Op.ZEROS, Op.ONES, Op.FULL, Op.EYE, Op.ARANGE, Op.LINSPACE, Op.ASARRAY}
