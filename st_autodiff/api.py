@@ -75,8 +75,10 @@ class GradFunction:
         self._has_aux = has_aux
         self._options = options
         self._parsed: ParsedFunction | None = None
-        self._sig = inspect.signature(fn)
+        # a compiled gradient differentiated again takes the arguments of its function
+        self._sig = fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
         self._nparams = len(self._sig.parameters)
+        self._functional: dict[Any, Callable[..., Any]] = {}
         self._wrt_spec = wrt
         self._request: Request | None = None
         self._cache: dict[Any, Callable[..., Any]] = {}
@@ -129,12 +131,32 @@ class GradFunction:
         return compiled.fn  # type: ignore[return-value]
 
     def _build(self, args: list[Any] | None, xp: Any) -> Compiled:
-        parsed = self._parse()
+        fn: Any = self._fn
+        if isinstance(fn, GradFunction):  # differentiate the generated code again
+            if args is None:
+                raise WrtError(f"{self.__name__}: a gradient of a gradient is generated for "
+                               "the arguments of a call; call it first")
+            fn = fn.generated_for(args)
+            parsed = parse_function(fn)
+            args = list(args) + [parsed.defaults[p] for p in parsed.params[len(args):]]
+        else:
+            parsed = self._parse()
         req = self._req(parsed)
-        fn = self._fn
         return compile_function(parsed, lambda lw: python_resolver(fn, lw.const_of_global),
                                 args, req, self._options, xp, support,
                                 code=getattr(fn, "__code__", None))
+
+    def generated_for(self, args: list[Any]) -> Callable[..., Any]:
+        """The generated function for these arguments, written so that the compiler can
+        differentiate it again (no ``del``, no writes into arrays): higher derivatives
+        come from transforming generated code, as Tangent does."""
+        key = tuple(_kind(a) for a in args)
+        fn = self._functional.get(key)
+        if fn is None:
+            inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
+                                 Options(optimize=self._options.optimize, functional=True))
+            fn = self._functional[key] = inner._build(list(args), namespace_for(*args)).fn
+        return fn  # type: ignore[return-value]
 
     def _parse(self) -> ParsedFunction:
         if self._parsed is None:

@@ -37,6 +37,7 @@ class Options:
     optimize: bool = True
     verify: bool = False
     dump: tuple[str, ...] = ()
+    functional: bool = False  # code the compiler accepts again (higher derivatives)
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,11 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     opt = optimize(graph, options.optimize, examples if example_args is not None else None)
     _check(opt, options, stages, "optimize")
     name = f"{parsed.name.strip('<>')}_grad"
-    defaults = {} if req.mode == "vjp" else {"out_bar": "1.0"}
+    # parameters that had literal defaults keep them (a re-transformed gradient's seeds)
+    defaults = {p: repr(v) for p, v in parsed.defaults.items()
+                if isinstance(v, (bool, int, float, str, type(None)))}
+    if req.mode != "vjp":
+        defaults["out_bar"] = "1.0"
     if req.split:
         n_out = len(low.graph.outputs)
         primal: Any = 0 if n_out == 1 else tuple(range(n_out))
@@ -98,7 +103,7 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
             return Compiled(None, fgen, stages, low.graph, opt)
         return Compiled(None, bgen, stages, low.graph, opt, load(fgen, xp, rt),
                         load(bgen, xp, rt))
-    gen = generate(opt, spec, name, defaults)
+    gen = generate(opt, spec, name, defaults, options.functional)
     stages["codegen"] = gen.source
     _log(options, parsed, stages)
     fn = load(gen, xp, rt) if xp is not None else None

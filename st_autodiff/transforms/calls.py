@@ -52,6 +52,9 @@ def _numpy_functions() -> dict[int, Op]:
     table[id(builtins.pow)] = Op.POW
     table[id(np.shape)] = Op.SHAPE
     table[id(kernels.stop_gradient)] = Op.STOP_GRADIENT  # st.stop_gradient
+    for op, info in OP_INFO.items():  # rt.* in generated code (differentiated again)
+        if info.numpy and info.numpy.startswith("rt."):
+            table.setdefault(id(getattr(kernels, info.numpy[3:])), op)
     return table
 
 

@@ -39,9 +39,13 @@ class Generated:
 
 
 def generate(graph: Graph, returns: Any, name: str | None = None,
-             defaults: dict[str, str] | None = None) -> Generated:
-    """Write ``graph`` as a Python function; ``returns`` is a nested tuple of output indices."""
-    return _Writer(graph, name or graph.name, defaults or {}).write(returns)
+             defaults: dict[str, str] | None = None, functional: bool = False) -> Generated:
+    """Write ``graph`` as a Python function; ``returns`` is a nested tuple of output indices.
+
+    ``functional=True`` writes code the compiler accepts again (for higher derivatives):
+    no ``del``, no writes into arrays (scatters are ``rt.scatter_add``/``rt.index_add``).
+    """
+    return _Writer(graph, name or graph.name, defaults or {}, functional).write(returns)
 
 
 def generate_split(graph: Graph, fwd_returns: Any, bwd_returns: Any, name: str,
@@ -51,10 +55,12 @@ def generate_split(graph: Graph, fwd_returns: Any, bwd_returns: Any, name: str,
 
 
 class _Writer:
-    def __init__(self, graph: Graph, name: str, defaults: dict[str, str]) -> None:
+    def __init__(self, graph: Graph, name: str, defaults: dict[str, str],
+                 functional: bool = False) -> None:
         self.g = graph
         self.name = name
         self.defaults = defaults
+        self.functional = functional
         self.users = graph.users()
         self.outputs = set(graph.outputs)
         self.ns = Namespace("_t", {name})
@@ -62,7 +68,7 @@ class _Writer:
         self.globals: dict[str, Any] = {}
         self.adjoint = self._sections()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
-        self.in_place, self.chain_name = self._in_place_chains()
+        self.in_place, self.chain_name = ({}, {}) if functional else self._in_place_chains()
         self.fn_names: dict[Any, str] = {}  # user functions called through the globals
 
     # --- decisions ----------------------------------------------------------------------
@@ -295,7 +301,7 @@ class _Writer:
             buffers = set(self.in_place.values())  # their name lives on in the chain
             dead = [self.names[m] for m in hoisted + last_use.get(pos, [])
                     if m not in keep and m not in buffers and self._freeable(m)]
-            if dead:
+            if dead and not self.functional:
                 body.append(("del " + ", ".join(dead), None))
         return body
 
@@ -341,7 +347,7 @@ class _Writer:
         target = self.names[n]
         if n in self.in_place:
             return self._add_in_place(n)
-        if n.op is Op.SCATTER_ADD:
+        if n.op is Op.SCATTER_ADD and not self.functional:
             plain = self._scatter_inline(n)
             if plain is not None:
                 return plain

@@ -65,7 +65,13 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         if isinstance(x, Node) and x.type is not None and x.type.kind != "array":
             x = lw.emit(Op.ASARRAY, [x], None, e)  # a Python float has no .astype
         return lw.emit(Op.ASTYPE, [x], {"dtype": np.dtype(fn).name}, e)
+    retransform = getattr(fn, "generated_for", None)
+    if retransform is not None:  # a compiled gradient, differentiated again
+        return lw.inline_python(retransform(_examples(lw, args, e)), args, kwargs, e)
     op = calls.FUNCTIONS.get(id(fn))
+    if op in (Op.SCATTER_ADD, Op.INDEX_ADD) and len(args) == 3 and isinstance(args[2], tuple):
+        spec, dyn = lw.index_spec(args[2], e)  # rt.scatter_add(shape, g, index) in our code
+        return lw.emit(op, [args[0], args[1], *dyn], {"index": spec}, e)
     if op is not None:
         if not dynamic and _all_scalar(args) and op not in _CREATION:
             try:
@@ -86,6 +92,20 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "
         "rule(g, out, *args) returns one gradient per argument; or write it with NumPy "
         "functions st_autodiff knows")
+
+
+def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
+    """The example values of call arguments (to specialise a compiled gradient)."""
+    out = []
+    for a in args:
+        if isinstance(a, Node):
+            if a not in lw.b.values:
+                raise lw.fail("differentiating a compiled gradient needs example arguments",
+                              e, kind=CompileError)
+            out.append(lw.b.values[a])
+        else:
+            out.append(a)
+    return out
 
 
 def _spelled(lw: Lowerer, e: cst.Call) -> str:

@@ -224,6 +224,11 @@ class ExpressionLowering:
             if len(parts) != 1 or not isinstance(parts[0], int):
                 raise self.fail("tuples can only be indexed with an integer", e)
             return self.emit(Op.ITEM, [base], {"index": parts[0]}, e)
+        index, dyn = self.index_spec(parts, e)
+        return self.emit(Op.GETITEM, [base, *dyn], {"index": index}, e)
+
+    def index_spec(self, parts: Any, e: cst.CSTNode) -> tuple[tuple, list[Node]]:
+        """An index as the IR's static structure plus its runtime parts (``("in", k)``)."""
         dyn: list[Node] = []
 
         def entry(p: Any) -> Any:
@@ -239,8 +244,7 @@ class ExpressionLowering:
                 return entry(self.to_node(p, e))
             return p
 
-        index = tuple(entry(p) for p in parts)
-        return self.emit(Op.GETITEM, [base] + dyn, {"index": index}, e)
+        return tuple(entry(p) for p in parts), dyn
 
     def index_part(self, el: cst.SubscriptElement, scope: Scope) -> Any:
         s = el.slice

@@ -1,0 +1,53 @@
+"""Higher derivatives by transforming generated code again (straight-line code)."""
+
+import numpy as np
+
+import st_autodiff as st
+from st_autodiff.testing import check_grads
+
+
+def quartic(x):
+    return x**4 + np.sin(x) * x
+
+
+def test_derivatives_up_to_fourth_order_match_the_analytic_ones():
+    d1 = st.grad(quartic)
+    d2 = st.grad(d1)
+    d3 = st.grad(d2)
+    d4 = st.grad(d3)
+    x = 0.7
+    np.testing.assert_allclose(d1(x), 4 * x**3 + np.cos(x) * x + np.sin(x), rtol=1e-13)
+    np.testing.assert_allclose(d2(x), 12 * x**2 - np.sin(x) * x + 2 * np.cos(x), rtol=1e-13)
+    np.testing.assert_allclose(d3(x), 24 * x - np.cos(x) * x - 3 * np.sin(x), rtol=1e-13)
+    np.testing.assert_allclose(d4(x), 24 + np.sin(x) * x - 4 * np.cos(x), rtol=1e-13)
+    assert d2.source.startswith("def quartic_grad_grad(x, out_bar=1.0, out_bar_1=1.0):")
+
+
+def picked(x):
+    return np.sum(np.tanh(x[[0, 0, 2]]) * x[1:].sum() + x**3)
+
+
+d_picked = st.grad(picked)
+
+
+def gradient_norm(x):
+    return np.sum(d_picked(x) ** 2)
+
+
+def test_gradient_of_a_function_that_calls_a_gradient():
+    x = np.array([0.3, -0.2, 0.5])
+    g = st.grad(gradient_norm)
+    check_grads(gradient_norm, (x,), lambda x: (g(x),))
+
+
+V = np.array([1.0, 2.0, -1.0])
+
+
+def grad_dot_v(x):
+    return np.sum(d_picked(x) * V)
+
+
+def test_hessian_vector_product_by_reverse_over_reverse():
+    x = np.array([0.3, -0.2, 0.5])
+    hv = st.grad(grad_dot_v)(x)
+    check_grads(grad_dot_v, (x,), lambda x: (hv,))
