@@ -366,6 +366,22 @@ def jacfwd(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
 jacobian = jacrev
 
 
+def hessian(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
+    """The Hessian of a scalar ``fn`` with respect to argument ``wrt``: the Jacobian of the
+    compiled gradient, which the compiler differentiates again (reverse over reverse).
+    The result has shape ``x.shape + x.shape``."""
+    return _named(jacrev(grad(fn, wrt=wrt), wrt=wrt), fn, "hessian")
+
+
+def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
+    """The Hessian-vector product ``H(primals) @ tangents`` of a scalar ``fn`` with respect
+    to its first argument: one pullback of the compiled gradient (the Hessian is
+    symmetric, so its VJP is its JVP)."""
+    primals = tuple(primals)
+    _, pullback = vjp(grad(fn), *primals)
+    return pullback(tuple(tangents)[0])[0]
+
+
 def _basis(like: Any, k: int) -> Any:
     e = np.zeros(np.shape(like), dtype=np.result_type(like, np.float32))
     e.flat[k] = 1.0

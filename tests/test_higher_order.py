@@ -51,3 +51,21 @@ def test_hessian_vector_product_by_reverse_over_reverse():
     x = np.array([0.3, -0.2, 0.5])
     hv = st.grad(grad_dot_v)(x)
     check_grads(grad_dot_v, (x,), lambda x: (hv,))
+
+
+def mixed(x):
+    return np.sum(np.sin(x) * x[::-1]) + np.sum(x**3) / 3
+
+
+def test_hessian_and_hvp_by_reverse_over_reverse():
+    x = np.array([0.3, -0.2, 0.5, 1.1])
+    h = st.hessian(mixed)(x)
+    g = st.grad(mixed)
+    eps = 1e-5
+    by_fd = np.stack([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(4)],
+                     axis=1)
+    assert h.shape == (4, 4)
+    np.testing.assert_allclose(h, by_fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(h, h.T, rtol=1e-12, atol=1e-14)
+    v = np.array([1.0, 0.5, -1.0, 2.0])
+    np.testing.assert_allclose(st.hvp(mixed, (x,), (v,)), h @ v, rtol=1e-12, atol=1e-14)

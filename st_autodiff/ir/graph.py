@@ -118,10 +118,11 @@ class GraphBuilder:
     _names: dict[str, int] = field(default_factory=dict)
 
     def arg(self, name: str, type: Type | None = None, value: Any = None,
-            loc: Loc | None = None) -> Node:
-        """Add an argument node; ``value`` is its example value, if any."""
+            loc: Loc | None = None, role: str | None = None) -> Node:
+        """Add an argument node; ``value`` is its example value, if any; ``role="seed"``
+        marks the adjoint seed the adjoint pass adds."""
         self.unique_name(name)
-        node = Node(len(self.nodes), Op.ARG, (), (("name", name),), type, name, loc)
+        node = Node(len(self.nodes), Op.ARG, (), (("name", name),), type, name, loc, role)
         self.nodes.append(node)
         self.args.append(node)
         if self.evaluate is not None and type is not None:

@@ -228,9 +228,9 @@ def _logsumexp_idiom(n: Node) -> tuple[Node, Node, Node] | None:
 
 def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool) -> Node:
     if not like_output:
-        return b.arg("out_bar", Type("float", "float64", ()), 1.0)
+        return b.arg("out_bar", Type("float", "float64", ()), 1.0, role="seed")
     example = None if value is None else np.ones_like(value)
-    return b.arg("out_bar", out.type, example)
+    return b.arg("out_bar", out.type, example, role="seed")
 
 
 def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:

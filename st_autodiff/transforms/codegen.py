@@ -75,7 +75,7 @@ class _Writer:
 
     def _sections(self) -> set[Node]:
         """Nodes of the adjoint sweep: rule outputs and everything that reads the seed."""
-        adj: set[Node] = {a for a in self.g.args if a.name == "out_bar"}
+        adj: set[Node] = {a for a in self.g.args if a.role == "seed"}
         for n in self.g.nodes:
             if n.op is not Op.ARG and (n.role is not None or any(i in adj for i in n.inputs)):
                 adj.add(n)
@@ -307,8 +307,10 @@ class _Writer:
 
     def _assemble(self, name: str, params: list[Node], body: list[tuple[str, Node | None]],
                   returns: str) -> Generated:
-        sig = ", ".join(self.names[a] + (f"={self.defaults[a.name]}" if a.op is Op.ARG and
-                                          a.name in self.defaults else "") for a in params)
+        has = [a.op is Op.ARG and a.name in self.defaults for a in params]
+        trailing = [all(has[k:]) for k in range(len(params))]  # Python: defaults come last
+        sig = ", ".join(self.names[a] + (f"={self.defaults[a.name]}" if trailing[k] else "")
+                        for k, a in enumerate(params))
         lines = [f"def {name}({sig}):"]
         line_map: dict[int, str] = {}
         for text, node in body + [("return " + returns, None)]:
