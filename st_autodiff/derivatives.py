@@ -796,26 +796,25 @@ class ArrayOps:
         return value
 
 
-def vjp_of(op: Op) -> VjpRule:
-    """The rule for ``op``; a clear error for ops without one."""
+def _lookup(table: dict[Op, Any], op: Op, kind: str, missing: str, where: str) -> Any:
+    """``table[op]``, or a ``RuleError`` saying whether ``op`` has none by design."""
     try:
-        return RULES[op]
+        return table[op]
     except KeyError:
         if op in NONDIFFERENTIABLE:
-            raise RuleError(f"{op.value} has no gradient by design") from None
-        raise RuleError(f"no derivative rule for {op.value}; register one in "
-                        "st_autodiff/derivatives.py") from None
+            raise RuleError(f"{op.value} has no {kind} by design") from None
+        raise RuleError(f"no {missing} rule for {op.value}; register one in "
+                        f"st_autodiff/{where}") from None
+
+
+def vjp_of(op: Op) -> VjpRule:
+    """The rule for ``op``; a clear error for ops without one."""
+    return _lookup(RULES, op, "gradient", "derivative", "derivatives.py")
 
 
 def jvp_of(op: Op) -> JvpRule:
     """The forward-mode rule for ``op``; a clear error for ops without one."""
-    try:
-        return JVP_RULES[op]
-    except KeyError:
-        if op in NONDIFFERENTIABLE:
-            raise RuleError(f"{op.value} has no derivative by design") from None
-        raise RuleError(f"no forward-mode rule for {op.value}; register one in "
-                        "st_autodiff/derivatives_jvp.py") from None
+    return _lookup(JVP_RULES, op, "derivative", "forward-mode", "derivatives_jvp.py")
 
 
 from . import derivatives_jvp as _derivatives_jvp  # noqa: E402, F401  (fills JVP_RULES)
