@@ -4,7 +4,9 @@ computes the gradient and waits for it, plus a function that converts its result
 NumPy for the correctness check.  A peer that is not installed is simply absent.
 
 JAX and autograd differentiate the very same forward function object as st_autodiff,
-re-bound to ``jax.numpy`` / ``autograd.numpy`` as its ``np`` global.  PyTorch runs a
+re-bound to ``jax.numpy`` / ``autograd.numpy`` as its ``np`` global (JAX gets the
+``lax`` loop form where a problem has one).  Python ``int`` arguments (trip counts) are
+passed to every peer unchanged, and are static arguments of ``jax.jit``.  PyTorch runs a
 line-by-line translation (``Problem.torch_forward``).  Everything is float64 (JAX is
 switched to x64 on import of this module).
 """
@@ -67,7 +69,7 @@ def _to_numpy(res: Any) -> tuple:
 
 def _torch(problem: Problem, args: tuple) -> tuple[Callable[[], Any], Callable]:
     f = problem.torch_forward(torch)
-    targs = [torch.tensor(a, dtype=torch.float64) if isinstance(a, float)
+    targs = [a if _is_int(a) else torch.tensor(a, dtype=torch.float64) if isinstance(a, float)
              else torch.from_numpy(np.ascontiguousarray(a)) for a in args]
     for i in problem.wrt:
         targs[i] = targs[i].clone().requires_grad_(True)
@@ -78,8 +80,13 @@ def _torch(problem: Problem, args: tuple) -> tuple[Callable[[], Any], Callable]:
     return thunk, _to_numpy
 
 
+def _is_int(a: Any) -> bool:
+    """A Python ``int`` argument (a trip count): passed through as is, static for jit."""
+    return isinstance(a, int) and not isinstance(a, bool)
+
+
 def _jax_args(args: tuple) -> list:
-    return [jnp.asarray(a, dtype=jnp.float64) for a in args]
+    return [a if _is_int(a) else jnp.asarray(a, dtype=jnp.float64) for a in args]
 
 
 def jax_forward(problem: Problem) -> Callable:
@@ -98,7 +105,8 @@ def _jax_eager(problem: Problem, args: tuple) -> tuple[Callable[[], Any], Callab
 
 
 def _jax_jit(problem: Problem, args: tuple) -> tuple[Callable[[], Any], Callable]:
-    g = jax.jit(jax.grad(jax_forward(problem), argnums=problem.wrt))
+    static = tuple(i for i, a in enumerate(args) if _is_int(a))
+    g = jax.jit(jax.grad(jax_forward(problem), argnums=problem.wrt), static_argnums=static)
     jargs = _jax_args(args)
     jax.block_until_ready(g(*jargs))  # compile outside the timing
 

@@ -14,11 +14,20 @@ sweep keeping what the backward sweep needs, no recomputation, in-place updates 
 that is natural, closed forms where a person would use them (sigmoid, softmax), and no
 work for the loss value itself, which a gradient does not need.
 
-Loops: the compiler does not accept ``for`` yet (issue 3).  ``recurrence`` and ``horner``
-are written with a Python loop; if ``st.grad`` rejects the loop, the runner gives
-st_autodiff the *unrolled* version of the same function instead (straight-line source
-with one statement per iteration, written to a module file by ``unrolled_source``), and
-says so in the table.  Peers and the hand-written gradient always run the loop form.
+Loops: ``recurrence`` and ``horner`` are written with a Python loop; if ``st.grad``
+rejects the loop (a ``CompileError``: the compiler does not accept ``for`` yet, issue 3),
+the runner gives st_autodiff the *unrolled* version of the same function instead
+(straight-line source with one statement per iteration, written to a module file by
+``Problem.unrolled``), and says so in the table.  Peers and the hand-written gradient
+always run the loop form.
+
+Loops and branches (group ``loops``): ``pendulum``, ``rnn``, ``branch_scalar`` and
+``branch_array`` are written as users write them, with ``for`` and an ``if`` on a runtime
+value; they have no unrolled form (a branch on a runtime value cannot be unrolled ahead
+of time, and 1000 unrolled Euler steps take many seconds to compile), so st_autodiff's
+cell reads "unsupported" until the compiler accepts them.  Trip counts are ordinary
+``int`` arguments (``steps``) or a shape (``X.shape[0]``); JAX gets them as static
+arguments of ``jit``.
 """
 
 from __future__ import annotations
@@ -273,6 +282,321 @@ def chain_torch(torch: Any) -> Callable:
 
 
 # --------------------------------------------------------------------------------------
+# 6. Damped pendulum, explicit Euler;  d loss / d(L, c, theta0, omega0)
+# --------------------------------------------------------------------------------------
+
+GRAVITY = 9.81
+DT = 0.01
+
+
+def pendulum(L, c, theta0, omega0, steps):
+    theta = theta0
+    omega = omega0
+    for _ in range(steps):
+        alpha = -(GRAVITY / L) * np.sin(theta) - c * omega
+        theta = theta + DT * omega
+        omega = omega + DT * alpha
+    energy = 0.5 * L * L * omega * omega + GRAVITY * L * (1.0 - np.cos(theta))
+    return theta * theta + energy
+
+
+def pendulum_grad(L, c, theta0, omega0, steps):
+    """Forward sweep keeping theta_t, sin(theta_t) and omega_t; the reverse sweep needs
+    cos(theta_t) (computed there, once per step) and nothing else."""
+    k = GRAVITY / L
+    thetas, sins, omegas = [], [], []
+    theta, omega = theta0, omega0
+    for _ in range(steps):
+        s = np.sin(theta)
+        thetas.append(theta)
+        sins.append(s)
+        omegas.append(omega)
+        alpha = -k * s - c * omega
+        theta = theta + DT * omega
+        omega = omega + DT * alpha
+    # loss = theta**2 + L**2 omega**2 / 2 + g L (1 - cos theta)
+    cos_t = np.cos(theta)
+    tb = 2.0 * theta + GRAVITY * L * np.sin(theta)
+    ob = L * L * omega
+    Lb = L * omega * omega + GRAVITY * (1.0 - cos_t)
+    cb = 0.0
+    kL = k / L  # d(-k sin)/dL = g/L**2 sin
+    for t in range(steps - 1, -1, -1):
+        ab = DT * ob  # adjoint of alpha_t
+        Lb += ab * kL * sins[t]
+        cb -= ab * omegas[t]
+        ob = ob + DT * tb - ab * c
+        tb = tb - ab * k * np.cos(thetas[t])
+    return Lb, cb, tb, ob
+
+
+def pendulum_inputs(steps: int) -> Callable[[np.random.Generator], tuple]:
+    def make(rng: np.random.Generator) -> tuple:
+        return 1.2, 0.3, 1.0, 0.0, steps
+    return make
+
+
+def pendulum_torch(torch: Any) -> Callable:
+    def f(L, c, theta0, omega0, steps):
+        theta = theta0
+        omega = omega0
+        for _ in range(steps):
+            alpha = -(GRAVITY / L) * torch.sin(theta) - c * omega
+            theta = theta + DT * omega
+            omega = omega + DT * alpha
+        energy = 0.5 * L * L * omega * omega + GRAVITY * L * (1.0 - torch.cos(theta))
+        return theta * theta + energy
+    return f
+
+
+def pendulum_jax(jnp: Any, lax: Any) -> Callable:
+    """JAX: the same loop as ``lax.fori_loop`` over (theta, omega)."""
+    def f(L, c, theta0, omega0, steps):
+        def step(_: Any, state: tuple) -> tuple:
+            theta, omega = state
+            alpha = -(GRAVITY / L) * jnp.sin(theta) - c * omega
+            return theta + DT * omega, omega + DT * alpha
+        theta, omega = lax.fori_loop(0, steps, step, (theta0, omega0))
+        energy = 0.5 * L * L * omega * omega + GRAVITY * L * (1.0 - jnp.cos(theta))
+        return theta * theta + energy
+    return f
+
+
+# --------------------------------------------------------------------------------------
+# 7. Vanilla RNN, h_t = tanh(x_t Wx + h_{t-1} Wh + b);  d sum(h_T**2) / d(Wx, Wh, b)
+# --------------------------------------------------------------------------------------
+
+
+def rnn(Wx, Wh, b, X, h0):
+    h = h0
+    for t in range(X.shape[0]):
+        h = np.tanh(X[t] @ Wx + h @ Wh + b)
+    return np.sum(h * h)
+
+
+def rnn_grad(Wx, Wh, b, X, h0):
+    """Backprop through time: the forward sweep writes every h_t into one preallocated
+    (T+1, B, H) array (the only thing kept); the reverse sweep accumulates the three
+    gradients in place, step by step."""
+    T = X.shape[0]
+    hs = np.empty((T + 1,) + h0.shape)
+    hs[0] = h0
+    for t in range(T):
+        pre = X[t] @ Wx
+        pre += hs[t] @ Wh
+        pre += b
+        np.tanh(pre, out=hs[t + 1])
+    gWx = np.zeros_like(Wx)
+    gWh = np.zeros_like(Wh)
+    gb = np.zeros_like(b)
+    dh = 2.0 * hs[T]
+    WhT = Wh.T
+    for t in range(T - 1, -1, -1):
+        h = hs[t + 1]
+        d = h * h
+        np.subtract(1.0, d, out=d)
+        d *= dh  # adjoint of the pre-activation
+        gWx += X[t].T @ d
+        gWh += hs[t].T @ d
+        gb += d.sum(axis=0)
+        if t:
+            dh = d @ WhT
+    return gWx, gWh, gb
+
+
+def rnn_inputs(steps: int, batch: int, d_in: int, hidden: int
+               ) -> Callable[[np.random.Generator], tuple]:
+    def make(rng: np.random.Generator) -> tuple:
+        Wx = rng.standard_normal((d_in, hidden)) / np.sqrt(d_in)
+        Wh = rng.standard_normal((hidden, hidden)) * (0.9 / np.sqrt(hidden))
+        b = rng.standard_normal(hidden) * 0.1
+        X = rng.standard_normal((steps, batch, d_in))
+        h0 = rng.standard_normal((batch, hidden)) * 0.1
+        return Wx, Wh, b, X, h0
+    return make
+
+
+def rnn_torch(torch: Any) -> Callable:
+    def f(Wx, Wh, b, X, h0):
+        h = h0
+        for t in range(X.shape[0]):
+            h = torch.tanh(X[t] @ Wx + h @ Wh + b)
+        return torch.sum(h * h)
+    return f
+
+
+def rnn_jax(jnp: Any, lax: Any) -> Callable:
+    """JAX: the same loop as ``lax.scan`` over the time axis of X."""
+    def f(Wx, Wh, b, X, h0):
+        def step(h: Any, x: Any) -> tuple:
+            return jnp.tanh(x @ Wx + h @ Wh + b), None
+        h, _ = lax.scan(step, h0, X)
+        return jnp.sum(h * h)
+    return f
+
+
+# --------------------------------------------------------------------------------------
+# 8. A scalar loop with a data-dependent branch every step;  d s_T**2 / d(a, b, s0)
+# --------------------------------------------------------------------------------------
+
+
+def branch_scalar(a, b, s0, steps):
+    s = s0
+    for _ in range(steps):
+        if s > 0:
+            s = a * np.sin(s) - b
+        else:
+            s = b * np.exp(s) + 0.5 * a * s + 0.2
+    return s * s
+
+
+def branch_scalar_grad(a, b, s0, steps):
+    """The forward sweep keeps s_t and the transcendental it computed (sin or exp); the
+    branch taken is ``s_t > 0`` again, so no flags are stored."""
+    ss, es = [], []
+    s = s0
+    for _ in range(steps):
+        ss.append(s)
+        if s > 0:
+            e = np.sin(s)
+            s = a * e - b
+        else:
+            e = np.exp(s)
+            s = b * e + 0.5 * a * s + 0.2
+        es.append(e)
+    sb = 2.0 * s
+    ab = bb = 0.0
+    for t in range(steps - 1, -1, -1):
+        s, e = ss[t], es[t]
+        if s > 0:
+            ab += sb * e
+            bb -= sb
+            sb = sb * a * np.cos(s)
+        else:
+            ab += sb * 0.5 * s
+            bb += sb * e
+            sb = sb * (b * e + 0.5 * a)
+    return ab, bb, sb
+
+
+def branch_scalar_inputs(steps: int) -> Callable[[np.random.Generator], tuple]:
+    def make(rng: np.random.Generator) -> tuple:
+        return 0.8, 0.3, 0.5, steps
+    return make
+
+
+def branch_scalar_torch(torch: Any) -> Callable:
+    def f(a, b, s0, steps):
+        s = s0
+        for _ in range(steps):
+            if s > 0:
+                s = a * torch.sin(s) - b
+            else:
+                s = b * torch.exp(s) + 0.5 * a * s + 0.2
+        return s * s
+    return f
+
+
+def branch_scalar_jax(jnp: Any, lax: Any) -> Callable:
+    """JAX: ``lax.fori_loop`` with ``lax.cond`` (a Python ``if`` on a traced value fails
+    under ``jit``)."""
+    def f(a, b, s0, steps):
+        def step(_: Any, s: Any) -> Any:
+            return lax.cond(s > 0, lambda s: a * jnp.sin(s) - b,
+                            lambda s: b * jnp.exp(s) + 0.5 * a * s + 0.2, s)
+        s = lax.fori_loop(0, steps, step, s0)
+        return s * s
+    return f
+
+
+# --------------------------------------------------------------------------------------
+# 9. The same on arrays: the branch is on a reduction of the array;  d / d(x0, w)
+# --------------------------------------------------------------------------------------
+
+
+def branch_array(x0, w, steps):
+    x = x0
+    for _ in range(steps):
+        if np.mean(x) > 0:
+            x = np.tanh(w * x - 1.0)
+        else:
+            x = np.sin(x) * w + 0.6
+    return np.sum(x * x)
+
+
+def branch_array_grad(x0, w, steps):
+    """The forward sweep keeps every x_t (one array per step, the step's own output) and,
+    on the second branch, sin(x_t); the branch taken is recorded as a flag.  The reverse
+    sweep computes cos(x_t) where it needs it and works in place on two buffers."""
+    xs = [x0]
+    sins: list[np.ndarray | None] = []
+    x = x0
+    for _ in range(steps):
+        if np.mean(x) > 0:
+            x = w * x
+            x -= 1.0
+            np.tanh(x, out=x)
+            sins.append(None)
+        else:
+            s = np.sin(x)
+            sins.append(s)
+            x = s * w
+            x += 0.6
+        xs.append(x)
+    xb = 2.0 * x
+    wb = np.zeros_like(w)
+    tmp = np.empty_like(x)
+    for t in range(steps - 1, -1, -1):
+        s = sins[t]
+        if s is None:  # x' = tanh(w*x - 1)
+            out = xs[t + 1]
+            np.multiply(out, out, out=tmp)
+            np.subtract(1.0, tmp, out=tmp)
+            xb *= tmp  # adjoint of w*x - 1
+            np.multiply(xb, xs[t], out=tmp)
+            wb += tmp
+            xb *= w
+        else:  # x' = sin(x)*w + 0.6
+            np.multiply(xb, s, out=tmp)
+            wb += tmp
+            xb *= w
+            np.cos(xs[t], out=tmp)
+            xb *= tmp
+    return xb, wb
+
+
+def branch_array_inputs(n: int, steps: int) -> Callable[[np.random.Generator], tuple]:
+    def make(rng: np.random.Generator) -> tuple:
+        x0 = rng.standard_normal(n) + 0.25
+        w = rng.uniform(0.5, 1.5, n)
+        return x0, w, steps
+    return make
+
+
+def branch_array_torch(torch: Any) -> Callable:
+    def f(x0, w, steps):
+        x = x0
+        for _ in range(steps):
+            if torch.mean(x) > 0:
+                x = torch.tanh(w * x - 1.0)
+            else:
+                x = torch.sin(x) * w + 0.6
+        return torch.sum(x * x)
+    return f
+
+
+def branch_array_jax(jnp: Any, lax: Any) -> Callable:
+    """JAX: ``lax.fori_loop`` with ``lax.cond`` on the mean."""
+    def f(x0, w, steps):
+        def step(_: Any, x: Any) -> Any:
+            return lax.cond(jnp.mean(x) > 0, lambda x: jnp.tanh(w * x - 1.0),
+                            lambda x: jnp.sin(x) * w + 0.6, x)
+        x = lax.fori_loop(0, steps, step, x0)
+        return jnp.sum(x * x)
+    return f
+
+
+# --------------------------------------------------------------------------------------
 # The list
 # --------------------------------------------------------------------------------------
 
@@ -280,7 +604,7 @@ def chain_torch(torch: Any) -> Callable:
 @dataclass
 class Problem:
     name: str
-    group: str  # "small" | "large" (medium/large)
+    group: str  # "small" | "large" (medium/large) | "loops" (loops and branches)
     description: str
     forward: Callable  # NumPy forward, differentiated by st_autodiff / JAX / autograd
     hand: Callable  # hand-written gradient -> tuple of arrays/floats
@@ -293,6 +617,8 @@ class Problem:
     compile_inputs: Callable[[np.random.Generator], tuple] | None = None
     # (jax.numpy, jax.lax) -> forward, when JAX runs something other than ``forward``
     jax_forward: Callable[[Any, Any], Callable] | None = None
+    # st_autodiff's target for gradient / hand-written, when not the group's
+    target: float | None = None
 
 
 def _module(name: str, params: str, body: list[str]) -> str:
@@ -330,4 +656,27 @@ PROBLEMS: list[Problem] = [
     Problem("chain_1e6", "large", "sum(sin(x)*exp(-x**2) + log1p(x*x)), 1e6 elements; d/dx",
             chain, chain_grad, chain_inputs(1_000_000), (0,), chain_torch,
             compile_inputs=chain_inputs(16)),
+    Problem("pendulum_100", "loops",
+            "damped pendulum, explicit Euler, 100 steps, scalars; d/d(L,c,theta0,omega0)",
+            pendulum, pendulum_grad, pendulum_inputs(100), (0, 1, 2, 3), pendulum_torch,
+            compile_inputs=pendulum_inputs(4), jax_forward=pendulum_jax, target=1.5),
+    Problem("pendulum_1000", "loops",
+            "damped pendulum, explicit Euler, 1000 steps, scalars; d/d(L,c,theta0,omega0)",
+            pendulum, pendulum_grad, pendulum_inputs(1000), (0, 1, 2, 3), pendulum_torch,
+            compile_inputs=pendulum_inputs(4), jax_forward=pendulum_jax, target=1.5),
+    Problem("rnn_50", "loops",
+            "RNN h=tanh(x_t@Wx + h@Wh + b), 50 steps, batch 32, 64 -> 128; d/d(Wx,Wh,b)",
+            rnn, rnn_grad, rnn_inputs(50, 32, 64, 128), (0, 1, 2), rnn_torch,
+            compile_inputs=rnn_inputs(3, 2, 3, 4), jax_forward=rnn_jax, target=1.15),
+    Problem("branch_scalar", "loops",
+            "1000 steps of `if s > 0: s = a*sin(s) - b else: ...`, scalars; d/d(a,b,s0)",
+            branch_scalar, branch_scalar_grad, branch_scalar_inputs(1000), (0, 1, 2),
+            branch_scalar_torch, compile_inputs=branch_scalar_inputs(4),
+            jax_forward=branch_scalar_jax, target=1.5),
+    Problem("branch_array_1e5", "loops",
+            "30 steps of `if mean(x) > 0: x = tanh(w*x - 1) else: ...`, 1e5 elements; "
+            "d/d(x0,w)",
+            branch_array, branch_array_grad, branch_array_inputs(100_000, 30), (0, 1),
+            branch_array_torch, compile_inputs=branch_array_inputs(16, 4),
+            jax_forward=branch_array_jax, target=1.2),
 ]

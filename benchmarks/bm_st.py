@@ -62,8 +62,8 @@ def fresh_copy(fn: Callable) -> Callable:
 
 @dataclass
 class StFunction:
-    fn: Callable | None  # what st.grad differentiates (None: unsupported)
-    form: str  # "loop" | "unrolled" | "as written" | "unsupported"
+    fn: Callable | None  # what st.grad differentiates (None: unsupported or failed)
+    form: str  # "loop" | "unrolled" | "as written" | "unsupported" | "error"
     note: str = ""
     g: Any = None  # st.grad(fn), already called once with the benchmark's arguments
     first_call_s: float | None = None  # that first call, when fn was brand new (unrolled)
@@ -76,26 +76,52 @@ class StFunction:
         return call
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message, without a diagnostic's ``file:line:col:
+    error:`` prefix; other than ``CompileError``s are prefixed with their type name."""
+    text = str(exc).strip()
+    line = re.sub(r"^.*?error: ", "", text.splitlines()[0]) if text else ""
+    if isinstance(exc, st.CompileError):
+        return line
+    return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
+
+
+def _compile(fn: Callable, wrt: tuple[int, ...], args: tuple) -> tuple[Any, float]:
+    """``st.grad(fn)`` and its first call on ``args``; the seconds that took."""
+    t0 = bm_timing.clock()
+    g = st.grad(fn, wrt=wrt)
+    g(*args)
+    return g, bm_timing.clock() - t0
+
+
 def choose(problem: Problem, args: tuple) -> StFunction:
     """The loop form when the compiler accepts it, else the unrolled one (see bm_problems).
 
-    The returned ``g`` has compiled for ``args`` (compile time is not in the timings)."""
+    Support is detected by compiling the function as written once: a ``CompileError``
+    (base of every diagnostic the compiler raises on purpose, e.g. "for loops are not
+    supported") means "unsupported"; with an unrolled form, that one is timed instead.
+    Any other exception is a compiler failure, reported as an error, never raised.  The
+    returned ``g`` has compiled for ``args`` (compile time is not in the timings)."""
     try:
-        g = st.grad(problem.forward, wrt=problem.wrt)
-        g(*args)
-        return StFunction(problem.forward, "loop" if problem.unrolled else "as written", g=g)
-    except st.StAutodiffError as exc:
-        first = re.sub(r"^.*?error: ", "", str(exc).splitlines()[0])  # drop the file:line
-        if problem.unrolled is None:
-            return StFunction(None, "unsupported", first)
-        name, src = problem.unrolled()
+        g, _ = _compile(problem.forward, problem.wrt, args)
+        loop = problem.unrolled is not None or problem.group == "loops"
+        return StFunction(problem.forward, "loop" if loop else "as written", g=g)
+    except st.CompileError as exc:
+        reason, form = first_line(exc), "unsupported"
+    except Exception as exc:  # a crash inside the compiler is a result, not a crash here
+        reason, form = first_line(exc), "error"
+    if problem.unrolled is None:
+        return StFunction(None, form, reason)
+    name, src = problem.unrolled()
+    try:
         fn = getattr(load_module_source(src, name), name)
-        t0 = bm_timing.clock()
-        g = st.grad(fn, wrt=problem.wrt)
-        g(*args)
-        return StFunction(fn, "unrolled", f"loop form rejected ({first}); "
-                          "timed the unrolled source", g=g,
-                          first_call_s=bm_timing.clock() - t0)
+        g, first_s = _compile(fn, problem.wrt, args)
+    except Exception as exc:
+        return StFunction(None, "error", f"loop form: {reason}; unrolled form: "
+                          f"{first_line(exc)}")
+    what = "rejected" if form == "unsupported" else "failed"
+    return StFunction(fn, "unrolled", f"loop form {what} ({reason}); "
+                      "timed the unrolled source", g=g, first_call_s=first_s)
 
 
 # --------------------------------------------------------------------------------------

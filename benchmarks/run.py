@@ -62,8 +62,20 @@ from bm_timing import Settings, fmt_seconds, time_many  # noqa: E402
 
 import st_autodiff as st  # noqa: E402
 
-TARGETS = {"small": 1.3, "large": 1.1}
-GROUP_TITLES = {"small": "small", "large": "medium/large"}
+TARGETS: dict[str, float | None] = {"small": 1.3, "large": 1.1, "loops": None}
+GROUP_TITLES = {"small": "small", "large": "medium/large", "loops": "loops and branches"}
+# Loops and branches: st_autodiff's targets for the geomean of gradient / hand-written
+# over each named set of problems, and per problem for gradient / forward and for peak
+# memory / hand-written peak memory.
+LOOP_GROUPS: list[tuple[str, tuple[str, ...], float]] = [
+    ("scalar loops", ("recurrence_1000", "pendulum_100", "pendulum_1000", "branch_scalar"),
+     1.5),
+    ("RNN", ("rnn_50",), 1.15),
+    ("branches, scalar", ("branch_scalar",), 1.5),
+    ("branches, arrays", ("branch_array_1e5",), 1.2),
+]
+GRAD_OVER_FORWARD_TARGET = 3.5
+MEMORY_TARGET = 1.2
 FIRST_CALL_TARGET_S = 0.020
 OVERHEAD_TARGET_S = 2e-6
 RTOL, ATOL = 1e-6, 1e-9
@@ -149,7 +161,8 @@ def run_problem(problem: Problem, settings: Settings, use_peers: bool,
     rng = np.random.default_rng(0)
     args = problem.inputs(rng)
     res: dict[str, Any] = {"name": problem.name, "group": problem.group,
-                           "description": problem.description, "impls": {}, "notes": []}
+                           "description": problem.description, "impls": {}, "notes": [],
+                           "target": problem.target}
 
     want = _as_tuple(problem.hand(*args))
     thunks: dict[str, Any] = {"forward": lambda: problem.forward(*args),
@@ -161,7 +174,7 @@ def run_problem(problem: Problem, settings: Settings, use_peers: bool,
     res["st_form"] = chosen.form
     res["jax_form"] = "lax loop" if problem.jax_forward is not None else "same code"
     res["st_setup_s"] = time.perf_counter() - t0
-    if chosen.note:
+    if chosen.note and chosen.g is not None:  # otherwise the note is the error, below
         res["notes"].append(f"st_autodiff: {chosen.note}")
     if chosen.g is not None:
         thunk = chosen.thunk(args)
@@ -171,8 +184,9 @@ def run_problem(problem: Problem, settings: Settings, use_peers: bool,
             log(f"  !! {err}")
         else:
             thunks["st_autodiff"] = thunk
-    else:
-        res["impls"]["st_autodiff"] = {"error": f"unsupported: {chosen.note}"}
+    else:  # "unsupported: ..." (a CompileError) or "error: ..." (the compiler crashed)
+        res["impls"]["st_autodiff"] = {"error": f"{chosen.form}: {chosen.note}"}
+        log(f"  st_autodiff {chosen.form}: {chosen.note}")
 
     # peers
     if use_peers:
@@ -209,6 +223,10 @@ def run_problem(problem: Problem, settings: Settings, use_peers: bool,
             res[n] = entry
         else:
             res["impls"].setdefault(n, {}).update(entry)
+    fwd = timings[names.index("forward")].best
+    res["hand_over_forward"] = hand / fwd
+    if "best_s" in res["impls"].get("st_autodiff", {}):
+        res["st_over_forward"] = res["impls"]["st_autodiff"]["best_s"] / fwd
     res["_chosen"] = chosen
     res["_args"] = args
     return res
@@ -229,7 +247,9 @@ def _ratio_cell(entry: dict[str, Any] | None, target: float | None = None) -> st
         return "n/a"
     if "error" in entry and "ratio" not in entry:
         e = entry["error"]
-        return "unsupported" if e.startswith("unsupported") else "error"
+        if e.startswith(("unsupported: ", "error: ")):  # st_autodiff did not compile it
+            return _short(e)
+        return "error"  # a wrong gradient or a failing peer: the message is in the notes
     r = entry["ratio"]
     cell = f"{r:.2f}"
     if target is not None and r > target:
@@ -237,19 +257,30 @@ def _ratio_cell(entry: dict[str, Any] | None, target: float | None = None) -> st
     return cell
 
 
+def _short(text: str, width: int = 60) -> str:
+    """``text`` cut to ``width`` characters (table cells), ``|`` escaped for markdown."""
+    text = text.replace("|", "\\|")
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _form_mark(r: dict[str, Any]) -> str:
+    return " ¹" if r.get("st_form") == "unrolled" else ""
+
+
 def ratio_table(results: list[dict[str, Any]], impls: list[str]) -> list[str]:
     head = ["problem", "hand-written", "forward"] + impls
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for group in ("small", "large"):
+    for group in GROUP_TITLES:
         rows = [r for r in results if r["group"] == group]
         if not rows:
             continue
         for r in rows:
-            name = r["name"] + (" ¹" if r.get("st_form") == "unrolled" else "")
+            name = r["name"] + _form_mark(r)
             cells = [name, fmt_seconds(r["hand"]["best_s"]), f"{r['forward']['ratio']:.2f}"]
+            target = r.get("target") or TARGETS.get(group)
             for impl in impls:
                 cell = _ratio_cell(r["impls"].get(impl),
-                                   TARGETS[group] if impl == "st_autodiff" else None)
+                                   target if impl == "st_autodiff" else None)
                 if impl.startswith("jax") and r.get("jax_form") == "lax loop":
                     cell += " ²"
                 cells.append(cell)
@@ -261,7 +292,7 @@ def ratio_table(results: list[dict[str, Any]], impls: list[str]) -> list[str]:
                 cells.append("")
                 continue
             txt = f"{gm:.2f}"
-            if impl == "st_autodiff":
+            if impl == "st_autodiff" and TARGETS.get(group) is not None:
                 ok = gm <= TARGETS[group]
                 txt = f"*{txt}* (target ≤ {TARGETS[group]}: {'met' if ok else 'MISSED'})"
             else:
@@ -308,13 +339,104 @@ def fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
+def memory_ratio(m: dict[str, Any]) -> float | None:
+    """st_autodiff's peak / the hand-written gradient's peak (None: not measured)."""
+    h, s = m["hand_bytes"], m.get("st_bytes")
+    return s / h if s is not None and h else None
+
+
 def memory_table(mems: list[dict[str, Any]]) -> list[str]:
+    loop_names = _loop_problem_names()
     lines = ["| problem | hand-written peak | st_autodiff peak | ratio |", "|---|---|---|---|"]
     for m in mems:
-        h, s = m["hand_bytes"], m["st_bytes"]
-        ratio = f"{s / h:.2f}" if h else "—"
-        lines.append(f"| {m['problem']} | {fmt_bytes(h)} | {fmt_bytes(s)} | {ratio} |")
+        h, s = m["hand_bytes"], m.get("st_bytes")
+        r = memory_ratio(m)
+        ratio = "—" if r is None else f"{r:.2f}"
+        if r is not None and m["problem"] in loop_names and r > MEMORY_TARGET:
+            ratio = f"**{ratio}**"
+        st_cell = fmt_bytes(s) if s is not None else m.get("st_status", "not measured")
+        lines.append(f"| {m['problem']} | {fmt_bytes(h)} | {st_cell} | {ratio} |")
     return lines
+
+
+# --------------------------------------------------------------------------------------
+# Loops and branches: the targets stated for them
+# --------------------------------------------------------------------------------------
+
+
+def _loop_problem_names() -> set[str]:
+    names = {n for _, members, _ in LOOP_GROUPS for n in members}
+    return names | {p.name for p in PROBLEMS if p.group == "loops"}
+
+
+def _verdict(value: float | None, target: float) -> str:
+    if value is None:
+        return "not met (not measured)"
+    return "met" if value <= target else "**not met**"
+
+
+def loop_summary(report: dict[str, Any]) -> list[str]:
+    """Per problem: gradient / hand-written, gradient / forward, peak memory / hand-written;
+    per group: geomean of gradient / hand-written, st_autodiff and the peers; each against
+    its target.  Empty when no loop problem was run."""
+    names = _loop_problem_names()
+    rows = [r for r in report["results"] if r["name"] in names]
+    if not rows:
+        return []
+    mems = {m["problem"]: m for m in report.get("memory") or []}
+    measured_mem = bool(report.get("memory"))
+    out = ["| problem | st_autodiff form | hand-written | hand / forward "
+           "| st_autodiff / hand (target) | st_autodiff / forward (≤ "
+           f"{GRAD_OVER_FORWARD_TARGET}) | peak: hand-written | peak: st_autodiff / hand "
+           f"(≤ {MEMORY_TARGET}) |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        st_entry = r["impls"].get("st_autodiff", {})
+        target = r.get("target") or TARGETS.get(r["group"])
+        if "ratio" in st_entry:
+            ratio = f"{st_entry['ratio']:.2f}"
+            if target is not None:
+                ratio += f" (≤ {target}: {_verdict(st_entry['ratio'], target)})"
+        else:
+            ratio = _ratio_cell(st_entry)
+        sf = r.get("st_over_forward")
+        fwd = ("—" if sf is None else
+               f"{sf:.2f} {_verdict(sf, GRAD_OVER_FORWARD_TARGET)}")
+        hf = r.get("hand_over_forward")
+        m = mems.get(r["name"])
+        if m is None:
+            hand_mem, mem = "—", "not measured" + ("" if measured_mem else " (--no-extras)")
+        else:
+            hand_mem = fmt_bytes(m["hand_bytes"])
+            mr = memory_ratio(m)
+            mem = (m.get("st_status", "—") if mr is None
+                   else f"{mr:.2f} {_verdict(mr, MEMORY_TARGET)}")
+        out.append(f"| {r['name']}{_form_mark(r)} | {r.get('st_form', '?')} "
+                   f"| {fmt_seconds(r['hand']['best_s'])} "
+                   f"| {'—' if hf is None else f'{hf:.2f}'} | {ratio} | {fwd} "
+                   f"| {hand_mem} | {mem} |")
+    impls = report["impls"]
+    by_name = {r["name"]: r for r in report["results"]}
+    out += ["", "| group (geomean of gradient / hand-written) | target | "
+            + " | ".join(impls) + " | st_autodiff target |",
+            "|---|---|" + "---|" * len(impls) + "---|"]
+    for title, members, target in LOOP_GROUPS:
+        present = [by_name[n] for n in members if n in by_name]
+        if not present:
+            continue
+        cells = [f"{title}: {', '.join(r['name'] for r in present)}", f"≤ {target}"]
+        for impl in impls:
+            gm = geomean([r["impls"].get(impl, {}).get("ratio") for r in present])
+            cells.append("—" if gm is None else f"{gm:.2f}")
+        missing = [r["name"] for r in present
+                   if "ratio" not in r["impls"].get("st_autodiff", {})]
+        if missing:
+            verdict = f"not met ({', '.join(missing)}: no st_autodiff timing)"
+        else:
+            verdict = _verdict(geomean([r["impls"]["st_autodiff"]["ratio"] for r in present]),
+                               target)
+        cells.append(verdict)
+        out.append("| " + " | ".join(cells) + " |")
+    return out
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -328,7 +450,8 @@ def render_markdown(report: dict[str, Any]) -> str:
            "### Gradient time relative to the hand-written NumPy gradient", "",
            "Lower is better; 1.00 = as fast as the hand-written gradient.  *hand-written* is "
            "its absolute time per call; *forward* is the NumPy forward alone.  **Bold**: "
-           "st_autodiff above its target (small ≤ 1.3, medium/large ≤ 1.1).", ""]
+           "st_autodiff above its target (small ≤ 1.3, medium/large ≤ 1.1; loops and "
+           "branches: each problem's group target, see the last section).", ""]
     out += ratio_table(report["results"], impls)
     forms = {r["name"]: r.get("st_form") for r in report["results"]}
     if any(f == "unrolled" for f in forms.values()):
@@ -337,9 +460,10 @@ def render_markdown(report: dict[str, Any]) -> str:
                 "generated into a module file), while the hand-written gradient and the "
                 "peers run the Python loop."]
     if any(r.get("jax_form") == "lax loop" for r in report["results"]):
-        out += ["", "² JAX ran the loop as `lax.fori_loop` / `lax.scan` (the idiomatic JAX "
-                "form): the 1000- and 1024-step Python loops take minutes to jit-compile "
-                "and seconds per eager gradient."]
+        out += ["", "² JAX ran the loop as `lax.fori_loop` / `lax.scan`, and a branch as "
+                "`lax.cond` (the idiomatic JAX form): the 1000- and 1024-step Python loops "
+                "take minutes to jit-compile and seconds per eager gradient, and a Python "
+                "`if` on a traced value does not jit at all."]
     notes = [f"- {r['name']}: {n}" for r in report["results"] for n in r["notes"]]
     errors = [f"- {r['name']} / {k}: {v['error']}" for r in report["results"]
               for k, v in r["impls"].items() if "error" in v]
@@ -364,6 +488,16 @@ def render_markdown(report: dict[str, Any]) -> str:
                 "", "Peak traced allocation during the call, above what existed before it "
                 "(the returned gradients included).", ""]
         out += memory_table(report["memory"])
+    summary = loop_summary(report)
+    if summary:
+        out += ["", "### Loops and branches: st_autodiff against its targets", "",
+                "Per problem: gradient / hand-written gradient (the table above), gradient "
+                f"/ NumPy forward (target ≤ {GRAD_OVER_FORWARD_TARGET}; *hand / forward* is "
+                "what the hand-written gradient achieves), and the tracemalloc peak of one "
+                f"gradient call / the hand-written one's (target ≤ {MEMORY_TARGET}).  Per "
+                "group: geometric mean of gradient / hand-written for st_autodiff and the "
+                "peers; a group is met only when st_autodiff ran every problem in it.", ""]
+        out += summary
     return "\n".join(out) + "\n"
 
 
@@ -471,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
         cells = [f"hand {fmt_seconds(r['hand']['best_s'])}",
                  f"fwd {r['forward']['ratio']:.2f}"]
         for impl in impls:
-            cells.append(f"{impl} {_ratio_cell(r['impls'].get(impl))}")
+            label = f"{impl}[{r['st_form']}]" if impl == "st_autodiff" else impl
+            cells.append(f"{label} {_ratio_cell(r['impls'].get(impl))}")
         log("    " + "  ".join(cells))
         if "error" in r["impls"].get("st_autodiff", {}):
             failed = failed or not r["impls"]["st_autodiff"]["error"].startswith("unsupported")
@@ -511,16 +646,23 @@ def main(argv: list[str] | None = None) -> int:
 
         log(f"[{time.perf_counter() - t_start:6.1f}s] peak memory")
         mems = []
+        loop_names = _loop_problem_names()
         for r in results:
             chosen = r["_chosen"]
-            if chosen.g is None or "best_s" not in r["impls"].get("st_autodiff", {}):
+            st_ok = chosen.g is not None and "best_s" in r["impls"].get("st_autodiff", {})
+            if not st_ok and r["name"] not in loop_names:
                 continue
             p = next(p for p in problems if p.name == r["name"])
             args = r["_args"]
-            hand_b = bm_st.peak_bytes(lambda p=p, a=args: p.hand(*a))
-            st_b = bm_st.peak_bytes(chosen.thunk(args))
-            mems.append({"problem": r["name"], "hand_bytes": hand_b, "st_bytes": st_b})
-            log(f"    {r['name']}: hand {fmt_bytes(hand_b)}, st_autodiff {fmt_bytes(st_b)}")
+            m: dict[str, Any] = {"problem": r["name"],
+                                 "hand_bytes": bm_st.peak_bytes(lambda p=p, a=args: p.hand(*a))}
+            if st_ok:
+                m["st_bytes"] = bm_st.peak_bytes(chosen.thunk(args))
+            else:
+                m["st_status"] = chosen.form if chosen.g is None else "error"
+            mems.append(m)
+            st_txt = fmt_bytes(m["st_bytes"]) if st_ok else m["st_status"]
+            log(f"    {r['name']}: hand {fmt_bytes(m['hand_bytes'])}, st_autodiff {st_txt}")
         report["memory"] = mems
 
     report["total_s"] = time.perf_counter() - t_start

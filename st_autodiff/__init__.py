@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import autograd
 from .api import (
     GradFunction,
+    custom_jvp,
     custom_vjp,
     grad,
     hessian,
@@ -52,6 +53,7 @@ __all__ = [
     "UnsupportedSyntaxError",
     "WrtError",
     "__version__",
+    "custom_jvp",
     "custom_vjp",
     "grad",
     "hessian",

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .derivatives import CUSTOM_VJPS
+from .custom import custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public API)
 from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .runtime import support
@@ -84,6 +84,7 @@ class GradFunction:
         self._cache: dict[Any, Callable[..., Any]] = {}
         self._compiled: dict[Any, Compiled] = {}
         self._last: Compiled | None = None
+        self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
 
     # --- calling ------------------------------------------------------------------------
 
@@ -125,21 +126,31 @@ class GradFunction:
     def _compile(self, args: tuple, key: Any) -> Callable[..., Any]:
         xp = namespace_for(*args)
         compiled = self._build(list(args), xp)
-        self._cache[key] = compiled.fn  # type: ignore[assignment]
+        fn: Callable[..., Any] = compiled.fn  # type: ignore[assignment]
+        if self._seeds:  # jvp of a gradient: its code takes (*primals, *seeds, *tangents)
+            fn = _with_seeds(fn, self._nparams, self._seeds)
+        self._cache[key] = fn
         self._compiled[key] = compiled
         self._last = compiled
-        return compiled.fn  # type: ignore[return-value]
+        return fn
 
     def _build(self, args: list[Any] | None, xp: Any) -> Compiled:
         fn: Any = self._fn
         if isinstance(fn, GradFunction):  # differentiate the generated code again
             if args is None:
-                raise WrtError(f"{self.__name__}: a gradient of a gradient is generated for "
-                               "the arguments of a call; call it first")
-            fn = fn.generated_for(args)
+                raise WrtError(f"{self.__name__}: a derivative of a gradient is generated "
+                               "for the arguments of a call; call it first")
+            # the gradient's own arguments, then (jvp) one tangent per differentiated one
+            primals, tangents = list(args[:self._nparams]), list(args[self._nparams:])
+            fn = fn.generated_for(primals)
             parsed = parse_function(fn)
-            args = list(args) + [parsed.defaults[p] for p in parsed.params[len(args):]]
+            # the generated code's trailing seeds (out_bar=1.0) stay constant arguments:
+            # not differentiated, so their tangents are zero
+            seeds = [parsed.defaults[p] for p in parsed.params[len(primals):]]
+            self._seeds = tuple(seeds) if tangents else ()
+            args = primals + seeds + tangents
         else:
+            fn = _readable(fn)
             parsed = self._parse()
         req = self._req(parsed)
         return compile_function(parsed, lambda lw: python_resolver(fn, lw.const_of_global),
@@ -160,7 +171,7 @@ class GradFunction:
 
     def _parse(self) -> ParsedFunction:
         if self._parsed is None:
-            self._parsed = parse_function(self._fn)
+            self._parsed = parse_function(_readable(self._fn))
         return self._parsed
 
     def _req(self, parsed: ParsedFunction) -> Request:
@@ -204,6 +215,25 @@ class GradFunction:
 
     def __repr__(self) -> str:
         return f"<st_autodiff.{self._mode} of {self.__qualname__}>"
+
+
+def _readable(fn: Any) -> Any:
+    """The Python function the compiler reads for ``fn``: a custom-rule function
+    (``custom_jvp``, ``custom_vjp``) is read as a generated caller with its parameters, so
+    that differentiating it goes through its rule."""
+    caller = getattr(fn, "st_caller", None) if not inspect.isfunction(fn) else None
+    return caller if callable(caller) else fn
+
+
+def _with_seeds(fn: Callable[..., Any], n: int, seeds: tuple) -> Callable[..., Any]:
+    """``fn(*args[:n], *seeds, *args[n:])``: generated jvp code of a gradient takes the
+    gradient's seeds (constant 1.0) between its primals and its tangents."""
+
+    def call(*args: Any) -> Any:
+        return fn(*args[:n], *seeds, *args[n:])
+
+    call.__wrapped__ = fn  # type: ignore[attr-defined]
+    return call
 
 
 def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Request:
@@ -366,20 +396,59 @@ def jacfwd(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
 jacobian = jacrev
 
 
-def hessian(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
+def hessian(fn: Callable[..., Any], wrt: int = 0, *, mode: str = "forward"
+            ) -> Callable[..., Any]:
     """The Hessian of a scalar ``fn`` with respect to argument ``wrt``: the Jacobian of the
-    compiled gradient, which the compiler differentiates again (reverse over reverse).
-    The result has shape ``x.shape + x.shape``."""
-    return _named(jacrev(grad(fn, wrt=wrt), wrt=wrt), fn, "hessian")
+    compiled gradient, whose generated code the compiler differentiates again.  The
+    result has shape ``x.shape + x.shape``.
+
+    ``mode="forward"`` (the default, JAX's ``jacfwd(grad(f))``) is forward over reverse:
+    one generated tangent run of the gradient per element of ``x``, and the tangent sweep
+    costs about as much as the gradient itself.  ``mode="reverse"`` is reverse over
+    reverse (``jacrev(grad(f))``): one primal run, then one generated backward run of the
+    gradient's adjoint per element of ``x``.
+    """
+    g = grad(fn, wrt=wrt)
+    if mode == "forward":
+        return _named(jacfwd(g, wrt=wrt), fn, "hessian")
+    if mode == "reverse":
+        return _named(jacrev(g, wrt=wrt), fn, "hessian")
+    raise ValueError(f"hessian: mode must be 'forward' or 'reverse', got {mode!r}")
 
 
-def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
-    """The Hessian-vector product ``H(primals) @ tangents`` of a scalar ``fn`` with respect
-    to its first argument: one pullback of the compiled gradient (the Hessian is
-    symmetric, so its VJP is its JVP)."""
-    primals = tuple(primals)
-    _, pullback = vjp(grad(fn), *primals)
-    return pullback(tuple(tangents)[0])[0]
+def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *,
+        mode: str = "forward") -> Any:
+    """The Hessian-vector product of a scalar ``fn``: the derivative of its gradient with
+    respect to the first argument along ``tangents``.  With a tangent for the first
+    argument only, that is ``H(primals) @ tangents[0]``.
+
+    ``mode="forward"`` is JAX's ``jvp(grad(f), primals, tangents)[1]``: one generated
+    tangent run of the gradient (tangents of the other arguments, when given, move them
+    too).  ``mode="reverse"`` is one pullback of the gradient (the Hessian is symmetric,
+    so its VJP is its JVP); it takes a tangent for the first argument only.
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    g = _grad_of(fn)
+    if mode == "forward":
+        return jvp(g, primals, tangents)[1]
+    if mode == "reverse":
+        if any(t is not None for t in tangents[1:]):
+            raise ValueError("hvp(mode='reverse') takes a tangent for the first argument "
+                             "only; pass None for the others, or use mode='forward'")
+        _, pullback = vjp(g, *primals)
+        return pullback(tangents[0])[0]
+    raise ValueError(f"hvp: mode must be 'forward' or 'reverse', got {mode!r}")
+
+
+def _grad_of(fn: Callable[..., Any]) -> GradFunction:
+    """``grad(fn)``, made once per function (so repeated ``hvp`` calls compile once)."""
+    g = _GRAD_CACHE.get(fn)
+    if g is None:
+        g = _GRAD_CACHE[fn] = grad(fn)
+    return g
+
+
+_GRAD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _basis(like: Any, k: int) -> Any:
@@ -393,50 +462,6 @@ def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str) -> An
     wrapper.__qualname__ = wrapper.__name__
     wrapper.__doc__ = f"The Jacobian of {getattr(fn, '__qualname__', fn)} ({kind})."
     return wrapper
-
-
-def register_vjp(fn: Callable[..., Any], rule: Callable[..., Any]) -> Callable[..., Any]:
-    """Differentiate calls to ``fn`` (a NumPy, SciPy or any other function) with ``rule``.
-
-    ``rule(g, out, *args)`` gets the output's adjoint ``g``, the output and the arguments,
-    and returns one gradient (or ``None``) per argument, in NumPy.  Compiled code calls
-    ``fn`` as it is.  Returns ``fn``.
-
-    >>> import numpy as np, st_autodiff as st
-    >>> def softplus(x):  # stands for a function the compiler cannot read
-    ...     return np.logaddexp(0.0, x)
-    >>> _ = st.register_vjp(softplus, lambda g, out, x: (g / (1 + np.exp(-x)),))
-    >>> def loss(x):
-    ...     return np.sum(softplus(x))
-    >>> bool(np.allclose(st.grad(loss)(np.zeros(2)), [0.5, 0.5]))
-    True
-    """
-    CUSTOM_VJPS[fn] = rule
-    return fn
-
-
-class custom_vjp:  # noqa: N801  (JAX's name and convention)
-    """A function with a hand-written VJP, JAX's way: ``f.defvjp(fwd, bwd)`` where
-    ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, g) -> one gradient per
-    argument``.  Calling ``f`` calls the function itself; gradients use ``bwd``."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
-        self.__name__ = getattr(fn, "__name__", "custom_vjp")
-        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
-        self.__module__ = getattr(fn, "__module__", __name__)
-        self.__doc__ = fn.__doc__
-
-    def __call__(self, *args: Any) -> Any:
-        return self.fn(*args)
-
-    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
-        """Use ``bwd(fwd(*args)[1], g)`` as the gradient (``fwd`` runs again there)."""
-
-        def rule(g: Any, out: Any, *args: Any) -> Any:
-            return tuple(bwd(fwd(*args)[1], g))
-
-        register_vjp(self, rule)
 
 
 def _is_float(a: Any) -> bool:

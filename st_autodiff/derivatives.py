@@ -64,8 +64,10 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
 })
 
 #: Ops the adjoint pass and the engine handle themselves (arguments, constants, parts
-#: of tuples).
-STRUCTURAL: frozenset[Op] = frozenset({Op.ARG, Op.CONST, Op.ITEM, Op.TUPLE})
+#: of tuples, and regions: an ``if``/``for``/``while`` is differentiated by
+#: differentiating its sub-graphs, see ``transforms/regions``).
+STRUCTURAL: frozenset[Op] = frozenset({Op.ARG, Op.CONST, Op.ITEM, Op.TUPLE, Op.IF, Op.FOR,
+                                       Op.WHILE})
 
 
 class RuleError(Exception):
@@ -116,6 +118,77 @@ def _index_add(ops, g, out, x, v, *dyn, index=None):
 @rule(Op.SCATTER_ADD)
 def _scatter_add(ops, g, out, shape, v, *dyn, index=None):
     return (None, ops.getitem(g, *dyn, index=index)) + (None,) * len(dyn)
+
+
+@rule(Op.SETITEM)
+def _setitem(ops, g, out, x, v, *dyn, index=None):
+    # out = x with v written at index: x keeps the gradient everywhere v did not land; v
+    # gets the region's gradient, only where its write survived (NumPy keeps the last of
+    # repeated integer indices), summed down to v's shape (v broadcasts into the region).
+    gv = ops.getitem(g, *dyn, index=index)
+    if _may_repeat(ops, dyn, index):
+        gv = ops.where(_last_writes(ops, g, gv, dyn, index), gv, 0)
+    return (ops.setitem(g, 0.0, *dyn, index=index), _sum_to(ops, gv, v)) + (None,) * len(dyn)
+
+
+def _may_repeat(ops, dyn, index) -> bool:
+    """Whether ``index`` may name one position twice: an integer array (its values are
+    not known when the rule runs) or a static list with repeats, or several lists (their
+    combinations).  Slices, ints and boolean masks never do."""
+    lists = [e[1] for e in index if isinstance(e, tuple) and e[0] == "list"]
+    for e in index:
+        if isinstance(e, tuple) and e[0] == "in":
+            d = dyn[e[1]]
+            if ops.dtype(d) != "bool" and ops.known_shape(d) != ():
+                return True  # an integer array (or a value of unknown kind)
+    if not lists:
+        return False
+    if len(lists) > 1:
+        return True
+    values = lists[0]
+    # -1 and n - 1 are one position: distinct values of one sign are distinct positions
+    return len(set(values)) != len(values) or (min(values) < 0 <= max(values))
+
+
+def _last_writes(ops, g, region, dyn, index):
+    """A boolean mask shaped like ``region`` (``g[index]``): True where that element's
+    write is the one the assignment kept.  Each element of the region writes its own
+    number into an integer array of ``g``'s shape at ``index`` (the same last-write rule as
+    the assignment itself), then reads back which numbers survived."""
+    ids = ops.reshape(ops.cumsum(ops.ones_like(region, dtype="int64")), ops.shape(region))
+    slots = ops.setitem(ops.zeros_like(g, dtype="int64"), ids, *dyn, index=index)
+    return ops.eq(ops.getitem(slots, *dyn, index=index), ids)
+
+
+def _sum_to(ops, g, like):
+    """``g``, the gradient of a region ``like`` was broadcast into by an assignment, summed
+    down to ``like``'s shape.  An assignment (unlike arithmetic) also drops leading
+    size-1 axes of ``like``, so ``like`` may have more axes than ``g``; this is why the
+    rule sums itself rather than leaving it to the adjoint pass."""
+    want = ops.known_shape(like)
+    if want is None:
+        return ops.unbroadcast(g, ops.shape(like))
+    want = tuple(want)
+    if not want:
+        return ops.sum(g)
+    core = want[next((i for i, d in enumerate(want) if d != 1), len(want)):]
+    have = ops.known_shape(g)
+    if have is None:
+        g = ops.unbroadcast(g, core)
+        if core == want:
+            return g
+    elif tuple(have) != want:
+        have = tuple(have)
+        lead = len(have) - len(core)
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(core)
+                                          if d == 1 and have[lead + i] != 1)
+        if axes:
+            g = ops.sum(g, axis=axes, keepdims=True)
+        if len(have) == len(want):
+            return g
+    else:
+        return g
+    return ops.reshape(g, want)
 
 
 @rule(Op.UNBROADCAST)

@@ -218,6 +218,20 @@ def _index_add_jvp(ops, tangents, out, x, v, *dyn, index=None):
     return ops.index_add(tx, tv, *dyn, index=index)
 
 
+@jvp_rule(Op.SETITEM)
+def _setitem_jvp(ops, tangents, out, x, v, *dyn, index=None):
+    # the same write on the tangents: x's tangent outside the region, v's (broadcast by
+    # the assignment, last write kept as in the primal) inside it
+    tx, tv = tangents[:2]
+    if tx is None and tv is None:
+        return None
+    if tv is None:
+        return ops.setitem(tx, 0.0, *dyn, index=index)  # a constant was written
+    if tx is None:  # the region's tangent joins zeros: they must be made (as concatenate)
+        tx = ops.zeros_like(out)
+    return ops.setitem(tx, tv, *dyn, index=index)
+
+
 @jvp1(Op.MAX, Op.MIN)
 def _extremum_jvp(ops, t, out, x, axis=None, keepdims=False):
     hit = ops.astype(ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), dtype=ops.dtype(x))
@@ -300,7 +314,35 @@ def _solve_jvp(ops, tangents, out, a, b):
     return ops.squeeze(d, axis=-1) if vec else d
 
 
-@jvp_rule(Op.CALL, Op.CALL_VJP)
+#: ``callable -> tangent(*args, *tangents) -> tangent of the output``, in NumPy: the
+#: forward-mode rules of functions the compiler calls as they are (``st.custom_jvp``
+#: fills it; ``derivatives.CUSTOM_VJPS`` is the reverse-mode table).  Floating-point
+#: arguments without a tangent get zeros, the others ``None``.
+CUSTOM_JVPS: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+
+@jvp_rule(Op.CALL)
 def _call_jvp(ops, tangents, out, *args, fn=None):
-    raise RuleError("forward mode through a function that has only a registered VJP is not "
-                    "supported; differentiate it in reverse mode (st.grad, st.vjp)")
+    tangent = CUSTOM_JVPS.get(fn)
+    if tangent is None:
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        raise RuleError(f"forward mode through a function that has only a registered VJP "
+                        f"({name}) is not supported; differentiate it in reverse mode "
+                        "(st.grad, st.vjp), or give it a JVP with st.custom_jvp")
+    ts = [t if t is not None else ops.zeros_like(a) if _floating(ops.dtype(a)) else None
+          for t, a in zip(tangents, args)]
+    return ops.call(*args, *ts, fn=tangent)
+
+
+def _floating(dtype: str | None) -> bool:
+    """A value that carries a tangent (Python ints, strings and None have no dtype)."""
+    return dtype is not None and dtype.startswith(("float", "complex"))
+
+
+@jvp_rule(Op.CALL_VJP)
+def _call_vjp_jvp(ops, tangents, out, *args, fn=None):
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    raise RuleError(f"forward mode through the registered VJP {name} (forward over reverse "
+                    "of a function with a custom rule) is not supported: the rule is opaque "
+                    "NumPy code; write the function with NumPy operations st_autodiff knows "
+                    "to get its higher derivatives")

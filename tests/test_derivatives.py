@@ -455,6 +455,30 @@ case(
 )
 case(Op.INDEX_ADD, "repeated", normal(4, 5), normal(3, 5), ints(1, 1, 3), index=(("in", 0),))
 case(Op.INDEX_ADD, "basic", normal(4, 5), normal(5), index=(2,))
+_w = normal(4, 5)
+_rows = np.array([True, False, True, True])
+case(Op.SETITEM, "int", _w, normal(5), index=(2,))
+case(Op.SETITEM, "slice", _w, normal(2, 5), index=(("slice", 1, 3, None),))
+case(Op.SETITEM, "column", _w, normal(4), index=(_ALL, 3))
+case(Op.SETITEM, "column-scalar", _w, 0.7, index=(_ALL, -1))
+case(Op.SETITEM, "bcast-column", _w, normal(4, 1), index=(_ALL, ("slice", 1, 4, 2)))
+case(Op.SETITEM, "bcast-lead-ones", _w, normal(1, 1, 5), index=(-1,))
+case(Op.SETITEM, "ellipsis-bcast", normal(2, 3, 4), normal(3), index=(Ellipsis, 1))
+case(Op.SETITEM, "mask-scalar", _g, 0.0, _g > 0.2, index=(("in", 0),))
+case(Op.SETITEM, "mask-array", _g, normal(int(np.sum(_g > 0.2))), _g > 0.2, index=(("in", 0),))
+case(Op.SETITEM, "mask-rows-bcast", _w, normal(5), _rows, index=(("in", 0),))
+case(Op.SETITEM, "mask-rows-0d", _w, normal(), _rows, index=(("in", 0), 1))
+case(Op.SETITEM, "array", _w, normal(3, 5), ints(3, 0, 2), index=(("in", 0),))
+case(Op.SETITEM, "array-0d", _w, normal(5), np.intp(2), index=(("in", 0),))
+# repeated integer indices: NumPy keeps the last write, so only it gets a gradient
+case(Op.SETITEM, "array-repeated", _w, normal(3, 5), ints(1, 1, 3), index=(("in", 0),))
+case(Op.SETITEM, "array-repeated-bcast", _w, normal(5), ints(1, 3, 1), index=(("in", 0),))
+case(Op.SETITEM, "array-neg-alias", _w, normal(2, 5), ints(3, -1), index=(("in", 0),))
+case(Op.SETITEM, "two-arrays", _w, normal(3), ints(0, 1, 0), ints(2, 2, 2),
+     index=(("in", 0), ("in", 1)))
+case(Op.SETITEM, "list", _w, normal(2, 5), index=(("list", (0, 2)),))
+case(Op.SETITEM, "list-repeated", _w, normal(3, 5), index=(("list", (0, 2, 0)),))
+case(Op.SETITEM, "list-neg-alias", _w, normal(2), index=(_ALL, ("list", (4, -1))))
 def _cube(x: Any) -> Any:
     """A user function with a registered VJP (the ``call`` op)."""
     return x**3

@@ -48,8 +48,9 @@ CASES: list[Case] = [c for c in vjp_tests.CASES if c.op is not Op.CALL]
 IDS = [c.id for c in CASES]
 
 #: ops whose JVP must make zeros for the inputs without a tangent (they fill their part
-#: of the output); every other rule keeps a None tangent symbolic.
-JOINING = {Op.CONCATENATE, Op.STACK, Op.HSTACK, Op.VSTACK}
+#: of the output: ``setitem`` writes v's tangent into zeros when x has none); every other
+#: rule keeps a None tangent symbolic.
+JOINING = {Op.CONCATENATE, Op.STACK, Op.HSTACK, Op.VSTACK, Op.SETITEM}
 CREATION = {"zeros", "zeros_like", "full", "full_like"}
 KNOWN_OPS = {op.value for op in RULES} | {op.value for op in NONDIFFERENTIABLE}
 

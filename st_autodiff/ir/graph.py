@@ -116,6 +116,15 @@ class GraphBuilder:
     _consts: dict[Any, Node] = field(default_factory=dict)
     _read: set[int] = field(default_factory=set)
     _names: dict[str, int] = field(default_factory=dict)
+    #: a region body's builder: values of enclosing builders that its nodes read become
+    #: arguments of the body (``captures``: outer node -> body argument, in order)
+    captures: dict[Node, Node] | None = None
+    #: evaluation failures leave a value unknown instead of raising (a branch the example
+    #: arguments do not take, a loop body they never run)
+    soft: bool = False
+    _outer_values: Any = field(default_factory=dict)  # example values of enclosing builders
+    _own: set[int] = field(default_factory=set)
+    _keep: list[Node] = field(default_factory=list)
 
     def arg(self, name: str, type: Type | None = None, value: Any = None,
             loc: Loc | None = None, role: str | None = None) -> Node:
@@ -123,7 +132,7 @@ class GraphBuilder:
         marks the adjoint seed the adjoint pass adds."""
         self.unique_name(name)
         node = Node(len(self.nodes), Op.ARG, (), (("name", name),), type, name, loc, role)
-        self.nodes.append(node)
+        self._add(node)
         self.args.append(node)
         if self.evaluate is not None and type is not None:
             self.values[node] = value
@@ -136,7 +145,7 @@ class GraphBuilder:
             return self._consts[key]
         t = type_of(value)
         node = Node(len(self.nodes), Op.CONST, (), (("value", value),), t, name, loc)
-        self.nodes.append(node)
+        self._add(node)
         self.values[node] = value
         if key is not None and name is None:
             self._consts[key] = node
@@ -146,7 +155,7 @@ class GraphBuilder:
              name: str | None = None, loc: Loc | None = None, type: Type | None = None,
              role: str | None = None) -> Node:
         """Add a node (or return a folded constant) and evaluate it when possible."""
-        inputs = tuple(self._current(i) for i in inputs)
+        inputs = tuple(self._current(self.capture(i)) for i in inputs)
         info = OP_INFO[op]
         full = info.param_defaults
         full.update(params or {})
@@ -158,19 +167,54 @@ class GraphBuilder:
         if self.evaluate is not None and all(i in self.values for i in inputs):
             try:
                 value = self.evaluate(op, tuple(self.values[i] for i in inputs), full)
+                known = True
             except Exception as exc:  # user data errors become located compile errors
-                raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
-            known = True
+                if not self.soft:
+                    raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
         if known:
             type = type_of(value)
             if not self._shape_trusted(op, inputs) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
+        elif type is None and self.soft:
+            type = _soft_type(op, inputs)
         node = Node(len(self.nodes), op, inputs, sorted_params, type, name, loc, role)
-        self.nodes.append(node)
+        self._add(node)
         self._read.update(i.id for i in inputs)
         if known:
             self.values[node] = value
         return node
+
+    def body(self, name: str, soft: bool = False) -> GraphBuilder:
+        """A builder for a region body nested in this one (it captures what it reads)."""
+        from collections import ChainMap  # noqa: PLC0415
+
+        b = GraphBuilder(name, self.evaluate, captures={}, soft=soft or self.soft)
+        b._outer_values = ChainMap(self.values, self._outer_values)
+        return b
+
+    def _add(self, node: Node) -> None:
+        self.nodes.append(node)
+        self._own.add(id(node))
+
+    def owns(self, node: Node) -> bool:
+        """Whether ``node`` was made by this builder (renamed copies included)."""
+        return id(node) in self._own
+
+    def capture(self, node: Node) -> Node:
+        """``node`` as a value of this builder: an enclosing builder's node becomes (once)
+        an argument of the body being built."""
+        if self.captures is None or self.owns(node):
+            return node
+        if node not in self.captures:
+            value = node.param("value") if node.op is Op.CONST else None
+            if node.op is Op.CONST and _const_key(value) is not None:
+                self.captures[node] = self.const(value, node.loc, node.name)
+                return self.captures[node]
+            arg = self.arg(node.name or "t", node.type, None, node.loc)
+            if node in self._outer_values:
+                self.values[arg] = self._outer_values[node]
+            self.captures[node] = arg
+        return self.captures[node]
 
     def _shape_trusted(self, op: Op, inputs: tuple[Node, ...]) -> bool:
         """A shape is static when it follows from input shapes alone."""
@@ -215,6 +259,7 @@ class GraphBuilder:
         """A builder that continues ``graph`` (same nodes, same example values)."""
         b = cls(name or graph.name, evaluate)
         b.nodes = list(graph.nodes)
+        b._own = {id(n) for n in graph.nodes}
         b.args = list(graph.args)
         b.values = dict(values)
         b._read = {i.id for n in graph.nodes for i in n.inputs} | {o.id for o in graph.outputs}
@@ -253,24 +298,34 @@ class GraphBuilder:
         renamed = Node(node.id, node.op, node.inputs, node.params, node.type,
                        self.unique_name(name), node.loc, node.role)
         self.nodes[node.id] = renamed
+        self._own.add(id(renamed))
+        self._keep.append(node)  # keeps id(node) from being reused while we own it
         if node in self.values:
             self.values[renamed] = self.values.pop(node)
         return renamed
 
     def finish(self, outputs: Iterable[Node], output_names: Iterable[str] = ()) -> Graph:
         """The finished, immutable graph."""
-        return Graph(self.name, tuple(self.args), tuple(self.nodes),
-                     tuple(self._current(o) for o in outputs), tuple(output_names))
+        outputs = [self._current(self.capture(o)) for o in outputs]
+        return Graph(self.name, tuple(self.args), tuple(self.nodes), tuple(outputs),
+                     tuple(output_names))
 
     def _current(self, node: Node) -> Node:
         """``node`` as the builder holds it now: ``rename`` replaces a node by a renamed
         copy, and callers may still hold the old object (``a = b = x * 2``, or a tuple
         whose items were unpacked into names)."""
-        if 0 <= node.id < len(self.nodes):
+        if 0 <= node.id < len(self.nodes) and self.owns(node):
             cur = self.nodes[node.id]
             if cur is not node and cur.op is node.op and cur.inputs is node.inputs:
                 return cur
         return node
+
+
+def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:
+    """A guess at an unevaluated node's type: elementwise ops keep their input's."""
+    if OP_INFO[op].elementwise and inputs and inputs[0].type is not None:
+        return inputs[0].type.without_shape()
+    return None
 
 
 def type_name(exc: BaseException) -> str:

@@ -99,6 +99,35 @@ def index_add_(out: Any, index: tuple, g: Any) -> Any:
     return out
 
 
+def setitem(x: Any, v: Any, index: tuple) -> Any:
+    """A copy of ``x`` with ``v`` written at ``index`` (``x[index] = v`` as a value)."""
+    out = x.copy()
+    out[index] = v
+    return out
+
+
+def list_sum(items: list) -> Any:
+    """``sum(items)`` as Python computes it (``0 + items[0] + ...``)."""
+    return sum(items)
+
+
+def list_zeros(items: list) -> list:
+    """Zeros shaped like each item: the adjoint of a list nothing flowed into."""
+    return [array_namespace(v).zeros_like(v) if hasattr(v, "shape") else 0.0 * v
+            for v in items]
+
+
+def list_add(a: list, b: list) -> list:
+    """Item-by-item sum of two equally long lists (adjoints of one list)."""
+    return [x + y for x, y in zip(a, b)]
+
+
+def list_unstack(x: Any, axis: int = 0) -> list:
+    """``list(x)`` along ``axis``: the adjoint of ``np.stack``."""
+    xp = array_namespace(x)
+    return [xp.take(x, k, axis=axis) for k in range(x.shape[axis])]
+
+
 def sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))`` without overflow for large ``|x|``."""
     xp = array_namespace(x)
@@ -175,6 +204,22 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         return index_add(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))
     if op is Op.SCATTER_ADD:
         return scatter_add(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))
+    if op is Op.SETITEM:
+        return setitem(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))
+    if op is Op.LIST:
+        return list(inputs)
+    if op is Op.LIST_GET:
+        return inputs[0][inputs[1]]
+    if op is Op.LIST_LEN:
+        return len(inputs[0])
+    if op is Op.LIST_CONCAT:
+        return list(inputs[0]) + list(inputs[1])
+    if op is Op.LIST_STACK:
+        return xp.stack(inputs[0], axis=params["axis"])
+    if op in (Op.IF, Op.FOR, Op.WHILE):
+        from .regions import run_region  # noqa: PLC0415  (regions interprets sub-graphs)
+
+        return run_region(op, xp, inputs, params)
     if op is Op.EINSUM:
         return xp.einsum(params["subscripts"], *inputs)
     if op is Op.ASTYPE:

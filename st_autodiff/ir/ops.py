@@ -97,6 +97,20 @@ class Op(enum.Enum):
     CALL = "call"
     CALL_VJP = "call_vjp"
     ASTYPE = "astype"
+    SETITEM = "setitem"
+    # structured control flow (regions: params hold sub-graphs) and runtime lists
+    IF = "if"
+    FOR = "for"
+    WHILE = "while"
+    LIST = "list"
+    LIST_GET = "list_get"
+    LIST_LEN = "list_len"
+    LIST_CONCAT = "list_concat"
+    LIST_STACK = "list_stack"
+    LIST_SUM = "list_sum"
+    LIST_ZEROS = "list_zeros"
+    LIST_ADD = "list_add"
+    LIST_UNSTACK = "list_unstack"
     # elementwise unary
     NEG = "neg"
     POSITIVE = "positive"
@@ -281,6 +295,33 @@ def _table() -> dict[Op, OpInfo]:
                         torch="custom"),
         Op.CALL_VJP: OpInfo("call_vjp", ("g", "out", "*args"), (("fn", REQUIRED),),
                             spelling=special, multi=True, torch="custom"),
+        # a[index] = v as a value: a copy of ``a`` with ``v`` written at ``index``
+        # (codegen writes into ``a`` itself when nothing reads ``a`` afterwards)
+        Op.SETITEM: OpInfo("setitem", ("x", "v", "*index"), (("index", None),),
+                           spelling=special, numpy="rt.setitem", torch="index_put"),
+        Op.IF: OpInfo("if", ("cond", "*ins"), (("then", REQUIRED), ("orelse", REQUIRED)),
+                      spelling=special, multi=True, torch="cond"),
+        Op.FOR: OpInfo("for", ("start", "stop", "step", "*ins"),
+                       (("body", REQUIRED), ("n_xs", 0), ("n_carry", 0), ("n_ys", 0),
+                        ("reverse", False), ("has_break", False)),
+                       spelling=special, multi=True, torch="scan"),
+        Op.WHILE: OpInfo("while", ("*ins",),
+                         (("body", REQUIRED), ("cond", REQUIRED), ("has_break", False),
+                          ("n_carry", 0), ("n_ys", 0)), spelling=special, multi=True, torch="while_loop"),
+        Op.LIST: OpInfo("list", ("*items",), spelling=special, torch="list"),
+        Op.LIST_GET: OpInfo("list_get", ("items", "index"), spelling=special,
+                            torch="list_index"),
+        Op.LIST_LEN: OpInfo("list_len", ("items",), numpy="len", spelling=special),
+        Op.LIST_CONCAT: OpInfo("list_concat", ("a", "b"), spelling=special,
+                               torch="list_concat"),
+        Op.LIST_STACK: OpInfo("list_stack", ("items",), (("axis", 0),), numpy="stack",
+                              torch="stack"),
+        Op.LIST_SUM: OpInfo("list_sum", ("items",), numpy="rt.list_sum", torch="sum_list"),
+        Op.LIST_ZEROS: OpInfo("list_zeros", ("items",), numpy="rt.list_zeros",
+                              torch="zeros_list"),
+        Op.LIST_ADD: OpInfo("list_add", ("a", "b"), numpy="rt.list_add", torch="add_list"),
+        Op.LIST_UNSTACK: OpInfo("list_unstack", ("x",), (("axis", 0),),
+                                numpy="rt.list_unstack", torch="unbind"),
         Op.ASARRAY: OpInfo("asarray", ("x",), numpy="asarray", aliases=("array",),
                            torch="alias"),
         Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,

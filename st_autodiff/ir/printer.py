@@ -50,8 +50,9 @@ def format_index(index: tuple, dyn: list[str]) -> str:
     return ", ".join(part(e) for e in index)
 
 
-def print_graph(graph: Graph) -> str:
-    """The graph as deterministic text (golden-tested)."""
+def print_graph(graph: Graph, indent: str = "") -> str:
+    """The graph as deterministic text (golden-tested); region bodies are printed nested
+    under their node, each as ``NAME(%ARG: TYPE, ...):`` with its own names."""
     ns = Namespace("t")
     names: dict[Node, str] = {}
 
@@ -64,19 +65,24 @@ def print_graph(graph: Graph) -> str:
         names[a] = ns.fresh(a.name)
     header = ", ".join(f"%{names[a]}: {a.type or '?'}" for a in graph.args)
     outs = ", ".join(str(o.type or "?") for o in graph.outputs)
-    lines = [f"graph {graph.name}({header}) -> {outs}:"]
+    lines = [f"{indent}graph {graph.name}({header}) -> {outs}:"]
     used_consts = {o for o in graph.outputs if o.op is Op.CONST}
     for n in graph.nodes:
         if n.op is Op.ARG or (n.op is Op.CONST and n not in used_consts):
             continue
         names[n] = ns.fresh(n.name)
-        lines.append(_line(n, names[n], ref))
-    lines.append("  return " + ", ".join(ref(o) for o in graph.outputs))
+        lines.append(indent + _line(n, names[n], ref))
+        for key, sub in n.params:
+            if isinstance(sub, Graph):
+                lines.append(print_graph(sub, indent + "    ").rstrip("\n").replace(
+                    f"graph {sub.name}(", f"{key} {sub.name}(", 1))
+    lines.append(indent + "  return " + ", ".join(ref(o) for o in graph.outputs))
     return "\n".join(lines) + "\n"
 
 
 def _line(n: Node, name: str, ref: Any) -> str:
-    params = [(k, v) for k, v in n.params if not (n.op is Op.GETITEM and k == "index")
+    params = [(k, v) for k, v in n.params if not isinstance(v, Graph)
+              and not (n.op is Op.GETITEM and k == "index")
               and not (n.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and k == "index")]
     text = n.op.value
     if n.op is Op.CONST:

@@ -20,7 +20,7 @@ _SHORT = {
 
 @dataclass(frozen=True)
 class Type:
-    """``kind`` is one of array, float, int, bool, tuple, none, object."""
+    """``kind`` is one of array, float, int, bool, tuple, list, none, object."""
 
     kind: str
     dtype: str | None = None
@@ -69,7 +69,9 @@ def type_of(value: Any) -> Type:
         return Type("float", "float64", ())
     if value is None:
         return Type("none")
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, list):
+        return Type("list")
+    if isinstance(value, tuple):
         return Type("tuple")
     dtype = getattr(value, "dtype", None)
     shape = getattr(value, "shape", None)

@@ -9,15 +9,21 @@ from __future__ import annotations
 from ..ir.kernels import (
     index_add,
     index_add_,
+    list_add,
+    list_sum,
+    list_unstack,
+    list_zeros,
     log_softmax,
     logsumexp,
     relu,
     scatter_add,
+    setitem,
     sigmoid,
     softmax,
     stop_gradient,
     unbroadcast,
 )
 
-__all__ = ["index_add", "index_add_", "log_softmax", "logsumexp", "relu", "scatter_add",
-           "sigmoid", "softmax", "stop_gradient", "unbroadcast"]
+__all__ = ["index_add", "index_add_", "list_add", "list_sum", "list_unstack", "list_zeros",
+           "log_softmax", "logsumexp", "relu", "scatter_add", "setitem", "sigmoid",
+           "softmax", "stop_gradient", "unbroadcast"]

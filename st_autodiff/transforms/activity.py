@@ -15,8 +15,10 @@ from ..ir.graph import Graph, Node
 from ..ir.ops import INTEGER_VALUED, Op
 
 
-def active_nodes(graph: Graph, wrt: Iterable[int], output: int = 0) -> frozenset[Node]:
-    """Nodes that are varied by ``wrt`` arguments and useful to ``graph.outputs[output]``."""
+def active_nodes(graph: Graph, wrt: Iterable[int], output: int | Iterable[int] = 0
+                 ) -> frozenset[Node]:
+    """Nodes that are varied by ``wrt`` arguments and useful to ``graph.outputs[output]``
+    (or to each output listed)."""
     varied = {graph.args[i] for i in wrt}
     for n in graph.nodes:
         if n.op in (Op.ARG, Op.CONST) or n.op in NONDIFFERENTIABLE or n.op in INTEGER_VALUED:
@@ -27,7 +29,8 @@ def active_nodes(graph: Graph, wrt: Iterable[int], output: int = 0) -> frozenset
             continue
         if any(i in varied for i in n.inputs):
             varied.add(n)
-    useful = {graph.outputs[output]}
+    outs = [output] if isinstance(output, int) else list(output)
+    useful = {graph.outputs[k] for k in outs}
     for n in reversed(graph.nodes):
         if n in useful:
             useful.update(n.inputs)

@@ -22,9 +22,12 @@ import numpy as np
 from ..derivatives import RuleError, logsumexp_from_parts, vjp_of
 from ..errors import CompileError, EvaluationError
 from ..ir.graph import CompileTimeError, GraphBuilder, Node
+from ..ir.graph import Graph
 from ..ir.ops import ELEMENTWISE, OP_INFO, Op
+from ..ir.regions import REGIONS
 from ..ir.types import Type
 from .lower import Lowered, _evaluate
+from .regions import augment, region_vjp
 
 
 class Var:
@@ -138,16 +141,29 @@ class Emitter:
 
 
 def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
-            seed_like_output: bool = False) -> Lowered:
-    """Build the joint graph; see the module docstring."""
+            seed_like_output: bool = False, seeded: list[int] | None = None) -> Lowered:
+    """Build the joint graph; see the module docstring.  ``seeded`` (for region bodies)
+    lists the outputs that get a seed argument each, all shaped like their output."""
     graph = low.graph
-    b = GraphBuilder.extend(graph, low.values, _evaluate if low.values else None,
+    values = low.values
+    side: dict[Node, Any] = {}
+    if any(n.op in REGIONS for n in active):
+        graph, values, side, active = augment(graph, values, active, adjoint_graph)
+    b = GraphBuilder.extend(graph, values, _evaluate if values else None,
                             graph.name + "_grad")
     em = Emitter(b)
-    out = graph.outputs[0]
-    seed = _seed(b, out, low.values.get(out), seed_like_output)
-    adj: dict[Node, Node] = {out: seed}
+    adj: dict[Node, Node] = {}
     parts: dict[Node, dict[int, Node]] = {}
+    if seeded is None:
+        out = graph.outputs[0]
+        adj[out] = _seed(b, out, values.get(out), seed_like_output)
+    else:
+        for k in seeded:
+            out = graph.outputs[k]
+            seed = _seed(b, out, values.get(out), True, (out.name or "out") + "_bar")
+            if out.op is Op.ITEM and OP_INFO[out.inputs[0].op].multi and out not in adj:
+                parts.setdefault(out.inputs[0], {})
+            adj[out] = seed if out not in adj else _accumulate(em, adj[out], seed)
     for n in reversed(graph.nodes):
         if n not in active or n.op in (Op.ARG, Op.CONST):
             continue
@@ -156,7 +172,10 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
                 parts.setdefault(n.inputs[0], {})[n.param("index")] = adj[n]
             continue
         info = OP_INFO[n.op]
-        if info.multi:
+        if n.op in REGIONS:
+            if n not in parts:
+                continue
+        elif info.multi:
             if n not in parts:
                 continue
             g: Any = _tuple_adjoint(em, n, parts[n], graph)
@@ -168,7 +187,9 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
                 adj[n] = b.rename(adj[n], n.name + "_bar")
             g, out_v = Var(adj[n], em), Var(n, em)
         idiom = _logsumexp_idiom(n)
-        if idiom is not None:  # log(sum(exp(a - max(a)))) + max(a): softmax = e / s
+        if n.op in REGIONS:
+            pairs = region_vjp(em, n, side[n], parts[n], graph, item_node)
+        elif idiom is not None:  # log(sum(exp(a - max(a)))) + max(a): softmax = e / s
             a, e, s = idiom
             em.current = n
             pairs = [(a, logsumexp_from_parts(em, g, Var(e, em), Var(s, em)))]
@@ -191,10 +212,22 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
     return Lowered(joint, b.values)
 
 
+def adjoint_graph(body: Graph, values: dict[Node, Any], wrt: list[int], seeded: list[int]
+                  ) -> Lowered:
+    """The joint graph of a region body: arguments ``(*body args, *seeds)``, outputs
+    ``(*body outputs, *gradients of the wrt arguments)``."""
+    from .activity import active_nodes  # noqa: PLC0415
+
+    active = active_nodes(body, wrt, seeded)
+    return adjoint(Lowered(body, values), active, tuple(wrt), seeded=seeded)
+
+
 def _accumulate(em: Emitter, prev: Node, g: Node) -> Node:
     """``prev + g``; when both scatter into zeros (reads ``c[i]``, ``c[j]`` of one array),
     add the new part into the same buffer instead (``index_add``, written in place), so
     n reads cost n small additions rather than n full-size zeros and sums."""
+    if prev.type is not None and prev.type.kind == "list":
+        return em.emit(Op.LIST_ADD, prev, g).node
     if g.op is Op.SCATTER_ADD and prev.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and \
             prev.type is not None and prev.type == g.type:
         return em.emit_params(Op.INDEX_ADD, [prev, *g.inputs[1:]],
@@ -226,11 +259,13 @@ def _logsumexp_idiom(n: Node) -> tuple[Node, Node, Node] | None:
     return None
 
 
-def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool) -> Node:
+def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool,
+          name: str = "out_bar") -> Node:
     if not like_output:
-        return b.arg("out_bar", Type("float", "float64", ()), 1.0, role="seed")
-    example = None if value is None else np.ones_like(value)
-    return b.arg("out_bar", out.type, example, role="seed")
+        return b.arg(name, Type("float", "float64", ()), 1.0, role="seed")
+    example = None if value is None else (np.ones_like(value) if hasattr(value, "shape")
+                                          else 1.0)
+    return b.arg(name, out.type, example, role="seed")
 
 
 def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:

@@ -68,6 +68,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     retransform = getattr(fn, "generated_for", None)
     if retransform is not None:  # a compiled gradient, differentiated again
         return lw.inline_python(retransform(_examples(lw, args, e)), args, kwargs, e)
+    readable = getattr(fn, "st_readable_for", None)
+    if callable(readable):  # a custom rule in generated code: read as the Python it runs
+        return lw.inline_python(readable(_examples(lw, args, e)), args, kwargs, e)
     op = calls.FUNCTIONS.get(id(fn))
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD) and len(args) == 3 and isinstance(args[2], tuple):
         spec, dyn = lw.index_spec(args[2], e)  # rt.scatter_add(shape, g, index) in our code
@@ -79,7 +82,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             except Exception as exc:
                 raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
-    if _registered(fn):  # st.register_vjp / st.custom_vjp: call it, use the user's rule
+    missing = _missing_rule(fn)
+    if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
+        raise NoRuleError(missing, lw.loc(e), "a custom function's derivatives come only "
+                          "from its rule (JAX's convention)")
+    if _registered(fn):  # register_vjp / custom_vjp / custom_jvp: call it, use the rule
         if kwargs:
             raise lw.fail(f"pass the arguments of {calls.callable_name(fn)} positionally "
                           "(it has a registered VJP)", e, kind=CompileError)
@@ -111,6 +118,15 @@ def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
 def _spelled(lw: Lowerer, e: cst.Call) -> str:
     """The callee as the user wrote it (``np.fft.fft``, ``scale``)."""
     return lw.fn.module.tree.code_for_node(e.func).strip()
+
+
+def _missing_rule(fn: Any) -> str | None:
+    """Why a custom function (``st.custom_jvp``, ``st.custom_vjp``) cannot be
+    differentiated yet: its ``st_missing_rule``, a message naming it; else None."""
+    if isinstance(fn, types.FunctionType):
+        return None
+    missing = getattr(fn, "st_missing_rule", None)
+    return missing if isinstance(missing, str) else None
 
 
 def _registered(fn: Any) -> bool:

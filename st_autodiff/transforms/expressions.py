@@ -69,6 +69,18 @@ class ExpressionLowering:
     def expr_Imaginary(self, e: cst.Imaginary, scope: Scope) -> Any:
         raise self.fail("complex numbers are not supported", e)
 
+    def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
+        out: dict[Any, Any] = {}
+        for el in e.elements:
+            if not isinstance(el, cst.DictElement):
+                raise self.fail("**-unpacking in a dict is not supported", el)
+            key = self.expr(el.key, scope)
+            if isinstance(key, Node):
+                raise self.fail("dict keys must be constants", el.key,
+                                "use string or integer literals as keys")
+            out[key] = self.expr(el.value, scope)
+        return out
+
     def expr_Tuple(self, e: cst.Tuple, scope: Scope) -> Any:
         return tuple(self.expr(el.value, scope) for el in e.elements)
 
@@ -116,8 +128,7 @@ class ExpressionLowering:
         v = self.expr(e.expression, scope)
         if isinstance(e.operator, cst.Not):
             if isinstance(v, Node):
-                raise self.fail("`not` on an array value is not supported", e,
-                                "use np.logical_not(x)")
+                return self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e)
             return not v
         op = {cst.Minus: Op.NEG, cst.Plus: Op.POSITIVE}.get(type(e.operator))
         if op is None and isinstance(v, Node) and v.type is not None and v.type.dtype == "bool":
@@ -167,12 +178,16 @@ class ExpressionLowering:
         return self.emit(Op.LOGICAL_AND, [a, b], None, where)
 
     def expr_BooleanOperation(self, e: cst.BooleanOperation, scope: Scope) -> Any:
-        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
-        if isinstance(a, Node) or isinstance(b, Node):
-            name = "and" if isinstance(e.operator, cst.And) else "or"
-            raise self.fail(f"`{name}` on array values is not supported", e,
-                            f"use np.logical_{name}(a, b)")
-        return (a and b) if isinstance(e.operator, cst.And) else (a or b)
+        a = self.expr(e.left, scope)
+        is_and = isinstance(e.operator, cst.And)
+        if not isinstance(a, Node) and (not a if is_and else a):
+            return a  # short circuit on a value known at compile time
+        b = self.expr(e.right, scope)
+        if not isinstance(a, Node) and not isinstance(b, Node):
+            return (a and b) if is_and else (a or b)
+        # scalar conditions (``while err > tol and k < n``): both sides are evaluated
+        op = Op.LOGICAL_AND if is_and else Op.LOGICAL_OR
+        return self.emit(op, [self.condition(a, e), self.condition(b, e)], None, e)
 
     def expr_Attribute(self, e: cst.Attribute, scope: Scope) -> Any:
         base = self.expr(e.value, scope)
@@ -220,6 +235,11 @@ class ExpressionLowering:
                                 e)
             idx = parts[0] if len(parts) == 1 else tuple(parts)
             return base[idx]
+        if base.type is not None and base.type.kind == "list":
+            if len(parts) != 1 or isinstance(parts[0], (slice, tuple)):
+                raise self.fail("lists built at run time can only be indexed with one "
+                                "integer", e, "stack them first: np.stack(xs)[...]")
+            return self.emit(Op.LIST_GET, [base, parts[0]], None, e)
         if base.type is not None and base.type.kind == "tuple":
             if len(parts) != 1 or not isinstance(parts[0], int):
                 raise self.fail("tuples can only be indexed with an integer", e)

@@ -39,6 +39,7 @@ from ..ir.kernels import array_namespace, run
 from ..ir.ops import Op
 from ..ir.types import type_of
 from . import calls
+from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope, scope_chain
@@ -88,7 +89,7 @@ def _evaluate(op: Op, inputs: tuple, params: dict) -> Any:
     return run(op, array_namespace(*inputs), inputs, params)
 
 
-class Lowerer(ExpressionLowering):
+class Lowerer(ControlLowering, ExpressionLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -114,7 +115,7 @@ class Lowerer(ExpressionLowering):
     def const_of_global(self, name: str, value: Any) -> Any:
         """Globals and closure cells: arrays become named constants, the rest stays static."""
         if _is_array(value):
-            key = (id(value), name)
+            key = (id(value), name, id(self.b))
             if key not in self.global_consts:
                 self.global_consts[key] = self.b.const(value, name=name)
             return self.global_consts[key]
@@ -209,37 +210,58 @@ class Lowerer(ExpressionLowering):
         scope.vars.update(bound)
         self.fn_stack.append(fn)
         self.active_scopes.append(scope)
+        saved_depth = self.region_depth
         try:
             if isinstance(fn.node, cst.Lambda):
                 return self.expr(fn.node.body, scope)
-            body = fn.node.body  # an indented block, or a one-line `def f(x): return x`
-            return self.block([body] if isinstance(body, cst.SimpleStatementSuite)
-                              else body.body, scope)
+            self.region_depth = 0  # appends of the caller's loops are not ours
+            return self.block(self.suite(fn.node.body), scope)
         finally:
+            self.region_depth = saved_depth
             self.fn_stack.pop()
             self.active_scopes.pop()
 
     def block(self, stmts: Any, scope: Scope) -> Any:
-        for stmt in stmts:
-            if isinstance(stmt, cst.FunctionDef):
-                inner = ParsedFunction(stmt.name.value, stmt, self.fn.module,
-                                       self.defaults_at_definition(stmt, scope))
-                scope.vars[stmt.name.value] = Closure(inner, scope)
-                continue
-            if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                raise self.fail(f"{type(stmt).__name__} statements are not supported", stmt)
-            for small in stmt.body:
-                result = self.statement(small, scope)
-                if result is not _MISSING:
-                    return result
+        """A function body: its return value (every path must return one)."""
+        for f in FLAGS:
+            scope.vars[f] = False
+        self.run_stmts(stmts, scope)
+        returned = scope.vars.get("#ret")
+        if returned is True:
+            return scope.vars["#retval"]
+        if isinstance(returned, Node):
+            raise self.fail(f"{self.fn.name}() does not return a value on every path",
+                            self.fn.node, "end the function with a return statement",
+                            kind=CompileError)
         raise self.fail(f"{self.fn.name}() does not return a value", self.fn.node,
                         "end the function with a return statement", kind=CompileError)
 
-    def statement(self, s: cst.BaseSmallStatement, scope: Scope) -> Any:
+    def define(self, stmt: cst.FunctionDef, scope: Scope) -> None:
+        """An inner ``def``: a closure over the current scope."""
+        inner = ParsedFunction(stmt.name.value, stmt, self.fn.module,
+                               self.defaults_at_definition(stmt, scope))
+        scope.vars[stmt.name.value] = Closure(inner, scope)
+
+    def statement(self, s: Any, scope: Scope) -> Any:
         if isinstance(s, cst.Return):
             if s.value is None:
                 raise self.fail("return without a value", s, kind=CompileError)
-            return self.expr(s.value, scope)
+            scope.vars["#retval"] = self.expr(s.value, scope)
+            scope.vars["#ret"] = True
+            return _MISSING
+        if isinstance(s, cst.Break):
+            scope.vars["#brk"] = True
+            return _MISSING
+        if isinstance(s, cst.Continue):
+            scope.vars["#cont"] = True
+            return _MISSING
+        if isinstance(s, _WhileGuard):
+            go_on = self.condition(self.expr(s.test, scope), s.test)
+            if isinstance(go_on, Node):
+                scope.vars["#brk"] = self.emit(Op.LOGICAL_NOT, [go_on], None, s.test)
+            elif not go_on:
+                scope.vars["#brk"] = True
+            return _MISSING
         if isinstance(s, cst.Assign):
             value = self.expr(s.value, scope)
             for target in s.targets:
@@ -248,14 +270,16 @@ class Lowerer(ExpressionLowering):
             if s.value is not None:
                 self.assign(s.target, self.expr(s.value, scope), scope)
         elif isinstance(s, cst.AugAssign):
-            if not isinstance(s.target, cst.Name):
-                raise self.fail("in-place update of an array element or attribute is not "
-                                "supported", s.target,
-                                "compute a new array instead (np.where, np.concatenate)")
             op = _AUG.get(type(s.operator))
             if op is None:
                 raise self.fail(f"the operator {s.operator.__class__.__name__} is not "
                                 "supported", s)
+            if isinstance(s.target, cst.Subscript):
+                self.aug_assign_item(s.target, op, self.expr(s.value, scope), scope, s)
+                return _MISSING
+            if not isinstance(s.target, cst.Name):
+                raise self.fail("in-place update of an attribute is not supported",
+                                s.target, "compute a new value instead")
             current = self.name(s.target, scope)
             self.check_private(s.target.value, current, scope, s)
             value = self.binary(op, current, self.expr(s.value, scope), s)
@@ -303,9 +327,45 @@ class Lowerer(ExpressionLowering):
                 self.assign(el.value, part, scope)
             return
         if isinstance(target, cst.Subscript):
-            raise self.fail("assignment to an array element is not supported", target,
-                            "build the new array with np.where(...) or np.concatenate(...)")
+            self.assign_item(target, value, scope)
+            return
         raise self.fail(f"cannot assign to {type(target).__name__}", target)
+
+    def assign_item(self, target: cst.Subscript, value: Any, scope: Scope) -> None:
+        """``d[key] = v`` on a dict with a constant key, ``a[i] = v`` on an array."""
+        base = self.expr(target.value, scope)
+        if isinstance(base, dict):
+            base[self.dict_key(target, scope)] = value
+            return
+        self.assign_subscript(target, value, scope)
+
+    def aug_assign_item(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
+                        where: cst.CSTNode) -> None:
+        base = self.expr(target.value, scope)
+        if isinstance(base, dict):
+            key = self.dict_key(target, scope)
+            if key not in base:
+                raise self.fail(f"key {key!r} is not in the dict", target, kind=CompileError)
+            base[key] = self.binary(op, base[key], value, where)
+            return
+        self.aug_assign_subscript(target, op, value, scope, where)
+
+    def dict_key(self, target: cst.Subscript, scope: Scope) -> Any:
+        parts = [self.index_part(el, scope) for el in target.slice]
+        key = parts[0] if len(parts) == 1 else tuple(parts)
+        if isinstance(key, Node) or isinstance(key, slice):
+            raise self.fail("dict keys must be constants", target,
+                            "use string or integer literals as keys")
+        return key
+
+    def assign_subscript(self, target: cst.Subscript, value: Any, scope: Scope) -> None:
+        raise self.fail("assignment to an array element is not supported", target,
+                        "build the new array with np.where(...) or np.concatenate(...)")
+
+    def aug_assign_subscript(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
+                             where: cst.CSTNode) -> None:
+        raise self.fail("in-place update of an array element is not supported", target,
+                        "compute a new array instead (np.where, np.concatenate)")
 
     def unpack(self, value: Any, n: int, where: cst.CSTNode) -> list[Any]:
         if isinstance(value, (tuple, list)):
@@ -327,6 +387,9 @@ class Lowerer(ExpressionLowering):
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
         from .dispatch import call_value  # noqa: PLC0415  (dispatch imports this module)
 
+        special = self.control_call(fn, args, kwargs, e)
+        if special is not NotImplemented:
+            return special
         return call_value(self, fn, args, kwargs, e)
 
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],

@@ -5,7 +5,7 @@ function name (the CLI, which never executes the file).  Output: a ``ParsedFunct
 the function's libcst node plus what later passes need to report locations.
 
 The fence rejects, with the location and a hint, every construct the compiler does not
-accept: statement-level control flow, ``try``/``with``, generators, ``global`` and
+accept: ``try``/``with``, generators, ``global`` and
 ``nonlocal``, ``del``, comprehensions, the walrus operator, star-arguments, classes and
 imports inside the function.  Everything it lets through, ``lower`` must handle.
 """
@@ -173,12 +173,6 @@ def find_def(module: ParsedModule, name: str) -> ParsedFunction:
 
 
 _HINTS: dict[type, tuple[str, str]] = {
-    cst.If: ("if statements are not supported",
-             "write `a if cond else b` or np.where(cond, a, b)"),
-    cst.For: ("for loops are not supported",
-              "write the computation with array operations (broadcasting, np.sum, @)"),
-    cst.While: ("while loops are not supported",
-                "write the computation with array operations (broadcasting, np.sum, @)"),
     cst.Try: ("try blocks cannot be differentiated", "move the try block out of the function"),
     cst.With: ("with blocks cannot be differentiated", "move the with block out of the function"),
     cst.Yield: ("generators cannot be differentiated", "return a value instead of yielding"),
@@ -205,7 +199,6 @@ _HINTS: dict[type, tuple[str, str]] = {
     cst.GeneratorExp: ("generator expressions are not supported",
                        "use array operations (np.sum over an axis) instead"),
     cst.NamedExpr: ("the walrus operator := is not supported", "assign on a separate line"),
-    cst.Dict: ("dict literals are not supported", "use separate variables or a tuple"),
     cst.Set: ("set literals are not supported", "use a tuple"),
     cst.StarredElement: ("star-unpacking (*x) is not supported", "index the values explicitly"),
 }

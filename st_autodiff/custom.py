@@ -1,0 +1,460 @@
+"""Custom derivative rules, JAX's way: ``register_vjp``, ``custom_vjp`` and ``custom_jvp``.
+
+A function with a custom rule is called as it is, eagerly and from compiled code alike
+(lowering turns the call into one ``Op.CALL`` node that names it); only its derivatives
+come from the user's rule, through two tables:
+
+* ``derivatives.CUSTOM_VJPS[f] = rule(g, out, *args) -> one gradient per argument``:
+  reverse mode calls it from the generated adjoint (``Op.CALL_VJP``);
+* ``derivatives_jvp.CUSTOM_JVPS[f] = tangent(*args, *tangents) -> tangent of the
+  output``: forward mode calls it from the generated tangent sweep (``Op.CALL``).
+
+``custom_vjp`` fills the first table, ``custom_jvp`` both.  A JVP rule
+``rule(primals, tangents) -> (out, tangent)`` is linear in the tangents, so reverse mode
+is its transpose, as in JAX: the VJP at ``primals`` of a cotangent ``ct`` is the gradient,
+with respect to the tangents, of ``sum(rule(primals, tangents)[1] * ct)``.  st_autodiff
+compiles that gradient from the rule's own source (a generated
+``NAME_transpose(*primals, *tangents, ct)`` differentiated at zero tangents, which is
+exact because the function is linear in them), so the rule should be written in the
+subset the compiler reads.  A rule the compiler cannot read (one that calls SciPy, say) is
+transposed numerically instead, one rule call per input element: exact as well, but
+slow, so it is allowed only up to ``NUMERIC_TRANSPOSE_LIMIT`` input elements and is an
+error beyond.
+
+Tangents follow JAX: one per argument, shaped like it.  Floating-point arguments without a
+tangent get zeros; other arguments (ints, integer arrays) get ``None``.  A custom function
+returns one array (or scalar), and its rule's tangent must have that output's shape (a
+tangent that broadcasts to it is broadcast).  ``grad``, ``vjp`` and ``jvp`` of a custom
+function itself compile a generated one-line caller with the function's parameters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import keyword
+import linecache
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .derivatives import CUSTOM_VJPS
+from .derivatives_jvp import CUSTOM_JVPS
+from .errors import CompileError, NoRuleError, StAutodiffError
+
+#: The most input elements a JVP rule the compiler cannot read is transposed for,
+#: numerically (one rule call per element).
+NUMERIC_TRANSPOSE_LIMIT = 256
+
+
+def register_vjp(fn: Callable[..., Any], rule: Callable[..., Any]) -> Callable[..., Any]:
+    """Differentiate calls to ``fn`` (a NumPy, SciPy or any other function) with ``rule``.
+
+    ``rule(g, out, *args)`` gets the output's adjoint ``g``, the output and the arguments,
+    and returns one gradient (or ``None``) per argument, in NumPy.  Compiled code calls
+    ``fn`` as it is.  Returns ``fn``.
+
+    >>> import numpy as np, st_autodiff as st
+    >>> def softplus(x):  # stands for a function the compiler cannot read
+    ...     return np.logaddexp(0.0, x)
+    >>> _ = st.register_vjp(softplus, lambda g, out, x: (g / (1 + np.exp(-x)),))
+    >>> def loss(x):
+    ...     return np.sum(softplus(x))
+    >>> bool(np.allclose(st.grad(loss)(np.zeros(2)), [0.5, 0.5]))
+    True
+    """
+    CUSTOM_VJPS[fn] = rule
+    return fn
+
+
+class _CustomFunction:
+    """A Python function called as it is, whose derivatives come from a user's rule."""
+
+    _kind = "custom"
+    _define_with = "a rule"
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", self._kind)
+        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
+        self.__module__ = getattr(fn, "__module__", __name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn  # inspect.signature reports the function's own parameters
+        self._caller: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<st_autodiff.{self._kind} {self.__qualname__}>"
+
+    @property
+    def st_missing_rule(self) -> str | None:
+        """Why this function cannot be differentiated yet (no rule defined), else None;
+        lowering reports it where the function is called."""
+        if self in CUSTOM_VJPS:
+            return None
+        return (f"{self._kind} function {self.__name__} has no derivative rule: define "
+                f"one with {self._define_with} before differentiating code that calls it")
+
+    @property
+    def st_caller(self) -> Callable[..., Any]:
+        """A generated Python function with this function's parameters that calls it:
+        what ``grad``/``vjp``/``jvp`` compile when given the custom function itself."""
+        if self._caller is None:
+            self._caller = _caller_of(self)
+        return self._caller
+
+
+class custom_vjp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
+    """A function with a hand-written VJP, JAX's way: ``f.defvjp(fwd, bwd)`` where
+    ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, g) -> one gradient per
+    argument``.  Calling ``f`` calls the function itself; gradients use ``bwd``."""
+
+    _kind = "custom_vjp"
+    _define_with = "f.defvjp(fwd, bwd)"
+
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
+        """Use ``bwd(fwd(*args)[1], g)`` as the gradient (``fwd`` runs again there)."""
+
+        def rule(g: Any, out: Any, *args: Any) -> Any:
+            return tuple(bwd(fwd(*args)[1], g))
+
+        def readable(examples: Sequence[Any]) -> Callable[..., Any]:
+            names = _param_names(self.fn, len(examples) - 2)
+            name = f"{_identifier(self.__name__)}_vjp"
+            source = (f"def {name}({', '.join(['_st_g', '_st_out', *names])}):\n"
+                      f"    return _st_bwd(_st_fwd({', '.join(names)})[1], _st_g)\n")
+            return _define(source, name, {"_st_fwd": fwd, "_st_bwd": bwd})
+
+        rule.__name__ = rule.__qualname__ = f"{self.__name__}_vjp"
+        rule.st_readable_for = readable  # type: ignore[attr-defined]
+        register_vjp(self, rule)
+
+
+class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
+    """A function with a hand-written JVP, JAX's way.
+
+    >>> import numpy as np, st_autodiff as st
+    >>> @st.custom_jvp
+    ... def softplus(x):
+    ...     return np.log1p(np.exp(x))
+    >>> @softplus.defjvp
+    ... def softplus_jvp(primals, tangents):
+    ...     (x,), (x_dot,) = primals, tangents
+    ...     return softplus(x), x_dot / (1 + np.exp(-x))
+    >>> def loss(x):
+    ...     return np.sum(softplus(x))
+    >>> x = np.array([0.0, 1000.0])
+    >>> st.jvp(loss, (x,), (np.ones(2),))[1], st.grad(loss)(x)
+    (1.5, array([0.5, 1. ]))
+
+    Calling ``f`` runs the function itself.  ``st.jvp`` uses the rule; ``st.grad`` and
+    ``st.vjp`` use its transpose (see the module docstring), so the rule must be linear
+    in the tangents, as JAX requires.
+    """
+
+    _kind = "custom_jvp"
+    _define_with = "@f.defjvp"
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__(fn)
+        self.jvp_rule: Callable[..., Any] | None = None
+        self._transposers: dict[tuple[int, ...], Callable[..., Any]] = {}
+        self._numeric: dict[Any, StAutodiffError] = {}  # argument kinds -> compile error
+        self._checked: set[Any] = set()  # argument kinds whose rule output was checked
+        self._building: set[Any] = set()  # transposes being compiled (a rule calling f)
+
+    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+        """Use ``jvp(primals, tangents) -> (out, tangent)`` as the derivative (a
+        decorator: returns ``jvp``).  ``primals`` and ``tangents`` are tuples with one
+        entry per argument; the tangent must be linear in ``tangents``."""
+        self.jvp_rule = jvp
+        self._transposers.clear()
+        self._numeric.clear()
+        self._checked.clear()
+
+        def tangent(*args: Any) -> Any:
+            n = len(args) // 2
+            return self.apply_rule(args[:n], args[n:])[1]
+
+        def transpose(g: Any, out: Any, *args: Any) -> tuple:
+            return self._transpose(g, args)
+
+        tangent.__name__ = tangent.__qualname__ = f"{self.__name__}_jvp"
+        transpose.__name__ = transpose.__qualname__ = f"{self.__name__}_vjp"
+        # generated code that calls them is read again (higher derivatives) as Python
+        # that calls the rule, so the rule is differentiated like the user's own code
+        tangent.st_readable_for = self._readable_tangent  # type: ignore[attr-defined]
+        transpose.st_readable_for = self._readable_transpose  # type: ignore[attr-defined]
+        CUSTOM_JVPS[self] = tangent
+        register_vjp(self, transpose)
+        return jvp
+
+    def defjvps(self, *fns: Callable[..., Any] | None) -> None:
+        """One function per argument, JAX's ``defjvps``: ``fns[i](t, ans, *args)`` is the
+        tangent contribution of argument ``i`` with tangent ``t`` (``ans`` is the output);
+        ``None`` means the output does not depend on that argument.  The rule made from
+        them is generated Python, so the compiler can read (and transpose) it."""
+        self.defjvp(_jvps_rule(self, fns))
+
+    def apply_rule(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+        """``rule(primals, tangents)``, checked: ``(out, tangent)`` with one array output
+        and a tangent shaped like it.  Raises ``TypeError`` naming the function when the
+        rule returns something else."""
+        if self.jvp_rule is None:
+            raise NoRuleError(self.st_missing_rule or "")
+        result = self.jvp_rule(tuple(primals), tuple(tangents))
+        return _checked_pair(self.__name__, result)
+
+    def _readable_tangent(self, examples: Sequence[Any]) -> Callable[..., Any]:
+        """``NAME_jvp(*args, *tangents) = rule(args, tangents)[1]`` as Python the compiler
+        reads: how it reads a call to the tangent function in generated code."""
+        names = _param_names(self.fn, len(examples) // 2)
+        dots = [_dot_name(s, names) for s in names]
+        name = f"{_identifier(self.__name__)}_jvp"
+        source = (f"def {name}({', '.join(names + dots)}):\n"
+                  f"    return _st_rule({_tuple(names)}, {_tuple(dots)})[1]\n")
+        return _define(source, name, {"_st_rule": self.jvp_rule})
+
+    def _readable_transpose(self, examples: Sequence[Any]) -> Callable[..., Any]:
+        """``NAME_vjp(g, out, *args)`` as Python the compiler reads: a call of the
+        compiled transpose (which the compiler inlines as generated code) at zero
+        tangents, so higher derivatives differentiate the rule itself."""
+        args = examples[2:]
+        floats = tuple(i for i, a in enumerate(args) if _is_float(a))
+        names = _param_names(self.fn, len(args))
+        zeros = [f"_st_zeros_like({names[i]})" for i in floats]
+        grads = {i: f"_st_grads[{k}]" for k, i in enumerate(floats)}
+        name = f"{_identifier(self.__name__)}_vjp"
+        source = (f"def {name}({', '.join(['_st_g', '_st_out', *names])}):\n"
+                  f"    _st_grads = _st_transpose({', '.join([*names, *zeros, '_st_g'])})\n"
+                  f"    return {_tuple([grads.get(i, 'None') for i in range(len(args))])}\n")
+        return _define(source, name, {"_st_transpose": self._transposer(len(args), floats),
+                                      "_st_zeros_like": np.zeros_like})
+
+    # --- reverse mode: the transpose of the rule -----------------------------------------
+
+    def _transpose(self, g: Any, args: tuple) -> tuple:
+        """The VJP of the cotangent ``g`` at ``args``: one gradient (``None`` for
+        arguments that are not floating point) per argument."""
+        floats = tuple(i for i, a in enumerate(args) if _is_float(a))
+        result: list[Any] = [None] * len(args)
+        if not floats:
+            return tuple(result)
+        zeros = [_zeros_like(args[i]) for i in floats]
+        key = (floats, tuple(_kind_of(a) for a in args), _kind_of(g))
+        if key not in self._checked:  # the rule's output, checked once per kind
+            self.apply_rule(args, _tangents(args, floats, zeros))
+            self._checked.add(key)
+        grads = None
+        if key in self._building:  # the rule calls f on tangents: its transpose needs itself
+            self._numeric.setdefault(key, NoRuleError("the rule calls the function on its "
+                                                      "tangents"))
+        elif key not in self._numeric:
+            self._building.add(key)
+            try:
+                grads = self._transposer(len(args), floats).call_flat(*args, *zeros, g)
+            except StAutodiffError as exc:
+                self._numeric[key] = exc
+            finally:
+                self._building.discard(key)
+        if grads is None:
+            why = self._numeric.get(key)
+            grads = self._numeric_transpose(g, args, floats, zeros, why)
+        for i, gi in zip(floats, grads):
+            result[i] = gi
+        return tuple(result)
+
+    def _transposer(self, n: int, floats: tuple[int, ...]) -> Any:
+        """The compiled gradient of the generated ``NAME_transpose(*primals,
+        *float_tangents, ct) = sum(rule(primals, tangents)[1] * ct)`` with respect to the
+        tangents (one per floating-point argument)."""
+        fn = self._transposers.get(floats)
+        if fn is None:
+            from .api import grad  # noqa: PLC0415  (api re-exports this module)
+
+            names = _param_names(self.fn, n)
+            dots = [_dot_name(names[i], names) for i in floats]
+            tangent_of = dict(zip(floats, dots))
+            tangents = _tuple([tangent_of.get(i, "None") for i in range(n)])
+            name = f"{_identifier(self.__name__)}_transpose"
+            source = (f"def {name}({', '.join(names + dots)}, _st_ct):\n"
+                      f"    _st_pair = _st_rule({_tuple(names)}, {tangents})\n"
+                      "    return _st_sum(_st_pair[1] * _st_ct)\n")
+            wrapper = _define(source, name, {"_st_rule": self.jvp_rule, "_st_sum": np.sum})
+            fn = self._transposers[floats] = grad(wrapper, wrt=tuple(range(n, n + len(dots))))
+        return fn
+
+    def _numeric_transpose(self, g: Any, args: tuple, floats: tuple[int, ...],
+                           zeros: list[Any], why: StAutodiffError | None) -> list[Any]:
+        """The transpose by columns: rule calls with unit tangents, one per element (the
+        fallback for rules the compiler cannot read)."""
+        size = sum(int(np.size(z)) for z in zeros)
+        if size > NUMERIC_TRANSPOSE_LIMIT:
+            reason = str(why).splitlines()[0] if why is not None else "unknown"
+            raise NoRuleError(
+                f"reverse mode through custom_jvp function {self.__name__} needs the "
+                f"transpose of its JVP rule, and the compiler cannot read the rule "
+                f"({reason}); transposing it numerically takes one rule call per input "
+                f"element, and its inputs have {size} (more than {NUMERIC_TRANSPOSE_LIMIT})",
+                hint="write the rule with NumPy functions st_autodiff knows, or give the "
+                     "function a VJP with st.custom_vjp")
+        grads = []
+        for k, i in enumerate(floats):
+            z = np.asarray(zeros[k])
+            gi = np.zeros(z.shape, dtype=z.dtype)
+            for j in range(z.size):
+                unit = np.zeros_like(z)
+                unit.flat[j] = 1
+                units = list(zeros)
+                units[k] = unit if np.ndim(args[i]) else unit[()]
+                t = self.apply_rule(args, _tangents(args, floats, units))[1]
+                gi.flat[j] = np.sum(np.asarray(t) * np.asarray(g))
+            grads.append(gi if not isinstance(args[i], float) else float(gi))
+        return grads
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _checked_pair(name: str, result: Any) -> tuple[Any, Any]:
+    """A JVP rule's ``(out, tangent)``, with the tangent shaped like the output."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        what = (f"a {type(result).__name__} of length {len(result)}"
+                if isinstance(result, (tuple, list)) else f"a {type(result).__name__}")
+        raise TypeError(f"the custom_jvp rule of {name} must return a pair "
+                        f"(primal_out, tangent_out), but it returned {what}")
+    out, t = result
+    for part, value in (("primal output", out), ("tangent", t)):
+        if isinstance(value, (tuple, list)):
+            raise TypeError(f"the custom_jvp rule of {name} returned a tuple as its {part}; "
+                            "custom_jvp functions return one array")
+        if value is None:
+            raise TypeError(f"the custom_jvp rule of {name} returned None as its {part}; "
+                            "return an array (np.zeros_like(out) for a zero tangent)")
+    if np.shape(t) != np.shape(out):
+        try:
+            t = np.broadcast_to(t, np.shape(out))
+        except ValueError:
+            raise TypeError(f"the custom_jvp rule of {name} returned a tangent of shape "
+                            f"{np.shape(t)} for a primal output of shape {np.shape(out)}; "
+                            "they must match") from None
+    return out, t
+
+
+def _tuple(items: Sequence[str]) -> str:
+    """A tuple display of the expressions ``items``."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def _tangents(args: Sequence[Any], floats: tuple[int, ...], given: list[Any]) -> list[Any]:
+    """One tangent per argument: ``given`` for the floating-point ones, ``None`` else."""
+    out: list[Any] = [None] * len(args)
+    for i, t in zip(floats, given):
+        out[i] = t
+    return out
+
+
+def _is_float(a: Any) -> bool:
+    if isinstance(a, float):
+        return True
+    dt = getattr(a, "dtype", None)
+    return dt is not None and np.dtype(dt).kind in "fc"
+
+
+def _zeros_like(a: Any) -> Any:
+    return 0.0 if isinstance(a, float) else np.zeros_like(a)
+
+
+def _kind_of(a: Any) -> Any:
+    """What the compiled transpose is specialised on (dtype and shape, or the value)."""
+    if hasattr(a, "dtype") and hasattr(a, "shape"):
+        return (type(a), str(a.dtype), tuple(a.shape))
+    return (type(a), a) if isinstance(a, (int, str, type(None))) else type(a)
+
+
+def _identifier(name: str) -> str:
+    return name if name.isidentifier() and not keyword.iskeyword(name) else "custom"
+
+
+def _param_names(fn: Callable[..., Any], n: int) -> list[str]:
+    """``fn``'s positional parameter names when it has ``n`` of them (they make the
+    generated code read like the user's), else ``x0 … x{n-1}``."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    ok = len(names) == len(params) == n and all(
+        _identifier(s) == s and not s.startswith("_st_") for s in names)
+    return names if ok else [f"x{i}" for i in range(n)]
+
+
+def _dot_name(name: str, taken: list[str]) -> str:
+    dot = f"{name}_dot"
+    return dot if dot not in taken else f"_st_{name}_dot"
+
+
+def _define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+    """Compile generated ``source`` and register it with ``linecache``, so that the
+    compiler (which reads functions' source) can read it like a user's function."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
+    filename = f"<st_autodiff {name} {digest}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = {"__name__": "st_autodiff.generated", **namespace}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own source)
+    return namespace[name]
+
+
+def _caller_of(custom: _CustomFunction) -> Callable[..., Any]:
+    """``def NAME(a, b=default): return _st_fn(a, b)`` for the custom function."""
+    try:
+        sig = inspect.signature(custom.fn)
+    except (TypeError, ValueError):
+        sig = None
+    params = list(sig.parameters.values()) if sig is not None else []
+    if sig is None or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                          for p in params):
+        raise CompileError(
+            f"cannot differentiate {custom._kind} function {custom.__name__} directly: "
+            f"its parameters {sig} are not all positional",
+            hint="call it from a function with fixed positional parameters and "
+                 "differentiate that function")
+    names = [p.name for p in params]
+    if "_st_fn" in names:
+        names = [f"x{i}" for i in range(len(names))]
+    name = _identifier(custom.__name__)
+    source = f"def {name}({', '.join(names)}):\n    return _st_fn({', '.join(names)})\n"
+    caller = _define(source, name, {"_st_fn": custom})
+    caller.__defaults__ = tuple(p.default for p in params if p.default is not p.empty) or None
+    return caller
+
+
+def _jvps_rule(custom: custom_jvp, fns: Sequence[Callable[..., Any] | None]
+               ) -> Callable[..., Any]:
+    """The JVP rule ``defjvps`` describes, generated as Python the compiler reads:
+    ``ans = f(*primals)`` and the sum of ``fns[i](tangents[i], ans, *primals)``."""
+    n = len(fns)
+    try:
+        expected = len(inspect.signature(custom.fn).parameters)
+    except (TypeError, ValueError):
+        expected = n
+    if n != expected:
+        raise TypeError(f"{custom.__name__}.defjvps() got {n} functions for {expected} "
+                        "arguments; give one per argument (None for no dependence)")
+    names = _param_names(custom.fn, n)
+    dots = [_dot_name(s, names) for s in names]
+    args = ", ".join(names)
+    terms = [f"_st_d{i}({dots[i]}, _st_ans, {args})" for i, f in enumerate(fns)
+             if f is not None]
+    name = f"{_identifier(custom.__name__)}_jvps"
+    source = (f"def {name}(_st_primals, _st_tangents):\n"
+              f"    {args}, = _st_primals\n"
+              f"    {', '.join(dots)}, = _st_tangents\n"
+              f"    _st_ans = _st_fn({args})\n"
+              f"    return _st_ans, {' + '.join(terms) if terms else '_st_ans * 0.0'}\n")
+    namespace: dict[str, Any] = {"_st_fn": custom}
+    namespace.update({f"_st_d{i}": f for i, f in enumerate(fns) if f is not None})
+    return _define(source, name, namespace)

@@ -1,0 +1,91 @@
+"""What the region ops mean: ``if``, ``for`` and ``while`` over sub-graphs.
+
+A region node holds its bodies as ``Graph`` params and reads every outer value it uses
+as an explicit input (no implicit capture), so each body is a complete function that
+passes can transform on its own (the adjoint of a loop is built from the adjoint of its
+body).  Conventions, shared by every pass:
+
+``if``     inputs ``(cond, *ins)``; ``then``/``orelse`` take ``ins`` and return the same
+           number of values; the node's value is the taken branch's outputs.
+``for``    inputs ``(start, stop, step, *xs, *carry, *free)``; the body takes
+           ``(i, *x_items, *carry, *free)`` and returns ``(*carry, *y_items[, go_on])``.
+           It iterates ``range(start, stop, step)`` (backwards when ``reverse``); the
+           lists ``xs`` hold one item per position of that range.  The node's value is
+           ``(*carry, *ys, trips)``: final carried values, one list per ``y`` (ordered
+           by range position) and the number of iterations run.  With ``has_break``
+           the body's last output says whether to go on.
+``while``  inputs ``(*carry, *free)``; ``cond`` takes ``(*carry, *free)``; the body as
+           for ``for`` without ``i`` and ``xs``; value ``(*carry, *ys, trips)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .graph import Graph
+from .ops import Op
+
+REGIONS = frozenset({Op.IF, Op.FOR, Op.WHILE})
+
+
+def run_region(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
+    """Evaluate one region node on concrete inputs (the reference semantics)."""
+    from .interpret import interpret  # noqa: PLC0415  (interpret runs kernels, which run us)
+
+    if op is Op.IF:
+        branch: Graph = params["then"] if bool(inputs[0]) else params["orelse"]
+        return interpret(branch, *inputs[1:], xp=xp)
+    if op is Op.FOR:
+        return _run_for(interpret, xp, inputs, params)
+    return _run_while(interpret, xp, inputs, params)
+
+
+def for_layout(params: dict[str, Any], n_inputs: int) -> tuple[int, int, int]:
+    """``(n_xs, n_carry, n_free)`` of a ``for`` node with ``n_inputs`` inputs."""
+    n_xs, n_carry = params["n_xs"], params["n_carry"]
+    return n_xs, n_carry, n_inputs - 3 - n_xs - n_carry
+
+
+def _run_for(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -> tuple:
+    start, stop, step = (int(v) for v in inputs[:3])
+    n_xs, n_carry, _ = for_layout(params, len(inputs))
+    xs = inputs[3:3 + n_xs]
+    carry = list(inputs[3 + n_xs:3 + n_xs + n_carry])
+    free = list(inputs[3 + n_xs + n_carry:])
+    body: Graph = params["body"]
+    n_ys, has_break = params["n_ys"], params["has_break"]
+    positions = range(len(range(start, stop, step)))
+    if params["reverse"]:
+        positions = reversed(positions)
+    ys: list[list[Any]] = [[] for _ in range(n_ys)]
+    trips = 0
+    for p in positions:
+        i = start + p * step
+        out = interpret(body, i, *[x[p] for x in xs], *carry, *free, xp=xp)
+        carry = list(out[:n_carry])
+        for k in range(n_ys):
+            ys[k].append(out[n_carry + k])
+        trips += 1
+        if has_break and not bool(out[-1]):
+            break
+    if params["reverse"]:
+        for y in ys:
+            y.reverse()
+    return (*carry, *ys, trips)
+
+
+def _run_while(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -> tuple:
+    n_carry, n_ys = params["n_carry"], params["n_ys"]
+    carry = list(inputs[:n_carry])
+    free = list(inputs[n_carry:])
+    ys: list[list[Any]] = [[] for _ in range(n_ys)]
+    trips = 0
+    while bool(interpret(params["cond"], *carry, *free, xp=xp)[0]):
+        out = interpret(params["body"], *carry, *free, xp=xp)
+        carry = list(out[:n_carry])
+        for k in range(n_ys):
+            ys[k].append(out[n_carry + k])
+        trips += 1
+        if params.get("has_break") and not bool(out[-1]):
+            break
+    return (*carry, *ys, trips)

@@ -1,0 +1,784 @@
+"""Statements with control flow for ``lower``: ``if``, ``for``, ``while`` as regions.
+
+``ControlLowering`` is mixed into ``lower.Lowerer``.  A condition known when the
+function is compiled (it depends on shapes or integer arguments) picks its branch here,
+as Python would; a condition on runtime values becomes an ``if`` node whose branches are
+sub-graphs.  Loops over a range, an array, a runtime list or a ``zip``/``enumerate`` of
+them become ``for`` nodes; ``while`` loops become ``while`` nodes; a loop over a Python
+list or tuple (whose items may differ in shape) is unrolled.
+
+``return``, ``break`` and ``continue`` set flags in the scope (``#ret``, ``#brk``,
+``#cont``); the statements after one that may have run only at run time are lowered as
+the ``then`` branch of an ``if`` on "nothing stopped us", so every region is structured.
+Variables a region changes become its outputs (branches) or carried values (loops);
+lists appended to once per iteration become the loop's stacked outputs.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import CompileError
+from ..ir.graph import GraphBuilder, Node
+from ..ir.ops import Op
+from ..ir.types import Type
+from .scope import Scope
+
+FLAGS = ("#ret", "#brk", "#cont")
+_MISSING = object()
+_UNROLL_LIMIT = 64  # a static loop whose carried types change is unrolled up to this
+
+
+class Appender:
+    """A list being appended to inside a loop body: the body's stacked output."""
+
+    def __init__(self, name: str, prefix: list[Any], depth: int) -> None:
+        self.name = name
+        self.prefix = prefix
+        self.depth = depth  # the region depth the loop body is lowered at
+        self.items: list[Node] = []
+
+    def append(self, value: Any) -> None:
+        """Never called: ``control_call`` intercepts ``xs.append(v)`` in user code."""
+        raise NotImplementedError
+
+
+class ControlLowering:
+    """The control-flow half of ``lower.Lowerer`` (see the module docstring)."""
+
+    region_depth = 0
+
+    # --- statement sequences with flags ---------------------------------------------
+
+    def run_stmts(self, stmts: Any, scope: Scope) -> None:
+        """Lower statements in order until one stops the sequence (return, break,
+        continue); after one that may stop it at run time, the rest is guarded."""
+        stmts = list(stmts)
+        for k, stmt in enumerate(stmts):
+            self.compound(stmt, scope)
+            state = self.flow_state(scope, stmt)
+            if state is True:
+                return
+            if isinstance(state, Node):
+                rest = stmts[k + 1:]
+                if rest:
+                    go_on = self.emit(Op.LOGICAL_NOT, [state], None, stmt)
+                    self.branch(go_on, lambda sc: self.run_stmts(rest, sc), None, scope, stmt)
+                return
+
+    def flow_state(self, scope: Scope, where: cst.CSTNode) -> Any:
+        """True when a flag is set for sure, a bool node when only at run time."""
+        runtime = []
+        for f in FLAGS:
+            v = scope.vars.get(f, False)
+            if isinstance(v, Node):
+                runtime.append(v)
+            elif v:
+                return True
+        if not runtime:
+            return False
+        out = runtime[0]
+        for v in runtime[1:]:
+            out = self.emit(Op.LOGICAL_OR, [out, v], None, where)
+        return out
+
+    def compound(self, stmt: Any, scope: Scope) -> None:
+        """One statement line or compound statement."""
+        if isinstance(stmt, cst.If):
+            self.if_statement(stmt, scope)
+        elif isinstance(stmt, cst.For):
+            self.for_statement(stmt, scope)
+        elif isinstance(stmt, cst.While):
+            self.while_statement(stmt, scope)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.define(stmt, scope)
+        elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                self.statement(small, scope)
+                if self.flow_state(scope, small) is not False:
+                    return
+        else:
+            raise self.fail(f"{type(stmt).__name__} statements are not supported", stmt)
+
+    @staticmethod
+    def suite(block: Any) -> list[Any]:
+        """The statements of an indented block or a one-line suite."""
+        if isinstance(block, cst.SimpleStatementSuite):
+            return [block]
+        return list(block.body)
+
+    # --- builtins that build what a loop iterates -------------------------------------
+
+    def control_call(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                     e: cst.Call) -> Any:
+        """``range``/``zip``/``enumerate``/``reversed`` for loops, list appends and the
+        list functions; ``NotImplemented`` for every other call."""
+        owner = getattr(fn, "__self__", None)
+        if isinstance(owner, Appender) and getattr(fn, "__name__", "") == "append":
+            if owner.depth != self.region_depth:
+                raise self.fail(f"{owner.name!r} is appended to inside an if or a nested "
+                                "loop whose condition is only known at run time", e,
+                                "append once per iteration, at the loop's own level")
+            owner.items.append(self.to_node(args[0], e))
+            return None
+        if isinstance(owner, list) and getattr(fn, "__name__", "") == "append":
+            owner.append(args[0])
+            return None
+        dynamic = any(isinstance(a, Node) for a in args)
+        if fn is builtins.range and dynamic:
+            if kwargs or not 1 <= len(args) <= 3:
+                raise self.fail("range() takes 1 to 3 positional arguments", e,
+                                kind=CompileError)
+            bounds = [self.int_bound(a, e) for a in args]
+            start, stop, step = ((0, bounds[0], 1) if len(bounds) == 1 else
+                                 (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1))
+            return _Range(start, stop, step)
+        if fn is builtins.zip and not kwargs:
+            if all(isinstance(a, (list, tuple)) for a in args):
+                return list(zip(*args))
+            return _Zip(list(args))
+        if fn is builtins.enumerate:
+            it = args[0]
+            start = kwargs.get("start", args[1] if len(args) > 1 else 0)
+            if isinstance(it, (list, tuple)):
+                return list(enumerate(it, start))
+            n = self.sequence_length(it, e)
+            count: Any = range(start, start + n) if isinstance(n, int) else _Range(
+                start, self.binary(Op.ADD, n, start, e) if start else n, 1)
+            return _Zip([count, it])
+        if fn is builtins.reversed:
+            it = args[0]
+            if isinstance(it, (list, tuple)):
+                return list(reversed(it))
+            return _Reversed(it)
+        lst = args[0] if args else None
+        if isinstance(lst, Node) and lst.type is not None and lst.type.kind == "list":
+            if fn is builtins.len:
+                return self.emit(Op.LIST_LEN, [lst], None, e)
+            if fn is builtins.sum and len(args) == 1:
+                return self.emit(Op.LIST_SUM, [lst], None, e)
+            if fn in (np.stack, np.array, np.asarray):
+                return self.emit(Op.LIST_STACK, [lst], {"axis": kwargs.get("axis", 0)}, e)
+            if fn is np.sum and len(args) == 1:
+                return self.emit(Op.SUM, [self.emit(Op.LIST_STACK, [lst], None, e)], None, e)
+            if fn is np.mean and len(args) == 1:
+                stacked = self.emit(Op.LIST_STACK, [lst], None, e)
+                return self.emit(Op.MEAN, [stacked], None, e)
+            raise self.fail(f"{getattr(fn, '__name__', 'this function')}() of a list built "
+                            "at run time is not supported", e,
+                            "use np.stack(xs), sum(xs), len(xs) or xs[k]")
+        return NotImplemented
+
+    def int_bound(self, v: Any, where: cst.CSTNode) -> Any:
+        """A range bound: a Python int or an integer node."""
+        if isinstance(v, Node):
+            t = v.type
+            if t is not None and (t.kind not in ("int", "array") or t.kind == "array" and
+                                  not (t.dtype or "").startswith(("int", "uint"))):
+                raise self.fail(f"range() needs integers, got a {t} value", where,
+                                "convert with int(...)")
+            return v
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.fail(f"range() needs integers, got {type(v).__name__}", where,
+                            kind=CompileError)
+        return v
+
+    def sequence_length(self, it: Any, where: cst.CSTNode) -> Any:
+        s = self.streams(it, where)
+        if s is None:
+            return len(it)
+        return self.stream_length(s[0], where)
+
+    # --- if ---------------------------------------------------------------------------
+
+    def if_statement(self, stmt: cst.If, scope: Scope) -> None:
+        cond = self.condition(self.expr(stmt.test, scope), stmt.test)
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            other: Any = [orelse]
+        elif isinstance(orelse, cst.Else):
+            other = self.suite(orelse.body)
+        else:
+            other = []
+        then = self.suite(stmt.body)
+        if not isinstance(cond, Node):
+            self.run_stmts(then if cond else other, scope)
+            return
+        self.branch(cond, lambda sc: self.run_stmts(then, sc),
+                    (lambda sc: self.run_stmts(other, sc)) if other else None, scope, stmt)
+
+    def condition(self, v: Any, where: cst.CSTNode) -> Any:
+        """A condition as a Python bool or a scalar boolean node."""
+        if not isinstance(v, Node):
+            return bool(v)
+        t = v.type
+        if t is not None and t.kind == "array" and t.shape not in (None, ()):
+            raise self.fail(f"the truth value of an array of shape {t.shape} is ambiguous",
+                            where, "reduce it first: (x > 0).any(), (x > 0).all(), "
+                            "x.sum() > 0")
+        if t is not None and t.kind == "list":
+            raise self.fail("a list cannot be a condition here", where, "test len(x) > 0")
+        if t is None or t.dtype != "bool":
+            v = self.emit(Op.NE, [v, 0], None, where)
+        return v
+
+    def branch(self, cond: Node, then_fn: Callable[[Scope], None],
+               else_fn: Callable[[Scope], None] | None, scope: Scope,
+               where: cst.CSTNode) -> None:
+        """Lower both branches as sub-graphs and bind what they change to the outputs of
+        one ``if`` node."""
+        before = dict(scope.vars)
+        taken = self.b.values.get(cond)
+        results = []
+        for fn, side in ((then_fn, True), (else_fn, False)):
+            soft = taken is not None and bool(taken) != side
+            sub, vars_ = self.in_region(f"{self.b.name}_{'then' if side else 'else'}",
+                                        soft, scope, before, fn)
+            results.append((sub, vars_))
+        names = sorted({k for _, v in results for k in v
+                        if not _same(v.get(k, _MISSING), before.get(k, _MISSING))}
+                       | {k for k in before if any(k not in v for _, v in results)})
+        outs: list[str] = []
+        for k in names:
+            a, b = (v.get(k, _MISSING) for _, v in results)
+            if _same(a, b):
+                if a is _MISSING:
+                    scope.vars.pop(k, None)
+                else:
+                    scope.vars[k] = a
+                continue
+            for v in (a, b):
+                if isinstance(v, (list, Appender)):
+                    raise self.fail(f"the list {k!r} is changed inside an if whose "
+                                    "condition is only known at run time", where,
+                                    "append in every iteration, outside the if")
+                if isinstance(v, dict):
+                    raise self.fail(f"the dict {k!r} is changed inside an if whose "
+                                    "condition is only known at run time", where,
+                                    "keep the values in separate variables")
+            outs.append(k)
+        graphs = []
+        for (sub, vars_), fn in zip(results, (then_fn, else_fn)):
+            values = []
+            for k in outs:
+                v = vars_.get(k, _MISSING)
+                values.append(sub.const(None) if v is _MISSING else self.node_in(sub, v, where))
+            graphs.append((sub, values))
+        union = _union_captures([s for s, _ in graphs])
+        finished = [self.finish_region(sub, values, union) for sub, values in graphs]
+        node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
+                         where)
+        for k, name in enumerate(outs):
+            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where))
+            scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
+
+    def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
+                  fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:
+        """Lower ``fn`` into a fresh body builder over a copy of the scope."""
+        sub = self.b.body(name, soft)
+        sc = Scope(scope.parent, scope.outer)
+        sc.vars = {k: _copy(v) for k, v in before.items()}
+        if fn is not None:
+            with self.building(sub):
+                fn(sc)
+        return sub, sc.vars
+
+    def building(self, sub: GraphBuilder) -> Any:
+        """Context manager: make ``sub`` the current builder."""
+        lowerer = self
+
+        class _Swap:
+            def __enter__(self) -> None:
+                self.saved = lowerer.b
+                lowerer.b = sub
+                lowerer.region_depth += 1
+
+            def __exit__(self, *exc: Any) -> None:
+                lowerer.b = self.saved
+                lowerer.region_depth -= 1
+
+        return _Swap()
+
+    def node_in(self, sub: GraphBuilder, v: Any, where: cst.CSTNode) -> Node:
+        """``v`` as a node of the builder ``sub``."""
+        with self.building(sub):
+            return sub.capture(self.to_node(v, where))
+
+    def finish_region(self, sub: GraphBuilder, outputs: list[Node], args: list[Node]) -> Any:
+        """The body graph, its arguments being ``sub``'s own arguments followed by one per
+        outer value in ``args`` (captured now if the body never read it)."""
+        for n in args:
+            sub.capture(n)
+        own = [a for a in sub.args if a not in set(sub.captures.values())]
+        sub.args = own + [sub.captures[n] for n in args]
+        return sub.finish(outputs)
+
+    # --- loops ------------------------------------------------------------------------
+
+    def for_statement(self, stmt: cst.For, scope: Scope) -> None:
+        if stmt.orelse is not None:
+            raise self.fail("for ... else is not supported", stmt.orelse,
+                            "set a flag before break and test it after the loop")
+        if stmt.asynchronous is not None:
+            raise self.fail("async for cannot be differentiated", stmt)
+        it = self.expr(stmt.iter, scope)
+        streams = self.streams(it, stmt.iter)
+        if streams is None:  # a Python list or tuple: unroll
+            items = list(it.items) if isinstance(it, _Zip) else list(it)
+            self.unroll(stmt, items, scope)
+            return
+        self.loop(stmt, scope, streams)
+
+    def streams(self, it: Any, where: cst.CSTNode) -> list[tuple] | None:
+        """What a ``for`` iterates over: ``[("range", start, stop, step, rev) |
+        ("array", node, rev) | ("list", node, rev)]``, or None for a static sequence."""
+        if isinstance(it, _Zip):
+            parts = [self.streams(p, where) for p in it.parts]
+            if any(p is None for p in parts):
+                return None
+            return [s for p in parts for s in p]  # type: ignore[union-attr]
+        if isinstance(it, _Reversed):
+            inner = self.streams(it.value, where)
+            if inner is None:
+                return None
+            return [(*s[:-1], not s[-1]) for s in inner]
+        if isinstance(it, range):
+            return [("range", it.start, it.stop, it.step, False)]
+        if isinstance(it, _Range):
+            return [("range", it.start, it.stop, it.step, False)]
+        if isinstance(it, Node):
+            t = it.type
+            if t is not None and t.kind == "list":
+                return [("list", it, False)]
+            if t is not None and t.kind == "array":
+                if t.shape == ():
+                    raise self.fail("iteration over a 0-d array", where)
+                return [("array", it, False)]
+            if t is not None and t.kind == "tuple":
+                return None
+            raise self.fail("cannot iterate over this value", where)
+        if isinstance(it, (list, tuple)):
+            return None
+        if hasattr(it, "shape") and hasattr(it, "dtype"):
+            return [("array", self.to_node(it, where), False)]
+        raise self.fail(f"cannot iterate over a {type(it).__name__}", where)
+
+    def unroll(self, stmt: cst.For, items: list[Any], scope: Scope) -> None:
+        """A loop over a Python sequence, one copy of the body per item."""
+        body = self.suite(stmt.body)
+
+        def step(k: int, sc: Scope) -> None:
+            if k == len(items):
+                return
+            self.assign(stmt.target, items[k], sc)
+            self.run_stmts(body, sc)
+            sc.vars["#cont"] = False
+            state = self.flow_state(sc, stmt)
+            if state is True:
+                return
+            if isinstance(state, Node):
+                go_on = self.emit(Op.LOGICAL_NOT, [state], None, stmt)
+                self.branch(go_on, lambda s: step(k + 1, s), None, sc, stmt)
+                return
+            step(k + 1, sc)
+
+        step(0, scope)
+        scope.vars["#brk"] = False
+
+    def while_statement(self, stmt: cst.While, scope: Scope) -> None:
+        if stmt.orelse is not None:
+            raise self.fail("while ... else is not supported", stmt.orelse,
+                            "set a flag before break and test it after the loop")
+        self.loop(stmt, scope, None)
+
+    def loop(self, stmt: cst.For | cst.While, scope: Scope, streams: list[tuple] | None
+             ) -> None:
+        """A ``for`` over streams or a ``while``, as a region node."""
+        where = stmt
+        if streams is not None:
+            header = self.loop_range(streams, stmt.iter)
+            if header is None:
+                return  # zero trips, known at compile time
+            start, stop, step, reverse, positional = header
+        body_stmts = self.suite(stmt.body)
+        carried, appended = self.carried_names(stmt, scope)
+        before = dict(scope.vars)
+        for name in appended:
+            v = before.get(name, _MISSING)
+            if not isinstance(v, list) and not (isinstance(v, Node) and v.type is not None
+                                                and v.type.kind == "list"):
+                raise self.fail(f"{name!r} is appended to in the loop but is not a list "
+                                "made before it", stmt, f"write {name} = [] before the loop")
+        slots = [(k, key) for k in carried for key in (
+            list(before[k]) if isinstance(before.get(k), dict) else [None])]
+        inits = [None if k not in before else self.to_node(
+            before[k] if key is None else before[k][key], where) for k, key in slots]
+        guess: list[tuple[Type | None, Any]] = [
+            (n.type, self.b.values.get(n)) if n is not None else (Type("none"), None)
+            for n in inits]
+        kind = "for" if streams is not None else "while"
+        for _attempt in range(4):
+            sub = self.b.body(f"{self.b.name}_{kind}")
+            sc = Scope(scope.parent, scope.outer)
+            sc.vars = {k: _copy(v) for k, v in before.items()}
+            with self.building(sub):
+                xs_nodes: list[Node] = []
+                if streams is not None:
+                    i_value = None if sub.evaluate is None else (
+                        start if isinstance(start, int) else self.b.values.get(start))
+                    i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
+                    target_value = self.stream_items(streams, i_arg, positional, start, step,
+                                                     sub, xs_nodes, stmt)
+                for (k, key), (t, value) in zip(slots, guess):
+                    a = sub.arg(k.lstrip("#") if key is None else f"{k}_{key}", t, value,
+                                self.loc(stmt))
+                    if key is None:
+                        sc.vars[k] = a
+                    else:
+                        sc.vars.setdefault(k, {})[key] = a
+                for name in appended:
+                    sc.vars[name] = Appender(name, before[name], self.region_depth)
+                for f in FLAGS[1:]:
+                    sc.vars[f] = False
+                sc.vars["#ret"] = False
+                if streams is not None:
+                    self.assign(stmt.target, target_value, sc)
+                    self.run_stmts(body_stmts, sc)
+                else:
+                    self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
+                outs = []
+                for k, key in slots:
+                    v = sc.vars.get(k, _MISSING)
+                    if key is not None:
+                        if not isinstance(v, dict) or set(v) != set(before[k]):
+                            raise self.fail(f"the keys of the dict {k!r} change in the loop",
+                                            stmt, "create every key before the loop")
+                        v = v[key]
+                    outs.append(sub.const(None) if v is _MISSING else sub.capture(
+                        self.to_node(v, where)))
+                ys = []
+                for name in appended:
+                    app = sc.vars.get(name)
+                    if not isinstance(app, Appender) or len(app.items) != 1:
+                        raise self.fail(f"{name!r} must be appended to exactly once in each "
+                                        "iteration", stmt, "append after any if/continue")
+                    ys.append(sub.capture(app.items[0]))
+                stop_flag = self.flow_state(_without(sc, "#cont"), stmt)
+                if stop_flag is True:
+                    go_on: Any = sub.const(False)
+                elif isinstance(stop_flag, Node):
+                    go_on = self.emit(Op.LOGICAL_NOT, [stop_flag], None, stmt)
+                else:
+                    go_on = None
+            new_guess = [_join(g, o, sub) for g, o in zip(guess, outs)]
+            if new_guess == guess or _attempt == 3:
+                break
+            guess = new_guess
+        if new_guess != guess:
+            raise self.fail("a value carried around this loop changes type from one "
+                            "iteration to the next: " + ", ".join(
+                                f"{k} ({g[0]} -> {n[0]})" for (k, _), g, n in zip(slots, guess,
+                                                                                  new_guess)
+                                if g != n), stmt, "give it the same shape and dtype before "
+                            "the loop as inside it")
+        captured = list(sub.captures)
+        body_outs = outs + ys + ([go_on] if go_on is not None else [])
+        graph = self.finish_region(sub, body_outs, captured)
+        init_nodes = [n if n is not None else self.b.const(None) for n in inits]
+        params: dict[str, Any] = {"body": graph, "n_carry": len(slots), "n_ys": len(ys),
+                                  "has_break": go_on is not None}
+        if streams is not None:
+            params.update(n_xs=len(xs_nodes), reverse=reverse)
+            node = self.emit(Op.FOR, [start, stop, step, *xs_nodes, *init_nodes, *captured],
+                             params, where)
+        else:
+            node = self.emit(Op.WHILE, [*init_nodes, *captured], params, where)
+        loc = self.loc(stmt)
+        for k, (name, key) in enumerate(slots):
+            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=loc)
+            if key is not None:
+                if scope.vars.get(name) is before.get(name):
+                    scope.vars[name] = {}
+                scope.vars[name][key] = self.b.rename(item, f"{name}_{key}")
+                continue
+            scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
+        for k, name in enumerate(appended):
+            item = self.b.emit(Op.ITEM, [node], {"index": len(slots) + k}, loc=loc)
+            prefix = before[name]
+            if isinstance(prefix, list) and prefix:
+                item = self.emit(Op.LIST_CONCAT, [self.emit(Op.LIST, list(prefix), None, stmt),
+                                                  item], None, stmt)
+            elif isinstance(prefix, Node):
+                item = self.emit(Op.LIST_CONCAT, [prefix, item], None, stmt)
+            scope.vars[name] = item
+        for k in list(scope.vars):
+            if k not in before and k not in carried:
+                scope.vars.pop(k)  # loop-local names are gone after the loop
+        scope.vars["#brk"] = False
+        scope.vars["#cont"] = False
+
+    def loop_range(self, streams: list[tuple], where: cst.CSTNode) -> Any:
+        """``(start, stop, step, reverse, positional)`` of the loop, or None when it is
+        known to run zero times.  A lone range keeps its own bounds; anything else
+        iterates positions ``0 .. n-1`` (``positional``)."""
+        revs = {s[-1] for s in streams}
+        if len(revs) > 1:
+            raise self.fail("zip of reversed and forward sequences is not supported", where)
+        reverse = revs.pop()
+        if len(streams) == 1 and streams[0][0] == "range":
+            _, start, stop, step, _ = streams[0]
+            if all(isinstance(v, int) for v in (start, stop, step)):
+                if len(range(start, stop, step)) == 0:
+                    return None
+            if isinstance(step, Node):
+                raise self.fail("the step of a range must be known when the function is "
+                                "compiled", where)
+            if step == 0:
+                raise self.fail("range() arg 3 must not be zero", where, kind=CompileError)
+            return start, stop, step, reverse, False
+        lengths = [self.stream_length(s, where) for s in streams]
+        n: Any = lengths[0]
+        for m in lengths[1:]:
+            n = min(n, m) if isinstance(n, int) and isinstance(m, int) else self.emit(
+                Op.MINIMUM, [n, m], None, where)
+        if isinstance(n, int) and n == 0:
+            return None
+        return 0, n, 1, reverse, True
+
+    def stream_length(self, s: tuple, where: cst.CSTNode) -> Any:
+        if s[0] == "range":
+            _, start, stop, step, _ = s
+            if all(isinstance(v, int) for v in (start, stop, step)):
+                return len(range(start, stop, step))
+            if step != 1 or isinstance(step, Node):
+                raise self.fail("zip over a range with a runtime bound and a step other "
+                                "than 1 is not supported", where)
+            diff = self.binary(Op.SUB, stop, start, where)
+            return self.emit(Op.MAXIMUM, [diff, 0], None, where)
+        node = s[1]
+        if s[0] == "list":
+            return self.emit(Op.LIST_LEN, [node], None, where)
+        t = node.type
+        if t is not None and t.shape is not None:
+            return t.shape[0]
+        shape = self.emit(Op.SHAPE, [node], None, where)
+        return self.emit(Op.ITEM, [shape], {"index": 0}, where)
+
+    def stream_items(self, streams: list[tuple], i: Node, positional: bool, start: Any,
+                     step: Any, sub: GraphBuilder, xs: list[Node], where: cst.CSTNode) -> Any:
+        """The loop target's value inside the body, from the position/index ``i``."""
+        values = []
+        for s in streams:
+            if s[0] == "range":
+                if not positional:
+                    values.append(i)
+                    continue
+                v: Any = i
+                if s[3] != 1:
+                    v = self.binary(Op.MUL, v, s[3], where)
+                if not (isinstance(s[1], int) and s[1] == 0):
+                    v = self.binary(Op.ADD, v, s[1], where)
+                values.append(v)
+            elif s[0] == "array":
+                values.append(self.emit(Op.GETITEM, [s[1], i], {"index": (("in", 0),)},
+                                        where))
+            else:  # a runtime list: one item per position, passed in as ``xs``
+                xs.append(s[1])
+                t = s[1].type
+                value = None
+                lst = self.b.values.get(s[1]) if sub.evaluate is not None else None
+                if isinstance(lst, list) and lst:
+                    value = lst[-1 if s[-1] else 0]
+                item_type = getattr(t, "item", None) if t is not None else None
+                values.append(sub.arg("item", item_type or _type_of_value(value), value,
+                                      self.loc(where)))
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def carried_names(self, stmt: Any, scope: Scope) -> tuple[list[str], list[str]]:
+        """Names a loop body assigns that live on (defined before, or read elsewhere in
+        the function), and lists it appends to."""
+        assigned, appended = _assigned(self.suite(stmt.body))
+        if isinstance(stmt, cst.For):
+            targets, _ = _assigned([cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(stmt.target)], cst.Name("_"))])])
+            assigned -= targets
+        outside = _loaded_outside(self.fn.node, stmt)
+        names = sorted(n for n in assigned - set(appended)
+                       if n in scope.vars or n in outside)
+        if _has_return(stmt.body):
+            names += ["#ret", "#retval"]
+        return names, sorted(appended)
+
+
+class _WhileGuard:
+    """The test of a ``while`` loop, lowered as ``if not test: break`` in its body."""
+
+    def __init__(self, test: cst.BaseExpression) -> None:
+        self.test = test
+
+
+class _Range:
+    """``range(...)`` with runtime bounds."""
+
+    def __init__(self, start: Any, stop: Any, step: Any) -> None:
+        self.start, self.stop, self.step = start, stop, step
+
+
+class _Zip:
+    """``zip(...)``/``enumerate(...)`` of iterables, before the loop reads it."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+
+    @property
+    def items(self) -> list[tuple]:
+        return list(zip(*self.parts))
+
+
+class _Reversed:
+    """``reversed(x)`` before the loop reads it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _copy(v: Any) -> Any:
+    """Dicts and lists are copied into a region's scope: a change inside shows up as a
+    different object, which the region then outputs (or refuses)."""
+    if isinstance(v, dict):
+        return dict(v)
+    if isinstance(v, list):
+        return list(v)
+    return v
+
+
+def _without(scope: Scope, name: str) -> Scope:
+    sc = Scope(scope.parent, scope.outer)
+    sc.vars = {k: v for k, v in scope.vars.items() if k != name}
+    return sc
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Node) or isinstance(b, Node):
+        return False
+    if isinstance(a, (bool, int, float, str, type(None))) and type(a) is type(b):
+        return a == b
+    return False
+
+
+def _union_captures(builders: list[GraphBuilder]) -> list[Node]:
+    out: dict[Node, None] = {}
+    for b in builders:
+        for n in b.captures or {}:
+            out.setdefault(n)
+    return list(out)
+
+
+def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder
+          ) -> tuple[Type | None, Any]:
+    """The carried type after one more iteration: the body's output type, with the shape
+    forgotten when it differs from the guess."""
+    t, value = guess
+    ot = out.type
+    if ot is None or (ot.kind == "none"):
+        return guess
+    if t is not None and t == ot:
+        return guess
+    if t is not None and t.kind == ot.kind and t.dtype == ot.dtype and t.shape != ot.shape:
+        ot = ot.without_shape()
+    v = sub.values.get(out, value)
+    return ot, v
+
+
+def _type_of_value(v: Any) -> Type | None:
+    if v is None:
+        return None
+    from ..ir.types import type_of  # noqa: PLC0415
+
+    return type_of(v)
+
+
+def _assigned(stmts: list[Any]) -> tuple[set[str], list[str]]:
+    """Names assigned (or written into) by statements, and names appended to."""
+    names: set[str] = set()
+    appended: list[str] = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            names.add(node.name.value)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            _target_names(node.target, names)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            _target_names(node.target, names)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            _target_names(node.target, names)
+
+        def visit_For(self, node: cst.For) -> None:
+            _target_names(node.target, names)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and \
+                    f.attr.value == "append" and f.value.value not in appended:
+                appended.append(f.value.value)
+
+    for s in stmts:
+        s.visit(V())
+    return names, appended
+
+
+def _target_names(t: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(t, cst.Name):
+        out.add(t.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for el in t.elements:
+            _target_names(el.value, out)
+    elif isinstance(t, cst.Subscript):
+        _target_names(t.value, out)
+
+
+def _loaded_outside(fn: Any, stmt: Any) -> set[str]:
+    """Names read anywhere in ``fn`` outside the statement ``stmt``."""
+    found: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if node is stmt:
+                return False
+            if isinstance(node, cst.Name):
+                found.add(node.value)
+            return True
+
+    fn.visit(V())
+    return found
+
+
+def _has_return(block: Any) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+    block.visit(V())
+    return bool(found)

@@ -1,0 +1,368 @@
+"""Reverse mode through regions: the adjoint of an ``if``, ``for`` or ``while`` node.
+
+The adjoint of a region is built from the adjoint of its body (``adjoint`` run on the
+body graph, seeded at every output that carries a gradient).  That joint body splits
+in two: its primal nodes, and the adjoint nodes after them.  The primal values the
+adjoint nodes read are the body's *residuals* (to-be-recorded analysis: nothing else is
+kept).  Before the main adjoint walk, ``augment`` rewrites each active region so that
+it also returns its residuals: a loop pushes them on one stack (a list) per residual,
+a branch returns them for the branch taken.  When the walk reaches the region,
+``region_vjp`` emits the reverse region: a loop over the same range backwards that pops
+the stacks and runs the adjoint half of the body, carrying the adjoints of the carried
+values and accumulating those of the values it reads from outside; or an ``if`` on the
+recorded condition.  Loop indices, loop-invariant values and the items of lists the
+loop iterates are not stacked: the reverse loop has them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir.graph import Graph, GraphBuilder, Node
+from ..ir.ops import Op
+from ..ir.regions import REGIONS, for_layout
+from ..ir.types import Type
+
+
+@dataclass
+class RegionAdjoint:
+    """What ``augment`` decided for one region, used again by ``region_vjp``."""
+
+    bwd: Graph | tuple[Graph, Graph]  # the reverse body (or both reverse branches)
+    active_in: list[int]  # input positions of the region that receive gradients
+    seeded: list[int]  # output positions whose adjoints seed the reverse region
+    stacked: list[int]  # output positions of the residual stacks / branch residuals
+    passed: list[int]  # input positions (loop items/free values) the reverse body reads
+    n_x_needed: int = 0  # of ``passed``: the leading ones that are loop items (xs)
+
+
+def is_float_type(t: Type | None) -> bool:
+    return t is None or t.is_float or t.kind == "list"
+
+
+def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
+            adjoint_body: Any) -> tuple[Graph, dict[Node, Any], dict[Node, RegionAdjoint]]:
+    """``graph`` with every active region returning its residuals too; ``adjoint_body``
+    is ``adjoint.adjoint_graph`` (passed in: the two modules call each other)."""
+    side: dict[Node, RegionAdjoint] = {}
+    replace: dict[Node, Node] = {}
+    b = GraphBuilder(graph.name, None)
+    new_values: dict[Node, Any] = dict(values)
+    mapping: dict[Node, Node] = {}
+    for n in graph.nodes:
+        ins = tuple(mapping[i] for i in n.inputs)
+        if n.op in REGIONS and n in active:
+            params, info = _augment_region(n, active, values, adjoint_body, new_values)
+            m = Node(len(b.nodes), n.op, ins, tuple(sorted(params.items())), n.type, n.name,
+                     n.loc, n.role)
+            side[m] = info
+            replace[n] = m
+        elif n.op is Op.ITEM and n.inputs[0] in replace and _is_trips(n):
+            old = n.inputs[0]
+            index = _trips_index(replace[old])
+            m = Node(len(b.nodes), n.op, ins, (("index", index),), n.type, n.name, n.loc,
+                     n.role)
+        else:
+            m = Node(len(b.nodes), n.op, ins, n.params, n.type, n.name, n.loc, n.role)
+        b._add(m)
+        if n.op is Op.ARG:
+            b.args.append(m)
+        mapping[n] = m
+        if n in values:
+            new_values[m] = values[n]
+    for old, m in replace.items():
+        if old in values:  # the region now returns its residuals too: evaluate again
+            from ..ir.kernels import array_namespace, run  # noqa: PLC0415
+
+            args = [new_values.get(i) for i in m.inputs]
+            new_values[m] = run(m.op, array_namespace(*args), tuple(args), m.kwargs)
+    out = Graph(graph.name, tuple(b.args), tuple(b.nodes),
+                tuple(mapping[o] for o in graph.outputs), graph.output_names)
+    active_new = frozenset(mapping[n] for n in active)
+    return out, new_values, side, active_new  # type: ignore[return-value]
+
+
+def _is_trips(item: Node) -> bool:
+    region = item.inputs[0]
+    return item.param("index") == _trips_index(region)
+
+
+def _trips_index(region: Node) -> int:
+    p = region.kwargs
+    if region.op is Op.IF:
+        return -1
+    return p["n_carry"] + p["n_ys"]
+
+
+def _augment_region(n: Node, active: frozenset[Node], values: dict[Node, Any],
+                    adjoint_body: Any, new_values: dict[Node, Any]
+                    ) -> tuple[dict[str, Any], RegionAdjoint]:
+    if n.op is Op.IF:
+        return _augment_if(n, active, values, adjoint_body, new_values)
+    return _augment_loop(n, active, values, adjoint_body, new_values)
+
+
+def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
+                  adjoint_body: Any, new_values: dict[Node, Any]
+                  ) -> tuple[dict[str, Any], RegionAdjoint]:
+    p = n.kwargs
+    body: Graph = p["body"]
+    n_carry, n_ys, has_break = p["n_carry"], p["n_ys"], p["has_break"]
+    if n.op is Op.FOR:
+        n_xs, _, n_free = for_layout(p, len(n.inputs))
+        lead = 3  # start, stop, step
+        body_lead = 1  # i
+    else:
+        n_xs, n_free = 0, len(n.inputs) - n_carry
+        lead = body_lead = 0
+    # body arg k <-> region input: i has none; xs, carry, free line up after the lead
+    arg_input = {body_lead + k: lead + k for k in range(n_xs + n_carry + n_free)}
+    carry_args = range(body_lead + n_xs, body_lead + n_xs + n_carry)
+    wrt = [k for k, a in enumerate(body.args) if k >= body_lead and is_float_type(a.type) and (
+        k in carry_args or n.inputs[arg_input[k]] in active)]
+    seeded = [k for k in range(n_carry + n_ys) if is_float_type(body.outputs[k].type)]
+    joint = adjoint_body(body, values, wrt, seeded)
+    jg: Graph = joint.graph
+    n_primal = len(body.nodes)
+    body = Graph(body.name, jg.args[:len(body.args)], jg.nodes[:n_primal],
+                 jg.outputs[:len(body.outputs)])  # nested regions now return residuals
+    bwd_nodes = jg.nodes[n_primal:]
+    grads = list(jg.outputs[len(body.outputs):])
+    seeds = [a for a in jg.args[len(body.args):]]
+    res = _residuals(bwd_nodes, grads, n_primal)
+    arg_pos = {a: k for k, a in enumerate(body.args)}
+    stacked = [r for r in res if r not in arg_pos or (body_lead + n_xs <= arg_pos[r] <
+                                                      body_lead + n_xs + n_carry)]
+    x_needed = [r for r in res if r in arg_pos and body_lead <= arg_pos[r] < body_lead + n_xs]
+    free_needed = [r for r in res if r in arg_pos and arg_pos[r] >= body_lead + n_xs + n_carry]
+    go_on = [body.outputs[-1]] if has_break else []
+    fwd = Graph(body.name, body.args, body.nodes,
+                tuple(list(body.outputs[:n_carry + n_ys]) + stacked + go_on), ())
+    # the reverse body: (i, *stack items, *x items, *ys_bar items, *carry_bar, *acc, *free)
+    rb = GraphBuilder(body.name + "_bwd", None)
+    m: dict[Node, Node] = {}
+    i_arg = rb.arg("i", Type("int"))
+    if body_lead:
+        m[body.args[0]] = i_arg
+    for r in stacked:
+        m[r] = rb.arg(r.name or "t", r.type)
+        _copy_value(joint.values, r, m[r], new_values)
+    for r in x_needed:
+        m[r] = rb.arg(r.name or "x", r.type)
+    ys_seeds = [s for k, s in zip(seeded, seeds) if k >= n_carry]
+    carry_seeds = [s for k, s in zip(seeded, seeds) if k < n_carry]
+    for s in ys_seeds:
+        m[s] = rb.arg(s.name or "y_bar", s.type)
+    for s in carry_seeds:
+        m[s] = rb.arg(s.name or "c_bar", s.type)
+    carry_seed_slot = [k for k in seeded if k < n_carry]
+    free_wrt = [k for k in wrt if k >= body_lead + n_xs + n_carry]
+    accs = [rb.arg((body.args[k].name or "f") + "_bar", body.args[k].type) for k in free_wrt]
+    for r in free_needed:
+        m[r] = rb.arg(r.name or "f", r.type)
+    _copy(rb, bwd_nodes, m, joint.values, new_values)
+    grad_of = dict(zip(wrt, grads))
+    outs: list[Node] = []
+    carry_bar_slots = carry_seed_slot  # carried adjoints: the seeded carry slots
+    for k in carry_bar_slots:
+        g = grad_of.get(body_lead + n_xs + k)
+        outs.append(_mapped(rb, g, m, body.args[body_lead + n_xs + k]))
+    for k, acc in zip(free_wrt, accs):
+        g = _mapped(rb, grad_of.get(k), m, body.args[k])
+        outs.append(rb.emit(Op.ADD, [acc, g], type=acc.type))
+    x_wrt = [k for k in wrt if body_lead <= k < body_lead + n_xs]
+    for k in x_wrt:
+        outs.append(_mapped(rb, grad_of.get(k), m, body.args[k]))
+    rb.args = [rb.args[0]] + [m[r] for r in stacked] + [m[r] for r in x_needed] + \
+        [m[s] for s in ys_seeds] + [m[s] for s in carry_seeds] + accs + \
+        [m[r] for r in free_needed]
+    bwd = rb.finish(outs)
+    new_params = dict(p)
+    new_params["body"] = fwd
+    new_params["n_ys"] = n_ys + len(stacked)
+    stacked_out = list(range(n_carry + n_ys, n_carry + n_ys + len(stacked)))
+    passed = [lead + arg_pos[r] - body_lead for r in x_needed] + \
+        [lead + arg_pos[r] - body_lead for r in free_needed]
+    info = RegionAdjoint(bwd, [lead + k - body_lead for k in wrt], seeded, stacked_out, passed,
+                         len(x_needed))
+    info.x_wrt = [lead + k - body_lead for k in x_wrt]  # type: ignore[attr-defined]
+    info.free_wrt = [lead + k - body_lead for k in free_wrt]  # type: ignore[attr-defined]
+    info.carry_slots = carry_bar_slots  # type: ignore[attr-defined]
+    return new_params, info
+
+
+def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
+                adjoint_body: Any, new_values: dict[Node, Any]
+                ) -> tuple[dict[str, Any], RegionAdjoint]:
+    p = n.kwargs
+    branches: list[Graph] = [p["then"], p["orelse"]]
+    ins = n.inputs[1:]
+    wrt = [k for k, a in enumerate(branches[0].args) if is_float_type(a.type)
+           and ins[k] in active]
+    n_out = len(branches[0].outputs)
+    seeded = [k for k in range(n_out) if any(is_float_type(g.outputs[k].type) and
+                                             g.outputs[k].type.kind != "none"
+                                             for g in branches)]
+    joints = [adjoint_body(g, values, wrt, seeded) for g in branches]
+    branches = [Graph(g.name, j.graph.args[:len(g.args)], j.graph.nodes[:len(g.nodes)],
+                      j.graph.outputs[:len(g.outputs)]) for g, j in zip(branches, joints)]
+    res_lists, needed_lists = [], []
+    for g, j in zip(branches, joints):
+        bwd_nodes = j.graph.nodes[len(g.nodes):]
+        grads = list(j.graph.outputs[len(g.outputs):])
+        res = _residuals(bwd_nodes, grads, len(g.nodes))
+        pos = {a: k for k, a in enumerate(g.args)}
+        res_lists.append([r for r in res if r not in pos])
+        needed_lists.append({pos[r] for r in res if r in pos})
+    needed = sorted(needed_lists[0] | needed_lists[1])
+    fwds = []
+    for side, g in enumerate(branches):
+        gb = GraphBuilder.extend(g, {}, None)
+        outs = list(g.outputs)
+        for other, rl in enumerate(res_lists):
+            outs += rl if other == side else [gb.const(None) for _ in rl]
+        fwds.append(gb.finish(outs))
+    bwds = []
+    for side, (g, j) in enumerate(zip(branches, joints)):
+        rb = GraphBuilder(g.name + "_bwd", None)
+        m: dict[Node, Node] = {}
+        seeds = list(j.graph.args[len(g.args):])
+        for s in seeds:
+            m[s] = rb.arg(s.name or "g", s.type)
+        for other, rl in enumerate(res_lists):
+            for r in rl:
+                a = rb.arg(r.name or "t", r.type)
+                if other == side:
+                    m[r] = a
+        for k in needed:
+            m[g.args[k]] = rb.arg(g.args[k].name or "x", g.args[k].type)
+        _copy(rb, j.graph.nodes[len(g.nodes):], m, j.values, new_values)
+        grads = list(j.graph.outputs[len(g.outputs):])
+        outs = [_mapped(rb, gr, m, g.args[k]) for k, gr in zip(wrt, grads)]
+        bwds.append(rb.finish(outs))
+    new_params = dict(p)
+    new_params["then"], new_params["orelse"] = fwds
+    n_res = len(res_lists[0]) + len(res_lists[1])
+    info = RegionAdjoint((bwds[0], bwds[1]), [1 + k for k in wrt], seeded,
+                         list(range(n_out, n_out + n_res)), [1 + k for k in needed])
+    return new_params, info
+
+
+def _residuals(bwd_nodes: tuple[Node, ...], grads: list[Node], n_primal: int) -> list[Node]:
+    """Primal nodes (ids below ``n_primal``) that the adjoint half reads or returns."""
+    found: dict[Node, None] = {}
+    for m in bwd_nodes:
+        for i in m.inputs:
+            if i.id < n_primal and i.op is not Op.CONST:
+                found.setdefault(i)
+    for g in grads:
+        if g.id < n_primal and g.op is not Op.CONST:
+            found.setdefault(g)
+    return sorted(found, key=lambda x: x.id)
+
+
+def _copy_value(src: dict[Node, Any], old: Node, new: Node, dst: dict[Node, Any]) -> None:
+    if old in src:
+        dst[new] = src[old]
+
+
+def _copy(rb: GraphBuilder, nodes: Any, m: dict[Node, Node], src: dict[Node, Any],
+          dst: dict[Node, Any]) -> None:
+    """Re-create ``nodes`` in ``rb`` with inputs mapped through ``m`` (in place)."""
+    for node in nodes:
+        if node in m:
+            continue
+        if node.op is Op.CONST:
+            m[node] = rb.const(node.param("value"), node.loc, node.name)
+            continue
+        if node.op is Op.ARG:
+            raise AssertionError(f"unexpected argument {node} in an adjoint body")
+        ins = []
+        for i in node.inputs:
+            if i not in m:
+                if i.op is Op.CONST:
+                    m[i] = rb.const(i.param("value"), i.loc, i.name)
+                else:
+                    raise AssertionError(f"{node} reads {i}, which the reverse body lacks")
+            ins.append(m[i])
+        new = Node(len(rb.nodes), node.op, tuple(ins), node.params, node.type, node.name,
+                   node.loc, node.role)
+        rb._add(new)
+        m[node] = new
+        _copy_value(src, node, new, dst)
+
+
+def _mapped(rb: GraphBuilder, g: Node | None, m: dict[Node, Node], like: Node) -> Node:
+    if g is None:
+        return rb.const(0.0)
+    if g in m:
+        return m[g]
+    if g.op is Op.CONST:
+        return rb.const(g.param("value"), g.loc, g.name)
+    raise AssertionError(f"gradient {g} is not in the reverse body")
+
+
+def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], graph: Graph,
+               item_node: Any) -> list[tuple[Node, Node]]:
+    """Emit the reverse region of ``n``; ``(input, gradient)`` pairs for its inputs."""
+    b = em.b
+
+    def item(node: Node, k: int) -> Node:
+        return item_node(b, graph, node, k)
+
+    def zeros(like: Node) -> Node:
+        t = like.type
+        if t is not None and t.kind == "list":
+            return b.emit(Op.LIST_ZEROS, [like], loc=n.loc)
+        if t is not None and t.kind in ("float", "int"):
+            return b.const(0.0)
+        return b.emit(Op.ZEROS_LIKE, [like], loc=n.loc)
+
+    p = n.kwargs
+    if n.op is Op.IF:
+        seeds = [got[k] if k in got else zeros(item(n, k)) for k in info.seeded]
+        res = [item(n, k) for k in info.stacked]
+        needed = [n.inputs[k] for k in info.passed]
+        then, orelse = info.bwd  # type: ignore[misc]
+        r = b.emit(Op.IF, [n.inputs[0], *seeds, *res, *needed],
+                   {"then": then, "orelse": orelse}, loc=n.loc, role="IfBackward0")
+        return [(n.inputs[k], item(r, j)) for j, k in enumerate(info.active_in)]
+    n_carry = p["n_carry"]
+    carry_slots: list[int] = info.carry_slots  # type: ignore[attr-defined]
+    free_wrt: list[int] = info.free_wrt  # type: ignore[attr-defined]
+    x_wrt: list[int] = info.x_wrt  # type: ignore[attr-defined]
+    carry_seeds = [got[k] if k in got else zeros(item(n, k)) for k in carry_slots]
+    ys_seeds = [got[k] if k in got else zeros(item(n, k)) for k in info.seeded
+                if k >= n_carry]
+    accs = [zeros(n.inputs[k]) for k in free_wrt]
+    stacks = [item(n, k) for k in info.stacked]
+    x_lists = [n.inputs[k] for k in info.passed[:info.n_x_needed]]
+    free = [n.inputs[k] for k in info.passed[info.n_x_needed:]]
+    trips = item(n, p["n_carry"] + p["n_ys"])
+    if n.op is Op.FOR:
+        start, stop, step = n.inputs[:3]
+        if p["has_break"]:
+            ran = trips if _is_one(step) else b.emit(Op.MUL, [trips, step], loc=n.loc)
+            stop = b.emit(Op.ADD, [start, ran], loc=n.loc)
+        reverse = not p["reverse"]
+        lead = 3 + p["n_xs"]
+    else:
+        start, stop, step = b.const(0), trips, b.const(1)
+        reverse = True
+        lead = 0
+    xs = [*stacks, *x_lists, *ys_seeds]
+    params = {"body": info.bwd, "n_xs": len(xs), "n_carry": len(carry_seeds) + len(accs),
+              "n_ys": len(x_wrt), "reverse": reverse, "has_break": False}
+    r = b.emit(Op.FOR, [start, stop, step, *xs, *carry_seeds, *accs, *free], params,
+               loc=n.loc, role="ForBackward0" if n.op is Op.FOR else "WhileBackward0")
+    pairs = [(n.inputs[lead + k], item(r, j)) for j, k in enumerate(carry_slots)]
+    base = len(carry_slots)
+    pairs += [(n.inputs[k], item(r, base + j)) for j, k in enumerate(free_wrt)]
+    base += len(free_wrt)
+    pairs += [(n.inputs[k], item(r, base + j)) for j, k in enumerate(x_wrt)]
+    return pairs
+
+
+def _is_one(v: Node) -> bool:
+    return v.op is Op.CONST and v.param("value") == 1
