@@ -1,4 +1,5 @@
-"""The public compiler API: ``grad``, ``value_and_grad`` and ``vjp``.
+"""The public compiler API: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, Jacobians,
+``hessian`` and ``hvp`` (the custom-rule decorators live in ``custom.py``).
 
 ``grad(f)`` returns a ``GradFunction``: call it like ``f`` to get gradients.  The first
 call with a new kind of arguments (dtype and shape of each array, value of each int)
@@ -350,6 +351,12 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         if np.shape(tangents[i]) != np.shape(primals[i]):
             raise ValueError(f"jvp: tangent {i} has shape {np.shape(tangents[i])}, but its "
                              f"primal has shape {np.shape(primals[i])}")
+    if isinstance(fn, GradFunction) and (fn._mode != "grad" or fn._has_aux or
+                                         not isinstance(fn._wrt_spec, (int, str))):
+        # forward mode carries the tangent of the first output only
+        raise NotImplementedError(
+            f"jvp of {fn!r}: its generated code returns a tuple, and forward mode "
+            "differentiates one output; take the jvp of grad(f, wrt=i) for one argument i")
     per_fn = _JVP_CACHE.setdefault(fn, {})
     g = per_fn.get(wrt)
     if g is None:

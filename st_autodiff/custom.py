@@ -18,8 +18,8 @@ compiles that gradient from the rule's own source (a generated
 exact because the function is linear in them), so the rule should be written in the
 subset the compiler reads.  A rule the compiler cannot read (one that calls SciPy, say) is
 transposed numerically instead, one rule call per input element: exact as well, but
-slow, so it is allowed only up to ``NUMERIC_TRANSPOSE_LIMIT`` input elements and is an
-error beyond.
+slow, so it is allowed only up to ``NUMERIC_TRANSPOSE_LIMIT`` input elements, with a
+``NumericTransposeWarning`` saying why, and is an error beyond.
 
 Tangents follow JAX: one per argument, shaped like it.  Floating-point arguments without a
 tangent get zeros; other arguments (ints, integer arrays) get ``None``.  A custom function
@@ -34,6 +34,7 @@ import hashlib
 import inspect
 import keyword
 import linecache
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,6 +43,12 @@ import numpy as np
 from .derivatives import CUSTOM_VJPS
 from .derivatives_jvp import CUSTOM_JVPS
 from .errors import CompileError, NoRuleError, StAutodiffError
+
+
+class NumericTransposeWarning(UserWarning):
+    """Reverse mode through a ``custom_jvp`` function transposes its rule numerically,
+    because the compiler cannot read the rule (said once per argument kinds)."""
+
 
 #: The most input elements a JVP rule the compiler cannot read is transposed for,
 #: numerically (one rule call per element).
@@ -146,9 +153,11 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
     ...     return softplus(x), x_dot / (1 + np.exp(-x))
     >>> def loss(x):
     ...     return np.sum(softplus(x))
-    >>> x = np.array([0.0, 1000.0])
-    >>> st.jvp(loss, (x,), (np.ones(2),))[1], st.grad(loss)(x)
-    (1.5, array([0.5, 1. ]))
+    >>> x = np.array([0.0, 50.0])
+    >>> float(st.jvp(loss, (x,), (np.ones(2),))[1])
+    1.5
+    >>> st.grad(loss)(x)
+    array([0.5, 1. ])
 
     Calling ``f`` runs the function itself.  ``st.jvp`` uses the rule; ``st.grad`` and
     ``st.vjp`` use its transpose (see the module docstring), so the rule must be linear
@@ -165,6 +174,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         self._numeric: dict[Any, StAutodiffError] = {}  # argument kinds -> compile error
         self._checked: set[Any] = set()  # argument kinds whose rule output was checked
         self._building: set[Any] = set()  # transposes being compiled (a rule calling f)
+        self._warned: set[Any] = set()  # argument kinds transposed numerically
 
     def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
         """Use ``jvp(primals, tangents) -> (out, tangent)`` as the derivative (a
@@ -174,6 +184,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         self._transposers.clear()
         self._numeric.clear()
         self._checked.clear()
+        self._warned.clear()
 
         def tangent(*args: Any) -> Any:
             n = len(args) // 2
@@ -261,8 +272,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
             finally:
                 self._building.discard(key)
         if grads is None:
-            why = self._numeric.get(key)
-            grads = self._numeric_transpose(g, args, floats, zeros, why)
+            grads = self._numeric_transpose(g, args, floats, zeros, key)
         for i, gi in zip(floats, grads):
             result[i] = gi
         return tuple(result)
@@ -288,12 +298,13 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         return fn
 
     def _numeric_transpose(self, g: Any, args: tuple, floats: tuple[int, ...],
-                           zeros: list[Any], why: StAutodiffError | None) -> list[Any]:
+                           zeros: list[Any], key: Any) -> list[Any]:
         """The transpose by columns: rule calls with unit tangents, one per element (the
         fallback for rules the compiler cannot read)."""
+        why = self._numeric.get(key)
+        reason = str(why).splitlines()[0] if why is not None else "unknown"
         size = sum(int(np.size(z)) for z in zeros)
         if size > NUMERIC_TRANSPOSE_LIMIT:
-            reason = str(why).splitlines()[0] if why is not None else "unknown"
             raise NoRuleError(
                 f"reverse mode through custom_jvp function {self.__name__} needs the "
                 f"transpose of its JVP rule, and the compiler cannot read the rule "
@@ -301,6 +312,12 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
                 f"element, and its inputs have {size} (more than {NUMERIC_TRANSPOSE_LIMIT})",
                 hint="write the rule with NumPy functions st_autodiff knows, or give the "
                      "function a VJP with st.custom_vjp")
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(f"st_autodiff: the compiler cannot read the custom_jvp rule of "
+                          f"{self.__name__} ({reason}); reverse mode transposes it "
+                          "numerically, one rule call per input element",
+                          NumericTransposeWarning, stacklevel=2)
         grads = []
         for k, i in enumerate(floats):
             z = np.asarray(zeros[k])

@@ -177,6 +177,9 @@ class GraphBuilder:
                 type = type.without_shape()
         elif type is None and self.soft:
             type = _soft_type(op, inputs)
+        if op in _LIST_VALUED or op is Op.ITEM and inputs[0].op in (Op.FOR, Op.WHILE) and \
+                isinstance(value, list):
+            type = Type("list")  # a list built at run time (NumPy's own lists are tuples)
         node = Node(len(self.nodes), op, inputs, sorted_params, type, name, loc, role)
         self._add(node)
         self._read.update(i.id for i in inputs)
@@ -319,6 +322,10 @@ class GraphBuilder:
             if cur is not node and cur.op is node.op and cur.inputs is node.inputs:
                 return cur
         return node
+
+
+_LIST_VALUED = frozenset({Op.LIST, Op.LIST_CONCAT, Op.LIST_ZEROS, Op.LIST_ADD,
+                          Op.LIST_UNSTACK})
 
 
 def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:

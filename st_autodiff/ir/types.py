@@ -69,9 +69,7 @@ def type_of(value: Any) -> Type:
         return Type("float", "float64", ())
     if value is None:
         return Type("none")
-    if isinstance(value, list):
-        return Type("list")
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return Type("tuple")
     dtype = getattr(value, "dtype", None)
     shape = getattr(value, "shape", None)

@@ -151,6 +151,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
         graph, values, side, active = augment(graph, values, active, adjoint_graph)
     b = GraphBuilder.extend(graph, values, _evaluate if values else None,
                             graph.name + "_grad")
+    n_primal = len(graph.nodes)
     em = Emitter(b)
     adj: dict[Node, Node] = {}
     parts: dict[Node, dict[int, Node]] = {}
@@ -161,8 +162,6 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
         for k in seeded:
             out = graph.outputs[k]
             seed = _seed(b, out, values.get(out), True, (out.name or "out") + "_bar")
-            if out.op is Op.ITEM and OP_INFO[out.inputs[0].op].multi and out not in adj:
-                parts.setdefault(out.inputs[0], {})
             adj[out] = seed if out not in adj else _accumulate(em, adj[out], seed)
     for n in reversed(graph.nodes):
         if n not in active or n.op in (Op.ARG, Op.CONST):
@@ -209,7 +208,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
     grads_out = [_final_gradient(em, graph.args[i], adj.get(graph.args[i]), b.values)
                  for i in wrt]
     joint = b.finish(list(graph.outputs) + grads_out)
-    return Lowered(joint, b.values)
+    return Lowered(joint, b.values, n_primal)
 
 
 def adjoint_graph(body: Graph, values: dict[Node, Any], wrt: list[int], seeded: list[int]

@@ -37,6 +37,8 @@ def _numpy_functions() -> dict[int, Op]:
     for op, info in OP_INFO.items():
         if info.spelling is Spelling.SPECIAL and op is not Op.EINSUM:
             continue
+        if op.value.startswith("list_"):
+            continue  # np.stack of a list built at run time is recognised by the lowering
         paths = [] if info.numpy is None or info.numpy.startswith("rt.") else [info.numpy]
         for path in paths + list(info.aliases):
             obj: Any = np

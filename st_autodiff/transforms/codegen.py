@@ -20,6 +20,8 @@ from typing import Any
 from ..ir.graph import Graph, Node
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
+from ..ir.regions import REGIONS
+from .codegen_regions import RegionWriter
 
 _ATOM = 100
 _PREC = {"**": 15, "@": 13, "*": 13, "/": 13, "//": 13, "%": 13, "+": 12, "-": 12,
@@ -54,22 +56,25 @@ def generate_split(graph: Graph, fwd_returns: Any, bwd_returns: Any, name: str,
     return _Writer(graph, name, defaults or {}).write_split(fwd_returns, bwd_returns)
 
 
-class _Writer:
+class _Writer(RegionWriter):
     def __init__(self, graph: Graph, name: str, defaults: dict[str, str],
-                 functional: bool = False) -> None:
+                 functional: bool = False, parent: _Writer | None = None) -> None:
         self.g = graph
         self.name = name
         self.defaults = defaults
         self.functional = functional
+        self.parent = parent
+        self.region_text: dict[Node, str] = {}
         self.users = graph.users()
         self.outputs = set(graph.outputs)
-        self.ns = Namespace("_t", {name})
+        self.ns = Namespace("_t", {name}) if parent is None else parent.ns
         self.names: dict[Node, str] = {}
-        self.globals: dict[str, Any] = {}
+        self.globals: dict[str, Any] = {} if parent is None else parent.globals
         self.adjoint = self._sections()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
         self.in_place, self.chain_name = ({}, {}) if functional else self._in_place_chains()
-        self.fn_names: dict[Any, str] = {}  # user functions called through the globals
+        # user functions called through the globals
+        self.fn_names: dict[Any, str] = {} if parent is None else parent.fn_names
 
     # --- decisions ----------------------------------------------------------------------
 
@@ -104,6 +109,10 @@ class _Writer:
         if n.op in (Op.ARG, Op.SCATTER_ADD, Op.INDEX_ADD) or n in self.outputs or \
                 OP_INFO[n.op].multi:
             return False
+        if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
+            return False  # a region's output: the variable the region assigned
+        if n.op is not Op.CONST and any(u.op in REGIONS for u in self.users[n]):
+            return False  # read inside a region body: it needs a name
         if n.op is Op.CONST:
             return not _needs_global(n.param("value"))
         users = self.users[n]
@@ -161,6 +170,17 @@ class _Writer:
             idx = self.index(n.param("index"), ins[2:], as_tuple=True)
             fn = "rt.scatter_add" if n.op is Op.SCATTER_ADD else "rt.index_add"
             return f"{fn}({self.ref(ins[0])}, {self.ref(ins[1])}, {idx})", _ATOM
+        if n.op is Op.LIST:
+            return "[" + ", ".join(self.ref(i) for i in ins) + "]", _ATOM
+        if n.op is Op.LIST_GET:
+            return f"{self.ref(ins[0], _ATOM)}[{self.ref(ins[1])}]", _ATOM
+        if n.op is Op.LIST_LEN:
+            return f"len({self.ref(ins[0])})", _ATOM
+        if n.op is Op.LIST_CONCAT:
+            return f"{self.ref(ins[0], 12)} + {self.ref(ins[1], 13)}", 12
+        if n.op is Op.SETITEM:
+            idx = self.index(n.param("index"), ins[2:], as_tuple=True)
+            return f"rt.setitem({self.ref(ins[0])}, {self.ref(ins[1])}, {idx})", _ATOM
         if n.op in (Op.CALL, Op.CALL_VJP):  # a user function, reached through the globals
             fn = n.param("fn")
             name = self.fn_names.get(fn)
@@ -282,6 +302,8 @@ class _Writer:
         last_use = self._last_uses(order)
         group: Any = None
         for pos, n in enumerate(order):
+            if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
+                continue  # named by the region that assigned it
             section = n in self.adjoint
             key = (section, _line(n))
             if key != group:
@@ -301,7 +323,7 @@ class _Writer:
             buffers = set(self.in_place.values())  # their name lives on in the chain
             dead = [self.names[m] for m in hoisted + last_use.get(pos, [])
                     if m not in keep and m not in buffers and self._freeable(m)]
-            if dead and not self.functional:
+            if dead and not self.functional and self.parent is None:
                 body.append(("del " + ", ".join(dead), None))
         return body
 
@@ -323,6 +345,8 @@ class _Writer:
         """Inlined subexpressions of ``n`` to write as statements of their own, so that no
         line is longer than ``_WIDTH``; largest first, innermost statements first."""
         hoisted: list[Node] = []
+        if n.op in REGIONS:
+            return hoisted
         while len(self.statement(n)) > _WIDTH:
             inner = [m for m in self._inlined_under(n) if m.op is not Op.CONST]
             if not inner:
@@ -349,6 +373,8 @@ class _Writer:
         target = self.names[n]
         if n in self.in_place:
             return self._add_in_place(n)
+        if n.op in REGIONS:
+            return self._region(n)
         if n.op is Op.SCATTER_ADD and not self.functional:
             plain = self._scatter_inline(n)
             if plain is not None:

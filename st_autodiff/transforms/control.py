@@ -271,6 +271,8 @@ class ControlLowering:
             graphs.append((sub, values))
         union = _union_captures([s for s, _ in graphs])
         finished = [self.finish_region(sub, values, union) for sub, values in graphs]
+        for sub, _ in graphs:
+            self.b.values.update(sub.values)  # bodies keep their example values
         node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
                          where)
         for k, name in enumerate(outs):
@@ -489,6 +491,7 @@ class ControlLowering:
         captured = list(sub.captures)
         body_outs = outs + ys + ([go_on] if go_on is not None else [])
         graph = self.finish_region(sub, body_outs, captured)
+        self.b.values.update(sub.values)  # the body keeps its example values
         init_nodes = [n if n is not None else self.b.const(None) for n in inits]
         params: dict[str, Any] = {"body": graph, "n_carry": len(slots), "n_ys": len(ys),
                                   "has_break": go_on is not None}

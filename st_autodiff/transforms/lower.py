@@ -58,6 +58,7 @@ class Lowered:
 
     graph: Graph
     values: dict[Node, Any]
+    n_primal: int = 0  # joint graphs: how many leading nodes are the primal sweep
 
 
 _MISSING = object()

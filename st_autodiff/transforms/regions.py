@@ -22,7 +22,7 @@ from typing import Any
 from ..ir.graph import Graph, GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.regions import REGIONS, for_layout
-from ..ir.types import Type
+from ..ir.types import Type, type_of
 
 
 @dataclass
@@ -71,16 +71,43 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
         mapping[n] = m
         if n in values:
             new_values[m] = values[n]
-    for old, m in replace.items():
-        if old in values:  # the region now returns its residuals too: evaluate again
-            from ..ir.kernels import array_namespace, run  # noqa: PLC0415
-
-            args = [new_values.get(i) for i in m.inputs]
-            new_values[m] = run(m.op, array_namespace(*args), tuple(args), m.kwargs)
+        if n in replace:
+            _evaluate_region(n, m, values, new_values)
+            # every output gets its item node here, in the primal part: the reverse
+            # region reads residuals through them
+            read = {u.param("index") for u in graph.nodes if u.op is Op.ITEM and
+                    u.inputs[0] is n}
+            for k in range(_n_outputs(m)):
+                if k in read and not (n.op is not Op.IF and k == _trips_index(n)):
+                    continue
+                it = Node(len(b.nodes), Op.ITEM, (m,), (("index", k),), None, None, n.loc)
+                if m in new_values:
+                    it = Node(it.id, it.op, it.inputs, it.params,
+                              type_of(new_values[m][k]), None, n.loc)
+                    new_values[it] = new_values[m][k]
+                b._add(it)
     out = Graph(graph.name, tuple(b.args), tuple(b.nodes),
                 tuple(mapping[o] for o in graph.outputs), graph.output_names)
     active_new = frozenset(mapping[n] for n in active)
     return out, new_values, side, active_new  # type: ignore[return-value]
+
+
+def _evaluate_region(old: Node, m: Node, values: dict[Node, Any], new_values: dict[Node, Any]
+                     ) -> None:
+    """The augmented region's example value (it now returns its residuals too)."""
+    if old not in values:
+        return
+    from ..ir.kernels import array_namespace, run  # noqa: PLC0415
+
+    args = [new_values.get(i) for i in m.inputs]
+    new_values[m] = run(m.op, array_namespace(*args), tuple(args), m.kwargs)
+
+
+def _n_outputs(m: Node) -> int:
+    p = m.kwargs
+    if m.op is Op.IF:
+        return len(p["then"].outputs)
+    return p["n_carry"] + p["n_ys"] + 1
 
 
 def _is_trips(item: Node) -> bool:
@@ -124,7 +151,7 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     seeded = [k for k in range(n_carry + n_ys) if is_float_type(body.outputs[k].type)]
     joint = adjoint_body(body, values, wrt, seeded)
     jg: Graph = joint.graph
-    n_primal = len(body.nodes)
+    n_primal = joint.n_primal
     body = Graph(body.name, jg.args[:len(body.args)], jg.nodes[:n_primal],
                  jg.outputs[:len(body.outputs)])  # nested regions now return residuals
     bwd_nodes = jg.nodes[n_primal:]
@@ -205,13 +232,13 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
                                              g.outputs[k].type.kind != "none"
                                              for g in branches)]
     joints = [adjoint_body(g, values, wrt, seeded) for g in branches]
-    branches = [Graph(g.name, j.graph.args[:len(g.args)], j.graph.nodes[:len(g.nodes)],
+    branches = [Graph(g.name, j.graph.args[:len(g.args)], j.graph.nodes[:j.n_primal],
                       j.graph.outputs[:len(g.outputs)]) for g, j in zip(branches, joints)]
     res_lists, needed_lists = [], []
     for g, j in zip(branches, joints):
-        bwd_nodes = j.graph.nodes[len(g.nodes):]
+        bwd_nodes = j.graph.nodes[j.n_primal:]
         grads = list(j.graph.outputs[len(g.outputs):])
-        res = _residuals(bwd_nodes, grads, len(g.nodes))
+        res = _residuals(bwd_nodes, grads, j.n_primal)
         pos = {a: k for k, a in enumerate(g.args)}
         res_lists.append([r for r in res if r not in pos])
         needed_lists.append({pos[r] for r in res if r in pos})
@@ -237,7 +264,7 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
                     m[r] = a
         for k in needed:
             m[g.args[k]] = rb.arg(g.args[k].name or "x", g.args[k].type)
-        _copy(rb, j.graph.nodes[len(g.nodes):], m, j.values, new_values)
+        _copy(rb, j.graph.nodes[j.n_primal:], m, j.values, new_values)
         grads = list(j.graph.outputs[len(g.outputs):])
         outs = [_mapped(rb, gr, m, g.args[k]) for k, gr in zip(wrt, grads)]
         bwds.append(rb.finish(outs))
