@@ -168,11 +168,10 @@ def _sum_to(ops, g, like):
     want = ops.known_shape(like)
     if want is None:
         return ops.unbroadcast(g, ops.shape(like))
-    want = tuple(want)
+    want, have = tuple(want), ops.known_shape(g)
     if not want:
-        return ops.sum(g)
+        return g if have == () else ops.sum(g)
     core = want[next((i for i, d in enumerate(want) if d != 1), len(want)):]
-    have = ops.known_shape(g)
     if have is None:
         g = ops.unbroadcast(g, core)
         if core == want:

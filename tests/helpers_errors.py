@@ -15,21 +15,25 @@ COUNTER = 0
 
 
 def uses_if(x):
-    if x.sum() > 0:  # <- if
+    if x > 0:  # <- if
         x = x * 2.0
     return np.sum(x)
 
 
 def uses_for(x):
     total = 0.0
-    for i in range(3):  # <- for
+    for i in range(3):
         total = total + x[i]
+    else:  # <- for
+        total = total * 2.0
     return total
 
 
 def uses_while(x):
-    while np.sum(x) > 1.0:  # <- while
+    while np.sum(x) > 1.0:
         x = x / 2.0
+    else:  # <- while
+        x = x * 2.0
     return np.sum(x)
 
 
@@ -106,7 +110,7 @@ def uses_import(x):
 
 
 def uses_dict(x):
-    d = {"a": x}  # <- dict
+    d = {x[0]: x}  # <- dict
     return np.sum(d["a"])
 
 

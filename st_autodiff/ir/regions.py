@@ -14,8 +14,9 @@ body).  Conventions, shared by every pass:
            ``(*carry, *ys, trips)``: final carried values, one list per ``y`` (ordered
            by range position) and the number of iterations run.  With ``has_break``
            the body's last output says whether to go on.
-``while``  inputs ``(*carry, *free)``; ``cond`` takes ``(*carry, *free)``; the body as
-           for ``for`` without ``i`` and ``xs``; value ``(*carry, *ys, trips)``.
+``while``  inputs ``(*carry, *free)``; the body as for ``for`` without ``i`` and
+           ``xs``, always ending with its go-on flag (the loop's test is the body's first
+           statement, ``if not test: break``); value ``(*carry, *ys, trips)``.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def _run_while(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -
     free = list(inputs[n_carry:])
     ys: list[list[Any]] = [[] for _ in range(n_ys)]
     trips = 0
-    while bool(interpret(params["cond"], *carry, *free, xp=xp)[0]):
+    while True:
         out = interpret(params["body"], *carry, *free, xp=xp)
         carry = list(out[:n_carry])
         for k in range(n_ys):

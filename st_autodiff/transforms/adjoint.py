@@ -205,8 +205,12 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
                 gnode = _unbroadcast(em, gnode, inp)
             adj[inp] = gnode if inp not in adj else _accumulate(em, adj[inp], gnode)
     em.current = None
-    grads_out = [_final_gradient(em, graph.args[i], adj.get(graph.args[i]), b.values)
-                 for i in wrt]
+    if seeded is None:
+        grads_out = [_final_gradient(em, graph.args[i], adj.get(graph.args[i]), b.values)
+                     for i in wrt]
+    else:  # a region body: its gradients stay inside the generated code, as computed
+        grads_out = [adj.get(graph.args[i]) or _final_gradient(em, graph.args[i], None,
+                                                               b.values) for i in wrt]
     joint = b.finish(list(graph.outputs) + grads_out)
     return Lowered(joint, b.values, n_primal)
 

@@ -67,9 +67,27 @@ class ControlLowering:
             if isinstance(state, Node):
                 rest = stmts[k + 1:]
                 if rest:
-                    go_on = self.emit(Op.LOGICAL_NOT, [state], None, stmt)
-                    self.branch(go_on, lambda sc: self.run_stmts(rest, sc), None, scope, stmt)
+                    self.guarded(state, lambda sc: self.run_stmts(rest, sc), scope, stmt)
                 return
+
+    def guarded(self, stopped: Node, fn: Callable[[Scope], None], scope: Scope,
+                where: cst.CSTNode) -> None:
+        """Run ``fn`` under ``if not stopped``.  Inside, every flag that is only known at
+        run time is known to be False; on the other side, a lone such flag is True (so
+        ``if c: return a`` then ``return b`` returns on every path)."""
+        runtime = [f for f in FLAGS if isinstance(scope.vars.get(f), Node)]
+
+        def then_fn(sc: Scope) -> None:
+            for f in runtime:
+                sc.vars[f] = False
+            fn(sc)
+
+        def else_fn(sc: Scope) -> None:
+            if len(runtime) == 1:
+                sc.vars[runtime[0]] = True
+
+        go_on = self.emit(Op.LOGICAL_NOT, [stopped], None, where)
+        self.branch(go_on, then_fn, else_fn, scope, where)
 
     def flow_state(self, scope: Scope, where: cst.CSTNode) -> Any:
         """True when a flag is set for sure, a bool node when only at run time."""
@@ -97,6 +115,8 @@ class ControlLowering:
             self.while_statement(stmt, scope)
         elif isinstance(stmt, cst.FunctionDef):
             self.define(stmt, scope)
+        elif isinstance(stmt, _WhileGuard):
+            self.statement(stmt, scope)
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self.statement(small, scope)
@@ -384,8 +404,7 @@ class ControlLowering:
             if state is True:
                 return
             if isinstance(state, Node):
-                go_on = self.emit(Op.LOGICAL_NOT, [state], None, stmt)
-                self.branch(go_on, lambda s: step(k + 1, s), None, sc, stmt)
+                self.guarded(state, lambda s: step(k + 1, s), sc, stmt)
                 return
             step(k + 1, sc)
 

@@ -154,8 +154,8 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     n_primal = joint.n_primal
     body = Graph(body.name, jg.args[:len(body.args)], jg.nodes[:n_primal],
                  jg.outputs[:len(body.outputs)])  # nested regions now return residuals
-    bwd_nodes = jg.nodes[n_primal:]
     grads = list(jg.outputs[len(body.outputs):])
+    bwd_nodes = _live(jg.nodes[n_primal:], grads)
     seeds = [a for a in jg.args[len(body.args):]]
     res = _residuals(bwd_nodes, grads, n_primal)
     arg_pos = {a: k for k, a in enumerate(body.args)}
@@ -236,8 +236,8 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
                       j.graph.outputs[:len(g.outputs)]) for g, j in zip(branches, joints)]
     res_lists, needed_lists = [], []
     for g, j in zip(branches, joints):
-        bwd_nodes = j.graph.nodes[j.n_primal:]
         grads = list(j.graph.outputs[len(g.outputs):])
+        bwd_nodes = _live(j.graph.nodes[j.n_primal:], grads)
         res = _residuals(bwd_nodes, grads, j.n_primal)
         pos = {a: k for k, a in enumerate(g.args)}
         res_lists.append([r for r in res if r not in pos])
@@ -264,8 +264,8 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
                     m[r] = a
         for k in needed:
             m[g.args[k]] = rb.arg(g.args[k].name or "x", g.args[k].type)
-        _copy(rb, j.graph.nodes[j.n_primal:], m, j.values, new_values)
         grads = list(j.graph.outputs[len(g.outputs):])
+        _copy(rb, _live(j.graph.nodes[j.n_primal:], grads), m, j.values, new_values)
         outs = [_mapped(rb, gr, m, g.args[k]) for k, gr in zip(wrt, grads)]
         bwds.append(rb.finish(outs))
     new_params = dict(p)
@@ -276,7 +276,17 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
     return new_params, info
 
 
-def _residuals(bwd_nodes: tuple[Node, ...], grads: list[Node], n_primal: int) -> list[Node]:
+def _live(bwd_nodes: Any, grads: list[Node]) -> list[Node]:
+    """The adjoint nodes some gradient depends on (rules write both inputs' adjoints,
+    and only the differentiated ones are kept)."""
+    live = set(grads)
+    for m in reversed(bwd_nodes):
+        if m in live:
+            live.update(m.inputs)
+    return [m for m in bwd_nodes if m in live or m.op is Op.ARG]
+
+
+def _residuals(bwd_nodes: Any, grads: list[Node], n_primal: int) -> list[Node]:
     """Primal nodes (ids below ``n_primal``) that the adjoint half reads or returns."""
     found: dict[Node, None] = {}
     for m in bwd_nodes:

@@ -325,6 +325,8 @@ class WriteLowering:
                 continue
             seen.add(id(sc))
             for k, v in list(sc.vars.items()):
+                if k.startswith("#"):
+                    continue  # control-flow flags and a pending return value, not names
                 stack: list[tuple[Any, bool]] = [(v, False)]
                 while stack:
                     item, held = stack.pop()

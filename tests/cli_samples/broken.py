@@ -11,9 +11,8 @@ except ImportError:
 
 
 def branchy(x):
-    if x.sum() > 0:
+    with np.errstate(all="ignore"):
         return x.sum()
-    return -x.sum()
 
 
 def noisy(x):
