@@ -148,7 +148,7 @@ class GradFunction:
             # the generated code's trailing seeds (out_bar=1.0) stay constant arguments:
             # not differentiated, so their tangents are zero
             seeds = [parsed.defaults[p] for p in parsed.params[len(primals):]]
-            self._seeds = tuple(seeds) if tangents else ()
+            self._seeds = tuple(seeds) if self._mode == "jvp" else ()
             args = primals + seeds + tangents
         else:
             fn = _readable(fn)

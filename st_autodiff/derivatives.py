@@ -61,6 +61,7 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
     Op.ARGMAX, Op.ARGMIN, Op.ARGSORT, Op.NONZERO, Op.ZEROS, Op.ONES, Op.FULL, Op.EYE,
     Op.ARANGE, Op.LINSPACE, Op.ZEROS_LIKE, Op.ONES_LIKE, Op.FULL_LIKE,
     Op.STOP_GRADIENT,  # st.stop_gradient: a zero gradient is what the user asked for
+    Op.LIST_LEN, Op.LIST_ZEROS,
 })
 
 #: Ops the adjoint pass and the engine handle themselves (arguments, constants, parts
@@ -890,3 +891,4 @@ def jvp_of(op: Op) -> JvpRule:
 
 
 from . import derivatives_jvp as _derivatives_jvp  # noqa: E402, F401  (fills JVP_RULES)
+from . import derivatives_lists as _derivatives_lists  # noqa: E402, F401  (list rules)

@@ -487,3 +487,51 @@ def _jvp_source(f, x):
 def test_python_float_arguments():
     assert math.isclose(st.grad(softplus)(0.0), 0.5)
     assert math.isclose(st.jvp(power, (2.0, 3), (1.0, None))[1], 12.0)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("f, args", [
+    pytest.param(power_loss, (np.abs(X) + 0.5,), id="int_argument"),
+    pytest.param(mixed, (X, Y), id="two_args"),
+    pytest.param(gram_loss, (A,), id="matrix"),
+    pytest.param(xsiny_loss, (X, Y), id="defjvps"),
+])
+def test_hessian_matches_finite_differences_of_the_gradient(f, args, mode):
+    h = st.hessian(f, mode=mode)(*args)
+    g = st.grad(f)
+    x = args[0]
+    eps = 1e-5
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        cols.append(((g(x + e, *args[1:]) - g(x - e, *args[1:])) / (2 * eps)).ravel())
+    fd = np.stack(cols, axis=-1).reshape(x.shape + x.shape)
+    np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-7)
+
+
+@st.custom_vjp
+def cube(x):
+    return x**3
+
+
+def cube_fwd(x):
+    return x**3, x
+
+
+def cube_bwd(x, g):
+    return (3.0 * g * x**2,)
+
+
+cube.defvjp(cube_fwd, cube_bwd)
+
+
+def cube_loss(x):
+    return np.sum(cube(x) * x)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_custom_vjp_rules_are_read_again_for_higher_orders(mode):
+    h = st.hessian(cube_loss, mode=mode)(X)
+    np.testing.assert_allclose(h, np.diag(12.0 * X**2), rtol=1e-12)

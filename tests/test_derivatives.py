@@ -597,8 +597,13 @@ def test_every_op_has_exactly_one_kind() -> None:
 RAISING = {Op.CALL_VJP}
 
 
+#: list rules take lists, which this table cannot hold: the "list" category of the control
+#: flow corpus (tests/corpus/control.py) checks them through whole functions
+_LIST_OPS = {op for op in Op if op.value.startswith("list")}
+
+
 def test_every_rule_has_a_case() -> None:
-    missing = set(RULES) - {c.op for c in CASES} - RAISING
+    missing = set(RULES) - {c.op for c in CASES} - RAISING - _LIST_OPS
     assert not missing, f"rules without a test case: {sorted(o.value for o in missing)}"
 
 

@@ -125,6 +125,13 @@ def test_jvp_of_a_gradient():
     np.testing.assert_allclose(hv, (g(X + eps * v) - g(X - eps * v)) / (2 * eps), rtol=1e-6)
 
 
+def test_jvp_of_a_gradient_with_a_zero_tangent():
+    g = st.grad(poly)
+    grad_x, t = st.jvp(g, (X,), (None,))
+    np.testing.assert_allclose(grad_x, g(X), rtol=1e-14)
+    np.testing.assert_array_equal(t, np.zeros(4))
+
+
 def test_jvp_of_a_gradient_reads_like_generated_code():
     from st_autodiff.api import _JVP_CACHE
 

@@ -325,7 +325,7 @@ class GraphBuilder:
 
 
 _LIST_VALUED = frozenset({Op.LIST, Op.LIST_CONCAT, Op.LIST_ZEROS, Op.LIST_ADD,
-                          Op.LIST_UNSTACK})
+                          Op.LIST_UNSTACK, Op.LIST_INDEX_ADD, Op.LIST_SLICE})
 
 
 def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:

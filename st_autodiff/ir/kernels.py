@@ -117,9 +117,19 @@ def list_zeros(items: list) -> list:
             for v in items]
 
 
-def list_add(a: list, b: list) -> list:
-    """Item-by-item sum of two equally long lists (adjoints of one list)."""
-    return [x + y for x, y in zip(a, b)]
+def list_add(a: list, b: Any) -> list:
+    """Item-by-item sum of two equally long lists (adjoints of one list); ``b`` that is
+    not a list is added to every item (the adjoint of ``sum(xs)``)."""
+    if isinstance(b, list):
+        return [x + y for x, y in zip(a, b)]
+    return [x + b for x in a]
+
+
+def list_index_add(items: list, index: int, g: Any) -> list:
+    """A copy of ``items`` with ``g`` added to item ``index`` (the adjoint of ``xs[k]``)."""
+    out = list(items)
+    out[index] = out[index] + g
+    return out
 
 
 def list_unstack(x: Any, axis: int = 0) -> list:
@@ -214,6 +224,8 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         return len(inputs[0])
     if op is Op.LIST_CONCAT:
         return list(inputs[0]) + list(inputs[1])
+    if op is Op.LIST_SLICE:
+        return list(inputs[0][inputs[1]:inputs[2]])
     if op is Op.LIST_STACK:
         return xp.stack(inputs[0], axis=params["axis"])
     if op in (Op.IF, Op.FOR, Op.WHILE):

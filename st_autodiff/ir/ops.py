@@ -111,6 +111,8 @@ class Op(enum.Enum):
     LIST_ZEROS = "list_zeros"
     LIST_ADD = "list_add"
     LIST_UNSTACK = "list_unstack"
+    LIST_INDEX_ADD = "list_index_add"
+    LIST_SLICE = "list_slice"
     # elementwise unary
     NEG = "neg"
     POSITIVE = "positive"
@@ -322,6 +324,10 @@ def _table() -> dict[Op, OpInfo]:
         Op.LIST_ADD: OpInfo("list_add", ("a", "b"), numpy="rt.list_add", torch="add_list"),
         Op.LIST_UNSTACK: OpInfo("list_unstack", ("x",), (("axis", 0),),
                                 numpy="rt.list_unstack", torch="unbind"),
+        Op.LIST_INDEX_ADD: OpInfo("list_index_add", ("items", "index", "g"),
+                                  numpy="rt.list_index_add", torch="list_index_add"),
+        Op.LIST_SLICE: OpInfo("list_slice", ("items", "start", "stop"), spelling=special,
+                              torch="list_slice"),
         Op.ASARRAY: OpInfo("asarray", ("x",), numpy="asarray", aliases=("array",),
                            torch="alias"),
         Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,

@@ -66,8 +66,6 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
         else:
             m = Node(len(b.nodes), n.op, ins, n.params, n.type, n.name, n.loc, n.role)
         b._add(m)
-        if n.op is Op.ARG:
-            b.args.append(m)
         mapping[n] = m
         if n in values:
             new_values[m] = values[n]
@@ -86,7 +84,7 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
                               type_of(new_values[m][k]), None, n.loc)
                     new_values[it] = new_values[m][k]
                 b._add(it)
-    out = Graph(graph.name, tuple(b.args), tuple(b.nodes),
+    out = Graph(graph.name, tuple(mapping[a] for a in graph.args), tuple(b.nodes),
                 tuple(mapping[o] for o in graph.outputs), graph.output_names)
     active_new = frozenset(mapping[n] for n in active)
     return out, new_values, side, active_new  # type: ignore[return-value]

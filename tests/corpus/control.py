@@ -623,6 +623,22 @@ def loop_bounds_from_arg(x, k):
     return total
 
 
+@case("loop", lambda r: (rows_with(r, [0.2, -0.3, 1.5, 0.4], [0.5] * 4, 4),))
+def loop_return_first_match(x):
+    for row in x:
+        if row.sum() > 4.0:
+            return np.sum(row**2) + np.sum(x)
+    return np.sum(np.tanh(x))
+
+
+@case("loop", lambda r: (rows_with(r, [0.2, -0.3, 0.5, 0.4], [0.5] * 4, 4),))
+def loop_return_no_match(x):
+    for row in x:
+        if row.sum() > 4.0:
+            return np.sum(row**2) + np.sum(x)
+    return np.sum(np.tanh(x))
+
+
 # --- while: runtime conditions ---------------------------------------------------------------
 
 
@@ -717,7 +733,7 @@ def wh_true_break(x):
     return np.sum(np.log(y)) / steps
 
 
-@case("while", lambda r: (normal(r, 3), spd(r, 3), normal(r, 3)), (0, 1, 2), float32=False)
+@case("while", lambda r: (normal(r, 3), spd(r, 3), normal(r, 3)), (0, 1, 2))
 def wh_descent_until_converged(x0, a, b):
     x = x0
     g = a @ x - b
@@ -755,6 +771,19 @@ def wh_shrink_with_branch(x):
             y = np.sin(y)
         n += 1
     return np.sum(np.exp(y)) * (n + 1)
+
+
+@case("while", lambda r: (jittered(r, [0.7, -0.4, 1.6, -1.1, 0.3, 0.9]),))
+def wh_index_continue(x):
+    total = 0.0
+    i = 0
+    while i < len(x):
+        v = x[i]
+        i += 1
+        if v < 0:
+            continue
+        total = total + np.sqrt(v + 1.0)
+    return total + 0.1 * np.sum(x**2)
 
 
 # --- inplace: writes into fresh local arrays ------------------------------------------------

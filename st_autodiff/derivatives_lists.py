@@ -1,0 +1,126 @@
+"""Rules for lists built at run time (``hs.append(h)`` in a loop, then ``np.stack``).
+
+The adjoint of a list is a list of the items' adjoints, as long as the list: reading
+``xs[k]`` adds into item ``k`` of it, ``np.stack`` unstacks, ``sum`` hands every item the
+same adjoint.  Imported by ``derivatives`` (VJP rules) and filling its JVP table too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .derivatives import JVP_RULES, rule
+from .ir.ops import Op
+
+
+@rule(Op.LIST)
+def _list(ops: Any, g: Any, out: Any, *items: Any) -> tuple:
+    return tuple(ops.list_get(g, ops.const(k)) for k in range(len(items)))
+
+
+@rule(Op.LIST_GET)
+def _list_get(ops: Any, g: Any, out: Any, items: Any, index: Any) -> tuple:
+    return ops.list_index_add(ops.list_zeros(items), index, g), None
+
+
+@rule(Op.LIST_CONCAT)
+def _list_concat(ops: Any, g: Any, out: Any, a: Any, b: Any) -> tuple:
+    n = ops.list_len(a)
+    return ops.list_slice(g, ops.const(0), n), ops.list_slice(g, n, ops.list_len(g))
+
+
+@rule(Op.LIST_STACK)
+def _list_stack(ops: Any, g: Any, out: Any, items: Any, axis: int = 0) -> tuple:
+    return (ops.list_unstack(g, axis=axis),)
+
+
+@rule(Op.LIST_UNSTACK)
+def _list_unstack(ops: Any, g: Any, out: Any, x: Any, axis: int = 0) -> tuple:
+    return (ops.list_stack(g, axis=axis),)
+
+
+@rule(Op.LIST_SUM)
+def _list_sum(ops: Any, g: Any, out: Any, items: Any) -> tuple:
+    return (ops.list_add(ops.list_zeros(items), g),)
+
+
+@rule(Op.LIST_ADD)
+def _list_add(ops: Any, g: Any, out: Any, a: Any, b: Any) -> tuple:
+    return g, g
+
+
+@rule(Op.LIST_INDEX_ADD)
+def _list_index_add(ops: Any, g: Any, out: Any, items: Any, index: Any, v: Any) -> tuple:
+    return g, None, ops.list_get(g, index)
+
+
+@rule(Op.LIST_SLICE)
+def _list_slice(ops: Any, g: Any, out: Any, items: Any, start: Any, stop: Any) -> tuple:
+    before = ops.list_zeros(ops.list_slice(items, ops.const(0), start))
+    after = ops.list_zeros(ops.list_slice(items, stop, ops.list_len(items)))
+    return ops.list_concat(ops.list_concat(before, g), after), None, None
+
+
+def _jvp(op: Op) -> Any:
+    def register(fn: Any) -> Any:
+        JVP_RULES[op] = fn
+        return fn
+
+    return register
+
+
+def _zero_or(ops: Any, t: Any, like: Any) -> Any:
+    return ops.list_zeros(like) if t is None else t
+
+
+@_jvp(Op.LIST)
+def _list_jvp(ops: Any, tangents: tuple, out: Any, *items: Any) -> Any:
+    return ops.list(*[ops.zeros_like(x) if t is None else t for t, x in zip(tangents, items)])
+
+
+@_jvp(Op.LIST_GET)
+def _list_get_jvp(ops: Any, tangents: tuple, out: Any, items: Any, index: Any) -> Any:
+    return None if tangents[0] is None else ops.list_get(tangents[0], index)
+
+
+@_jvp(Op.LIST_CONCAT)
+def _list_concat_jvp(ops: Any, tangents: tuple, out: Any, a: Any, b: Any) -> Any:
+    return ops.list_concat(_zero_or(ops, tangents[0], a), _zero_or(ops, tangents[1], b))
+
+
+@_jvp(Op.LIST_STACK)
+def _list_stack_jvp(ops: Any, tangents: tuple, out: Any, items: Any, axis: int = 0) -> Any:
+    return None if tangents[0] is None else ops.list_stack(tangents[0], axis=axis)
+
+
+@_jvp(Op.LIST_UNSTACK)
+def _list_unstack_jvp(ops: Any, tangents: tuple, out: Any, x: Any, axis: int = 0) -> Any:
+    return None if tangents[0] is None else ops.list_unstack(tangents[0], axis=axis)
+
+
+@_jvp(Op.LIST_SUM)
+def _list_sum_jvp(ops: Any, tangents: tuple, out: Any, items: Any) -> Any:
+    return None if tangents[0] is None else ops.list_sum(tangents[0])
+
+
+@_jvp(Op.LIST_ADD)
+def _list_add_jvp(ops: Any, tangents: tuple, out: Any, a: Any, b: Any) -> Any:
+    ta, tb = tangents
+    if ta is None or tb is None:
+        return ta if tb is None else tb
+    return ops.list_add(ta, tb)
+
+
+@_jvp(Op.LIST_SLICE)
+def _list_slice_jvp(ops: Any, tangents: tuple, out: Any, items: Any, start: Any,
+                    stop: Any) -> Any:
+    return None if tangents[0] is None else ops.list_slice(tangents[0], start, stop)
+
+
+@_jvp(Op.LIST_INDEX_ADD)
+def _list_index_add_jvp(ops: Any, tangents: tuple, out: Any, items: Any, index: Any,
+                        v: Any) -> Any:
+    ti, _, tv = tangents
+    if tv is None:
+        return ti
+    return ops.list_index_add(_zero_or(ops, ti, items), index, tv)
