@@ -327,8 +327,9 @@ def _call_jvp(ops, tangents, out, *args, fn=None):
     if tangent is None:
         name = getattr(fn, "__name__", None) or type(fn).__name__
         raise RuleError(f"forward mode through a function that has only a registered VJP "
-                        f"({name}) is not supported; differentiate it in reverse mode "
-                        "(st.grad, st.vjp), or give it a JVP with st.custom_jvp")
+                        f"({name}) is not supported (as in JAX); differentiate it in "
+                        "reverse mode (st.grad, st.vjp, st.hessian(f, mode='reverse')), or "
+                        "give it a JVP with st.custom_jvp")
     ts = [t if t is not None else ops.zeros_like(a) if _floating(ops.dtype(a)) else None
           for t, a in zip(tangents, args)]
     return ops.call(*args, *ts, fn=tangent)

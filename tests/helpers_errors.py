@@ -115,9 +115,8 @@ def uses_dict(x):
 
 
 def assigns_element(x):
-    y = x * 1.0
-    y[0] = 0.0  # <- setitem
-    return np.sum(y)
+    x[0] = 0.0  # <- setitem
+    return np.sum(x)
 
 
 def calls_fft(x):
@@ -177,7 +176,7 @@ def int_index(x, idx):  # <- intparam
 
 
 def augassigns_element(x):
-    y = x * 1.0
+    y = x
     y[0] += 1.0  # <- augsetitem
     return np.sum(y)
 

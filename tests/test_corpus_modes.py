@@ -195,8 +195,14 @@ def _fd_of_gradient(entry: Entry, args: tuple, pos: int, v: Any, eps: float) -> 
     return (hi - lo) / (2 * eps)
 
 
-@pytest.mark.parametrize("mode", ["forward", "reverse"])
-@pytest.mark.parametrize("entry", _params("second_order", PLAIN))
+def _hvp_params(entries: list[Entry]) -> list[Any]:
+    """(entry, mode) pairs; each mode is its own check (``hvp_forward``/``hvp_reverse``)."""
+    return [pytest.param(e, mode, id=f"{e.name}-{mode}", marks=[pytest.mark.xfail(
+        strict=True, reason=e.xfail)] if e.fails(f"hvp_{mode}") else [])
+        for e in entries for mode in ("forward", "reverse")]
+
+
+@pytest.mark.parametrize(("entry", "mode"), _hvp_params(PLAIN))
 def test_hvp_matches_finite_differences_of_gradient(entry: Entry, mode: str):
     """Forward over reverse (jvp of the gradient) and reverse over reverse (its pullback)."""
     args = entry.bind(entry.args())

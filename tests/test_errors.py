@@ -105,10 +105,10 @@ CASES = [
     Case(H.uses_async, "async", "async def", SYNTAX, "async functions cannot be differentiated",
          "synchronous"),
     # lowering: in-place writes, array truth values, compile-time params
-    Case(H.assigns_element, "setitem", "y[0]", SYNTAX,
-         "assignment to an array element is not supported", "np.where(...)"),
+    Case(H.assigns_element, "setitem", "x[0]", SYNTAX,
+         "writing into 'x' is not supported here: it is an argument", "copy"),
     Case(H.augassigns_element, "augsetitem", "y[0]", SYNTAX,
-         "in-place update of an array element", "compute a new array instead"),
+         "writing into 'y' is not supported here", "copy"),
     Case(H.array_and, "and", "(x > 0) and", SYNTAX,
          "the truth value of an array of shape (3,) is ambiguous", "(x > 0).any()"),
     Case(H.array_not, "not", "not x", SYNTAX,

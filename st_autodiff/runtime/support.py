@@ -25,6 +25,6 @@ from ..ir.kernels import (
     unbroadcast,
 )
 
-__all__ = ["index_add", "index_add_", "list_add", "list_index_add", "list_sum", "list_unstack", "list_zeros",
-           "log_softmax", "logsumexp", "relu", "scatter_add", "setitem", "sigmoid",
-           "softmax", "stop_gradient", "unbroadcast"]
+__all__ = ["index_add", "index_add_", "list_add", "list_index_add", "list_sum",
+           "list_unstack", "list_zeros", "log_softmax", "logsumexp", "relu", "scatter_add",
+           "setitem", "sigmoid", "softmax", "stop_gradient", "unbroadcast"]

@@ -21,8 +21,7 @@ import numpy as np
 
 from ..derivatives import RuleError, logsumexp_from_parts, vjp_of
 from ..errors import CompileError, EvaluationError
-from ..ir.graph import CompileTimeError, GraphBuilder, Node
-from ..ir.graph import Graph
+from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Node
 from ..ir.ops import ELEMENTWISE, OP_INFO, Op
 from ..ir.regions import REGIONS
 from ..ir.types import Type

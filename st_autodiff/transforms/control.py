@@ -67,7 +67,8 @@ class ControlLowering:
             if isinstance(state, Node):
                 rest = stmts[k + 1:]
                 if rest:
-                    self.guarded(state, lambda sc: self.run_stmts(rest, sc), scope, stmt)
+                    self.guarded(state, lambda sc, rest=rest: self.run_stmts(rest, sc),
+                                 scope, stmt)
                 return
 
     def guarded(self, stopped: Node, fn: Callable[[Scope], None], scope: Scope,
@@ -283,7 +284,7 @@ class ControlLowering:
                                     "keep the values in separate variables")
             outs.append(k)
         graphs = []
-        for (sub, vars_), fn in zip(results, (then_fn, else_fn)):
+        for sub, vars_ in results:
             values = []
             for k in outs:
                 v = vars_.get(k, _MISSING)
@@ -455,9 +456,10 @@ class ControlLowering:
                     i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
-                for (k, key), (t, value) in zip(slots, guess):
+                for (k, key), (t, value), init in zip(slots, guess, inits):
                     a = sub.arg(k.lstrip("#") if key is None else f"{k}_{key}", t, value,
                                 self.loc(stmt))
+                    self.note_carried(a, init)
                     if key is None:
                         sc.vars[k] = a
                     else:

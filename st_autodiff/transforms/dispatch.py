@@ -72,7 +72,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if callable(readable):  # a custom rule in generated code: read as the Python it runs
         return lw.inline_python(readable(_examples(lw, args, e)), args, kwargs, e)
     op = calls.FUNCTIONS.get(id(fn))
-    if op in (Op.SCATTER_ADD, Op.INDEX_ADD) and len(args) == 3 and isinstance(args[2], tuple):
+    if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \
+            isinstance(args[2], tuple):
         spec, dyn = lw.index_spec(args[2], e)  # rt.scatter_add(shape, g, index) in our code
         return lw.emit(op, [args[0], args[1], *dyn], {"index": spec}, e)
     if op is not None:

@@ -17,16 +17,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..derivatives import NONDIFFERENTIABLE, jvp_of
-from ..ir.graph import GraphBuilder, Node
+from ..ir.graph import Graph, GraphBuilder, Node
 from ..ir.ops import OP_INFO, Op
+from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
 from .lower import Lowered, _evaluate
 
 
-def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | None) -> Lowered:
-    """Build the primal-and-tangent graph; see the module docstring."""
+def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | None,
+            every_output: bool = False) -> Lowered:
+    """Build the primal-and-tangent graph; see the module docstring.  ``every_output``
+    (region bodies) gives every output a tangent, zeros where none flows."""
     graph = low.graph
     b = GraphBuilder.extend(graph, low.values, _evaluate if low.values else None,
                             graph.name + "_jvp")
@@ -51,6 +56,9 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
                 n.op in NONDIFFERENTIABLE:  # a zero tangent: nothing to write
             continue
         em.current = n
+        if n.op in REGIONS:
+            parts[n] = region_jvp(em, n, tan, low.values, graph)
+            continue
         tangents = tuple(Var(tan[i], em) if i in tan else None for i in n.inputs)
         multi = OP_INFO[n.op].multi
         out_v: Any = tuple(Var(item_node(b, graph, n, k), em) for k in range(_count(graph, n))) \
@@ -66,6 +74,9 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
             t = b.rename(t, n.name + "_dot")
         tan[n] = t
     em.current = None
+    if every_output:
+        dots = [tan[o] if o in tan else _zero_tangent(em, o) for o in graph.outputs]
+        return Lowered(b.finish(list(graph.outputs) + dots), b.values)
     out = graph.outputs[0]
     out_dot = tan.get(out)
     if out_dot is None:  # the output does not depend on the differentiated arguments
@@ -75,6 +86,108 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         out_dot = b.rename(out_dot, (out.name or "out") + "_dot")
     joint = b.finish(list(graph.outputs) + [out_dot])
     return Lowered(joint, b.values)
+
+
+def _zero_tangent(em: Emitter, o: Node) -> Node:
+    t = o.type
+    if t is not None and t.kind == "list":
+        return em.list_zeros(o).node
+    if t is None or t.kind in ("float", "int", "bool", "none") or not t.is_float:
+        return em.b.const(0.0)
+    return em.zeros_like(o).node
+
+
+def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, Any],
+               graph: Any) -> tuple:
+    """The region again, each body differentiated forward: it carries a tangent beside
+    every float value and returns the tangents of its outputs (``None`` for the rest)."""
+    b = em.b
+    p = n.kwargs
+
+    def tangent(i: Node) -> Node:
+        return tan[i] if i in tan else _zero_tangent(em, i)
+
+    def body_jvp(body: Any, lead: int, which: list[int]) -> Any:
+        examples = [_zeros_like_value(values.get(body.args[k])) for k in which]
+        known = all(e is not None for e in examples)
+        joint = forward(Lowered(body, values), tuple(which), examples if known else None,
+                        every_output=True).graph
+        n_args = len(body.args)
+        dots = joint.args[n_args:]
+        return joint, dots
+
+    if n.op is Op.IF:
+        ins = list(n.inputs[1:])
+        which = [k for k, i in enumerate(ins) if _floaty(i)]
+        graphs = []
+        for key in ("then", "orelse"):
+            joint, dots = body_jvp(p[key], 0, which)
+            graphs.append(Graph(joint.name, tuple(joint.args[:len(ins)]) + tuple(dots),
+                                joint.nodes, joint.outputs))
+        r = b.emit(Op.IF, [n.inputs[0], *ins, *[tangent(ins[k]) for k in which]],
+                   {"then": graphs[0], "orelse": graphs[1]}, loc=n.loc)
+        count = len(p["then"].outputs)
+        return tuple(Var(item_node(b, graph, r, count + k), em) if _floaty_t(o.type) else None
+                     for k, o in enumerate(p["then"].outputs))
+    body = p["body"]
+    n_carry, n_ys = p["n_carry"], p["n_ys"]
+    if n.op is Op.FOR:
+        n_xs = p["n_xs"]
+        lead_in, lead_arg = 3, 1
+    else:
+        n_xs, lead_in, lead_arg = 0, 0, 0
+    ins = list(n.inputs[lead_in:])
+    args = list(body.args[lead_arg:])
+    which = [lead_arg + k for k, (a, i) in enumerate(zip(args, ins))
+             if _floaty_t(a.type) and (n_xs <= k < n_xs + n_carry or i in tan)]
+    joint, dots = body_jvp(body, lead_arg, which)
+    dot_of = dict(zip(which, dots))
+    groups = [range(lead_arg, lead_arg + n_xs), range(lead_arg + n_xs, lead_arg + n_xs + n_carry),
+              range(lead_arg + n_xs + n_carry, len(body.args))]
+    new_args = list(joint.args[:lead_arg])
+    new_ins = list(n.inputs[:lead_in])
+    for grp in groups:
+        new_args += [joint.args[k] for k in grp] + [dot_of[k] for k in grp if k in dot_of]
+        new_ins += [n.inputs[lead_in + k - lead_arg] for k in grp] + \
+            [tangent(n.inputs[lead_in + k - lead_arg]) for k in grp if k in dot_of]
+    n_out = len(body.outputs)
+    outs = list(joint.outputs[:n_out])
+    out_dots = list(joint.outputs[n_out:])
+    go_on = [outs[-1]] if p["has_break"] else []
+    new_outs = outs[:n_carry] + out_dots[:n_carry] + outs[n_carry:n_carry + n_ys] + \
+        out_dots[n_carry:n_carry + n_ys] + go_on
+    params = dict(p)
+    params["body"] = Graph(joint.name, tuple(new_args), joint.nodes, tuple(new_outs))
+    params["n_carry"] = 2 * n_carry
+    params["n_ys"] = 2 * n_ys
+    if n.op is Op.FOR:
+        params["n_xs"] = n_xs + sum(1 for k in groups[0] if k in dot_of)
+    r = b.emit(n.op, new_ins, params, loc=n.loc)
+    result: list[Any] = []
+    for k in range(n_carry):
+        result.append(Var(item_node(b, graph, r, n_carry + k), em)
+                      if _floaty_t(body.outputs[k].type) else None)
+    for k in range(n_ys):
+        result.append(Var(item_node(b, graph, r, 2 * n_carry + n_ys + k), em)
+                      if _floaty_t(body.outputs[n_carry + k].type) else None)
+    result.append(None)  # the trip count
+    return tuple(result)
+
+
+def _zeros_like_value(v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return [_zeros_like_value(x) for x in v]
+    return v * 0.0 if not hasattr(v, "shape") else np.zeros_like(v)
+
+
+def _floaty(n: Node) -> bool:
+    return _floaty_t(n.type)
+
+
+def _floaty_t(t: Any) -> bool:
+    return t is None or t.is_float or t.kind == "list"
 
 
 class _TangentEmitter(Emitter):

@@ -43,6 +43,7 @@ from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope, scope_chain
+from .writes import WriteLowering
 
 _AUG = {
     cst.AddAssign: Op.ADD, cst.SubtractAssign: Op.SUB, cst.MultiplyAssign: Op.MUL,
@@ -90,7 +91,7 @@ def _evaluate(op: Op, inputs: tuple, params: dict) -> Any:
     return run(op, array_namespace(*inputs), inputs, params)
 
 
-class Lowerer(ControlLowering, ExpressionLowering):
+class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -282,7 +283,10 @@ class Lowerer(ControlLowering, ExpressionLowering):
                 raise self.fail("in-place update of an attribute is not supported",
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
-            self.check_private(s.target.value, current, scope, s)
+            if isinstance(current, Node) and current.op is Op.ARG and self.region_depth > 0:
+                self.check_writable(s.target.value, current, scope, s)  # a carried value
+            else:
+                self.check_private(s.target.value, current, scope, s)
             value = self.binary(op, current, self.expr(s.value, scope), s)
             self.assign(s.target, value, scope)
         elif isinstance(s, cst.Expr):
@@ -358,15 +362,6 @@ class Lowerer(ControlLowering, ExpressionLowering):
             raise self.fail("dict keys must be constants", target,
                             "use string or integer literals as keys")
         return key
-
-    def assign_subscript(self, target: cst.Subscript, value: Any, scope: Scope) -> None:
-        raise self.fail("assignment to an array element is not supported", target,
-                        "build the new array with np.where(...) or np.concatenate(...)")
-
-    def aug_assign_subscript(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
-                             where: cst.CSTNode) -> None:
-        raise self.fail("in-place update of an array element is not supported", target,
-                        "compute a new array instead (np.where, np.concatenate)")
 
     def unpack(self, value: Any, n: int, where: cst.CSTNode) -> list[Any]:
         if isinstance(value, (tuple, list)):

@@ -22,7 +22,8 @@ import numpy as np
 #: the checks of tests/test_corpus.py (and of tests/test_corpus_modes.py: ``jvp`` and
 #: ``second_order``), as ``xfail_checks`` names them
 CHECKS = ("domain", "fd", "value_and_grad", "optimizer", "interpreter", "verify",
-          "deterministic", "float32", "jvp", "second_order")
+          "deterministic", "float32", "jvp", "second_order", "hvp_forward",
+          "hvp_reverse")
 
 CATEGORIES = ("elementwise", "reduction", "linalg", "shape", "indexing", "select", "syntax",
               "calls", "methods", "aux", "model")
