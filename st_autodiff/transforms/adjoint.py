@@ -150,6 +150,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
         graph, values, side, active = augment(graph, values, active, adjoint_graph)
     b = GraphBuilder.extend(graph, values, _evaluate if values else None,
                             graph.name + "_grad")
+    b.soft = seeded is not None  # a body's example values may be from a branch not taken
     n_primal = len(graph.nodes)
     em = Emitter(b)
     adj: dict[Node, Node] = {}

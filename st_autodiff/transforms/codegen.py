@@ -149,7 +149,8 @@ class _Writer(RegionWriter):
         if sp is Spelling.INFIX:
             p = _PREC[info.infix]  # type: ignore[index]
             right_assoc = info.infix == "**"
-            left = self.ref(ins[0], p + 1 if right_assoc else p)
+            chains = p == _PREC["<"]  # a < b < c chains in Python: (a < b) < c must not
+            left = self.ref(ins[0], p + 1 if right_assoc or chains else p)
             right = self.ref(ins[1], p if right_assoc else p + 1)
             return f"{left} {info.infix} {right}", p
         if sp is Spelling.PREFIX:

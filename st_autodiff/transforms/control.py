@@ -244,7 +244,7 @@ class ControlLowering:
                             "x.sum() > 0")
         if t is not None and t.kind == "list":
             raise self.fail("a list cannot be a condition here", where, "test len(x) > 0")
-        if t is None or t.dtype != "bool":
+        if t is None or (t.dtype != "bool" and t.kind != "bool"):
             v = self.emit(Op.NE, [v, 0], None, where)
         return v
 
@@ -430,6 +430,7 @@ class ControlLowering:
         body_stmts = self.suite(stmt.body)
         carried, appended = self.carried_names(stmt, scope)
         before = dict(scope.vars)
+        appended = [a for a in appended if a in before]  # lists made inside are the body's
         for name in appended:
             v = before.get(name, _MISSING)
             if not isinstance(v, list) and not (isinstance(v, Node) and v.type is not None

@@ -35,6 +35,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
     graph = low.graph
     b = GraphBuilder.extend(graph, low.values, _evaluate if low.values else None,
                             graph.name + "_jvp")
+    b.soft = every_output  # a body's example values may be from a branch not taken
     em = _TangentEmitter(b)
     tan: dict[Node, Node] = {}
     for k, i in enumerate(wrt):
