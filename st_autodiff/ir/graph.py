@@ -173,7 +173,7 @@ class GraphBuilder:
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
         if known:
             type = type_of(value)
-            if not self._shape_trusted(op, inputs) and not _reduces_to_scalar(op, full):
+            if not self._shape_trusted(op, inputs, full) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
         elif type is None and self.soft:
             type = _soft_type(op, inputs)
@@ -219,12 +219,15 @@ class GraphBuilder:
             self.captures[node] = arg
         return self.captures[node]
 
-    def _shape_trusted(self, op: Op, inputs: tuple[Node, ...]) -> bool:
+    def _shape_trusted(self, op: Op, inputs: tuple[Node, ...],
+                       params: dict[str, Any] | None = None) -> bool:
         """A shape is static when it follows from input shapes alone."""
         if any(i.type is not None and i.type.kind == "array" and i.type.shape is None
                for i in inputs):
             return False
         if op is Op.GETITEM:
+            if _dynamic_slice((params or {}).get("index"), inputs[1:]):
+                return False  # x[k:] with a runtime k: the length varies (in a loop)
             return not any(i.type is not None and i.type.kind == "array" and i.type.dtype
                            == "bool" for i in inputs[1:])
         return not OP_INFO[op].data_shape
@@ -326,6 +329,16 @@ class GraphBuilder:
 
 _LIST_VALUED = frozenset({Op.LIST, Op.LIST_CONCAT, Op.LIST_ZEROS, Op.LIST_ADD,
                           Op.LIST_UNSTACK, Op.LIST_INDEX_ADD, Op.LIST_SLICE})
+
+
+def _dynamic_slice(index: Any, dyn: tuple[Node, ...]) -> bool:
+    """Whether a getitem index has a slice with a bound known only at run time."""
+    for e in index or ():
+        if isinstance(e, tuple) and e and e[0] == "slice":
+            if any(isinstance(b, tuple) and b and b[0] == "in" and dyn[b[1]].op is not Op.CONST
+                   for b in e[1:]):
+                return True
+    return False
 
 
 def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:

@@ -110,6 +110,12 @@ class RegionWriter:
             setup.append(f"{name} = []")
         return names, setup, []
 
+    def _used(self, item: Node | None) -> Node | None:
+        """``item`` if anything reads it (a trip count nobody reads is not counted)."""
+        if item is None or (not self.users[item] and item not in self.outputs):
+            return None
+        return item
+
     @staticmethod
     def _carry_args(n: Node, body: Graph) -> list[Node]:
         p = n.kwargs
@@ -141,7 +147,7 @@ class RegionWriter:
         inits = list(n.inputs[3 + n_xs:3 + n_xs + n_carry])
         free = n.inputs[3 + n_xs + n_carry:]
         names, lines, _ = self._loop_vars(n, body, n_carry, n_ys, inits)
-        trips_item = self._items_of(n).get(n_carry + n_ys)
+        trips_item = self._used(self._items_of(n).get(n_carry + n_ys))
         count = names[-1] if trips_item is not None and has_break else None
         rng = self._range(start, stop, step)
         if reverse:
@@ -178,7 +184,7 @@ class RegionWriter:
         inits = list(n.inputs[:n_carry])
         free = n.inputs[n_carry:]
         names, lines, _ = self._loop_vars(n, body, n_carry, n_ys, inits)
-        trips_item = self._items_of(n).get(n_carry + n_ys)
+        trips_item = self._used(self._items_of(n).get(n_carry + n_ys))
         count = names[-1] if trips_item is not None else None
         if count is not None:
             lines.append(f"{count} = 0")

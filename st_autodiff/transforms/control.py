@@ -151,6 +151,8 @@ class ControlLowering:
             owner.append(args[0])
             return None
         dynamic = any(isinstance(a, Node) for a in args)
+        if fn is builtins.slice and dynamic:
+            return slice(*args)  # rt.setitem(a, v, (i, slice(k, None, None))) in our code
         if fn is builtins.range and dynamic:
             if kwargs or not 1 <= len(args) <= 3:
                 raise self.fail("range() takes 1 to 3 positional arguments", e,
@@ -194,6 +196,16 @@ class ControlLowering:
                             "at run time is not supported", e,
                             "use np.stack(xs), sum(xs), len(xs) or xs[k]")
         return NotImplemented
+
+    def example(self, v: Any) -> Any:
+        """The example value of ``v`` (a node of this builder or an enclosing one)."""
+        if not isinstance(v, Node):
+            return v
+        if v.op is Op.CONST:
+            return v.param("value")
+        if v in self.b.values:
+            return self.b.values[v]
+        return self.b._outer_values.get(v)
 
     def int_bound(self, v: Any, where: cst.CSTNode) -> Any:
         """A range bound: a Python int or an integer node."""
@@ -445,6 +457,12 @@ class ControlLowering:
             (n.type, self.b.values.get(n)) if n is not None else (Type("none"), None)
             for n in inits]
         kind = "for" if streams is not None else "while"
+        i_value = None
+        if streams is not None:  # the index of the first iteration, for example values
+            first = [self.example(v) for v in (start, stop, step)]
+            if all(isinstance(v, (int, np.integer)) for v in first):
+                rng = range(*(int(v) for v in first))
+                i_value = (rng[-1] if reverse else rng[0]) if len(rng) else int(first[0])
         for _attempt in range(4):
             sub = self.b.body(f"{self.b.name}_{kind}")
             sc = Scope(scope.parent, scope.outer)
@@ -452,8 +470,6 @@ class ControlLowering:
             with self.building(sub):
                 xs_nodes: list[Node] = []
                 if streams is not None:
-                    i_value = None if sub.evaluate is None else (
-                        start if isinstance(start, int) else self.b.values.get(start))
                     i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
@@ -616,7 +632,7 @@ class ControlLowering:
                 xs.append(s[1])
                 t = s[1].type
                 value = None
-                lst = self.b.values.get(s[1]) if sub.evaluate is not None else None
+                lst = self.example(s[1]) if sub.evaluate is not None else None
                 if isinstance(lst, list) and lst:
                     value = lst[-1 if s[-1] else 0]
                 item_type = getattr(t, "item", None) if t is not None else None

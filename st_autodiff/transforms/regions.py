@@ -226,9 +226,10 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
     wrt = [k for k, a in enumerate(branches[0].args) if is_float_type(a.type)
            and ins[k] in active]
     n_out = len(branches[0].outputs)
-    seeded = [k for k in range(n_out) if any(is_float_type(g.outputs[k].type) and
-                                             g.outputs[k].type.kind != "none"
-                                             for g in branches)]
+    seeded = [k for k in range(n_out) if any(
+        is_float_type(g.outputs[k].type) and (g.outputs[k].type is None or
+                                              g.outputs[k].type.kind != "none")
+        for g in branches)]
     joints = [adjoint_body(g, values, wrt, seeded) for g in branches]
     branches = [Graph(g.name, j.graph.args[:len(g.args)], j.graph.nodes[:j.n_primal],
                       j.graph.outputs[:len(g.outputs)]) for g, j in zip(branches, joints)]
