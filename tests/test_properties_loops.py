@@ -38,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,9 @@ LISTS_BEFORE_EMPTY_LOOPS = False
 #: check forward mode on programs with ``while`` loops (see
 #: ``test_known_bug_jvp_while_captured`` and ``test_known_bug_jvp_while_break``)
 JVP_THROUGH_WHILE = False
+#: buffer writes after an ``if`` or a loop that also assigns other variables: in
+#: branches that assign, and in nested loops (see ``test_known_false_refusal_write``)
+WRITES_AFTER_MERGES = False
 #: forward against reverse, and value_and_grad against grad
 RTOL = 1e-9
 
@@ -125,6 +129,8 @@ class Scope:
     loops: int = 0  # loop nesting depth
     #: under a condition known only at run time: a runtime ``if``, a ``while`` body
     guarded: bool = False
+    #: a branch that only writes into its one buffer (see ``WRITES_AFTER_MERGES``)
+    writes_only: bool = False
     #: shared by the scopes of one loop body: ``jumped`` once a break/continue has been
     #: written (the rest of the body runs under a runtime condition), ``pending`` while
     #: the body's list append is still to come (no break/continue before it)
@@ -134,7 +140,7 @@ class Scope:
     def child(self, **changes: Any) -> Scope:
         new = Scope(list(self.vecs), list(self.scals), list(self.idx), list(self.bufs),
                     set(self.fixed), self.loop, self.static_idx, self.loops, self.guarded,
-                    self.frame)
+                    self.writes_only, self.frame)
         for k, v in changes.items():
             setattr(new, k, v)
         return new
@@ -258,6 +264,9 @@ class _Gen:
                 self.statement(sc, indent, depth)
 
     def statement(self, sc: Scope, indent: int, depth: int) -> None:
+        if sc.writes_only:
+            self.st_write(sc, indent, depth)
+            return
         kinds = ["assign", "assign", "assign"]
         if depth > 0:
             kinds += ["if"]
@@ -287,26 +296,38 @@ class _Gen:
             (sc.vecs if kind == "v" else sc.scals).append(t)
         self.emit(indent, f"{t} = {form.format(t=t, e=e)}")
 
+    def branches(self, sc: Scope) -> Callable[[], Scope]:
+        """The scopes of an ``if``'s branches.  The compiler decides every ``if`` in a
+        loop body at run time (the loop index is a runtime value there too).  Unless
+        ``WRITES_AFTER_MERGES``, branches either only write into one buffer or do not
+        write at all."""
+        if sc.writes_only or WRITES_AFTER_MERGES:
+            return lambda: sc.child(guarded=True)
+        if sc.bufs and self.draw(hs.booleans()):
+            buf = self.pick(sc.bufs)
+            return lambda: sc.child(guarded=True, bufs=[buf], writes_only=True)
+        return lambda: sc.child(guarded=True, bufs=[])
+
     def st_if(self, sc: Scope, indent: int, depth: int) -> None:
+        branch = self.branches(sc)
         self.emit(indent, f"if {self.cond(sc)}:")
-        self.block(sc.child(guarded=True), indent + 1, self.draw(hs.integers(1, 2)),
-                   depth - 1)
+        self.block(branch(), indent + 1, self.draw(hs.integers(1, 2)), depth - 1)
         if self.draw(hs.booleans()):
             self.emit(indent, f"elif {self.cond(sc)}:")
-            self.block(sc.child(guarded=True), indent + 1, 1, depth - 1)
+            self.block(branch(), indent + 1, 1, depth - 1)
         if self.draw(hs.booleans()):
             self.emit(indent, "else:")
-            self.block(sc.child(guarded=True), indent + 1, self.draw(hs.integers(1, 2)),
-                       depth - 1)
+            self.block(branch(), indent + 1, self.draw(hs.integers(1, 2)), depth - 1)
 
     def st_static_if(self, sc: Scope, indent: int, depth: int) -> None:
         i = sc.static_idx
+        branch = self.branches(sc)
         test = self.pick([f"{i} % 2 == 0", f"{i} > 1", f"{i} == 0", f"{i} % 3 != 1"])
         self.emit(indent, f"if {test}:")
-        self.block(sc.child(), indent + 1, 1, depth - 1)
+        self.block(branch(), indent + 1, 1, depth - 1)
         if self.draw(hs.booleans()):
             self.emit(indent, "else:")
-            self.block(sc.child(), indent + 1, 1, depth - 1)
+            self.block(branch(), indent + 1, 1, depth - 1)
 
     def st_jump(self, sc: Scope, indent: int, depth: int) -> None:
         idx = sc.idx[-1] if sc.idx else None
@@ -393,7 +414,8 @@ class _Gen:
         header = self.pick(headers)
         i: str | None = self.fresh("i")
         inner = sc.child(loop="for", loops=sc.loops + 1,
-                         frame={"jumped": False, "pending": False})
+                         frame={"jumped": False, "pending": False},
+                         bufs=sc.bufs if WRITES_AFTER_MERGES else [])
         static, bound = True, None
         n_iter = self.draw(hs.integers(0, 6))
         trips = n_iter
@@ -436,7 +458,8 @@ class _Gen:
         j = self.fresh("j")
         bound = self.draw(hs.integers(0, 5))
         inner = sc.child(loop="while", loops=sc.loops + 1, static_idx=None, guarded=True,
-                         frame={"jumped": False, "pending": False})
+                         frame={"jumped": False, "pending": False},
+                         bufs=sc.bufs if WRITES_AFTER_MERGES else [])
         inner.idx.append(j)
         self.emit(indent, f"{j} = 0")
         after, _, new_vecs, new_scals = self._loop_extras(sc, inner, indent, j, bound,

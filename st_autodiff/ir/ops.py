@@ -406,13 +406,16 @@ def _table() -> dict[Op, OpInfo]:
                            methods=("argsort",)),
         Op.NONZERO: OpInfo("nonzero", ("x",), numpy="nonzero", multi=True, data_shape=True,
                            methods=("nonzero",)),
-        Op.ZEROS: OpInfo("zeros", ("shape",), _DTYPE, numpy="zeros"),
+        # np.empty is read as np.zeros: a program that reads an element before writing
+        # it has no defined value to differentiate anyway
+        Op.ZEROS: OpInfo("zeros", ("shape",), _DTYPE, numpy="zeros", aliases=("empty",)),
         Op.ONES: OpInfo("ones", ("shape",), _DTYPE, numpy="ones"),
         Op.FULL: OpInfo("full", ("shape", "fill_value"), _DTYPE, numpy="full"),
         Op.EYE: OpInfo("eye", ("N",), (("M", None), ("k", 0), ("dtype", None)), numpy="eye"),
         Op.ARANGE: OpInfo("arange", ("start", "stop", "step"), _DTYPE, numpy="arange"),
         Op.LINSPACE: OpInfo("linspace", ("start", "stop"), (("num", 50),), numpy="linspace"),
-        Op.ZEROS_LIKE: OpInfo("zeros_like", ("x",), _DTYPE, numpy="zeros_like"),
+        Op.ZEROS_LIKE: OpInfo("zeros_like", ("x",), _DTYPE, numpy="zeros_like",
+                              aliases=("empty_like",)),
         Op.ONES_LIKE: OpInfo("ones_like", ("x",), _DTYPE, numpy="ones_like"),
         Op.FULL_LIKE: OpInfo("full_like", ("x", "fill_value"), _DTYPE, numpy="full_like"),
         Op.SUM: OpInfo("sum", ("x",), _REDUCE, numpy="sum", methods=("sum",)),

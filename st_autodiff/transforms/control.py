@@ -24,12 +24,15 @@ import libcst as cst
 import numpy as np
 
 from ..errors import CompileError
+from ..ir import kernels
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
 from .scope import Scope
 
 FLAGS = ("#ret", "#brk", "#cont")
+_LIST_KERNELS = {"list_zeros": Op.LIST_ZEROS, "list_add": Op.LIST_ADD, "list_sum": Op.LIST_SUM,
+                 "list_unstack": Op.LIST_UNSTACK, "list_index_add": Op.LIST_INDEX_ADD}
 _MISSING = object()
 _UNROLL_LIMIT = 64  # a static loop whose carried types change is unrolled up to this
 
@@ -179,6 +182,13 @@ class ControlLowering:
             if isinstance(it, (list, tuple)):
                 return list(reversed(it))
             return _Reversed(it)
+        list_op = _LIST_KERNELS.get(getattr(fn, "__name__", None)) if getattr(
+            fn, "__module__", "") == kernels.__name__ else None
+        if list_op is not None:  # rt.list_* in generated code, differentiated again
+            return self.emit(list_op, list(args), dict(kwargs) or None, e)
+        if any(isinstance(a, Appender) for a in args) or isinstance(fn, Appender):
+            raise self.fail("a list that the loop appends to can only be read after the "
+                            "loop", e, "keep the last value in a variable of its own")
         lst = args[0] if args else None
         if isinstance(lst, Node) and lst.type is not None and lst.type.kind == "list":
             if fn is builtins.len:
@@ -678,7 +688,14 @@ class _Zip:
 
     @property
     def items(self) -> list[tuple]:
-        return list(zip(*self.parts))
+        parts = []
+        for p in self.parts:
+            if isinstance(p, _Reversed) and isinstance(p.value, (range, list, tuple)):
+                p = list(reversed(p.value))
+            if isinstance(p, (_Range, _Reversed, _Zip)):
+                raise TypeError("zip of a Python sequence with a runtime one")
+            parts.append(p)
+        return list(zip(*parts))
 
 
 class _Reversed:

@@ -155,21 +155,25 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
     outs = list(joint.outputs[:n_out])
     out_dots = list(joint.outputs[n_out:])
     go_on = [outs[-1]] if p["has_break"] else []
-    new_outs = outs[:n_carry] + out_dots[:n_carry] + outs[n_carry:n_carry + n_ys] + \
-        out_dots[n_carry:n_carry + n_ys] + go_on
+    # a carried tangent for each carried value in ``which`` (its arguments line up)
+    dotted = [k for k in range(n_carry) if lead_arg + n_xs + k in dot_of]
+    new_outs = outs[:n_carry] + [out_dots[k] for k in dotted] + \
+        outs[n_carry:n_carry + n_ys] + out_dots[n_carry:n_carry + n_ys] + go_on
     params = dict(p)
     params["body"] = Graph(joint.name, tuple(new_args), joint.nodes, tuple(new_outs))
-    params["n_carry"] = 2 * n_carry
+    params["n_carry"] = n_carry + len(dotted)
     params["n_ys"] = 2 * n_ys
     if n.op is Op.FOR:
         params["n_xs"] = n_xs + sum(1 for k in groups[0] if k in dot_of)
     r = b.emit(n.op, new_ins, params, loc=n.loc)
     result: list[Any] = []
     for k in range(n_carry):
-        result.append(Var(item_node(b, graph, r, n_carry + k), em)
-                      if _floaty_t(body.outputs[k].type) else None)
+        result.append(Var(item_node(b, graph, r, n_carry + dotted.index(k)), em)
+                      if k in dotted else None)
+    n_carry_all = params["n_carry"]
+    n_carry = p["n_carry"]
     for k in range(n_ys):
-        result.append(Var(item_node(b, graph, r, 2 * n_carry + n_ys + k), em)
+        result.append(Var(item_node(b, graph, r, n_carry_all + n_ys + k), em)
                       if _floaty_t(body.outputs[n_carry + k].type) else None)
     result.append(None)  # the trip count
     return tuple(result)
