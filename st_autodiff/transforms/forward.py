@@ -128,8 +128,10 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
         r = b.emit(Op.IF, [n.inputs[0], *ins, *[tangent(ins[k]) for k in which]],
                    {"then": graphs[0], "orelse": graphs[1]}, loc=n.loc)
         count = len(p["then"].outputs)
-        return tuple(Var(item_node(b, graph, r, count + k), em) if _floaty_t(o.type) else None
-                     for k, o in enumerate(p["then"].outputs))
+        return tuple(Var(item_node(b, graph, r, count + k), em)
+                     if any(_floaty_t(o.type) and (o.type is None or o.type.kind != "none")
+                            for o in outs) else None
+                     for k, outs in enumerate(zip(p["then"].outputs, p["orelse"].outputs)))
     body = p["body"]
     n_carry, n_ys = p["n_carry"], p["n_ys"]
     if n.op is Op.FOR:

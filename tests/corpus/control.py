@@ -1178,16 +1178,13 @@ def dict_weight_decay(w1, w2, x):
 # --- known compiler gaps (strict xfails, per check; see the issue 3 notes) -------------
 
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
-    'br_different_vars_neg': ('hvp_forward',),
     'br_elif_high': ('hvp_forward', 'hvp_reverse'),
     'br_elif_mid': ('hvp_forward', 'hvp_reverse'),
     'br_nested_ifs_rows': ('hvp_forward', 'hvp_reverse'),
-    'br_nested_scalars_else': ('hvp_forward',),
     'br_nested_scalars_inner': ('hvp_forward', 'hvp_reverse', 'second_order'),
     'br_nested_scalars_outer': ('hvp_forward', 'hvp_reverse', 'second_order'),
-    'br_return_both_neg': ('hvp_forward', 'hvp_reverse'),
+    'br_return_both_neg': ('hvp_reverse',),
     'br_smoothstep_elif': ('hvp_forward', 'hvp_reverse'),
-    'br_sum_sign_neg': ('hvp_forward',),
     'dict_branch_neg': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
     'dict_branch_pos': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
     'dict_while': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
