@@ -271,7 +271,7 @@ class _Gen:
         if depth > 0:
             kinds += ["if"]
             if self.loops_under_conditions or not sc.conditional:
-                kinds += ["for", "for"]
+                kinds += ["for", "for"] + (["for"] if sc.loops else [])
                 if sc.loops == 0:
                     kinds += ["while"]
         if sc.loop is not None and not sc.frame["pending"]:
@@ -370,7 +370,7 @@ class _Gen:
         if lists and self.draw(hs.booleans()):  # a list appended to in the loop
             lst, kind = self.fresh("hs"), self.pick(["v", "s"])
             target = self.fresh("s")
-            if self.draw(hs.booleans()):  # never empty: np.stack needs an element
+            if self.pick(["stack", "sum"]) == "stack":  # never empty: np.stack needs one
                 written = {b[0] for b in sc.bufs}  # a buffer would alias the list
                 first = self.pick([v for v in sc.vecs if v not in written] if kind == "v"
                                   else sc.scals or ["0.5"])
@@ -496,7 +496,14 @@ def programs(draw: hs.DrawFn, max_depth: int = 2,
         gen.has_n = True
         params.append("n")
         n_value = gen.n_value = draw(hs.integers(0, 5))
-    gen.block(sc, 0, draw(hs.integers(2, 4)), max_depth)
+    n_top = draw(hs.integers(2, 4))
+    loop_at = draw(hs.integers(0, n_top - 1))  # at least one loop at the top level
+    for k in range(n_top):
+        if k == loop_at:
+            getattr(gen, draw(hs.sampled_from(["st_for", "st_for", "st_while"])))(
+                sc, 0, max_depth)
+        else:
+            gen.statement(sc, 0, max_depth)
     terms = []
     for name in sc.vecs + sc.scals:
         if name in ("x0", "x1") and draw(hs.booleans()):

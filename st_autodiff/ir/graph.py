@@ -171,7 +171,9 @@ class GraphBuilder:
             except Exception as exc:  # user data errors become located compile errors
                 if not self.soft:
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
-        if known:
+        if known and value is None and type is not None:
+            pass  # a placeholder (a branch not taken); the caller knows the real type
+        elif known:
             type = type_of(value)
             if not self._shape_trusted(op, inputs, full) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()

@@ -319,7 +319,10 @@ class ControlLowering:
         node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
                          where)
         for k, name in enumerate(outs):
-            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where))
+            types = [g.outputs[k].type for g in finished]
+            real = [t for t in types if t is not None and t.kind != "none"]
+            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where),
+                               type=real[0] if real else None)
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],

@@ -195,7 +195,8 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
         outs.append(_mapped(rb, g, m, body.args[body_lead + n_xs + k]))
     for k, acc in zip(free_wrt, accs):
         g = _mapped(rb, grad_of.get(k), m, body.args[k])
-        outs.append(rb.emit(Op.ADD, [acc, g], type=acc.type))
+        is_list = acc.type is not None and acc.type.kind == "list"
+        outs.append(rb.emit(Op.LIST_ADD if is_list else Op.ADD, [acc, g], type=acc.type))
     x_wrt = [k for k in wrt if body_lead <= k < body_lead + n_xs]
     for k in x_wrt:
         outs.append(_mapped(rb, grad_of.get(k), m, body.args[k]))
@@ -351,8 +352,8 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
         t = like.type
         if t is not None and t.kind == "list":
             return b.emit(Op.LIST_ZEROS, [like], loc=n.loc)
-        if t is not None and t.kind in ("float", "int"):
-            return b.const(0.0)
+        if t is not None and (t.kind in ("float", "int") or t.shape == ()):
+            return b.const(0.0)  # also where the value may be a placeholder None
         return b.emit(Op.ZEROS_LIKE, [like], loc=n.loc)
 
     p = n.kwargs
