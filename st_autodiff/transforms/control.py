@@ -148,6 +148,9 @@ class ControlLowering:
                 raise self.fail(f"{owner.name!r} is appended to inside an if or a nested "
                                 "loop whose condition is only known at run time", e,
                                 "append once per iteration, at the loop's own level")
+            if isinstance(args[0], tuple):
+                raise self.fail(f"appending a tuple to {owner.name!r} in a loop is not "
+                                "supported", e, "append each item to a list of its own")
             owner.items.append(self.to_node(args[0], e))
             return None
         if isinstance(owner, list) and getattr(fn, "__name__", "") == "append":
@@ -276,7 +279,7 @@ class ControlLowering:
         """Lower both branches as sub-graphs and bind what they change to the outputs of
         one ``if`` node."""
         before = dict(scope.vars)
-        taken = self.b.values.get(cond)
+        taken = self.example(cond)
         results = []
         for fn, side in ((then_fn, True), (else_fn, False)):
             soft = taken is not None and bool(taken) != side
@@ -467,7 +470,7 @@ class ControlLowering:
         inits = [None if k not in before else self.to_node(
             before[k] if key is None else before[k][key], where) for k, key in slots]
         guess: list[tuple[Type | None, Any]] = [
-            (n.type, self.b.values.get(n)) if n is not None else (Type("none"), None)
+            (n.type, self.example(n)) if n is not None else (Type("none"), None)
             for n in inits]
         kind = "for" if streams is not None else "while"
         i_value = None

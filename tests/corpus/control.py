@@ -1178,10 +1178,6 @@ def dict_weight_decay(w1, w2, x):
 # --- known compiler gaps (strict xfails, per check; see the issue 3 notes) -------------
 
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
-    'br_elif_high': ('hvp_forward', 'hvp_reverse'),
-    'br_elif_mid': ('hvp_forward', 'hvp_reverse'),
-    'br_nested_scalars_inner': ('hvp_forward', 'hvp_reverse', 'second_order'),
-    'br_nested_scalars_outer': ('hvp_forward', 'hvp_reverse', 'second_order'),
     'br_return_both_neg': ('hvp_reverse',),
     'dict_branch_neg': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
     'dict_branch_pos': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
@@ -1200,7 +1196,7 @@ _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
     'lst_last': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
     'lst_reverse_index': ('hvp_forward', 'hvp_reverse'),
     'lst_sum_terms': ('hvp_forward', 'hvp_reverse'),
-    'lst_tuples': ('fd', 'jvp'),
+    'lst_tuples': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
     'lst_window_means': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
 }
 
