@@ -57,15 +57,13 @@ from st_autodiff.testing import check_grads
 MARGIN = 1e-2
 #: offsets (threshold minus the first value) tried, scaled by the drawn offset, in order
 OFFSET_SCALES = (1.0, 1.7, 0.45, -1.0, 2.9, -0.6)
-#: loops inside a runtime ``if``, a ``while`` body or after a break/continue (see
-#: ``test_known_bug_loop_under_runtime_condition``)
-LOOPS_UNDER_RUNTIME_CONDITIONS = False
-#: lists opened before loops that run zero times (see
-#: ``test_known_bug_list_alive_across_runtime_if``)
+#: Restrictions around open compiler bugs (each with a strict xfail at the end of this
+#: file; when one passes, lift its restriction).
+#: lists opened before loops that run zero times (``test_known_bug_list_alive_across_if``)
 LISTS_BEFORE_EMPTY_LOOPS = False
-#: check forward mode on programs with ``while`` loops (see
-#: ``test_known_bug_jvp_while_captured`` and ``test_known_bug_jvp_while_break``)
-JVP_THROUGH_WHILE = False
+#: lists built by loops under a runtime condition: in a runtime ``if``, a ``while`` body,
+#: after a break/continue (``test_known_bug_list_in_untaken_branch``)
+LISTS_UNDER_RUNTIME_CONDITIONS = False
 #: buffer writes after an ``if`` or a loop that also assigns other variables: in
 #: branches that assign, and in nested loops (see ``test_known_false_refusal_write``)
 WRITES_AFTER_MERGES = False
@@ -171,7 +169,7 @@ class Spec:
 
 
 class _Gen:
-    def __init__(self, draw: hs.DrawFn, loops_under_conditions: bool) -> None:
+    def __init__(self, draw: hs.DrawFn) -> None:
         self.draw = draw
         self.lines: list[str] = []
         self.conds: dict[int, tuple[str, str, float]] = {}
@@ -179,7 +177,6 @@ class _Gen:
         self.has_m = False
         self.has_n = False
         self.n_value = 0
-        self.loops_under_conditions = loops_under_conditions
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -272,10 +269,9 @@ class _Gen:
         kinds = ["assign", "assign", "assign"]
         if depth > 0:
             kinds += ["if"]
-            if self.loops_under_conditions or not sc.conditional:
-                kinds += ["for", "for"] + (["for"] if sc.loops else [])
-                if sc.loops == 0:
-                    kinds += ["while"]
+            kinds += ["for", "for"] + (["for"] if sc.loops else [])
+            if sc.loops == 0:
+                kinds += ["while"]
         if sc.loop is not None and not sc.frame["pending"]:
             kinds += ["jump"]
         if sc.static_idx is not None:
@@ -445,10 +441,10 @@ class _Gen:
         if i is not None:
             inner.idx.append(i)
         inner.static_idx = i if static else None
-        # a list before a loop that runs zero times stays a Python list, which a later
-        # runtime if refuses (see test_known_bug_list_alive_across_runtime_if)
-        after, append, new_vecs, new_scals = self._loop_extras(
-            sc, inner, indent, i, bound, lists=LISTS_BEFORE_EMPTY_LOOPS or trips > 0)
+        lists = (LISTS_BEFORE_EMPTY_LOOPS or trips > 0) and \
+            (LISTS_UNDER_RUNTIME_CONDITIONS or not sc.conditional)
+        after, append, new_vecs, new_scals = self._loop_extras(sc, inner, indent, i, bound,
+                                                               lists)
         self.emit(indent, text)
         self.block(inner, indent + 1, self.draw(hs.integers(1, 3)), depth - 1, append)
         for line in after:
@@ -479,10 +475,9 @@ class _Gen:
 
 
 @hs.composite
-def programs(draw: hs.DrawFn, max_depth: int = 2,
-             loops_under_conditions: bool = LOOPS_UNDER_RUNTIME_CONDITIONS) -> Spec:
+def programs(draw: hs.DrawFn, max_depth: int = 2) -> Spec:
     """A random program with loops and branches (thresholds still to be fixed)."""
-    gen = _Gen(draw, loops_under_conditions)
+    gen = _Gen(draw)
     params = ["x0"]
     sc = Scope(vecs=["x0"], scals=[], fixed={"x0"})
     if draw(hs.booleans()):
@@ -595,8 +590,7 @@ def _check_program(source: str, args: tuple, directory: Path, seed: int) -> None
     check_grads(fn, args, lambda *a: full)
 
     # (2) forward mode against reverse mode
-    if JVP_THROUGH_WHILE or "while " not in source:
-        _check_jvp(fn, args, floats, full, expected_value, seed)
+    _check_jvp(fn, args, floats, full, expected_value, seed)
 
     # (3) the compiled primal value, and value_and_grad's gradient
     value, grads2 = st.value_and_grad(fn, wrt=floats)(*args)

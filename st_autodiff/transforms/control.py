@@ -764,6 +764,8 @@ def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder
 def _type_of_value(v: Any) -> Type | None:
     if v is None:
         return None
+    if isinstance(v, list):
+        return Type("list")  # a stack of stacks: an inner loop's saved values
     from ..ir.types import type_of  # noqa: PLC0415
 
     return type_of(v)
