@@ -125,6 +125,11 @@ class Emitter:
         return t.shape
 
     def ndim(self, x: Any) -> int:
+        t = self.node(x).type
+        if t is not None and t.shape is None and t.kind == "array":
+            value = self.b.values.get(self.node(x))  # x[:k] in a loop: the length varies,
+            if value is not None and hasattr(value, "ndim"):  # the rank does not
+                return int(value.ndim)
         return len(self.static_shape(x))
 
     def known_shape(self, x: Any) -> tuple[int, ...] | None:
