@@ -217,6 +217,8 @@ def source_digests() -> dict[str, str]:
     """SHA-256 of the generated source and joint IR of every corpus function."""
     out = {}
     for e in CORPUS:
+        if e.fails("deterministic"):
+            continue  # a known gap: the compiler refuses it (strict xfail elsewhere)
         g = st.grad(e.fn, wrt=e.wrt, has_aux=e.has_aux)
         g(*e.args())
         out[e.name] = hashlib.sha256((g.source + g.adjoint_ir).encode()).hexdigest()

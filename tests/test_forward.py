@@ -17,7 +17,9 @@ def _tangents(entry: Entry, args: tuple) -> tuple:
                  for i, a in enumerate(args))
 
 
-@pytest.mark.parametrize("entry", SCALAR, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", [
+    pytest.param(e, id=e.name, marks=[pytest.mark.xfail(strict=True, reason=e.xfail)]
+                 if e.fails("jvp") else []) for e in SCALAR])
 def test_jvp_equals_gradient_dot_tangent(entry: Entry):
     """<grad f, v> from reverse mode must equal J v from forward mode."""
     args = entry.bind(entry.args())

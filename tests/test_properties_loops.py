@@ -7,8 +7,8 @@ arguments are compile-time constants of the compiler).  The program mixes
 * straight-line elementwise arithmetic (``+``, ``-``, ``*``, ``a * a``, sin, cos, tanh,
   exp of bounded values, reductions to scalars) on vector and scalar variables;
 * ``for`` loops with 0 to 6 iterations (``range(N)``, ``range(1, N)``, reversed ranges,
-  ``range(n)``, ``enumerate(m)``, ``zip(m, x0)``), nested loops, and ``while j < N``
-  loops with an int counter, optionally with a runtime condition after ``and``;
+  ``range(n)``, ``for row in m``, ``enumerate(m)``, ``zip(m, x0)``), nested loops, and
+  ``while j < N`` loops with an int counter, optionally ``and`` a runtime condition;
 * loop-carried scalars and arrays, always updated in a bounded form (``0.5 * a + 0.5 *
   tanh(...)``, ``a * cos(...)``, ...) so that no value grows with the trip count;
 * ``if``/``elif``/``else`` on runtime scalars reduced from the state, and on loop indices
@@ -65,7 +65,7 @@ LISTS_BEFORE_EMPTY_LOOPS = False
 #: after a break/continue (``test_known_bug_list_in_untaken_branch``)
 LISTS_UNDER_RUNTIME_CONDITIONS = False
 #: buffer writes after an ``if`` or a loop that also assigns other variables: in
-#: branches that assign, and in nested loops (see ``test_known_false_refusal_write``)
+#: branches that assign, and in nested loops (``test_known_false_refusal_write_after_merge``)
 WRITES_AFTER_MERGES = False
 #: forward against reverse, and value_and_grad against grad
 RTOL = 1e-9
@@ -74,6 +74,10 @@ SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=N
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.filter_too_much,
                                            HealthCheck.data_too_large])
+
+#: trip counts of loops over ranges, the first few first: Hypothesis starts from (and
+#: shrinks towards) the first entry of a ``sampled_from``
+TRIPS = [3, 2, 4, 1, 0, 5, 6]
 
 #: elementwise, smooth; ``{a}`` is a vector for vector results
 UNARY = [
@@ -193,8 +197,10 @@ class _Gen:
     def cond(self, sc: Scope, depth: int = 1) -> str:
         """A runtime comparison of a scalar against a threshold fixed later."""
         k = len(self.conds)
-        e = self.scalar(sc, depth) if self.draw(hs.booleans()) else \
-            self.pick(REDUCE).format(a=self.vector(sc, depth))
+        if sc.scals and self.pick(["reduce", "scalar"]) == "scalar":
+            e = self.pick(BINARY).format(a=self.pick(sc.scals), b=self.scalar(sc, depth))
+        else:
+            e = self.pick(REDUCE).format(a=self.vector(sc, depth))
         op = self.pick([">", "<"])
         offset = self.pick([-0.8, -0.4, -0.15, 0.15, 0.4, 0.8])
         self.conds[k] = (e, op, offset)
@@ -204,7 +210,7 @@ class _Gen:
 
     def vector(self, sc: Scope, depth: int) -> str:
         """An expression of shape (3,)."""
-        kinds = ["leaf", "unary", "binary", "mixed"] if depth > 0 else ["leaf"]
+        kinds = ["mixed", "binary", "unary", "leaf"] if depth > 0 else ["leaf"]
         kind = self.pick(kinds)
         if kind == "leaf":
             leaves = list(sc.vecs)
@@ -223,7 +229,7 @@ class _Gen:
 
     def scalar(self, sc: Scope, depth: int) -> str:
         """A scalar expression."""
-        kinds = ["leaf", "reduce"] + (["unary", "binary"] if depth > 0 else [])
+        kinds = ["reduce", "leaf"] + (["binary", "unary"] if depth > 0 else [])
         kind = self.pick(kinds)
         if kind == "leaf":
             leaves = list(sc.scals) + ["0.7"]
@@ -285,7 +291,7 @@ class _Gen:
         kind = self.pick(["v", "v", "s"])
         names = [v for v in (sc.vecs if kind == "v" else sc.scals) if v not in sc.fixed]
         e = self.expr(kind, sc)
-        if names and self.draw(hs.booleans()):
+        if names and self.pick(["update", "new"]) == "update":
             t = self.pick(names)
             form = self.pick(CARRY + FRESH[:2])
         else:
@@ -408,14 +414,14 @@ class _Gen:
         if self.has_n:
             headers.append("range_n")
         if self.has_m:
-            headers += ["enumerate", "zip"]
+            headers += ["rows", "enumerate", "zip"]
         header = self.pick(headers)
         i: str | None = self.fresh("i")
         inner = sc.child(loop="for", loops=sc.loops + 1,
                          frame={"jumped": False, "pending": False},
                          bufs=list(sc.bufs) if WRITES_AFTER_MERGES else [])
         static, bound = True, None
-        n_iter = self.draw(hs.integers(0, 6))
+        n_iter = self.pick(TRIPS)
         trips = n_iter
         if header == "range":
             text, bound = f"for {i} in range({n_iter}):", n_iter
@@ -431,6 +437,11 @@ class _Gen:
             inner.vecs.append(row)
             inner.fixed.add(row)
             static = False
+        elif header == "rows":
+            row = self.fresh("row")
+            text, i, trips = f"for {row} in m:", None, 4
+            inner.vecs.append(row)
+            inner.fixed.add(row)
         else:
             row, s = self.fresh("row"), self.fresh("e")
             text, i, trips = f"for {row}, {s} in zip(m, x0):", None, 3
@@ -454,7 +465,7 @@ class _Gen:
 
     def st_while(self, sc: Scope, indent: int, depth: int) -> None:
         j = self.fresh("j")
-        bound = self.draw(hs.integers(0, 5))
+        bound = self.pick(TRIPS[:-1])
         inner = sc.child(loop="while", loops=sc.loops + 1, static_idx=None, guarded=True,
                          frame={"jumped": False, "pending": False},
                          bufs=list(sc.bufs) if WRITES_AFTER_MERGES else [])
@@ -492,7 +503,7 @@ def programs(draw: hs.DrawFn, max_depth: int = 2) -> Spec:
     if draw(hs.booleans()):
         gen.has_n = True
         params.append("n")
-        n_value = gen.n_value = draw(hs.integers(0, 5))
+        n_value = gen.n_value = draw(hs.sampled_from(TRIPS[:-1]))
     n_top = draw(hs.integers(2, 4))
     loop_at = draw(hs.integers(0, n_top - 1))  # at least one loop at the top level
     for k in range(n_top):
@@ -645,9 +656,10 @@ def test_thresholds_keep_decisions_away_from_the_margin(program_dir):
     _check_program(source, args, program_dir, 0)
 
 
-# --- known compiler bugs the generator steers around (strict xfails) ------------------------
-# Each is a minimal program the generator produced (then reduced by hand).  When one starts
-# to pass, lift the matching restriction at the top of this file.
+# --- compiler bugs this generator found ------------------------------------------------------
+# Minimal programs reduced by hand from generated ones.  Fixed ones stay as regressions;
+# open ones are strict xfails, and the generator steers around them (the flags at the top
+# of this file): when one starts to pass, lift its restriction.
 
 
 def _known(*body: str, params: str = "x0") -> str:
@@ -657,58 +669,99 @@ def _known(*body: str, params: str = "x0") -> str:
 
 X0 = np.array([0.1, 0.2, 0.3])
 
-
-def _xfail(reason: str, raises: Any) -> Any:
-    return pytest.mark.xfail(strict=True, reason=reason, raises=raises)
-
-
-_A = "a loop under a runtime condition reads the example value of a variable from outside " \
-     "that condition as None (control.py, ControlLowering.loop: guess uses self.b.values, " \
-     "not the enclosing builders' values)"
-
-
-@pytest.mark.parametrize("source", [
-    pytest.param(_known(
+FIXED = {
+    # a loop under a runtime condition read the example value of an outer variable as
+    # None: EvaluationError, or a zero gradient without an error
+    "loop-in-taken-branch": _known(
         "s = np.sum(x0)",
         "if s < 100.0:",
         "    for i in range(2):",
         "        s = np.sin(s)",
-        "return s",
-    ), id="loop-in-taken-branch-crashes", marks=_xfail(_A, CompileError)),
-    pytest.param(_known(
+        "return s"),
+    "loop-in-taken-branch-zero-gradient": _known(
         "s = np.sum(x0)",
         "if s < 100.0:",
         "    for i in range(2):",
         "        if i == 1:",
         "            s = np.sin(s)",
-        "return s",
-    ), id="loop-in-taken-branch-zero-gradient", marks=_xfail(_A, AssertionError)),
-    pytest.param(_known(
+        "return s"),
+    "loop-in-while": _known(
         "s = np.sum(x0)",
         "j = 0",
         "while j < 2:",
         "    for k in range(2):",
         "        s = np.sin(s)",
         "    j += 1",
-        "return s",
-    ), id="loop-in-while-crashes", marks=_xfail(_A, CompileError)),
-    pytest.param(_known(
+        "return s"),
+    "loop-after-break": _known(
         "s = np.sum(x0)",
         "for i in range(3):",
         "    if s > 100.0:",
         "        break",
         "    for k in range(2):",
         "        s = np.sin(s)",
-        "return s",
-    ), id="loop-after-break-crashes", marks=_xfail(_A, CompileError)),
-])
-def test_known_bug_loop_under_runtime_condition(source, program_dir):
-    _check_program(source, (X0,), program_dir, 0)
+        "return s"),
+    # forward mode through a while loop dropped the tangents of values read from outside
+    # the loop (wrong tangent), or failed to compile
+    "jvp-while-captured": _known(
+        "j = 0",
+        "while j < 2:",
+        "    w = x1 * 2.0",
+        "    j += 1",
+        "return w * np.sum(x0)",
+        params="x0, x1"),
+    "jvp-while-captured-carried": _known(
+        "w = 0.0",
+        "j = 0",
+        "while j < 2:",
+        "    w = w + x1 * 2.0",
+        "    j += 1",
+        "return w * np.sum(x0)",
+        params="x0, x1"),
+    "jvp-while-dead-read": _known(
+        "j = 0",
+        "while j < 2:",
+        "    w = x0[1] * x1",
+        "    j += 1",
+        "return np.sum(x0) * x1",
+        params="x0, x1"),
+    "jvp-while-runtime-break": _known(
+        "v = np.sin(x0)",
+        "j = 0",
+        "while j < 3:",
+        "    v = np.sin(v)",
+        "    if np.sum(v) > 100.0:",
+        "        break",
+        "    j += 1",
+        "return np.sum(v)"),
+    "jvp-while-break-first-trip": _known(
+        "v = np.sin(x0)",
+        "j = 0",
+        "while j < 3:",
+        "    v = np.sin(v)",
+        "    if j == 0:",
+        "        break",
+        "    j += 1",
+        "return np.sum(v)"),
+}
 
 
-_B = "a list or dict that exists as a Python value when a runtime if is lowered (made " \
-     "before it, before a loop that runs zero times, or inside it) counts as changed by " \
-     "the if (control.py, branch: _same compares the copies by identity)"
+@pytest.mark.parametrize("name", list(FIXED))
+def test_fixed_bug_stays_fixed(name, program_dir):
+    source = FIXED[name]
+    args = (X0, 0.5) if "x1" in source.split("\n")[3] else (X0,)
+    _check_program(source, args, program_dir, 0)
+
+
+def _xfail(reason: str) -> Any:
+    return pytest.mark.xfail(strict=True, reason=reason, raises=(CompileError,
+                                                                 CompileTimeError))
+
+
+_B = ("a list or dict that exists as a Python value when a runtime if is lowered (made "
+      "before it, before a loop that runs zero times, or inside it) counts as changed by "
+      "the if: transforms/control.py, branch(), where _same() compares the scope copies "
+      "by identity")
 
 
 @pytest.mark.parametrize("source", [
@@ -719,7 +772,7 @@ _B = "a list or dict that exists as a Python value when a runtime if is lowered 
         "else:",
         "    y = np.sin(x0)",
         "return np.sum(np.stack(hs)) + np.sum(y)",
-    ), id="list-across-if", marks=_xfail(_B, CompileError)),
+    ), id="list-across-if"),
     pytest.param(_known(
         "hs = [x0]",
         "for i in range(0):",
@@ -727,7 +780,7 @@ _B = "a list or dict that exists as a Python value when a runtime if is lowered 
         "if np.sum(x0) > 0.0:",
         "    x0 = x0 * 2.0",
         "return np.sum(np.stack(hs)) + np.sum(x0)",
-    ), id="list-before-empty-loop", marks=_xfail(_B, CompileError)),
+    ), id="list-before-empty-loop"),
     pytest.param(_known(
         "d = {'a': x0}",
         "if np.sum(x0) > 0.0:",
@@ -735,85 +788,40 @@ _B = "a list or dict that exists as a Python value when a runtime if is lowered 
         "else:",
         "    y = np.sin(x0)",
         "return np.sum(d['a'] * y)",
-    ), id="dict-across-if", marks=_xfail(_B, CompileError)),
+    ), id="dict-across-if"),
     pytest.param(_known(
         "hs = [x0]",
         "j = 0",
         "while j < 2:",
         "    j += 1",
         "return np.sum(np.stack(hs))",
-    ), id="list-across-while", marks=_xfail(_B, CompileError)),
+    ), id="list-across-while"),
+    pytest.param(_known(
+        "s = np.sum(x0)",
+        "if s > 100.0:",
+        "    hs = []",
+        "    s = s + sum(hs)",
+        "return s",
+    ), id="list-made-in-branch"),
 ])
-def test_known_bug_list_alive_across_runtime_if(source, program_dir):
+@_xfail(_B)
+def test_known_bug_list_alive_across_if(source, program_dir):
     _check_program(source, (X0,), program_dir, 0)
 
 
-_D = "forward mode through a while loop drops the tangents of values the body reads from " \
-     "outside the loop"
-
-
-@pytest.mark.parametrize("source", [
-    pytest.param(_known(
-        "j = 0",
-        "while j < 2:",
-        "    w = x1 * 2.0",
-        "    j += 1",
-        "return w * np.sum(x0)",
-        params="x0, x1",
-    ), id="wrong-tangent", marks=_xfail(_D, AssertionError)),
-    pytest.param(_known(
-        "w = 0.0",
-        "j = 0",
-        "while j < 2:",
-        "    w = w + x1 * 2.0",
-        "    j += 1",
-        "return w * np.sum(x0)",
-        params="x0, x1",
-    ), id="wrong-tangent-carried", marks=_xfail(_D, AssertionError)),
-    pytest.param(_known(
-        "j = 0",
-        "while j < 2:",
-        "    w = x0[1] * x1",
-        "    j += 1",
-        "return np.sum(x0) * x1",
-        params="x0, x1",
-    ), id="dead-read-crashes", marks=_xfail(_D, CompileTimeError)),
-])
-def test_known_bug_jvp_while_captured(source, program_dir):
-    _check_jvp_only(source, (X0, 0.5), program_dir)
-
-
-_E = "forward mode of a while loop with a break fails to compile"
-
-
-@pytest.mark.parametrize("source", [
-    pytest.param(_known(
+@_xfail("a list built by a loop inside a runtime branch that the example does not take: "
+        "CompileTimeError (TypeError: 'NoneType' object is not iterable) from LIST_ZEROS "
+        "in transforms/regions.py, region_vjp()")
+def test_known_bug_list_in_untaken_branch(program_dir):
+    source = _known(
         "v = np.sin(x0)",
-        "j = 0",
-        "while j < 3:",
-        "    v = np.sin(v)",
-        "    if np.sum(v) > 100.0:",
-        "        break",
-        "    j += 1",
-        "return np.sum(v)",
-    ), id="runtime-break", marks=_xfail(_E, CompileTimeError)),
-    pytest.param(_known(
-        "v = np.sin(x0)",
-        "j = 0",
-        "while j < 3:",
-        "    v = np.sin(v)",
-        "    if j == 0:",
-        "        break",
-        "    j += 1",
-        "return np.sum(v)",
-    ), id="break-first-trip", marks=_xfail(_E, IndexError)),
-])
-def test_known_bug_jvp_while_break(source, program_dir):
-    _check_jvp_only(source, (X0,), program_dir)
-
-
-_G = "a write into an array after an if or a loop that also outputs another fresh array is " \
-     "refused: the other array 'may share memory with it'"
+        "if np.sum(x0) > 100.0:",
+        "    hs = []",
+        "    for i in range(2):",
+        "        hs.append(np.sin(x0))",
+        "    v = v + np.sum(np.stack(hs))",
+        "return np.sum(v)")
+    _check_program(source, (X0,), program_dir, 0)
 
 
 @pytest.mark.parametrize("source", [
@@ -825,7 +833,7 @@ _G = "a write into an array after an if or a loop that also outputs another fres
         "    v = np.sin(v)",
         "buf[2] = np.sum(v)",
         "return np.sum(buf)",
-    ), id="after-loop", marks=_xfail(_G, CompileError)),
+    ), id="after-loop"),
     pytest.param(_known(
         "buf = np.zeros(3)",
         "if np.sum(x0) > 100.0:",
@@ -835,15 +843,9 @@ _G = "a write into an array after an if or a loop that also outputs another fres
         "    v = np.sin(x0)",
         "buf[1] = np.sum(x0 * x0)",
         "return np.sum(buf) + np.sum(v)",
-    ), id="after-if", marks=_xfail(_G, CompileError)),
+    ), id="after-if"),
 ])
-def test_known_false_refusal_write(source, program_dir):
+@_xfail("a write into an array after an if or a loop that also outputs another, fresh "
+        "array is refused: 'v may share memory with it and would change too'")
+def test_known_false_refusal_write_after_merge(source, program_dir):
     _check_program(source, (X0,), program_dir, 0)
-
-
-def _check_jvp_only(source: str, args: tuple, directory: Path) -> None:
-    fn = _load(source, directory)
-    floats = tuple(range(len(args)))
-    grads = list(st.grad(fn, wrt=floats)(*args))
-    check_grads(fn, args, lambda *a: grads)
-    _check_jvp(fn, args, floats, grads, fn(*args), 0)

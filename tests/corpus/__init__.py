@@ -6,7 +6,7 @@ definition order.  See ``registry`` for what an entry holds.
 
 from __future__ import annotations
 
-from . import functions, models  # noqa: F401  (importing registers the functions)
+from . import control, functions, models  # noqa: F401  (importing registers the functions)
 from .registry import CATEGORIES, CHECKS, CORPUS, Entry
 
 __all__ = ["CATEGORIES", "CHECKS", "CORPUS", "Entry"]

@@ -1179,20 +1179,20 @@ def dict_weight_decay(w1, w2, x):
 
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
     'br_return_both_neg': ('hvp_reverse',),
-    'dict_branch_neg': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
-    'dict_branch_pos': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
-    'dict_while': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
+    'dict_branch_neg': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
+    'dict_branch_pos': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
+    'dict_while': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
     'ip_cholesky_logdet': ('hvp_forward', 'hvp_reverse'),
     'ip_forward_substitution': ('hvp_reverse',),
-    'loop_shape_bounds': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
-    'lst_branch_append': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
-    'lst_concat': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
-    'lst_in_while': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
-    'lst_last': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
+    'loop_shape_bounds': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
+    'lst_branch_append': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
+    'lst_concat': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
+    'lst_in_while': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
+    'lst_last': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
     'lst_reverse_index': ('hvp_forward', 'hvp_reverse'),
     'lst_sum_terms': ('hvp_forward', 'hvp_reverse'),
-    'lst_tuples': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
-    'lst_window_means': ('fd', 'hvp_forward', 'hvp_reverse', 'jvp'),
+    'lst_tuples': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
+    'lst_window_means': ('deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter', 'jvp', 'optimizer', 'value_and_grad', 'verify'),
 }
 
 
