@@ -22,6 +22,7 @@ from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
 from .codegen_regions import RegionWriter
+from .regions import ACCUMULATE
 
 _ATOM = 100
 _PREC = {"**": 15, "@": 13, "*": 13, "/": 13, "//": 13, "%": 13, "+": 12, "-": 12,
@@ -72,6 +73,7 @@ class _Writer(RegionWriter):
         self.globals: dict[str, Any] = {} if parent is None else parent.globals
         self.adjoint = self._sections()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
+        self.acc_add: set[Node] = set()
         self.in_place, self.chain_name = ({}, {}) if functional else self._in_place_chains()
         # user functions called through the globals
         self.fn_names: dict[Any, str] = {} if parent is None else parent.fn_names
@@ -91,6 +93,18 @@ class _Writer(RegionWriter):
         no other reader: they add into that buffer in place, under one name (the name of
         the chain's last node, e.g. ``c_bar``)."""
         in_place: dict[Node, Node] = {}
+        self.acc_add: set[Node] = set()
+        if self.parent is not None:  # a reverse loop's accumulators: add in place
+            outs = list(self.g.outputs)
+            for n in self.g.nodes:
+                acc = n.inputs[0] if n.role == ACCUMULATE else None
+                if acc is None or acc.op is not Op.ARG or self.users[acc] != [n] or \
+                        outs.count(n) != 1:
+                    continue
+                if n.op is Op.INDEX_ADD:
+                    in_place[n] = acc
+                elif n.op is Op.ADD and acc.type is not None and acc.type.kind == "array":
+                    self.acc_add.add(n)
         for n in self.g.nodes:
             buf = n.inputs[0] if n.op is Op.INDEX_ADD else None
             if buf is not None and buf.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and \
@@ -318,6 +332,8 @@ class _Writer(RegionWriter):
                 group = key
             if n in self.in_place:  # adds into its buffer: same array, same name
                 self.names[n] = self.names[self.in_place[n]]
+            elif n in self.acc_add:
+                self.names[n] = self.names[n.inputs[0]]
             else:
                 self.names[n] = self.ns.fresh(self.chain_name.get(n, n.name))
             hoisted = self._hoist(n)
@@ -376,6 +392,8 @@ class _Writer(RegionWriter):
         target = self.names[n]
         if n in self.in_place:
             return self._add_in_place(n)
+        if n in self.acc_add:
+            return f"{target} += {self.ref(n.inputs[1])}"
         if n.op in REGIONS:
             return self._region(n)
         if n.op is Op.SCATTER_ADD and not self.functional:

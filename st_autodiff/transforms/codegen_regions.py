@@ -16,6 +16,7 @@ from typing import Any
 from ..ir.graph import Graph, Node
 from ..ir.ops import Op
 from ..ir.regions import for_layout
+from .regions import ACCUMULATE
 
 _IND = "    "
 
@@ -102,13 +103,23 @@ class RegionWriter:
                    body.outputs[n_carry:n_carry + n_ys]]
         names = self._out_names(n, n_carry + n_ys + 1, base + ys_base + ["_trips"])
         setup = []
-        for name, init in zip(names[:n_carry], carry_inits):
+        owned = self._accumulated(n, body, carry_args)
+        for k, (name, init) in enumerate(zip(names[:n_carry], carry_inits)):
             text = self.ref(init)
+            if k in owned and (self.users[init] != [n] or init.op in (Op.ARG, Op.CONST)):
+                text = f"{self.ref(init, 100)}.copy()"  # the loop adds into it in place
             if text != name:
                 setup.append(f"{name} = {text}")
         for name in names[n_carry:n_carry + n_ys]:
             setup.append(f"{name} = []")
         return names, setup, []
+
+    @staticmethod
+    def _accumulated(n: Node, body: Graph, carry_args: list[Node]) -> set[int]:
+        """Carried slots the body adds into in place (a reverse loop's accumulators)."""
+        readers = {m.inputs[0] for m in body.nodes if m.role == ACCUMULATE}
+        return {k for k, a in enumerate(carry_args) if a in readers and a.type is not None
+                and a.type.kind == "array" and a.type.shape != ()}
 
     def _used(self, item: Node | None) -> Node | None:
         """``item`` if anything reads it (a trip count nobody reads is not counted)."""

@@ -25,6 +25,11 @@ from ..ir.regions import REGIONS, for_layout
 from ..ir.types import Type, type_of
 
 
+#: role of the node that adds one iteration's gradient into a reverse loop's accumulator
+#: (a fresh zeros array the loop owns): codegen writes it in place, ``W_bar += g``
+ACCUMULATE = "accumulate"
+
+
 @dataclass
 class RegionAdjoint:
     """What ``augment`` decided for one region, used again by ``region_vjp``."""
@@ -196,7 +201,13 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     for k, acc in zip(free_wrt, accs):
         g = _mapped(rb, grad_of.get(k), m, body.args[k])
         is_list = acc.type is not None and acc.type.kind == "list"
-        outs.append(rb.emit(Op.LIST_ADD if is_list else Op.ADD, [acc, g], type=acc.type))
+        if g.op is Op.SCATTER_ADD and not is_list:  # x[i] read in the loop: add at i
+            outs.append(rb.emit(Op.INDEX_ADD, [acc, *g.inputs[1:]],
+                                {"index": g.param("index")}, type=acc.type,
+                                role=ACCUMULATE))
+        else:
+            outs.append(rb.emit(Op.LIST_ADD if is_list else Op.ADD, [acc, g],
+                                type=acc.type, role=None if is_list else ACCUMULATE))
     x_wrt = [k for k in wrt if body_lead <= k < body_lead + n_xs]
     for k in x_wrt:
         outs.append(_mapped(rb, grad_of.get(k), m, body.args[k]))
