@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir.graph import Graph, GraphBuilder, Node
-from ..ir.ops import Op
+from ..ir.ops import ELEMENTWISE, Op
 from ..ir.regions import REGIONS, for_layout
 from ..ir.types import Type, type_of
 
@@ -166,9 +166,30 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
                                                       body_lead + n_xs + n_carry)]
     x_needed = [r for r in res if r in arg_pos and body_lead <= arg_pos[r] < body_lead + n_xs]
     free_needed = [r for r in res if r in arg_pos and arg_pos[r] >= body_lead + n_xs + n_carry]
+    # values computed from loop-invariant inputs and the index alone (x[i], g / L) are
+    # computed again by the reverse loop instead of being pushed
+    first_free = body_lead + n_xs + n_carry
+    recompute = _recomputable([r for r in stacked if r not in arg_pos], arg_pos, first_free,
+                              body_lead)
+    stacked = [r for r in stacked if r not in recompute]
+    for r in sorted(recompute, key=lambda x: x.id):  # sets iterate in address order
+        for i in r.inputs:
+            if i in arg_pos and arg_pos[i] >= first_free and i not in free_needed:
+                free_needed.append(i)
+    # a carried value and the body's new value for it are the same sequence, one step
+    # apart: push only the new values; the reverse loop reads the old ones as
+    # [initial value] + new values[:-1] (a list of references, no array copied)
+    derived: dict[int, tuple[int, int]] = {}
+    if not (n.op is Op.FOR and p["reverse"]):
+        for j, r in enumerate(stacked):
+            k = arg_pos.get(r, -1) - body_lead - n_xs
+            if r in arg_pos and 0 <= k < n_carry and body.outputs[k] in stacked and \
+                    body.outputs[k] is not r:
+                derived[j] = (lead + n_xs + k, stacked.index(body.outputs[k]))
+    pushed = [r for j, r in enumerate(stacked) if j not in derived]
     go_on = [body.outputs[-1]] if has_break else []
     fwd = Graph(body.name, body.args, body.nodes,
-                tuple(list(body.outputs[:n_carry + n_ys]) + stacked + go_on), ())
+                tuple(list(body.outputs[:n_carry + n_ys]) + pushed + go_on), ())
     # the reverse body: (i, *stack items, *x items, *ys_bar items, *carry_bar, *acc, *free)
     rb = GraphBuilder(body.name + "_bwd", None)
     m: dict[Node, Node] = {}
@@ -191,6 +212,7 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     accs = [rb.arg((body.args[k].name or "f") + "_bar", body.args[k].type) for k in free_wrt]
     for r in free_needed:
         m[r] = rb.arg(r.name or "f", r.type)
+    _copy(rb, sorted(recompute, key=lambda x: x.id), m, joint.values, new_values)
     _copy(rb, bwd_nodes, m, joint.values, new_values)
     grad_of = dict(zip(wrt, grads))
     outs: list[Node] = []
@@ -214,11 +236,12 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     rb.args = [rb.args[0]] + [m[r] for r in stacked] + [m[r] for r in x_needed] + \
         [m[s] for s in ys_seeds] + [m[s] for s in carry_seeds] + accs + \
         [m[r] for r in free_needed]
-    bwd = rb.finish(outs)
+    bwd = _tidy(rb.finish(outs))
     new_params = dict(p)
     new_params["body"] = fwd
-    new_params["n_ys"] = n_ys + len(stacked)
-    stacked_out = list(range(n_carry + n_ys, n_carry + n_ys + len(stacked)))
+    new_params["n_ys"] = n_ys + len(pushed)
+    out_of = iter(range(n_carry + n_ys, n_carry + n_ys + len(pushed)))
+    stacked_out = [-1 if j in derived else next(out_of) for j in range(len(stacked))]
     passed = [lead + arg_pos[r] - body_lead for r in x_needed] + \
         [lead + arg_pos[r] - body_lead for r in free_needed]
     info = RegionAdjoint(bwd, [lead + k - body_lead for k in wrt], seeded, stacked_out, passed,
@@ -226,6 +249,7 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     info.x_wrt = [lead + k - body_lead for k in x_wrt]  # type: ignore[attr-defined]
     info.free_wrt = [lead + k - body_lead for k in free_wrt]  # type: ignore[attr-defined]
     info.carry_slots = carry_bar_slots  # type: ignore[attr-defined]
+    info.derived = derived  # type: ignore[attr-defined]
     return new_params, info
 
 
@@ -278,13 +302,49 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
         grads = list(j.graph.outputs[len(g.outputs):])
         _copy(rb, _live(j.graph.nodes[j.n_primal:], grads), m, j.values, new_values)
         outs = [_mapped(rb, gr, m, g.args[k]) for k, gr in zip(wrt, grads)]
-        bwds.append(rb.finish(outs))
+        bwds.append(_tidy(rb.finish(outs)))
     new_params = dict(p)
     new_params["then"], new_params["orelse"] = fwds
     n_res = len(res_lists[0]) + len(res_lists[1])
     info = RegionAdjoint((bwds[0], bwds[1]), [1 + k for k in wrt], seeded,
                          list(range(n_out, n_out + n_res)), [1 + k for k in needed])
     return new_params, info
+
+
+_CHEAP = ELEMENTWISE | {Op.GETITEM, Op.NEG}
+
+
+def _recomputable(candidates: list[Node], arg_pos: dict[Node, int], first_free: int,
+                  has_index: int) -> set[Node]:
+    """The candidates (and what they are made of) that only read constants, loop-invariant
+    arguments and the loop index, through cheap ops."""
+    memo: dict[Node, bool] = {}
+
+    def ok(x: Node) -> bool:
+        if x in memo:
+            return memo[x]
+        if x.op is Op.CONST:
+            res = True
+        elif x in arg_pos:
+            res = arg_pos[x] >= first_free or (has_index and arg_pos[x] == 0)
+        else:
+            res = x.op in _CHEAP and all(ok(i) for i in x.inputs)
+        memo[x] = res
+        return res
+
+    out: set[Node] = set()
+
+    def collect(x: Node) -> None:
+        if x in arg_pos or x.op is Op.CONST or x in out:
+            return
+        out.add(x)
+        for i in x.inputs:
+            collect(i)
+
+    for c in candidates:
+        if ok(c):
+            collect(c)
+    return out
 
 
 def _live(bwd_nodes: Any, grads: list[Node]) -> list[Node]:
@@ -295,6 +355,14 @@ def _live(bwd_nodes: Any, grads: list[Node]) -> list[Node]:
         if m in live:
             live.update(m.inputs)
     return [m for m in bwd_nodes if m in live or m.op is Op.ARG]
+
+
+def _tidy(g: Graph) -> Graph:
+    """A reverse body through the optimizer (it is built once and run every iteration)."""
+    from .optimize import optimize  # noqa: PLC0415  (optimize imports nothing of ours)
+
+    out = optimize(g, True, None)
+    return Graph(out.name, out.args, out.nodes, out.outputs, out.output_names)
 
 
 def _residuals(bwd_nodes: Any, grads: list[Node], n_primal: int) -> list[Node]:
@@ -384,10 +452,16 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
     ys_seeds = [got[k] if k in got else zeros(item(n, k)) for k in info.seeded
                 if k >= n_carry]
     accs = [zeros(n.inputs[k]) for k in free_wrt]
-    stacks = [item(n, k) for k in info.stacked]
+    stacks: list[Any] = [None if k < 0 else item(n, k) for k in info.stacked]
+    trips = item(n, p["n_carry"] + p["n_ys"])
+    derived: dict[int, tuple[int, int]] = getattr(info, "derived", {})
+    for j, (init, jo) in derived.items():
+        head = b.emit(Op.LIST, [n.inputs[init]], loc=n.loc)
+        last = b.emit(Op.SUB, [trips, b.const(1)], loc=n.loc)
+        tail = b.emit(Op.LIST_SLICE, [stacks[jo], b.const(0), last], loc=n.loc)
+        stacks[j] = b.emit(Op.LIST_CONCAT, [head, tail], loc=n.loc)
     x_lists = [n.inputs[k] for k in info.passed[:info.n_x_needed]]
     free = [n.inputs[k] for k in info.passed[info.n_x_needed:]]
-    trips = item(n, p["n_carry"] + p["n_ys"])
     if n.op is Op.FOR:
         start, stop, step = n.inputs[:3]
         if p["has_break"]:
