@@ -24,7 +24,6 @@ from ..ir.ops import ELEMENTWISE, Op
 from ..ir.regions import REGIONS, for_layout
 from ..ir.types import Type, type_of
 
-
 #: role of the node that adds one iteration's gradient into a reverse loop's accumulator
 #: (a fresh zeros array the loop owns): codegen writes it in place, ``W_bar += g``
 ACCUMULATE = "accumulate"
