@@ -730,6 +730,11 @@ def _without(scope: Scope, name: str) -> Scope:
 def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
+    if isinstance(a, (list, dict)) and type(a) is type(b) and len(a) == len(b):
+        # each branch works on its own copy: unchanged means the same items
+        if isinstance(a, dict):
+            return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, Node) or isinstance(b, Node):
         return False
     if isinstance(a, (bool, int, float, str, type(None))) and type(a) is type(b):

@@ -284,9 +284,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
             t = current.type if isinstance(current, Node) else None
-            if t is not None and t.kind != "array" or isinstance(
-                    self.b.values.get(current) if isinstance(current, Node) else None,
-                    np.generic):
+            if t is not None and (t.kind != "array" or t.shape == ()) or isinstance(
+                    self.example(current), np.generic):
                 pass  # numbers are immutable: ``k += 1`` rebinds the name
             elif isinstance(current, Node) and current.op is Op.ARG and self.region_depth > 0:
                 self.check_writable(s.target.value, current, scope, s)  # a carried value

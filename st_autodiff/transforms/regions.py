@@ -57,7 +57,9 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
     for n in graph.nodes:
         ins = tuple(mapping[i] for i in n.inputs)
         if n.op in REGIONS and n in active:
-            params, info = _augment_region(n, active, values, adjoint_body, new_values)
+            used = {u.param("index") for u in graph.nodes if u.op is Op.ITEM and
+                    u.inputs[0] is n and u in active}
+            params, info = _augment_region(n, active, values, adjoint_body, new_values, used)
             m = Node(len(b.nodes), n.op, ins, tuple(sorted(params.items())), n.type, n.name,
                      n.loc, n.role)
             side[m] = info
@@ -83,7 +85,7 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
                 if k in read and not (n.op is not Op.IF and k == _trips_index(n)):
                     continue
                 it = Node(len(b.nodes), Op.ITEM, (m,), (("index", k),), None, None, n.loc)
-                if m in new_values:
+                if isinstance(new_values.get(m), tuple):
                     it = Node(it.id, it.op, it.inputs, it.params,
                               type_of(new_values[m][k]), None, n.loc)
                     new_values[it] = new_values[m][k]
@@ -102,7 +104,10 @@ def _evaluate_region(old: Node, m: Node, values: dict[Node, Any], new_values: di
     from ..ir.kernels import array_namespace, run  # noqa: PLC0415
 
     args = [new_values.get(i) for i in m.inputs]
-    new_values[m] = run(m.op, array_namespace(*args), tuple(args), m.kwargs)
+    try:
+        new_values[m] = run(m.op, array_namespace(*args), tuple(args), m.kwargs)
+    except Exception:  # a region in a branch the example does not take: no example
+        new_values.pop(m, None)
 
 
 def _n_outputs(m: Node) -> int:
@@ -125,10 +130,10 @@ def _trips_index(region: Node) -> int:
 
 
 def _augment_region(n: Node, active: frozenset[Node], values: dict[Node, Any],
-                    adjoint_body: Any, new_values: dict[Node, Any]
+                    adjoint_body: Any, new_values: dict[Node, Any], used: set[int]
                     ) -> tuple[dict[str, Any], RegionAdjoint]:
     if n.op is Op.IF:
-        return _augment_if(n, active, values, adjoint_body, new_values)
+        return _augment_if(n, active, values, adjoint_body, new_values, used)
     return _augment_loop(n, active, values, adjoint_body, new_values)
 
 
@@ -253,7 +258,7 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
 
 
 def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
-                adjoint_body: Any, new_values: dict[Node, Any]
+                adjoint_body: Any, new_values: dict[Node, Any], used: set[int]
                 ) -> tuple[dict[str, Any], RegionAdjoint]:
     p = n.kwargs
     branches: list[Graph] = [p["then"], p["orelse"]]
@@ -261,7 +266,13 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
     wrt = [k for k, a in enumerate(branches[0].args) if is_float_type(a.type)
            and ins[k] in active]
     n_out = len(branches[0].outputs)
-    seeded = [k for k in range(n_out) if any(
+    def listy(k: int) -> bool:
+        return any(g.outputs[k].type is not None and g.outputs[k].type.kind == "list"
+                   for g in branches)
+
+    # a list made in one branch is None on the other side: it is seeded only when a
+    # gradient can reach it (its zeros cannot be made outside the branch)
+    seeded = [k for k in range(n_out) if (k in used or not listy(k)) and any(
         is_float_type(g.outputs[k].type) and (g.outputs[k].type is None or
                                               g.outputs[k].type.kind != "none")
         for g in branches)]
