@@ -134,6 +134,8 @@ class Emitter:
 
     def known_shape(self, x: Any) -> tuple[int, ...] | None:
         t = self.node(x).type
+        if t is not None and t.kind in ("int", "float", "bool"):
+            return ()  # a Python number (a loop index)
         return None if t is None else t.shape
 
     def dtype(self, x: Any) -> str | None:

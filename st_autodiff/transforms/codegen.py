@@ -59,7 +59,8 @@ def generate_split(graph: Graph, fwd_returns: Any, bwd_returns: Any, name: str,
 
 class _Writer(RegionWriter):
     def __init__(self, graph: Graph, name: str, defaults: dict[str, str],
-                 functional: bool = False, parent: _Writer | None = None) -> None:
+                 functional: bool = False, parent: _Writer | None = None,
+                 private: frozenset[Node] = frozenset()) -> None:
         self.g = graph
         self.name = name
         self.defaults = defaults
@@ -72,6 +73,8 @@ class _Writer(RegionWriter):
         self.names: dict[Node, str] = {}
         self.globals: dict[str, Any] = {} if parent is None else parent.globals
         self.adjoint = self._sections()
+        self.private = private  # body arguments the region owns (carried, never pushed)
+        self.writes = {} if functional else self._writes_in_place()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
         self.acc_add: set[Node] = set()
         self.in_place, self.chain_name = ({}, {}) if functional else self._in_place_chains()
@@ -87,6 +90,24 @@ class _Writer(RegionWriter):
             if n.op is not Op.ARG and (n.role is not None or any(i in adj for i in n.inputs)):
                 adj.add(n)
         return adj
+
+    def _writes_in_place(self) -> dict[Node, Node]:
+        """``a[i] = v`` nodes that can write into ``a`` itself: nothing else reads ``a``
+        (not a later line, not the adjoint, not a stack) and ``a`` is ours to change (not
+        an argument or a constant, unless a loop owns it)."""
+        out: dict[Node, Node] = {}
+        for n in self.g.nodes:
+            if n.op is not Op.SETITEM:
+                continue
+            x = n.inputs[0]
+            if self.users[x] != [n] or x in self.outputs or x.op in MAY_SHARE:
+                continue
+            if x.op is Op.ARG and x not in self.private:
+                continue
+            if x.type is None or x.type.kind != "array" or x.type.shape == ():
+                continue
+            out[n] = x
+        return out
 
     def _in_place_chains(self) -> tuple[dict[Node, Node], dict[Node, str | None]]:
         """``index_add`` nodes whose buffer (a fresh scatter or an earlier ``index_add``) has
@@ -120,11 +141,13 @@ class _Writer(RegionWriter):
         return in_place, chain_name
 
     def _inlinable(self, n: Node) -> bool:
-        if n.op in (Op.ARG, Op.SCATTER_ADD, Op.INDEX_ADD) or n in self.outputs or \
+        if n.op in (Op.ARG, Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) or n in self.outputs or \
                 OP_INFO[n.op].multi:
             return False
         if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
             return False  # a region's output: the variable the region assigned
+        if n in self.writes.values():
+            return False  # an array written in place needs its name
         if n.op is not Op.CONST and any(u.op in REGIONS for u in self.users[n]):
             return False  # read inside a region body: it needs a name
         if n.op is Op.CONST:
@@ -332,14 +355,15 @@ class _Writer(RegionWriter):
                 group = key
             if n in self.in_place:  # adds into its buffer: same array, same name
                 self.names[n] = self.names[self.in_place[n]]
-            elif n in self.acc_add:
+            elif n in self.acc_add or n in self.writes:
                 self.names[n] = self.names[n.inputs[0]]
             else:
                 self.names[n] = self.ns.fresh(self.chain_name.get(n, n.name))
             hoisted = self._hoist(n)
             body.extend((self.statement(m), m) for m in hoisted)
             body.append((self.statement(n), n))
-            buffers = set(self.in_place.values())  # their name lives on in the chain
+            buffers = set(self.in_place.values()) | set(self.writes.values()) | {
+                m.inputs[0] for m in self.acc_add}  # their name lives on in the result
             dead = [self.names[m] for m in hoisted + last_use.get(pos, [])
                     if m not in keep and m not in buffers and self._freeable(m)]
             if dead and not self.functional and self.parent is None:
@@ -394,6 +418,12 @@ class _Writer(RegionWriter):
             return self._add_in_place(n)
         if n in self.acc_add:
             return f"{target} += {self.ref(n.inputs[1])}"
+        if n.op is Op.SETITEM and not self.functional:
+            idx = self.index(n.param("index"), n.inputs[2:])
+            write = f"{target}[{idx}] = {self.ref(n.inputs[1])}"
+            if n in self.writes:
+                return write
+            return f"{target} = {self.ref(n.inputs[0], _ATOM)}.copy()\n    {write}"
         if n.op in REGIONS:
             return self._region(n)
         if n.op is Op.SCATTER_ADD and not self.functional:
@@ -465,6 +495,15 @@ class _Writer(RegionWriter):
         if n in self.outputs or n.op in (Op.ARG, Op.CONST) or n not in self.names:
             return False
         return t is None or t.kind == "array" and t.shape != ()
+
+
+#: ops whose result may share memory with something else (a view, a read-only broadcast,
+#: an item of a list or of a region's outputs, a constant, an input returned as it is):
+#: never written in place
+MAY_SHARE = frozenset({Op.CONST, Op.BROADCAST_TO, Op.GETITEM, Op.RESHAPE, Op.RAVEL,
+                       Op.TRANSPOSE, Op.SWAPAXES, Op.MOVEAXIS, Op.EXPAND_DIMS, Op.SQUEEZE,
+                       Op.DIAGONAL, Op.ASARRAY, Op.ITEM, Op.SPLIT, Op.LIST_GET,
+                       Op.UNBROADCAST, Op.STOP_GRADIENT})  # these two may return x itself
 
 
 def _flatten(spec: Any) -> list[int]:

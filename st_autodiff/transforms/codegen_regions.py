@@ -39,9 +39,10 @@ class RegionWriter:
                 self.names[it] = names[-1]
         return names
 
-    def _sub(self, graph: Graph, arg_names: list[str]) -> Any:
+    def _sub(self, graph: Graph, arg_names: list[str], private: frozenset[Node] = frozenset()
+             ) -> Any:
         """A writer for a body, with its arguments already named."""
-        w = type(self)(graph, self.name, {}, self.functional, parent=self)
+        w = type(self)(graph, self.name, {}, self.functional, parent=self, private=private)
         for a, name in zip(graph.args, arg_names):
             w.names[a] = name
         return w
@@ -103,23 +104,38 @@ class RegionWriter:
                    body.outputs[n_carry:n_carry + n_ys]]
         names = self._out_names(n, n_carry + n_ys + 1, base + ys_base + ["_trips"])
         setup = []
-        owned = self._accumulated(n, body, carry_args)
-        for k, (name, init) in enumerate(zip(names[:n_carry], carry_inits)):
-            text = self.ref(init)
-            if k in owned and (self.users[init] != [n] or init.op in (Op.ARG, Op.CONST)):
-                text = f"{self.ref(init, 100)}.copy()"  # the loop adds into it in place
-            if text != name:
-                setup.append(f"{name} = {text}")
+        self._inits = list(zip(names[:n_carry], carry_inits))  # set up by _setup_carried
         for name in names[n_carry:n_carry + n_ys]:
             setup.append(f"{name} = []")
         return names, setup, []
 
     @staticmethod
-    def _accumulated(n: Node, body: Graph, carry_args: list[Node]) -> set[int]:
-        """Carried slots the body adds into in place (a reverse loop's accumulators)."""
-        readers = {m.inputs[0] for m in body.nodes if m.role == ACCUMULATE}
-        return {k for k, a in enumerate(carry_args) if a in readers and a.type is not None
-                and a.type.kind == "array" and a.type.shape != ()}
+    def _private(body: Graph, carry_args: list[Node], n_carry: int) -> frozenset[Node]:
+        """Carried arguments whose new value is not also pushed on a stack: the loop may
+        write into them."""
+        outs = list(body.outputs)
+        return frozenset(a for k, a in enumerate(carry_args)
+                         if outs.count(outs[k]) == 1 and outs[k] not in carry_args[:k] +
+                         carry_args[k + 1:])
+
+    def _setup_carried(self, n: Node, w: Any, carry_args: list[Node]) -> list[str]:
+        from .codegen import MAY_SHARE  # noqa: PLC0415  (codegen imports this module)
+
+        """``name = init`` for each carried value; a copy where the loop writes into the
+        array (its accumulators, ``a[i] = v``) and someone else may still hold it."""
+        written = {m.inputs[0] for m in w.acc_add} | set(w.writes.values()) | \
+            {m.inputs[0] for m in w.in_place if m.role == ACCUMULATE}
+        lines = []
+        for a, (name, init) in zip(carry_args, self._inits):
+            text = self.ref(init)
+            array = init.type is not None and init.type.kind == "array" and \
+                init.type.shape != ()
+            if a in written and array and (self.users[init] != [n] or init.op is Op.ARG or
+                                           init.op in MAY_SHARE):
+                text = f"{self.ref(init, 100)}.copy()"  # the loop writes into it
+            if text != name:
+                lines.append(f"{name} = {text}")
+        return lines
 
     def _used(self, item: Node | None) -> Node | None:
         """``item`` if anything reads it (a trip count nobody reads is not counted)."""
@@ -172,7 +188,10 @@ class RegionWriter:
             header = f"for {index} in {rng}:"
         if count is not None:
             lines.append(f"{count} = 0")
-        w = self._sub(body, [index, *x_names, *names[:n_carry], *[self.ref(f) for f in free]])
+        carry_args = self._carry_args(n, body)
+        w = self._sub(body, [index, *x_names, *names[:n_carry], *[self.ref(f) for f in free]],
+                      self._private(body, carry_args, n_carry))
+        lines[:0] = self._setup_carried(n, w, carry_args)
         lines.append(header)
         lines += self._block(w, lambda: self._loop_tail(w, body, names, n_carry, n_ys,
                                                         has_break, count))
@@ -199,7 +218,10 @@ class RegionWriter:
         count = names[-1] if trips_item is not None else None
         if count is not None:
             lines.append(f"{count} = 0")
-        w = self._sub(body, [*names[:n_carry], *[self.ref(f) for f in free]])
+        carry_args = self._carry_args(n, body)
+        w = self._sub(body, [*names[:n_carry], *[self.ref(f) for f in free]],
+                      self._private(body, carry_args, n_carry))
+        lines[:0] = self._setup_carried(n, w, carry_args)
         lines.append("while True:")
         lines += self._block(w, lambda: self._loop_tail(w, body, names, n_carry, n_ys, True,
                                                         count))
