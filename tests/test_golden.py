@@ -38,6 +38,28 @@ def gather(x, i):
     return np.sum(picked**2)
 
 
+def recurrence(w, h0):
+    h = h0
+    for t in range(5):
+        h = np.tanh(w * h + 0.5)
+    return np.sum(h)
+
+
+def piecewise(x):
+    if x.sum() > 0:
+        y = np.sin(x) * 2.0
+    else:
+        y = x * x
+    return np.sum(y)
+
+
+def fill_rows(x):
+    out = np.zeros((3, 2))
+    out[1] = x[0] * 2.0
+    out[:, 0] *= x[1, 0]
+    return np.sum(out * out)
+
+
 # --- the tests ------------------------------------------------------------------------
 
 import difflib
@@ -61,6 +83,10 @@ CASES = {
                          RNG.standard_normal((4, 3)), RNG.standard_normal((4, 2)))),
     "scaled": (scaled, (0, 1), (np.ones((3, 4)), np.arange(1.0, 5.0))),
     "gather": (gather, 0, (np.arange(1.0, 4.0), np.array([2, 1, 1]))),
+    # control flow: one loop, one branch, one in-place write (issue 3)
+    "recurrence": (recurrence, (0, 1), (np.array([0.5, -0.3]), np.array([0.1, 0.2]))),
+    "piecewise": (piecewise, 0, (np.array([0.5, -0.2, 1.0]),)),
+    "fill_rows": (fill_rows, 0, (np.array([[1.0, 2.0], [3.0, 4.0]]),)),
 }
 
 

@@ -99,7 +99,7 @@ class RegionWriter:
         """Names of carried values and stacks; the lines that set them up."""
         base: list[str | None] = [o.name for o in body.outputs[:n_carry]]
         carry_args = self._carry_args(n, body)
-        base = [b or a.name for b, a in zip(base, carry_args)]
+        base = [a.name or b for b, a in zip(base, carry_args)]  # the name the loop carries
         ys_base = ["_stack_" + (o.name or "t").lstrip("_") for o in
                    body.outputs[n_carry:n_carry + n_ys]]
         names = self._out_names(n, n_carry + n_ys + 1, base + ys_base + ["_trips"])
