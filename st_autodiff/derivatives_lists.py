@@ -61,6 +61,11 @@ def _list_slice(ops: Any, g: Any, out: Any, items: Any, start: Any, stop: Any) -
     return ops.list_concat(ops.list_concat(before, g), after), None, None
 
 
+@rule(Op.LIST_REVERSE)
+def _list_reverse(ops: Any, g: Any, out: Any, items: Any) -> tuple:
+    return (ops.list_reverse(g),)
+
+
 def _jvp(op: Op) -> Any:
     def register(fn: Any) -> Any:
         JVP_RULES[op] = fn
@@ -124,3 +129,8 @@ def _list_index_add_jvp(ops: Any, tangents: tuple, out: Any, items: Any, index: 
     if tv is None:
         return ti
     return ops.list_index_add(_zero_or(ops, ti, items), index, tv)
+
+
+@_jvp(Op.LIST_REVERSE)
+def _list_reverse_jvp(ops: Any, tangents: tuple, out: Any, items: Any) -> Any:
+    return None if tangents[0] is None else ops.list_reverse(tangents[0])

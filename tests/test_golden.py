@@ -40,7 +40,7 @@ def gather(x, i):
 
 def recurrence(w, h0):
     h = h0
-    for t in range(5):
+    for _t in range(5):
         h = np.tanh(w * h + 0.5)
     return np.sum(h)
 

@@ -1,6 +1,7 @@
 """Higher derivatives by transforming generated code again (straight-line code)."""
 
 import numpy as np
+import pytest
 
 import st_autodiff as st
 from st_autodiff.testing import check_grads
@@ -69,3 +70,52 @@ def test_hessian_and_hvp_by_reverse_over_reverse():
     np.testing.assert_allclose(h, h.T, rtol=1e-12, atol=1e-14)
     v = np.array([1.0, 0.5, -1.0, 2.0])
     np.testing.assert_allclose(st.hvp(mixed, (x,), (v,)), h @ v, rtol=1e-12, atol=1e-14)
+
+
+# --- higher orders through loops (issue 3) ----------------------------------------------
+
+_COEFFS = (0.5, -1.0, 2.0, 0.25, 1.5, -0.75)
+
+
+def _horner_unrolled(x):
+    p = 0.0
+    for c in _COEFFS:  # a Python tuple: the loop is unrolled
+        p = p * x + c
+    return p
+
+
+def _horner_region(x):
+    p = 0.0
+    for i in range(6):  # a for region in the graph and in the generated code
+        if p > 100.0:
+            p = p * 0.5
+        p = p * x + (i + 1.0)
+    return p
+
+
+def _nth_grad(fn, order):
+    g = fn
+    for _ in range(order):
+        g = st.grad(g)
+    return g
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_derivatives_of_an_unrolled_loop_up_to_fourth_order(order):
+    x = 0.7
+    want = np.polyval(np.polyder(np.array(_COEFFS), order), x)
+    assert float(_nth_grad(_horner_unrolled, order)(x)) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("order", [
+    1, 2,
+    pytest.param(3, marks=pytest.mark.xfail(strict=True, reason="known bug: third and "
+                                             "higher derivatives through a loop region "
+                                             "are wrong (issue 3 notes)")),
+    pytest.param(4, marks=pytest.mark.xfail(strict=True, reason="known bug, as order 3")),
+])
+def test_derivatives_through_a_loop_region(order):
+    x = 0.7
+    coeffs = np.arange(1.0, 7.0)
+    want = np.polyval(np.polyder(coeffs, order), x)
+    assert float(_nth_grad(_horner_region, order)(x)) == pytest.approx(want, rel=1e-10)

@@ -330,7 +330,8 @@ class GraphBuilder:
 
 
 _LIST_VALUED = frozenset({Op.LIST, Op.LIST_CONCAT, Op.LIST_ZEROS, Op.LIST_ADD,
-                          Op.LIST_UNSTACK, Op.LIST_INDEX_ADD, Op.LIST_SLICE})
+                          Op.LIST_UNSTACK, Op.LIST_INDEX_ADD, Op.LIST_SLICE,
+                          Op.LIST_REVERSE})
 
 
 def _dynamic_slice(index: Any, dyn: tuple[Node, ...]) -> bool:

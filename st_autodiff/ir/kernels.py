@@ -224,6 +224,8 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         return len(inputs[0])
     if op is Op.LIST_CONCAT:
         return list(inputs[0]) + list(inputs[1])
+    if op is Op.LIST_REVERSE:
+        return list(reversed(inputs[0]))
     if op is Op.LIST_SLICE:
         return list(inputs[0][inputs[1]:inputs[2]])
     if op is Op.LIST_STACK:

@@ -113,6 +113,7 @@ class Op(enum.Enum):
     LIST_UNSTACK = "list_unstack"
     LIST_INDEX_ADD = "list_index_add"
     LIST_SLICE = "list_slice"
+    LIST_REVERSE = "list_reverse"
     # elementwise unary
     NEG = "neg"
     POSITIVE = "positive"
@@ -328,6 +329,8 @@ def _table() -> dict[Op, OpInfo]:
                                   numpy="rt.list_index_add", torch="list_index_add"),
         Op.LIST_SLICE: OpInfo("list_slice", ("items", "start", "stop"), spelling=special,
                               torch="list_slice"),
+        Op.LIST_REVERSE: OpInfo("list_reverse", ("items",), spelling=special,
+                                torch="list_reverse"),
         Op.ASARRAY: OpInfo("asarray", ("x",), numpy="asarray", aliases=("array",),
                            torch="alias"),
         Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,

@@ -212,6 +212,8 @@ class _Writer(RegionWriter):
             return "[" + ", ".join(self.ref(i) for i in ins) + "]", _ATOM
         if n.op is Op.LIST_GET:
             return f"{self.ref(ins[0], _ATOM)}[{self.ref(ins[1])}]", _ATOM
+        if n.op is Op.LIST_REVERSE:
+            return f"list(reversed({self.ref(ins[0])}))", _ATOM
         if n.op is Op.LIST_SLICE:
             return f"{self.ref(ins[0], _ATOM)}[{self.ref(ins[1])}:{self.ref(ins[2])}]", _ATOM
         if n.op is Op.LIST_LEN:

@@ -180,6 +180,9 @@ class ControlLowering:
             count: Any = range(start, start + n) if isinstance(n, int) else _Range(
                 start, self.binary(Op.ADD, n, start, e) if start else n, 1)
             return _Zip([count, it])
+        if fn is builtins.list and len(args) == 1 and isinstance(args[0], _Reversed) and \
+                isinstance(args[0].value, Node):  # list(reversed(xs)) of a runtime list
+            return self.emit(Op.LIST_REVERSE, [args[0].value], None, e)
         if fn is builtins.reversed:
             it = args[0]
             if isinstance(it, (list, tuple)):
