@@ -17,6 +17,7 @@ lists appended to once per iteration become the loop's stacked outputs.
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -292,7 +293,8 @@ class ControlLowering:
         names = sorted({k for _, v in results for k in v
                         if not _same(v.get(k, _MISSING), before.get(k, _MISSING))}
                        | {k for k in before if any(k not in v for _, v in results)})
-        outs: list[str] = []
+        outs: list[Any] = []
+        dict_names: list[str] = []
         for k in names:
             a, b = (v.get(k, _MISSING) for _, v in results)
             if _same(a, b):
@@ -300,6 +302,13 @@ class ControlLowering:
                     scope.vars.pop(k, None)
                 else:
                     scope.vars[k] = a
+                continue
+            if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and \
+                    not any(isinstance(v, (dict, list)) for v in [*a.values(), *b.values()]):
+                for key in a:  # one output per key the branches set differently
+                    if not _same(a[key], b[key]):
+                        outs.append((k, key))
+                dict_names.append(k)
                 continue
             for v in (a, b):
                 if isinstance(v, (list, Appender)):
@@ -309,13 +318,13 @@ class ControlLowering:
                 if isinstance(v, dict):
                     raise self.fail(f"the dict {k!r} is changed inside an if whose "
                                     "condition is only known at run time", where,
-                                    "keep the values in separate variables")
+                                    "give it the same keys in both branches")
             outs.append(k)
         graphs = []
         for sub, vars_ in results:
             values = []
             for k in outs:
-                v = vars_.get(k, _MISSING)
+                v = vars_.get(k, _MISSING) if isinstance(k, str) else vars_[k[0]][k[1]]
                 values.append(sub.const(None) if v is _MISSING else self.node_in(sub, v, where))
             graphs.append((sub, values))
         union = _union_captures([s for s, _ in graphs])
@@ -324,11 +333,17 @@ class ControlLowering:
             self.b.values.update(sub.values)  # bodies keep their example values
         node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
                          where)
+        for name in dict_names:  # the branches worked on copies: start from one side's
+            scope.vars[name] = dict(results[0][1][name])
         for k, name in enumerate(outs):
             types = [g.outputs[k].type for g in finished]
             real = [t for t in types if t is not None and t.kind != "none"]
             item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where),
                                type=real[0] if real else None)
+            if not isinstance(name, str):
+                dname, key = name
+                scope.vars[dname][key] = self.b.rename(item, _key_name(dname, key))
+                continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
@@ -493,7 +508,7 @@ class ControlLowering:
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
                 for (k, key), (t, value), init in zip(slots, guess, inits):
-                    a = sub.arg(k.lstrip("#") if key is None else f"{k}_{key}", t, value,
+                    a = sub.arg(k.lstrip("#") if key is None else _key_name(k, key), t, value,
                                 self.loc(stmt))
                     self.note_carried(a, init)
                     if key is None:
@@ -564,7 +579,7 @@ class ControlLowering:
             if key is not None:
                 if scope.vars.get(name) is before.get(name):
                     scope.vars[name] = {}
-                scope.vars[name][key] = self.b.rename(item, f"{name}_{key}")
+                scope.vars[name][key] = self.b.rename(item, _key_name(name, key))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
         for k, name in enumerate(appended):
@@ -712,6 +727,11 @@ class _Reversed:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+def _key_name(name: str, key: Any) -> str:
+    """``d_a`` for ``d["a"]``: a variable name for one value of a dict."""
+    return f"{name}_{re.sub(r'[^0-9A-Za-z_]', '_', str(key))}"
 
 
 def _copy(v: Any) -> Any:

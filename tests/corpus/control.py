@@ -1178,18 +1178,6 @@ def dict_weight_decay(w1, w2, x):
 # --- known compiler gaps (strict xfails, per check; see the issue 3 notes) -------------
 
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
-    'dict_branch_neg': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
-    'dict_branch_pos': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
-    'dict_while': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
     'ip_cholesky_logdet': ('hvp_forward', 'hvp_reverse'),
     'loop_power_iteration': ('hvp_forward', 'hvp_reverse'),
     'loop_shape_bounds': (
