@@ -107,13 +107,7 @@ def test_derivatives_of_an_unrolled_loop_up_to_fourth_order(order):
     assert float(_nth_grad(_horner_unrolled, order)(x)) == pytest.approx(want, rel=1e-12)
 
 
-@pytest.mark.parametrize("order", [
-    1, 2,
-    pytest.param(3, marks=pytest.mark.xfail(strict=True, reason="known bug: third and "
-                                             "higher derivatives through a loop region "
-                                             "are wrong (issue 3 notes)")),
-    pytest.param(4, marks=pytest.mark.xfail(strict=True, reason="known bug, as order 3")),
-])
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
 def test_derivatives_through_a_loop_region(order):
     x = 0.7
     coeffs = np.arange(1.0, 7.0)

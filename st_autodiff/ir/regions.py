@@ -11,8 +11,9 @@ body).  Conventions, shared by every pass:
            ``(i, *x_items, *carry, *free)`` and returns ``(*carry, *y_items[, go_on])``.
            It iterates ``range(start, stop, step)`` (backwards when ``reverse``); the
            lists ``xs`` hold one item per position of that range.  The node's value is
-           ``(*carry, *ys, trips)``: final carried values, one list per ``y`` (ordered
-           by range position) and the number of iterations run.  With ``has_break``
+           ``(*carry, *ys, trips)``: final carried values, one list per ``y`` in the
+           order the iterations ran (as ``ys.append(y)`` builds it) and the number of
+           iterations run.  With ``has_break``
            the body's last output says whether to go on.
 ``while``  inputs ``(*carry, *free)``; the body as for ``for`` without ``i`` and
            ``xs``, always ending with its go-on flag (the loop's test is the body's first
@@ -69,9 +70,6 @@ def _run_for(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -> 
         trips += 1
         if has_break and not bool(out[-1]):
             break
-    if params["reverse"]:
-        for y in ys:
-            y.reverse()
     return (*carry, *ys, trips)
 
 

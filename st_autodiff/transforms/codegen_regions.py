@@ -195,9 +195,6 @@ class RegionWriter:
         lines.append(header)
         lines += self._block(w, lambda: self._loop_tail(w, body, names, n_carry, n_ys,
                                                         has_break, count))
-        if reverse:
-            # ys are in range order; ``list(reversed(...))`` is read back by the compiler
-            lines += [f"{name} = list(reversed({name}))" for name in names[n_carry:n_carry + n_ys]]
         if trips_item is not None and count is None:
             lines.append(f"{names[-1]} = len({self._range(start, stop, step)})")
         return lines

@@ -483,6 +483,11 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
         start, stop, step = b.const(0), trips, b.const(1)
         reverse = True
         lead = 0
+    if n.op is Op.FOR and p["reverse"]:
+        # a loop that ran backwards pushed in execution order: the reverse loop runs
+        # forwards over positions, so it reads those lists back to front
+        stacks = [b.emit(Op.LIST_REVERSE, [st], loc=n.loc) for st in stacks]
+        ys_seeds = [b.emit(Op.LIST_REVERSE, [y], loc=n.loc) for y in ys_seeds]
     xs = [*stacks, *x_lists, *ys_seeds]
     params = {"body": info.bwd, "n_xs": len(xs), "n_carry": len(carry_seeds) + len(accs),
               "n_ys": len(x_wrt), "reverse": reverse, "has_break": False}
@@ -492,7 +497,11 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
     base = len(carry_slots)
     pairs += [(n.inputs[k], item(r, base + j)) for j, k in enumerate(free_wrt)]
     base += len(free_wrt)
-    pairs += [(n.inputs[k], item(r, base + j)) for j, k in enumerate(x_wrt)]
+    for j, k in enumerate(x_wrt):
+        g = item(r, base + j)
+        if reverse:  # the reverse loop appended the items' adjoints last position first
+            g = b.emit(Op.LIST_REVERSE, [g], loc=n.loc)
+        pairs.append((n.inputs[k], g))
     return pairs
 
 
