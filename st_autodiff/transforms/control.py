@@ -226,6 +226,8 @@ class ControlLowering:
 
     def int_bound(self, v: Any, where: cst.CSTNode) -> Any:
         """A range bound: a Python int or an integer node."""
+        if isinstance(v, Node) and v.op is Op.CONST:
+            v = v.param("value")  # folded at compile time (from shapes, int arguments)
         if isinstance(v, Node):
             t = v.type
             if t is not None and (t.kind not in ("int", "array") or t.kind == "array" and

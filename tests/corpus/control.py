@@ -1180,10 +1180,6 @@ def dict_weight_decay(w1, w2, x):
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
     'ip_cholesky_logdet': ('hvp_forward', 'hvp_reverse'),
     'loop_power_iteration': ('hvp_forward', 'hvp_reverse'),
-    'loop_shape_bounds': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
     'lst_branch_append': (
         'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
         'jvp', 'optimizer', 'value_and_grad', 'verify',
