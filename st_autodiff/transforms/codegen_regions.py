@@ -94,8 +94,8 @@ class RegionWriter:
                 outs, [w.ref(o) for o in g.outputs]))
         return lines
 
-    def _loop_vars(self, n: Node, body: Graph, n_carry: int, n_ys: int, carry_inits: list[Node]
-                   ) -> tuple[list[str], list[str], list[str]]:
+    def _loop_vars(self, n: Node, body: Graph, n_carry: int, n_ys: int
+                   ) -> tuple[list[str], list[str]]:
         """Names of carried values and stacks; the lines that set them up."""
         base: list[str | None] = [o.name for o in body.outputs[:n_carry]]
         carry_args = self._carry_args(n, body)
@@ -103,11 +103,7 @@ class RegionWriter:
         ys_base = ["_stack_" + (o.name or "t").lstrip("_") for o in
                    body.outputs[n_carry:n_carry + n_ys]]
         names = self._out_names(n, n_carry + n_ys + 1, base + ys_base + ["_trips"])
-        setup = []
-        self._inits = list(zip(names[:n_carry], carry_inits))  # set up by _setup_carried
-        for name in names[n_carry:n_carry + n_ys]:
-            setup.append(f"{name} = []")
-        return names, setup, []
+        return names, [f"{name} = []" for name in names[n_carry:n_carry + n_ys]]
 
     @staticmethod
     def _private(body: Graph, carry_args: list[Node], n_carry: int) -> frozenset[Node]:
@@ -118,7 +114,8 @@ class RegionWriter:
                          if outs.count(outs[k]) == 1 and outs[k] not in carry_args[:k] +
                          carry_args[k + 1:])
 
-    def _setup_carried(self, n: Node, w: Any, carry_args: list[Node]) -> list[str]:
+    def _setup_carried(self, n: Node, w: Any, carry_args: list[Node], names: list[str],
+                       inits: list[Node]) -> list[str]:
         from .codegen import MAY_SHARE  # noqa: PLC0415  (codegen imports this module)
 
         """``name = init`` for each carried value; a copy where the loop writes into the
@@ -126,7 +123,7 @@ class RegionWriter:
         written = {m.inputs[0] for m in w.acc_add} | set(w.writes.values()) | \
             {m.inputs[0] for m in w.in_place if m.role == ACCUMULATE}
         lines = []
-        for a, (name, init) in zip(carry_args, self._inits):
+        for a, name, init in zip(carry_args, names, inits):
             text = self.ref(init)
             array = init.type is not None and init.type.kind == "array" and \
                 init.type.shape != ()
@@ -173,7 +170,7 @@ class RegionWriter:
         xs = n.inputs[3:3 + n_xs]
         inits = list(n.inputs[3 + n_xs:3 + n_xs + n_carry])
         free = n.inputs[3 + n_xs + n_carry:]
-        names, lines, _ = self._loop_vars(n, body, n_carry, n_ys, inits)
+        names, lines = self._loop_vars(n, body, n_carry, n_ys)
         trips_item = self._used(self._items_of(n).get(n_carry + n_ys))
         count = names[-1] if trips_item is not None and has_break else None
         rng = self._range(start, stop, step)
@@ -191,7 +188,7 @@ class RegionWriter:
         carry_args = self._carry_args(n, body)
         w = self._sub(body, [index, *x_names, *names[:n_carry], *[self.ref(f) for f in free]],
                       self._private(body, carry_args, n_carry))
-        lines[:0] = self._setup_carried(n, w, carry_args)
+        lines[:0] = self._setup_carried(n, w, carry_args, names[:n_carry], inits)
         lines.append(header)
         lines += self._block(w, lambda: self._loop_tail(w, body, names, n_carry, n_ys,
                                                         has_break, count))
@@ -211,7 +208,7 @@ class RegionWriter:
         n_carry, n_ys = p["n_carry"], p["n_ys"]
         inits = list(n.inputs[:n_carry])
         free = n.inputs[n_carry:]
-        names, lines, _ = self._loop_vars(n, body, n_carry, n_ys, inits)
+        names, lines = self._loop_vars(n, body, n_carry, n_ys)
         trips_item = self._used(self._items_of(n).get(n_carry + n_ys))
         count = names[-1] if trips_item is not None else None
         if count is not None:
@@ -219,7 +216,7 @@ class RegionWriter:
         carry_args = self._carry_args(n, body)
         w = self._sub(body, [*names[:n_carry], *[self.ref(f) for f in free]],
                       self._private(body, carry_args, n_carry))
-        lines[:0] = self._setup_carried(n, w, carry_args)
+        lines[:0] = self._setup_carried(n, w, carry_args, names[:n_carry], inits)
         lines.append("while True:")
         lines += self._block(w, lambda: self._loop_tail(w, body, names, n_carry, n_ys, True,
                                                         count))

@@ -26,6 +26,7 @@ from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
 from .lower import Lowered, _evaluate
+from .regions import carries_derivative, is_float_type
 
 
 def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | None,
@@ -119,7 +120,7 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
 
     if n.op is Op.IF:
         ins = list(n.inputs[1:])
-        which = [k for k, i in enumerate(ins) if _floaty(i)]
+        which = [k for k, i in enumerate(ins) if is_float_type(i.type)]
         graphs = []
         for key in ("then", "orelse"):
             joint, dots = body_jvp(p[key], 0, which)
@@ -129,8 +130,7 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
                    {"then": graphs[0], "orelse": graphs[1]}, loc=n.loc)
         count = len(p["then"].outputs)
         return tuple(Var(item_node(b, graph, r, count + k), em)
-                     if any(_floaty_t(o.type) and (o.type is None or o.type.kind != "none")
-                            for o in outs) else None
+                     if any(carries_derivative(o.type) for o in outs) else None
                      for k, outs in enumerate(zip(p["then"].outputs, p["orelse"].outputs)))
     body = p["body"]
     n_carry, n_ys = p["n_carry"], p["n_ys"]
@@ -142,7 +142,7 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
     ins = list(n.inputs[lead_in:])
     args = list(body.args[lead_arg:])
     which = [lead_arg + k for k, (a, i) in enumerate(zip(args, ins))
-             if _floaty_t(a.type) and (n_xs <= k < n_xs + n_carry or i in tan)]
+             if is_float_type(a.type) and (n_xs <= k < n_xs + n_carry or i in tan)]
     joint, dots = body_jvp(body, lead_arg, which)
     dot_of = dict(zip(which, dots))
     groups = [range(lead_arg, lead_arg + n_xs), range(lead_arg + n_xs, lead_arg + n_xs + n_carry),
@@ -176,7 +176,7 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
     n_carry = p["n_carry"]
     for k in range(n_ys):
         result.append(Var(item_node(b, graph, r, n_carry_all + n_ys + k), em)
-                      if _floaty_t(body.outputs[n_carry + k].type) else None)
+                      if is_float_type(body.outputs[n_carry + k].type) else None)
     result.append(None)  # the trip count
     return tuple(result)
 
@@ -187,14 +187,6 @@ def _zeros_like_value(v: Any) -> Any:
     if isinstance(v, list):
         return [_zeros_like_value(x) for x in v]
     return v * 0.0 if not hasattr(v, "shape") else np.zeros_like(v)
-
-
-def _floaty(n: Node) -> bool:
-    return _floaty_t(n.type)
-
-
-def _floaty_t(t: Any) -> bool:
-    return t is None or t.is_float or t.kind == "list"
 
 
 class _TangentEmitter(Emitter):

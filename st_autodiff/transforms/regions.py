@@ -16,7 +16,7 @@ loop iterates are not stacked: the reverse loop has them too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir.graph import Graph, GraphBuilder, Node
@@ -39,10 +39,23 @@ class RegionAdjoint:
     stacked: list[int]  # output positions of the residual stacks / branch residuals
     passed: list[int]  # input positions (loop items/free values) the reverse body reads
     n_x_needed: int = 0  # of ``passed``: the leading ones that are loop items (xs)
+    # loops only: carried slots whose adjoints the reverse loop carries, input positions
+    # of the loop-invariant values and of the lists whose adjoints it accumulates, and
+    # stacks rebuilt from another (position -> (initial value's input, stack position))
+    carry_slots: list[int] = field(default_factory=list)
+    free_wrt: list[int] = field(default_factory=list)
+    x_wrt: list[int] = field(default_factory=list)
+    derived: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 def is_float_type(t: Type | None) -> bool:
+    """Whether a value of type ``t`` may carry a derivative (unknown types may)."""
     return t is None or t.is_float or t.kind == "list"
+
+
+def carries_derivative(t: Type | None) -> bool:
+    """``is_float_type``, but not the ``None`` a branch that skips a value outputs."""
+    return is_float_type(t) and (t is None or t.kind != "none")
 
 
 def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
@@ -249,11 +262,9 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     passed = [lead + arg_pos[r] - body_lead for r in x_needed] + \
         [lead + arg_pos[r] - body_lead for r in free_needed]
     info = RegionAdjoint(bwd, [lead + k - body_lead for k in wrt], seeded, stacked_out, passed,
-                         len(x_needed))
-    info.x_wrt = [lead + k - body_lead for k in x_wrt]  # type: ignore[attr-defined]
-    info.free_wrt = [lead + k - body_lead for k in free_wrt]  # type: ignore[attr-defined]
-    info.carry_slots = carry_bar_slots  # type: ignore[attr-defined]
-    info.derived = derived  # type: ignore[attr-defined]
+                         len(x_needed), carry_bar_slots,
+                         [lead + k - body_lead for k in free_wrt],
+                         [lead + k - body_lead for k in x_wrt], derived)
     return new_params, info
 
 
@@ -273,9 +284,7 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
     # a list made in one branch is None on the other side: it is seeded only when a
     # gradient can reach it (its zeros cannot be made outside the branch)
     seeded = [k for k in range(n_out) if (k in used or not listy(k)) and any(
-        is_float_type(g.outputs[k].type) and (g.outputs[k].type is None or
-                                              g.outputs[k].type.kind != "none")
-        for g in branches)]
+        carries_derivative(g.outputs[k].type) for g in branches)]
     joints = [adjoint_body(g, values, wrt, seeded) for g in branches]
     branches = [Graph(g.name, j.graph.args[:len(g.args)], j.graph.nodes[:j.n_primal],
                       j.graph.outputs[:len(g.outputs)]) for g, j in zip(branches, joints)]
@@ -455,17 +464,14 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
                    {"then": then, "orelse": orelse}, loc=n.loc, role="IfBackward0")
         return [(n.inputs[k], item(r, j)) for j, k in enumerate(info.active_in)]
     n_carry = p["n_carry"]
-    carry_slots: list[int] = info.carry_slots  # type: ignore[attr-defined]
-    free_wrt: list[int] = info.free_wrt  # type: ignore[attr-defined]
-    x_wrt: list[int] = info.x_wrt  # type: ignore[attr-defined]
+    carry_slots, free_wrt, x_wrt = info.carry_slots, info.free_wrt, info.x_wrt
     carry_seeds = [got[k] if k in got else zeros(item(n, k)) for k in carry_slots]
     ys_seeds = [got[k] if k in got else zeros(item(n, k)) for k in info.seeded
                 if k >= n_carry]
     accs = [zeros(n.inputs[k]) for k in free_wrt]
     stacks: list[Any] = [None if k < 0 else item(n, k) for k in info.stacked]
     trips = item(n, p["n_carry"] + p["n_ys"])
-    derived: dict[int, tuple[int, int]] = getattr(info, "derived", {})
-    for j, (init, jo) in derived.items():
+    for j, (init, jo) in info.derived.items():
         head = b.emit(Op.LIST, [n.inputs[init]], loc=n.loc)
         last = b.emit(Op.SUB, [trips, b.const(1)], loc=n.loc)
         tail = b.emit(Op.LIST_SLICE, [stacks[jo], b.const(0), last], loc=n.loc)
