@@ -44,6 +44,8 @@ def _kind(a: Any) -> Any:
     shape = getattr(a, "shape", None)
     if shape is not None and hasattr(a, "dtype"):
         return (t, a.dtype, shape)
+    if isinstance(a, (tuple, list)):  # loops over it unroll: its length is part of the code
+        return (t, tuple(_KINDS.get(type(x), _kind)(x) for x in a))
     return (t, a) if isinstance(a, (int, str, type(None))) else t
 
 
@@ -299,6 +301,13 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     the adjoint reads; ``vjp_fn`` runs the generated backward function on them.
     Arguments that are not floating point (ints, bools, integer arrays) get ``None``.
     """
+    if not isinstance(fn, GradFunction):  # parameters left out take their defaults
+        try:
+            bound = inspect.signature(fn).bind(*args)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"vjp of {getattr(fn, '__name__', fn)}: {exc}") from None
+        bound.apply_defaults()
+        args = tuple(bound.arguments.values())
     floats = tuple(i for i, a in enumerate(args) if _is_float(a))
     if not floats:
         raise WrtError(f"vjp of {getattr(fn, '__name__', fn)}: no floating-point argument "

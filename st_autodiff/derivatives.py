@@ -113,7 +113,10 @@ def _getitem(ops, g, out, x, *dyn, index=None):
 
 @rule(Op.INDEX_ADD)
 def _index_add(ops, g, out, x, v, *dyn, index=None):
-    return (g, ops.getitem(g, *dyn, index=index)) + (None,) * len(dyn)
+    gv = ops.getitem(g, *dyn, index=index)
+    if ops.known_shape(v) != ops.known_shape(gv):  # v broadcast into the region
+        gv = _sum_to(ops, gv, v)
+    return (g, gv) + (None,) * len(dyn)
 
 
 @rule(Op.SCATTER_ADD)

@@ -46,7 +46,8 @@ def _list_sum(ops: Any, g: Any, out: Any, items: Any) -> tuple:
 
 @rule(Op.LIST_ADD)
 def _list_add(ops: Any, g: Any, out: Any, a: Any, b: Any) -> tuple:
-    return g, g
+    # b that is not a list was added to every item: its adjoint sums the items' adjoints
+    return g, (g if ops.is_list(b) else ops.list_sum(g))
 
 
 @rule(Op.LIST_INDEX_ADD)
@@ -111,9 +112,9 @@ def _list_sum_jvp(ops: Any, tangents: tuple, out: Any, items: Any) -> Any:
 @_jvp(Op.LIST_ADD)
 def _list_add_jvp(ops: Any, tangents: tuple, out: Any, a: Any, b: Any) -> Any:
     ta, tb = tangents
-    if ta is None or tb is None:
-        return ta if tb is None else tb
-    return ops.list_add(ta, tb)
+    if tb is None:
+        return ta
+    return ops.list_add(_zero_or(ops, ta, a), tb)  # tb may be one array for every item
 
 
 @_jvp(Op.LIST_SLICE)

@@ -138,6 +138,10 @@ class Emitter:
             return ()  # a Python number (a loop index)
         return None if t is None else t.shape
 
+    def is_list(self, x: Any) -> bool:
+        t = self.node(x).type
+        return t is not None and t.kind == "list"
+
     def dtype(self, x: Any) -> str | None:
         t = self.node(x).type
         return None if t is None else t.dtype

@@ -92,12 +92,12 @@ class _Writer(RegionWriter):
         return adj
 
     def _writes_in_place(self) -> dict[Node, Node]:
-        """``a[i] = v`` nodes that can write into ``a`` itself: nothing else reads ``a``
-        (not a later line, not the adjoint, not a stack) and ``a`` is ours to change (not
-        an argument or a constant, unless a loop owns it)."""
+        """``a[i] = v`` and ``a[i] += v`` nodes that can write into ``a`` itself: nothing
+        else reads ``a`` (not a later line, not the adjoint, not a stack) and ``a`` is ours
+        to change (not an argument or a constant, unless a loop owns it)."""
         out: dict[Node, Node] = {}
         for n in self.g.nodes:
-            if n.op is not Op.SETITEM:
+            if n.op is not Op.SETITEM and (n.op is not Op.INDEX_ADD or n.role is not None):
                 continue
             x = n.inputs[0]
             if self.users[x] != [n] or x in self.outputs or x.op in MAY_SHARE:
@@ -416,7 +416,7 @@ class _Writer(RegionWriter):
 
     def statement(self, n: Node) -> str:
         target = self.names[n]
-        if n in self.in_place:
+        if n in self.in_place or (n.op is Op.INDEX_ADD and n in self.writes):
             return self._add_in_place(n)
         if n in self.acc_add:
             return f"{target} += {self.ref(n.inputs[1])}"

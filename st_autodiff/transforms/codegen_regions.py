@@ -128,7 +128,7 @@ class RegionWriter:
             array = init.type is not None and init.type.kind == "array" and \
                 init.type.shape != ()
             if a in written and array and (self.users[init] != [n] or init.op is Op.ARG or
-                                           init.op in MAY_SHARE):
+                                           init.op in MAY_SHARE or init in self.outputs):
                 text = f"{self.ref(init, 100)}.copy()"  # the loop writes into it
             if text != name:
                 lines.append(f"{name} = {text}")

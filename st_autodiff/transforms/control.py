@@ -397,13 +397,34 @@ class ControlLowering:
                             "set a flag before break and test it after the loop")
         if stmt.asynchronous is not None:
             raise self.fail("async for cannot be differentiated", stmt)
-        it = self.expr(stmt.iter, scope)
+        it = self.tuple_items(self.expr(stmt.iter, scope), stmt.iter)
         streams = self.streams(it, stmt.iter)
         if streams is None:  # a Python list or tuple: unroll
-            items = list(it.items) if isinstance(it, _Zip) else list(it)
+            try:
+                items = list(it.items) if isinstance(it, _Zip) else list(it)
+            except TypeError:
+                raise self.fail("zip of a Python list or tuple with a sequence built at run "
+                                "time is not supported", stmt.iter, "convert the Python "
+                                "sequence with np.stack, or zip with range(len(...))"
+                                ) from None
             self.unroll(stmt, items, scope)
             return
         self.loop(stmt, scope, streams)
+
+    def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
+        """A list or tuple argument (one node) as the list of its items, to unroll a loop
+        over it; the generated code is specialised on its length."""
+        if isinstance(it, _Zip):
+            return _Zip([self.tuple_items(p, where) for p in it.parts])
+        if isinstance(it, _Reversed):
+            return _Reversed(self.tuple_items(it.value, where))
+        if not (isinstance(it, Node) and it.type is not None and it.type.kind == "tuple"):
+            return it
+        value = self.example(it)
+        if not isinstance(value, (tuple, list)):
+            raise self.fail("a loop over a list or tuple argument needs example arguments",
+                            where, "call the function with arguments first")
+        return [self.emit(Op.ITEM, [it], {"index": k}, where) for k in range(len(value))]
 
     def streams(self, it: Any, where: cst.CSTNode) -> list[tuple] | None:
         """What a ``for`` iterates over: ``[("range", start, stop, step, rev) |
@@ -632,10 +653,15 @@ class ControlLowering:
             _, start, stop, step, _ = s
             if all(isinstance(v, int) for v in (start, stop, step)):
                 return len(range(start, stop, step))
-            if step != 1 or isinstance(step, Node):
-                raise self.fail("zip over a range with a runtime bound and a step other "
-                                "than 1 is not supported", where)
-            diff = self.binary(Op.SUB, stop, start, where)
+            if isinstance(step, Node):
+                raise self.fail("the step of a range must be known when the function is "
+                                "compiled", where)
+            # len(range(a, b, k)) = max(0, ceil((b - a) / k)), for either sign of k
+            diff = self.binary(Op.SUB, stop, start, where) if step > 0 else \
+                self.binary(Op.SUB, start, stop, where)
+            if abs(step) != 1:
+                diff = self.binary(Op.FLOORDIV, self.binary(Op.ADD, diff, abs(step) - 1, where),
+                                   abs(step), where)
             return self.emit(Op.MAXIMUM, [diff, 0], None, where)
         node = s[1]
         if s[0] == "list":

@@ -240,9 +240,11 @@ class ExpressionLowering:
             idx = parts[0] if len(parts) == 1 else tuple(parts)
             return base[idx]
         if base.type is not None and base.type.kind == "list":
-            if len(parts) != 1 or isinstance(parts[0], (slice, tuple)):
+            if len(parts) == 1 and isinstance(parts[0], slice):
+                return self.list_slice(base, parts[0], e)
+            if len(parts) != 1 or isinstance(parts[0], tuple):
                 raise self.fail("lists built at run time can only be indexed with one "
-                                "integer", e, "stack them first: np.stack(xs)[...]")
+                                "integer or sliced", e, "stack them first: np.stack(xs)[...]")
             return self.emit(Op.LIST_GET, [base, parts[0]], None, e)
         if base.type is not None and base.type.kind == "tuple":
             if len(parts) != 1 or not isinstance(parts[0], int):
@@ -250,6 +252,17 @@ class ExpressionLowering:
             return self.emit(Op.ITEM, [base], {"index": parts[0]}, e)
         index, dyn = self.index_spec(parts, e)
         return self.emit(Op.GETITEM, [base, *dyn], {"index": index}, e)
+
+    def list_slice(self, items: Node, s: slice, e: cst.CSTNode) -> Node:
+        """``xs[a:b]`` and ``xs[::-1]`` of a list built at run time (Python's slice rules)."""
+        if s.step is None or (isinstance(s.step, int) and s.step == 1):
+            start = 0 if s.start is None else s.start
+            stop = self.emit(Op.LIST_LEN, [items], None, e) if s.stop is None else s.stop
+            return self.emit(Op.LIST_SLICE, [items, start, stop], None, e)
+        if isinstance(s.step, int) and s.step == -1 and s.start is None and s.stop is None:
+            return self.emit(Op.LIST_REVERSE, [items], None, e)
+        raise self.fail("lists built at run time can only be sliced with step 1, or reversed "
+                        "whole with [::-1]", e, "stack them first: np.stack(xs)[a:b:k]")
 
     def index_spec(self, parts: Any, e: cst.CSTNode) -> tuple[tuple, list[Node]]:
         """An index as the IR's static structure plus its runtime parts (``("in", k)``)."""

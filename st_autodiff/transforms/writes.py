@@ -83,9 +83,17 @@ class WriteLowering:
         index is evaluated once)."""
         name, base = self.write_target(target, scope)
         index, dyn = self.write_index(target, scope)
-        old = self.emit(Op.GETITEM, [base, *dyn], {"index": index}, target)
-        combined = self.binary(op, old, value, where)
-        new = self.emit(Op.SETITEM, [base, combined, *dyn], {"index": index}, where)
+        if op in (Op.ADD, Op.SUB) and _accumulates(base, value, index, dyn):
+            # an addition at distinct positions: index_add, whose adjoint passes the
+            # array's gradient through whole (setitem's would copy and zero the region)
+            if op is Op.SUB:
+                value = self.emit(Op.NEG, [value], None, where) if isinstance(
+                    value, Node) else -value
+            new = self.emit(Op.INDEX_ADD, [base, value, *dyn], {"index": index}, where)
+        else:
+            old = self.emit(Op.GETITEM, [base, *dyn], {"index": index}, target)
+            combined = self.binary(op, old, value, where)
+            new = self.emit(Op.SETITEM, [base, combined, *dyn], {"index": index}, where)
         scope.vars[name] = self.b.rename(new, name)
 
     def write_target(self, target: cst.Subscript, scope: Scope) -> tuple[str, Node]:
@@ -362,3 +370,27 @@ class WriteLowering:
         if any(sc is a for a in self.active_scopes):
             return " (in a calling function)"
         return " (held by a closure)"
+
+
+def _accumulates(base: Node, value: Any, index: tuple, dyn: list[Node]) -> bool:
+    """Whether ``base[index] += value`` is ``index_add``: the index names each position
+    once (ints, slices, runtime integers, masks; no integer arrays or lists, which may
+    repeat), the sum keeps the array's dtype, and the shapes are known (so the adjoint
+    can sum the value's gradient down to the value's shape)."""
+    bt = base.type
+    if bt is None or bt.kind != "array" or bt.shape is None or not bt.is_float:
+        return False
+    if any(isinstance(e, tuple) and e[0] == "list" for e in index):
+        return False
+    for d in dyn:
+        t = d.type
+        if t is None or not (t.kind == "int" or t.shape == () or t.dtype == "bool"):
+            return False
+    if isinstance(value, bool) or not isinstance(value, (Node, int, float)):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    vt = value.type
+    if vt is None or vt.ndim is None or vt.dtype is None:
+        return False
+    return np.result_type(np.dtype(bt.dtype), np.dtype(vt.dtype)) == np.dtype(bt.dtype)
