@@ -111,8 +111,11 @@ def list_sum(items: list) -> Any:
     return sum(items)
 
 
-def list_zeros(items: list) -> list:
-    """Zeros shaped like each item: the adjoint of a list nothing flowed into."""
+def list_zeros(items: list | None) -> list | None:
+    """Zeros shaped like each item: the adjoint of a list nothing flowed into.  None (a
+    loop-carried list before its first assignment) has no adjoint: None."""
+    if items is None:
+        return None
     return [array_namespace(v).zeros_like(v) if hasattr(v, "shape") else 0.0 * v
             for v in items]
 
@@ -120,8 +123,10 @@ def list_zeros(items: list) -> list:
 def list_add(a: list, b: Any) -> list:
     """Item-by-item sum of two equally long lists (adjoints of one list); ``b`` that is
     not a list is added to every item (the adjoint of ``sum(xs)``)."""
+    if a is None or b is None:  # the adjoint of a carried list before its first value
+        return b if a is None else a
     if isinstance(b, list):
-        return [x + y for x, y in zip(a, b)]
+        return [x + y for x, y in zip(a, b, strict=True)]
     return [x + b for x in a]
 
 

@@ -138,6 +138,13 @@ class Emitter:
             return ()  # a Python number (a loop index)
         return None if t is None else t.shape
 
+    def zeros_like(self, x: Any, **params: Any) -> Var:
+        """Zeros shaped like ``x``; for a list built at run time, a list of them (NumPy
+        would stack the items into one array)."""
+        if self.is_list(x):
+            return self.emit(Op.LIST_ZEROS, x)
+        return self.emit_params(Op.ZEROS_LIKE, [x], params)
+
     def is_list(self, x: Any) -> bool:
         t = self.node(x).type
         return t is not None and t.kind == "list"

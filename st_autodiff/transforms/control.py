@@ -514,14 +514,17 @@ class ControlLowering:
             (n.type, self.example(n)) if n is not None else (Type("none"), None)
             for n in inits]
         kind = "for" if streams is not None else "while"
-        i_value = None
+        i_value, zero_trips = None, False
         if streams is not None:  # the index of the first iteration, for example values
             first = [self.example(v) for v in (start, stop, step)]
             if all(isinstance(v, (int, np.integer)) for v in first):
                 rng = range(*(int(v) for v in first))
                 i_value = (rng[-1] if reverse else rng[0]) if len(rng) else int(first[0])
+                # no iteration on the example arguments: the body's example values may
+                # fail (x[i] past the end), so they are best-effort (types from the ops)
+                zero_trips = not len(rng)
         for _attempt in range(4):
-            sub = self.b.body(f"{self.b.name}_{kind}")
+            sub = self.b.body(f"{self.b.name}_{kind}", soft=zero_trips)
             sc = Scope(scope.parent, scope.outer)
             sc.vars = {k: _copy(v) for k, v in before.items()}
             with self.building(sub):
@@ -692,13 +695,15 @@ class ControlLowering:
                                         where))
             else:  # a runtime list: one item per position, passed in as ``xs``
                 xs.append(s[1])
-                t = s[1].type
                 value = None
                 lst = self.example(s[1]) if sub.evaluate is not None else None
                 if isinstance(lst, list) and lst:
                     value = lst[-1 if s[-1] else 0]
-                item_type = getattr(t, "item", None) if t is not None else None
-                values.append(sub.arg("item", item_type or _type_of_value(value), value,
+                item_type = _type_of_value(value)
+                if item_type is not None and isinstance(lst, list) and any(
+                        np.shape(v) != np.shape(value) for v in lst):
+                    item_type = item_type.without_shape()  # x[:i] pushed for each i
+                values.append(sub.arg("item", item_type, value,
                                       self.loc(where)))
         return values[0] if len(values) == 1 else tuple(values)
 

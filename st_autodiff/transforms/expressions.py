@@ -116,6 +116,10 @@ class ExpressionLowering:
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
 
     def binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        if _sequence(a) or _sequence(b):
+            value = self.sequence_binary(op, a, b, where)
+            if value is not None:
+                return value
         if not isinstance(a, Node) and not isinstance(b, Node):
             try:
                 return run(op, np, (a, b), {})
@@ -123,6 +127,31 @@ class ExpressionLowering:
                 raise self.fail(f"{type(exc).__name__}: {exc}", where, kind=CompileError
                                 ) from None
         return self.emit(op, [a, b], None, where)
+
+    def sequence_binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        """Python's meaning of ``+`` and ``*`` on lists and tuples (concatenation and
+        repetition) where Python uses it; NumPy's (elementwise) where one side is an array
+        (``[1.0, 2.0] + x``), as in Python; None when neither applies."""
+        kinds = (_sequence(a), _sequence(b))
+        static = [isinstance(v, (list, tuple)) for v in (a, b)]
+        if op is Op.ADD and all(static) and type(a) is type(b):
+            return a + b
+        for seq, n in ((a, b), (b, a)):
+            if op is Op.MUL and isinstance(seq, (list, tuple)) and isinstance(n, int) and \
+                    not isinstance(n, bool):
+                return a * b
+        if "list" in kinds and any(isinstance(v, Node) and _sequence(v) for v in (a, b)):
+            if op is Op.ADD and set(kinds) == {"list"}:
+                items = [self.emit(Op.LIST, list(v), None, where) if isinstance(v, list)
+                         else v for v in (a, b)]
+                return self.emit(Op.LIST_CONCAT, items, None, where)
+            raise self.fail(f"the operator {op.value} is not defined between a list built at "
+                            "run time and this value", where, "lists concatenate with +; for"
+                            " arithmetic on their items, make an array first (np.stack(xs))")
+        if all(kinds) and any(isinstance(v, Node) for v in (a, b)):
+            raise self.fail(f"the operator {op.value} on a tuple argument is not supported",
+                            where, "index its items instead")
+        return None
 
     def expr_UnaryOperation(self, e: cst.UnaryOperation, scope: Scope) -> Any:
         v = self.expr(e.expression, scope)
@@ -301,3 +330,12 @@ class ExpressionLowering:
             else:
                 args.append(v)
         return self.call(fn, args, kwargs, e)
+
+
+def _sequence(v: Any) -> str | None:
+    """``"list"``/``"tuple"`` for a Python list or tuple or a list or tuple node, else None."""
+    if isinstance(v, (list, tuple)):
+        return type(v).__name__
+    if isinstance(v, Node) and v.type is not None and v.type.kind in ("list", "tuple"):
+        return v.type.kind
+    return None

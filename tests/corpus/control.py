@@ -1178,8 +1178,6 @@ def dict_weight_decay(w1, w2, x):
 # --- known compiler gaps (strict xfails, per check; see the issue 3 notes) -------------
 
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
-    'ip_cholesky_logdet': ('hvp_forward', 'hvp_reverse'),
-    'loop_power_iteration': ('hvp_forward', 'hvp_reverse'),
     'lst_branch_append': (
         'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
         'jvp', 'optimizer', 'value_and_grad', 'verify',
@@ -1196,8 +1194,6 @@ _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
         'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
         'jvp', 'optimizer', 'value_and_grad', 'verify',
     ),
-    'lst_reverse_index': ('hvp_forward', 'hvp_reverse'),
-    'lst_sum_terms': ('hvp_forward', 'hvp_reverse'),
     'lst_tuples': (
         'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
         'jvp', 'optimizer', 'value_and_grad', 'verify',
