@@ -335,8 +335,13 @@ def _unreduce(ops, g, x, axis, keepdims):
     return ops.broadcast_to(g, ops.shape(x))
 
 
-def _count(ops, x, axis) -> int:
-    shape = ops.static_shape(x)
+def _count(ops, x, axis) -> Any:
+    """How many elements each output of a reduction over ``axis`` sums: a number when
+    ``x``'s shape is known, else counted at run time (``x[i:i + k]`` in a loop)."""
+    shape = ops.known_shape(x)
+    if shape is None:  # one number: every output of the reduction sums as many
+        counts = ops.sum(ops.ones_like(x), axis=axis)
+        return counts if axis is None else ops.max(counts)
     return math.prod(shape[a] for a in _axes(ops, x, axis))
 
 

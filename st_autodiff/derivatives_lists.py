@@ -67,6 +67,30 @@ def _list_reverse(ops: Any, g: Any, out: Any, items: Any) -> tuple:
     return (ops.list_reverse(g),)
 
 
+@rule(Op.LIST_GATHER)
+def _list_gather(ops: Any, g: Any, out: Any, *parts: Any) -> tuple:
+    flags = parts[len(parts) // 2:]
+    return tuple(ops.list_ungather(g, *flags, site=s) for s in range(len(flags))) + \
+        (None,) * len(flags)
+
+
+@rule(Op.LIST_UNGATHER)
+def _list_ungather(ops: Any, g: Any, out: Any, lst: Any, *flags: Any, site: int = 0) -> tuple:
+    # the other sites' items get no adjoint from here (None): list_add skips them
+    parts = [g if s == site else ops.const(None) for s in range(len(flags))]
+    return (ops.list_gather(*parts, *flags),) + (None,) * len(flags)
+
+
+@rule(Op.LIST_CATENATE)
+def _list_catenate(ops: Any, g: Any, out: Any, items: Any, axis: int = 0) -> tuple:
+    return (ops.list_split_like(g, items, axis=axis),)
+
+
+@rule(Op.LIST_SPLIT_LIKE)
+def _list_split_like(ops: Any, g: Any, out: Any, x: Any, items: Any, axis: int = 0) -> tuple:
+    return ops.list_catenate(g, axis=axis), None
+
+
 def _jvp(op: Op) -> Any:
     def register(fn: Any) -> Any:
         JVP_RULES[op] = fn
@@ -135,3 +159,29 @@ def _list_index_add_jvp(ops: Any, tangents: tuple, out: Any, items: Any, index: 
 @_jvp(Op.LIST_REVERSE)
 def _list_reverse_jvp(ops: Any, tangents: tuple, out: Any, items: Any) -> Any:
     return None if tangents[0] is None else ops.list_reverse(tangents[0])
+
+
+@_jvp(Op.LIST_GATHER)
+def _list_gather_jvp(ops: Any, tangents: tuple, out: Any, *parts: Any) -> Any:
+    n = len(parts) // 2
+    if all(t is None for t in tangents[:n]):
+        return None
+    ys = [_zero_or(ops, t, y) for t, y in zip(tangents[:n], parts[:n])]
+    return ops.list_gather(*ys, *parts[n:])
+
+
+@_jvp(Op.LIST_UNGATHER)
+def _list_ungather_jvp(ops: Any, tangents: tuple, out: Any, g: Any, *flags: Any,
+                       site: int = 0) -> Any:
+    return None if tangents[0] is None else ops.list_ungather(tangents[0], *flags, site=site)
+
+
+@_jvp(Op.LIST_CATENATE)
+def _list_catenate_jvp(ops: Any, tangents: tuple, out: Any, items: Any, axis: int = 0) -> Any:
+    return None if tangents[0] is None else ops.list_catenate(tangents[0], axis=axis)
+
+
+@_jvp(Op.LIST_SPLIT_LIKE)
+def _list_split_like_jvp(ops: Any, tangents: tuple, out: Any, x: Any, items: Any,
+                         axis: int = 0) -> Any:
+    return None if tangents[0] is None else ops.list_split_like(tangents[0], items, axis=axis)

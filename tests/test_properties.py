@@ -163,15 +163,21 @@ def _check_program(source: str, shapes: list[tuple[int, ...]], seed: int,
     args = tuple(float(rng.uniform(-1.5, 1.5)) if s == () else rng.uniform(-1.5, 1.5, s)
                  for s in shapes)
     try:
-        fn(*args)
+        value = fn(*args)
     except ValueError:  # shapes that do not broadcast: not a program NumPy runs
         assume(False)
+    # central differences lose about |f| * 1e-16 / h to rounding (and more to curvature):
+    # the tolerance grows with the value, and values near 1e10 (t ** 2 nested four times)
+    # are not checkable at all
+    scale = float(np.max(np.abs(value)))
+    assume(scale < 1e6)
     wrt = tuple(range(len(args)))
     results = []
     for optimize in (True, False):
         g = st.grad(fn, wrt=wrt, optimize=optimize)
         grads = g(*args)
-        check_grads(fn, args, lambda *a, grads=grads: grads)
+        check_grads(fn, args, lambda *a, grads=grads: grads, atol=1e-6 * max(1.0, scale),
+                    rtol=1e-4)  # sin of values in the hundreds: FD's own error is ~1e-5
         joint = g._latest().joint
         by_interpreter = interpret(joint, *args, 1.0)  # grad's joint graph: gradients only
         for got, want in zip(grads, by_interpreter, strict=True):

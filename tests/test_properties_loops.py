@@ -57,24 +57,23 @@ from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as hs
 
 import st_autodiff as st
-from st_autodiff.errors import CompileError
-from st_autodiff.ir.graph import CompileTimeError
 from st_autodiff.testing import check_grads
 
 #: a runtime condition must stay this far from its threshold at every evaluation
 MARGIN = 1e-2
 #: offsets (threshold minus the first value) tried, scaled by the drawn offset, in order
 OFFSET_SCALES = (1.0, 1.7, 0.45, -1.0, 2.9, -0.6)
-#: Restrictions around open compiler bugs (each with a strict xfail at the end of this
-#: file; when one passes, lift its restriction).
-#: lists opened before loops that run zero times (``test_known_bug_list_alive_across_if``)
+#: Restrictions the generator can place around compiler bugs (all lifted now: each bug is
+#: fixed and has a regression test at the end of this file; a new bug found by the
+#: generator gets a strict xfail there and a restriction here until it is fixed).
+#: lists opened before loops that run zero times (``test_list_made_in_a_branch``)
 LISTS_BEFORE_EMPTY_LOOPS = True
 #: lists built by loops under a runtime condition: in a runtime ``if``, a ``while`` body,
-#: after a break/continue (``test_known_bug_list_in_untaken_branch``)
-LISTS_UNDER_RUNTIME_CONDITIONS = False
+#: after a break/continue (``test_list_built_in_a_branch_the_example_skips``)
+LISTS_UNDER_RUNTIME_CONDITIONS = True
 #: buffer writes after an ``if`` or a loop that also assigns other variables: in
-#: branches that assign, and in nested loops (``test_known_false_refusal_write_after_merge``)
-WRITES_AFTER_MERGES = False
+#: branches that assign, and in nested loops (``test_write_after_merge``)
+WRITES_AFTER_MERGES = True
 #: ``s += ...`` on scalar variables (``test_known_false_refusal_augmented_assignment``)
 AUGMENTED_ASSIGNMENTS = True
 #: forward against reverse, and value_and_grad against grad
@@ -820,17 +819,6 @@ def test_lists_dicts_and_scalars_across_regions(source, program_dir):
     _check_program(source, (X0,), program_dir, 0)
 
 
-def _xfail(reason: str) -> Any:
-    return pytest.mark.xfail(strict=True, reason=reason, raises=(CompileError,
-                                                                 CompileTimeError))
-
-
-_B = ("a list or dict that exists as a Python value when a runtime if is lowered (made "
-      "before it, before a loop that runs zero times, or inside it) counts as changed by "
-      "the if: transforms/control.py, branch(), where _same() compares the scope copies "
-      "by identity")
-
-
 @pytest.mark.parametrize("source", [
     pytest.param(_known(
         "s = np.sum(x0)",
@@ -840,8 +828,8 @@ _B = ("a list or dict that exists as a Python value when a runtime if is lowered
         "return s",
     ), id="list-made-in-branch"),
 ])
-@_xfail(_B)
-def test_known_bug_list_alive_across_if(source, program_dir):
+def test_list_made_in_a_branch(source, program_dir):
+    """Once refused as 'changed inside an if': a list one branch makes for its own use."""
     _check_program(source, (X0,), program_dir, 0)
 
 
@@ -879,9 +867,10 @@ def test_list_built_in_a_branch_the_example_skips(program_dir):
         "return np.sum(buf) + np.sum(v)",
     ), id="after-if"),
 ])
-@_xfail("a write into an array after an if or a loop that also outputs another, fresh "
-        "array is refused: 'v may share memory with it and would change too'")
-def test_known_false_refusal_write_after_merge(source, program_dir):
+def test_write_after_merge(source, program_dir):
+    """Once refused ('v may share memory with it'): every output of an if or a loop was
+    taken to share memory with every other; now each output is followed back through
+    the body to the inputs it may be."""
     _check_program(source, (X0,), program_dir, 0)
 
 

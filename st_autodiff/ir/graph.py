@@ -125,6 +125,7 @@ class GraphBuilder:
     _outer_values: Any = field(default_factory=dict)  # example values of enclosing builders
     _own: set[int] = field(default_factory=set)
     _keep: list[Node] = field(default_factory=list)
+    parent: GraphBuilder | None = None  # the builder a region body's builder is nested in
 
     def arg(self, name: str, type: Type | None = None, value: Any = None,
             loc: Loc | None = None, role: str | None = None) -> Node:
@@ -179,6 +180,10 @@ class GraphBuilder:
                 type = type.without_shape()
         elif type is None and self.soft:
             type = _soft_type(op, inputs)
+        if known and op is Op.LIST_SUM and not self.values[inputs[0]]:
+            # sum([]) is the int 0 only for this example: the items it adds on other calls
+            # are floats, maybe arrays (their kind unknown), and gradients flow through it
+            type = Type("array", "float64", None)
         if op in _LIST_VALUED or op is Op.ITEM and inputs[0].op in (Op.FOR, Op.WHILE) and \
                 isinstance(value, list):
             type = Type("list")  # a list built at run time (NumPy's own lists are tuples)
@@ -195,6 +200,7 @@ class GraphBuilder:
 
         b = GraphBuilder(name, self.evaluate, captures={}, soft=soft or self.soft)
         b._outer_values = ChainMap(self.values, self._outer_values)
+        b.parent = self
         return b
 
     def _add(self, node: Node) -> None:
@@ -331,7 +337,8 @@ class GraphBuilder:
 
 _LIST_VALUED = frozenset({Op.LIST, Op.LIST_CONCAT, Op.LIST_ZEROS, Op.LIST_ADD,
                           Op.LIST_UNSTACK, Op.LIST_INDEX_ADD, Op.LIST_SLICE,
-                          Op.LIST_REVERSE})
+                          Op.LIST_REVERSE, Op.LIST_GATHER, Op.LIST_UNGATHER,
+                          Op.LIST_SPLIT_LIKE})
 
 
 def _dynamic_slice(index: Any, dyn: tuple[Node, ...]) -> bool:

@@ -107,17 +107,23 @@ def setitem(x: Any, v: Any, index: tuple) -> Any:
 
 
 def list_sum(items: list) -> Any:
-    """``sum(items)`` as Python computes it (``0 + items[0] + ...``)."""
+    """``sum(items)`` as Python computes it (``0 + items[0] + ...``); an empty list sums
+    to a float64 zero rather than the int 0 (generated code may read its ``.shape``)."""
+    if not items:
+        import numpy  # noqa: PLC0415
+
+        return numpy.float64(0.0)
     return sum(items)
 
 
 def list_zeros(items: list | None) -> list | None:
     """Zeros shaped like each item: the adjoint of a list nothing flowed into.  None (a
-    loop-carried list before its first assignment) has no adjoint: None."""
+    loop-carried list before its first assignment) has no adjoint: None.  A None item
+    (an iteration that appended nothing) gets 0.0, a zero of any shape."""
     if items is None:
         return None
-    return [array_namespace(v).zeros_like(v) if hasattr(v, "shape") else 0.0 * v
-            for v in items]
+    return [0.0 if v is None else array_namespace(v).zeros_like(v) if hasattr(v, "shape")
+            else 0.0 * v for v in items]
 
 
 def list_add(a: list, b: Any) -> list:
@@ -126,8 +132,59 @@ def list_add(a: list, b: Any) -> list:
     if a is None or b is None:  # the adjoint of a carried list before its first value
         return b if a is None else a
     if isinstance(b, list):
-        return [x + y for x, y in zip(a, b, strict=True)]
+        return [x if y is None else y if x is None else x + y
+                for x, y in zip(a, b, strict=True)]
     return [x + b for x in a]
+
+
+def list_gather(*parts: Any) -> list:
+    """The list a loop built with appends that some iterations skip: ``parts`` holds one
+    list per append site (an item for every iteration) and then one list of flags per
+    site (None for a site that always appends); iteration by iteration, site by site,
+    the items whose flag is set.  A site's list may be None: items with no value."""
+    n = len(parts) // 2
+    ys, flags = parts[:n], parts[n:]
+    out = []
+    some = next((y for y in ys if y is not None), [])
+    for t in range(_iterations(flags, some, 1)):
+        for s in range(n):
+            if flags[s] is None or flags[s][t]:
+                out.append(None if ys[s] is None else ys[s][t])
+    return out
+
+
+def list_ungather(g: list, *flags: Any, site: int = 0) -> list:
+    """The items of ``g`` (shaped like ``list_gather``'s result) that append site
+    ``site`` made, one per iteration, 0.0 (a zero of any shape) where it made none: the
+    adjoint of ``list_gather`` for that site."""
+    n = len(flags)
+    out, k = [], 0
+    for t in range(_iterations(flags, g, n)):
+        for s in range(n):
+            made = flags[s] is None or bool(flags[s][t])
+            if s == site:
+                out.append(g[k] if made else 0.0)
+            k += made
+    return out
+
+
+def _iterations(flags: tuple, items: list, per: int) -> int:
+    """How many iterations ran: a flag list's length, else ``len(items) // per``."""
+    for f in flags:
+        if f is not None:
+            return len(f)
+    return len(items) // per if per else 0
+
+
+def list_split_like(x: Any, items: list, axis: int = 0) -> list:
+    """``x`` cut along ``axis`` into pieces as long as ``items``: the adjoint of
+    ``np.concatenate(items)``."""
+    xp = array_namespace(x)
+    cuts, at = [], 0
+    for v in items[:-1]:
+        at += v.shape[axis]
+        cuts.append(at)
+    return list(xp.split(x, cuts, axis=axis)) if items else []
 
 
 def list_index_add(items: list, index: int, g: Any) -> list:
@@ -235,6 +292,8 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         return list(inputs[0][inputs[1]:inputs[2]])
     if op is Op.LIST_STACK:
         return xp.stack(inputs[0], axis=params["axis"])
+    if op is Op.LIST_CATENATE:
+        return xp.concatenate(inputs[0], axis=params["axis"])
     if op in (Op.IF, Op.FOR, Op.WHILE):
         from .regions import run_region  # noqa: PLC0415  (regions interprets sub-graphs)
 

@@ -114,6 +114,10 @@ class Op(enum.Enum):
     LIST_INDEX_ADD = "list_index_add"
     LIST_SLICE = "list_slice"
     LIST_REVERSE = "list_reverse"
+    LIST_GATHER = "list_gather"
+    LIST_UNGATHER = "list_ungather"
+    LIST_CATENATE = "list_catenate"
+    LIST_SPLIT_LIKE = "list_split_like"
     # elementwise unary
     NEG = "neg"
     POSITIVE = "positive"
@@ -331,6 +335,16 @@ def _table() -> dict[Op, OpInfo]:
                               torch="list_slice"),
         Op.LIST_REVERSE: OpInfo("list_reverse", ("items",), spelling=special,
                                 torch="list_reverse"),
+        # appends that not every iteration makes: one list per append site, one list of
+        # flags per site that may not append (None where it always does), interleaved
+        Op.LIST_GATHER: OpInfo("list_gather", ("*parts",), numpy="rt.list_gather",
+                               torch="list_gather"),
+        Op.LIST_UNGATHER: OpInfo("list_ungather", ("g", "*flags"), (("site", 0),),
+                                 numpy="rt.list_ungather", torch="list_ungather"),
+        Op.LIST_CATENATE: OpInfo("list_catenate", ("items",), (("axis", 0),),
+                                 numpy="concatenate", torch="cat"),
+        Op.LIST_SPLIT_LIKE: OpInfo("list_split_like", ("x", "items"), (("axis", 0),),
+                                   numpy="rt.list_split_like", torch="split_with_sizes"),
         Op.ASARRAY: OpInfo("asarray", ("x",), numpy="asarray", aliases=("array",),
                            torch="alias"),
         Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,

@@ -10,8 +10,11 @@ from ..ir.kernels import (
     index_add,
     index_add_,
     list_add,
+    list_gather,
     list_index_add,
+    list_split_like,
     list_sum,
+    list_ungather,
     list_unstack,
     list_zeros,
     log_softmax,
@@ -25,6 +28,7 @@ from ..ir.kernels import (
     unbroadcast,
 )
 
-__all__ = ["index_add", "index_add_", "list_add", "list_index_add", "list_sum",
-           "list_unstack", "list_zeros", "log_softmax", "logsumexp", "relu", "scatter_add",
-           "setitem", "sigmoid", "softmax", "stop_gradient", "unbroadcast"]
+__all__ = ["index_add", "index_add_", "list_add", "list_gather", "list_index_add",
+           "list_split_like", "list_sum", "list_ungather", "list_unstack", "list_zeros",
+           "log_softmax", "logsumexp", "relu", "scatter_add", "setitem", "sigmoid", "softmax",
+           "stop_gradient", "unbroadcast"]

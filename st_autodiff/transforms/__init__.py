@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..errors import NonScalarOutputError, WrtError
 from ..ir.graph import Graph
 from ..ir.printer import print_graph
@@ -74,7 +76,7 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     _check(low.graph, options, stages, "lower")
     if req.mode == "jvp":
         return _compile_jvp(parsed, low, example_args, req, options, stages, xp, rt)
-    _check_request(low.graph, parsed, req)
+    _check_request(low.graph, parsed, req, low.values)
     active = active_nodes(low.graph, req.wrt)
     stages["activity"] = lambda: "active: " + ", ".join(
         f"%{n.name or n.id}" for n in low.graph.nodes if n in active) + "\n"
@@ -166,7 +168,8 @@ def _check(graph: Graph, options: Options, stages: Stages, name: str) -> None:
     stages[name] = lambda: print_graph(graph)
 
 
-def _check_request(graph: Graph, parsed: ParsedFunction, req: Request) -> None:
+def _check_request(graph: Graph, parsed: ParsedFunction, req: Request,
+                   values: dict[Any, Any]) -> None:
     if len(graph.outputs) > 1 and not req.has_aux and req.mode != "vjp":
         raise NonScalarOutputError(
             f"{parsed.name}() returns {len(graph.outputs)} values; grad needs one scalar",
@@ -174,7 +177,9 @@ def _check_request(graph: Graph, parsed: ParsedFunction, req: Request) -> None:
             "return only the loss, or pass has_aux=True to return (loss, aux) like JAX")
     out = graph.outputs[0]
     t = out.type
-    if req.mode != "vjp" and t is not None and not t.is_scalar:
+    scalar = t is None or t.is_scalar or (  # an unknown shape (sum of a list empty for
+        t.shape is None and np.ndim(values.get(out, 0.0)) == 0)  # the example): its value
+    if req.mode != "vjp" and not scalar:
         raise NonScalarOutputError(
             f"grad needs a scalar output, but {parsed.name}() returns an array of shape "
             f"{t.shape}", out.loc or parsed.loc(parsed.node),

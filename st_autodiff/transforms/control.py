@@ -29,30 +29,18 @@ from ..ir import kernels
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
+from .lists import Appender, ListLowering, TupleList
 from .scope import Scope
 
 FLAGS = ("#ret", "#brk", "#cont")
-_LIST_KERNELS = {"list_zeros": Op.LIST_ZEROS, "list_add": Op.LIST_ADD, "list_sum": Op.LIST_SUM,
-                 "list_unstack": Op.LIST_UNSTACK, "list_index_add": Op.LIST_INDEX_ADD}
+_LIST_KERNELS = {op.value: op for op in (
+    Op.LIST_ZEROS, Op.LIST_ADD, Op.LIST_SUM, Op.LIST_UNSTACK, Op.LIST_INDEX_ADD,
+    Op.LIST_GATHER, Op.LIST_UNGATHER, Op.LIST_SPLIT_LIKE)}
 _MISSING = object()
 _UNROLL_LIMIT = 64  # a static loop whose carried types change is unrolled up to this
 
 
-class Appender:
-    """A list being appended to inside a loop body: the body's stacked output."""
-
-    def __init__(self, name: str, prefix: list[Any], depth: int) -> None:
-        self.name = name
-        self.prefix = prefix
-        self.depth = depth  # the region depth the loop body is lowered at
-        self.items: list[Node] = []
-
-    def append(self, value: Any) -> None:
-        """Never called: ``control_call`` intercepts ``xs.append(v)`` in user code."""
-        raise NotImplementedError
-
-
-class ControlLowering:
+class ControlLowering(ListLowering):
     """The control-flow half of ``lower.Lowerer`` (see the module docstring)."""
 
     region_depth = 0
@@ -145,15 +133,8 @@ class ControlLowering:
         list functions; ``NotImplemented`` for every other call."""
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, Appender) and getattr(fn, "__name__", "") == "append":
-            if owner.depth != self.region_depth:
-                raise self.fail(f"{owner.name!r} is appended to inside an if or a nested "
-                                "loop whose condition is only known at run time", e,
-                                "append once per iteration, at the loop's own level")
-            if isinstance(args[0], tuple):
-                raise self.fail(f"appending a tuple to {owner.name!r} in a loop is not "
-                                "supported", e, "append each item to a list of its own")
-            owner.items.append(self.to_node(args[0], e))
-            return None
+            raise self.fail(f"{owner.name}.append(...) inside an expression is not "
+                            "supported", e, "append in a statement of its own")
         if isinstance(owner, list) and getattr(fn, "__name__", "") == "append":
             owner.append(args[0])
             return None
@@ -197,6 +178,8 @@ class ControlLowering:
             raise self.fail("a list that the loop appends to can only be read after the "
                             "loop", e, "keep the last value in a variable of its own")
         lst = args[0] if args else None
+        if isinstance(lst, TupleList):
+            return self.tuple_list_call(fn, lst, args, e)
         if isinstance(lst, Node) and lst.type is not None and lst.type.kind == "list":
             if fn is builtins.len:
                 return self.emit(Op.LIST_LEN, [lst], None, e)
@@ -204,6 +187,8 @@ class ControlLowering:
                 return self.emit(Op.LIST_SUM, [lst], None, e)
             if fn in (np.stack, np.array, np.asarray):
                 return self.emit(Op.LIST_STACK, [lst], {"axis": kwargs.get("axis", 0)}, e)
+            if fn is np.concatenate and len(args) == 1 and set(kwargs) <= {"axis"}:
+                return self.emit(Op.LIST_CATENATE, [lst], {"axis": kwargs.get("axis", 0)}, e)
             if fn is np.sum and len(args) == 1:
                 return self.emit(Op.SUM, [self.emit(Op.LIST_STACK, [lst], None, e)], None, e)
             if fn is np.mean and len(args) == 1:
@@ -211,7 +196,7 @@ class ControlLowering:
                 return self.emit(Op.MEAN, [stacked], None, e)
             raise self.fail(f"{getattr(fn, '__name__', 'this function')}() of a list built "
                             "at run time is not supported", e,
-                            "use np.stack(xs), sum(xs), len(xs) or xs[k]")
+                            "use np.stack(xs), np.concatenate(xs), sum(xs), len(xs) or xs[k]")
         return NotImplemented
 
     def example(self, v: Any) -> Any:
@@ -299,6 +284,10 @@ class ControlLowering:
         dict_names: list[str] = []
         for k in names:
             a, b = (v.get(k, _MISSING) for _, v in results)
+            if k not in before and _MISSING in (a, b) and any(
+                    isinstance(v, (list, dict, TupleList)) for v in (a, b)):
+                scope.vars.pop(k, None)  # a list or dict one branch made for its own use
+                continue
             if _same(a, b):
                 if a is _MISSING:
                     scope.vars.pop(k, None)
@@ -327,7 +316,11 @@ class ControlLowering:
             values = []
             for k in outs:
                 v = vars_.get(k, _MISSING) if isinstance(k, str) else vars_[k[0]][k[1]]
-                values.append(sub.const(None) if v is _MISSING else self.node_in(sub, v, where))
+                if v is _MISSING:  # an append site's flag is False where it did not run
+                    flag = isinstance(k, str) and k.startswith("#apf")
+                    values.append(sub.const(False if flag else None))
+                else:
+                    values.append(self.node_in(sub, v, where))
             graphs.append((sub, values))
         union = _union_captures([s for s, _ in graphs])
         finished = [self.finish_region(sub, values, union) for sub, values in graphs]
@@ -346,7 +339,8 @@ class ControlLowering:
                 dname, key = name
                 scope.vars[dname][key] = self.b.rename(item, _key_name(dname, key))
                 continue
-            scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
+            visible = _visible_name(name)
+            scope.vars[name] = item if visible is None else self.b.rename(item, visible)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
                   fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:
@@ -414,7 +408,13 @@ class ControlLowering:
     def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
         """A list or tuple argument (one node) as the list of its items, to unroll a loop
         over it; the generated code is specialised on its length."""
+        if isinstance(it, TupleList):  # a list of tuples: the zip of its components
+            return _Zip(list(it.lists))
         if isinstance(it, _Zip):
+            if any(isinstance(p, TupleList) for p in it.parts):
+                raise self.fail("zip or enumerate of a list of tuples built in a loop is not "
+                                "supported", where, "iterate it directly, or over "
+                                "range(len(...)) and index it")
             return _Zip([self.tuple_items(p, where) for p in it.parts])
         if isinstance(it, _Reversed):
             return _Reversed(self.tuple_items(it.value, where))
@@ -502,10 +502,15 @@ class ControlLowering:
         appended = [a for a in appended if a in before]  # lists made inside are the body's
         for name in appended:
             v = before.get(name, _MISSING)
+            if isinstance(v, Appender):
+                raise self.fail(f"{name!r} is appended to inside a loop nested in the loop "
+                                "that builds it", stmt, "collect the inner loop's items in a "
+                                "list of its own and append that (or its stack) once")
             if not isinstance(v, list) and not (isinstance(v, Node) and v.type is not None
                                                 and v.type.kind == "list"):
                 raise self.fail(f"{name!r} is appended to in the loop but is not a list "
                                 "made before it", stmt, f"write {name} = [] before the loop")
+        carried = carried + self.last_slots(body_stmts, appended, before, stmt)
         slots = [(k, key) for k in carried for key in (
             list(before[k]) if isinstance(before.get(k), dict) else [None])]
         inits = [None if k not in before else self.to_node(
@@ -534,7 +539,9 @@ class ControlLowering:
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
                 for (k, key), (t, value), init in zip(slots, guess, inits):
-                    a = sub.arg(k.lstrip("#") if key is None else _key_name(k, key), t, value,
+                    arg_name = (_visible_name(k) or k.lstrip("#")) if key is None else \
+                        _key_name(k, key)
+                    a = sub.arg(arg_name, t, value,
                                 self.loc(stmt))
                     self.note_carried(a, init)
                     if key is None:
@@ -561,13 +568,8 @@ class ControlLowering:
                         v = v[key]
                     outs.append(sub.const(None) if v is _MISSING else sub.capture(
                         self.to_node(v, where)))
-                ys = []
-                for name in appended:
-                    app = sc.vars.get(name)
-                    if not isinstance(app, Appender) or len(app.items) != 1:
-                        raise self.fail(f"{name!r} must be appended to exactly once in each "
-                                        "iteration", stmt, "append after any if/continue")
-                    ys.append(sub.capture(app.items[0]))
+                ys: list[Node] = []
+                layouts = [self.append_sites(sc, name, sub, ys, stmt) for name in appended]
                 stop_flag = self.flow_state(_without(sc, "#cont"), stmt)
                 if stop_flag is True:
                     go_on: Any = sub.const(False)
@@ -608,17 +610,12 @@ class ControlLowering:
                 scope.vars[name][key] = self.b.rename(item, _key_name(name, key))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
-        for k, name in enumerate(appended):
-            item = self.b.emit(Op.ITEM, [node], {"index": len(slots) + k}, loc=loc)
-            prefix = before[name]
-            if isinstance(prefix, list) and prefix:
-                item = self.emit(Op.LIST_CONCAT, [self.emit(Op.LIST, list(prefix), None, stmt),
-                                                  item], None, stmt)
-            elif isinstance(prefix, Node):
-                item = self.emit(Op.LIST_CONCAT, [prefix, item], None, stmt)
-            scope.vars[name] = item
+        for name, layout in zip(appended, layouts):
+            built = self.gathered(node, len(slots), layout, before[name], stmt)
+            if built is not None:  # else its appends sit in branches never lowered
+                scope.vars[name] = built
         for k in list(scope.vars):
-            if k not in before and k not in carried:
+            if k.startswith("#last:") or k not in before and k not in carried:
                 scope.vars.pop(k)  # loop-local names are gone after the loop
         scope.vars["#brk"] = False
         scope.vars["#cont"] = False
@@ -760,6 +757,16 @@ class _Reversed:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+def _visible_name(name: str) -> str | None:
+    """The name generated code gives a scope variable: flags (``#brk``) get none, an
+    append site's value and flag are ``hs_item`` and ``hs_appended``."""
+    if name.startswith("#last:"):
+        return name[6:] + "_last"
+    if name.startswith(("#app", "#apf")):
+        return name.split(":", 1)[1] + ("_appended" if name.startswith("#apf") else "_item")
+    return None if name.startswith("#") else name
 
 
 def _key_name(name: str, key: Any) -> str:

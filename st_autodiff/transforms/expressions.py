@@ -255,11 +255,12 @@ class ExpressionLowering:
 
     def expr_Subscript(self, e: cst.Subscript, scope: Scope) -> Any:
         base = self.expr(e.value, scope)
-        if type(base).__name__ == "Appender":
-            raise self.fail(f"the list {base.name!r} is appended to in this loop and can only "
-                            "be read after it", e, "keep the last value in a variable of its "
-                            "own (h_prev = h)")
         parts = [self.index_part(el, scope) for el in e.slice]
+        if type(base).__name__ in ("Appender", "TupleList"):  # lists a loop builds
+            index = parts[0] if len(parts) == 1 else tuple(parts)
+            if type(base).__name__ == "TupleList":
+                return self.tuple_list_item(base, index, e)
+            return self.appended_last(base, index, scope, e)
         if len(parts) == 1 and isinstance(parts[0], tuple):
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
         if not isinstance(base, Node):

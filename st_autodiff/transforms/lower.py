@@ -149,6 +149,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             return self.b.const(np.asarray(v))
         if isinstance(v, np.generic) or _is_array(v):
             return self.b.const(v)
+        if type(v).__name__ == "TupleList":
+            raise self.fail("a list of tuples built in a loop can only be iterated, indexed "
+                            "or measured with len()", where, "append each item to a list of "
+                            "its own to stack or sum them")
         raise self.fail(f"a value of type {type(v).__name__} cannot be used as an array here",
                         where)
 
@@ -294,7 +298,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             value = self.binary(op, current, self.expr(s.value, scope), s)
             self.assign(s.target, value, scope)
         elif isinstance(s, cst.Expr):
-            if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)):
+            if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)) and \
+                    not self.append_statement(s.value, scope):
                 self.expr(s.value, scope)
         elif not isinstance(s, cst.Pass):
             raise self.fail(f"{type(s).__name__} statements are not supported", s)

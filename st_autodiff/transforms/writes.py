@@ -47,6 +47,7 @@ import numpy as np
 
 from ..ir.graph import Loc, Node
 from ..ir.ops import Op
+from ..ir.regions import REGIONS
 from .scope import BoundMethod, Closure, Scope, scope_chain
 
 #: Ops whose value holds its inputs themselves (tuples; runtime lists where the op table
@@ -264,9 +265,52 @@ class WriteLowering:
 
         if n.op in _CONTAINERS:
             return n.inputs
+        if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
+            return self._region_output_parents(n.inputs[0], n.param("index"))
         if n.op in _ITEMS or (n.op in _VIEWS and not self._copies(n)):
             return n.inputs[:1]
         return ()
+
+    def _region_output_parents(self, r: Node, k: int) -> tuple[Node, ...]:
+        """The inputs of the region ``r`` whose memory its output ``k`` may share: follow
+        the body output back through views and containers to body arguments, and those
+        to the region's inputs (a carried value also to its value before the loop, and
+        to what the body makes of it).  Fresh arrays the body makes share nothing."""
+        if r.op is Op.IF:
+            bodies = [r.param("then"), r.param("orelse")]
+            outer = {a: i for body in bodies for a, i in zip(body.args, r.inputs[1:])}
+            carry: dict[Node, int] = {}
+        else:
+            body = r.param("body")
+            bodies = [body]
+            lead = 3 if r.op is Op.FOR else 0  # start, stop, step
+            n_xs = r.param("n_xs") or 0
+            args = body.args[1:] if r.op is Op.FOR else body.args
+            outer = dict(zip(args, r.inputs[lead:]))
+            first = n_xs  # carried arguments follow the loop items
+            carry = {a: j for j, a in enumerate(args[first:first + r.param("n_carry")])}
+        n_carry = r.param("n_carry") or 0
+        if r.op is not Op.IF and k >= n_carry + (r.param("n_ys") or 0):
+            return ()  # the trip count
+        found: dict[NodeKey, Node] = {}
+        seen: set[NodeKey] = set()
+        todo = [body.outputs[k] for body in bodies]
+        while todo:
+            m = todo.pop()
+            if _key(m) in seen:
+                continue
+            seen.add(_key(m))
+            if m.op is Op.ARG:
+                if m in outer:
+                    found[_key(outer[m])] = outer[m]
+                if m in carry:  # a carried value: also what the body makes of it
+                    todo.append(bodies[0].outputs[carry[m]])
+                continue
+            todo.extend(self._parents(m))
+        if r.op is not Op.IF and k < n_carry:  # zero iterations: the value before
+            init = r.inputs[(3 if r.op is Op.FOR else 0) + (r.param("n_xs") or 0) + k]
+            found[_key(init)] = init
+        return tuple(found.values())
 
     def _copies(self, n: Node) -> bool:
         """Whether a ``getitem`` certainly copies: an integer-array, list or boolean
@@ -299,9 +343,12 @@ class WriteLowering:
         carried = self._carried()
         if _key(arg) in carried:
             return carried[_key(arg)], True
-        for outer, inner in (self.b.captures or {}).items():
-            if _key(inner) == _key(arg):
-                return outer, True
+        b = self.b  # the region may be this body or one it is nested in
+        while b is not None:
+            for outer, inner in (b.captures or {}).items():
+                if _key(inner) == _key(arg):
+                    return outer, True
+            b = b.parent
         # the written name, carried by a loop at the top level of this function: its
         # value before the loop is still bound in the function's own scope
         top = self.active_scopes[-1] if self.active_scopes else None

@@ -1070,6 +1070,74 @@ def lst_branch_append(x):
     return np.sum(np.stack(out) ** 2)
 
 
+@case("list", lambda r: (rows_with(r, [0.9, -0.8, 1.2, -1.1, 0.7], [0.3] * 5, 3),))
+def lst_append_one_branch(x):
+    kept = []
+    for row in x:
+        if row.mean() > 0:  # only some iterations append
+            kept.append(np.sin(row) * row)
+    return np.sum(np.stack(kept) ** 2) + len(kept)
+
+
+@case("list", lambda r: (normal(r, 5, 2),))
+def lst_two_appends(x):
+    ys = []
+    for row in x:
+        ys.append(row * 2.0)  # two items per iteration, in this order
+        ys.append(np.tanh(row))
+    m = np.stack(ys)
+    return np.sum(m * np.arange(1.0, 11.0)[:, None])
+
+
+@case("list", lambda r: (jittered(r, [0.5, -0.7, 1.1, -0.4, 0.9, 0.6]),))
+def lst_append_after_continue(x):
+    out = []
+    for v in x:
+        if v < 0:
+            continue
+        out.append(v**2 + np.sin(v))
+    return sum(out) * len(out)
+
+
+@case("list", lambda r: (jittered(r, [0.5, 0.7, 0.6, 3.0, 0.4]),))
+def lst_append_before_break(x):
+    seen = []
+    for v in x:
+        seen.append(np.exp(-v) * v)
+        if v > 2.0:
+            break
+    return sum(seen) + seen[-1] * seen[0]
+
+
+@case("list", lambda r: (jittered(r, [3.0, 2.0]),))
+def lst_while_branch_append(x):
+    big = []
+    small = []
+    y = x
+    while np.max(y) > 0.3:
+        if y[0] > y[1]:
+            big.append(y[0] * y[1])
+        else:
+            small.append(y[1] - 0.5 * y[0])
+        y = y * 0.55
+    return sum(big) * 2.0 + sum(small) + len(big) * 0.1
+
+
+@case("list", lambda r: (jittered(r, [2.0, 3.1]),))
+def lst_while_branch_append_other(x):
+    return lst_while_branch_append(x)  # the other branch (and an empty list) this time
+
+
+@case("list", lambda r: (normal(r, 3, 2), normal(r, 2)), (0, 1))
+def lst_concat_rows(x, w):
+    parts = []
+    for k in range(3):
+        parts.append(x[k] * w)
+        parts.append(x[k, :1] + w[1])
+    flat = np.concatenate(parts)
+    return np.sum(np.tanh(flat) * np.arange(flat.shape[0]))
+
+
 @case("list", lambda r: (normal(r, 4, 3),))
 def lst_reverse_index(x):
     hs = []
@@ -1178,30 +1246,6 @@ def dict_weight_decay(w1, w2, x):
 # --- known compiler gaps (strict xfails, per check; see the issue 3 notes) -------------
 
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
-    'lst_branch_append': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
-    'lst_concat': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
-    'lst_in_while': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
-    'lst_last': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
-    'lst_tuples': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
-    'lst_window_means': (
-        'deterministic', 'fd', 'float32', 'hvp_forward', 'hvp_reverse', 'interpreter',
-        'jvp', 'optimizer', 'value_and_grad', 'verify',
-    ),
 }
 
 
