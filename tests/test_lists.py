@@ -168,7 +168,7 @@ def test_loop_over_a_list_argument_is_specialised_on_its_length():
 def append_in_expression(x):
     hs = []
     for v in x:
-        r = hs.append(v)  # <- here
+        r = hs.append(v)  # noqa: F841  <- here
     return np.sum(np.stack(hs))
 
 
@@ -241,8 +241,8 @@ def test_unsupported_list_uses_are_refused_at_the_users_line(fn, words):
     msg = str(info.value)
     assert words in msg
     lines, first = inspect.getsourcelines(fn)
-    marked = first + next(k for k, line in enumerate(lines) if "# <- here" in line)
-    assert f":{marked}:" in msg
+    marked = first + next(k for k, line in enumerate(lines) if "<- here" in line)
+    assert f":{marked}:" in msg, msg
 
 
 # --- kernels ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ is a lambda or inner ``def`` with the scope it was defined in; ``BoundMethod`` i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -58,3 +59,39 @@ class BoundMethod:
 
     receiver: Node
     name: str
+
+#: control-flow flags kept in the scope: a pending return, break, continue
+FLAGS = ("#ret", "#brk", "#cont")
+#: a name a scope does not bind (distinct from one bound to None)
+MISSING = object()
+
+
+def visible_name(name: str) -> str | None:
+    """The name generated code gives a scope variable: flags (``#brk``) get none, an
+    append site's value and flag are ``hs_item`` and ``hs_appended``."""
+    if name.startswith("#last:"):
+        return name[6:] + "_last"
+    if name.startswith(("#app", "#apf")):
+        return name.split(":", 1)[1] + ("_appended" if name.startswith("#apf") else "_item")
+    return None if name.startswith("#") else name
+
+
+def key_name(name: str, key: Any) -> str:
+    """``d_a`` for ``d["a"]``: a variable name for one value of a dict."""
+    return f"{name}_{re.sub(r'[^0-9A-Za-z_]', '_', str(key))}"
+
+
+def copy_value(v: Any) -> Any:
+    """Dicts and lists are copied into a region's scope: a change inside shows up as a
+    different object, which the region then outputs (or refuses)."""
+    if isinstance(v, dict):
+        return dict(v)
+    if isinstance(v, list):
+        return list(v)
+    return v
+
+
+def without(scope: Scope, name: str) -> Scope:
+    sc = Scope(scope.parent, scope.outer)
+    sc.vars = {k: v for k, v in scope.vars.items() if k != name}
+    return sc

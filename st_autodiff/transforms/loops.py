@@ -1,0 +1,508 @@
+"""Loops for ``lower``: ``for`` and ``while`` as regions (mixed into ``ControlLowering``).
+
+A loop over a range, an array, a runtime list or a ``zip``/``enumerate``/``reversed`` of
+them becomes a ``for`` node iterating positions (a lone range keeps its own bounds); a
+``while`` loop becomes a ``while`` node whose body starts with ``if not test: break``; a
+loop over a Python list or tuple (items may differ in shape) is unrolled.  Names the
+body assigns that live on are carried values; their types are found by lowering the body
+again until they stop changing (a shape that changes becomes unknown).  Lists the body
+appends to are built by ``lists.ListLowering``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import CompileError
+from ..ir.graph import GraphBuilder, Node
+from ..ir.ops import Op
+from ..ir.types import Type
+from .lists import Appender, TupleList
+from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
+
+
+class LoopLowering:
+    """The loop half of ``ControlLowering`` (see the module docstring)."""
+
+    # --- loops ------------------------------------------------------------------------
+
+    def for_statement(self, stmt: cst.For, scope: Scope) -> None:
+        if stmt.orelse is not None:
+            raise self.fail("for ... else is not supported", stmt.orelse,
+                            "set a flag before break and test it after the loop")
+        if stmt.asynchronous is not None:
+            raise self.fail("async for cannot be differentiated", stmt)
+        it = self.tuple_items(self.expr(stmt.iter, scope), stmt.iter)
+        streams = self.streams(it, stmt.iter)
+        if streams is None:  # a Python list or tuple: unroll
+            try:
+                items = list(it.items) if isinstance(it, _Zip) else list(it)
+            except TypeError:
+                raise self.fail("zip of a Python list or tuple with a sequence built at run "
+                                "time is not supported", stmt.iter, "convert the Python "
+                                "sequence with np.stack, or zip with range(len(...))"
+                                ) from None
+            self.unroll(stmt, items, scope)
+            return
+        self.loop(stmt, scope, streams)
+
+    def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
+        """A list or tuple argument (one node) as the list of its items, to unroll a loop
+        over it; the generated code is specialised on its length."""
+        if isinstance(it, TupleList):  # a list of tuples: the zip of its components
+            return _Zip(list(it.lists))
+        if isinstance(it, _Zip):
+            if any(isinstance(p, TupleList) for p in it.parts):
+                raise self.fail("zip or enumerate of a list of tuples built in a loop is not "
+                                "supported", where, "iterate it directly, or over "
+                                "range(len(...)) and index it")
+            return _Zip([self.tuple_items(p, where) for p in it.parts])
+        if isinstance(it, _Reversed):
+            return _Reversed(self.tuple_items(it.value, where))
+        if not (isinstance(it, Node) and it.type is not None and it.type.kind == "tuple"):
+            return it
+        value = self.example(it)
+        if not isinstance(value, (tuple, list)):
+            raise self.fail("a loop over a list or tuple argument needs example arguments",
+                            where, "call the function with arguments first")
+        return [self.emit(Op.ITEM, [it], {"index": k}, where) for k in range(len(value))]
+
+    def streams(self, it: Any, where: cst.CSTNode) -> list[tuple] | None:
+        """What a ``for`` iterates over: ``[("range", start, stop, step, rev) |
+        ("array", node, rev) | ("list", node, rev)]``, or None for a static sequence."""
+        if isinstance(it, _Zip):
+            parts = [self.streams(p, where) for p in it.parts]
+            if any(p is None for p in parts):
+                return None
+            return [s for p in parts for s in p]  # type: ignore[union-attr]
+        if isinstance(it, _Reversed):
+            inner = self.streams(it.value, where)
+            if inner is None:
+                return None
+            return [(*s[:-1], not s[-1]) for s in inner]
+        if isinstance(it, range):
+            return [("range", it.start, it.stop, it.step, False)]
+        if isinstance(it, _Range):
+            return [("range", it.start, it.stop, it.step, False)]
+        if isinstance(it, Node):
+            t = it.type
+            if t is not None and t.kind == "list":
+                return [("list", it, False)]
+            if t is not None and t.kind == "array":
+                if t.shape == ():
+                    raise self.fail("iteration over a 0-d array", where)
+                return [("array", it, False)]
+            if t is not None and t.kind == "tuple":
+                return None
+            raise self.fail("cannot iterate over this value", where)
+        if isinstance(it, (list, tuple)):
+            return None
+        if hasattr(it, "shape") and hasattr(it, "dtype"):
+            return [("array", self.to_node(it, where), False)]
+        raise self.fail(f"cannot iterate over a {type(it).__name__}", where)
+
+    def unroll(self, stmt: cst.For, items: list[Any], scope: Scope) -> None:
+        """A loop over a Python sequence, one copy of the body per item."""
+        body = self.suite(stmt.body)
+
+        def step(k: int, sc: Scope) -> None:
+            if k == len(items):
+                return
+            self.assign(stmt.target, items[k], sc)
+            self.run_stmts(body, sc)
+            sc.vars["#cont"] = False
+            state = self.flow_state(sc, stmt)
+            if state is True:
+                return
+            if isinstance(state, Node):
+                self.guarded(state, lambda s: step(k + 1, s), sc, stmt)
+                return
+            step(k + 1, sc)
+
+        step(0, scope)
+        scope.vars["#brk"] = False
+
+    def while_statement(self, stmt: cst.While, scope: Scope) -> None:
+        if stmt.orelse is not None:
+            raise self.fail("while ... else is not supported", stmt.orelse,
+                            "set a flag before break and test it after the loop")
+        self.loop(stmt, scope, None)
+
+    def loop(self, stmt: cst.For | cst.While, scope: Scope, streams: list[tuple] | None
+             ) -> None:
+        """A ``for`` over streams or a ``while``, as a region node."""
+        where = stmt
+        if streams is not None:
+            header = self.loop_range(streams, stmt.iter)
+            if header is None:
+                return  # zero trips, known at compile time
+            start, stop, step, reverse, positional = header
+        body_stmts = self.suite(stmt.body)
+        carried, appended = self.carried_names(stmt, scope)
+        before = dict(scope.vars)
+        appended = [a for a in appended if a in before]  # lists made inside are the body's
+        for name in appended:
+            v = before.get(name, MISSING)
+            if isinstance(v, Appender):
+                raise self.fail(f"{name!r} is appended to inside a loop nested in the loop "
+                                "that builds it", stmt, "collect the inner loop's items in a "
+                                "list of its own and append that (or its stack) once")
+            if not isinstance(v, list) and not (isinstance(v, Node) and v.type is not None
+                                                and v.type.kind == "list"):
+                raise self.fail(f"{name!r} is appended to in the loop but is not a list "
+                                "made before it", stmt, f"write {name} = [] before the loop")
+        carried = carried + self.last_slots(body_stmts, appended, before, stmt)
+        slots = [(k, key) for k in carried for key in (
+            list(before[k]) if isinstance(before.get(k), dict) else [None])]
+        inits = [None if k not in before else self.to_node(
+            before[k] if key is None else before[k][key], where) for k, key in slots]
+        guess: list[tuple[Type | None, Any]] = [
+            (n.type, self.example(n)) if n is not None else (Type("none"), None)
+            for n in inits]
+        kind = "for" if streams is not None else "while"
+        i_value, zero_trips = None, False
+        if streams is not None:  # the index of the first iteration, for example values
+            first = [self.example(v) for v in (start, stop, step)]
+            if all(isinstance(v, (int, np.integer)) for v in first):
+                rng = range(*(int(v) for v in first))
+                i_value = (rng[-1] if reverse else rng[0]) if len(rng) else int(first[0])
+                # no iteration on the example arguments: the body's example values may
+                # fail (x[i] past the end), so they are best-effort (types from the ops)
+                zero_trips = not len(rng)
+        for _attempt in range(4):
+            sub = self.b.body(f"{self.b.name}_{kind}", soft=zero_trips)
+            sc = Scope(scope.parent, scope.outer)
+            sc.vars = {k: copy_value(v) for k, v in before.items()}
+            with self.building(sub):
+                xs_nodes: list[Node] = []
+                if streams is not None:
+                    i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
+                    target_value = self.stream_items(streams, i_arg, positional, start, step,
+                                                     sub, xs_nodes, stmt)
+                for (k, key), (t, value), init in zip(slots, guess, inits):
+                    arg_name = (visible_name(k) or k.lstrip("#")) if key is None else \
+                        key_name(k, key)
+                    a = sub.arg(arg_name, t, value,
+                                self.loc(stmt))
+                    self.note_carried(a, init)
+                    if key is None:
+                        sc.vars[k] = a
+                    else:
+                        sc.vars.setdefault(k, {})[key] = a
+                for name in appended:
+                    sc.vars[name] = Appender(name, before[name], self.region_depth)
+                for f in FLAGS[1:]:
+                    sc.vars[f] = False
+                sc.vars["#ret"] = False
+                if streams is not None:
+                    self.assign(stmt.target, target_value, sc)
+                    self.run_stmts(body_stmts, sc)
+                else:
+                    self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
+                outs = []
+                for k, key in slots:
+                    v = sc.vars.get(k, MISSING)
+                    if key is not None:
+                        if not isinstance(v, dict) or set(v) != set(before[k]):
+                            raise self.fail(f"the keys of the dict {k!r} change in the loop",
+                                            stmt, "create every key before the loop")
+                        v = v[key]
+                    outs.append(sub.const(None) if v is MISSING else sub.capture(
+                        self.to_node(v, where)))
+                ys: list[Node] = []
+                layouts = [self.append_sites(sc, name, sub, ys, stmt) for name in appended]
+                stop_flag = self.flow_state(without(sc, "#cont"), stmt)
+                if stop_flag is True:
+                    go_on: Any = sub.const(False)
+                elif isinstance(stop_flag, Node):
+                    go_on = self.emit(Op.LOGICAL_NOT, [stop_flag], None, stmt)
+                else:
+                    go_on = None
+            new_guess = [_join(g, o, sub) for g, o in zip(guess, outs)]
+            if new_guess == guess or _attempt == 3:
+                break
+            guess = new_guess
+        if new_guess != guess:
+            raise self.fail("a value carried around this loop changes type from one "
+                            "iteration to the next: " + ", ".join(
+                                f"{k} ({g[0]} -> {n[0]})" for (k, _), g, n in zip(slots, guess,
+                                                                                  new_guess)
+                                if g != n), stmt, "give it the same shape and dtype before "
+                            "the loop as inside it")
+        captured = list(sub.captures)
+        body_outs = outs + ys + ([go_on] if go_on is not None else [])
+        graph = self.finish_region(sub, body_outs, captured)
+        self.b.values.update(sub.values)  # the body keeps its example values
+        init_nodes = [n if n is not None else self.b.const(None) for n in inits]
+        params: dict[str, Any] = {"body": graph, "n_carry": len(slots), "n_ys": len(ys),
+                                  "has_break": go_on is not None}
+        if streams is not None:
+            params.update(n_xs=len(xs_nodes), reverse=reverse)
+            node = self.emit(Op.FOR, [start, stop, step, *xs_nodes, *init_nodes, *captured],
+                             params, where)
+        else:
+            node = self.emit(Op.WHILE, [*init_nodes, *captured], params, where)
+        loc = self.loc(stmt)
+        for k, (name, key) in enumerate(slots):
+            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=loc)
+            if key is not None:
+                if scope.vars.get(name) is before.get(name):
+                    scope.vars[name] = {}
+                scope.vars[name][key] = self.b.rename(item, key_name(name, key))
+                continue
+            scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
+        for name, layout in zip(appended, layouts):
+            built = self.gathered(node, len(slots), layout, before[name], stmt)
+            if built is not None:  # else its appends sit in branches never lowered
+                scope.vars[name] = built
+        for k in list(scope.vars):
+            if k.startswith("#last:") or k not in before and k not in carried:
+                scope.vars.pop(k)  # loop-local names are gone after the loop
+        scope.vars["#brk"] = False
+        scope.vars["#cont"] = False
+
+    def loop_range(self, streams: list[tuple], where: cst.CSTNode) -> Any:
+        """``(start, stop, step, reverse, positional)`` of the loop, or None when it is
+        known to run zero times.  A lone range keeps its own bounds; anything else
+        iterates positions ``0 .. n-1`` (``positional``)."""
+        revs = {s[-1] for s in streams}
+        if len(revs) > 1:
+            raise self.fail("zip of reversed and forward sequences is not supported", where)
+        reverse = revs.pop()
+        if len(streams) == 1 and streams[0][0] == "range":
+            _, start, stop, step, _ = streams[0]
+            if all(isinstance(v, int) for v in (start, stop, step)):
+                if len(range(start, stop, step)) == 0:
+                    return None
+            if isinstance(step, Node):
+                raise self.fail("the step of a range must be known when the function is "
+                                "compiled", where)
+            if step == 0:
+                raise self.fail("range() arg 3 must not be zero", where, kind=CompileError)
+            return start, stop, step, reverse, False
+        lengths = [self.stream_length(s, where) for s in streams]
+        n: Any = lengths[0]
+        for m in lengths[1:]:
+            n = min(n, m) if isinstance(n, int) and isinstance(m, int) else self.emit(
+                Op.MINIMUM, [n, m], None, where)
+        if isinstance(n, int) and n == 0:
+            return None
+        return 0, n, 1, reverse, True
+
+    def stream_length(self, s: tuple, where: cst.CSTNode) -> Any:
+        if s[0] == "range":
+            _, start, stop, step, _ = s
+            if all(isinstance(v, int) for v in (start, stop, step)):
+                return len(range(start, stop, step))
+            if isinstance(step, Node):
+                raise self.fail("the step of a range must be known when the function is "
+                                "compiled", where)
+            # len(range(a, b, k)) = max(0, ceil((b - a) / k)), for either sign of k
+            diff = self.binary(Op.SUB, stop, start, where) if step > 0 else \
+                self.binary(Op.SUB, start, stop, where)
+            if abs(step) != 1:
+                diff = self.binary(Op.FLOORDIV, self.binary(Op.ADD, diff, abs(step) - 1, where),
+                                   abs(step), where)
+            return self.emit(Op.MAXIMUM, [diff, 0], None, where)
+        node = s[1]
+        if s[0] == "list":
+            return self.emit(Op.LIST_LEN, [node], None, where)
+        t = node.type
+        if t is not None and t.shape is not None:
+            return t.shape[0]
+        shape = self.emit(Op.SHAPE, [node], None, where)
+        return self.emit(Op.ITEM, [shape], {"index": 0}, where)
+
+    def stream_items(self, streams: list[tuple], i: Node, positional: bool, start: Any,
+                     step: Any, sub: GraphBuilder, xs: list[Node], where: cst.CSTNode) -> Any:
+        """The loop target's value inside the body, from the position/index ``i``."""
+        values = []
+        for s in streams:
+            if s[0] == "range":
+                if not positional:
+                    values.append(i)
+                    continue
+                v: Any = i
+                if s[3] != 1:
+                    v = self.binary(Op.MUL, v, s[3], where)
+                if not (isinstance(s[1], int) and s[1] == 0):
+                    v = self.binary(Op.ADD, v, s[1], where)
+                values.append(v)
+            elif s[0] == "array":
+                values.append(self.emit(Op.GETITEM, [s[1], i], {"index": (("in", 0),)},
+                                        where))
+            else:  # a runtime list: one item per position, passed in as ``xs``
+                xs.append(s[1])
+                value = None
+                lst = self.example(s[1]) if sub.evaluate is not None else None
+                if isinstance(lst, list) and lst:
+                    value = lst[-1 if s[-1] else 0]
+                item_type = _type_of_value(value)
+                if item_type is not None and isinstance(lst, list) and any(
+                        np.shape(v) != np.shape(value) for v in lst):
+                    item_type = item_type.without_shape()  # x[:i] pushed for each i
+                values.append(sub.arg("item", item_type, value,
+                                      self.loc(where)))
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def carried_names(self, stmt: Any, scope: Scope) -> tuple[list[str], list[str]]:
+        """Names a loop body assigns that live on (defined before, or read elsewhere in
+        the function), and lists it appends to."""
+        assigned, appended = _assigned(self.suite(stmt.body))
+        if isinstance(stmt, cst.For):
+            targets, _ = _assigned([cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(stmt.target)], cst.Name("_"))])])
+            assigned -= targets
+        outside = _loaded_outside(self.fn.node, stmt)
+        names = sorted(n for n in assigned - set(appended)
+                       if n in scope.vars or n in outside)
+        if _has_return(stmt.body):
+            names += ["#ret", "#retval"]
+        return names, sorted(appended)
+
+
+class _WhileGuard:
+    """The test of a ``while`` loop, lowered as ``if not test: break`` in its body."""
+
+    def __init__(self, test: cst.BaseExpression) -> None:
+        self.test = test
+
+
+class _Range:
+    """``range(...)`` with runtime bounds."""
+
+    def __init__(self, start: Any, stop: Any, step: Any) -> None:
+        self.start, self.stop, self.step = start, stop, step
+
+
+class _Zip:
+    """``zip(...)``/``enumerate(...)`` of iterables, before the loop reads it."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+
+    @property
+    def items(self) -> list[tuple]:
+        parts = []
+        for p in self.parts:
+            if isinstance(p, _Reversed) and isinstance(p.value, (range, list, tuple)):
+                p = list(reversed(p.value))
+            if isinstance(p, (_Range, _Reversed, _Zip)):
+                raise TypeError("zip of a Python sequence with a runtime one")
+            parts.append(p)
+        return list(zip(*parts))
+
+
+class _Reversed:
+    """``reversed(x)`` before the loop reads it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder
+          ) -> tuple[Type | None, Any]:
+    """The carried type after one more iteration: the body's output type, with the shape
+    forgotten when it differs from the guess."""
+    t, value = guess
+    ot = out.type
+    if ot is None or (ot.kind == "none"):
+        return guess
+    if t is not None and t == ot:
+        return guess
+    if t is not None and t.kind == ot.kind and t.dtype == ot.dtype and t.shape != ot.shape:
+        ot = ot.without_shape()
+    v = sub.values.get(out, value)
+    return ot, v
+
+
+def _type_of_value(v: Any) -> Type | None:
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return Type("list")  # a stack of stacks: an inner loop's saved values
+    from ..ir.types import type_of  # noqa: PLC0415
+
+    return type_of(v)
+
+
+def _assigned(stmts: list[Any]) -> tuple[set[str], list[str]]:
+    """Names assigned (or written into) by statements, and names appended to."""
+    names: set[str] = set()
+    appended: list[str] = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            names.add(node.name.value)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            _target_names(node.target, names)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            _target_names(node.target, names)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            _target_names(node.target, names)
+
+        def visit_For(self, node: cst.For) -> None:
+            _target_names(node.target, names)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and \
+                    f.attr.value == "append" and f.value.value not in appended:
+                appended.append(f.value.value)
+
+    for s in stmts:
+        s.visit(V())
+    return names, appended
+
+
+def _target_names(t: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(t, cst.Name):
+        out.add(t.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for el in t.elements:
+            _target_names(el.value, out)
+    elif isinstance(t, cst.Subscript):
+        _target_names(t.value, out)
+
+
+def _loaded_outside(fn: Any, stmt: Any) -> set[str]:
+    """Names read anywhere in ``fn`` outside the statement ``stmt``."""
+    found: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if node is stmt:
+                return False
+            if isinstance(node, cst.Name):
+                found.add(node.value)
+            return True
+
+    fn.visit(V())
+    return found
+
+
+def _has_return(block: Any) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+    block.visit(V())
+    return bool(found)
