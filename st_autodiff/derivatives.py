@@ -379,23 +379,31 @@ def _std(ops, g, out, x, axis=None, keepdims=False, ddof=0):
 @rule(Op.PROD)
 def _prod(ops, g, out, x, axis=None, keepdims=False):
     # Product of all other elements, computed with exclusive scans so zeros are exact.
+    if axis is None and ops.known_shape(x) is None:  # np.prod(np.stack(xs)): one vector
+        others = _others(ops, ops.reshape(x, (-1,)))
+        return (ops.reshape(g * others, ops.shape(x)),)
     axes = _axes(ops, x, axis)
     shape = ops.static_shape(x)
     rest = tuple(a for a in range(len(shape)) if a not in axes)
     moved = ops.transpose(x, axes=rest + axes)
     flat = ops.reshape(moved, tuple(shape[a] for a in rest) + (-1,))
+    others = _others(ops, flat)
+    gk = g if keepdims or axis is None else ops.expand_dims(g, axis=axis)
+    gk = ops.reshape(gk, tuple(shape[a] for a in rest) + (1,))
+    back = ops.reshape(gk * others, tuple(shape[a] for a in rest + axes))
+    inverse = tuple(int(i) for i in _np.argsort(rest + axes))
+    return (ops.transpose(back, axes=inverse),)
+
+
+def _others(ops, flat):
+    """For each element of ``flat``'s last axis, the product of the others on it."""
     lead = (Ellipsis, ("slice", None, -1, None))
     ones = ops.ones_like(ops.getitem(flat, index=(Ellipsis, ("slice", None, 1, None))))
     left = ops.cumprod(ops.concatenate(ones, ops.getitem(flat, index=lead), axis=-1), axis=-1)
     rflat = ops.flip(flat, axis=-1)
     right = ops.cumprod(ops.concatenate(ones, ops.getitem(rflat, index=lead), axis=-1),
                         axis=-1)
-    others = left * ops.flip(right, axis=-1)
-    gk = g if keepdims or axis is None else ops.expand_dims(g, axis=axis)
-    gk = ops.reshape(gk, tuple(shape[a] for a in rest) + (1,))
-    back = ops.reshape(gk * others, tuple(shape[a] for a in rest + axes))
-    inverse = tuple(int(i) for i in _np.argsort(rest + axes))
-    return (ops.transpose(back, axes=inverse),)
+    return left * ops.flip(right, axis=-1)
 
 
 def _reverse_cumsum(ops, g, axis):
@@ -697,6 +705,9 @@ def _concatenate(ops, g, out, *arrays, axis=0):
     if axis is None:  # the arrays were flattened first
         sizes = [math.prod(ops.static_shape(a)) for a in arrays]
         return _split_back(ops, g, arrays, 0, sizes)
+    if any(ops.known_shape(a) is None for a in arrays):  # lengths known at run time only
+        parts = ops.list_split_like(g, ops.list(*arrays), axis=axis)
+        return tuple(ops.list_get(parts, ops.const(k)) for k in range(len(arrays)))
     return _split_back(ops, g, arrays, axis, [ops.static_shape(a)[axis] for a in arrays])
 
 

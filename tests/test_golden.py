@@ -60,6 +60,14 @@ def fill_rows(x):
     return np.sum(out * out)
 
 
+def kept_rows(x):
+    kept = []
+    for row in x:
+        if row.sum() > 0:
+            kept.append(np.tanh(row))
+    return np.sum(np.stack(kept))
+
+
 # --- the tests ------------------------------------------------------------------------
 
 import difflib
@@ -87,6 +95,8 @@ CASES = {
     "recurrence": (recurrence, (0, 1), (np.array([0.5, -0.3]), np.array([0.1, 0.2]))),
     "piecewise": (piecewise, 0, (np.array([0.5, -0.2, 1.0]),)),
     "fill_rows": (fill_rows, 0, (np.array([[1.0, 2.0], [3.0, 4.0]]),)),
+    # a list appended to under a runtime condition (gathered after the loop)
+    "kept_rows": (kept_rows, 0, (np.array([[1.0, 2.0], [-3.0, 1.0], [0.5, 0.5]]),)),
 }
 
 

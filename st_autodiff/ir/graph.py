@@ -180,6 +180,10 @@ class GraphBuilder:
                 type = type.without_shape()
         elif type is None and self.soft:
             type = _soft_type(op, inputs)
+        if known and op in _FROM_LIST_ITEMS and type is not None:
+            # how many items a runtime list holds may depend on the data (appends in
+            # branches, while loops): the stacked shape is only this example's
+            type = type.without_shape()
         if known and op is Op.LIST_SUM and not self.values[inputs[0]]:
             # sum([]) is the int 0 only for this example: the items it adds on other calls
             # are floats, maybe arrays (their kind unknown), and gradients flow through it
@@ -362,6 +366,9 @@ def type_name(exc: BaseException) -> str:
     """``LinAlgError`` rather than ``numpy.linalg.LinAlgError``."""
     return type(exc).__name__
 
+
+#: ops whose result's shape counts a runtime list's items
+_FROM_LIST_ITEMS = frozenset({Op.LIST_STACK, Op.LIST_CATENATE})
 
 #: reductions whose result is 0-d whatever their input's shape (with axis=None and no
 #: keepdims), so a data-dependent input shape does not make the result's shape unknown
