@@ -11,6 +11,7 @@ Bodies are written by a nested writer that shares the function's names and globa
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..ir.graph import Graph, Node
@@ -63,6 +64,11 @@ class RegionWriter:
             return []
         if len(pairs) == 1:
             return [f"{pairs[0][0]} = {pairs[0][1]}"]
+        # CPython builds and unpacks a tuple for more than three targets (a reverse loop
+        # carrying adjoints, accumulators and a value): one by one where that is the same
+        if len(pairs) > 3 and not any(re.search(rf"\b{t}\b", v) for k, (_, v) in
+                                      enumerate(pairs) for t, _ in pairs[:k]):
+            return [f"{t} = {v}" for t, v in pairs]
         # a parallel assignment: each value is read before any target is written
         return [", ".join(t for t, _ in pairs) + " = " + ", ".join(v for _, v in pairs)]
 

@@ -131,8 +131,8 @@ class LoopLowering:
                             "set a flag before break and test it after the loop")
         self.loop(stmt, scope, None)
 
-    def loop(self, stmt: cst.For | cst.While, scope: Scope, streams: list[tuple] | None
-             ) -> None:
+    def loop(self, stmt: cst.For | cst.While, scope: Scope, streams: list[tuple] | None,
+             may_peel: bool = True) -> None:
         """A ``for`` over streams or a ``while``, as a region node."""
         where = stmt
         if streams is not None:
@@ -222,6 +222,18 @@ class LoopLowering:
                 else:
                     go_on = None
             new_guess = [_join(g, o, sub) for g, o in zip(guess, outs)]
+            if _attempt == 0 and may_peel and streams is not None and not appended and any(
+                    g[0] is not None and o.type is not None and None not in (
+                        g[0].shape, o.type.shape) and g[0].shape != o.type.shape
+                    for g, o in zip(guess, outs)):
+                # the first iteration changes a carried value's shape (p = c[0], then
+                # p = p * x + c[i]): one type for every iteration would either forget the
+                # shape (the adjoint then keeps values to read their shapes) or be wrong
+                # for the first one; with static bounds, run that one on its own
+                runs = _static_range(streams)
+                if runs is not None and isinstance(stmt, cst.For):
+                    self.peel(stmt, scope, runs, carried)
+                    return
             if new_guess == guess or _attempt == 3:
                 break
             guess = new_guess
@@ -263,6 +275,30 @@ class LoopLowering:
                 scope.vars.pop(k)  # loop-local names are gone after the loop
         scope.vars["#brk"] = False
         scope.vars["#cont"] = False
+
+    def peel(self, stmt: cst.For, scope: Scope, rng: range, carried: list[str]) -> None:
+        """The loop's first iteration as straight-line code, then a loop over the rest of
+        ``rng`` (a ``range`` in the order the loop runs), whose carried values start with
+        the types one iteration gives them."""
+        keep = set(scope.vars) | set(carried)
+        self.assign(stmt.target, rng[0], scope)
+        self.run_stmts(self.suite(stmt.body), scope)
+        scope.vars["#cont"] = False
+        state = self.flow_state(scope, stmt)
+        for k in list(scope.vars):
+            if k not in keep and not k.startswith("#"):
+                scope.vars.pop(k)  # loop-local names: the loop makes them again
+        if state is not True:
+            rest = [("range", rng.start + rng.step, rng.stop, rng.step, False)]
+
+            def run_rest(sc: Scope) -> None:
+                self.loop(stmt, sc, rest, may_peel=False)
+
+            if isinstance(state, Node):
+                self.guarded(state, run_rest, scope, stmt)
+            else:
+                run_rest(scope)
+        scope.vars["#brk"] = False
 
     def loop_range(self, streams: list[tuple], where: cst.CSTNode) -> Any:
         """``(start, stop, step, reverse, positional)`` of the loop, or None when it is
@@ -401,6 +437,18 @@ class _Reversed:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+def _static_range(streams: list[tuple]) -> range | None:
+    """The one ``range`` a loop runs over, in the order it runs, when its bounds are
+    known at compile time."""
+    if len(streams) != 1 or streams[0][0] != "range":
+        return None
+    _, start, stop, step, reverse = streams[0]
+    if not all(isinstance(v, int) for v in (start, stop, step)):
+        return None
+    rng = range(start, stop, step)
+    return rng[::-1] if reverse else rng
 
 
 def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder

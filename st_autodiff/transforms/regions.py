@@ -41,11 +41,11 @@ class RegionAdjoint:
     n_x_needed: int = 0  # of ``passed``: the leading ones that are loop items (xs)
     # loops only: carried slots whose adjoints the reverse loop carries, input positions
     # of the loop-invariant values and of the lists whose adjoints it accumulates, and
-    # stacks rebuilt from another (position -> (initial value's input, stack position))
+    # stacked values the reverse loop carries instead (position -> carried slot)
     carry_slots: list[int] = field(default_factory=list)
     free_wrt: list[int] = field(default_factory=list)
     x_wrt: list[int] = field(default_factory=list)
-    derived: dict[int, tuple[int, int]] = field(default_factory=dict)
+    derived: dict[int, int] = field(default_factory=dict)
 
 
 def is_float_type(t: Type | None) -> bool:
@@ -188,21 +188,29 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
     first_free = body_lead + n_xs + n_carry
     recompute = _recomputable([r for r in stacked if r not in arg_pos], arg_pos, first_free,
                               body_lead)
+    # so are scalar flags (an if's condition) computed from values stacked anyway: a
+    # comparison in the reverse loop costs less than a list of flags
+    for r in stacked:  # in id order: a flag's inputs come before it
+        if r not in arg_pos and r.op in _FLAG_OPS and r.type is not None and \
+                r.type.is_scalar and all(_available(i, stacked, recompute, arg_pos, first_free,
+                                                    body_lead) for i in r.inputs):
+            recompute.add(r)
     stacked = [r for r in stacked if r not in recompute]
     for r in sorted(recompute, key=lambda x: x.id):  # sets iterate in address order
         for i in r.inputs:
             if i in arg_pos and arg_pos[i] >= first_free and i not in free_needed:
                 free_needed.append(i)
     # a carried value and the body's new value for it are the same sequence, one step
-    # apart: push only the new values; the reverse loop reads the old ones as
-    # [initial value] + new values[:-1] (a list of references, no array copied)
-    derived: dict[int, tuple[int, int]] = {}
+    # apart: push only the old values.  The reverse loop meets the iterations last first,
+    # so it carries the new value instead: the loop's final value, then each iteration's
+    # old value (no second list, nor a shifted copy of the first, is kept)
+    derived: dict[int, int] = {}
     if not (n.op is Op.FOR and p["reverse"]):
-        for j, r in enumerate(stacked):
-            k = arg_pos.get(r, -1) - body_lead - n_xs
-            if r in arg_pos and 0 <= k < n_carry and body.outputs[k] in stacked and \
-                    body.outputs[k] is not r:
-                derived[j] = (lead + n_xs + k, stacked.index(body.outputs[k]))
+        for k in range(n_carry):
+            new = body.outputs[k]
+            if body.args[body_lead + n_xs + k] in stacked and new in stacked and \
+                    new not in arg_pos:
+                derived.setdefault(stacked.index(new), k)
     pushed = [r for j, r in enumerate(stacked) if j not in derived]
     go_on = [body.outputs[-1]] if has_break else []
     fwd = Graph(body.name, body.args, body.nodes,
@@ -247,12 +255,14 @@ def _augment_loop(n: Node, active: frozenset[Node], values: dict[Node, Any],
         else:
             outs.append(rb.emit(Op.LIST_ADD if is_list else Op.ADD, [acc, g],
                                 type=acc.type, role=None if is_list else ACCUMULATE))
+    for k in derived.values():  # the next (earlier) iteration's new value: this old one
+        outs.append(m[body.args[body_lead + n_xs + k]])
     x_wrt = [k for k in wrt if body_lead <= k < body_lead + n_xs]
     for k in x_wrt:
         outs.append(_mapped(rb, grad_of.get(k), m, body.args[k]))
-    rb.args = [rb.args[0]] + [m[r] for r in stacked] + [m[r] for r in x_needed] + \
+    rb.args = [rb.args[0]] + [m[r] for r in pushed] + [m[r] for r in x_needed] + \
         [m[s] for s in ys_seeds] + [m[s] for s in carry_seeds] + accs + \
-        [m[r] for r in free_needed]
+        [m[stacked[j]] for j in derived] + [m[r] for r in free_needed]
     bwd = _tidy(rb.finish(outs))
     new_params = dict(p)
     new_params["body"] = fwd
@@ -288,14 +298,20 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
     joints = [adjoint_body(g, values, wrt, seeded) for g in branches]
     branches = [Graph(g.name, j.graph.args[:len(g.args)], j.graph.nodes[:j.n_primal],
                       j.graph.outputs[:len(g.outputs)]) for g, j in zip(branches, joints)]
-    res_lists, needed_lists = [], []
+    res_lists, needed_lists, recomputed = [], [], []
     for g, j in zip(branches, joints):
         grads = list(j.graph.outputs[len(g.outputs):])
         bwd_nodes = _live(j.graph.nodes[j.n_primal:], grads)
         res = _residuals(bwd_nodes, grads, j.n_primal)
         pos = {a: k for k, a in enumerate(g.args)}
-        res_lists.append([r for r in res if r not in pos])
-        needed_lists.append({pos[r] for r in res if r in pos})
+        # scalar arithmetic on the branch's inputs (0.5 * a) is computed again by the
+        # reverse branch rather than returned: in a loop, each residual is a stack
+        again = _recomputable([r for r in res if r not in pos and r.op in _ARITH and
+                               r.type is not None and r.type.is_scalar], pos, 0, 0, _ARITH)
+        recomputed.append(again)
+        res_lists.append([r for r in res if r not in pos and r not in again])
+        needed_lists.append({pos[r] for r in res if r in pos} |
+                            {pos[i] for r in again for i in r.inputs if i in pos})
     needed = sorted(needed_lists[0] | needed_lists[1])
     fwds = []
     for side, g in enumerate(branches):
@@ -319,6 +335,7 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
         for k in needed:
             m[g.args[k]] = rb.arg(g.args[k].name or "x", g.args[k].type)
         grads = list(j.graph.outputs[len(g.outputs):])
+        _copy(rb, sorted(recomputed[side], key=lambda x: x.id), m, j.values, new_values)
         _copy(rb, _live(j.graph.nodes[j.n_primal:], grads), m, j.values, new_values)
         outs = [_mapped(rb, gr, m, g.args[k]) for k, gr in zip(wrt, grads)]
         bwds.append(_tidy(rb.finish(outs)))
@@ -331,12 +348,23 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
 
 
 _CHEAP = ELEMENTWISE | {Op.GETITEM, Op.NEG}
+_ARITH = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.NEG})
+_FLAG_OPS = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_NOT,
+                       Op.LOGICAL_AND, Op.LOGICAL_OR, Op.LOGICAL_XOR})
+
+
+def _available(i: Node, stacked: list[Node], recompute: set[Node], arg_pos: dict[Node, int],
+               first_free: int, has_index: int) -> bool:
+    """Whether the reverse loop has ``i`` without stacking anything more."""
+    if i in arg_pos:
+        return arg_pos[i] >= first_free or (has_index and arg_pos[i] == 0) or i in stacked
+    return i.op is Op.CONST or (i in stacked and i not in recompute)
 
 
 def _recomputable(candidates: list[Node], arg_pos: dict[Node, int], first_free: int,
-                  has_index: int) -> set[Node]:
+                  has_index: int, cheap: frozenset[Op] = _CHEAP) -> set[Node]:
     """The candidates (and what they are made of) that only read constants, loop-invariant
-    arguments and the loop index, through cheap ops."""
+    arguments and the loop index, through ``cheap`` ops."""
     memo: dict[Node, bool] = {}
 
     def ok(x: Node) -> bool:
@@ -347,7 +375,7 @@ def _recomputable(candidates: list[Node], arg_pos: dict[Node, int], first_free: 
         elif x in arg_pos:
             res = arg_pos[x] >= first_free or (has_index and arg_pos[x] == 0)
         else:
-            res = x.op in _CHEAP and all(ok(i) for i in x.inputs)
+            res = x.op in cheap and all(ok(i) for i in x.inputs)
         memo[x] = res
         return res
 
@@ -469,13 +497,9 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
     ys_seeds = [got[k] if k in got else zeros(item(n, k)) for k in info.seeded
                 if k >= n_carry]
     accs = [zeros(n.inputs[k]) for k in free_wrt]
-    stacks: list[Any] = [None if k < 0 else item(n, k) for k in info.stacked]
+    stacks = [item(n, k) for k in info.stacked if k >= 0]
+    finals = [item(n, k) for k in info.derived.values()]  # carried by the reverse loop
     trips = item(n, p["n_carry"] + p["n_ys"])
-    for j, (init, jo) in info.derived.items():
-        head = b.emit(Op.LIST, [n.inputs[init]], loc=n.loc)
-        last = b.emit(Op.SUB, [trips, b.const(1)], loc=n.loc)
-        tail = b.emit(Op.LIST_SLICE, [stacks[jo], b.const(0), last], loc=n.loc)
-        stacks[j] = b.emit(Op.LIST_CONCAT, [head, tail], loc=n.loc)
     x_lists = [n.inputs[k] for k in info.passed[:info.n_x_needed]]
     free = [n.inputs[k] for k in info.passed[info.n_x_needed:]]
     if n.op is Op.FOR:
@@ -495,14 +519,15 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
         stacks = [b.emit(Op.LIST_REVERSE, [st], loc=n.loc) for st in stacks]
         ys_seeds = [b.emit(Op.LIST_REVERSE, [y], loc=n.loc) for y in ys_seeds]
     xs = [*stacks, *x_lists, *ys_seeds]
-    params = {"body": info.bwd, "n_xs": len(xs), "n_carry": len(carry_seeds) + len(accs),
+    params = {"body": info.bwd, "n_xs": len(xs),
+              "n_carry": len(carry_seeds) + len(accs) + len(finals),
               "n_ys": len(x_wrt), "reverse": reverse, "has_break": False}
-    r = b.emit(Op.FOR, [start, stop, step, *xs, *carry_seeds, *accs, *free], params,
+    r = b.emit(Op.FOR, [start, stop, step, *xs, *carry_seeds, *accs, *finals, *free], params,
                loc=n.loc, role="ForBackward0" if n.op is Op.FOR else "WhileBackward0")
     pairs = [(n.inputs[lead + k], item(r, j)) for j, k in enumerate(carry_slots)]
     base = len(carry_slots)
     pairs += [(n.inputs[k], item(r, base + j)) for j, k in enumerate(free_wrt)]
-    base += len(free_wrt)
+    base += len(free_wrt) + len(finals)
     for j, k in enumerate(x_wrt):
         g = item(r, base + j)
         if reverse:  # the reverse loop appended the items' adjoints last position first
