@@ -199,7 +199,9 @@ class _Writer(RegionWriter):
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")", _ATOM
         if n.op is Op.SHAPE:
             t = ins[0].type
-            if t is not None and t.kind == "array":
+            # a loop's carried value or stack item may still be the Python number it
+            # started as (p = 0.0 before p = p * x): only xp.shape reads that
+            if t is not None and t.kind == "array" and ins[0].op is not Op.ARG:
                 return f"{self.ref(ins[0], _ATOM)}.shape", _ATOM
             return f"xp.shape({self.ref(ins[0])})", _ATOM
         if n.op is Op.GETITEM:

@@ -234,15 +234,16 @@ class LoopLowering:
                 if runs is not None and isinstance(stmt, cst.For):
                     self.peel(stmt, scope, runs, carried)
                     return
-            if new_guess == guess or _attempt == 3:
+            settled = [g[0] for g in new_guess] == [g[0] for g in guess]  # types only
+            if settled or _attempt == 3:
                 break
             guess = new_guess
-        if new_guess != guess:
+        if not settled:
             raise self.fail("a value carried around this loop changes type from one "
                             "iteration to the next: " + ", ".join(
                                 f"{k} ({g[0]} -> {n[0]})" for (k, _), g, n in zip(slots, guess,
                                                                                   new_guess)
-                                if g != n), stmt, "give it the same shape and dtype before "
+                                if g[0] != n[0]), stmt, "give it the same shape and dtype before "
                             "the loop as inside it")
         captured = list(sub.captures)
         body_outs = outs + ys + ([go_on] if go_on is not None else [])
@@ -461,10 +462,16 @@ def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder
         return guess
     if t is not None and t == ot:
         return guess
-    if t is not None and t.kind == ot.kind and t.dtype == ot.dtype and t.shape != ot.shape:
+    if t is not None and t.kind != "none" and _shape(t) != _shape(ot):
+        # also a Python number that becomes an array (p = 0.0, then p = p * x + c): the
+        # body must not take the array's shape as static, the first iteration has ()
         ot = ot.without_shape()
     v = sub.values.get(out, value)
     return ot, v
+
+
+def _shape(t: Type) -> tuple[int, ...] | None:
+    return () if t.kind in ("float", "int", "bool") else t.shape
 
 
 def _type_of_value(v: Any) -> Type | None:

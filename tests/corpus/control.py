@@ -575,6 +575,24 @@ def loop_power_iteration(a):
     return v @ a @ v
 
 
+@case("loop", lambda r: (float(r.uniform(0.5, 0.9)), jittered(r, [0.3, 0.5])), (0, 1))
+def loop_number_becomes_array(a, x):
+    p = a  # a Python float first, an array from the second iteration on
+    k = 0
+    while np.sum(x) + k < 3.5:
+        p = np.sum(p) * x + x
+        k = k + 1
+    return np.sum(p)
+
+
+@case("loop", lambda r: (float(r.uniform(0.5, 0.9)), normal(r, 3)), (0, 1))
+def loop_number_becomes_array_peeled(a, x):
+    p = a
+    for i in range(4):  # known bounds: the first iteration is compiled on its own
+        p = np.tanh(np.sum(p)) * x + p * 0.5
+    return np.sum(p * p)
+
+
 @case("loop", lambda r: (normal(r, 7),))
 def loop_shape_bounds(x):
     n = x.shape[0]
