@@ -588,7 +588,7 @@ def loop_number_becomes_array(a, x):
 @case("loop", lambda r: (float(r.uniform(0.5, 0.9)), normal(r, 3)), (0, 1))
 def loop_number_becomes_array_peeled(a, x):
     p = a
-    for i in range(4):  # known bounds: the first iteration is compiled on its own
+    for _ in range(4):  # known bounds: the first iteration is compiled on its own
         p = np.tanh(np.sum(p)) * x + p * 0.5
     return np.sum(p * p)
 
