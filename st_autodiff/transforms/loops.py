@@ -250,6 +250,12 @@ class LoopLowering:
         graph = self.finish_region(sub, body_outs, captured)
         self.b.values.update(sub.values)  # the body keeps its example values
         init_nodes = [n if n is not None else self.b.const(None) for n in inits]
+        for k, ((t, _), n) in enumerate(zip(guess, init_nodes)):
+            if t is not None and t.kind == "array" and n.type is not None and \
+                    n.type.kind in ("float", "int", "bool"):
+                # a Python number the loop turns into an array (p = 0.0; p = p * x + c):
+                # a 0-d array from the start, so the body's arrays are arrays every time
+                init_nodes[k] = self.emit(Op.ASARRAY, [n], None, where)
         params: dict[str, Any] = {"body": graph, "n_carry": len(slots), "n_ys": len(ys),
                                   "has_break": go_on is not None}
         if streams is not None:
