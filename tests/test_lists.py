@@ -19,6 +19,7 @@ import st_autodiff as st
 from st_autodiff.errors import CompileError
 from st_autodiff.ir import kernels
 from st_autodiff.testing import check_grads
+from tests.corpus.control import lst_while_branch_append
 
 
 def _check(fn, *args, wrt=0):
@@ -55,23 +56,11 @@ def test_code_compiled_for_one_example_is_right_for_another():
         check_grads(halve_until_small, (x,), lambda x: (g(x),))
 
 
-def sum_of_small(x):
-    big, small = [], []
-    y = x
-    while np.max(y) > 0.3:
-        if y[0] > y[1]:
-            big.append(y[0] * y[1])
-        else:
-            small.append(y[1] - 0.5 * y[0])
-        y = y * 0.55
-    return sum(big) * 2.0 + sum(small)
-
-
 def test_sum_of_a_list_the_example_leaves_empty_still_carries_gradient():
-    g = st.grad(sum_of_small)
+    g = st.grad(lst_while_branch_append)
     g(np.array([3.0, 2.0]))  # compiled while 'small' stays empty
     x = np.array([2.0, 3.1])
-    check_grads(sum_of_small, (x,), lambda x: (g(x),))
+    check_grads(lst_while_branch_append, (x,), lambda x: (g(x),))
     assert np.all(g(x) != 0)
 
 

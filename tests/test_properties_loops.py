@@ -66,7 +66,7 @@ OFFSET_SCALES = (1.0, 1.7, 0.45, -1.0, 2.9, -0.6)
 #: Restrictions the generator can place around compiler bugs (all lifted now: each bug is
 #: fixed and has a regression test at the end of this file; a new bug found by the
 #: generator gets a strict xfail there and a restriction here until it is fixed).
-#: lists opened before loops that run zero times (``test_list_made_in_a_branch``)
+#: lists opened before loops that run zero times (``test_lists_dicts_and_scalars_across_regions``)
 LISTS_BEFORE_EMPTY_LOOPS = True
 #: lists built by loops under a runtime condition: in a runtime ``if``, a ``while`` body,
 #: after a break/continue (``test_list_built_in_a_branch_the_example_skips``)
@@ -811,26 +811,21 @@ def test_fixed_bug_stays_fixed(name, program_dir):
         "    j += 1",
         "return s",
     ), id="in-while"),  # 'cannot write into an element of s: it is a 0-d value'
-])
-def test_lists_dicts_and_scalars_across_regions(source, program_dir):
-    """Once refused (lists and dicts alive across a runtime if or while counted as
-    changed; ``s += ...`` on a reduction's scalar taken for a write into shared memory),
-    now compiled and checked like every generated program."""
-    _check_program(source, (X0,), program_dir, 0)
-
-
-@pytest.mark.parametrize("source", [
     pytest.param(_known(
         "s = np.sum(x0)",
         "if s > 100.0:",
         "    hs = []",
         "    s = s + sum(hs)",
         "return s",
-    ), id="list-made-in-branch"),
+    ), id="list-made-in-branch"),  # 'the list hs is changed inside an if'
 ])
-def test_list_made_in_a_branch(source, program_dir):
-    """Once refused as 'changed inside an if': a list one branch makes for its own use."""
+def test_lists_dicts_and_scalars_across_regions(source, program_dir):
+    """Once refused (lists and dicts alive across a runtime if or while counted as
+    changed, also a list one branch makes for its own use; ``s += ...`` on a reduction's
+    scalar taken for a write into shared memory), now compiled and checked like every
+    generated program."""
     _check_program(source, (X0,), program_dir, 0)
+
 
 
 def test_list_built_in_a_branch_the_example_skips(program_dir):

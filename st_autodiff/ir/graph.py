@@ -345,6 +345,15 @@ _LIST_VALUED = frozenset({Op.LIST, Op.LIST_CONCAT, Op.LIST_ZEROS, Op.LIST_ADD,
                           Op.LIST_SPLIT_LIKE})
 
 
+def index_may_repeat(index: tuple, dyn: tuple[Node, ...] | list[Node]) -> bool:
+    """Whether an index may name one element twice (an integer array or a list): then
+    ``a[index] += v`` does not accumulate, ``index_add`` must."""
+    if any(isinstance(e, tuple) and e and e[0] == "list" for e in index):
+        return True
+    return any(d.type is None or d.type.kind == "array" and d.type.dtype != "bool"
+               for d in dyn)
+
+
 def _dynamic_slice(index: Any, dyn: tuple[Node, ...]) -> bool:
     """Whether a getitem index has a slice with a bound known only at run time."""
     for e in index or ():

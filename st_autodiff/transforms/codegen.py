@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph, Node, index_may_repeat
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
@@ -443,25 +443,16 @@ class _Writer(RegionWriter):
         """``c_bar[3] += g`` (or ``rt.index_add_`` when an index can repeat)."""
         buf, dyn = self.names[n], n.inputs[2:]
         g = self.ref(n.inputs[1])
-        if not self._may_repeat(n.param("index"), dyn):
+        if not index_may_repeat(n.param("index"), dyn):
             return f"{buf}[{self.index(n.param('index'), dyn)}] += {g}"
         return f"{buf} = rt.index_add_({buf}, {self.index(n.param('index'), dyn, True)}, {g})"
-
-    @staticmethod
-    def _may_repeat(index: tuple, dyn: tuple[Node, ...]) -> bool:
-        """An integer array or list index can name one element twice: then ``+=`` would
-        not accumulate and ``rt.index_add_`` must."""
-        if any(isinstance(e, tuple) and e and e[0] == "list" for e in index):
-            return True
-        return any(d.type is None or d.type.kind == "array" and d.type.dtype != "bool"
-                   for d in dyn)
 
     def _scatter_inline(self, n: Node) -> str | None:
         """``x_bar = xp.zeros(...); x_bar[idx] = g`` when no index can repeat."""
         dyn = n.inputs[2:]
         if n.type is None or n.type.dtype is None or n.inputs[0].op is not Op.CONST:
             return None
-        if self._may_repeat(n.param("index"), dyn):
+        if index_may_repeat(n.param("index"), dyn):
             return None  # x[[2, 2, 0]]: repeated indices must accumulate
         target = self.names[n]
         shape = self.ref(n.inputs[0])

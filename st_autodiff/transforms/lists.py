@@ -27,18 +27,15 @@ import libcst as cst
 from ..errors import CompileError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from .scope import Scope
-
-_MISSING = object()
+from .scope import MISSING, Scope
 
 
 class Appender:
     """A list being appended to inside a loop body (see the module docstring)."""
 
-    def __init__(self, name: str, prefix: Any, depth: int) -> None:
+    def __init__(self, name: str, prefix: Any) -> None:
         self.name = name
         self.prefix = prefix
-        self.depth = depth  # the region depth the loop body is lowered at
         self.sites = 0
         self.arity: int | None = None  # tuples appended: their length
 
@@ -92,8 +89,8 @@ class ListLowering:
     def appended_last(self, app: Appender, index: Any, scope: Scope, where: cst.CSTNode
                       ) -> Any:
         """``xs[-1]`` read inside the loop that appends to ``xs``."""
-        last = scope.vars.get(f"#last:{app.name}", _MISSING)
-        if not (isinstance(index, int) and index == -1) or last is _MISSING:
+        last = scope.vars.get(f"#last:{app.name}", MISSING)
+        if not (isinstance(index, int) and index == -1) or last is MISSING:
             raise self.fail(f"the list {app.name!r} is appended to in this loop; inside it "
                             f"only its last item ({app.name}[-1]) can be read", where,
                             "keep other values in variables of their own")
@@ -132,9 +129,9 @@ class ListLowering:
         parts = [""] if app.arity is None else [f".{c}" for c in range(app.arity)]
         layout: list[tuple[list[int], int | None]] = []
         for site in range(app.sites):
-            values = [sc.vars.get(f"#app{site}{p}:{name}", _MISSING) for p in parts]
+            values = [sc.vars.get(f"#app{site}{p}:{name}", MISSING) for p in parts]
             flag = sc.vars.get(f"#apf{site}:{name}", False)
-            if _MISSING in values or flag is False:
+            if MISSING in values or flag is False:
                 continue  # a site in a branch the lowering folded away
             at = []
             for v in values:

@@ -193,7 +193,7 @@ class LoopLowering:
                     else:
                         sc.vars.setdefault(k, {})[key] = a
                 for name in appended:
-                    sc.vars[name] = Appender(name, before[name], self.region_depth)
+                    sc.vars[name] = Appender(name, before[name])
                 for f in FLAGS[1:]:
                     sc.vars[f] = False
                 sc.vars["#ret"] = False

@@ -45,7 +45,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from ..ir.graph import Loc, Node
+from ..ir.graph import Loc, Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from .scope import BoundMethod, Closure, Scope, scope_chain
@@ -421,18 +421,14 @@ class WriteLowering:
 
 def _accumulates(base: Node, value: Any, index: tuple, dyn: list[Node]) -> bool:
     """Whether ``base[index] += value`` is ``index_add``: the index names each position
-    once (ints, slices, runtime integers, masks; no integer arrays or lists, which may
-    repeat), the sum keeps the array's dtype, and the shapes are known (so the adjoint
-    can sum the value's gradient down to the value's shape)."""
+    once (``index_may_repeat``: no integer arrays or lists), the sum keeps the array's
+    dtype, and the shapes are known (so the adjoint can sum the value's gradient down to
+    the value's shape)."""
     bt = base.type
     if bt is None or bt.kind != "array" or bt.shape is None or not bt.is_float:
         return False
-    if any(isinstance(e, tuple) and e[0] == "list" for e in index):
+    if index_may_repeat(index, dyn):
         return False
-    for d in dyn:
-        t = d.type
-        if t is None or not (t.kind == "int" or t.shape == () or t.dtype == "bool"):
-            return False
     if isinstance(value, bool) or not isinstance(value, (Node, int, float)):
         return False
     if isinstance(value, (int, float)):
