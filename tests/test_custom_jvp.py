@@ -477,7 +477,7 @@ def test_doctests():
 
 
 def _jvp_source(f, x):
-    from st_autodiff.api import _JVP_CACHE
+    from st_autodiff.products import _JVP_CACHE
 
     st.jvp(f, (x,), (np.ones_like(x),))
     (gf,) = _JVP_CACHE[f].values()

@@ -69,7 +69,7 @@ def test_zero_tangent_and_generated_code():
     x, y = np.array([0.3, 0.7]), np.array([1.5, -2.0])
     out, out_dot = st.jvp(f, (x, y), (np.ones(2), None))
     np.testing.assert_allclose(out_dot, np.sum(2 * np.sin(x) * y * np.cos(x) * y))
-    from st_autodiff.api import _JVP_CACHE
+    from st_autodiff.products import _JVP_CACHE
 
     source = _JVP_CACHE[f][(0,)].source
     assert source.startswith("def f_jvp(x, y, x_dot):")

@@ -133,7 +133,7 @@ def test_jvp_of_a_gradient_with_a_zero_tangent():
 
 
 def test_jvp_of_a_gradient_reads_like_generated_code():
-    from st_autodiff.api import _JVP_CACHE
+    from st_autodiff.products import _JVP_CACHE
 
     g = st.grad(poly)
     st.jvp(g, (X,), (np.ones(4),))
@@ -183,7 +183,7 @@ def test_float32_hessian_keeps_its_dtype():
 
 
 def test_a_compiled_gradient_is_compiled_once_for_all_columns():
-    from st_autodiff.api import _JVP_CACHE
+    from st_autodiff.products import _JVP_CACHE
 
     g = st.grad(poly)
     st.jacfwd(g)(X)
