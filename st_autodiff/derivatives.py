@@ -207,8 +207,10 @@ CUSTOM_VJPS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 @rule(Op.CALL)
-def _call(ops, g, out, *args, fn=None):
-    grads = ops.call_vjp(g, out, *args, fn=CUSTOM_VJPS[fn])
+def _call(ops, g, out, *args, fn=None, out_type=None):
+    if isinstance(out_type, (tuple, list)):  # a tuple output: the rule gets tuples
+        g, out = ops.tuple(*g), ops.tuple(*out)
+    grads = ops.call_vjp(g, out, *args, fn=vjp_call(fn))
     return tuple(grads[i] for i in range(len(args)))
 
 
@@ -217,6 +219,81 @@ def _call_vjp(ops, g, out, *args, fn=None):
     raise RuleError("the gradient of a function with a registered VJP cannot be "
                     "differentiated again (its rule is opaque NumPy code); write the function "
                     "with NumPy operations st_autodiff knows to get higher derivatives")
+
+
+class VjpCall:
+    """A user's VJP rule as generated code calls it: one gradient per argument, shaped
+    and typed like it, whatever the rule returned.  ``None`` (JAX's zero cotangent) is
+    zeros for a floating-point argument; the other arguments get ``None``.  The compiler
+    types the gradients this way without running the rule."""
+
+    def __init__(self, fn: Any, rule_fn: Callable[..., Any]) -> None:
+        self.fn, self.rule = fn, rule_fn
+        self.__name__ = getattr(rule_fn, "__name__", None) or "rule"
+        self.__qualname__ = getattr(rule_fn, "__qualname__", None) or self.__name__
+        self.__module__ = getattr(rule_fn, "__module__", None) or __name__
+
+    def __call__(self, g: Any, out: Any, *args: Any) -> tuple:
+        grads = self.rule(g, out, *args)
+        name = getattr(self.fn, "__name__", None) or type(self.fn).__name__
+        if not isinstance(grads, (tuple, list)):
+            if len(args) != 1:
+                raise TypeError(f"the VJP rule of {name} must return a tuple with one "
+                                f"gradient per argument ({len(args)}), not "
+                                f"{type(grads).__name__}")
+            grads = (grads,)
+        if len(grads) != len(args):
+            raise TypeError(f"the VJP rule of {name} returned {len(grads)} gradients for "
+                            f"{len(args)} arguments; return one per argument (None for none)")
+        return tuple(_gradient_like(gi, a, name, k) for k, (gi, a) in
+                     enumerate(zip(grads, args)))
+
+    def st_readable_for(self, examples: Any) -> Any:
+        """The rule as Python the compiler reads (higher derivatives), or ``None``."""
+        readable = getattr(self.rule, "st_readable_for", None)
+        if callable(readable):
+            return readable(examples)
+        import types  # noqa: PLC0415
+
+        return self.rule if isinstance(self.rule, types.FunctionType) else None
+
+
+_VJP_CALLS: dict[Any, VjpCall] = {}
+
+
+def vjp_call(fn: Any) -> VjpCall:
+    """The ``VjpCall`` of ``fn``'s registered rule (one per rule, so generated code reads
+    one name for it)."""
+    rule_fn = CUSTOM_VJPS[fn]
+    made = _VJP_CALLS.get(fn)
+    if made is None or made.rule is not rule_fn:
+        made = _VJP_CALLS[fn] = VjpCall(fn, rule_fn)
+    return made
+
+
+def _gradient_like(gi: Any, a: Any, name: str, k: int) -> Any:
+    """One gradient from a user's rule, as the argument ``a`` needs it."""
+    from .ir.kernels import array_namespace, unbroadcast  # noqa: PLC0415
+
+    if type(a) is float:
+        return 0.0 if gi is None else float(_np.sum(gi))
+    dt = getattr(a, "dtype", None)
+    if dt is None or dt.kind not in ("f", "c"):
+        return None  # an index, a flag, a static value: no gradient
+    xp = array_namespace(a)
+    if gi is None:
+        return xp.zeros_like(a)
+    gi = xp.asarray(gi)
+    if gi.shape != a.shape:
+        try:
+            gi = unbroadcast(gi, a.shape) if gi.ndim >= a.ndim else xp.broadcast_to(
+                gi, a.shape)
+        except ValueError:
+            gi = None
+        if gi is None or gi.shape != a.shape:
+            raise TypeError(f"the VJP rule of {name} returned a gradient of shape "
+                            f"{_np.shape(gi)} for argument {k} of shape {a.shape}")
+    return gi.astype(dt, copy=False)
 
 
 # --- elementwise unary ----------------------------------------------------------------

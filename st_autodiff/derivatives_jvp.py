@@ -322,7 +322,7 @@ CUSTOM_JVPS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 @jvp_rule(Op.CALL)
-def _call_jvp(ops, tangents, out, *args, fn=None):
+def _call_jvp(ops, tangents, out, *args, fn=None, out_type=None):
     tangent = CUSTOM_JVPS.get(fn)
     if tangent is None:
         name = getattr(fn, "__name__", None) or type(fn).__name__
@@ -332,7 +332,10 @@ def _call_jvp(ops, tangents, out, *args, fn=None):
                         "give it a JVP with st.custom_jvp")
     ts = [t if t is not None else ops.zeros_like(a) if _floating(ops.dtype(a)) else None
           for t, a in zip(tangents, args)]
-    return ops.call(*args, *ts, fn=tangent)
+    t = ops.call(*args, *ts, fn=tangent, out_type=out_type)  # typed like the output
+    if isinstance(out_type, (tuple, list)):  # a tuple output: a tuple of tangents
+        return tuple(t[i] for i in range(len(out_type)))
+    return t
 
 
 def _floating(dtype: str | None) -> bool:

@@ -6,6 +6,12 @@ assigned to and its source location.  A ``Graph`` is a function: argument nodes,
 node in evaluation order, and output nodes.  Graphs never change; passes build new ones
 with a ``GraphBuilder``, which also folds constants and, when it is given example values,
 evaluates each node as it is added so that every node gets a concrete type.
+
+Calls of a user's function (``call``, ``call_vjp``) are never run while compiling: their
+example value is a *stand-in* of their type (``kernels.compiling``), and every value
+computed from a stand-in is *abstract* (``GraphBuilder.abstract``): good for its type,
+not for its data, so failures on it leave the value unknown instead of raising, and
+branches on it are not known to be taken.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .kernels import OPAQUE, compiling
 from .ops import INTEGER_VALUED, OP_INFO, Op
 from .types import Type, type_of
 
@@ -126,6 +133,9 @@ class GraphBuilder:
     _own: set[int] = field(default_factory=set)
     _keep: list[Node] = field(default_factory=list)
     parent: GraphBuilder | None = None  # the builder a region body's builder is nested in
+    #: nodes whose example value is (computed from) a stand-in for a user function's
+    #: output: typed, but not data (shared by a builder and its region bodies)
+    abstract: set[Node] = field(default_factory=set)
 
     def arg(self, name: str, type: Type | None = None, value: Any = None,
             loc: Loc | None = None, role: str | None = None) -> Node:
@@ -161,16 +171,19 @@ class GraphBuilder:
         full = info.param_defaults
         full.update(params or {})
         sorted_params = tuple(sorted(full.items()))
-        folded = self._fold(op, inputs, full, loc)
+        abstract = op in OPAQUE or any(i in self.abstract for i in inputs) or \
+            _calls_inside(full)
+        folded = None if abstract else self._fold(op, inputs, full, loc)
         if folded is not None:
             return folded
         value, known = None, False
         if self.evaluate is not None and all(i in self.values for i in inputs):
             try:
-                value = self.evaluate(op, tuple(self.values[i] for i in inputs), full)
+                with compiling():
+                    value = self.evaluate(op, tuple(self.values[i] for i in inputs), full)
                 known = True
             except Exception as exc:  # user data errors become located compile errors
-                if not self.soft:
+                if not (self.soft or abstract):  # (stand-in data proves nothing)
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
         if known and value is None and type is not None:
             pass  # a placeholder (a branch not taken); the caller knows the real type
@@ -178,7 +191,7 @@ class GraphBuilder:
             type = type_of(value)
             if not self._shape_trusted(op, inputs, full) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
-        elif type is None and self.soft:
+        elif type is None and (self.soft or abstract):
             type = _soft_type(op, inputs)
         if known and op in _FROM_LIST_ITEMS and type is not None:
             # how many items a runtime list holds may depend on the data (appends in
@@ -196,7 +209,14 @@ class GraphBuilder:
         self._read.update(i.id for i in inputs)
         if known:
             self.values[node] = value
+        if abstract:
+            self.abstract.add(node)
         return node
+
+    def is_abstract(self, node: Node) -> bool:
+        """Whether ``node``'s example value is (computed from) a stand-in: typed, but its
+        data says nothing (a branch on it may go either way)."""
+        return node in self.abstract
 
     def body(self, name: str, soft: bool = False) -> GraphBuilder:
         """A builder for a region body nested in this one (it captures what it reads)."""
@@ -205,6 +225,7 @@ class GraphBuilder:
         b = GraphBuilder(name, self.evaluate, captures={}, soft=soft or self.soft)
         b._outer_values = ChainMap(self.values, self._outer_values)
         b.parent = self
+        b.abstract = self.abstract
         return b
 
     def _add(self, node: Node) -> None:
@@ -226,6 +247,8 @@ class GraphBuilder:
                 self.captures[node] = self.const(value, node.loc, node.name)
                 return self.captures[node]
             arg = self.arg(node.name or "t", node.type, None, node.loc)
+            if node in self.abstract:
+                self.abstract.add(arg)
             if node in self._outer_values:
                 self.values[arg] = self._outer_values[node]
             self.captures[node] = arg
@@ -284,6 +307,9 @@ class GraphBuilder:
         for n in graph.nodes:
             if n.name is not None:
                 b._names.setdefault(n.name, 0)
+            if n.op in OPAQUE or any(i in b.abstract for i in n.inputs) or \
+                    _calls_inside(n.kwargs):
+                b.abstract.add(n)
         for n in graph.nodes:
             if n.op is Op.CONST:
                 key = _const_key(n.param("value"))
@@ -320,6 +346,8 @@ class GraphBuilder:
         self._keep.append(node)  # keeps id(node) from being reused while we own it
         if node in self.values:
             self.values[renamed] = self.values.pop(node)
+        if node in self.abstract:
+            self.abstract.add(renamed)
         return renamed
 
     def finish(self, outputs: Iterable[Node], output_names: Iterable[str] = ()) -> Graph:
@@ -362,6 +390,25 @@ def _dynamic_slice(index: Any, dyn: tuple[Node, ...]) -> bool:
                    for b in e[1:]):
                 return True
     return False
+
+
+def _calls_inside(params: dict[str, Any]) -> bool:
+    """Whether a region's bodies (graphs among ``params``) call a user's function."""
+    return any(isinstance(v, Graph) and any(n.op in OPAQUE or _calls_inside(n.kwargs)
+                                            for n in v.nodes) for v in params.values())
+
+
+def is_multi(node: Node) -> bool:
+    """Whether ``node``'s value is a tuple read through ``item`` nodes: a multi-output op,
+    or a call of a user's function that returns a tuple or list."""
+    return OP_INFO[node.op].multi or node.op is Op.CALL and isinstance(
+        node.param("out_type"), (tuple, list))
+
+
+def n_items(node: Node) -> int | None:
+    """How many items a ``call`` returning a tuple has (``None`` for other nodes)."""
+    out = node.param("out_type") if node.op is Op.CALL else None
+    return len(out) if isinstance(out, (tuple, list)) else None
 
 
 def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:

@@ -8,10 +8,14 @@ generated code as ``rt.<name>``.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import operator
+from collections.abc import Iterator
 from typing import Any
 
 from .ops import OP_INFO, Op, Spelling
+from .types import Type
 
 _INFIX = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -250,6 +254,59 @@ def array_namespace(*values: Any) -> Any:
     return numpy
 
 
+#: True while the compiler evaluates nodes on example values (see ``compiling``)
+_COMPILING: contextvars.ContextVar[bool] = contextvars.ContextVar("st_compiling",
+                                                                  default=False)
+
+#: ops that call a user's function (or rule): run once per call of the compiled code,
+#: never while compiling, never shared (CSE) or dropped (DCE)
+OPAQUE = frozenset({Op.CALL, Op.CALL_VJP})
+
+
+@contextlib.contextmanager
+def compiling() -> Iterator[None]:
+    """While active, ``run`` gives ``call``/``call_vjp`` nodes a stand-in value of their
+    type instead of calling the user's function: the compiler evaluates example values
+    for types, and a user's function may have effects (a counter, a print, a random
+    draw) that must happen once per call of the compiled code, never while compiling."""
+    token = _COMPILING.set(True)
+    try:
+        yield
+    finally:
+        _COMPILING.reset(token)
+
+
+def stand_in(xp: Any, spec: Any) -> Any:
+    """A value of the type ``spec`` (a ``Type``, or a tuple or list of them): zeros.
+    Raises ``ValueError`` where the type does not say enough (an unknown shape)."""
+    if isinstance(spec, (tuple, list)):
+        return type(spec)(stand_in(xp, s) for s in spec)
+    if not isinstance(spec, Type):
+        raise ValueError("the output type of this call is unknown")
+    if spec.kind == "float":
+        return 0.0
+    if spec.kind == "int":
+        return 0
+    if spec.kind == "bool":
+        return False
+    if spec.kind == "none":
+        return None
+    if spec.kind == "array" and spec.shape is not None and spec.dtype is not None:
+        return xp.zeros(spec.shape, dtype=getattr(xp, spec.dtype))
+    raise ValueError(f"the output type of this call ({spec}) has no known shape")
+
+
+def _zero_gradient(xp: Any, a: Any) -> Any:
+    """The stand-in gradient of one argument of a registered function: zeros like a
+    floating-point argument, ``None`` for the others (see ``custom.VjpCall``)."""
+    if type(a) is float:
+        return 0.0
+    dt = getattr(a, "dtype", None)
+    if dt is not None and getattr(dt, "kind", "") in ("f", "c"):
+        return xp.zeros_like(a)
+    return None
+
+
 def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
     """Evaluate one op on concrete inputs."""
     info = OP_INFO[op]
@@ -269,8 +326,12 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
     if op is Op.GETITEM:
         return inputs[0][build_index(params["index"], inputs[1:])]
     if op is Op.CALL:
+        if _COMPILING.get():  # never run a user's function while compiling: its type
+            return stand_in(xp, params.get("out_type"))
         return params["fn"](*inputs)
     if op is Op.CALL_VJP:
+        if _COMPILING.get():  # nor its rule: gradients are typed like the arguments
+            return tuple(_zero_gradient(xp, a) for a in inputs[2:])
         return tuple(params["fn"](*inputs))
     if op is Op.INDEX_ADD:
         return index_add(inputs[0], inputs[1], build_index(params["index"], inputs[2:]))

@@ -298,8 +298,8 @@ def _table() -> dict[Op, OpInfo]:
         Op.COPY: _unary("copy", torch="clone", methods=("copy",)),
         Op.STOP_GRADIENT: OpInfo("stop_gradient", ("x",), numpy="rt.stop_gradient",
                                  torch="detach"),
-        Op.CALL: OpInfo("call", ("*args",), (("fn", REQUIRED),), spelling=special,
-                        torch="custom"),
+        Op.CALL: OpInfo("call", ("*args",), (("fn", REQUIRED), ("out_type", None)),
+                        spelling=special, torch="custom"),
         Op.CALL_VJP: OpInfo("call_vjp", ("g", "out", "*args"), (("fn", REQUIRED),),
                             spelling=special, multi=True, torch="custom"),
         # a[index] = v as a value: a copy of ``a`` with ``v`` written at ``index``

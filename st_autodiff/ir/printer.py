@@ -17,6 +17,7 @@ from typing import Any
 from .graph import Graph, Node
 from .names import Namespace
 from .ops import Op
+from .types import Type
 
 
 def format_value(v: Any) -> str:
@@ -28,6 +29,10 @@ def format_value(v: Any) -> str:
         return f"{mod}.{name}" if mod else name
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         return f"array<{v.dtype}{list(v.shape)}>"
+    if isinstance(v, Type):  # the output type of a call of a user's function
+        return str(v)
+    if isinstance(v, (tuple, list)) and v and all(isinstance(x, Type) for x in v):
+        return "(" + ", ".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"
     if v is Ellipsis:
         return "..."
     return repr(v)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..derivatives import RuleError, logsumexp_from_parts, vjp_of
 from ..errors import CompileError, EvaluationError
-from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Node
+from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Node, is_multi, n_items
 from ..ir.ops import ELEMENTWISE, OP_INFO, Op
 from ..ir.regions import REGIONS
 from ..ir.types import Type
@@ -188,11 +188,10 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             if n in adj:
                 parts.setdefault(n.inputs[0], {})[n.param("index")] = adj[n]
             continue
-        info = OP_INFO[n.op]
         if n.op in REGIONS:
             if n not in parts:
                 continue
-        elif info.multi:
+        elif is_multi(n):  # a multi-output op, or a user function returning a tuple
             if n not in parts:
                 continue
             g: Any = _tuple_adjoint(em, n, parts[n], graph)
@@ -294,11 +293,12 @@ def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:
     for m in graph.nodes:
         if m.op is Op.ITEM and m.inputs[0] is n and m.param("index") == i:
             return m
-    return b.emit(Op.ITEM, [n], {"index": i}, loc=n.loc)
+    out_type = n_items(n) and n.param("out_type")  # a user function's tuple: item types
+    return b.emit(Op.ITEM, [n], {"index": i}, loc=n.loc, type=out_type[i] if out_type else None)
 
 
 def _tuple_adjoint(em: Emitter, n: Node, got: dict[int, Node], graph: Any) -> tuple:
-    count = max(got) + 1
+    count = max(max(got) + 1, n_items(n) or 0)  # a user's rule gets every item's adjoint
     for m in graph.nodes:
         if m.op is Op.ITEM and m.inputs[0] is n:
             count = max(count, m.param("index") + 1)

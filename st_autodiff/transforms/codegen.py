@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.graph import Graph, Node, index_may_repeat
+from ..ir.graph import Graph, Node, index_may_repeat, is_multi
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
@@ -142,7 +142,7 @@ class _Writer(RegionWriter):
 
     def _inlinable(self, n: Node) -> bool:
         if n.op in (Op.ARG, Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) or n in self.outputs or \
-                OP_INFO[n.op].multi:
+                is_multi(n):
             return False
         if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
             return False  # a region's output: the variable the region assigned

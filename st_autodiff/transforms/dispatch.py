@@ -70,7 +70,12 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.inline_python(retransform(_examples(lw, args, e)), args, kwargs, e)
     readable = getattr(fn, "st_readable_for", None)
     if callable(readable):  # a custom rule in generated code: read as the Python it runs
-        return lw.inline_python(readable(_examples(lw, args, e)), args, kwargs, e)
+        source = readable(_examples(lw, args, e))
+        if source is None:
+            raise NoRuleError(f"{calls.callable_name(fn)} (a VJP rule) is not Python the "
+                              "compiler reads, so it cannot be differentiated again",
+                              lw.loc(e), "write the rule in Python with NumPy")
+        return lw.inline_python(source, args, kwargs, e)
     op = calls.FUNCTIONS.get(id(fn))
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \
             isinstance(args[2], tuple):
@@ -91,7 +96,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         if kwargs:
             raise lw.fail(f"pass the arguments of {calls.callable_name(fn)} positionally "
                           "(it has a registered VJP)", e, kind=CompileError)
-        return lw.emit(Op.CALL, args, {"fn": fn}, e)
+        from .call_types import emit_call as emit_registered  # noqa: PLC0415
+
+        return emit_registered(lw, fn, args, e)  # typed without calling it
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
     name = calls.callable_name(fn)

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..derivatives import NONDIFFERENTIABLE, jvp_of
-from ..ir.graph import Graph, GraphBuilder, Node
-from ..ir.ops import OP_INFO, Op
+from ..ir.graph import Graph, GraphBuilder, Node, is_multi
+from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
@@ -62,7 +62,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
             parts[n] = region_jvp(em, n, tan, low.values, graph)
             continue
         tangents = tuple(Var(tan[i], em) if i in tan else None for i in n.inputs)
-        multi = OP_INFO[n.op].multi
+        multi = is_multi(n)
         out_v: Any = tuple(Var(item_node(b, graph, n, k), em) for k in range(_count(graph, n))) \
             if multi else Var(n, em)
         result = call_rule(em, n, jvp_of, tangents, out_v)

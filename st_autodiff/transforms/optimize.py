@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.graph import Graph, Node
-from ..ir.kernels import array_namespace, run
+from ..ir.kernels import OPAQUE, array_namespace, compiling, run
 from ..ir.ops import ELEMENTWISE, Op
 from ..ir.types import type_of
 
@@ -50,7 +50,8 @@ def _retype(graph: Graph, examples: list[Any]) -> Graph:
         if n.op is not Op.ARG:
             try:
                 xp = array_namespace(*(values[i] for i in n.inputs))
-                values[n] = run(n.op, xp, tuple(values[i] for i in n.inputs), n.kwargs)
+                with compiling():  # a user's function is not called: a stand-in
+                    values[n] = run(n.op, xp, tuple(values[i] for i in n.inputs), n.kwargs)
             except Exception:  # leave the old type; the value is unusable downstream
                 return graph
             fresh = type_of(values[n])
@@ -280,7 +281,7 @@ def _rebuild(graph: Graph, rewrite: Any) -> Graph:
 
 
 def _cse_key(n: Node) -> Any:
-    if n.op is Op.ARG:
+    if n.op is Op.ARG or n.op in OPAQUE:  # two calls of a user's function are two calls
         return None
     if n.op is Op.CONST:
         v = n.param("value")
@@ -298,7 +299,8 @@ def _cse_key(n: Node) -> Any:
 
 
 def _dce(graph: Graph) -> Graph:
-    live = set(graph.outputs) | set(graph.args)
+    # a call of a user's function runs as often as Python runs it, its value used or not
+    live = set(graph.outputs) | set(graph.args) | {n for n in graph.nodes if n.op is Op.CALL}
     for n in reversed(graph.nodes):
         if n in live:
             live.update(n.inputs)
