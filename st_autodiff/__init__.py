@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import autograd
 from .api import (
     GradFunction,
+    ShapeDtype,
     custom_jvp,
     custom_vjp,
     grad,
@@ -47,6 +48,7 @@ __all__ = [
     "GradFunction",
     "NoRuleError",
     "NonScalarOutputError",
+    "ShapeDtype",
     "SourceUnavailableError",
     "StAutodiffError",
     "UnsupportedRecursionError",

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .custom import custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public API)
+from .custom import ShapeDtype, custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
 from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .runtime import support

@@ -30,6 +30,7 @@ function itself compile a generated one-line caller with the function's paramete
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import keyword
@@ -43,6 +44,7 @@ import numpy as np
 from .derivatives import CUSTOM_VJPS
 from .derivatives_jvp import CUSTOM_JVPS
 from .errors import CompileError, NoRuleError, StAutodiffError
+from .transforms.call_types import OUT_TYPES, ShapeDtype, effect_free  # noqa: F401
 
 
 class NumericTransposeWarning(UserWarning):
@@ -55,12 +57,16 @@ class NumericTransposeWarning(UserWarning):
 NUMERIC_TRANSPOSE_LIMIT = 256
 
 
-def register_vjp(fn: Callable[..., Any], rule: Callable[..., Any]) -> Callable[..., Any]:
+def register_vjp(fn: Callable[..., Any], rule: Callable[..., Any], *,
+                 out_type: Any = None) -> Callable[..., Any]:
     """Differentiate calls to ``fn`` (a NumPy, SciPy or any other function) with ``rule``.
 
     ``rule(g, out, *args)`` gets the output's adjoint ``g``, the output and the arguments,
-    and returns one gradient (or ``None``) per argument, in NumPy.  Compiled code calls
-    ``fn`` as it is.  Returns ``fn``.
+    and returns one gradient (or ``None``, a zero) per argument, in NumPy.  For a tuple
+    output, ``g`` and ``out`` are tuples.  Compiled code calls ``fn`` as it is, once per
+    call; the compiler never calls it.  ``out_type`` (an ``st.ShapeDtype``, a tuple of
+    them, or a function of the arguments' ``ShapeDtype``s) gives its output type where
+    the compiler cannot find it otherwise (see the module docstring).  Returns ``fn``.
 
     >>> import numpy as np, st_autodiff as st
     >>> def softplus(x):  # stands for a function the compiler cannot read
@@ -72,6 +78,8 @@ def register_vjp(fn: Callable[..., Any], rule: Callable[..., Any]) -> Callable[.
     True
     """
     CUSTOM_VJPS[fn] = rule
+    if out_type is not None:
+        OUT_TYPES[fn] = out_type
     return fn
 
 
@@ -81,8 +89,15 @@ class _CustomFunction:
     _kind = "custom"
     _define_with = "a rule"
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+    def __new__(cls, fn: Callable[..., Any] | None = None, *, out_type: Any = None) -> Any:
+        if fn is None:  # @st.custom_jvp(out_type=...): a decorator
+            return functools.partial(cls, out_type=out_type)
+        return super().__new__(cls)
+
+    def __init__(self, fn: Callable[..., Any], *, out_type: Any = None) -> None:
         self.fn = fn
+        if out_type is not None:  # the output type, where the compiler cannot read it
+            OUT_TYPES[self] = out_type
         self.__name__ = getattr(fn, "__name__", self._kind)
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__module__ = getattr(fn, "__module__", __name__)
@@ -167,10 +182,10 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
     _kind = "custom_jvp"
     _define_with = "@f.defjvp"
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__(fn)
+    def __init__(self, fn: Callable[..., Any], *, out_type: Any = None) -> None:
+        super().__init__(fn, out_type=out_type)
         self.jvp_rule: Callable[..., Any] | None = None
-        self._transposers: dict[tuple[int, ...], Callable[..., Any]] = {}
+        self._transposers: dict[Any, Callable[..., Any]] = {}  # (floats, items) -> grad
         self._numeric: dict[Any, StAutodiffError] = {}  # argument kinds -> compile error
         self._checked: set[Any] = set()  # argument kinds whose rule output was checked
         self._building: set[Any] = set()  # transposes being compiled (a rule calling f)
@@ -239,10 +254,13 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         zeros = [f"_st_zeros_like({names[i]})" for i in floats]
         grads = {i: f"_st_grads[{k}]" for k, i in enumerate(floats)}
         name = f"{_identifier(self.__name__)}_vjp"
+        n_out = _n_out(examples[0])
+        cts = ["_st_g"] if n_out is None else [f"_st_g[{k}]" for k in range(n_out)]
         source = (f"def {name}({', '.join(['_st_g', '_st_out', *names])}):\n"
-                  f"    _st_grads = _st_transpose({', '.join([*names, *zeros, '_st_g'])})\n"
+                  f"    _st_grads = _st_transpose({', '.join([*names, *zeros, *cts])})\n"
                   f"    return {_tuple([grads.get(i, 'None') for i in range(len(args))])}\n")
-        return _define(source, name, {"_st_transpose": self._transposer(len(args), floats),
+        return _define(source, name, {"_st_transpose": self._transposer(len(args), floats,
+                                                                        n_out),
                                       "_st_zeros_like": np.zeros_like})
 
     # --- reverse mode: the transpose of the rule -----------------------------------------
@@ -260,13 +278,19 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
             self.apply_rule(args, _tangents(args, floats, zeros))
             self._checked.add(key)
         grads = None
+        if key not in self._numeric and not effect_free(self.jvp_rule):
+            self._numeric[key] = NoRuleError("the rule has effects, which compiling it would "
+                                             "miss")
         if key in self._building:  # the rule calls f on tangents: its transpose needs itself
             self._numeric.setdefault(key, NoRuleError("the rule calls the function on its "
                                                       "tangents"))
         elif key not in self._numeric:
             self._building.add(key)
             try:
-                grads = self._transposer(len(args), floats).call_flat(*args, *zeros, g)
+                n_out = _n_out(g)
+                cts = [g] if n_out is None else list(g)
+                grads = self._transposer(len(args), floats, n_out).call_flat(*args, *zeros,
+                                                                              *cts)
             except StAutodiffError as exc:
                 self._numeric[key] = exc
             finally:
@@ -277,11 +301,12 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
             result[i] = gi
         return tuple(result)
 
-    def _transposer(self, n: int, floats: tuple[int, ...]) -> Any:
+    def _transposer(self, n: int, floats: tuple[int, ...], n_out: int | None = None) -> Any:
         """The compiled gradient of the generated ``NAME_transpose(*primals,
         *float_tangents, ct) = sum(rule(primals, tangents)[1] * ct)`` with respect to the
-        tangents (one per floating-point argument)."""
-        fn = self._transposers.get(floats)
+        tangents (one per floating-point argument); for a tuple output of ``n_out`` items,
+        one cotangent per item and the sum over the items."""
+        fn = self._transposers.get((floats, n_out))
         if fn is None:
             from .api import grad  # noqa: PLC0415  (api re-exports this module)
 
@@ -290,11 +315,15 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
             tangent_of = dict(zip(floats, dots))
             tangents = _tuple([tangent_of.get(i, "None") for i in range(n)])
             name = f"{_identifier(self.__name__)}_transpose"
-            source = (f"def {name}({', '.join(names + dots)}, _st_ct):\n"
+            cts = ["_st_ct"] if n_out is None else [f"_st_ct{k}" for k in range(n_out)]
+            terms = ["_st_sum(_st_pair[1] * _st_ct)"] if n_out is None else [
+                f"_st_sum(_st_pair[1][{k}] * _st_ct{k})" for k in range(n_out)]
+            source = (f"def {name}({', '.join(names + dots + cts)}):\n"
                       f"    _st_pair = _st_rule({_tuple(names)}, {tangents})\n"
-                      "    return _st_sum(_st_pair[1] * _st_ct)\n")
+                      f"    return {' + '.join(terms)}\n")
             wrapper = _define(source, name, {"_st_rule": self.jvp_rule, "_st_sum": np.sum})
-            fn = self._transposers[floats] = grad(wrapper, wrt=tuple(range(n, n + len(dots))))
+            fn = self._transposers[(floats, n_out)] = grad(
+                wrapper, wrt=tuple(range(n, n + len(dots))))
         return fn
 
     def _numeric_transpose(self, g: Any, args: tuple, floats: tuple[int, ...],
@@ -328,7 +357,8 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
                 units = list(zeros)
                 units[k] = unit if np.ndim(args[i]) else unit[()]
                 t = self.apply_rule(args, _tangents(args, floats, units))[1]
-                gi.flat[j] = np.sum(np.asarray(t) * np.asarray(g))
+                gi.flat[j] = sum(np.sum(np.asarray(tk) * np.asarray(gk)) for tk, gk in
+                                 _pairs(t, g))
             grads.append(gi if not isinstance(args[i], float) else float(gi))
         return grads
 
@@ -344,13 +374,18 @@ def _checked_pair(name: str, result: Any) -> tuple[Any, Any]:
         raise TypeError(f"the custom_jvp rule of {name} must return a pair "
                         f"(primal_out, tangent_out), but it returned {what}")
     out, t = result
-    for part, value in (("primal output", out), ("tangent", t)):
-        if isinstance(value, (tuple, list)):
-            raise TypeError(f"the custom_jvp rule of {name} returned a tuple as its {part}; "
-                            "custom_jvp functions return one array")
-        if value is None:
-            raise TypeError(f"the custom_jvp rule of {name} returned None as its {part}; "
-                            "return an array (np.zeros_like(out) for a zero tangent)")
+    if isinstance(out, (tuple, list)):  # a tuple output: a tuple of tangents, one per item
+        if not isinstance(t, (tuple, list)) or len(t) != len(out):
+            raise TypeError(f"the custom_jvp rule of {name} returned a primal output of "
+                            f"{len(out)} items and a tangent that is not a tuple of as many")
+        return out, tuple(_checked_pair(name, (o, ti))[1] for o, ti in zip(out, t))
+    if isinstance(t, (tuple, list)):
+        raise TypeError(f"the custom_jvp rule of {name} returned a tuple as its tangent "
+                        "for an output that is one array")
+    if out is None:
+        raise TypeError(f"the custom_jvp rule of {name} returned None as its primal output")
+    if t is None:  # JAX's symbolic zero
+        t = np.zeros_like(out) if hasattr(out, "shape") else 0.0 * out
     if np.shape(t) != np.shape(out):
         try:
             t = np.broadcast_to(t, np.shape(out))
@@ -359,6 +394,16 @@ def _checked_pair(name: str, result: Any) -> tuple[Any, Any]:
                             f"{np.shape(t)} for a primal output of shape {np.shape(out)}; "
                             "they must match") from None
     return out, t
+
+
+def _n_out(g: Any) -> int | None:
+    """How many items a tuple output's cotangent has (``None`` for one array)."""
+    return len(g) if isinstance(g, (tuple, list)) else None
+
+
+def _pairs(t: Any, g: Any) -> list[tuple[Any, Any]]:
+    """Tangent and cotangent items side by side (one pair for one array)."""
+    return list(zip(t, g)) if isinstance(g, (tuple, list)) else [(t, g)]
 
 
 def _tuple(items: Sequence[str]) -> str:
@@ -387,6 +432,8 @@ def _zeros_like(a: Any) -> Any:
 
 def _kind_of(a: Any) -> Any:
     """What the compiled transpose is specialised on (dtype and shape, or the value)."""
+    if isinstance(a, (tuple, list)):
+        return tuple(_kind_of(x) for x in a)
     if hasattr(a, "dtype") and hasattr(a, "shape"):
         return (type(a), str(a.dtype), tuple(a.shape))
     return (type(a), a) if isinstance(a, (int, str, type(None))) else type(a)

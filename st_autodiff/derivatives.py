@@ -208,6 +208,8 @@ CUSTOM_VJPS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 @rule(Op.CALL)
 def _call(ops, g, out, *args, fn=None, out_type=None):
+    if isinstance(g, tuple) and not isinstance(out_type, (tuple, list)):
+        raise RuleError(_UNTYPED_TUPLE.format(getattr(fn, "__name__", "the function")))
     if isinstance(out_type, (tuple, list)):  # a tuple output: the rule gets tuples
         g, out = ops.tuple(*g), ops.tuple(*out)
     grads = ops.call_vjp(g, out, *args, fn=vjp_call(fn))
@@ -219,6 +221,11 @@ def _call_vjp(ops, g, out, *args, fn=None):
     raise RuleError("the gradient of a function with a registered VJP cannot be "
                     "differentiated again (its rule is opaque NumPy code); write the function "
                     "with NumPy operations st_autodiff knows to get higher derivatives")
+
+
+_UNTYPED_TUPLE = ("{} returns a tuple, and how many items it has is not known without "
+                  "example arguments; call the function with arguments first (or give "
+                  "out_type= where it is registered)")
 
 
 class VjpCall:

@@ -332,6 +332,10 @@ def _call_jvp(ops, tangents, out, *args, fn=None, out_type=None):
                         "give it a JVP with st.custom_jvp")
     ts = [t if t is not None else ops.zeros_like(a) if _floating(ops.dtype(a)) else None
           for t, a in zip(tangents, args)]
+    if isinstance(out, tuple) and not isinstance(out_type, (tuple, list)):
+        from .derivatives import _UNTYPED_TUPLE  # noqa: PLC0415
+
+        raise RuleError(_UNTYPED_TUPLE.format(getattr(fn, "__name__", "the function")))
     t = ops.call(*args, *ts, fn=tangent, out_type=out_type)  # typed like the output
     if isinstance(out_type, (tuple, list)):  # a tuple output: a tuple of tangents
         return tuple(t[i] for i in range(len(out_type)))

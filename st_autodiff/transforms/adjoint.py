@@ -191,7 +191,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
         if n.op in REGIONS:
             if n not in parts:
                 continue
-        elif is_multi(n):  # a multi-output op, or a user function returning a tuple
+        elif is_multi(n) or n in parts:  # a multi-output op, a function returning a tuple
             if n not in parts:
                 continue
             g: Any = _tuple_adjoint(em, n, parts[n], graph)

@@ -113,22 +113,25 @@ def out_type(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
                                "the function itself fails for these inputs") from None
         return _checked(_type_of_value(value), name, lw, e)
     target = getattr(fn, "fn", None) if hasattr(fn, "st_missing_rule") else fn
+    call = getattr(type(target), "__call__", None)  # noqa: B004  (the class's own method)
     if not isinstance(target, (types.FunctionType, type)) and isinstance(
-            getattr(type(target), "__call__", None), types.FunctionType):
+            call, types.FunctionType):
         args = [target, *args]  # a callable object: read its __call__ with self bound
-        target = type(target).__call__
+        target = call
     if isinstance(target, types.FunctionType):
         found = _read_type(lw, target, args, e)
         if found is not None:
             return _checked(found, name, lw, e)
+    kind = getattr(fn, "_kind", None)
+    where = f"@st.{kind}(out_type=...)" if kind else f"st.register_vjp({name}, rule, " \
+        "out_type=...)"
     raise CompileError(
         f"st_autodiff needs the output type of {name}, and does not call it while "
         "compiling (it may have effects: each call of the compiled code calls it once); "
         "its source cannot be read for the type (it is not Python, calls functions "
         "st_autodiff does not know, or has effects)", lw.loc(e),
-        f"give the type: st.register_vjp({name}, rule, out_type=st.ShapeDtype(shape, "
-        "dtype)) (or out_type= of st.custom_vjp/st.custom_jvp); a tuple of them for a "
-        "tuple output, or a function of the arguments' ShapeDtypes")
+        f"give the type: {where} with st.ShapeDtype(shape, dtype), a tuple of them for "
+        "a tuple output, or a function of the arguments' ShapeDtypes returning that")
 
 
 def is_pure_library(fn: Any) -> bool:
@@ -174,7 +177,7 @@ def _spec_of(lw: Lowerer, a: Any) -> Any:
 def _as_type(spec: Any, name: str, lw: Lowerer, e: cst.Call) -> Any:
     """A user's type spec as IR types."""
     if isinstance(spec, (tuple, list)):
-        return type(spec)(_as_type(s, name, lw, e) for s in spec)
+        return _container(spec)(_as_type(s, name, lw, e) for s in spec)
     if spec is float:
         return Type("float", "float64", ())
     if spec is int:
@@ -188,8 +191,8 @@ def _as_type(spec: Any, name: str, lw: Lowerer, e: cst.Call) -> Any:
 
 
 def _type_of_value(value: Any) -> Any:
-    if isinstance(value, (tuple, list)):
-        return type(value)(_type_of_value(v) for v in value)
+    if isinstance(value, (tuple, list)):  # named tuples (EighResult) as tuples
+        return _container(value)(_type_of_value(v) for v in value)
     if isinstance(value, np.generic):
         value = np.asarray(value)
     return type_of(value)
@@ -207,7 +210,7 @@ def _checked(out: Any, name: str, lw: Lowerer, e: cst.Call) -> Any:
                                "tuple or list of them", lw.loc(e))
     if isinstance(out, (tuple, list)) and not out:
         raise CompileError(f"{name} returns an empty tuple", lw.loc(e))
-    return type(out)(out) if isinstance(out, (tuple, list)) else out
+    return _container(out)(out) if isinstance(out, (tuple, list)) else out
 
 
 def _read_type(lw: Lowerer, fn: types.FunctionType, args: list[Any], e: cst.Call) -> Any:
@@ -229,10 +232,21 @@ def _read_type(lw: Lowerer, fn: types.FunctionType, args: list[Any], e: cst.Call
         if t is None or t.kind == "array" and t.dtype is None:
             return None
         found.append(t)
-    return type(result)(found) if isinstance(result, (tuple, list)) else found[0]
+    return _container(result)(found) if isinstance(result, (tuple, list)) else found[0]
+
+
+def _container(v: Any) -> type:
+    """``list`` for lists, ``tuple`` for every tuple (named tuples included)."""
+    return list if isinstance(v, list) else tuple
 
 
 # --- the effect scan ------------------------------------------------------------------
+
+
+def effect_free(fn: Any) -> bool:
+    """Whether the Python function ``fn`` (and those it calls by name) can be read by
+    the compiler without missing an effect; ``False`` for anything not Python."""
+    return isinstance(fn, types.FunctionType) and _effect_free(fn, set())
 
 
 def _effect_free(fn: types.FunctionType, seen: set[Any]) -> bool:

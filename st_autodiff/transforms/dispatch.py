@@ -70,11 +70,15 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.inline_python(retransform(_examples(lw, args, e)), args, kwargs, e)
     readable = getattr(fn, "st_readable_for", None)
     if callable(readable):  # a custom rule in generated code: read as the Python it runs
+        from .call_types import effect_free  # noqa: PLC0415
+
         source = readable(_examples(lw, args, e))
-        if source is None:
-            raise NoRuleError(f"{calls.callable_name(fn)} (a VJP rule) is not Python the "
-                              "compiler reads, so it cannot be differentiated again",
-                              lw.loc(e), "write the rule in Python with NumPy")
+        if source is None or not effect_free(source):
+            why = "is not Python the compiler reads" if source is None else \
+                "has effects (the compiler reads code, it does not run it)"
+            raise NoRuleError(f"{calls.callable_name(fn)} (a derivative rule) {why}, so it "
+                              "cannot be differentiated again", lw.loc(e),
+                              "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
     op = calls.FUNCTIONS.get(id(fn))
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \

@@ -62,7 +62,8 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
             parts[n] = region_jvp(em, n, tan, low.values, graph)
             continue
         tangents = tuple(Var(tan[i], em) if i in tan else None for i in n.inputs)
-        multi = is_multi(n)
+        multi = is_multi(n) or n.op is Op.CALL and any(  # an untyped call read as a tuple
+            m.op is Op.ITEM and m.inputs[0] is n for m in graph.nodes)
         out_v: Any = tuple(Var(item_node(b, graph, n, k), em) for k in range(_count(graph, n))) \
             if multi else Var(n, em)
         result = call_rule(em, n, jvp_of, tangents, out_v)
