@@ -538,3 +538,62 @@ def test_custom_vjp_rules_are_read_again_for_higher_orders():
     # a custom_vjp function has no forward mode (as in JAX): the error says what to do
     with pytest.raises(st.CompileError, match=r"mode='reverse'"):
         st.hessian(cube_loss)(X)
+
+
+# --- tuple outputs: the tangent is a tuple, reverse mode transposes every item ----------
+
+
+@st.custom_jvp
+def sincos(x):
+    return np.sin(x), np.cos(x)
+
+
+@sincos.defjvp
+def _sincos_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return (np.sin(x), np.cos(x)), (np.cos(x) * t, -np.sin(x) * t)
+
+
+def sincos_loss(x):
+    s, c = sincos(x)
+    return np.sum(s * 2.0 + c ** 2)
+
+
+def cos_only(x):
+    return np.sum(sincos(x)[1] * 3.0)
+
+
+@pytest.mark.parametrize("f", [sincos_loss, cos_only])
+def test_tuple_output_jvp_and_grad_match_finite_differences(f):
+    x = np.array([0.3, -1.2, 2.0])
+    t = np.array([1.0, -0.5, 0.25])
+    _, tangent = st.jvp(f, (x,), (t,))
+    np.testing.assert_allclose(tangent, numerical_jvp(f, (x,), (t,)), rtol=1e-7)
+    check_grads(f, (x,), lambda x: (st.grad(f)(x),))
+    value, g = st.value_and_grad(f)(x)
+    assert value == pytest.approx(f(x))
+    np.testing.assert_allclose(g, st.grad(f)(x))
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_tuple_output_hessian(mode):
+    x = np.array([0.3, -1.2, 2.0])
+    h = st.hessian(sincos_loss, mode=mode)(x)
+    np.testing.assert_allclose(h, np.diag(-2 * np.sin(x) - 2 * np.cos(2 * x)), atol=1e-10)
+
+
+def test_tuple_output_rule_with_a_tangent_that_is_not_a_tuple_is_a_clear_error():
+    @st.custom_jvp
+    def pair(x):
+        return x, x
+
+    @pair.defjvp
+    def _pair_jvp(primals, tangents):
+        return pair(*primals), tangents[0]
+
+    def uses(x):
+        a, b = pair(x)
+        return np.sum(a + b)
+
+    with pytest.raises(TypeError, match="tangent that is not a tuple"):
+        st.jvp(uses, (X,), (X,))
