@@ -23,27 +23,52 @@ slow, so it is allowed only up to ``NUMERIC_TRANSPOSE_LIMIT`` input elements, wi
 
 Tangents follow JAX: one per argument, shaped like it.  Floating-point arguments without a
 tangent get zeros; other arguments (ints, integer arrays) get ``None``.  A custom function
-returns one array (or scalar), and its rule's tangent must have that output's shape (a
-tangent that broadcasts to it is broadcast).  ``grad``, ``vjp`` and ``jvp`` of a custom
-function itself compile a generated one-line caller with the function's parameters.
+returns an array (or scalar) or a flat tuple or list of them.  For a tuple output the VJP
+rule gets ``g`` and ``out`` as tuples with one item per output item, the cotangent of an
+item the caller does not use being zeros (a VJP rule may return ``None`` for a zero
+gradient, JAX's convention, and gets zeros for it); a JVP rule returns a tuple of
+tangents.  ``grad``, ``vjp`` and ``jvp`` of a custom function itself compile a generated
+one-line caller with the function's parameters.
+
+**Calls run as Python runs them.**  Compiled code calls the function once per call (and
+the VJP rule once per backward pass); the compiler itself never calls a user's function
+or rule, since they may have effects (a counter, a print, a random draw).  It needs the
+call's output type, found without calling it (``transforms/call_types.py``):
+``out_type=`` of ``register_vjp``/``custom_vjp``/``custom_jvp`` (an ``st.ShapeDtype``, a
+tuple of them, or a function of the arguments' ``ShapeDtype``s, as JAX's
+``pure_callback`` takes ``result_shape_dtypes``); else, for a NumPy or SciPy function
+that draws no random numbers, running it on the example arguments (pure, so no one can
+tell); else reading the Python function's source, when a scan finds no effect in it;
+else a located error that says to give ``out_type``.  While compiling, the value of a
+call is a stand-in of its type (zeros) that only types what is computed from it.  A rule
+with effects is not read to differentiate it again (an error), and ``custom_jvp``
+transposes such a rule numerically.  Where ``custom_jvp``'s reverse mode uses the rule's
+transpose, the rule also runs once per argument kind to check what it returns; and
+``custom_vjp`` runs ``fwd`` (for its residuals) in the backward pass.  See
+``docs/custom_rules.md``.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import inspect
-import keyword
-import linecache
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from .custom_source import (
+    caller_of,
+    define,
+    dot_name,
+    identifier,
+    jvps_rule,
+    param_names,
+    tuple_display,
+)
 from .derivatives import CUSTOM_VJPS
 from .derivatives_jvp import CUSTOM_JVPS
-from .errors import CompileError, NoRuleError, StAutodiffError
+from .errors import NoRuleError, StAutodiffError
 from .transforms.call_types import OUT_TYPES, ShapeDtype, effect_free  # noqa: F401
 
 
@@ -125,7 +150,7 @@ class _CustomFunction:
         """A generated Python function with this function's parameters that calls it:
         what ``grad``/``vjp``/``jvp`` compile when given the custom function itself."""
         if self._caller is None:
-            self._caller = _caller_of(self)
+            self._caller = caller_of(self)
         return self._caller
 
 
@@ -144,11 +169,11 @@ class custom_vjp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
             return tuple(bwd(fwd(*args)[1], g))
 
         def readable(examples: Sequence[Any]) -> Callable[..., Any]:
-            names = _param_names(self.fn, len(examples) - 2)
-            name = f"{_identifier(self.__name__)}_vjp"
+            names = param_names(self.fn, len(examples) - 2)
+            name = f"{identifier(self.__name__)}_vjp"
             source = (f"def {name}({', '.join(['_st_g', '_st_out', *names])}):\n"
                       f"    return _st_bwd(_st_fwd({', '.join(names)})[1], _st_g)\n")
-            return _define(source, name, {"_st_fwd": fwd, "_st_bwd": bwd})
+            return define(source, name, {"_st_fwd": fwd, "_st_bwd": bwd})
 
         rule.__name__ = rule.__qualname__ = f"{self.__name__}_vjp"
         rule.st_readable_for = readable  # type: ignore[attr-defined]
@@ -223,7 +248,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         tangent contribution of argument ``i`` with tangent ``t`` (``ans`` is the output);
         ``None`` means the output does not depend on that argument.  The rule made from
         them is generated Python, so the compiler can read (and transpose) it."""
-        self.defjvp(_jvps_rule(self, fns))
+        self.defjvp(jvps_rule(self, fns))
 
     def apply_rule(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """``rule(primals, tangents)``, checked: ``(out, tangent)`` with one array output
@@ -237,12 +262,12 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
     def _readable_tangent(self, examples: Sequence[Any]) -> Callable[..., Any]:
         """``NAME_jvp(*args, *tangents) = rule(args, tangents)[1]`` as Python the compiler
         reads: how it reads a call to the tangent function in generated code."""
-        names = _param_names(self.fn, len(examples) // 2)
-        dots = [_dot_name(s, names) for s in names]
-        name = f"{_identifier(self.__name__)}_jvp"
+        names = param_names(self.fn, len(examples) // 2)
+        dots = [dot_name(s, names) for s in names]
+        name = f"{identifier(self.__name__)}_jvp"
         source = (f"def {name}({', '.join(names + dots)}):\n"
-                  f"    return _st_rule({_tuple(names)}, {_tuple(dots)})[1]\n")
-        return _define(source, name, {"_st_rule": self.jvp_rule})
+                  f"    return _st_rule({tuple_display(names)}, {tuple_display(dots)})[1]\n")
+        return define(source, name, {"_st_rule": self.jvp_rule})
 
     def _readable_transpose(self, examples: Sequence[Any]) -> Callable[..., Any]:
         """``NAME_vjp(g, out, *args)`` as Python the compiler reads: a call of the
@@ -250,16 +275,16 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         tangents, so higher derivatives differentiate the rule itself."""
         args = examples[2:]
         floats = tuple(i for i, a in enumerate(args) if _is_float(a))
-        names = _param_names(self.fn, len(args))
+        names = param_names(self.fn, len(args))
         zeros = [f"_st_zeros_like({names[i]})" for i in floats]
         grads = {i: f"_st_grads[{k}]" for k, i in enumerate(floats)}
-        name = f"{_identifier(self.__name__)}_vjp"
+        name = f"{identifier(self.__name__)}_vjp"
         n_out = _n_out(examples[0])
         cts = ["_st_g"] if n_out is None else [f"_st_g[{k}]" for k in range(n_out)]
         source = (f"def {name}({', '.join(['_st_g', '_st_out', *names])}):\n"
                   f"    _st_grads = _st_transpose({', '.join([*names, *zeros, *cts])})\n"
-                  f"    return {_tuple([grads.get(i, 'None') for i in range(len(args))])}\n")
-        return _define(source, name, {"_st_transpose": self._transposer(len(args), floats,
+                  f"    return {tuple_display([grads.get(i, 'None') for i in range(len(args))])}\n")
+        return define(source, name, {"_st_transpose": self._transposer(len(args), floats,
                                                                         n_out),
                                       "_st_zeros_like": np.zeros_like})
 
@@ -310,18 +335,18 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         if fn is None:
             from .api import grad  # noqa: PLC0415  (api re-exports this module)
 
-            names = _param_names(self.fn, n)
-            dots = [_dot_name(names[i], names) for i in floats]
+            names = param_names(self.fn, n)
+            dots = [dot_name(names[i], names) for i in floats]
             tangent_of = dict(zip(floats, dots))
-            tangents = _tuple([tangent_of.get(i, "None") for i in range(n)])
-            name = f"{_identifier(self.__name__)}_transpose"
+            tangents = tuple_display([tangent_of.get(i, "None") for i in range(n)])
+            name = f"{identifier(self.__name__)}_transpose"
             cts = ["_st_ct"] if n_out is None else [f"_st_ct{k}" for k in range(n_out)]
             terms = ["_st_sum(_st_pair[1] * _st_ct)"] if n_out is None else [
                 f"_st_sum(_st_pair[1][{k}] * _st_ct{k})" for k in range(n_out)]
             source = (f"def {name}({', '.join(names + dots + cts)}):\n"
-                      f"    _st_pair = _st_rule({_tuple(names)}, {tangents})\n"
+                      f"    _st_pair = _st_rule({tuple_display(names)}, {tangents})\n"
                       f"    return {' + '.join(terms)}\n")
-            wrapper = _define(source, name, {"_st_rule": self.jvp_rule, "_st_sum": np.sum})
+            wrapper = define(source, name, {"_st_rule": self.jvp_rule, "_st_sum": np.sum})
             fn = self._transposers[(floats, n_out)] = grad(
                 wrapper, wrt=tuple(range(n, n + len(dots))))
         return fn
@@ -406,11 +431,6 @@ def _pairs(t: Any, g: Any) -> list[tuple[Any, Any]]:
     return list(zip(t, g)) if isinstance(g, (tuple, list)) else [(t, g)]
 
 
-def _tuple(items: Sequence[str]) -> str:
-    """A tuple display of the expressions ``items``."""
-    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-
-
 def _tangents(args: Sequence[Any], floats: tuple[int, ...], given: list[Any]) -> list[Any]:
     """One tangent per argument: ``given`` for the floating-point ones, ``None`` else."""
     out: list[Any] = [None] * len(args)
@@ -437,88 +457,3 @@ def _kind_of(a: Any) -> Any:
     if hasattr(a, "dtype") and hasattr(a, "shape"):
         return (type(a), str(a.dtype), tuple(a.shape))
     return (type(a), a) if isinstance(a, (int, str, type(None))) else type(a)
-
-
-def _identifier(name: str) -> str:
-    return name if name.isidentifier() and not keyword.iskeyword(name) else "custom"
-
-
-def _param_names(fn: Callable[..., Any], n: int) -> list[str]:
-    """``fn``'s positional parameter names when it has ``n`` of them (they make the
-    generated code read like the user's), else ``x0 … x{n-1}``."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    ok = len(names) == len(params) == n and all(
-        _identifier(s) == s and not s.startswith("_st_") for s in names)
-    return names if ok else [f"x{i}" for i in range(n)]
-
-
-def _dot_name(name: str, taken: list[str]) -> str:
-    dot = f"{name}_dot"
-    return dot if dot not in taken else f"_st_{name}_dot"
-
-
-def _define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
-    """Compile generated ``source`` and register it with ``linecache``, so that the
-    compiler (which reads functions' source) can read it like a user's function."""
-    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
-    filename = f"<st_autodiff {name} {digest}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace = {"__name__": "st_autodiff.generated", **namespace}
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own source)
-    return namespace[name]
-
-
-def _caller_of(custom: _CustomFunction) -> Callable[..., Any]:
-    """``def NAME(a, b=default): return _st_fn(a, b)`` for the custom function."""
-    try:
-        sig = inspect.signature(custom.fn)
-    except (TypeError, ValueError):
-        sig = None
-    params = list(sig.parameters.values()) if sig is not None else []
-    if sig is None or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                          for p in params):
-        raise CompileError(
-            f"cannot differentiate {custom._kind} function {custom.__name__} directly: "
-            f"its parameters {sig} are not all positional",
-            hint="call it from a function with fixed positional parameters and "
-                 "differentiate that function")
-    names = [p.name for p in params]
-    if "_st_fn" in names:
-        names = [f"x{i}" for i in range(len(names))]
-    name = _identifier(custom.__name__)
-    source = f"def {name}({', '.join(names)}):\n    return _st_fn({', '.join(names)})\n"
-    caller = _define(source, name, {"_st_fn": custom})
-    caller.__defaults__ = tuple(p.default for p in params if p.default is not p.empty) or None
-    return caller
-
-
-def _jvps_rule(custom: custom_jvp, fns: Sequence[Callable[..., Any] | None]
-               ) -> Callable[..., Any]:
-    """The JVP rule ``defjvps`` describes, generated as Python the compiler reads:
-    ``ans = f(*primals)`` and the sum of ``fns[i](tangents[i], ans, *primals)``."""
-    n = len(fns)
-    try:
-        expected = len(inspect.signature(custom.fn).parameters)
-    except (TypeError, ValueError):
-        expected = n
-    if n != expected:
-        raise TypeError(f"{custom.__name__}.defjvps() got {n} functions for {expected} "
-                        "arguments; give one per argument (None for no dependence)")
-    names = _param_names(custom.fn, n)
-    dots = [_dot_name(s, names) for s in names]
-    args = ", ".join(names)
-    terms = [f"_st_d{i}({dots[i]}, _st_ans, {args})" for i, f in enumerate(fns)
-             if f is not None]
-    name = f"{_identifier(custom.__name__)}_jvps"
-    source = (f"def {name}(_st_primals, _st_tangents):\n"
-              f"    {args}, = _st_primals\n"
-              f"    {', '.join(dots)}, = _st_tangents\n"
-              f"    _st_ans = _st_fn({args})\n"
-              f"    return _st_ans, {' + '.join(terms) if terms else '_st_ans * 0.0'}\n")
-    namespace: dict[str, Any] = {"_st_fn": custom}
-    namespace.update({f"_st_d{i}": f for i, f in enumerate(fns) if f is not None})
-    return _define(source, name, namespace)

@@ -1,0 +1,110 @@
+"""Python source that ``custom.py`` generates: callers, rule wrappers and transposes.
+
+Generated functions are compiled with ``compile`` and registered with ``linecache``
+(``define``), so the compiler reads them like a user's own function: that is how the
+rules of ``custom_jvp``/``custom_vjp`` are differentiated again (higher orders).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import keyword
+import linecache
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .errors import CompileError
+
+if TYPE_CHECKING:
+    from .custom import _CustomFunction, custom_jvp
+
+
+def tuple_display(items: Sequence[str]) -> str:
+    """A tuple display of the expressions ``items``."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def identifier(name: str) -> str:
+    return name if name.isidentifier() and not keyword.iskeyword(name) else "custom"
+
+
+def param_names(fn: Callable[..., Any], n: int) -> list[str]:
+    """``fn``'s positional parameter names when it has ``n`` of them (they make the
+    generated code read like the user's), else ``x0 … x{n-1}``."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    ok = len(names) == len(params) == n and all(
+        identifier(s) == s and not s.startswith("_st_") for s in names)
+    return names if ok else [f"x{i}" for i in range(n)]
+
+
+def dot_name(name: str, taken: list[str]) -> str:
+    dot = f"{name}_dot"
+    return dot if dot not in taken else f"_st_{name}_dot"
+
+
+def define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+    """Compile generated ``source`` and register it with ``linecache``, so that the
+    compiler (which reads functions' source) can read it like a user's function."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
+    filename = f"<st_autodiff {name} {digest}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = {"__name__": "st_autodiff.generated", **namespace}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own source)
+    return namespace[name]
+
+
+def caller_of(custom: _CustomFunction) -> Callable[..., Any]:
+    """``def NAME(a, b=default): return _st_fn(a, b)`` for the custom function."""
+    try:
+        sig = inspect.signature(custom.fn)
+    except (TypeError, ValueError):
+        sig = None
+    params = list(sig.parameters.values()) if sig is not None else []
+    if sig is None or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                          for p in params):
+        raise CompileError(
+            f"cannot differentiate {custom._kind} function {custom.__name__} directly: "
+            f"its parameters {sig} are not all positional",
+            hint="call it from a function with fixed positional parameters and "
+                 "differentiate that function")
+    names = [p.name for p in params]
+    if "_st_fn" in names:
+        names = [f"x{i}" for i in range(len(names))]
+    name = identifier(custom.__name__)
+    source = f"def {name}({', '.join(names)}):\n    return _st_fn({', '.join(names)})\n"
+    caller = define(source, name, {"_st_fn": custom})
+    caller.__defaults__ = tuple(p.default for p in params if p.default is not p.empty) or None
+    return caller
+
+
+def jvps_rule(custom: custom_jvp, fns: Sequence[Callable[..., Any] | None]
+               ) -> Callable[..., Any]:
+    """The JVP rule ``defjvps`` describes, generated as Python the compiler reads:
+    ``ans = f(*primals)`` and the sum of ``fns[i](tangents[i], ans, *primals)``."""
+    n = len(fns)
+    try:
+        expected = len(inspect.signature(custom.fn).parameters)
+    except (TypeError, ValueError):
+        expected = n
+    if n != expected:
+        raise TypeError(f"{custom.__name__}.defjvps() got {n} functions for {expected} "
+                        "arguments; give one per argument (None for no dependence)")
+    names = param_names(custom.fn, n)
+    dots = [dot_name(s, names) for s in names]
+    args = ", ".join(names)
+    terms = [f"_st_d{i}({dots[i]}, _st_ans, {args})" for i, f in enumerate(fns)
+             if f is not None]
+    name = f"{identifier(custom.__name__)}_jvps"
+    source = (f"def {name}(_st_primals, _st_tangents):\n"
+              f"    {args}, = _st_primals\n"
+              f"    {', '.join(dots)}, = _st_tangents\n"
+              f"    _st_ans = _st_fn({args})\n"
+              f"    return _st_ans, {' + '.join(terms) if terms else '_st_ans * 0.0'}\n")
+    namespace: dict[str, Any] = {"_st_fn": custom}
+    namespace.update({f"_st_d{i}": f for i, f in enumerate(fns) if f is not None})
+    return define(source, name, namespace)
