@@ -246,3 +246,53 @@ def test_grad_through_a_custom_jvp_whose_rule_has_effects_transposes_it_numerica
 def test_a_rule_with_effects_is_not_read_for_second_derivatives():
     with pytest.raises(st.NoRuleError, match="has effects"):
         st.hessian(one_call)(X)
+
+
+class _Log:
+    """A module-like holder of a helper with an effect, called as ``LOG.write(x)``."""
+
+    @staticmethod
+    def write(x):
+        CALLS["rule"] += 1
+        return x
+
+
+LOG = _Log()
+
+
+def test_the_effect_scan_follows_called_functions_but_not_numpy():
+    from st_autodiff.transforms.call_types import effect_free
+
+    def helper(x):
+        CALLS["f"] += 1
+        return x
+
+    def calls_helper(x):
+        return helper(x) * 2.0
+
+    def calls_method(x):
+        return LOG.write(x) * 2.0
+
+    def local_list(x):
+        ys = []
+        for i in range(3):
+            ys.append(x * i)
+        out = np.zeros(3)
+        out[0] = np.sum(np.stack(ys))
+        return out
+
+    def prints(x):
+        print(x)
+        return x
+
+    def writes_argument(x):
+        x[0] = 1.0
+        return x
+
+    assert effect_free(local_list) and effect_free(double_it)
+    for fn in (helper, calls_helper, calls_method, prints, writes_argument, noisy):
+        assert not effect_free(fn), fn.__name__
+
+
+def double_it(x):
+    return np.sum(np.linalg.norm(x) * x) * 2.0

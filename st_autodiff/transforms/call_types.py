@@ -108,6 +108,8 @@ def out_type(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
         try:
             value = fn(*examples)
         except Exception as exc:
+            if any(isinstance(a, Node) and lw.b.is_abstract(a) for a in args):
+                raise _needs_out_type(fn, name, lw, e) from None  # it failed on stand-ins
             raise CompileError(f"{name} failed on the example arguments: "
                                f"{type(exc).__name__}: {exc}", lw.loc(e),
                                "the function itself fails for these inputs") from None
@@ -122,10 +124,15 @@ def out_type(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
         found = _read_type(lw, target, args, e)
         if found is not None:
             return _checked(found, name, lw, e)
+    raise _needs_out_type(fn, name, lw, e)
+
+
+def _needs_out_type(fn: Any, name: str, lw: Lowerer, e: cst.Call) -> CompileError:
+    """The located error for a call whose type the compiler cannot find."""
     kind = getattr(fn, "_kind", None)
     where = f"@st.{kind}(out_type=...)" if kind else f"st.register_vjp({name}, rule, " \
         "out_type=...)"
-    raise CompileError(
+    return CompileError(
         f"st_autodiff needs the output type of {name}, and does not call it while "
         "compiling (it may have effects: each call of the compiled code calls it once); "
         "its source cannot be read for the type (it is not Python, calls functions "
@@ -146,6 +153,12 @@ def is_pure_library(fn: Any) -> bool:
         return False
     name = getattr(fn, "__name__", "")
     return "random" not in module and "random" not in name and name != "rvs"
+
+
+def _is_library(fn: Any) -> bool:
+    """NumPy, SciPy and st_autodiff's own functions: known, never scanned."""
+    module = getattr(fn, "__module__", None) or ""
+    return module.split(".")[0] in ("numpy", "scipy", "st_autodiff")
 
 
 def _name(fn: Any) -> str:
@@ -266,8 +279,12 @@ def _effect_free(fn: types.FunctionType, seen: set[Any]) -> bool:
         return False
     scope = {**fn.__globals__, **dict(zip(fn.__code__.co_freevars, _cells(fn)))}
     for called in scan.called:
-        target = scope.get(called)
-        if isinstance(target, types.FunctionType) and not _effect_free(target, seen):
+        head, *rest = called.split(".")
+        target = scope.get(head)
+        for attr in rest:
+            target = getattr(target, attr, None)
+        if isinstance(target, types.FunctionType) and not _is_library(target) and \
+                not _effect_free(target, seen):
             return False
     return True
 
@@ -320,8 +337,9 @@ class _EffectScan(cst.CSTVisitor):
         self._writes.append(node.target)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name):
-            self.called.add(node.func.value)
+        path = _dotted(node.func)
+        if path is not None:
+            self.called.add(path)
 
     def visit_Expr(self, node: cst.Expr) -> None:
         if isinstance(node.value, cst.Call):
@@ -349,6 +367,17 @@ class _EffectScan(cst.CSTVisitor):
             if not (isinstance(f, cst.Attribute) and f.attr.value == "append" and
                     _base_name(f.value) in self.local):
                 self.effect = True
+
+
+def _dotted(e: cst.BaseExpression) -> str | None:
+    """``"a.b.c"`` for the expression ``a.b.c``; ``None`` for anything else."""
+    parts = []
+    while isinstance(e, cst.Attribute):
+        parts.append(e.attr.value)
+        e = e.value
+    if not isinstance(e, cst.Name):
+        return None
+    return ".".join([e.value, *reversed(parts)])
 
 
 def _base_name(e: cst.BaseExpression) -> str | None:
