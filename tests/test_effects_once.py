@@ -296,3 +296,43 @@ def test_the_effect_scan_follows_called_functions_but_not_numpy():
 
 def double_it(x):
     return np.sum(np.linalg.norm(x) * x) * 2.0
+
+
+def distinct(x):
+    CALLS["f"] += 1
+    return np.unique(x)
+
+
+st.register_vjp(distinct, lambda g, out, x: (np.zeros_like(x),),
+                out_type=st.ShapeDtype(None, np.float64))  # the length depends on the data
+
+
+def uses_distinct(x):
+    return np.sum(distinct(x) ** 2) + np.sum(x * 3.0)
+
+
+def test_an_output_shape_known_only_at_run_time():
+    g = st.value_and_grad(uses_distinct)
+    CALLS.update(f=0)
+    assert g(np.array([1.0, 2.0, 2.0]))[0] == pytest.approx(5.0 + 15.0)
+    value, grad = g(np.array([1.0, 2.0, 2.0, 4.0]))  # same kind, another unique length
+    assert value == pytest.approx(21.0 + 27.0)
+    np.testing.assert_allclose(grad, np.full(4, 3.0))
+    assert CALLS["f"] == 2
+
+
+SINGULAR = np.zeros((2, 2))
+
+
+def branch_on_a_call(x):
+    if np.sum(noisy(x)) > 0.0:  # the stand-in (zeros) would say "not taken"
+        return np.sum(x * 2.0)
+    return np.sum(x) * np.linalg.inv(SINGULAR)[0, 0]  # fails on the examples: never runs
+
+
+def test_a_branch_on_a_call_is_not_decided_by_its_stand_in():
+    x = np.ones(2)
+    for _ in range(2):
+        CALLS.update(f=0, rule=0)
+        np.testing.assert_allclose(st.grad(branch_on_a_call)(x), [2.0, 2.0])
+        assert CALLS["f"] == 1

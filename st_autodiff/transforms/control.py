@@ -267,9 +267,10 @@ class ControlLowering(LoopLowering, ListLowering):
         one ``if`` node."""
         before = dict(scope.vars)
         taken = self.example(cond)
+        unknown = isinstance(cond, Node) and self.b.is_abstract(cond)  # from a stand-in
         results = []
         for fn, side in ((then_fn, True), (else_fn, False)):
-            soft = taken is not None and bool(taken) != side
+            soft = unknown or taken is not None and bool(taken) != side
             sub, vars_ = self.in_region(f"{self.b.name}_{'then' if side else 'else'}",
                                         soft, scope, before, fn)
             results.append((sub, vars_))
