@@ -336,3 +336,17 @@ def test_a_branch_on_a_call_is_not_decided_by_its_stand_in():
         CALLS.update(f=0, rule=0)
         np.testing.assert_allclose(st.grad(branch_on_a_call)(x), [2.0, 2.0])
         assert CALLS["f"] == 1
+
+
+def shape_of_a_call(x):
+    y = noisy(x)
+    out = np.zeros(y.shape[0] + 1)  # the shape of a call's output is known when compiling
+    out[1:] = y
+    return np.sum(out * 2.0)
+
+
+def test_the_shape_of_a_call_is_static():
+    CALLS.update(f=0, rule=0)
+    value, g = st.value_and_grad(shape_of_a_call)(X)
+    np.testing.assert_allclose(g, np.full(3, value / 3))
+    assert CALLS == {"f": 1, "rule": 1}

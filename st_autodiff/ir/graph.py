@@ -171,9 +171,9 @@ class GraphBuilder:
         full = info.param_defaults
         full.update(params or {})
         sorted_params = tuple(sorted(full.items()))
-        abstract = op in OPAQUE or any(i in self.abstract for i in inputs) or \
-            _calls_inside(full)
-        folded = None if abstract else self._fold(op, inputs, full, loc)
+        calls = op in OPAQUE or _calls_inside(full)  # never folded: run once per call
+        abstract = calls or any(i in self.abstract for i in inputs)
+        folded = None if calls else self._fold(op, inputs, full, loc)  # (shapes still fold)
         if folded is not None:
             return folded
         value, known = None, False
