@@ -43,9 +43,9 @@ else a located error that says to give ``out_type``.  While compiling, the value
 call is a stand-in of its type (zeros) that only types what is computed from it.  A rule
 with effects is not read to differentiate it again (an error), and ``custom_jvp``
 transposes such a rule numerically.  Where ``custom_jvp``'s reverse mode uses the rule's
-transpose, the rule also runs once per argument kind to check what it returns; and
-``custom_vjp`` runs ``fwd`` (for its residuals) in the backward pass.  See
-``docs/custom_rules.md``.
+transpose, the rule also runs once per argument kind to check what it returns.  For a
+``custom_vjp`` function compiled code calls ``fwd`` in its place and keeps the residuals
+for ``bwd`` (``custom_source.Primal``), as JAX does.  See ``docs/custom_rules.md``.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ from typing import Any
 import numpy as np
 
 from .custom_source import (
+    NONE,
+    Primal,
     caller_of,
     define,
     dot_name,
@@ -163,10 +165,13 @@ class custom_vjp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
     _define_with = "f.defvjp(fwd, bwd)"
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
-        """Use ``bwd(fwd(*args)[1], g)`` as the gradient (``fwd`` runs again there)."""
+        """Use ``bwd(residuals, g)`` as the gradient.  Compiled code calls ``fwd`` in
+        place of the function, as JAX does, and keeps its residuals for ``bwd``."""
+        primal = Primal(self, fwd)
 
         def rule(g: Any, out: Any, *args: Any) -> Any:
-            return tuple(bwd(fwd(*args)[1], g))
+            res = primal.residuals(out)
+            return tuple(bwd(fwd(*args)[1] if res is NONE else res, g))
 
         def readable(examples: Sequence[Any]) -> Callable[..., Any]:
             names = param_names(self.fn, len(examples) - 2)
@@ -178,6 +183,8 @@ class custom_vjp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
         rule.__name__ = rule.__qualname__ = f"{self.__name__}_vjp"
         rule.st_readable_for = readable  # type: ignore[attr-defined]
         register_vjp(self, rule)
+        register_vjp(primal, rule)
+        self.st_compiled_call = primal  # what compiled code calls
 
 
 class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)

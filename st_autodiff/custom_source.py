@@ -1,4 +1,5 @@
-"""Python source that ``custom.py`` generates: callers, rule wrappers and transposes.
+"""Helpers of ``custom.py``: the Python source it generates (callers, rule wrappers,
+transposes) and ``Primal``, ``custom_vjp``'s ``fwd`` as compiled code calls it.
 
 Generated functions are compiled with ``compile`` and registered with ``linecache``
 (``define``), so the compiler reads them like a user's own function: that is how the
@@ -108,3 +109,50 @@ def jvps_rule(custom: custom_jvp, fns: Sequence[Callable[..., Any] | None]
     namespace: dict[str, Any] = {"_st_fn": custom}
     namespace.update({f"_st_d{i}": f for i, f in enumerate(fns) if f is not None})
     return define(source, name, namespace)
+
+
+NONE = object()
+
+
+class Primal:
+    """``custom_vjp``'s ``fwd`` as compiled code calls it: returns the output and keeps
+    the residuals, found again by the output's identity when the rule runs, so that one
+    gradient runs ``fwd`` once and ``bwd`` once (JAX's order).  At most ``KEEP`` are kept
+    (a primal whose backward never runs leaves its residuals); a rule that finds none
+    runs ``fwd`` again."""
+
+    KEEP = 1024
+
+    def __init__(self, owner: Any, fwd: Callable[..., Any]) -> None:
+        self.fwd = fwd
+        self.st_typed_as = owner  # its output type is the function's
+        self.__name__ = owner.__name__
+        self.__qualname__ = owner.__qualname__
+        self.__module__ = owner.__module__
+        self._kept: dict[tuple[int, ...], tuple[tuple, Any]] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        pair = self.fwd(*args)
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"fwd of custom_vjp {self.__name__} must return a pair "
+                            "(output, residuals)")
+        out, res = pair
+        items = _items(out)
+        if len(self._kept) >= self.KEEP:
+            del self._kept[next(iter(self._kept))]
+        self._kept[tuple(map(id, items))] = (items, res)
+        return out
+
+    def residuals(self, out: Any) -> Any:
+        """The residuals of the call that returned ``out`` (once), else ``NONE``."""
+        items = _items(out)
+        key = tuple(map(id, items))
+        kept = self._kept.get(key)
+        if kept is None or any(a is not b for a, b in zip(kept[0], items)):
+            return NONE
+        del self._kept[key]
+        return kept[1]
+
+
+def _items(out: Any) -> tuple:
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)

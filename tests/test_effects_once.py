@@ -350,3 +350,47 @@ def test_the_shape_of_a_call_is_static():
     value, g = st.value_and_grad(shape_of_a_call)(X)
     np.testing.assert_allclose(g, np.full(3, value / 3))
     assert CALLS == {"f": 1, "rule": 1}
+
+
+COUNTS_VJP = {"f": 0, "fwd": 0, "bwd": 0}
+
+
+@st.custom_vjp(out_type=lambda x: x)  # it counts: not readable for its type
+def counted_square(x):
+    COUNTS_VJP["f"] += 1
+    return x * x
+
+
+def _square_fwd(x):
+    COUNTS_VJP["fwd"] += 1
+    return counted_square(x), 2.0 * x  # JAX's usual fwd: calls f
+
+
+def _square_bwd(two_x, g):
+    COUNTS_VJP["bwd"] += 1
+    return (g * two_x,)
+
+
+counted_square.defvjp(_square_fwd, _square_bwd)
+
+
+def square_in_a_loop(x):
+    s = 0.0
+    for _ in range(3):
+        s = s + np.sum(counted_square(x + s))
+    return s
+
+
+def square_once(x):
+    return np.sum(counted_square(x))
+
+
+@pytest.mark.parametrize("loss, n", [(square_once, 1), (square_in_a_loop, 3)])
+def test_custom_vjp_runs_fwd_once_and_bwd_once_as_jax_does(loss, n):
+    x = np.array([0.5, -1.0])
+    g = st.grad(loss)
+    for _ in range(2):
+        COUNTS_VJP.update(f=0, fwd=0, bwd=0)
+        g(x)
+        assert COUNTS_VJP == {"f": n, "fwd": n, "bwd": n}  # f only inside fwd
+    check_grads(loss, (x,), lambda x: (g(x),))

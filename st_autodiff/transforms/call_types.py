@@ -77,6 +77,7 @@ def emit_call(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     out = out_type(lw, fn, args, e)
     nodes = [lw.to_node(a, e) for a in args]
     whole = out if isinstance(out, Type) else Type("tuple") if out is not None else None
+    fn = getattr(fn, "st_compiled_call", fn)  # custom_vjp: its fwd, which keeps residuals
     node = lw.b.emit(Op.CALL, nodes, {"fn": fn, "out_type": out}, loc=lw.loc(e), type=whole)
     if not isinstance(out, (tuple, list)):
         return node
@@ -89,6 +90,7 @@ def out_type(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     """``fn``'s output type on ``args`` (a ``Type``, or a flat tuple or list of them),
     found without calling ``fn`` unless it is a pure library function; ``None`` when
     compiling without example arguments."""
+    fn = getattr(fn, "st_typed_as", fn)  # custom_vjp's fwd in generated code: typed as f
     name = _name(fn)
     given = _given(fn)
     if given is not None:
