@@ -394,3 +394,27 @@ def test_custom_vjp_runs_fwd_once_and_bwd_once_as_jax_does(loss, n):
         g(x)
         assert COUNTS_VJP == {"f": n, "fwd": n, "bwd": n}  # f only inside fwd
     check_grads(loss, (x,), lambda x: (g(x),))
+
+
+def tripled(x):
+    CALLS["f"] += 1
+    return x * 3.0
+
+
+def _tripled_rule(g, out, x):  # readable and without effects: read again for 2nd order
+    return (g * 3.0,)
+
+
+st.register_vjp(tripled, _tripled_rule, out_type=lambda x: x)
+
+
+def tripled_loss(x):
+    return np.sum(tripled(x) ** 2)
+
+
+def test_reverse_over_reverse_calls_it_once_per_evaluation():
+    h = st.hessian(tripled_loss, mode="reverse")
+    for _ in range(2):
+        CALLS.update(f=0)
+        np.testing.assert_allclose(h(X), 18.0 * np.eye(3))
+        assert CALLS["f"] == 1
