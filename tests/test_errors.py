@@ -171,16 +171,17 @@ CASES = [
     # in-place updates that would change an array someone else sees
     Case(H.alias_then_update, "alias", "z *= 3.0", SYNTAX,
          "in-place update of 'z' is not supported here: 'y' refers to the same array",
-         "write z = z <op> ... to make a new array"),
+         "write z = z * ... to make a new array"),
     Case(H.helper_updates_callers_array, "bump", "t += 1.0", SYNTAX,
-         "in-place update of 't' is not supported here: 'y' refers to the same array",
-         "write t = t <op> ... to make a new array"),
+         "in-place update of 't' is not supported here: 'y' (in a calling function) refers to the "
+         "same array",
+         "write t = t + ... to make a new array"),
     Case(H.update_argument, "argument", "x *= 2.0", SYNTAX,
          "in-place update of 'x' is not supported here: it is an argument, so the caller's "
-         "array would change too", "write x = x <op> ... to make a new array"),
+         "array would change too", "write x = x * ... to make a new array"),
     Case(H.update_view, "view", "v += 1.0", SYNTAX,
-         "in-place update of 'v' is not supported here: it may be a view of another array",
-         "write v = v <op> ... to make a new array"),
+         "in-place update of 'v' is not supported here: it may be a view of 'y' and would change "
+         "too", "write v = v + ... to make a new array"),
 ]
 
 #: errors whose message and location are right but which give no hint (yet)

@@ -50,6 +50,8 @@ _AUG = {
     cst.DivideAssign: Op.DIV, cst.PowerAssign: Op.POW, cst.ModuloAssign: Op.MOD,
     cst.FloorDivideAssign: Op.FLOORDIV, cst.MatrixMultiplyAssign: Op.MATMUL,
 }
+_SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.POW: "**", Op.MOD: "%",
+           Op.FLOORDIV: "//", Op.MATMUL: "@"}
 MAX_INLINE_DEPTH = 64
 
 
@@ -291,10 +293,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             if t is not None and (t.kind != "array" or t.shape == ()) or isinstance(
                     self.example(current), np.generic):
                 pass  # numbers are immutable: ``k += 1`` rebinds the name
-            elif isinstance(current, Node) and current.op is Op.ARG and self.region_depth > 0:
-                self.check_writable(s.target.value, current, scope, s)  # a carried value
             else:
-                self.check_private(s.target.value, current, scope, s)
+                self.check_private(s.target.value, current, scope, s, op)
             value = self.binary(op, current, self.expr(s.value, scope), s)
             self.assign(s.target, value, scope)
         elif isinstance(s, cst.Expr):
@@ -305,29 +305,16 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             raise self.fail(f"{type(s).__name__} statements are not supported", s)
         return _MISSING
 
-    def check_private(self, name: str, value: Any, scope: Scope, where: cst.CSTNode) -> None:
-        """``x += y`` on an ndarray writes into the array NumPy already holds.  Lowering it
-        as ``x = x + y`` is only right when nothing else can see that array: no other
-        name, no caller (arguments, globals) and no view of another array."""
-        if not isinstance(value, Node) or value.type is None or value.type.kind != "array" \
-                or isinstance(self.b.values.get(value), np.generic):
-            return  # Python numbers and NumPy scalars are immutable: += rebinds
-        why = None
-        if value.op is Op.ARG:
-            why = "it is an argument, so the caller's array would change too"
-        elif value.op is Op.CONST:
-            why = "it is a global or closure array, so it would change for every call"
-        elif value.op in _VIEWS:
-            why = "it may be a view of another array, which would change too"
-        else:
-            seen = [sc for top in [scope, *self.active_scopes] for sc in scope_chain(top)]
-            others = [k for sc in dict.fromkeys(seen) for k, v in sc.vars.items()
-                      if v is value and (k != name or sc is not scope)]
-            if others:
-                why = f"{others[0]!r} refers to the same array and would change too"
-        if why is not None:
-            raise self.fail(f"in-place update of {name!r} is not supported here: {why}",
-                            where, f"write {name} = {name} <op> ... to make a new array")
+    def check_private(self, name: str, value: Any, scope: Scope, where: cst.CSTNode,
+                      op: Op) -> None:
+        """``x += y`` on an ndarray writes into the array NumPy already holds, like
+        ``x[...] += y``.  Lowering it as ``x = x + y`` is only right when nothing else can
+        see that array: ``check_writable`` decides, with the same rules as element writes
+        (other names, containers, appended items, closures, callers, views)."""
+        if isinstance(value, np.ndarray) or isinstance(value, Node) and (
+                value.type is None or value.type.kind == "array") and not isinstance(
+                self.b.values.get(value), np.generic):
+            self.check_writable(name, value, scope, where, _SYMBOL[op])
 
     def assign(self, target: cst.BaseExpression, value: Any, scope: Scope) -> None:
         if isinstance(target, cst.Name):
@@ -360,6 +347,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             key = self.dict_key(target, scope)
             if key not in base:
                 raise self.fail(f"key {key!r} is not in the dict", target, kind=CompileError)
+            label = f"{target.value.value}[{key!r}]" if isinstance(target.value, cst.Name) \
+                else f"the dict item {key!r}"
+            self.check_dict_item(label, base, key, scope, where, _SYMBOL[op])
             base[key] = self.binary(op, base[key], value, where)
             return
         self.aug_assign_subscript(target, op, value, scope, where)

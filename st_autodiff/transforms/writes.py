@@ -40,11 +40,13 @@ names may refer to it, is not searched): refusals, never a silent wrong result.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
 import numpy as np
 
+from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Loc, Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
@@ -120,36 +122,71 @@ class WriteLowering:
 
     # --- may this array be written? ---------------------------------------------------
 
-    def check_writable(self, name: str, value: Any, scope: Scope, where: cst.CSTNode) -> None:
+    def check_writable(self, name: str, value: Any, scope: Scope, where: cst.CSTNode,
+                       update: str | None = None) -> None:
         """Refuse (a located error with a hint) a write into ``value``, bound to ``name``
         in ``scope``, that NumPy would make visible somewhere the functional rewrite
-        would not; see the module docstring."""
-        self._check_kind(name, value, where)
-        copy_hint = f"copy it first ({name} = {name}.copy()) and write into the copy"
+        would not; see the module docstring.  ``update`` is the operator of a whole-array
+        in-place update (``+`` for ``name += v``), for the message and hint."""
+        self._check_kind(name, value, where, update)
+        copy_hint = (f"write {name} = {name} {update} ... to make a new array" if update
+                     else f"copy it first ({name} = {name}.copy()) and write into the copy")
         if name not in scope.vars:  # found in an enclosing function or the module
             why = ("it is a global or closure array, so it would change for every call"
                    if value.op is Op.CONST else "it belongs to an enclosing function, whose "
                    "other uses of it would not see the change")
-            raise self._refuse(name, why, where, copy_hint)
-        memory, same = self._memory(value, name, scope, where)
+            raise self._refuse(name, why, where, copy_hint, update)
+        self._check_holders(name, value, scope, where, update, copy_hint)
+
+    def check_dict_item(self, label: str, d: dict, key: Any, scope: Scope,
+                        where: cst.CSTNode, update: str) -> None:
+        """``d[key] op= v`` on an array a dict holds updates that array in place: refuse
+        it (``label`` names the item in messages) when something other than this entry of
+        ``d`` can see the array."""
+        value = d[key]
+        t = value.type if isinstance(value, Node) else None
+        if not isinstance(value, Node) or t is None or t.kind != "array" or t.shape == () \
+                or isinstance(self.b.values.get(value), np.generic):
+            return  # numbers are immutable: the entry is rebound
+        del d[key]  # the entry itself is the one holder allowed
+        try:
+            self._check_holders(label, value, scope, where, update,
+                                f"write {label} = {label} {update} ... to make a new array")
+        finally:
+            d[key] = value
+
+    def _check_holders(self, name: str, value: Node, scope: Scope, where: cst.CSTNode,
+                       update: str | None, copy_hint: str) -> None:
+        """The part of ``check_writable`` that looks for other holders of the memory."""
+        memory, same = self._memory(value, name, scope, where, update)
         for k, m in memory.items():
             why = self._foreign(m, k in same)
             if why is not None:
-                raise self._refuse(name, why, where, copy_hint)
+                raise self._refuse(name, why, where, copy_hint, update)
         if len(self.fn_stack) > 1 and self.b.captures is not None and \
                 not memory.keys().isdisjoint(self._passed_in(scope, where)):
             # a caller's if/for/while body is not among the scopes searched below
             raise self._refuse(name, "it may be an array passed in by a caller, and inside "
                                "an if, for or while st_autodiff cannot check what else "
-                               "refers to it", where, copy_hint + ", then return it")
+                               "refers to it", where, copy_hint + ", then return it", update)
         for sc, k, held, v in self._bindings(scope):
             if k == name and not held and self._same_frame(sc, scope):
                 continue  # the written name itself (or its copy outside this if/for/while)
+            if sc is not scope and k in scope.vars and self._same_frame(sc, scope):
+                continue  # outside this if/for/while, replaced by the body's own binding
             shared, _ = self._memory(v, None, scope, where)
             if memory.keys().isdisjoint(shared):
                 continue
+            listed = _appended_list(k)
+            if listed is not None:  # an item appended to a list earlier in this loop body
+                what = "it is" if _key(v) in same else "a view of it is" if not \
+                    same.isdisjoint(shared) else "an array sharing memory with it is"
+                why = f"{what} stored in the list {listed!r}{self._line_of(listed, sc)}, which"
+                raise self._refuse(name, why + " would change too", where, copy_hint, update)
             who = repr(k) + self._whose(sc, scope)
-            if _key(v) in same:
+            if v.type is not None and v.type.kind == "list":
+                why = f"it may be stored in the list {who}"
+            elif _key(v) in same:
                 why = f"{who} {'holds' if held else 'refers to'} the same array"
             elif _key(v) in memory:
                 why = f"it may be a view of {who}"
@@ -157,9 +194,11 @@ class WriteLowering:
                 why = f"{who} may be a view of it"
             else:
                 why = f"{who} may share memory with it"
-            hint = copy_hint if _key(v) in memory else (
+            hint = copy_hint if _key(v) in memory or update else (
                 f"make {k} a copy where it is made (... .copy()) if it must keep its values")
-            raise self._refuse(name, why + " and would change too", where, hint)
+            raise self._refuse(name, why + " and would change too", where, hint, update)
+        self._write_log().append(_Write(set(memory), name, self.loc(where), copy_hint,
+                                        update))
 
     def _passed_in(self, scope: Scope, where: cst.CSTNode) -> set[NodeKey]:
         """The memory of what the parameters of the function being lowered hold (in its
@@ -180,7 +219,8 @@ class WriteLowering:
         before the loop (``None``: a name the loop creates), for ``check_writable``."""
         self._carried()[_key(arg)] = before
 
-    def _check_kind(self, name: str, value: Any, where: cst.CSTNode) -> None:
+    def _check_kind(self, name: str, value: Any, where: cst.CSTNode,
+                    update: str | None = None) -> None:
         """Only arrays with at least one dimension have elements to write."""
         t = value.type if isinstance(value, Node) else None
         if isinstance(value, Node) and (t is None or t.kind == "array"):
@@ -196,16 +236,19 @@ class WriteLowering:
         elif isinstance(value, np.ndarray):
             raise self._refuse(name, "it is an array the function did not create (a default "
                                "argument or a global), so it would change for every call",
-                               where, f"copy it first ({name} = {name}.copy()) and write "
-                               "into the copy")
+                               where, f"write {name} = {name} {update} ... to make a new "
+                               "array" if update else f"copy it first ({name} = "
+                               f"{name}.copy()) and write into the copy", update)
         else:
             what = f"a {type(value).__name__} known when compiling"
         raise self.fail(f"cannot write into an element of {name!r}: it is {what}, not an "
                         "array", where, "element writes are supported on NumPy arrays; "
                         "build a new value instead")
 
-    def _refuse(self, name: str, why: str, where: cst.CSTNode, hint: str) -> Exception:
-        return self.fail(f"writing into {name!r} is not supported here: {why}", where, hint)
+    def _refuse(self, name: str, why: str, where: cst.CSTNode, hint: str,
+                update: str | None = None) -> Exception:
+        verb = "in-place update of" if update else "writing into"
+        return self.fail(f"{verb} {name!r} is not supported here: {why}", where, hint)
 
     def _foreign(self, m: Node, itself: bool) -> str | None:
         """Why writing into memory ``m`` would reach outside the function, or None."""
@@ -221,8 +264,8 @@ class WriteLowering:
 
     # --- memory: views, containers, region arguments ---------------------------------
 
-    def _memory(self, n: Node, name: str | None, scope: Scope, where: cst.CSTNode
-                ) -> tuple[dict[NodeKey, Node], set[NodeKey]]:
+    def _memory(self, n: Node, name: str | None, scope: Scope, where: cst.CSTNode,
+                update: str | None = None) -> tuple[dict[NodeKey, Node], set[NodeKey]]:
         """``n`` and every node whose memory it may share (the bases of views, the arrays
         a container holds, the values body arguments stand for), and the keys of those
         that are ``n``'s array itself (``n`` and the values it stands for).  With ``name``
@@ -245,7 +288,7 @@ class WriteLowering:
                         name, "it comes from an enclosing if, for or while, and st_autodiff "
                         "cannot check what else refers to it there", where,
                         "write into an array made at this loop's level (e.g. make it "
-                        "with np.zeros before the loop)")
+                        "with np.zeros before the loop)", update)
             else:
                 todo.extend(self._parents(m))
         m = n  # n's own array: n, the value it stands for, and so on
@@ -306,7 +349,10 @@ class WriteLowering:
                 if m in carry:  # a carried value: also what the body makes of it
                     todo.append(bodies[0].outputs[carry[m]])
                 continue
-            todo.extend(self._parents(m))
+            parents = self._parents(m)
+            if not parents:  # an array the body makes: two outputs holding it share it
+                found[_key(m)] = m
+            todo.extend(parents)
         if r.op is not Op.IF and k < n_carry:  # zero iterations: the value before
             init = r.inputs[(3 if r.op is Op.FOR else 0) + (r.param("n_xs") or 0) + k]
             found[_key(init)] = init
@@ -359,6 +405,71 @@ class WriteLowering:
             return (before if isinstance(before, Node) else None), True
         return None, False
 
+    def check_loop_aliases(self, sub: Any, slots: list[tuple[str, Any]], args: list[Node],
+                           outs: list[Node], sites: list[tuple[str, Node]], mark: int) -> None:
+        """After a loop body is lowered: refuse an in-place write, in the body, into a
+        carried value whose array the previous iteration also left somewhere else (an
+        item appended to a list, or another carried name the body reads), which NumPy
+        would change too.  ``slots`` name the carried values (``args`` their body
+        arguments, ``outs`` their values at the end of the body); ``sites`` are the
+        appended values with their lists' names; ``mark`` is where this body's writes
+        start in the write log."""
+        writes = self._write_log()[mark:]
+        if not writes:
+            return
+        used = {_key(i) for n in sub.nodes for i in n.inputs}
+        mems = [self._body_memory(o) for o in outs]
+        for j, a in enumerate(args):
+            hit = next((w for w in writes if _key(a) in w.memory), None)
+            if hit is None:
+                continue
+            holders = [(f"the previous iteration stored it in the list {lst}",
+                        self._body_memory(v)) for lst, v in sites]
+            holders += [(self._slot_holder(slots[k]), mems[k])
+                        for k, b in enumerate(args) if k != j and (
+                            _key(b) in used or outs[k] is b)]
+            for why, mem in holders:
+                if not mems[j].isdisjoint(mem):
+                    verb = "in-place update of" if hit.update else "writing into"
+                    raise UnsupportedSyntaxError(
+                        f"{verb} {hit.name!r} is not supported here: {why}, which would "
+                        "change too", hit.loc, hit.hint)
+
+    def _slot_holder(self, slot: tuple[str, Any]) -> str:
+        name, key = slot
+        listed = _appended_list(name)
+        if listed is not None:
+            return f"the previous iteration stored it in the list {listed!r}"
+        held = f"{name}[{key!r}]" if key is not None else repr(name)
+        return f"the previous iteration left it in {held} too"
+
+    def _body_memory(self, n: Node) -> set[NodeKey]:
+        """The keys of the nodes of a loop body whose memory ``n`` may share, stopping at
+        the body's arguments (the arrays the previous iteration left)."""
+        found: set[NodeKey] = set()
+        todo = [n]
+        while todo:
+            m = todo.pop()
+            if _key(m) in found:
+                continue
+            found.add(_key(m))
+            if m.op is not Op.ARG:
+                todo.extend(self._parents(m))
+        return found
+
+    def _line_of(self, listed: str, sc: Scope) -> str:
+        """`` (line N)`` of the first ``append`` to the list ``listed`` in ``sc``."""
+        app = sc.vars.get(listed)
+        lines = getattr(app, "lines", None)
+        return f" (line {lines[0].line})" if lines else ""
+
+    def _write_log(self) -> list[_Write]:
+        """The in-place writes accepted so far, for ``check_loop_aliases``."""
+        log = self.__dict__.get("_writes")
+        if log is None:
+            log = self.__dict__["_writes"] = []
+        return log
+
     def _carried(self) -> dict[NodeKey, Node | None]:
         """Body arguments -> the values they carry, from ``note_carried`` (made here on
         first use: the mixin has no ``__init__``)."""
@@ -380,7 +491,7 @@ class WriteLowering:
                 continue
             seen.add(id(sc))
             for k, v in list(sc.vars.items()):
-                if k.startswith("#"):
+                if k.startswith("#") and _appended_list(k) is None:
                     continue  # control-flow flags and a pending return value, not names
                 stack: list[tuple[Any, bool]] = [(v, False)]
                 while stack:
@@ -417,6 +528,25 @@ class WriteLowering:
         if any(sc is a for a in self.active_scopes):
             return " (in a calling function)"
         return " (held by a closure)"
+
+
+@dataclass
+class _Write:
+    """An in-place write ``check_writable`` accepted: the memory it writes and where."""
+
+    memory: set[NodeKey]
+    name: str
+    loc: Loc | None
+    hint: str
+    update: str | None
+
+
+def _appended_list(key: str) -> str | None:
+    """The list whose appended item the scope key ``#app0:hs`` (or ``#app0.1:hs``, or
+    ``#last:hs``) holds; None for other keys (``#apf0:hs`` is a flag)."""
+    if key.startswith("#last:") or (key.startswith("#app") and not key.startswith("#apf")):
+        return key.split(":", 1)[1]
+    return None
 
 
 def _accumulates(base: Node, value: Any, index: tuple, dyn: list[Node]) -> bool:
