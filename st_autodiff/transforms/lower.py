@@ -41,6 +41,14 @@ from ..ir.types import type_of
 from . import calls
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
+from .no_complex import (
+    HINT,
+    MESSAGE,
+    is_complex_value,
+    refuse_complex_arguments,
+    refuse_complex_graph,
+    refuse_complex_node,
+)
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope, scope_chain
 from .writes import WriteLowering
@@ -129,11 +137,13 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
              where: cst.CSTNode) -> Node:
         nodes = [self.to_node(v, where) for v in inputs]
         try:
-            return self.b.emit(op, nodes, params, loc=self.loc(where))
+            node = self.b.emit(op, nodes, params, loc=self.loc(where))
         except CompileTimeError as exc:
             raise EvaluationError(f"{op.value} failed on the example arguments: {exc}",
                                   exc.loc, "the function itself fails for these inputs"
                                   ) from None
+        refuse_complex_node(node, op.value, self.loc(where))
+        return node
 
     def to_node(self, v: Any, where: cst.CSTNode) -> Node:
         """A runtime value as a node: static numbers, tuples and arrays become constants."""
@@ -141,6 +151,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             return v
         if isinstance(v, (bool, int, float, type(None))):
             return self.b.const(v)
+        if is_complex_value(v):
+            raise self.fail(f"{MESSAGE}: a complex {type(v).__name__} is used here", where,
+                            HINT)
         if isinstance(v, tuple) and any(isinstance(x, Node) for x in v):
             return self.emit(Op.TUPLE, list(v), None, where)
         if isinstance(v, (tuple, str)):
@@ -426,6 +439,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
 
     ``make_resolver(lowerer)`` gives the function's free-name lookup (globals, closure).
     """
+    refuse_complex_arguments(fn, example_args)
     lw = Lowerer(name or fn.name, example_args is not None)
     resolver = make_resolver(lw)
     lw.fn_stack.append(fn)
@@ -451,4 +465,5 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     nodes[0] = lw.b.rename(nodes[0], "out")
     lw.fn_stack.pop()
     graph = lw.b.finish(nodes)
+    refuse_complex_graph(graph)
     return Lowered(graph, lw.b.values)
