@@ -50,7 +50,7 @@ from .no_complex import (
     refuse_complex_node,
 )
 from .parse import ParsedFunction, parse_function
-from .scope import Closure, Scope, scope_chain
+from .scope import Closure, Scope
 from .writes import WriteLowering
 
 _AUG = {
