@@ -82,6 +82,14 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
                         "one tangent per primal")
+    if not isinstance(fn, GradFunction):  # parameters left out take their defaults
+        try:
+            bound = inspect.signature(fn).bind(*primals)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"jvp of {getattr(fn, '__name__', fn)}: {exc}") from None
+        bound.apply_defaults()
+        extra = tuple(bound.arguments.values())[len(primals):]
+        primals, tangents = primals + extra, tangents + (None,) * len(extra)
     wrt = tuple(i for i, a in enumerate(primals) if _is_float(a) and tangents[i] is not None)
     for i in wrt:
         if np.iscomplexobj(tangents[i]):

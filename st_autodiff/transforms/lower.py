@@ -303,9 +303,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
             t = current.type if isinstance(current, Node) else None
-            if t is not None and (t.kind != "array" or t.shape == ()) or isinstance(
-                    self.example(current), np.generic):
-                pass  # numbers are immutable: ``k += 1`` rebinds the name
+            ex = self.example(current)
+            if t is not None and (t.kind != "array" or t.shape == () and not isinstance(
+                    ex, np.ndarray)) or isinstance(ex, np.generic):
+                pass  # numbers are immutable: ``k += 1`` rebinds the name (0-d arrays are not)
             else:
                 self.check_private(s.target.value, current, scope, s, op)
             value = self.binary(op, current, self.expr(s.value, scope), s)

@@ -224,8 +224,8 @@ class WriteLowering:
         """Only arrays with at least one dimension have elements to write."""
         t = value.type if isinstance(value, Node) else None
         if isinstance(value, Node) and (t is None or t.kind == "array"):
-            if (t is not None and t.shape == ()) or isinstance(self.b.values.get(value),
-                                                               np.generic):
+            if update is None and ((t is not None and t.shape == ()) or isinstance(
+                    self.b.values.get(value), np.generic)):
                 raise self.fail(f"cannot write into an element of {name!r}: it is a 0-d "
                                 "value (a scalar), not an array with elements", where,
                                 f"assign it a new value instead: {name} = ...")
