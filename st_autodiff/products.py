@@ -92,7 +92,7 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         primals, tangents = primals + extra, tangents + (None,) * len(extra)
     wrt = tuple(i for i, a in enumerate(primals) if _is_float(a) and tangents[i] is not None)
     for i in wrt:
-        if np.iscomplexobj(tangents[i]):
+        if np.iscomplexobj(tangents[i]) and not np.iscomplexobj(primals[i]):
             raise TypeError(f"jvp: tangent {i} is complex, but complex numbers are not "
                             "supported yet (its primal is real)")
         if np.shape(tangents[i]) != np.shape(primals[i]):

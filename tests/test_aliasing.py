@@ -37,7 +37,7 @@ def update_in_loop(x):
 def append_copy_then_update(x):
     h = x * 1.0
     hs = []
-    for i in range(3):
+    for _i in range(3):
         h = h + x
         hs.append(h.copy())
         h += 1.0
@@ -47,7 +47,7 @@ def append_copy_then_update(x):
 def append_fresh_value_then_update(x):
     h = x * 1.0
     hs = []
-    for i in range(3):
+    for _i in range(3):
         h += x
         hs.append(h * 2.0)
     return np.sum(hs[0] * hs[2]) + np.sum(h)
@@ -56,7 +56,7 @@ def append_fresh_value_then_update(x):
 def append_then_rebind(x):
     h = x * 1.0
     hs = []
-    for i in range(3):
+    for _i in range(3):
         hs.append(h)
         h = h * x
     return np.sum(hs[0]) + np.sum(hs[2] * h)
@@ -81,7 +81,7 @@ def closure_sees_the_update(x):
 def swap_in_loop(x):
     a = x * 1.0
     b = x * 2.0
-    for i in range(3):
+    for _i in range(3):
         a, b = b, a
         a += x * x
     return np.sum(a * b)
@@ -102,7 +102,7 @@ def numpy_scalar_alias(x):
 
 def dict_item_in_loop(x):
     d = {"a": x * 1.0}
-    for i in range(3):
+    for _i in range(3):
         d["a"] += x * x
     return np.sum(d["a"] * x)
 
@@ -168,7 +168,7 @@ def dict_item_alias(x):
 def append_then_update_same_iteration(x):
     h = x * 1.0
     hs = []
-    for i in range(3):
+    for _i in range(3):
         hs.append(h)
         h += x  # <- same-iteration
     return np.sum(hs[0])
@@ -177,7 +177,7 @@ def append_then_update_same_iteration(x):
 def append_view_then_update(x):
     h = x * 1.0
     hs = []
-    for i in range(3):
+    for _i in range(3):
         hs.append(h[:2])
         h += x  # <- appended-view
     return np.sum(hs[0])
@@ -207,7 +207,7 @@ def update_in_while(x):
 def update_after_loop_appended(x):
     h = x * 1.0
     hs = []
-    for i in range(3):
+    for _i in range(3):
         h = h + x
         hs.append(h)
     h += 1.0  # <- after-loop
@@ -218,7 +218,7 @@ def carried_name_read_after_update(x):
     h = x * 1.0
     g = x * 0.0
     total = 0.0
-    for i in range(3):
+    for _i in range(3):
         h += x  # <- carried
         total = total + np.sum(g)
         g = h
@@ -310,7 +310,7 @@ def item_of_built_list_updated(x):
 
 def alias_made_in_loop(x):
     a = x * 1.0
-    for i in range(3):
+    for _i in range(3):
         b = a
         a += x  # <- loop-alias
     return np.sum(b)
@@ -319,7 +319,7 @@ def alias_made_in_loop(x):
 def dict_made_before_loop(x):
     h = x * 1.0
     d = {"k": h}
-    for i in range(2):
+    for _i in range(2):
         h += x  # <- dict-before-loop
     return np.sum(d["k"])
 
@@ -331,7 +331,53 @@ def zero_d_alias(x):
     return b * 1.0
 
 
+def element_write_in_loop_appended(x):
+    h = np.zeros(3)
+    hs = []
+    for i in range(3):
+        h[i] = x[i]  # <- element-write
+        hs.append(h)
+    return np.sum(hs[0])
+
+
+def element_update_in_loop_appended(x):
+    h = np.zeros(3)
+    hs = []
+    for i in range(3):
+        h[i] += x[i]  # <- element-update
+        hs.append(h)
+    return np.sum(hs[0])
+
+
+def tuple_appended_then_updated(x):
+    h = np.zeros(3)
+    out = []
+    for i in range(3):
+        h += x  # <- tuple-append
+        out.append((h, i))
+    return np.sum(out[0][0])
+
+
+def last_item_read_then_updated(x):
+    h = x * 1.0
+    hs = []
+    for _i in range(3):
+        hs.append(h)
+        y = hs[-1]
+        h += x  # <- last-item
+    return np.sum(y)
+
+
 REFUSED = [
+    (element_write_in_loop_appended, "element-write", "h[i]",
+     "writing into 'h' is not supported here: the previous iteration stored it in the list "
+     "'hs' (line {element-write+1})", "h = h.copy()"),
+    (element_update_in_loop_appended, "element-update", "h[i] += x[i]",
+     "the previous iteration stored it in the list 'hs'", "h = h.copy()"),
+    (tuple_appended_then_updated, "tuple-append", "h += x",
+     "the previous iteration stored it in the list 'out'", "write h = h + ..."),
+    (last_item_read_then_updated, "last-item", "h += x",
+     "it is stored in the list 'hs'", "write h = h + ..."),
     # (function, marker, token at the error's column, part of the message, part of the hint)
     (issue_loop_appends_the_updated_array, "issue-append", "h += x * i",
      "in-place update of 'h' is not supported here: the previous iteration stored it in the "

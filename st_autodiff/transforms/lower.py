@@ -152,7 +152,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         if isinstance(v, (bool, int, float, type(None))):
             return self.b.const(v)
         if is_complex_value(v):
-            raise self.fail(f"{MESSAGE}: a complex {type(v).__name__} is used here", where,
+            raise self.fail(f"{MESSAGE}: a {type(v).__name__} value is used here", where,
                             HINT)
         if isinstance(v, tuple) and any(isinstance(x, Node) for x in v):
             return self.emit(Op.TUPLE, list(v), None, where)
