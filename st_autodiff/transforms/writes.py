@@ -19,8 +19,17 @@ The rewrite is exact only when nothing else can see the array that NumPy would c
   (``b = a; b[0] = 1``), its base (``b = a[1:]; b[0] = 1`` changes ``a``), a view of it
   (``v = a[:2]; a[0] = 5`` changes ``v``), or anything sharing a base with it.
 
+The same check covers whole-array updates (``x += y`` on an ndarray, including a 0-d
+one, and ``d[key] += y`` on an array a dict holds: ``check_dict_item``), which NumPy also
+does in place; their messages say "in-place update of" and hint ``x = x + ...``.
+
 "Live" means bound in a scope of a function being lowered (callers included), or held by
-a tuple, list, dict, closure or bound method such a scope holds.  Memory is followed
+a tuple, list, dict, closure or bound method such a scope holds, or appended to a list
+earlier in the loop body being lowered (the scope's ``#app...`` and ``#last:`` slots).
+Across iterations, ``check_loop_aliases`` (called by the loop lowering once a body is
+lowered) refuses a write into a carried array that the previous iteration also appended
+to a list or left in another carried name the body reads: the write log records what
+each accepted write wrote.  Memory is followed
 through the ops of ``lower._VIEWS`` (a ``getitem`` with an integer-array, list or boolean
 index is a copy, not a view), through containers (tuples, runtime lists hold the arrays
 themselves) and, inside ``if``/``for``/``while`` bodies, from a body argument to the value
