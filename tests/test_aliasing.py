@@ -62,8 +62,8 @@ def append_then_rebind(x):
     return np.sum(hs[0]) + np.sum(hs[2] * h)
 
 
-def fresh_in_every_branch(x, flag=True):
-    if flag:
+def fresh_in_every_branch(x):
+    if np.sum(x) > 0:  # a runtime condition: an if region whose branches both make v
         v = x * 2.0
     else:
         v = x * 3.0
@@ -121,7 +121,28 @@ def copy_of_view(x):
     return np.sum(v) + np.sum(a * a)
 
 
-SUPPORTED = [update_in_loop, append_copy_then_update, append_fresh_value_then_update,
+def carried_alias_not_read(x):
+    h = x * 1.0
+    g = x * 0.0
+    for _ in range(3):
+        h += x
+        g = h  # the same array as h, but the body never reads g before g = h again
+    return np.sum(g * x) + np.sum(h)
+
+
+def update_in_branch_of_loop(x):
+    h = x * 1.0
+    hs = []
+    for i in range(4):
+        if i % 2 == 0:
+            h += x * x
+        else:
+            h = h * 0.5
+        hs.append(h * 1.0)
+    return np.sum(np.stack(hs) * x)
+
+
+SUPPORTED = [carried_alias_not_read, update_in_branch_of_loop, update_in_loop, append_copy_then_update, append_fresh_value_then_update,
              append_then_rebind, fresh_in_every_branch, closure_sees_the_update, swap_in_loop,
              zero_d_array, numpy_scalar_alias, dict_item_in_loop, list_of_copies, copy_of_view]
 
