@@ -142,9 +142,10 @@ def update_in_branch_of_loop(x):
     return np.sum(np.stack(hs) * x)
 
 
-SUPPORTED = [carried_alias_not_read, update_in_branch_of_loop, update_in_loop, append_copy_then_update, append_fresh_value_then_update,
-             append_then_rebind, fresh_in_every_branch, closure_sees_the_update, swap_in_loop,
-             zero_d_array, numpy_scalar_alias, dict_item_in_loop, list_of_copies, copy_of_view]
+SUPPORTED = [carried_alias_not_read, update_in_branch_of_loop, update_in_loop,
+             append_copy_then_update, append_fresh_value_then_update, append_then_rebind,
+             fresh_in_every_branch, closure_sees_the_update, swap_in_loop, zero_d_array,
+             numpy_scalar_alias, dict_item_in_loop, list_of_copies, copy_of_view]
 
 
 @pytest.mark.parametrize("fn", SUPPORTED, ids=[f.__name__ for f in SUPPORTED])
