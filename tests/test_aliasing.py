@@ -142,7 +142,30 @@ def update_in_branch_of_loop(x):
     return np.sum(np.stack(hs) * x)
 
 
-SUPPORTED = [carried_alias_not_read, update_in_branch_of_loop, update_in_loop,
+def list_extended_in_place(x):
+    a = [x]
+    a += [x * 2.0]
+    return np.sum(np.stack(a) * x)
+
+
+def built_list_extended(x):
+    hs = []
+    for i in range(3):
+        hs.append(x * i)
+    hs += [x * x]
+    return np.sum(np.stack(hs))
+
+
+def list_aliased_after_the_loop(x):
+    hs = []
+    for i in range(3):
+        hs.append(x * i)
+    g = hs
+    return np.sum(np.stack(g) * x) + len(hs)
+
+
+SUPPORTED = [list_extended_in_place, built_list_extended, list_aliased_after_the_loop,
+             carried_alias_not_read, update_in_branch_of_loop, update_in_loop,
              append_copy_then_update, append_fresh_value_then_update, append_then_rebind,
              fresh_in_every_branch, closure_sees_the_update, swap_in_loop, zero_d_array,
              numpy_scalar_alias, dict_item_in_loop, list_of_copies, copy_of_view]
@@ -390,7 +413,67 @@ def last_item_read_then_updated(x):
     return np.sum(y)
 
 
+# lists themselves: a loop's appends and += make a new list here, but change the list
+# object in Python, so another holder of the list would see the new items
+
+def loop_appends_to_aliased_list(x):
+    a = []
+    b = a
+    for i in range(3):
+        a.append(x * i)  # <- aliased-list
+    return np.sum(x) * len(b)
+
+
+def loop_appends_to_list_in_tuple(x):
+    a = [x]
+    t = (a, 1)
+    for i in range(3):
+        if i > 0:
+            a.append(x * i)  # <- list-in-tuple
+    return np.sum(x) * len(t[0])
+
+
+def _fill(lst, x):
+    for i in range(3):
+        lst.append(x * i)  # <- callers-list
+    return 0.0
+
+
+def callee_appends_to_callers_list(x):
+    a = [x]
+    _fill(a, x)
+    return np.sum(np.stack(a))
+
+
+def list_extended_with_alias(x):
+    a = [x * 1.0]
+    b = a
+    a += [x * 2.0]  # <- list-plus
+    return np.sum(np.stack(b))
+
+
+def built_list_extended_with_alias(x):
+    hs = []
+    for i in range(3):
+        hs.append(x * i)
+    g = hs
+    hs += [x * x]  # <- built-list-plus
+    return np.sum(np.stack(g))
+
+
 REFUSED = [
+    (loop_appends_to_aliased_list, "aliased-list", "a.append(",
+     "appending to 'a' in a loop is not supported here: 'b' refers to the same list",
+     "(b = a)"),
+    (loop_appends_to_list_in_tuple, "list-in-tuple", "a.append(", "'t' holds the same list",
+     "(t = a)"),
+    (callee_appends_to_callers_list, "callers-list", "lst.append(",
+     "'a' (in a calling function) refers to the same list", "(a = lst)"),
+    (list_extended_with_alias, "list-plus", "a += [",
+     "in-place update of 'a' is not supported here: 'b' refers to the same list and would "
+     "change too", "write a = a + ... to make a new list"),
+    (built_list_extended_with_alias, "built-list-plus", "hs += [",
+     "'g' refers to the same list", "write hs = hs + ..."),
     (element_write_in_loop_appended, "element-write", "h[i]",
      "writing into 'h' is not supported here: the previous iteration stored it in the list "
      "'hs' (line {element-write+1})", "h = h.copy()"),

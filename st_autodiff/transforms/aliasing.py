@@ -7,6 +7,11 @@ previous iteration left in it is also an item that iteration appended to a list,
 value of another carried name the body reads, since NumPy would change that too.  The
 body's own appends and names are checked at the write itself (``_appended_list`` names the
 list an ``#app``/``#last:`` scope slot belongs to).
+
+Lists have the same problem: a loop's appends become a new list bound to the appended
+name, and ``xs += [...]`` rebinds ``xs``, while in Python both change the list object, so
+another name or container holding it would see the new items.  ``check_list_unshared``
+refuses both when anything else holds the list.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import libcst as cst
+
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Loc, Node
 from ..ir.ops import Op
-from .scope import Scope
+from .scope import Closure, Scope, scope_chain
 
 #: ``(id, op, inputs, params, loc)`` identifies a node across ``rename`` (which replaces a
 #: node by a renamed copy sharing its inputs and params) and across region builders
@@ -30,7 +37,8 @@ def _key(n: Node) -> NodeKey:
 
 
 class LoopAliasing:
-    """The cross-iteration half of ``writes.WriteLowering`` (see the module docstring)."""
+    """The cross-iteration half of ``writes.WriteLowering``, and the check that a list
+    changed in place has no other holder (see the module docstring)."""
 
     def check_loop_aliases(self, sub: Any, slots: list[tuple[str, Any]], args: list[Node],
                            outs: list[Node], sites: list[tuple[str, Node]], mark: int) -> None:
@@ -97,6 +105,40 @@ class LoopAliasing:
             log = self.__dict__["_writes"] = []
         return log
 
+    # --- lists changed in place ---------------------------------------------------------
+
+    def check_list_unshared(self, name: str, lst: Any, scope: Scope, where: Any,
+                            update: str | None = None) -> None:
+        """Refuse changing the list bound to ``name`` in place (``xs += [...]`` when
+        ``update``, else appends in a loop, which the loop lowering turns into a new list
+        bound to ``name``) when another name, container or closure holds the same list:
+        in Python it would see the new items, here it would keep the old list."""
+        if not (isinstance(lst, list) or isinstance(lst, Node) and lst.type is not None
+                and lst.type.kind == "list"):
+            return
+        todo = [sc for top in [scope, *self.active_scopes] for sc in scope_chain(top)]
+        seen: set[int] = set()
+        for sc in todo:
+            if id(sc) in seen:
+                continue
+            seen.add(id(sc))
+            for k, v in sc.vars.items():
+                if k.startswith("#") or (k == name and self._same_frame(sc, scope)):
+                    continue
+                held = _holds(v, lst, set())
+                if held is None:
+                    continue
+                who = repr(k) + self._whose(sc, scope)
+                why = f"{who} {'holds' if held else 'refers to'} the same list"
+                if update:
+                    raise self.fail(f"in-place update of {name!r} is not supported here: "
+                                    f"{why} and would change too", where,
+                                    f"write {name} = {name} {update} ... to make a new list")
+                raise self.fail(f"appending to {name!r} in a loop is not supported here: "
+                                f"{why}, which would see the new items in Python but not "
+                                "here", where, f"append to a new list and bind it to both "
+                                f"names after the loop ({k} = {name})")
+
 
 @dataclass
 class _Write:
@@ -115,3 +157,41 @@ def _appended_list(key: str) -> str | None:
     if key.startswith("#last:") or (key.startswith("#app") and not key.startswith("#apf")):
         return key.split(":", 1)[1]
     return None
+
+
+def _holds(v: Any, lst: Any, seen: set[int]) -> bool | None:
+    """Whether ``v`` is the list ``lst`` (False), holds it in a tuple, list, dict or a
+    closure's defaults (True), or neither (None).  A list node is matched by identity
+    through renames."""
+    if v is lst or (isinstance(v, Node) and isinstance(lst, Node) and _key(v) == _key(lst)):
+        return False
+    if id(v) in seen:
+        return None
+    if isinstance(v, (tuple, list)):
+        seen.add(id(v))
+        items: Any = v
+    elif isinstance(v, dict):
+        seen.add(id(v))
+        items = v.values()
+    elif isinstance(v, Closure):
+        seen.add(id(v))
+        items = v.fn.defaults.values()
+    else:
+        return None
+    return True if any(_holds(x, lst, seen) is not None for x in items) else None
+
+
+def first_append(body: list[Any], name: str) -> cst.CSTNode | None:
+    """The first ``name.append(...)`` call in ``body``, for locating a refusal."""
+    found: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if not found and isinstance(f, cst.Attribute) and f.attr.value == "append" and \
+                    isinstance(f.value, cst.Name) and f.value.value == name:
+                found.append(node)
+
+    for s in body:
+        s.visit(V())
+    return found[0] if found else None

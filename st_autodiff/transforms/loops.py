@@ -20,6 +20,7 @@ from ..errors import CompileError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
+from .aliasing import first_append
 from .lists import Appender, TupleList
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
 
@@ -154,6 +155,9 @@ class LoopLowering:
                                                 and v.type.kind == "list"):
                 raise self.fail(f"{name!r} is appended to in the loop but is not a list "
                                 "made before it", stmt, f"write {name} = [] before the loop")
+        for name in appended:
+            self.check_list_unshared(name, before[name], scope,
+                                     first_append(body_stmts, name) or stmt)
         carried = carried + self.last_slots(body_stmts, appended, before, stmt)
         slots = [(k, key) for k in carried for key in (
             list(before[k]) if isinstance(before.get(k), dict) else [None])]

@@ -304,8 +304,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             current = self.name(s.target, scope)
             t = current.type if isinstance(current, Node) else None
             ex = self.example(current)
-            if t is not None and (t.kind != "array" or t.shape == () and not isinstance(
-                    ex, np.ndarray)) or isinstance(ex, np.generic):
+            if t is not None and (t.kind not in ("array", "list") or t.shape == () and
+                                  not isinstance(ex, np.ndarray)) or isinstance(ex, np.generic):
                 pass  # numbers are immutable: ``k += 1`` rebinds the name (0-d arrays are not)
             else:
                 self.check_private(s.target.value, current, scope, s, op)
@@ -329,6 +329,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                 value.type is None or value.type.kind == "array") and not isinstance(
                 self.b.values.get(value), np.generic):
             self.check_writable(name, value, scope, where, _SYMBOL[op])
+        elif op in (Op.ADD, Op.MUL):  # list += and *= change the list itself
+            self.check_list_unshared(name, value, scope, where, _SYMBOL[op])
 
     def assign(self, target: cst.BaseExpression, value: Any, scope: Scope) -> None:
         if isinstance(target, cst.Name):
