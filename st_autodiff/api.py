@@ -294,7 +294,7 @@ def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt = 0, *,
 
 
 def _is_float(a: Any) -> bool:
-    if isinstance(a, float):
+    if isinstance(a, (float, complex)):  # complex: differentiated, so lowering refuses it
         return True
     dt = getattr(a, "dtype", None)
     return dt is not None and np.dtype(dt).kind in "fc"

@@ -47,6 +47,9 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     out, residuals = fwd(*args)
 
     def vjp_fn(cotangent: Any) -> tuple:
+        if np.iscomplexobj(cotangent):
+            raise TypeError("vjp: the cotangent is complex, but complex numbers are not "
+                            "supported yet (the function's output is real)")
         grads = bwd(*residuals, cotangent)
         result: list[Any] = [None] * len(args)
         for i, gi in zip(floats, grads):
@@ -79,8 +82,19 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
                         "one tangent per primal")
+    if not isinstance(fn, GradFunction):  # parameters left out take their defaults
+        try:
+            bound = inspect.signature(fn).bind(*primals)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"jvp of {getattr(fn, '__name__', fn)}: {exc}") from None
+        bound.apply_defaults()
+        extra = tuple(bound.arguments.values())[len(primals):]
+        primals, tangents = primals + extra, tangents + (None,) * len(extra)
     wrt = tuple(i for i, a in enumerate(primals) if _is_float(a) and tangents[i] is not None)
     for i in wrt:
+        if np.iscomplexobj(tangents[i]) and not np.iscomplexobj(primals[i]):
+            raise TypeError(f"jvp: tangent {i} is complex, but complex numbers are not "
+                            "supported yet (its primal is real)")
         if np.shape(tangents[i]) != np.shape(primals[i]):
             raise ValueError(f"jvp: tangent {i} has shape {np.shape(tangents[i])}, but its "
                              f"primal has shape {np.shape(primals[i])}")

@@ -119,10 +119,12 @@ CASES = [
     Case(H.no_return, "noreturn", "def ", CompileError, "no_return() does not return a value",
          "end the function with a return statement"),
     # calls without a derivative rule
-    Case(H.calls_fft, "fft", "np.fft.fft(x)", NoRuleError,
-         "call to numpy.fft.fft has no derivative rule", "register one with "
-         "st.register_vjp(np.fft.fft, rule), where rule(g, out, *args) returns one gradient per "
-         "argument"),
+    Case(H.calls_fft, "fft", "np.fft.fft(x)", SYNTAX,
+         "complex numbers are not supported yet: numpy.fft.fft makes complex values",
+         "keep the real and imaginary parts as two real arrays"),
+    Case(H.complex_literal, "complex", "1j", SYNTAX,
+         "complex numbers are not supported yet: the literal 1j is complex",
+         "keep the real and imaginary parts as two real arrays"),
     Case(H.calls_gamma, "gamma", "math.gamma(x)", NoRuleError,
          "call to math.gamma has no derivative rule", "st.register_vjp(math.gamma, rule)",
          args=(2.5,)),
@@ -171,16 +173,17 @@ CASES = [
     # in-place updates that would change an array someone else sees
     Case(H.alias_then_update, "alias", "z *= 3.0", SYNTAX,
          "in-place update of 'z' is not supported here: 'y' refers to the same array",
-         "write z = z <op> ... to make a new array"),
+         "write z = z * ... to make a new array"),
     Case(H.helper_updates_callers_array, "bump", "t += 1.0", SYNTAX,
-         "in-place update of 't' is not supported here: 'y' refers to the same array",
-         "write t = t <op> ... to make a new array"),
+         "in-place update of 't' is not supported here: 'y' (in a calling function) refers to the "
+         "same array",
+         "write t = t + ... to make a new array"),
     Case(H.update_argument, "argument", "x *= 2.0", SYNTAX,
          "in-place update of 'x' is not supported here: it is an argument, so the caller's "
-         "array would change too", "write x = x <op> ... to make a new array"),
+         "array would change too", "write x = x * ... to make a new array"),
     Case(H.update_view, "view", "v += 1.0", SYNTAX,
-         "in-place update of 'v' is not supported here: it may be a view of another array",
-         "write v = v <op> ... to make a new array"),
+         "in-place update of 'v' is not supported here: it may be a view of 'y' and would change "
+         "too", "write v = v + ... to make a new array"),
 ]
 
 #: errors whose message and location are right but which give no hint (yet)
@@ -189,7 +192,6 @@ NO_HINT = [
          "name 'undefined_thing' is not defined", None),
     Case(H.array_invert, "invert", "~x", SYNTAX, "the operator ~ is not supported", None),
     Case(H.array_is, "is", "x is None", SYNTAX, "`is` comparisons are not supported", None),
-    Case(H.complex_literal, "complex", "1j", SYNTAX, "complex numbers are not supported", None),
     Case(H.bare_return, "barereturn", "return", CompileError, "return without a value", None),
     Case(H.unpack_mismatch, "unpack", "a, b", CompileError,
          "cannot unpack an array of length 3 into 2 names", None),

@@ -85,8 +85,21 @@ def set_default_dtype(d: dtype) -> None:
     _Defaults.float_dtype = d
 
 
+#: complex tensors are refused everywhere (docs/architecture.md, "Complex numbers")
+COMPLEX_UNSUPPORTED = ("complex tensors are not supported yet: st_autodiff's autograd is "
+                       "real-valued (keep the real and imaginary parts as two real tensors)")
+
+
+def refuse_complex(kind: str, what: str) -> None:
+    """A TypeError naming ``what`` when ``kind`` (a NumPy dtype kind) is complex."""
+    if kind == "c":
+        raise TypeError(f"{what}: {COMPLEX_UNSUPPORTED}")
+
+
 def from_numpy_dtype(np_dtype: Any) -> dtype:
     """The runtime dtype of a NumPy dtype; a TypeError for unsupported ones."""
+    refuse_complex(np.dtype(np_dtype).kind, f"can't convert np.ndarray of type "
+                   f"{np.dtype(np_dtype)}")
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except KeyError:

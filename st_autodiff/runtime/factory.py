@@ -35,6 +35,7 @@ _COPY_WARNING = (
 def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
             requires_grad: bool) -> Tensor:
     """Cast, place and wrap freshly made data (0-d data is kept as a NumPy scalar)."""
+    dtypes.refuse_complex(data.dtype.kind, f"can't make a tensor of {data.dtype} data")
     if dtype is not None and data.dtype != dtype.np:
         data = data.astype(dtype.np)
     if device is not None and dtypes.device(device).type == "cuda":
@@ -68,6 +69,8 @@ def _infer(data: Any) -> np.ndarray:
     elif arr.dtype.kind in "iu":
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "b":
+        dtypes.refuse_complex(arr.dtype.kind, f"can't make a tensor of complex "
+                              f"{type(data).__name__} data")
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
 
@@ -166,6 +169,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
     if isinstance(fill_value, TensorBase):
         fill_value = fill_value.item()
+    dtypes.refuse_complex(np.asarray(fill_value).dtype.kind, "full(): complex fill_value")
     d = _dt(dtype, _fill_dtype(fill_value))
     return _finish(np.full(_size((size,)), fill_value, d.np), d, device, requires_grad)
 

@@ -214,6 +214,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
             return plain(r)
         other = _scalar(other)
         if not isinstance(other, (int, float)):
+            if isinstance(other, complex):
+                dtypes.refuse_complex("c", f"{name}(): a complex number")
             return NotImplemented
         if ad.dtype.kind != "f":
             ad = _with_scalar(ad, other, true_div)

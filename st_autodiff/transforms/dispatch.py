@@ -20,6 +20,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from . import calls
+from .no_complex import HINT, MESSAGE, makes_complex
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -106,6 +107,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
     name = calls.callable_name(fn)
+    if makes_complex(fn):
+        raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
     raise NoRuleError(
         f"call to {name} has no derivative rule", lw.loc(e),
         f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "

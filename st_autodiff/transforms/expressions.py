@@ -19,6 +19,7 @@ from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
 from . import calls
+from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .scope import BoundMethod, Closure, Scope
 
@@ -67,7 +68,7 @@ class ExpressionLowering:
         return Ellipsis
 
     def expr_Imaginary(self, e: cst.Imaginary, scope: Scope) -> Any:
-        raise self.fail("complex numbers are not supported", e)
+        raise self.fail(f"{MESSAGE}: the literal {e.value} is complex", e, HINT)
 
     def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
         out: dict[Any, Any] = {}

@@ -25,7 +25,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import CompileError
-from ..ir.graph import GraphBuilder, Node
+from ..ir.graph import GraphBuilder, Loc, Node
 from ..ir.ops import Op
 from .scope import MISSING, Scope
 
@@ -37,6 +37,7 @@ class Appender:
         self.name = name
         self.prefix = prefix
         self.sites = 0
+        self.lines: list[Loc | None] = []  # where each site appends, for messages
         self.arity: int | None = None  # tuples appended: their length
 
     def append(self, value: Any) -> None:
@@ -75,6 +76,7 @@ class ListLowering:
         app.arity = arity
         site = app.sites
         app.sites += 1
+        app.lines.append(self.loc(call))
         if arity is None:
             scope.vars[f"#app{site}:{name}"] = self.to_node(value, call)
         else:

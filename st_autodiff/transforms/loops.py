@@ -20,6 +20,7 @@ from ..errors import CompileError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
+from .aliasing import first_append
 from .lists import Appender, TupleList
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
 
@@ -154,6 +155,9 @@ class LoopLowering:
                                                 and v.type.kind == "list"):
                 raise self.fail(f"{name!r} is appended to in the loop but is not a list "
                                 "made before it", stmt, f"write {name} = [] before the loop")
+        for name in appended:
+            self.check_list_unshared(name, before[name], scope,
+                                     first_append(body_stmts, name) or stmt)
         carried = carried + self.last_slots(body_stmts, appended, before, stmt)
         slots = [(k, key) for k in carried for key in (
             list(before[k]) if isinstance(before.get(k), dict) else [None])]
@@ -172,7 +176,10 @@ class LoopLowering:
                 # no iteration on the example arguments: the body's example values may
                 # fail (x[i] past the end), so they are best-effort (types from the ops)
                 zero_trips = not len(rng)
+        mark = len(self._write_log())
         for _attempt in range(4):
+            del self._write_log()[mark:]  # writes of an earlier attempt at this body
+            slot_args: list[Node] = []
             sub = self.b.body(f"{self.b.name}_{kind}", soft=zero_trips)
             sc = Scope(scope.parent, scope.outer)
             sc.vars = {k: copy_value(v) for k, v in before.items()}
@@ -188,6 +195,7 @@ class LoopLowering:
                     a = sub.arg(arg_name, t, value,
                                 self.loc(stmt))
                     self.note_carried(a, init)
+                    slot_args.append(a)
                     if key is None:
                         sc.vars[k] = a
                     else:
@@ -245,6 +253,10 @@ class LoopLowering:
                                                                                   new_guess)
                                 if g[0] != n[0]), stmt, "give it the same shape and dtype before "
                             "the loop as inside it")
+        sites = [(repr(name) + self._line_of(name, sc), ys[at])
+                 for name, (_, layout) in zip(appended, layouts) for ats, _ in layout
+                 for at in ats]
+        self.check_loop_aliases(sub, slots, slot_args, outs, sites, mark)
         captured = list(sub.captures)
         body_outs = outs + ys + ([go_on] if go_on is not None else [])
         graph = self.finish_region(sub, body_outs, captured)

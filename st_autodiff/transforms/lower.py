@@ -41,8 +41,16 @@ from ..ir.types import type_of
 from . import calls
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
+from .no_complex import (
+    HINT,
+    MESSAGE,
+    is_complex_value,
+    refuse_complex_arguments,
+    refuse_complex_graph,
+    refuse_complex_node,
+)
 from .parse import ParsedFunction, parse_function
-from .scope import Closure, Scope, scope_chain
+from .scope import Closure, Scope
 from .writes import WriteLowering
 
 _AUG = {
@@ -50,6 +58,8 @@ _AUG = {
     cst.DivideAssign: Op.DIV, cst.PowerAssign: Op.POW, cst.ModuloAssign: Op.MOD,
     cst.FloorDivideAssign: Op.FLOORDIV, cst.MatrixMultiplyAssign: Op.MATMUL,
 }
+_SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.POW: "**", Op.MOD: "%",
+           Op.FLOORDIV: "//", Op.MATMUL: "@"}
 MAX_INLINE_DEPTH = 64
 
 
@@ -127,11 +137,13 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
              where: cst.CSTNode) -> Node:
         nodes = [self.to_node(v, where) for v in inputs]
         try:
-            return self.b.emit(op, nodes, params, loc=self.loc(where))
+            node = self.b.emit(op, nodes, params, loc=self.loc(where))
         except CompileTimeError as exc:
             raise EvaluationError(f"{op.value} failed on the example arguments: {exc}",
                                   exc.loc, "the function itself fails for these inputs"
                                   ) from None
+        refuse_complex_node(node, op.value, self.loc(where))
+        return node
 
     def to_node(self, v: Any, where: cst.CSTNode) -> Node:
         """A runtime value as a node: static numbers, tuples and arrays become constants."""
@@ -139,6 +151,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             return v
         if isinstance(v, (bool, int, float, type(None))):
             return self.b.const(v)
+        if is_complex_value(v):
+            raise self.fail(f"{MESSAGE}: a {type(v).__name__} value is used here", where,
+                            HINT)
         if isinstance(v, tuple) and any(isinstance(x, Node) for x in v):
             return self.emit(Op.TUPLE, list(v), None, where)
         if isinstance(v, (tuple, str)):
@@ -288,13 +303,12 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
             t = current.type if isinstance(current, Node) else None
-            if t is not None and (t.kind != "array" or t.shape == ()) or isinstance(
-                    self.example(current), np.generic):
-                pass  # numbers are immutable: ``k += 1`` rebinds the name
-            elif isinstance(current, Node) and current.op is Op.ARG and self.region_depth > 0:
-                self.check_writable(s.target.value, current, scope, s)  # a carried value
+            ex = self.example(current)
+            if t is not None and (t.kind not in ("array", "list") or t.shape == () and
+                                  not isinstance(ex, np.ndarray)) or isinstance(ex, np.generic):
+                pass  # numbers are immutable: ``k += 1`` rebinds the name (0-d arrays are not)
             else:
-                self.check_private(s.target.value, current, scope, s)
+                self.check_private(s.target.value, current, scope, s, op)
             value = self.binary(op, current, self.expr(s.value, scope), s)
             self.assign(s.target, value, scope)
         elif isinstance(s, cst.Expr):
@@ -305,29 +319,18 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             raise self.fail(f"{type(s).__name__} statements are not supported", s)
         return _MISSING
 
-    def check_private(self, name: str, value: Any, scope: Scope, where: cst.CSTNode) -> None:
-        """``x += y`` on an ndarray writes into the array NumPy already holds.  Lowering it
-        as ``x = x + y`` is only right when nothing else can see that array: no other
-        name, no caller (arguments, globals) and no view of another array."""
-        if not isinstance(value, Node) or value.type is None or value.type.kind != "array" \
-                or isinstance(self.b.values.get(value), np.generic):
-            return  # Python numbers and NumPy scalars are immutable: += rebinds
-        why = None
-        if value.op is Op.ARG:
-            why = "it is an argument, so the caller's array would change too"
-        elif value.op is Op.CONST:
-            why = "it is a global or closure array, so it would change for every call"
-        elif value.op in _VIEWS:
-            why = "it may be a view of another array, which would change too"
-        else:
-            seen = [sc for top in [scope, *self.active_scopes] for sc in scope_chain(top)]
-            others = [k for sc in dict.fromkeys(seen) for k, v in sc.vars.items()
-                      if v is value and (k != name or sc is not scope)]
-            if others:
-                why = f"{others[0]!r} refers to the same array and would change too"
-        if why is not None:
-            raise self.fail(f"in-place update of {name!r} is not supported here: {why}",
-                            where, f"write {name} = {name} <op> ... to make a new array")
+    def check_private(self, name: str, value: Any, scope: Scope, where: cst.CSTNode,
+                      op: Op) -> None:
+        """``x += y`` on an ndarray writes into the array NumPy already holds, like
+        ``x[...] += y``.  Lowering it as ``x = x + y`` is only right when nothing else can
+        see that array: ``check_writable`` decides, with the same rules as element writes
+        (other names, containers, appended items, closures, callers, views)."""
+        if isinstance(value, np.ndarray) or isinstance(value, Node) and (
+                value.type is None or value.type.kind == "array") and not isinstance(
+                self.b.values.get(value), np.generic):
+            self.check_writable(name, value, scope, where, _SYMBOL[op])
+        elif op in (Op.ADD, Op.MUL):  # list += and *= change the list itself
+            self.check_list_unshared(name, value, scope, where, _SYMBOL[op])
 
     def assign(self, target: cst.BaseExpression, value: Any, scope: Scope) -> None:
         if isinstance(target, cst.Name):
@@ -360,6 +363,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             key = self.dict_key(target, scope)
             if key not in base:
                 raise self.fail(f"key {key!r} is not in the dict", target, kind=CompileError)
+            label = f"{target.value.value}[{key!r}]" if isinstance(target.value, cst.Name) \
+                else f"the dict item {key!r}"
+            self.check_dict_item(label, base, key, scope, where, _SYMBOL[op])
             base[key] = self.binary(op, base[key], value, where)
             return
         self.aug_assign_subscript(target, op, value, scope, where)
@@ -436,6 +442,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
 
     ``make_resolver(lowerer)`` gives the function's free-name lookup (globals, closure).
     """
+    refuse_complex_arguments(fn, example_args)
     lw = Lowerer(name or fn.name, example_args is not None)
     resolver = make_resolver(lw)
     lw.fn_stack.append(fn)
@@ -461,4 +468,5 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     nodes[0] = lw.b.rename(nodes[0], "out")
     lw.fn_stack.pop()
     graph = lw.b.finish(nodes)
+    refuse_complex_graph(graph)
     return Lowered(graph, lw.b.values)

@@ -19,8 +19,17 @@ The rewrite is exact only when nothing else can see the array that NumPy would c
   (``b = a; b[0] = 1``), its base (``b = a[1:]; b[0] = 1`` changes ``a``), a view of it
   (``v = a[:2]; a[0] = 5`` changes ``v``), or anything sharing a base with it.
 
+The same check covers whole-array updates (``x += y`` on an ndarray, including a 0-d
+one, and ``d[key] += y`` on an array a dict holds: ``check_dict_item``), which NumPy also
+does in place; their messages say "in-place update of" and hint ``x = x + ...``.
+
 "Live" means bound in a scope of a function being lowered (callers included), or held by
-a tuple, list, dict, closure or bound method such a scope holds.  Memory is followed
+a tuple, list, dict, closure or bound method such a scope holds, or appended to a list
+earlier in the loop body being lowered (the scope's ``#app...`` and ``#last:`` slots).
+Across iterations, ``check_loop_aliases`` (called by the loop lowering once a body is
+lowered) refuses a write into a carried array that the previous iteration also appended
+to a list or left in another carried name the body reads: the write log records what
+each accepted write wrote.  Memory is followed
 through the ops of ``lower._VIEWS`` (a ``getitem`` with an integer-array, list or boolean
 index is a copy, not a view), through containers (tuples, runtime lists hold the arrays
 themselves) and, inside ``if``/``for``/``while`` bodies, from a body argument to the value
@@ -45,9 +54,10 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from ..ir.graph import Loc, Node, index_may_repeat
+from ..ir.graph import Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
+from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .scope import BoundMethod, Closure, Scope, scope_chain
 
 #: Ops whose value holds its inputs themselves (tuples; runtime lists where the op table
@@ -55,17 +65,7 @@ from .scope import BoundMethod, Closure, Scope, scope_chain
 _CONTAINERS = frozenset({Op.TUPLE} | {op for op in Op if op.name in ("LIST", "LIST_CONCAT")})
 _ITEMS = frozenset({op for op in Op if op.name == "LIST_GET"})
 
-#: ``(id, op, inputs, params, loc)`` identifies a node across ``rename`` (which replaces a
-#: node by a renamed copy sharing its inputs and params) and across region builders
-#: (whose node ids start again at 0).
-NodeKey = tuple[int, Op, int, int, Loc | None]
-
-
-def _key(n: Node) -> NodeKey:
-    return (n.id, n.op, id(n.inputs), id(n.params), n.loc)
-
-
-class WriteLowering:
+class WriteLowering(LoopAliasing):
     """The in-place-write half of ``lower.Lowerer`` (see the module docstring)."""
 
     # --- the two statements ---------------------------------------------------------
@@ -120,36 +120,71 @@ class WriteLowering:
 
     # --- may this array be written? ---------------------------------------------------
 
-    def check_writable(self, name: str, value: Any, scope: Scope, where: cst.CSTNode) -> None:
+    def check_writable(self, name: str, value: Any, scope: Scope, where: cst.CSTNode,
+                       update: str | None = None) -> None:
         """Refuse (a located error with a hint) a write into ``value``, bound to ``name``
         in ``scope``, that NumPy would make visible somewhere the functional rewrite
-        would not; see the module docstring."""
-        self._check_kind(name, value, where)
-        copy_hint = f"copy it first ({name} = {name}.copy()) and write into the copy"
+        would not; see the module docstring.  ``update`` is the operator of a whole-array
+        in-place update (``+`` for ``name += v``), for the message and hint."""
+        self._check_kind(name, value, where, update)
+        copy_hint = (f"write {name} = {name} {update} ... to make a new array" if update
+                     else f"copy it first ({name} = {name}.copy()) and write into the copy")
         if name not in scope.vars:  # found in an enclosing function or the module
             why = ("it is a global or closure array, so it would change for every call"
                    if value.op is Op.CONST else "it belongs to an enclosing function, whose "
                    "other uses of it would not see the change")
-            raise self._refuse(name, why, where, copy_hint)
-        memory, same = self._memory(value, name, scope, where)
+            raise self._refuse(name, why, where, copy_hint, update)
+        self._check_holders(name, value, scope, where, update, copy_hint)
+
+    def check_dict_item(self, label: str, d: dict, key: Any, scope: Scope,
+                        where: cst.CSTNode, update: str) -> None:
+        """``d[key] op= v`` on an array a dict holds updates that array in place: refuse
+        it (``label`` names the item in messages) when something other than this entry of
+        ``d`` can see the array."""
+        value = d[key]
+        t = value.type if isinstance(value, Node) else None
+        if not isinstance(value, Node) or t is None or t.kind != "array" or t.shape == () \
+                or isinstance(self.b.values.get(value), np.generic):
+            return  # numbers are immutable: the entry is rebound
+        del d[key]  # the entry itself is the one holder allowed
+        try:
+            self._check_holders(label, value, scope, where, update,
+                                f"write {label} = {label} {update} ... to make a new array")
+        finally:
+            d[key] = value
+
+    def _check_holders(self, name: str, value: Node, scope: Scope, where: cst.CSTNode,
+                       update: str | None, copy_hint: str) -> None:
+        """The part of ``check_writable`` that looks for other holders of the memory."""
+        memory, same = self._memory(value, name, scope, where, update)
         for k, m in memory.items():
             why = self._foreign(m, k in same)
             if why is not None:
-                raise self._refuse(name, why, where, copy_hint)
+                raise self._refuse(name, why, where, copy_hint, update)
         if len(self.fn_stack) > 1 and self.b.captures is not None and \
                 not memory.keys().isdisjoint(self._passed_in(scope, where)):
             # a caller's if/for/while body is not among the scopes searched below
             raise self._refuse(name, "it may be an array passed in by a caller, and inside "
                                "an if, for or while st_autodiff cannot check what else "
-                               "refers to it", where, copy_hint + ", then return it")
+                               "refers to it", where, copy_hint + ", then return it", update)
         for sc, k, held, v in self._bindings(scope):
             if k == name and not held and self._same_frame(sc, scope):
                 continue  # the written name itself (or its copy outside this if/for/while)
+            if sc is not scope and k in scope.vars and self._same_frame(sc, scope):
+                continue  # outside this if/for/while, replaced by the body's own binding
             shared, _ = self._memory(v, None, scope, where)
             if memory.keys().isdisjoint(shared):
                 continue
+            listed = _appended_list(k)
+            if listed is not None:  # an item appended to a list earlier in this loop body
+                what = "it is" if _key(v) in same else "a view of it is" if not \
+                    same.isdisjoint(shared) else "an array sharing memory with it is"
+                why = f"{what} stored in the list {listed!r}{self._line_of(listed, sc)}, which"
+                raise self._refuse(name, why + " would change too", where, copy_hint, update)
             who = repr(k) + self._whose(sc, scope)
-            if _key(v) in same:
+            if v.type is not None and v.type.kind == "list":
+                why = f"it may be stored in the list {who}"
+            elif _key(v) in same:
                 why = f"{who} {'holds' if held else 'refers to'} the same array"
             elif _key(v) in memory:
                 why = f"it may be a view of {who}"
@@ -157,9 +192,11 @@ class WriteLowering:
                 why = f"{who} may be a view of it"
             else:
                 why = f"{who} may share memory with it"
-            hint = copy_hint if _key(v) in memory else (
+            hint = copy_hint if _key(v) in memory or update else (
                 f"make {k} a copy where it is made (... .copy()) if it must keep its values")
-            raise self._refuse(name, why + " and would change too", where, hint)
+            raise self._refuse(name, why + " and would change too", where, hint, update)
+        self._write_log().append(_Write(set(memory), name, self.loc(where), copy_hint,
+                                        update))
 
     def _passed_in(self, scope: Scope, where: cst.CSTNode) -> set[NodeKey]:
         """The memory of what the parameters of the function being lowered hold (in its
@@ -180,12 +217,13 @@ class WriteLowering:
         before the loop (``None``: a name the loop creates), for ``check_writable``."""
         self._carried()[_key(arg)] = before
 
-    def _check_kind(self, name: str, value: Any, where: cst.CSTNode) -> None:
+    def _check_kind(self, name: str, value: Any, where: cst.CSTNode,
+                    update: str | None = None) -> None:
         """Only arrays with at least one dimension have elements to write."""
         t = value.type if isinstance(value, Node) else None
         if isinstance(value, Node) and (t is None or t.kind == "array"):
-            if (t is not None and t.shape == ()) or isinstance(self.b.values.get(value),
-                                                               np.generic):
+            if update is None and ((t is not None and t.shape == ()) or isinstance(
+                    self.b.values.get(value), np.generic)):
                 raise self.fail(f"cannot write into an element of {name!r}: it is a 0-d "
                                 "value (a scalar), not an array with elements", where,
                                 f"assign it a new value instead: {name} = ...")
@@ -196,16 +234,19 @@ class WriteLowering:
         elif isinstance(value, np.ndarray):
             raise self._refuse(name, "it is an array the function did not create (a default "
                                "argument or a global), so it would change for every call",
-                               where, f"copy it first ({name} = {name}.copy()) and write "
-                               "into the copy")
+                               where, f"write {name} = {name} {update} ... to make a new "
+                               "array" if update else f"copy it first ({name} = "
+                               f"{name}.copy()) and write into the copy", update)
         else:
             what = f"a {type(value).__name__} known when compiling"
         raise self.fail(f"cannot write into an element of {name!r}: it is {what}, not an "
                         "array", where, "element writes are supported on NumPy arrays; "
                         "build a new value instead")
 
-    def _refuse(self, name: str, why: str, where: cst.CSTNode, hint: str) -> Exception:
-        return self.fail(f"writing into {name!r} is not supported here: {why}", where, hint)
+    def _refuse(self, name: str, why: str, where: cst.CSTNode, hint: str,
+                update: str | None = None) -> Exception:
+        verb = "in-place update of" if update else "writing into"
+        return self.fail(f"{verb} {name!r} is not supported here: {why}", where, hint)
 
     def _foreign(self, m: Node, itself: bool) -> str | None:
         """Why writing into memory ``m`` would reach outside the function, or None."""
@@ -221,8 +262,8 @@ class WriteLowering:
 
     # --- memory: views, containers, region arguments ---------------------------------
 
-    def _memory(self, n: Node, name: str | None, scope: Scope, where: cst.CSTNode
-                ) -> tuple[dict[NodeKey, Node], set[NodeKey]]:
+    def _memory(self, n: Node, name: str | None, scope: Scope, where: cst.CSTNode,
+                update: str | None = None) -> tuple[dict[NodeKey, Node], set[NodeKey]]:
         """``n`` and every node whose memory it may share (the bases of views, the arrays
         a container holds, the values body arguments stand for), and the keys of those
         that are ``n``'s array itself (``n`` and the values it stands for).  With ``name``
@@ -245,7 +286,7 @@ class WriteLowering:
                         name, "it comes from an enclosing if, for or while, and st_autodiff "
                         "cannot check what else refers to it there", where,
                         "write into an array made at this loop's level (e.g. make it "
-                        "with np.zeros before the loop)")
+                        "with np.zeros before the loop)", update)
             else:
                 todo.extend(self._parents(m))
         m = n  # n's own array: n, the value it stands for, and so on
@@ -306,7 +347,10 @@ class WriteLowering:
                 if m in carry:  # a carried value: also what the body makes of it
                     todo.append(bodies[0].outputs[carry[m]])
                 continue
-            todo.extend(self._parents(m))
+            parents = self._parents(m)
+            if not parents:  # an array the body makes: two outputs holding it share it
+                found[_key(m)] = m
+            todo.extend(parents)
         if r.op is not Op.IF and k < n_carry:  # zero iterations: the value before
             init = r.inputs[(3 if r.op is Op.FOR else 0) + (r.param("n_xs") or 0) + k]
             found[_key(init)] = init
@@ -380,7 +424,7 @@ class WriteLowering:
                 continue
             seen.add(id(sc))
             for k, v in list(sc.vars.items()):
-                if k.startswith("#"):
+                if k.startswith("#") and _appended_list(k) is None:
                     continue  # control-flow flags and a pending return value, not names
                 stack: list[tuple[Any, bool]] = [(v, False)]
                 while stack:
