@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import trees
 from ..ir.graph import Graph, Node, index_may_repeat
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
@@ -43,7 +44,7 @@ class Generated:
 
 def generate(graph: Graph, returns: Any, name: str | None = None,
              defaults: dict[str, str] | None = None, functional: bool = False) -> Generated:
-    """Write ``graph`` as a Python function; ``returns`` is a nested tuple of output indices.
+    """Write ``graph`` as a Python function; ``returns`` is a ``trees`` spec of output indices.
 
     ``functional=True`` writes code the compiler accepts again (for higher derivatives):
     no ``del``, no writes into arrays (scatters are ``rt.scatter_add``/``rt.index_add``).
@@ -461,8 +462,14 @@ class _Writer(RegionWriter):
                 f"{target}[{idx}] = {self.ref(n.inputs[1])}")
 
     def returns(self, spec: Any) -> str:
+        """The returned expression of a ``trees`` spec over the outputs: ``a, (b, c)``,
+        ``[a, b]``, ``{'k': a}``."""
         if isinstance(spec, int):
             return self.ref(self.g.outputs[spec])
+        if type(spec) is dict:
+            return "{" + ", ".join(f"{k!r}: {self.returns(s)}" for k, s in spec.items()) + "}"
+        if type(spec) is list:
+            return "[" + ", ".join(self.returns(s) for s in spec) + "]"
         inner = ", ".join(_paren(self.returns(s), s) for s in spec)
         return inner + ("," if len(spec) == 1 else "")
 
@@ -502,11 +509,11 @@ MAY_SHARE = frozenset({Op.CONST, Op.BROADCAST_TO, Op.GETITEM, Op.RESHAPE, Op.RAV
 
 
 def _flatten(spec: Any) -> list[int]:
-    return [spec] if isinstance(spec, int) else [i for s in spec for i in _flatten(s)]
+    return trees.indices(spec)
 
 
 def _paren(text: str, spec: Any) -> str:
-    return f"({text})" if not isinstance(spec, int) else text
+    return f"({text})" if type(spec) is tuple else text
 
 
 def _line(n: Node) -> Any:
