@@ -111,10 +111,6 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
             raise ValueError(f"jvp: {where} has shape {np.shape(t)}, but its primal has "
                              f"shape {np.shape(p)}")
         wrt.append(k)
-    if isinstance(fn, GradFunction) and fn._has_aux:
-        raise NotImplementedError(
-            f"jvp of {fn!r}: its aux output is not differentiated; take the jvp of the "
-            "gradient without has_aux")
     per_fn = _JVP_CACHE.setdefault(fn, {})
     g = per_fn.get((flat.key, tuple(wrt)))
     if g is None:
@@ -147,7 +143,7 @@ def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
         spec = pullback.out_tree  # type: ignore[attr-defined]
         outs = trees.leaves_like(spec, out, "the output", none_is_leaf=False)
         arg_specs = [trees.flatten(args[p])[1] for p in positions]
-        # rows[k][q]: the rows of d(output leaf k) / d(leaf q of the wrt arguments)
+        # per_out[k][q]: d(output leaf k) / d(leaf q of the wrt arguments), row by row
         per_out = []
         for k, o in enumerate(outs):
             rows: list[list[Any]] = []
@@ -155,8 +151,8 @@ def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
                 cts: list[Any] = [None] * len(outs)
                 cts[k] = _basis(o, e)
                 grads = pullback(trees.unflatten(spec, cts))
-                rows.append([g for p in positions for g in
-                             trees.leaves_like(trees.flatten(args[p])[1], grads[p], "")])
+                rows.append([g for p, aspec in zip(positions, arg_specs)
+                             for g in trees.leaves_like(aspec, grads[p], "")])
             per_out.append([_assemble([r[q] for r in rows], np.shape(o), x, axis=0)
                             for q, x in enumerate(_wrt_leaves(args, positions))])
         return _nest(spec, per_out, arg_specs, single)
@@ -178,7 +174,6 @@ def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
         xs = _wrt_leaves(args, positions)
         spec: Any = None
         cols_of: list[list[list[Any]]] = []  # [leaf q][column] -> the output tangent leaves
-        q = 0
         for p, aspec in zip(positions, arg_specs):
             leaves = trees.flatten(args[p])[0]
             for j, x in enumerate(leaves):
@@ -192,7 +187,6 @@ def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
                     got, spec = trees.flatten(out_dot)
                     cols.append(got)
                 cols_of.append(cols)
-                q += 1
         if spec is None:  # no column: the structure of the output from one primal run
             out, _ = jvp(fn, args, [None] * len(args))
             spec = trees.flatten(out)[1]
@@ -223,7 +217,7 @@ def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | No
     gradient's adjoint per element of ``x``.
     """
     wrt = _wrt(fn, wrt, argnums, "hessian")
-    g = grad(fn, wrt=list(wrt) if isinstance(wrt, tuple) else wrt)
+    g = grad(fn, wrt=wrt)
     if mode == "forward":
         return _named(jacfwd(g, wrt=wrt), fn, "hessian")
     if mode == "reverse":
@@ -337,7 +331,7 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
             return params[-1]
         if type(spec) is dict:
             for k in spec:
-                if type(k) not in (str, int) :
+                if type(k) not in (str, int):
                     raise TypeError(f"{who}: dict keys of arguments must be strings or ints, "
                                     f"got {k!r}")
             return "{" + ", ".join(f"{k!r}: {expr(v, base, False)}"

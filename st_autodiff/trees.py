@@ -113,8 +113,8 @@ def leaves_like(spec: Any, tree: Any, what: str, none_is_leaf: bool = True) -> l
             if type(t) is not dict:
                 raise fail(path, f"got {type(t).__name__}, expected a dict")
             if set(t) != set(s):
-                raise fail(path, f"got keys {sorted(map(repr, t))}, expected keys "
-                           f"{sorted(map(repr, s))}")
+                raise fail(path, f"got keys [{', '.join(sorted(map(repr, t)))}], expected "
+                           f"keys [{', '.join(sorted(map(repr, s)))}]")
             for k, v in s.items():
                 walk(v, t[k], f"{path}[{k!r}]")
             return

@@ -467,9 +467,10 @@ class _Writer(RegionWriter):
         if isinstance(spec, int):
             return self.ref(self.g.outputs[spec])
         if type(spec) is dict:
-            return "{" + ", ".join(f"{k!r}: {self.returns(s)}" for k, s in spec.items()) + "}"
+            return "{" + ", ".join(f"{k!r}: {_paren(self.returns(s), s)}"
+                                   for k, s in spec.items()) + "}"
         if type(spec) is list:
-            return "[" + ", ".join(self.returns(s) for s in spec) + "]"
+            return "[" + ", ".join(_paren(self.returns(s), s) for s in spec) + "]"
         inner = ", ".join(_paren(self.returns(s), s) for s in spec)
         return inner + ("," if len(spec) == 1 else "")
 
