@@ -282,8 +282,8 @@ class _Flat:
         self.specs: list[Any] = []
         self.offsets: list[int] = []
         self.leaves: list[Any] = []
-        for a in args:
-            leaves, spec = trees.flatten(a)
+        for a in args:  # an argument None stays one (static) argument
+            leaves, spec = ([None], 0) if a is None else trees.flatten(a)
             self.specs.append(spec)
             self.offsets.append(len(self.leaves))
             self.leaves += leaves
@@ -326,6 +326,8 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
         return name
 
     def expr(spec: Any, base: str, top: bool) -> str:
+        if spec is None:
+            return "None"
         if isinstance(spec, int):
             params.append(fresh(base if top else f"{base}_{spec}"))
             return params[-1]

@@ -5,7 +5,8 @@ flattened list of leaves: ``flatten(([a, b], {"k": c}))`` is ``([a, b, c],
 ((0, 1), {"k": 2}))`` (lists stay lists).  The compiler uses specs to say what a
 generated function returns (``codegen.returns``); ``vjp``, ``jvp`` and the Jacobians use
 them to take structured arguments and outputs apart and put them back together.
-Dicts keep their insertion order; a dict matched against a spec is read by key.
+Dicts keep their insertion order; a dict matched against a spec is read by key.  ``None``
+is a tree without leaves (JAX's convention), its spec ``None``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     leaves: list[Any] = []
 
     def walk(x: Any) -> Any:
+        if x is None:  # no leaves, as in JAX
+            return None
         if (is_leaf is None or not is_leaf(x)) and is_container(x):
             if type(x) is dict:
                 return {k: walk(v) for k, v in x.items()}
@@ -48,6 +51,8 @@ def map_spec(fn: Callable[[int], Any], spec: Any) -> Any:
     """``spec`` with each leaf index ``i`` replaced by ``fn(i)``."""
     if isinstance(spec, int):
         return fn(spec)
+    if spec is None:
+        return None
     if type(spec) is dict:
         return {k: map_spec(fn, v) for k, v in spec.items()}
     parts = [map_spec(fn, s) for s in spec]
@@ -62,6 +67,8 @@ def indices(spec: Any) -> list[int]:
 def _walk(spec: Any) -> Iterator[int]:
     if isinstance(spec, int):
         yield spec
+        return
+    if spec is None:
         return
     for s in spec.values() if type(spec) is dict else spec:
         yield from _walk(s)
@@ -82,6 +89,8 @@ def describe(spec: Any) -> str:
     """A short picture of a structure for error messages: ``(*, [*, *], {'k': *})``."""
     if isinstance(spec, int):
         return "*"
+    if spec is None:
+        return "None"
     if type(spec) is dict:
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in spec.items()) + "}"
     inner = ", ".join(describe(s) for s in spec)
@@ -107,8 +116,10 @@ def leaves_like(spec: Any, tree: Any, what: str, none_is_leaf: bool = True) -> l
         if isinstance(s, int):
             out[s] = t
             return
-        if t is None and none_is_leaf:
+        if t is None and (none_is_leaf or s is None):
             return
+        if s is None:
+            raise fail(path, f"got {type(t).__name__}, expected None")
         if type(s) is dict:
             if type(t) is not dict:
                 raise fail(path, f"got {type(t).__name__}, expected a dict")
@@ -137,6 +148,8 @@ def path(spec: Any, k: int) -> str:
     def find(s: Any) -> str | None:
         if isinstance(s, int):
             return "" if s == k else None
+        if s is None:
+            return None
         items = s.items() if type(s) is dict else enumerate(s)
         for key, v in items:
             got = find(v)

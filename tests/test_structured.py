@@ -539,3 +539,21 @@ def test_grad_of_a_list_output_is_a_clear_error():
     with pytest.raises(st.NonScalarOutputError, match=r"returns a list; grad needs one "
                        "scalar"):
         st.grad(listed)(np.ones(2))
+
+
+# --- None is a tree without leaves (JAX's convention) -------------------------------------
+
+def with_none_output(x, mask):
+    return x * 2.0, None, {"m": mask}
+
+
+def test_none_in_outputs_and_arguments_has_no_leaves():
+    out, vjp_fn = st.vjp(with_none_output, 1.5, None)
+    assert out == (3.0, None, {"m": None})
+    assert vjp_fn((1.0, None, {"m": None})) == (2.0, None)
+    out, tangent = st.jvp(with_none_output, (1.5, None), (1.0, None))
+    assert tangent == (2.0, None, {"m": None})
+    with pytest.raises(TypeError, match=r"at the cotangent\[1\]: got float, expected None"):
+        vjp_fn((1.0, 1.0, {"m": None}))
+    g, aux = st.grad(lambda x: (x * x, None), has_aux=True)(3.0)
+    assert (g, aux) == (6.0, None)

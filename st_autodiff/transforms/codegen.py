@@ -466,6 +466,8 @@ class _Writer(RegionWriter):
         ``[a, b]``, ``{'k': a}``."""
         if isinstance(spec, int):
             return self.ref(self.g.outputs[spec])
+        if spec is None:
+            return "None"
         if type(spec) is dict:
             return "{" + ", ".join(f"{k!r}: {_paren(self.returns(s), s)}"
                                    for k, s in spec.items()) + "}"
