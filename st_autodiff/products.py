@@ -57,7 +57,8 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
 
     def vjp_fn(cotangent: Any) -> tuple:
         cts = trees.leaves_like(out_spec, cotangent, "the cotangent")
-        seeds = [_cotangent(ct, o, k, out_spec) for k, (ct, o) in enumerate(zip(cts, outs))]
+        seeds = [_cotangent(ct, o, trees.path(out_spec, k))
+                 for k, (ct, o) in enumerate(zip(cts, outs))]
         grads = bwd(*residuals, *seeds)
         leaves: list[Any] = [None] * len(flat.leaves)
         for k, gk in zip(floats, grads):
@@ -140,8 +141,7 @@ def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
         args = _bound(fn, args, "jacrev")
         positions, single = _positions(fn, wrt, args, "jacrev")
         out, pullback = vjp(fn, *args)
-        spec = pullback.out_tree  # type: ignore[attr-defined]
-        outs = trees.leaves_like(spec, out, "the output", none_is_leaf=False)
+        outs, spec = trees.flatten(out)  # a list built in a loop: one block per item
         arg_specs = [trees.flatten(args[p])[1] for p in positions]
         # per_out[k][q]: d(output leaf k) / d(leaf q of the wrt arguments), row by row
         per_out = []
@@ -361,17 +361,24 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
 _FLAT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _cotangent(ct: Any, out: Any, k: int, spec: Any) -> Any:
-    """The seed for output leaf ``k``: ``ct`` checked against it (``None``: zeros)."""
+def _cotangent(ct: Any, out: Any, where: str) -> Any:
+    """The seed for the output ``out``: ``ct`` checked against it (``None``: zeros)."""
+    at = f" at {where}" if where else ""
+    if isinstance(out, list):  # a list the function built in a loop: item by item
+        if ct is None:
+            ct = [None] * len(out)
+        if type(ct) not in (list, tuple) or len(ct) != len(out):
+            got = f"a {type(ct).__name__}" + (f" of length {len(ct)}" if isinstance(
+                ct, (list, tuple)) else "")
+            raise TypeError(f"vjp: the cotangent{at} is {got}, but the output{at} is a "
+                            f"list of {len(out)} items; give one cotangent per item")
+        return [_cotangent(c, o, f"{where}[{i}]") for i, (c, o) in enumerate(zip(ct, out))]
     if ct is None:
         return np.zeros_like(out) if hasattr(out, "shape") else 0.0 * out
-    if isinstance(out, list):  # a list the function built in a loop: taken as it is
-        return ct
     if np.shape(ct) != np.shape(out):
-        where = trees.path(spec, k)
-        raise ValueError(f"vjp: the cotangent{' at ' + where if where else ''} has shape "
-                         f"{np.shape(ct)}, but the output{' at ' + where if where else ''} "
-                         f"has shape {np.shape(out)}; a cotangent is shaped like its output")
+        raise ValueError(f"vjp: the cotangent{at} has shape {np.shape(ct)}, but the "
+                         f"output{at} has shape {np.shape(out)}; a cotangent is shaped like "
+                         "its output")
     return ct
 
 

@@ -557,3 +557,72 @@ def test_none_in_outputs_and_arguments_has_no_leaves():
         vjp_fn((1.0, 1.0, {"m": None}))
     g, aux = st.grad(lambda x: (x * x, None), has_aux=True)(3.0)
     assert (g, aux) == (6.0, None)
+
+
+# --- a pullback runs many times (Jacobians call it once per output element) ---------------
+
+def loop_sum(x, n):
+    s = x * 0.0
+    for i in range(n):
+        s = s + np.sin(x) * i
+    return s
+
+
+def rows_sum(xs, n):
+    s = 0.0
+    for x in xs:
+        s = s + x * n
+    return s
+
+
+def appended(x, n):
+    ys = []
+    for i in range(n):
+        ys.append(np.sin(x) * i)
+    return ys
+
+
+@pytest.mark.parametrize("f, primals", [(loop_sum, (X3, 3)),
+                                        (rows_sum, (RNG.standard_normal((2, 3)), 3))])
+def test_a_pullback_called_twice_gives_the_same_gradient(f, primals):
+    """The adjoint's accumulators start from zeros the forward function kept: the
+    backward function copies them instead of adding into them (which doubled the second
+    gradient and changed the first one after it was returned)."""
+    out, vjp_fn = st.vjp(f, *primals)
+    ct = RNG.standard_normal(np.shape(out))
+    first = vjp_fn(ct)[0]
+    kept = np.copy(first)
+    second = vjp_fn(ct)[0]
+    np.testing.assert_array_equal(first, kept)
+    np.testing.assert_array_equal(second, kept)
+    assert_tree_close((first, None), fd_vjp(f, primals, ct), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("jac", [st.jacrev, st.jacfwd])
+def test_jacobian_of_loops_and_of_a_list_built_in_a_loop(jac):
+    x = RNG.standard_normal(3)
+    np.testing.assert_allclose(jac(loop_sum)(x, 3), fd_jacobian(loop_sum, (x, 3), 0),
+                               rtol=1e-6, atol=1e-8)
+    blocks = jac(appended)(x, 3)
+    assert type(blocks) is list and len(blocks) == 3
+    for i, b in enumerate(blocks):
+        np.testing.assert_allclose(b, np.diag(np.cos(x) * i), rtol=1e-12, atol=1e-12)
+
+
+def test_the_cotangent_of_a_list_built_in_a_loop_is_a_list():
+    x = RNG.standard_normal(3)
+    out, vjp_fn = st.vjp(appended, x, 3)
+    cts = [RNG.standard_normal(3) for _ in range(3)]
+    (g, _) = vjp_fn(cts)
+    np.testing.assert_allclose(g, np.cos(x) * (cts[1] + 2 * cts[2]), rtol=1e-12)
+    (g0, _) = vjp_fn([None, None, cts[2]])
+    np.testing.assert_allclose(g0, np.cos(x) * 2 * cts[2], rtol=1e-12)
+    with pytest.raises(TypeError, match="is a ndarray, but the output is a list of 3 items"):
+        vjp_fn(np.ones((3, 3)))
+    with pytest.raises(TypeError, match="list of length 2, but the output is a list of 3"):
+        vjp_fn(cts[:2])
+    with pytest.raises(ValueError, match=r"cotangent at \[1\] has shape \(2,\)"):
+        vjp_fn([cts[0], np.ones(2), cts[2]])
+    _, tangent = st.jvp(appended, (x, 3), (np.ones(3), None))
+    assert type(tangent) is list
+    np.testing.assert_allclose(tangent[2], 2 * np.cos(x), rtol=1e-12)

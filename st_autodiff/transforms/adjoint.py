@@ -286,9 +286,14 @@ def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool,
           name: str = "out_bar") -> Node:
     if not like_output:
         return b.arg(name, Type("float", "float64", ()), 1.0, role="seed")
-    example = None if value is None else (np.ones_like(value) if hasattr(value, "shape")
-                                          else 1.0)
-    return b.arg(name, out.type, example, role="seed")
+    return b.arg(name, out.type, None if value is None else _ones_like(value), role="seed")
+
+
+def _ones_like(value: Any) -> Any:
+    """An example seed for an output: ones of its shape (item by item for a list)."""
+    if isinstance(value, list):
+        return [_ones_like(v) for v in value]
+    return np.ones_like(value) if hasattr(value, "shape") else 1.0
 
 
 def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:

@@ -75,6 +75,7 @@ class _Writer(RegionWriter):
         self.globals: dict[str, Any] = {} if parent is None else parent.globals
         self.adjoint = self._sections()
         self.private = private  # body arguments the region owns (carried, never pushed)
+        self.split = False  # NAME_bwd of write_split: its residuals outlive one call
         self.writes = {} if functional else self._writes_in_place()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
         self.acc_add: set[Node] = set()
@@ -301,6 +302,7 @@ class _Writer(RegionWriter):
         and keeps what the adjoint reads; ``NAME_bwd(*residuals, out_bar)`` runs the
         adjoint sweep.  This is what a framework calls on forward and on backward."""
         self._name_args()
+        self.split = True
         order = self._order()
         fwd = [n for n in order if n not in self.adjoint]
         bwd = [n for n in order if n in self.adjoint]
