@@ -66,7 +66,6 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
         return flat.unflatten(leaves)
 
     vjp_fn.grad_function = g  # type: ignore[attr-defined]
-    vjp_fn.out_tree = out_spec  # type: ignore[attr-defined]
     return out, vjp_fn
 
 

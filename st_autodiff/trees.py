@@ -25,7 +25,11 @@ def is_container(x: Any) -> bool:
 
 def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
             ) -> tuple[list[Any], Any]:
-    """``(leaves, spec)`` of a tree, leaves in depth-first order."""
+    """``(leaves, spec)`` of a tree, leaves in depth-first order.
+
+    >>> flatten(([1.0, 2.0], {"k": 3.0, "n": None}))
+    ([1.0, 2.0, 3.0], ([0, 1], {'k': 2, 'n': None}))
+    """
     leaves: list[Any] = []
 
     def walk(x: Any) -> Any:

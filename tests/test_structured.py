@@ -626,3 +626,14 @@ def test_the_cotangent_of_a_list_built_in_a_loop_is_a_list():
     _, tangent = st.jvp(appended, (x, 3), (np.ones(3), None))
     assert type(tangent) is list
     np.testing.assert_allclose(tangent[2], 2 * np.cos(x), rtol=1e-12)
+
+
+def test_doctests():
+    import doctest
+
+    import st_autodiff.products
+    import st_autodiff.trees
+
+    for module in (st_autodiff.products, st_autodiff.trees):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0
