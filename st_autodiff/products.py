@@ -7,54 +7,66 @@ function, so repeated calls compile once.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import linecache
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .api import GradFunction, Options, _is_float, grad
+from . import trees
+from .api import _KINDS, GradFunction, Options, Wrt, _is_float, _kind, grad
 from .errors import StAutodiffError, WrtError
 
 
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
     """``(fn(*args), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per argument.
 
+    JAX's convention: the cotangent has the structure of the output (a tuple, list or
+    dict of arrays and floats, nested or not; ``None`` for a zero part), and
+    ``vjp_fn`` returns a tuple with one entry per argument in that argument's structure.
     The primal runs once, in a generated forward function that keeps exactly the values
-    the adjoint reads; ``vjp_fn`` runs the generated backward function on them.
-    Arguments that are not floating point (ints, bools, integer arrays) get ``None``.
+    the adjoint reads; ``vjp_fn`` runs the generated backward function on them.  Parts
+    that are not floating point (ints, bools, integer arrays) get ``None``.
+
+    >>> import st_autodiff as st
+    >>> def f(x):
+    ...     return 2.0 * x, x + 1.0
+    >>> out, vjp_fn = st.vjp(f, 1.0)
+    >>> vjp_fn((1.0, 1.0))
+    (3.0,)
     """
-    if not isinstance(fn, GradFunction):  # parameters left out take their defaults
-        try:
-            bound = inspect.signature(fn).bind(*args)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"vjp of {getattr(fn, '__name__', fn)}: {exc}") from None
-        bound.apply_defaults()
-        args = tuple(bound.arguments.values())
-    floats = tuple(i for i, a in enumerate(args) if _is_float(a))
+    args = _bound(fn, args, "vjp")
+    flat = _Flat(fn, args, "vjp")
+    floats = tuple(k for k, a in enumerate(flat.leaves) if _is_float(a))
     if not floats:
-        raise WrtError(f"vjp of {getattr(fn, '__name__', fn)}: no floating-point argument "
-                       "to differentiate")
+        raise WrtError(f"vjp of {flat.name}: no floating-point argument to differentiate")
     per_fn = _VJP_CACHE.setdefault(fn, {})
-    g = per_fn.get(floats)
+    g = per_fn.get((flat.key, floats))
     if g is None:
-        g = per_fn[floats] = GradFunction(fn, floats, "vjp", False, Options())
+        g = per_fn[(flat.key, floats)] = GradFunction(flat.fn, floats, "vjp", False, Options())
     try:
-        fwd, bwd = g.split(*args)
+        fwd, bwd = g.split(*flat.leaves)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
-    out, residuals = fwd(*args)
+    out_spec = g._compiled[tuple(_KINDS.get(type(a), _kind)(a) for a in flat.leaves)].out_tree
+    out, residuals = fwd(*flat.leaves)
+    outs = trees.leaves_like(out_spec, out, "the output", none_is_leaf=False)
 
     def vjp_fn(cotangent: Any) -> tuple:
-        if np.iscomplexobj(cotangent):
+        if any(np.iscomplexobj(c) for c in trees.flatten(cotangent)[0]):
             raise TypeError("vjp: the cotangent is complex, but complex numbers are not "
                             "supported yet (the function's output is real)")
-        grads = bwd(*residuals, cotangent)
-        result: list[Any] = [None] * len(args)
-        for i, gi in zip(floats, grads):
-            result[i] = gi
-        return tuple(result)
+        cts = trees.leaves_like(out_spec, cotangent, "the cotangent")
+        seeds = [_cotangent(ct, o, trees.path(out_spec, k))
+                 for k, (ct, o) in enumerate(zip(cts, outs))]
+        grads = bwd(*residuals, *seeds)
+        leaves: list[Any] = [None] * len(flat.leaves)
+        for k, gk in zip(floats, grads):
+            leaves[k] = gk
+        return flat.unflatten(leaves)
 
     vjp_fn.grad_function = g  # type: ignore[attr-defined]
     return out, vjp_fn
@@ -67,9 +79,11 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         ) -> tuple[Any, Any]:
     """``(fn(*primals), J @ tangents)`` by forward mode (JAX's convention).
 
-    ``tangents`` has one entry per primal, shaped like it; ``None`` means a zero tangent
-    (and is what arguments that are not floating point take).  The generated ``NAME_jvp``
-    runs the primal sweep, then the tangent sweep.
+    ``tangents`` has one entry per primal in that primal's structure (tuples, lists and
+    dicts of arrays and floats), each part shaped like its primal; ``None`` means a zero
+    tangent, for a part or a whole argument, and is what parts that are not floating
+    point take.  The output tangent has the structure of the output.  The generated
+    ``NAME_jvp`` runs the primal sweep, then the tangent sweep.
 
     >>> import numpy as np, st_autodiff as st
     >>> def f(x):
@@ -82,66 +96,109 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
                         "one tangent per primal")
-    if not isinstance(fn, GradFunction):  # parameters left out take their defaults
-        try:
-            bound = inspect.signature(fn).bind(*primals)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"jvp of {getattr(fn, '__name__', fn)}: {exc}") from None
-        bound.apply_defaults()
-        extra = tuple(bound.arguments.values())[len(primals):]
-        primals, tangents = primals + extra, tangents + (None,) * len(extra)
-    wrt = tuple(i for i, a in enumerate(primals) if _is_float(a) and tangents[i] is not None)
-    for i in wrt:
-        if np.iscomplexobj(tangents[i]) and not np.iscomplexobj(primals[i]):
-            raise TypeError(f"jvp: tangent {i} is complex, but complex numbers are not "
+    flat = _Flat(fn, primals, "jvp")
+    dots: list[Any] = []
+    for i, (spec, t) in enumerate(zip(flat.specs, tangents)):
+        dots += trees.leaves_like(spec, t, f"tangents[{i}]")
+    wrt = []
+    for k, (p, t) in enumerate(zip(flat.leaves, dots)):
+        if t is None:
+            continue
+        where = f"the tangent of {flat.describe(k)}"
+        if not _is_float(p):
+            if np.any(np.asarray(t) != 0):
+                raise ValueError(f"jvp: {where} is not zero, but its primal is not floating "
+                                 "point (its tangent is always zero); pass None for it")
+            continue
+        if np.iscomplexobj(t) and not np.iscomplexobj(p):
+            raise TypeError(f"jvp: {where} is complex, but complex numbers are not "
                             "supported yet (its primal is real)")
-        if np.shape(tangents[i]) != np.shape(primals[i]):
-            raise ValueError(f"jvp: tangent {i} has shape {np.shape(tangents[i])}, but its "
-                             f"primal has shape {np.shape(primals[i])}")
-    if isinstance(fn, GradFunction) and (fn._mode != "grad" or fn._has_aux or
-                                         not isinstance(fn._wrt_spec, (int, str))):
-        # forward mode carries the tangent of the first output only
-        raise NotImplementedError(
-            f"jvp of {fn!r}: its generated code returns a tuple, and forward mode "
-            "differentiates one output; take the jvp of grad(f, wrt=i) for one argument i")
+        if np.shape(t) != np.shape(p):
+            raise ValueError(f"jvp: {where} has shape {np.shape(t)}, but its primal has "
+                             f"shape {np.shape(p)}")
+        wrt.append(k)
     per_fn = _JVP_CACHE.setdefault(fn, {})
-    g = per_fn.get(wrt)
+    g = per_fn.get((flat.key, tuple(wrt)))
     if g is None:
-        g = per_fn[wrt] = GradFunction(fn, wrt, "jvp", False, Options())
-    return g.call_flat(*primals, *(tangents[i] for i in wrt))
+        g = per_fn[(flat.key, tuple(wrt))] = GradFunction(flat.fn, tuple(wrt), "jvp", False,
+                                                          Options())
+    return g.call_flat(*flat.leaves, *(dots[k] for k in wrt))
 
 
 _JVP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def jacrev(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
-    """The Jacobian of ``fn`` with respect to argument ``wrt``, by reverse mode: one primal
-    run, then one generated backward call per output element.  The result has shape
-    ``out.shape + x.shape``."""
+def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None
+           ) -> Callable[..., Any]:
+    """The Jacobian of ``fn`` with respect to argument(s) ``wrt`` (positions or names;
+    ``argnums`` is JAX's name for it), by reverse mode: one primal run, then one generated
+    backward call per output element.
+
+    For an array output and one array argument the result has shape
+    ``out.shape + x.shape``.  As in JAX, a tuple ``wrt`` gives a tuple (one Jacobian per
+    argument), a structured argument a Jacobian of that structure, and a structured
+    output that structure of those (the output's structure outside, the argument's
+    inside).
+    """
+    wrt = _wrt(fn, wrt, argnums, "jacrev")
 
     def jacobian_fn(*args: Any) -> Any:
+        args = _bound(fn, args, "jacrev")
+        positions, single = _positions(fn, wrt, args, "jacrev")
         out, pullback = vjp(fn, *args)
-        out = np.asarray(out)
-        rows = [pullback(_basis(out, k))[wrt] for k in range(out.size)]
-        return np.stack([np.asarray(r) for r in rows]).reshape(out.shape + np.shape(args[wrt]))
+        outs, spec = trees.flatten(out)  # a list built in a loop: one block per item
+        arg_specs = [trees.flatten(args[p])[1] for p in positions]
+        # per_out[k][q]: d(output leaf k) / d(leaf q of the wrt arguments), row by row
+        per_out = []
+        for k, o in enumerate(outs):
+            rows: list[list[Any]] = []
+            for e in range(np.size(o)):
+                cts: list[Any] = [None] * len(outs)
+                cts[k] = _basis(o, e)
+                grads = pullback(trees.unflatten(spec, cts))
+                rows.append([g for p, aspec in zip(positions, arg_specs)
+                             for g in trees.leaves_like(aspec, grads[p], "")])
+            per_out.append([_assemble([r[q] for r in rows], np.shape(o), x, axis=0)
+                            for q, x in enumerate(_wrt_leaves(args, positions))])
+        return _nest(spec, per_out, arg_specs, single)
 
     return _named(jacobian_fn, fn, "jacrev")
 
 
-def jacfwd(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
-    """The Jacobian of ``fn`` with respect to argument ``wrt``, by forward mode: one
-    generated tangent run per input element (cheaper than ``jacrev`` for few inputs)."""
+def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None
+           ) -> Callable[..., Any]:
+    """The Jacobian of ``fn`` with respect to argument(s) ``wrt``, by forward mode: one
+    generated tangent run per input element (cheaper than ``jacrev`` for few inputs).
+    Shapes and structures as for ``jacrev``."""
+    wrt = _wrt(fn, wrt, argnums, "jacfwd")
 
     def jacobian_fn(*args: Any) -> Any:
-        x = np.asarray(args[wrt])
-        cols = []
-        for k in range(x.size):
-            tangents = [None] * len(args)
-            tangents[wrt] = _basis(x, k)
-            cols.append(np.asarray(jvp(fn, args, tangents)[1]))
-        out_shape = cols[0].shape if cols else ()
-        jac = np.stack(cols, axis=-1) if cols else np.zeros(out_shape + (0,))
-        return jac.reshape(out_shape + x.shape)
+        args = _bound(fn, args, "jacfwd")
+        positions, single = _positions(fn, wrt, args, "jacfwd")
+        arg_specs = [trees.flatten(args[p])[1] for p in positions]
+        xs = _wrt_leaves(args, positions)
+        spec: Any = None
+        cols_of: list[list[list[Any]]] = []  # [leaf q][column] -> the output tangent leaves
+        for p, aspec in zip(positions, arg_specs):
+            leaves = trees.flatten(args[p])[0]
+            for j, x in enumerate(leaves):
+                cols: list[list[Any]] = []
+                for e in range(np.size(x) if _is_float(x) else 0):
+                    dots: list[Any] = [None] * len(leaves)
+                    dots[j] = _basis(x, e)
+                    tangents: list[Any] = [None] * len(args)
+                    tangents[p] = trees.unflatten(aspec, dots)
+                    out, out_dot = jvp(fn, args, tangents)
+                    got, spec = trees.flatten(out_dot)
+                    cols.append(got)
+                cols_of.append(cols)
+        if spec is None:  # no column: the structure of the output from one primal run
+            out, _ = jvp(fn, args, [None] * len(args))
+            spec = trees.flatten(out)[1]
+        outs = trees.leaves_like(spec, out, "the output", none_is_leaf=False)
+        per_out = [[_assemble([c[k] for c in cols_of[q]], np.shape(o), x, axis=-1)
+                    for q, x in enumerate(xs)] for k, o in enumerate(outs)]
+        return _nest(spec, per_out, arg_specs, single)
 
     return _named(jacobian_fn, fn, "jacfwd")
 
@@ -150,11 +207,13 @@ def jacfwd(fn: Callable[..., Any], wrt: int = 0) -> Callable[..., Any]:
 jacobian = jacrev
 
 
-def hessian(fn: Callable[..., Any], wrt: int = 0, *, mode: str = "forward"
-            ) -> Callable[..., Any]:
-    """The Hessian of a scalar ``fn`` with respect to argument ``wrt``: the Jacobian of the
-    compiled gradient, whose generated code the compiler differentiates again.  The
-    result has shape ``x.shape + x.shape``.
+def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
+            mode: str = "forward") -> Callable[..., Any]:
+    """The Hessian of a scalar ``fn`` with respect to argument(s) ``wrt`` (positions or
+    names; ``argnums`` is JAX's name for it): the Jacobian of the compiled gradient, whose
+    generated code the compiler differentiates again.  For one array argument the result
+    has shape ``x.shape + x.shape``; a tuple ``wrt`` gives a tuple of tuples, ``H[i][j]``
+    of shape ``x_i.shape + x_j.shape`` (JAX's convention).
 
     ``mode="forward"`` (the default, JAX's ``jacfwd(grad(f))``) is forward over reverse:
     one generated tangent run of the gradient per element of ``x``, and the tangent sweep
@@ -162,6 +221,7 @@ def hessian(fn: Callable[..., Any], wrt: int = 0, *, mode: str = "forward"
     reverse (``jacrev(grad(f))``): one primal run, then one generated backward run of the
     gradient's adjoint per element of ``x``.
     """
+    wrt = _wrt(fn, wrt, argnums, "hessian")
     g = grad(fn, wrt=wrt)
     if mode == "forward":
         return _named(jacfwd(g, wrt=wrt), fn, "hessian")
@@ -205,8 +265,205 @@ def _grad_of(fn: Callable[..., Any]) -> GradFunction:
 _GRAD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _bound(fn: Callable[..., Any], args: tuple, who: str) -> tuple:
+    """``args`` with the parameters left out taking their defaults."""
+    if isinstance(fn, GradFunction):
+        return tuple(args)
+    try:
+        bound = inspect.signature(fn).bind(*args)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{who} of {getattr(fn, '__name__', fn)}: {exc}") from None
+    bound.apply_defaults()
+    return tuple(bound.arguments.values())
+
+
+class _Flat:
+    """The arguments of a call as one flat list of leaves (arrays, floats, ints ...), and
+    ``fn`` as a function of those leaves: structured arguments (tuples, lists and dicts,
+    nested) become one argument of the generated code per leaf."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple, who: str) -> None:
+        self.name = getattr(fn, "__name__", repr(fn))
+        self.specs: list[Any] = []
+        self.offsets: list[int] = []
+        self.leaves: list[Any] = []
+        for a in args:  # an argument None stays one (static) argument
+            leaves, spec = ([None], 0) if a is None else trees.flatten(a)
+            self.specs.append(spec)
+            self.offsets.append(len(self.leaves))
+            self.leaves += leaves
+        structured = any(trees.is_container(a) for a in args)
+        self.key: Any = repr(self.specs) if structured else None
+        self.fn = _flat_function(fn, self.specs, who) if structured else fn
+
+    def unflatten(self, leaves: list[Any]) -> tuple:
+        """One value per argument, each in that argument's structure."""
+        return tuple(trees.unflatten(s, leaves[o:]) for s, o in zip(self.specs, self.offsets))
+
+    def describe(self, k: int) -> str:
+        """``argument 1[0]['a']``: where leaf ``k`` sits."""
+        i = max(j for j, o in enumerate(self.offsets) if o <= k)
+        return f"argument {i}{trees.path(self.specs[i], k - self.offsets[i])}"
+
+
+def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
+    """A generated Python function of the leaves that rebuilds the structures and calls
+    ``fn`` (which the compiler inlines): ``def f(xs_0, xs_1): return _st_fn([xs_0, xs_1])``."""
+    key = repr(specs)
+    per_fn = _FLAT_CACHE.setdefault(fn, {})
+    if key in per_fn:
+        return per_fn[key]
+    if isinstance(fn, GradFunction):
+        raise NotImplementedError(f"{who} of {fn!r}: a compiled gradient takes arrays and "
+                                  "floats, not tuples, lists or dicts")
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    taken: set[str] = {"_st_fn"}
+    params: list[str] = []
+
+    def fresh(base: str) -> str:
+        name, k = base, 1
+        while name in taken:
+            name, k = f"{base}_{k}", k + 1
+        taken.add(name)
+        return name
+
+    def expr(spec: Any, base: str, top: bool) -> str:
+        if spec is None:
+            return "None"
+        if isinstance(spec, int):
+            params.append(fresh(base if top else f"{base}_{spec}"))
+            return params[-1]
+        if type(spec) is dict:
+            for k in spec:
+                if type(k) not in (str, int):
+                    raise TypeError(f"{who}: dict keys of arguments must be strings or ints, "
+                                    f"got {k!r}")
+            return "{" + ", ".join(f"{k!r}: {expr(v, base, False)}"
+                                   for k, v in spec.items()) + "}"
+        parts = [expr(v, base, False) for v in spec]
+        if type(spec) is list:
+            return "[" + ", ".join(parts) + "]"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    call = [expr(s, names[i] if i < len(names) else f"arg{i}", True)
+            for i, s in enumerate(specs)]
+    name = getattr(fn, "__name__", "")
+    name = fresh(name if name.isidentifier() else "flat")
+    source = (f"def {name}({', '.join(params)}):\n"
+              f"    return _st_fn({', '.join(call)})\n")
+    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
+    filename = f"<st_autodiff flat {name} {digest}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace: dict[str, Any] = {"_st_fn": fn, "__name__": "st_autodiff.generated"}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own source)
+    per_fn[key] = namespace[name]
+    return namespace[name]
+
+
+_FLAT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cotangent(ct: Any, out: Any, where: str) -> Any:
+    """The seed for the output ``out``: ``ct`` checked against it (``None``: zeros)."""
+    at = f" at {where}" if where else ""
+    if isinstance(out, list):  # a list the function built in a loop: item by item
+        if ct is None:
+            ct = [None] * len(out)
+        if type(ct) not in (list, tuple) or len(ct) != len(out):
+            got = f"a {type(ct).__name__}" + (f" of length {len(ct)}" if isinstance(
+                ct, (list, tuple)) else "")
+            raise TypeError(f"vjp: the cotangent{at} is {got}, but the output{at} is a "
+                            f"list of {len(out)} items; give one cotangent per item")
+        return [_cotangent(c, o, f"{where}[{i}]") for i, (c, o) in enumerate(zip(ct, out))]
+    if ct is None:
+        return np.zeros_like(out) if hasattr(out, "shape") else 0.0 * out
+    if np.shape(ct) != np.shape(out):
+        raise ValueError(f"vjp: the cotangent{at} has shape {np.shape(ct)}, but the "
+                         f"output{at} has shape {np.shape(out)}; a cotangent is shaped like "
+                         "its output")
+    return ct
+
+
+def _wrt(fn: Callable[..., Any], wrt: Wrt | None, argnums: Wrt | None, who: str) -> Any:
+    """``wrt`` or JAX's ``argnums`` (not both) as an int, a name or a tuple of them."""
+    if wrt is not None and argnums is not None:
+        raise TypeError(f"{who}: pass wrt or argnums (JAX's name for it), not both")
+    w = argnums if wrt is None else wrt
+    if w is None:
+        return 0
+    if isinstance(w, (list, tuple)):
+        w = tuple(w)
+        if not w:
+            raise WrtError(f"{who}: wrt is empty; name at least one argument")
+    for x in w if isinstance(w, tuple) else (w,):
+        if isinstance(x, bool) or not isinstance(x, (int, str)):
+            raise WrtError(f"{who}: wrt must name arguments by position or name, got {x!r}")
+    return w
+
+
+def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str
+               ) -> tuple[list[int], bool]:
+    """The argument positions ``wrt`` names, and whether it named one (not a tuple)."""
+    single = not isinstance(wrt, tuple)
+    items = [wrt] if single else list(wrt)
+    names = list((fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
+                  ).parameters)
+    name = getattr(fn, "__name__", fn)
+    positions = []
+    for w in items:
+        if isinstance(w, str):
+            if w not in names:
+                raise WrtError(f"{who}: wrt names {w!r}, but {name}() has no such parameter "
+                               f"(its parameters: {', '.join(names)})")
+            w = names.index(w)
+        if not -len(args) <= w < len(args):
+            raise WrtError(f"{who}: wrt={w} is out of range: {name}() takes {len(args)} "
+                           "arguments")
+        p = w % len(args)
+        if not any(_is_float(x) for x in trees.flatten(args[p])[0]):
+            raise WrtError(f"{who}: cannot differentiate with respect to argument {p} of "
+                           f"{name}(): it holds no floating-point value "
+                           f"({type(args[p]).__name__})")
+        positions.append(p)
+    return positions, single
+
+
+def _wrt_leaves(args: tuple, positions: list[int]) -> list[Any]:
+    return [x for p in positions for x in trees.flatten(args[p])[0]]
+
+
+def _assemble(parts: list[Any], out_shape: tuple, x: Any, axis: int) -> Any:
+    """One Jacobian block ``d out / d x`` of shape ``out_shape + x.shape`` from its rows
+    (``axis=0``, reverse mode) or columns (``axis=-1``, forward mode); ``None`` for an
+    ``x`` that is not floating point."""
+    if not _is_float(x):
+        return None
+    if not parts:
+        return np.zeros(out_shape + np.shape(x), dtype=np.result_type(x, np.float32))
+    stacked = np.stack([np.asarray(r) for r in parts], axis=axis)
+    return stacked.reshape(out_shape + np.shape(x))
+
+
+def _nest(out_spec: Any, per_out: list[list[Any]], arg_specs: list[Any], single: bool
+          ) -> Any:
+    """The Jacobian blocks in JAX's nesting: the output's structure outside, then the
+    tuple of ``wrt`` arguments (unless one was named), then each argument's structure."""
+    def for_output(blocks: list[Any]) -> Any:
+        per_arg, start = [], 0
+        for spec in arg_specs:
+            n = len(trees.indices(spec))
+            per_arg.append(trees.unflatten(spec, blocks[start:start + n]))
+            start += n
+        return per_arg[0] if single else tuple(per_arg)
+
+    return trees.unflatten(out_spec, [for_output(b) for b in per_out])
+
+
 def _basis(like: Any, k: int) -> Any:
-    e = np.zeros(np.shape(like), dtype=np.result_type(like, np.float32))
+    e = np.zeros(np.shape(like), dtype=np.result_type(np.asarray(like).dtype, np.float32))
     e.flat[k] = 1.0
     return e
 

@@ -71,13 +71,13 @@ def test_zero_tangent_and_generated_code():
     np.testing.assert_allclose(out_dot, np.sum(2 * np.sin(x) * y * np.cos(x) * y))
     from st_autodiff.products import _JVP_CACHE
 
-    source = _JVP_CACHE[f][(0,)].source
+    source = _JVP_CACHE[f][(None, (0,))].source
     assert source.startswith("def f_jvp(x, y, x_dot):")
     assert "z_dot = " in source and "return out, out_dot" in source
 
 
 def test_tangent_shape_mismatch_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"tangent 0 has shape \(3,\), but its primal has"):
+    with pytest.raises(ValueError, match=r"argument 0 has shape \(3,\), but its primal has"):
         st.jvp(layer, (np.ones((3, 2)), np.ones((4, 3))), (np.ones(3), None))
     with pytest.raises(TypeError, match="2 primals but 1 tangents"):
         st.jvp(layer, (np.ones((3, 2)), np.ones((4, 3))), (np.ones((3, 2)),))

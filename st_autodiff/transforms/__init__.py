@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import trees
 from ..errors import NonScalarOutputError, WrtError
 from ..ir.graph import Graph
 from ..ir.printer import print_graph
@@ -64,6 +65,7 @@ class Compiled:
     joint: Graph | None = None
     fwd: Callable[..., Any] | None = None  # split mode: (outputs, residuals)
     bwd: Callable[..., Any] | None = None  # split mode: (*residuals, out_bar) -> gradients
+    out_tree: Any = None  # what the function returns (a ``trees`` spec over its outputs)
 
 
 def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],
@@ -76,17 +78,20 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     _check(low.graph, options, stages, "lower")
     if req.mode == "jvp":
         return _compile_jvp(parsed, low, example_args, req, options, stages, xp, rt)
-    _check_request(low.graph, parsed, req, low.values)
-    active = active_nodes(low.graph, req.wrt)
+    tree = out_tree(low)
+    _check_request(low.graph, parsed, req, low.values, tree)
+    # vjp seeds every output (its cotangent has the output's structure); grad the first
+    seeded = range(len(low.graph.outputs)) if req.mode == "vjp" else 0
+    active = active_nodes(low.graph, req.wrt, seeded)
     stages["activity"] = lambda: "active: " + ", ".join(
         f"%{n.name or n.id}" for n in low.graph.nodes if n in active) + "\n"
     joint = adjoint(low, active, req.wrt, seed_like_output=req.mode == "vjp")
     _check(joint.graph, options, stages, "adjoint")
     examples = [joint.values.get(a) for a in joint.graph.args]
-    spec = _returns(low.graph, req)
+    spec = _returns(low.graph, req, tree)
     graph = joint.graph if req.split else _only_returned(joint.graph, spec)
     if not req.split:  # outputs that are not returned (grad's value) are dead code
-        spec = _renumber_spec(spec, _flat(spec))
+        spec = trees.renumber(spec)
     opt = optimize(graph, options.optimize, examples if example_args is not None else None)
     _check(opt, options, stages, "optimize")
     name = f"{parsed.name.strip('<>')}_grad"
@@ -96,26 +101,25 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     if req.mode != "vjp":
         defaults["out_bar"] = "1.0"
     if req.split:
-        n_out = len(low.graph.outputs)
-        primal: Any = 0 if n_out == 1 else tuple(range(n_out))
-        fgen, bgen = generate_split(opt, primal, spec, name, defaults)
+        fgen, bgen = generate_split(opt, tree, spec, name, defaults)
         stages["codegen"] = fgen.source + "\n\n" + bgen.source
         _log(options, parsed, stages)
         if xp is None:
-            return Compiled(None, fgen, stages, low.graph, opt)
+            return Compiled(None, fgen, stages, low.graph, opt, out_tree=tree)
         return Compiled(None, bgen, stages, low.graph, opt, load(fgen, xp, rt),
-                        load(bgen, xp, rt))
+                        load(bgen, xp, rt), out_tree=tree)
     gen = generate(opt, spec, name, defaults, options.functional)
     stages["codegen"] = gen.source
     _log(options, parsed, stages)
     fn = load(gen, xp, rt) if xp is not None else None
-    return Compiled(fn, gen, stages, low.graph, opt)
+    return Compiled(fn, gen, stages, low.graph, opt, out_tree=tree)
 
 
 def _compile_jvp(parsed: ParsedFunction, low: Any, example_args: list[Any] | None,
                  req: Request, options: Options, stages: Stages, xp: Any, rt: Any
                  ) -> Compiled:
-    """Forward mode: ``NAME_jvp(*args, *tangents) -> (out, out_dot)``."""
+    """Forward mode: ``NAME_jvp(*args, *tangents) -> (out, out_dot)``, ``out_dot`` the
+    tangent of every output, in the structure of ``out`` (JAX's convention)."""
     n = len(parsed.params)
     tangents = example_args[n:] if example_args is not None else None
     joint = forward(low, req.wrt, tangents)
@@ -123,12 +127,13 @@ def _compile_jvp(parsed: ParsedFunction, low: Any, example_args: list[Any] | Non
     examples = [joint.values.get(a) for a in joint.graph.args]
     opt = optimize(joint.graph, options.optimize, examples if example_args is not None else None)
     _check(opt, options, stages, "optimize")
-    n_out = len(low.graph.outputs)
-    gen = generate(opt, (0, n_out), f"{parsed.name.strip('<>')}_jvp")
+    tree = out_tree(low)
+    spec = (tree, trees.shift(tree, len(low.graph.outputs)))
+    gen = generate(opt, spec, f"{parsed.name.strip('<>')}_jvp")
     stages["codegen"] = gen.source
     _log(options, parsed, stages)
     fn = load(gen, xp, rt) if xp is not None else None
-    return Compiled(fn, gen, stages, low.graph, opt)
+    return Compiled(fn, gen, stages, low.graph, opt, out_tree=tree)
 
 
 def _log(options: Options, parsed: ParsedFunction, stages: Mapping[str, str]) -> None:
@@ -169,12 +174,16 @@ def _check(graph: Graph, options: Options, stages: Stages, name: str) -> None:
 
 
 def _check_request(graph: Graph, parsed: ParsedFunction, req: Request,
-                   values: dict[Any, Any]) -> None:
-    if len(graph.outputs) > 1 and not req.has_aux and req.mode != "vjp":
+                   values: dict[Any, Any], tree: Any) -> None:
+    aux_shaped = isinstance(tree, tuple) and len(tree) > 1 and isinstance(tree[0], int)
+    if req.mode != "vjp" and not isinstance(tree, int) and not (req.has_aux and aux_shaped):
+        what = (f"{len(graph.outputs)} values" if len(graph.outputs) > 1 else
+                f"a {type(tree).__name__}")
         raise NonScalarOutputError(
-            f"{parsed.name}() returns {len(graph.outputs)} values; grad needs one scalar",
+            f"{parsed.name}() returns {what}; grad needs one scalar",
             graph.outputs[0].loc or parsed.loc(parsed.node),
-            "return only the loss, or pass has_aux=True to return (loss, aux) like JAX")
+            "return only the loss, or pass has_aux=True to return (loss, aux) like JAX"
+            if not req.has_aux else "with has_aux=True return a pair (loss, aux)")
     out = graph.outputs[0]
     t = out.type
     scalar = t is None or t.is_scalar or (  # an unknown shape (sum of a list empty for
@@ -197,35 +206,33 @@ def _check_request(graph: Graph, parsed: ParsedFunction, req: Request,
                            "gradients; pass floats, or drop it from wrt")
 
 
-def _flat(spec: Any) -> list[int]:
-    return [spec] if isinstance(spec, int) else [i for s in spec for i in _flat(s)]
+def out_tree(low: Any) -> Any:
+    """What the function returns, as a ``trees`` spec over the graph's outputs."""
+    if low.out_tree is not None:
+        return low.out_tree
+    n_out = len(low.graph.outputs)
+    return 0 if n_out == 1 else tuple(range(n_out))
 
 
 def _only_returned(graph: Graph, spec: Any) -> Graph:
-    """The graph with just the outputs ``spec`` returns, in ``_flat(spec)`` order."""
-    outputs = tuple(graph.outputs[i] for i in _flat(spec))
+    """The graph with just the outputs ``spec`` returns, in ``trees.indices`` order."""
+    outputs = tuple(graph.outputs[i] for i in trees.indices(spec))
     return Graph(graph.name, graph.args, graph.nodes, outputs, graph.output_names)
 
 
-def _renumber_spec(spec: Any, order: list[int]) -> Any:
-    """``spec`` pointing into the outputs listed in ``order`` (positions, not indices)."""
-    counter = iter(range(len(order)))
-
-    def walk(s: Any) -> Any:
-        return next(counter) if isinstance(s, int) else tuple(walk(x) for x in s)
-
-    return walk(spec)
-
-
-def _returns(graph: Graph, req: Request) -> Any:
+def _returns(graph: Graph, req: Request, tree: Any) -> Any:
+    """What the generated function returns: gradients, with the value and aux in the
+    structure the function returned them."""
     n_out = len(graph.outputs)
     grads: Any = tuple(range(n_out, n_out + len(req.wrt)))
     if req.single:
         grads = grads[0]
     if req.mode == "vjp":
         return grads
-    aux = tuple(range(1, n_out)) if req.has_aux else ()
-    aux_spec: Any = aux[0] if len(aux) == 1 else aux
+    aux_spec: Any = ()
+    if req.has_aux and isinstance(tree, tuple):
+        aux_spec = tree[1] if len(tree) == 2 else tuple(tree[1:])
+    value = tree[0] if req.has_aux and isinstance(tree, tuple) else tree
     if req.mode == "value_and_grad":
-        return ((0, aux_spec), grads) if req.has_aux else (0, grads)
+        return ((value, aux_spec), grads) if req.has_aux else (value, grads)
     return (grads, aux_spec) if req.has_aux else grads

@@ -159,8 +159,9 @@ class Emitter:
 
 def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             seed_like_output: bool = False, seeded: list[int] | None = None) -> Lowered:
-    """Build the joint graph; see the module docstring.  ``seeded`` (for region bodies)
-    lists the outputs that get a seed argument each, all shaped like their output."""
+    """Build the joint graph; see the module docstring.  ``seed_like_output`` (vjp) gives
+    every output a seed argument shaped like it, in output order; ``seeded`` (for region
+    bodies) lists the outputs that get one."""
     graph = low.graph
     values = low.values
     side: dict[Node, Any] = {}
@@ -173,13 +174,14 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
     em = Emitter(b)
     adj: dict[Node, Node] = {}
     parts: dict[Node, dict[int, Node]] = {}
-    if seeded is None:
+    if seeded is None and not seed_like_output:  # grad: d(first output) / d(wrt)
         out = graph.outputs[0]
-        adj[out] = _seed(b, out, values.get(out), seed_like_output)
-    else:
-        for k in seeded:
+        adj[out] = _seed(b, out, values.get(out), False)
+    else:  # vjp (every output, in order) and region bodies: one seed per seeded output
+        for k in range(len(graph.outputs)) if seeded is None else seeded:
             out = graph.outputs[k]
-            seed = _seed(b, out, values.get(out), True, (out.name or "out") + "_bar")
+            name = (out.name or "out") + "_bar" if seeded is not None or k else "out_bar"
+            seed = _seed(b, out, values.get(out), True, name)
             adj[out] = seed if out not in adj else _accumulate(em, adj[out], seed)
     for n in reversed(graph.nodes):
         if n not in active or n.op in (Op.ARG, Op.CONST):
@@ -283,9 +285,14 @@ def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool,
           name: str = "out_bar") -> Node:
     if not like_output:
         return b.arg(name, Type("float", "float64", ()), 1.0, role="seed")
-    example = None if value is None else (np.ones_like(value) if hasattr(value, "shape")
-                                          else 1.0)
-    return b.arg(name, out.type, example, role="seed")
+    return b.arg(name, out.type, None if value is None else _ones_like(value), role="seed")
+
+
+def _ones_like(value: Any) -> Any:
+    """An example seed for an output: ones of its shape (item by item for a list)."""
+    if isinstance(value, list):
+        return [_ones_like(v) for v in value]
+    return np.ones_like(value) if hasattr(value, "shape") else 1.0
 
 
 def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import trees
 from ..ir.graph import Graph, Node, index_may_repeat, is_multi
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
@@ -43,7 +44,7 @@ class Generated:
 
 def generate(graph: Graph, returns: Any, name: str | None = None,
              defaults: dict[str, str] | None = None, functional: bool = False) -> Generated:
-    """Write ``graph`` as a Python function; ``returns`` is a nested tuple of output indices.
+    """Write ``graph`` as a Python function; ``returns`` is a ``trees`` spec of output indices.
 
     ``functional=True`` writes code the compiler accepts again (for higher derivatives):
     no ``del``, no writes into arrays (scatters are ``rt.scatter_add``/``rt.index_add``).
@@ -74,6 +75,7 @@ class _Writer(RegionWriter):
         self.globals: dict[str, Any] = {} if parent is None else parent.globals
         self.adjoint = self._sections()
         self.private = private  # body arguments the region owns (carried, never pushed)
+        self.split = False  # NAME_bwd of write_split: its residuals outlive one call
         self.writes = {} if functional else self._writes_in_place()
         self.inline = {n for n in graph.nodes if self._inlinable(n)}
         self.acc_add: set[Node] = set()
@@ -300,6 +302,7 @@ class _Writer(RegionWriter):
         and keeps what the adjoint reads; ``NAME_bwd(*residuals, out_bar)`` runs the
         adjoint sweep.  This is what a framework calls on forward and on backward."""
         self._name_args()
+        self.split = True
         order = self._order()
         fwd = [n for n in order if n not in self.adjoint]
         bwd = [n for n in order if n in self.adjoint]
@@ -461,8 +464,17 @@ class _Writer(RegionWriter):
                 f"{target}[{idx}] = {self.ref(n.inputs[1])}")
 
     def returns(self, spec: Any) -> str:
+        """The returned expression of a ``trees`` spec over the outputs: ``a, (b, c)``,
+        ``[a, b]``, ``{'k': a}``."""
         if isinstance(spec, int):
             return self.ref(self.g.outputs[spec])
+        if spec is None:
+            return "None"
+        if type(spec) is dict:
+            return "{" + ", ".join(f"{k!r}: {_paren(self.returns(s), s)}"
+                                   for k, s in spec.items()) + "}"
+        if type(spec) is list:
+            return "[" + ", ".join(_paren(self.returns(s), s) for s in spec) + "]"
         inner = ", ".join(_paren(self.returns(s), s) for s in spec)
         return inner + ("," if len(spec) == 1 else "")
 
@@ -502,11 +514,11 @@ MAY_SHARE = frozenset({Op.CONST, Op.BROADCAST_TO, Op.GETITEM, Op.RESHAPE, Op.RAV
 
 
 def _flatten(spec: Any) -> list[int]:
-    return [spec] if isinstance(spec, int) else [i for s in spec for i in _flatten(s)]
+    return trees.indices(spec)
 
 
 def _paren(text: str, spec: Any) -> str:
-    return f"({text})" if not isinstance(spec, int) else text
+    return f"({text})" if type(spec) is tuple else text
 
 
 def _line(n: Node) -> Any:

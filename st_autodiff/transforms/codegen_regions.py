@@ -133,8 +133,10 @@ class RegionWriter:
             text = self.ref(init)
             array = init.type is not None and init.type.kind == "array" and \
                 init.type.shape != ()
+            residual = self.split and init not in self.adjoint  # NAME_bwd may run again
             if a in written and array and (self.users[init] != [n] or init.op is Op.ARG or
-                                           init.op in MAY_SHARE or init in self.outputs):
+                                           init.op in MAY_SHARE or init in self.outputs or
+                                           residual):
                 text = f"{self.ref(init, 100)}.copy()"  # the loop writes into it
             if text != name:
                 lines.append(f"{name} = {text}")

@@ -3,7 +3,7 @@
 Input: a ``Lowered`` graph, the positions of the arguments that carry tangents, and
 their example tangents.  Output: a ``Lowered`` graph whose arguments are the primal
 arguments followed by one tangent ``x_dot`` per differentiated argument, and whose
-outputs are the primal outputs followed by the tangent of the first output.
+outputs are the primal outputs followed by the tangent of each output.
 
 The pass walks the primal nodes in order and calls each node's rule from
 ``derivatives.JVP_RULES`` with the compiler's ``Emitter`` as ``ops``: the rule *writes*
@@ -80,14 +80,17 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
     if every_output:
         dots = [tan[o] if o in tan else _zero_tangent(em, o) for o in graph.outputs]
         return Lowered(b.finish(list(graph.outputs) + dots), b.values)
-    out = graph.outputs[0]
-    out_dot = tan.get(out)
-    if out_dot is None:  # the output does not depend on the differentiated arguments
-        out_dot = b.const(0.0) if out.type is not None and out.type.kind == "float" else \
-            em.zeros_like(out).node
-    elif out_dot.name is None:
-        out_dot = b.rename(out_dot, (out.name or "out") + "_dot")
-    joint = b.finish(list(graph.outputs) + [out_dot])
+    dots = []
+    for out in graph.outputs:  # every output's tangent, zero where none flows
+        out_dot = tan.get(out)
+        if out_dot is None:
+            kind = None if out.type is None else out.type.kind
+            out_dot = b.const(0.0) if kind in ("float", "int", "bool", "none") else \
+                _zero_tangent(em, out) if kind == "list" else em.zeros_like(out).node
+        elif out_dot.name is None:
+            out_dot = b.rename(out_dot, (out.name or "out") + "_dot")
+        dots.append(out_dot)
+    joint = b.finish(list(graph.outputs) + dots)
     return Lowered(joint, b.values)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
+from .. import trees
 from ..errors import (
     CompileError,
     EvaluationError,
@@ -70,6 +71,7 @@ class Lowered:
     graph: Graph
     values: dict[Node, Any]
     n_primal: int = 0  # joint graphs: how many leading nodes are the primal sweep
+    out_tree: Any = None  # the returned structure (``trees`` spec); None: one per output
 
 
 _MISSING = object()
@@ -461,12 +463,16 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
         args.append(value if static else node)
     lw.fn_stack.pop()
     result = lw.lower_function(fn, args, {}, Scope(None, resolver), None)
-    outputs = result if isinstance(result, tuple) else (result,)
+    # a returned tuple, list or dict is a tree: each leaf is an output of the graph
+    outputs, out_tree = trees.flatten(result)
     where = fn.node
+    if not outputs:
+        raise CompileError(f"{fn.name}() returns {result!r}, which holds no value to "
+                           "differentiate", fn.loc(where))
     lw.fn_stack.append(fn)
     nodes = [lw.to_node(v, where) for v in outputs]
     nodes[0] = lw.b.rename(nodes[0], "out")
     lw.fn_stack.pop()
     graph = lw.b.finish(nodes)
     refuse_complex_graph(graph)
-    return Lowered(graph, lw.b.values)
+    return Lowered(graph, lw.b.values, out_tree=out_tree)
