@@ -132,6 +132,7 @@ class ControlLowering(LoopLowering, ListLowering):
             raise self.fail(f"{owner.name}.append(...) inside an expression is not "
                             "supported", e, "append in a statement of its own")
         if isinstance(owner, list) and getattr(fn, "__name__", "") == "append":
+            self.external.check_write(owner, "append to", self.loc(e))
             owner.append(args[0])
             return None
         dynamic = any(isinstance(a, Node) for a in args)

@@ -42,6 +42,7 @@ from ..ir.types import type_of
 from . import calls
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
+from .external import ExternalObjects
 from .no_complex import (
     HINT,
     MESSAGE,
@@ -112,6 +113,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         self.code_stack: list[Any] = []
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
+        self.external = ExternalObjects()  # containers that outlive the call
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -127,7 +129,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         return kind(message, self.loc(node), hint)
 
     def const_of_global(self, name: str, value: Any) -> Any:
-        """Globals and closure cells: arrays become named constants, the rest stays static."""
+        """Globals and closure cells: arrays become named constants, the rest stays static
+        (containers among them are remembered as living outside the function)."""
+        self.external.mark(value, repr(name))
         if _is_array(value):
             key = (id(value), name, id(self.b))
             if key not in self.global_consts:
@@ -223,6 +227,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             if name not in bound:
                 if name in fn.defaults:
                     bound[name] = fn.defaults[name]
+                    self.external.mark(bound[name], f"default of parameter {name!r}")
                 elif p.default is not None:
                     self.fn_stack.append(fn)
                     bound[name] = self.expr(p.default, scope.parent or scope)
@@ -304,6 +309,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                 raise self.fail("in-place update of an attribute is not supported",
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
+            self.external.check_write(current, "extend", self.loc(s))
             t = current.type if isinstance(current, Node) else None
             ex = self.example(current)
             if t is not None and (t.kind not in ("array", "list") or t.shape == () and
@@ -354,6 +360,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         """``d[key] = v`` on a dict with a constant key, ``a[i] = v`` on an array."""
         base = self.expr(target.value, scope)
         if isinstance(base, dict):
+            self.external.check_write(base, "write into", self.loc(target))
             base[self.dict_key(target, scope)] = value
             return
         self.assign_subscript(target, value, scope)
@@ -362,6 +369,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                         where: cst.CSTNode) -> None:
         base = self.expr(target.value, scope)
         if isinstance(base, dict):
+            self.external.check_write(base, "write into", self.loc(target))
             key = self.dict_key(target, scope)
             if key not in base:
                 raise self.fail(f"key {key!r} is not in the dict", target, kind=CompileError)
