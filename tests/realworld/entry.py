@@ -1,0 +1,188 @@
+"""Corpus entries and the one check they all go through.
+
+An entry is a small user wrapper (``def loss(x, ...)``) that calls a function imported
+from an installed package, example float64 arguments and the positions to differentiate.
+``outcome(entry)`` compiles it with ``st.value_and_grad`` and sorts the result into:
+
+* ``pass``: the value equals the wrapper called directly and the gradient agrees with
+  float64 central differences (and with the package's own analytic gradient where the
+  entry names one);
+* ``refused``: an ``st_autodiff.StAutodiffError`` whose location names a file and line;
+* ``wrong``: a wrong value or gradient, a NaN where differences are finite, an
+  ``StAutodiffError`` without a location, or any other exception (an unlocated crash).
+
+Only ``wrong`` fails a test.  Outcomes are cached per entry so the count test and the
+report reuse the per-entry runs of the same process.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import st_autodiff as st
+from st_autodiff.testing import numerical_vjp
+
+#: Value agreement between the compiled function and the wrapper run directly.
+VALUE_RTOL, VALUE_ATOL = 1e-9, 1e-12
+
+
+@dataclass(eq=False)
+class Entry:
+    """One corpus function: wrapper, example arguments, what to differentiate, the check."""
+
+    name: str
+    package: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    wrt: tuple[int, ...] = (0,)
+    #: The package's own analytic gradient: ``ref(*args)`` gives one array per ``wrt``.
+    ref: Callable[..., tuple[Any, ...]] | None = None
+    #: Known wrong result today: names the bug (the test is a strict xfail).
+    xfail: str | None = None
+    atol: float = 1e-6
+    rtol: float = 1e-5
+    eps: float = 1e-6
+
+
+@dataclass
+class Registry:
+    """The entries of one corpus module; ``@reg.entry(*args)`` adds a wrapper."""
+
+    package: str
+    entries: list[Entry] = field(default_factory=list)
+
+    def entry(self, *args: Any, wrt: tuple[int, ...] = (0,), ref: Any = None,
+              xfail: str | None = None, atol: float = 1e-6, rtol: float = 1e-5,
+              eps: float = 1e-6) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register the decorated wrapper with example ``args``; returns it unchanged."""
+
+        def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add(fn.__name__, fn, *args, wrt=wrt, ref=ref, xfail=xfail, atol=atol,
+                     rtol=rtol, eps=eps)
+            return fn
+
+        return add
+
+    def add(self, name: str, fn: Callable[..., Any], *args: Any, **options: Any) -> None:
+        """Register ``fn`` (a wrapper or a bound method) under ``name``."""
+        if any(e.name == name for e in self.entries):
+            raise ValueError(f"duplicate corpus entry {name}")
+        self.entries.append(Entry(name, self.package, fn, tuple(args), **options))
+
+
+@dataclass
+class Outcome:
+    """What st_autodiff did with one entry: ``status`` is pass, refused or wrong."""
+
+    status: str
+    message: str = ""
+    cause: str = ""
+    location: str = ""
+
+
+_CACHE: dict[tuple[str, str], Outcome] = {}
+
+
+def outcome(entry: Entry) -> Outcome:
+    """The (cached) outcome of ``entry``."""
+    key = (entry.package, entry.name)
+    if key not in _CACHE:
+        _CACHE[key] = _run(entry)
+    return _CACHE[key]
+
+
+def _fresh(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    return copy.deepcopy(args)
+
+
+def cause_of(message: str) -> str:
+    """A short cause for grouping refusals: the error line, with names and details elided."""
+    line = message.splitlines()[0]
+    line = line.split(": error: ", 1)[-1]
+    line = re.sub(r"'[^']*'", "'…'", line)
+    line = re.sub(r"`[^`]*`", "`…`", line)
+    line = re.sub(r"\([^()]*\)", "", line).strip()
+    line = re.sub(r"^[\w.]+\.(\w+) got", r"… got", line)
+    return line
+
+
+def _located(exc: BaseException) -> str:
+    loc = getattr(exc, "loc", None)
+    if loc is None or not getattr(loc, "file", "") or not getattr(loc, "line", 0):
+        return ""
+    return f"{loc.file}:{loc.line}"
+
+
+def _run(entry: Entry) -> Outcome:
+    try:
+        vg = st.value_and_grad(entry.fn, wrt=entry.wrt)
+        value, grads = vg(*_fresh(entry.args))
+    except st.StAutodiffError as exc:
+        where = _located(exc)
+        if not where:
+            return Outcome("wrong", f"unlocated {type(exc).__name__}: {exc}")
+        return Outcome("refused", str(exc), f"{type(exc).__name__}: {cause_of(str(exc))}",
+                       where)
+    except Exception as exc:  # anything else from inside st_autodiff is a crash
+        tb = traceback.format_exception(exc)
+        return Outcome("wrong", f"unlocated crash {type(exc).__name__}: {exc}\n"
+                       + "".join(tb[-6:]))
+    return _compare(entry, value, grads)
+
+
+def _compare(entry: Entry, value: Any, grads: tuple[Any, ...]) -> Outcome:
+    expected = entry.fn(*_fresh(entry.args))
+    if not np.allclose(value, expected, rtol=VALUE_RTOL, atol=VALUE_ATOL, equal_nan=False):
+        return Outcome("wrong", f"value {value!r}, expected {expected!r}")
+    nums = list(entry.wrt)
+    fd = numerical_vjp(lambda *a: entry.fn(*_fresh(a)), entry.args, 1.0, entry.eps,
+                       argnums=nums)
+    refs = entry.ref(*_fresh(entry.args)) if entry.ref is not None else None
+    for k, i in enumerate(nums):
+        got = np.asarray(grads[k], dtype=np.float64)
+        if got.shape != np.shape(entry.args[i]):
+            return Outcome("wrong", f"gradient of argument {i} has shape {got.shape}, "
+                           f"expected {np.shape(entry.args[i])}")
+        checks = [("central differences", fd[i])]
+        if refs is not None:
+            checks.append(("the package's analytic gradient", np.asarray(refs[k])))
+        for what, want in checks:
+            if not np.all(np.isfinite(want)):
+                raise AssertionError(f"{entry.name}: {what} not finite at the example "
+                                     "arguments; choose other arguments")
+            err = np.abs(got - want)
+            if np.isnan(err).any() or (err > entry.atol + entry.rtol * np.abs(want)).any():
+                return Outcome("wrong", f"gradient of argument {i}: got {got!r}, "
+                               f"{what} give {want!r}")
+    return Outcome("pass")
+
+
+def describe(entry: Entry) -> str:
+    """Where the entry's wrapper is defined, for messages: ``file:line``."""
+    code = getattr(entry.fn, "__code__", None) or getattr(
+        getattr(entry.fn, "__func__", None), "__code__", None)
+    if code is None:
+        return entry.name
+    return f"{os.path.relpath(code.co_filename)}:{code.co_firstlineno}"
+
+
+def params(entries: list[Entry]) -> list[Any]:
+    """One pytest param per entry; known wrong results are strict xfails naming the bug."""
+    import pytest
+
+    return [pytest.param(e, id=e.name, marks=[pytest.mark.xfail(strict=True, reason=e.xfail)]
+                         if e.xfail else []) for e in entries]
+
+
+def assert_ok(entry: Entry) -> None:
+    """The entry passes or is refused with a location; anything else fails the test."""
+    got = outcome(entry)
+    assert got.status in ("pass", "refused"), f"{describe(entry)} {entry.name}: {got.message}"
