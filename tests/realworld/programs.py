@@ -1,0 +1,287 @@
+"""Thirty-odd programs written the way users write them: validation with ``raise`` and
+``assert``, ``print`` and ``logging``, ``np.errstate``, comprehensions, ``*args`` and
+``**kwargs``, f-strings, dataclasses and dicts of parameters, methods, callable objects,
+``functools.partial``, random draws inside a loss and the array-API ``xp`` style."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .entry import Registry
+
+REG = Registry("programs")
+entry = REG.entry
+log = logging.getLogger("realworld.programs")
+
+_rng = np.random.default_rng(2)
+W3 = np.array([0.4, -0.3, 0.9])
+X = _rng.standard_normal((8, 3))
+Y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * _rng.standard_normal(8)
+LAB = (Y > 0).astype(float)
+EPS = 1e-12
+
+
+@entry(W3)
+def validated_mse(w):
+    if w.ndim != 1:
+        raise ValueError(f"w must be 1-d, got shape {w.shape}")
+    pred = X @ w
+    return np.mean((pred - Y) ** 2)
+
+
+@entry(W3)
+def asserted_mse(w):
+    assert w.shape == (3,), "bad shape"
+    return np.mean((X @ w - Y) ** 2)
+
+
+@entry(W3)
+def printing_loss(w):
+    loss = np.sum((X @ w - Y) ** 2)
+    print(f"loss = {loss:.4f}")
+    return loss
+
+
+@entry(W3)
+def logging_loss(w):
+    r = X @ w - Y
+    log.debug("residual norm %s", np.linalg.norm(r))
+    return 0.5 * np.sum(r * r)
+
+
+@entry(W3)
+def errstate_cross_entropy(w):
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = LAB * np.log(p) + (1 - LAB) * np.log(1 - p)
+    return -np.mean(ll)
+
+
+@entry(W3)
+def clipped_cross_entropy(w):
+    p = np.clip(1.0 / (1.0 + np.exp(-(X @ w))), EPS, 1 - EPS)
+    return -np.mean(LAB * np.log(p) + (1 - LAB) * np.log(1 - p))
+
+
+@entry(W3)
+def comprehension_loss(w):
+    terms = [(x @ w - y) ** 2 for x, y in zip(X, Y)]
+    return sum(terms) / len(terms)
+
+
+@entry(W3)
+def generator_loss(w):
+    return sum((X[i] @ w - Y[i]) ** 2 for i in range(len(Y)))
+
+
+def _sum_of_squares(*arrays):
+    total = 0.0
+    for a in arrays:
+        total = total + np.sum(a ** 2)
+    return total
+
+
+@entry(W3)
+def star_args_loss(w):
+    return _sum_of_squares(w, X @ w - Y)
+
+
+def _penalised(w, **options):
+    lam = options.get("lam", 0.1)
+    return np.mean((X @ w - Y) ** 2) + lam * np.sum(w ** 2)
+
+
+@entry(W3)
+def kwargs_loss(w):
+    return _penalised(w, lam=0.3)
+
+
+@dataclass
+class RidgeConfig:
+    """Hyperparameters as a user would group them."""
+
+    lam: float = 0.1
+    power: int = 2
+
+
+@entry(W3)
+def dataclass_params_loss(w):
+    cfg = RidgeConfig(lam=0.5)
+    return np.mean((X @ w - Y) ** 2) + cfg.lam * np.sum(np.abs(w) ** cfg.power)
+
+
+_CFG = RidgeConfig(lam=0.25)
+
+
+@entry(W3)
+def global_dataclass_loss(w):
+    return np.mean((X @ w - Y) ** 2) + _CFG.lam * np.sum(w ** 2)
+
+
+@entry(W3)
+def dict_params_loss(w):
+    params = {"lam": 0.2, "scale": 2.0}
+    return params["scale"] * np.mean((X @ w - Y) ** 2) + params["lam"] * np.sum(w ** 2)
+
+
+class LinearModel:
+    """A model object whose loss method is differentiated directly."""
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def loss(self, w):
+        return np.mean((self.x @ w - self.y) ** 2)
+
+    def __call__(self, w):
+        return self.loss(w)
+
+
+_MODEL = LinearModel(X, Y)
+REG.add("bound_method_loss", _MODEL.loss, W3)
+
+
+@entry(W3)
+def method_call_loss(w):
+    return _MODEL.loss(w)
+
+
+@entry(W3)
+def model_built_inside_loss(w):
+    model = LinearModel(X, Y)
+    return model.loss(w)
+
+
+REG.add("callable_object_loss", _MODEL, W3)
+REG.add("partial_loss", functools.partial(_penalised, lam=0.7), W3)
+
+
+@entry(W3)
+def random_draw_loss(w):
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal(8)
+    return np.mean((X @ w + 0.1 * noise - Y) ** 2)
+
+
+@entry(W3)
+def legacy_random_loss(w):
+    np.random.seed(0)
+    mask = np.random.rand(8) > 0.3
+    return np.sum(((X @ w - Y) * mask) ** 2)
+
+
+@entry(W3)
+def array_api_loss(w):
+    xp = w.__array_namespace__()
+    r = xp.matmul(xp.asarray(X), w) - xp.asarray(Y)
+    return xp.sum(r * r)
+
+
+@entry(W3)
+def isinstance_loss(w):
+    if isinstance(w, list):
+        w = np.asarray(w)
+    return np.mean((X @ w - Y) ** 2)
+
+
+@entry(W3, None, wrt=(0,))
+def optional_weights_loss(w, weights=None):
+    if weights is None:
+        weights = np.ones(8)
+    return np.sum(weights * (X @ w - Y) ** 2) / np.sum(weights)
+
+
+@entry(W3)
+def reduction_option_loss(w, reduction="mean"):
+    r = (X @ w - Y) ** 2
+    if reduction == "mean":
+        return np.mean(r)
+    elif reduction == "sum":
+        return np.sum(r)
+    raise ValueError(f"unknown reduction {reduction!r}")
+
+
+@entry(W3)
+def warning_loss(w):
+    if np.any(np.abs(w) > 10):
+        warnings.warn("large weights", stacklevel=2)
+    return np.sum(np.log1p((X @ w - Y) ** 2))
+
+
+@entry(W3)
+def math_module_loss(w):
+    r = X @ w - Y
+    return 0.5 * len(r) * math.log(2 * math.pi) + 0.5 * np.sum(r ** 2)
+
+
+@entry(W3)
+def lambda_activation_loss(w):
+    act = lambda z: np.where(z > 0, z, 0.01 * z)  # noqa: E731
+    return np.sum(act(X @ w) ** 2)
+
+
+@entry(W3)
+def closure_loss(w):
+    def residual(v):
+        return X @ v - Y
+
+    return np.sum(residual(w) ** 2)
+
+
+@entry(np.array([0.5, 0.2]))
+def fixed_point_loss(p):
+    x = 1.0
+    it = 0
+    while it < 20:
+        x = p[0] * np.cos(x) + p[1]
+        it += 1
+    return x
+
+
+@entry(np.arange(12.0) / 10.0 - 0.5)
+def mlp_flat_params_loss(theta):
+    w1 = theta[:9].reshape(3, 3)
+    b1 = theta[9:12]
+    h = np.tanh(X @ w1 + b1)
+    return np.mean((h.sum(axis=1) - Y) ** 2)
+
+
+@entry(W3)
+def keyword_only_loss(w, *, scale=2.0):
+    return scale * np.mean((X @ w - Y) ** 2)
+
+
+@entry(W3)
+def try_except_loss(w):
+    try:
+        r = X @ w - Y
+    except ValueError:
+        r = np.zeros(8)
+    return np.sum(r ** 2)
+
+
+@entry(W3)
+def huber_by_hand_loss(w, delta=1.0):
+    r = X @ w - Y
+    small = np.abs(r) <= delta
+    return np.sum(np.where(small, 0.5 * r ** 2, delta * (np.abs(r) - 0.5 * delta)))
+
+
+@entry(W3)
+def enumerate_layers_loss(w):
+    total = 0.0
+    for k, col in enumerate(X.T):
+        total = total + (k + 1) * np.sum((col * w[k]) ** 2)
+    return total
+
+
+@entry(W3)
+def ravel_order_loss(w):
+    return np.sum(np.ravel(np.outer(w, w), order="F") ** 2)
