@@ -228,8 +228,11 @@ def solve_loss(a, b):
     return np.sum(np.linalg.solve(a, b) ** 2)
 
 
-@entry(np.array([[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]]))
-def cholesky_loss(a):
+@entry(np.array([[1.0, 0.3, 0.1], [0.2, 0.9, -0.2], [0.1, -0.4, 0.7]]))
+def cholesky_loss(b):
+    # np.linalg.cholesky reads one triangle only; the gradient of a symmetric input is a
+    # convention (JAX symmetrises it), so the user builds the symmetric matrix here.
+    a = b @ b.T + np.eye(3)
     return np.sum(np.log(np.diag(np.linalg.cholesky(a))))
 
 
@@ -268,3 +271,132 @@ def apply_along_axis_loss(a):
 def histogram_weights_loss(w):
     counts, _ = np.histogram(np.array([0.1, 0.4, 0.5, 0.9, 0.2]), bins=3, weights=w)
     return np.sum(counts ** 2)
+
+
+N3 = np.array([[0.5, 1.2, -0.3], [0.2, -0.8, 0.9], [1.1, 0.4, 0.3]])
+
+
+@entry(N3)
+def det_loss(a):
+    return np.linalg.det(a)
+
+
+@entry(N3)
+def inv_loss(a):
+    return np.sum(np.linalg.inv(a) ** 2)
+
+
+@entry(N3)
+def slogdet_negative_loss(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * np.exp(logdet)
+
+
+@entry(M34)
+def norm_matrix_l1_loss(a):
+    return np.linalg.norm(a, ord=1) + np.linalg.norm(a, ord=-np.inf)
+
+
+@entry(X5)
+def norm_negative_order_loss(x):
+    return np.linalg.norm(x, ord=-2) + np.linalg.norm(x, ord=0.5)
+
+
+@entry(M34)
+def norm_keepdims_loss(a):
+    return np.sum(np.linalg.norm(a, axis=-1, keepdims=True) * a)
+
+
+@entry(M34)
+def var_axis_ddof_loss(a):
+    return np.sum(np.var(a, axis=0, ddof=1)) + np.std(a[0])
+
+
+@entry(M34)
+def max_min_loss(a):
+    return np.sum(np.max(a, axis=1)) + np.min(a) + np.sum(np.amax(a, axis=0) ** 2)
+
+
+@entry(X5)
+def cumprod_prod_loss(x):
+    return np.sum(np.cumprod(x)) + np.prod(x)
+
+
+@entry(X5)
+def sort_weighted_loss(x):
+    return np.sum(np.sort(x) * np.arange(5.0))
+
+
+@entry(M34)
+def take_along_axis_loss(a):
+    return np.sum(np.take_along_axis(a, np.argsort(a, axis=1), axis=1) * np.arange(4.0))
+
+
+@entry(M34)
+def tensordot_loss(a):
+    return np.sum(np.tensordot(a, a, axes=([1], [1])))
+
+
+@entry(M34)
+def pad_roll_loss(a):
+    return np.sum(np.pad(a, ((0, 1), (2, 0))) ** 2) + np.sum(np.roll(a, 1, axis=1) * a)
+
+
+@entry(X5)
+def logaddexp_loss(x):
+    return np.sum(np.logaddexp(x, 0.3)) + np.sum(np.logaddexp2(x, 1.0))
+
+
+@entry(X5)
+def hypot_arctan2_loss(x):
+    return np.sum(np.arctan2(x, 1.3)) + np.sum(np.hypot(x, 0.4))
+
+
+@entry(M34)
+def array_methods_loss(a):
+    return a.sum() + a.var() + a.std(ddof=1) + a.prod(axis=0).sum() + (a @ a.T).trace()
+
+
+@entry(M34)
+def triu_tril_loss(a):
+    return np.sum(np.triu(a @ a.T, 1)) + np.sum(np.tril(a, -1))
+
+
+@entry(X5)
+def float_power_loss(x):
+    return np.sum(np.float_power(np.abs(x), 1.5))
+
+
+@entry(X5)
+def sinc_loss(x):
+    return np.sum(np.sinc(x))
+
+
+@entry(X5)
+def fft_power_loss(x):
+    return np.sum(np.abs(np.fft.rfft(x)) ** 2)
+
+
+@entry(np.array([[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]]))
+def eigvalsh_loss(a):
+    return np.sum(np.linalg.eigvalsh(a) ** 3)
+
+
+@entry(M34)
+def svd_nuclear_loss(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False))
+
+
+@entry(N3)
+def pinv_loss(a):
+    return np.sum(np.linalg.pinv(a))
+
+
+@entry(X5)
+def nanmean_loss(x):
+    return np.nanmean(x) + np.nansum(x ** 2)
+
+
+@entry(X5, np.array([0.5, 0.2, 1.0, 0.1, 0.3]), wrt=(0, 1))
+def cross_loss(a, b):
+    return np.sum(np.cross(a[:3], b[:3]) ** 2)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bugs import BOUND_METHOD, KEYWORD_ONLY, STALE_GLOBAL, UNLOCATED_CALLABLE
 from .entry import Registry
 
 REG = Registry("programs")
@@ -145,7 +146,7 @@ class LinearModel:
 
 
 _MODEL = LinearModel(X, Y)
-REG.add("bound_method_loss", _MODEL.loss, W3)
+REG.add("bound_method_loss", _MODEL.loss, W3, xfail=BOUND_METHOD)
 
 
 @entry(W3)
@@ -159,8 +160,8 @@ def model_built_inside_loss(w):
     return model.loss(w)
 
 
-REG.add("callable_object_loss", _MODEL, W3)
-REG.add("partial_loss", functools.partial(_penalised, lam=0.7), W3)
+REG.add("callable_object_loss", _MODEL, W3, xfail=UNLOCATED_CALLABLE)
+REG.add("partial_loss", functools.partial(_penalised, lam=0.7), W3, xfail=UNLOCATED_CALLABLE)
 
 
 @entry(W3)
@@ -253,7 +254,7 @@ def mlp_flat_params_loss(theta):
     return np.mean((h.sum(axis=1) - Y) ** 2)
 
 
-@entry(W3)
+@entry(W3, xfail=KEYWORD_ONLY)
 def keyword_only_loss(w, *, scale=2.0):
     return scale * np.mean((X @ w - Y) ** 2)
 
@@ -285,3 +286,17 @@ def enumerate_layers_loss(w):
 @entry(W3)
 def ravel_order_loss(w):
     return np.sum(np.ravel(np.outer(w, w), order="F") ** 2)
+
+
+TARGET = Y.copy()
+WEIGHT = 2.0
+
+
+@entry(W3, rebind={"TARGET": Y + 1.0, "WEIGHT": 0.5}, xfail=STALE_GLOBAL)
+def rebound_global_loss(w):
+    return WEIGHT * np.mean((X @ w - TARGET) ** 2)
+
+
+@entry(W3, rebind={"_CFG": RidgeConfig(lam=3.0)}, xfail=STALE_GLOBAL)
+def rebound_config_loss(w):
+    return np.mean((X @ w - Y) ** 2) + _CFG.lam * np.sum(w ** 2)
