@@ -50,9 +50,13 @@ class Entry:
     atol: float = 1e-6
     rtol: float = 1e-5
     eps: float = 1e-6
-    #: Module globals of ``fn`` the user rebinds between two calls of one compiled
-    #: gradient (a notebook or a training loop does): the second call must see them.
+    #: Module globals or closure variables of ``fn`` the user rebinds between two calls
+    #: of one compiled gradient (a notebook or a training loop does): the second call
+    #: must see the new values.
     rebind: dict[str, Any] | None = None
+    #: Also check ``st.hessian`` (forward over reverse and reverse over reverse) of the
+    #: first ``wrt`` argument against central differences of the checked gradient.
+    hessian: bool = False
 
 
 @dataclass
@@ -64,13 +68,13 @@ class Registry:
 
     def entry(self, *args: Any, wrt: tuple[int, ...] = (0,), ref: Any = None,
               xfail: str | None = None, atol: float = 1e-6, rtol: float = 1e-5,
-              eps: float = 1e-6, rebind: dict[str, Any] | None = None
-              ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+              eps: float = 1e-6, rebind: dict[str, Any] | None = None,
+              hessian: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register the decorated wrapper with example ``args``; returns it unchanged."""
 
         def add(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add(fn.__name__, fn, *args, wrt=wrt, ref=ref, xfail=xfail, atol=atol,
-                     rtol=rtol, eps=eps, rebind=rebind)
+                     rtol=rtol, eps=eps, rebind=rebind, hessian=hessian)
             return fn
 
         return add
@@ -147,34 +151,61 @@ def _located(exc: BaseException) -> str:
     return f"{loc.file}:{loc.line}"
 
 
-def _run(entry: Entry) -> Outcome:
-    try:
-        vg = st.value_and_grad(entry.fn, wrt=entry.wrt)
-        value, grads = vg(*_fresh(entry.args))
-    except st.StAutodiffError as exc:
+def _failure(exc: Exception) -> Outcome:
+    """A located refusal, or a wrong outcome for an unlocated error or a crash."""
+    if isinstance(exc, st.StAutodiffError):
         where = _located(exc)
         if not where:
             return Outcome("wrong", f"unlocated {type(exc).__name__}: {exc}")
         return Outcome("refused", str(exc), f"{type(exc).__name__}: {cause_of(str(exc))}",
                        where)
-    except Exception as exc:  # anything else from inside st_autodiff is a crash
-        tb = traceback.format_exception(exc)
-        return Outcome("wrong", f"unlocated crash {type(exc).__name__}: {exc}\n"
-                       + "".join(tb[-6:]))
+    tb = traceback.format_exception(exc)  # anything else from inside st_autodiff
+    return Outcome("wrong", f"unlocated crash {type(exc).__name__}: {exc}\n" + "".join(tb[-6:]))
+
+
+def _run(entry: Entry) -> Outcome:
+    try:
+        vg = st.value_and_grad(entry.fn, wrt=entry.wrt)
+        value, grads = vg(*_fresh(entry.args))
+    except Exception as exc:
+        return _failure(exc)
     first = _compare(entry, value, grads)
+    if first.status == "pass" and entry.hessian:
+        first = _check_hessian(entry)
     if first.status != "pass" or not entry.rebind:
         return first
-    module = entry.fn.__globals__
-    saved = {name: module[name] for name in entry.rebind}
-    module.update(entry.rebind)
+    names = _free_names(entry.fn)
+    saved = {name: names[name].get() for name in entry.rebind}
+    for name, value in entry.rebind.items():
+        names[name].set(value)
     try:
         value, grads = vg(*_fresh(entry.args))
         second = _compare(entry, value, grads)
     finally:
-        module.update(saved)
+        for name, value in saved.items():
+            names[name].set(value)
     if second.status != "pass":
         second.message = f"after rebinding {sorted(entry.rebind)}: {second.message}"
     return second
+
+
+@dataclass
+class _Slot:
+    """A free name of a function: a closure cell or a module global."""
+
+    get: Callable[[], Any]
+    set: Callable[[Any], None]
+
+
+def _free_names(fn: Callable[..., Any]) -> dict[str, _Slot]:
+    """The closure cells and module globals ``fn`` reads, by name (cells win)."""
+    slots = {name: _Slot(lambda n=name: fn.__globals__[n],
+                         lambda v, n=name: fn.__globals__.__setitem__(n, v))
+             for name in fn.__code__.co_names if name in fn.__globals__}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        slots[name] = _Slot(lambda c=cell: c.cell_contents,
+                            lambda v, c=cell: setattr(c, "cell_contents", v))
+    return slots
 
 
 def _compare(entry: Entry, value: Any, grads: tuple[Any, ...]) -> Outcome:
@@ -202,6 +233,41 @@ def _compare(entry: Entry, value: Any, grads: tuple[Any, ...]) -> Outcome:
                 return Outcome("wrong", f"gradient of argument {i}: got {got!r}, "
                                f"{what} give {want!r}")
     return Outcome("pass")
+
+
+def _check_hessian(entry: Entry) -> Outcome:
+    """``st.hessian`` in both modes against central differences of the checked gradient."""
+    i = entry.wrt[0]
+    x = np.asarray(entry.args[i], dtype=np.float64)
+    grad = st.grad(entry.fn, wrt=i)
+
+    def grad_at(xi: np.ndarray) -> np.ndarray:
+        args = list(_fresh(entry.args))
+        args[i] = xi
+        return np.asarray(grad(*args), dtype=np.float64).ravel()
+
+    cols = []
+    for j in range(x.size):
+        step = np.zeros(x.size)
+        step[j] = 1e-5
+        step = step.reshape(x.shape)
+        cols.append((grad_at(x + step) - grad_at(x - step)) / 2e-5)
+    want = np.stack(cols, axis=1)
+    outcomes = []
+    for mode in ("forward", "reverse"):
+        try:
+            got = st.hessian(entry.fn, wrt=i, mode=mode)(*_fresh(entry.args))
+        except Exception as exc:
+            out = _failure(exc)
+            out.message = f"st.hessian(mode={mode!r}): {out.message}"
+            outcomes.append(out)
+            continue
+        got = np.asarray(got, dtype=np.float64).reshape(x.size, x.size)
+        if not np.allclose(got, want, atol=1e-4, rtol=1e-4):
+            outcomes.append(Outcome("wrong", f"st.hessian(mode={mode!r}) gives {got!r}, "
+                                    f"central differences of the gradient give {want!r}"))
+    order = {"wrong": 0, "refused": 1}
+    return min(outcomes, key=lambda o: order[o.status], default=Outcome("pass"))
 
 
 def describe(entry: Entry) -> str:

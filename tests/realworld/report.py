@@ -19,12 +19,33 @@ from importlib import metadata
 from pathlib import Path
 
 from .baseline import PASS_BASELINE
+from .bugs import REPRODUCTIONS
 from .collect import CORPORA, all_entries, missing
 from .entry import NO_RULE, Entry, Outcome, outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "realworld.md"
 DISTRIBUTIONS = ("numpy", "scipy", "scikit-learn", "statsmodels")
+
+
+#: Refusals of valid code worth fixing first (they are located, so they do not fail).
+NOTES = [
+    "### Refusals that are themselves bugs (located, so not failures)",
+    "",
+    "* A dict argument read with a constant key (`def f(x, p): return np.sum(x * p['w'])`,",
+    "  `p` not differentiated) is refused with `EvaluationError: getitem failed on the",
+    "  example arguments: KeyError: ('w',)` and the hint \"the function itself fails for these",
+    "  inputs\", which is false (`dict_argument_loss`).",
+    "* Calls that need no derivative are refused as if they did: `np.finfo(x.dtype).eps`,",
+    "  `isinstance`, `hasattr`, `warnings.warn`, `logger.debug(...)`, `np.asanyarray`: most",
+    "  library code validates its inputs this way before any arithmetic.",
+    "* `print(f\"...\")` is refused (f-strings) although printing is not differentiated.",
+    "* `np.linalg.cholesky` reads one triangle; st_autodiff returns the symmetrised gradient",
+    "  (JAX's convention), which differs from central differences on a non-symmetric",
+    "  perturbation.  `cholesky_loss` builds its symmetric input so both agree; this is a",
+    "  convention, not counted as a bug.",
+    "",
+]
 
 
 def _clean(text: str) -> str:
@@ -81,11 +102,14 @@ def render(results: list[tuple[Entry, Outcome]]) -> str:
         by_bug[e.xfail or "unmarked (a new wrong result)"].append((e, o))
     if not by_bug:
         lines.append("None.")
-    for bug, items in by_bug.items():
+    for bug, items in sorted(by_bug.items()):
         names = ", ".join(f"`{e.name}`" for e, _ in items)
         first = _clean(items[0][1].message).strip().splitlines()[0]
-        lines += [f"* {bug}.  Entries: {names}.", f"  Example: `{first[:300]}`"]
-    lines += ["", "## Refusals by cause", ""]
+        lines += [f"### {bug}", "", f"Entries: {names}.  First failure: `{first[:300]}`", ""]
+        if bug in REPRODUCTIONS:
+            lines += ["```python", REPRODUCTIONS[bug], "```", ""]
+    lines += NOTES
+    lines += ["## Refusals by cause", ""]
     causes: dict[str, list[tuple[Entry, Outcome]]] = defaultdict(list)
     for e, o in results:
         if o.status == "refused" and not e.xfail:
