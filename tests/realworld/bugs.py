@@ -5,8 +5,9 @@ Entries that hit one are strict xfails naming it (``Entry.xfail``): when the com
 fixed the xfail turns into an unexpected pass and the mark must go.
 """
 
-BOUND_METHOD = ("RW1: st.grad(bound method) crashes with an unlocated IndexError in "
-                "transforms/lower.py (the bound self is not among the example arguments)")
+BOUND_METHOD = ("RW1: st.grad(bound method or classmethod) crashes with an unlocated "
+                "IndexError in transforms/lower.py (the bound self or cls is not among the "
+                "example arguments)")
 KEYWORD_ONLY = ("RW2: a keyword-only parameter: the body uses its default and the value "
                 "given becomes out_bar, so the gradient is scaled by it")
 UNLOCATED_CALLABLE = ("RW3: st.grad of a callable object or functools.partial raises "
@@ -27,7 +28,8 @@ class M:
 
 st.grad(M().loss)(np.array([0.5, 0.1]))
 # IndexError: list index out of range (st_autodiff/transforms/lower.py, in lower)
-# expected [1.0, 0.2]; statsmodels: st.grad(Logit(y, X).loglike) hits the same""",
+# expected [1.0, 0.2]; a classmethod (st.grad(Model.loss_cls)) and statsmodels'
+# st.grad(Logit(y, X).loglike) hit the same; a staticmethod works""",
     KEYWORD_ONLY: """\
 def h(w, *, scale=3.0):
     return np.sum(w ** 2)

@@ -11,7 +11,10 @@ from statsmodels.genmod import families
 from statsmodels.genmod.families import links, varfuncs
 from statsmodels.regression.linear_model import OLS, WLS
 from statsmodels.robust import norms
+from statsmodels.robust import scale as robust_scale
+from statsmodels.stats import moment_helpers
 from statsmodels.tools import eval_measures
+from statsmodels.tsa import stattools
 
 from .bugs import BOUND_METHOD
 from .entry import Registry
@@ -253,3 +256,48 @@ def eval_aic_sigma_loss(sigma2):
 def add_constant_loss(w):
     design = sm.add_constant(EXOG[:, 1:])
     return np.sum((design @ w - Y_LIN) ** 2)
+
+
+# --- moment helpers, robust scale, time series -------------------------------------------
+SPD = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]])
+MOMENTS = np.array([0.1, 1.2, 0.3, 3.1])
+
+
+@entry(SPD)
+def cov2corr_loss(cov):
+    return np.sum(moment_helpers.cov2corr(cov) ** 2)
+
+
+@entry(SPD, np.array([1.0, 2.0, 0.5]), wrt=(0, 1))
+def corr2cov_loss(corr, std):
+    return np.sum(moment_helpers.corr2cov(corr, std))
+
+
+@entry(SPD)
+def se_cov_loss(cov):
+    return np.sum(moment_helpers.se_cov(cov))
+
+
+@entry(MOMENTS)
+def mc2mvsk_loss(mc):
+    return np.sum(moment_helpers.mc2mvsk(mc))
+
+
+@entry(MOMENTS)
+def mnc2mc_loss(mnc):
+    return np.sum(moment_helpers.mnc2mc(mnc))
+
+
+@entry(RESID)
+def huber_rho_unbound_loss(z):
+    return np.sum(norms.HuberT.rho(_HUBER, z))
+
+
+@entry(RESID)
+def mad_loss(z):
+    return robust_scale.mad(z)
+
+
+@entry(RESID)
+def acf_loss(z):
+    return np.sum(stattools.acf(z, nlags=2))

@@ -339,3 +339,57 @@ def builtin_sum_loss(w):
 def default_arg_hessian_loss(w, delta=1.5):
     r = X @ w - Y
     return np.sum(np.where(np.abs(r) <= delta, 0.5 * r ** 2, delta * (np.abs(r) - 0.5 * delta)))
+
+
+def _doubled(fn):
+    @functools.wraps(fn)
+    def wrapper(w):
+        return 2.0 * fn(w)
+
+    return wrapper
+
+
+@_doubled
+def _doubled_mse(w):
+    return np.mean((X @ w - Y) ** 2)
+
+
+@entry(W3)
+def wrapped_decorator_loss(w):
+    return _doubled_mse(w) + 0.1 * np.sum(w ** 2)
+
+
+REG.add("wrapped_decorator_entry", _doubled_mse, W3)
+
+
+@functools.lru_cache
+def _n_samples(n):
+    return float(n)
+
+
+@entry(W3)
+def lru_cache_helper_loss(w):
+    return np.sum((X @ w - Y) ** 2) / _n_samples(8)
+
+
+class Losses:
+    """Losses as static and class methods, the way some codebases group them."""
+
+    scale = 0.5
+
+    @staticmethod
+    def mse(w):
+        return np.mean((X @ w - Y) ** 2)
+
+    @classmethod
+    def scaled(cls, w):
+        return cls.scale * np.mean((X @ w - Y) ** 2)
+
+
+REG.add("staticmethod_loss", Losses.mse, W3)
+REG.add("classmethod_loss", Losses.scaled, W3, xfail=BOUND_METHOD)
+
+
+@entry(W3)
+def staticmethod_call_loss(w):
+    return Losses.mse(w) + 0.1 * np.sum(w ** 2)
