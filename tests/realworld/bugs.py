@@ -18,6 +18,8 @@ DEFAULT_ARG_HESSIAN = ("RW5: st.hessian of a function called without its default
                        "mode='reverse' crashes with an unlocated IndexError in "
                        "transforms/lower.py, mode='forward' refuses with a false "
                        "EvaluationError (the tangent lands in the defaulted parameter)")
+CUMPROD_ZERO = ("RW6: np.cumprod's gradient divides by the input: NaN where an element "
+                "is zero (central differences are finite)")
 
 #: Minimal reproductions, by reason (saved in a .py file: the compiler reads source).
 REPRODUCTIONS: dict[str, str] = {
@@ -55,4 +57,9 @@ w = np.array([0.5, 1.0, 1.5])
 st.hessian(f, mode="reverse")(w)   # IndexError in transforms/lower.py
 st.hessian(f)(w)                   # NonScalarOutputError: "f() returns an array"
 st.hessian(f)(w, 2.0)              # right: diag(12 w)""",
+    CUMPROD_ZERO: """\
+def f(a):
+    return np.sum(np.cumprod(a))
+st.grad(f)(np.array([2.0, 0.0, 3.0]))   # [1, nan, 0], expected [1, 8, 0]
+# np.prod with a zero is right""",
 }

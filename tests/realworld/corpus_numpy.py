@@ -7,6 +7,7 @@ import numpy as np
 from numpy.polynomial import chebyshev, hermite, hermite_e, laguerre, legendre
 from numpy.polynomial import polynomial as P
 
+from .bugs import CUMPROD_ZERO
 from .entry import Registry
 
 REG = Registry("numpy")
@@ -401,3 +402,18 @@ def nanmean_loss(x):
 @entry(X5, np.array([0.5, 0.2, 1.0, 0.1, 0.3]), wrt=(0, 1))
 def cross_loss(a, b):
     return np.sum(np.cross(a[:3], b[:3]) ** 2)
+
+
+@entry(np.array([2.0, 0.0, 3.0, -1.5]), xfail=CUMPROD_ZERO)
+def cumprod_zero_loss(x):
+    return np.sum(np.cumprod(x))
+
+
+@entry(np.array([2.0, 0.0, 3.0, -1.5]))
+def prod_zero_loss(x):
+    return np.prod(x) + np.prod(x[1:] + 1.0)
+
+
+@entry(np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]]))
+def det_singular_loss(a):
+    return np.linalg.det(a)
