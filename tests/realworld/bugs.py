@@ -14,10 +14,10 @@ UNLOCATED_CALLABLE = ("RW3: st.grad of a callable object or functools.partial ra
                       "SourceUnavailableError without a location")
 STALE_GLOBAL = ("RW4: a module global or closure variable rebound between two calls of one "
                 "compiled gradient keeps its old value (stale value and gradient)")
-DEFAULT_ARG_HESSIAN = ("RW5: st.hessian of a function called without its defaulted argument: "
-                       "mode='reverse' crashes with an unlocated IndexError in "
-                       "transforms/lower.py, mode='forward' refuses with a false "
-                       "EvaluationError (the tangent lands in the defaulted parameter)")
+DEFAULT_ARG_MODES = ("RW5: st.jvp and st.hessian of a function called without its "
+                     "defaulted argument crash with an unlocated IndexError in "
+                     "transforms/lower.py, or refuse with a false EvaluationError or "
+                     "NonScalarOutputError")
 CUMPROD_ZERO = ("RW6: np.cumprod's gradient divides by the input: NaN where an element "
                 "is zero (central differences are finite)")
 
@@ -50,10 +50,11 @@ g = st.grad(f); g(np.array([0.5, 0.5]))      # [-2, -6], right
 Y = np.array([5.0, 5.0]); SCALE = 1.0
 g(np.array([0.5, 0.5]))                      # [-2, -6] again, expected [-9, -9]
 # a closure variable rebound after st.grad (nonlocal) behaves the same""",
-    DEFAULT_ARG_HESSIAN: """\
+    DEFAULT_ARG_MODES: """\
 def f(w, d=2.0):
     return d * np.sum(w ** 3)
 w = np.array([0.5, 1.0, 1.5])
+st.jvp(f, (w,), (np.ones(3),))     # IndexError in transforms/lower.py
 st.hessian(f, mode="reverse")(w)   # IndexError in transforms/lower.py
 st.hessian(f)(w)                   # NonScalarOutputError: "f() returns an array"
 st.hessian(f)(w, 2.0)              # right: diag(12 w)""",

@@ -123,7 +123,7 @@ def average_axis_loss(a):
     return np.sum(np.average(a, axis=1, weights=np.array([1.0, 2.0, 3.0, 4.0])))
 
 
-@entry(X5, hessian=True)
+@entry(X5, modes=True)
 def norm_default_loss(x):
     return np.linalg.norm(x)
 
@@ -138,7 +138,7 @@ def norm_inf_loss(x):
     return np.linalg.norm(x, ord=np.inf)
 
 
-@entry(X5, hessian=True)
+@entry(X5, modes=True)
 def norm_p3_loss(x):
     return np.linalg.norm(x, ord=3)
 
@@ -218,19 +218,19 @@ def correlate_loss(x, k):
     return np.sum(np.correlate(x, k, mode="full") ** 2)
 
 
-@entry(np.array([[2.0, 0.3], [0.3, 1.5]]), hessian=True)
+@entry(np.array([[2.0, 0.3], [0.3, 1.5]]), modes=True)
 def slogdet_loss(a):
     sign, logdet = np.linalg.slogdet(a)
     return sign * logdet
 
 
 @entry(np.array([[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]]), X5[:3], wrt=(0, 1),
-       hessian=True)
+       modes=True)
 def solve_loss(a, b):
     return np.sum(np.linalg.solve(a, b) ** 2)
 
 
-@entry(np.array([[1.0, 0.3, 0.1], [0.2, 0.9, -0.2], [0.1, -0.4, 0.7]]), hessian=True)
+@entry(np.array([[1.0, 0.3, 0.1], [0.2, 0.9, -0.2], [0.1, -0.4, 0.7]]), modes=True)
 def cholesky_loss(b):
     # np.linalg.cholesky reads one triangle only; the gradient of a symmetric input is a
     # convention (JAX symmetrises it), so the user builds the symmetric matrix here.
@@ -259,7 +259,7 @@ def clip_nan_to_num_loss(x):
     return np.sum(np.nan_to_num(np.clip(x, -1.0, 1.0)) ** 2)
 
 
-@entry(M34, hessian=True)
+@entry(M34, modes=True)
 def einsum_trace_loss(a):
     return np.einsum("ij,ij->", a, a) + np.trace(a @ a.T)
 
@@ -278,12 +278,12 @@ def histogram_weights_loss(w):
 N3 = np.array([[0.5, 1.2, -0.3], [0.2, -0.8, 0.9], [1.1, 0.4, 0.3]])
 
 
-@entry(N3, hessian=True)
+@entry(N3, modes=True)
 def det_loss(a):
     return np.linalg.det(a)
 
 
-@entry(N3, hessian=True)
+@entry(N3, modes=True)
 def inv_loss(a):
     return np.sum(np.linalg.inv(a) ** 2)
 
@@ -309,7 +309,7 @@ def norm_keepdims_loss(a):
     return np.sum(np.linalg.norm(a, axis=-1, keepdims=True) * a)
 
 
-@entry(M34, hessian=True)
+@entry(M34, modes=True)
 def var_axis_ddof_loss(a):
     return np.sum(np.var(a, axis=0, ddof=1)) + np.std(a[0])
 
@@ -319,7 +319,7 @@ def max_min_loss(a):
     return np.sum(np.max(a, axis=1)) + np.min(a) + np.sum(np.amax(a, axis=0) ** 2)
 
 
-@entry(X5, hessian=True)
+@entry(X5, modes=True)
 def cumprod_prod_loss(x):
     return np.sum(np.cumprod(x)) + np.prod(x)
 
@@ -334,32 +334,32 @@ def take_along_axis_loss(a):
     return np.sum(np.take_along_axis(a, np.argsort(a, axis=1), axis=1) * np.arange(4.0))
 
 
-@entry(M34, hessian=True)
+@entry(M34, modes=True)
 def tensordot_loss(a):
     return np.sum(np.tensordot(a, a, axes=([1], [1])))
 
 
-@entry(M34, hessian=True)
+@entry(M34, modes=True)
 def pad_roll_loss(a):
     return np.sum(np.pad(a, ((0, 1), (2, 0))) ** 2) + np.sum(np.roll(a, 1, axis=1) * a)
 
 
-@entry(X5, hessian=True)
+@entry(X5, modes=True)
 def logaddexp_loss(x):
     return np.sum(np.logaddexp(x, 0.3)) + np.sum(np.logaddexp2(x, 1.0))
 
 
-@entry(X5, hessian=True)
+@entry(X5, modes=True)
 def hypot_arctan2_loss(x):
     return np.sum(np.arctan2(x, 1.3)) + np.sum(np.hypot(x, 0.4))
 
 
-@entry(M34, hessian=True)
+@entry(M34, modes=True)
 def array_methods_loss(a):
     return a.sum() + a.var() + a.std(ddof=1) + a.prod(axis=0).sum() + (a @ a.T).trace()
 
 
-@entry(M34, hessian=True)
+@entry(M34, modes=True)
 def triu_tril_loss(a):
     return np.sum(np.triu(a @ a.T, 1)) + np.sum(np.tril(a, -1))
 

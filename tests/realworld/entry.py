@@ -54,9 +54,10 @@ class Entry:
     #: of one compiled gradient (a notebook or a training loop does): the second call
     #: must see the new values.
     rebind: dict[str, Any] | None = None
-    #: Also check ``st.hessian`` (forward over reverse and reverse over reverse) of the
-    #: first ``wrt`` argument against central differences of the checked gradient.
-    hessian: bool = False
+    #: Also check forward mode (``st.jvp`` along a random tangent, against a central
+    #: difference) and ``st.hessian`` of the first ``wrt`` argument in both modes
+    #: (against central differences of the checked gradient).
+    modes: bool = False
 
 
 @dataclass
@@ -69,12 +70,12 @@ class Registry:
     def entry(self, *args: Any, wrt: tuple[int, ...] = (0,), ref: Any = None,
               xfail: str | None = None, atol: float = 1e-6, rtol: float = 1e-5,
               eps: float = 1e-6, rebind: dict[str, Any] | None = None,
-              hessian: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+              modes: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register the decorated wrapper with example ``args``; returns it unchanged."""
 
         def add(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add(fn.__name__, fn, *args, wrt=wrt, ref=ref, xfail=xfail, atol=atol,
-                     rtol=rtol, eps=eps, rebind=rebind, hessian=hessian)
+                     rtol=rtol, eps=eps, rebind=rebind, modes=modes)
             return fn
 
         return add
@@ -170,8 +171,8 @@ def _run(entry: Entry) -> Outcome:
     except Exception as exc:
         return _failure(exc)
     first = _compare(entry, value, grads)
-    if first.status == "pass" and entry.hessian:
-        first = _check_hessian(entry)
+    if first.status == "pass" and entry.modes:
+        first = _check_modes(entry)
     if first.status != "pass" or not entry.rebind:
         return first
     names = _free_names(entry.fn)
@@ -235,8 +236,33 @@ def _compare(entry: Entry, value: Any, grads: tuple[Any, ...]) -> Outcome:
     return Outcome("pass")
 
 
-def _check_hessian(entry: Entry) -> Outcome:
-    """``st.hessian`` in both modes against central differences of the checked gradient."""
+def _jvp_outcome(entry: Entry) -> Outcome | None:
+    """``st.jvp`` along a random tangent against a central difference (None when right)."""
+    rng = np.random.default_rng(0)
+    tangents: list[Any] = [None] * len(entry.args)
+    for i in entry.wrt:
+        tangents[i] = rng.standard_normal(np.shape(entry.args[i]))
+
+    def along(t: float) -> Any:
+        args = list(_fresh(entry.args))
+        for i in entry.wrt:
+            args[i] = np.asarray(args[i], dtype=np.float64) + t * tangents[i]
+        return entry.fn(*args)
+
+    want = (along(1e-6) - along(-1e-6)) / 2e-6
+    try:
+        _, got = st.jvp(entry.fn, _fresh(entry.args), tuple(tangents))
+    except Exception as exc:
+        out = _failure(exc)
+        out.message = f"st.jvp: {out.message}"
+        return out
+    if not np.allclose(got, want, atol=1e-6, rtol=1e-5):
+        return Outcome("wrong", f"st.jvp gives {got!r}, a central difference {want!r}")
+    return None
+
+
+def _check_modes(entry: Entry) -> Outcome:
+    """Forward mode and ``st.hessian`` in both modes; the worst outcome wins."""
     i = entry.wrt[0]
     x = np.asarray(entry.args[i], dtype=np.float64)
     grad = st.grad(entry.fn, wrt=i)
@@ -253,7 +279,7 @@ def _check_hessian(entry: Entry) -> Outcome:
         step = step.reshape(x.shape)
         cols.append((grad_at(x + step) - grad_at(x - step)) / 2e-5)
     want = np.stack(cols, axis=1)
-    outcomes = []
+    outcomes = [o for o in [_jvp_outcome(entry)] if o is not None]
     for mode in ("forward", "reverse"):
         try:
             got = st.hessian(entry.fn, wrt=i, mode=mode)(*_fresh(entry.args))

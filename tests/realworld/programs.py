@@ -15,7 +15,7 @@ import numpy as np
 
 from .bugs import (
     BOUND_METHOD,
-    DEFAULT_ARG_HESSIAN,
+    DEFAULT_ARG_MODES,
     KEYWORD_ONLY,
     STALE_GLOBAL,
     UNLOCATED_CALLABLE,
@@ -70,7 +70,7 @@ def errstate_cross_entropy(w):
     return -np.mean(ll)
 
 
-@entry(W3, hessian=True)
+@entry(W3, modes=True)
 def clipped_cross_entropy(w):
     p = np.clip(1.0 / (1.0 + np.exp(-(X @ w))), EPS, 1 - EPS)
     return -np.mean(LAB * np.log(p) + (1 - LAB) * np.log(1 - p))
@@ -126,12 +126,12 @@ def dataclass_params_loss(w):
 _CFG = RidgeConfig(lam=0.25)
 
 
-@entry(W3, hessian=True)
+@entry(W3, modes=True)
 def global_dataclass_loss(w):
     return np.mean((X @ w - Y) ** 2) + _CFG.lam * np.sum(w ** 2)
 
 
-@entry(W3, hessian=True)
+@entry(W3, modes=True)
 def dict_params_loss(w):
     params = {"lam": 0.2, "scale": 2.0}
     return params["scale"] * np.mean((X @ w - Y) ** 2) + params["lam"] * np.sum(w ** 2)
@@ -222,19 +222,19 @@ def warning_loss(w):
     return np.sum(np.log1p((X @ w - Y) ** 2))
 
 
-@entry(W3, hessian=True)
+@entry(W3, modes=True)
 def math_module_loss(w):
     r = X @ w - Y
     return 0.5 * len(r) * math.log(2 * math.pi) + 0.5 * np.sum(r ** 2)
 
 
-@entry(W3, hessian=True)
+@entry(W3, modes=True)
 def lambda_activation_loss(w):
     act = lambda z: np.where(z > 0, z, 0.01 * z)  # noqa: E731
     return np.sum(act(X @ w) ** 2)
 
 
-@entry(W3, hessian=True)
+@entry(W3, modes=True)
 def closure_loss(w):
     def residual(v):
         return X @ v - Y
@@ -242,7 +242,7 @@ def closure_loss(w):
     return np.sum(residual(w) ** 2)
 
 
-@entry(np.array([0.5, 0.2]), hessian=True)
+@entry(np.array([0.5, 0.2]), modes=True)
 def fixed_point_loss(p):
     x = 1.0
     it = 0
@@ -252,7 +252,7 @@ def fixed_point_loss(p):
     return x
 
 
-@entry(np.arange(12.0) / 10.0 - 0.5, hessian=True)
+@entry(np.arange(12.0) / 10.0 - 0.5, modes=True)
 def mlp_flat_params_loss(theta):
     w1 = theta[:9].reshape(3, 3)
     b1 = theta[9:12]
@@ -281,7 +281,7 @@ def huber_by_hand_loss(w, delta=1.0):
     return np.sum(np.where(small, 0.5 * r ** 2, delta * (np.abs(r) - 0.5 * delta)))
 
 
-@entry(W3, hessian=True)
+@entry(W3, modes=True)
 def enumerate_layers_loss(w):
     total = 0.0
     for k, col in enumerate(X.T):
@@ -335,8 +335,8 @@ def builtin_sum_loss(w):
     return sum((X @ w - Y) ** 2) / len(Y)
 
 
-@entry(W3, hessian=True, xfail=DEFAULT_ARG_HESSIAN)
-def default_arg_hessian_loss(w, delta=1.5):
+@entry(W3, modes=True, xfail=DEFAULT_ARG_MODES)
+def default_arg_modes_loss(w, delta=1.5):
     r = X @ w - Y
     return np.sum(np.where(np.abs(r) <= delta, 0.5 * r ** 2, delta * (np.abs(r) - 0.5 * delta)))
 
