@@ -14,7 +14,7 @@ CORPORA: list[tuple[str, tuple[str, ...]]] = [
     ("scipy", ("corpus_scipy_stats", "corpus_scipy_misc")),
     ("sklearn", ("corpus_sklearn",)),
     ("statsmodels", ("corpus_statsmodels",)),
-    ("numpy", ("programs",)),
+    ("numpy", ("programs", "programs_numerical")),
 ]
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from . import programs, programs_numerical
 from .entry import Entry, assert_ok, params
-from .programs import REG
 
 
-@pytest.mark.parametrize("entry", params(REG.entries))
+@pytest.mark.parametrize("entry", params(programs.REG.entries + programs_numerical.REG.entries))
 def test_program(entry: Entry) -> None:
     assert_ok(entry)
