@@ -38,7 +38,10 @@ def h(w, *, scale=3.0):
 
 st.grad(h)(np.array([1.0, 2.0]))             # [6, 12], expected [2, 4]
 st.grad(h)(np.array([1.0, 2.0]), scale=5.0)  # [10, 20], expected [2, 4]
-# the generated f_grad(w, out_bar=1.0) receives scale as out_bar""",
+# the generated f_grad(w, out_bar=1.0) receives scale as out_bar
+def p(*, w):
+    return np.sum(w ** 2)
+st.grad(p, wrt="w")(w=np.ones(2))   # WrtError: p() has no such parameter (its parameters: )""",
     UNLOCATED_CALLABLE: """\
 st.grad(functools.partial(f, lam=0.7))(w)   # SourceUnavailableError, loc None
 st.grad(model)(w)                            # model has __call__; same, loc None""",

@@ -32,6 +32,11 @@ DISTRIBUTIONS = ("numpy", "scipy", "scikit-learn", "statsmodels")
 NOTES = [
     "### Refusals that are themselves bugs (located, so not failures)",
     "",
+    "* What stops library code first (see the counts below): `raise` and `assert` in",
+    "  validation branches that are not taken, `*args`/`**kwargs` (decorators such as",
+    "  scikit-learn's `validate_params`, SciPy's `array_namespace(*arrays)`), `x is None`",
+    "  checks of optional arguments, `with np.errstate(...)`, `x.dtype.char in '...'`.",
+    "  Each is valid code whose value and gradient do not depend on the refused construct.",
     "* A dict argument read with a constant key (`def f(x, p): return np.sum(x * p['w'])`,",
     "  `p` not differentiated) is refused with `EvaluationError: getitem failed on the",
     "  example arguments: KeyError: ('w',)` and the hint \"the function itself fails for these",
