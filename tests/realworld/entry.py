@@ -145,11 +145,16 @@ def cause_of(message: str) -> str:
     return line
 
 
+_LINE_OF_FILE = re.compile(r"line (\d+) of (\S+?)[:,]?\s")
+
+
 def _located(exc: BaseException) -> str:
+    """``file:line`` of the error's location, or of a "line N of FILE" in its message."""
     loc = getattr(exc, "loc", None)
-    if loc is None or not getattr(loc, "file", "") or not getattr(loc, "line", 0):
-        return ""
-    return f"{loc.file}:{loc.line}"
+    if loc is not None and getattr(loc, "file", "") and getattr(loc, "line", 0):
+        return f"{loc.file}:{loc.line}"
+    named = _LINE_OF_FILE.search(str(exc).splitlines()[0] + " ")
+    return f"{named.group(2)}:{named.group(1)}" if named else ""
 
 
 def _failure(exc: Exception) -> Outcome:

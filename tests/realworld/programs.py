@@ -393,3 +393,9 @@ REG.add("classmethod_loss", Losses.scaled, W3, xfail=BOUND_METHOD)
 @entry(W3)
 def staticmethod_call_loss(w):
     return Losses.mse(w) + 0.1 * np.sum(w ** 2)
+
+
+LOSSES = {"mse": lambda w: np.mean((X @ w - Y) ** 2), "mae": lambda w: np.mean(np.abs(X @ w - Y))}
+REG.add("lambda_in_dict_loss", LOSSES["mse"], W3)
+POWERS = [lambda w, k=k: np.sum(np.abs(X @ w - Y) ** k) for k in (2, 3)]
+REG.add("lambda_from_comprehension_loss", POWERS[1], W3)

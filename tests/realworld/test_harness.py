@@ -90,3 +90,17 @@ def test_rebinding_reaches_globals_and_closure_cells() -> None:
     assert f(np.ones(1)) == 35.0
     slots["SCALE"].set(2.0)
     assert SCALE == 2.0 and slots["c"].get() == 7.0
+
+
+PAIR = (lambda x: np.sum(x ** 2), lambda x: np.sum(x ** 3))
+
+
+def test_location_named_in_the_message_counts() -> None:
+    reg = Registry("harness")
+    reg.add("second_lambda", PAIR[1], X3)
+    out = _run(reg.entries[0])
+    if out.status == "refused":  # the compiler cannot tell the two lambdas apart
+        line = PAIR[1].__code__.co_firstlineno
+        assert out.location.endswith(f"test_harness.py:{line}")
+    else:
+        assert out.status == "pass"
