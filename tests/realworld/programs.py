@@ -399,3 +399,9 @@ LOSSES = {"mse": lambda w: np.mean((X @ w - Y) ** 2), "mae": lambda w: np.mean(n
 REG.add("lambda_in_dict_loss", LOSSES["mse"], W3)
 POWERS = [lambda w, k=k: np.sum(np.abs(X @ w - Y) ** k) for k in (2, 3)]
 REG.add("lambda_from_comprehension_loss", POWERS[1], W3)
+
+
+@entry(W3, np.random.default_rng(3))
+def rng_argument_loss(w, rng):
+    noise = rng.normal(scale=0.1, size=8)
+    return np.mean((X @ w + noise - Y) ** 2)

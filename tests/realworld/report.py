@@ -52,6 +52,8 @@ NOTES = [
     "* `np.linalg.det` of a singular matrix is refused (\"the adjoint of det failed on the",
     "  example arguments: LinAlgError: Singular matrix\") although its gradient, the",
     "  transposed adjugate, is finite (`det_singular_loss`).",
+    "* A `np.random.Generator` argument is taken for an array: `rng.normal(...)` is",
+    "  refused with \"arrays have no supported attribute 'normal'\" (`rng_argument_loss`).",
     "* `print(f\"...\")` is refused (f-strings) although printing is not differentiated.",
     "* `np.linalg.cholesky` reads one triangle; st_autodiff returns the symmetrised gradient",
     "  (JAX's convention), which differs from central differences on a non-symmetric",
