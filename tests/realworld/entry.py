@@ -112,6 +112,7 @@ def _fresh(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return copy.deepcopy(args)
 
 
+_LINE_OF_FILE = re.compile(r"line (\d+) of (\S+?)[:,]?\s")
 NO_RULE = re.compile(r"call to (.+?) has no derivative rule")
 
 
@@ -139,13 +140,12 @@ def cause_of(message: str) -> str:
     if callee:
         return f"call to {_no_rule_kind(callee.group(1))} that has no derivative rule"
     line = re.sub(r"ord=\S+ ", "ord=… ", line)
+    line = re.sub(r"^error: ", "", line)
+    line = _LINE_OF_FILE.sub("line … of … ", line + " ").strip()
     line = re.sub(r"'[^']*'", "'…'", line)
     line = re.sub(r"\([^()]*\)", "", line).strip()
     line = re.sub(r"^[\w.]+\.(\w+) got", r"… got", line)
     return line
-
-
-_LINE_OF_FILE = re.compile(r"line (\d+) of (\S+?)[:,]?\s")
 
 
 def _located(exc: BaseException) -> str:
