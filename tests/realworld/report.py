@@ -97,7 +97,7 @@ def render(results: list[tuple[Entry, Outcome]]) -> str:
         "(`tests/realworld/bugs.py`).",
         "",
         "Regenerate this page with `python -m tests.realworld.report` (needs the `realworld`",
-        "extra: `pip install -e \".[test,realworld]\"`).  The pass count may not drop below",
+        "extra: `pip install -e \".[test]\"`).  The pass count may not drop below",
         f"the baseline in `tests/realworld/baseline.py` (now {PASS_BASELINE}): raise it there",
         "when more entries pass.",
         "",
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--print", action="store_true", help="print instead of writing")
     ns = parser.parse_args(argv)
     if missing():
-        print(f"missing packages {missing()}: pip install -e '.[realworld]'", file=sys.stderr)
+        print(f"missing packages {missing()}: pip install -e '.[test]'", file=sys.stderr)
         return 2
     results = []
     for e in all_entries():
