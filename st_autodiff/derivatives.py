@@ -503,10 +503,22 @@ def _cumsum(ops, g, out, x, axis=None):
 
 @rule(Op.CUMPROD)
 def _cumprod(ops, g, out, x, axis=None):
-    # Division form: exact for nonzero x; a zero in x gives nan, never a silent value.
+    # Division form, exact wherever x != 0 (a zero before i zeroes both sides).  At the
+    # first zero of a slice the gradient is the reverse cumsum of g times the product of
+    # the other items, which is cumprod(x with zeros as 1) while no second zero has
+    # appeared; at later zeros it is 0 (every product holds the first zero).
+    shape = ops.shape(x)
     if axis is None:
-        return (ops.reshape(_reverse_cumsum(ops, g * out, 0), ops.shape(x)) / x,)
-    return (_reverse_cumsum(ops, g * out, axis) / x,)
+        x = ops.ravel(x)
+    ax = 0 if axis is None else axis
+    zero = ops.eq(x, 0)
+    safe = ops.where(zero, ops.ones_like(x), x)
+    first = ops.eq(ops.cumsum(ops.astype(zero, dtype="int64"), axis=ax), 1)
+    at_first = _reverse_cumsum(ops, ops.where(first, g * ops.cumprod(safe, axis=ax),
+                                              ops.zeros_like(g * out)), ax)
+    grad = ops.where(zero, ops.where(first, at_first, ops.zeros_like(at_first)),
+                     _reverse_cumsum(ops, g * out, ax) / safe)
+    return (grad if axis is not None else ops.reshape(grad, shape),)
 
 
 # --- linear algebra -------------------------------------------------------------------

@@ -267,7 +267,27 @@ def _via_partials(op: Op) -> None:
 
 _via_partials(Op.PROD)
 _via_partials(Op.NORM)
-jvp1(Op.CUMPROD)(lambda ops, t, out, x, axis=None: out * ops.cumsum(t / x, axis=axis))
+
+
+@jvp1(Op.CUMPROD)
+def _cumprod_jvp(ops, t, out, x, axis=None):
+    # Before a slice's first zero: out * cumsum(t / x).  From the first zero k on, until a
+    # second zero, only x_k's term survives: t_k times the product of the other items,
+    # cumprod(x with zeros as 1); after a second zero, 0 (the VJP rule's cases).
+    if axis is None:
+        x, t = ops.ravel(x), ops.ravel(t)
+    ax = 0 if axis is None else axis
+    zero = ops.eq(x, 0)
+    safe = ops.where(zero, ops.ones_like(x), x)
+    count = ops.cumsum(ops.astype(zero, dtype="int64"), axis=ax)
+    t_first = ops.cumsum(ops.where(ops.logical_and(zero, ops.eq(count, 1)), t,
+                                   ops.zeros_like(t)), axis=ax)
+    before = out * ops.cumsum(ops.where(zero, ops.zeros_like(t), t / safe), axis=ax)
+    after = ops.where(ops.eq(count, 1), ops.cumprod(safe, axis=ax) * t_first,
+                      ops.zeros_like(before))
+    return ops.where(ops.eq(count, 0), before, after)
+
+
 jvp1(Op.LOGSUMEXP)(lambda ops, t, out, x, axis=None, keepdims=False: ops.sum(
     ops.exp(x - _unreduce(ops, out, x, axis, keepdims)) * t, axis=axis, keepdims=keepdims))
 jvp1(Op.SOFTMAX)(lambda ops, t, out, x, axis=-1:
