@@ -67,7 +67,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.emit(Op.ASTYPE, [x], {"dtype": np.dtype(fn).name}, e)
     retransform = getattr(fn, "generated_for", None)
     if retransform is not None:  # a compiled gradient, differentiated again
-        return lw.inline_python(retransform(_examples(lw, args, e)), args, kwargs, e)
+        try:  # bound as the gradient binds its arguments, in its canonical order
+            flat, layout = fn.bind_call(args, kwargs)
+        except TypeError as exc:
+            raise lw.fail(str(exc), e, kind=CompileError) from None
+        return lw.inline_python(retransform(_examples(lw, flat, e), layout), flat, {}, e)
     readable = getattr(fn, "st_readable_for", None)
     if callable(readable):  # a custom rule in generated code: read as the Python it runs
         return lw.inline_python(readable(_examples(lw, args, e)), args, kwargs, e)
@@ -94,6 +98,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.emit(Op.CALL, args, {"fn": fn}, e)
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        return lw.inline_python(fn.__func__, [fn.__self__, *args], kwargs, e)  # obj.method
     name = calls.callable_name(fn)
     raise NoRuleError(
         f"call to {name} has no derivative rule", lw.loc(e),

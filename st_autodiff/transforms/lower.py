@@ -41,6 +41,7 @@ from ..ir.types import type_of
 from . import calls
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
+from .guards import Guards, is_library
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope, scope_chain
 from .writes import WriteLowering
@@ -65,22 +66,35 @@ class Lowered:
 _MISSING = object()
 
 
-def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any]
-                    ) -> Callable[[str], Any]:
-    """Resolve free names of a live Python function: closure cells, globals, builtins."""
+def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any],
+                    guards: Guards | None = None) -> Callable[[str], Any]:
+    """Resolve free names of a live Python function: closure cells, globals, builtins.
+
+    Each read is recorded in ``guards`` (unless ``fn`` is library code), so that a later
+    rebinding of the name re-specialises instead of reusing a stale value."""
     code = fn.__code__
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     glb = fn.__globals__
+    if guards is not None and is_library(glb.get("__name__")):
+        guards = None
 
     def resolve(name: str) -> Any:
         if name in cells:
             try:
-                return const(name, cells[name].cell_contents)
+                value = cells[name].cell_contents
             except ValueError:  # empty cell
                 raise KeyError(name) from None
+            if guards is not None:
+                guards.cell_read(cells[name], value)
+            return const(name, value)
         if name in glb:
-            return const(name, glb[name])
+            value = glb[name]
+            if guards is not None:
+                guards.global_read(glb, name, value)
+            return const(name, value)
         if hasattr(builtins, name):
+            if guards is not None:
+                guards.builtin_read(glb, name)
             return getattr(builtins, name)
         raise KeyError(name)
 
@@ -100,6 +114,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         self.code_stack: list[Any] = []
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
+        self.guards = Guards()  # what lowering read from outside the arguments
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -122,6 +137,13 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                 self.global_consts[key] = self.b.const(value, name=name)
             return self.global_consts[key]
         return value
+
+    def static_attribute(self, base: Any, attr: str) -> Any:
+        """``base.attr`` of a compile-time object (AttributeError if it has none); a read
+        of an object from outside the arguments is guarded."""
+        value = getattr(base, attr)
+        self.guards.attribute_read(base, attr, value)
+        return self.const_of_global(attr, value)
 
     def emit(self, op: Op, inputs: list[Any], params: dict[str, Any] | None,
              where: cst.CSTNode) -> Node:
@@ -187,32 +209,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         if len(self.fn_stack) >= MAX_INLINE_DEPTH:
             raise UnsupportedRecursionError(f"calls nested deeper than {MAX_INLINE_DEPTH}",
                                             self.loc(where) if where else None)
-        names = fn.params
-        if len(args) > len(names):
-            raise self.fail(f"{fn.name}() takes {len(names)} positional arguments but "
-                            f"{len(args)} were given", where or fn.node, kind=CompileError)
-        bound = dict(zip(names, args))
-        kwonly = [p.name.value for p in fn.node.params.kwonly_params]
-        for k, v in kwargs.items():
-            if k not in names and k not in kwonly:
-                raise self.fail(f"{fn.name}() got an unexpected keyword argument {k!r}",
-                                where or fn.node, kind=CompileError)
-            if k in bound:
-                raise self.fail(f"{fn.name}() got multiple values for argument {k!r}",
-                                where or fn.node, kind=CompileError)
-            bound[k] = v
-        for p in fn.node.params.params + fn.node.params.kwonly_params:
-            name = p.name.value
-            if name not in bound:
-                if name in fn.defaults:
-                    bound[name] = fn.defaults[name]
-                elif p.default is not None:
-                    self.fn_stack.append(fn)
-                    bound[name] = self.expr(p.default, scope.parent or scope)
-                    self.fn_stack.pop()
-                else:
-                    raise self.fail(f"{fn.name}() is missing the argument {name!r}",
-                                    where or fn.node, kind=CompileError)
+        bound = self.bind_arguments(fn, args, kwargs, scope, where)
         scope.vars.update(bound)
         self.fn_stack.append(fn)
         self.active_scopes.append(scope)
@@ -226,6 +223,104 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             self.region_depth = saved_depth
             self.fn_stack.pop()
             self.active_scopes.pop()
+
+    def bind_arguments(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
+                       scope: Scope, where: cst.CSTNode | None) -> dict[str, Any]:
+        """Python's binding of a call's arguments to ``fn``'s parameters (every kind):
+        positional-only ones only by position, ``*args`` a tuple of the extra positional
+        values, keyword-only ones only by name, ``**kwargs`` a dict of the extra keywords,
+        defaults for the rest; Python's ``TypeError`` as a located error."""
+        ps = fn.node.params
+        at = where or fn.node
+
+        def error(message: str) -> CompileError:
+            return self.fail(f"{fn.name}() {message}", at, kind=CompileError)
+
+        positional = fn.positional
+        star, kwstar = fn.star, ps.star_kwarg
+        if len(args) > len(positional) and star is None:
+            raise error(f"takes {len(positional)} positional argument"
+                        f"{'' if len(positional) == 1 else 's'} but {len(args)} were given")
+        bound: dict[str, Any] = {p.name.value: v for p, v in zip(positional, args)}
+        if star is not None:
+            bound[star.name.value] = tuple(args[len(positional):])
+        posonly = {p.name.value for p in ps.posonly_params}
+        named = {p.name.value for p in (*ps.params, *ps.kwonly_params)}
+        extra: dict[str, Any] = {}
+        for k, v in kwargs.items():
+            if k in named:
+                if k in bound:
+                    raise error(f"got multiple values for argument {k!r}")
+                bound[k] = v
+            elif kwstar is not None:
+                extra[k] = v
+            elif k in posonly:
+                raise error("got some positional-only arguments passed as keyword "
+                            f"arguments: {k!r}")
+            else:
+                raise error(f"got an unexpected keyword argument {k!r}")
+        if kwstar is not None:
+            bound[kwstar.name.value] = extra
+        missing = []
+        for p in (*positional, *ps.kwonly_params):
+            name = p.name.value
+            if name in bound:
+                continue
+            if name in fn.defaults:
+                bound[name] = fn.defaults[name]
+            elif p.default is not None:  # the CLI: no live function, read the source
+                self.fn_stack.append(fn)
+                bound[name] = self.expr(p.default, scope.parent or scope)
+                self.fn_stack.pop()
+            else:
+                missing.append(name)
+        if missing:
+            names = " and ".join(", ".join(repr(m) for m in missing).rsplit(", ", 1))
+            raise error(f"missing {len(missing)} required argument"
+                        f"{'' if len(missing) == 1 else 's'}: {names}")
+        return bound
+
+    def call_arguments(self, e: cst.Call, scope: Scope) -> tuple[list[Any], dict[str, Any]]:
+        """The positional and keyword arguments of a call; ``*xs`` and ``**d`` expand when
+        their length and keys are known when compiling."""
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for a in e.args:
+            v = self.expr(a.value, scope)
+            if a.star == "*":
+                args.extend(self.star_items(v, a))
+            elif a.star == "**":
+                if not isinstance(v, dict) or any(not isinstance(k, str) for k in v):
+                    raise self.fail("**-arguments must be a dict with string keys known when "
+                                    "compiling", a, kind=CompileError)
+                for k, item in v.items():
+                    if k in kwargs:
+                        raise self.fail(f"got multiple values for keyword argument {k!r}",
+                                        a, kind=CompileError)
+                    kwargs[k] = item
+            elif a.keyword is not None:
+                kwargs[a.keyword.value] = v
+            else:
+                args.append(v)
+        return args, kwargs
+
+    def star_items(self, v: Any, where: cst.CSTNode) -> list[Any]:
+        """The values ``*v`` passes: a tuple or list, a tuple argument (its length is part
+        of the specialisation), or the rows of an array of known length."""
+        if isinstance(v, (tuple, list, range, str)):
+            return list(v)
+        if isinstance(v, dict):
+            return list(v)
+        if isinstance(v, Node):
+            t = v.type
+            if t is not None and t.kind == "array" and t.shape:
+                return self.unpack(v, t.shape[0], where)
+            ex = self.example(v)
+            if t is not None and t.kind == "tuple" and isinstance(ex, tuple):
+                return self.unpack(v, len(ex), where)
+        raise self.fail("*-arguments need a value whose length is known when compiling "
+                        "(a tuple, a list or an array of known shape)", where,
+                        kind=CompileError)
 
     def block(self, stmts: Any, scope: Scope) -> Any:
         """A function body: its return value (every path must return one)."""
@@ -406,7 +501,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                 f"({self._chain(fn.__name__)}); recursive functions are not supported",
                 self.loc(where), "rewrite the recursion as a computation on arrays")
         parsed = parse_function(fn)
-        outer = python_resolver(fn, self.const_of_global)
+        self.guards.function_read(fn)
+        self.guards.merge(getattr(fn, "__st_guards__", None))  # a gradient's own reads
+        outer = python_resolver(fn, self.const_of_global, self.guards)
         self.code_stack.append(fn.__code__)
         try:
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
@@ -441,19 +538,31 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     lw.fn_stack.append(fn)
     if code is not None:
         lw.code_stack.append(code)
-    args: list[Any] = []
-    for i, pname in enumerate(fn.params):
-        loc = fn.loc(fn.node.params.params[i])
+    args: list[Any] = list(fn.fixed)  # a bound method's receiver
+    stars: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for i, (pname, param, key) in enumerate(fn.slots):
+        loc = fn.loc(param)
         if example_args is None:
-            args.append(lw.b.arg(pname, None, None, loc))
-            continue
-        value = example_args[i]
-        node = lw.b.arg(pname, type_of(value), value, loc)
-        static = isinstance(value, (bool, int, str, type(None))) and not isinstance(
-            value, float)
-        args.append(value if static else node)
+            value: Any = lw.b.arg(pname, None, None, loc)
+        else:
+            value = example_args[i]
+            node = lw.b.arg(pname, type_of(value), value, loc)
+            static = isinstance(value, (bool, int, str, type(None))) and not isinstance(
+                value, float)
+            value = value if static else node
+        if param is fn.star:
+            stars.append(value)
+        elif key is not None:  # a **kwargs value
+            kwargs[key] = value
+        elif any(param is p for p in fn.node.params.kwonly_params):
+            kwargs[pname] = value
+        else:
+            args.append(value)
+    for v in fn.fixed:
+        lw.guards.note(v)
     lw.fn_stack.pop()
-    result = lw.lower_function(fn, args, {}, Scope(None, resolver), None)
+    result = lw.lower_function(fn, args + stars, kwargs, Scope(None, resolver), None)
     outputs = result if isinstance(result, tuple) else (result,)
     where = fn.node
     lw.fn_stack.append(fn)
