@@ -109,6 +109,11 @@ class GradFunction:
         self._last: Compiled | None = None
         self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
 
+    @property
+    def _compiled(self) -> dict[Any, Compiled]:
+        """The newest specialisation per argument kinds."""
+        return {k: entries[0][1] for k, entries in self._cache.items()}
+
     def _set_signature(self, sig: inspect.Signature) -> None:
         self._sig = sig
         kinds = [p.kind for p in sig.parameters.values()]
@@ -199,7 +204,8 @@ class GradFunction:
             log.info("st_autodiff: compiling %s again: %s changed since it was compiled",
                      self.__qualname__, old[0][3].changed() or "a value it read")
         xp = namespace_for(*args)
-        compiled, guards = self._build(list(args), xp, layout)
+        compiled = self._build(list(args), xp, layout)
+        guards = compiled.guards
         fn: Callable[..., Any] = compiled.fn  # type: ignore[assignment]
         if self._seeds:  # jvp of a gradient: its code takes (*primals, *seeds, *tangents)
             fn = _with_seeds(fn, self._n_primal(layout), self._seeds)
@@ -208,8 +214,8 @@ class GradFunction:
         self._last = compiled
         return entry
 
-    def _build(self, args: list[Any] | None, xp: Any, layout: Layout = Layout()
-               ) -> tuple[Compiled, Guards]:
+    def _build(self, args: list[Any] | None, xp: Any, layout: Layout = Layout()) -> Compiled:
+        """Compile a specialisation; its ``guards`` are what it read from outside."""
         fn: Any = self._fn
         inherited: Guards | None = None
         if isinstance(fn, GradFunction):  # differentiate the generated code again
@@ -242,10 +248,10 @@ class GradFunction:
 
         compiled = compile_function(parsed, resolver, args, req, self._options, xp, support,
                                     code=getattr(fn, "__code__", None))
-        guards = lowerers[0].guards if lowerers else Guards()
+        compiled.guards = lowerers[0].guards if lowerers else Guards()
         if compiled.fn is not None:
-            compiled.fn.__st_guards__ = guards  # type: ignore[attr-defined]
-        return compiled, guards
+            compiled.fn.__st_guards__ = compiled.guards  # type: ignore[attr-defined]
+        return compiled
 
     def generated_for(self, args: list[Any], layout: Layout | None = None
                       ) -> Callable[..., Any]:
@@ -259,7 +265,8 @@ class GradFunction:
         if hit is None or (hit[0] is not None and not hit[0]()):
             inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
                                  Options(optimize=self._options.optimize, functional=True))
-            compiled, guards = inner._build(list(args), namespace_for(*args), layout)
+            compiled = inner._build(list(args), namespace_for(*args), layout)
+            guards = compiled.guards
             hit = self._functional[key] = (guards.check() if len(guards) else None,
                                            compiled.fn)
         return hit[1]  # type: ignore[no-any-return]
@@ -281,7 +288,7 @@ class GradFunction:
     def _latest(self) -> Compiled:
         if self._last is None:
             try:
-                self._last = self._build(None, np)[0]
+                self._last = self._build(None, np)
             except StAutodiffError as exc:
                 raise exc.with_traceback(None) from None
         return self._last
@@ -372,10 +379,11 @@ def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Requ
             positions.append(names.index(w))
         else:
             if not -n_pos <= w < n_pos:
-                kw = " (keyword-only parameters are named: wrt='name')" if n_pos < len(
+                call = " in this call" if parsed.star is not None else ""
+                kw = " by position (keyword-only ones are named: wrt='name')" if n_pos < len(
                     slots) else ""
-                raise WrtError(f"wrt={w} is out of range: this call of {parsed.name}() "
-                               f"passes {n_pos} positional arguments{kw}", where)
+                raise WrtError(f"wrt={w} is out of range: {parsed.name}() takes {n_pos} "
+                               f"arguments{kw}{call}", where)
             positions.append(w % n_pos)
     if mode == "vjp_joint":  # one function (args..., out_bar) -> gradients (the bridge)
         return Request(tuple(positions), single, "vjp", has_aux, split=False)

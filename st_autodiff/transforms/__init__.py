@@ -65,6 +65,7 @@ class Compiled:
     joint: Graph | None = None
     fwd: Callable[..., Any] | None = None  # split mode: (outputs, residuals)
     bwd: Callable[..., Any] | None = None  # split mode: (*residuals, out_bar) -> gradients
+    guards: Any = None  # what lowering read from outside the arguments (guards.Guards)
 
 
 def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],

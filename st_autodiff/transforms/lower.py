@@ -261,23 +261,24 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                 raise error(f"got an unexpected keyword argument {k!r}")
         if kwstar is not None:
             bound[kwstar.name.value] = extra
-        missing = []
-        for p in (*positional, *ps.kwonly_params):
-            name = p.name.value
-            if name in bound:
-                continue
-            if name in fn.defaults:
-                bound[name] = fn.defaults[name]
-            elif p.default is not None:  # the CLI: no live function, read the source
-                self.fn_stack.append(fn)
-                bound[name] = self.expr(p.default, scope.parent or scope)
-                self.fn_stack.pop()
-            else:
-                missing.append(name)
-        if missing:
-            names = " and ".join(", ".join(repr(m) for m in missing).rsplit(", ", 1))
-            raise error(f"missing {len(missing)} required argument"
-                        f"{'' if len(missing) == 1 else 's'}: {names}")
+        for group, kind in ((positional, "positional"), (ps.kwonly_params, "keyword-only")):
+            missing = []
+            for p in group:
+                name = p.name.value
+                if name in bound:
+                    continue
+                if name in fn.defaults:
+                    bound[name] = fn.defaults[name]
+                elif p.default is not None:  # the CLI: no live function, read the source
+                    self.fn_stack.append(fn)
+                    bound[name] = self.expr(p.default, scope.parent or scope)
+                    self.fn_stack.pop()
+                else:
+                    missing.append(repr(name))
+            if missing:
+                names = " and ".join(", ".join(missing).rsplit(", ", 1))
+                raise error(f"missing {len(missing)} required {kind} argument"
+                            f"{'' if len(missing) == 1 else 's'}: {names}")
         return bound
 
     def call_arguments(self, e: cst.Call, scope: Scope) -> tuple[list[Any], dict[str, Any]]:
