@@ -119,6 +119,11 @@ class GradFunction:
         kinds = [p.kind for p in sig.parameters.values()]
         self._nparams = len(kinds)
         self._plain = all(k in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD) for k in kinds)
+        # signatures without *args/**kwargs bind without Signature.bind (its cost is ~10 µs)
+        self._fixed_arity = all(k not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD) for k in kinds)
+        self._params = [(p.name, p.kind is _P.POSITIONAL_ONLY, p.default)
+                        for p in sig.parameters.values()]
+        self._n_positional = sum(k is not _P.KEYWORD_ONLY for k in kinds)
 
     # --- calling ------------------------------------------------------------------------
 
@@ -156,6 +161,20 @@ class GradFunction:
             if now[0] is not self._defaults_seen[0] or now[1] is not self._defaults_seen[1]:
                 self._defaults_seen = now  # f.__defaults__ was reassigned
                 self._set_signature(inspect.signature(self._fn))
+        if self._fixed_arity and len(args) <= self._n_positional:
+            flat = list(args)
+            used = 0
+            for name, posonly, default in self._params[len(args):]:
+                if not posonly and name in kwargs:
+                    flat.append(kwargs[name])
+                    used += 1
+                elif default is not _P.empty:
+                    flat.append(default)
+                else:
+                    break  # missing: Signature.bind words the error
+            else:
+                if used == len(kwargs):  # else an unknown or repeated keyword
+                    return flat, _PLAIN
         try:
             bound = self._sig.bind(*args, **kwargs)
         except TypeError as exc:
@@ -241,9 +260,7 @@ class GradFunction:
 
         def resolver(lw: Any) -> Any:
             lowerers.append(lw)
-            lw.guards.merge(inherited)
-            if isinstance(fn, types.FunctionType):
-                lw.guards.function_read(fn)
+            lw.guards.merge(inherited)  # (its own defaults are arguments: not guarded)
             return python_resolver(fn, lw.const_of_global, lw.guards)
 
         compiled = compile_function(parsed, resolver, args, req, self._options, xp, support,

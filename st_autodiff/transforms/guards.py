@@ -179,7 +179,7 @@ class Guards:
         if kind == "function":
             return (f"h{i}.__code__ is e{i}[0] and h{i}.__defaults__ is e{i}[1] and "
                     f"h{i}.__kwdefaults__ is e{i}[2]")
-        read = {"global": f"h{i}.get({key!r}, _M)", "cell": f"h{i}.cell_contents",
+        read = {"global": f"h{i}[{key!r}]", "cell": f"h{i}.cell_contents",
                 "attr": f"getattr(h{i}, {key!r}, _M)"}[kind]
         e = expected[0]
         if _value_like(e):
