@@ -39,8 +39,8 @@ _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic)
 
 def is_library(module_name: Any) -> bool:
     """Whether a module (by ``__name__``) is library code whose globals are not guarded."""
-    if not isinstance(module_name, str):
-        return True
+    if not isinstance(module_name, str):  # exec() into a plain dict: user code
+        return False
     return module_name.split(".")[0] in _LIBRARIES or module_name == "st_autodiff.generated"
 
 

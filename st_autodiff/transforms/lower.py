@@ -141,6 +141,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
     def static_attribute(self, base: Any, attr: str) -> Any:
         """``base.attr`` of a compile-time object (AttributeError if it has none); a read
         of an object from outside the arguments is guarded."""
+        if attr.startswith("__") and not attr.endswith("__") and self.code_stack:
+            attr = _mangled(self.code_stack[-1], attr)  # ``self.__w`` in a class body
         value = getattr(base, attr)
         self.guards.attribute_read(base, attr, value)
         return self.const_of_global(attr, value)
@@ -510,6 +512,18 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
         finally:
             self.code_stack.pop()
+
+
+def _mangled(code: Any, attr: str) -> str:
+    """``__w`` as Python compiled it in ``code`` (``_Net__w`` in a method of ``Net``):
+    the name in the code's (or its nested functions') names that mangles ``attr``."""
+    todo, found = [code], set()
+    while todo:
+        c = todo.pop()
+        found.update(n for n in c.co_names if n.endswith(attr) and n.startswith("_")
+                     and n[1:-len(attr)].isidentifier() and not n[1:-len(attr)].startswith("_"))
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    return found.pop() if len(found) == 1 else attr
 
 
 def _is_array(value: Any) -> bool:
