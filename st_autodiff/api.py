@@ -209,11 +209,8 @@ class GradFunction:
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if layout is not _PLAIN:
             key = (layout, key)
-        for guard, compiled, _, _ in self._cache.get(key, ()):
-            if guard is None or guard():
-                break
-        else:
-            compiled = self._compile(args, key, layout)[1]
+        valid = [e[1] for e in self._cache.get(key, ()) if e[0] is None or e[0]()]
+        compiled = valid[0] if valid else self._compile(args, key, layout)[1]
         return compiled.fwd, compiled.bwd  # type: ignore[return-value]
 
     def _compile(self, args: tuple, key: Any, layout: Layout
@@ -233,8 +230,10 @@ class GradFunction:
         self._last = compiled
         return entry
 
-    def _build(self, args: list[Any] | None, xp: Any, layout: Layout = Layout()) -> Compiled:
+    def _build(self, args: list[Any] | None, xp: Any, layout: Layout | None = None
+               ) -> Compiled:
         """Compile a specialisation; its ``guards`` are what it read from outside."""
+        layout = layout or _PLAIN
         fn: Any = self._fn
         inherited: Guards | None = None
         if isinstance(fn, GradFunction):  # differentiate the generated code again

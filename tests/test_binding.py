@@ -379,3 +379,15 @@ def test_second_derivative_of_a_function_with_keyword_only_parameter():
 
 
 st_grad_loss = st.grad(loss)
+
+
+def test_cli_dump_binds_keyword_only_and_positional_only_parameters(tmp_path, capsys):
+    from st_autodiff.cli import main
+
+    path = tmp_path / "kwonly_model.py"
+    path.write_text("import numpy as np\n\n\ndef loss(w, /, b, *, lam=0.1):\n"
+                    "    return np.sum(w ** 2) + lam * np.sum(w * b)\n")
+    assert main(["dump", f"{path}:loss", "--wrt", "w,lam", "--arg", "w=f64[2]",
+                 "--arg", "b=f64[2]"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("def loss_grad(w, b, lam=0.1, out_bar=1.0):"), out

@@ -149,7 +149,7 @@ def test_rebinding_a_callee_or_a_global_it_reads():
     np.testing.assert_allclose(g(X), 3.0 * X ** 2 + 4.0)
 
 
-def callee_with_defaults(x, w=np.ones(3), cfg={"s": 2.0}):  # noqa: B006 (the point)
+def callee_with_defaults(x, w=np.ones(3), cfg={"s": 2.0}):  # noqa: B006, B008 (the point)
     return cfg["s"] * np.sum(w * x)
 
 

@@ -159,7 +159,7 @@ class Guards:
 
     def _namespace(self) -> dict[str, Any]:
         ns: dict[str, Any] = {"_M": _MISSING, "_same_items": _same_items}
-        for i, (kind, holder, key, *expected) in enumerate(self._checks.values()):
+        for i, (_, holder, _, *expected) in enumerate(self._checks.values()):
             ns[f"h{i}"] = holder
             if expected:
                 e = expected[0]

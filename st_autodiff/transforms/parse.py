@@ -18,8 +18,8 @@ that is not what Python runs.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import functools
 import inspect
 import re
