@@ -390,4 +390,5 @@ def test_cli_dump_binds_keyword_only_and_positional_only_parameters(tmp_path, ca
     assert main(["dump", f"{path}:loss", "--wrt", "w,lam", "--arg", "w=f64[2]",
                  "--arg", "b=f64[2]"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("def loss_grad(w, b, lam=0.1, out_bar=1.0):"), out
+    assert out.startswith("def loss_grad(w, b, lam, out_bar=1.0):"), out
+    assert "return w_bar, lam_bar" in out
