@@ -134,9 +134,17 @@ class GradFunction:
         return self._run(args, _PLAIN)
 
     def call_flat(self, *args: Any) -> Any:
-        """Call the generated function with every argument given positionally (the
-        function's own, then any it adds: tangents for jvp)."""
-        return self._run(args, _PLAIN)
+        """Call the generated function with the function's own arguments given
+        positionally, then any it adds (tangents for jvp: one per ``wrt`` position).  The
+        function's own are bound as Python binds a positional call (defaults of the
+        parameters left out, keyword-only ones included)."""
+        n_extra = len(self._wrt_spec) if self._mode == "jvp" and isinstance(
+            self._wrt_spec, tuple) else 0
+        own = len(args) - n_extra
+        if self._plain and own == self._nparams:
+            return self._run(args, _PLAIN)
+        flat, layout = self.bind_call(args[:own], {})
+        return self._run((*flat, *args[own:]), layout)
 
     def _run(self, args: tuple, layout: Layout) -> Any:
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
@@ -201,8 +209,10 @@ class GradFunction:
         return self._nparams - n_var + layout.n_star + len(layout.kw_keys)
 
     def split(self, *args: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        """The generated ``(forward, backward)`` pair for these arguments (vjp mode)."""
+        """The generated ``(forward, backward)`` pair for these arguments (vjp mode);
+        ``forward`` takes the same positional arguments as this call."""
         layout = _PLAIN
+        given = args
         if not self._plain or len(args) != self._nparams:
             flat, layout = self.bind_call(args, {})
             args = tuple(flat)
@@ -211,7 +221,14 @@ class GradFunction:
             key = (layout, key)
         valid = [e[1] for e in self._cache.get(key, ()) if e[0] is None or e[0]()]
         compiled = valid[0] if valid else self._compile(args, key, layout)[1]
-        return compiled.fwd, compiled.bwd  # type: ignore[return-value]
+        fwd: Callable[..., Any] = compiled.fwd  # type: ignore[assignment]
+        if args is not given:  # defaults filled in: forward binds its call the same way
+            inner = fwd
+
+            def fwd(*call: Any) -> Any:
+                return inner(*self.bind_call(call, {})[0])
+
+        return fwd, compiled.bwd  # type: ignore[return-value]
 
     def _compile(self, args: tuple, key: Any, layout: Layout
                  ) -> tuple[Any, Compiled, Callable[..., Any], Guards]:

@@ -7,7 +7,6 @@ function, so repeated calls compile once.
 
 from __future__ import annotations
 
-import inspect
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,13 +24,7 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     the adjoint reads; ``vjp_fn`` runs the generated backward function on them.
     Arguments that are not floating point (ints, bools, integer arrays) get ``None``.
     """
-    if not isinstance(fn, GradFunction):  # parameters left out take their defaults
-        try:
-            bound = inspect.signature(fn).bind(*args)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"vjp of {getattr(fn, '__name__', fn)}: {exc}") from None
-        bound.apply_defaults()
-        args = tuple(bound.arguments.values())
+    # (parameters left out take their defaults: GradFunction binds the call as Python does)
     floats = tuple(i for i, a in enumerate(args) if _is_float(a))
     if not floats:
         raise WrtError(f"vjp of {getattr(fn, '__name__', fn)}: no floating-point argument "

@@ -392,3 +392,31 @@ def test_cli_dump_binds_keyword_only_and_positional_only_parameters(tmp_path, ca
     out = capsys.readouterr().out
     assert out.startswith("def loss_grad(w, b, lam, out_bar=1.0):"), out
     assert "return w_bar, lam_bar" in out
+
+
+# --- vjp, jvp and Hessians bind their positional primals the same way ------------------------
+
+def with_defaults(w, s=2.0, *, lam=0.5):
+    return np.sum(s * w ** 2) + lam * np.sum(w)
+
+
+def test_vjp_of_a_function_with_defaults_and_keyword_only_parameters():
+    out, pull = st.vjp(with_defaults, W)
+    assert out == pytest.approx(with_defaults(W))
+    (gw,) = pull(1.0)  # one cotangent per primal given
+    np.testing.assert_allclose(gw, fd(with_defaults, (W,)), rtol=1e-6)
+    out, pull = st.vjp(with_defaults, W, 3.0)
+    gw, gs = pull(2.0)
+    np.testing.assert_allclose(gw, 2.0 * fd(with_defaults, (W, 3.0), 0), rtol=1e-6)
+    assert gs == pytest.approx(2.0 * fd(with_defaults, (W, 3.0), 1))
+
+
+def test_jvp_tangents_never_land_in_a_defaulted_parameter():
+    t = np.array([1.0, -1.0])
+    out, dout = st.jvp(with_defaults, (W,), (t,))
+    assert out == pytest.approx(with_defaults(W))
+    assert dout == pytest.approx(float(fd(with_defaults, (W,)) @ t), rel=1e-6)
+
+
+def test_hessian_of_a_function_with_keyword_only_parameter():
+    np.testing.assert_allclose(st.hessian(with_defaults)(W), 4.0 * np.eye(2))
