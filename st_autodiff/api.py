@@ -234,8 +234,14 @@ class GradFunction:
                  ) -> tuple[Any, Compiled, Callable[..., Any], Guards]:
         old = self._cache.get(key, [])
         if old:
+            what = old[0][3].changed() or "a value it read"
             log.info("st_autodiff: compiling %s again: %s changed since it was compiled",
-                     self.__qualname__, old[0][3].changed() or "a value it read")
+                     self.__qualname__, what)
+            if len(old) == _MAX_SPECIALISATIONS - 1:
+                log.warning("st_autodiff: %s was compiled %d times for the same argument "
+                            "kinds; %s keeps changing (a property that builds a new object "
+                            "on every read?): pass it as an argument instead",
+                            self.__qualname__, _MAX_SPECIALISATIONS, what)
         xp = namespace_for(*args)
         compiled = self._build(list(args), xp, layout)
         guards = compiled.guards

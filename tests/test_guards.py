@@ -339,3 +339,23 @@ def test_fresh_source_of_closures_methods_and_lambdas_is_accepted(tmp_path):
         np.testing.assert_allclose(st.grad(mod.square)(X), 2.0 * X)
     finally:
         sys.modules.pop("st_fresh_source_mod", None)
+
+
+def test_a_read_that_changes_on_every_call_is_reported(caplog):
+    class Fresh:
+        @property
+        def w(self):
+            return np.full(3, 2.0)  # a new array on every read
+
+    obj = Fresh()
+
+    def f(x):
+        return np.sum(obj.w * x)
+
+    g = st.grad(f)
+    with caplog.at_level(logging.INFO, logger="st_autodiff"):
+        for _ in range(10):
+            np.testing.assert_allclose(g(X), 2.0 * np.ones(3))  # right, though recompiled
+    assert any(r.levelno == logging.WARNING and "keeps changing" in r.getMessage()
+               for r in caplog.records)
+    assert len(g._cache[next(iter(g._cache))]) == 8
