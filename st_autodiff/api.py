@@ -4,7 +4,9 @@
 ``grad(f)`` returns a ``GradFunction``: call it like ``f`` to get gradients.  The first
 call with a new kind of arguments (dtype and shape of each array, value of each int)
 compiles a specialised adjoint; later calls with the same kinds only look the function up
-and run it.  The generated code is readable: ``.source``, ``.ir``, ``.adjoint_ir``,
+and run it, after checking the guards on what it read from globals, closures and
+objects when it was compiled (a changed value compiles again).  The generated code is
+readable: ``.source``, ``.ir``, ``.adjoint_ir``,
 ``.stages()`` and ``inspect.getsource(g)`` show it.
 
 >>> import numpy as np, st_autodiff as st
