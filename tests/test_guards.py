@@ -359,3 +359,24 @@ def test_a_read_that_changes_on_every_call_is_reported(caplog):
     assert any(r.levelno == logging.WARNING and "keeps changing" in r.getMessage()
                for r in caplog.records)
     assert len(g._cache[next(iter(g._cache))]) == 8
+
+
+def uses_an_assert(x):
+    assert x.ndim == 1, "pytest rewrites this assert when it imports this module"
+    return np.sum(x)
+
+
+def test_functions_pytest_rewrote_are_not_taken_for_stale_source():
+    import inspect
+
+    from st_autodiff.transforms.parse import check_fresh
+
+    code = uses_an_assert.__code__
+    lines = inspect.findsource(code)[0]
+    check_fresh(code, lines, rewritten=True)  # the text, rewritten as pytest does: accepted
+    if type(globals().get("__loader__")).__name__ == "AssertionRewritingHook":
+        with pytest.raises(SourceUnavailableError):  # (the plain text compiles otherwise)
+            check_fresh(code, lines)
+    edited = [ln.replace("x.ndim == 1", "x.ndim == 2") for ln in lines]
+    with pytest.raises(SourceUnavailableError, match="has changed"):
+        check_fresh(code, edited, rewritten=True)

@@ -169,13 +169,16 @@ def parse_function(fn: Callable[..., Any]) -> ParsedFunction:
             hint="wrap the computation in a Python function written with NumPy")
     # code objects compare equal across files when only co_filename differs: key on the
     # file and line as well, or two identical functions would share locations
-    parsed = _parse_cached(code.co_filename, code.co_firstlineno, code)
+    loader = getattr(fn, "__globals__", {}).get("__loader__")
+    rewritten = type(loader).__name__ == "AssertionRewritingHook"  # pytest's test modules
+    parsed = _parse_cached(code.co_filename, code.co_firstlineno, code, rewritten)
     defaults = _defaults(fn)
     return ParsedFunction(parsed.name, parsed.node, parsed.module, defaults)
 
 
 @functools.lru_cache(maxsize=512)
-def _parse_cached(file: str, first_line: int, code: Any) -> ParsedFunction:
+def _parse_cached(file: str, first_line: int, code: Any, rewritten: bool = False
+                  ) -> ParsedFunction:
     try:
         lines, start = inspect.findsource(code)
         block = inspect.getblock(lines[code.co_firstlineno - 1:])
@@ -186,7 +189,7 @@ def _parse_cached(file: str, first_line: int, code: Any) -> ParsedFunction:
             hint="define the function in a .py file or a notebook cell") from None
     del start
     first_line = code.co_firstlineno
-    check_fresh(code, lines)
+    check_fresh(code, lines, rewritten)
     module = parse_source("".join(block), file, first_line, [ln.rstrip("\n") for ln in lines])
     node = _find_function(module, code)
     check_subset(node, module)
@@ -304,15 +307,19 @@ def _check_def(node: cst.FunctionDef | cst.Lambda, module: ParsedModule) -> None
                                      module.loc(node), "differentiate a synchronous function")
 
 
-def check_fresh(code: Any, lines: list[str]) -> None:
+def check_fresh(code: Any, lines: list[str], rewritten: bool = False) -> None:
     """Refuse source text that is not what ``code`` was compiled from: the file was
     edited after its module was imported.  The text is compiled again, whole (so that
     closures, classes and ``from __future__`` imports compile as they did at import), and
     the code object defined on the same line with the same name must have the same
-    bytecode, constants, names and line table."""
-    found = _compiled_like(code.co_filename, "".join(lines), code.co_flags & _FUTURE_FLAGS)
+    bytecode, constants, names and line table.  ``rewritten``: the module was imported
+    by pytest, which rewrites ``assert`` statements; the text is rewritten the same way."""
+    text, flags, where = "".join(lines), code.co_flags & _FUTURE_FLAGS, (
+        code.co_name, code.co_firstlineno)
     want = _fingerprint(code)
-    if want not in found.get((code.co_name, code.co_firstlineno), ()):
+    if want not in _compiled_like(code.co_filename, text, flags).get(where, ()) and not (
+            rewritten and want in _compiled_like(code.co_filename, text, flags, True).get(
+                where, ())):
         raise SourceUnavailableError(
             f"the source of {code.co_name!r} in {code.co_filename} has changed since it was "
             "loaded: st_autodiff reads the text of the file, which no longer matches the "
@@ -322,11 +329,20 @@ def check_fresh(code: Any, lines: list[str]) -> None:
 
 
 @functools.lru_cache(maxsize=64)
-def _compiled_like(file: str, text: str, flags: int) -> dict[tuple[str, int], set[Any]]:
+def _compiled_like(file: str, text: str, flags: int, pytest_rewrite: bool = False
+                   ) -> dict[tuple[str, int], set[Any]]:
     """Fingerprints of every function compiled from ``text``, by (name, first line)."""
     try:
-        top = compile(text, file, "exec", flags=flags, dont_inherit=True)
-    except (SyntaxError, ValueError):
+        source: Any = text
+        if pytest_rewrite:
+            import ast  # noqa: PLC0415
+
+            from _pytest.assertion.rewrite import rewrite_asserts  # noqa: PLC0415
+
+            source = ast.parse(text, file)
+            rewrite_asserts(source, text.encode(), file)
+        top = compile(source, file, "exec", flags=flags, dont_inherit=True)
+    except (SyntaxError, ValueError, ImportError):
         return {}
     out: dict[tuple[str, int], set[Any]] = {}
     todo = [top]
