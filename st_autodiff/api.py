@@ -93,6 +93,11 @@ class GradFunction:
         self._has_aux = has_aux
         self._options = options
         self._parsed: ParsedFunction | None = None
+        if not isinstance(fn, (types.FunctionType, types.MethodType, GradFunction)) and \
+                _readable(fn) is fn and isinstance(getattr(type(fn), "__call__", None),
+                                                   types.FunctionType):
+            self.__name__ = self.__qualname__ = type(fn).__name__
+            fn = fn.__call__  # a callable object: its __call__, bound to it
         # a bound method: its function is read, its receiver bound to the first parameter
         method = isinstance(fn, types.MethodType) and isinstance(fn.__func__,
                                                                  types.FunctionType)

@@ -420,3 +420,37 @@ def test_jvp_tangents_never_land_in_a_defaulted_parameter():
 
 def test_hessian_of_a_function_with_keyword_only_parameter():
     np.testing.assert_allclose(st.hessian(with_defaults)(W), 4.0 * np.eye(2))
+
+
+class Quadratic:
+    def __init__(self, a):
+        self.a = a
+
+    def __call__(self, x, *, shift=0.0):
+        return np.sum(self.a * (x - shift) ** 2)
+
+
+def test_gradient_of_a_callable_object_reads_its_call_method():
+    q = Quadratic(np.array([1.0, 3.0]))
+    g = st.grad(q)
+    np.testing.assert_allclose(g(W), fd(q, (W,)), rtol=1e-6)
+    np.testing.assert_allclose(g(W, shift=1.0), fd(q, (W,), kwargs={"shift": 1.0}), rtol=1e-6)
+    q.a = np.array([2.0, 2.0])  # an attribute it read: guarded
+    np.testing.assert_allclose(g(W), 4.0 * W)
+
+
+def test_decorator_wrapper_with_star_args_and_star_kwargs():
+    def deco(fn):
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        return wrapper
+
+    @deco
+    def inner(x, s=1.0):
+        return np.sum(x ** 2) * s
+
+    def outer(x):
+        return inner(x, s=3.0)
+
+    np.testing.assert_allclose(st.grad(outer)(W), 6.0 * W)
+    np.testing.assert_allclose(st.grad(inner)(W, s=2.0), 4.0 * W)
