@@ -93,9 +93,10 @@ class GradFunction:
         self._has_aux = has_aux
         self._options = options
         self._parsed: ParsedFunction | None = None
-        if not isinstance(fn, (types.FunctionType, types.MethodType, GradFunction)) and \
-                _readable(fn) is fn and isinstance(getattr(type(fn), "__call__", None),
-                                                   types.FunctionType):
+        call = None if isinstance(fn, (types.FunctionType, types.MethodType, GradFunction)) \
+            else next((vars(k)["__call__"] for k in type(fn).__mro__ if "__call__" in vars(k)),
+                      None)
+        if isinstance(call, types.FunctionType) and _readable(fn) is fn:
             self.__name__ = self.__qualname__ = type(fn).__name__
             fn = fn.__call__  # a callable object: its __call__, bound to it
         # a bound method: its function is read, its receiver bound to the first parameter
