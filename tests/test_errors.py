@@ -9,6 +9,7 @@ Expected lines come from the ``# <- NAME`` markers in ``helpers_errors`` (read w
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import traceback
@@ -287,11 +288,16 @@ def test_source_of_a_builtin_is_unavailable():
     check_short_traceback(exc)
 
 
-def test_source_of_a_callable_object_is_unavailable_and_the_message_is_stable():
+def test_callable_object_is_read_through_its_call_method():
+    _, pull = st.vjp(H.scale, X)  # (its __call__ is a Python method: tests/test_binding.py)
+    np.testing.assert_allclose(pull(np.ones(3))[0], 2.0 * np.ones(3))
+
+
+def test_source_of_a_partial_object_is_unavailable_and_the_message_is_stable():
     with pytest.raises(SourceUnavailableError) as info:
-        st.grad(H.scale)(X)
+        st.grad(functools.partial(H.two_args, n=3))(X)
     message = str(info.value)
-    assert "cannot read the source of a Scaler object" in message
+    assert "cannot read the source of a partial object" in message
     assert "0x" not in message  # no memory addresses: messages are deterministic
 
 
