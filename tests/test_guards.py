@@ -380,3 +380,21 @@ def test_functions_pytest_rewrote_are_not_taken_for_stale_source():
     edited = [ln.replace("x.ndim == 1", "x.ndim == 2") for ln in lines]
     with pytest.raises(SourceUnavailableError, match="has changed"):
         check_fresh(code, edited, rewritten=True)
+
+
+SHAPE = np.array([2, 3])
+
+
+def reshaped_by_a_global(x):
+    return np.sum(np.reshape(x, SHAPE)[0] ** 2)
+
+
+def test_small_integer_array_used_as_a_shape_is_guarded_on_its_values():
+    x = np.arange(6.0)
+    g = st.grad(reshaped_by_a_global)
+    np.testing.assert_allclose(g(x), [0.0, 2.0, 4.0, 0.0, 0.0, 0.0])
+    try:
+        SHAPE[:] = [3, 2]  # written in place: the shape the adjoint was typed with changes
+        np.testing.assert_allclose(g(x), [0.0, 2.0, 0.0, 0.0, 0.0, 0.0])
+    finally:
+        SHAPE[:] = [2, 3]

@@ -8,7 +8,9 @@ any read would now give a different value, the specialisation is compiled again 
 torch.compile's guards).  Comparisons: immutable values (numbers, strings, tuples of them)
 by value, bound methods by function and receiver, everything else (arrays, functions,
 modules, objects) by identity.  Arrays are not copied: generated code reads the array
-object itself at call time, so writing into a global array in place is seen.  Lists and
+object itself at call time, so writing into a global array in place is seen; small
+integer arrays (which may be used as shapes, whose values lowering folds into types) are
+guarded on their values too.  Lists and
 dicts read from outside are guarded on their items (identity), since a change inside them
 keeps the container's identity.
 
@@ -35,6 +37,8 @@ _LIBRARIES = frozenset({"numpy", "scipy", "st_autodiff", "jax", "jaxlib", "torch
                                                                    ()))
 _MISSING = object()
 _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic)
+#: integer arrays up to this size are guarded on their values, not only their identity
+_SMALL = 32
 
 
 def is_library(module_name: Any) -> bool:
@@ -77,6 +81,8 @@ class Guards:
     def note(self, v: Any) -> None:
         """``v`` came from outside the arguments: reads of its attributes and items are
         guarded too (lists and dicts on their items, at once)."""
+        if isinstance(v, np.ndarray) and v.dtype.kind in "iub" and v.size <= _SMALL:
+            self.array_contents(v)  # small integer arrays may be shapes: their values count
         if id(v) in self._external or isinstance(v, _IMMUTABLE) or isinstance(v, np.ndarray):
             return
         if isinstance(v, (types.ModuleType, type)):
@@ -125,6 +131,11 @@ class Guards:
                   (fn.__code__, fn.__defaults__, fn.__kwdefaults__))
         for d in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
             self.note(d)
+
+    def array_contents(self, a: Any) -> None:
+        """An array whose values lowering used as compile-time constants (a shape or an
+        axis held in an array): guarded on its shape, dtype and bytes."""
+        self._add(("array", id(a)), "array", a, None, (a.shape, a.dtype, a.tobytes()))
 
     def merge(self, other: Guards | None) -> None:
         """Add the reads of another specialisation (a gradient differentiated again)."""
@@ -176,6 +187,9 @@ class Guards:
             return f"{key!r} not in h{i}"
         if kind == "items":
             return f"_same_items(h{i}, e{i})"
+        if kind == "array":
+            return (f"h{i}.shape == e{i}[0] and h{i}.dtype == e{i}[1] and "
+                    f"h{i}.tobytes() == e{i}[2]")
         if kind == "function":
             return (f"h{i}.__code__ is e{i}[0] and h{i}.__defaults__ is e{i}[1] and "
                     f"h{i}.__kwdefaults__ is e{i}[2]")
@@ -206,6 +220,8 @@ def _describe(c: tuple) -> str:
         return "a closure variable"
     if kind == "attr":
         return f"attribute {key!r} of a {type(holder).__name__}"
+    if kind == "array":
+        return "the values of an array used as a constant (a shape or an axis)"
     if kind == "function":
         return f"the code or defaults of {holder.__qualname__}()"
     return f"the items of a {type(holder).__name__}"

@@ -188,7 +188,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         """A compile-time constant (params such as axis, keepdims, ord)."""
         if isinstance(v, Node):
             if v.op is Op.CONST:
-                return v.param("value")
+                value = v.param("value")
+                if _is_array(value):  # its contents become code: a write into it is a change
+                    self.guards.array_contents(value)
+                return value
             raise self.fail(f"{what} must be known when the function is compiled, but it "
                             "is computed from the arguments at run time", where,
                             "use a literal, or a value computed from shapes")
