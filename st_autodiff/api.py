@@ -4,7 +4,9 @@
 ``grad(f)`` returns a ``GradFunction``: call it like ``f`` to get gradients.  The first
 call with a new kind of arguments (dtype and shape of each array, value of each int)
 compiles a specialised adjoint; later calls with the same kinds only look the function up
-and run it.  The generated code is readable: ``.source``, ``.ir``, ``.adjoint_ir``,
+and run it, after checking the guards on what it read from globals, closures and
+objects when it was compiled (a changed value compiles again).  The generated code is
+readable: ``.source``, ``.ir``, ``.adjoint_ir``,
 ``.stages()`` and ``inspect.getsource(g)`` show it.
 
 >>> import numpy as np, st_autodiff as st
@@ -17,20 +19,27 @@ True
 
 from __future__ import annotations
 
+import functools
 import inspect
+import logging
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .custom import ShapeDtype, custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
+from .custom_source import partial_caller
 from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .runtime import support
 from .runtime.backend import namespace_for
 from .transforms import Compiled, Options, Request, compile_function
+from .transforms.guards import Guards
 from .transforms.lower import python_resolver
-from .transforms.parse import ParsedFunction, parse_function
+from .transforms.parse import Layout, ParsedFunction, parse_function
+
+log = logging.getLogger("st_autodiff")
 
 Wrt = int | str | Sequence[int | str]
 
@@ -66,7 +75,16 @@ _KINDS: dict[type, Callable[[Any], Any]] = {np.ndarray: _ndarray_kind, float: _f
 
 
 class GradFunction:
-    """A compiled gradient of a Python function (see the module docstring)."""
+    """A compiled gradient of a Python function (see the module docstring).
+
+    Arguments are bound as Python binds them (``inspect.Signature.bind``: positional-only,
+    keyword-only, defaults, ``*args``, ``**kwargs``) and passed to generated code in a
+    canonical order: positional parameters, the ``*args`` values, keyword-only parameters,
+    the ``**kwargs`` values.  The length of ``*args`` and the keys of ``**kwargs`` are
+    part of the specialisation, like shapes.  Each specialisation also carries guards on
+    what it read from globals, closures, defaults and objects (``transforms/guards.py``):
+    when one changes, the next call compiles again instead of reusing stale values.
+    """
 
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
                  options: Options) -> None:
@@ -77,74 +95,190 @@ class GradFunction:
         self._has_aux = has_aux
         self._options = options
         self._parsed: ParsedFunction | None = None
+        call = None if isinstance(fn, (types.FunctionType, types.MethodType, GradFunction)) \
+            else next((vars(k)["__call__"] for k in type(fn).__mro__ if "__call__" in vars(k)),
+                      None)
+        if isinstance(call, types.FunctionType) and _readable(fn) is fn:
+            self.__name__ = self.__qualname__ = type(fn).__name__
+            fn = fn.__call__  # a callable object: its __call__, bound to it
+        # a bound method: its function is read, its receiver bound to the first parameter
+        method = isinstance(fn, types.MethodType) and isinstance(fn.__func__,
+                                                                 types.FunctionType)
+        self._target: Any = fn.__func__ if method else _readable(fn)  # type: ignore[union-attr]
+        self._receiver: tuple = (fn.__self__,) if method else ()  # type: ignore[union-attr]
+        self._defaults_seen = _defaults_of(self._target)
         # a compiled gradient differentiated again takes the arguments of its function
         self._sig = fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
-        self._nparams = len(self._sig.parameters)
-        self._functional: dict[Any, Callable[..., Any]] = {}
+        self._set_signature(self._sig)
+        self._functional: dict[Any, tuple[Any, Callable[..., Any]]] = {}
         self._wrt_spec = wrt
-        self._request: Request | None = None
-        self._cache: dict[Any, Callable[..., Any]] = {}
-        self._compiled: dict[Any, Compiled] = {}
+        self._requests: dict[Layout, Request] = {}
+        # kinds of the arguments -> specialisations, newest first: (guard or None, Compiled,
+        # function to call, Guards)
+        self._cache: dict[Any, list[tuple[Any, Compiled, Callable[..., Any], Guards]]] = {}
         self._last: Compiled | None = None
         self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
+
+    @property
+    def _compiled(self) -> dict[Any, Compiled]:
+        """The newest specialisation per argument kinds."""
+        return {k: entries[0][1] for k, entries in self._cache.items()}
+
+    def _set_signature(self, sig: inspect.Signature) -> None:
+        self._sig = sig
+        kinds = [p.kind for p in sig.parameters.values()]
+        self._nparams = len(kinds)
+        self._plain = all(k in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD) for k in kinds)
+        # signatures without *args/**kwargs bind without Signature.bind (its cost is ~10 µs)
+        self._fixed_arity = all(k not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD) for k in kinds)
+        self._params = [(p.name, p.kind is _P.POSITIONAL_ONLY, p.default)
+                        for p in sig.parameters.values()]
+        self._n_positional = sum(k is not _P.KEYWORD_ONLY for k in kinds)
 
     # --- calling ------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != self._nparams:
-            args = self._bind(args, kwargs)
-        return self.call_flat(*args)
+        if kwargs or not self._plain or len(args) != self._nparams:
+            flat, layout = self.bind_call(args, kwargs)
+            return self._run(tuple(flat), layout)
+        return self._run(args, _PLAIN)
 
     def call_flat(self, *args: Any) -> Any:
-        """Call the generated function with every argument given positionally (the
-        function's own, then any it adds: tangents for jvp)."""
-        key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
-        fn = self._cache.get(key)
-        if fn is None:
-            try:
-                fn = self._compile(args, key)
-            except StAutodiffError as exc:  # the user's error, not a trace of the compiler
-                raise exc.with_traceback(None) from None
+        """Call the generated function with the function's own arguments given
+        positionally, then any it adds (tangents for jvp: one per ``wrt`` position).  The
+        function's own are bound as Python binds a positional call (defaults of the
+        parameters left out, keyword-only ones included)."""
+        n_extra = len(self._wrt_spec) if self._mode == "jvp" and isinstance(
+            self._wrt_spec, tuple) else 0
+        own = len(args) - n_extra
+        if self._plain and own == self._nparams:
+            return self._run(args, _PLAIN)
+        flat, layout = self.bind_call(args[:own], {})
+        return self._run((*flat, *args[own:]), layout)
+
+    def _run(self, args: tuple, layout: Layout) -> Any:
+        key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
+        if layout is not _PLAIN:
+            key = (layout, key)
+        entries = self._cache.get(key)
+        if entries is not None:
+            for guard, _, fn, _ in entries:
+                if guard is None or guard():
+                    return fn(*args)
+        try:
+            fn = self._compile(args, key, layout)[2]
+        except StAutodiffError as exc:  # the user's error, not a trace of the compiler
+            raise exc.with_traceback(None) from None
         return fn(*args)
 
-    def _bind(self, args: tuple, kwargs: dict[str, Any]) -> tuple:
+    def bind_call(self, args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], Layout]:
+        """Python's binding of a call: the arguments in the canonical order, and the
+        layout (``*args`` length, ``**kwargs`` keys) of this call."""
+        if not isinstance(self._fn, GradFunction):
+            now = _defaults_of(self._target)
+            if now[0] is not self._defaults_seen[0] or now[1] is not self._defaults_seen[1]:
+                self._defaults_seen = now  # f.__defaults__ was reassigned
+                self._set_signature(inspect.signature(self._fn))
+        if self._fixed_arity and len(args) <= self._n_positional:
+            flat = list(args)
+            used = 0
+            for name, posonly, default in self._params[len(args):]:
+                if not posonly and name in kwargs:
+                    flat.append(kwargs[name])
+                    used += 1
+                elif default is not _P.empty:
+                    flat.append(default)
+                else:
+                    break  # missing: Signature.bind words the error
+            else:
+                if used == len(kwargs):  # else an unknown or repeated keyword
+                    return flat, _PLAIN
         try:
             bound = self._sig.bind(*args, **kwargs)
         except TypeError as exc:
             raise TypeError(f"{self.__name__}(): {exc}") from None
         bound.apply_defaults()
-        return tuple(bound.arguments.values())
+        flat: list[Any] = []
+        n_star, keys = 0, ()
+        for name, p in self._sig.parameters.items():
+            v = bound.arguments[name]
+            if p.kind is _P.VAR_POSITIONAL:
+                flat.extend(v)
+                n_star = len(v)
+            elif p.kind is _P.VAR_KEYWORD:
+                flat.extend(v.values())
+                keys = tuple(v)
+            else:
+                flat.append(v)
+        return flat, (_PLAIN if not n_star and not keys else Layout(n_star, keys))
+
+    def _n_primal(self, layout: Layout) -> int:
+        """How many arguments the function's own call has, in the canonical order."""
+        n_var = sum(p.kind in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)
+                    for p in self._sig.parameters.values())
+        return self._nparams - n_var + layout.n_star + len(layout.kw_keys)
 
     def split(self, *args: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        """The generated ``(forward, backward)`` pair for these arguments (vjp mode)."""
-        key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
-        compiled = self._compiled.get(key)
-        if compiled is None:
-            compiled = self._build(list(args), namespace_for(*args))
-            self._compiled[key] = compiled
-            self._last = compiled
-        return compiled.fwd, compiled.bwd  # type: ignore[return-value]
+        """The generated ``(forward, backward)`` pair for these arguments (vjp mode);
+        ``forward`` takes the same positional arguments as this call."""
+        layout = _PLAIN
+        given = args
+        if not self._plain or len(args) != self._nparams:
+            flat, layout = self.bind_call(args, {})
+            args = tuple(flat)
+        key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
+        if layout is not _PLAIN:
+            key = (layout, key)
+        valid = [e[1] for e in self._cache.get(key, ()) if e[0] is None or e[0]()]
+        compiled = valid[0] if valid else self._compile(args, key, layout)[1]
+        self._last = compiled  # (its out_tree says how vjp reads the outputs)
+        fwd: Callable[..., Any] = compiled.fwd  # type: ignore[assignment]
+        if args is not given:  # defaults filled in: forward binds its call the same way
+            inner = fwd
 
-    def _compile(self, args: tuple, key: Any) -> Callable[..., Any]:
+            def fwd(*call: Any) -> Any:
+                return inner(*self.bind_call(call, {})[0])
+
+        return fwd, compiled.bwd  # type: ignore[return-value]
+
+    def _compile(self, args: tuple, key: Any, layout: Layout
+                 ) -> tuple[Any, Compiled, Callable[..., Any], Guards]:
+        old = self._cache.get(key, [])
+        if old:
+            what = old[0][3].changed() or "a value it read"
+            log.info("st_autodiff: compiling %s again: %s changed since it was compiled",
+                     self.__qualname__, what)
+            if len(old) == _MAX_SPECIALISATIONS - 1:
+                log.warning("st_autodiff: %s was compiled %d times for the same argument "
+                            "kinds; %s keeps changing (a property that builds a new object "
+                            "on every read?): pass it as an argument instead",
+                            self.__qualname__, _MAX_SPECIALISATIONS, what)
         xp = namespace_for(*args)
-        compiled = self._build(list(args), xp)
+        compiled = self._build(list(args), xp, layout)
+        guards = compiled.guards
         fn: Callable[..., Any] = compiled.fn  # type: ignore[assignment]
         if self._seeds:  # jvp of a gradient: its code takes (*primals, *seeds, *tangents)
-            fn = _with_seeds(fn, self._nparams, self._seeds)
-        self._cache[key] = fn
-        self._compiled[key] = compiled
+            fn = _with_seeds(fn, self._n_primal(layout), self._seeds)
+        entry = (guards.check() if len(guards) else None, compiled, fn, guards)
+        self._cache[key] = [entry, *old][:_MAX_SPECIALISATIONS]
         self._last = compiled
-        return fn
+        return entry
 
-    def _build(self, args: list[Any] | None, xp: Any) -> Compiled:
+    def _build(self, args: list[Any] | None, xp: Any, layout: Layout | None = None
+               ) -> Compiled:
+        """Compile a specialisation; its ``guards`` are what it read from outside."""
+        layout = layout or _PLAIN
         fn: Any = self._fn
+        inherited: Guards | None = None
         if isinstance(fn, GradFunction):  # differentiate the generated code again
             if args is None:
                 raise WrtError(f"{self.__name__}: a derivative of a gradient is generated "
                                "for the arguments of a call; call it first")
             # the gradient's own arguments, then (jvp) one tangent per differentiated one
-            primals, tangents = list(args[:self._nparams]), list(args[self._nparams:])
-            fn = fn.generated_for(primals)
+            n = self._n_primal(layout)
+            primals, tangents = list(args[:n]), list(args[n:])
+            fn = fn.generated_for(primals, layout)
+            inherited = getattr(fn, "__st_guards__", None)
             parsed = parse_function(fn)
             # the generated code's trailing seeds (out_bar=1.0) stay constant arguments:
             # not differentiated, so their tangents are zero
@@ -152,34 +286,52 @@ class GradFunction:
             self._seeds = tuple(seeds) if self._mode == "jvp" else ()
             args = primals + seeds + tangents
         else:
-            fn = _readable(fn)
-            parsed = self._parse()
+            fn = self._target
+            parsed = self._parse().with_layout(layout, self._receiver)
         req = self._req(parsed)
-        return compile_function(parsed, lambda lw: python_resolver(fn, lw.const_of_global),
-                                args, req, self._options, xp, support,
-                                code=getattr(fn, "__code__", None))
+        lowerers: list[Any] = []
 
-    def generated_for(self, args: list[Any]) -> Callable[..., Any]:
-        """The generated function for these arguments, written so that the compiler can
-        differentiate it again (no ``del``, no writes into arrays): higher derivatives
-        come from transforming generated code, as Tangent does."""
-        key = tuple(_kind(a) for a in args)
-        fn = self._functional.get(key)
-        if fn is None:
+        def resolver(lw: Any) -> Any:
+            lowerers.append(lw)
+            lw.guards.merge(inherited)  # (its own defaults are arguments: not guarded)
+            return python_resolver(fn, lw.const_of_global, lw.guards)
+
+        compiled = compile_function(parsed, resolver, args, req, self._options, xp, support,
+                                    code=getattr(fn, "__code__", None))
+        compiled.guards = lowerers[0].guards if lowerers else Guards()
+        if compiled.fn is not None:
+            compiled.fn.__st_guards__ = compiled.guards  # type: ignore[attr-defined]
+        return compiled
+
+    def generated_for(self, args: list[Any], layout: Layout | None = None
+                      ) -> Callable[..., Any]:
+        """The generated function for these arguments (canonical order, see ``bind_call``),
+        written so that the compiler can differentiate it again (no ``del``, no writes
+        into arrays): higher derivatives come from transforming generated code, as Tangent
+        does.  Its ``__st_guards__`` are the reads it depends on."""
+        layout = layout or _PLAIN
+        key = (layout, tuple(_kind(a) for a in args))
+        hit = self._functional.get(key)
+        if hit is None or (hit[0] is not None and not hit[0]()):
             inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
                                  Options(optimize=self._options.optimize, functional=True))
-            fn = self._functional[key] = inner._build(list(args), namespace_for(*args)).fn
-        return fn  # type: ignore[return-value]
+            compiled = inner._build(list(args), namespace_for(*args), layout)
+            guards = compiled.guards
+            hit = self._functional[key] = (guards.check() if len(guards) else None,
+                                           compiled.fn)
+        return hit[1]  # type: ignore[no-any-return]
 
     def _parse(self) -> ParsedFunction:
         if self._parsed is None:
-            self._parsed = parse_function(_readable(self._fn))
+            self._parsed = parse_function(self._target)
         return self._parsed
 
     def _req(self, parsed: ParsedFunction) -> Request:
-        if self._request is None:
-            self._request = _request(self._wrt_spec, parsed, self._mode, self._has_aux)
-        return self._request
+        req = self._requests.get(parsed.layout)
+        if req is None:
+            req = self._requests[parsed.layout] = _request(self._wrt_spec, parsed,
+                                                           self._mode, self._has_aux)
+        return req
 
     # --- reading the generated code -----------------------------------------------------
 
@@ -219,10 +371,22 @@ class GradFunction:
         return f"<st_autodiff.{self._mode} of {self.__qualname__}>"
 
 
+_P = inspect.Parameter
+_PLAIN = Layout()
+#: specialisations kept per argument kinds (older ones whose guards failed are dropped)
+_MAX_SPECIALISATIONS = 8
+
+
+def _defaults_of(fn: Any) -> tuple[Any, Any]:
+    return getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
+
+
 def _readable(fn: Any) -> Any:
     """The Python function the compiler reads for ``fn``: a custom-rule function
     (``custom_jvp``, ``custom_vjp``) is read as a generated caller with its parameters, so
     that differentiating it goes through its rule."""
+    if isinstance(fn, functools.partial):
+        return partial_caller(fn)
     caller = getattr(fn, "st_caller", None) if not inspect.isfunction(fn) else None
     return caller if callable(caller) else fn
 
@@ -239,24 +403,40 @@ def _with_seeds(fn: Callable[..., Any], n: int, seeds: tuple) -> Callable[..., A
 
 
 def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Request:
-    names = parsed.params
+    """Which generated parameters ``wrt`` names.  Names: a parameter (keyword-only ones
+    included) or a key the call passes through ``**kwargs``.  Positions: the positional
+    arguments of the call (JAX's ``argnums``), ``*args`` values included, negative ones
+    counted from the last."""
+    slots = parsed.slots
+    names = [k if isinstance(k, str) else n for n, _, k in slots]  # **kwargs: by key
+    n_pos = sum(1 for _, p, k in slots if not isinstance(k, str) and not any(
+        p is q for q in parsed.node.params.kwonly_params))
     single = isinstance(wrt, (int, str))
     items = [wrt] if single or not isinstance(wrt, Sequence) else list(wrt)
     positions = []
+    where = parsed.loc(parsed.node)
     for w in items:
         if isinstance(w, bool) or not isinstance(w, (int, str)):
-            raise WrtError(f"wrt must name arguments by position or name, got {w!r}",
-                           parsed.loc(parsed.node))
+            raise WrtError(f"wrt must name arguments by position or name, got {w!r}", where)
         if isinstance(w, str):
+            star = parsed.star
+            if star is not None and w == star.name.value:
+                raise WrtError(f"wrt names {w!r}, the *{w} parameter of {parsed.name}(): "
+                               "name its values by position instead", where,
+                               f"wrt=(i, j) differentiates the i-th and j-th positional "
+                               f"arguments of the call, *{w} values included")
             if w not in names:
                 raise WrtError(f"wrt names {w!r}, but {parsed.name}() has no such parameter "
-                               f"(its parameters: {', '.join(names)})", parsed.loc(parsed.node))
+                               f"(its parameters: {', '.join(parsed.all_params)})", where)
             positions.append(names.index(w))
         else:
-            if not -len(names) <= w < len(names):
-                raise WrtError(f"wrt={w} is out of range: {parsed.name}() takes "
-                               f"{len(names)} arguments", parsed.loc(parsed.node))
-            positions.append(w % len(names))
+            if not -n_pos <= w < n_pos:
+                call = " in this call" if parsed.star is not None else ""
+                kw = " by position (keyword-only ones are named: wrt='name')" if n_pos < len(
+                    slots) else ""
+                raise WrtError(f"wrt={w} is out of range: {parsed.name}() takes {n_pos} "
+                               f"arguments{kw}{call}", where)
+            positions.append(w % n_pos)
     if mode == "vjp_joint":  # one function (args..., out_bar) -> gradients (the bridge)
         return Request(tuple(positions), single, "vjp", has_aux, split=False)
     return Request(tuple(positions), single, mode, has_aux, split=mode == "vjp")

@@ -156,15 +156,15 @@ def _joint_on_tensors(grad: GradFunction, inputs: tuple) -> Callable[..., Any]:
     """The generated joint function (args..., out_bar) -> grads, loaded over Tensors."""
     raw = tuple(a._data if isinstance(a, Tensor) else a for a in inputs)
     key = tuple(_kind(a) for a in raw)
-    fn = grad._tensor_joint.get(key) if hasattr(grad, "_tensor_joint") else None
-    if fn is None:
+    hit = grad._tensor_joint.get(key) if hasattr(grad, "_tensor_joint") else None
+    if hit is None or not hit[0]():  # compiled again when a value it read changed (guards)
         joint = GradFunction(grad._fn, grad._wrt_spec, "vjp_joint", False, Options())
         compiled = joint._build(list(raw), np)
-        fn = load(compiled.generated, TENSOR_NUMPY, TensorRuntime)
+        hit = (compiled.guards.check(), load(compiled.generated, TENSOR_NUMPY, TensorRuntime))
         if not hasattr(grad, "_tensor_joint"):
             grad._tensor_joint = {}  # type: ignore[attr-defined]
-        grad._tensor_joint[key] = fn  # type: ignore[attr-defined]
-    return fn
+        grad._tensor_joint[key] = hit  # type: ignore[attr-defined]
+    return hit[1]
 
 
 class _DType(str):

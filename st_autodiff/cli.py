@@ -145,8 +145,7 @@ def _example_args(parsed: ParsedFunction, specs: Sequence[str]) -> list[Any]:
                               f"(its parameters: {', '.join(parsed.params)})")
         given[pname] = ty.strip()
     values = []
-    for param in parsed.node.params.params:
-        pname = param.name.value
+    for pname, param, _ in parsed.slots:  # every named parameter, keyword-only included
         if pname in given:
             values.append(example_value(pname, given[pname]))
         elif param.default is not None:

@@ -8,10 +8,12 @@ rules of ``custom_jvp``/``custom_vjp`` are differentiated again (higher orders).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import keyword
 import linecache
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -156,3 +158,53 @@ class Primal:
 
 def _items(out: Any) -> tuple:
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+_PARTIAL_CALLERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def partial_caller(p: functools.partial) -> Callable[..., Any]:
+    """A generated function with the signature of ``functools.partial`` object ``p`` that
+    calls ``p.func`` with the bound arguments, so the compiler reads (and inlines) it like
+    a user's function; the bound values reach it as globals (read and guarded like any)."""
+    caller = _PARTIAL_CALLERS.get(p)
+    if caller is not None:
+        return caller
+    sig = inspect.signature(p)
+    namespace: dict[str, Any] = {"_st_fn": p.func}
+    params, call = [], []
+    for i, a in enumerate(p.args):
+        namespace[f"_st_a{i}"] = a
+        call.append(f"_st_a{i}")
+    star_seen = False
+    for i, q in enumerate(sig.parameters.values()):
+        name = q.name
+        default = ""
+        if q.default is not q.empty:
+            namespace[f"_st_d{i}"] = q.default
+            default = f"=_st_d{i}"
+        if q.kind is q.VAR_POSITIONAL:
+            params.append(f"*{name}")
+            call.append(f"*{name}")
+            star_seen = True
+        elif q.kind is q.VAR_KEYWORD:
+            params.append(f"**{name}")
+            call.append(f"**{name}")
+        elif q.kind is q.KEYWORD_ONLY:
+            if not star_seen:
+                params.append("*")
+                star_seen = True
+            params.append(name + default)
+            call.append(f"{name}={name}")
+        else:
+            params.append(name + default)
+            call.append(name)
+        if q.kind is q.POSITIONAL_ONLY and (
+                i + 1 == len(sig.parameters)
+                or list(sig.parameters.values())[i + 1].kind is not q.POSITIONAL_ONLY):
+            params.append("/")
+    name = identifier(getattr(p.func, "__name__", "partial")) + "_partial"
+    source = f"def {name}({', '.join(params)}):\n    return _st_fn({', '.join(call)})\n"
+    caller = define(source, name, namespace)
+    _PARTIAL_CALLERS[p] = caller
+    return caller

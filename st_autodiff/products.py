@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import trees
-from .api import _KINDS, GradFunction, Options, Wrt, _is_float, _kind, grad
+from .api import GradFunction, Options, Wrt, _is_float, grad
 from .errors import StAutodiffError, WrtError
 
 
@@ -38,7 +38,7 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     >>> vjp_fn((1.0, 1.0))
     (3.0,)
     """
-    args = _bound(fn, args, "vjp")
+    # (parameters left out take their defaults: GradFunction binds the call as Python does)
     flat = _Flat(fn, args, "vjp")
     floats = tuple(k for k, a in enumerate(flat.leaves) if _is_float(a))
     if not floats:
@@ -51,7 +51,7 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
         fwd, bwd = g.split(*flat.leaves)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
-    out_spec = g._compiled[tuple(_KINDS.get(type(a), _kind)(a) for a in flat.leaves)].out_tree
+    out_spec = g._last.out_tree  # type: ignore[union-attr]  (split sets it)
     out, residuals = fwd(*flat.leaves)
     outs = trees.leaves_like(out_spec, out, "the output", none_is_leaf=False)
 
@@ -266,15 +266,21 @@ _GRAD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _bound(fn: Callable[..., Any], args: tuple, who: str) -> tuple:
-    """``args`` with the parameters left out taking their defaults."""
+    """``args`` with the positional parameters left out taking their defaults (so that
+    ``wrt`` positions index them); keyword-only ones keep theirs inside the call."""
     if isinstance(fn, GradFunction):
         return tuple(args)
     try:
-        bound = inspect.signature(fn).bind(*args)
+        sig = inspect.signature(fn)
+        sig.bind(*args)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{who} of {getattr(fn, '__name__', fn)}: {exc}") from None
-    bound.apply_defaults()
-    return tuple(bound.arguments.values())
+    positional = [p for p in sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    rest = [p.default for p in positional[len(args):]]
+    if any(d is inspect.Parameter.empty for d in rest):
+        return tuple(args)  # (bind said yes: cannot happen)
+    return tuple(args) + tuple(rest)
 
 
 class _Flat:

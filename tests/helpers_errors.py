@@ -90,8 +90,8 @@ def uses_walrus(x):
 
 
 def uses_star_call(x):
-    shape = (3,)
-    return np.sum(np.reshape(x, *shape))  # <- starcall
+    s = np.sum(x)
+    return np.sum(np.add(*s))  # <- starcall
 
 
 def uses_star_params(*xs):  # <- starparams

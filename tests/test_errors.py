@@ -9,6 +9,7 @@ Expected lines come from the ``# <- NAME`` markers in ``helpers_errors`` (read w
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import traceback
@@ -87,10 +88,12 @@ CASES = [
          "np.sum over an axis"),
     Case(H.uses_walrus, "walrus", "y :=", SYNTAX, "the walrus operator := is not supported",
          "assign on a separate line"),
-    Case(H.uses_star_call, "starcall", "*shape", SYNTAX, "*-arguments in calls are not supported",
-         "pass the arguments one by one"),
-    Case(H.uses_star_params, "starparams", "*xs", SYNTAX, "*args parameters are not supported",
-         "name each parameter"),
+    # *-arguments are accepted where their length is known (tests/test_binding.py)
+    Case(H.uses_star_call, "starcall", "*s", CompileError,
+         "*-arguments need a value whose length is known when compiling", None),
+    Case(H.uses_star_params, "starparams", "def ", WrtError,
+         "wrt names 'xs', the *xs parameter of uses_star_params()", "wrt=(i, j)",
+         args=(X, X), wrt="xs"),
     Case(H.uses_assert, "assert", "assert ", SYNTAX, "assert is not supported",
          "check inputs before calling the gradient"),
     Case(H.uses_raise, "raise", "raise ", SYNTAX, "raise is not supported",
@@ -202,7 +205,7 @@ NO_HINT = [
     Case(H.inline_too_many, "toomany", "helper(x, x, x)", CompileError,
          "helper() takes 2 positional arguments but 3 were given", None),
     Case(H.inline_missing, "missing", "helper(x)", CompileError,
-         "helper() is missing the argument 'b'", None),
+         "helper() missing 1 required positional argument: 'b'", None),
     Case(H.unknown_module_attr, "modattr", "np.not_a_function", CompileError,
          "has no attribute 'not_a_function'", None),
     Case(H.unknown_array_attr, "arrayattr", "x.flags", SYNTAX,
@@ -287,11 +290,16 @@ def test_source_of_a_builtin_is_unavailable():
     check_short_traceback(exc)
 
 
-def test_source_of_a_callable_object_is_unavailable_and_the_message_is_stable():
+def test_callable_object_is_read_through_its_call_method():
+    _, pull = st.vjp(H.scale, X)  # (its __call__ is a Python method: tests/test_binding.py)
+    np.testing.assert_allclose(pull(np.ones(3))[0], 2.0 * np.ones(3))
+
+
+def test_source_of_a_partial_object_is_unavailable_and_the_message_is_stable():
     with pytest.raises(SourceUnavailableError) as info:
-        st.grad(H.scale)(X)
+        st.grad(functools.partial(H.two_args, n=3))(X)
     message = str(info.value)
-    assert "cannot read the source of a Scaler object" in message
+    assert "cannot read the source of a partial object" in message
     assert "0x" not in message  # no memory addresses: messages are deterministic
 
 

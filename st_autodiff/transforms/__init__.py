@@ -8,6 +8,7 @@ stage's printed form, and runs the IR verifier after every pass when asked.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +67,7 @@ class Compiled:
     fwd: Callable[..., Any] | None = None  # split mode: (outputs, residuals)
     bwd: Callable[..., Any] | None = None  # split mode: (*residuals, out_bar) -> gradients
     out_tree: Any = None  # what the function returns (a ``trees`` spec over its outputs)
+    guards: Any = None  # what lowering read from outside the arguments (guards.Guards)
 
 
 def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],
@@ -96,8 +98,10 @@ def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], 
     _check(opt, options, stages, "optimize")
     name = f"{parsed.name.strip('<>')}_grad"
     # parameters that had literal defaults keep them (a re-transformed gradient's seeds)
-    defaults = {p: repr(v) for p, v in parsed.defaults.items()
-                if isinstance(v, (bool, int, float, str, type(None)))}
+    # (the generated function is always called with every argument, in the canonical
+    # order of ``ParsedFunction.slots``: defaults there are documentation and seeds)
+    defaults = {p: repr(v) for p, v in parsed.defaults.items() if p in parsed.params and (
+        isinstance(v, (bool, int, str, type(None))) or type(v) is float and math.isfinite(v))}
     if req.mode != "vjp":
         defaults["out_bar"] = "1.0"
     if req.split:
@@ -201,7 +205,7 @@ def _check_request(graph: Graph, parsed: ParsedFunction, req: Request,
                 ("int", "uint")) else ("a boolean" if "bool" in (at.kind, at.dtype) else
                                        f"a {at.kind}")
             raise WrtError(f"cannot differentiate with respect to {names[i]!r}: it is "
-                           f"{kind} argument", parsed.loc(parsed.node.params.params[i]),
+                           f"{kind} argument", graph.args[i].loc or parsed.loc(parsed.node),
                            "only floating-point arguments (floats and float arrays) have "
                            "gradients; pass floats, or drop it from wrt")
 

@@ -68,7 +68,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.emit(Op.ASTYPE, [x], {"dtype": np.dtype(fn).name}, e)
     retransform = getattr(fn, "generated_for", None)
     if retransform is not None:  # a compiled gradient, differentiated again
-        return lw.inline_python(retransform(_examples(lw, args, e)), args, kwargs, e)
+        try:  # bound as the gradient binds its arguments, in its canonical order
+            flat, layout = fn.bind_call(args, kwargs)
+        except TypeError as exc:
+            raise lw.fail(str(exc), e, kind=CompileError) from None
+        return lw.inline_python(retransform(_examples(lw, flat, e), layout), flat, {}, e)
     readable = getattr(fn, "st_readable_for", None)
     if callable(readable):  # a custom rule in generated code: read as the Python it runs
         from .call_types import effect_free  # noqa: PLC0415
@@ -106,6 +110,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return emit_registered(lw, fn, args, e)  # typed without calling it
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        return lw.inline_python(fn.__func__, [fn.__self__, *args], kwargs, e)  # obj.method
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)

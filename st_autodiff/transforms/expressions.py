@@ -98,7 +98,8 @@ class ExpressionLowering:
         Python does: ``c = 1.0; f = lambda t, k=c: t * k; c = 2.0`` keeps ``k = 1.0``)."""
         ps = node.params
         return {p.name.value: self.expr(p.default, scope)
-                for p in (*ps.params, *ps.kwonly_params) if p.default is not None}
+                for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)
+                if p.default is not None}
 
     def expr_IfExp(self, e: cst.IfExp, scope: Scope) -> Any:
         cond = self.expr(e.test, scope)
@@ -225,7 +226,7 @@ class ExpressionLowering:
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
         try:
-            return self.const_of_global(attr, getattr(base, attr))
+            return self.static_attribute(base, attr)  # type: ignore[attr-defined]
         except AttributeError:
             owner = getattr(base, "__name__", None) if isinstance(base, types.ModuleType) \
                 else None
@@ -324,13 +325,7 @@ class ExpressionLowering:
 
     def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
         fn = self.expr(e.func, scope)
-        args, kwargs = [], {}
-        for a in e.args:
-            v = self.expr(a.value, scope)
-            if a.keyword is not None:
-                kwargs[a.keyword.value] = v
-            else:
-                args.append(v)
+        args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
         return self.call(fn, args, kwargs, e)
 
 

@@ -8,7 +8,10 @@ Lowering runs the function abstractly: values known at compile time (modules, fu
 Python ints, shapes of typed arrays, literals) are computed here; values that depend on
 floating-point arguments become nodes.  Integer and boolean arguments are compile-time
 constants, like JAX's static arguments (the cache key includes their value).  Calls to
-user functions, lambdas and inner functions are inlined with their own source locations.
+user functions, lambdas and inner functions are inlined with their own source locations,
+their arguments bound as Python binds them (``bind_arguments``).  Every value read from
+outside the arguments (globals, closure cells, attributes, defaults) is recorded in
+``Lowerer.guards`` (``guards.py``), so that a cached specialisation is never reused stale.
 
 Rejects, with a location: unknown names, calls without a derivative rule, in-place
 writes, recursion, and operator uses NumPy would reject for these types.
@@ -32,6 +35,7 @@ from .. import trees
 from ..errors import (
     CompileError,
     EvaluationError,
+    SourceUnavailableError,
     UnsupportedRecursionError,
     UnsupportedSyntaxError,
 )
@@ -40,9 +44,11 @@ from ..ir.kernels import array_namespace, run
 from ..ir.ops import Op
 from ..ir.types import type_of
 from . import calls
+from .binding import BindingLowering, mangled
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
+from .guards import Guards, is_library
 from .no_complex import (
     HINT,
     MESSAGE,
@@ -78,22 +84,35 @@ class Lowered:
 _MISSING = object()
 
 
-def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any]
-                    ) -> Callable[[str], Any]:
-    """Resolve free names of a live Python function: closure cells, globals, builtins."""
+def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any],
+                    guards: Guards | None = None) -> Callable[[str], Any]:
+    """Resolve free names of a live Python function: closure cells, globals, builtins.
+
+    Each read is recorded in ``guards`` (unless ``fn`` is library code), so that a later
+    rebinding of the name re-specialises instead of reusing a stale value."""
     code = fn.__code__
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     glb = fn.__globals__
+    if guards is not None and is_library(glb.get("__name__")):
+        guards = None
 
     def resolve(name: str) -> Any:
         if name in cells:
             try:
-                return const(name, cells[name].cell_contents)
+                value = cells[name].cell_contents
             except ValueError:  # empty cell
                 raise KeyError(name) from None
+            if guards is not None:
+                guards.cell_read(cells[name], value)
+            return const(name, value)
         if name in glb:
-            return const(name, glb[name])
+            value = glb[name]
+            if guards is not None:
+                guards.global_read(glb, name, value)
+            return const(name, value)
         if hasattr(builtins, name):
+            if guards is not None:
+                guards.builtin_read(glb, name)
             return getattr(builtins, name)
         raise KeyError(name)
 
@@ -104,7 +123,7 @@ def _evaluate(op: Op, inputs: tuple, params: dict) -> Any:
     return run(op, array_namespace(*inputs), inputs, params)
 
 
-class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
+class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -114,6 +133,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
         self.external = ExternalObjects()  # containers that outlive the call
+        self.guards = Guards()  # what lowering read from outside the arguments
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -138,6 +158,15 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                 self.global_consts[key] = self.b.const(value, name=name)
             return self.global_consts[key]
         return value
+
+    def static_attribute(self, base: Any, attr: str) -> Any:
+        """``base.attr`` of a compile-time object (AttributeError if it has none); a read
+        of an object from outside the arguments is guarded."""
+        if attr.startswith("__") and not attr.endswith("__") and self.code_stack:
+            attr = mangled(self.code_stack[-1], attr)  # ``self.__w`` in a class body
+        value = getattr(base, attr)
+        self.guards.attribute_read(base, attr, value)
+        return self.const_of_global(attr, value)
 
     def emit(self, op: Op, inputs: list[Any], params: dict[str, Any] | None,
              where: cst.CSTNode) -> Node:
@@ -181,7 +210,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         """A compile-time constant (params such as axis, keepdims, ord)."""
         if isinstance(v, Node):
             if v.op is Op.CONST:
-                return v.param("value")
+                value = v.param("value")
+                if _is_array(value):  # its contents become code: a write into it is a change
+                    self.guards.array_contents(value)
+                return value
             raise self.fail(f"{what} must be known when the function is compiled, but it "
                             "is computed from the arguments at run time", where,
                             "use a literal, or a value computed from shapes")
@@ -208,33 +240,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
         if len(self.fn_stack) >= MAX_INLINE_DEPTH:
             raise UnsupportedRecursionError(f"calls nested deeper than {MAX_INLINE_DEPTH}",
                                             self.loc(where) if where else None)
-        names = fn.params
-        if len(args) > len(names):
-            raise self.fail(f"{fn.name}() takes {len(names)} positional arguments but "
-                            f"{len(args)} were given", where or fn.node, kind=CompileError)
-        bound = dict(zip(names, args))
-        kwonly = [p.name.value for p in fn.node.params.kwonly_params]
-        for k, v in kwargs.items():
-            if k not in names and k not in kwonly:
-                raise self.fail(f"{fn.name}() got an unexpected keyword argument {k!r}",
-                                where or fn.node, kind=CompileError)
-            if k in bound:
-                raise self.fail(f"{fn.name}() got multiple values for argument {k!r}",
-                                where or fn.node, kind=CompileError)
-            bound[k] = v
-        for p in fn.node.params.params + fn.node.params.kwonly_params:
-            name = p.name.value
-            if name not in bound:
-                if name in fn.defaults:
-                    bound[name] = fn.defaults[name]
-                    self.external.mark(bound[name], f"default of parameter {name!r}")
-                elif p.default is not None:
-                    self.fn_stack.append(fn)
-                    bound[name] = self.expr(p.default, scope.parent or scope)
-                    self.fn_stack.pop()
-                else:
-                    raise self.fail(f"{fn.name}() is missing the argument {name!r}",
-                                    where or fn.node, kind=CompileError)
+        bound = self.bind_arguments(fn, args, kwargs, scope, where)
         scope.vars.update(bound)
         self.fn_stack.append(fn)
         self.active_scopes.append(scope)
@@ -421,8 +427,20 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering):
                 f"{fn.__name__}() is called again while it is being differentiated "
                 f"({self._chain(fn.__name__)}); recursive functions are not supported",
                 self.loc(where), "rewrite the recursion as a computation on arrays")
-        parsed = parse_function(fn)
-        outer = python_resolver(fn, self.const_of_global)
+        try:
+            parsed = parse_function(fn)
+        except SourceUnavailableError as exc:
+            if exc.loc is not None:
+                raise
+            # a callee without source (built by exec, as SciPy's generated argument
+            # parsers are): say where the user's code reached it
+            raise SourceUnavailableError(
+                f"{exc.message}; it is called here ({self._chain(fn.__name__)})",
+                self.loc(where), "register a derivative for the function that calls it with "
+                "st.register_vjp, or call a function with readable source") from None
+        self.guards.function_read(fn)
+        self.guards.merge(getattr(fn, "__st_guards__", None))  # a gradient's own reads
+        outer = python_resolver(fn, self.const_of_global, self.guards)
         self.code_stack.append(fn.__code__)
         try:
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
@@ -458,19 +476,31 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     lw.fn_stack.append(fn)
     if code is not None:
         lw.code_stack.append(code)
-    args: list[Any] = []
-    for i, pname in enumerate(fn.params):
-        loc = fn.loc(fn.node.params.params[i])
+    args: list[Any] = list(fn.fixed)  # a bound method's receiver
+    stars: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for i, (pname, param, key) in enumerate(fn.slots):
+        loc = fn.loc(param)
         if example_args is None:
-            args.append(lw.b.arg(pname, None, None, loc))
-            continue
-        value = example_args[i]
-        node = lw.b.arg(pname, type_of(value), value, loc)
-        static = isinstance(value, (bool, int, str, type(None))) and not isinstance(
-            value, float)
-        args.append(value if static else node)
+            value: Any = lw.b.arg(pname, None, None, loc)
+        else:
+            value = example_args[i]
+            node = lw.b.arg(pname, type_of(value), value, loc)
+            static = isinstance(value, (bool, int, str, type(None))) and not isinstance(
+                value, float)
+            value = value if static else node
+        if param is fn.star:
+            stars.append(value)
+        elif key is not None:  # a **kwargs value
+            kwargs[key] = value
+        elif any(param is p for p in fn.node.params.kwonly_params):
+            kwargs[pname] = value
+        else:
+            args.append(value)
+    for v in fn.fixed:
+        lw.guards.note(v)
     lw.fn_stack.pop()
-    result = lw.lower_function(fn, args, {}, Scope(None, resolver), None)
+    result = lw.lower_function(fn, args + stars, kwargs, Scope(None, resolver), None)
     # a returned tuple, list or dict is a tree: each leaf is an output of the graph
     outputs, out_tree = trees.flatten(result)
     where = fn.node

@@ -56,12 +56,12 @@ def makes_complex(fn: Any) -> bool:
 
 def refuse_complex_arguments(fn: ParsedFunction, example_args: list[Any] | None) -> None:
     """Refuse a complex example argument, at its parameter."""
-    for param, value in zip(fn.node.params.params, example_args or ()):
+    for (name, param, _), value in zip(fn.slots, example_args or ()):
         if is_complex_value(value):
             what = "a Python complex" if isinstance(value, complex) else (
                 f"a {value.dtype} array" if hasattr(value, "dtype") else "complex values")
             raise UnsupportedSyntaxError(
-                f"{MESSAGE}: the argument {param.name.value!r} is {what}", fn.loc(param), HINT)
+                f"{MESSAGE}: the argument {name!r} is {what}", fn.loc(param), HINT)
 
 
 def refuse_complex_node(node: Node, what: str, loc: Loc | None) -> None:

@@ -6,14 +6,23 @@ the function's libcst node plus what later passes need to report locations.
 
 The fence rejects, with the location and a hint, every construct the compiler does not
 accept: ``try``/``with``, generators, ``global`` and
-``nonlocal``, ``del``, comprehensions, the walrus operator, star-arguments, classes and
-imports inside the function.  Everything it lets through, ``lower`` must handle.
+``nonlocal``, ``del``, comprehensions, the walrus operator, star-unpacking in literals,
+classes and imports inside the function.  Everything it lets through, ``lower`` must
+handle.  Parameters of every kind are accepted (``lower.bind_arguments`` binds them as
+Python does); ``*xs``/``**kw`` in calls are accepted and expanded where their length is
+known when compiling.
+
+The source read is checked against the running code (``check_fresh``): a file edited
+after its module was imported is refused, since the compiler would differentiate text
+that is not what Python runs.
 """
 
 from __future__ import annotations
+import __future__
 
 import functools
 import inspect
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +33,22 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 from ..ir.graph import Loc
+
+#: the flags ``from __future__`` imports set on code objects (compile them the same way)
+_FUTURE_FLAGS = functools.reduce(
+    lambda acc, name: acc | getattr(__future__, name).compiler_flag,
+    __future__.all_feature_names, 0)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The shape of one call of the differentiated function: how many values its
+    ``*args`` takes, the keys its ``**kwargs`` takes (in call order), and how many leading
+    positional parameters are bound already (a bound method's ``self``)."""
+
+    n_star: int = 0
+    kw_keys: tuple[str, ...] = ()
+    n_fixed: int = 0
 
 
 @dataclass(eq=False)
@@ -56,15 +81,62 @@ class ParsedFunction:
     node: cst.FunctionDef | cst.Lambda
     module: ParsedModule
     defaults: dict[str, Any] = field(default_factory=dict)
+    layout: Layout = Layout()
+    fixed: tuple = ()  # values of the leading positional parameters (a method's self)
 
     def loc(self, node: cst.CSTNode) -> Loc:
         """The file location of a node of this function."""
         return self.module.loc(node)
 
     @property
+    def positional(self) -> list[cst.Param]:
+        """Positional parameters (positional-only first), in order."""
+        ps = self.node.params
+        return [*ps.posonly_params, *ps.params]
+
+    @property
+    def star(self) -> cst.Param | None:
+        """The ``*args`` parameter, if any."""
+        s = self.node.params.star_arg
+        return s if isinstance(s, cst.Param) else None
+
+    @property
+    def all_params(self) -> list[str]:
+        """Every name the parameters bind (``*args`` and ``**kwargs`` included)."""
+        ps = self.node.params
+        star = [self.star] if self.star is not None else []
+        kw = [ps.star_kwarg] if ps.star_kwarg is not None else []
+        return [p.name.value for p in (*self.positional, *star, *ps.kwonly_params, *kw)]
+
+    @property
+    def slots(self) -> list[tuple[str, cst.Param, Any]]:
+        """The generated function's parameters for this ``layout``, in the canonical
+        order ``GradFunction`` passes its arguments in: positional parameters (less the
+        bound ones), one per ``*args`` value (key: its index), keyword-only parameters, one
+        per ``**kwargs`` key (key: the key).  Each is ``(name, parameter, key)``; the key
+        is None for a named parameter."""
+        ps, lay = self.node.params, self.layout
+        out: list[tuple[str, cst.Param, Any]] = [
+            (p.name.value, p, None) for p in self.positional[lay.n_fixed:]]
+        if self.star is not None:
+            out += [(f"{self.star.name.value}_{i}", self.star, i) for i in range(lay.n_star)]
+        out += [(p.name.value, p, None) for p in ps.kwonly_params]
+        if ps.star_kwarg is not None:
+            base = ps.star_kwarg.name.value
+            out += [(f"{base}_{re.sub(r'[^0-9A-Za-z_]', '_', k)}", ps.star_kwarg, k)
+                    for k in lay.kw_keys]
+        return out
+
+    @property
     def params(self) -> list[str]:
-        """Positional parameter names, in order."""
-        return [p.name.value for p in self.node.params.params]
+        """The generated function's parameter names (see ``slots``)."""
+        return [name for name, _, _ in self.slots]
+
+    def with_layout(self, layout: Layout, fixed: tuple = ()) -> ParsedFunction:
+        """This function specialised on one call's ``*args`` length and ``**kwargs`` keys,
+        with ``fixed`` bound to its first positional parameters."""
+        return ParsedFunction(self.name, self.node, self.module, self.defaults,
+                              Layout(layout.n_star, layout.kw_keys, len(fixed)), fixed)
 
 
 def parse_source(source: str, file: str, first_line: int = 1,
@@ -97,13 +169,16 @@ def parse_function(fn: Callable[..., Any]) -> ParsedFunction:
             hint="wrap the computation in a Python function written with NumPy")
     # code objects compare equal across files when only co_filename differs: key on the
     # file and line as well, or two identical functions would share locations
-    parsed = _parse_cached(code.co_filename, code.co_firstlineno, code)
+    loader = getattr(fn, "__globals__", {}).get("__loader__")
+    rewritten = type(loader).__name__ == "AssertionRewritingHook"  # pytest's test modules
+    parsed = _parse_cached(code.co_filename, code.co_firstlineno, code, rewritten)
     defaults = _defaults(fn)
     return ParsedFunction(parsed.name, parsed.node, parsed.module, defaults)
 
 
 @functools.lru_cache(maxsize=512)
-def _parse_cached(file: str, first_line: int, code: Any) -> ParsedFunction:
+def _parse_cached(file: str, first_line: int, code: Any, rewritten: bool = False
+                  ) -> ParsedFunction:
     try:
         lines, start = inspect.findsource(code)
         block = inspect.getblock(lines[code.co_firstlineno - 1:])
@@ -114,6 +189,7 @@ def _parse_cached(file: str, first_line: int, code: Any) -> ParsedFunction:
             hint="define the function in a .py file or a notebook cell") from None
     del start
     first_line = code.co_firstlineno
+    check_fresh(code, lines, rewritten)
     module = parse_source("".join(block), file, first_line, [ln.rstrip("\n") for ln in lines])
     node = _find_function(module, code)
     check_subset(node, module)
@@ -131,8 +207,8 @@ def _find_function(module: ParsedModule, code: Any) -> cst.FunctionDef | cst.Lam
 
         module.tree.visit(Find())
         argnames = list(code.co_varnames[:code.co_argcount])
-        matches = [lam for lam in found if [p.name.value for p in lam.params.params]
-                   == argnames]
+        matches = [lam for lam in found if [p.name.value for p in (
+            *lam.params.posonly_params, *lam.params.params)] == argnames]
         if len(matches) != 1:
             raise SourceUnavailableError(
                 f"cannot tell which lambda on line {module.first_line} of {module.file} "
@@ -214,10 +290,6 @@ def check_subset(fn_node: cst.FunctionDef | cst.Lambda, module: ParsedModule) ->
                 raise UnsupportedSyntaxError(refused[0], module.loc(node), refused[1])
             if isinstance(node, (cst.FunctionDef, cst.Lambda)):
                 _check_def(node, module)
-            if isinstance(node, cst.Arg) and node.star:
-                raise UnsupportedSyntaxError(f"{node.star}-arguments in calls are not "
-                                             "supported", module.loc(node),
-                                             "pass the arguments one by one")
             return True
 
     if isinstance(fn_node, cst.FunctionDef):
@@ -228,17 +300,64 @@ def check_subset(fn_node: cst.FunctionDef | cst.Lambda, module: ParsedModule) ->
 
 
 def _check_def(node: cst.FunctionDef | cst.Lambda, module: ParsedModule) -> None:
-    """The parameters and ``async`` of a def or lambda (its body is fenced separately)."""
-    _check_params(node, module)
+    """The ``async`` of a def (its body is fenced separately; every parameter kind is
+    bound by ``lower.bind_arguments``)."""
     if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
         raise UnsupportedSyntaxError("async functions cannot be differentiated",
                                      module.loc(node), "differentiate a synchronous function")
 
 
-def _check_params(node: cst.FunctionDef | cst.Lambda, module: ParsedModule) -> None:
-    p = node.params
-    star = p.star_arg if isinstance(p.star_arg, cst.Param) else None
-    for bad, what in ((star, "*args"), (p.star_kwarg, "**kwargs")):
-        if bad is not None:
-            raise UnsupportedSyntaxError(f"{what} parameters are not supported",
-                                         module.loc(bad), "name each parameter")
+def check_fresh(code: Any, lines: list[str], rewritten: bool = False) -> None:
+    """Refuse source text that is not what ``code`` was compiled from: the file was
+    edited after its module was imported.  The text is compiled again, whole (so that
+    closures, classes and ``from __future__`` imports compile as they did at import), and
+    the code object defined on the same line with the same name must have the same
+    bytecode, constants, names and line table.  ``rewritten``: the module was imported
+    by pytest, which rewrites ``assert`` statements; the text is rewritten the same way."""
+    text, flags, where = "".join(lines), code.co_flags & _FUTURE_FLAGS, (
+        code.co_name, code.co_firstlineno)
+    want = _fingerprint(code)
+    if want not in _compiled_like(code.co_filename, text, flags).get(where, ()) and not (
+            rewritten and want in _compiled_like(code.co_filename, text, flags, True).get(
+                where, ())):
+        raise SourceUnavailableError(
+            f"the source of {code.co_name!r} in {code.co_filename} has changed since it was "
+            "loaded: st_autodiff reads the text of the file, which no longer matches the "
+            "code Python runs", Loc(code.co_filename, code.co_firstlineno, 1),
+            "reload the module (importlib.reload) or restart the interpreter, then take the "
+            "gradient again")
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_like(file: str, text: str, flags: int, pytest_rewrite: bool = False
+                   ) -> dict[tuple[str, int], set[Any]]:
+    """Fingerprints of every function compiled from ``text``, by (name, first line)."""
+    try:
+        source: Any = text
+        if pytest_rewrite:
+            import ast  # noqa: PLC0415
+
+            from _pytest.assertion.rewrite import rewrite_asserts  # noqa: PLC0415
+
+            source = ast.parse(text, file)
+            rewrite_asserts(source, text.encode(), file)
+        top = compile(source, file, "exec", flags=flags, dont_inherit=True)
+    except (SyntaxError, ValueError, ImportError):
+        return {}
+    out: dict[tuple[str, int], set[Any]] = {}
+    todo = [top]
+    while todo:
+        c = todo.pop()
+        out.setdefault((c.co_name, c.co_firstlineno), set()).add(_fingerprint(c))
+        todo += [k for k in c.co_consts if inspect.iscode(k)]
+    return out
+
+
+def _fingerprint(code: Any) -> Any:
+    """What running a code object depends on, comparable across two compiles of one text
+    (``co_code`` is the unspecialised bytecode on every Python version)."""
+    consts = tuple(_fingerprint(k) if inspect.iscode(k) else (type(k).__name__, repr(k))
+                   for k in code.co_consts)
+    return (code.co_name, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_firstlineno, tuple(code.co_lines()))

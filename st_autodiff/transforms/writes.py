@@ -201,8 +201,7 @@ class WriteLowering(LoopAliasing):
     def _passed_in(self, scope: Scope, where: cst.CSTNode) -> set[NodeKey]:
         """The memory of what the parameters of the function being lowered hold (in its
         own scope and in ``scope``, its copy for an if/for/while body)."""
-        ps = self.fn.node.params
-        names = [p.name.value for p in (*ps.params, *ps.kwonly_params)]
+        names = self.fn.all_params
         top = self.active_scopes[-1] if self.active_scopes else scope
         keys: set[NodeKey] = set()
         for sc in (top, scope):

@@ -16,7 +16,6 @@ from statsmodels.stats import moment_helpers
 from statsmodels.tools import eval_measures
 from statsmodels.tsa import stattools
 
-from .bugs import BOUND_METHOD
 from .entry import Registry
 
 REG = Registry("statsmodels")
@@ -94,10 +93,8 @@ def logit_built_inside_loss(params):
     return model.loglike(params)
 
 
-REG.add("logit_loglike_bound_method", _LOGIT.loglike, PARAMS, ref=_score(_LOGIT),
-        xfail=BOUND_METHOD)
-REG.add("poisson_loglike_bound_method", _POISSON.loglike, PARAMS, ref=_score(_POISSON),
-        xfail=BOUND_METHOD)
+REG.add("logit_loglike_bound_method", _LOGIT.loglike, PARAMS, ref=_score(_LOGIT))
+REG.add("poisson_loglike_bound_method", _POISSON.loglike, PARAMS, ref=_score(_POISSON))
 
 
 # --- robust norms ------------------------------------------------------------------------

@@ -13,13 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bugs import (
-    BOUND_METHOD,
-    DEFAULT_ARG_MODES,
-    KEYWORD_ONLY,
-    STALE_GLOBAL,
-    UNLOCATED_CALLABLE,
-)
 from .entry import Registry
 
 REG = Registry("programs")
@@ -152,7 +145,7 @@ class LinearModel:
 
 
 _MODEL = LinearModel(X, Y)
-REG.add("bound_method_loss", _MODEL.loss, W3, xfail=BOUND_METHOD)
+REG.add("bound_method_loss", _MODEL.loss, W3)
 
 
 @entry(W3)
@@ -166,8 +159,8 @@ def model_built_inside_loss(w):
     return model.loss(w)
 
 
-REG.add("callable_object_loss", _MODEL, W3, xfail=UNLOCATED_CALLABLE)
-REG.add("partial_loss", functools.partial(_penalised, lam=0.7), W3, xfail=UNLOCATED_CALLABLE)
+REG.add("callable_object_loss", _MODEL, W3)
+REG.add("partial_loss", functools.partial(_penalised, lam=0.7), W3)
 
 
 @entry(W3)
@@ -260,7 +253,7 @@ def mlp_flat_params_loss(theta):
     return np.mean((h.sum(axis=1) - Y) ** 2)
 
 
-@entry(W3, xfail=KEYWORD_ONLY)
+@entry(W3)
 def keyword_only_loss(w, *, scale=2.0):
     return scale * np.mean((X @ w - Y) ** 2)
 
@@ -298,12 +291,12 @@ TARGET = Y.copy()
 WEIGHT = 2.0
 
 
-@entry(W3, rebind={"TARGET": Y + 1.0, "WEIGHT": 0.5}, xfail=STALE_GLOBAL)
+@entry(W3, rebind={"TARGET": Y + 1.0, "WEIGHT": 0.5})
 def rebound_global_loss(w):
     return WEIGHT * np.mean((X @ w - TARGET) ** 2)
 
 
-@entry(W3, rebind={"_CFG": RidgeConfig(lam=3.0)}, xfail=STALE_GLOBAL)
+@entry(W3, rebind={"_CFG": RidgeConfig(lam=3.0)})
 def rebound_config_loss(w):
     return np.mean((X @ w - Y) ** 2) + _CFG.lam * np.sum(w ** 2)
 
@@ -315,8 +308,7 @@ def _make_scaled_loss(scale):
     return scaled_loss
 
 
-REG.add("closure_rebind_loss", _make_scaled_loss(1.0), W3, rebind={"scale": 4.0},
-        xfail=STALE_GLOBAL)
+REG.add("closure_rebind_loss", _make_scaled_loss(1.0), W3, rebind={"scale": 4.0})
 
 
 @entry(X, {"w": W3, "b": 0.1}, wrt=(0,))
@@ -335,7 +327,7 @@ def builtin_sum_loss(w):
     return sum((X @ w - Y) ** 2) / len(Y)
 
 
-@entry(W3, modes=True, xfail=DEFAULT_ARG_MODES)
+@entry(W3, modes=True)
 def default_arg_modes_loss(w, delta=1.5):
     r = X @ w - Y
     return np.sum(np.where(np.abs(r) <= delta, 0.5 * r ** 2, delta * (np.abs(r) - 0.5 * delta)))
@@ -387,7 +379,7 @@ class Losses:
 
 
 REG.add("staticmethod_loss", Losses.mse, W3)
-REG.add("classmethod_loss", Losses.scaled, W3, xfail=BOUND_METHOD)
+REG.add("classmethod_loss", Losses.scaled, W3)
 
 
 @entry(W3)
