@@ -163,11 +163,23 @@ def noisy(x):
     return x * np.random.rand()
 
 
-st.register_vjp(noisy, lambda g, out, x: (g * out / x,))
-
-
 def noisy_loss(x):
     return np.sum(noisy(x))
+
+
+def quiet(x):  # the same function, registered without saying its output type
+    CALLS.append(1)
+    return x * np.random.rand()
+
+
+def quiet_loss(x):
+    return np.sum(quiet(x))
+
+
+# the compiler never runs a registered function to learn its output: it has effects (a
+# draw, a list append), so its output type is given
+st.register_vjp(noisy, lambda g, out, x: (g * out / x,), out_type=st.ShapeDtype((3,), "float64"))
+st.register_vjp(quiet, lambda g, out, x: (g * out / x,))
 
 
 def test_6_effects_run_once_per_call():
@@ -183,6 +195,15 @@ def test_6_effects_run_once_per_call():
     np.testing.assert_allclose(g, [r, r, r])
     vg(x)
     assert len(CALLS) == 2
+
+
+def test_6_effects_without_a_type_are_refused_not_run():
+    CALLS.clear()
+    with pytest.raises(CompileError) as info:
+        st.value_and_grad(quiet_loss)(np.ones(3))
+    assert info.value.loc is not None and "quiet(x)" in info.value.loc.text
+    assert "out_type" in str(info.value)
+    assert CALLS == []  # never run while compiling
 
 
 # --- 7. registered rule on a function that returns a tuple -----------------------------------
