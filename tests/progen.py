@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, event, settings
+from hypothesis import HealthCheck, Phase, event, settings
 
 from st_autodiff import StAutodiffError
 from st_autodiff.errors import EvaluationError
@@ -53,8 +53,10 @@ KNOWN_BUGS: dict[str, str] = {
                             "(AttributeError, EvaluationError in generated code)",
     "custom-tuple": "known bug (tuple outputs of custom rules): a function with a rule "
                     "that returns a tuple is refused or mis-differentiated",
-    "pytree-args": "known bug (containers as arguments): dict arguments fail with an "
-                   "EvaluationError (KeyError) that Python does not raise",
+    # NEW (not in the coordinator's list): found by test_properties_containers.py
+    "pytree-args": "NEW bug (containers as arguments): jvp silently drops a tuple/list/dict "
+                   "tangent (wrong tangent); dict arguments fail with an EvaluationError "
+                   "(KeyError) that Python does not raise",
 }
 
 
@@ -76,7 +78,12 @@ def property_settings(ci_examples: int) -> settings:
         examples = ci_examples
     else:
         examples = default.max_examples
-    return settings(max_examples=examples,
+    # no shrinking in CI (examples are fixed, and the known bugs' minimal reproductions
+    # live in test_properties_repros.py), and never the slow explain phase
+    phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
+    if not default.derandomize:
+        phases.append(Phase.shrink)
+    return settings(max_examples=examples, phases=phases,
                     deadline=None, database=None,
                     derandomize=default.derandomize,
                     suppress_health_check=[HealthCheck.too_slow,
