@@ -105,8 +105,8 @@ UNARY = ["np.sin({a})", "np.tanh({a})", "0.5 * {a}", "{a}", "np.cos({a})"]
 
 #: families: the functions drawn, and the known-bug marks of the family
 FAMILIES: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
-    "one-output": (["rv1", "cv1", "cj1"], []),
-    "tuple-output": (["rv2", "cv2", "cj2", "rv1"], known("custom-tuple")),
+    "one-output": (["rv1", "cv1", "cj1"], known("custom-calls")),
+    "tuple-output": (["rv2", "cv2", "cj2", "rv1"], known("custom-tuple", "custom-calls")),
 }
 
 
