@@ -20,8 +20,10 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -89,7 +91,8 @@ def property_settings(ci_examples: int) -> settings:
     # live in test_properties_repros.py; PROGEN_SHRINK=1 turns it on), never the slow
     # explain phase
     phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
-    if not default.derandomize or os.environ.get("PROGEN_SHRINK"):
+    shrink = not default.derandomize or os.environ.get("PROGEN_SHRINK")
+    if shrink and not os.environ.get("PROGEN_NO_SHRINK"):
         phases.append(Phase.shrink)
     return settings(max_examples=examples, phases=phases,
                     deadline=None, database=None,
@@ -100,8 +103,29 @@ def property_settings(ci_examples: int) -> settings:
                                            HealthCheck.function_scoped_fixture])
 
 
+#: programs loaded and refusals, per test (``PYTEST_CURRENT_TEST``); written as JSON to
+#: the file ``PROGEN_STATS`` names when the process exits (the explore script reads it)
+STATS: dict[str, dict[str, int]] = {}
+
+
+def _count(what: str) -> None:
+    test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
+    counts = STATS.setdefault(test, {})
+    counts[what] = counts.get(what, 0) + 1
+
+
+def _dump_stats() -> None:
+    Path(os.environ["PROGEN_STATS"]).write_text(json.dumps(STATS, indent=1))
+
+
+if os.environ.get("PROGEN_STATS"):
+    atexit.register(_dump_stats)
+
+
 def load_module(source: str, directory: Path, prefix: str = "prog") -> ModuleType:
-    """Write ``source`` to ``directory`` and import it as a fresh module."""
+    """Write ``source`` to ``directory`` and import it as a fresh module (one program
+    generated, for the statistics)."""
+    _count("programs")
     name = f"{prefix}_" + hashlib.sha256(source.encode()).hexdigest()[:16]
     path = directory / f"{name}.py"
     path.write_text(source)
@@ -140,6 +164,7 @@ def attempt(thunk: Callable[[], Any], module: ModuleType, refusals: bool = True
         if path not in _where(exc) and path not in str(exc):
             raise AssertionError(f"refusal not located in the program ({path}):\n{exc}"
                                  ) from exc
+        _count("refusals")
         if not refusals:
             raise AssertionError(f"refused a program it should compile:\n{exc}") from exc
         try:
