@@ -298,3 +298,76 @@ def test_containers_as_arguments(family: str, program_dir: Path) -> None:
                 assert_close(g, want[i], f"vjp leaf {i}")
 
     run()
+
+
+# --- containers as outputs ---------------------------------------------------------------
+
+OUTPUT_FAMILIES = {
+    "tuple": ("tuple", known("pytree-outputs")),
+    "list": ("list", known("pytree-outputs")),
+    "dict": ("dict", []),
+}
+
+
+@pytest.mark.parametrize("family", [pytest.param(n, marks=m, id=n) for n, (_, m) in
+                                    OUTPUT_FAMILIES.items()])
+def test_containers_as_outputs(family: str, program_dir: Path) -> None:
+    """``prog(x, y)`` returning a tuple, list or dict of arrays and scalars: ``vjp``
+    gives Python's output (same structure) and takes a structured cotangent, ``jvp``
+    gives a tangent shaped like the output; both against central differences."""
+    kind = OUTPUT_FAMILIES[family][0]
+
+    @property_settings(6)
+    @given(leaves=hs.lists(hs.tuples(hs.sampled_from(UNARY), hs.booleans()), min_size=1,
+                           max_size=3), seed=hs.integers(0, 2**32 - 1))
+    def run(leaves: list[tuple[str, bool]], seed: int) -> None:
+        items = [f"{form.format(a='x')} * y" if vec else f"np.sum({form.format(a='y')} * x)"
+                 for form, vec in leaves]
+        if kind == "dict":
+            ret = "{" + ", ".join(f"'k{i}': {e}" for i, e in enumerate(items)) + "}"
+        else:
+            ret = ("[" if kind == "list" else "(") + ", ".join(items) + \
+                ("]" if kind == "list" else ",)")
+        source = f"import numpy as np\n\n\ndef prog(x, y):\n    return {ret}\n"
+        note(source)
+        module = load_module(source, program_dir, "outputs")
+        rng = np.random.default_rng(seed)
+        x, y = rng.uniform(-1.5, 1.5, 3), rng.uniform(-1.5, 1.5, 3)
+        want_out = module.prog(x, y)
+        ct = _build_like(want_out, rng)
+        want = fd_grad(lambda a, b: sum(float(np.sum(c * o)) for c, o in zip(
+            _flat(ct), _flat(module.prog(a, b)))), [x, y], [0, 1])
+        ok, got = attempt(lambda: st.vjp(module.prog, x, y), module)
+        if ok:
+            out, pullback = got
+            assert _same_structure(out, want_out) and type(out) is type(want_out), \
+                f"vjp output {out!r}, Python {want_out!r}"
+            for o, w in zip(_flat(out), _flat(want_out)):
+                assert_close(o, w, "vjp output", rtol=1e-9, atol=1e-9)
+            ok, grads = attempt(lambda: pullback(ct), module)
+            if ok:
+                for i in (0, 1):
+                    assert_close(grads[i], want[i], f"vjp gradient {i}")
+        tx, ty = rng.standard_normal(3), rng.standard_normal(3)
+        ok, got = attempt(lambda: st.jvp(module.prog, (x, y), (tx, ty)), module)
+        if ok:
+            out, tangent = got
+            assert _same_structure(tangent, want_out), \
+                f"jvp tangent {tangent!r} not shaped like the output {want_out!r}"
+            eps = 1e-6
+            hi, lo = module.prog(x + eps * tx, y + eps * ty), module.prog(x - eps * tx,
+                                                                          y - eps * ty)
+            for t, h, lw in zip(_flat(tangent), _flat(hi), _flat(lo)):
+                assert_close(t, (np.asarray(h) - np.asarray(lw)) / (2 * eps), "jvp tangent")
+
+    run()
+
+
+def _build_like(tree: Any, rng: np.random.Generator) -> Any:
+    """A random cotangent with the structure of ``tree``."""
+    if isinstance(tree, dict):
+        return {k: _build_like(v, rng) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_build_like(v, rng) for v in tree)
+    return rng.standard_normal(np.shape(tree)) if np.ndim(tree) else float(
+        rng.standard_normal())

@@ -131,6 +131,40 @@ def test_jvp_of_container_argument(container: Callable[[Any], Any], program_dir:
         assert_close(got[1], np.sum(np.cos(Y) * X), "tangent")
 
 
+OUTPUTS = {
+    # vjp: raw ValueError (inhomogeneous array) from inside st_autodiff
+    "tuple-vjp": "return np.sin(x) * y, np.sum(x * x)",
+    # jvp: the tangent of the first output only
+    "tuple-jvp": "return np.sin(x) * y, np.sum(x * x)",
+    # a one-item tuple comes back as its item; a list as one stacked array
+    "one-tuple": "return (np.sum(np.sin(x) * y),)",
+    "list": "return [np.sin(x) * y, x]",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=known("pytree-outputs"), id=n)
+                                  for n in OUTPUTS])
+def test_container_output(name: str, program_dir: Path) -> None:
+    module = load_module(_src("def f(x, y):", f"    {OUTPUTS[name]}"), program_dir)
+    want = module.f(X, Y)
+    if name == "tuple-jvp":
+        ok, got = attempt(lambda: st.jvp(module.f, (X, Y), (np.ones(3), np.zeros(3))),
+                          module)
+        assert not ok or (isinstance(got[1], tuple) and len(got[1]) == 2), \
+            f"jvp tangent {got[1]!r} for two outputs"
+        return
+    ok, got = attempt(lambda: st.vjp(module.f, X, Y), module)
+    if ok:
+        assert type(got[0]) is type(want) and len(got[0]) == len(want), \
+            f"vjp output {got[0]!r}, Python {want!r}"
+        ct = type(want)(np.ones_like(np.asarray(w)) for w in want)
+        grads = got[1](ct)
+        fd = fd_grad(lambda a, b: sum(float(np.sum(o)) for o in module.f(a, b)), [X, Y],
+                     [0, 1])
+        for g, w in zip(grads, fd):
+            assert_close(g, w, "vjp gradient")
+
+
 # --- higher order through regions ---------------------------------------------------------
 
 ORDERS = {
