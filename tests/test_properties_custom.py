@@ -118,7 +118,7 @@ def program_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @hs.composite
 def custom_programs(draw: hs.DrawFn, functions: list[str]) -> str:
     """``prog(x, y)`` calling the drawn functions with rules on expressions of earlier
-    values; pairs are unpacked or indexed."""
+    values, some in a two-trip loop; pairs are unpacked or indexed."""
     vecs = ["x", "y"]
     lines = []
     for k in range(draw(hs.integers(1, 4))):
@@ -126,20 +126,25 @@ def custom_programs(draw: hs.DrawFn, functions: list[str]) -> str:
         a, b = (draw(hs.sampled_from(UNARY)).format(a=draw(hs.sampled_from(vecs)))
                 for _ in range(2))
         call = f"{fn}({a}, {b})"
+        new: list[str] = []
         if fn.endswith("2"):
             how = draw(hs.sampled_from(["unpack", "index", "keep"]))
             if how == "unpack":
-                lines.append(f"p{k}, q{k} = {call}")
+                new.append(f"p{k}, q{k} = {call}")
                 vecs += [f"p{k}", f"q{k}"]
             elif how == "index":
-                lines.append(f"p{k} = {call}[{draw(hs.sampled_from([0, 1, -1]))}]")
+                new.append(f"p{k} = {call}[{draw(hs.sampled_from([0, 1, -1]))}]")
                 vecs.append(f"p{k}")
             else:
-                lines += [f"t{k} = {call}", f"p{k} = t{k}[0] * t{k}[1]"]
+                new += [f"t{k} = {call}", f"p{k} = t{k}[0] * t{k}[1]"]
                 vecs.append(f"p{k}")
         else:
-            lines.append(f"p{k} = {call}")
+            new.append(f"p{k} = {call}")
             vecs.append(f"p{k}")
+        if draw(hs.integers(0, 3)) == 0:  # in a loop: the function runs once per trip
+            lines.append(f"for i{k} in range(2):")
+            new = ["    " + line for line in new]
+        lines += new
     terms = " + ".join(f"np.sum({draw(hs.sampled_from(UNARY)).format(a=v)})"
                        for v in vecs[2:])
     body = "".join(f"    {line}\n" for line in lines)
