@@ -53,6 +53,10 @@ KNOWN_BUGS: dict[str, str] = {
                       "tuple raises a raw ValueError (inhomogeneous array); jvp gives the "
                       "first output's tangent only; a returned list comes back stacked "
                       "into one array",
+    # NEW: found by test_hessian_and_hvp_through_regions (reverse mode), first order
+    "vjp-pullback-reuse": "NEW bug (first order): a vjp pullback called a second time "
+                          "adds the first call's gradient (buf[i] += ... in a loop): "
+                          "silent wrong results, and wrong jacrev/hessian(mode='reverse')",
     "aliasing": "known bug (aliasing): an in-place update of an array that a view or a "
                 "list/dict item also holds is not seen through them (wrong value and "
                 "gradient, no error): b[1:] then b += 1; [b] then b += 1; d['k'] *= 2",

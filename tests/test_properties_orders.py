@@ -152,14 +152,16 @@ def test_nested_regions_at_higher_order(order: int, program_dir: Path) -> None:
     run()
 
 
+@known("vjp-pullback-reuse", "higher-order-regions")[0]
+@known("vjp-pullback-reuse", "higher-order-regions")[1]
 @property_settings(6)
 @given(spec=programs(max_depth=1), seed=hs.integers(0, 2**32 - 1),
        mode=hs.sampled_from(["forward", "reverse"]))
 def test_hessian_and_hvp_through_regions(spec: Any, seed: int, mode: str,
                                          program_dir: Path) -> None:
     """``st.hessian`` of loop-and-branch programs against central differences of the
-    compiled gradient (itself checked by ``test_properties_loops``), and ``st.hvp``
-    against the Hessian times the tangent."""
+    compiled gradient (itself checked by ``test_properties_loops``), ``st.hvp`` against
+    the Hessian times the tangent, and a vjp pullback called twice."""
     args = _args(spec, seed)
     source = _finalise(spec, args)
     assume(source is not None)
@@ -169,6 +171,11 @@ def test_hessian_and_hvp_through_regions(spec: Any, seed: int, mode: str,
     g = st.grad(module.prog, wrt=0)
     ok, _ = attempt(lambda: g(*args), module)
     assume(ok)
+    ok, got = attempt(lambda: st.vjp(module.prog, *args), module)
+    if ok:  # a pullback may be called again: the same cotangent, the same gradient
+        pullback = got[1]
+        first = np.copy(pullback(1.0)[0])
+        assert_close(pullback(1.0)[0], first, "pullback called twice", rtol=1e-12, atol=1e-12)
     x0 = np.asarray(args[0], dtype=np.float64)
     want = np.zeros((3, 3))
     for j in range(3):

@@ -214,6 +214,40 @@ def test_hessian_through_while_overwrite(mode: str, program_dir: Path) -> None:
         assert_close(got, want @ Y, "hvp", rtol=2e-5)
 
 
+@known("higher-order-regions")[0]
+def test_hessian_of_static_branch_writing_a_buffer(program_dir: Path) -> None:
+    """``buf[i] += ...`` under a loop-index ``if``: both Hessian modes about 0.6 times
+    the right one (the gradient itself is right)."""
+    module = load_module(_src("def f(x0):", "    buf = np.zeros((2, 3))",
+                              "    for i in range(2):", "        if i % 3 != 1:",
+                              "            buf[i] += np.tanh(np.sin(x0))",
+                              "    return np.sum(np.tanh(np.sum(buf, axis=0)))"), program_dir)
+    g = st.grad(module.f)
+    eps = 2e-5
+    want = np.stack([(g(X + eps * e) - g(X - eps * e)) / (2 * eps) for e in np.eye(3)], 1)
+    for mode in ("forward", "reverse"):
+        ok, got = attempt(lambda m=mode: st.hessian(module.f, mode=m)(X), module)
+        if ok:
+            assert_close(got, want, f"hessian ({mode})", rtol=2e-5)
+
+
+@known("vjp-pullback-reuse")[0]
+def test_vjp_pullback_called_twice(program_dir: Path) -> None:
+    """A pullback called again accumulated into the previous call's result (an in-place
+    write into a buffer kept between calls): the second cotangent got the first's
+    gradient added, and ``hessian(mode='reverse')``/``jacrev`` went wrong with it."""
+    module = load_module(_src("def f(x0):", "    buf = np.zeros((2, 3))",
+                              "    for i in range(2):", "        buf[i] += np.sin(x0)",
+                              "    return np.sum(buf, axis=0)"), program_dir)
+    ok, got = attempt(lambda: st.vjp(module.f, X), module)
+    if ok:
+        pullback = got[1]
+        first = np.copy(pullback(np.array([1.0, 0.0, 0.0]))[0])
+        second = np.copy(pullback(np.array([0.0, 1.0, 0.0]))[0])
+        assert_close(first, [2 * np.cos(X[0]), 0.0, 0.0], "first pullback")
+        assert_close(second, [0.0, 2 * np.cos(X[1]), 0.0], "second pullback")
+
+
 # --- custom rules -------------------------------------------------------------------------
 
 CUSTOM = _src(
