@@ -79,8 +79,10 @@ KNOWN_BUGS: dict[str, str] = {
 
 
 def known(*names: str) -> list[pytest.MarkDecorator]:
-    """The non-strict xfail marks of tests that fail because of the named known bugs."""
-    return [pytest.mark.xfail(strict=False, reason=KNOWN_BUGS[n]) for n in names]
+    """The non-strict xfail mark (one, in a list for ``pytest.param(marks=...)``) of a
+    test that fails because of the named known bugs; ``known(...)[0]`` decorates."""
+    return [pytest.mark.xfail(strict=False, reason=" AND ".join(KNOWN_BUGS[n]
+                                                                for n in names))]
 
 
 def property_settings(ci_examples: int) -> settings:
