@@ -104,9 +104,13 @@ class _Gen:
 
     def st_view(self) -> None:
         src = self.pick(sorted(self.shapes))
-        form, shape = self.pick(VIEWS_1D if len(self.shapes[src]) == 1 else VIEWS_2D)
-        if len(self.shapes[src]) == 1 and self.shapes[src][0] != 3:
-            form, shape = "{b}[:]", self.shapes[src]
+        have = self.shapes[src]
+        if have == (3,):
+            form, shape = self.pick(VIEWS_1D)
+        elif have == (2, 3):
+            form, shape = self.pick(VIEWS_2D)
+        else:  # views of views: shapes the tables do not cover
+            form, shape = self.pick([("{b}[:]", have), ("{b}.T", have[::-1])])
         name = self.fresh("v")
         self.lines.append(f"{name} = {form.format(b=src)}")
         self.shapes[name] = shape
