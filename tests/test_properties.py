@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -34,6 +35,8 @@ import st_autodiff as st
 from st_autodiff.ir.interpret import interpret
 from st_autodiff.testing import check_grads
 
+#: benchmarks/explore_properties.py raises the budget through PROGEN_EXAMPLES
+EXAMPLES = int(os.environ.get("PROGEN_EXAMPLES", 30))
 SHAPES = [(), (3,), (2, 3)]
 ARRAY_SHAPES = [(3,), (2, 3)]
 
@@ -188,13 +191,13 @@ def _check_program(source: str, shapes: list[tuple[int, ...]], seed: int,
         np.testing.assert_allclose(opt, plain, rtol=1e-10, atol=1e-10 * np.max(np.abs(plain)))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(program=programs(), seed=hs.integers(0, 2**32 - 1))
 def test_random_elementwise_program(program, seed, program_dir):
     _check_program(*program, seed, program_dir)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(program=programs(ARRAY_SHAPES, ARRAY_UNARY + UNARY[:-1], ARRAY_BINARY + BINARY),
        seed=hs.integers(0, 2**32 - 1))
 def test_random_array_program(program, seed, program_dir):

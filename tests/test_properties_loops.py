@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,7 +80,9 @@ AUGMENTED_ASSIGNMENTS = True
 #: forward against reverse, and value_and_grad against grad
 RTOL = 1e-9
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+# the profile derandomizes in CI; benchmarks/explore_properties.py sets PROGEN_EXAMPLES
+SETTINGS = settings(max_examples=int(os.environ.get("PROGEN_EXAMPLES", 40)), deadline=None,
+                    database=None,
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.filter_too_much,
                                            HealthCheck.data_too_large])
