@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from . import trees
 from .custom import ShapeDtype, custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
 from .custom_source import partial_caller
 from .errors import StAutodiffError, WrtError
@@ -117,6 +118,7 @@ class GradFunction:
         # function to call, Guards)
         self._cache: dict[Any, list[tuple[Any, Compiled, Callable[..., Any], Guards]]] = {}
         self._last: Compiled | None = None
+        self._trees: dict[Any, GradFunction] = {}  # structured arguments: per structure
         self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
 
     @property
@@ -157,6 +159,10 @@ class GradFunction:
         return self._run((*flat, *args[own:]), layout)
 
     def _run(self, args: tuple, layout: Layout) -> Any:
+        if self._mode in ("grad", "value_and_grad") and any(
+                type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
+                for a in args):
+            return self._run_tree(args, layout)
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if layout is not _PLAIN:
             key = (layout, key)
@@ -170,6 +176,52 @@ class GradFunction:
         except StAutodiffError as exc:  # the user's error, not a trace of the compiler
             raise exc.with_traceback(None) from None
         return fn(*args)
+
+    def _run_tree(self, args: tuple, layout: Layout) -> Any:
+        """Structured arguments (pytrees: tuples, lists and dicts of arrays and floats, as in
+        JAX): the gradient of a function of their leaves, regrouped so that each
+        differentiated argument's gradient has its structure (``None`` for leaves that are
+        not floating point)."""
+        from .products import _Flat  # noqa: PLC0415  (products builds on this module)
+
+        if layout is not _PLAIN or not self._plain:
+            raise WrtError(f"{self.__name__}: tuple, list or dict arguments are supported "
+                           "for functions whose parameters are all positional")
+        positions = self._req(self._parse()).wrt
+        flat = _Flat(self._fn, args, self._mode)
+        sizes = [len(trees.flatten(a)[0]) if a is not None else 1 for a in args]
+        wrt_leaves = [k for p in positions
+                      for k in range(flat.offsets[p], flat.offsets[p] + sizes[p])
+                      if _is_float(flat.leaves[k])]
+        if not wrt_leaves:
+            raise WrtError(f"{self.__name__}: the differentiated arguments hold no "
+                           "floating-point value")
+        key = (flat.key, tuple(wrt_leaves))
+        inner = self._trees.get(key)
+        if inner is None:
+            inner = self._trees[key] = GradFunction(flat.fn, tuple(wrt_leaves), self._mode,
+                                                    self._has_aux, self._options)
+        result = inner(*flat.leaves)
+        self._last = inner._last
+        value, aux = None, None
+        if self._mode == "value_and_grad":
+            value, grads = result
+            if self._has_aux:
+                value, aux = value
+        else:
+            grads = result
+            if self._has_aux:
+                grads, aux = grads
+        by_leaf = dict(zip(wrt_leaves, grads))
+        per_arg = []
+        for p in positions:
+            leaves = [by_leaf.get(k) for k in range(flat.offsets[p], flat.offsets[p] + sizes[p])]
+            per_arg.append(trees.unflatten(flat.specs[p], leaves)
+                           if trees.is_container(args[p]) else leaves[0])
+        out: Any = per_arg[0] if isinstance(self._wrt_spec, (int, str)) else tuple(per_arg)
+        if self._mode == "value_and_grad":
+            return ((value, aux) if self._has_aux else value), out
+        return (out, aux) if self._has_aux else out
 
     def bind_call(self, args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], Layout]:
         """Python's binding of a call: the arguments in the canonical order, and the
@@ -471,6 +523,13 @@ def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt = 0, *,
         return _make("value_and_grad", fn, wrt, has_aux, optimize)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
+
+
+def _has_float_array(a: Any) -> bool:
+    """Whether a tuple or list holds (at any depth) an array or a dict: a tree whose leaves
+    are differentiated one by one (tuples of plain numbers stay static-length arguments)."""
+    return any(type(x) is dict or isinstance(x, np.ndarray) or
+               type(x) in (tuple, list) and _has_float_array(x) for x in a)
 
 
 def _is_float(a: Any) -> bool:

@@ -164,7 +164,8 @@ def param_programs(draw: hs.DrawFn, features: frozenset[str]) -> dict[str, Any]:
     wrt_params = draw(hs.lists(hs.sampled_from(named), min_size=1, max_size=len(named),
                                unique_by=lambda p: p.name))
     by_name = draw(hs.booleans())
-    wrt = [p.name if by_name else pp.index(p) for p in wrt_params]
+    # positions index the positional arguments (JAX's argnums); keyword-only ones are named
+    wrt = [p.name if by_name or p.kind == "kwonly" else pp.index(p) for p in wrt_params]
     single = len(wrt) == 1 and draw(hs.booleans())
     return {"source": source, "params": pp, "pos": top_pos, "kw": top_kw,
             "wrt": wrt[0] if single else tuple(wrt), "wrt_names": [p.name for p in wrt_params],
