@@ -194,8 +194,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(v, (tuple, str)):
             return self.b.const(v)
         if isinstance(v, list):
-            if any(isinstance(x, Node) for x in v):
-                return self.emit(Op.STACK, list(v), None, where)
+            if _holds_node(v):  # nested lists and tuples of numbers and nodes: np.array's rows
+                return self.emit(Op.STACK, [self.to_node(list(x), where) if isinstance(
+                    x, (list, tuple)) else x for x in v], None, where)
             return self.b.const(np.asarray(v))
         if isinstance(v, np.generic) or _is_array(v):
             return self.b.const(v)
@@ -446,6 +447,12 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
         finally:
             self.code_stack.pop()
+
+
+def _holds_node(v: Any) -> bool:
+    """Whether a list or tuple holds a node at any depth."""
+    return any(isinstance(x, Node) or isinstance(x, (list, tuple)) and _holds_node(x)
+               for x in v)
 
 
 def _is_array(value: Any) -> bool:
