@@ -46,7 +46,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         except Exception as exc:
             raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
     if fn is np.array or fn is np.asarray:
-        return _asarray(lw, args, kwargs, e)
+        return _asarray(lw, fn, args, kwargs, e)
     if fn is builtins.len:
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
@@ -217,17 +217,56 @@ def _multi_count(op: Op, node: Node, params: dict[str, Any]) -> int:
     return x.ndim
 
 
-def _asarray(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
-    if not args:
-        raise lw.fail("np.array() needs a value", e, kind=CompileError)
-    value = args[0]
-    dtype = calls.dtype_name(lw.static(kwargs.get("dtype"), "dtype", e))
+_ASARRAY_KEYWORDS = ("dtype", "copy", "ndmin", "order")
+
+
+def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+             e: cst.Call) -> Any:
+    """``np.array(value, dtype, copy=..., ndmin=...)`` and ``np.asarray``: a cast, then
+    leading axes up to ``ndmin``.  ``copy`` changes nothing here (values are never written
+    in place behind the user's back); ``order`` only lays memory out; anything else
+    (``subok``, ``like``, ``device``) is refused with the call's location."""
+    what = "np.array" if fn is np.array else "np.asarray"
+    names = ("object", *_ASARRAY_KEYWORDS[: 3 if fn is np.array else 1])
+    if len(args) > len(names):
+        raise lw.fail(f"{what} got {len(args)} positional arguments, more than it takes",
+                      e, kind=CompileError)
+    bound = dict(zip(names, args))
+    for key, v in kwargs.items():
+        if key not in _ASARRAY_KEYWORDS or (fn is np.asarray and key == "ndmin"):
+            raise lw.fail(f"{what} got an unsupported keyword argument {key!r} "
+                          f"(supported: {', '.join(n for n in names[1:] + ('order',))})",
+                          e, kind=CompileError)
+        if key in bound:
+            raise lw.fail(f"{what} got multiple values for argument {key!r}", e,
+                          kind=CompileError)
+        bound[key] = v
+    if "object" not in bound:
+        raise lw.fail(f"{what}() needs a value", e, kind=CompileError)
+    value = bound["object"]
+    dtype = calls.dtype_name(lw.static(bound.get("dtype"), "dtype", e))
+    ndmin = lw.static(bound.get("ndmin", 0), "ndmin", e)
+    order = lw.static(bound.get("order"), "order", e)
+    lw.static(bound.get("copy"), "copy", e)
+    if not isinstance(ndmin, int) or isinstance(ndmin, bool):
+        raise lw.fail(f"{what}(ndmin=...) must be an int, got {ndmin!r}", e,
+                      kind=CompileError)
+    if order not in (None, "K", "A", "C", "F"):
+        raise lw.fail(f"{what}(order={order!r}) is not a valid order", e, kind=CompileError)
     if not isinstance(value, Node) and not _has_node(value):
-        return lw.to_node(np.asarray(value, dtype=dtype), e)
+        return lw.to_node(np.array(value, dtype=dtype, ndmin=ndmin), e)
     node = lw.to_node(value, e)
     if dtype is not None:
-        return lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
-    return node if isinstance(value, (list, tuple)) else lw.emit(Op.ASARRAY, [node], None, e)
+        node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
+    elif not isinstance(value, (list, tuple)):
+        node = lw.emit(Op.ASARRAY, [node], None, e)
+    ndim = None if node.type is None else node.type.ndim
+    if ndmin > 0 and ndim is None:
+        raise lw.fail(f"{what}(ndmin={ndmin}) needs the rank of its value; call with "
+                      "example arguments first", e, kind=CompileError)
+    if ndim is not None and ndim < ndmin:
+        node = lw.emit(Op.EXPAND_DIMS, [node], {"axis": tuple(range(ndmin - ndim))}, e)
+    return node
 
 
 def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
