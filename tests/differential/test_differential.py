@@ -1,0 +1,91 @@
+"""Differential tests of every derivative rule: compiler vs eager runtime vs central
+differences vs JAX, generated from the spec table in ``specs.py``.
+
+The default run checks a fixed subset (about a minute on two cores): each spec's first
+shapes in every mode and both dtypes, and its other shapes in reverse mode (float64).
+``ST_DIFFERENTIAL=full`` runs every case: all shapes x dtypes x modes.  JAX is optional
+(``pip install st-autodiff[test-oracles]``); without it the other oracles still run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+import st_autodiff as st
+from st_autodiff.derivatives import RULES, STRUCTURAL
+from st_autodiff.ir.ops import Op
+
+from .harness import check, functions, sample
+from .specs import SPECS, Spec
+
+FULL = os.environ.get("ST_DIFFERENTIAL") == "full"
+MODES = ("vjp", "jvp", "hvp_fwd", "hvp_rev")
+
+#: Ops of the rule table no user writes directly: each with where its rule is exercised.
+INTERNAL = {
+    Op.UNBROADCAST: "made by the adjoint pass; second order of broadcasting binary specs",
+    Op.SCATTER_ADD: "the adjoint of getitem/take; second order of their specs",
+    Op.CALL: "registered functions (st.register_vjp): tests/test_custom_rules.py",
+    Op.CALL_VJP: "the adjoint of a registered function: tests/test_custom_rules.py",
+}
+
+
+def _cases() -> list[tuple[Spec, tuple, str, str]]:
+    out = []
+    for spec in SPECS:
+        for i, shapes in enumerate(spec.shapes):
+            has_array = any(s is not None for s in shapes)
+            for dtype in spec.dtypes:
+                if dtype != "float64" and not has_array:
+                    continue  # Python floats only: the dtype changes nothing
+                for mode in MODES:
+                    second = mode.startswith("hvp")
+                    if second and (not spec.order2 or dtype != "float64"):
+                        continue
+                    default = i == 0 and (not second or dtype == "float64") or (
+                        mode == "vjp" and dtype == "float64")
+                    if FULL or default:
+                        out.append((spec, shapes, dtype, mode))
+    return out
+
+
+def _id(case: tuple[Spec, tuple, str, str]) -> str:
+    spec, shapes, dtype, mode = case
+    shape = "-".join("py" if s is None else "x".join(map(str, s)) or "0d" for s in shapes)
+    return f"{spec.name}[{shape}]-{dtype}-{mode}"
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_rule(case: tuple[Spec, tuple, str, str]) -> None:
+    spec, shapes, dtype, mode = case
+    check(spec, shapes, dtype, mode)
+
+
+def test_every_rule_has_a_spec() -> None:
+    """A new rule in ``derivatives.py`` needs a spec here (or a reason in INTERNAL)."""
+    covered = {op for spec in SPECS for op in spec.ops}
+    missing = sorted(op.value for op in set(RULES) - covered - set(INTERNAL) - STRUCTURAL)
+    assert not missing, f"rules without a differential spec: {missing}"
+
+
+_OP_NAME = re.compile(r"= ([a-z_0-9]+)[\[ ]")
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_spec_reaches_its_ops(spec: Spec) -> None:
+    """Each spec's graph (or its adjoint) holds the ops it claims to test, so that the
+    coverage test above means something."""
+    f, s = functions(spec)
+    args = sample(spec, spec.shapes[0], "float64", 0)
+    out = f(*args)
+    g = st.grad(s, wrt=tuple(range(spec.nargs)))
+    g(*args, np.ones_like(out) if hasattr(out, "shape") else 1.0)
+    seen = set(_OP_NAME.findall(g.ir + g.adjoint_ir))
+    assert {op.value for op in spec.ops} <= seen, (spec.ops, seen)
