@@ -198,8 +198,12 @@ def _sum_to(ops, g, like):
 # Their shapes are static, but the values they fill in may be differentiated arguments
 # (``np.linspace(a, b, 5)``), so they have rules like any other op.
 
-RULES[Op.FULL] = lambda ops, g, out, shape, fill_value, dtype=None: (None, g)
-RULES[Op.FULL_LIKE] = lambda ops, g, out, x, fill_value, dtype=None: (None, g)
+# (their outputs are never shaped like the inputs, and may have unknown shapes, so the
+# rules sum down themselves)
+RULES[Op.FULL] = lambda ops, g, out, shape, fill_value, dtype=None: (
+    None, _sum_to(ops, g, fill_value))
+RULES[Op.FULL_LIKE] = lambda ops, g, out, x, fill_value, dtype=None: (
+    None, _sum_to(ops, g, fill_value))
 
 
 def linspace_weights(ops, out, num):
@@ -212,17 +216,18 @@ def linspace_weights(ops, out, num):
 @rule(Op.LINSPACE)
 def _linspace(ops, g, out, start, stop, num=50):
     w = linspace_weights(ops, out, num)
-    return g * (1.0 - w), g * w
+    return _sum_to(ops, g * (1.0 - w), start), _sum_to(ops, g * w, stop)
 
 
 def arange_steps(ops, out):
     """``0, 1, ..., n - 1`` for ``out = arange(start, stop, step)``: ``out[i]`` is
-    ``start + i * step`` (its length is piecewise constant in the inputs)."""
-    return ops.const(_np.arange(ops.static_shape(out)[0], dtype=_np.float64))
+    ``start + i * step``.  Counted at run time: with float bounds the length ``n`` is
+    known only then (it is piecewise constant in the inputs)."""
+    return ops.cumsum(ops.ones_like(out), axis=0) - 1.0
 
 
 RULES[Op.ARANGE] = lambda ops, g, out, start, stop, step, dtype=None: (
-    g, None, g * arange_steps(ops, out))
+    ops.sum(g), None, ops.sum(g * arange_steps(ops, out)))
 
 
 @rule(Op.UNBROADCAST)

@@ -58,6 +58,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return total
     if fn is builtins.float:
         return args[0]
+    if dynamic and fn in _RUNTIME_BUILTINS and not kwargs:
+        return _runtime_builtin(lw, fn, args, e)
     if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1:
         if not dynamic:  # np.float32(0.5): a constant
             return fn(args[0])
@@ -135,6 +137,36 @@ def _registered(fn: Any) -> bool:
         return fn in CUSTOM_VJPS
     except TypeError:  # unhashable: not registered
         return False
+
+
+#: builtins and ``math`` functions that, on a value computed from the arguments, become
+#: nodes (never folded from the example): int(x) of a float argument is a runtime value.
+_RUNTIME_BUILTINS = {builtins.int, builtins.round, builtins.bool, builtins.divmod,
+                     builtins.tuple, builtins.list, math.isfinite, math.isnan, math.isinf}
+
+
+def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
+    """``int(x)``, ``round(x)``, ``bool(x)``, ``divmod(x, y)``... on runtime values: the
+    same ops NumPy runs (integer-valued ones carry no gradient, by design)."""
+    if fn in (builtins.tuple, builtins.list) and len(args) == 1 and \
+            isinstance(args[0], (tuple, list)):
+        return fn(args[0])
+    if fn is builtins.divmod and len(args) == 2:
+        return (lw.emit(Op.FLOORDIV, args, None, e), lw.emit(Op.MOD, args, None, e))
+    if fn is builtins.bool and len(args) == 1:
+        return lw.emit(Op.NE, [args[0], 0], None, e)
+    checks = {math.isfinite: Op.ISFINITE, math.isnan: Op.ISNAN, math.isinf: Op.ISINF}
+    if fn in checks and len(args) == 1:
+        return lw.emit(checks[fn], args, None, e)
+    if fn is builtins.int and len(args) == 1:
+        return lw.emit(Op.ASTYPE, [lw.emit(Op.TRUNC, args, None, e)], {"dtype": "int64"}, e)
+    if fn is builtins.round and len(args) == 1:
+        return lw.emit(Op.ASTYPE, [lw.emit(Op.ROUND, args, None, e)], {"dtype": "int64"}, e)
+    if fn is builtins.round and len(args) == 2:
+        digits = lw.static(args[1], "round(x, ndigits): ndigits", e)
+        return lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)
+    raise lw.fail(f"{calls.callable_name(fn)}() with these arguments is not supported on "
+                  "values computed from the arguments", e, kind=CompileError)
 
 
 _CREATION = {Op.ZEROS, Op.ONES, Op.FULL, Op.EYE, Op.ARANGE, Op.LINSPACE, Op.ASARRAY}
