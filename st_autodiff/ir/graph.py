@@ -243,7 +243,8 @@ class GraphBuilder:
             return not any(i.type is not None and i.type.kind == "array" and i.type.dtype
                            == "bool" for i in inputs[1:])
         if op in _SIZED_BY_INPUTS:  # np.arange(a, b) with float a, b: the length varies
-            return all(i.op is Op.CONST for i in inputs[:_SIZED_BY_INPUTS[op]])
+            return all(inputs[k].op is Op.CONST for k in _SIZED_BY_INPUTS[op]
+                       if k < len(inputs))
         return not OP_INFO[op].data_shape
 
     def _fold(self, op: Op, inputs: tuple[Node, ...], params: dict[str, Any],
@@ -379,9 +380,10 @@ def type_name(exc: BaseException) -> str:
 
 
 #: ops whose result's shape counts a runtime list's items
-#: creation ops whose length comes from the values of their first k inputs: the shape is
-#: static only when those are constants (else it is the example's, valid for no other call)
-_SIZED_BY_INPUTS = {Op.ARANGE: 3, Op.ZEROS: 1, Op.ONES: 1, Op.FULL: 1, Op.EYE: 1}
+#: ops whose output shape comes from the values of these inputs: the shape is static only
+#: when they are constants (else it is the example's, valid for no other call)
+_SIZED_BY_INPUTS = {Op.ARANGE: (0, 1, 2), Op.ZEROS: (0,), Op.ONES: (0,), Op.FULL: (0,),
+                    Op.EYE: (0,), Op.RESHAPE: (1,), Op.BROADCAST_TO: (1,)}
 
 _FROM_LIST_ITEMS = frozenset({Op.LIST_STACK, Op.LIST_CATENATE})
 
