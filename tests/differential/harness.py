@@ -73,27 +73,39 @@ def _source(i: int, spec: Spec) -> str:
             f"def s_{i}({params}, w):\n    return np.sum(f_{i}({params}) * w)\n\n\n")
 
 
-def _build_module() -> Any:
-    """Write every spec's function to a module file and import it."""
+def _build_module(specs: tuple[Spec, ...], name: str) -> Any:
+    """Write the specs' functions to a module file and import it."""
     text = ("import math\n\nimport numpy as np\n\nfrom st_autodiff.ir import kernels as rt\n\n\n"
-            + "".join(_source(i, s) for i, s in enumerate(SPECS)))
-    path = Path(tempfile.mkdtemp(prefix="st_differential_")) / "differential_cases.py"
+            + "".join(_source(i, s) for i, s in enumerate(specs)))
+    path = Path(tempfile.mkdtemp(prefix="st_differential_")) / f"{name}.py"
     path.write_text(text)
-    module_spec = importlib.util.spec_from_file_location("differential_cases", path)
+    module_spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(module_spec)
-    sys.modules["differential_cases"] = module
+    sys.modules[name] = module
     module_spec.loader.exec_module(module)
     return module
 
 
-CASES_MODULE = _build_module()
+CASES_MODULE = _build_module(SPECS, "differential_cases")
 _INDEX = {s.name: i for i, s in enumerate(SPECS)}
+_FRESH: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
 
 def functions(spec: Spec) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """``f(*args)`` (the spec's expression) and ``s(*args, w) = sum(f(*args) * w)``."""
+    if spec.name in _FRESH:
+        return _FRESH[spec.name]
     i = _INDEX[spec.name]
     return getattr(CASES_MODULE, f"f_{i}"), getattr(CASES_MODULE, f"s_{i}")
+
+
+def fresh(spec: Spec, tag: str) -> Spec:
+    """A copy of ``spec`` whose functions are new (nothing compiled for them is cached):
+    for tests of the harness itself, which swap a rule and expect ``check`` to fail."""
+    copy = Spec(**{**spec.__dict__, "name": f"{spec.name}@{tag}"})
+    module = _build_module((copy,), f"differential_fresh_{len(_FRESH)}")
+    _FRESH[copy.name] = (module.f_0, module.s_0)
+    return copy
 
 
 def jax_function(spec: Spec) -> Callable[..., Any] | None:

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import st_autodiff as st
-from st_autodiff.derivatives import RULES, STRUCTURAL
+from st_autodiff.derivatives import JVP_RULES, RULES, STRUCTURAL
 from st_autodiff.ir.ops import Op
 
-from .harness import check, functions, sample
+from .harness import check, fresh, functions, sample
 from .specs import SPECS, Spec
 
 FULL = os.environ.get("ST_DIFFERENTIAL") == "full"
@@ -98,3 +98,26 @@ def test_spec_reaches_its_ops(spec: Spec) -> None:
     g(*args, np.ones_like(out) if hasattr(out, "shape") else 1.0)
     seen = set(_OP_NAME.findall(g.ir + g.adjoint_ir))
     assert {op.value for op in spec.ops} <= seen, (spec.ops, seen)
+
+
+_WRONG = {  # a rule off by 1%: each oracle must notice
+    "vjp": (RULES, lambda ops, g, out, x: (g * ops.cosh(x) * 1.01,)),
+    "jvp": (JVP_RULES, lambda ops, tangents, out, x: tangents[0] * ops.cosh(x) * 1.01),
+}
+
+
+@pytest.mark.parametrize("mode", ["vjp", "jvp", "hvp_fwd", "hvp_rev"])
+def test_harness_catches_a_wrong_rule(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checks can fail: a wrong sinh rule makes every mode of the harness fail."""
+    sinh = next(s for s in SPECS if s.name == "sinh")
+    check(fresh(sinh, f"right-{mode}"), ((3,),), "float64", mode)  # passes with the rule
+    spec = fresh(sinh, f"wrong-{mode}")
+    if mode.startswith("hvp"):  # second order differentiates the (right) first-order rule
+        monkeypatch.setitem(RULES, Op.COSH, lambda ops, g, out, x: (g * ops.sinh(x) * 1.01,))
+        monkeypatch.setitem(JVP_RULES, Op.COSH, lambda ops, tangents, out, x:
+                            tangents[0] * ops.sinh(x) * 1.01)
+    else:
+        table, wrong = _WRONG[mode]
+        monkeypatch.setitem(table, Op.SINH, wrong)
+    with pytest.raises(AssertionError):
+        check(spec, ((3,),), "float64", mode)
