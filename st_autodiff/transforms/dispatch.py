@@ -1,8 +1,10 @@
 """Calls during lowering: NumPy functions, array methods, builtins, user functions.
 
 ``call_value`` decides what a call in the user's code means and emits it through the
-``Lowerer``.  Calls whose arguments are all compile-time values and whose result is a
-scalar are computed here (``np.sqrt(2.0)``, ``len(shape)``); the rest become nodes.
+``Lowerer``.  Calls whose arguments are all static (no argument is or holds a node) and
+whose result is a scalar are computed here (``np.sqrt(2.0)``, ``len(shape)``); the rest
+become nodes, ``int(x)`` and ``round(x)`` of a runtime value included (binding times:
+docs/architecture.md).
 """
 
 from __future__ import annotations
