@@ -58,8 +58,8 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
     Op.SHAPE, Op.SIGN, Op.FLOOR, Op.CEIL, Op.ROUND, Op.RINT, Op.TRUNC, Op.FLOORDIV,
     Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR,
     Op.LOGICAL_NOT, Op.LOGICAL_XOR, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.ANY, Op.ALL,
-    Op.ARGMAX, Op.ARGMIN, Op.ARGSORT, Op.NONZERO, Op.ZEROS, Op.ONES, Op.FULL, Op.EYE,
-    Op.ARANGE, Op.LINSPACE, Op.ZEROS_LIKE, Op.ONES_LIKE, Op.FULL_LIKE,
+    Op.ARGMAX, Op.ARGMIN, Op.ARGSORT, Op.NONZERO, Op.ZEROS, Op.ONES, Op.EYE,
+    Op.ZEROS_LIKE, Op.ONES_LIKE,
     Op.STOP_GRADIENT,  # st.stop_gradient: a zero gradient is what the user asked for
     Op.LIST_LEN, Op.LIST_ZEROS,
 })
@@ -192,6 +192,42 @@ def _sum_to(ops, g, like):
     else:
         return g
     return ops.reshape(g, want)
+
+
+# --- creation from runtime values: full, linspace, arange ----------------------------
+# Their shapes are static, but the values they fill in may be differentiated arguments
+# (``np.linspace(a, b, 5)``), so they have rules like any other op.
+
+# (their outputs are never shaped like the inputs, and may have unknown shapes, so the
+# rules sum down themselves)
+RULES[Op.FULL] = lambda ops, g, out, shape, fill_value, dtype=None: (
+    None, _sum_to(ops, g, fill_value))
+RULES[Op.FULL_LIKE] = lambda ops, g, out, x, fill_value, dtype=None: (
+    None, _sum_to(ops, g, fill_value))
+
+
+def linspace_weights(ops, out, num):
+    """``w`` with ``linspace(a, b, num) == a * (1 - w) + b * w``, shaped to broadcast
+    against ``out`` (whose first axis is the sample axis; array endpoints add axes)."""
+    w = _np.linspace(0.0, 1.0, num)
+    return ops.const(w.reshape((num,) + (1,) * (ops.ndim(out) - 1)))
+
+
+@rule(Op.LINSPACE)
+def _linspace(ops, g, out, start, stop, num=50):
+    w = linspace_weights(ops, out, num)
+    return _sum_to(ops, g * (1.0 - w), start), _sum_to(ops, g * w, stop)
+
+
+def arange_steps(ops, out):
+    """``0, 1, ..., n - 1`` for ``out = arange(start, stop, step)``: ``out[i]`` is
+    ``start + i * step``.  Counted at run time: with float bounds the length ``n`` is
+    known only then (it is piecewise constant in the inputs)."""
+    return ops.cumsum(ops.ones_like(out), axis=0) - 1.0
+
+
+RULES[Op.ARANGE] = lambda ops, g, out, start, stop, step, dtype=None: (
+    ops.sum(g), None, ops.sum(g * arange_steps(ops, out)))
 
 
 @rule(Op.UNBROADCAST)
@@ -341,7 +377,15 @@ RULES[Op.SUB] = lambda ops, g, out, x, y: (g, -g)
 RULES[Op.MUL] = lambda ops, g, out, x, y: (g * y, g * x)
 RULES[Op.DIV] = lambda ops, g, out, x, y: (g / y, -g * out / y)
 RULES[Op.MOD] = lambda ops, g, out, x, y: (g, -g * ops.floordiv(x, y))
-RULES[Op.HYPOT] = lambda ops, g, out, x, y: (g * x / out, g * y / out)
+RULES[Op.HYPOT] = lambda ops, g, out, x, y: (g * x / safe_divisor(ops, out),
+                                              g * y / safe_divisor(ops, out))
+
+
+def safe_divisor(ops, v):
+    """``v`` with zeros replaced by ones: the divisor of a rule whose numerator is zero
+    wherever ``v`` is (norm-like ops at the origin, std of equal values), so the quotient
+    is the 0 subgradient there (PyTorch's convention; JAX gives NaN) instead of 0/0."""
+    return ops.where(ops.eq(v, 0), 1, v)
 # d/dx log(e^x + e^y) = 1 / (1 + e^(y - x)): written without ``out`` so that a gradient
 # that does not return the value never computes the (costly) forward logaddexp.
 RULES[Op.LOGADDEXP] = lambda ops, g, out, x, y: (
@@ -457,7 +501,8 @@ def _var(ops, g, out, x, axis=None, keepdims=False, ddof=0):
 def _std(ops, g, out, x, axis=None, keepdims=False, ddof=0):
     centred = x - ops.mean(x, axis=axis, keepdims=True)
     scale = 1.0 / (_count(ops, x, axis) - ddof)
-    return (_unreduce(ops, g / out, x, axis, keepdims) * centred * scale,)
+    # equal values (a length-1 axis): std is 0 and centred is 0; the gradient is 0
+    return (_unreduce(ops, g / safe_divisor(ops, out), x, axis, keepdims) * centred * scale,)
 
 
 @rule(Op.PROD)
@@ -699,16 +744,14 @@ def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
     gx = _unreduce(ops, g, x, axes, keepdims)
     ok = out if keepdims else _unreduce(ops, out, x, axes, False)
     if ord in (None, 2, "fro") and not (matrix and ord == 2):
-        safe = ops.where(ops.eq(ok, 0), 1, ok)
-        return (gx * x / safe,)
+        return (gx * x / safe_divisor(ops, ok),)
     if ord == 1 and not matrix:
         return (gx * ops.sign(x),)
     if ord == 0 and not matrix:  # counts the nonzero elements: piecewise constant
         return (ops.zeros_like(x),)
     a = ops.abs(x)
     if not matrix and ord not in (_np.inf, -_np.inf):  # p-norm: sign(x) |x|^(p-1) / n^(p-1)
-        safe = ops.where(ops.eq(ok, 0), 1, ok)
-        return (gx * ops.sign(x) * (a / safe) ** (ord - 1),)
+        return (gx * ops.sign(x) * (a / safe_divisor(ops, ok)) ** (ord - 1),)
     if not matrix:  # ord = +-inf on vectors: the extreme elements share the gradient
         hit = ops.astype(ops.eq(a, ok), dtype=ops.dtype(x))
         return (gx * ops.sign(x) * hit / ops.sum(hit, axis=axes, keepdims=True),)

@@ -33,6 +33,9 @@ from .derivatives import (
     _count,
     _mT,
     _unreduce,
+    arange_steps,
+    linspace_weights,
+    safe_divisor,
 )
 from .ir.ops import OP_INFO, Op
 
@@ -149,8 +152,8 @@ _binary_jvp(Op.SUB, lambda ops, t, out, x, y: t, lambda ops, t, out, x, y: -t)
 _binary_jvp(Op.DIV, lambda ops, t, out, x, y: t / y, lambda ops, t, out, x, y: -t * out / y)
 _binary_jvp(Op.MOD, lambda ops, t, out, x, y: t,
             lambda ops, t, out, x, y: -t * ops.floordiv(x, y))
-_binary_jvp(Op.HYPOT, lambda ops, t, out, x, y: t * x / out,
-            lambda ops, t, out, x, y: t * y / out)
+_binary_jvp(Op.HYPOT, lambda ops, t, out, x, y: t * x / safe_divisor(ops, out),
+            lambda ops, t, out, x, y: t * y / safe_divisor(ops, out))
 _binary_jvp(Op.LOGADDEXP, lambda ops, t, out, x, y: t / (ops.exp(y - x) + 1),
             lambda ops, t, out, x, y: t / (ops.exp(x - y) + 1))
 _binary_jvp(Op.LOGADDEXP2, lambda ops, t, out, x, y: t / (ops.exp2(y - x) + 1),
@@ -159,6 +162,24 @@ _binary_jvp(Op.POW, lambda ops, t, out, x, y: t * y * x ** (y - 1),
             lambda ops, t, out, x, y: t * out * ops.log(ops.where(x > 0, x, 1)))
 _binary_jvp(Op.ARCTAN2, lambda ops, t, out, x, y: t * y / (ops.square(x) + ops.square(y)),
             lambda ops, t, out, x, y: -t * x / (ops.square(x) + ops.square(y)))
+
+
+jvp_rule(Op.FULL, Op.FULL_LIKE)(
+    lambda ops, tangents, out, like, fill_value, dtype=None: _total(ops, out, tangents[1]))
+
+
+@jvp_rule(Op.LINSPACE)
+def _linspace_jvp(ops, tangents, out, start, stop, num=50):
+    ta, tb = tangents
+    w = linspace_weights(ops, out, num)
+    return _total(ops, out, None if ta is None else ta * (1.0 - w),
+                  None if tb is None else tb * w)
+
+
+@jvp_rule(Op.ARANGE)
+def _arange_jvp(ops, tangents, out, start, stop, step, dtype=None):
+    ta, _, tc = tangents
+    return _total(ops, out, ta, None if tc is None else tc * arange_steps(ops, out))
 
 
 def _select_jvp(wins: Callable[..., Any]) -> Callable[..., Any]:
@@ -249,7 +270,7 @@ def _centred_dot(ops, t, x, axis, keepdims, ddof):
 jvp1(Op.VAR)(lambda ops, t, out, x, axis=None, keepdims=False, ddof=0:
              _centred_dot(ops, t, x, axis, keepdims, ddof) * 2.0)
 jvp1(Op.STD)(lambda ops, t, out, x, axis=None, keepdims=False, ddof=0:
-             _centred_dot(ops, t, x, axis, keepdims, ddof) / out)
+             _centred_dot(ops, t, x, axis, keepdims, ddof) / safe_divisor(ops, out))
 
 
 def _via_partials(op: Op) -> None:

@@ -265,6 +265,9 @@ class GraphBuilder:
                 return False  # x[k:] with a runtime k: the length varies (in a loop)
             return not any(i.type is not None and i.type.kind == "array" and i.type.dtype
                            == "bool" for i in inputs[1:])
+        if op in _SIZED_BY_INPUTS:  # np.arange(a, b) with float a, b: the length varies
+            return all(inputs[k].op is Op.CONST for k in _SIZED_BY_INPUTS[op]
+                       if k < len(inputs))
         return not OP_INFO[op].data_shape
 
     def _fold(self, op: Op, inputs: tuple[Node, ...], params: dict[str, Any],
@@ -424,6 +427,11 @@ def type_name(exc: BaseException) -> str:
 
 
 #: ops whose result's shape counts a runtime list's items
+#: ops whose output shape comes from the values of these inputs: the shape is static only
+#: when they are constants (else it is the example's, valid for no other call)
+_SIZED_BY_INPUTS = {Op.ARANGE: (0, 1, 2), Op.ZEROS: (0,), Op.ONES: (0,), Op.FULL: (0,),
+                    Op.EYE: (0,), Op.RESHAPE: (1,), Op.BROADCAST_TO: (1,)}
+
 _FROM_LIST_ITEMS = frozenset({Op.LIST_STACK, Op.LIST_CATENATE})
 
 #: reductions whose result is 0-d whatever their input's shape (with axis=None and no

@@ -1,8 +1,10 @@
 """Calls during lowering: NumPy functions, array methods, builtins, user functions.
 
 ``call_value`` decides what a call in the user's code means and emits it through the
-``Lowerer``.  Calls whose arguments are all compile-time values and whose result is a
-scalar are computed here (``np.sqrt(2.0)``, ``len(shape)``); the rest become nodes.
+``Lowerer``.  Calls whose arguments are all static (no argument is or holds a node) and
+whose result is a scalar are computed here (``np.sqrt(2.0)``, ``len(shape)``); the rest
+become nodes, ``int(x)`` and ``round(x)`` of a runtime value included (binding times:
+docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         except Exception as exc:
             raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
     if fn is np.array or fn is np.asarray:
-        return _asarray(lw, args, kwargs, e)
+        return _asarray(lw, fn, args, kwargs, e)
     if fn is builtins.len:
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
@@ -59,6 +61,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return total
     if fn is builtins.float:
         return args[0]
+    if dynamic and fn in _RUNTIME_BUILTINS and not kwargs:
+        return _runtime_builtin(lw, fn, args, e)
     if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1:
         if not dynamic:  # np.float32(0.5): a constant
             return fn(args[0])
@@ -157,6 +161,36 @@ def _registered(fn: Any) -> bool:
         return False
 
 
+#: builtins and ``math`` functions that, on a value computed from the arguments, become
+#: nodes (never folded from the example): int(x) of a float argument is a runtime value.
+_RUNTIME_BUILTINS = {builtins.int, builtins.round, builtins.bool, builtins.divmod,
+                     builtins.tuple, builtins.list, math.isfinite, math.isnan, math.isinf}
+
+
+def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
+    """``int(x)``, ``round(x)``, ``bool(x)``, ``divmod(x, y)``... on runtime values: the
+    same ops NumPy runs (integer-valued ones carry no gradient, by design)."""
+    if fn in (builtins.tuple, builtins.list) and len(args) == 1 and \
+            isinstance(args[0], (tuple, list)):
+        return fn(args[0])
+    if fn is builtins.divmod and len(args) == 2:
+        return (lw.emit(Op.FLOORDIV, args, None, e), lw.emit(Op.MOD, args, None, e))
+    if fn is builtins.bool and len(args) == 1:
+        return lw.emit(Op.NE, [args[0], 0], None, e)
+    checks = {math.isfinite: Op.ISFINITE, math.isnan: Op.ISNAN, math.isinf: Op.ISINF}
+    if fn in checks and len(args) == 1:
+        return lw.emit(checks[fn], args, None, e)
+    if fn is builtins.int and len(args) == 1:
+        return lw.emit(Op.ASTYPE, [lw.emit(Op.TRUNC, args, None, e)], {"dtype": "int64"}, e)
+    if fn is builtins.round and len(args) == 1:
+        return lw.emit(Op.ASTYPE, [lw.emit(Op.ROUND, args, None, e)], {"dtype": "int64"}, e)
+    if fn is builtins.round and len(args) == 2:
+        digits = lw.static(args[1], "round(x, ndigits): ndigits", e)
+        return lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)
+    raise lw.fail(f"{calls.callable_name(fn)}() with these arguments is not supported on "
+                  "values computed from the arguments", e, kind=CompileError)
+
+
 _CREATION = {Op.ZEROS, Op.ONES, Op.FULL, Op.EYE, Op.ARANGE, Op.LINSPACE, Op.ASARRAY}
 
 
@@ -237,17 +271,56 @@ def _multi_count(op: Op, node: Node, params: dict[str, Any]) -> int:
     return x.ndim
 
 
-def _asarray(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
-    if not args:
-        raise lw.fail("np.array() needs a value", e, kind=CompileError)
-    value = args[0]
-    dtype = calls.dtype_name(lw.static(kwargs.get("dtype"), "dtype", e))
+_ASARRAY_KEYWORDS = ("dtype", "copy", "ndmin", "order")
+
+
+def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+             e: cst.Call) -> Any:
+    """``np.array(value, dtype, copy=..., ndmin=...)`` and ``np.asarray``: a cast, then
+    leading axes up to ``ndmin``.  ``copy`` changes nothing here (values are never written
+    in place behind the user's back); ``order`` only lays memory out; anything else
+    (``subok``, ``like``, ``device``) is refused with the call's location."""
+    what = "np.array" if fn is np.array else "np.asarray"
+    names = ("object", *_ASARRAY_KEYWORDS[: 3 if fn is np.array else 1])
+    if len(args) > len(names):
+        raise lw.fail(f"{what} got {len(args)} positional arguments, more than it takes",
+                      e, kind=CompileError)
+    bound = dict(zip(names, args))
+    for key, v in kwargs.items():
+        if key not in _ASARRAY_KEYWORDS or (fn is np.asarray and key == "ndmin"):
+            raise lw.fail(f"{what} got an unsupported keyword argument {key!r} "
+                          f"(supported: {', '.join(n for n in names[1:] + ('order',))})",
+                          e, kind=CompileError)
+        if key in bound:
+            raise lw.fail(f"{what} got multiple values for argument {key!r}", e,
+                          kind=CompileError)
+        bound[key] = v
+    if "object" not in bound:
+        raise lw.fail(f"{what}() needs a value", e, kind=CompileError)
+    value = bound["object"]
+    dtype = calls.dtype_name(lw.static(bound.get("dtype"), "dtype", e))
+    ndmin = lw.static(bound.get("ndmin", 0), "ndmin", e)
+    order = lw.static(bound.get("order"), "order", e)
+    lw.static(bound.get("copy"), "copy", e)
+    if not isinstance(ndmin, int) or isinstance(ndmin, bool):
+        raise lw.fail(f"{what}(ndmin=...) must be an int, got {ndmin!r}", e,
+                      kind=CompileError)
+    if order not in (None, "K", "A", "C", "F"):
+        raise lw.fail(f"{what}(order={order!r}) is not a valid order", e, kind=CompileError)
     if not isinstance(value, Node) and not _has_node(value):
-        return lw.to_node(np.asarray(value, dtype=dtype), e)
+        return lw.to_node(np.array(value, dtype=dtype, ndmin=ndmin), e)
     node = lw.to_node(value, e)
     if dtype is not None:
-        return lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
-    return node if isinstance(value, (list, tuple)) else lw.emit(Op.ASARRAY, [node], None, e)
+        node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
+    elif not isinstance(value, (list, tuple)):
+        node = lw.emit(Op.ASARRAY, [node], None, e)
+    ndim = None if node.type is None else node.type.ndim
+    if ndmin > 0 and ndim is None:
+        raise lw.fail(f"{what}(ndmin={ndmin}) needs the rank of its value; call with "
+                      "example arguments first", e, kind=CompileError)
+    if ndim is not None and ndim < ndmin:
+        node = lw.emit(Op.EXPAND_DIMS, [node], {"axis": tuple(range(ndmin - ndim))}, e)
+    return node
 
 
 def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
