@@ -19,6 +19,7 @@ import numpy as np
 from . import trees
 from .api import GradFunction, Options, Wrt, _is_float, grad
 from .errors import StAutodiffError, WrtError
+from .transforms.external import argument
 
 
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
@@ -354,8 +355,13 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
             return "[" + ", ".join(parts) + "]"
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
-    call = [expr(s, names[i] if i < len(names) else f"arg{i}", True)
-            for i, s in enumerate(specs)]
+    call = []
+    for i, s in enumerate(specs):
+        base = names[i] if i < len(names) else f"arg{i}"
+        text = expr(s, base, True)
+        # a rebuilt container is the caller's object: writes into it are refused
+        call.append(f"_st_arg({text}, {base!r})" if not isinstance(s, int) and s is not None
+                    else text)
     name = getattr(fn, "__name__", "")
     name = fresh(name if name.isidentifier() else "flat")
     source = (f"def {name}({', '.join(params)}):\n"
@@ -363,7 +369,8 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
     digest = hashlib.sha1(source.encode()).hexdigest()[:10]
     filename = f"<st_autodiff flat {name} {digest}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace: dict[str, Any] = {"_st_fn": fn, "__name__": "st_autodiff.generated"}
+    namespace: dict[str, Any] = {"_st_fn": fn, "_st_arg": argument,
+                                 "__name__": "st_autodiff.generated"}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own source)
     per_fn[key] = namespace[name]
     return namespace[name]

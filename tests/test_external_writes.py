@@ -139,3 +139,24 @@ def reads_globals(x):
 def test_reading_outside_containers_is_fine():
     x = np.ones(3)
     assert st.grad(reads_globals)(x) == pytest.approx(np.full(3, CONFIG["scale"]))
+
+
+def writes_into_dict_argument(p, x):
+    p["seen"] = 1.0
+    return np.sum(p["w"] * x)
+
+
+def appends_to_list_in_dict_argument(p, x):
+    p["log"].append(1.0)
+    return np.sum(p["w"] * x)
+
+
+@pytest.mark.parametrize("fn, line", [(writes_into_dict_argument, 'p["seen"]'),
+                                      (appends_to_list_in_dict_argument, 'p["log"].append')])
+def test_writes_into_structured_arguments_are_refused(fn, line):
+    p = {"w": np.ones(2), "log": []}
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        st.grad(fn)(p, np.ones(2))
+    assert "argument 'p'" in info.value.message
+    assert line in info.value.loc.text
+    assert p == {"w": p["w"], "log": []}

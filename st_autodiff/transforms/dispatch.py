@@ -22,6 +22,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from . import calls
+from .external import argument
 from .no_complex import HINT, MESSAGE, makes_complex
 
 if TYPE_CHECKING:
@@ -61,7 +62,10 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return total
     if fn is builtins.float:
         return args[0]
-    if dynamic and fn in _RUNTIME_BUILTINS and not kwargs:
+    if fn is argument and len(args) == 2:  # a structured argument, rebuilt from its leaves
+        lw.external.mark(args[0], f"argument {args[1]!r}")
+        return args[0]
+    if dynamic and _is_runtime_builtin(fn) and not kwargs:
         return _runtime_builtin(lw, fn, args, e)
     if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1:
         if not dynamic:  # np.float32(0.5): a constant
@@ -192,6 +196,13 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
 
 
 _CREATION = {Op.ZEROS, Op.ONES, Op.FULL, Op.EYE, Op.ARANGE, Op.LINSPACE, Op.ASARRAY}
+
+
+def _is_runtime_builtin(fn: Any) -> bool:
+    try:
+        return fn in _RUNTIME_BUILTINS
+    except TypeError:  # unhashable values are not builtins
+        return False
 
 
 def _is_static_builtin(fn: Any) -> bool:

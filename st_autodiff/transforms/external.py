@@ -57,7 +57,15 @@ class ExternalObjects:
             return
         kind = type(target).__name__
         raise UnsupportedSyntaxError(
-            f"cannot {action} the {kind} {hit[1]}: it lives outside the function, so the "
-            "change would happen once, while compiling, and not on every call as in Python",
+            f"cannot {action} the {kind} {hit[1]}: it lives outside the function, and Python "
+            "changes it on every call; compiled code would change it once, while compiling, "
+            "or not at all",
             loc, f"build a new {kind} inside the function (copy it first: "
             f"{kind}(...)), and return it or pass it out with has_aux=True")
+
+
+def argument(value: Any, name: str) -> Any:
+    """``value``, the caller's container passed as argument ``name`` (generated code of
+    structured arguments calls this): lowering marks it as living outside the function."""
+    del name
+    return value
