@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ops import INTEGER_VALUED, OP_INFO, Op
+from .regions import REGIONS as _REGIONS
+from .regions import output_type
 from .types import Type, type_of
 
 
@@ -172,7 +174,16 @@ class GraphBuilder:
             except Exception as exc:  # user data errors become located compile errors
                 if not self.soft:
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
-        if known and value is None and type is not None:
+        declared = type
+        region_item = op is Op.ITEM and inputs[0].op in _REGIONS
+        if region_item and type is None:
+            declared = output_type(inputs[0], full["index"])
+        placeholder = region_item and inputs[0].op is Op.IF and (not known or value is None)
+        if placeholder:
+            # a value the example's branch does not make: typed by the branches (from
+            # the other one), never ``none`` because this example skipped it
+            type = declared
+        elif known and value is None and type is not None:
             pass  # a placeholder (a branch not taken); the caller knows the real type
         elif known:
             type = type_of(value)
@@ -188,9 +199,11 @@ class GraphBuilder:
             # sum([]) is the int 0 only for this example: the items it adds on other calls
             # are floats, maybe arrays (their kind unknown), and gradients flow through it
             type = Type("array", "float64", None)
-        if op in _LIST_VALUED or op is Op.ITEM and inputs[0].op in (Op.FOR, Op.WHILE) and \
-                isinstance(value, list):
-            type = Type("list")  # a list built at run time (NumPy's own lists are tuples)
+        if op in _LIST_VALUED or isinstance(value, list) and (
+                declared is not None and declared.kind == "list"):
+            # a list built at run time (NumPy's own lists are tuples): a loop's stacks,
+            # one a branch returns (typed by the branch, not as this Python value)
+            type = Type("list")
         node = Node(len(self.nodes), op, inputs, sorted_params, type, name, loc, role)
         self._add(node)
         self._read.update(i.id for i in inputs)
@@ -234,6 +247,9 @@ class GraphBuilder:
     def _shape_trusted(self, op: Op, inputs: tuple[Node, ...],
                        params: dict[str, Any] | None = None) -> bool:
         """A shape is static when it follows from input shapes alone."""
+        if op in (Op.SETITEM, Op.INDEX_ADD):  # x with values written in: x's shape
+            t = inputs[0].type
+            return t is not None and t.kind == "array" and t.shape is not None
         if any(i.type is not None and i.type.kind == "array" and i.type.shape is None
                for i in inputs):
             return False

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..ir.graph import Graph, GraphBuilder, Node
 from ..ir.ops import ELEMENTWISE, Op
-from ..ir.regions import REGIONS, for_layout
-from ..ir.types import Type, type_of
+from ..ir.regions import REGIONS, for_layout, output_type
+from ..ir.types import Type
 
 #: role of the node that adds one iteration's gradient into a reverse loop's accumulator
 #: (a fresh zeros array the loop owns): codegen writes it in place, ``W_bar += g``
@@ -97,10 +97,9 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
             for k in range(_n_outputs(m)):
                 if k in read and not (n.op is not Op.IF and k == _trips_index(n)):
                     continue
-                it = Node(len(b.nodes), Op.ITEM, (m,), (("index", k),), None, None, n.loc)
+                it = Node(len(b.nodes), Op.ITEM, (m,), (("index", k),), output_type(m, k),
+                          None, n.loc)  # typed by the bodies, not by the example
                 if isinstance(new_values.get(m), tuple):
-                    it = Node(it.id, it.op, it.inputs, it.params,
-                              type_of(new_values[m][k]), None, n.loc)
                     new_values[it] = new_values[m][k]
                 b._add(it)
     out = Graph(graph.name, tuple(mapping[a] for a in graph.args), tuple(b.nodes),
