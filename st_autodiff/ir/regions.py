@@ -102,6 +102,9 @@ def output_type(region: Any, k: int) -> Any:
     p = region.kwargs
     if region.op is Op.IF:
         types = [p["then"].outputs[k].type, p["orelse"].outputs[k].type]
+        if any(t is not None and t.kind == "list" for t in types) and all(
+                t is None or t.kind in ("list", "none") for t in types):
+            return Type("list")  # a list (a stack, its adjoint) or its None placeholder
         if any(t is None for t in types):
             return None
         real = [t for t in types if t.kind != "none"]

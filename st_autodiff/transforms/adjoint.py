@@ -247,8 +247,8 @@ def _accumulate(em: Emitter, prev: Node, g: Node) -> Node:
     """``prev + g``; when both scatter into zeros (reads ``c[i]``, ``c[j]`` of one array),
     add the new part into the same buffer instead (``index_add``, written in place), so
     n reads cost n small additions rather than n full-size zeros and sums."""
-    if prev.type is not None and prev.type.kind == "list":
-        return em.emit(Op.LIST_ADD, prev, g).node
+    if any(v.type is not None and v.type.kind == "list" for v in (prev, g)):
+        return em.emit(Op.LIST_ADD, prev, g).node  # one side may be of unknown type
     if g.op is Op.SCATTER_ADD and prev.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and \
             prev.type is not None and prev.type == g.type:
         return em.emit_params(Op.INDEX_ADD, [prev, *g.inputs[1:]],

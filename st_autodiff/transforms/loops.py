@@ -384,6 +384,10 @@ class LoopLowering:
                 if isinstance(lst, list) and lst:
                     value = lst[-1 if s[-1] else 0]
                 item_type = _item_type(lst) if isinstance(lst, list) else None
+                if value is None and item_type is not None:
+                    # the first item is a placeholder (a branch that skipped the value):
+                    # the body's example values are best-effort, its types from the ops
+                    sub.soft = True
                 values.append(sub.arg("item", item_type, value,
                                       self.loc(where)))
         return values[0] if len(values) == 1 else tuple(values)
