@@ -483,9 +483,11 @@ def _shape(t: Type) -> tuple[int, ...] | None:
 
 def _item_type(items: list) -> Type | None:
     """The type of every item of a runtime list, from all of the example's items (the
-    first one alone may be a placeholder: ``None`` or the object-dtype zero of an
-    iteration whose branch skipped the value), unknown when they disagree."""
-    types = {_type_of_value(v) for v in items if v is not None and not (
+    first one alone may be the object-dtype zero of an iteration whose branch skipped
+    the value), unknown when they disagree or some item is a ``None`` placeholder."""
+    if any(v is None for v in items):
+        return None  # a placeholder: what the branch that skipped it would hold is unknown
+    types = {_type_of_value(v) for v in items if not (
         getattr(v, "dtype", None) is not None and v.dtype == object)}
     if None in types or not types:
         return None
