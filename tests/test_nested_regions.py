@@ -204,7 +204,7 @@ CASES = [
     (if_while, (0.9, 0.3), 3),
     (for_for, (0.8,), 4),
     (for_while, (0.6,), 3),
-    (while_for, (0.4,), 2),  # third order still wrong: see the issue tracker
+    (while_for, (0.4,), 3),
     (if_if, (0.5, 1.3, -0.7), 4),
     (for_break, (1.3, 0.9), 4),
     (for_continue, (0.8,), 4),

@@ -97,6 +97,8 @@ class LoopLowering:
                 return [("array", it, False)]
             if t is not None and t.kind == "tuple":
                 return None
+            if t is None and isinstance(self.example(it), list):
+                return [("list", it, False)]  # a stack whose type the branches left open
             raise self.fail("cannot iterate over this value", where)
         if isinstance(it, (list, tuple)):
             return None
@@ -485,7 +487,10 @@ def _item_type(items: list) -> Type | None:
     """The type of every item of a runtime list, from all of the example's items (the
     first one alone may be the object-dtype zero of an iteration whose branch skipped
     the value), unknown when they disagree or some item is a ``None`` placeholder."""
-    if any(v is None for v in items):
+    real = [v for v in items if v is not None]
+    if real and all(isinstance(v, list) for v in real):
+        return Type("list")  # stacks of an inner loop (None where it did not run)
+    if len(real) < len(items):
         return None  # a placeholder: what the branch that skipped it would hold is unknown
     types = {_type_of_value(v) for v in items if not (
         getattr(v, "dtype", None) is not None and v.dtype == object)}
