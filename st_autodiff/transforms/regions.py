@@ -456,8 +456,8 @@ def _copy(rb: GraphBuilder, nodes: Any, m: dict[Node, Node], src: dict[Node, Any
 
 
 def _mapped(rb: GraphBuilder, g: Node | None, m: dict[Node, Node], like: Node) -> Node:
-    if g is None:
-        return rb.const(0.0)
+    if g is None:  # no gradient: a zero of any shape; for a list, None (rt.list_add's zero)
+        return rb.const(None if like.type is not None and like.type.kind == "list" else 0.0)
     if g in m:
         return m[g]
     if g.op is Op.CONST:
@@ -475,7 +475,7 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
 
     def zeros(like: Node) -> Node:
         t = like.type
-        if t is not None and t.kind == "list":
+        if em.is_list(like):
             return b.emit(Op.LIST_ZEROS, [like], loc=n.loc)
         if t is not None and (t.kind in ("float", "int") or t.shape == ()):
             return b.const(0.0)  # also where the value may be a placeholder None
