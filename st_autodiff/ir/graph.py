@@ -167,10 +167,19 @@ class GraphBuilder:
         if folded is not None:
             return folded
         value, known = None, False
-        if self.evaluate is not None and all(i in self.values for i in inputs):
+        if self.evaluate is not None and all(i in self.values for i in inputs) and not (
+                op not in _TAKES_PLACEHOLDERS and any(
+                    self.values[i] is None and (i.type is None or i.type.kind != "none")
+                    for i in inputs)):
+            # (a None where the type says a value: a placeholder of a branch the example
+            # skipped, so this node has no example value either)
             try:
                 value = self.evaluate(op, tuple(self.values[i] for i in inputs), full)
-                known = True
+                # an object array is made from a None placeholder (zeros_like of a value a
+                # branch the example skipped): no example at all, not a non-float array
+                known = getattr(getattr(value, "dtype", None), "kind", "") != "O"
+                if not known:
+                    value = None
             except Exception as exc:  # user data errors become located compile errors
                 if not self.soft:
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
@@ -391,6 +400,11 @@ def type_name(exc: BaseException) -> str:
     """``LinAlgError`` rather than ``numpy.linalg.LinAlgError``."""
     return type(exc).__name__
 
+
+#: ops that take the ``None`` placeholders of branches not taken as they are (regions,
+#: tuple parts, the list algebra, in which None is an empty adjoint)
+_TAKES_PLACEHOLDERS = frozenset({Op.IF, Op.FOR, Op.WHILE, Op.ITEM, Op.LIST_ADD, Op.LIST_ZEROS,
+                                 Op.LIST_GATHER, Op.LIST_UNGATHER})
 
 #: ops whose result's shape counts a runtime list's items
 _FROM_LIST_ITEMS = frozenset({Op.LIST_STACK, Op.LIST_CATENATE})
