@@ -240,7 +240,10 @@ def test_each_order_is_the_derivative_of_the_one_below(fn, points, top):
 def test_issue_reproductions_have_their_closed_forms():
     d2 = st.grad(st.grad(if_for))
     assert d2(2.0) == pytest.approx(56 * 2.0**6)
-    assert st.hessian(if_for)(2.0) == pytest.approx(56 * 2.0**6)
+    for mode in ("forward", "reverse"):
+        assert st.hessian(if_for, mode=mode)(2.0) == pytest.approx(56 * 2.0**6)
+        assert st.hvp(if_for, (2.0,), (1.0,), mode=mode) == pytest.approx(56 * 2.0**6)
+    assert st.jvp(st.grad(if_for), (2.0,), (1.0,))[1] == pytest.approx(56 * 2.0**6)
     d3 = st.grad(st.grad(st.grad(newton_while)))
     assert d3(2.5) == pytest.approx(3 / 8 * 2.5**-2.5, rel=1e-6)
 
