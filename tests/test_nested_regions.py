@@ -183,6 +183,14 @@ def if_for_break(a):
     return y
 
 
+def if_pow_sin(a):  # third order was wrong where the example took the other branch
+    if a > 1:
+        y = a**3 * np.sin(a)
+    else:
+        y = np.exp(a) * a
+    return y
+
+
 def for_if_for(a):
     y = a
     for i in range(2):
@@ -201,19 +209,20 @@ CASES = [
     (for_if, (0.7, 1.9), 3),
     (while_if, (0.6,), 3),
     (while_if_data, (1.3,), 4),
-    (if_while, (0.9, 0.3), 3),
+    (if_while, (0.9, 0.3), 4),
     (for_for, (0.8,), 4),
     (for_while, (0.6,), 3),
     (while_for, (0.4,), 3),
     (if_if, (0.5, 1.3, -0.7), 4),
     (for_break, (1.3, 0.9), 4),
     (for_continue, (0.8,), 4),
-    (for_continue_data, (0.9, 1.3), 3),
-    (early_return, (1.2, 0.5), 3),
+    (for_continue_data, (0.9, 1.3), 4),
+    (early_return, (1.2, 0.5), 4),
     (while_break, (1.1,), 4),
-    (runtime_range, (0.7, 1.3, 2.6), 3),
-    (if_for_break, (1.2, -0.5), 3),
+    (runtime_range, (0.7, 1.3, 2.6), 4),
+    (if_for_break, (1.2, -0.5), 4),
     (for_if_for, (0.7,), 3),
+    (if_pow_sin, (0.5, 1.3), 4),
 ]
 
 
