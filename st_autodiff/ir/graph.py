@@ -22,6 +22,8 @@ from typing import Any
 
 from .kernels import OPAQUE, compiling
 from .ops import INTEGER_VALUED, OP_INFO, Op
+from .regions import REGIONS as _REGIONS
+from .regions import output_type
 from .types import Type, type_of
 
 
@@ -177,15 +179,33 @@ class GraphBuilder:
         if folded is not None:
             return folded
         value, known = None, False
-        if self.evaluate is not None and all(i in self.values for i in inputs):
+        if self.evaluate is not None and all(i in self.values for i in inputs) and not (
+                op not in _TAKES_PLACEHOLDERS and any(
+                    self.values[i] is None and (i.type is None or i.type.kind != "none")
+                    for i in inputs)):
+            # (a None where the type says a value: a placeholder of a branch the example
+            # skipped, so this node has no example value either)
             try:
                 with compiling():
                     value = self.evaluate(op, tuple(self.values[i] for i in inputs), full)
-                known = True
+                # an object array is made from a None placeholder (zeros_like of a value a
+                # branch the example skipped): no example at all, not a non-float array
+                known = getattr(getattr(value, "dtype", None), "kind", "") != "O"
+                if not known:
+                    value = None
             except Exception as exc:  # user data errors become located compile errors
                 if not (self.soft or abstract):  # (stand-in data proves nothing)
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
-        if known and value is None and type is not None:
+        declared = type
+        region_item = op is Op.ITEM and inputs[0].op in _REGIONS
+        if region_item and type is None:
+            declared = output_type(inputs[0], full["index"])
+        placeholder = region_item and inputs[0].op is Op.IF and (not known or value is None)
+        if placeholder:
+            # a value the example's branch does not make: typed by the branches (from
+            # the other one), never ``none`` because this example skipped it
+            type = declared
+        elif known and value is None and type is not None:
             pass  # a placeholder (a branch not taken); the caller knows the real type
         elif known:
             type = type_of(value)
@@ -201,9 +221,11 @@ class GraphBuilder:
             # sum([]) is the int 0 only for this example: the items it adds on other calls
             # are floats, maybe arrays (their kind unknown), and gradients flow through it
             type = Type("array", "float64", None)
-        if op in _LIST_VALUED or op is Op.ITEM and inputs[0].op in (Op.FOR, Op.WHILE) and \
-                isinstance(value, list):
-            type = Type("list")  # a list built at run time (NumPy's own lists are tuples)
+        if op in _LIST_VALUED or isinstance(value, list) and (
+                declared is not None and declared.kind == "list"):
+            # a list built at run time (NumPy's own lists are tuples): a loop's stacks,
+            # one a branch returns (typed by the branch, not as this Python value)
+            type = Type("list")
         node = Node(len(self.nodes), op, inputs, sorted_params, type, name, loc, role)
         self._add(node)
         self._read.update(i.id for i in inputs)
@@ -257,6 +279,9 @@ class GraphBuilder:
     def _shape_trusted(self, op: Op, inputs: tuple[Node, ...],
                        params: dict[str, Any] | None = None) -> bool:
         """A shape is static when it follows from input shapes alone."""
+        if op in (Op.SETITEM, Op.INDEX_ADD):  # x with values written in: x's shape
+            t = inputs[0].type
+            return t is not None and t.kind == "array" and t.shape is not None
         if any(i.type is not None and i.type.kind == "array" and i.type.shape is None
                for i in inputs):
             return False
@@ -426,12 +451,17 @@ def type_name(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-#: ops whose result's shape counts a runtime list's items
+#: ops that take the ``None`` placeholders of branches not taken as they are (regions,
+#: tuple parts, the list algebra, in which None is an empty adjoint)
+_TAKES_PLACEHOLDERS = frozenset({Op.IF, Op.FOR, Op.WHILE, Op.ITEM, Op.LIST_ADD, Op.LIST_ZEROS,
+                                 Op.LIST_GATHER, Op.LIST_UNGATHER})
+
 #: ops whose output shape comes from the values of these inputs: the shape is static only
 #: when they are constants (else it is the example's, valid for no other call)
 _SIZED_BY_INPUTS = {Op.ARANGE: (0, 1, 2), Op.ZEROS: (0,), Op.ONES: (0,), Op.FULL: (0,),
                     Op.EYE: (0,), Op.RESHAPE: (1,), Op.BROADCAST_TO: (1,)}
 
+#: ops whose result's shape counts a runtime list's items
 _FROM_LIST_ITEMS = frozenset({Op.LIST_STACK, Op.LIST_CATENATE})
 
 #: reductions whose result is 0-d whatever their input's shape (with axis=None and no

@@ -126,8 +126,9 @@ def list_zeros(items: list | None) -> list | None:
     (an iteration that appended nothing) gets 0.0, a zero of any shape."""
     if items is None:
         return None
-    return [0.0 if v is None else array_namespace(v).zeros_like(v) if hasattr(v, "shape")
-            else 0.0 * v for v in items]
+    return [0.0 if v is None else list_zeros(v) if isinstance(v, list) else
+            array_namespace(v).zeros_like(v) if hasattr(v, "shape") else 0.0 * v
+            for v in items]
 
 
 def list_add(a: list, b: Any) -> list:
@@ -135,10 +136,10 @@ def list_add(a: list, b: Any) -> list:
     not a list is added to every item (the adjoint of ``sum(xs)``)."""
     if a is None or b is None:  # the adjoint of a carried list before its first value
         return b if a is None else a
-    if isinstance(b, list):
-        return [x if y is None else y if x is None else x + y
-                for x, y in zip(a, b, strict=True)]
-    return [x + b for x in a]
+    if isinstance(b, list):  # items may be lists too (an inner loop's stacks): recurse
+        return [x if y is None else y if x is None else list_add(x, y) if isinstance(
+            x, list) else x + y for x, y in zip(a, b, strict=True)]
+    return [list_add(x, b) if isinstance(x, list) else x + b for x in a]
 
 
 def list_gather(*parts: Any) -> list:

@@ -22,10 +22,12 @@ body).  Conventions, shared by every pass:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .graph import Graph
 from .ops import Op
+
+if TYPE_CHECKING:
+    from .graph import Graph
 
 REGIONS = frozenset({Op.IF, Op.FOR, Op.WHILE})
 
@@ -88,3 +90,35 @@ def _run_while(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -
         if params.get("has_break") and not bool(out[-1]):
             break
     return (*carry, *ys, trips)
+
+
+def output_type(region: Any, k: int) -> Any:
+    """The type of output ``k`` of a region node, from its bodies rather than from an
+    example value: the example takes one branch (the other side's values are ``None``
+    placeholders there) and runs the loop some number of times, neither of which decides
+    the type on other calls.  ``None`` means unknown."""
+    from .types import Type  # noqa: PLC0415
+
+    p = region.kwargs
+    if region.op is Op.IF:
+        types = [p["then"].outputs[k].type, p["orelse"].outputs[k].type]
+        if any(t is not None and t.kind == "list" for t in types) and all(
+                t is None or t.kind in ("list", "none") for t in types):
+            return Type("list")  # a list (a stack, its adjoint) or its None placeholder
+        if any(t is None for t in types):
+            return None
+        real = [t for t in types if t.kind != "none"]
+        if not real:
+            return Type("none")
+        if all(t == real[0] for t in real):
+            return real[0]
+        if all(t.kind == real[0].kind and t.dtype == real[0].dtype for t in real):
+            return Type(real[0].kind, real[0].dtype, None)  # shapes differ by branch
+        return None
+    n_carry, n_ys = p["n_carry"], p["n_ys"]
+    if k < n_carry:
+        lead = 1 + p["n_xs"] if region.op is Op.FOR else 0
+        return p["body"].args[lead + k].type
+    if k < n_carry + n_ys:
+        return Type("list")
+    return Type("int")

@@ -146,8 +146,13 @@ class Emitter:
         return self.emit_params(Op.ZEROS_LIKE, [x], params)
 
     def is_list(self, x: Any) -> bool:
-        t = self.node(x).type
-        return t is not None and t.kind == "list"
+        """A list built at run time: by type, or by example where the type is unknown (a
+        stack that a branch the example skipped leaves open)."""
+        node = self.node(x)
+        t = node.type
+        if t is None:
+            return isinstance(self.b.values.get(node), list)
+        return t.kind == "list"
 
     def dtype(self, x: Any) -> str | None:
         t = self.node(x).type
@@ -248,8 +253,8 @@ def _accumulate(em: Emitter, prev: Node, g: Node) -> Node:
     """``prev + g``; when both scatter into zeros (reads ``c[i]``, ``c[j]`` of one array),
     add the new part into the same buffer instead (``index_add``, written in place), so
     n reads cost n small additions rather than n full-size zeros and sums."""
-    if prev.type is not None and prev.type.kind == "list":
-        return em.emit(Op.LIST_ADD, prev, g).node
+    if em.is_list(prev) or em.is_list(g):
+        return em.emit(Op.LIST_ADD, prev, g).node  # one side may be of unknown type
     if g.op is Op.SCATTER_ADD and prev.op in (Op.SCATTER_ADD, Op.INDEX_ADD) and \
             prev.type is not None and prev.type == g.type:
         return em.emit_params(Op.INDEX_ADD, [prev, *g.inputs[1:]],

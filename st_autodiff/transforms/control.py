@@ -329,10 +329,7 @@ class ControlLowering(LoopLowering, ListLowering):
         for name in dict_names:  # the branches worked on copies: start from one side's
             scope.vars[name] = dict(results[0][1][name])
         for k, name in enumerate(outs):
-            types = [g.outputs[k].type for g in finished]
-            real = [t for t in types if t is not None and t.kind != "none"]
-            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where),
-                               type=real[0] if real else None)
+            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where))
             if not isinstance(name, str):
                 dname, key = name
                 scope.vars[dname][key] = self.b.rename(item, key_name(dname, key))

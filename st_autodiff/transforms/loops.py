@@ -98,6 +98,8 @@ class LoopLowering:
                 return [("array", it, False)]
             if t is not None and t.kind == "tuple":
                 return None
+            if t is None and isinstance(self.example(it), list):
+                return [("list", it, False)]  # a stack whose type the branches left open
             raise self.fail("cannot iterate over this value", where)
         if isinstance(it, (list, tuple)):
             return None
@@ -395,10 +397,11 @@ class LoopLowering:
                 lst = self.example(s[1]) if sub.evaluate is not None else None
                 if isinstance(lst, list) and lst:
                     value = lst[-1 if s[-1] else 0]
-                item_type = _type_of_value(value)
-                if item_type is not None and isinstance(lst, list) and any(
-                        np.shape(v) != np.shape(value) for v in lst):
-                    item_type = item_type.without_shape()  # x[:i] pushed for each i
+                item_type = _item_type(lst) if isinstance(lst, list) else None
+                if value is None and item_type is not None:
+                    # the first item is a placeholder (a branch that skipped the value):
+                    # the body's example values are best-effort, its types from the ops
+                    sub.soft = True
                 values.append(sub.arg("item", item_type, value,
                                       self.loc(where)))
         return values[0] if len(values) == 1 else tuple(values)
@@ -490,6 +493,27 @@ def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder
 
 def _shape(t: Type) -> tuple[int, ...] | None:
     return () if t.kind in ("float", "int", "bool") else t.shape
+
+
+def _item_type(items: list) -> Type | None:
+    """The type of every item of a runtime list, from all of the example's items (the
+    first one alone may be the object-dtype zero of an iteration whose branch skipped
+    the value), unknown when they disagree or some item is a ``None`` placeholder."""
+    real = [v for v in items if v is not None]
+    if real and all(isinstance(v, list) for v in real):
+        return Type("list")  # stacks of an inner loop (None where it did not run)
+    if len(real) < len(items):
+        return None  # a placeholder: what the branch that skipped it would hold is unknown
+    types = {_type_of_value(v) for v in items if not (
+        getattr(v, "dtype", None) is not None and v.dtype == object)}
+    if None in types or not types:
+        return None
+    first = next(iter(types))
+    if len(types) == 1:
+        return first
+    if all(t.kind == first.kind and t.dtype == first.dtype for t in types):
+        return first.without_shape()  # x[:i] pushed for each i
+    return None
 
 
 def _type_of_value(v: Any) -> Type | None:

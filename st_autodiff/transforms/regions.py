@@ -21,8 +21,8 @@ from typing import Any
 
 from ..ir.graph import Graph, GraphBuilder, Node
 from ..ir.ops import ELEMENTWISE, Op
-from ..ir.regions import REGIONS, for_layout
-from ..ir.types import Type, type_of
+from ..ir.regions import REGIONS, for_layout, output_type
+from ..ir.types import Type
 
 #: role of the node that adds one iteration's gradient into a reverse loop's accumulator
 #: (a fresh zeros array the loop owns): codegen writes it in place, ``W_bar += g``
@@ -97,10 +97,9 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
             for k in range(_n_outputs(m)):
                 if k in read and not (n.op is not Op.IF and k == _trips_index(n)):
                     continue
-                it = Node(len(b.nodes), Op.ITEM, (m,), (("index", k),), None, None, n.loc)
+                it = Node(len(b.nodes), Op.ITEM, (m,), (("index", k),), output_type(m, k),
+                          None, n.loc)  # typed by the bodies, not by the example
                 if isinstance(new_values.get(m), tuple):
-                    it = Node(it.id, it.op, it.inputs, it.params,
-                              type_of(new_values[m][k]), None, n.loc)
                     new_values[it] = new_values[m][k]
                 b._add(it)
     out = Graph(graph.name, tuple(mapping[a] for a in graph.args), tuple(b.nodes),
@@ -458,8 +457,8 @@ def _copy(rb: GraphBuilder, nodes: Any, m: dict[Node, Node], src: dict[Node, Any
 
 
 def _mapped(rb: GraphBuilder, g: Node | None, m: dict[Node, Node], like: Node) -> Node:
-    if g is None:
-        return rb.const(0.0)
+    if g is None:  # no gradient: a zero of any shape; for a list, None (rt.list_add's zero)
+        return rb.const(None if like.type is not None and like.type.kind == "list" else 0.0)
     if g in m:
         return m[g]
     if g.op is Op.CONST:
@@ -477,7 +476,7 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
 
     def zeros(like: Node) -> Node:
         t = like.type
-        if t is not None and t.kind == "list":
+        if em.is_list(like):
             return b.emit(Op.LIST_ZEROS, [like], loc=n.loc)
         if t is not None and (t.kind in ("float", "int") or t.shape == ()):
             return b.const(0.0)  # also where the value may be a placeholder None
