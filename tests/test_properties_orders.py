@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, note
+from hypothesis import assume, given, note, settings
 from hypothesis import strategies as hs
-from progen import assert_close, attempt, fix_thresholds, known, load_module, property_settings
+from progen import assert_close, attempt, fix_thresholds, load_module, property_settings
 from test_properties_loops import _args, _finalise, programs
 
 import st_autodiff as st
@@ -123,13 +123,18 @@ def _central(f: Callable[[float, float], Any], x: float, y: float) -> float:
     return (float(f(x + EPS, y)) - float(f(x - EPS, y))) / (2 * EPS)
 
 
-@pytest.mark.parametrize("order", [pytest.param(k, marks=known("higher-order-regions"))
-                                   for k in (2, 3, 4)])
+# fourth order of random 2-3 deep nestings compiles for minutes (the gradient of a
+# gradient of a gradient: compile cost, not correctness): explore runs it
+# (benchmarks/explore_properties.py); tests/test_nested_regions.py checks order 4 in CI
+ORDERS = (2, 3) if settings.default.derandomize else (2, 3, 4)
+
+
+@pytest.mark.parametrize("order", ORDERS)
 def test_nested_regions_at_higher_order(order: int, program_dir: Path) -> None:
     """``grad`` applied ``order`` times through nested regions, each order against the
     central difference of the one below."""
 
-    @property_settings({2: 6, 3: 4, 4: 3}[order])
+    @property_settings({2: 6, 3: 4, 4: 2}[order])
     @given(spec=scalar_programs(), x=hs.floats(-1.2, 1.2), y=hs.floats(-1.2, 1.2))
     def run(spec: tuple[str, dict[int, tuple[str, str, float]]], x: float, y: float) -> None:
         template, conds = spec
@@ -142,7 +147,7 @@ def test_nested_regions_at_higher_order(order: int, program_dir: Path) -> None:
         lower: Callable[..., Any] = module.prog
         for k in range(1, order + 1):
             higher = st.grad(lower, wrt=0)
-            ok, got = attempt(lambda h=higher: h(x, y), module)
+            ok, got = attempt(lambda h=higher: h(x, y), module, generated=k > 1)
             if not ok:
                 return
             want = _central(lower, x, y)

@@ -440,10 +440,16 @@ def n_items(node: Node) -> int | None:
 
 
 def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:
-    """A guess at an unevaluated node's type: elementwise ops keep their input's."""
-    if OP_INFO[op].elementwise and inputs and inputs[0].type is not None:
-        return inputs[0].type.without_shape()
-    return None
+    """A guess at an unevaluated node's type: an elementwise op takes its widest input's
+    (a float array beside an int constant: ``1 - t * t`` is a float array, never an int,
+    which would make it inactive and drop its gradient); unknown if any input is."""
+    if not OP_INFO[op].elementwise or not inputs or op in INTEGER_VALUED:
+        return None
+    types = [i.type for i in inputs]
+    if any(t is None or t.kind == "none" for t in types):
+        return None
+    ranked = sorted(types, key=lambda t: (not t.is_float, t.kind != "array"))
+    return ranked[0].without_shape()
 
 
 def type_name(exc: BaseException) -> str:

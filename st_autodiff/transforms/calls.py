@@ -49,7 +49,8 @@ def _numpy_functions() -> dict[int, Op]:
                 continue
             table.setdefault(id(obj), op)
     for name, op in _MATH.items():
-        table[id(getattr(math, name))] = op
+        if hasattr(math, name):  # (math.cbrt is new in Python 3.11)
+            table[id(getattr(math, name))] = op
     table[id(builtins.abs)] = Op.ABS
     table[id(builtins.pow)] = Op.POW
     table[id(np.shape)] = Op.SHAPE
