@@ -109,7 +109,7 @@ class GradFunction:
         self._receiver: tuple = (fn.__self__,) if method else ()  # type: ignore[union-attr]
         self._defaults_seen = _defaults_of(self._target)
         # a compiled gradient differentiated again takes the arguments of its function
-        self._sig = fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
+        self._sig = fn._sig if isinstance(fn, GradFunction) else _signature(fn)
         self._set_signature(self._sig)
         self._functional: dict[Any, tuple[Any, Callable[..., Any]]] = {}
         self._wrt_spec = wrt
@@ -431,6 +431,16 @@ _MAX_SPECIALISATIONS = 8
 
 def _defaults_of(fn: Any) -> tuple[Any, Any]:
     return getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
+
+
+def _signature(fn: Any) -> inspect.Signature:
+    """``fn``'s signature; a callable without one (a NumPy ufunc on Python 3.10) has no
+    Python source either, which is the error the user needs."""
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        parse_function(_readable(fn))  # raises SourceUnavailableError for C callables
+        raise
 
 
 def _readable(fn: Any) -> Any:

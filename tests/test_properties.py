@@ -20,16 +20,14 @@ code must agree with the reference interpreter run on the joint graph.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, note, settings
 from hypothesis import strategies as hs
+from progen import load_module
 
 import st_autodiff as st
 from st_autodiff.ir.interpret import interpret
@@ -139,18 +137,7 @@ def programs(draw: hs.DrawFn, shapes_from: list[tuple[int, ...]] = SHAPES,
 
 def _load(source: str, directory: Path):
     """Write ``source`` to a module file and import it (so ``inspect`` can read it)."""
-    name = "prog_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    path = directory / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[name]
-    return module.prog
+    return load_module(source, directory, "prog").prog
 
 
 @pytest.fixture(scope="module")

@@ -43,10 +43,7 @@ Reproducers of the bugs already fixed stay there as regression tests.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +53,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as hs
+from progen import load_module
 
 import st_autodiff as st
 from st_autodiff.testing import check_grads
@@ -584,18 +582,7 @@ def _finalise(spec: Spec, args: tuple) -> str | None:
 
 def _load(source: str, directory: Path):
     """Write ``source`` to a module file and import it (so ``inspect`` can read it)."""
-    name = "loopprog_" + hashlib.sha256(source.encode()).hexdigest()[:16]
-    path = directory / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[name]
-    return module.prog
+    return load_module(source, directory, "loopprog").prog
 
 
 @pytest.fixture(scope="module")
