@@ -105,12 +105,17 @@ def _infer(shape: tuple, numel: int) -> tuple:
 
 def _try_view(a: Any, shape: tuple) -> Any:
     """``a`` seen with ``shape`` without copying, or None when that needs a copy."""
-    v = a.view()
     try:
-        v.shape = shape
-    except AttributeError:
+        return a.reshape(shape, copy=False)  # (NumPy >= 2.1: raises instead of copying)
+    except ValueError:
         return None
-    return v
+    except TypeError:  # an array library whose reshape takes no copy=
+        v = a.view()
+        try:
+            v.shape = shape
+        except AttributeError:
+            return None
+        return v
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
