@@ -504,33 +504,39 @@ def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Requ
     return Request(tuple(positions), single, mode, has_aux, split=mode == "vjp")
 
 
-def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt, has_aux: bool,
-          optimize: bool) -> Any:
+def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wrt | None,
+          has_aux: bool, optimize: bool) -> Any:
+    if wrt is not None and argnums is not None:
+        raise TypeError(f"{mode}() got both wrt and argnums; they are the same argument "
+                        "(argnums is JAX's name for it): pass one")
+    spec: Wrt = wrt if wrt is not None else (argnums if argnums is not None else 0)
     options = Options(optimize=optimize)
     if fn is None:
-        return lambda f: GradFunction(f, wrt, mode, has_aux, options)
-    return GradFunction(fn, wrt, mode, has_aux, options)
+        return lambda f: GradFunction(f, spec, mode, has_aux, options)
+    return GradFunction(fn, spec, mode, has_aux, options)
 
 
-def grad(fn: Callable[..., Any] | None = None, wrt: Wrt = 0, *, has_aux: bool = False,
-         optimize: bool = True) -> Any:
-    """The gradient of a scalar function with respect to ``wrt`` (positions or names).
+def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
+         argnums: Wrt | None = None, has_aux: bool = False, optimize: bool = True) -> Any:
+    """The gradient of a scalar function with respect to ``wrt`` (positions or names;
+    ``argnums`` is JAX's name for it; the first argument when neither is given).
 
     Usable as ``grad(f)``, ``grad(f, wrt=(0, 1))``, ``@grad`` and ``@grad(wrt="w")``.
     With ``has_aux=True`` the function returns ``(loss, aux)`` and the gradient function
     returns ``(gradient, aux)``.
     """
     try:
-        return _make("grad", fn, wrt, has_aux, optimize)
+        return _make("grad", fn, wrt, argnums, has_aux, optimize)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
 
 
-def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt = 0, *,
-                   has_aux: bool = False, optimize: bool = True) -> Any:
+def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
+                   argnums: Wrt | None = None, has_aux: bool = False,
+                   optimize: bool = True) -> Any:
     """Like ``grad``, but the result is ``(value, gradient)``."""
     try:
-        return _make("value_and_grad", fn, wrt, has_aux, optimize)
+        return _make("value_and_grad", fn, wrt, argnums, has_aux, optimize)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
 

@@ -453,3 +453,19 @@ def test_the_public_api_docstring_examples_run():
 
     result = doctest.testmod(st_autodiff.api)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def _argnums_loss(w, x):
+    return np.sum(np.sin(w) * x ** 2)
+
+
+def test_argnums_is_jax_name_for_wrt():
+    w, x = np.array([0.3, -0.7]), np.array([1.5, 2.0])
+    gw, gx = st.grad(_argnums_loss, argnums=(0, 1))(w, x)
+    np.testing.assert_allclose(gw, np.cos(w) * x ** 2)
+    np.testing.assert_allclose(gx, 2 * np.sin(w) * x)
+    val, g = st.value_and_grad(_argnums_loss, argnums=1)(w, x)
+    assert val == pytest.approx(_argnums_loss(w, x))
+    np.testing.assert_allclose(g, 2 * np.sin(w) * x)
+    with pytest.raises(TypeError, match="both wrt and argnums"):
+        st.grad(_argnums_loss, wrt=0, argnums=1)
