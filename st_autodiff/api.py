@@ -189,10 +189,7 @@ class GradFunction:
                            "for functions whose parameters are all positional")
         positions = self._req(self._parse()).wrt
         flat = _Flat(self._fn, args, self._mode)
-        sizes = [len(trees.flatten(a)[0]) if a is not None else 1 for a in args]
-        wrt_leaves = [k for p in positions
-                      for k in range(flat.offsets[p], flat.offsets[p] + sizes[p])
-                      if _is_float(flat.leaves[k])]
+        wrt_leaves = [k for p in positions for k in flat.span(p) if _is_float(flat.leaves[k])]
         if not wrt_leaves:
             raise WrtError(f"{self.__name__}: the differentiated arguments hold no "
                            "floating-point value")
@@ -215,7 +212,7 @@ class GradFunction:
         by_leaf = dict(zip(wrt_leaves, grads))
         per_arg = []
         for p in positions:
-            leaves = [by_leaf.get(k) for k in range(flat.offsets[p], flat.offsets[p] + sizes[p])]
+            leaves = [by_leaf.get(k) for k in flat.span(p)]
             per_arg.append(trees.unflatten(flat.specs[p], leaves)
                            if trees.is_container(args[p]) else leaves[0])
         out: Any = per_arg[0] if isinstance(self._wrt_spec, (int, str)) else tuple(per_arg)

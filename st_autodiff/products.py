@@ -7,9 +7,7 @@ function, so repeated calls compile once.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import linecache
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,6 +16,7 @@ import numpy as np
 
 from . import trees
 from .api import GradFunction, Options, Wrt, _is_float, grad
+from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .transforms.external import argument
 
@@ -303,6 +302,11 @@ class _Flat:
         self.key: Any = repr(self.specs) if structured else None
         self.fn = _flat_function(fn, self.specs, who) if structured else fn
 
+    def span(self, i: int) -> range:
+        """The positions in ``leaves`` of argument ``i``'s leaves."""
+        end = self.offsets[i + 1] if i + 1 < len(self.offsets) else len(self.leaves)
+        return range(self.offsets[i], end)
+
     def unflatten(self, leaves: list[Any]) -> tuple:
         """One value per argument, each in that argument's structure."""
         return tuple(trees.unflatten(s, leaves[o:]) for s, o in zip(self.specs, self.offsets))
@@ -366,14 +370,8 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
     name = fresh(name if name.isidentifier() else "flat")
     source = (f"def {name}({', '.join(params)}):\n"
               f"    return _st_fn({', '.join(call)})\n")
-    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
-    filename = f"<st_autodiff flat {name} {digest}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace: dict[str, Any] = {"_st_fn": fn, "_st_arg": argument,
-                                 "__name__": "st_autodiff.generated"}
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own source)
-    per_fn[key] = namespace[name]
-    return namespace[name]
+    per_fn[key] = define(source, name, {"_st_fn": fn, "_st_arg": argument})
+    return per_fn[key]
 
 
 _FLAT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
