@@ -268,3 +268,24 @@ def fix_thresholds(source: str, conds: dict[int, tuple[str, str, float]], entry:
                 out = out.replace(f"__COND{k}__", f"{e} {op} {thresholds.get(k, 0.0)!r}")
             return out
     return None
+
+
+class ProgramWriter:
+    """What every program generator keeps: the Hypothesis ``draw``, the lines written so
+    far, and a counter for fresh names."""
+
+    def __init__(self, draw: Any) -> None:
+        self.draw = draw
+        self.lines: list[str] = []
+        self.n = 0
+
+    def pick(self, options: list[Any]) -> Any:
+        """One of ``options``, drawn."""
+        from hypothesis import strategies as hs  # noqa: PLC0415
+
+        return self.draw(hs.sampled_from(options))
+
+    def fresh(self, prefix: str) -> str:
+        """A name not used before in this program."""
+        self.n += 1
+        return f"{prefix}{self.n}"

@@ -21,7 +21,15 @@ import numpy as np
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as hs
-from progen import assert_close, attempt, fd_grad, known, load_module, property_settings
+from progen import (
+    ProgramWriter,
+    assert_close,
+    attempt,
+    fd_grad,
+    known,
+    load_module,
+    property_settings,
+)
 
 import st_autodiff as st
 
@@ -53,22 +61,13 @@ FAMILIES: dict[str, tuple[list[str], bool, list[pytest.MarkDecorator]]] = {
 }
 
 
-class _Gen:
+class _Gen(ProgramWriter):
     def __init__(self, draw: hs.DrawFn, kinds: list[str], write_args: bool) -> None:
-        self.draw = draw
+        super().__init__(draw)
         self.kinds = kinds
         self.write_args = write_args
         self.shapes: dict[str, tuple[int, ...]] = {"x": (3,), "y": (3,), "m": (2, 3)}
         self.boxes: dict[str, list[str]] = {}  # container -> its subscripts of arrays
-        self.lines: list[str] = []
-        self.n = 0
-
-    def pick(self, options: list[Any]) -> Any:
-        return self.draw(hs.sampled_from(options))
-
-    def fresh(self, prefix: str) -> str:
-        self.n += 1
-        return f"{prefix}{self.n}"
 
     def scalar(self) -> str:
         """A scalar reading the current state."""

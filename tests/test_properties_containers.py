@@ -16,7 +16,16 @@ import numpy as np
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as hs
-from progen import as64, assert_close, attempt, fd_grad, known, load_module, property_settings
+from progen import (
+    ProgramWriter,
+    as64,
+    assert_close,
+    attempt,
+    fd_grad,
+    known,
+    load_module,
+    property_settings,
+)
 
 import st_autodiff as st
 
@@ -47,22 +56,13 @@ def _leaves(model: Model, path: str = "") -> list[str]:
     return out
 
 
-class _Gen:
+class _Gen(ProgramWriter):
     """Statements over arrays (``vecs``) and containers (``boxes``: name -> model)."""
 
     def __init__(self, draw: hs.DrawFn, vecs: list[str]) -> None:
-        self.draw = draw
+        super().__init__(draw)
         self.vecs = list(vecs)
         self.boxes: dict[str, Model] = {}
-        self.lines: list[str] = []
-        self.n = 0
-
-    def pick(self, options: list[Any]) -> Any:
-        return self.draw(hs.sampled_from(options))
-
-    def fresh(self, prefix: str) -> str:
-        self.n += 1
-        return f"{prefix}{self.n}"
 
     def vec(self) -> str:
         return self.pick(UNARY).format(a=self.pick(self.vecs))
