@@ -101,7 +101,7 @@ _unary(Op.NEG, lambda ops, g, out, x: -g)
 
 
 @rule(Op.ASTYPE)
-def _astype(ops, g, out, x, dtype=None):
+def _astype(ops, g, out, x, dtype=None, copy=True):
     dt = ops.dtype(x)
     return (g if dt is None or dt == ops.dtype(g) else ops.astype(g, dtype=dt),)
 

@@ -217,7 +217,7 @@ def _clip_jvp(ops, tangents, out, x, lo, hi):
 
 
 @jvp1(Op.ASTYPE)
-def _astype_jvp(ops, t, out, x, dtype=None):
+def _astype_jvp(ops, t, out, x, dtype=None, copy=True):
     if dtype is not None and not _np.issubdtype(_np.dtype(dtype), _np.inexact):
         return None  # an integer or boolean result has no tangent
     return ops.astype(t, dtype=dtype)

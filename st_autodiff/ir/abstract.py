@@ -19,6 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from .kernels import array_namespace, compiling, run
+from .ops import OP_INFO, Op
+from .regions import REGIONS, region_output_type
 from .types import Type, type_of
 
 
@@ -119,4 +122,183 @@ def dummy(value: Any) -> Any:
     dt = np.dtype(t.dtype)
     if value.generic:
         return dt.type(1)
+    if len(t.shape) >= 2 and t.shape[-1] == t.shape[-2] <= 64:
+        # a stack of identity matrices: inv, solve, cholesky and det succeed on it
+        return np.broadcast_to((np.eye(t.shape[-1]) + 1.0).astype(dt), t.shape)
     return np.broadcast_to(np.ones((), dt), t.shape)
+
+
+class NotKnown(Exception):
+    """The value of a node cannot be told from its inputs' types (a rule-less op on an
+    unknown shape, a region output whose branches disagree): the node stays untyped."""
+
+
+#: ops that only move values around: run as they are on Python containers of abstracts
+_STRUCTURAL = frozenset({Op.TUPLE, Op.ITEM, Op.LIST, Op.LIST_CONCAT, Op.LIST_REVERSE})
+
+
+def evaluate(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
+    """What the compiler knows of ``op`` applied to ``inputs``: the concrete result when
+    every input is concrete (constants fold), else an abstract one from the op's type
+    rule, never from running the computation on data."""
+    if not any(is_abstract(v) for v in inputs):
+        return run(op, array_namespace(*inputs), inputs, params)
+    if op in REGIONS:
+        return region_value(op, params, len(inputs))
+    if op.value.startswith("list_") and any(_is_list(v) for v in inputs):
+        return _list_op(op, inputs, params)
+    if op in _STRUCTURAL:
+        result = run(op, np, inputs, params)
+        if result is UNKNOWN:
+            raise NotKnown(op.value)
+        return result
+    rules = _rules()
+    if rules is not None:
+        try:
+            return rules.infer(op, inputs, params)
+        except rules.NoTypeRule:
+            pass
+    return _probe(op, inputs, params)
+
+
+def _probe(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
+    """An op without a type rule: run on O(1)-memory stand-ins of its inputs' types and
+    keep only the result's type (its data says nothing)."""
+    concrete = dummy(inputs)
+    if any(c is None and v is not None for c, v in zip(concrete, inputs)) or _has_none(
+            concrete):
+        raise NotKnown(op.value)
+    try:
+        with np.errstate(all="ignore"), compiling():
+            result = run(op, np, concrete, params)
+    except Exception as exc:  # stand-in data proves nothing: the type stays unknown
+        raise NotKnown(op.value) from exc
+    if OP_INFO[op].data_shape:  # how many the stand-in's data selects says nothing
+        return _shapeless(abstract_result(result))
+    return abstract_result(result)
+
+
+def _shapeless(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_shapeless(v) for v in value)
+    if isinstance(value, Abstract) and value.type.kind == "array":
+        return Abstract(value.type.without_shape(), value.generic)
+    return value
+
+
+def _has_none(values: Any) -> bool:
+    if isinstance(values, (tuple, list)):
+        return any(v is None or _has_none(v) for v in values)
+    return False
+
+
+def abstract_result(value: Any) -> Any:
+    """``abstract_of`` for a value computed from stand-ins: Python numbers in it are runtime
+    values too (``int(x)`` of a stand-in is 1 only for the stand-in)."""
+    if isinstance(value, bool):
+        return Abstract(Type("bool"))
+    if isinstance(value, int):
+        return Abstract(Type("int"))
+    if isinstance(value, tuple):
+        return tuple(abstract_result(v) for v in value)
+    if isinstance(value, list):
+        return [abstract_result(v) for v in value]
+    return abstract_of(value)
+
+
+#: an output of a region whose type the bodies do not settle (read through ``item``)
+UNKNOWN: Any = Abstract(Type("object"))
+
+
+def region_value(op: Op, params: dict[str, Any], n_inputs: int) -> tuple:
+    """The abstract outputs of an ``if``/``for``/``while`` node, from its bodies' types:
+    neither the branch nor the trip count depends on an example."""
+    if op is Op.IF:
+        return tuple(_from_type(region_output_type(op, params, k))
+                     for k in range(len(params["then"].outputs)))
+    n_carry, n_ys = params["n_carry"], params["n_ys"]
+    carry = [_from_type(region_output_type(op, params, k)) for k in range(n_carry)]
+    ys = [Abstract(Type("list"), item=_item(params["body"].outputs[n_carry + k].type))
+          for k in range(n_ys)]
+    return (*carry, *ys, Abstract(Type("int")))
+
+
+def _item(t: Type | None) -> Abstract | None:
+    item = _from_type(t)
+    return item if isinstance(item, Abstract) and item is not UNKNOWN else None
+
+
+def _from_type(t: Type | None) -> Any:
+    if t is None:
+        return UNKNOWN
+    if t.kind == "none":
+        return None
+    return Abstract(t, generic=t.kind == "array" and t.shape == ())
+
+
+def _rules() -> Any:
+    """The type rules (``ir/infer``), when present."""
+    try:
+        from . import infer  # noqa: PLC0415  (infer imports this module)
+    except ImportError:
+        return None
+    return infer
+
+
+def is_list_value(v: Any) -> bool:
+    """Whether a concrete or abstract value is a runtime list."""
+    return isinstance(v, list) or isinstance(v, Abstract) and v.type.kind == "list"
+
+
+_is_list = is_list_value
+
+
+def join(values: list[Any]) -> Abstract | None:
+    """One abstract value that stands for each of ``values`` (items of one runtime list):
+    their common type, the shape forgotten where shapes differ; ``None`` if kinds differ."""
+    items = [v for v in values if v is not None]
+    if not items or not all(isinstance(v, Abstract) for v in items):
+        return None
+    first = items[0]
+    if all(v == first for v in items):
+        return first
+    if all(v.type.kind == first.type.kind and v.type.dtype == first.type.dtype
+           for v in items):
+        return Abstract(first.type.without_shape())
+    return None
+
+
+def abstract_list(v: Any) -> Abstract:
+    """A runtime list (a Python list of abstract items, or an abstract list) as an
+    abstract list: its length is not known, only what its items are."""
+    if isinstance(v, Abstract):
+        return v
+    return Abstract(Type("list"), item=join(list(v)))
+
+
+def _list_op(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
+    """The list algebra on runtime lists of unknown length."""
+    lst = abstract_list(inputs[0]) if _is_list(inputs[0]) else None
+    item = lst.item if lst is not None else None
+    if op is Op.LIST_LEN:
+        return Abstract(Type("int"))
+    if op is Op.LIST_GET:
+        if isinstance(inputs[0], list) and not is_abstract(inputs[1]):
+            return inputs[0][inputs[1]]
+        if item is None:
+            raise NotKnown(op.value)
+        return item
+    if op in (Op.LIST_STACK, Op.LIST_CATENATE, Op.LIST_SUM):
+        if item is None:
+            raise NotKnown(op.value)
+        if op is Op.LIST_SUM:
+            return item
+        return Abstract(Type("array", item.type.dtype or "float64", None))
+    if op is Op.LIST_UNSTACK:
+        return Abstract(Type("list"), item=None)
+    if op is Op.LIST_SPLIT_LIKE:
+        x = inputs[0]
+        dt = x.type.dtype if isinstance(x, Abstract) else str(getattr(x, "dtype", "float64"))
+        return Abstract(Type("list"), item=Abstract(Type("array", dt, None)))
+    parts = [abstract_list(v) for v in inputs if _is_list(v)]
+    return Abstract(Type("list"), item=join([p.item for p in parts]) if parts else None)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .abstract import Abstract, NotKnown
 from .kernels import OPAQUE, compiling
 from .ops import INTEGER_VALUED, OP_INFO, Op
 from .regions import REGIONS as _REGIONS
@@ -193,8 +194,10 @@ class GraphBuilder:
                 known = getattr(getattr(value, "dtype", None), "kind", "") != "O"
                 if not known:
                     value = None
-            except Exception as exc:  # user data errors become located compile errors
-                if not (self.soft or abstract):  # (stand-in data proves nothing)
+            except NotKnown:  # not told by the inputs' types: the node stays untyped
+                pass
+            except Exception as exc:  # a type error (or one of a constant's) is the user's
+                if not self.soft:  # (unless on a path the program may never take)
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
         declared = type
         region_item = op is Op.ITEM and inputs[0].op in _REGIONS
@@ -208,7 +211,7 @@ class GraphBuilder:
         elif known and value is None and type is not None:
             pass  # a placeholder (a branch not taken); the caller knows the real type
         elif known:
-            type = type_of(value)
+            type = value.type if isinstance(value, Abstract) else type_of(value)
             if not self._shape_trusted(op, inputs, full) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
         elif type is None and (self.soft or abstract):

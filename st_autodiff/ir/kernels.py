@@ -325,7 +325,10 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
     if op is Op.SHAPE:
         return tuple(getattr(inputs[0], "shape", ()))
     if op is Op.GETITEM:
-        return inputs[0][build_index(params["index"], inputs[1:])]
+        index = build_index(params["index"], inputs[1:])
+        if isinstance(inputs[0], tuple) and len(index) == 1:
+            index = index[0]  # x.shape[0] of a shape known at run time only
+        return inputs[0][index]
     if op is Op.CALL:
         if _COMPILING.get():  # never run a user's function while compiling: its type
             return stand_in(xp, params.get("out_type"))
@@ -363,7 +366,7 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
     if op is Op.EINSUM:
         return xp.einsum(params["subscripts"], *inputs)
     if op is Op.ASTYPE:
-        return inputs[0].astype(dtype_param(xp, params["dtype"]))
+        return inputs[0].astype(dtype_param(xp, params["dtype"]), copy=params.get("copy", True))
     kwargs = dict(params)
     if "dtype" in kwargs:
         kwargs["dtype"] = dtype_param(xp, kwargs["dtype"])

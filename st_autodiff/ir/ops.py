@@ -347,7 +347,7 @@ def _table() -> dict[Op, OpInfo]:
                                    numpy="rt.list_split_like", torch="split_with_sizes"),
         Op.ASARRAY: OpInfo("asarray", ("x",), numpy="asarray", aliases=("array",),
                            torch="alias"),
-        Op.ASTYPE: OpInfo("astype", ("x",), _DTYPE, numpy="astype", spelling=Spelling.METHOD,
+        Op.ASTYPE: OpInfo("astype", ("x",), (*_DTYPE, ("copy", True)), numpy="astype", spelling=Spelling.METHOD,
                           torch="to_copy", methods=("astype",)),
         Op.NEG: _unary("neg", numpy="negative", spelling=Spelling.PREFIX, infix="-"),
         Op.POSITIVE: _unary("positive", spelling=Spelling.PREFIX, infix="+"),

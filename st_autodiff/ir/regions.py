@@ -97,10 +97,14 @@ def output_type(region: Any, k: int) -> Any:
     example value: the example takes one branch (the other side's values are ``None``
     placeholders there) and runs the loop some number of times, neither of which decides
     the type on other calls.  ``None`` means unknown."""
+    return region_output_type(region.op, region.kwargs, k)
+
+
+def region_output_type(op: Op, p: dict[str, Any], k: int) -> Any:
+    """``output_type`` of output ``k`` of an ``op`` region with params ``p``."""
     from .types import Type  # noqa: PLC0415
 
-    p = region.kwargs
-    if region.op is Op.IF:
+    if op is Op.IF:
         types = [p["then"].outputs[k].type, p["orelse"].outputs[k].type]
         if any(t is not None and t.kind == "list" for t in types) and all(
                 t is None or t.kind in ("list", "none") for t in types):
@@ -117,7 +121,7 @@ def output_type(region: Any, k: int) -> Any:
         return None
     n_carry, n_ys = p["n_carry"], p["n_ys"]
     if k < n_carry:
-        lead = 1 + p["n_xs"] if region.op is Op.FOR else 0
+        lead = 1 + p["n_xs"] if op is Op.FOR else 0
         return p["body"].args[lead + k].type
     if k < n_carry + n_ys:
         return Type("list")

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..derivatives import RuleError, logsumexp_from_parts, vjp_of
 from ..errors import CompileError, EvaluationError
+from ..ir.abstract import Abstract, abstract_list, is_abstract, is_list_value, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Node, is_multi, n_items
 from ..ir.ops import ELEMENTWISE, OP_INFO, Op
 from ..ir.regions import REGIONS
@@ -151,7 +152,7 @@ class Emitter:
         node = self.node(x)
         t = node.type
         if t is None:
-            return isinstance(self.b.values.get(node), list)
+            return is_list_value(self.b.values.get(node))
         return t.kind == "list"
 
     def dtype(self, x: Any) -> str | None:
@@ -186,7 +187,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
         for k in range(len(graph.outputs)) if seeded is None else seeded:
             out = graph.outputs[k]
             name = (out.name or "out") + "_bar" if seeded is not None or k else "out_bar"
-            seed = _seed(b, out, values.get(out), True, name)
+            seed = _seed(b, out, values.get(out), True, name, wide=seeded is not None)
             adj[out] = seed if out not in adj else _accumulate(em, adj[out], seed)
     for n in reversed(graph.nodes):
         if n not in active or n.op in (Op.ARG, Op.CONST):
@@ -287,14 +288,26 @@ def _logsumexp_idiom(n: Node) -> tuple[Node, Node, Node] | None:
 
 
 def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool,
-          name: str = "out_bar") -> Node:
+          name: str = "out_bar", wide: bool = False) -> Node:
+    """The seed argument of an output.  ``wide`` (region bodies): the cotangent that
+    arrives may be wider than the output (NumPy promotes a float64 seed times float32
+    values to float64), so a float array's seed is typed float64: types inside the body
+    must never be narrower than the values, or the final cast to the argument's dtype
+    would be dropped as a no-op."""
     if not like_output:
-        return b.arg(name, Type("float", "float64", ()), 1.0, role="seed")
-    return b.arg(name, out.type, None if value is None else _ones_like(value), role="seed")
+        return b.arg(name, Type("float", "float64", ()), Abstract(Type("float", "float64", ())),
+                     role="seed")
+    t = out.type
+    if wide and t is not None and t.kind == "array" and t.dtype in ("float32", "float16"):
+        t = Type("array", "float64", t.shape)
+        value = Abstract(t, generic=is_numpy_scalar(value))
+    return b.arg(name, t, None if value is None else _ones_like(value), role="seed")
 
 
 def _ones_like(value: Any) -> Any:
     """An example seed for an output: ones of its shape (item by item for a list)."""
+    if is_abstract(value):  # a seed is a runtime value like the output it seeds
+        return abstract_list(value) if is_list_value(value) else value
     if isinstance(value, list):
         return [_ones_like(v) for v in value]
     return np.ones_like(value) if hasattr(value, "shape") else 1.0
@@ -366,6 +379,20 @@ def _unbroadcast(em: Emitter, g: Node, x: Node) -> Node:
     return (em.reshape(summed, xs) if lead else summed).node
 
 
+def _through_region(g: Node) -> bool:
+    """Whether ``g`` is computed from an output of a region node."""
+    seen, stack = set(), [g]
+    while stack:
+        n = stack.pop()
+        if n.op in REGIONS:
+            return True
+        for i in n.inputs:
+            if id(i) not in seen:
+                seen.add(id(i))
+                stack.append(i)
+    return False
+
+
 def _final_gradient(em: Emitter, x: Node, g: Node | None, values: dict[Node, Any]) -> Node:
     """The returned gradient: zeros when none arrived, the argument's dtype and kind."""
     b = em.b
@@ -374,18 +401,27 @@ def _final_gradient(em: Emitter, x: Node, g: Node | None, values: dict[Node, Any
         if t is not None and t.kind == "float":
             return b.const(0.0)
         return em.zeros_like(x).node
-    if t is not None and t.kind == "array" and g.type is not None:
+    # a region body's cotangents are typed like its outputs, but NumPy may widen them
+    # (a float64 seed times float32 values): their dtype may be too narrow, or unknown
+    unsure = t is not None and t.kind == "array" and t.dtype not in (None, "float64") and (
+        g.type is None or _through_region(g))
+    if t is not None and t.kind == "array" and (g.type is not None or unsure):
         if t.shape == ():
             # NumPy turns 0-d results into scalars: give back the kind that came in
-            want_scalar = isinstance(values.get(x), np.generic)
+            want_scalar = is_numpy_scalar(values.get(x))
             have = values.get(g)
-            python_float = isinstance(have, float) and not isinstance(have, np.generic)
-            if python_float or (isinstance(have, np.generic) and not want_scalar):
+            python_float = isinstance(have, float) and not isinstance(have, np.generic) or \
+                isinstance(have, Abstract) and have.type.kind == "float"
+            if python_float or (is_numpy_scalar(have) and not want_scalar):
                 g = em.asarray(g).node  # first: a Python float has no .astype
-            if g.type is not None and g.type.dtype != t.dtype and t.dtype is not None:
+            if unsure:
+                g = em.astype(em.asarray(g), dtype=t.dtype, copy=False).node
+            elif g.type is not None and g.type.dtype != t.dtype and t.dtype is not None:
                 g = em.astype(g, dtype=t.dtype).node
-            if want_scalar and not isinstance(values.get(g), np.generic):
+            if want_scalar and not is_numpy_scalar(values.get(g)):
                 g = em.getitem(g, index=()).node
+        elif unsure:
+            g = em.astype(em.asarray(g), dtype=t.dtype, copy=False).node
         elif g.type.dtype != t.dtype and t.dtype is not None:
             g = em.astype(g, dtype=t.dtype).node
     if g.name is None:

@@ -34,6 +34,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import CompileError, StAutodiffError
+from ..ir.abstract import dummy, is_abstract
 from ..ir.graph import Node
 from ..ir.ops import Op
 from ..ir.types import Type, type_of
@@ -104,13 +105,17 @@ def out_type(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     if lw.b.evaluate is None:
         return None  # no example arguments: nothing is typed
     if is_pure_library(fn):
-        examples = [lw.example(a) if isinstance(a, Node) else a for a in args]
+        # run on stand-ins of the arguments' types (never their data): only the result's
+        # type is kept
+        examples = [dummy(lw.example(a)) if isinstance(a, Node) else a for a in args]
         if any(isinstance(a, Node) and v is None for a, v in zip(args, examples)):
             return None
         try:
-            value = fn(*examples)
+            with np.errstate(all="ignore"):
+                value = fn(*examples)
         except Exception as exc:
-            if any(isinstance(a, Node) and lw.b.is_abstract(a) for a in args):
+            if any(isinstance(a, Node) and (lw.b.is_abstract(a) or is_abstract(lw.example(a)))
+                   for a in args):
                 raise _needs_out_type(fn, name, lw, e) from None  # it failed on stand-ins
             raise CompileError(f"{name} failed on the example arguments: "
                                f"{type(exc).__name__}: {exc}", lw.loc(e),
@@ -186,7 +191,7 @@ def _spec_of(lw: Lowerer, a: Any) -> Any:
         return ShapeDtype(t.shape, t.dtype)
     if t.kind == "float":
         return ShapeDtype((), np.float64)
-    return lw.example(a)
+    return dummy(lw.example(a))
 
 
 def _as_type(spec: Any, name: str, lw: Lowerer, e: cst.Call) -> Any:

@@ -267,7 +267,10 @@ class _Writer(RegionWriter):
             if defaults.get(k) is not REQUIRED and _equal(v, defaults.get(k)):
                 continue
             text = f"xp.{v}" if k == "dtype" and v is not None else literal(v)
-            out.append(text if n.op is Op.ASTYPE else f"{k}={text}")
+            if n.op is Op.ASTYPE and k == "dtype":
+                out.insert(0, text)  # positional: x.astype(xp.float32, copy=False)
+            else:
+                out.append(f"{k}={text}")
         return out
 
     def index(self, index: tuple, dyn: tuple[Node, ...], as_tuple: bool = False) -> str:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir import kernels
+from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from .lists import Appender, ListLowering, TupleList
@@ -268,7 +269,8 @@ class ControlLowering(LoopLowering, ListLowering):
         one ``if`` node."""
         before = dict(scope.vars)
         taken = self.example(cond)
-        unknown = isinstance(cond, Node) and self.b.is_abstract(cond)  # from a stand-in
+        # a runtime condition: either branch may run (the data is never read to choose)
+        unknown = isinstance(cond, Node) and self.b.is_abstract(cond) or is_abstract(taken)
         results = []
         for fn, side in ((then_fn, True), (else_fn, False)):
             soft = unknown or taken is not None and bool(taken) != side

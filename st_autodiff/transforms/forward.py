@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..derivatives import NONDIFFERENTIABLE, jvp_of
+from ..ir.abstract import abstract_list, is_abstract, is_list_value
 from ..ir.graph import Graph, GraphBuilder, Node, is_multi
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
@@ -188,6 +189,8 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
 def _zeros_like_value(v: Any) -> Any:
     if v is None:
         return None
+    if is_abstract(v):  # a tangent is a runtime value of its primal's type
+        return abstract_list(v) if is_list_value(v) else v
     if isinstance(v, list):
         return [_zeros_like_value(x) for x in v]
     return v * 0.0 if not hasattr(v, "shape") else np.zeros_like(v)

@@ -17,6 +17,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import CompileError
+from ..ir.abstract import Abstract, is_list_value
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
@@ -98,7 +99,7 @@ class LoopLowering:
                 return [("array", it, False)]
             if t is not None and t.kind == "tuple":
                 return None
-            if t is None and isinstance(self.example(it), list):
+            if t is None and is_list_value(self.example(it)):
                 return [("list", it, False)]  # a stack whose type the branches left open
             raise self.fail("cannot iterate over this value", where)
         if isinstance(it, (list, tuple)):
@@ -178,6 +179,8 @@ class LoopLowering:
                 # no iteration on the example arguments: the body's example values may
                 # fail (x[i] past the end), so they are best-effort (types from the ops)
                 zero_trips = not len(rng)
+            elif self.b.evaluate is not None:  # bounds known at run time only
+                i_value = Abstract(Type("int"))
         mark = len(self._write_log())
         for _attempt in range(4):
             del self._write_log()[mark:]  # writes of an earlier attempt at this body
@@ -395,6 +398,8 @@ class LoopLowering:
                 xs.append(s[1])
                 value = None
                 lst = self.example(s[1]) if sub.evaluate is not None else None
+                if isinstance(lst, Abstract):  # a list known by its items' type
+                    lst = [lst.item] if lst.item is not None else None
                 if isinstance(lst, list) and lst:
                     value = lst[-1 if s[-1] else 0]
                 item_type = _item_type(lst) if isinstance(lst, list) else None
@@ -500,7 +505,7 @@ def _item_type(items: list) -> Type | None:
     first one alone may be the object-dtype zero of an iteration whose branch skipped
     the value), unknown when they disagree or some item is a ``None`` placeholder."""
     real = [v for v in items if v is not None]
-    if real and all(isinstance(v, list) for v in real):
+    if real and all(is_list_value(v) for v in real):
         return Type("list")  # stacks of an inner loop (None where it did not run)
     if len(real) < len(items):
         return None  # a placeholder: what the branch that skipped it would hold is unknown
@@ -519,8 +524,10 @@ def _item_type(items: list) -> Type | None:
 def _type_of_value(v: Any) -> Type | None:
     if v is None:
         return None
-    if isinstance(v, list):
+    if is_list_value(v):
         return Type("list")  # a stack of stacks: an inner loop's saved values
+    if isinstance(v, Abstract):
+        return v.type
     from ..ir.types import type_of  # noqa: PLC0415
 
     return type_of(v)

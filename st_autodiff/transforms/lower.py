@@ -39,8 +39,8 @@ from ..errors import (
     UnsupportedRecursionError,
     UnsupportedSyntaxError,
 )
+from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
-from ..ir.kernels import array_namespace, run
 from ..ir.ops import Op
 from ..ir.types import type_of
 from . import calls
@@ -119,8 +119,7 @@ def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any],
     return resolve
 
 
-def _evaluate(op: Op, inputs: tuple, params: dict) -> Any:
-    return run(op, array_namespace(*inputs), inputs, params)
+_evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
 class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering):
@@ -319,8 +318,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             self.external.check_write(current, "extend", self.loc(s))
             t = current.type if isinstance(current, Node) else None
             ex = self.example(current)
+            zero_d_array = isinstance(ex, np.ndarray) or isinstance(ex, Abstract) and (
+                ex.type.kind == "array" and not ex.generic)
             if t is not None and (t.kind not in ("array", "list") or t.shape == () and
-                                  not isinstance(ex, np.ndarray)) or isinstance(ex, np.generic):
+                                  not zero_d_array) or is_numpy_scalar(ex):
                 pass  # numbers are immutable: ``k += 1`` rebinds the name (0-d arrays are not)
             else:
                 self.check_private(s.target.value, current, scope, s, op)
@@ -341,8 +342,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         see that array: ``check_writable`` decides, with the same rules as element writes
         (other names, containers, appended items, closures, callers, views)."""
         if isinstance(value, np.ndarray) or isinstance(value, Node) and (
-                value.type is None or value.type.kind == "array") and not isinstance(
-                self.b.values.get(value), np.generic):
+                value.type is None or value.type.kind == "array") and not is_numpy_scalar(
+                self.b.values.get(value)):
             self.check_writable(name, value, scope, where, _SYMBOL[op])
         elif op in (Op.ADD, Op.MUL):  # list += and *= change the list itself
             self.check_list_unshared(name, value, scope, where, _SYMBOL[op])
@@ -492,9 +493,11 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
             value: Any = lw.b.arg(pname, None, None, loc)
         else:
             value = example_args[i]
-            node = lw.b.arg(pname, type_of(value), value, loc)
             static = isinstance(value, (bool, int, str, type(None))) and not isinstance(
                 value, float)
+            # a runtime argument is known by its type only: its data is never read
+            node = lw.b.arg(pname, type_of(value), value if static else abstract_of(value),
+                            loc)
             value = value if static else node
         if param is fn.star:
             stars.append(value)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir.abstract import Abstract, NotKnown, evaluate
 from ..ir.graph import Graph, Node
-from ..ir.kernels import OPAQUE, array_namespace, compiling, run
+from ..ir.kernels import OPAQUE, compiling
 from ..ir.ops import ELEMENTWISE, Op
 from ..ir.types import type_of
 
@@ -40,23 +41,26 @@ def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = No
 
 
 def _retype(graph: Graph, examples: list[Any]) -> Graph:
-    """Re-evaluate the graph on the example arguments and record each node's type."""
+    """Re-derive each node's type from the arguments' types (type rules, no data)."""
     values: dict[Node, Any] = dict(zip(graph.args, examples))
     remap: dict[Node, Node] = {}
     nodes: list[Node] = []
     for n in graph.nodes:
         ins = tuple(remap[i] for i in n.inputs)
         t = n.type
-        if n.op is not Op.ARG:
+        if n.op is not Op.ARG and all(i in values for i in n.inputs):
             try:
-                xp = array_namespace(*(values[i] for i in n.inputs))
-                with compiling():  # a user's function is not called: a stand-in
-                    values[n] = run(n.op, xp, tuple(values[i] for i in n.inputs), n.kwargs)
-            except Exception:  # leave the old type; the value is unusable downstream
+                with compiling():  # a user's function is not called: typed by its rule
+                    values[n] = evaluate(n.op, tuple(values[i] for i in n.inputs), n.kwargs)
+            except NotKnown:  # keep the old type; readers of this node keep theirs
+                pass
+            except Exception:  # leave the old types; the value is unusable downstream
                 return graph
-            fresh = type_of(values[n])
-            if t is not None and (t.shape is not None or fresh.kind != "array"):
-                t = fresh
+            if n in values:
+                v = values[n]
+                fresh = v.type if isinstance(v, Abstract) else type_of(v)
+                if t is not None and (t.shape is not None or fresh.kind != "array"):
+                    t = fresh
         m = Node(n.id, n.op, ins, n.params, t, n.name, n.loc, n.role)
         remap[n] = m
         nodes.append(m)
@@ -158,8 +162,9 @@ def _simplify(n: Node, uses: dict[Any, int]) -> Node | None:
         if src.type is not None and src.type.shape == ():
             return _replace(n, (src, _const_like(n, n.type.shape)), n, Op.BROADCAST_TO, ())
     # (not ASARRAY: the type of a NumPy scalar and of a 0-d array is the same)
+    # (nor a cast with copy=False: it is there because the input's type may be too narrow)
     if op in (Op.BROADCAST_TO, Op.RESHAPE, Op.UNBROADCAST, Op.ASTYPE, Op.SQUEEZE) and \
-            _same_type(ins[0], n):
+            _same_type(ins[0], n) and n.param("copy") is not False:
         return ins[0]
     return None
 

@@ -113,12 +113,13 @@ def _evaluate_region(old: Node, m: Node, values: dict[Node, Any], new_values: di
     """The augmented region's example value (it now returns its residuals too)."""
     if old not in values:
         return
-    from ..ir.kernels import array_namespace, compiling, run  # noqa: PLC0415
+    from ..ir.abstract import evaluate  # noqa: PLC0415
+    from ..ir.kernels import compiling  # noqa: PLC0415
 
     args = [new_values.get(i) for i in m.inputs]
     try:
-        with compiling():  # calls of user functions in the region: stand-ins
-            new_values[m] = run(m.op, array_namespace(*args), tuple(args), m.kwargs)
+        with compiling():  # calls of user functions in the region: typed, never run
+            new_values[m] = evaluate(m.op, tuple(args), m.kwargs)
     except Exception:  # a region in a branch the example does not take: no example
         new_values.pop(m, None)
 

@@ -54,6 +54,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
+from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
@@ -144,7 +145,7 @@ class WriteLowering(LoopAliasing):
         value = d[key]
         t = value.type if isinstance(value, Node) else None
         if not isinstance(value, Node) or t is None or t.kind != "array" or t.shape == () \
-                or isinstance(self.b.values.get(value), np.generic):
+                or is_numpy_scalar(self.b.values.get(value)):
             return  # numbers are immutable: the entry is rebound
         del d[key]  # the entry itself is the one holder allowed
         try:
@@ -221,8 +222,8 @@ class WriteLowering(LoopAliasing):
         """Only arrays with at least one dimension have elements to write."""
         t = value.type if isinstance(value, Node) else None
         if isinstance(value, Node) and (t is None or t.kind == "array"):
-            if update is None and ((t is not None and t.shape == ()) or isinstance(
-                    self.b.values.get(value), np.generic)):
+            if update is None and ((t is not None and t.shape == ()) or is_numpy_scalar(
+                    self.b.values.get(value))):
                 raise self.fail(f"cannot write into an element of {name!r}: it is a 0-d "
                                 "value (a scalar), not an array with elements", where,
                                 f"assign it a new value instead: {name} = ...")
@@ -360,7 +361,7 @@ class WriteLowering(LoopAliasing):
         index (NumPy's advanced indexing), or a NumPy scalar result."""
         if n.op is not Op.GETITEM:
             return False
-        if isinstance(self.b.values.get(n), np.generic):
+        if is_numpy_scalar(self.b.values.get(n)):
             return True
         for entry in n.param("index") or ():
             if isinstance(entry, tuple) and entry[0] == "list":
