@@ -44,7 +44,9 @@ def deep_recursion(loc: Loc | None = None) -> Iterator[None]:
         _depth += 1
     try:
         yield
-    except RecursionError:
+    except Exception as exc:
+        if not _from_recursion(exc):
+            raise
         raise CompileError(
             "the function is nested too deeply to compile (an expression of thousands "
             "of chained operations?)", loc,
@@ -55,3 +57,18 @@ def deep_recursion(loc: Loc | None = None) -> Iterator[None]:
             if _depth == 0 and sys.getrecursionlimit() == max(_saved,
                                                               COMPILE_RECURSION_LIMIT):
                 sys.setrecursionlimit(_saved)
+
+
+def _from_recursion(exc: BaseException) -> bool:
+    """``exc`` is a ``RecursionError``, or was raised while one was being handled (libcst's
+    position provider turns one into a ``KeyError`` on its way out)."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, RecursionError):
+            return True
+        if isinstance(e, CompileError):
+            return False  # already a diagnostic
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
