@@ -33,6 +33,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -416,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     src = os.path.abspath(opts.src)
     report: dict[str, Any] = machine()
     report.update({"st_autodiff": opts.label or _git_describe(src), "src": src,
-                   "argv": "".join(f" {a}" for a in argv), "timeout_s": opts.timeout,
+                   "argv": "".join(f" {shlex.quote(a)}" for a in argv), "timeout_s": opts.timeout,
                    "targets": {"overhead_s": OVERHEAD_TARGET_S, "growth": GROWTH_TARGET},
                    "workloads": []})
     t0 = time.perf_counter()
