@@ -125,7 +125,7 @@ def test_one_expression_of_many_terms(tmp_path):
     g = _check(_load(tmp_path, "sum_line_1000", _sum_line(1000)))
     # the generated code keeps its statements short: no expression nested deeper than
     # a few dozen levels, whatever the user's line
-    tree = ast.parse(g.source if isinstance(g.source, str) else g.source())
+    tree = ast.parse(g.source)
     deepest = 0
     todo = [(tree, 0)]
     while todo:
