@@ -23,6 +23,7 @@ from ..ir.verify import verify
 from .activity import active_nodes
 from .adjoint import adjoint
 from .codegen import Generated, generate, generate_split
+from .depth import deep_recursion
 from .forward import forward
 from .load import load
 from .lower import Lowerer, lower
@@ -73,7 +74,17 @@ class Compiled:
 def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],
                      example_args: list[Any] | None, req: Request, options: Options,
                      xp: Any = None, rt: Any = None, code: Any = None) -> Compiled:
-    """Run every pass; ``xp``/``rt`` None means "generate but do not load" (the CLI)."""
+    """Run every pass; ``xp``/``rt`` None means "generate but do not load" (the CLI).
+
+    With room for recursion as deep as the user's longest expression (``depth``)."""
+    with deep_recursion(parsed.module.loc(parsed.node)):
+        return _compile_function(parsed, make_resolver, example_args, req, options, xp, rt,
+                                 code)
+
+
+def _compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],
+                      example_args: list[Any] | None, req: Request, options: Options,
+                      xp: Any, rt: Any, code: Any) -> Compiled:
     stages = Stages()
     stages["parse"] = lambda: parsed.module.tree.code_for_node(parsed.node)
     low = lower(parsed, example_args, make_resolver, code=code)

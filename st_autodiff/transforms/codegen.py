@@ -30,6 +30,7 @@ _PREC = {"**": 15, "@": 13, "*": 13, "/": 13, "//": 13, "%": 13, "+": 12, "-": 1
          "==": 7, "!=": 7, "<": 7, "<=": 7, ">": 7, ">=": 7}
 _UNARY = 14
 _WIDTH = 92  # longest statement before subexpressions are split out
+_MAX_INLINE = 48  # most nodes one statement's expression holds (well over _WIDTH's worth)
 
 
 @dataclass
@@ -77,7 +78,7 @@ class _Writer(RegionWriter):
         self.private = private  # body arguments the region owns (carried, never pushed)
         self.split = False  # NAME_bwd of write_split: its residuals outlive one call
         self.writes = {} if functional else self._writes_in_place()
-        self.inline = {n for n in graph.nodes if self._inlinable(n)}
+        self.inline = self._bounded({n for n in graph.nodes if self._inlinable(n)})
         self.acc_add: set[Node] = set()
         self.in_place, self.chain_name = ({}, {}) if functional else self._in_place_chains()
         # user functions called through the globals
@@ -159,6 +160,24 @@ class _Writer(RegionWriter):
             return False
         u = users[0]
         return (u in self.adjoint) == (n in self.adjoint) and _line(u) == _line(n)
+
+    def _bounded(self, inline: set[Node]) -> set[Node]:
+        """``inline`` less the values that would make one statement's expression tree
+        larger than ``_MAX_INLINE`` nodes: in graph order, a node's largest inlined inputs
+        are given names of their own until its tree fits.  This keeps every walk of an
+        expression (``expr``, ``_hoist``) short and shallow however long the user's line
+        is (a 1000-term sum on one line is 1000 nested additions)."""
+        size: dict[Node, int] = {}
+        for n in self.g.nodes:
+            inner = [i for i in dict.fromkeys(n.inputs) if i in inline]
+            total = 1 + sum(size.get(i, 1) for i in inner)
+            inner.sort(key=lambda i: size.get(i, 1))
+            while total > _MAX_INLINE and inner:
+                big = inner.pop()
+                inline.discard(big)
+                total -= size.get(big, 1)
+            size[n] = total
+        return inline
 
     # --- expressions --------------------------------------------------------------------
 

@@ -195,16 +195,32 @@ def _elide_broadcasts(graph: Graph) -> Any:
     elided: set[int] = set()
     memo: dict[int, bool] = {}
 
-    def shrunk(o: Node) -> bool:
-        """``o`` may be smaller at run time than its type says, given ``elided``."""
+    def known(o: Node) -> bool | None:
         if o.id in elided:
             return True
         if o.op not in ELEMENTWISE or o.type is None:
             return False
-        if o.id not in memo:
-            memo[o.id] = any(shrunk(i) for i in o.inputs) and not any(
-                full(i, o.type.shape) for i in o.inputs)
-        return memo[o.id]
+        return memo.get(o.id)
+
+    def shrunk(o: Node) -> bool:
+        """``o`` may be smaller at run time than its type says, given ``elided``.
+
+        Iterative (inputs first, on an explicit stack): a chain of thousands of
+        elementwise ops must not hit Python's recursion limit."""
+        stack = [o]
+        while stack:
+            n = stack[-1]
+            if known(n) is not None:
+                stack.pop()
+                continue
+            todo = [i for i in n.inputs if known(i) is None]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            memo[n.id] = any(known(i) for i in n.inputs) and not any(
+                full(i, n.type.shape) for i in n.inputs)
+        return bool(known(o))
 
     def full(o: Node, shape: tuple | None) -> bool:
         return shape is not None and o.type is not None and o.type.shape == shape and \

@@ -33,6 +33,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 from ..ir.graph import Loc
+from .depth import deep_recursion
 
 #: the flags ``from __future__`` imports set on code objects (compile them the same way)
 _FUTURE_FLAGS = functools.reduce(
@@ -145,14 +146,15 @@ def parse_source(source: str, file: str, first_line: int = 1,
     dedented = textwrap.dedent(source)
     first = next((ln for ln in source.splitlines() if ln.strip()), "")
     indent = len(first) - len(first.lstrip()) if dedented != source else 0
-    try:
-        tree = cst.parse_module(dedented)
-    except cst.ParserSyntaxError as exc:
-        raise UnsupportedSyntaxError(f"cannot parse the function's source: {exc.message}",
-                                     Loc(file, first_line + exc.raw_line - 1,
-                                         exc.raw_column + 1)) from None
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    with deep_recursion(Loc(file, first_line, 1)):  # libcst recurses per nesting level
+        try:
+            tree = cst.parse_module(dedented)
+        except cst.ParserSyntaxError as exc:
+            raise UnsupportedSyntaxError(f"cannot parse the function's source: {exc.message}",
+                                         Loc(file, first_line + exc.raw_line - 1,
+                                             exc.raw_column + 1)) from None
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        positions = wrapper.resolve(PositionProvider)
     lines = file_lines if file_lines is not None else source.splitlines()
     return ParsedModule(wrapper.module, positions, file, first_line, indent, lines)
 
@@ -292,11 +294,12 @@ def check_subset(fn_node: cst.FunctionDef | cst.Lambda, module: ParsedModule) ->
                 _check_def(node, module)
             return True
 
-    if isinstance(fn_node, cst.FunctionDef):
-        _check_def(fn_node, module)
-        fn_node.body.visit(Fence())
-    else:
-        fn_node.visit(Fence())
+    with deep_recursion(module.loc(fn_node)):
+        if isinstance(fn_node, cst.FunctionDef):
+            _check_def(fn_node, module)
+            fn_node.body.visit(Fence())
+        else:
+            fn_node.visit(Fence())
 
 
 def _check_def(node: cst.FunctionDef | cst.Lambda, module: ParsedModule) -> None:
