@@ -1,0 +1,264 @@
+"""Type rules of indexing: ``getitem``, ``setitem``, ``index_add``, ``scatter_add``.
+
+An index is the node's static structure (``params["index"]``) with its runtime parts
+(``kernels.build_index``).  The result shape follows NumPy's rules entry by entry: a
+slice keeps ``len(range(*slice.indices(n)))`` elements, an integer drops its axis
+(bounds checked when both are known), ``None`` adds one; advanced entries (integer
+arrays and lists, boolean masks, and integers once any array is present) broadcast
+together and go where the first one is when they are adjacent in the index, else in
+front.  A mask's count is data: unknown unless the mask is a constant.  Dtype and
+"NumPy scalar or 0-d array" come from a tiny probe of the same index.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .abstract import Abstract
+from .infer_core import (
+    NoTypeRule,
+    any_abstract,
+    array,
+    dtype_of,
+    probe,
+    shape_of,
+    stand_in,
+    static_int,
+    static_shape,
+    tiny,
+)
+from .kernels import build_index, index_add, setitem
+from .ops import Op
+
+
+def _kind(e: Any) -> str:
+    """How NumPy reads one index entry: new, ell, slice, int, bool0, adv, mask."""
+    if e is None:
+        return "new"
+    if e is Ellipsis:
+        return "ell"
+    if isinstance(e, slice):
+        return "slice"
+    if isinstance(e, (bool, np.bool_)):
+        return "bool0"
+    if static_int(e):
+        return "int"
+    if isinstance(e, list):
+        return "adv"
+    if isinstance(e, Abstract):
+        k = e.type.kind
+        if k == "int":
+            return "int"
+        if k == "bool":
+            return "bool0"
+        if k != "array":
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                             "(`None`) and integer or boolean arrays are valid indices")
+    if isinstance(e, (Abstract, np.ndarray)):
+        dt = dtype_of(e)
+        if dt.kind == "b":
+            return "bool0" if shape_of(e) == () else "mask"
+        if dt.kind not in "iu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        return "int" if shape_of(e) == () else "adv"
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                     "(`None`) and integer or boolean arrays are valid indices")
+
+
+def index_shape(shape: tuple | None, index: tuple) -> tuple | None:
+    """The shape of ``x[index]`` for ``x`` of ``shape``; ``None`` when unknown."""
+    kinds = [_kind(e) for e in index]
+    if kinds.count("ell") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    mask_dims = [shape_of(e) for e, k in zip(index, kinds) if k == "mask"]
+    if shape is None or any(m is None for m in mask_dims):
+        return None
+    nd, known = len(shape), True
+    consumed = sum(k in ("int", "slice", "adv") for k in kinds) + sum(map(len, mask_dims))
+    if consumed > nd:
+        raise IndexError(f"too many indices for array: array is {nd}-dimensional, but "
+                         f"{consumed} were indexed")
+    advanced = any(k in ("adv", "mask", "bool0") for k in kinds)
+    out: list[int] = []
+    blocks: list[Any] = []
+    marked: list[int] = []
+    block_at = None
+    dim = 0
+    for i, (e, k) in enumerate(zip(index, kinds)):
+        if k == "new":
+            out.append(1)
+        elif k == "ell":
+            n = nd - consumed
+            out.extend(shape[dim:dim + n])
+            dim += n
+        elif k == "slice":
+            if any_abstract((e.start, e.stop, e.step)):
+                known = False
+                out.append(0)
+            else:
+                out.append(len(range(*e.indices(shape[dim]))))
+            dim += 1
+        elif k == "int":
+            if static_int(e) and not -shape[dim] <= e < shape[dim]:
+                raise IndexError(f"index {e} is out of bounds for axis {dim} with size "
+                                 f"{shape[dim]}")
+            dim += 1
+            if advanced:
+                blocks.append(())
+        elif k == "adv":
+            _check_bounds(e, shape[dim], dim)
+            blocks.append(shape_of(e))
+            dim += 1
+        elif k == "mask":
+            m = shape_of(e)
+            for j, d in enumerate(m):
+                if d != shape[dim + j]:
+                    raise IndexError(
+                        f"boolean index did not match indexed array along axis {dim + j}; "
+                        f"size of axis is {shape[dim + j]} but size of corresponding "
+                        f"boolean axis is {d}")
+            blocks.append(None if isinstance(e, Abstract) else (int(np.count_nonzero(e)),))
+            dim += len(m)
+        else:  # bool0
+            blocks.append(None if isinstance(e, Abstract) else (int(bool(e)),))
+        if k in ("adv", "mask", "bool0") or k == "int" and advanced:
+            marked.append(i)
+            if block_at is None:
+                block_at = len(out)
+    out.extend(shape[dim:])
+    if advanced:
+        if any(b is None for b in blocks):
+            return None
+        try:
+            block = tuple(np.broadcast_shapes(*blocks))
+        except ValueError:
+            text = " ".join(str(tuple(b)).replace(" ", "") for b in blocks if b != ())
+            raise IndexError("shape mismatch: indexing arrays could not be broadcast "
+                             f"together with shapes {text}") from None
+        if marked == list(range(marked[0], marked[-1] + 1)):
+            out[block_at:block_at] = block
+        else:
+            out = list(block) + out
+    return tuple(out) if known else None
+
+
+def _check_bounds(e: Any, n: int, dim: int) -> None:
+    """IndexError for a constant index array with an entry outside ``[-n, n)``."""
+    if isinstance(e, Abstract):
+        return
+    a = np.asarray(e)
+    if a.size and (a.max() >= n or a.min() < -n):
+        bad = int(a.max()) if a.max() >= n else int(a.min())
+        raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
+
+
+def _probe_index(index: tuple) -> tuple:
+    """The index a tiny stand-in is probed with: valid wherever the real one is."""
+    out = []
+    for e in index:
+        k = _kind(e)
+        if k == "slice":
+            out.append(slice(None))
+        elif k == "int":
+            out.append(0 if not isinstance(e, np.ndarray) and not (
+                isinstance(e, Abstract) and e.type.kind == "array") else stand_in(e, fill=0))
+        elif k == "adv":
+            s = shape_of(e)
+            out.append(np.zeros(tiny(s) if s is not None else (1,), np.intp))
+        elif k == "mask":
+            out.append(np.ones(tiny(shape_of(e)), bool))
+        elif k == "bool0":
+            out.append(True if isinstance(e, Abstract) else e)
+        else:
+            out.append(e)
+    return tuple(out)
+
+
+def _array_in(x: Any) -> None:
+    if isinstance(x, Abstract) and x.type.kind in ("float", "int", "bool"):
+        name = {"float": "float", "int": "int", "bool": "bool"}[x.type.kind]
+        raise TypeError(f"'{name}' object is not subscriptable")
+
+
+def _getitem(op: Op, inputs: tuple, params: dict) -> Any:
+    x = inputs[0]
+    index = build_index(params["index"], inputs[1:])
+    if isinstance(x, (tuple, list)):
+        return _container_item(x, index)
+    if isinstance(x, Abstract) and x.type.kind in ("tuple", "list"):
+        if x.item is not None and len(index) == 1:
+            return x if isinstance(index[0], slice) else x.item
+        raise NoTypeRule("an item of a container of unknown items")
+    _array_in(x)
+    shape = index_shape(shape_of(x), index)
+    if shape_of(x) is None:
+        return array(dtype_of(x), None)
+    pidx = _probe_index(index)
+    res = probe(Op.GETITEM, [stand_in(x)], {"index": pidx}, fn=lambda a: a[pidx])
+    return array(res.dtype, shape, generic=isinstance(res, np.generic))
+
+
+def _container_item(x: tuple | list, index: tuple) -> Any:
+    if len(index) != 1:
+        raise TypeError(f"{type(x).__name__} indices must be integers or slices, not tuple")
+    i = index[0]
+    if isinstance(i, Abstract):
+        if x and all(v == x[0] for v in x):
+            return x[0]
+        raise NoTypeRule("a runtime index into a tuple of items of different types")
+    if isinstance(i, slice) and any_abstract((i.start, i.stop, i.step)):
+        raise NoTypeRule("a runtime slice of a tuple")
+    return x[i]
+
+
+def _fits(v: tuple | None, target: tuple | None) -> None:
+    """ValueError when a value of shape ``v`` cannot be written into ``target``."""
+    if v is None or target is None:
+        return
+    vs = tuple(v)
+    while len(vs) > len(target) and vs[0] == 1:
+        vs = vs[1:]
+    if len(vs) > len(target) or any(a not in (1, b) for a, b in zip(vs[::-1],
+                                                                    target[::-1])):
+        raise ValueError(f"could not broadcast input array from shape "
+                         f"{_spell(v)} into shape {_spell(target)}")
+
+
+def _spell(s: tuple) -> str:
+    return f"({s[0]},)" if len(s) == 1 else str(tuple(s)).replace(" ", "")
+
+
+def _write(op: Op, inputs: tuple, params: dict) -> Any:
+    """setitem, index_add: a copy of ``x`` of its own type; ``v`` must fit."""
+    x, v = inputs[0], inputs[1]
+    _array_in(x)
+    index = build_index(params["index"], inputs[2:])
+    shape = shape_of(x)
+    target = index_shape(shape, index)
+    _fits(shape_of(v), target)
+    if shape is None:
+        return array(dtype_of(x), None)
+    xs = stand_in(x) if not (isinstance(x, Abstract) and x.generic) else np.ones((),
+                                                                                 x.dtype)
+    pidx = _probe_index(index)
+    fn = (lambda a, b: setitem(a, b, pidx)) if op is Op.SETITEM else (
+        lambda a, b: index_add(a, b, pidx))
+    res = probe(op, [xs, stand_in(v)], {"index": pidx}, fn=fn)
+    return array(res.dtype, shape)
+
+
+def _scatter_add(op: Op, inputs: tuple, params: dict) -> Any:
+    """Zeros of the ``shape`` input (dtype: ``g``'s, float64 for Python numbers) with
+    ``g`` added at the index."""
+    g = inputs[1]
+    dt = g.type.dtype if isinstance(g, Abstract) and g.type.kind == "array" else \
+        getattr(g, "dtype", np.float64)
+    shape = static_shape(inputs[0])
+    x = Abstract(array(dt, shape).type)
+    return _write(Op.INDEX_ADD, (x, g, *inputs[2:]), params)
+
+
+RULES = {Op.GETITEM: _getitem, Op.SETITEM: _write, Op.INDEX_ADD: _write,
+         Op.SCATTER_ADD: _scatter_add}
