@@ -109,6 +109,11 @@ def _reduction(op: Op, inputs: tuple, params: dict) -> Any:
     x = inputs[0]
     shape = shape_of(x)
     axis = params.get("axis")
+    res = probe(op, [stand_in(x, _probe_rank(shape, axis))], params)
+    if shape == ():  # a 0-d input: the probe is exact (NumPy lets axis 0 reduce it)
+        return make(res, np.shape(res))
+    if op is Op.LOGSUMEXP and shape is None:
+        return make(res, None)  # a NumPy scalar for 0-d inputs, else a 0-d array
     if op in (Op.CUMSUM, Op.CUMPROD):
         if shape is not None and axis is not None:
             normalize_axis_index(axis, len(shape))
@@ -117,7 +122,7 @@ def _reduction(op: Op, inputs: tuple, params: dict) -> Any:
         out = _reduced(shape, axis, False)
     else:
         out = _reduced(shape, axis, bool(params.get("keepdims")))
-    return make(probe(op, [stand_in(x, _probe_rank(shape, axis))], params), out)
+    return make(res, out)
 
 
 def _softmax(op: Op, inputs: tuple, params: dict) -> Any:
@@ -195,11 +200,16 @@ def _arange(op: Op, inputs: tuple, params: dict) -> Any:
     else:
         shape = (_arange_length(start, stop, step),)
     # the same types with small values: only the dtype is read from the probe
-    args = [None if v is None else stand_in(v, fill=0 if i == 0 else 1)
-            for i, v in enumerate((start, stop, step))]
-    if args[1] is None and args[0] is not None:
-        args[0] = stand_in(start, fill=1)
+    fills = (0, 1, 1) if stop is not None else (1, None, 1)
+    args = [_small(v, f) for v, f in zip((start, stop, step), fills)]
     return make(probe(op, args, params), shape)
+
+
+def _small(v: Any, fill: Any) -> Any:
+    """A number of ``v``'s type (Python or NumPy) with the value ``fill``."""
+    if v is None or isinstance(v, Abstract):
+        return stand_in(v, fill=fill)
+    return type(v)(fill)
 
 
 def _linspace(op: Op, inputs: tuple, params: dict) -> Any:
@@ -231,7 +241,7 @@ def _shape(op: Op, inputs: tuple, params: dict) -> Any:
 
 
 def _const(op: Op, inputs: tuple, params: dict) -> Any:
-    return params["value"]
+    return abstract_of(params["value"])
 
 
 def _call(op: Op, inputs: tuple, params: dict) -> Any:

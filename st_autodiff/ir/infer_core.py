@@ -177,6 +177,29 @@ def probe(op: Op, args: tuple | list, params: dict[str, Any], fn: Any = None) ->
     return value
 
 
+def probe_any(op: Op, inputs: tuple | list, params: dict[str, Any], fn: Any = None,
+              fill: dict[int, int] | None = None) -> Any:
+    """``probe`` on stand-ins of ``inputs``; inputs of unknown shape get a rank that the
+    op accepts (the other inputs' ranks first, then 1, 2, 0, 3, 4): the dtype and the
+    errors of params do not depend on it.  ``fill`` gives some inputs another value."""
+    fill = fill or {}
+    unknown = [i for i, v in enumerate(inputs) if isinstance(v, Abstract) and
+               v.type.kind == "array" and not v.generic and v.type.shape is None]
+    if not unknown:
+        return probe(op, [stand_in(v, None, fill.get(i, 1)) for i, v in enumerate(inputs)],
+                     params, fn)
+    ranks = [len(s) for s in (shape_of(v) for v in inputs) if s]
+    error: Exception | None = None
+    for r in dict.fromkeys(ranks + [1, 2, 0, 3, 4]):
+        args = [stand_in(v, (1,) * r if i in unknown else None, fill.get(i, 1))
+                for i, v in enumerate(inputs)]
+        try:
+            return probe(op, args, params, fn)
+        except Exception as exc:  # noqa: BLE001  (another rank may suit the op)
+            error = error or exc
+    raise error  # type: ignore[misc]
+
+
 def make(result: Any, shape: tuple[int, ...] | None) -> Any:
     """The ``Abstract`` of a probe's ``result`` with the real ``shape`` (the rule's):
     a Python number keeps its kind, a NumPy scalar stays one when the shape is ``()``."""

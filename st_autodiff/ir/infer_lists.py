@@ -227,6 +227,7 @@ def _zeros_item(v: Any) -> Any:
         return _FLOAT
     if isinstance(v, list) or is_alist(v):
         return _zeros(v)
-    if isinstance(v, Abstract) and v.type.kind == "array" or hasattr(v, "shape"):
+    if isinstance(v, Abstract) and v.type.kind == "array" or not isinstance(
+            v, Abstract) and hasattr(v, "shape"):
         return make(probe(Op.ZEROS_LIKE, [stand_in(v)], {"dtype": None}), shape_of(v))
     return _FLOAT

@@ -25,6 +25,7 @@ from .infer_core import (
     make,
     normalize_axis_index,
     probe,
+    probe_any,
     shape_of,
     size,
     stand_in,
@@ -65,7 +66,7 @@ def _view(op: Op, inputs: tuple, params: dict) -> Any:
 
 
 def _tiny_probe(op: Op, inputs: tuple, params: dict, shape: tuple | None) -> Any:
-    return make(probe(op, [stand_in(v) for v in inputs], params), shape)
+    return make(probe_any(op, inputs, params), shape)
 
 
 def _reshape(op: Op, inputs: tuple, params: dict) -> Any:
@@ -190,13 +191,12 @@ def _split(op: Op, inputs: tuple, params: dict) -> Any:
     x = inputs[0]
     shape, sections = shape_of(x), params["indices_or_sections"]
     axis = params.get("axis", 0)
-    piece = make(probe(op, [stand_in(x, _split_probe(x, shape, axis))],
-                       dict(params, indices_or_sections=1))[0], None)
+    piece = make(probe_any(op, (x,), dict(params, indices_or_sections=1))[0], None)
     if static_int(sections):
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
         if shape is None:
-            return (piece,) * int(sections)
+            return [piece] * int(sections)
         ax = normalize_axis_index(axis, len(shape))
         if shape[ax] % sections:
             raise ValueError("array split does not result in an equal division")
@@ -204,19 +204,13 @@ def _split(op: Op, inputs: tuple, params: dict) -> Any:
     else:
         cuts = list(sections)
         if shape is None:
-            return (piece,) * (len(cuts) + 1)
+            return [piece] * (len(cuts) + 1)
         ax = normalize_axis_index(axis, len(shape))
         bounds = [0] + cuts + [shape[ax]]
         lengths = [len(range(*slice(a, b).indices(shape[ax])))
                    for a, b in zip(bounds[:-1], bounds[1:])]
-    return tuple(Abstract(Type("array", piece.type.dtype, shape[:ax] + (n,) + shape[ax + 1:]))
-                 for n in lengths)
-
-
-def _split_probe(x: Any, shape: tuple | None, axis: int) -> tuple | None:
-    if shape is not None or not isinstance(x, Abstract):
-        return None
-    return (1,) * (axis + 1 if axis >= 0 else -axis)
+    return [Abstract(Type("array", piece.type.dtype, shape[:ax] + (n,) + shape[ax + 1:]))
+            for n in lengths]  # (np.split gives a list)
 
 
 def _tile(op: Op, inputs: tuple, params: dict) -> Any:
@@ -228,7 +222,7 @@ def _tile(op: Op, inputs: tuple, params: dict) -> Any:
         s = (1,) * (nd - len(shape)) + tuple(shape)
         r = (1,) * (nd - len(reps)) + reps
         out = tuple(a * b for a, b in zip(s, r))
-    return make(probe(op, [stand_in(inputs[0])], dict(params, reps=(1,) * len(reps))), out)
+    return make(probe_any(op, inputs, dict(params, reps=(1,) * len(reps))), out)
 
 
 def _repeat(op: Op, inputs: tuple, params: dict) -> Any:
@@ -246,7 +240,7 @@ def _repeat(op: Op, inputs: tuple, params: dict) -> Any:
         out = (total,) if axis is None else tuple(
             total if i == normalize_axis_index(axis, len(shape)) else d
             for i, d in enumerate(shape))
-    return make(probe(op, [stand_in(inputs[0])], dict(params, repeats=1)), out)
+    return make(probe_any(op, inputs, dict(params, repeats=1)), out)
 
 
 def _pad(op: Op, inputs: tuple, params: dict) -> Any:
@@ -255,9 +249,7 @@ def _pad(op: Op, inputs: tuple, params: dict) -> Any:
     if shape is not None:
         pairs = _pad_pairs(params["pad_width"], len(shape))
         out = tuple(d + a + b for d, (a, b) in zip(shape, pairs))
-    small = dict(params, pad_width=0)
-    _pad_pairs(params["pad_width"], len(tiny(shape or ())))
-    return make(probe(op, [stand_in(inputs[0])], small), out)
+    return make(probe_any(op, inputs, dict(params, pad_width=0)), out)
 
 
 def _pad_pairs(width: Any, nd: int) -> list[tuple[int, int]]:
@@ -288,15 +280,7 @@ def _take(op: Op, inputs: tuple, params: dict) -> Any:
             out, n = shape[:ax] + ishape + shape[ax + 1:], shape[ax]
         if static_int(ind) and not -n <= ind < n:
             raise IndexError(f"index {ind} is out of bounds for axis 0 with size {n}")
-    args = [stand_in(x, _min_rank(x, axis)), stand_in(ind, fill=0)]
-    return make(probe(op, args, params), out)
-
-
-def _min_rank(x: Any, axis: Any) -> tuple | None:
-    """A stand-in shape just deep enough for ``axis`` when the real one is unknown."""
-    if not isinstance(x, Abstract) or x.shape is not None or x.type.kind != "array":
-        return None
-    return (1,) * (1 if axis is None else axis + 1 if axis >= 0 else -axis)
+    return make(probe_any(op, (x, 0 if static_int(ind) else ind), params, fill={1: 0}), out)
 
 
 def _take_along_axis(op: Op, inputs: tuple, params: dict) -> Any:
@@ -313,12 +297,15 @@ def _take_along_axis(op: Op, inputs: tuple, params: dict) -> Any:
                 raise ValueError("`indices` and `arr` must have the same number of "
                                  "dimensions")
             ax = normalize_axis_index(axis, len(shape))
-            rest = broadcast(shape[:ax] + (1,) + shape[ax + 1:], ishape[:ax] + (1,) +
-                             ishape[ax + 1:])
+            try:
+                rest = broadcast(shape[:ax] + (1,) + shape[ax + 1:], ishape[:ax] + (1,) +
+                                 ishape[ax + 1:])
+            except ValueError as exc:
+                raise IndexError("shape mismatch: indexing arrays could not be broadcast "
+                                 "together with shapes" + str(exc).split("shapes")[1]) \
+                    from None
             out = rest[:ax] + (ishape[ax],) + rest[ax + 1:]  # type: ignore[index]
-    rank = _min_rank(x, axis)
-    args = [stand_in(x, rank), stand_in(ind, rank if ishape is None else None, fill=0)]
-    return make(probe(op, args, params), out)
+    return make(probe_any(op, inputs, params, fill={1: 0}), out)
 
 
 def _nonzero(op: Op, inputs: tuple, params: dict) -> Any:
