@@ -16,13 +16,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from st_autodiff.ir.abstract import Abstract, abstract_of
-from st_autodiff.ir.infer import RULES, NoTypeRule, infer
-from st_autodiff.ir.kernels import compiling, run
-from st_autodiff.ir.ops import OP_INFO, Op
-from st_autodiff.ir.types import Type
-
 from test_infer_cases import (
     A,
     cast_cases,
@@ -36,6 +29,12 @@ from test_infer_cases import (
     softmax_cases,
     structure_cases,
 )
+
+from st_autodiff.ir.abstract import Abstract, abstract_of
+from st_autodiff.ir.infer import RULES, NoTypeRule, infer
+from st_autodiff.ir.kernels import compiling, run
+from st_autodiff.ir.ops import OP_INFO, Op
+from st_autodiff.ir.types import Type
 
 _REDUCE = {Op.SUM, Op.MEAN, Op.PROD, Op.MAX, Op.MIN, Op.VAR, Op.STD, Op.ANY, Op.ALL,
            Op.LOGSUMEXP, Op.ARGMAX, Op.ARGMIN, Op.CUMSUM, Op.CUMPROD}

@@ -90,7 +90,9 @@ def _probe_rank(shape: tuple | None, axis: Any) -> tuple[int, ...]:
     if shape is not None:
         return tiny(shape)
     axes = () if axis is None else axis if isinstance(axis, tuple) else (axis,)
-    return (1,) * max([1] + [a + 1 if a >= 0 else -a for a in axes])
+    front = max([a + 1 for a in axes if a >= 0], default=0)
+    back = max([-a for a in axes if a < 0], default=0)
+    return (1,) * max(1, front + back)  # (axes counted from each end stay distinct)
 
 
 def _reduced(shape: tuple | None, axis: Any, keepdims: bool) -> tuple | None:
