@@ -57,7 +57,54 @@ def infer(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
     rule = RULES.get(op)
     if rule is None:
         raise NoTypeRule(f"no type rule for {op.value}")
-    return rule(op, tuple(inputs), params)
+    inputs = tuple(inputs)
+    key = _memo_key(op, inputs, params)
+    if key is not None:
+        hit = _MEMO.get(key, _MISS)
+        if hit is not _MISS:
+            return _fresh(hit)
+    out = rule(op, inputs, params)
+    if key is not None:
+        if len(_MEMO) >= _MEMO_LIMIT:
+            _MEMO.clear()
+        _MEMO[key] = out
+    return _fresh(out)
+
+
+_MEMO: dict[Any, Any] = {}
+_MEMO_LIMIT = 16384
+_MISS = object()
+
+
+def _memo_key(op: Op, inputs: tuple, params: dict) -> Any:
+    """A key for ``infer``'s memo: the input types, static values with their Python
+    types (``1``, ``1.0`` and ``True`` differ), the params; ``None`` if unhashable (a
+    constant array, a list param)."""
+    try:
+        key = (op, _part(inputs), tuple((k, _part(v)) for k, v in params.items()))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _part(v: Any) -> Any:
+    if isinstance(v, Abstract):
+        return v
+    if isinstance(v, (tuple, list)):
+        return (type(v), tuple(_part(x) for x in v))
+    if isinstance(v, np.ndarray):
+        raise TypeError("unhashable")
+    return (type(v), v)
+
+
+def _fresh(out: Any) -> Any:
+    """A memoised result with its lists copied (callers may change their own lists)."""
+    if isinstance(out, list):
+        return [_fresh(v) for v in out]
+    if isinstance(out, tuple) and any(isinstance(v, list) for v in out):
+        return tuple(_fresh(v) for v in out)
+    return out
 
 
 def has_rule(op: Op) -> bool:

@@ -215,7 +215,7 @@ def make(result: Any, shape: tuple[int, ...] | None) -> Any:
     if dt is None:
         raise NoTypeRule(f"a probe returned a {type(result).__name__}")
     generic = isinstance(result, np.generic) and shape == ()
-    return Abstract(Type("array", str(dt), None if shape is None else tuple(shape)),
+    return Abstract(Type("array", dt.name, None if shape is None else tuple(shape)),
                     generic=generic)
 
 
@@ -234,15 +234,21 @@ def with_shape(a: Any, shape: tuple[int, ...] | None) -> Any:
 
 
 def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
-    """``np.broadcast_shapes`` with NumPy's operand error; ``None`` if any is unknown."""
+    """``np.broadcast_shapes`` (without its cost) with NumPy's operand error; ``None``
+    if any shape is unknown."""
     if any(s is None for s in shapes):
         return None
-    try:
-        return tuple(np.broadcast_shapes(*shapes))  # type: ignore[arg-type]
-    except ValueError:
-        text = " ".join(str(tuple(s)).replace(" ", "") for s in shapes)  # type: ignore[arg-type]
-        raise ValueError(f"operands could not be broadcast together with shapes {text}") \
-            from None
+    nd = max((len(s) for s in shapes), default=0)  # type: ignore[arg-type]
+    out = [1] * nd
+    for s in shapes:
+        for k, d in enumerate(s, nd - len(s)):  # type: ignore[arg-type]
+            if d == 1 or out[k] == d:
+                continue
+            if out[k] != 1:
+                text = " ".join(str(tuple(x)).replace(" ", "") for x in shapes)  # type: ignore
+                raise ValueError(f"operands could not be broadcast together with shapes {text}")
+            out[k] = d
+    return tuple(out)
 
 
 def size(shape: tuple[int, ...]) -> int:

@@ -176,10 +176,13 @@ def _probe_index(index: tuple) -> tuple:
     return tuple(out)
 
 
-def _array_in(x: Any) -> None:
+def _array_in(x: Any, write: bool = False) -> None:
+    """TypeError for indexing a Python number, or writing into a NumPy scalar."""
     if isinstance(x, Abstract) and x.type.kind in ("float", "int", "bool"):
-        name = {"float": "float", "int": "int", "bool": "bool"}[x.type.kind]
-        raise TypeError(f"'{name}' object is not subscriptable")
+        raise TypeError(f"'{x.type.kind}' object is not subscriptable")
+    if write and (isinstance(x, Abstract) and x.generic or isinstance(x, np.generic)):
+        name = f"numpy.{dtype_of(x).name}"
+        raise TypeError(f"'{name}' object does not support item assignment")
 
 
 def _getitem(op: Op, inputs: tuple, params: dict) -> Any:
@@ -233,15 +236,14 @@ def _spell(s: tuple) -> str:
 def _write(op: Op, inputs: tuple, params: dict) -> Any:
     """setitem, index_add: a copy of ``x`` of its own type; ``v`` must fit."""
     x, v = inputs[0], inputs[1]
-    _array_in(x)
+    _array_in(x, write=True)
     index = build_index(params["index"], inputs[2:])
     shape = shape_of(x)
     target = index_shape(shape, index)
     _fits(shape_of(v), target)
     if shape is None:
         return array(dtype_of(x), None)
-    xs = stand_in(x) if not (isinstance(x, Abstract) and x.generic) else np.ones((),
-                                                                                 x.dtype)
+    xs = stand_in(x)
     pidx = _probe_index(index)
     fn = (lambda a, b: setitem(a, b, pidx)) if op is Op.SETITEM else (
         lambda a, b: index_add(a, b, pidx))

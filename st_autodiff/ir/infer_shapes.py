@@ -42,7 +42,9 @@ _as_strided = np.lib.stride_tricks.as_strided
 
 def zero_strided(v: Any) -> Any:
     """A dummy of ``v``'s real shape and dtype that costs O(1) memory (all strides 0);
-    other values as tiny stand-ins."""
+    other values as tiny stand-ins (a constant array as it is: views of it are free)."""
+    if isinstance(v, np.ndarray):
+        return v
     if isinstance(v, Abstract) and v.type.kind == "array" and not v.generic:
         shape = v.shape
         if shape is None:
