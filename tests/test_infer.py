@@ -388,3 +388,58 @@ def test_cost_does_not_depend_on_data_size() -> None:
         tracemalloc.stop()
     assert peak < 1_000_000, f"peak {peak} bytes"
     assert infer(Op.DIAG, (big,), {"k": 0}).shape == (10 ** 9, 10 ** 9)
+
+
+_Z = np.zeros
+ERROR_CASES = [
+    (Op.ADD, (_Z(3), _Z(4)), {}), (Op.MUL, (_Z((2, 3)), _Z((4, 1, 2))), {}),
+    (Op.MATMUL, (_Z((3, 4)), _Z((5,))), {}), (Op.DOT, (_Z((3, 4)), _Z((5, 2))), {}),
+    (Op.RESHAPE, (_Z((2, 3)), (4,)), {}), (Op.RESHAPE, (_Z((2, 3)), (4, -1)), {}),
+    (Op.SUM, (_Z((2, 3)),), {"axis": 2}), (Op.CONCATENATE, (_Z((2, 3)), _Z((2, 4))), {}),
+    (Op.GETITEM, (_Z((2, 3)),), {"index": (5,)}), (Op.GETITEM, (_Z((2, 3)),),
+                                                   {"index": (0, 0, 0)}),
+    (Op.SETITEM, (_Z((2, 3)), _Z(4)), {"index": (0,)}), (Op.BROADCAST_TO, (_Z(3), (4,)), {}),
+    (Op.STACK, (_Z(3), _Z(4)), {}), (Op.INV, (_Z((3, 4)),), {}),
+    (Op.SPLIT, (_Z(5),), {"indices_or_sections": 2}),
+    (Op.EINSUM, (_Z(3), _Z(4)), {"subscripts": "i,i"}), (Op.SOLVE, (_Z((3, 3)), _Z((4, 2))), {}),
+    (Op.SWAPAXES, (_Z((2, 3)),), {"axis1": 0, "axis2": 2}),
+]
+
+
+@pytest.mark.parametrize("op,inputs,given", ERROR_CASES, ids=lambda v: getattr(v, "value", ""))
+def test_errors_read_like_numpy(op: Op, inputs: tuple, given: dict) -> None:
+    """A shape the op refuses: the same exception class and message as NumPy's."""
+    params = _params(op, given)
+    with pytest.raises(Exception) as real:
+        run(op, np, inputs, params)
+    with pytest.raises(type(real.value)) as got:
+        infer(op, abstract_of(inputs), params)
+    assert str(got.value) == str(real.value)
+
+
+def test_getitem_with_abstract_index_arrays() -> None:
+    """Index arrays known only by type: their shapes place the advanced dimensions."""
+    x = A((4, 5, 6))
+    i2, j3 = np.array([0, 2]), np.array([[1], [2], [3]])
+    cases = [((("in", 0),), (i2,)), ((("in", 0), ("in", 1)), (i2, j3)),
+             ((("slice", None, None, None), ("in", 0)), (j3,)),
+             ((0, ("slice", None, None, None), ("in", 0)), (i2,)),
+             ((Ellipsis, ("in", 0)), (j3,))]
+    for index, dyn in cases:
+        expected = abstract_of(run(Op.GETITEM, np, (x, *dyn), {"index": index}))
+        assert infer(Op.GETITEM, abstract_of((x, *dyn)), {"index": index}) == expected
+    mask = abstract_of(A((4, 5)) > 1)
+    got = infer(Op.GETITEM, (abstract_of(x), mask), {"index": (("in", 0),)})
+    assert got == Abstract(Type("array", "float64", None))
+
+
+def test_unknown_dtype_has_no_rule() -> None:
+    with pytest.raises(NoTypeRule):
+        infer(Op.EXP, (Abstract(Type("array", None, (3,))),), {})
+
+
+def test_memoised_lists_are_fresh() -> None:
+    xs = [abstract_of(A((3,)))]
+    first = infer(Op.LIST_CONCAT, (xs, xs), {})
+    first.append(None)
+    assert infer(Op.LIST_CONCAT, (xs, xs), {}) == xs + xs

@@ -246,7 +246,7 @@ def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
                 continue
             if out[k] != 1:
                 text = " ".join(str(tuple(x)).replace(" ", "") for x in shapes)  # type: ignore
-                raise ValueError(f"operands could not be broadcast together with shapes {text}")
+                raise ValueError(f"operands could not be broadcast together with shapes {text} ")
             out[k] = d
     return tuple(out)
 

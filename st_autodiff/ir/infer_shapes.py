@@ -100,7 +100,9 @@ def _reshape(op: Op, inputs: tuple, params: dict) -> Any:
 
 
 def _spell(shape: tuple) -> str:
-    return str(tuple(shape)).replace(" ", "") if len(shape) != 1 else f"({shape[0]},)"
+    """A shape as NumPy's reshape error spells it (``-1`` as ``newaxis``)."""
+    parts = ["newaxis" if d == -1 else str(d) for d in shape]
+    return f"({parts[0]},)" if len(parts) == 1 else f"({','.join(parts)})"
 
 
 def _ravel(op: Op, inputs: tuple, params: dict) -> Any:
