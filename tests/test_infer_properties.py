@@ -8,6 +8,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -117,3 +118,65 @@ def test_scans_and_arg_reductions(op: Op, shape: tuple, data: Any) -> None:
     x = _value(data.draw, shape)
     axis = data.draw(st.one_of(st.none(), st.integers(-len(shape) - 1, len(shape))))
     _agree(op, (x,), {"axis": axis})
+
+
+@st.composite
+def index_cases(draw: Any) -> tuple:
+    """An array shape and an index for it: ints (some out of bounds), slices, None, one
+    Ellipsis, integer arrays (broadcastable or not) and constant boolean masks."""
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4))
+    static: list[Any] = []
+    dyn: list[Any] = []
+    dim, ell = 0, False
+    for _ in range(draw(st.integers(0, 5))):
+        left = len(shape) - dim
+        kind = draw(st.sampled_from(["int", "slice", "none", "ell", "arr", "mask"]))
+        if kind in ("int", "slice", "arr", "mask") and left == 0 or kind == "ell" and ell:
+            kind = "none"
+        if kind == "int":
+            static.append(draw(st.integers(-shape[dim] - 1, shape[dim])))
+        elif kind == "slice":
+            bound = st.one_of(st.none(), st.integers(-6, 6))
+            step = st.one_of(st.none(), st.integers(-3, 3).filter(bool))
+            static.append(("slice", draw(bound), draw(bound), draw(step)))
+        elif kind == "none":
+            static.append(None)
+            continue
+        elif kind == "ell":
+            static.append(Ellipsis)
+            ell = True
+            continue
+        elif kind == "arr":
+            n = max(shape[dim], 1)
+            ishape = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+            dyn.append(draw(hnp.arrays(np.int64, ishape, elements=st.integers(-n, n - 1))))
+            static.append(("in", len(dyn) - 1))
+        else:
+            k = draw(st.integers(1, left))
+            dyn.append(draw(hnp.arrays(np.bool_, shape[dim:dim + k])))
+            static.append(("in", len(dyn) - 1))
+            dim += k - 1
+        dim += 1
+    return shape, tuple(static), tuple(dyn)
+
+
+@settings(max_examples=400, deadline=None)
+@given(index_cases(), st.sampled_from(["float64", "int32", "bool"]))
+def test_indexing(case: tuple, dtype: str) -> None:
+    """getitem's rule against NumPy on drawn indices: constant index arrays give exact
+    shapes; abstract ones the same, except a mask's count (unknown)."""
+    shape, index, dyn = case
+    x = np.ones(shape, dtype)
+    params = {"index": index}
+    expected, error = _expect(Op.GETITEM, (x, *dyn), params)
+    inputs = (abstract_of(x), *dyn)
+    if error is not None:
+        with pytest.raises((type(error), IndexError, ValueError, TypeError)):
+            infer(Op.GETITEM, inputs, params)
+        return
+    assert infer(Op.GETITEM, inputs, params) == expected
+    got = infer(Op.GETITEM, abstract_of((x, *dyn)), params)
+    if any(d.dtype == bool and d.ndim for d in dyn):
+        assert got == Abstract(Type("array", dtype, None))
+    else:
+        assert got == expected

@@ -101,8 +101,8 @@ def index_shape(shape: tuple | None, index: tuple) -> tuple | None:
                 out.append(len(range(*e.indices(shape[dim]))))
             dim += 1
         elif k == "int":
-            if static_int(e) and not -shape[dim] <= e < shape[dim]:
-                raise IndexError(f"index {e} is out of bounds for axis {dim} with size "
+            if not isinstance(e, Abstract) and not -shape[dim] <= int(e) < shape[dim]:
+                raise IndexError(f"index {int(e)} is out of bounds for axis {dim} with size "
                                  f"{shape[dim]}")
             dim += 1
             if advanced:
@@ -114,7 +114,7 @@ def index_shape(shape: tuple | None, index: tuple) -> tuple | None:
         elif k == "mask":
             m = shape_of(e)
             for j, d in enumerate(m):
-                if d != shape[dim + j]:
+                if d not in (shape[dim + j], 0):  # (NumPy lets an empty dimension pass)
                     raise IndexError(
                         f"boolean index did not match indexed array along axis {dim + j}; "
                         f"size of axis is {shape[dim + j]} but size of corresponding "
