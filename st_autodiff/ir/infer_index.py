@@ -69,24 +69,37 @@ def _kind(e: Any) -> str:
 
 def index_shape(shape: tuple | None, index: tuple) -> tuple | None:
     """The shape of ``x[index]`` for ``x`` of ``shape``; ``None`` when unknown."""
+    dims = index_dims(shape, index)
+    return None if dims is None or None in dims else tuple(dims)
+
+
+def index_dims(shape: tuple | None, index: tuple) -> list | None:
+    """The dimensions of ``x[index]``, ``None`` for each one the types do not give (a
+    mask's count, a slice with runtime bounds); ``None`` when the rank is unknown."""
     kinds = [_kind(e) for e in index]
     if kinds.count("ell") > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    mask_dims = [shape_of(e) for e, k in zip(index, kinds) if k == "mask"]
-    if shape is None or any(m is None for m in mask_dims):
+    ranked = [shape_of(e) for e, k in zip(index, kinds) if k in ("mask", "adv")]
+    if shape is None or any(m is None for m in ranked):
         return None
-    nd, known = len(shape), True
-    consumed = sum(k in ("int", "slice", "adv") for k in kinds) + sum(map(len, mask_dims))
+    nd = len(shape)
+    consumed = sum(k in ("int", "slice", "adv") for k in kinds) + sum(
+        len(shape_of(e)) for e, k in zip(index, kinds) if k == "mask")  # type: ignore[arg-type]
     if consumed > nd:
         raise IndexError(f"too many indices for array: array is {nd}-dimensional, but "
                          f"{consumed} were indexed")
     advanced = any(k in ("adv", "mask", "bool0") for k in kinds)
-    out: list[int] = []
-    blocks: list[Any] = []
+    out: list[int | None] = []
+    blocks: list[tuple] = []
     marked: list[int] = []
-    block_at = None
+    block_at = 0
     dim = 0
+    checks: list[tuple] = []  # (array, axis size, axis): checked unless the gather is empty
     for i, (e, k) in enumerate(zip(index, kinds)):
+        if k in ("adv", "mask", "bool0") or k == "int" and advanced:
+            if not marked:
+                block_at = len(out)
+            marked.append(i)
         if k == "new":
             out.append(1)
         elif k == "ell":
@@ -94,59 +107,70 @@ def index_shape(shape: tuple | None, index: tuple) -> tuple | None:
             out.extend(shape[dim:dim + n])
             dim += n
         elif k == "slice":
-            if any_abstract((e.start, e.stop, e.step)):
-                known = False
-                out.append(0)
-            else:
-                out.append(len(range(*e.indices(shape[dim]))))
+            known = not any_abstract((e.start, e.stop, e.step))
+            out.append(len(range(*e.indices(shape[dim]))) if known else None)
             dim += 1
         elif k == "int":
-            if not isinstance(e, Abstract) and not -shape[dim] <= int(e) < shape[dim]:
-                raise IndexError(f"index {int(e)} is out of bounds for axis {dim} with size "
-                                 f"{shape[dim]}")
+            _check_bounds(e, shape[dim], dim)
             dim += 1
             if advanced:
                 blocks.append(())
         elif k == "adv":
-            _check_bounds(e, shape[dim], dim)
-            blocks.append(shape_of(e))
+            checks.append((e, shape[dim], dim))
+            blocks.append(shape_of(e))  # type: ignore[arg-type]
             dim += 1
         elif k == "mask":
             m = shape_of(e)
-            for j, d in enumerate(m):
+            for j, d in enumerate(m):  # type: ignore[arg-type]
                 if d not in (shape[dim + j], 0):  # (NumPy lets an empty dimension pass)
                     raise IndexError(
                         f"boolean index did not match indexed array along axis {dim + j}; "
                         f"size of axis is {shape[dim + j]} but size of corresponding "
                         f"boolean axis is {d}")
-            blocks.append(None if isinstance(e, Abstract) else (int(np.count_nonzero(e)),))
-            dim += len(m)
+            blocks.append((None,) if isinstance(e, Abstract) else (
+                int(np.count_nonzero(e)),))
+            dim += len(m)  # type: ignore[arg-type]
         else:  # bool0
-            blocks.append(None if isinstance(e, Abstract) else (int(bool(e)),))
-        if k in ("adv", "mask", "bool0") or k == "int" and advanced:
-            marked.append(i)
-            if block_at is None:
-                block_at = len(out)
+            blocks.append((None,) if isinstance(e, Abstract) else (int(bool(e)),))
     out.extend(shape[dim:])
+    block = _broadcast_blocks(blocks) if advanced else []
+    if not advanced or None not in block and 0 not in block:  # (an empty gather: no check)
+        for e, n, axis in checks:
+            _check_bounds(e, n, axis)
     if advanced:
-        if any(b is None for b in blocks):
-            return None
-        try:
-            block = tuple(np.broadcast_shapes(*blocks))
-        except ValueError:
-            text = " ".join(str(tuple(b)).replace(" ", "") for b in blocks if b != ())
-            raise IndexError("shape mismatch: indexing arrays could not be broadcast "
-                             f"together with shapes {text}") from None
         if marked == list(range(marked[0], marked[-1] + 1)):
             out[block_at:block_at] = block
         else:
             out = list(block) + out
-    return tuple(out) if known else None
+    return out
+
+
+def _broadcast_blocks(blocks: list[tuple]) -> list:
+    """Advanced index shapes broadcast together; ``None`` dims (a mask's count) stay
+    unknown unless another index array fixes them."""
+    nd = max((len(b) for b in blocks), default=0)
+    out: list[int | None] = [1] * nd
+    seen_unknown = [False] * nd
+    for b in blocks:
+        for k, d in enumerate(b, nd - len(b)):
+            if d is None:
+                seen_unknown[k] = True
+            elif d != 1 and out[k] not in (1, d):
+                text = " ".join(str(tuple(x)).replace(" ", "") for x in blocks if x != ())
+                raise IndexError("shape mismatch: indexing arrays could not be broadcast "
+                                 f"together with shapes {text} ")
+            elif d != 1:
+                out[k] = d
+    return [None if u and d == 1 else d for d, u in zip(out, seen_unknown)]
 
 
 def _check_bounds(e: Any, n: int, dim: int) -> None:
     """IndexError for a constant index array with an entry outside ``[-n, n)``."""
     if isinstance(e, Abstract):
+        return
+    if not isinstance(e, (np.ndarray, list)):
+        if not -n <= int(e) < n:
+            raise IndexError(f"index {int(e)} is out of bounds for axis {dim} with size {n}")
         return
     a = np.asarray(e)
     if a.size and (a.max() >= n or a.min() < -n):
@@ -167,8 +191,9 @@ def _probe_index(index: tuple) -> tuple:
         elif k == "adv":
             s = shape_of(e)
             out.append(np.zeros(tiny(s) if s is not None else (1,), np.intp))
-        elif k == "mask":
-            out.append(np.ones(tiny(shape_of(e)), bool))
+        elif k == "mask":  # as empty as the real one (empty gathers skip bounds checks)
+            full = not isinstance(e, Abstract) and bool(np.any(e))
+            out.append(np.full(tiny(shape_of(e)), full, bool))
         elif k == "bool0":
             out.append(True if isinstance(e, Abstract) else e)
         else:
@@ -216,17 +241,22 @@ def _container_item(x: tuple | list, index: tuple) -> Any:
     return x[i]
 
 
-def _fits(v: tuple | None, target: tuple | None) -> None:
-    """ValueError when a value of shape ``v`` cannot be written into ``target``."""
+def _fits(v: tuple | None, target: list | None, grows: bool = True) -> None:
+    """ValueError when a value of shape ``v`` cannot be written into ``target`` (its
+    unknown dimensions, ``None``, accept anything).  Assignment drops leading 1s of
+    ``v`` (``grows``); an in-place add does not."""
     if v is None or target is None:
         return
     vs = tuple(v)
-    while len(vs) > len(target) and vs[0] == 1:
+    while grows and len(vs) > len(target) and vs[0] == 1:
         vs = vs[1:]
-    if len(vs) > len(target) or any(a not in (1, b) for a, b in zip(vs[::-1],
-                                                                    target[::-1])):
+    if len(vs) > len(target) or any(b is not None and a not in (1, b) for a, b in zip(
+            vs[::-1], target[::-1])):
+        if None in target:
+            raise ValueError(f"shape mismatch: value array of shape {_spell(v)} could not "
+                             "be broadcast to the indexing result")
         raise ValueError(f"could not broadcast input array from shape "
-                         f"{_spell(v)} into shape {_spell(target)}")
+                         f"{_spell(v)} into shape {_spell(tuple(target))}")
 
 
 def _spell(s: tuple) -> str:
@@ -239,15 +269,23 @@ def _write(op: Op, inputs: tuple, params: dict) -> Any:
     _array_in(x, write=True)
     index = build_index(params["index"], inputs[2:])
     shape = shape_of(x)
-    target = index_shape(shape, index)
-    _fits(shape_of(v), target)
+    _fits(shape_of(v), index_dims(shape, index), grows=op is Op.SETITEM)
+    vshape = shape_of(v)
+    if shape is not None and vshape and len(index) == len(shape) and all(
+            _kind(e) == "int" for e in index):  # one element: a scalar goes there
+        raise ValueError("setting an array element with a sequence.")
+    if op is Op.SETITEM and vshape and len(vshape) > 1 and len(index) == 1 and _kind(
+            index[0]) == "mask" and len(shape_of(index[0]) or ()) == len(shape or ()):
+        raise TypeError("NumPy boolean array indexing assignment requires a 0 or "
+                        f"1-dimensional input, input has {len(vshape)} dimensions")
     if shape is None:
         return array(dtype_of(x), None)
     xs = stand_in(x)
     pidx = _probe_index(index)
     fn = (lambda a, b: setitem(a, b, pidx)) if op is Op.SETITEM else (
         lambda a, b: index_add(a, b, pidx))
-    res = probe(op, [xs, stand_in(v)], {"index": pidx}, fn=fn)
+    # a 0-d value fits any target: the probe checks the casting, ``_fits`` the shapes
+    res = probe(op, [xs, stand_in(v, ())], {"index": pidx}, fn=fn)
     return array(res.dtype, shape)
 
 
