@@ -30,6 +30,7 @@ from .infer_core import (
     NoTypeRule,
     any_abstract,
     broadcast,
+    fits,
     is_abs,
     make,
     normalize_axis_index,
@@ -191,6 +192,8 @@ def _same_shape(op: Op, inputs: tuple, params: dict) -> Any:
     if op is Op.ASARRAY and isinstance(x, (list, tuple)) and not any_abstract(x):
         return abstract_of(np.asarray(x))  # a literal: small, and its values matter
     shape = shape_of(x)
+    if op is Op.FULL_LIKE:
+        fits(shape_of(inputs[1]), shape)
     args = [stand_in(v) for v in inputs]
     if isinstance(x, Abstract) and x.type.kind == "array" and shape is None:
         args[0] = stand_in(x, (1,))  # a 1-d stand-in: an array result, never a scalar
@@ -211,12 +214,7 @@ def _zeros(op: Op, inputs: tuple, params: dict) -> Any:
         raise ValueError("negative dimensions are not allowed")
     args = [()] + [stand_in(v) for v in inputs[1:]]
     if op is Op.FULL:
-        fill = shape_of(inputs[1])
-        if shape is not None and fill is not None:
-            if len(fill) > len(shape) or any(
-                    f not in (1, s) for f, s in zip(fill[::-1], shape[::-1])):
-                raise ValueError(f"could not broadcast input array from shape {fill} "
-                                 f"into shape {shape}")
+        fits(shape_of(inputs[1]), shape)
         args[1] = stand_in(inputs[1], ())
     return make(probe(op, args, params), shape)
 

@@ -251,6 +251,29 @@ def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
     return tuple(out)
 
 
+def fits(v: tuple | None, target: list | None, grows: bool = True) -> None:
+    """ValueError when a value of shape ``v`` cannot be written into ``target`` (its
+    unknown dimensions, ``None``, accept anything).  Assignment drops leading 1s of
+    ``v`` (``grows``); an in-place add does not."""
+    if v is None or target is None:
+        return
+    vs = tuple(v)
+    while grows and len(vs) > len(target) and vs[0] == 1:
+        vs = vs[1:]
+    if len(vs) > len(target) or any(b is not None and a not in (1, b) for a, b in zip(
+            vs[::-1], target[::-1])):
+        if None in target:
+            raise ValueError(f"shape mismatch: value array of shape {spell(v)} could not "
+                             "be broadcast to the indexing result")
+        raise ValueError(f"could not broadcast input array from shape "
+                         f"{spell(v)} into shape {spell(tuple(target))}")
+
+
+def spell(s: tuple) -> str:
+    """A shape as NumPy's messages spell it: ``(3,)``, ``(2,3)``."""
+    return f"({s[0]},)" if len(s) == 1 else str(tuple(s)).replace(" ", "")
+
+
 def size(shape: tuple[int, ...]) -> int:
     """The number of elements of ``shape``."""
     return math.prod(shape)

@@ -22,6 +22,7 @@ from .infer_core import (
     any_abstract,
     array,
     dtype_of,
+    fits,
     probe,
     shape_of,
     stand_in,
@@ -241,35 +242,13 @@ def _container_item(x: tuple | list, index: tuple) -> Any:
     return x[i]
 
 
-def _fits(v: tuple | None, target: list | None, grows: bool = True) -> None:
-    """ValueError when a value of shape ``v`` cannot be written into ``target`` (its
-    unknown dimensions, ``None``, accept anything).  Assignment drops leading 1s of
-    ``v`` (``grows``); an in-place add does not."""
-    if v is None or target is None:
-        return
-    vs = tuple(v)
-    while grows and len(vs) > len(target) and vs[0] == 1:
-        vs = vs[1:]
-    if len(vs) > len(target) or any(b is not None and a not in (1, b) for a, b in zip(
-            vs[::-1], target[::-1])):
-        if None in target:
-            raise ValueError(f"shape mismatch: value array of shape {_spell(v)} could not "
-                             "be broadcast to the indexing result")
-        raise ValueError(f"could not broadcast input array from shape "
-                         f"{_spell(v)} into shape {_spell(tuple(target))}")
-
-
-def _spell(s: tuple) -> str:
-    return f"({s[0]},)" if len(s) == 1 else str(tuple(s)).replace(" ", "")
-
-
 def _write(op: Op, inputs: tuple, params: dict) -> Any:
     """setitem, index_add: a copy of ``x`` of its own type; ``v`` must fit."""
     x, v = inputs[0], inputs[1]
     _array_in(x, write=True)
     index = build_index(params["index"], inputs[2:])
     shape = shape_of(x)
-    _fits(shape_of(v), index_dims(shape, index), grows=op is Op.SETITEM)
+    fits(shape_of(v), index_dims(shape, index), grows=op is Op.SETITEM)
     vshape = shape_of(v)
     if shape is not None and vshape and len(index) == len(shape) and all(
             _kind(e) == "int" for e in index):  # one element: a scalar goes there

@@ -94,15 +94,20 @@ def _tensordot(op: Op, inputs: tuple, params: dict) -> Any:
                                                                    default=0))
     if sa is None or sb is None:
         return make(probe(op, _args(inputs, (max(ra, 1), max(rb, 1))), params), None)
-    res = probe(op, _args(inputs, (0, 0)), params)
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
-        xa, xb = list(range(len(sa) - n, len(sa))), list(range(n))
+        xa, xb = list(range(-n, 0)), list(range(n))
     else:
         xa = [int(a) for a in np.atleast_1d(axes[0])]
         xb = [int(b) for b in np.atleast_1d(axes[1])]
-    if len(xa) != len(xb) or any(sa[i] != sb[j] for i, j in zip(xa, xb)):
+    equal = len(xa) == len(xb)
+    for i, j in zip(xa, xb) if equal else ():  # as np.tensordot reads them
+        if sa[i] != sb[j]:  # (an axis out of range: IndexError, as NumPy's)
+            equal = False
+            break
+    if not equal:
         raise ValueError("shape-mismatch for sum")
+    res = probe(op, _args(inputs, (0, 0)), params)  # (after the checks: tiny dims agree)
     xa = [i % len(sa) for i in xa]
     xb = [j % len(sb) for j in xb]
     out = tuple(d for i, d in enumerate(sa) if i not in xa) + tuple(

@@ -117,6 +117,9 @@ def _same(op: Op, inputs: tuple, params: dict) -> Any:
 
 def _sort(op: Op, inputs: tuple, params: dict) -> Any:
     shape = shape_of(inputs[0])
+    if shape == ():  # the probe is exact (argsort of a 0-d array is 1-d)
+        res = probe_any(op, inputs, params)
+        return make(res, np.shape(res))
     if shape is not None and params.get("axis") is None:
         shape = (size(shape),)
     return _tiny_probe(op, inputs, params, shape)
@@ -233,7 +236,9 @@ def _repeat(op: Op, inputs: tuple, params: dict) -> Any:
     shape, rep, axis = shape_of(inputs[0]), params["repeats"], params.get("axis")
     out = None
     if shape is not None:
-        n = size(shape) if axis is None else shape[normalize_axis_index(axis, len(shape))]
+        nd = max(len(shape), 1)  # (a 0-d array repeats along axis 0 as if 1-d)
+        shape = shape or (1,)
+        n = size(shape) if axis is None else shape[normalize_axis_index(axis, nd)]
         reps = [int(rep)] if static_int(rep) else [int(r) for r in np.ravel(rep)]
         if any(r < 0 for r in reps):
             raise ValueError("repeats may not contain negative values.")
@@ -242,8 +247,7 @@ def _repeat(op: Op, inputs: tuple, params: dict) -> Any:
                              f"({len(reps)},)")
         total = n * reps[0] if len(reps) == 1 else sum(reps)
         out = (total,) if axis is None else tuple(
-            total if i == normalize_axis_index(axis, len(shape)) else d
-            for i, d in enumerate(shape))
+            total if i == normalize_axis_index(axis, nd) else d for i, d in enumerate(shape))
     return make(probe_any(op, inputs, dict(params, repeats=1)), out)
 
 
@@ -280,11 +284,17 @@ def _take(op: Op, inputs: tuple, params: dict) -> Any:
         if axis is None:
             out, n = ishape, size(shape)
         else:
-            ax = normalize_axis_index(axis, len(shape))
-            out, n = shape[:ax] + ishape + shape[ax + 1:], shape[ax]
-        if static_int(ind) and not -n <= ind < n:
-            raise IndexError(f"index {ind} is out of bounds for axis 0 with size {n}")
-    return make(probe_any(op, (x, 0 if static_int(ind) else ind), params, fill={1: 0}), out)
+            ax = normalize_axis_index(axis, max(len(shape), 1))
+            out, n = shape[:ax] + ishape + shape[ax + 1:], shape[ax] if shape else 1
+        outer = 1 if axis is None or not shape else size(shape[:ax])
+        if outer and not isinstance(ind, Abstract):  # (NumPy checks none if no row is read)
+            a = np.asarray(ind)
+            bad = [int(v) for v in (a.min(), a.max()) if not -n <= v < n] if a.size else []
+            if bad:
+                raise IndexError(f"index {bad[0]} is out of bounds for axis "
+                                 f"{0 if axis is None else ax} with size {n}")
+    res = probe_any(op, (x, 0 if static_int(ind) else ind), params, fill={1: 0})
+    return make(res, np.shape(res) if shape == () else out)  # (0-d: NumPy takes axis 0)
 
 
 def _take_along_axis(op: Op, inputs: tuple, params: dict) -> Any:
@@ -321,13 +331,28 @@ def _nonzero(op: Op, inputs: tuple, params: dict) -> Any:
 
 
 def _unbroadcast(op: Op, inputs: tuple, params: dict) -> Any:
+    """``kernels.unbroadcast`` on shapes: ``x`` itself when nothing is summed, else the
+    sum over the broadcast axes reshaped to the target."""
     x, target = inputs
     shape, target = shape_of(x), static_shape(target)
-    if shape is not None and target is not None and tuple(shape) == tuple(target):
-        return x if isinstance(x, Abstract) else make(x, shape)
     summed = probe(Op.SUM, [stand_in(x, () if isinstance(x, Abstract) and not x.generic
                                        else None)], {"axis": None, "keepdims": False})
-    return array(summed.dtype if hasattr(summed, "dtype") else dtype_of(x), target)
+    dt = summed.dtype if hasattr(summed, "dtype") else dtype_of(x)
+    if shape is None or target is None:
+        if shape is not None and shape == target:
+            return x if isinstance(x, Abstract) else make(x, shape)
+        return array(dt, target)
+    if tuple(shape) == tuple(target):
+        return x if isinstance(x, Abstract) else make(x, shape)
+    lead = len(shape) - len(target)
+    axes = set(range(lead)) | {lead + i for i, d in enumerate(target)
+                               if d == 1 and shape[lead + i] != 1}
+    if not axes and not lead:
+        return x if isinstance(x, Abstract) else make(x, shape)
+    kept = size([1 if i in axes else d for i, d in enumerate(shape)])
+    if kept != size(target):
+        raise ValueError(f"cannot reshape array of size {kept} into shape {_spell(target)}")
+    return array(dt, target)
 
 
 RULES = {
