@@ -218,6 +218,8 @@ def test_rule_with_unknown_shapes(op: Op) -> None:
             except NoTypeRule:
                 if op is Op.NONZERO:
                     continue  # the rank decides how many arrays: no rule without it
+                if op is Op.UNBROADCAST and not expected.type.is_float:
+                    continue  # summed (bool -> int64) or not: only the shapes say
                 failures.append(f"{_describe(inputs, given)} #{i}: NoTypeRule")
                 continue
             except Exception as exc:  # noqa: BLE001

@@ -194,7 +194,7 @@ def _same_shape(op: Op, inputs: tuple, params: dict) -> Any:
     shape = shape_of(x)
     if op is Op.FULL_LIKE:
         fits(shape_of(inputs[1]), shape)
-    args = [stand_in(v) for v in inputs]
+    args = [stand_in(v, () if i else None) for i, v in enumerate(inputs)]  # (a 0-d fill)
     if isinstance(x, Abstract) and x.type.kind == "array" and shape is None:
         args[0] = stand_in(x, (1,))  # a 1-d stand-in: an array result, never a scalar
     return make(probe(op, args, params), shape)

@@ -188,10 +188,13 @@ def probe_any(op: Op, inputs: tuple | list, params: dict[str, Any], fn: Any = No
     if not unknown:
         return probe(op, [stand_in(v, None, fill.get(i, 1)) for i, v in enumerate(inputs)],
                      params, fn)
-    ranks = [len(s) for s in (shape_of(v) for v in inputs) if s]
+    shapes = [shape_of(v) if isinstance(v, (Abstract, np.ndarray)) else None for v in inputs]
+    ranks = [len(s) for s in shapes if s]
     error: Exception | None = None
     for r in dict.fromkeys(ranks + [1, 2, 0, 3, 4]):
-        args = [stand_in(v, (1,) * r if i in unknown else None, fill.get(i, 1))
+        # every dimension 1 (no 0s: they would clash with the guessed ones)
+        args = [stand_in(v, (1,) * r if i in unknown else None if shapes[i] is None else
+                         (1,) * len(shapes[i]), fill.get(i, 1))  # type: ignore[arg-type]
                 for i, v in enumerate(inputs)]
         try:
             return probe(op, args, params, fn)

@@ -30,9 +30,13 @@ def _spell(s: tuple) -> str:
 
 
 def _args(inputs: tuple, ranks: tuple[int, ...]) -> list:
-    """Tiny stand-ins; an input of unknown shape gets the rank the op needs."""
-    return [stand_in(v, (1,) * r if shape_of(v) is None else None)
-            for v, r in zip(inputs, ranks)]
+    """Tiny stand-ins; an input of unknown shape gets the rank the op needs (and then
+    every dimension is 1, so that no 0 clashes with a guessed 1)."""
+    shapes = [shape_of(v) for v in inputs]
+    if None not in shapes:
+        return [stand_in(v) for v in inputs]
+    return [stand_in(v, (1,) * (r if s is None else len(s))) for v, r, s in zip(
+        inputs, ranks, shapes)]
 
 
 def _matmul(op: Op, inputs: tuple, params: dict) -> Any:
@@ -156,7 +160,8 @@ def _einsum(op: Op, inputs: tuple, params: dict) -> Any:
 def _trace(op: Op, inputs: tuple, params: dict) -> Any:
     shape = shape_of(inputs[0])
     a1, a2 = params.get("axis1", 0), params.get("axis2", 1)
-    rank = max(2, *(a + 1 if a >= 0 else -a for a in (a1, a2)))
+    front = max([a + 1 for a in (a1, a2) if a >= 0], default=0)
+    rank = max(2, front + max([-a for a in (a1, a2) if a < 0], default=0))
     res = probe(op, _args(inputs, (rank,)), params)
     if shape is None:
         return make(res, None)

@@ -294,7 +294,9 @@ def _take(op: Op, inputs: tuple, params: dict) -> Any:
                 raise IndexError(f"index {bad[0]} is out of bounds for axis "
                                  f"{0 if axis is None else ax} with size {n}")
     res = probe_any(op, (x, 0 if static_int(ind) else ind), params, fill={1: 0})
-    return make(res, np.shape(res) if shape == () else out)  # (0-d: NumPy takes axis 0)
+    if shape == () and ishape is not None:  # (0-d: NumPy takes along axis 0; exact)
+        return make(res, np.shape(res))
+    return make(res, out)
 
 
 def _take_along_axis(op: Op, inputs: tuple, params: dict) -> Any:
@@ -341,6 +343,8 @@ def _unbroadcast(op: Op, inputs: tuple, params: dict) -> Any:
     if shape is None or target is None:
         if shape is not None and shape == target:
             return x if isinstance(x, Abstract) else make(x, shape)
+        if dt != dtype_of(x):  # summed (bool -> int64) or not: the shapes decide
+            raise NoTypeRule("unbroadcast of a non-float value of unknown shape")
         return array(dt, target)
     if tuple(shape) == tuple(target):
         return x if isinstance(x, Abstract) else make(x, shape)
