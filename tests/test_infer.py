@@ -241,6 +241,10 @@ def test_abstract_python_numbers() -> None:
     assert infer(Op.ADD, (A((3,), "float32"), i), {}) == abstract_of(A((3,), "float32"))
     assert infer(Op.ADD, (abstract_of(np.float32(1.0)), f), {}) == abstract_of(np.float32(1))
     assert infer(Op.ADD, (2, 3), {}) == 5  # static values are evaluated exactly
+    assert infer(Op.POW, (i, 2), {}) == i and infer(Op.POW, (i, -1), {}) == f
+    with pytest.raises(NoTypeRule):  # an int or a float: the exponent's sign decides
+        infer(Op.POW, (3, i), {})
+    assert infer(Op.POW, (2.5, i), {}) == f
 
 
 def test_nep50_weak_python_scalars() -> None:

@@ -122,8 +122,17 @@ def _elementwise(op: Op, inputs: tuple, params: dict) -> Any:
             isinstance(v, (np.ndarray, list, tuple)) for v in inputs):
         with np.errstate(all="ignore"):  # Python or NumPy scalars only: exact and cheap
             return abstract_of(run(op, np, inputs, params))
+    if op is Op.POW and all(_python_int(v) for v in inputs) and is_abs(inputs[1]):
+        # int ** int is an int, or a float for a negative exponent: the value decides
+        raise NoTypeRule("a Python int to the power of a runtime int")
     shape = broadcast(*[shape_of(v) for v in inputs if v is not None])
     return make(probe(op, [stand_in(v) for v in inputs], params), shape)
+
+
+def _python_int(v: Any) -> bool:
+    if isinstance(v, Abstract):
+        return v.type.kind in ("int", "bool")
+    return isinstance(v, int)
 
 
 # --- reductions and scans -------------------------------------------------------------

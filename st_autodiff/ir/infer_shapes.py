@@ -78,6 +78,8 @@ def _reshape(op: Op, inputs: tuple, params: dict) -> Any:
     if target is not None:
         if sum(1 for d in target if d == -1) > 1:
             raise ValueError("can only specify one unknown dimension")
+        if any(d < -1 for d in target):
+            raise ValueError("negative dimensions not allowed")
         if -1 not in target:
             out = target
         elif shape is not None:
@@ -89,14 +91,11 @@ def _reshape(op: Op, inputs: tuple, params: dict) -> Any:
         if out is not None and shape is not None and size(out) != size(shape):
             raise ValueError(f"cannot reshape array of size {size(shape)} into shape "
                              f"{_spell(target)}")
-    args = [stand_in(x), tiny(out) if out is not None else (-1,)]
-    if out is None or shape is None:
-        args[0] = stand_in(x, (1,) if isinstance(x, Abstract) and x.shape is None else None)
-        if out is not None:
-            args[1] = (1,) * len(out)
-            args[0] = np.ones(1, dtype_of(x)) if not (
-                isinstance(x, Abstract) and x.generic) else args[0]
-    return make(probe(op, args, params), out)
+    if isinstance(x, (Abstract, np.ndarray)) and not (isinstance(x, Abstract) and x.generic):
+        xs = np.ones(1 if out is None else size(tiny(out)), dtype_of(x))  # (as many)
+    else:
+        xs = stand_in(x)  # a NumPy or Python scalar
+    return make(probe(op, [xs, (-1,) if out is None else tiny(out)], params), out)
 
 
 def _spell(shape: tuple) -> str:
