@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover
     from numpy.core.multiarray import normalize_axis_index  # type: ignore[no-redef]
     from numpy.core.numeric import normalize_axis_tuple  # type: ignore[no-redef]
 
+#: (the axis helpers are NumPy's own, re-exported for the rule modules)
 __all__ = ["NoTypeRule", "normalize_axis_index", "normalize_axis_tuple"]
 
 PY_KINDS = ("float", "int", "bool")
