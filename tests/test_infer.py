@@ -449,3 +449,12 @@ def test_memoised_lists_are_fresh() -> None:
     first = infer(Op.LIST_CONCAT, (xs, xs), {})
     first.append(None)
     assert infer(Op.LIST_CONCAT, (xs, xs), {}) == xs + xs
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import st_autodiff.ir.infer as module
+
+    result = doctest.testmod(module)
+    assert result.attempted and not result.failed

@@ -54,7 +54,15 @@ Rule = Any
 def infer(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
     """The abstract result of ``op`` on ``inputs`` (some ``Abstract``) with ``params``
     (the node's full params).  Raises ``NoTypeRule`` where no rule applies, and NumPy's
-    own error where the op would refuse the input shapes."""
+    own error where the op would refuse the input shapes.
+
+    >>> from st_autodiff.ir.types import Type
+    >>> x = Abstract(Type("array", "float32", (10**9, 3)))
+    >>> infer(Op.MUL, (x, Abstract(Type("float", "float64", ()))), {})
+    <abstract f32[1000000000,3]>
+    >>> infer(Op.SUM, (x,), {"axis": None, "keepdims": False})
+    <abstract f32[] scalar>
+    """
     rule = RULES.get(op)
     if rule is None:
         raise NoTypeRule(f"no type rule for {op.value}")
