@@ -296,6 +296,14 @@ def test_runtime_lists() -> None:
     assert infer(Op.LIST_SUM, (xs,), {}).type.dtype == "float64"
     assert infer(Op.LIST_ZEROS, (xs,), {}).item == item
     assert infer(Op.LIST_CONCAT, ([item], xs), {}).item == item
+    assert infer(Op.LIST_ADD, (xs, xs), {}).item == item
+    assert infer(Op.LIST_ADD, (xs, [item, item]), {}).item == item
+    assert infer(Op.LIST_ADD, (xs, abstract_of(2.5)), {}).item == item
+    assert infer(Op.LIST_INDEX_ADD, (xs, Abstract(Type("int")), item), {}) == xs
+    assert infer(Op.LIST_GATHER, (xs, xs, None, Abstract(Type("list"))), {}).item == item
+    pieces = infer(Op.LIST_SPLIT_LIKE, (abstract_of(A((5, 3))), xs), {"axis": 0})
+    assert pieces.type.kind == "list" and pieces.item == Abstract(Type("array", "float64",
+                                                                      None))
     big = infer(Op.LIST_UNSTACK, (abstract_of(np.broadcast_to(1.0, (10 ** 6, 2))),),
                 {"axis": 0})
     assert big.type.kind == "list" and big.item == abstract_of(A((2,)))

@@ -136,19 +136,21 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
         return _add(*inputs)
 
     def _add(a: Any, b: Any) -> Any:
+        """``kernels.list_add`` on types: item by item, or ``b`` added to every item."""
         if a is None or b is None:
             return b if a is None else a
+        if not (isinstance(a, list) or is_alist(a)):
+            return add(a, b)  # two items
         if isinstance(b, list) or is_alist(b):
             if isinstance(a, list) and isinstance(b, list):
-                return [x if y is None else y if x is None else _add(x, y) if isinstance(
-                    x, list) or is_alist(x) else add(x, y) for x, y in zip(a, b, strict=True)]
+                return [x if y is None else y if x is None else _add(x, y)
+                        for x, y in zip(a, b, strict=True)]
             x, y = item_type(a), item_type(b)
             return alist(None if x is None or y is None else _add(x, y))
         if isinstance(a, list):
-            return [_add(x, b) if isinstance(x, list) or is_alist(x) else add(x, b)
-                    for x in a]
+            return [_add(x, b) for x in a]
         x = item_type(a)
-        return alist(None if x is None else _add(x, b) if is_alist(x) else add(x, b))
+        return alist(None if x is None else _add(x, b))
 
     def unstack(op: Op, inputs: tuple, params: dict) -> Any:
         x, axis = inputs[0], params.get("axis", 0)
