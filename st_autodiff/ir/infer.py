@@ -29,6 +29,7 @@ from .abstract import Abstract, abstract_of
 from .infer_core import (
     NoTypeRule,
     any_abstract,
+    array,
     broadcast,
     fits,
     is_abs,
@@ -233,7 +234,7 @@ def _zeros(op: Op, inputs: tuple, params: dict) -> Any:
     if op is Op.FULL:
         fits(shape_of(inputs[1]), shape)
         args[1] = stand_in(inputs[1], ())
-    return make(probe(op, args, params), shape)
+    return array(probe(op, args, params).dtype, shape)  # (probed 0-d: the dtype only)
 
 
 def _eye(op: Op, inputs: tuple, params: dict) -> Any:
@@ -241,7 +242,7 @@ def _eye(op: Op, inputs: tuple, params: dict) -> Any:
     known = not is_abs(n) and not is_abs(m)
     shape = (int(n), int(n if m is None else m)) if known else None
     small = dict(params, M=None if m is None else 1)
-    return make(probe(op, [1], small), shape)
+    return array(probe(op, [1], small).dtype, shape)
 
 
 def _arange_length(start: Any, stop: Any, step: Any) -> int:
@@ -266,7 +267,7 @@ def _arange(op: Op, inputs: tuple, params: dict) -> Any:
     # the same types with small values: only the dtype is read from the probe
     fills = (0, 1, 1) if stop is not None else (1, None, 1)
     args = [_small(v, f) for v, f in zip((start, stop, step), fills)]
-    return make(probe(op, args, params), shape)
+    return array(probe(op, args, params).dtype, shape)
 
 
 def _small(v: Any, fill: Any) -> Any:

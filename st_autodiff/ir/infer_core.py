@@ -218,6 +218,11 @@ def make(result: Any, shape: tuple[int, ...] | None) -> Any:
     dt = getattr(result, "dtype", None)
     if dt is None:
         raise NoTypeRule(f"a probe returned a {type(result).__name__}")
+    if shape is not None and len(getattr(result, "shape", ())) != len(shape):
+        # the probe and the shape rule disagree on the rank: a rule's bug; the caller
+        # may still evaluate the op on values, so never answer with a wrong type
+        raise NoTypeRule(f"internal: rank {len(result.shape)} from the probe, "
+                         f"{len(shape)} from the rule")
     generic = isinstance(result, np.generic) and shape == ()
     return Abstract(Type("array", dt.name, None if shape is None else tuple(shape)),
                     generic=generic)
