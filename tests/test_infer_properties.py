@@ -80,14 +80,14 @@ def _agree(op: Op, inputs: tuple, params: dict, constants: int = 0) -> None:
     assert got == expected, (op, inputs, params)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(binary_cases())
 def test_binary_elementwise(case: tuple) -> None:
     op, inputs = case
     _agree(op, inputs, {})
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.sampled_from(UNARY), hnp.array_shapes(min_dims=0, max_dims=3, min_side=0,
                                                 max_side=3), st.data())
 def test_unary_elementwise(op: Op, shape: tuple, data: Any) -> None:
@@ -95,7 +95,7 @@ def test_unary_elementwise(op: Op, shape: tuple, data: Any) -> None:
     _agree(op, (x,), OP_INFO[op].param_defaults)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.sampled_from(REDUCTIONS), hnp.array_shapes(min_dims=0, max_dims=4, min_side=0,
                                                      max_side=3), st.data())
 def test_reductions(op: Op, shape: tuple, data: Any) -> None:
@@ -114,7 +114,7 @@ def test_reductions(op: Op, shape: tuple, data: Any) -> None:
         assert got.type.shape is None and not got.generic or got == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.sampled_from([Op.CUMSUM, Op.CUMPROD, Op.ARGMAX, Op.ARGMIN]),
        hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3), st.data())
 def test_scans_and_arg_reductions(op: Op, shape: tuple, data: Any) -> None:
@@ -163,7 +163,7 @@ def index_cases(draw: Any) -> tuple:
     return shape, tuple(static), tuple(dyn)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(index_cases(), st.sampled_from(["float64", "int32", "bool"]))
 def test_indexing(case: tuple, dtype: str) -> None:
     """getitem's rule against NumPy on drawn indices: constant index arrays give exact
@@ -185,7 +185,7 @@ def test_indexing(case: tuple, dtype: str) -> None:
         assert got == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(index_cases(), st.sampled_from(["float64", "int32"]), st.data())
 def test_writes(case: tuple, dtype: str, data: Any) -> None:
     """setitem and index_add: the value must fit the indexed part (NumPy's rule)."""
@@ -212,7 +212,7 @@ def _matrix_shapes(draw: Any) -> tuple:
     return a, tuple(b)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.sampled_from([Op.MATMUL, Op.DOT, Op.INNER, Op.VDOT, Op.OUTER]), st.data())
 def test_products(op: Op, data: Any) -> None:
     a, b = _matrix_shapes(data.draw)
@@ -221,7 +221,7 @@ def test_products(op: Op, data: Any) -> None:
     _agree(op, (x, y), {})
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_einsum(data: Any) -> None:
     """Drawn subscripts (explicit or implicit output, repeated labels) on drawn sizes."""
