@@ -219,7 +219,7 @@ def _same_shape(op: Op, inputs: tuple, params: dict) -> Any:
 
 
 def _stop_gradient(op: Op, inputs: tuple, params: dict) -> Any:
-    return inputs[0]
+    return abstract_of(inputs[0])
 
 
 # --- creation -------------------------------------------------------------------------
@@ -290,13 +290,13 @@ def _linspace(op: Op, inputs: tuple, params: dict) -> Any:
 
 
 def _tuple(op: Op, inputs: tuple, params: dict) -> Any:
-    return tuple(inputs)
+    return abstract_of(tuple(inputs))
 
 
 def _item(op: Op, inputs: tuple, params: dict) -> Any:
     x = inputs[0]
     if isinstance(x, (tuple, list)):
-        return x[params["index"]]
+        return abstract_of(x[params["index"]])
     raise NoTypeRule("item of a value that is not a tuple")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .abstract import Abstract
+from .abstract import Abstract, abstract_of
 from .infer_core import (
     NoTypeRule,
     any_abstract,
@@ -69,7 +69,7 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
         return infer(Op.ADD, (a, b), {})
 
     def list_(op: Op, inputs: tuple, params: dict) -> Any:
-        return list(inputs)
+        return abstract_of(list(inputs))
 
     def get(op: Op, inputs: tuple, params: dict) -> Any:
         items, i = inputs
