@@ -134,6 +134,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.global_consts: dict[tuple[int, str], Node] = {}
         self.external = ExternalObjects()  # containers that outlive the call
         self.guards = Guards()  # what lowering read from outside the arguments
+        # canonical argument positions the caller made static (any value) or dynamic (ints)
+        self.static_args: frozenset[int] = frozenset()
+        self.dynamic_args: frozenset[int] = frozenset()
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -493,8 +496,8 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
         else:
             value = example_args[i]
             node = lw.b.arg(pname, type_of(value), value, loc)
-            static = isinstance(value, (bool, int, str, type(None))) and not isinstance(
-                value, float)
+            static = i in lw.static_args or isinstance(value, (bool, int, str, type(
+                None))) and not isinstance(value, float) and i not in lw.dynamic_args
             value = value if static else node
         if param is fn.star:
             stars.append(value)
