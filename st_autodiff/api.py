@@ -104,6 +104,15 @@ class GradFunction:
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
                  options: Options, argspec: ArgSpec | None = None,
                  cache_size: int | None = None) -> None:
+        # state shared by every GradFunction of the same function object and options, so
+        # that ``st.grad(f)(x)`` written inside a loop reuses the first one's code
+        shared = shared_state(fn, (wrt, mode, has_aux, options, argspec, cache_size))
+        if shared.template is not None:  # made before: its attributes, but for fn's
+            self.__dict__.update(shared.template)
+            self._fn = self._target = fn
+            self._last = None
+            self._trees = {}
+            return
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
             setattr(self, attr, getattr(fn, attr, None))
         self._fn = fn
@@ -113,9 +122,6 @@ class GradFunction:
         if argspec is None and isinstance(fn, GradFunction):  # a derivative of a gradient
             argspec = fn._argspec  # takes its arguments: their static ones stay static
         self._argspec = argspec if argspec else None
-        # state shared by every GradFunction of the same function object and options, so
-        # that ``st.grad(f)(x)`` written inside a loop reuses the first one's code
-        shared = shared_state(fn, (wrt, mode, has_aux, options, argspec, cache_size))
         self._shared = shared
         call = None if isinstance(fn, (types.FunctionType, types.MethodType, GradFunction)) \
             else next((vars(k)["__call__"] for k in type(fn).__mro__ if "__call__" in vars(k)),
@@ -145,6 +151,9 @@ class GradFunction:
         self._last: Compiled | None = None
         self._trees: dict[Any, GradFunction] = {}  # structured arguments: per structure
         self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
+        if shared.shareable:  # (without the function: the cache must not keep it alive)
+            shared.template = {k: v for k, v in vars(self).items()
+                               if k not in ("_fn", "_target", "_last", "_trees")}
 
     @property
     def _compiled(self) -> dict[Any, Compiled]:
@@ -473,13 +482,18 @@ class GradFunction:
         return self._specs.info(f"{self._mode} of {self.__qualname__}")
 
     def cache_clear(self) -> None:
-        """Drop every specialisation (the next call compiles again)."""
-        self._specs.entries.clear()
+        """Drop every specialisation and zero the counters (the next call compiles
+        again)."""
+        self._specs.clear()
 
     def explain(self, *args: Any, **kwargs: Any) -> str:
         """Which specialisation a call with these arguments would use, or why it would
-        compile a new one; nothing is compiled or run."""
-        flat, layout = self.bind_call(args, kwargs)
+        compile a new one; nothing is compiled or run.  (jvp: the tangents follow the
+        arguments, as in ``call_flat``.)"""
+        n_extra = len(self._wrt_spec) if self._mode == "jvp" and isinstance(
+            self._wrt_spec, tuple) else 0
+        flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
+        flat += args[len(args) - n_extra:]
         if self._mode in ("grad", "value_and_grad") and any(
                 type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
                 for a in flat):
@@ -503,6 +517,8 @@ class GradFunction:
     # --- reading the generated code -----------------------------------------------------
 
     def _latest(self) -> Compiled:
+        if self._last is None and self._cache:  # st.grad(f) again: the shared, latest one
+            return next(reversed(self._cache.values()))[0].compiled  # type: ignore[no-any-return]
         if self._last is None:
             try:
                 self._last = self._build(None, np)
@@ -630,10 +646,13 @@ def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wr
         spec = tuple(spec)
     if cache_size is not None:
         check_cache_size(cache_size, "cache_size")
-    options = Options(optimize=optimize)
+    options = _OPTIONS[True] if optimize is True else Options(optimize=optimize)
     if fn is None:
         return lambda f: GradFunction(f, spec, mode, has_aux, options, argspec, cache_size)
     return GradFunction(fn, spec, mode, has_aux, options, argspec, cache_size)
+
+
+_OPTIONS = {True: Options(optimize=True)}
 
 
 def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,

@@ -103,6 +103,11 @@ class SpecCache:
     def __len__(self) -> int:
         return sum(len(v) for v in self.entries.values())
 
+    def clear(self) -> None:
+        """Drop every specialisation and zero the counters."""
+        self.entries.clear()
+        self.misses = self.evictions = self.evicted_hits = 0
+
     def insert(self, spec: Specialisation, per_key: int, owner: str) -> None:
         """Add ``spec`` as the newest of its key (keeping ``per_key`` of them), then evict
         the least recently used specialisations above the limit."""
@@ -121,7 +126,7 @@ class SpecCache:
             self.evicted_hits += victim.hits
             total -= 1
             announce("%s: evicted the specialisation for %s (%d hits; cache limit %d)",
-                     owner, describe_key(victim.key), victim.hits, limit)
+                     owner, describe_key(victim.key, victim.names), victim.hits, limit)
 
     def info(self, function: str) -> CacheInfo:
         """The rows of ``cache_info()``."""
@@ -187,8 +192,7 @@ def split_key(key: Any) -> tuple[Layout | None, tuple]:
 def describe_key(key: Any, names: Sequence[str] | None = None) -> str:
     """All argument kinds of a key: ``x: f64[3], n: int 3``."""
     layout, kinds = split_key(key)
-    names = names if names is not None and len(names) == len(kinds) else [
-        f"arg{i}" for i in range(len(kinds))]
+    names = _pad(names, len(kinds))
     text = ", ".join(f"{n}: {describe_kind(k)}" for n, k in zip(names, kinds))
     if layout is not None:
         text += f" ({_describe_layout(layout)})"
@@ -201,6 +205,12 @@ def _describe_layout(layout: Layout | None) -> str:
     return f"{layout.n_star} *args value(s), **kwargs keys {list(layout.kw_keys)}"
 
 
+def _pad(names: Sequence[str] | None, n: int) -> list[str]:
+    """``n`` names: the parameters' names, then ``arg<i>`` (tangents, seeds)."""
+    got = list(names or ())[:n]
+    return got + [f"arg{i}" for i in range(len(got), n)]
+
+
 def key_change(old: Any, new: Any, names: Sequence[str] | None) -> str:
     """What differs between two keys: ``x: f64[3] -> f64[4]; n: int 3 -> 4``."""
     old_layout, old_kinds = split_key(old)
@@ -210,8 +220,7 @@ def key_change(old: Any, new: Any, names: Sequence[str] | None) -> str:
         parts.append(f"call layout {_describe_layout(old_layout)} -> "
                      f"{_describe_layout(new_layout)}")
         return "; ".join(parts)
-    names = names if names is not None and len(names) == len(new_kinds) else [
-        f"arg{i}" for i in range(len(new_kinds))]
+    names = _pad(names, len(new_kinds))
     for name, a, b in zip(names, old_kinds, new_kinds):
         if a != b:
             parts.append(f"{name}: {_change(a, b)}")
@@ -275,6 +284,8 @@ class ArgSpec:
     def make(static_argnums: Any = None, static_argnames: Any = None,
              dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> ArgSpec | None:
         """The spec of a ``grad(...)`` call's arguments (None when it names none)."""
+        if static_argnums is static_argnames is dynamic_argnums is dynamic_argnames is None:
+            return None
         spec = ArgSpec(_ints(static_argnums, "static_argnums"),
                        _strs(static_argnames, "static_argnames"),
                        _ints(dynamic_argnums, "dynamic_argnums"),
@@ -362,9 +373,12 @@ class Shared:
     """What every ``GradFunction`` of one function object and one set of options shares:
     the parsed source, the specialisations, the resolved argument positions."""
 
-    __slots__ = ("parsed", "requests", "cache", "functional", "positions", "__weakref__")
+    __slots__ = ("parsed", "requests", "cache", "functional", "positions", "template",
+                 "shareable", "__weakref__")
 
-    def __init__(self) -> None:
+    def __init__(self, shareable: bool = False) -> None:
+        self.shareable = shareable  # other GradFunctions of the function will use it
+        self.template: dict[str, Any] | None = None  # a GradFunction's attributes
         self.parsed: Any = None
         self.requests: dict[Any, Any] = {}
         self.cache: SpecCache | None = None
@@ -391,7 +405,15 @@ def shared_state(fn: Any, options: tuple) -> Shared:
             per_fn = _SHARED[fn] = {}
         state = per_fn.get(options)
         if state is None:
-            state = per_fn[options] = Shared()
+            state = per_fn[options] = Shared(shareable=True)
     except TypeError:  # an unhashable option (wrt given as a list)
         return Shared()
     return state
+
+
+def merge_info(function: str, infos: Sequence[CacheInfo]) -> CacheInfo:
+    """One ``CacheInfo`` for a transform made of several compiled functions (a Jacobian
+    compiles one per structure of its arguments)."""
+    return CacheInfo(function, tuple(r for i in infos for r in i.specialisations),
+                     sum(i.hits for i in infos), sum(i.misses for i in infos),
+                     sum(i.evictions for i in infos), sum(i.maxsize for i in infos))
