@@ -314,7 +314,7 @@ def test_value_and_grad_takes_static_and_dynamic_arguments():
     for n in (1, 3, 2):
         value, grad = vg(X3, 0.7, n)
         np.testing.assert_allclose(value, with_scale(X3, 0.7, n))
-        np.testing.assert_allclose(grad, numerical_vjp(lambda x: with_scale(x, 0.7, n), [X3],
+        np.testing.assert_allclose(grad, numerical_vjp(lambda x, n=n: with_scale(x, 0.7, n), [X3],
                                                        1.0)[0], rtol=1e-6, atol=1e-8)
     assert vg.cache_info().misses == 1
 
