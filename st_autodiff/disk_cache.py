@@ -225,7 +225,8 @@ def _payload(compiled: Any, target: Any) -> dict[str, Any]:
                 guard_specs.append(("builtin", module, key))
                 continue
             refs.setdefault(id(expected[0]), len(guard_specs))
-            guard_specs.append(("global", module, key, _value_spec(expected[0])))
+            guard_specs.append(("global", module, key, _value_spec(expected[0], what=(
+                f"global {key!r}"))))
         elif kind == "cell":
             names = target.__code__.co_freevars
             cells = target.__closure__ or ()
@@ -233,7 +234,8 @@ def _payload(compiled: Any, target: Any) -> dict[str, Any]:
             if not where:
                 raise NotPersistable("it read a closure variable of an inlined function")
             refs.setdefault(id(expected[0]), len(guard_specs))
-            guard_specs.append(("cell", where[0], _value_spec(expected[0])))
+            guard_specs.append(("cell", where[0], _value_spec(expected[0], what=(
+                f"closure variable {where[0]!r}"))))
         elif kind == "function":
             guard_specs.append(("function", *_function_spec(holder)))
         else:
@@ -281,7 +283,7 @@ def _function_spec(fn: Any) -> tuple[str, str, str]:
     return fn.__module__, fn.__qualname__, _source(fn) + _code_digest(fn.__code__)
 
 
-def _value_spec(v: Any, data: bool = False) -> tuple:
+def _value_spec(v: Any, data: bool = False, what: str = "its code") -> tuple:
     """How to find ``v`` again (or, ``data``: store it, for values no one else holds)."""
     if isinstance(v, _PLAIN) or isinstance(v, np.generic) or _plain(v) and not isinstance(
             v, type):
@@ -303,7 +305,8 @@ def _value_spec(v: Any, data: bool = False) -> tuple:
     if isinstance(v, (type, types.BuiltinFunctionType)) and isinstance(module, str) and \
             isinstance(qualname, str) and _resolve(module, qualname) is v:
         return ("named", module, qualname)
-    raise NotPersistable(f"its code refers to a {type(v).__name__}, which cannot be stored")
+    raise NotPersistable(f"{what} is a {type(v).__name__}, which another process cannot "
+                         "find again")
 
 
 def _resolve(module: str, qualname: str) -> Any:

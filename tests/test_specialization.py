@@ -340,6 +340,28 @@ def test_dynamic_int_in_a_runtime_branch():
     assert g.cache_info().misses == 1
 
 
+def sliced(x, n):
+    z = np.zeros(n)
+    return np.sum(x[:n] * x[:n]) + np.sum(z * x[0])
+
+
+def flagged(x, flag):
+    if flag:
+        return np.sum(x * x)
+    return np.sum(np.sin(x))
+
+
+def test_dynamic_int_as_a_slice_bound_and_a_shape_and_a_dynamic_bool():
+    g = _fresh(sliced, dynamic_argnums=1)
+    x = np.linspace(0.5, 2.0, 6)
+    for n in (1, 4, 6, 2):
+        check_grads(lambda x, n=n: sliced(x, n), [x], lambda x, n=n: (g(x, n),))
+    h = _fresh(flagged, dynamic_argnums=1)
+    for flag in (True, False, True):
+        check_grads(lambda x, f=flag: flagged(x, f), [x], lambda x, f=flag: (h(x, f),))
+    assert g.cache_info().misses == 1 and h.cache_info().misses == 1
+
+
 def test_dynamic_argument_must_be_an_int_or_bool():
     g = st.grad(with_scale, dynamic_argnums=2)
     with pytest.raises(TypeError, match="only ints and bools can be made runtime values"):
