@@ -43,8 +43,7 @@ from .specialize import (
     SpecCache,
     Specialisation,
     announce,
-    describe_key,
-    key_change,
+    explain_key,
     shared_state,
     special_key,
     why,
@@ -209,7 +208,10 @@ class GradFunction:
                 if e.guard is None or e.guard():
                     e.hits += 1
                     if len(cache) > 1:
-                        cache.move_to_end(key)
+                        try:
+                            cache.move_to_end(key)
+                        except KeyError:  # evicted by another thread meanwhile
+                            pass
                     return e.fn(*args)
         try:
             fn = self._compile(args, key, layout).fn
@@ -359,7 +361,7 @@ class GradFunction:
         valid = [e for e in self._cache.get(key, ()) if e.guard is None or e.guard()]
         if valid:
             valid[0].hits += 1
-            self._cache.move_to_end(key)
+            self._cache.move_to_end(key) if key in self._cache else None
         compiled = valid[0].compiled if valid else self._compile(args, key, layout).compiled
         self._last = compiled  # (its out_tree says how vjp reads the outputs)
         fwd: Callable[..., Any] = compiled.fwd  # type: ignore[assignment]
@@ -496,23 +498,18 @@ class GradFunction:
         flat += args[len(args) - n_extra:]
         if self._mode in ("grad", "value_and_grad") and any(
                 type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
-                for a in flat):
-            return (f"{self._mode} of {self.__qualname__}: structured (pytree) arguments "
-                    "are compiled as a function of their leaves, per structure")
+                for a in flat):  # pytrees: a function of their leaves, per structure
+            from .products import _Flat  # noqa: PLC0415
+
+            leaves = _Flat(self._fn, tuple(flat), self._mode)
+            inner = next((g for (k, _), g in self._trees.items() if k == leaves.key), None)
+            if inner is None:
+                return (f"{self._mode} of {self.__qualname__}: would compile a new "
+                        "specialisation: first call with this structure of arguments")
+            return inner.explain(*leaves.leaves)
         key = self._key(tuple(flat), layout)
-        names = self._slot_names(layout)
-        head = f"{self._mode} of {self.__qualname__}({describe_key(key, names)}): "
-        entries = self._cache.get(key, [])
-        for i, e in enumerate(entries):
-            if e.guard is None or e.guard():
-                age = "" if i == 0 else f" (an older one, {i} compile(s) back)"
-                return (head + f"reuses a cached specialisation{age}, {e.hits} hits so far;"
-                        f" it was compiled because: {e.reason}")
-        reason = why(self._specs, key, names)
-        if not entries and self._cache:
-            reason = "no cached specialisation has these argument kinds; closest (most " \
-                "recent): " + key_change(next(reversed(self._cache)), key, names)
-        return head + f"would compile a new specialisation: {reason}"
+        return explain_key(self._specs, key, self._slot_names(layout),
+                           f"{self._mode} of {self.__qualname__}")
 
     # --- reading the generated code -----------------------------------------------------
 

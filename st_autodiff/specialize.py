@@ -251,6 +251,23 @@ def why(cache: SpecCache, key: Any, names: Sequence[str] | None) -> str:
     return key_change(latest, key, names)
 
 
+def explain_key(cache: SpecCache, key: Any, names: Sequence[str] | None, who: str) -> str:
+    """``st.explain``'s answer for a call with ``key``: the specialisation it reuses, or
+    why it would compile (nothing is compiled or run)."""
+    head = f"{who}({describe_key(key, names)}): "
+    entries = cache.entries.get(key, [])
+    for i, e in enumerate(entries):
+        if e.guard is None or e.guard():
+            age = "" if i == 0 else f" (an older one, {i} compile(s) back)"
+            return (head + f"reuses a cached specialisation{age}, {e.hits} hits so far; it "
+                    f"was compiled because: {e.reason}")
+    reason = why(cache, key, names)
+    if not entries and cache.entries:
+        reason = "no cached specialisation has these argument kinds; closest (most " \
+            "recent): " + key_change(next(reversed(cache.entries)), key, names)
+    return head + f"would compile a new specialisation: {reason}"
+
+
 # --- static and dynamic arguments --------------------------------------------------------
 
 

@@ -454,3 +454,14 @@ def test_inline_grad_costs_little_more_than_a_reused_object():
     inline = best(lambda: st.grad(power_sum)(X3, 2))
     # the target is about 2x; the bound here only catches a recompile (100x and more)
     assert inline < 10 * reused, (inline, reused)
+
+
+def test_explain_with_structured_arguments():
+    def f(p):
+        return np.sum(p["w"] ** 2)
+
+    g = st.grad(f)
+    assert "first call with this structure" in st.explain(g, {"w": X3})
+    np.testing.assert_allclose(g({"w": X3})["w"], 2 * X3)
+    assert "reuses a cached specialisation" in st.explain(g, {"w": X3 + 1.0})
+    assert "p_0: f64[3] -> f64[2]" in st.explain(g, {"w": np.ones(2)})  # leaf 0 of p
