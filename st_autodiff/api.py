@@ -105,7 +105,8 @@ class GradFunction:
                  cache_size: int | None = None) -> None:
         # state shared by every GradFunction of the same function object and options, so
         # that ``st.grad(f)(x)`` written inside a loop reuses the first one's code
-        shared = shared_state(fn, (wrt, mode, has_aux, options, argspec, cache_size))
+        # (wrt by its text: ``True`` and ``1`` hash alike, but True is a WrtError)
+        shared = shared_state(fn, (repr(wrt), mode, has_aux, options, argspec, cache_size))
         if shared.template is not None:  # made before: its attributes, but for fn's
             self.__dict__.update(shared.template)
             self._fn = self._target = fn

@@ -261,11 +261,8 @@ def explain_key(cache: SpecCache, key: Any, names: Sequence[str] | None, who: st
             age = "" if i == 0 else f" (an older one, {i} compile(s) back)"
             return (head + f"reuses a cached specialisation{age}, {e.hits} hits so far; it "
                     f"was compiled because: {e.reason}")
-    reason = why(cache, key, names)
-    if not entries and cache.entries:
-        reason = "no cached specialisation has these argument kinds; closest (most " \
-            "recent): " + key_change(next(reversed(cache.entries)), key, names)
-    return head + f"would compile a new specialisation: {reason}"
+    # (new argument kinds: what differs from the most recently used specialisation)
+    return head + f"would compile a new specialisation: {why(cache, key, names)}"
 
 
 # --- static and dynamic arguments --------------------------------------------------------
@@ -391,11 +388,12 @@ class Shared:
     the parsed source, the specialisations, the resolved argument positions."""
 
     __slots__ = ("parsed", "requests", "cache", "functional", "positions", "template",
-                 "shareable", "__weakref__")
+                 "shareable", "rules", "__weakref__")
 
     def __init__(self, shareable: bool = False) -> None:
         self.shareable = shareable  # other GradFunctions of the function will use it
         self.template: dict[str, Any] | None = None  # a GradFunction's attributes
+        self.rules: tuple = ()  # the registered rules its code was compiled with
         self.parsed: Any = None
         self.requests: dict[Any, Any] = {}
         self.cache: SpecCache | None = None
@@ -421,8 +419,10 @@ def shared_state(fn: Any, options: tuple) -> Shared:
         if per_fn is None:
             per_fn = _SHARED[fn] = {}
         state = per_fn.get(options)
-        if state is None:
+        rules = _rules()
+        if state is None or not _same_rules(state.rules, rules):
             state = per_fn[options] = Shared(shareable=True)
+            state.rules = rules
     except TypeError:  # an unhashable option (wrt given as a list)
         return Shared()
     return state
@@ -434,3 +434,23 @@ def merge_info(function: str, infos: Sequence[CacheInfo]) -> CacheInfo:
     return CacheInfo(function, tuple(r for i in infos for r in i.specialisations),
                      sum(i.hits for i in infos), sum(i.misses for i in infos),
                      sum(i.evictions for i in infos), sum(i.maxsize for i in infos))
+
+
+def _rules() -> tuple:
+    """The registered custom rules and output types (``register_vjp``, ``custom_jvp``...):
+    code compiled before one of them changed is not shared with a later ``st.grad(f)``.
+    The snapshot holds the rules, so their ids cannot be reused while it is compared."""
+    from .derivatives import CUSTOM_VJPS  # noqa: PLC0415  (derivatives imports much)
+    from .derivatives_jvp import CUSTOM_JVPS  # noqa: PLC0415
+    from .transforms.call_types import OUT_TYPES  # noqa: PLC0415
+
+    if not (CUSTOM_VJPS or CUSTOM_JVPS or OUT_TYPES):
+        return ()
+    return (tuple(CUSTOM_VJPS.items()), tuple(CUSTOM_JVPS.items()), tuple(OUT_TYPES.items()))
+
+
+def _same_rules(a: tuple, b: tuple) -> bool:
+    if len(a) != len(b):
+        return False
+    return all(len(x) == len(y) and all(p[0] is q[0] and p[1] is q[1] for p, q in zip(x, y))
+               for x, y in zip(a, b))
