@@ -465,3 +465,23 @@ def test_explain_with_structured_arguments():
     np.testing.assert_allclose(g({"w": X3})["w"], 2 * X3)
     assert "reuses a cached specialisation" in st.explain(g, {"w": X3 + 1.0})
     assert "p_0: f64[3] -> f64[2]" in st.explain(g, {"w": np.ones(2)})  # leaf 0 of p
+
+
+def softplus_like(x):
+    return np.logaddexp(0.0, x)
+
+
+def uses_softplus(x):
+    return np.sum(softplus_like(x))
+
+
+def test_a_rule_registered_later_is_used_by_a_later_st_grad():
+    from st_autodiff.derivatives import CUSTOM_VJPS
+
+    try:
+        st.register_vjp(softplus_like, lambda g, out, x: (g / (1 + np.exp(-x)),))
+        np.testing.assert_allclose(st.grad(uses_softplus)(X3), 1 / (1 + np.exp(-X3)))
+        st.register_vjp(softplus_like, lambda g, out, x: (2.0 * g / (1 + np.exp(-x)),))
+        np.testing.assert_allclose(st.grad(uses_softplus)(X3), 2 / (1 + np.exp(-X3)))
+    finally:
+        CUSTOM_VJPS.pop(softplus_like, None)
