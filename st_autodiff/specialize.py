@@ -27,6 +27,9 @@ from typing import Any
 import numpy as np
 
 from .config import config
+from .derivatives import CUSTOM_VJPS
+from .derivatives_jvp import CUSTOM_JVPS
+from .transforms.call_types import OUT_TYPES
 from .transforms.parse import Layout
 
 log = logging.getLogger("st_autodiff")
@@ -436,17 +439,17 @@ def merge_info(function: str, infos: Sequence[CacheInfo]) -> CacheInfo:
                      sum(i.evictions for i in infos), sum(i.maxsize for i in infos))
 
 
+_REGISTRIES = (CUSTOM_VJPS, CUSTOM_JVPS, OUT_TYPES)
+
+
 def _rules() -> tuple:
     """The registered custom rules and output types (``register_vjp``, ``custom_jvp``...):
     code compiled before one of them changed is not shared with a later ``st.grad(f)``.
     The snapshot holds the rules, so their ids cannot be reused while it is compared."""
-    from .derivatives import CUSTOM_VJPS  # noqa: PLC0415  (derivatives imports much)
-    from .derivatives_jvp import CUSTOM_JVPS  # noqa: PLC0415
-    from .transforms.call_types import OUT_TYPES  # noqa: PLC0415
-
-    if not (CUSTOM_VJPS or CUSTOM_JVPS or OUT_TYPES):
+    vjps, jvps, out_types = _REGISTRIES
+    if not (vjps or jvps or out_types):
         return ()
-    return (tuple(CUSTOM_VJPS.items()), tuple(CUSTOM_JVPS.items()), tuple(OUT_TYPES.items()))
+    return (tuple(vjps.items()), tuple(jvps.items()), tuple(out_types.items()))
 
 
 def _same_rules(a: tuple, b: tuple) -> bool:
