@@ -8,8 +8,8 @@ and run it, after checking the guards on what it read from globals, closures and
 objects when it was compiled (a changed value compiles again).  ``cache_info()``,
 ``st.explain``, ``static_argnums``/``dynamic_argnums``, the LRU limit, sharing between
 ``st.grad(f)`` made twice and the disk cache are in ``specialize.py``, ``disk_cache.py``
-and ``docs/specialization.md``.  The generated code is readable: ``.source``, ``.ir``, ``.adjoint_ir``,
-``.stages()`` and ``inspect.getsource(g)`` show it.
+and ``docs/specialization.md``.  The generated code is readable: ``.source``, ``.ir``,
+``.adjoint_ir``, ``.stages()`` and ``inspect.getsource(g)`` show it.
 
 >>> import numpy as np, st_autodiff as st
 >>> def f(x):

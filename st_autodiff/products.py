@@ -83,10 +83,10 @@ def _vjp_function(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
     if not floats:
         raise WrtError(f"vjp of {flat.name}: no floating-point argument to differentiate")
     per_fn = _VJP_CACHE.setdefault(fn, {})
-    g = per_fn.get((flat.key, floats, spec))
+    key = (flat.key, floats) if spec is None else (flat.key, floats, spec)
+    g = per_fn.get(key)
     if g is None:
-        g = per_fn[(flat.key, floats, spec)] = GradFunction(flat.fn, floats, "vjp", False,
-                                                            Options(), spec)
+        g = per_fn[key] = GradFunction(flat.fn, floats, "vjp", False, Options(), spec)
     return flat, floats, g
 
 
@@ -199,10 +199,10 @@ def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequ
                              f"shape {np.shape(p)}")
         wrt.append(k)
     per_fn = _JVP_CACHE.setdefault(fn, {})
-    g = per_fn.get((flat.key, tuple(wrt), spec))
+    key = (flat.key, tuple(wrt)) if spec is None else (flat.key, tuple(wrt), spec)
+    g = per_fn.get(key)
     if g is None:
-        g = per_fn[(flat.key, tuple(wrt), spec)] = GradFunction(flat.fn, tuple(wrt), "jvp",
-                                                                False, Options(), spec)
+        g = per_fn[key] = GradFunction(flat.fn, tuple(wrt), "jvp", False, Options(), spec)
     return flat, dots, g
 
 

@@ -27,9 +27,7 @@ from typing import Any
 import numpy as np
 
 from .config import config
-from .derivatives import CUSTOM_VJPS
-from .derivatives_jvp import CUSTOM_JVPS
-from .transforms.call_types import OUT_TYPES
+from .ir.versioned import version as rules_version
 from .transforms.parse import Layout
 
 log = logging.getLogger("st_autodiff")
@@ -396,7 +394,7 @@ class Shared:
     def __init__(self, shareable: bool = False) -> None:
         self.shareable = shareable  # other GradFunctions of the function will use it
         self.template: dict[str, Any] | None = None  # a GradFunction's attributes
-        self.rules: tuple = ()  # the registered rules its code was compiled with
+        self.rules = -1  # ``ir.versioned.version()`` of the rules its code was compiled with
         self.parsed: Any = None
         self.requests: dict[Any, Any] = {}
         self.cache: SpecCache | None = None
@@ -422,8 +420,8 @@ def shared_state(fn: Any, options: tuple) -> Shared:
         if per_fn is None:
             per_fn = _SHARED[fn] = {}
         state = per_fn.get(options)
-        rules = _rules()
-        if state is None or not _same_rules(state.rules, rules):
+        rules = rules_version()  # (a rule registered since: compile again)
+        if state is None or state.rules != rules:
             state = per_fn[options] = Shared(shareable=True)
             state.rules = rules
     except TypeError:  # an unhashable option (wrt given as a list)
@@ -437,23 +435,3 @@ def merge_info(function: str, infos: Sequence[CacheInfo]) -> CacheInfo:
     return CacheInfo(function, tuple(r for i in infos for r in i.specialisations),
                      sum(i.hits for i in infos), sum(i.misses for i in infos),
                      sum(i.evictions for i in infos), sum(i.maxsize for i in infos))
-
-
-_REGISTRIES = (CUSTOM_VJPS, CUSTOM_JVPS, OUT_TYPES)
-
-
-def _rules() -> tuple:
-    """The registered custom rules and output types (``register_vjp``, ``custom_jvp``...):
-    code compiled before one of them changed is not shared with a later ``st.grad(f)``.
-    The snapshot holds the rules, so their ids cannot be reused while it is compared."""
-    vjps, jvps, out_types = _REGISTRIES
-    if not (vjps or jvps or out_types):
-        return ()
-    return (tuple(vjps.items()), tuple(jvps.items()), tuple(out_types.items()))
-
-
-def _same_rules(a: tuple, b: tuple) -> bool:
-    if len(a) != len(b):
-        return False
-    return all(len(x) == len(y) and all(p[0] is q[0] and p[1] is q[1] for p, q in zip(x, y))
-               for x, y in zip(a, b))
