@@ -247,3 +247,20 @@ def test_static_arguments_that_are_not_plain_values_are_not_persisted(dcmod, cap
 
 def test_off_by_default():
     assert st.config.cache_dir is None or os.environ.get("ST_AUTODIFF_CACHE_DIR")
+
+
+def test_dynamic_and_static_arguments_are_persisted(dcmod):
+    g = st.grad(dcmod.loss, dynamic_argnums=1)
+    x = np.array([0.1, 0.2, 0.3])
+    g(x, 2)
+    g.cache_clear()
+    for n in (1, 2, 4):
+        np.testing.assert_allclose(g(x, n), 3.0 * np.cos(x) * dcmod.W * n * (n + 1) / 2
+                                   + 2 * x)
+    info = g.cache_info()
+    assert (info.currsize, info.specialisations[0].origin) == (1, "disk")
+    h = st.grad(dcmod.loss, static_argnums=1)
+    h(x, 3)
+    h.cache_clear()
+    np.testing.assert_allclose(h(x, 3), _expected())
+    assert h.cache_info().specialisations[0].origin == "disk"
