@@ -16,6 +16,7 @@ from .api import (
     ShapeDtype,
     custom_jvp,
     custom_vjp,
+    explain,
     grad,
     hessian,
     hvp,
@@ -28,6 +29,7 @@ from .api import (
     value_and_grad,
     vjp,
 )
+from .config import config
 from .errors import (
                      CompileError,
                      NonScalarOutputError,
@@ -69,6 +71,8 @@ __all__ = [
     "value_and_grad",
     "vjp",
     "autograd",
+    "config",
+    "explain",
 ]
 __all__ += _RUNTIME_NAMES
 

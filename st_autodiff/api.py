@@ -5,9 +5,11 @@
 call with a new kind of arguments (dtype and shape of each array, value of each int)
 compiles a specialised adjoint; later calls with the same kinds only look the function up
 and run it, after checking the guards on what it read from globals, closures and
-objects when it was compiled (a changed value compiles again).  The generated code is
-readable: ``.source``, ``.ir``, ``.adjoint_ir``,
-``.stages()`` and ``inspect.getsource(g)`` show it.
+objects when it was compiled (a changed value compiles again).  ``cache_info()``,
+``st.explain``, ``static_argnums``/``dynamic_argnums``, the LRU limit, sharing between
+``st.grad(f)`` made twice and the disk cache are in ``specialize.py``, ``disk_cache.py``
+and ``docs/specialization.md``.  The generated code is readable: ``.source``, ``.ir``,
+``.adjoint_ir``, ``.stages()`` and ``inspect.getsource(g)`` show it.
 
 >>> import numpy as np, st_autodiff as st
 >>> def f(x):
@@ -29,12 +31,25 @@ from typing import Any
 import numpy as np
 
 from . import trees
+from .config import check_cache_size
 from .custom import ShapeDtype, custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
 from .custom_source import partial_caller
+from .disk_cache import DiskEntry
 from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .runtime import support
 from .runtime.backend import namespace_for
+from .specialize import (
+    ArgSpec,
+    CacheInfo,
+    SpecCache,
+    Specialisation,
+    announce,
+    explain_key,
+    shared_state,
+    special_key,
+    why,
+)
 from .transforms import Compiled, Options, Request, compile_function
 from .transforms.guards import Guards
 from .transforms.lower import python_resolver
@@ -88,14 +103,28 @@ class GradFunction:
     """
 
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
-                 options: Options) -> None:
+                 options: Options, argspec: ArgSpec | None = None,
+                 cache_size: int | None = None) -> None:
+        # state shared by every GradFunction of the same function object and options, so
+        # that ``st.grad(f)(x)`` written inside a loop reuses the first one's code
+        # (wrt by its text: ``True`` and ``1`` hash alike, but True is a WrtError)
+        shared = shared_state(fn, (repr(wrt), mode, has_aux, options, argspec, cache_size))
+        if shared.template is not None:  # made before: its attributes, but for fn's
+            self.__dict__.update(shared.template)
+            self._fn = self._target = fn
+            self._last = None
+            self._trees = {}
+            return
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
             setattr(self, attr, getattr(fn, attr, None))
         self._fn = fn
         self._mode = mode
         self._has_aux = has_aux
         self._options = options
-        self._parsed: ParsedFunction | None = None
+        if argspec is None and isinstance(fn, GradFunction):  # a derivative of a gradient
+            argspec = fn._argspec  # takes its arguments: their static ones stay static
+        self._argspec = argspec if argspec else None
+        self._shared = shared
         call = None if isinstance(fn, (types.FunctionType, types.MethodType, GradFunction)) \
             else next((vars(k)["__call__"] for k in type(fn).__mro__ if "__call__" in vars(k)),
                       None)
@@ -111,20 +140,27 @@ class GradFunction:
         # a compiled gradient differentiated again takes the arguments of its function
         self._sig = fn._sig if isinstance(fn, GradFunction) else _signature(fn)
         self._set_signature(self._sig)
-        self._functional: dict[Any, tuple[Any, Callable[..., Any]]] = {}
+        self._functional: dict[Any, tuple[Any, Callable[..., Any]]] = shared.functional
         self._wrt_spec = wrt
-        self._requests: dict[Layout, Request] = {}
-        # kinds of the arguments -> specialisations, newest first: (guard or None, Compiled,
-        # function to call, Guards)
-        self._cache: dict[Any, list[tuple[Any, Compiled, Callable[..., Any], Guards]]] = {}
+        self._requests: dict[Layout, Request] = shared.requests
+        # kinds of the arguments -> specialisations (newest first per kinds, kinds least
+        # recently used first), at most ``cache_size`` of them
+        if shared.cache is None:
+            shared.cache = SpecCache(None if cache_size is None else check_cache_size(
+                cache_size, "cache_size"))
+        self._specs: SpecCache = shared.cache
+        self._cache = self._specs.entries
         self._last: Compiled | None = None
         self._trees: dict[Any, GradFunction] = {}  # structured arguments: per structure
         self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
+        if shared.shareable:  # (without the function: the cache must not keep it alive)
+            shared.template = {k: v for k, v in vars(self).items()
+                               if k not in ("_fn", "_target", "_last", "_trees")}
 
     @property
     def _compiled(self) -> dict[Any, Compiled]:
         """The newest specialisation per argument kinds."""
-        return {k: entries[0][1] for k, entries in self._cache.items()}
+        return {k: entries[0].compiled for k, entries in self._cache.items()}
 
     def _set_signature(self, sig: inspect.Signature) -> None:
         self._sig = sig
@@ -164,18 +200,62 @@ class GradFunction:
                 for a in args):
             return self._run_tree(args, layout)
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
+        if self._argspec is not None:
+            key = self._special_key(key, args, layout)
         if layout is not _PLAIN:
             key = (layout, key)
-        entries = self._cache.get(key)
+        cache = self._cache
+        entries = cache.get(key)
         if entries is not None:
-            for guard, _, fn, _ in entries:
-                if guard is None or guard():
-                    return fn(*args)
+            for e in entries:
+                if e.guard is None or e.guard():
+                    e.hits += 1
+                    if len(cache) > 1:
+                        try:
+                            cache.move_to_end(key)
+                        except KeyError:  # evicted by another thread meanwhile
+                            pass
+                    return e.fn(*args)
         try:
-            fn = self._compile(args, key, layout)[2]
+            fn = self._compile(args, key, layout).fn
         except StAutodiffError as exc:  # the user's error, not a trace of the compiler
             raise exc.with_traceback(None) from None
         return fn(*args)
+
+    def _key(self, args: tuple, layout: Layout) -> Any:
+        """The cache key of a call (arguments in the canonical order)."""
+        key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
+        if self._argspec is not None:
+            key = self._special_key(key, args, layout)
+        return key if layout is _PLAIN else (layout, key)
+
+    def _special_key(self, key: tuple, args: tuple, layout: Layout) -> tuple:
+        """``key`` with static arguments keyed by value and dynamic ints by type."""
+        static, dynamic = self._special_positions(layout)
+        return special_key(key, args, static, dynamic, self.__qualname__,
+                           self._slot_names(layout))
+
+    def _special_positions(self, layout: Layout) -> tuple[frozenset[int], frozenset[int]]:
+        """Canonical positions of the static and the dynamic arguments of a call."""
+        got = self._shared.positions.get(layout)
+        if got is None:
+            if isinstance(self._fn, GradFunction):
+                got = self._fn._special_positions(layout)
+            else:
+                parsed = self._parse().with_layout(layout, self._receiver)
+                assert self._argspec is not None
+                got = self._argspec.positions(parsed, self._req(parsed).wrt)
+            self._shared.positions[layout] = got
+        return got
+
+    def _slot_names(self, layout: Layout) -> list[str] | None:
+        """The names of the generated function's parameters (for messages)."""
+        if isinstance(self._fn, GradFunction):
+            return self._fn._slot_names(layout)
+        try:
+            return self._parse().with_layout(layout, self._receiver).params
+        except StAutodiffError:
+            return None
 
     def _run_tree(self, args: tuple, layout: Layout) -> Any:
         """Structured arguments (pytrees: tuples, lists and dicts of arrays and floats, as in
@@ -196,8 +276,13 @@ class GradFunction:
         key = (flat.key, tuple(wrt_leaves))
         inner = self._trees.get(key)
         if inner is None:
+            argspec = None
+            if self._argspec is not None:  # static or dynamic arguments: all their leaves
+                static, dynamic = self._special_positions(layout)
+                argspec = ArgSpec(tuple(k for p in static for k in flat.span(p)), (),
+                                  tuple(k for p in dynamic for k in flat.span(p)))
             inner = self._trees[key] = GradFunction(flat.fn, tuple(wrt_leaves), self._mode,
-                                                    self._has_aux, self._options)
+                                                    self._has_aux, self._options, argspec)
         result = inner(*flat.leaves)
         self._last = inner._last
         value, aux = None, None
@@ -275,11 +360,12 @@ class GradFunction:
         if not self._plain or len(args) != self._nparams:
             flat, layout = self.bind_call(args, {})
             args = tuple(flat)
-        key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
-        if layout is not _PLAIN:
-            key = (layout, key)
-        valid = [e[1] for e in self._cache.get(key, ()) if e[0] is None or e[0]()]
-        compiled = valid[0] if valid else self._compile(args, key, layout)[1]
+        key = self._key(args, layout)
+        valid = [e for e in self._cache.get(key, ()) if e.guard is None or e.guard()]
+        if valid:
+            valid[0].hits += 1
+            self._cache.move_to_end(key) if key in self._cache else None
+        compiled = valid[0].compiled if valid else self._compile(args, key, layout).compiled
         self._last = compiled  # (its out_tree says how vjp reads the outputs)
         fwd: Callable[..., Any] = compiled.fwd  # type: ignore[assignment]
         if args is not given:  # defaults filled in: forward binds its call the same way
@@ -290,26 +376,34 @@ class GradFunction:
 
         return fwd, compiled.bwd  # type: ignore[return-value]
 
-    def _compile(self, args: tuple, key: Any, layout: Layout
-                 ) -> tuple[Any, Compiled, Callable[..., Any], Guards]:
+    def _compile(self, args: tuple, key: Any, layout: Layout) -> Specialisation:
         old = self._cache.get(key, [])
+        names = self._slot_names(layout)
+        reason = why(self._specs, key, names)
         if old:
-            what = old[0][3].changed() or "a value it read"
-            log.info("st_autodiff: compiling %s again: %s changed since it was compiled",
-                     self.__qualname__, what)
             if len(old) == _MAX_SPECIALISATIONS - 1:
                 log.warning("st_autodiff: %s was compiled %d times for the same argument "
                             "kinds; %s keeps changing (a property that builds a new object "
                             "on every read?): pass it as an argument instead",
-                            self.__qualname__, _MAX_SPECIALISATIONS, what)
+                            self.__qualname__, _MAX_SPECIALISATIONS, reason)
         xp = namespace_for(*args)
-        compiled = self._build(list(args), xp, layout)
+        disk = DiskEntry.for_call(self, key, xp)
+        compiled = disk.load(self) if disk is not None else None
+        origin = "disk" if compiled is not None else "compiled"
+        announce("%s %s (%s): %s", "loading" if compiled is not None else "compiling",
+                 self.__qualname__, self._mode, reason)
+        if compiled is None:
+            compiled = self._build(list(args), xp, layout)
+            if disk is not None:
+                disk.store(compiled)
         guards = compiled.guards
         fn: Callable[..., Any] = compiled.fn  # type: ignore[assignment]
         if self._seeds:  # jvp of a gradient: its code takes (*primals, *seeds, *tangents)
             fn = _with_seeds(fn, self._n_primal(layout), self._seeds)
-        entry = (guards.check() if len(guards) else None, compiled, fn, guards)
-        self._cache[key] = [entry, *old][:_MAX_SPECIALISATIONS]
+        entry = Specialisation(key, guards.check() if len(guards) else None, compiled, fn,
+                               guards, reason, origin)
+        entry.names = names
+        self._specs.insert(entry, _MAX_SPECIALISATIONS, self.__qualname__)
         self._last = compiled
         return entry
 
@@ -342,6 +436,8 @@ class GradFunction:
 
         def resolver(lw: Any) -> Any:
             lowerers.append(lw)
+            if self._argspec is not None:
+                lw.static_args, lw.dynamic_args = self._special_positions(layout)
             lw.guards.merge(inherited)  # (its own defaults are arguments: not guarded)
             return python_resolver(fn, lw.const_of_global, lw.guards)
 
@@ -363,7 +459,8 @@ class GradFunction:
         hit = self._functional.get(key)
         if hit is None or (hit[0] is not None and not hit[0]()):
             inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
-                                 Options(optimize=self._options.optimize, functional=True))
+                                 Options(optimize=self._options.optimize, functional=True),
+                                 self._argspec)
             compiled = inner._build(list(args), namespace_for(*args), layout)
             guards = compiled.guards
             hit = self._functional[key] = (guards.check() if len(guards) else None,
@@ -371,9 +468,9 @@ class GradFunction:
         return hit[1]  # type: ignore[no-any-return]
 
     def _parse(self) -> ParsedFunction:
-        if self._parsed is None:
-            self._parsed = parse_function(self._target)
-        return self._parsed
+        if self._shared.parsed is None:
+            self._shared.parsed = parse_function(self._target)
+        return self._shared.parsed
 
     def _req(self, parsed: ParsedFunction) -> Request:
         req = self._requests.get(parsed.layout)
@@ -382,9 +479,46 @@ class GradFunction:
                                                            self._mode, self._has_aux)
         return req
 
+    # --- what is cached -----------------------------------------------------------------
+
+    def cache_info(self) -> CacheInfo:
+        """The specialisations kept (least recently used first): their argument kinds,
+        hits and why each was compiled; and hit, miss and eviction counts."""
+        return self._specs.info(f"{self._mode} of {self.__qualname__}")
+
+    def cache_clear(self) -> None:
+        """Drop every specialisation and zero the counters (the next call compiles
+        again)."""
+        self._specs.clear()
+
+    def explain(self, *args: Any, **kwargs: Any) -> str:
+        """Which specialisation a call with these arguments would use, or why it would
+        compile a new one; nothing is compiled or run.  (jvp: the tangents follow the
+        arguments, as in ``call_flat``.)"""
+        n_extra = len(self._wrt_spec) if self._mode == "jvp" and isinstance(
+            self._wrt_spec, tuple) else 0
+        flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
+        flat += args[len(args) - n_extra:]
+        if self._mode in ("grad", "value_and_grad") and any(
+                type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
+                for a in flat):  # pytrees: a function of their leaves, per structure
+            from .products import _Flat  # noqa: PLC0415
+
+            leaves = _Flat(self._fn, tuple(flat), self._mode)
+            inner = next((g for (k, _), g in self._trees.items() if k == leaves.key), None)
+            if inner is None:
+                return (f"{self._mode} of {self.__qualname__}: would compile a new "
+                        "specialisation: first call with this structure of arguments")
+            return inner.explain(*leaves.leaves)
+        key = self._key(tuple(flat), layout)
+        return explain_key(self._specs, key, self._slot_names(layout),
+                           f"{self._mode} of {self.__qualname__}")
+
     # --- reading the generated code -----------------------------------------------------
 
     def _latest(self) -> Compiled:
+        if self._last is None and self._cache:  # st.grad(f) again: the shared, latest one
+            return next(reversed(self._cache.values()))[0].compiled  # type: ignore[no-any-return]
         if self._last is None:
             try:
                 self._last = self._build(None, np)
@@ -502,40 +636,87 @@ def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Requ
 
 
 def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wrt | None,
-          has_aux: bool, optimize: bool) -> Any:
+          has_aux: bool, optimize: bool, argspec: ArgSpec | None, cache_size: int | None
+          ) -> Any:
     if wrt is not None and argnums is not None:
         raise TypeError(f"{mode}() got both wrt and argnums; they are the same argument "
                         "(argnums is JAX's name for it): pass one")
     spec: Wrt = wrt if wrt is not None else (argnums if argnums is not None else 0)
-    options = Options(optimize=optimize)
+    if isinstance(spec, list):
+        spec = tuple(spec)
+    if cache_size is not None:
+        check_cache_size(cache_size, "cache_size")
+    options = _OPTIONS[True] if optimize is True else Options(optimize=optimize)
     if fn is None:
-        return lambda f: GradFunction(f, spec, mode, has_aux, options)
-    return GradFunction(fn, spec, mode, has_aux, options)
+        return lambda f: GradFunction(f, spec, mode, has_aux, options, argspec, cache_size)
+    return GradFunction(fn, spec, mode, has_aux, options, argspec, cache_size)
+
+
+_OPTIONS = {True: Options(optimize=True)}
 
 
 def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
-         argnums: Wrt | None = None, has_aux: bool = False, optimize: bool = True) -> Any:
+         argnums: Wrt | None = None, has_aux: bool = False, optimize: bool = True,
+         static_argnums: int | Sequence[int] | None = None,
+         static_argnames: str | Sequence[str] | None = None,
+         dynamic_argnums: int | Sequence[int] | None = None,
+         dynamic_argnames: str | Sequence[str] | None = None,
+         cache_size: int | None = None) -> Any:
     """The gradient of a scalar function with respect to ``wrt`` (positions or names;
     ``argnums`` is JAX's name for it; the first argument when neither is given).
 
     Usable as ``grad(f)``, ``grad(f, wrt=(0, 1))``, ``@grad`` and ``@grad(wrt="w")``.
     With ``has_aux=True`` the function returns ``(loss, aux)`` and the gradient function
     returns ``(gradient, aux)``.
+
+    Specialisation (see ``docs/specialization.md``): ``static_argnums``/``static_argnames``
+    make arguments compile-time constants keyed by value (they must be hashable, as in
+    JAX); ``dynamic_argnums``/``dynamic_argnames`` make int (or bool) arguments runtime
+    values, so that a changing loop length does not compile again.  ``cache_size`` caps
+    the specialisations kept (default ``st.config.cache_size``).
     """
     try:
-        return _make("grad", fn, wrt, argnums, has_aux, optimize)
+        return _make("grad", fn, wrt, argnums, has_aux, optimize, ArgSpec.make(
+            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
 
 
 def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
                    argnums: Wrt | None = None, has_aux: bool = False,
-                   optimize: bool = True) -> Any:
+                   optimize: bool = True, static_argnums: int | Sequence[int] | None = None,
+                   static_argnames: str | Sequence[str] | None = None,
+                   dynamic_argnums: int | Sequence[int] | None = None,
+                   dynamic_argnames: str | Sequence[str] | None = None,
+                   cache_size: int | None = None) -> Any:
     """Like ``grad``, but the result is ``(value, gradient)``."""
     try:
-        return _make("value_and_grad", fn, wrt, argnums, has_aux, optimize)
+        return _make("value_and_grad", fn, wrt, argnums, has_aux, optimize, ArgSpec.make(
+            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
+
+
+def explain(fn: Any, *args: Any, **kwargs: Any) -> str:
+    """Which cached specialisation ``fn(*args, **kwargs)`` would use, or why it would compile
+    a new one (which argument's kind changed, which guard failed), without compiling or
+    running anything.  ``fn`` is a compiled function: ``st.grad(f)``,
+    ``st.value_and_grad(f)``, ``st.jacrev(f)``...
+
+    >>> import numpy as np, st_autodiff as st
+    >>> def f(x):
+    ...     return np.sum(x * x)
+    >>> g = st.grad(f)
+    >>> _ = g(np.ones(3))
+    >>> print(st.explain(g, np.ones(4)))
+    grad of f(x: f64[4]): would compile a new specialisation: x: f64[3] -> f64[4]
+    """
+    method = getattr(fn, "explain", None)
+    if not callable(method):
+        raise TypeError(f"explain() takes a compiled function (st.grad(f), st.jacrev(f), "
+                        f"...), got {type(fn).__name__}; wrap it first: "
+                        f"st.explain(st.grad(f), *args)")
+    return method(*args, **kwargs)  # type: ignore[no-any-return]
 
 
 def _has_float_array(a: Any) -> bool:
@@ -562,6 +743,6 @@ from .products import (  # noqa: E402  (products builds on GradFunction)
     vjp,
 )
 
-__all__ = ["GradFunction", "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd",
+__all__ = ["GradFunction", "explain", "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd",
            "jacobian", "hessian", "hvp", "custom_jvp", "custom_vjp", "register_vjp",
            "stop_gradient"]

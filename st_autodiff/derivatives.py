@@ -42,6 +42,7 @@ import numpy as _np
 
 from .ir.kernels import run
 from .ir.ops import OP_INFO, Op
+from .ir.versioned import VersionedDict
 
 VjpRule = Callable[..., tuple]
 
@@ -239,7 +240,7 @@ def _unbroadcast(ops, g, out, x, shape):
 
 #: ``callable -> rule(g, out, *args) -> one gradient (or None) per argument``, in NumPy:
 #: the functions the compiler calls as they are and differentiates with the user's rule.
-CUSTOM_VJPS: dict[Callable[..., Any], Callable[..., Any]] = {}
+CUSTOM_VJPS: dict[Callable[..., Any], Callable[..., Any]] = VersionedDict()
 
 
 @rule(Op.CALL)

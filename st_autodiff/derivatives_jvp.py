@@ -38,6 +38,7 @@ from .derivatives import (
     safe_divisor,
 )
 from .ir.ops import OP_INFO, Op
+from .ir.versioned import VersionedDict
 
 
 def jvp_rule(*ops_: Op) -> Callable[[JvpRule], JvpRule]:
@@ -359,7 +360,7 @@ def _solve_jvp(ops, tangents, out, a, b):
 #: forward-mode rules of functions the compiler calls as they are (``st.custom_jvp``
 #: fills it; ``derivatives.CUSTOM_VJPS`` is the reverse-mode table).  Floating-point
 #: arguments without a tangent get zeros, the others ``None``.
-CUSTOM_JVPS: dict[Callable[..., Any], Callable[..., Any]] = {}
+CUSTOM_JVPS: dict[Callable[..., Any], Callable[..., Any]] = VersionedDict()
 
 
 @jvp_rule(Op.CALL)

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from . import trees
-from .api import GradFunction, Options, Wrt, _is_float, grad
+from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
+from .specialize import ArgSpec, CacheInfo, merge_info
 from .transforms.external import argument
 
 
@@ -38,15 +39,14 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     >>> vjp_fn((1.0, 1.0))
     (3.0,)
     """
-    # (parameters left out take their defaults: GradFunction binds the call as Python does)
-    flat = _Flat(fn, args, "vjp")
-    floats = tuple(k for k, a in enumerate(flat.leaves) if _is_float(a))
-    if not floats:
-        raise WrtError(f"vjp of {flat.name}: no floating-point argument to differentiate")
-    per_fn = _VJP_CACHE.setdefault(fn, {})
-    g = per_fn.get((flat.key, floats))
-    if g is None:
-        g = per_fn[(flat.key, floats)] = GradFunction(flat.fn, floats, "vjp", False, Options())
+    return _vjp(fn, args, None)
+
+
+def _vjp(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
+         ) -> tuple[Any, Callable[[Any], tuple]]:
+    """``vjp``, with some arguments static or dynamic (``jacrev(..., static_argnums)``):
+    static ones are constants of the generated code and get no gradient (``None``)."""
+    flat, floats, g = _vjp_function(fn, args, argspec)
     try:
         fwd, bwd = g.split(*flat.leaves)
     except StAutodiffError as exc:
@@ -72,6 +72,70 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     return out, vjp_fn
 
 
+def _vjp_function(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
+                  ) -> tuple[_Flat, tuple[int, ...], GradFunction]:
+    """The leaves of a ``vjp`` call, the differentiated ones, and the compiled function
+    (made once per function, structure and argument spec)."""
+    # (parameters left out take their defaults: GradFunction binds the call as Python does)
+    flat = _Flat(fn, args, "vjp")
+    spec, static = _leaf_spec(fn, flat, argspec, "vjp")
+    floats = tuple(k for k, a in enumerate(flat.leaves) if _is_float(a) and k not in static)
+    if not floats:
+        raise WrtError(f"vjp of {flat.name}: no floating-point argument to differentiate")
+    per_fn = _VJP_CACHE.setdefault(fn, {})
+    key = (flat.key, floats) if spec is None else (flat.key, floats, spec)
+    g = per_fn.get(key)
+    if g is None:
+        g = per_fn[key] = GradFunction(flat.fn, floats, "vjp", False, Options(), spec)
+    return flat, floats, g
+
+
+def _leaf_spec(fn: Callable[..., Any], flat: _Flat, argspec: ArgSpec | None, who: str
+               ) -> tuple[ArgSpec | None, frozenset[int]]:
+    """The static/dynamic spec of ``fn`` over the leaves of a call, and the static leaves:
+    ``argspec`` (numbers and names of ``fn``'s positional parameters), or the spec of a
+    compiled gradient being differentiated again."""
+    if argspec is None and isinstance(fn, GradFunction) and fn._argspec is not None:
+        static, dynamic = fn._special_positions(_PLAIN)
+    elif argspec is None:
+        return None, frozenset()
+    else:
+        static, dynamic = _arg_positions(fn, argspec, len(flat.specs), who)
+    static_leaves = frozenset(k for p in static for k in flat.span(p))
+    dynamic_leaves = tuple(sorted(k for p in dynamic for k in flat.span(p)))
+    spec = ArgSpec(tuple(sorted(static_leaves)), (), dynamic_leaves)
+    return (spec if spec else None), static_leaves
+
+
+def _arg_positions(fn: Callable[..., Any], argspec: ArgSpec, n: int, who: str
+                   ) -> tuple[frozenset[int], frozenset[int]]:
+    """The positions of a call of ``n`` positional arguments that ``argspec`` makes
+    static and dynamic (names: ``fn``'s positional parameters)."""
+    names = list((fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
+                  ).parameters)
+
+    def where(nums: tuple[int, ...], strs: tuple[str, ...], what: str) -> frozenset[int]:
+        out = set()
+        for i in nums:
+            if not -n <= i < n:
+                raise ValueError(f"{who}: {what}_argnums={i} is out of range: the call "
+                                 f"passes {n} arguments")
+            out.add(i % n)
+        for s in strs:
+            if s not in names[:n]:
+                raise ValueError(f"{who}: {what}_argnames names {s!r}, which is not a "
+                                 f"positional parameter of {getattr(fn, '__name__', fn)}() "
+                                 "in this call")
+            out.add(names.index(s))
+        return frozenset(out)
+
+    static = where(argspec.static_argnums, argspec.static_argnames, "static")
+    dynamic = where(argspec.dynamic_argnums, argspec.dynamic_argnames, "dynamic")
+    if static & dynamic:
+        raise ValueError(f"{who}: an argument is named both static and dynamic; pick one")
+    return static, dynamic
+
+
 _VJP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -92,19 +156,36 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     >>> bool(np.allclose(t, np.cos([0.0, 1.0]) * [0.0, 1.0] + np.sin([0.0, 1.0])))
     True
     """
+    return _jvp(fn, primals, tangents, None)
+
+
+def _jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+         argspec: ArgSpec | None) -> tuple[Any, Any]:
+    """``jvp``, with some arguments static or dynamic (their tangents must be None)."""
+    flat, dots, g = _jvp_function(fn, primals, tangents, argspec)
+    return g.call_flat(*flat.leaves, *(dots[k] for k in g._wrt_spec))
+
+
+def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+                  argspec: ArgSpec | None) -> tuple[_Flat, list[Any], GradFunction]:
+    """The leaves of a ``jvp`` call, their tangents, and the compiled function."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
                         "one tangent per primal")
     flat = _Flat(fn, primals, "jvp")
+    spec, static = _leaf_spec(fn, flat, argspec, "jvp")
     dots: list[Any] = []
-    for i, (spec, t) in enumerate(zip(flat.specs, tangents)):
-        dots += trees.leaves_like(spec, t, f"tangents[{i}]")
+    for i, (tree, t) in enumerate(zip(flat.specs, tangents)):
+        dots += trees.leaves_like(tree, t, f"tangents[{i}]")
     wrt = []
     for k, (p, t) in enumerate(zip(flat.leaves, dots)):
         if t is None:
             continue
         where = f"the tangent of {flat.describe(k)}"
+        if k in static:
+            raise ValueError(f"jvp: {where} is given, but that argument is static (a "
+                             "compile-time constant); pass None for it")
         if not _is_float(p):
             if np.any(np.asarray(t) != 0):
                 raise ValueError(f"jvp: {where} is not zero, but its primal is not floating "
@@ -118,18 +199,19 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                              f"shape {np.shape(p)}")
         wrt.append(k)
     per_fn = _JVP_CACHE.setdefault(fn, {})
-    g = per_fn.get((flat.key, tuple(wrt)))
+    key = (flat.key, tuple(wrt)) if spec is None else (flat.key, tuple(wrt), spec)
+    g = per_fn.get(key)
     if g is None:
-        g = per_fn[(flat.key, tuple(wrt))] = GradFunction(flat.fn, tuple(wrt), "jvp", False,
-                                                          Options())
-    return g.call_flat(*flat.leaves, *(dots[k] for k in wrt))
+        g = per_fn[key] = GradFunction(flat.fn, tuple(wrt), "jvp", False, Options(), spec)
+    return flat, dots, g
 
 
 _JVP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None
-           ) -> Callable[..., Any]:
+def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
+           static_argnums: Any = None, static_argnames: Any = None,
+           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[..., Any]:
     """The Jacobian of ``fn`` with respect to argument(s) ``wrt`` (positions or names;
     ``argnums`` is JAX's name for it), by reverse mode: one primal run, then one generated
     backward call per output element.
@@ -138,14 +220,16 @@ def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
     ``out.shape + x.shape``.  As in JAX, a tuple ``wrt`` gives a tuple (one Jacobian per
     argument), a structured argument a Jacobian of that structure, and a structured
     output that structure of those (the output's structure outside, the argument's
-    inside).
+    inside).  ``static_argnums``/``static_argnames`` and ``dynamic_argnums``/
+    ``dynamic_argnames`` are ``grad``'s (compile-time constants; runtime ints).
     """
     wrt = _wrt(fn, wrt, argnums, "jacrev")
+    argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
 
     def jacobian_fn(*args: Any) -> Any:
         args = _bound(fn, args, "jacrev")
-        positions, single = _positions(fn, wrt, args, "jacrev")
-        out, pullback = vjp(fn, *args)
+        positions, single = _positions(fn, wrt, args, "jacrev", argspec)
+        out, pullback = _vjp(fn, args, argspec)
         outs, spec = trees.flatten(out)  # a list built in a loop: one block per item
         arg_specs = [trees.flatten(args[p])[1] for p in positions]
         # per_out[k][q]: d(output leaf k) / d(leaf q of the wrt arguments), row by row
@@ -162,19 +246,31 @@ def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
                             for q, x in enumerate(_wrt_leaves(args, positions))])
         return _nest(spec, per_out, arg_specs, single)
 
-    return _named(jacobian_fn, fn, "jacrev")
+    def explain(*args: Any) -> str:
+        args = _bound(fn, args, "jacrev")
+        _positions(fn, wrt, args, "jacrev", argspec)
+        flat, _, g = _vjp_function(fn, args, argspec)
+        return "jacrev: " + g.explain(*flat.leaves)
+
+    def cache_info() -> CacheInfo:
+        return merge_info(f"jacrev of {getattr(fn, '__qualname__', fn)}",
+                          [g.cache_info() for g in _VJP_CACHE.get(fn, {}).values()])
+
+    return _named(jacobian_fn, fn, "jacrev", explain, cache_info)
 
 
-def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None
-           ) -> Callable[..., Any]:
+def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
+           static_argnums: Any = None, static_argnames: Any = None,
+           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[..., Any]:
     """The Jacobian of ``fn`` with respect to argument(s) ``wrt``, by forward mode: one
     generated tangent run per input element (cheaper than ``jacrev`` for few inputs).
-    Shapes and structures as for ``jacrev``."""
+    Shapes, structures and static/dynamic arguments as for ``jacrev``."""
     wrt = _wrt(fn, wrt, argnums, "jacfwd")
+    argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
 
     def jacobian_fn(*args: Any) -> Any:
         args = _bound(fn, args, "jacfwd")
-        positions, single = _positions(fn, wrt, args, "jacfwd")
+        positions, single = _positions(fn, wrt, args, "jacfwd", argspec)
         arg_specs = [trees.flatten(args[p])[1] for p in positions]
         xs = _wrt_leaves(args, positions)
         spec: Any = None
@@ -188,19 +284,35 @@ def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
                     dots[j] = _basis(x, e)
                     tangents: list[Any] = [None] * len(args)
                     tangents[p] = trees.unflatten(aspec, dots)
-                    out, out_dot = jvp(fn, args, tangents)
+                    out, out_dot = _jvp(fn, args, tangents, argspec)
                     got, spec = trees.flatten(out_dot)
                     cols.append(got)
                 cols_of.append(cols)
         if spec is None:  # no column: the structure of the output from one primal run
-            out, _ = jvp(fn, args, [None] * len(args))
+            out, _ = _jvp(fn, args, [None] * len(args), argspec)
             spec = trees.flatten(out)[1]
         outs = trees.leaves_like(spec, out, "the output", none_is_leaf=False)
         per_out = [[_assemble([c[k] for c in cols_of[q]], np.shape(o), x, axis=-1)
                     for q, x in enumerate(xs)] for k, o in enumerate(outs)]
         return _nest(spec, per_out, arg_specs, single)
 
-    return _named(jacobian_fn, fn, "jacfwd")
+    def explain(*args: Any) -> str:
+        args = _bound(fn, args, "jacfwd")
+        positions, _ = _positions(fn, wrt, args, "jacfwd", argspec)
+        tangents: list[Any] = [None] * len(args)
+        leaves, aspec = trees.flatten(args[positions[0]])
+        first = next(j for j, x in enumerate(leaves) if _is_float(x))
+        tangents[positions[0]] = trees.unflatten(aspec, [
+            _basis(x, 0) if j == first else None for j, x in enumerate(leaves)])
+        flat, dots, g = _jvp_function(fn, args, tangents, argspec)
+        return "jacfwd (first column): " + g.explain(*flat.leaves,
+                                                     *(dots[k] for k in g._wrt_spec))
+
+    def cache_info() -> CacheInfo:
+        return merge_info(f"jacfwd of {getattr(fn, '__qualname__', fn)}",
+                          [g.cache_info() for g in _JVP_CACHE.get(fn, {}).values()])
+
+    return _named(jacobian_fn, fn, "jacfwd", explain, cache_info)
 
 
 #: ``jacobian`` is ``jacrev``, as in JAX.
@@ -208,7 +320,8 @@ jacobian = jacrev
 
 
 def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
-            mode: str = "forward") -> Callable[..., Any]:
+            mode: str = "forward", static_argnums: Any = None, static_argnames: Any = None,
+            dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[..., Any]:
     """The Hessian of a scalar ``fn`` with respect to argument(s) ``wrt`` (positions or
     names; ``argnums`` is JAX's name for it): the Jacobian of the compiled gradient, whose
     generated code the compiler differentiates again.  For one array argument the result
@@ -219,14 +332,16 @@ def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | No
     one generated tangent run of the gradient per element of ``x``, and the tangent sweep
     costs about as much as the gradient itself.  ``mode="reverse"`` is reverse over
     reverse (``jacrev(grad(f))``): one primal run, then one generated backward run of the
-    gradient's adjoint per element of ``x``.
+    gradient's adjoint per element of ``x``.  Static and dynamic arguments as for
+    ``grad``.
     """
     wrt = _wrt(fn, wrt, argnums, "hessian")
-    g = grad(fn, wrt=wrt)
-    if mode == "forward":
-        return _named(jacfwd(g, wrt=wrt), fn, "hessian")
-    if mode == "reverse":
-        return _named(jacrev(g, wrt=wrt), fn, "hessian")
+    g = grad(fn, wrt=wrt, static_argnums=static_argnums, static_argnames=static_argnames,
+             dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames)
+    if mode in ("forward", "reverse"):
+        jac = (jacfwd if mode == "forward" else jacrev)(g, wrt=wrt)
+        return _named(jac, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
+                      jac.cache_info)  # type: ignore[attr-defined]
     raise ValueError(f"hessian: mode must be 'forward' or 'reverse', got {mode!r}")
 
 
@@ -415,9 +530,11 @@ def _wrt(fn: Callable[..., Any], wrt: Wrt | None, argnums: Wrt | None, who: str)
     return w
 
 
-def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str
-               ) -> tuple[list[int], bool]:
-    """The argument positions ``wrt`` names, and whether it named one (not a tuple)."""
+def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str,
+               argspec: ArgSpec | None = None) -> tuple[list[int], bool]:
+    """The argument positions ``wrt`` names, and whether it named one (not a tuple);
+    none of them may be static."""
+    static = _arg_positions(fn, argspec, len(args), who)[0] if argspec else frozenset()
     single = not isinstance(wrt, tuple)
     items = [wrt] if single else list(wrt)
     names = list((fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
@@ -434,6 +551,9 @@ def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str
             raise WrtError(f"{who}: wrt={w} is out of range: {name}() takes {len(args)} "
                            "arguments")
         p = w % len(args)
+        if p in static:
+            raise ValueError(f"{who}: cannot differentiate with respect to argument {p} of "
+                             f"{name}(): it is static (a compile-time constant)")
         if not any(_is_float(x) for x in trees.flatten(args[p])[0]):
             raise WrtError(f"{who}: cannot differentiate with respect to argument {p} of "
                            f"{name}(): it holds no floating-point value "
@@ -479,7 +599,12 @@ def _basis(like: Any, k: int) -> Any:
     return e
 
 
-def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str) -> Any:
+def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str,
+           explain: Callable[..., str], cache_info: Callable[[], CacheInfo]) -> Any:
+    """``wrapper`` named after ``fn``, with ``explain(*args)`` and ``cache_info()`` (the
+    specialisations it compiled, shared with ``st.vjp``/``st.jvp`` of the same function)."""
+    wrapper.explain = explain  # type: ignore[attr-defined]
+    wrapper.cache_info = cache_info  # type: ignore[attr-defined]
     wrapper.__name__ = f"{kind}_{getattr(fn, '__name__', 'function')}"
     wrapper.__qualname__ = wrapper.__name__
     wrapper.__doc__ = f"The Jacobian of {getattr(fn, '__qualname__', fn)} ({kind})."

@@ -38,13 +38,14 @@ from ..ir.abstract import dummy, is_abstract
 from ..ir.graph import Node
 from ..ir.ops import Op
 from ..ir.types import Type, type_of
+from ..ir.versioned import VersionedDict
 from .parse import parse_function
 
 if TYPE_CHECKING:
     from .lower import Lowerer
 
 #: ``function -> out_type`` given to ``register_vjp``/``custom_vjp``/``custom_jvp``.
-OUT_TYPES: dict[Any, Any] = {}
+OUT_TYPES: dict[Any, Any] = VersionedDict()
 
 
 class ShapeDtype:

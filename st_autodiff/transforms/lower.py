@@ -133,6 +133,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.global_consts: dict[tuple[int, str], Node] = {}
         self.external = ExternalObjects()  # containers that outlive the call
         self.guards = Guards()  # what lowering read from outside the arguments
+        # canonical argument positions the caller made static (any value) or dynamic (ints)
+        self.static_args: frozenset[int] = frozenset()
+        self.dynamic_args: frozenset[int] = frozenset()
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -493,11 +496,12 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
             value: Any = lw.b.arg(pname, None, None, loc)
         else:
             value = example_args[i]
-            static = isinstance(value, (bool, int, str, type(None))) and not isinstance(
-                value, float)
+            static = i in lw.static_args or isinstance(value, (bool, int, str, type(
+                None))) and not isinstance(value, float) and i not in lw.dynamic_args
             # a runtime argument is known by its type only: its data is never read
-            node = lw.b.arg(pname, type_of(value), value if static else abstract_of(value),
-                            loc)
+            known = value if static else Abstract(type_of(value)) if isinstance(
+                value, (bool, int)) else abstract_of(value)
+            node = lw.b.arg(pname, type_of(value), known, loc)
             value = value if static else node
         if param is fn.star:
             stars.append(value)
