@@ -572,29 +572,81 @@ def _mT(ops, a):
     return ops.swapaxes(a, axis1=-1, axis2=-2)
 
 
+def by_rank(ops, x, fn):
+    """``fn(vector)`` with ``vector`` whether ``x`` is 1-d: decided now when the compiler
+    knows ``x``'s rank, else at run time (an ``if`` on ``x.ndim == 1`` in the generated
+    code, each branch written for its case).  ``fn`` returns a tuple."""
+    r = ops.rank(x)
+    if r is not None:
+        return fn(r == 1)
+    return ops.branch(ops.is_vector(x), lambda: fn(True), lambda: fn(False))
+
+
 @rule(Op.MATMUL)
 def _matmul(ops, g, out, x, y):
-    nx, ny = ops.ndim(x), ops.ndim(y)
+    nx, ny = ops.rank(x), ops.rank(y)
+    if nx is not None and ny is not None:
+        return _matmul_vjp(ops, g, x, y, nx, ny)
+    # a rank the compiler does not know: 1-d operands are the only special case, and
+    # the batched forms (rank 3 below) hold for every rank of 2 or more
+    return tuple(_by_ranks(ops, x, y, lambda vx, vy, k=k: _matmul_vjp(
+        ops, g, x, y, 1 if vx else nx or 3, 1 if vy else ny or 3, k)) for k in (0, 1))
+
+
+def _by_ranks(ops, x, y, fn):
+    """``fn(x is 1-d, y is 1-d)`` (see ``by_rank``), its only value.  Rules call it once
+    per gradient, so that an unused gradient's ``if`` is dead code as a whole."""
+    return by_rank(ops, x, lambda vx: by_rank(ops, y, lambda vy: fn(vx, vy)))[0]
+
+
+def _matmul_vjp(ops, g, x, y, nx, ny, only=None):
+    """Both gradients of ``x @ y`` for these ranks, or (``only`` = 0 or 1) just one."""
+    gx, gy = _matmul_parts(ops, g, x, y, nx, ny)
+    if only is not None:
+        return ((gx, gy)[only](),)
+    return gx(), gy()
+
+
+def _matmul_parts(ops, g, x, y, nx, ny):
     if nx == 1 and ny == 1:
-        return g * y, g * x
+        return lambda: g * y, lambda: g * x
     if nx == 1:  # (k,) @ (..., k, m): g is (..., m)
-        gx = y @ g if ny == 2 else ops.squeeze(y @ ops.expand_dims(g, axis=-1), axis=-1)
-        return gx, ops.expand_dims(x, axis=-1) * ops.expand_dims(g, axis=-2)
+        return (lambda: y @ g if ny == 2 else ops.squeeze(y @ ops.expand_dims(g, axis=-1),
+                                                           axis=-1),
+                lambda: ops.expand_dims(x, axis=-1) * ops.expand_dims(g, axis=-2))
     if ny == 1:  # (..., n, k) @ (k,): g is (..., n)
-        gy = g @ x if nx == 2 else ops.squeeze(ops.expand_dims(g, axis=-2) @ x, axis=-2)
-        return ops.expand_dims(g, axis=-1) * y, gy
-    return g @ _mT(ops, y), _mT(ops, x) @ g
+        return (lambda: ops.expand_dims(g, axis=-1) * y,
+                lambda: g @ x if nx == 2 else ops.squeeze(ops.expand_dims(g, axis=-2) @ x,
+                                                          axis=-2))
+    return lambda: g @ _mT(ops, y), lambda: _mT(ops, x) @ g
+
+
+#: ``np.dot`` of operands of unknown rank, 2-d or 1-d each: (gx, gy) as einsum
+#: subscripts ``(g, other)`` by (x is 1-d, y is 1-d).  Einsum checks every rank, so an
+#: operand of another rank (``np.dot`` of a 3-d array) fails at run time rather than
+#: meeting a formula written for a different case.
+_DOT_SPECS = {(False, False): ("ij,kj->ik", "ik,ij->kj"), (True, False): ("j,kj->k", "k,j->kj"),
+              (False, True): ("i,k->ik", "ik,i->k")}
 
 
 @rule(Op.DOT)
 def _dot(ops, g, out, x, y):
-    nx, ny = ops.ndim(x), ops.ndim(y)
+    nx, ny = ops.rank(x), ops.rank(y)
+    if nx is None or ny is None:
+        def vjp(vx, vy, k):
+            if vx and vy:
+                return (g * y if k == 0 else g * x),
+            spec = _DOT_SPECS[(vx, vy)][k]
+            return (ops.einsum(g, y, subscripts=spec) if k == 0 else
+                    ops.einsum(x, g, subscripts=spec)),
+
+        return tuple(_by_ranks(ops, x, y, lambda vx, vy, k=k: vjp(vx, vy, k)) for k in (0, 1))
     if nx == 0 or ny == 0:
         return RULES[Op.MUL](ops, g, out, x, y)
     if nx > 2 or ny > 2:
         raise RuleError("np.dot of arrays with more than 2 dimensions is not supported; "
                         "write np.matmul (or @) or np.tensordot instead")
-    return _matmul(ops, g, out, x, y)
+    return _matmul_vjp(ops, g, x, y, nx, ny)
 
 
 @rule(Op.VDOT)
@@ -1016,6 +1068,8 @@ class ArrayOps:
     @staticmethod
     def ndim(x: Any) -> int:
         return len(getattr(x, "shape", ()))
+
+    rank = ndim
 
     @staticmethod
     def dtype(x: Any) -> str | None:
