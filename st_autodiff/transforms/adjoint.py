@@ -190,9 +190,9 @@ class Emitter:
         return tuple(Var(outer.emit(Op.ITEM, [node], {"index": k}, loc=loc), self)
                      for k in range(len(made[0][1])))
 
-    def is_vector(self, x: Any) -> Var:
-        """``x.ndim == 1`` at run time."""
-        return self.eq(self.emit(Op.LIST_LEN, self.shape(x)), 1)
+    def at_most_1d(self, x: Any) -> Var:
+        """``x.ndim <= 1`` at run time (the condition of a ``branch``)."""
+        return self.emit(Op.LIST_LEN, self.shape(x)) <= 1
 
     def zeros_like(self, x: Any, **params: Any) -> Var:
         """Zeros shaped like ``x``; for a list built at run time, a list of them (NumPy
