@@ -475,6 +475,13 @@ def _unreduce(ops, g, x, axis, keepdims):
     return ops.broadcast_to(g, ops.shape(x))
 
 
+def mask_like(ops, mask, x):
+    """A boolean ``mask`` as numbers of ``x``'s dtype; left boolean where the dtype is not
+    known (arithmetic with a float gradient gives the float dtype itself)."""
+    dt = ops.dtype(x)
+    return mask if dt is None else ops.astype(mask, dtype=dt)
+
+
 def _count(ops, x, axis) -> Any:
     """How many elements each output of a reduction over ``axis`` sums: a number when
     ``x``'s shape is known, else counted at run time (``x[i:i + k]`` in a loop)."""
@@ -497,7 +504,7 @@ def _mean(ops, g, out, x, axis=None, keepdims=False):
 
 @rule(Op.MAX, Op.MIN)
 def _extremum(ops, g, out, x, axis=None, keepdims=False):
-    hit = ops.astype(ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), dtype=ops.dtype(x))
+    hit = mask_like(ops, ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), x)
     share = _unreduce(ops, g, x, axis, keepdims) / ops.sum(hit, axis=axis, keepdims=True)
     return (hit * share,)
 
@@ -545,8 +552,11 @@ def _others_along(ops, x, axes):
     the product over that axis along the remaining axes; exact with zeros, and needs no
     shape (negative axes work on any rank)."""
     a = axes[-1]
-    along = ops.moveaxis(_others(ops, ops.moveaxis(x, source=a, destination=-1)),
-                         source=-1, destination=a)
+    if a == -1:
+        along = _others(ops, x)
+    else:
+        along = ops.moveaxis(_others(ops, ops.moveaxis(x, source=a, destination=-1)),
+                             source=-1, destination=a)
     if len(axes) == 1:
         return along
     return along * _others_along(ops, ops.prod(x, axis=a, keepdims=True), axes[:-1])
@@ -852,13 +862,13 @@ def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
     if not matrix and ord not in (_np.inf, -_np.inf):  # p-norm: sign(x) |x|^(p-1) / n^(p-1)
         return (gx * ops.sign(x) * (a / safe_divisor(ops, ok)) ** (ord - 1),)
     if not matrix:  # ord = +-inf on vectors: the extreme elements share the gradient
-        hit = ops.astype(ops.eq(a, ok), dtype=ops.dtype(x))
+        hit = mask_like(ops, ops.eq(a, ok), x)
         return (gx * ops.sign(x) * hit / ops.sum(hit, axis=axes, keepdims=True),)
     r, c = (axis if nd is None else (axis[0] % nd, axis[1] % nd)) if axis is not None else (0, 1)
     line, other = (c, r) if ord in (_np.inf, -_np.inf) else (r, c)  # summed, compared axis
     sums = ops.sum(a, axis=line, keepdims=True)
     # hit is constant along `line`: count the tied lines along `other` only
-    hit = ops.astype(ops.eq(sums, ok), dtype=ops.dtype(x))
+    hit = mask_like(ops, ops.eq(sums, ok), x)
     share = hit / ops.sum(hit, axis=other, keepdims=True)
     return (gx * ops.sign(x) * share,)
 

@@ -37,6 +37,7 @@ from .derivatives import (
     by_rank,
     diagonal_part,
     linspace_weights,
+    mask_like,
     safe_divisor,
 )
 from .ir.ops import OP_INFO, Op
@@ -257,7 +258,7 @@ def _setitem_jvp(ops, tangents, out, x, v, *dyn, index=None):
 
 @jvp1(Op.MAX, Op.MIN)
 def _extremum_jvp(ops, t, out, x, axis=None, keepdims=False):
-    hit = ops.astype(ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), dtype=ops.dtype(x))
+    hit = mask_like(ops, ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), x)
     return (ops.sum(hit * t, axis=axis, keepdims=keepdims)
             / ops.sum(hit, axis=axis, keepdims=keepdims))
 

@@ -150,8 +150,8 @@ class Emitter:
         op = self.current.op.value if self.current is not None else "this op"
         return UnknownShapeError(f"the derivative of {op} here needs {what}, which is not "
                                  "known without example arguments", loc,
-                                 "call the function with arguments first, or give the CLI "
-                                 "a rank: --arg NAME=f64[?,?] (or a shape: NAME=f64[3,4])")
+                                 "call the function with arguments first (or give the CLI "
+                                 "their types: --arg NAME=f64[3,4])")
 
     def known_shape(self, x: Any) -> tuple[int, ...] | None:
         t = self.node(x).type
