@@ -117,10 +117,10 @@ class Emitter:
     def static_shape(self, x: Any) -> tuple[int, ...]:
         """``x``'s shape as Python ints; a located error where it is not known (rules read
         it only where no run-time form exists: see ``known_shape`` and ``rank``)."""
-        t = self.node(x).type
-        if t is None or t.shape is None:
+        shape = self.known_shape(x)
+        if shape is None:
             raise self._unknown("its input's shape")
-        return t.shape
+        return shape
 
     def rank(self, x: Any) -> int | None:
         """``x``'s number of dimensions when the compiler knows it, else ``None``: from the
@@ -133,10 +133,8 @@ class Emitter:
                 return 0
             if t.shape is not None:
                 return len(t.shape)
-        value = self.b.values.get(node)
-        if value is not None and hasattr(value, "ndim") and not isinstance(value, list):
-            return int(value.ndim)
-        return None
+        nd = getattr(self.b.values.get(node), "ndim", None)  # (an abstract value: maybe None)
+        return nd if isinstance(nd, int) else None
 
     def ndim(self, x: Any) -> int:
         """``x``'s rank; a located error where it is not known (see ``rank``)."""
@@ -154,10 +152,14 @@ class Emitter:
                                  "their types: --arg NAME=f64[3,4])")
 
     def known_shape(self, x: Any) -> tuple[int, ...] | None:
+        """``x``'s shape when every size in it is known, else ``None`` (then rules read
+        it at run time, ``shape``; ``rank`` may still be known)."""
         t = self.node(x).type
         if t is not None and t.kind in ("float", "int", "bool"):
             return ()  # a Python number (a loop index)
-        return None if t is None else t.shape
+        if t is None or t.shape is None or None in t.shape:
+            return None
+        return t.shape
 
     def branch(self, cond: Any, then: Any, orelse: Any) -> tuple[Var, ...]:
         """``then()`` if ``cond`` holds at run time, else ``orelse()``: an ``if`` in the
