@@ -835,9 +835,18 @@ def _diag(ops, g, out, x, k=0):
 def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
     nd = ops.rank(x)
     if nd is None and axis is None and ord is not None:  # a vector or a matrix norm
-        return by_rank(ops, x, lambda low: _norm_vjp(ops, g, out, x, ord, axis, keepdims,
-                                                      1 if low else 2))
+        if ord in (2, -2):  # the matrix case has no gradient rule: the rank decides
+            nd = ops.ndim(x)
+        elif ord not in _MATRIX_ORDS:  # NumPy takes this order for vectors only
+            nd = 1
+        else:
+            return by_rank(ops, x, lambda low: _norm_vjp(ops, g, out, x, ord, axis, keepdims,
+                                                          1 if low else 2))
     return _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd)
+
+
+#: The matrix norm orders with a gradient rule.
+_MATRIX_ORDS = (None, "fro", 1, -1, _np.inf, -_np.inf)
 
 
 def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
@@ -845,7 +854,7 @@ def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
     unknown (then every axis is counted from the end or is all of them)."""
     matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and nd == 2
                                                               and ord is not None)
-    if matrix and ord not in (None, "fro", 1, -1, _np.inf, -_np.inf):
+    if matrix and ord not in _MATRIX_ORDS:
         raise RuleError(f"the gradient of the matrix norm ord={ord!r} is not supported; "
                         "supported matrix orders: None, 'fro', 1, -1, inf, -inf")
     every = None if nd is None else tuple(range(nd))  # None: all axes, however many
@@ -1026,6 +1035,13 @@ def _split(ops, g, out, x, indices_or_sections=2, axis=0):
 
 @rule(Op.TILE)
 def _tile(ops, g, out, x, reps=1):
+    if ops.known_shape(x) is None:  # each copy's gradient summed into its source element,
+        # numbered by tiling the element numbers the same way
+        flat = ops.shape(ops.ravel(x))
+        ids = ops.tile(ops.reshape(ops.arange(0, ops.getitem(flat, index=(0,)), 1),
+                                   ops.shape(x)), reps=reps)
+        summed = ops.scatter_add(flat, ops.ravel(g), ops.ravel(ids), index=(("in", 0),))
+        return (ops.reshape(summed, ops.shape(x)),)
     shape = ops.static_shape(x)
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     d = max(len(shape), len(reps))
@@ -1066,8 +1082,10 @@ def _pad(ops, g, out, x, pad_width=0, constant_values=0):
         nd = ops.rank(x)
         if nd is None and given.ndim == 2 and given.shape[0] > 1:
             nd = given.shape[0]  # one pair per axis
-        if nd is None:
-            nd = ops.ndim(x)  # (the located error: how many axes is not known)
+        if nd is None:  # one width pair for every axis, however many: x's elements are
+            # where a padded mask of ones is True, in the same (C) order
+            inside = ops.pad(ops.ones_like(x, dtype="bool"), pad_width=pad_width)
+            return (ops.reshape(ops.getitem(g, inside, index=(("in", 0),)), ops.shape(x)),)
         widths = _np.broadcast_to(given, (nd, 2))
         return (ops.getitem(g, index=tuple(("slice", int(b), -int(a) if a else None, None)
                                            for b, a in widths)),)

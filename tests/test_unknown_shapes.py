@@ -131,7 +131,17 @@ def copies(x):
 
 
 def padded(x):
-    return np.sum(np.pad(x, ((1, 2), (0, 1))) ** 2 + 1.0)
+    return np.sum(np.pad(x, ((1, 2), (0, 1))) ** 2 + 1.0) + np.sum(np.pad(x, 1) ** 3)
+
+
+def unpacked(x):
+    a, b, c = x  # rows of an array whose shape is unknown: array reads, not tuple items
+    p, q = x.T[:2]
+    return np.sum(a * b - c) + np.dot(p, q)
+
+
+def tiled(x):
+    return np.sum(np.tile(x, (2, 3)) ** 2) + np.sum(np.tile(x, 2) * 3.0)
 
 
 def contractions(x, y):
@@ -170,6 +180,8 @@ CASES = [
                    (arr(2, 3, 4), np.array([[[0], [1], [3]]]))]),
     (copies, (0,), [(arr(3, 4),), (arr(5),)]),
     (padded, (0,), [(arr(3, 4),), (arr(2, 1),)]),
+    (unpacked, (0,), [(arr(3, 2),), (arr(3, 5),)]),
+    (tiled, (0,), [(arr(3, 4),), (arr(5),), (arr(2, 1, 3),)]),
     (contractions, (0, 1), [(arr(2, 3), arr(3, 4)), (arr(1, 3), arr(3, 2))]),
     (stacks, (0, 1, 2), [(arr(2, 3), arr(2, 2), arr(1, 3)), (arr(3), arr(4), arr(3)),
                          (arr(2, 3), arr(2, 1), arr(3))]),
