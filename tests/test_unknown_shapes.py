@@ -140,6 +140,15 @@ def unpacked(x):
     return np.sum(a * b - c) + np.dot(p, q)
 
 
+def two_loops(x, k):
+    total = 0.0
+    for i in range(k, len(x)):  # bounds known at run time only
+        total = total + x[i] * x[i - k]
+    for i in range(len(x) - k, 0, -2):  # a second accumulator of the same zeros
+        total = total + np.exp(0.5 * x[i])
+    return total
+
+
 def tiled(x):
     return np.sum(np.tile(x, (2, 3)) ** 2) + np.sum(np.tile(x, 2) * 3.0)
 
@@ -181,6 +190,7 @@ CASES = [
     (copies, (0,), [(arr(3, 4),), (arr(5),)]),
     (padded, (0,), [(arr(3, 4),), (arr(2, 1),)]),
     (unpacked, (0,), [(arr(3, 2),), (arr(3, 5),)]),
+    (two_loops, (0,), [(arr(6), 2), (arr(7), 1)]),
     (tiled, (0,), [(arr(3, 4),), (arr(5),), (arr(2, 1, 3),)]),
     (contractions, (0, 1), [(arr(2, 3), arr(3, 4)), (arr(1, 3), arr(3, 2))]),
     (stacks, (0, 1, 2), [(arr(2, 3), arr(2, 2), arr(1, 3)), (arr(3), arr(4), arr(3)),
