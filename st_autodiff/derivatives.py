@@ -642,6 +642,9 @@ def _matmul_vjp(ops, g, x, y, nx, ny, only=None):
     gx, gy = _matmul_parts(ops, g, x, y, nx, ny)
     if only is not None:
         return ((gx, gy)[only](),)
+    if ny == 1 and nx != 1:  # (the order the nodes have always been written in)
+        b = gy()
+        return gx(), b
     return gx(), gy()
 
 
