@@ -21,8 +21,8 @@ A rule may use only:
 A rule must work when shapes are unknown: it reads them at run time (``ops.shape``,
 negative axes, ``unbroadcast``) and keeps the shorter code of known shapes for when
 they are known.  ``ops.static_shape(x)`` and ``ops.ndim(x)`` give Python ints or raise a
-located error; a rule calls them only where no run-time form exists (``np.tile``,
-``np.tensordot``, ``np.inner`` of operands of unknown rank).
+located error; a rule calls them only where no run-time form exists (``np.tensordot``,
+``np.inner``, ``np.einsum`` with ``...`` of operands of unknown rank).
 
 In the compiler ``ops`` emits IR nodes, so a rule *writes* the adjoint code; in the eager
 runtime ``ops`` runs the arrays.  Because rules only use ops that have rules themselves,
