@@ -742,7 +742,11 @@ def _inner(ops, g, out, x, y):
 @rule(Op.EINSUM)
 def _einsum(ops, g, out, *operands, subscripts=None):
     ellipsis = "..." in subscripts  # only then are the ranks needed
-    ins, outs = _parse_einsum(subscripts, [ops.ndim(o) if ellipsis else 0 for o in operands])
+    if ellipsis and any(ops.rank(o) is None for o in operands):
+        ins, outs = _parse_einsum_batch(subscripts, len(operands))
+    else:
+        ins, outs = _parse_einsum(subscripts, [ops.ndim(o) if ellipsis else 0
+                                                for o in operands])
     grads = []
     for i, sub in enumerate(ins):
         if len(set(sub)) != len(sub):
@@ -751,11 +755,17 @@ def _einsum(ops, g, out, *operands, subscripts=None):
         others = [s for j, s in enumerate(ins) if j != i]
         have = set(outs) | set("".join(others))
         kept = "".join(c for c in sub if c in have)
-        spec = ",".join([outs] + others) + "->" + kept
+        spec = (",".join([outs] + others) + "->" + kept).replace("#", "...")
         gi = ops.einsum(g, *[o for j, o in enumerate(operands) if j != i], subscripts=spec)
         if kept != sub:  # letters summed only inside this operand: broadcast back
-            missing = tuple(k for k, c in enumerate(sub) if c not in kept)
-            gi = ops.broadcast_to(ops.expand_dims(gi, axis=missing), ops.shape(operands[i]))
+            batch = sub.find("#")  # axes after a batch of unknown length: from the end
+            if batch > 0 and "#" not in kept:  # summed batch after other axes: where
+                ops.ndim(operands[i])  # to put them back takes its length (an error)
+            missing = tuple(k if batch < 0 or k < batch else k - len(sub)
+                            for k, c in enumerate(sub) if c not in kept and c != "#")
+            if missing:
+                gi = ops.expand_dims(gi, axis=missing)
+            gi = ops.broadcast_to(gi, ops.shape(operands[i]))
         elif None in (ops.known_shape(gi), ops.known_shape(operands[i])):
             gi = gi + ops.zeros_like(operands[i])  # broadcast up where this operand is longer
         else:  # a size-1 axis of this operand met a longer one: broadcast the gradient up
@@ -765,6 +775,21 @@ def _einsum(ops, g, out, *operands, subscripts=None):
                 gi = ops.broadcast_to(gi, up)
         grads.append(gi)
     return tuple(grads)
+
+
+def _parse_einsum_batch(subscripts: str, n: int) -> tuple[list[str], str]:
+    """Input subscripts and the output subscript, ``...`` kept as one symbol ``#`` (the
+    batch, of a length known at run time only: einsum broadcasts it itself)."""
+    spec = subscripts.replace(" ", "").replace("...", "#")
+    lhs, arrow, rhs = spec.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != n:
+        raise RuleError(f"einsum subscripts {subscripts!r} name {len(ins)} operands, got {n}")
+    if not arrow:
+        letters = lhs.replace(",", "").replace("#", "")
+        rhs = ("#" if "#" in lhs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    return ins, rhs
 
 
 def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:

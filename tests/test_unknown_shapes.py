@@ -157,6 +157,10 @@ def contractions(x, y):
     return np.sum(np.einsum("ij,jk->ik", x, y) ** 2)
 
 
+def batched_contractions(x, y):
+    return np.sum(np.einsum("...ij,...jk->...ik", x, y) ** 2) + np.sum(np.einsum("...i->...", x) ** 2)
+
+
 def stacks(x, y, z):
     return np.sum(np.hstack([x, y]) ** 2) + np.sum(np.vstack([x, z]) * 3.0)
 
@@ -193,6 +197,8 @@ CASES = [
     (two_loops, (0,), [(arr(6), 2), (arr(7), 1)]),
     (tiled, (0,), [(arr(3, 4),), (arr(5),), (arr(2, 1, 3),)]),
     (contractions, (0, 1), [(arr(2, 3), arr(3, 4)), (arr(1, 3), arr(3, 2))]),
+    (batched_contractions, (0, 1), [(arr(2, 3), arr(3, 4)), (arr(5, 2, 3), arr(3, 4)),
+                                    (arr(1, 2, 3), arr(4, 3, 2)), (arr(2, 3), arr(2, 3, 1))]),
     (stacks, (0, 1, 2), [(arr(2, 3), arr(2, 2), arr(1, 3)), (arr(3), arr(4), arr(3)),
                          (arr(2, 3), arr(2, 1), arr(3))]),
 ]
