@@ -158,7 +158,8 @@ def contractions(x, y):
 
 
 def batched_contractions(x, y):
-    return np.sum(np.einsum("...ij,...jk->...ik", x, y) ** 2) + np.sum(np.einsum("...i->...", x) ** 2)
+    z = np.einsum("...ij,...jk->...ik", x, y)
+    return np.sum(z ** 2) + np.sum(np.einsum("...i->...", x) ** 2)
 
 
 def stacks(x, y, z):
