@@ -21,8 +21,8 @@ A rule may use only:
 A rule must work when shapes are unknown: it reads them at run time (``ops.shape``,
 negative axes, ``unbroadcast``) and keeps the shorter code of known shapes for when
 they are known.  ``ops.static_shape(x)`` and ``ops.ndim(x)`` give Python ints or raise a
-located error; a rule calls them only where no run-time form exists (``np.tensordot``,
-``np.inner``, ``np.einsum`` with ``...`` of operands of unknown rank).
+located error; a rule calls them only where no run-time form exists (``np.tensordot``
+and ``np.inner`` of operands of unknown rank).
 
 In the compiler ``ops`` emits IR nodes, so a rule *writes* the adjoint code; in the eager
 runtime ``ops`` runs the arrays.  Because rules only use ops that have rules themselves,
@@ -755,8 +755,15 @@ def _einsum(ops, g, out, *operands, subscripts=None):
         others = [s for j, s in enumerate(ins) if j != i]
         have = set(outs) | set("".join(others))
         kept = "".join(c for c in sub if c in have)
-        spec = (",".join([outs] + others) + "->" + kept).replace("#", "...")
+        # an operand without the batch others have: einsum sums a batch only into an
+        # output that keeps it, so it is kept and summed down to the operand's shape
+        batched = "#" in have and "#" not in sub
+        spec = (",".join([outs] + others) + "->" + "#" * batched + kept).replace("#", "...")
         gi = ops.einsum(g, *[o for j, o in enumerate(operands) if j != i], subscripts=spec)
+        if batched:
+            if kept != sub:
+                ops.ndim(operands[i])  # (a located error: where the letters go back)
+            gi = ops.unbroadcast(gi, ops.shape(operands[i]))
         if kept != sub:  # letters summed only inside this operand: broadcast back
             batch = sub.find("#")  # axes after a batch of unknown length: from the end
             if batch > 0 and "#" not in kept:  # summed batch after other axes: where

@@ -162,6 +162,10 @@ def batched_contractions(x, y):
     return np.sum(z ** 2) + np.sum(np.einsum("...i->...", x) ** 2)
 
 
+def batch_times_matrix(x, m):
+    return np.sum(np.sin(np.einsum("...ij,jk->...ik", x, m)))
+
+
 def stacks(x, y, z):
     return np.sum(np.hstack([x, y]) ** 2) + np.sum(np.vstack([x, z]) * 3.0)
 
@@ -200,6 +204,8 @@ CASES = [
     (contractions, (0, 1), [(arr(2, 3), arr(3, 4)), (arr(1, 3), arr(3, 2))]),
     (batched_contractions, (0, 1), [(arr(2, 3), arr(3, 4)), (arr(5, 2, 3), arr(3, 4)),
                                     (arr(1, 2, 3), arr(4, 3, 2)), (arr(2, 3), arr(2, 3, 1))]),
+    (batch_times_matrix, (0, 1), [(arr(2, 3), arr(3, 4)), (arr(5, 2, 3), arr(3, 4)),
+                                  (arr(4, 1, 2, 3), arr(3, 2))]),
     (stacks, (0, 1, 2), [(arr(2, 3), arr(2, 2), arr(1, 3)), (arr(3), arr(4), arr(3)),
                          (arr(2, 3), arr(2, 1), arr(3))]),
 ]
