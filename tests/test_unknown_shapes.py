@@ -19,6 +19,7 @@ import st_autodiff as st
 from st_autodiff.cli import main
 from st_autodiff.errors import CompileError
 from st_autodiff.testing import check_grads
+from st_autodiff.transforms.adjoint import UnknownShapeError
 
 RNG = np.random.default_rng(7)
 
@@ -262,6 +263,48 @@ def test_rank_needed_at_compile_time_is_a_located_error():
     x, y = arr(2, 3), arr(3, 4)  # with arguments it compiles and is right
     g = st.grad(tensordot)(x, y)
     np.testing.assert_allclose(g, np.broadcast_to(y.sum(axis=1), (2, 3)), rtol=1e-12)
+
+
+def _leaves(v):
+    if isinstance(v, (tuple, list)):
+        return [leaf for item in v for leaf in _leaves(item)]
+    if isinstance(v, dict):
+        return [leaf for k in sorted(v) for leaf in _leaves(v[k])]
+    return [v]
+
+
+def test_corpus_generic_gradients_equal_specialised_ones():
+    """Every corpus function that compiles without arguments gives, on its example
+    arguments, the gradient compiled for them; a derivative rule refuses only where it
+    needs a rank while compiling (tensordot, inner, a spectral norm)."""
+    try:
+        from corpus import CORPUS  # noqa: PLC0415
+    except ImportError:  # tests/ imported as a package
+        from tests.corpus import CORPUS  # type: ignore[no-redef]  # noqa: PLC0415
+    compared, refused = 0, []
+    for e in CORPUS:
+        args = e.make_args(np.random.default_rng(0))
+        gf = st.grad(e.fn, wrt=e.wrt, has_aux=e.has_aux)
+        try:
+            generic = gf.__wrapped__
+        except UnknownShapeError as exc:
+            assert exc.loc is not None, e.name
+            refused.append(str(exc).split(" here")[0].split()[-1])
+            continue
+        except st.StAutodiffError:
+            continue  # lowering needs to know something (a loop over rows, x.ndim)
+        got = generic(*args)
+        want = st.grad(e.fn, wrt=e.wrt, has_aux=e.has_aux)(*args)
+        if e.has_aux:
+            got, want = got[0], want[0]
+        got, want = _leaves(got), _leaves(want)
+        assert len(got) == len(want), e.name
+        for a, b in zip(got, want, strict=True):
+            assert np.shape(a) == np.shape(b), e.name
+            np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10, err_msg=e.name)
+        compared += 1
+    assert set(refused) <= {"tensordot", "inner", "norm"}, refused
+    assert compared > 0.8 * len(CORPUS)
 
 
 # --- the command line --------------------------------------------------------------------
