@@ -30,7 +30,7 @@ from test_infer_cases import (
     structure_cases,
 )
 
-from st_autodiff.ir.abstract import Abstract, abstract_of
+from st_autodiff.ir.abstract import Abstract, NotKnown, abstract_of
 from st_autodiff.ir.infer import RULES, NoTypeRule, infer
 from st_autodiff.ir.kernels import compiling, run
 from st_autodiff.ir.ops import OP_INFO, Op
@@ -140,6 +140,8 @@ def check_case(op: Op, inputs: tuple, given: dict, keep: tuple) -> str | None:
         got = infer(op, abstract, params)
     except NoTypeRule as exc:
         return f"NoTypeRule: {exc}"
+    except NotKnown:  # the type depends on a value (NumPy < 2.3's fast power paths)
+        return None if op is Op.POW else "NotKnown"
     except Exception as exc:  # noqa: BLE001
         if real_exc is not None and _same_error(real_exc, exc):
             return None
@@ -221,6 +223,10 @@ def test_rule_with_unknown_shapes(op: Op) -> None:
                 if op is Op.UNBROADCAST and not expected.type.is_float:
                     continue  # summed (bool -> int64) or not: only the shapes say
                 failures.append(f"{_describe(inputs, given)} #{i}: NoTypeRule")
+                continue
+            except NotKnown:  # the type depends on a value (NumPy < 2.3's fast powers)
+                if op is not Op.POW:
+                    failures.append(f"{_describe(inputs, given)} #{i}: NotKnown")
                 continue
             except Exception as exc:  # noqa: BLE001
                 failures.append(f"{_describe(inputs, given)} #{i}: raised {exc!r}")

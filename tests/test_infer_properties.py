@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from st_autodiff.ir.abstract import Abstract, abstract_of
-from st_autodiff.ir.infer import infer
+from st_autodiff.ir.abstract import Abstract, NotKnown, abstract_of
+from st_autodiff.ir.infer import NoTypeRule, infer
+from st_autodiff.ir.infer_index import _OLD_NUMPY
 from st_autodiff.ir.kernels import run
 from st_autodiff.ir.ops import OP_INFO, Op
 from st_autodiff.ir.types import Type
@@ -70,11 +71,23 @@ def _agree(op: Op, inputs: tuple, params: dict, constants: int = 0) -> None:
     if error is not None:
         try:
             got = infer(op, abstract, params)
+        except NoTypeRule:  # typed by the kernel on stand-ins instead (NumPy < 2.3 writes)
+            assert _OLD_NUMPY and op in (Op.SETITEM, Op.INDEX_ADD)
+            return
         except Exception as exc:  # noqa: BLE001
-            assert isinstance(exc, (type(error), ValueError, TypeError)), (exc, error)
+            # (NumPy 2.2 says IndexError where later ones say ValueError: both refuse)
+            assert isinstance(exc, (type(error), ValueError, TypeError, IndexError)), (
+                exc, error)
             return
         raise AssertionError(f"kernel raised {error!r}, infer gave {got}")
-    got = infer(op, abstract, params)
+    try:
+        got = infer(op, abstract, params)
+    except NoTypeRule:  # typed by the kernel on stand-ins instead (NumPy < 2.3 writes)
+        assert _OLD_NUMPY and op in (Op.SETITEM, Op.INDEX_ADD)
+        return
+    except NotKnown:  # a type NumPy picks by value (< 2.3's fast powers): none claimed
+        assert op is Op.POW
+        return
     if isinstance(expected, (bool, int)) and any(isinstance(v, Abstract) for v in abstract):
         expected = Abstract(Type("bool" if isinstance(expected, bool) else "int"))
     assert got == expected, (op, inputs, params)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import infer_index, infer_linalg, infer_lists, infer_shapes
-from .abstract import Abstract, abstract_of
+from .abstract import Abstract, NotKnown, abstract_of
 from .infer_core import (
     NoTypeRule,
     any_abstract,
@@ -134,8 +134,26 @@ def _elementwise(op: Op, inputs: tuple, params: dict) -> Any:
     if op is Op.POW and all(_python_int(v) for v in inputs) and is_abs(inputs[1]):
         # int ** int is an int, or a float for a negative exponent: the value decides
         raise NoTypeRule("a Python int to the power of a runtime int")
+    if op is Op.POW and _VALUE_DEPENDENT_POW and _numpy_array(inputs[0]) and not (
+            isinstance(inputs[1], (int, float)) or is_abs(inputs[1]) and
+            inputs[1].type.kind in ("float", "int", "bool")):
+        # NumPy < 2.3 computes ``array ** e`` for an exponent e of one element with value
+        # 2, 0.5, -1 … by a fast path that keeps the base's dtype: the value decides (a
+        # Python number exponent is weak either way)
+        raise NotKnown("array ** a NumPy number: its dtype depends on the exponent's value")
     shape = broadcast(*[shape_of(v) for v in inputs if v is not None])
     return make(probe(op, [stand_in(v) for v in inputs], params), shape)
+
+
+def _numpy_array(v: Any) -> bool:
+    """An ndarray (0-d included), concrete or abstract: not a scalar, not a Python number."""
+    if is_abs(v):
+        return v.type.kind == "array" and not v.generic
+    return isinstance(v, np.ndarray)
+
+
+#: whether this NumPy picks the dtype of ``array ** numpy_number`` by the number's value
+_VALUE_DEPENDENT_POW = tuple(int(p) for p in np.__version__.split(".")[:2]) < (2, 3)
 
 
 def _python_int(v: Any) -> bool:

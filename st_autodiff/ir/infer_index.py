@@ -242,16 +242,27 @@ def _container_item(x: tuple | list, index: tuple) -> Any:
     return x[i]
 
 
+#: NumPy before 2.3, whose element writes still take a one-element array
+_OLD_NUMPY = tuple(int(p) for p in np.__version__.split(".")[:2]) < (2, 3)
+
+
 def _write(op: Op, inputs: tuple, params: dict) -> Any:
     """setitem, index_add: a copy of ``x`` of its own type; ``v`` must fit."""
     x, v = inputs[0], inputs[1]
     _array_in(x, write=True)
     index = build_index(params["index"], inputs[2:])
     shape = shape_of(x)
+    if _OLD_NUMPY and shape is not None and (0 in shape or (
+            0 < len(shape_of(v) or ()) and all(d == 1 for d in shape_of(v)))):
+        # NumPy < 2.3 bends its write rules at empty axes and one-element values:
+        # typed by running the kernel on stand-ins instead
+        raise NoTypeRule("a write NumPy < 2.3 checks by its own older rules")
     fits(shape_of(v), index_dims(shape, index), grows=op is Op.SETITEM)
     vshape = shape_of(v)
     if shape is not None and vshape and len(index) == len(shape) and all(
-            _kind(e) == "int" for e in index):  # one element: a scalar goes there
+            _kind(e) == "int" for e in index) and not (
+            _OLD_NUMPY and all(d == 1 for d in vshape)):  # one element: a scalar goes there
+        # (NumPy < 2.3 still converts a one-element array to that scalar, deprecated)
         raise ValueError("setting an array element with a sequence.")
     if op is Op.SETITEM and vshape and len(vshape) > 1 and len(index) == 1 and _kind(
             index[0]) == "mask" and len(shape_of(index[0]) or ()) == len(shape or ()):
