@@ -52,6 +52,7 @@ from .specialize import (
 )
 from .transforms import Compiled, Options, Request, compile_function
 from .transforms.guards import Guards
+from .transforms.load import locate_failure
 from .transforms.lower import python_resolver
 from .transforms.parse import Layout, ParsedFunction, parse_function
 
@@ -216,12 +217,12 @@ class GradFunction:
                             cache.move_to_end(key)
                         except KeyError:  # evicted by another thread meanwhile
                             pass
-                    return e.fn(*args)
+                    return _call(e.fn, args)
         try:
             fn = self._compile(args, key, layout).fn
         except StAutodiffError as exc:  # the user's error, not a trace of the compiler
             raise exc.with_traceback(None) from None
-        return fn(*args)
+        return _call(fn, args)
 
     def _key(self, args: tuple, layout: Layout) -> Any:
         """The cache key of a call (arguments in the canonical order)."""
@@ -796,3 +797,15 @@ from .products import (  # noqa: E402  (products builds on GradFunction)
 __all__ = ["GradFunction", "explain", "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd",
            "jacobian", "hessian", "hvp", "custom_jvp", "custom_vjp", "register_vjp",
            "stop_gradient"]
+
+
+def _call(fn: Callable[..., Any], args: tuple) -> Any:
+    """Run generated code; a derivative that fails at run time is located at the user's
+    line (the user's own errors pass through as Python raises them)."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        located = locate_failure(exc)
+        if located is exc:
+            raise
+        raise located from exc

@@ -9,8 +9,10 @@ the file's top-level statements (see ``transforms/static_scope.py``).
     st-autodiff dump model.py:loss --stage adjoint      # one pass's printed output
     st-autodiff dump model.py:loss --arg x=f64[4,3] --arg w=f64[3] --arg n=int=5
 
-Without ``--arg`` the function is compiled generically (types unknown).  With ``--arg``
-the output is specialised to the given types.  ``--arg`` needs every parameter that has
+Without ``--arg`` the function is compiled generically (types unknown): derivative rules
+read shapes at run time, and branch on a rank they need (``if len(xp.shape(x)) <= 1:``),
+so the output is right for every argument kind (docs/cli.md).  With ``--arg`` the output
+is specialised to the given types.  ``--arg`` needs every parameter that has
 no literal default.  Types: ``f64[4,3]``, ``f32[10]``, ``f64[]`` (0-d), ``i64[5]``,
 ``bool[3]``, ``float``, ``float=0.5``, ``int=5`` (ints are compile-time constants, so
 they need a value), ``bool=true``; a bare number (``n=5``, ``a=0.5``) also works.  The

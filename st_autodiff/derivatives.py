@@ -10,10 +10,19 @@ A rule may use only:
 * ``ops.<name>(...)`` for any op of ``ir/ops.py`` (inputs positional, params by keyword);
 * the Python operators ``+ - * / ** @`` and unary ``-`` on values and Python numbers,
   and ``< <= > >=`` (never ``==``; use ``ops.eq``);
-* ``ops.shape(x)`` (a value usable as an op input), ``ops.static_shape(x)`` and
-  ``ops.ndim(x)`` (Python ints: the compiler knows them from the example arguments),
-  ``ops.known_shape(x)`` (the shape, or ``None`` where it depends on values),
-  ``ops.dtype(x)`` (a dtype name or ``None``) and ``ops.const(v)``.
+* ``ops.shape(x)`` (a value usable as an op input, read at run time),
+  ``ops.known_shape(x)`` and ``ops.rank(x)`` (the shape and the number of dimensions as
+  Python ints, or ``None`` where the compiler does not know them: no example arguments,
+  a shape that depends on the data), ``ops.dtype(x)`` (a dtype name or ``None``) and
+  ``ops.const(v)``;
+* ``ops.branch(cond, then, orelse)`` (an ``if`` in the generated code; ``by_rank`` uses
+  it with ``ops.at_most_1d(x)`` for rules whose form depends on an unknown rank).
+
+A rule must work when shapes are unknown: it reads them at run time (``ops.shape``,
+negative axes, ``unbroadcast``) and keeps the shorter code of known shapes for when
+they are known.  ``ops.static_shape(x)`` and ``ops.ndim(x)`` give Python ints or raise a
+located error; a rule calls them only where no run-time form exists (``np.tensordot``
+and ``np.inner`` of operands of unknown rank).
 
 In the compiler ``ops`` emits IR nodes, so a rule *writes* the adjoint code; in the eager
 runtime ``ops`` runs the arrays.  Because rules only use ops that have rules themselves,
@@ -210,8 +219,11 @@ RULES[Op.FULL_LIKE] = lambda ops, g, out, x, fill_value, dtype=None: (
 def linspace_weights(ops, out, num):
     """``w`` with ``linspace(a, b, num) == a * (1 - w) + b * w``, shaped to broadcast
     against ``out`` (whose first axis is the sample axis; array endpoints add axes)."""
+    nd = ops.rank(out)
+    if nd is None:  # endpoints of unknown rank: the weights counted at run time, out's shape
+        return arange_steps(ops, out) * (1.0 / (num - 1)) if num > 1 else ops.zeros_like(out)
     w = _np.linspace(0.0, 1.0, num)
-    return ops.const(w.reshape((num,) + (1,) * (ops.ndim(out) - 1)))
+    return ops.const(w.reshape((num,) + (1,) * (nd - 1)))
 
 
 @rule(Op.LINSPACE)
@@ -464,6 +476,13 @@ def _unreduce(ops, g, x, axis, keepdims):
     return ops.broadcast_to(g, ops.shape(x))
 
 
+def mask_like(ops, mask, x):
+    """A boolean ``mask`` as numbers of ``x``'s dtype; left boolean where the dtype is not
+    known (arithmetic with a float gradient gives the float dtype itself)."""
+    dt = ops.dtype(x)
+    return mask if dt is None else ops.astype(mask, dtype=dt)
+
+
 def _count(ops, x, axis) -> Any:
     """How many elements each output of a reduction over ``axis`` sums: a number when
     ``x``'s shape is known, else counted at run time (``x[i:i + k]`` in a loop)."""
@@ -486,7 +505,7 @@ def _mean(ops, g, out, x, axis=None, keepdims=False):
 
 @rule(Op.MAX, Op.MIN)
 def _extremum(ops, g, out, x, axis=None, keepdims=False):
-    hit = ops.astype(ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), dtype=ops.dtype(x))
+    hit = mask_like(ops, ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), x)
     share = _unreduce(ops, g, x, axis, keepdims) / ops.sum(hit, axis=axis, keepdims=True)
     return (hit * share,)
 
@@ -512,6 +531,9 @@ def _prod(ops, g, out, x, axis=None, keepdims=False):
     if axis is None and ops.known_shape(x) is None:  # np.prod(np.stack(xs)): one vector
         others = _others(ops, ops.reshape(x, (-1,)))
         return (ops.reshape(g * others, ops.shape(x)),)
+    if ops.known_shape(x) is None:  # axes of an array of unknown shape: axis by axis
+        axes = list(axis) if isinstance(axis, tuple) else [axis]
+        return (_unreduce(ops, g, x, axis, keepdims) * _others_along(ops, x, axes),)
     axes = _axes(ops, x, axis)
     shape = ops.static_shape(x)
     rest = tuple(a for a in range(len(shape)) if a not in axes)
@@ -523,6 +545,22 @@ def _prod(ops, g, out, x, axis=None, keepdims=False):
     back = ops.reshape(gk * others, tuple(shape[a] for a in rest + axes))
     inverse = tuple(int(i) for i in _np.argsort(rest + axes))
     return (ops.transpose(back, axes=inverse),)
+
+
+def _others_along(ops, x, axes):
+    """For each element of ``x``, the product of the others in its slice over ``axes``
+    (shaped like ``x``): the last axis's exclusive products times, broadcast, those of
+    the product over that axis along the remaining axes; exact with zeros, and needs no
+    shape (negative axes work on any rank)."""
+    a = axes[-1]
+    if a == -1:
+        along = _others(ops, x)
+    else:
+        along = ops.moveaxis(_others(ops, ops.moveaxis(x, source=a, destination=-1)),
+                             source=-1, destination=a)
+    if len(axes) == 1:
+        return along
+    return along * _others_along(ops, ops.prod(x, axis=a, keepdims=True), axes[:-1])
 
 
 def _others(ops, flat):
@@ -573,29 +611,84 @@ def _mT(ops, a):
     return ops.swapaxes(a, axis1=-1, axis2=-2)
 
 
+def by_rank(ops, x, fn):
+    """``fn(low)`` with ``low`` whether ``x`` has at most one dimension: decided now when
+    the compiler knows ``x``'s rank, else at run time (an ``if`` on ``x.ndim <= 1`` in the
+    generated code, each branch written for its case).  ``fn`` returns a tuple."""
+    r = ops.rank(x)
+    if r is not None:
+        return fn(r <= 1)
+    return ops.branch(ops.at_most_1d(x), lambda: fn(True), lambda: fn(False))
+
+
 @rule(Op.MATMUL)
 def _matmul(ops, g, out, x, y):
-    nx, ny = ops.ndim(x), ops.ndim(y)
+    nx, ny = ops.rank(x), ops.rank(y)
+    if nx is not None and ny is not None:
+        return _matmul_vjp(ops, g, x, y, nx, ny)
+    # a rank the compiler does not know: 1-d operands are the only special case, and
+    # the batched forms (rank 3 below) hold for every rank of 2 or more
+    return tuple(_by_ranks(ops, x, y, lambda vx, vy, k=k: _matmul_vjp(
+        ops, g, x, y, 1 if vx else nx or 3, 1 if vy else ny or 3, k)) for k in (0, 1))
+
+
+def _by_ranks(ops, x, y, fn):
+    """``fn(x is 1-d, y is 1-d)`` (see ``by_rank``), its only value.  Rules call it once
+    per gradient, so that an unused gradient's ``if`` is dead code as a whole."""
+    return by_rank(ops, x, lambda vx: by_rank(ops, y, lambda vy: fn(vx, vy)))[0]
+
+
+def _matmul_vjp(ops, g, x, y, nx, ny, only=None):
+    """Both gradients of ``x @ y`` for these ranks, or (``only`` = 0 or 1) just one."""
+    gx, gy = _matmul_parts(ops, g, x, y, nx, ny)
+    if only is not None:
+        return ((gx, gy)[only](),)
+    if ny == 1 and nx != 1:  # (the order the nodes have always been written in)
+        b = gy()
+        return gx(), b
+    return gx(), gy()
+
+
+def _matmul_parts(ops, g, x, y, nx, ny):
     if nx == 1 and ny == 1:
-        return g * y, g * x
+        return lambda: g * y, lambda: g * x
     if nx == 1:  # (k,) @ (..., k, m): g is (..., m)
-        gx = y @ g if ny == 2 else ops.squeeze(y @ ops.expand_dims(g, axis=-1), axis=-1)
-        return gx, ops.expand_dims(x, axis=-1) * ops.expand_dims(g, axis=-2)
+        return (lambda: y @ g if ny == 2 else ops.squeeze(y @ ops.expand_dims(g, axis=-1),
+                                                           axis=-1),
+                lambda: ops.expand_dims(x, axis=-1) * ops.expand_dims(g, axis=-2))
     if ny == 1:  # (..., n, k) @ (k,): g is (..., n)
-        gy = g @ x if nx == 2 else ops.squeeze(ops.expand_dims(g, axis=-2) @ x, axis=-2)
-        return ops.expand_dims(g, axis=-1) * y, gy
-    return g @ _mT(ops, y), _mT(ops, x) @ g
+        return (lambda: ops.expand_dims(g, axis=-1) * y,
+                lambda: g @ x if nx == 2 else ops.squeeze(ops.expand_dims(g, axis=-2) @ x,
+                                                          axis=-2))
+    return lambda: g @ _mT(ops, y), lambda: _mT(ops, x) @ g
+
+
+#: ``np.dot`` of operands of unknown rank, 2-d or 1-d each: (gx, gy) as einsum
+#: subscripts ``(g, other)`` by (x is 1-d, y is 1-d).  Einsum checks every rank, so an
+#: operand of another rank (``np.dot`` of a 3-d array) fails at run time rather than
+#: meeting a formula written for a different case.
+_DOT_SPECS = {(False, False): ("ij,kj->ik", "ik,ij->kj"), (True, False): ("j,kj->k", "k,j->kj"),
+              (False, True): ("i,k->ik", "ik,i->k")}
 
 
 @rule(Op.DOT)
 def _dot(ops, g, out, x, y):
-    nx, ny = ops.ndim(x), ops.ndim(y)
+    nx, ny = ops.rank(x), ops.rank(y)
+    if nx is None or ny is None:
+        def vjp(vx, vy, k):
+            if vx and vy:
+                return (g * y if k == 0 else g * x),
+            spec = _DOT_SPECS[(vx, vy)][k]
+            return (ops.einsum(g, y, subscripts=spec) if k == 0 else
+                    ops.einsum(x, g, subscripts=spec)),
+
+        return tuple(_by_ranks(ops, x, y, lambda vx, vy, k=k: vjp(vx, vy, k)) for k in (0, 1))
     if nx == 0 or ny == 0:
         return RULES[Op.MUL](ops, g, out, x, y)
     if nx > 2 or ny > 2:
         raise RuleError("np.dot of arrays with more than 2 dimensions is not supported; "
                         "write np.matmul (or @) or np.tensordot instead")
-    return _matmul(ops, g, out, x, y)
+    return _matmul_vjp(ops, g, x, y, nx, ny)
 
 
 @rule(Op.VDOT)
@@ -649,7 +742,12 @@ def _inner(ops, g, out, x, y):
 
 @rule(Op.EINSUM)
 def _einsum(ops, g, out, *operands, subscripts=None):
-    ins, outs = _parse_einsum(subscripts, [ops.ndim(o) for o in operands])
+    ellipsis = "..." in subscripts  # only then are the ranks needed
+    if ellipsis and any(ops.rank(o) is None for o in operands):
+        ins, outs = _parse_einsum_batch(subscripts, len(operands))
+    else:
+        ins, outs = _parse_einsum(subscripts, [ops.ndim(o) if ellipsis else 0
+                                                for o in operands])
     grads = []
     for i, sub in enumerate(ins):
         if len(set(sub)) != len(sub):
@@ -658,11 +756,26 @@ def _einsum(ops, g, out, *operands, subscripts=None):
         others = [s for j, s in enumerate(ins) if j != i]
         have = set(outs) | set("".join(others))
         kept = "".join(c for c in sub if c in have)
-        spec = ",".join([outs] + others) + "->" + kept
+        # an operand without the batch others have: einsum sums a batch only into an
+        # output that keeps it, so it is kept and summed down to the operand's shape
+        batched = "#" in have and "#" not in sub
+        spec = (",".join([outs] + others) + "->" + "#" * batched + kept).replace("#", "...")
         gi = ops.einsum(g, *[o for j, o in enumerate(operands) if j != i], subscripts=spec)
+        if batched:
+            if kept != sub:
+                ops.ndim(operands[i])  # (a located error: where the letters go back)
+            gi = ops.unbroadcast(gi, ops.shape(operands[i]))
         if kept != sub:  # letters summed only inside this operand: broadcast back
-            missing = tuple(k for k, c in enumerate(sub) if c not in kept)
-            gi = ops.broadcast_to(ops.expand_dims(gi, axis=missing), ops.shape(operands[i]))
+            batch = sub.find("#")  # axes after a batch of unknown length: from the end
+            if batch > 0 and "#" not in kept:  # summed batch after other axes: where
+                ops.ndim(operands[i])  # to put them back takes its length (an error)
+            missing = tuple(k if batch < 0 or k < batch else k - len(sub)
+                            for k, c in enumerate(sub) if c not in kept and c != "#")
+            if missing:
+                gi = ops.expand_dims(gi, axis=missing)
+            gi = ops.broadcast_to(gi, ops.shape(operands[i]))
+        elif None in (ops.known_shape(gi), ops.known_shape(operands[i])):
+            gi = gi + ops.zeros_like(operands[i])  # broadcast up where this operand is longer
         else:  # a size-1 axis of this operand met a longer one: broadcast the gradient up
             gs, xs = ops.static_shape(gi), ops.static_shape(operands[i])
             up = tuple(_np.broadcast_shapes(gs, xs))
@@ -670,6 +783,21 @@ def _einsum(ops, g, out, *operands, subscripts=None):
                 gi = ops.broadcast_to(gi, up)
         grads.append(gi)
     return tuple(grads)
+
+
+def _parse_einsum_batch(subscripts: str, n: int) -> tuple[list[str], str]:
+    """Input subscripts and the output subscript, ``...`` kept as one symbol ``#`` (the
+    batch, of a length known at run time only: einsum broadcasts it itself)."""
+    spec = subscripts.replace(" ", "").replace("...", "#")
+    lhs, arrow, rhs = spec.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != n:
+        raise RuleError(f"einsum subscripts {subscripts!r} name {len(ins)} operands, got {n}")
+    if not arrow:
+        letters = lhs.replace(",", "").replace("#", "")
+        rhs = ("#" if "#" in lhs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    return ins, rhs
 
 
 def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
@@ -701,6 +829,13 @@ def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
 
 def _diagonal_vjp(ops, g, x, offset, axis1, axis2):
     """Place ``g`` (diagonal values on its last axis) back on the diagonal of ``x``."""
+    if ops.known_shape(x) is None:  # the diagonal's positions counted at run time
+        i = ops.arange(0, ops.getitem(ops.shape(g), index=(-1,)), 1)
+        moved = ops.moveaxis(x, source=(axis1, axis2), destination=(-2, -1))
+        rows, cols = (i + max(-offset, 0) if offset < 0 else i), (i + offset if offset > 0 else i)
+        placed = ops.scatter_add(ops.shape(moved), g, rows, cols,
+                                 index=(Ellipsis, ("in", 0), ("in", 1)))
+        return ops.moveaxis(placed, source=(-2, -1), destination=(axis1, axis2))
     shape = ops.static_shape(x)
     nd = len(shape)
     a1, a2 = axis1 % nd, axis2 % nd
@@ -728,20 +863,38 @@ def _trace(ops, g, out, x, offset=0, axis1=0, axis2=1):
 
 @rule(Op.DIAG)
 def _diag(ops, g, out, x, k=0):
-    if ops.ndim(x) == 1:
-        return (ops.diagonal(g, offset=k),)
-    return (_diagonal_vjp(ops, g, x, k, 0, 1),)
+    return by_rank(ops, x, lambda low: (ops.diagonal(g, offset=k) if low else
+                                        _diagonal_vjp(ops, g, x, k, 0, 1),))
 
 
 @rule(Op.NORM)
 def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
-    nd = ops.ndim(x)
+    nd = ops.rank(x)
+    if nd is None and axis is None and ord is not None:  # a vector or a matrix norm
+        if ord in (2, -2):  # the matrix case has no gradient rule: the rank decides
+            nd = ops.ndim(x)
+        elif ord not in _MATRIX_ORDS:  # NumPy takes this order for vectors only
+            nd = 1
+        else:
+            return by_rank(ops, x, lambda low: _norm_vjp(ops, g, out, x, ord, axis, keepdims,
+                                                          1 if low else 2))
+    return _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd)
+
+
+#: The matrix norm orders with a gradient rule.
+_MATRIX_ORDS = (None, "fro", 1, -1, _np.inf, -_np.inf)
+
+
+def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
+    """The gradient of ``norm(x, ord, axis)``; ``nd`` is ``x``'s rank, or ``None`` where
+    unknown (then every axis is counted from the end or is all of them)."""
     matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and nd == 2
                                                               and ord is not None)
-    if matrix and ord not in (None, "fro", 1, -1, _np.inf, -_np.inf):
+    if matrix and ord not in _MATRIX_ORDS:
         raise RuleError(f"the gradient of the matrix norm ord={ord!r} is not supported; "
                         "supported matrix orders: None, 'fro', 1, -1, inf, -inf")
-    axes = axis if axis is not None else (tuple(range(nd)) if matrix or ord is None else None)
+    every = None if nd is None else tuple(range(nd))  # None: all axes, however many
+    axes = axis if axis is not None else (every if matrix or ord is None else None)
     gx = _unreduce(ops, g, x, axes, keepdims)
     ok = out if keepdims else _unreduce(ops, out, x, axes, False)
     if ord in (None, 2, "fro") and not (matrix and ord == 2):
@@ -754,13 +907,13 @@ def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
     if not matrix and ord not in (_np.inf, -_np.inf):  # p-norm: sign(x) |x|^(p-1) / n^(p-1)
         return (gx * ops.sign(x) * (a / safe_divisor(ops, ok)) ** (ord - 1),)
     if not matrix:  # ord = +-inf on vectors: the extreme elements share the gradient
-        hit = ops.astype(ops.eq(a, ok), dtype=ops.dtype(x))
+        hit = mask_like(ops, ops.eq(a, ok), x)
         return (gx * ops.sign(x) * hit / ops.sum(hit, axis=axes, keepdims=True),)
-    r, c = ((axis[0] % nd, axis[1] % nd) if axis is not None else (0, 1))
+    r, c = (axis if nd is None else (axis[0] % nd, axis[1] % nd)) if axis is not None else (0, 1)
     line, other = (c, r) if ord in (_np.inf, -_np.inf) else (r, c)  # summed, compared axis
     sums = ops.sum(a, axis=line, keepdims=True)
     # hit is constant along `line`: count the tied lines along `other` only
-    hit = ops.astype(ops.eq(sums, ok), dtype=ops.dtype(x))
+    hit = mask_like(ops, ops.eq(sums, ok), x)
     share = hit / ops.sum(hit, axis=other, keepdims=True)
     return (gx * ops.sign(x) * share,)
 
@@ -773,11 +926,25 @@ def _inv(ops, g, out, x):
 
 @rule(Op.SOLVE)
 def _solve(ops, g, out, a, b):
-    if ops.ndim(b) == 1:  # one right-hand side, solved against every matrix of a's batch
+    if ops.rank(b) is None:  # b's rank is known at run time only: one if per gradient
+        return tuple(by_rank(ops, b, lambda vec, k=k: _solve_vjp(ops, g, out, a, vec, k))[0]
+                     for k in (0, 1))
+    return _solve_vjp(ops, g, out, a, ops.rank(b) == 1)
+
+
+def _solve_vjp(ops, g, out, a, vec, only=None):
+    """Both gradients of ``solve(a, b)`` (``vec``: ``b`` is 1-d), or just ``only``'s."""
+    if vec:  # one right-hand side, solved against every matrix of a's batch
         gb = ops.squeeze(ops.solve(_mT(ops, a), ops.expand_dims(g, axis=-1)), axis=-1)
-        return -(ops.expand_dims(gb, axis=-1) * ops.expand_dims(out, axis=-2)), gb
+        if only == 1:
+            return (gb,)
+        ga = -(ops.expand_dims(gb, axis=-1) * ops.expand_dims(out, axis=-2))
+        return (ga,) if only == 0 else (ga, gb)
     gb = ops.solve(_mT(ops, a), g)
-    return -(gb @ _mT(ops, out)), gb
+    if only == 1:
+        return (gb,)
+    ga = -(gb @ _mT(ops, out))
+    return (ga,) if only == 0 else (ga, gb)
 
 
 @rule(Op.DET)
@@ -791,12 +958,20 @@ def _slogdet(ops, g, out, x):
     return (ops.expand_dims(g[1], axis=(-1, -2)) * _mT(ops, ops.inv(x)),)
 
 
+def diagonal_part(ops, p, x):
+    """``p`` (square in its last two axes, like ``x``) with everything off the diagonal
+    zeroed: times the identity where ``x``'s size is known, else ``triu(tril(p))``."""
+    shape = ops.known_shape(x)
+    if shape is None:
+        return ops.triu(ops.tril(p))
+    return p * ops.eye(shape[-1], dtype=ops.dtype(x))
+
+
 @rule(Op.CHOLESKY)
 def _cholesky(ops, g, out, x):
     # Murray (2016): with L = out, P = Phi(L^T gL), gA = sym(L^-T P L^-1).
-    n = ops.static_shape(x)[-1]
     p = ops.tril(_mT(ops, out) @ g)
-    p = p - 0.5 * p * ops.eye(n, dtype=ops.dtype(x))
+    p = p - diagonal_part(ops, 0.5 * p, x)
     linv = ops.inv(out)
     s = _mT(ops, linv) @ p @ linv
     return (0.5 * (s + _mT(ops, s)),)
@@ -823,7 +998,7 @@ RULES[Op.TRIL] = lambda ops, g, out, x, k=0: (ops.tril(g, k=k),)
 def _transpose(ops, g, out, x, axes=None):
     if axes is None:
         return (ops.transpose(g),)
-    nd = ops.ndim(x)
+    nd = len(axes)  # a permutation of every axis
     return (ops.transpose(g, axes=tuple(int(i) for i in _np.argsort([a % nd for a in axes]))),)
 
 
@@ -843,12 +1018,22 @@ def _split_back(ops, g, arrays, axis, sizes):
 @rule(Op.CONCATENATE)
 def _concatenate(ops, g, out, *arrays, axis=0):
     if axis is None:  # the arrays were flattened first
+        if any(ops.known_shape(a) is None for a in arrays):
+            return _split_like(ops, g, arrays, [ops.ravel(a) for a in arrays], 0)
         sizes = [math.prod(ops.static_shape(a)) for a in arrays]
         return _split_back(ops, g, arrays, 0, sizes)
     if any(ops.known_shape(a) is None for a in arrays):  # lengths known at run time only
         parts = ops.list_split_like(g, ops.list(*arrays), axis=axis)
         return tuple(ops.list_get(parts, ops.const(k)) for k in range(len(arrays)))
     return _split_back(ops, g, arrays, axis, [ops.static_shape(a)[axis] for a in arrays])
+
+
+def _split_like(ops, g, arrays, pieces, axis):
+    """Cut ``g`` along ``axis`` into parts as long as ``pieces`` there (lengths read at
+    run time), each shaped like its input in ``arrays``."""
+    parts = ops.list_split_like(g, ops.list(*pieces), axis=axis)
+    return tuple(ops.reshape(ops.list_get(parts, ops.const(k)), ops.shape(a))
+                 for k, a in enumerate(arrays))
 
 
 @rule(Op.STACK)
@@ -858,6 +1043,10 @@ def _stack(ops, g, out, *arrays, axis=0):
 
 @rule(Op.HSTACK)
 def _hstack(ops, g, out, *arrays):
+    if any(ops.known_shape(a) is None for a in arrays):  # sizes known at run time only
+        # 0-d and 1-d arrays are joined along axis 0 (flat), larger ones along axis 1
+        return tuple(by_rank(ops, arrays[0], lambda low: _split_like(
+            ops, g, arrays, [ops.ravel(a) for a in arrays] if low else arrays, 0 if low else 1)))
     if ops.ndim(arrays[0]) <= 1:  # 0-d and 1-d arrays are joined along axis 0
         return _split_back(ops, g, arrays, 0, [ops.static_shape(a)[0] if ops.ndim(a) else 1
                                                for a in arrays])
@@ -866,6 +1055,10 @@ def _hstack(ops, g, out, *arrays):
 
 @rule(Op.VSTACK)
 def _vstack(ops, g, out, *arrays):
+    if any(ops.known_shape(a) is None for a in arrays):  # sizes known at run time only
+        rows = [by_rank(ops, a, lambda low, a=a: (ops.reshape(a, (1, -1)) if low else a,))[0]
+                for a in arrays]
+        return _split_like(ops, g, arrays, rows, 0)
     # 0-d and 1-d arrays become one row; arrays of 2 or more dimensions keep axis 0
     return _split_back(ops, g, arrays, 0, [ops.static_shape(a)[0] if ops.ndim(a) >= 2 else 1
                                            for a in arrays])
@@ -878,6 +1071,13 @@ def _split(ops, g, out, x, indices_or_sections=2, axis=0):
 
 @rule(Op.TILE)
 def _tile(ops, g, out, x, reps=1):
+    if ops.known_shape(x) is None:  # each copy's gradient summed into its source element,
+        # numbered by tiling the element numbers the same way
+        flat = ops.shape(ops.ravel(x))
+        ids = ops.tile(ops.reshape(ops.arange(0, ops.getitem(flat, index=(0,)), 1),
+                                   ops.shape(x)), reps=reps)
+        summed = ops.scatter_add(flat, ops.ravel(g), ops.ravel(ids), index=(("in", 0),))
+        return (ops.reshape(summed, ops.shape(x)),)
     shape = ops.static_shape(x)
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     d = max(len(shape), len(reps))
@@ -893,7 +1093,15 @@ def _repeat(ops, g, out, x, repeats=1, axis=None):
     if not isinstance(repeats, int):
         raise RuleError("the gradient of np.repeat needs an integer repeat count; "
                         "repeat each element the same number of times")
-    shape = ops.static_shape(x)
+    shape = ops.known_shape(x)
+    if shape is None:  # each element's copies, summed: reshaped, or strided slices
+        if axis is None:
+            flat = ops.reshape(g, (-1, repeats))
+            return (ops.reshape(ops.sum(flat, axis=1), ops.shape(x)),)
+        gm = ops.moveaxis(g, source=axis, destination=-1)
+        copies = [ops.getitem(gm, index=(Ellipsis, ("slice", k, None, repeats)))
+                  for k in range(repeats)]
+        return (ops.moveaxis(sum(copies[1:], copies[0]), source=-1, destination=axis),)
     if axis is None:
         flat = ops.reshape(g, (math.prod(shape), repeats))
         return (ops.reshape(ops.sum(flat, axis=1), ops.shape(x)),)
@@ -904,9 +1112,21 @@ def _repeat(ops, g, out, x, repeats=1, axis=None):
 
 @rule(Op.PAD)
 def _pad(ops, g, out, x, pad_width=0, constant_values=0):
-    shape = ops.static_shape(x)
+    shape = ops.known_shape(x)
+    given = _np.asarray(pad_width, dtype=int)
+    if shape is None:  # slices counted from both ends: x[b:-a] on each axis
+        nd = ops.rank(x)
+        if nd is None and given.ndim == 2 and given.shape[0] > 1:
+            nd = given.shape[0]  # one pair per axis
+        if nd is None:  # one width pair for every axis, however many: x's elements are
+            # where a padded mask of ones is True, in the same (C) order
+            inside = ops.pad(ops.ones_like(x, dtype="bool"), pad_width=pad_width)
+            return (ops.reshape(ops.getitem(g, inside, index=(("in", 0),)), ops.shape(x)),)
+        widths = _np.broadcast_to(given, (nd, 2))
+        return (ops.getitem(g, index=tuple(("slice", int(b), -int(a) if a else None, None)
+                                           for b, a in widths)),)
     # numpy.pad reads pad_width as (before, after) pairs broadcast to one per axis
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=int), (len(shape), 2))
+    widths = _np.broadcast_to(given, (len(shape), 2))
     index = tuple(("slice", int(b), int(b) + n, None)
                   for (b, _a), n in zip(widths, shape, strict=True))
     return (ops.getitem(g, index=index),)
@@ -924,19 +1144,30 @@ def _sort(ops, g, out, x, axis=-1):
 @rule(Op.TAKE)
 def _take(ops, g, out, x, indices, axis=None):
     if axis is None:
-        flat = ops.scatter_add((math.prod(ops.static_shape(x)),), g, indices,
-                               index=(("in", 0),))
+        flat = ops.scatter_add(_flat_shape(ops, x), g, indices, index=(("in", 0),))
         return ops.reshape(flat, ops.shape(x)), None
-    lead = (("slice", None, None, None),) * (axis % ops.ndim(x))
-    return ops.scatter_add(ops.shape(x), g, indices, index=lead + (("in", 0),)), None
+    every = ("slice", None, None, None)
+    nd = ops.rank(x)
+    if nd is None and axis < 0:  # counted from the end: x[..., indices, :, :]
+        index = (Ellipsis, ("in", 0)) + (every,) * (-axis - 1)
+    else:
+        index = (every,) * (axis if nd is None else axis % nd) + (("in", 0),)
+    return ops.scatter_add(ops.shape(x), g, indices, index=index), None
+
+
+def _flat_shape(ops, x):
+    """The shape of ``x`` flattened: ``(x.size,)``, read at run time if need be."""
+    shape = ops.known_shape(x)
+    return ops.shape(ops.ravel(x)) if shape is None else (math.prod(shape),)
 
 
 @rule(Op.TAKE_ALONG_AXIS)
 def _take_along_axis(ops, g, out, x, indices, axis=-1):
     if axis is None:  # 1-d indices into the flattened array
-        flat = ops.scatter_add((math.prod(ops.static_shape(x)),), g, indices,
-                               index=(("in", 0),))
+        flat = ops.scatter_add(_flat_shape(ops, x), g, indices, index=(("in", 0),))
         return ops.reshape(flat, ops.shape(x)), None
+    if ops.known_shape(x) is None:
+        return _take_along_unknown(ops, g, x, indices, axis), None
     # like NumPy, index every other axis by an arange over x's extent and let it broadcast
     # against the indices (either may have size 1 there)
     shape = ops.static_shape(x)
@@ -956,6 +1187,23 @@ def _take_along_axis(ops, g, out, x, indices, axis=-1):
             parts.append(("in", k))
             k += 1
     return ops.scatter_add(ops.shape(x), g, *grids, indices, index=tuple(parts)), None
+
+
+def _take_along_unknown(ops, g, x, indices, axis):
+    """The gradient of ``take_along_axis`` for an ``x`` of unknown shape: with ``axis``
+    moved last, each picked value's gradient goes where its index equals the position
+    (a comparison against ``0..n-1`` counted at run time, summed over the picks), then
+    summed down to ``x``'s shape (the other axes broadcast like arithmetic).  Costs
+    picks x length memory: only where no shape is known."""
+    ones = ops.ones_like(ops.moveaxis(x, source=axis, destination=-1), dtype="int64")
+    positions = ops.cumsum(ones, axis=-1) - 1
+    from_end = positions - ops.sum(ones, axis=-1, keepdims=True)  # -n .. -1
+    i = ops.expand_dims(ops.moveaxis(indices, source=axis, destination=-1), axis=-1)
+    picked = ops.logical_or(ops.eq(i, ops.expand_dims(positions, axis=-2)),
+                            ops.eq(i, ops.expand_dims(from_end, axis=-2)))
+    gm = ops.moveaxis(g, source=axis, destination=-1)
+    gxm = ops.sum(ops.expand_dims(gm, axis=-1) * picked, axis=-2)
+    return ops.unbroadcast(ops.moveaxis(gxm, source=-1, destination=axis), ops.shape(x))
 
 
 # --- activations ------------------------------------------------------------------------
@@ -1017,6 +1265,16 @@ class ArrayOps:
     @staticmethod
     def ndim(x: Any) -> int:
         return len(getattr(x, "shape", ()))
+
+    rank = ndim
+
+    @staticmethod
+    def at_most_1d(x: Any) -> bool:
+        return len(getattr(x, "shape", ())) <= 1
+
+    @staticmethod
+    def branch(cond: Any, then: Callable[[], tuple], orelse: Callable[[], tuple]) -> tuple:
+        return then() if cond else orelse()
 
     @staticmethod
     def dtype(x: Any) -> str | None:

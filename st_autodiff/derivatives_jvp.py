@@ -34,7 +34,10 @@ from .derivatives import (
     _mT,
     _unreduce,
     arange_steps,
+    by_rank,
+    diagonal_part,
     linspace_weights,
+    mask_like,
     safe_divisor,
 )
 from .ir.ops import OP_INFO, Op
@@ -256,7 +259,7 @@ def _setitem_jvp(ops, tangents, out, x, v, *dyn, index=None):
 
 @jvp1(Op.MAX, Op.MIN)
 def _extremum_jvp(ops, t, out, x, axis=None, keepdims=False):
-    hit = ops.astype(ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), dtype=ops.dtype(x))
+    hit = mask_like(ops, ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), x)
     return (ops.sum(hit * t, axis=axis, keepdims=keepdims)
             / ops.sum(hit, axis=axis, keepdims=keepdims))
 
@@ -336,10 +339,9 @@ def _split_jvp(ops, t, out, x, indices_or_sections=2, axis=0):
 @jvp1(Op.CHOLESKY)
 def _cholesky_jvp(ops, t, out, x):
     # dL = L Phi(L^-1 sym(dA) L^-T), Phi: the lower triangle with the diagonal halved
-    n = ops.static_shape(x)[-1]
     linv = ops.inv(out)
     m = linv @ (0.5 * (t + _mT(ops, t))) @ _mT(ops, linv)
-    return out @ (ops.tril(m) - 0.5 * m * ops.eye(n, dtype=ops.dtype(x)))
+    return out @ (ops.tril(m) - diagonal_part(ops, 0.5 * m, x))
 
 
 @jvp_rule(Op.SOLVE)
@@ -348,7 +350,13 @@ def _solve_jvp(ops, tangents, out, a, b):
     ta, tb = tangents
     if ta is None and tb is None:
         return None
-    vec = ops.ndim(b) == 1  # one right-hand side: solve it as a column
+    if ops.rank(b) is None:  # b's rank is known at run time only
+        return by_rank(ops, b, lambda vec: (_solve_tangent(ops, ta, tb, out, a, vec),))[0]
+    return _solve_tangent(ops, ta, tb, out, a, ops.rank(b) == 1)
+
+
+def _solve_tangent(ops, ta, tb, out, a, vec):
+    """The tangent of ``solve(a, b)``; ``vec``: ``b`` is one right-hand side (1-d)."""
     o = ops.expand_dims(out, axis=-1) if vec else out
     tb = tb if tb is None or not vec else ops.expand_dims(tb, axis=-1)
     rhs = tb if ta is None else (-(ta @ o) if tb is None else tb - ta @ o)

@@ -73,3 +73,10 @@ class UnsupportedRecursionError(CompileError):
 
 class EvaluationError(CompileError):
     """The user's function failed on the example arguments while compiling."""
+
+
+class DerivativeRuntimeError(CompileError):
+    """A derivative failed at run time at these inputs (``inv`` in the gradient of
+    ``det`` of a singular matrix): located at the user's line it differentiates.  The
+    original exception is its ``__cause__``; errors of the user's own code (the primal
+    part of the generated function) propagate unchanged, as Python raises them."""

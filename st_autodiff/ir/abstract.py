@@ -145,11 +145,9 @@ def evaluate(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
         return run(op, array_namespace(*inputs), inputs, params)
     if op in REGIONS:
         return region_value(op, params, len(inputs))
-    if op.value.startswith("list_") and any(_is_list(v) for v in inputs):
-        return _list_op(op, inputs, params)
-    if op in _STRUCTURAL:
-        result = run(op, np, inputs, params)
-        if result is UNKNOWN:
+    if op is Op.ITEM and isinstance(inputs[0], (tuple, list)):
+        result = inputs[0][params["index"]]
+        if result is UNKNOWN:  # an output of a region its bodies do not type
             raise NotKnown(op.value)
         return result
     rules = _rules()
@@ -158,6 +156,13 @@ def evaluate(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
             return rules.infer(op, inputs, params)
         except rules.NoTypeRule:
             pass
+    if op.value.startswith("list_") and any(_is_list(v) for v in inputs):
+        return _list_op(op, inputs, params)
+    if op in _STRUCTURAL:
+        try:
+            return run(op, np, inputs, params)
+        except Exception as exc:
+            raise NotKnown(op.value) from exc
     return _probe(op, inputs, params)
 
 

@@ -127,7 +127,13 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
             return acc
         if items.item is None:
             raise NoTypeRule("the sum of a list of items of unknown type")
-        return with_shape(add(0, items.item), None)
+        total = add(0, items.item)
+        if isinstance(total, Abstract) and total.type.shape == ():
+            # an empty list sums to np.float64(0.0): a 0-d scalar too (of float64, where
+            # items of a narrower dtype give their dtype: the type says the non-empty case,
+            # whose gradient is the one that is not zero)
+            return Abstract(total.type, generic=True)
+        return with_shape(total, None)
 
     def zeros(op: Op, inputs: tuple, params: dict) -> Any:
         return _zeros(inputs[0])

@@ -71,6 +71,8 @@ def type_of(value: Any) -> Type:
         return Type("none")
     if isinstance(value, (tuple, list)):
         return Type("tuple")
+    if isinstance(getattr(value, "type", None), Type):  # an ``Abstract``: its own type
+        return value.type
     dtype = getattr(value, "dtype", None)
     shape = getattr(value, "shape", None)
     if dtype is not None and shape is not None:

@@ -116,28 +116,86 @@ class Emitter:
         return self.emit(Op.SHAPE, x)
 
     def static_shape(self, x: Any) -> tuple[int, ...]:
-        t = self.node(x).type
-        if t is None or t.shape is None:
-            loc = self.current.loc if self.current is not None else None
-            raise UnknownShapeError("this derivative needs array shapes, which are unknown "
-                                    "without example arguments", loc,
-                                    "call the function with arguments (or give the CLI "
-                                    "--arg NAME=f64[3,4]) before reading its gradient")
-        return t.shape
+        """``x``'s shape as Python ints; a located error where it is not known (rules read
+        it only where no run-time form exists: see ``known_shape`` and ``rank``)."""
+        shape = self.known_shape(x)
+        if shape is None:
+            raise self._unknown("its input's shape")
+        return shape
+
+    def rank(self, x: Any) -> int | None:
+        """``x``'s number of dimensions when the compiler knows it, else ``None``: from the
+        type, or from the example value (``x[:k]`` in a loop: the length varies, the rank
+        does not).  Python numbers have rank 0."""
+        node = self.node(x)
+        t = node.type
+        if t is not None:
+            if t.kind in ("float", "int", "bool"):
+                return 0
+            if t.shape is not None:
+                return len(t.shape)
+        nd = getattr(self.b.values.get(node), "ndim", None)  # (an abstract value: maybe None)
+        return nd if isinstance(nd, int) else None
 
     def ndim(self, x: Any) -> int:
-        t = self.node(x).type
-        if t is not None and t.shape is None and t.kind == "array":
-            value = self.b.values.get(self.node(x))  # x[:k] in a loop: the length varies,
-            if value is not None and hasattr(value, "ndim"):  # the rank does not
-                return int(value.ndim)
-        return len(self.static_shape(x))
+        """``x``'s rank; a located error where it is not known (see ``rank``)."""
+        r = self.rank(x)
+        if r is None:
+            raise self._unknown("the number of dimensions of its input")
+        return r
+
+    def _unknown(self, what: str) -> UnknownShapeError:
+        loc = self.current.loc if self.current is not None else None
+        op = self.current.op.value if self.current is not None else "this op"
+        return UnknownShapeError(f"the derivative of {op} here needs {what}, which is not "
+                                 "known without example arguments", loc,
+                                 "call the function with arguments first (or give the CLI "
+                                 "their types: --arg NAME=f64[3,4])")
 
     def known_shape(self, x: Any) -> tuple[int, ...] | None:
+        """``x``'s shape when every size in it is known, else ``None`` (then rules read
+        it at run time, ``shape``; ``rank`` may still be known)."""
         t = self.node(x).type
-        if t is not None and t.kind in ("int", "float", "bool"):
+        if t is not None and t.kind in ("float", "int", "bool"):
             return ()  # a Python number (a loop index)
-        return None if t is None else t.shape
+        if t is None or t.shape is None or None in t.shape:
+            return None
+        return t.shape
+
+    def branch(self, cond: Any, then: Any, orelse: Any) -> tuple[Var, ...]:
+        """``then()`` if ``cond`` holds at run time, else ``orelse()``: an ``if`` in the
+        generated code (a rule whose form depends on a rank the compiler does not know).
+        Both return tuples of the same length."""
+        outer, made = self.b, []
+        for fn in (then, orelse):
+            sub = outer.body(outer.name + "_branch", soft=True)
+            self.b = sub
+            try:
+                outs = [sub.capture(self.node(v)) for v in fn()]
+            finally:
+                self.b = outer
+            made.append((sub, outs))
+        union: dict[Node, None] = {}
+        for sub, _ in made:
+            union.update(dict.fromkeys(sub.captures or {}))
+        graphs = []
+        for sub, outs in made:
+            for n in union:
+                sub.capture(n)
+            own = [a for a in sub.args if a not in set(sub.captures.values())]
+            sub.args = own + [sub.captures[n] for n in union]
+            graphs.append(sub.finish(outs))
+        for sub, _ in made:
+            outer.values.update(sub.values)
+        node = self.emit_params(Op.IF, [cond, *union], {"then": graphs[0],
+                                                         "orelse": graphs[1]}).node
+        loc = node.loc
+        return tuple(Var(outer.emit(Op.ITEM, [node], {"index": k}, loc=loc), self)
+                     for k in range(len(made[0][1])))
+
+    def at_most_1d(self, x: Any) -> Var:
+        """``x.ndim <= 1`` at run time (the condition of a ``branch``)."""
+        return self.emit(Op.LIST_LEN, self.shape(x)) <= 1
 
     def zeros_like(self, x: Any, **params: Any) -> Var:
         """Zeros shaped like ``x``; for a list built at run time, a list of them (NumPy

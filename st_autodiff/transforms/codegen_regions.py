@@ -131,8 +131,8 @@ class RegionWriter:
         lines = []
         for a, name, init in zip(carry_args, names, inits):
             text = self.ref(init)
-            array = init.type is not None and init.type.kind == "array" and \
-                init.type.shape != ()
+            array = init.type is None or init.type.kind == "array" and \
+                init.type.shape != ()  # (untyped, and written into: an array)
             residual = self.split and init not in self.adjoint  # NAME_bwd may run again
             if a in written and array and (self.users[init] != [n] or init.op is Op.ARG or
                                            init.op in MAY_SHARE or init in self.outputs or

@@ -27,4 +27,43 @@ def load(gen: Generated, xp: Any, rt: Any) -> Callable[..., Any]:
     exec(compile(gen.source, filename, "exec"), namespace)  # noqa: S102 (our own codegen)
     fn = namespace[gen.name]
     fn.__st_line_map__ = gen.line_map
+    first = next((k + 1 for k, line in enumerate(lines) if line.strip() == "# adjoint"), None)
+    if first is not None:
+        ADJOINT_LINES[filename] = (first, gen.line_map)
     return fn
+
+
+#: generated file name -> (first line of its adjoint part, generated line -> user loc)
+ADJOINT_LINES: dict[str, tuple[int, dict[int, str]]] = {}
+
+
+def locate_failure(exc: BaseException) -> BaseException:
+    """``exc`` as raised by a generated function: a ``DerivativeRuntimeError`` at the
+    user's line when it comes from the adjoint part (a derivative that cannot be
+    computed at these inputs), else ``exc`` itself (the user's code failed)."""
+    from ..errors import DerivativeRuntimeError  # noqa: PLC0415
+    from ..ir.graph import Loc  # noqa: PLC0415
+
+    tb, hit = exc.__traceback__, None
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name in ADJOINT_LINES:
+            hit = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    if hit is None:
+        return exc
+    first, line_map = ADJOINT_LINES[hit[0]]
+    if hit[1] < first:
+        return exc
+    user = max((k for k in line_map if k <= hit[1]), default=None)
+    loc = None
+    if user is not None:
+        file, line, col = line_map[user].rsplit(":", 2)
+        text = (linecache.getline(file, int(line)) or "").rstrip("\n")
+        loc = Loc(file, int(line), int(col), text.strip() and text)
+    err = DerivativeRuntimeError(
+        f"the derivative of this line failed at these inputs: {type(exc).__name__}: {exc}",
+        loc, "the function is not differentiable this way here (e.g. a singular matrix); "
+        "see the generated code (.source) for the failing step")
+    err.__cause__ = exc
+    return err

@@ -41,7 +41,7 @@ from ..errors import (
 )
 from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
-from ..ir.ops import Op
+from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
 from . import calls
 from .binding import BindingLowering, mangled
@@ -413,6 +413,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                     " names", where, kind=CompileError)
                 return [self.emit(Op.GETITEM, [value], {"index": (i,)}, where)
                         for i in range(n)]
+            if t is None and value.op not in _MAY_BE_TUPLE and not OP_INFO[value.op].multi:
+                # an array of unknown shape (no example arguments): rows, differentiated
+                # as array reads (item would read it as a tuple, losing its gradient)
+                return [self.emit(Op.GETITEM, [value], {"index": (i,)}, where)
+                        for i in range(n)]
             return [self.emit(Op.ITEM, [value], {"index": i}, where) for i in range(n)]
         raise self.fail(f"cannot unpack a {type(value).__name__}", where, kind=CompileError)
 
@@ -464,6 +469,10 @@ def _is_array(value: Any) -> bool:
     return isinstance(value, np.ndarray) or (
         type(value).__module__.startswith("cupy") and hasattr(value, "__cuda_array_interface__"))
 
+
+#: Ops whose untyped result may be a Python tuple or list (unpacked with ``item``).
+_MAY_BE_TUPLE = frozenset({Op.CALL, Op.ITEM, Op.TUPLE, Op.IF, Op.FOR, Op.WHILE, Op.LIST,
+                           Op.LIST_GET, Op.LIST_SLICE, Op.LIST_CONCAT, Op.LIST_REVERSE})
 
 #: Ops whose result can share memory with an input in NumPy.
 _VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.RAVEL, Op.TRANSPOSE, Op.SWAPAXES, Op.MOVEAXIS,

@@ -1264,11 +1264,8 @@ def dict_weight_decay(w1, w2, x):
 # --- known compiler gaps (strict xfails, per check; see the issue 3 notes) -------------
 
 _KNOWN_GAPS: dict[str, tuple[str, ...]] = {
-    # reverse over reverse through a branch the example does not take: the branch's values
-    # have no example, so ``1 - t * t`` of its residual has no type; it used to be typed
-    # int (inactive: a silently dropped second derivative wherever that branch runs) and is
-    # now a located refusal, until types come from rules instead of example values
-    "br_return_both_neg": ("hvp_reverse",),
+    # (br_return_both_neg's reverse over reverse, through a branch the example does not
+    # take, works since derivative rules no longer need the shapes of untyped values)
 }
 
 
