@@ -284,3 +284,128 @@ def test_shape_dtype_compiles_the_specialisation_that_calls_then_use():
     assert (info.misses, info.hits, info.currsize) == (1, 1, 1)
     with pytest.raises(ValueError, match="no shape"):
         g.compile(st.ShapeDtype(None), st.ShapeDtype((5, 3)))
+
+
+# --- functions with custom rules run once per call, never while compiling ------------------
+
+EFFECTS = {"f": 0, "rule": 0, "cv": 0, "fwd": 0, "bwd": 0}
+
+
+def scaled(x):
+    """Registered rule (``register_vjp``), counted."""
+    EFFECTS["f"] += 1
+    return x * 1.5
+
+
+def _scaled_rule(g, out, x):
+    EFFECTS["rule"] += 1
+    return (1.5 * g,)
+
+
+st.register_vjp(scaled, _scaled_rule, out_type=lambda x: x)
+
+
+@st.custom_vjp(out_type=lambda x: x)
+def cubed(x):
+    EFFECTS["cv"] += 1
+    return x * x * x
+
+
+def _cubed_fwd(x):
+    EFFECTS["fwd"] += 1
+    return cubed(x), 3.0 * x * x
+
+
+def _cubed_bwd(three_x2, g):
+    EFFECTS["bwd"] += 1
+    return (g * three_x2,)
+
+
+cubed.defvjp(_cubed_fwd, _cubed_bwd)
+
+
+def branch_on_data(x):
+    if np.sum(x) > 0.0:  # decided at run time: the compiled code holds both branches
+        y = scaled(x)
+    else:
+        y = cubed(x)
+    return np.sum(y * y)
+
+
+def dynamic_loop(x, n):
+    s = x
+    for _ in range(n):  # n is a runtime int (dynamic_argnums)
+        s = scaled(s) * 0.5 + cubed(s) * 0.1
+    return np.sum(s)
+
+
+def while_on_data(x):
+    k = 0
+    while np.sum(x) < 4.0 and k < 20:  # the trip count depends on the data
+        x = cubed(x) * 0.2 + scaled(x)
+        k += 1
+    return np.sum(x)
+
+
+def branch_in_loop(x):
+    s = 0.0
+    for i in range(4):
+        if i % 2 == 0:
+            s = s + np.sum(scaled(x))
+        else:
+            s = s + np.sum(cubed(x * s * 0.1))
+    return s
+
+
+EFFECT_CASES = [
+    (branch_on_data, (np.array([0.5, 0.25]),), {}),
+    (branch_on_data, (np.array([-0.5, 0.25]),), {}),
+    (dynamic_loop, (np.array([0.3, -0.2]), 3), {"dynamic_argnums": 1}),
+    (dynamic_loop, (np.array([0.3, -0.2]), 0), {"dynamic_argnums": 1}),
+    (while_on_data, (np.array([0.6, 0.9]),), {}),
+    (while_on_data, (np.array([2.5, 2.0]),), {}),
+    (branch_in_loop, (np.array([0.4, 0.7]),), {}),
+]
+
+
+def _python_counts(fn: Any, args: tuple) -> tuple[int, int]:
+    """How often plain Python calls ``scaled`` and ``cubed``."""
+    EFFECTS.update(dict.fromkeys(EFFECTS, 0))
+    fn(*args)
+    return EFFECTS["f"], EFFECTS["cv"]
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad"])
+@pytest.mark.parametrize("fn, args, spec", EFFECT_CASES,
+                         ids=lambda c: c.__name__ if callable(c) else None)
+def test_custom_rules_run_once_per_call_and_never_while_compiling(fn, args, spec, transform):
+    n_f, n_cv = _python_counts(fn, args)
+    want = {"f": n_f, "rule": n_f, "cv": n_cv, "fwd": n_cv, "bwd": n_cv}  # JAX's counts
+    g = getattr(st, transform)(fn, **spec)
+    g.cache_clear()
+    EFFECTS.update(dict.fromkeys(EFFECTS, 0))
+    g.compile(*poisoned(args))
+    assert EFFECTS == dict.fromkeys(EFFECTS, 0) and not READS  # compiling ran nothing
+    for _ in range(3):  # the first call after compile, and later ones
+        EFFECTS.update(dict.fromkeys(EFFECTS, 0))
+        g(*args)
+        assert EFFECTS == want
+    g.cache_clear()
+    EFFECTS.update(dict.fromkeys(EFFECTS, 0))
+    g(*args)  # a first call that compiles: still once
+    assert EFFECTS == want
+    grad = g(*args)[1] if transform == "value_and_grad" else g(*args)
+    check_grads(lambda x: fn(x, *args[1:]), args[:1], lambda x: (grad,))
+
+
+def test_a_dynamic_trip_count_changes_the_count_without_compiling_again():
+    g = st.grad(dynamic_loop, dynamic_argnums=1)
+    g.cache_clear()
+    x = np.array([0.2, 0.1])
+    g.compile(poisoned(x), 1)
+    for n in (0, 1, 4, 7):
+        EFFECTS.update(dict.fromkeys(EFFECTS, 0))
+        got = g(x, n)
+        assert EFFECTS == {"f": n, "rule": n, "cv": n, "fwd": n, "bwd": n}
+        check_grads(lambda x, n=n: dynamic_loop(x, n), (x,), lambda x, got=got: (got,))
+    assert g.cache_info().misses == 1
