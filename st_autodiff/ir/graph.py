@@ -4,8 +4,9 @@ A ``Node`` is one operation: a dense id, an ``Op``, its input nodes (``next_func
 in the seed vocabulary), sorted params, a ``Type`` when known, the source name it was
 assigned to and its source location.  A ``Graph`` is a function: argument nodes, every
 node in evaluation order, and output nodes.  Graphs never change; passes build new ones
-with a ``GraphBuilder``, which also folds constants and, when it is given example values,
-evaluates each node as it is added so that every node gets a concrete type.
+with a ``GraphBuilder``, which also folds constants and, when it is given an evaluator,
+types each node as it is added (``ir/abstract.evaluate``: type rules on ``Abstract``
+values, never the user's data).
 
 Calls of a user's function (``call``, ``call_vjp``) are never run while compiling: their
 example value is a *stand-in* of their type (``kernels.compiling``), and every value
@@ -132,6 +133,7 @@ class GraphBuilder:
     #: evaluation failures leave a value unknown instead of raising (a branch the example
     #: arguments do not take, a loop body they never run)
     soft: bool = False
+    lenient: bool = False  # set by ``extend``: nodes of later passes that fail to type
     _outer_values: Any = field(default_factory=dict)  # example values of enclosing builders
     _own: set[int] = field(default_factory=set)
     _keep: list[Node] = field(default_factory=list)
@@ -197,7 +199,9 @@ class GraphBuilder:
             except NotKnown:  # not told by the inputs' types: the node stays untyped
                 pass
             except Exception as exc:  # a type error (or one of a constant's) is the user's
-                if not self.soft:  # (unless on a path the program may never take)
+                # (unless on a path the program may never take, or in a pass after
+                # lowering, whose nodes are ours: there an untyped node is generic code)
+                if not (self.soft or self.lenient):
                     raise CompileTimeError(f"{type_name(exc)}: {exc}", loc) from exc
         declared = type
         region_item = op is Op.ITEM and inputs[0].op in _REGIONS
@@ -330,6 +334,7 @@ class GraphBuilder:
                name: str | None = None) -> GraphBuilder:
         """A builder that continues ``graph`` (same nodes, same example values)."""
         b = cls(name or graph.name, evaluate)
+        b.lenient = True
         b.nodes = list(graph.nodes)
         b._own = {id(n) for n in graph.nodes}
         b.args = list(graph.args)

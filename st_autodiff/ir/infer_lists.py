@@ -47,8 +47,8 @@ def is_alist(v: Any) -> bool:
 
 def join(items: Any) -> Any:
     """The one type all ``items`` have, else ``None``."""
-    items = list(items)
-    if items and all(v == items[0] for v in items):
+    items = [v if v is None or isinstance(v, Abstract) else abstract_of(v) for v in items]
+    if items and all(isinstance(v, Abstract) and v == items[0] for v in items):
         return items[0]
     return None
 

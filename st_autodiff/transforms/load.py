@@ -33,6 +33,8 @@ def load(gen: Generated, xp: Any, rt: Any) -> Callable[..., Any]:
     return fn
 
 
+_PACKAGE = __file__.rsplit("/transforms/", 1)[0]
+
 #: generated file name -> (first line of its adjoint part, generated line -> user loc)
 ADJOINT_LINES: dict[str, tuple[int, dict[int, str]]] = {}
 
@@ -44,14 +46,14 @@ def locate_failure(exc: BaseException) -> BaseException:
     from ..errors import DerivativeRuntimeError  # noqa: PLC0415
     from ..ir.graph import Loc  # noqa: PLC0415
 
-    tb, hit = exc.__traceback__, None
+    tb, hit, last = exc.__traceback__, None, ""
     while tb is not None:
-        name = tb.tb_frame.f_code.co_filename
-        if name in ADJOINT_LINES:
-            hit = (name, tb.tb_lineno)
+        last = tb.tb_frame.f_code.co_filename
+        if last in ADJOINT_LINES:
+            hit = (last, tb.tb_lineno)
         tb = tb.tb_next
-    if hit is None:
-        return exc
+    if hit is None or last.startswith(_PACKAGE) and not last.endswith("kernels.py"):
+        return exc  # (an error st_autodiff raises on purpose, e.g. a rule's bad result)
     first, line_map = ADJOINT_LINES[hit[0]]
     if hit[1] < first:
         return exc

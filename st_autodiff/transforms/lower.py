@@ -1,8 +1,9 @@
 """Pass 2, lower: a parsed function -> an SSA ``Graph`` (a partial evaluator).
 
-Input: a ``ParsedFunction`` and, optionally, example arguments.  Output: ``Lowered``,
-the graph plus the example value of every node (used by the next passes to type adjoint
-nodes, then dropped).
+Input: a ``ParsedFunction`` and, optionally, example arguments (read for their types
+only: runtime values become ``Abstract``).  Output: ``Lowered``, the graph plus what is
+known of every node's value (an ``Abstract`` or a folded constant), which the next passes
+use to type adjoint nodes.
 
 Lowering runs the function abstractly: values known at compile time (modules, functions,
 Python ints, shapes of typed arrays, literals) are computed here; values that depend on
