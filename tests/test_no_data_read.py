@@ -243,25 +243,10 @@ def test_vjp_compiles_without_reading_data(entry: Entry):
 #: second order: control-flow entries whose first argument is differentiated (st.hvp's)
 SECOND = [e for e in CONTROL if e.positions[0] == 0 and not e.fails("second_order")
           and not e.fails("hvp_forward") and not e.fails("hvp_reverse")]
-#: compiler bugs, not data reads: these fail with real arrays too (test_corpus_modes)
-SECOND_ORDER_BUGS = {
-    ("lst_concat", "reverse"): "reverse over reverse of a runtime list: compiling the "
-    "adjoint of list_split_like in the generated gradient fails on stand-in values "
-    "(ValueError: zero-dimensional arrays cannot be concatenated)",
-    ("lst_window_means", "reverse"): "reverse over reverse: compiling the adjoint of "
-    "concatenate inside cumprod's derivative in the generated gradient fails on stand-in "
-    "values (IndexError: tuple index out of range)",
-}
 
 
-def _second_params() -> list[Any]:
-    return [pytest.param(e, mode, id=f"{e.name}-{mode}", marks=[pytest.mark.xfail(
-        strict=True, reason=SECOND_ORDER_BUGS[e.name, mode])]
-        if (e.name, mode) in SECOND_ORDER_BUGS else []) for e in SECOND
-        for mode in ("forward", "reverse")]
-
-
-@pytest.mark.parametrize("entry, mode", _second_params())
+@pytest.mark.parametrize("entry, mode", [pytest.param(e, mode, id=f"{e.name}-{mode}")
+                                         for e in SECOND for mode in ("forward", "reverse")])
 def test_second_order_compiles_without_reading_data(entry: Entry, mode: str):
     """``st.hvp`` (forward over reverse, reverse over reverse) compiled on poison, then
     checked against central differences of the gradient along the same direction."""
