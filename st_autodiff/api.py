@@ -88,7 +88,8 @@ def _value_kind(a: Any) -> Any:
 
 #: Fast paths of ``_kind`` for the common argument types (the cached-call hot path).
 _KINDS: dict[type, Callable[[Any], Any]] = {np.ndarray: _ndarray_kind, float: _float_kind,
-                                            int: _value_kind, bool: _value_kind}
+                                            int: _value_kind, bool: _value_kind,
+                                            ShapeDtype: _ndarray_kind}  # (for compile)
 
 
 class GradFunction:
@@ -263,27 +264,7 @@ class GradFunction:
         JAX): the gradient of a function of their leaves, regrouped so that each
         differentiated argument's gradient has its structure (``None`` for leaves that are
         not floating point)."""
-        from .products import _Flat  # noqa: PLC0415  (products builds on this module)
-
-        if layout is not _PLAIN or not self._plain:
-            raise WrtError(f"{self.__name__}: tuple, list or dict arguments are supported "
-                           "for functions whose parameters are all positional")
-        positions = self._req(self._parse()).wrt
-        flat = _Flat(self._fn, args, self._mode)
-        wrt_leaves = [k for p in positions for k in flat.span(p) if _is_float(flat.leaves[k])]
-        if not wrt_leaves:
-            raise WrtError(f"{self.__name__}: the differentiated arguments hold no "
-                           "floating-point value")
-        key = (flat.key, tuple(wrt_leaves))
-        inner = self._trees.get(key)
-        if inner is None:
-            argspec = None
-            if self._argspec is not None:  # static or dynamic arguments: all their leaves
-                static, dynamic = self._special_positions(layout)
-                argspec = ArgSpec(tuple(k for p in static for k in flat.span(p)), (),
-                                  tuple(k for p in dynamic for k in flat.span(p)))
-            inner = self._trees[key] = GradFunction(flat.fn, tuple(wrt_leaves), self._mode,
-                                                    self._has_aux, self._options, argspec)
+        inner, flat, positions, wrt_leaves = self._tree_function(args, layout)
         result = inner(*flat.leaves)
         self._last = inner._last
         value, aux = None, None
@@ -305,6 +286,32 @@ class GradFunction:
         if self._mode == "value_and_grad":
             return ((value, aux) if self._has_aux else value), out
         return (out, aux) if self._has_aux else out
+
+    def _tree_function(self, args: tuple, layout: Layout) -> tuple[GradFunction, Any, Any, Any]:
+        """The gradient of the function of the leaves of structured ``args`` (made once per
+        structure), the flattened call, the differentiated positions and leaves."""
+        from .products import _Flat  # noqa: PLC0415  (products builds on this module)
+
+        if layout is not _PLAIN or not self._plain:
+            raise WrtError(f"{self.__name__}: tuple, list or dict arguments are supported "
+                           "for functions whose parameters are all positional")
+        positions = self._req(self._parse()).wrt
+        flat = _Flat(self._fn, args, self._mode)
+        wrt_leaves = [k for p in positions for k in flat.span(p) if _is_float(flat.leaves[k])]
+        if not wrt_leaves:
+            raise WrtError(f"{self.__name__}: the differentiated arguments hold no "
+                           "floating-point value")
+        key = (flat.key, tuple(wrt_leaves))
+        inner = self._trees.get(key)
+        if inner is None:
+            argspec = None
+            if self._argspec is not None:  # static or dynamic arguments: all their leaves
+                static, dynamic = self._special_positions(layout)
+                argspec = ArgSpec(tuple(k for p in static for k in flat.span(p)), (),
+                                  tuple(k for p in dynamic for k in flat.span(p)))
+            inner = self._trees[key] = GradFunction(flat.fn, tuple(wrt_leaves), self._mode,
+                                                    self._has_aux, self._options, argspec)
+        return inner, flat, positions, wrt_leaves
 
     def bind_call(self, args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], Layout]:
         """Python's binding of a call: the arguments in the canonical order, and the
@@ -515,6 +522,49 @@ class GradFunction:
         return explain_key(self._specs, key, self._slot_names(layout),
                            f"{self._mode} of {self.__qualname__}")
 
+    def compile(self, *args: Any, **kwargs: Any) -> Specialisation:
+        """Compile the specialisation that a call with these arguments uses, without
+        running the function (JAX's ``jit(f).lower(*args).compile()``), and keep it in the
+        cache: the next call with arguments of the same kinds is a hit.  An array argument
+        may be an ``st.ShapeDtype(shape, dtype)``, which stands for every NumPy array of
+        that shape and dtype: compiling reads types, never array data.  Returns the
+        specialisation: ``.source`` (the generated code), ``.fn`` (the loaded function,
+        called with the arguments in the order of ``bind_call``), ``.reason``.  (jvp: the
+        tangents follow the arguments, as in ``call_flat``; vjp: ``.compiled.fwd`` and
+        ``.compiled.bwd``.)
+
+        >>> import numpy as np, st_autodiff as st
+        >>> def f(x):
+        ...     return np.sum(x * x)
+        >>> g = st.grad(f)
+        >>> print(g.compile(st.ShapeDtype((3,), np.float64)).reason)
+        first call
+        >>> _ = g(np.ones(3))
+        >>> g.cache_info().hits
+        1
+        """
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, ShapeDtype) and (a.shape is None or a.dtype is None):
+                raise ValueError(f"{self.__name__}.compile: {a} has no shape or no dtype; "
+                                 "an argument's kind needs both")
+        n_extra = len(self._wrt_spec) if self._mode == "jvp" and isinstance(
+            self._wrt_spec, tuple) else 0
+        flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
+        flat += args[len(args) - n_extra:]
+        if self._mode in ("grad", "value_and_grad") and any(
+                type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
+                for a in flat):  # pytrees: a function of their leaves, per structure
+            inner, tree, _, _ = self._tree_function(tuple(flat), layout)
+            return inner.compile(*tree.leaves)
+        key = self._key(tuple(flat), layout)
+        for e in self._cache.get(key, ()):
+            if e.guard is None or e.guard():
+                return e  # type: ignore[no-any-return]
+        try:
+            return self._compile(tuple(flat), key, layout)
+        except StAutodiffError as exc:
+            raise exc.with_traceback(None) from None
+
     # --- reading the generated code -----------------------------------------------------
 
     def _latest(self) -> Compiled:
@@ -723,7 +773,7 @@ def explain(fn: Any, *args: Any, **kwargs: Any) -> str:
 def _has_float_array(a: Any) -> bool:
     """Whether a tuple or list holds (at any depth) an array or a dict: a tree whose leaves
     are differentiated one by one (tuples of plain numbers stay static-length arguments)."""
-    return any(type(x) is dict or isinstance(x, np.ndarray) or
+    return any(type(x) is dict or isinstance(x, (np.ndarray, ShapeDtype)) or
                type(x) in (tuple, list) and _has_float_array(x) for x in a)
 
 

@@ -55,6 +55,11 @@ class Specialisation:
         self.origin = origin  # "compiled" or "disk"
         self.names: Sequence[str] | None = None  # the parameters' names, for messages
 
+    @property
+    def source(self) -> str:
+        """The generated code of this specialisation."""
+        return self.compiled.stages["codegen"]  # type: ignore[no-any-return]
+
 
 @dataclass(frozen=True)
 class SpecialisationInfo:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..derivatives import NONDIFFERENTIABLE, jvp_of
-from ..ir.abstract import abstract_list, is_abstract, is_list_value
+from ..ir.abstract import abstract_list, abstract_of, is_abstract, is_list_value
 from ..ir.graph import Graph, GraphBuilder, Node, is_multi
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
@@ -44,7 +44,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         a = graph.args[i]
         example = tangent_examples[k] if tangent_examples is not None else None
         tan[a] = b.arg((a.name or f"x{i}") + "_dot", a.type if example is None
-                       else type_of(example), example, a.loc)
+                       else type_of(example), abstract_of(example), a.loc)  # never its data
     parts: dict[Node, tuple] = {}
     for n in graph.nodes:
         if n.op in (Op.ARG, Op.CONST):
