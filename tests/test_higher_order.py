@@ -113,3 +113,24 @@ def test_derivatives_through_a_loop_region(order):
     coeffs = np.arange(1.0, 7.0)
     want = np.polyval(np.polyder(coeffs, order), x)
     assert float(_nth_grad(_horner_region, order)(x)) == pytest.approx(want, rel=1e-10)
+
+
+def growing(x, n):
+    """A loop whose carried array grows: its stacked values differ in length."""
+    y = x[:1]
+    for _ in range(n):
+        y = np.concatenate([y, np.sin(y[-1:]) * x[1:2]])
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("n", [0, 2, 3])
+def test_hessian_through_a_loop_whose_values_grow(n):
+    """The generated gradient passes its residual lists to ``rt.list_split_like`` as Python
+    lists; differentiating it again must keep them lists (items of different lengths), not
+    stack them as an array's rows."""
+    x = np.array([0.5, 0.6, 0.1])
+    h = st.hessian(growing)(x, n)
+    g = st.grad(growing)
+    eps = 1e-5
+    num = np.array([(g(x + eps * e, n) - g(x - eps * e, n)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(h, num, rtol=1e-5, atol=1e-7)

@@ -173,6 +173,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
 
     def emit(self, op: Op, inputs: list[Any], params: dict[str, Any] | None,
              where: cst.CSTNode) -> Node:
+        if op.value.startswith("list_"):
+            # the list algebra takes Python lists as lists (``rt.list_split_like(g, [a,
+            # b])`` in generated code), never as np.array's rows, whose items must agree
+            inputs = [self.emit(Op.LIST, list(v), None, where) if isinstance(v, list) and
+                      _holds_node(v) else v for v in inputs]
         nodes = [self.to_node(v, where) for v in inputs]
         try:
             node = self.b.emit(op, nodes, params, loc=self.loc(where))
