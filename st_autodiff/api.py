@@ -499,17 +499,25 @@ class GradFunction:
         again)."""
         self._specs.clear()
 
-    def explain(self, *args: Any, **kwargs: Any) -> str:
-        """Which specialisation a call with these arguments would use, or why it would
-        compile a new one; nothing is compiled or run.  (jvp: the tangents follow the
-        arguments, as in ``call_flat``.)"""
+    def _bound(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[Any], Any, bool]:
+        """A call's arguments in canonical order (jvp: the tangents follow), its layout,
+        and whether a grad/value_and_grad call passes pytrees (then compiled per
+        structure as a function of their leaves)."""
         n_extra = len(self._wrt_spec) if self._mode == "jvp" and isinstance(
             self._wrt_spec, tuple) else 0
         flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
         flat += args[len(args) - n_extra:]
-        if self._mode in ("grad", "value_and_grad") and any(
-                type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
-                for a in flat):  # pytrees: a function of their leaves, per structure
+        tree = self._mode in ("grad", "value_and_grad") and any(
+            type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
+            for a in flat)
+        return list(flat), layout, tree
+
+    def explain(self, *args: Any, **kwargs: Any) -> str:
+        """Which specialisation a call with these arguments would use, or why it would
+        compile a new one; nothing is compiled or run.  (jvp: the tangents follow the
+        arguments, as in ``call_flat``.)"""
+        flat, layout, tree = self._bound(args, kwargs)
+        if tree:  # pytrees: a function of their leaves, per structure
             from .products import _Flat  # noqa: PLC0415
 
             leaves = _Flat(self._fn, tuple(flat), self._mode)
@@ -547,13 +555,8 @@ class GradFunction:
             if isinstance(a, ShapeDtype) and (a.shape is None or a.dtype is None):
                 raise ValueError(f"{self.__name__}.compile: {a} has no shape or no dtype; "
                                  "an argument's kind needs both")
-        n_extra = len(self._wrt_spec) if self._mode == "jvp" and isinstance(
-            self._wrt_spec, tuple) else 0
-        flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
-        flat += args[len(args) - n_extra:]
-        if self._mode in ("grad", "value_and_grad") and any(
-                type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
-                for a in flat):  # pytrees: a function of their leaves, per structure
+        flat, layout, is_tree = self._bound(args, kwargs)
+        if is_tree:  # pytrees: a function of their leaves, per structure
             inner, tree, _, _ = self._tree_function(tuple(flat), layout)
             return inner.compile(*tree.leaves)
         key = self._key(tuple(flat), layout)
