@@ -4,13 +4,11 @@ that only it has: first-call (compile) time, cached-call overhead, peak memory.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import os
 import re
 import shutil
 import statistics
-import sys
 import tempfile
 import tracemalloc
 from collections.abc import Callable
@@ -20,6 +18,7 @@ from typing import Any
 import bm_timing
 import numpy as np
 from bm_problems import Problem
+from bm_source import import_source
 from bm_timing import Settings, time_many
 
 import st_autodiff as st
@@ -35,16 +34,7 @@ def cleanup() -> None:
 
 def load_module_source(source: str, stem: str) -> Any:
     """Write ``source`` to a fresh module file and import it (a new code object)."""
-    name = f"_stbench_{stem}_{os.getpid()}_{next(_counter)}"
-    path = os.path.join(_TMP, name + ".py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return import_source(source, f"_stbench_{stem}_{os.getpid()}_{next(_counter)}", _TMP)
 
 
 def fresh_copy(fn: Callable) -> Callable:

@@ -12,16 +12,14 @@ through ``lax.while_loop``; a JAX user would write the ``fori_loop``.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from bm_source import import_source
 
 # --------------------------------------------------------------------------------------
 # The functions st_autodiff differentiates
@@ -89,15 +87,7 @@ def load_source(source: str, name: str) -> Any:
     global _TMP
     if _TMP is None:
         _TMP = tempfile.mkdtemp(prefix="st_first_call_")
-    path = os.path.join(_TMP, name + ".py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return import_source(source, name, _TMP)
 
 
 def straight_line(n: int) -> Callable:

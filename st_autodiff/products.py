@@ -18,7 +18,7 @@ from . import trees
 from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
-from .specialize import ArgSpec, CacheInfo, merge_info
+from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms.external import argument
 
 
@@ -112,25 +112,16 @@ def _arg_positions(fn: Callable[..., Any], argspec: ArgSpec, n: int, who: str
     """The positions of a call of ``n`` positional arguments that ``argspec`` makes
     static and dynamic (names: ``fn``'s positional parameters)."""
     names = list((fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
-                  ).parameters)
-
-    def where(nums: tuple[int, ...], strs: tuple[str, ...], what: str) -> frozenset[int]:
-        out = set()
-        for i in nums:
-            if not -n <= i < n:
-                raise ValueError(f"{who}: {what}_argnums={i} is out of range: the call "
-                                 f"passes {n} arguments")
-            out.add(i % n)
-        for s in strs:
-            if s not in names[:n]:
-                raise ValueError(f"{who}: {what}_argnames names {s!r}, which is not a "
-                                 f"positional parameter of {getattr(fn, '__name__', fn)}() "
-                                 "in this call")
-            out.add(names.index(s))
-        return frozenset(out)
-
-    static = where(argspec.static_argnums, argspec.static_argnames, "static")
-    dynamic = where(argspec.dynamic_argnums, argspec.dynamic_argnames, "dynamic")
+                  ).parameters)[:n]
+    name = getattr(fn, "__name__", repr(fn))
+    try:
+        static = frozenset(argnum_positions(argspec.static_argnums, argspec.static_argnames,
+                                            "static", n, names, name, names))
+        dynamic = frozenset(argnum_positions(argspec.dynamic_argnums,
+                                             argspec.dynamic_argnames, "dynamic", n, names,
+                                             name, names))
+    except ValueError as exc:
+        raise ValueError(f"{who}: {exc}") from None
     if static & dynamic:
         raise ValueError(f"{who}: an argument is named both static and dynamic; pick one")
     return static, dynamic

@@ -327,23 +327,10 @@ class ArgSpec:
         n_pos = sum(1 for _, p, k in slots
                     if not isinstance(k, str) and not any(p is q for q in kwonly))
 
-        def resolve(nums: tuple[int, ...], strs: tuple[str, ...], what: str) -> set[int]:
-            out = set()
-            for i in nums:
-                if not -n_pos <= i < n_pos:
-                    raise ValueError(f"{what}_argnums={i} is out of range: {parsed.name}() "
-                                     f"takes {n_pos} positional arguments in this call")
-                out.add(i % n_pos)
-            for s in strs:
-                if s not in names:
-                    raise ValueError(f"{what}_argnames names {s!r}, but {parsed.name}() has "
-                                     f"no such parameter (its parameters: "
-                                     f"{', '.join(parsed.all_params)})")
-                out.add(names.index(s))
-            return out
-
-        static = resolve(self.static_argnums, self.static_argnames, "static")
-        dynamic = resolve(self.dynamic_argnums, self.dynamic_argnames, "dynamic")
+        static = argnum_positions(self.static_argnums, self.static_argnames, "static",
+                                  n_pos, names, parsed.name, parsed.all_params)
+        dynamic = argnum_positions(self.dynamic_argnums, self.dynamic_argnames, "dynamic",
+                                   n_pos, names, parsed.name, parsed.all_params)
         if static & dynamic:
             both = ", ".join(repr(names[i]) for i in sorted(static & dynamic))
             raise ValueError(f"{parsed.name}(): argument {both} is named both static and "
@@ -354,6 +341,25 @@ class ArgSpec:
                              f"static argument {both}: a static argument is a compile-time "
                              "constant; drop it from static_argnums/static_argnames")
         return frozenset(static), frozenset(dynamic)
+
+
+def argnum_positions(nums: Sequence[int], strs: Sequence[str], what: str, n: int,
+                     names: Sequence[str], fn_name: str, shown: Sequence[str]) -> set[int]:
+    """The positions ``{what}_argnums`` (indices into the call's ``n`` positional
+    arguments, negative ones from the end) and ``{what}_argnames`` (``names``: the
+    parameter at each position) pick; ``shown`` lists the parameters in messages."""
+    out = set()
+    for i in nums:
+        if not -n <= i < n:
+            raise ValueError(f"{what}_argnums={i} is out of range: {fn_name}() takes {n} "
+                             "positional arguments in this call")
+        out.add(i % n)
+    for s in strs:
+        if s not in names:
+            raise ValueError(f"{what}_argnames names {s!r}, but {fn_name}() has no such "
+                             f"parameter (its parameters: {', '.join(shown)})")
+        out.add(names.index(s))
+    return out
 
 
 def special_key(key: tuple, args: tuple, static: frozenset[int], dynamic: frozenset[int],

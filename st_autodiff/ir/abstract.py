@@ -133,7 +133,7 @@ class NotKnown(Exception):
     unknown shape, a region output whose branches disagree): the node stays untyped."""
 
 
-#: ops that only move values around: run as they are on Python containers of abstracts
+#: ops that only move values around (typed by their rules, never by a probe)
 _STRUCTURAL = frozenset({Op.TUPLE, Op.ITEM, Op.LIST, Op.LIST_CONCAT, Op.LIST_REVERSE})
 
 
@@ -150,19 +150,13 @@ def evaluate(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
         if result is UNKNOWN:  # an output of a region its bodies do not type
             raise NotKnown(op.value)
         return result
-    rules = _rules()
-    if rules is not None:
-        try:
-            return rules.infer(op, inputs, params)
-        except rules.NoTypeRule:
-            pass
-    if op.value.startswith("list_") and any(_is_list(v) for v in inputs):
-        return _list_op(op, inputs, params)
-    if op in _STRUCTURAL:
-        try:
-            return run(op, np, inputs, params)
-        except Exception as exc:
-            raise NotKnown(op.value) from exc
+    from .infer import NoTypeRule, infer  # noqa: PLC0415  (infer imports this module)
+
+    try:
+        return infer(op, inputs, params)
+    except NoTypeRule as exc:
+        if op in _STRUCTURAL or op.value.startswith("list_"):
+            raise NotKnown(op.value) from exc  # stand-ins cannot say what a list holds
     return _probe(op, inputs, params)
 
 
@@ -241,34 +235,24 @@ def _from_type(t: Type | None) -> Any:
     return Abstract(t, generic=t.kind == "array" and t.shape == ())
 
 
-def _rules() -> Any:
-    """The type rules (``ir/infer``), when present."""
-    try:
-        from . import infer  # noqa: PLC0415  (infer imports this module)
-    except ImportError:
-        return None
-    return infer
-
-
 def is_list_value(v: Any) -> bool:
     """Whether a concrete or abstract value is a runtime list."""
     return isinstance(v, list) or isinstance(v, Abstract) and v.type.kind == "list"
 
 
-_is_list = is_list_value
-
-
-def join(values: list[Any]) -> Abstract | None:
+def join(values: Any, widen: bool = False) -> Abstract | None:
     """One abstract value that stands for each of ``values`` (items of one runtime list):
-    their common type, the shape forgotten where shapes differ; ``None`` if kinds differ."""
-    items = [v for v in values if v is not None]
+    their common type (``widen``: the shape forgotten where only shapes differ, which the
+    type rules must not do: a rank they would then guess could be wrong); ``None`` if
+    they differ."""
+    items = [v if isinstance(v, Abstract) else abstract_of(v) for v in values]
     if not items or not all(isinstance(v, Abstract) for v in items):
-        return None
+        return None  # (a None placeholder among them: what it would hold is unknown)
     first = items[0]
     if all(v == first for v in items):
         return first
-    if all(v.type.kind == first.type.kind and v.type.dtype == first.type.dtype
-           for v in items):
+    if widen and all(v.type.kind == first.type.kind and v.type.dtype == first.type.dtype
+                     for v in items):
         return Abstract(first.type.without_shape())
     return None
 
@@ -278,32 +262,4 @@ def abstract_list(v: Any) -> Abstract:
     abstract list: its length is not known, only what its items are."""
     if isinstance(v, Abstract):
         return v
-    return Abstract(Type("list"), item=join(list(v)))
-
-
-def _list_op(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
-    """The list algebra on runtime lists of unknown length."""
-    lst = abstract_list(inputs[0]) if _is_list(inputs[0]) else None
-    item = lst.item if lst is not None else None
-    if op is Op.LIST_LEN:
-        return Abstract(Type("int"))
-    if op is Op.LIST_GET:
-        if isinstance(inputs[0], list) and not is_abstract(inputs[1]):
-            return inputs[0][inputs[1]]
-        if item is None:
-            raise NotKnown(op.value)
-        return item
-    if op in (Op.LIST_STACK, Op.LIST_CATENATE, Op.LIST_SUM):
-        if item is None:
-            raise NotKnown(op.value)
-        if op is Op.LIST_SUM:
-            return item
-        return Abstract(Type("array", item.type.dtype or "float64", None))
-    if op is Op.LIST_UNSTACK:
-        return Abstract(Type("list"), item=None)
-    if op is Op.LIST_SPLIT_LIKE:
-        x = inputs[0]
-        dt = x.type.dtype if isinstance(x, Abstract) else str(getattr(x, "dtype", "float64"))
-        return Abstract(Type("list"), item=Abstract(Type("array", dt, None)))
-    parts = [abstract_list(v) for v in inputs if _is_list(v)]
-    return Abstract(Type("list"), item=join([p.item for p in parts]) if parts else None)
+    return Abstract(Type("list"), item=join(list(v), widen=True))

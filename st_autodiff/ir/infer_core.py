@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .abstract import Abstract
+from .abstract import Abstract, is_abstract
 from .kernels import run
 from .ops import Op
 from .types import Type
@@ -45,13 +45,7 @@ def is_abs(v: Any) -> bool:
     return isinstance(v, Abstract)
 
 
-def any_abstract(values: Any) -> bool:
-    """Whether ``values`` (a value, or nested tuples/lists) holds an ``Abstract``."""
-    if isinstance(values, Abstract):
-        return True
-    if isinstance(values, (tuple, list)):
-        return any(any_abstract(v) for v in values)
-    return False
+any_abstract = is_abstract  # whether a value, or nested tuples/lists, holds an Abstract
 
 
 def shape_of(v: Any) -> tuple[int, ...] | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .abstract import Abstract, abstract_of
+from .abstract import Abstract, abstract_of, join
 from .infer_core import (
     NoTypeRule,
     any_abstract,
@@ -43,14 +43,6 @@ def alist(item: Any) -> Abstract:
 def is_alist(v: Any) -> bool:
     """Whether ``v`` is an abstract runtime list."""
     return isinstance(v, Abstract) and v.type.kind == "list"
-
-
-def join(items: Any) -> Any:
-    """The one type all ``items`` have, else ``None``."""
-    items = [v if v is None or isinstance(v, Abstract) else abstract_of(v) for v in items]
-    if items and all(isinstance(v, Abstract) and v == items[0] for v in items):
-        return items[0]
-    return None
 
 
 def item_type(v: Any) -> Any:
