@@ -197,8 +197,12 @@ def array_invert(x):
     return np.sum(~x)  # <- invert
 
 
-def array_is(x):
-    return np.sum(x) if x is None else np.sum(x * 2.0)  # <- is
+def array_is(x, y):
+    return np.sum(x) if x is y else np.sum(x * y)  # <- is
+
+
+def array_in(x):
+    return np.sum(x) if 2.0 in x else np.sum(x * 2.0)  # <- in
 
 
 def complex_literal(x):

@@ -21,7 +21,7 @@ from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
-from . import calls
+from . import calls, static_calls
 from .external import argument
 from .no_complex import HINT, MESSAGE, makes_complex
 
@@ -42,6 +42,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     dynamic = any(isinstance(a, Node) or _has_node(a) for a in [*args, *kwargs.values()])
     if isinstance(fn, Closure):
         return lw.lower_function(fn.fn, args, kwargs, Scope(fn.scope, None), e)
+    folded = static_calls.call(lw, fn, args, kwargs, e)  # queries, pure static calls
+    if folded is not NotImplemented:
+        return folded
     if isinstance(fn, BoundMethod):
         return _method(lw, fn.receiver, fn.name, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):

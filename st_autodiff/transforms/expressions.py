@@ -18,7 +18,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls
+from . import calls, static_calls
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .scope import BoundMethod, Closure, Scope
@@ -178,13 +178,13 @@ class ExpressionLowering:
         result: Any = None
         for target in e.comparisons:
             op = _COMPARE.get(type(target.operator))
-            if op is None:
-                word = {cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
-                        cst.NotIn: "not in"}.get(type(target.operator), "this comparison")
-                raise self.fail(f"`{word}` comparisons are not supported here", e,
-                                "compare values with == or !=, or np.isin for membership")
             right = self.expr(target.comparator, scope)
-            part = self.binary(op, left, right, e)
+            if op is None:  # in, not in, is, is not: static (or a located refusal)
+                word = {cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
+                        cst.NotIn: "not in"}[type(target.operator)]
+                part = static_calls.compare(self, word, left, right, e)  # type: ignore
+            else:
+                part = self.binary(op, left, right, e)
             result = part if result is None else self.logical_and(result, part, e)
             left = right
         return result
@@ -239,7 +239,8 @@ class ExpressionLowering:
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
         if attr == "shape":
-            return self.emit(Op.SHAPE, [x], None, e)
+            shape = static_calls.known_shape(x)
+            return shape if shape is not None else self.emit(Op.SHAPE, [x], None, e)
         if attr in ("ndim", "size", "dtype"):
             if t is None or t.shape is None and attr != "dtype" or t.dtype is None:
                 raise self.fail(f"x.{attr} is not known when compiling without example "
@@ -253,6 +254,9 @@ class ExpressionLowering:
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
+        value = static_calls.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
+        if value is not NotImplemented:
+            return value
         raise self.fail(f"arrays have no supported attribute {attr!r}", e)
 
     def expr_Subscript(self, e: cst.Subscript, scope: Scope) -> Any:
@@ -324,7 +328,7 @@ class ExpressionLowering:
         return slice(*bounds)
 
     def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
-        fn = self.expr(e.func, scope)
+        fn = static_calls.alias(self.expr(e.func, scope))
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
         return self.call(fn, args, kwargs, e)
 
