@@ -189,6 +189,11 @@ def partial_caller(p: functools.partial) -> Callable[..., Any]:
             star_seen = True
         elif q.kind is q.VAR_KEYWORD:
             params.append(f"**{name}")
+            # keywords of the partial that only **kwargs takes (the signature hides them)
+            hidden = {k: v for k, v in p.keywords.items() if k not in sig.parameters}
+            if hidden:
+                namespace["_st_kw"] = hidden
+                call.append("**_st_kw")
             call.append(f"**{name}")
         elif q.kind is q.KEYWORD_ONLY:
             if not star_seen:

@@ -138,6 +138,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.static_args: frozenset[int] = frozenset()
         self.dynamic_args: frozenset[int] = frozenset()
         self.foreign_arrays = False  # arguments hold arrays other than numpy.ndarray
+        self.retyped: set[Node] = set()  # float(x), x.item(): x stands for a Python number
 
     # --- helpers ------------------------------------------------------------------------
 

@@ -167,6 +167,12 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
     """The compile-time answer of a call, or ``NotImplemented`` for the other paths."""
     from .scope import BoundMethod  # noqa: PLC0415  (scope is imported by lower)
 
+    if isinstance(fn, BoundMethod) and fn.name == "item" or fn is builtins.float and \
+            args and isinstance(args[0], Node):
+        # lowered as the value itself: from here on its Python type is not the node's
+        receiver = fn.receiver if isinstance(fn, BoundMethod) else args[0]
+        lw.retyped.add(receiver)
+        return NotImplemented
     if isinstance(fn, BoundMethod):
         if fn.name in ("ravel", "flatten") and (args or kwargs):
             return _ravel(lw, fn.receiver, args, kwargs, e, f"ndarray.{fn.name}")
@@ -311,7 +317,8 @@ def _query(lw: Lowerer, fn: Any, name: str, args: list[Any], kwargs: dict[str, A
     if not all(_same(first, other) for other in answers[1:]):
         raise lw.fail(f"{name}() here depends on whether a runtime value is a Python number, "
                       "a NumPy scalar or a 0-d array, which is not known when compiling", e,
-                      "convert it first (np.asarray(x) or float(x)) so that its type is known")
+                      "ask about the shape instead (np.ndim(x) == 0), or query the argument "
+                      "itself, whose type is known")
     return first
 
 
@@ -382,8 +389,8 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
     python = {"f": 1.0, "i": 1, "b": True}.get(dtype.kind) if dtype.name in (
         "float64", "int64", "bool") else None
     scalar, zero_d = dtype.type(1), np.ones((), dtype)
-    if t.kind != "array":
-        return [python] if exact else [python, scalar, zero_d]
+    if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one
+        return [python] if exact else [python, scalar]
     if t.shape is None:
         if level == "shape":
             raise lw.fail(f"{name}() of a runtime value whose shape is not known", e,
@@ -413,6 +420,8 @@ def _is_argument(lw: Lowerer, v: Node) -> bool:
     part of the cache key), seen through the captures of region bodies."""
     b: Any = lw.b
     while b is not None:
+        if v in lw.retyped:
+            return False
         if any(a is v for a in b.args):
             if b.parent is None:
                 return True
