@@ -165,7 +165,7 @@ _OPERATOR_DENIED = frozenset({"setitem", "delitem", "__setitem__", "__delitem__"
 
 def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
     """The compile-time answer of a call, or ``NotImplemented`` for the other paths."""
-    from .scope import BoundMethod  # noqa: PLC0415  (scope is imported by lower)
+    from .scope import BoundMethod, Closure  # noqa: PLC0415  (scope is imported by lower)
 
     if isinstance(fn, BoundMethod) and fn.name == "item" or fn is builtins.float and \
             args and isinstance(args[0], Node):
@@ -180,6 +180,9 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
     dynamic = _holds_node(args) or _holds_node(kwargs)
     if fn is builtins.getattr or fn is builtins.hasattr:
         return _attribute_query(lw, fn, args, kwargs, e)
+    if fn is builtins.callable and len(args) == 1 and isinstance(args[0], (Closure,
+                                                                           BoundMethod)):
+        return True  # an inner def, a lambda, a method of an array
     if fn is np.ravel and (len(args) > 1 or kwargs):
         kwargs = dict(kwargs)
         x = args[0] if args else kwargs.pop("a", None)
@@ -611,5 +614,7 @@ def foreign_arrays(values: Any) -> bool:
         return any(foreign_arrays(v) for v in values.values())
     if isinstance(values, (np.ndarray, np.generic)):
         return type(values) is not np.ndarray and not isinstance(values, np.generic)
+    if type(values).__module__.startswith("st_autodiff"):  # st.ShapeDtype: an ndarray's type
+        return False
     return hasattr(values, "dtype") and hasattr(values, "shape") and not isinstance(
         values, type)
