@@ -18,7 +18,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, static_calls
+from . import calls, static_calls, static_queries
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .scope import BoundMethod, Closure, Scope
@@ -239,7 +239,7 @@ class ExpressionLowering:
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
         if attr == "shape":
-            shape = static_calls.known_shape(x)
+            shape = static_queries.known_shape(x)
             return shape if shape is not None else self.emit(Op.SHAPE, [x], None, e)
         if attr in ("ndim", "size", "dtype"):
             if t is None or t.shape is None and attr != "dtype" or t.dtype is None:
@@ -254,7 +254,7 @@ class ExpressionLowering:
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
-        value = static_calls.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
+        value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
         if value is not NotImplemented:
             return value
         raise self.fail(f"arrays have no supported attribute {attr!r}", e)

@@ -44,7 +44,7 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
-from . import calls, static_calls
+from . import calls, static_queries
 from .binding import BindingLowering, mangled
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
@@ -500,7 +500,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     """
     refuse_complex_arguments(fn, example_args)
     lw = Lowerer(name or fn.name, example_args is not None)
-    lw.foreign_arrays = static_calls.foreign_arrays(example_args)  # (type queries)
+    lw.foreign_arrays = static_queries.foreign_arrays(example_args)  # (type queries)
     resolver = make_resolver(lw)
     lw.fn_stack.append(fn)
     if code is not None:

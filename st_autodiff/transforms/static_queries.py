@@ -1,0 +1,382 @@
+"""Type queries of runtime values, answered while compiling (design/staging.md §2.1 4, 6).
+
+``isinstance``, ``hasattr``, ``type``, ``np.ndim``, ``np.finfo`` ... of a runtime value are
+computed on *stand-ins*: concrete values of the same Python type, dtype and shape
+(zero-strided, O(1) memory).  Only the arguments of the differentiated function are keyed
+on whether they are a Python number, a NumPy scalar or a 0-d array; for any other 0-d value
+the query runs on each type it may have and must agree, else it is refused at the user's
+line: never a guess.  Also here: shapes of typed values as tuples, ``np.ravel(order=...)``
+and ``max``/``min``/``sum`` of one runtime array or tuple.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import math
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import CompileError
+from ..ir.graph import Node
+from ..ir.ops import Op
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
+_NEEDS_EXAMPLES = "call the gradient with arguments first (types come from them)"
+
+#: queries whose answer follows from a value's Python type alone
+TYPE_ONLY: dict[Any, str] = {builtins.isinstance: "isinstance", builtins.type: "type",
+                             builtins.callable: "callable", builtins.issubclass: "issubclass",
+                             np.isscalar: "np.isscalar"}
+#: queries that also read the dtype
+DTYPE: dict[Any, str] = {np.result_type: "np.result_type", np.iscomplexobj: "np.iscomplexobj",
+                         np.isrealobj: "np.isrealobj", np.issubdtype: "np.issubdtype",
+                         np.finfo: "np.finfo", np.iinfo: "np.iinfo", np.dtype: "np.dtype",
+                         np.can_cast: "np.can_cast", np.promote_types: "np.promote_types"}
+#: queries that also read the shape
+SHAPE: dict[Any, str] = {np.ndim: "np.ndim", np.shape: "np.shape", np.size: "np.size"}
+
+
+def _lookup(table: dict[Any, str], fn: Any) -> str | None:
+    try:
+        return table.get(fn)
+    except TypeError:  # unhashable callables are none of these
+        return None
+
+
+def query_name(fn: Any) -> str | None:
+    """The name of the type query ``fn`` is (``"isinstance"``), else None."""
+    for table in (TYPE_ONLY, DTYPE, SHAPE):
+        name = _lookup(table, fn)
+        if name is not None:
+            return name
+    return None
+
+
+def _evaluate(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+              e: cst.Call) -> Any:
+    from .static_calls import evaluate  # noqa: PLC0415  (static_calls imports this module)
+
+    return evaluate(lw, fn, args, kwargs, e)
+
+
+def _const(v: Any) -> Any:
+    return v.param("value") if isinstance(v, Node) and v.op is Op.CONST else v
+
+
+def query(lw: Lowerer, fn: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+           e: cst.Call, level: str | None = None) -> Any:
+    """A type query of runtime values: the same answer on every stand-in, else refused.
+    ``level`` is what it reads: the Python ``type``, the ``dtype`` or the ``shape``."""
+    if level is None:
+        level = "type" if _lookup(TYPE_ONLY, fn) else "dtype" if _lookup(DTYPE, fn) \
+            else "shape"
+    if fn is np.shape and not all(_shape_known(a) for a in args):
+        return NotImplemented  # a shape only known at run time: the shape op
+    if fn is builtins.type and (len(args) != 1 or kwargs):
+        return NotImplemented
+    values = [*args, *kwargs.values()]
+    options = [_stand_ins(lw, v, level, name, e) for v in values]
+    combos = list(itertools.islice(itertools.product(*options), 65))
+    if len(combos) > 64:
+        raise lw.fail(f"{name}() of these runtime values has too many possible types to "
+                      "check", e, "pass fewer values to it")
+    answers = []
+    for combo in combos:
+        a = list(combo[:len(args)])
+        k = dict(zip(kwargs, combo[len(args):]))
+        answers.append(_evaluate(lw, fn, a, k, e))
+    first = answers[0]
+    if not all(_same(first, other) for other in answers[1:]):
+        raise lw.fail(f"{name}() here depends on whether a runtime value is a Python number, "
+                      "a NumPy scalar or a 0-d array, which is not known when compiling", e,
+                      "ask about the shape instead (np.ndim(x) == 0), or query the argument "
+                      "itself, whose type is known")
+    return first
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _shape_known(v: Any) -> bool:
+    if isinstance(v, Node):
+        return v.op is Op.CONST or v.type is not None and v.type.shape is not None
+    if isinstance(v, (tuple, list)):
+        return all(_shape_known(x) for x in v)
+    return True
+
+
+def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> list[Any]:
+    """Concrete values with each Python type, dtype and shape ``v`` may have at run time."""
+    if isinstance(v, (tuple, list)):
+        # a type-only query reads the container's own type, not its items'
+        items = [_stand_ins(lw, x, level, name, e)[:1 if level == "type" else None]
+                 for x in v]
+        out = [type(v)(c) for c in itertools.islice(itertools.product(*items), 65)]
+        return out
+    if isinstance(v, dict):
+        keys = list(v)
+        vals = [_stand_ins(lw, v[k], level, name, e)[:1 if level == "type" else None]
+                for k in keys]
+        return [dict(zip(keys, c)) for c in itertools.islice(itertools.product(*vals), 65)]
+    if not isinstance(v, Node):
+        return [v]
+    if v.op is Op.CONST:
+        return [v.param("value")]
+    t = v.type
+    if t is None:
+        raise lw.fail(f"{name}() of a runtime value whose type is not known", e,
+                      _NEEDS_EXAMPLES)
+    exact = _is_argument(lw, v)
+    known = lw.example(v)  # type: ignore[attr-defined]
+    if t.kind == "none":
+        return [None]
+    if t.kind in ("tuple", "object") and exact and known is not None and not isinstance(
+            known, Node) and type(known).__name__ != "Abstract":
+        if t.kind == "object" and (level != "type" or name == "hasattr"):
+            raise lw.fail(f"{name}() of an object argument is not known when compiling", e,
+                          "read what the function needs from the object outside it")
+        return _stand_ins(lw, _from_abstract(known), level, name, e)
+    if t.kind in ("list", "tuple"):
+        if level != "type":
+            raise lw.fail(f"{name}() of a {t.kind} built at run time is not known when "
+                          "compiling", e, "stack it first: np.stack(xs)")
+        return [[] if t.kind == "list" else ()]
+    if t.kind not in ("array", "float", "int", "bool"):
+        raise lw.fail(f"{name}() of a runtime {t.kind} value is not known when compiling", e)
+    if getattr(lw, "foreign_arrays", False):
+        raise lw.fail(f"{name}() of an array of a type other than numpy.ndarray (a subclass, "
+                      "a CuPy array) is not answered when compiling", e,
+                      "pass numpy.ndarray arguments")
+    dtype = np.dtype(t.dtype) if t.dtype is not None else {
+        "float": np.dtype("float64"), "int": np.dtype("int64"), "bool": np.dtype("bool")
+    }.get(t.kind)
+    if dtype is None:
+        raise lw.fail(f"{name}() of a runtime value whose dtype is not known", e,
+                      _NEEDS_EXAMPLES)
+    python = {"f": 1.0, "i": 1, "b": True}.get(dtype.kind) if dtype.name in (
+        "float64", "int64", "bool") else None
+    scalar, zero_d = dtype.type(1), np.ones((), dtype)
+    if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one
+        return [python] if exact else [python, scalar]
+    if t.shape is None:
+        if level == "shape":
+            raise lw.fail(f"{name}() of a runtime value whose shape is not known", e,
+                          _NEEDS_EXAMPLES)
+        return [np.ones((1,), dtype), zero_d, scalar]
+    if t.shape == ():
+        generic = getattr(known, "generic", None)
+        if exact and generic is not None:
+            return [scalar if generic else zero_d]
+        return [scalar, zero_d] + ([python] if python is not None else [])
+    return [np.broadcast_to(zero_d, t.shape)]
+
+
+def _from_abstract(v: Any) -> Any:
+    """An argument's example (abstract leaves in Python containers) as a stand-in."""
+    from ..ir.abstract import Abstract, dummy  # noqa: PLC0415
+
+    if isinstance(v, Abstract):
+        return dummy(v)
+    if isinstance(v, (tuple, list)):
+        return type(v)(_from_abstract(x) for x in v)
+    return v
+
+
+def _is_argument(lw: Lowerer, v: Node) -> bool:
+    """Whether ``v`` is an argument of the differentiated function (its Python type is
+    part of the cache key), seen through the captures of region bodies."""
+    b: Any = lw.b
+    while b is not None:
+        if v in lw.retyped:
+            return False
+        if any(a is v for a in b.args):
+            if b.parent is None:
+                return True
+            outer = [k for k, arg in (b.captures or {}).items() if arg is v]
+            if not outer:
+                return False
+            v = outer[0]
+        b = b.parent
+    return False
+
+
+def attribute_query(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                     e: cst.Call) -> Any:
+    """``getattr(x, name[, default])`` and ``hasattr(x, name)`` with a static name."""
+    what = "getattr" if fn is builtins.getattr else "hasattr"
+    if kwargs or not (2 <= len(args) <= (3 if what == "getattr" else 2)):
+        raise lw.fail(f"{what}() takes {'2 or 3' if what == 'getattr' else '2'} positional "
+                      "arguments", e, kind=CompileError)
+    obj, attr = args[0], _const(args[1])
+    if not isinstance(attr, str):
+        raise lw.fail(f"{what}() needs an attribute name known when compiling", e,
+                      "use a string literal or a static string")
+    if isinstance(obj, Node) and obj.op is not Op.CONST:
+        has = query(lw, lambda o: hasattr(o, attr), "hasattr", [obj], {}, e, "type")
+        if what == "hasattr":
+            return has
+        if not has and len(args) == 3:
+            return args[2]
+        return lw.array_attribute(obj, attr, e)  # type: ignore[attr-defined]
+    obj = _const(obj)
+    try:
+        value = lw.static_attribute(obj, attr)
+    except AttributeError:
+        if what == "hasattr":
+            return False
+        if len(args) == 3:
+            return args[2]
+        raise lw.fail(f"{type(obj).__name__} object has no attribute {attr!r}", e,
+                      kind=CompileError) from None
+    return True if what == "hasattr" else value
+
+
+# --- array surface ------------------------------------------------------------------------
+
+
+def known_shape(x: Node) -> tuple[int, ...] | None:
+    """``x.shape`` as a Python tuple when the type says it (else None: a shape op)."""
+    t = x.type
+    if t is None or t.shape is None or t.kind not in ("array", "float", "int", "bool"):
+        return None
+    return tuple(t.shape)
+
+
+def array_attribute(lw: Lowerer, x: Node, attr: str, e: cst.CSTNode) -> Any:
+    """``x.itemsize`` and ``x.nbytes`` of a typed value; ``NotImplemented`` otherwise."""
+    if attr not in ("itemsize", "nbytes"):
+        return NotImplemented
+    t = x.type
+    if t is None or t.dtype is None or attr == "nbytes" and t.shape is None:
+        raise lw.fail(f"x.{attr} is not known when compiling without example arguments", e,
+                      _NEEDS_EXAMPLES)
+    size = np.dtype(t.dtype).itemsize
+    return size if attr == "itemsize" else size * math.prod(t.shape)  # type: ignore[arg-type]
+
+
+def ravel(lw: Lowerer, x: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call,
+           what: str) -> Any:
+    """``np.ravel(x, order)`` and ``x.ravel(order)``: 'C' and 'F' exactly; 'K' and 'A'
+    follow the memory layout, known only for ranks 0 and 1."""
+    kwargs = dict(kwargs)
+    order = args[0] if args else kwargs.pop("order", "C")
+    if len(args) > 1 or kwargs:
+        raise lw.fail(f"{what}() got unsupported arguments (it takes x and order)", e,
+                      kind=CompileError)
+    order = lw.static(order, "order", e)
+    if not isinstance(x, Node):
+        return _evaluate(lw, np.ravel, [x, order], {}, e)
+    if order not in ("C", "F", "K", "A"):
+        raise lw.fail(f"{what}(order={order!r}): order must be one of 'C', 'F', 'A', 'K'", e,
+                      kind=CompileError)
+    ndim = None if x.type is None else x.type.ndim
+    if order in ("K", "A") and (ndim is None or ndim > 1):
+        raise lw.fail(f"{what}(order={order!r}) of an array of rank {ndim or 'unknown'} "
+                      "depends on its memory layout, which is not known when compiling", e,
+                      "use order='C' (row-major) or order='F' (column-major)")
+    if order == "F" and ndim != 0:
+        x = lw.emit(Op.TRANSPOSE, [x], None, e)
+    return lw.emit(Op.RAVEL, [x], None, e)
+
+
+def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                    e: cst.Call) -> Any:
+    """``max``/``min``/``sum`` of one runtime array or tuple, ``max(a, b, c)`` of scalars."""
+    name = fn.__name__
+    if kwargs and not (name == "sum" and set(kwargs) == {"start"}):
+        raise lw.fail(f"{name}() with keyword arguments is not supported on runtime values",
+                      e, kind=CompileError)
+    if name == "sum":
+        if not 1 <= len(args) <= 2 or not isinstance(args[0], Node):
+            return NotImplemented
+        start = args[1] if len(args) == 2 else kwargs.get("start", 0)
+        items = _tuple_items(lw, args[0], e)
+        if items is None:
+            x = args[0]
+            ndim = None if x.type is None else x.type.ndim
+            if x.type is None or x.type.kind != "array" or not ndim:
+                raise lw.fail("sum() of this runtime value is not supported", e,
+                              "use np.sum(x)")
+            if x.type.shape is None or x.type.shape[0] == 0:
+                raise lw.fail("sum() of an array of unknown (or zero) length", e,
+                              "use np.sum(x, axis=0)")
+            total = lw.emit(Op.SUM, [x], {"axis": 0}, e)  # Python adds the rows
+            return total if _is_zero(start) else lw.binary(Op.ADD, start, total, e)
+        total = start
+        for v in items:
+            total = lw.binary(Op.ADD, total, v, e)
+        return total
+    pair = Op.MAXIMUM if name == "max" else Op.MINIMUM
+    if len(args) == 1:
+        x = args[0]
+        if isinstance(x, (tuple, list)):
+            items = list(x)
+        elif isinstance(x, Node):
+            items = _tuple_items(lw, x, e)
+            if items is None:
+                t = x.type
+                if t is None or t.kind != "array" or t.ndim != 1:
+                    raise lw.fail(f"{name}() of a runtime value other than a 1-d array or "
+                                  "a tuple is not supported (Python compares its rows)", e,
+                                  f"use np.{name}(x)")
+                return lw.emit(Op.MAX if name == "max" else Op.MIN, [x], None, e)
+        else:
+            return NotImplemented
+    else:
+        items = list(args)
+    if not items:
+        raise lw.fail(f"{name}() of an empty sequence", e, kind=CompileError)
+    for v in items:
+        t = v.type if isinstance(v, Node) else None
+        if isinstance(v, Node) and (t is None or t.ndim != 0):
+            raise lw.fail(f"{name}() compares its items with >, which is not defined for "
+                          "arrays", e, f"use np.{'maximum' if name == 'max' else 'minimum'}")
+    acc = items[0]
+    for v in items[1:]:
+        if not isinstance(acc, Node) and not isinstance(v, Node):
+            acc = fn(acc, v)
+        else:
+            acc = lw.emit(pair, [acc, v], None, e)
+    return acc
+
+
+def _is_zero(v: Any) -> bool:
+    return not isinstance(v, Node) and type(v) is int and v == 0
+
+
+def _tuple_items(lw: Lowerer, x: Node, e: cst.CSTNode) -> list[Any] | None:
+    """The items of a runtime tuple (its length from the type), else None."""
+    if x.type is None or x.type.kind != "tuple":
+        return None
+    known = lw.example(x)  # type: ignore[attr-defined]
+    if not isinstance(known, tuple):
+        raise lw.fail("the length of this runtime tuple is not known", e, _NEEDS_EXAMPLES)
+    return [lw.emit(Op.ITEM, [x], {"index": i}, e) for i in range(len(known))]
+
+
+def foreign_arrays(values: Any) -> bool:
+    """Whether example arguments hold arrays of a type other than ``numpy.ndarray`` (a
+    subclass, a CuPy array), whose Python type the stand-ins of type queries would miss."""
+    if isinstance(values, (tuple, list)):
+        return any(foreign_arrays(v) for v in values)
+    if isinstance(values, dict):
+        return any(foreign_arrays(v) for v in values.values())
+    if isinstance(values, (np.ndarray, np.generic)):
+        return type(values) is not np.ndarray and not isinstance(values, np.generic)
+    if type(values).__module__.startswith("st_autodiff"):  # st.ShapeDtype: an ndarray's type
+        return False
+    return hasattr(values, "dtype") and hasattr(values, "shape") and not isinstance(
+        values, type)
