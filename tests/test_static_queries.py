@@ -396,3 +396,41 @@ def test_builtin_max_of_a_matrix_is_refused():
 
     with pytest.raises(UnsupportedSyntaxError):
         st.grad(f)(X)
+
+
+# --- queries inside loops and on containers -----------------------------------------------
+
+
+def test_queries_of_an_argument_inside_a_loop():
+    def f(x, n):
+        s = 0.0
+        for i in range(n):
+            if isinstance(x, np.ndarray) and x.shape[0] == 3 and x is not None:
+                s = s + np.sum(np.sin(x) * i)
+        return s
+
+    check(f, V, 3)
+
+
+def test_queries_of_a_carried_value_in_a_while_loop():
+    def g(x):
+        s = np.sum(x ** 2)
+        while s > 0.5:
+            s = s / 2.0
+            if np.ndim(s) == 0 and isinstance(s, (float, np.ndarray, np.generic)):
+                s = s * 1.0
+        return s
+
+    check(g, V)
+
+
+def test_queries_of_lists_and_tuples():
+    def h(x, t):
+        xs = [x, 2.0 * x]
+        a, b = t
+        if isinstance(xs, list) and np.ndim(xs) == 2 and np.result_type(*xs) == np.float64:
+            return np.sum(xs[0] * xs[1]) * (a if isinstance(t, tuple) else b)
+        return 0.0 * np.sum(x)
+
+    check(h, V, (2.0, 3.0))
+    np.testing.assert_allclose(st.grad(h)(V, (2.0, 3.0)), 8.0 * V)
