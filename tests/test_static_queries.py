@@ -434,3 +434,16 @@ def test_queries_of_lists_and_tuples():
 
     check(h, V, (2.0, 3.0))
     np.testing.assert_allclose(st.grad(h)(V, (2.0, 3.0)), 8.0 * V)
+
+
+def test_folded_arrays_belong_to_the_function():
+    def f(x):
+        eye = np.identity(3)  # folded: an array this call made, so it may be written
+        eye[0, 0] = x[0]
+        eye[1] += x
+        gx, gy = np.meshgrid([0.0, 1.0, 2.0], [0.0, 1.0])
+        return np.sum(eye * eye) + np.sum(gx[1] * x) + np.sum(gy * x[1])
+
+    check(f, V)
+    g = st.grad(f)(V)
+    np.testing.assert_allclose(g, [4 * V[0], 2 * (1 + V[1]) + 1.0 + 3.0, 2 * V[2] + 2.0])

@@ -185,8 +185,18 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
             return evaluate(lw, fn, args, kwargs, e)
         return NotImplemented
     if _pure(fn, args, kwargs):
-        return evaluate(lw, fn, args, kwargs, e)
+        return _fresh(lw, evaluate(lw, fn, args, kwargs, e), e)
     return NotImplemented
+
+
+def _fresh(lw: Lowerer, value: Any, e: cst.Call) -> Any:
+    """A folded result: arrays it made become constant nodes of this function, which it may
+    write into (``I = np.identity(3); I[0, 0] = x``) as into any array it creates."""
+    if isinstance(value, np.ndarray):
+        return lw.to_node(value, e)
+    if isinstance(value, (tuple, list)) and any(isinstance(v, np.ndarray) for v in value):
+        return type(value)(_fresh(lw, v, e) for v in value)
+    return value
 
 
 def _in(group: frozenset, fn: Any) -> bool:
