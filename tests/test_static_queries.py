@@ -447,3 +447,23 @@ def test_folded_arrays_belong_to_the_function():
     check(f, V)
     g = st.grad(f)(V)
     np.testing.assert_allclose(g, [4 * V[0], 2 * (1 + V[1]) + 1.0 + 3.0, 2 * V[2] + 2.0])
+
+
+def test_builtin_sum_start_and_max_of_three():
+    def f(x):
+        return sum((x[0], x[1]), start=1.0) * sum([x[2]], 2.0) + max(x[0], x[1], 0.5)
+
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(st.value_and_grad(f)(x)[0], f(x))
+    check(f, x)
+
+
+def test_builtin_sum_start_of_a_runtime_list_is_refused():
+    def g(x):
+        xs = []
+        for i in range(3):
+            xs.append(x[i])
+        return sum(xs, start=1.0)  # (the start was dropped before)
+
+    with pytest.raises(UnsupportedSyntaxError):
+        st.grad(g)(V)

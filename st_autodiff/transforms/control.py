@@ -181,7 +181,7 @@ class ControlLowering(LoopLowering, ListLowering):
         if isinstance(lst, Node) and lst.type is not None and lst.type.kind == "list":
             if fn is builtins.len:
                 return self.emit(Op.LIST_LEN, [lst], None, e)
-            if fn is builtins.sum and len(args) == 1:
+            if fn is builtins.sum and len(args) == 1 and not kwargs:  # (start=: a refusal)
                 return self.emit(Op.LIST_SUM, [lst], None, e)
             if fn in (np.stack, np.array, np.asarray):
                 return self.emit(Op.LIST_STACK, [lst], {"axis": kwargs.get("axis", 0)}, e)

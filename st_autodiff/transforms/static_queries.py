@@ -300,10 +300,13 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
         raise lw.fail(f"{name}() with keyword arguments is not supported on runtime values",
                       e, kind=CompileError)
     if name == "sum":
-        if not 1 <= len(args) <= 2 or not isinstance(args[0], Node):
+        if not 1 <= len(args) <= 2:
             return NotImplemented
         start = args[1] if len(args) == 2 else kwargs.get("start", 0)
-        items = _tuple_items(lw, args[0], e)
+        items = list(args[0]) if isinstance(args[0], (tuple, list)) else \
+            _tuple_items(lw, args[0], e) if isinstance(args[0], Node) else None
+        if items is None and not isinstance(args[0], Node):
+            return NotImplemented
         if items is None:
             x = args[0]
             ndim = None if x.type is None else x.type.ndim
@@ -335,13 +338,15 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
                 return lw.emit(Op.MAX if name == "max" else Op.MIN, [x], None, e)
         else:
             return NotImplemented
+    elif len(args) == 2 and not kwargs:
+        return NotImplemented  # max(a, b): the elementwise op, as lowering always did
     else:
         items = list(args)
     if not items:
         raise lw.fail(f"{name}() of an empty sequence", e, kind=CompileError)
     for v in items:
         t = v.type if isinstance(v, Node) else None
-        if isinstance(v, Node) and (t is None or t.ndim != 0):
+        if isinstance(v, Node) and t is not None and t.ndim not in (0, None):
             raise lw.fail(f"{name}() compares its items with >, which is not defined for "
                           "arrays", e, f"use np.{'maximum' if name == 'max' else 'minimum'}")
     acc = items[0]
