@@ -28,6 +28,7 @@ from ..ir.graph import Node
 from ..ir.ops import Op
 from . import calls
 from . import static_queries as Q
+from .no_complex import makes_complex
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -129,7 +130,7 @@ _PURE_BUILTINS = frozenset({
     builtins.bool, builtins.tuple, builtins.list, builtins.len, builtins.min, builtins.max,
     builtins.sum, builtins.abs, builtins.round, builtins.divmod, builtins.range,
     builtins.pow, builtins.slice, builtins.ord, builtins.chr, builtins.bin,
-    builtins.hex, builtins.oct, builtins.complex,
+    builtins.hex, builtins.oct,
 })
 #: non-mutating methods of builtin containers (str, tuple, int, float, bytes: all of them)
 _PURE_METHODS = {
@@ -218,7 +219,8 @@ def evaluate(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
 def _pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Whether ``fn`` may run at compile time on these static arguments: on the purity
     allowlist, with no callable argument it could call back and no ``out=``."""
-    if "out" in kwargs or any(_calls_back(a) for a in [*args, *kwargs.values()]):
+    if "out" in kwargs or any(_calls_back(a) for a in [*args, *kwargs.values()]) or \
+            makes_complex(fn):  # (refused where it is called, with the complex hint)
         return False
     if isinstance(fn, np.ufunc):
         return True
