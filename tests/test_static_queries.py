@@ -467,3 +467,26 @@ def test_builtin_sum_start_of_a_runtime_list_is_refused():
 
     with pytest.raises(UnsupportedSyntaxError):
         st.grad(g)(V)
+
+
+def _item_scales(x, y):
+    return np.sum(x[0, 0].item() * y + x[1:2, 1:2].item() * 2.0 * y)
+
+
+def test_item_of_a_one_element_block_is_a_scalar():
+    """``x[1:2, 1:2].item()`` broadcasts as a scalar, not as a (1, 1) block that would turn
+    ``item * y`` into a matrix (the gradient of y would get the wrong shape)."""
+    x, y = np.arange(4.0).reshape(2, 2) + 1, np.arange(3.0) + 1
+    gx, gy = st.grad(_item_scales, wrt=(0, 1))(x, y)
+    assert gy.shape == (3,)
+    np.testing.assert_allclose(gy, np.full(3, 1.0 + 8.0))
+    np.testing.assert_allclose(gx, [[6.0, 0.0], [0.0, 12.0]])
+
+
+def _item_of_two(x):
+    return x[0:2].item() * 2.0
+
+
+def test_item_of_several_elements_is_located():
+    with pytest.raises(CompileError, match="one element; this one has shape"):
+        st.grad(_item_of_two)(np.ones(3))

@@ -64,7 +64,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             total = lw.binary(Op.ADD, total, v, e)
         return total
     if fn is builtins.float:
-        return args[0]
+        return _scalar(lw, args[0], e, "float()")
     if fn is argument and len(args) == 2:  # a structured argument, rebuilt from its leaves
         lw.external.mark(args[0], f"argument {args[1]!r}")
         return args[0]
@@ -131,6 +131,41 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "
         "rule(g, out, *args) returns one gradient per argument; or write it with NumPy "
         "functions st_autodiff knows")
+
+
+def _float_of_nd() -> bool:
+    """Whether this NumPy converts a one-element array of rank 1 or more with float()
+    (a DeprecationWarning until 2.4, a TypeError since)."""
+    import warnings  # noqa: PLC0415
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            float(np.ones((1, 1)))
+        except TypeError:
+            return False
+    return True
+
+
+_FLOAT_OF_ND = _float_of_nd()
+
+
+def _scalar(lw: Lowerer, x: Any, e: cst.CSTNode, what: str) -> Any:
+    """``float(x)`` or ``x.item()``: the one element of ``x`` as a scalar.  An array of
+    rank one or more is reshaped to ``()`` so that it broadcasts as a scalar would (a
+    ``(1, 1)`` result would silently turn ``float(x) + y`` into a matrix); an array known
+    to hold more than one element is Python's ``TypeError``/``ValueError``, located."""
+    t = x.type if isinstance(x, Node) else None
+    if t is None or t.shape is None or len(t.shape) == 0:
+        return x
+    if what == "float()" and not _FLOAT_OF_ND:
+        raise lw.fail(f"float() of an array of rank {len(t.shape)}: NumPy {np.__version__} "
+                      "converts only 0-dimensional arrays", e, "use x.item() or index "
+                      "the element", kind=CompileError)
+    if any(isinstance(d, int) and d != 1 for d in t.shape):
+        raise lw.fail(f"{what} needs an array of one element; this one has shape "
+                      f"{tuple(t.shape)}", e, kind=CompileError)
+    return emit_call(lw, Op.RESHAPE, [x, ()], {}, e, what)
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
@@ -364,7 +399,9 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
         dtype = calls.dtype_name(lw.static(args[0] if args else kwargs.get("dtype"),
                                            "dtype", e))
         return lw.emit(Op.ASTYPE, [x], {"dtype": dtype}, e)
-    if name in ("item", "conj", "conjugate"):
+    if name == "item" and not args and not kwargs:
+        return _scalar(lw, x, e, "item()")
+    if name in ("conj", "conjugate"):
         return x
     if name == "tolist":
         raise lw.fail("tolist() leaves NumPy; it cannot be differentiated", e)
