@@ -55,6 +55,7 @@ from .transforms.guards import Guards
 from .transforms.load import locate_failure
 from .transforms.lower import python_resolver
 from .transforms.parse import Layout, ParsedFunction, parse_function
+from .trees_classes import is_record
 
 log = logging.getLogger("st_autodiff")
 
@@ -198,8 +199,7 @@ class GradFunction:
 
     def _run(self, args: tuple, layout: Layout) -> Any:
         if self._mode in ("grad", "value_and_grad") and any(
-                type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
-                for a in args):
+                type(a) not in _KINDS and _is_tree(a) for a in args):
             return self._run_tree(args, layout)
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if self._argspec is not None:
@@ -507,9 +507,7 @@ class GradFunction:
             self._wrt_spec, tuple) else 0
         flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
         flat += args[len(args) - n_extra:]
-        tree = self._mode in ("grad", "value_and_grad") and any(
-            type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
-            for a in flat)
+        tree = self._mode in ("grad", "value_and_grad") and any(_is_tree(a) for a in flat)
         return list(flat), layout, tree
 
     def explain(self, *args: Any, **kwargs: Any) -> str:
@@ -773,11 +771,22 @@ def explain(fn: Any, *args: Any, **kwargs: Any) -> str:
     return method(*args, **kwargs)  # type: ignore[no-any-return]
 
 
+def _is_tree(a: Any) -> bool:
+    """Whether an argument is a pytree whose leaves are differentiated one by one: a dict,
+    a NamedTuple or dataclass instance, or a tuple or list holding one of those or an
+    array (tuples of plain numbers stay static-length arguments)."""
+    t = type(a)
+    if t is dict:
+        return True
+    if t is tuple or t is list:
+        return _has_float_array(a)
+    return is_record(a)
+
+
 def _has_float_array(a: Any) -> bool:
-    """Whether a tuple or list holds (at any depth) an array or a dict: a tree whose leaves
-    are differentiated one by one (tuples of plain numbers stay static-length arguments)."""
+    """Whether a tuple or list holds (at any depth) an array, a dict or a record."""
     return any(type(x) is dict or isinstance(x, (np.ndarray, ShapeDtype)) or
-               type(x) in (tuple, list) and _has_float_array(x) for x in a)
+               type(x) in (tuple, list) and _has_float_array(x) or is_record(x) for x in a)
 
 
 def _is_float(a: Any) -> bool:

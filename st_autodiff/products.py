@@ -20,6 +20,7 @@ from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms.external import argument
+from .trees_classes import Record, Static, make
 
 
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
@@ -437,7 +438,7 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = []
-    taken: set[str] = {"_st_fn"}
+    taken: set[str] = {"_st_fn", "_st_arg", "_st_make"}
     params: list[str] = []
 
     def fresh(base: str) -> str:
@@ -447,9 +448,23 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
         taken.add(name)
         return name
 
+    consts: dict[str, Any] = {}
+
+    def const(value: Any) -> str:
+        name = fresh("_st_c")
+        consts[name] = value
+        return name
+
     def expr(spec: Any, base: str, top: bool) -> str:
         if spec is None:
             return "None"
+        if isinstance(spec, Static):  # a static record field: a constant of the code
+            return const(spec.value)
+        if isinstance(spec, Record):  # a NamedTuple or dataclass of its fields
+            fields = ", ".join(expr(c, f"{base}_{n}" if top else f"{base}_{n}", False)
+                               for n, c in zip(spec.names, spec.children))
+            return (f"_st_make({const(spec.cls)}, {spec.names!r}, "
+                    f"({fields}{',' if len(spec.names) == 1 else ''}))")
         if isinstance(spec, int):
             params.append(fresh(base if top else f"{base}_{spec}"))
             return params[-1]
@@ -476,7 +491,8 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
     name = fresh(name if name.isidentifier() else "flat")
     source = (f"def {name}({', '.join(params)}):\n"
               f"    return _st_fn({', '.join(call)})\n")
-    per_fn[key] = define(source, name, {"_st_fn": fn, "_st_arg": argument})
+    per_fn[key] = define(source, name, {"_st_fn": fn, "_st_arg": argument,
+                                        "_st_make": make, **consts})
     return per_fn[key]
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import trees
+from ..trees_classes import Record, Static, source_call
 from ..ir.graph import Graph, Node, index_may_repeat, is_multi
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
@@ -495,6 +496,9 @@ class _Writer(RegionWriter):
             return self.ref(self.g.outputs[spec])
         if spec is None:
             return "None"
+        if isinstance(spec, Record):  # a NamedTuple or dataclass output: its class's value
+            return source_call(spec, [_paren(self.returns(s), s) for s in spec.children
+                                      if not isinstance(s, Static)], self.globals)
         if type(spec) is dict:
             return "{" + ", ".join(f"{k!r}: {_paren(self.returns(s), s)}"
                                    for k, s in spec.items()) + "}"
