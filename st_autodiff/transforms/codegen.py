@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import trees
-from ..trees_classes import Record, Static, source_call
 from ..ir.graph import Graph, Node, index_may_repeat, is_multi
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
+from ..trees_classes import Record, Static, source_call
 from .codegen_regions import RegionWriter
 from .regions import ACCUMULATE
 
