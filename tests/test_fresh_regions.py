@@ -50,13 +50,14 @@ class _Gen(ProgramWriter):
     def src(self) -> str:
         return self.pick(self.names)
 
-    def bind(self, fresh_name: bool) -> None:
+    def bind(self, fresh_name: bool, target: str | None = None) -> None:
         local = [n for n in self.names if n not in ("x", "y")]
-        if fresh_name or not local:
+        if target is None and (fresh_name or not local):
             target = self.fresh("v")
-        else:
+        elif target is None:
             target = self.pick(local)
-        kind = self.pick(["fresh", "fresh", "alias", "view"] if local else ["fresh"])
+        kind = "fresh" if target in self.names and self.draw(hs.booleans()) else self.pick(
+            ["fresh", "fresh", "alias", "view"] if local else ["fresh"])
         s = self.src() if kind == "fresh" else self.pick(local)  # arguments: read only
         if kind == "fresh":
             text = self.pick(FRESH).format(s=s, s2=self.src())
@@ -74,29 +75,57 @@ class _Gen(ProgramWriter):
             return
         self.line(self.pick(WRITES).format(t=self.pick(local), s=self.src()))
 
+    def region_body(self) -> str | None:
+        """A body that often starts by rebinding a name (fresh or not), which the
+        statement after the region then writes into: the pattern of issue 14."""
+        local = [n for n in self.names if n not in ("x", "y")]
+        target = self.pick(local) if local and self.draw(hs.booleans()) else None
+        self.depth += 1
+        if target is not None:
+            self.bind(False, target)
+        self.block(self.draw(hs.integers(0 if target else 1, 2)))
+        self.depth -= 1
+        return target
+
+    def body_or_pass(self, start: int) -> None:
+        if len(self.lines) == start:
+            self.line("    pass")
+
     def block(self, n: int) -> None:
         for _ in range(n):
-            kind = self.pick(["bind", "write", "write", "if", "for"] if self.depth < 2
-                             else ["bind", "write"])
+            kind = self.pick(["bind", "write", "write", "if", "for", "while"]
+                             if self.depth < 2 else ["bind", "write"])
             if kind == "bind":
                 self.bind(fresh_name=self.depth == 0 and self.draw(hs.booleans()))
             elif kind == "write":
                 self.write()
             elif kind == "if":
                 self.line(f"if c {self.pick(['>', '<'])} 0.0:")
-                self.depth += 1
-                self.block(self.draw(hs.integers(1, 3)))
-                self.depth -= 1
+                target = self.region_body()
                 if self.draw(hs.booleans()):
                     self.line("else:")
+                    start = len(self.lines)
                     self.depth += 1
-                    self.block(self.draw(hs.integers(1, 3)))
+                    if target is not None:
+                        self.bind(False, target)
+                    self.block(self.draw(hs.integers(0, 2)))
                     self.depth -= 1
-            else:
+                    self.body_or_pass(start)
+                self.write_after(target)
+            elif kind == "for":
                 self.line(f"for i{self.depth} in range({self.pick([0, 1, 2, 3])}):")
-                self.depth += 1
-                self.block(self.draw(hs.integers(1, 3)))
-                self.depth -= 1
+                self.write_after(self.region_body())
+            else:  # a runtime trip count: while on a value the body changes
+                k = self.fresh("k")
+                self.line(f"{k} = {self.pick([0.0, 1.0, 3.0])}")
+                self.line(f"while {k} < 2.0 * abs(c):")
+                target = self.region_body()
+                self.lines.append("    " * (self.depth + 2) + f"{k} += 1.0")
+                self.write_after(target)
+
+    def write_after(self, target: str | None) -> None:
+        if target is not None and self.draw(hs.booleans()):
+            self.line(self.pick(WRITES).format(t=target, s=self.src()))
 
 
 @hs.composite
