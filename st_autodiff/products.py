@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from . import trees
-from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, grad
+from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, _is_tree, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
+from .hessian_trees import tree_hessian
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms.external import argument
 from .trees_classes import Record, Static, make
@@ -332,7 +333,17 @@ def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | No
              dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames)
     if mode in ("forward", "reverse"):
         jac = (jacfwd if mode == "forward" else jacrev)(g, wrt=wrt)
-        return _named(jac, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
+        plain = static_argnums is None and static_argnames is None and \
+            dynamic_argnums is None and dynamic_argnames is None
+
+        def hessian_fn(*args: Any) -> Any:
+            if plain and any(_is_tree(a) for a in args):  # pytrees: of fn of their leaves
+                args = _bound(fn, args, "hessian")
+                positions, single = _positions(fn, wrt, args, "hessian")
+                return tree_hessian(fn, args, positions, single, mode)
+            return jac(*args)
+
+        return _named(hessian_fn, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
                       jac.cache_info)  # type: ignore[attr-defined]
     raise ValueError(f"hessian: mode must be 'forward' or 'reverse', got {mode!r}")
 

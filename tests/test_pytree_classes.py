@@ -274,3 +274,44 @@ def test_opaque_object_field_is_a_leaf_not_a_silent_constant():
     got = st.grad(f)(h, X)
     np.testing.assert_allclose(got.w, X)
     assert got.rng is None  # not floating point: no gradient
+
+
+def test_hessian_of_records_and_dicts_jax_nesting():
+    p = Params(RNG.standard_normal(3), 0.7)
+
+    def scal(p, x):
+        return np.sum(np.sin(p.w) * x) * p.b
+
+    for kw in ({"wrt": 0}, {"argnums": 0}, {"argnums": 0, "mode": "reverse"}):
+        h = st.hessian(scal, **kw)(p, X)
+        assert type(h) is Params and type(h.w) is Params
+        np.testing.assert_allclose(h.w.w, np.diag(-np.sin(p.w) * X * p.b))
+        np.testing.assert_allclose(h.w.b, np.cos(p.w) * X)
+        np.testing.assert_allclose(h.b.w, np.cos(p.w) * X)
+        np.testing.assert_allclose(h.b.b, 0.0)
+    h = st.hessian(scal, argnums=(0, 1))(p, X)
+    np.testing.assert_allclose(h[0][1].w, np.diag(np.cos(p.w) * p.b))
+    np.testing.assert_allclose(h[0][1].b, np.sin(p.w))
+    np.testing.assert_allclose(h[1][1], np.zeros((3, 3)))
+
+    def dd(d):
+        return np.sum(d["a"] ** 3) * d["b"]
+
+    h = st.hessian(dd)({"a": np.array([1.0, 2.0]), "b": 2.0})
+    np.testing.assert_allclose(h["a"]["a"], np.diag([12.0, 24.0]))
+    np.testing.assert_allclose(h["a"]["b"], [3.0, 12.0])
+    np.testing.assert_allclose(h["b"]["b"], 0.0)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    want = jax.hessian(lambda d: jax.numpy.sum(d["a"] ** 3) * d["b"])(
+        {"a": np.array([1.0, 2.0]), "b": 2.0})
+    np.testing.assert_allclose(h["a"]["b"], want["a"]["b"])
+    np.testing.assert_allclose(h["b"]["a"], want["b"]["a"])
+
+
+def test_static_field_change_and_explain_and_compile():
+    layer = Layer(RNG.standard_normal(3), RNG.standard_normal(3))
+    g = st.grad(loss_layer)
+    g.compile(layer, X)
+    assert "would compile" not in g.explain(layer, X)
+    assert "would compile" in g.explain(Layer(layer.w, layer.b, name="other"), X)
