@@ -199,7 +199,8 @@ class GradFunction:
 
     def _run(self, args: tuple, layout: Layout) -> Any:
         if self._mode in ("grad", "value_and_grad") and any(
-                type(a) not in _KINDS and _is_tree(a) for a in args):
+                type(a) not in _KINDS and _is_tree(a) for a in args) and \
+                self._tree_call(args, layout):
             return self._run_tree(args, layout)
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if self._argspec is not None:
@@ -258,6 +259,16 @@ class GradFunction:
             return self._parse().with_layout(layout, self._receiver).params
         except StAutodiffError:
             return None
+
+    def _tree_call(self, args: Any, layout: Layout) -> bool:
+        """Whether a call with pytree arguments is compiled as a function of their leaves:
+        a NamedTuple or dataclass passed as a static argument stays one value, keyed by
+        its hash."""
+        if self._argspec is None:
+            return True
+        static = self._special_positions(layout)[0]
+        return any(_is_tree(a) and (i not in static or not is_record(a))
+                   for i, a in enumerate(args))
 
     def _run_tree(self, args: tuple, layout: Layout) -> Any:
         """Structured arguments (pytrees: tuples, lists and dicts of arrays and floats, as in
@@ -507,7 +518,8 @@ class GradFunction:
             self._wrt_spec, tuple) else 0
         flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
         flat += args[len(args) - n_extra:]
-        tree = self._mode in ("grad", "value_and_grad") and any(_is_tree(a) for a in flat)
+        tree = self._mode in ("grad", "value_and_grad") and any(
+            _is_tree(a) for a in flat) and self._tree_call(flat, layout)
         return list(flat), layout, tree
 
     def explain(self, *args: Any, **kwargs: Any) -> str:
