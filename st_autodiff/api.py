@@ -75,6 +75,17 @@ def _kind(a: Any) -> Any:
     return (t, a) if isinstance(a, (int, str, type(None))) else t
 
 
+class _TreeArgument(Exception):
+    """Raised by ``_kind_or_tree`` for a pytree argument (the cached-call fast path)."""
+
+
+def _kind_or_tree(a: Any) -> Any:
+    """``_kind(a)``, or ``_TreeArgument`` when ``a`` is a pytree (``_is_tree``)."""
+    if _is_tree(a):
+        raise _TreeArgument
+    return _kind(a)
+
+
 def _ndarray_kind(a: np.ndarray) -> Any:
     return (a.dtype, a.shape)
 
@@ -198,11 +209,12 @@ class GradFunction:
         return self._run((*flat, *args[own:]), layout)
 
     def _run(self, args: tuple, layout: Layout) -> Any:
-        if self._mode in ("grad", "value_and_grad") and any(
-                type(a) not in _KINDS and _is_tree(a) for a in args) and \
-                self._tree_call(args, layout):
-            return self._run_tree(args, layout)
-        key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
+        try:  # (one pass over the arguments: a pytree stops it)
+            key: Any = tuple([_KINDS.get(type(a), _kind_or_tree)(a) for a in args])
+        except _TreeArgument:
+            if self._mode in ("grad", "value_and_grad") and self._tree_call(args, layout):
+                return self._run_tree(args, layout)
+            key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if self._argspec is not None:
             key = self._special_key(key, args, layout)
         if layout is not _PLAIN:

@@ -315,3 +315,50 @@ def test_static_field_change_and_explain_and_compile():
     g.compile(layer, X)
     assert "would compile" not in g.explain(layer, X)
     assert "would compile" in g.explain(Layer(layer.w, layer.b, name="other"), X)
+
+
+@dataclasses.dataclass
+class Holds:
+    w: np.ndarray
+    hist: list
+
+
+@dataclasses.dataclass(slots=True)
+class Slotted:
+    w: np.ndarray
+    k: int = 2
+
+
+@dataclasses.dataclass
+class PostInit:
+    w: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.scale = 2.0
+
+
+def test_list_field_of_argument_is_the_callers_and_appends_are_refused():
+    def f(h, x):
+        h.hist.append(1.0)
+        return np.sum(h.w * x)
+
+    with pytest.raises(StAutodiffError, match="lives outside the function"):
+        st.grad(f)(Holds(np.ones(3), []), X)
+
+
+def test_slots_and_post_init_attributes():
+    def s(q, x):
+        return np.sum(q.w ** q.k * x)
+
+    q = Slotted(RNG.standard_normal(3))
+    got = st.grad(s)(q, X)
+    assert type(got) is Slotted and got.k == 2
+    np.testing.assert_allclose(got.w, 2 * q.w * X)
+
+    def p(q, x):
+        return np.sum(q.w * x) * q.scale
+
+    q2 = PostInit(RNG.standard_normal(3))
+    got = st.grad(p)(q2, X)
+    np.testing.assert_allclose(got.w, 2.0 * X)
+    np.testing.assert_allclose(got.scale, np.sum(q2.w * X))  # its own attribute, a leaf
