@@ -147,10 +147,9 @@ def make(cls: type, names: Sequence[str], values: Sequence[Any]) -> Any:
     return obj
 
 
-def source_call(spec: Record, parts: list[str], globals_: dict[str, Any]) -> str:
+def source_call(spec: Record, parts: list[str], globals_: dict[str, Any], name: str) -> str:
     """Python source building a record of spec ``spec`` from the source of each non-static
-    field (``parts``), the helper it calls registered in ``globals_``."""
-    name = f"_st_record{len([k for k in globals_ if k.startswith('_st_record')])}"
+    field (``parts``), the helper it calls registered in ``globals_`` as ``name``."""
     globals_[name] = _Builder(spec)
     return f"{name}({', '.join(parts)})"
 

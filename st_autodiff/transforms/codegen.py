@@ -498,7 +498,8 @@ class _Writer(RegionWriter):
             return "None"
         if isinstance(spec, Record):  # a NamedTuple or dataclass output: its class's value
             return source_call(spec, [_paren(self.returns(s), s) for s in spec.children
-                                      if not isinstance(s, Static)], self.globals)
+                                      if not isinstance(s, Static)], self.globals,
+                               self.ns.fresh("_st_record"))
         if type(spec) is dict:
             return "{" + ", ".join(f"{k!r}: {_paren(self.returns(s), s)}"
                                    for k, s in spec.items()) + "}"
