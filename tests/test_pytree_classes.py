@@ -362,3 +362,19 @@ def test_slots_and_post_init_attributes():
     got = st.grad(p)(q2, X)
     np.testing.assert_allclose(got.w, 2.0 * X)
     np.testing.assert_allclose(got.scale, np.sum(q2.w * X))  # its own attribute, a leaf
+
+
+class Twin(NamedTuple):
+    w: np.ndarray
+    b: float
+
+
+def test_same_fields_other_class_respecialises_and_keeps_its_class():
+    g = st.grad(loss_attr)
+    a = g(Params(X * 2.0, 0.5), X)
+    b = g(Twin(X * 2.0, 0.5), X)
+    assert type(a) is Params and type(b) is Twin
+    assert len(g._trees) == 2
+    np.testing.assert_allclose(a.w, b.w)
+    c = g(Twin(X * 2.0, np.array(0.5)), X)  # another leaf kind: a 0-d array for b
+    np.testing.assert_allclose(c.b, b.b)
