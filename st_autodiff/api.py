@@ -55,6 +55,7 @@ from .transforms.guards import Guards
 from .transforms.load import locate_failure
 from .transforms.lower import python_resolver
 from .transforms.parse import Layout, ParsedFunction, parse_function
+from .trees_classes import is_record
 
 log = logging.getLogger("st_autodiff")
 
@@ -72,6 +73,17 @@ def _kind(a: Any) -> Any:
     if isinstance(a, (tuple, list)):  # loops over it unroll: its length is part of the code
         return (t, tuple(_KINDS.get(type(x), _kind)(x) for x in a))
     return (t, a) if isinstance(a, (int, str, type(None))) else t
+
+
+class _TreeArgument(Exception):
+    """Raised by ``_kind_or_tree`` for a pytree argument (the cached-call fast path)."""
+
+
+def _kind_or_tree(a: Any) -> Any:
+    """``_kind(a)``, or ``_TreeArgument`` when ``a`` is a pytree (``_is_tree``)."""
+    if _is_tree(a):
+        raise _TreeArgument
+    return _kind(a)
 
 
 def _ndarray_kind(a: np.ndarray) -> Any:
@@ -197,11 +209,12 @@ class GradFunction:
         return self._run((*flat, *args[own:]), layout)
 
     def _run(self, args: tuple, layout: Layout) -> Any:
-        if self._mode in ("grad", "value_and_grad") and any(
-                type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
-                for a in args):
-            return self._run_tree(args, layout)
-        key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
+        try:  # (one pass over the arguments: a pytree stops it)
+            key: Any = tuple([_KINDS.get(type(a), _kind_or_tree)(a) for a in args])
+        except _TreeArgument:
+            if self._mode in ("grad", "value_and_grad") and self._tree_call(args, layout):
+                return self._run_tree(args, layout)
+            key = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if self._argspec is not None:
             key = self._special_key(key, args, layout)
         if layout is not _PLAIN:
@@ -258,6 +271,16 @@ class GradFunction:
             return self._parse().with_layout(layout, self._receiver).params
         except StAutodiffError:
             return None
+
+    def _tree_call(self, args: Any, layout: Layout) -> bool:
+        """Whether a call with pytree arguments is compiled as a function of their leaves:
+        a NamedTuple or dataclass passed as a static argument stays one value, keyed by
+        its hash."""
+        if self._argspec is None:
+            return True
+        static = self._special_positions(layout)[0]
+        return any(_is_tree(a) and (i not in static or not is_record(a))
+                   for i, a in enumerate(args))
 
     def _run_tree(self, args: tuple, layout: Layout) -> Any:
         """Structured arguments (pytrees: tuples, lists and dicts of arrays and floats, as in
@@ -508,8 +531,7 @@ class GradFunction:
         flat, layout = self.bind_call(args[:len(args) - n_extra], kwargs)
         flat += args[len(args) - n_extra:]
         tree = self._mode in ("grad", "value_and_grad") and any(
-            type(a) is dict or type(a) in (tuple, list) and _has_float_array(a)
-            for a in flat)
+            _is_tree(a) for a in flat) and self._tree_call(flat, layout)
         return list(flat), layout, tree
 
     def explain(self, *args: Any, **kwargs: Any) -> str:
@@ -773,11 +795,22 @@ def explain(fn: Any, *args: Any, **kwargs: Any) -> str:
     return method(*args, **kwargs)  # type: ignore[no-any-return]
 
 
+def _is_tree(a: Any) -> bool:
+    """Whether an argument is a pytree whose leaves are differentiated one by one: a dict,
+    a NamedTuple or dataclass instance, or a tuple or list holding one of those or an
+    array (tuples of plain numbers stay static-length arguments)."""
+    t = type(a)
+    if t is dict:
+        return True
+    if t is tuple or t is list:
+        return _has_float_array(a)
+    return is_record(a)
+
+
 def _has_float_array(a: Any) -> bool:
-    """Whether a tuple or list holds (at any depth) an array or a dict: a tree whose leaves
-    are differentiated one by one (tuples of plain numbers stay static-length arguments)."""
+    """Whether a tuple or list holds (at any depth) an array, a dict or a record."""
     return any(type(x) is dict or isinstance(x, (np.ndarray, ShapeDtype)) or
-               type(x) in (tuple, list) and _has_float_array(x) for x in a)
+               type(x) in (tuple, list) and _has_float_array(x) or is_record(x) for x in a)
 
 
 def _is_float(a: Any) -> bool:

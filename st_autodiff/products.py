@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 
 from . import trees
-from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, grad
+from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, _is_tree, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
+from .hessian_trees import tree_hessian
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms.external import argument
+from .trees_classes import Record, Static, make
 
 
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
@@ -331,7 +333,17 @@ def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | No
              dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames)
     if mode in ("forward", "reverse"):
         jac = (jacfwd if mode == "forward" else jacrev)(g, wrt=wrt)
-        return _named(jac, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
+        plain = static_argnums is None and static_argnames is None and \
+            dynamic_argnums is None and dynamic_argnames is None
+
+        def hessian_fn(*args: Any) -> Any:
+            if plain and any(_is_tree(a) for a in args):  # pytrees: of fn of their leaves
+                args = _bound(fn, args, "hessian")
+                positions, single = _positions(fn, wrt, args, "hessian")
+                return tree_hessian(fn, args, positions, single, mode)
+            return jac(*args)
+
+        return _named(hessian_fn, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
                       jac.cache_info)  # type: ignore[attr-defined]
     raise ValueError(f"hessian: mode must be 'forward' or 'reverse', got {mode!r}")
 
@@ -437,7 +449,7 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = []
-    taken: set[str] = {"_st_fn"}
+    taken: set[str] = {"_st_fn", "_st_arg", "_st_make"}
     params: list[str] = []
 
     def fresh(base: str) -> str:
@@ -447,9 +459,23 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
         taken.add(name)
         return name
 
+    consts: dict[str, Any] = {}
+
+    def const(value: Any) -> str:
+        name = fresh("_st_c")
+        consts[name] = value
+        return name
+
     def expr(spec: Any, base: str, top: bool) -> str:
         if spec is None:
             return "None"
+        if isinstance(spec, Static):  # a static record field: a constant of the code
+            return const(spec.value)
+        if isinstance(spec, Record):  # a NamedTuple or dataclass of its fields
+            fields = ", ".join(expr(c, f"{base}_{n}" if top else f"{base}_{n}", False)
+                               for n, c in zip(spec.names, spec.children))
+            return (f"_st_make({const(spec.cls)}, {spec.names!r}, "
+                    f"({fields}{',' if len(spec.names) == 1 else ''}))")
         if isinstance(spec, int):
             params.append(fresh(base if top else f"{base}_{spec}"))
             return params[-1]
@@ -476,7 +502,8 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
     name = fresh(name if name.isidentifier() else "flat")
     source = (f"def {name}({', '.join(params)}):\n"
               f"    return _st_fn({', '.join(call)})\n")
-    per_fn[key] = define(source, name, {"_st_fn": fn, "_st_arg": argument})
+    per_fn[key] = define(source, name, {"_st_fn": fn, "_st_arg": argument,
+                                        "_st_make": make, **consts})
     return per_fn[key]
 
 

@@ -14,13 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-#: the containers a tree is made of (exact types: a namedtuple or a subclass is a leaf)
+from .trees_classes import Record, Static, is_record, record_fields, static_field
+
+#: the containers a tree is made of (exact types: NamedTuple and dataclass instances are
+#: records, ``trees_classes``; other subclasses are leaves)
 CONTAINERS = (tuple, list, dict)
 
 
 def is_container(x: Any) -> bool:
-    """Whether ``x`` is a tuple, list or dict (and so not a leaf)."""
-    return type(x) in CONTAINERS
+    """Whether ``x`` is a tuple, list, dict or record (and so not a leaf)."""
+    return type(x) in CONTAINERS or is_record(x)
 
 
 def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
@@ -38,6 +41,12 @@ def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
         if (is_leaf is None or not is_leaf(x)) and is_container(x):
             if type(x) is dict:
                 return {k: walk(v) for k, v in x.items()}
+            if type(x) not in CONTAINERS:  # a NamedTuple or dataclass instance
+                names = record_fields(x)
+                assert names is not None
+                return Record(type(x), names, [
+                    Static(v) if static_field(v) else walk(v)
+                    for v in (getattr(x, n) for n in names)])
             parts = [walk(v) for v in x]
             return parts if type(x) is list else tuple(parts)
         leaves.append(x)
@@ -47,18 +56,32 @@ def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
 
 
 def unflatten(spec: Any, leaves: list[Any]) -> Any:
-    """The tree of ``spec`` with leaf ``i`` replaced by ``leaves[i]``."""
-    return map_spec(lambda i: leaves[i], spec)
+    """The tree of ``spec`` with leaf ``i`` replaced by ``leaves[i]`` (records rebuilt as
+    instances of their class, static fields as they were)."""
+    if isinstance(spec, int):
+        return leaves[spec]
+    if spec is None:
+        return None
+    if isinstance(spec, Static):
+        return spec.value
+    if type(spec) is dict:
+        return {k: unflatten(v, leaves) for k, v in spec.items()}
+    if isinstance(spec, Record):
+        return spec.make([unflatten(c, leaves) for c in spec.children])
+    parts = [unflatten(s, leaves) for s in spec]
+    return parts if type(spec) is list else tuple(parts)
 
 
 def map_spec(fn: Callable[[int], Any], spec: Any) -> Any:
     """``spec`` with each leaf index ``i`` replaced by ``fn(i)``."""
     if isinstance(spec, int):
         return fn(spec)
-    if spec is None:
-        return None
+    if spec is None or isinstance(spec, Static):
+        return spec
     if type(spec) is dict:
         return {k: map_spec(fn, v) for k, v in spec.items()}
+    if isinstance(spec, Record):
+        return Record(spec.cls, spec.names, [map_spec(fn, c) for c in spec.children])
     parts = [map_spec(fn, s) for s in spec]
     return parts if type(spec) is list else tuple(parts)
 
@@ -72,8 +95,10 @@ def _walk(spec: Any) -> Iterator[int]:
     if isinstance(spec, int):
         yield spec
         return
-    if spec is None:
+    if spec is None or isinstance(spec, Static):
         return
+    if isinstance(spec, Record):
+        spec = spec.children
     for s in spec.values() if type(spec) is dict else spec:
         yield from _walk(s)
 
@@ -95,6 +120,8 @@ def describe(spec: Any) -> str:
         return "*"
     if spec is None:
         return "None"
+    if isinstance(spec, Record):
+        return spec.describe(describe)
     if type(spec) is dict:
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in spec.items()) + "}"
     inner = ", ".join(describe(s) for s in spec)
@@ -124,6 +151,14 @@ def leaves_like(spec: Any, tree: Any, what: str, none_is_leaf: bool = True) -> l
             return
         if s is None:
             raise fail(path, f"got {type(t).__name__}, expected None")
+        if isinstance(s, Static):  # fixed by the structure: any value stands for it
+            return
+        if isinstance(s, Record):
+            if type(t) is not s.cls:
+                raise fail(path, f"got {type(t).__name__}, expected a {s.cls.__name__}")
+            for n, v in zip(s.names, s.children):
+                walk(v, getattr(t, n, None), f"{path}.{n}")
+            return
         if type(s) is dict:
             if type(t) is not dict:
                 raise fail(path, f"got {type(t).__name__}, expected a dict")
@@ -152,7 +187,13 @@ def path(spec: Any, k: int) -> str:
     def find(s: Any) -> str | None:
         if isinstance(s, int):
             return "" if s == k else None
-        if s is None:
+        if s is None or isinstance(s, Static):
+            return None
+        if isinstance(s, Record):
+            for n, v in zip(s.names, s.children):
+                got = find(v)
+                if got is not None:
+                    return f".{n}{got}"
             return None
         items = s.items() if type(s) is dict else enumerate(s)
         for key, v in items:

@@ -22,6 +22,7 @@ from ..ir.graph import Graph, Node, index_may_repeat, is_multi
 from ..ir.names import Namespace
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
+from ..trees_classes import Record, Static, source_call
 from .codegen_regions import RegionWriter
 from .regions import ACCUMULATE
 
@@ -495,6 +496,10 @@ class _Writer(RegionWriter):
             return self.ref(self.g.outputs[spec])
         if spec is None:
             return "None"
+        if isinstance(spec, Record):  # a NamedTuple or dataclass output: its class's value
+            return source_call(spec, [_paren(self.returns(s), s) for s in spec.children
+                                      if not isinstance(s, Static)], self.globals,
+                               self.ns.fresh("_st_record"))
         if type(spec) is dict:
             return "{" + ", ".join(f"{k!r}: {_paren(self.returns(s), s)}"
                                    for k, s in spec.items()) + "}"

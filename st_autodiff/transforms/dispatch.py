@@ -21,6 +21,7 @@ from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
+from ..trees_classes import make as make_record
 from . import calls, static_calls
 from .external import argument
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -68,6 +69,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if fn is argument and len(args) == 2:  # a structured argument, rebuilt from its leaves
         lw.external.mark(args[0], f"argument {args[1]!r}")
         return args[0]
+    if fn is make_record and len(args) == 3:  # a NamedTuple/dataclass argument's fields
+        return make_record(*args)
     if dynamic and _is_runtime_builtin(fn) and not kwargs:
         return _runtime_builtin(lw, fn, args, e)
     if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1:

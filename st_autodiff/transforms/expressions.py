@@ -21,6 +21,7 @@ from ..ir.ops import Op
 from . import calls, static_calls, static_queries
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
+from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Scope
 
 _BINARY = {
@@ -225,6 +226,9 @@ class ExpressionLowering:
         attr = e.attr.value
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
+        got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
+        if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
+            return got
         try:
             return self.static_attribute(base, attr)  # type: ignore[attr-defined]
         except AttributeError:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Loc
+from ..trees_classes import is_record, record_fields
 
 _MUTABLE = (list, dict, set, bytearray)
 _MAX_DEPTH = 4
@@ -49,6 +50,8 @@ class ExternalObjects:
                 stack.extend((x, depth + 1) for x in v.values())
             elif isinstance(v, (list, tuple, set)):
                 stack.extend((x, depth + 1) for x in v)
+            elif is_record(v):  # a dataclass argument's fields
+                stack.extend((getattr(v, n), depth + 1) for n in record_fields(v) or ())
 
     def check_write(self, target: Any, action: str, loc: Loc | None) -> None:
         """Refuse ``action`` (``"append to"``, ``"write into"`` …) on an outside container."""

@@ -59,6 +59,7 @@ from ..ir.graph import Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
+from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
 
 #: Ops whose value holds its inputs themselves (tuples; runtime lists where the op table
@@ -351,7 +352,9 @@ class WriteLowering(LoopAliasing):
             if not parents:  # an array the body makes: two outputs holding it share it
                 found[_key(m)] = m
             todo.extend(parents)
-        if r.op is not Op.IF and k < n_carry:  # zero iterations: the value before
+        if r.op is not Op.IF and k < n_carry and not runs_at_least_once(r):
+            # zero iterations: the value before (with one or more, the body's output,
+            # which reaches the value before through the body arguments if it can)
             init = r.inputs[(3 if r.op is Op.FOR else 0) + (r.param("n_xs") or 0) + k]
             found[_key(init)] = init
         return tuple(found.values())

@@ -1,0 +1,45 @@
+"""The Hessian of a function of pytree arguments (tuples, lists, dicts, NamedTuples,
+dataclasses), in JAX's nesting: for one differentiated argument ``a`` the result has
+``a``'s structure, each leaf of which holds ``a``'s structure again, whose leaves are the
+blocks ``d²f / da_i da_j`` of shape ``a_i.shape + a_j.shape``; for a tuple ``wrt`` a tuple
+of tuples of those.  Computed as the Hessian of ``fn`` as a function of its leaves (the
+flat function ``products._Flat`` generates), so the compiled gradient differentiated again
+takes arrays and floats only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import trees
+from .errors import WrtError
+
+
+def tree_hessian(fn: Callable[..., Any], args: tuple, positions: list[int], single: bool,
+                 mode: str) -> Any:
+    """The Hessian of ``fn`` at ``args`` for the arguments at ``positions``."""
+    from .api import _is_float  # noqa: PLC0415  (products builds on api)
+    from .products import _Flat, hessian  # noqa: PLC0415
+
+    flat = _Flat(fn, args, "hessian")
+    per_arg = [[k for k in flat.span(p) if _is_float(flat.leaves[k])] for p in positions]
+    leaves = [k for ks in per_arg for k in ks]
+    if not leaves:
+        raise WrtError(f"hessian of {flat.name}: the differentiated arguments hold no "
+                       "floating-point value")
+    h = hessian(flat.fn, wrt=tuple(leaves), mode=mode)(*flat.leaves)
+    at = {k: i for i, k in enumerate(leaves)}
+
+    def block(p: int, q: int) -> Any:
+        """Argument ``p``'s structure of argument ``q``'s structure of blocks."""
+        def row(k: int) -> Any:
+            if k not in at:
+                return None
+            return trees.unflatten(flat.specs[q], [h[at[k]][at[m]] if m in at else None
+                                                   for m in flat.span(q)])
+        return trees.unflatten(flat.specs[p], [row(k) for k in flat.span(p)])
+
+    rows = tuple(tuple(block(p, q) for q in positions) for p in positions)
+    return rows[0][0] if single else rows
+
