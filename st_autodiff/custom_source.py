@@ -189,7 +189,10 @@ def partial_caller(p: functools.partial) -> Callable[..., Any]:
             star_seen = True
         elif q.kind is q.VAR_KEYWORD:
             params.append(f"**{name}")
-            call.append(f"**{name}")
+            # keywords the partial passes into ``**kwargs`` are not in its signature
+            extra = {k: v for k, v in p.keywords.items() if k not in sig.parameters}
+            namespace["_st_kw"] = extra
+            call.append(f"**{{**_st_kw, **{name}}}" if extra else f"**{name}")
         elif q.kind is q.KEYWORD_ONLY:
             if not star_seen:
                 params.append("*")

@@ -10,6 +10,7 @@ docs/architecture.md).
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import types
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from . import calls
 from .external import argument
+from .wrappers import partial_call, transparent, unwrap
 from .no_complex import HINT, MESSAGE, makes_complex
 
 if TYPE_CHECKING:
@@ -44,6 +46,13 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.lower_function(fn.fn, args, kwargs, Scope(fn.scope, None), e)
     if isinstance(fn, BoundMethod):
         return _method(lw, fn.receiver, fn.name, args, kwargs, e)
+    special = lw.call_special(fn, args, kwargs, e)  # super(), object writes (objects.py)
+    if special is NotImplemented:
+        special = transparent(lw, fn, args, kwargs, e)  # known wrappers (wrappers.py)
+    if special is not NotImplemented:
+        return special
+    if fn is functools.partial:
+        return partial_call(lw, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
         try:
             return fn(*args, **kwargs)
@@ -120,6 +129,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.inline_python(fn, args, kwargs, e)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
         return lw.inline_python(fn.__func__, [fn.__self__, *args], kwargs, e)  # obj.method
+    if isinstance(fn, type):  # building an object (objects.py)
+        return lw.construct(fn, args, kwargs, e)
+    wrapped = unwrap(lw, fn, args, kwargs, e)  # wrappers, callable objects (wrappers.py)
+    if wrapped is not NotImplemented:
+        return wrapped
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)

@@ -73,6 +73,13 @@ class ExpressionLowering:
     def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
         out: dict[Any, Any] = {}
         for el in e.elements:
+            if isinstance(el, cst.StarredDictElement):
+                items = self.expr(el.value, scope)
+                if not isinstance(items, dict):
+                    raise self.fail("**-unpacking in a dict needs a dict known when "
+                                    "compiling", el, kind=CompileError)
+                out.update(items)
+                continue
             if not isinstance(el, cst.DictElement):
                 raise self.fail("**-unpacking in a dict is not supported", el)
             key = self.expr(el.key, scope)
@@ -225,6 +232,9 @@ class ExpressionLowering:
         attr = e.attr.value
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
+        if self.built_of(base.__self__ if isinstance(base, super) else base  # type: ignore
+                         ) is not None:
+            return self.object_attribute(base, attr, e)  # type: ignore[attr-defined]
         try:
             return self.static_attribute(base, attr)  # type: ignore[attr-defined]
         except AttributeError:

@@ -58,6 +58,7 @@ from .no_complex import (
     refuse_complex_graph,
     refuse_complex_node,
 )
+from .objects import ObjectLowering
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope
 from .writes import WriteLowering
@@ -123,7 +124,8 @@ def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any],
 _evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
-class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering):
+class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering,
+              ObjectLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -272,6 +274,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         returned = scope.vars.get("#ret")
         if returned is True:
             return scope.vars["#retval"]
+        if returned is False and len(self.fn_stack) > 1:
+            return None  # a callee that ends without return returns None
         if isinstance(returned, Node):
             raise self.fail(f"{self.fn.name}() does not return a value on every path",
                             self.fn.node, "end the function with a return statement",
@@ -287,9 +291,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
 
     def statement(self, s: Any, scope: Scope) -> Any:
         if isinstance(s, cst.Return):
-            if s.value is None:
+            if s.value is None and len(self.fn_stack) <= 1:
                 raise self.fail("return without a value", s, kind=CompileError)
-            scope.vars["#retval"] = self.expr(s.value, scope)
+            scope.vars["#retval"] = None if s.value is None else self.expr(s.value, scope)
             scope.vars["#ret"] = True
             return _MISSING
         if isinstance(s, cst.Break):
@@ -319,6 +323,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                 "supported", s)
             if isinstance(s.target, cst.Subscript):
                 self.aug_assign_item(s.target, op, self.expr(s.value, scope), scope, s)
+                return _MISSING
+            if isinstance(s.target, cst.Attribute):
+                self.aug_assign_attribute(s.target, op, s.value, scope, s)
                 return _MISSING
             if not isinstance(s.target, cst.Name):
                 raise self.fail("in-place update of an attribute is not supported",
@@ -370,6 +377,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return
         if isinstance(target, cst.Subscript):
             self.assign_item(target, value, scope)
+            return
+        if isinstance(target, cst.Attribute):
+            self.set_attribute(self.attribute_target(target, scope), target.attr.value, value,
+                               target)
             return
         raise self.fail(f"cannot assign to {type(target).__name__}", target)
 
@@ -448,6 +459,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         except SourceUnavailableError as exc:
             if exc.loc is not None:
                 raise
+            from .wrappers import repacks, run_repacker  # noqa: PLC0415
+
+            if fn.__code__.co_filename == "<string>" and repacks(fn):
+                return run_repacker(self, fn, args, kwargs, where)  # SciPy's _parse_args
             # a callee without source (built by exec, as SciPy's generated argument
             # parsers are): say where the user's code reached it
             raise SourceUnavailableError(
