@@ -22,6 +22,7 @@ from . import calls
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .scope import BoundMethod, Closure, Scope
+from .star import literal_items
 
 _BINARY = {
     cst.Add: Op.ADD, cst.Subtract: Op.SUB, cst.Multiply: Op.MUL, cst.Divide: Op.DIV,
@@ -90,10 +91,10 @@ class ExpressionLowering:
         return out
 
     def expr_Tuple(self, e: cst.Tuple, scope: Scope) -> Any:
-        return tuple(self.expr(el.value, scope) for el in e.elements)
+        return tuple(literal_items(self, e.elements, scope))
 
     def expr_List(self, e: cst.List, scope: Scope) -> Any:
-        return [self.expr(el.value, scope) for el in e.elements]
+        return literal_items(self, e.elements, scope)
 
     def expr_Lambda(self, e: cst.Lambda, scope: Scope) -> Any:
         return Closure(ParsedFunction("<lambda>", e, self.fn.module,

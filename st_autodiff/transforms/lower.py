@@ -61,6 +61,7 @@ from .no_complex import (
 from .objects import ObjectLowering
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope
+from .star import assign_starred, starred_index
 from .writes import WriteLowering
 
 _AUG = {
@@ -134,6 +135,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.code_stack: list[Any] = []
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
+        self.frames: list[tuple[Any, Any]] = []  # (function node, static key) being inlined
         self.external = ExternalObjects()  # containers that outlive the call
         self.guards = Guards()  # what lowering read from outside the arguments
         # canonical argument positions the caller made static (any value) or dynamic (ints)
@@ -243,7 +245,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> Any:
         """Inline a call: bind arguments, lower the body, return the return value."""
-        if where is not None and any(f.node is fn.node for f in self.fn_stack):
+        key = _static_key(args, kwargs)
+        if where is not None and any(f.node is fn.node for f in self.fn_stack) and (
+                key is None or (fn.node, key) in self.frames):
             raise UnsupportedRecursionError(
                 f"{fn.name}() is called again while it is being differentiated "
                 f"({self._chain(fn.name)}); recursive functions are not supported",
@@ -253,6 +257,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                             self.loc(where) if where else None)
         bound = self.bind_arguments(fn, args, kwargs, scope, where)
         scope.vars.update(bound)
+        frames = self.frames
+        frames.append((fn.node, key))  # static recursion: the static arguments change
         self.fn_stack.append(fn)
         self.active_scopes.append(scope)
         saved_depth = self.region_depth
@@ -263,6 +269,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return self.block(self.suite(fn.node.body), scope)
         finally:
             self.region_depth = saved_depth
+            frames.pop()
             self.fn_stack.pop()
             self.active_scopes.pop()
 
@@ -371,6 +378,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             scope.vars[target.value] = value
             return
         if isinstance(target, (cst.Tuple, cst.List)):
+            star = starred_index(target)
+            if star is not None:
+                assign_starred(self, target, value, scope, star)
+                return
             parts = self.unpack(value, len(target.elements), target)
             for el, part in zip(target.elements, parts):
                 self.assign(el.value, part, scope)
@@ -449,7 +460,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
                       where: cst.CSTNode) -> Any:
         """Inline a call to a user-defined Python function."""
-        if fn.__code__ in self.code_stack:
+        if fn.__code__ in self.code_stack and _static_key(args, kwargs) is None:
             raise UnsupportedRecursionError(
                 f"{fn.__name__}() is called again while it is being differentiated "
                 f"({self._chain(fn.__name__)}); recursive functions are not supported",
@@ -477,6 +488,21 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
         finally:
             self.code_stack.pop()
+
+
+def _static_key(args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """What selects a recursive call's path when compiling: its static arguments (None
+    when it has none, so the recursion depends on runtime values only).  A call again with
+    the same key would recurse forever."""
+    parts: list[Any] = []
+    for v in [*args, *kwargs.values()]:
+        if isinstance(v, (bool, int, str, type(None))) and not isinstance(v, float):
+            parts.append((type(v).__name__, v))
+        elif isinstance(v, tuple) and all(isinstance(x, (int, str)) for x in v):
+            parts.append(("tuple", v))
+        else:
+            parts.append(None)
+    return (tuple(parts), tuple(kwargs)) if any(p is not None for p in parts) else None
 
 
 def _holds_node(v: Any) -> bool:
