@@ -24,8 +24,9 @@ from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from . import calls
 from .external import argument
-from .wrappers import partial_call, transparent, unwrap
+from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
+from .wrappers import partial_call, transparent, unwrap
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -58,8 +59,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             return fn(*args, **kwargs)
         except Exception as exc:
             raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
-    if fn is np.array or fn is np.asarray:
-        return _asarray(lw, fn, args, kwargs, e)
+    if fn is np.array or fn is np.asarray or fn is np.asanyarray:
+        return _asarray(lw, np.asarray if fn is np.asanyarray else fn, args, kwargs, e)
     if fn is builtins.len:
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
@@ -103,6 +104,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
     op = calls.FUNCTIONS.get(id(fn))
+    if op is Op.EINSUM and args and not isinstance(args[0], str):
+        args = interleaved_einsum(lw, args, e)  # einsum(a, [0, 1], b, [1, 2], [0, 2])
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \
             isinstance(args[2], tuple):
         spec, dyn = lw.index_spec(args[2], e)  # rt.scatter_add(shape, g, index) in our code
@@ -296,7 +299,7 @@ def _multi_count(op: Op, node: Node, params: dict[str, Any]) -> int:
     return x.ndim
 
 
-_ASARRAY_KEYWORDS = ("dtype", "copy", "ndmin", "order")
+_ASARRAY_KEYWORDS = ("dtype", "copy", "ndmin", "order", "subok")
 
 
 def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
@@ -304,7 +307,8 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     """``np.array(value, dtype, copy=..., ndmin=...)`` and ``np.asarray``: a cast, then
     leading axes up to ``ndmin``.  ``copy`` changes nothing here (values are never written
     in place behind the user's back); ``order`` only lays memory out; anything else
-    (``subok``, ``like``, ``device``) is refused with the call's location."""
+    (``like``, ``device``) is refused with the call's location; ``subok`` changes nothing
+    either (the values here are plain ndarrays).  ``np.asanyarray`` is ``np.asarray``."""
     what = "np.array" if fn is np.array else "np.asarray"
     names = ("object", *_ASARRAY_KEYWORDS[: 3 if fn is np.array else 1])
     if len(args) > len(names):
@@ -312,7 +316,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                       e, kind=CompileError)
     bound = dict(zip(names, args))
     for key, v in kwargs.items():
-        if key not in _ASARRAY_KEYWORDS or (fn is np.asarray and key == "ndmin"):
+        if key not in _ASARRAY_KEYWORDS or (fn is np.asarray and key in ("ndmin", "subok")):
             raise lw.fail(f"{what} got an unsupported keyword argument {key!r} "
                           f"(supported: {', '.join(n for n in names[1:] + ('order',))})",
                           e, kind=CompileError)
@@ -327,6 +331,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     ndmin = lw.static(bound.get("ndmin", 0), "ndmin", e)
     order = lw.static(bound.get("order"), "order", e)
     lw.static(bound.get("copy"), "copy", e)
+    lw.static(bound.get("subok"), "subok", e)  # values here are plain ndarrays: no subclass
     if not isinstance(ndmin, int) or isinstance(ndmin, bool):
         raise lw.fail(f"{what}(ndmin=...) must be an int, got {ndmin!r}", e,
                       kind=CompileError)

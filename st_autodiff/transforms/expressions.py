@@ -19,6 +19,7 @@ from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
 from . import calls
+from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .scope import BoundMethod, Closure, Scope
@@ -276,6 +277,8 @@ class ExpressionLowering:
             return self.appended_last(base, index, scope, e)
         if len(parts) == 1 and isinstance(parts[0], tuple):
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
+        if is_concatenator(base):
+            return concatenate_items(self, base, parts, e)
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
                 raise self.fail("indexing a constant with a runtime value is not supported",

@@ -491,17 +491,21 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
 
 
 def _static_key(args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """What selects a recursive call's path when compiling: its static arguments (None
-    when it has none, so the recursion depends on runtime values only).  A call again with
-    the same key would recurse forever."""
-    parts: list[Any] = []
-    for v in [*args, *kwargs.values()]:
-        if isinstance(v, (bool, int, str, type(None))) and not isinstance(v, float):
-            parts.append((type(v).__name__, v))
-        elif isinstance(v, tuple) and all(isinstance(x, (int, str)) for x in v):
-            parts.append(("tuple", v))
-        else:
-            parts.append(None)
+    """What selects a recursive call's path when compiling: its static arguments, the
+    lengths of its tuples and lists and the shapes of its arrays (None when nothing is
+    known, so the recursion depends on runtime values only).  A call again with the same
+    key would recurse forever."""
+
+    def part(v: Any) -> Any:
+        if isinstance(v, (bool, int, str, type(None))):
+            return (type(v).__name__, v)
+        if isinstance(v, (tuple, list)):
+            return (type(v).__name__, len(v), tuple(part(x) for x in v))
+        if isinstance(v, Node) and v.type is not None and v.type.shape is not None:
+            return ("array", v.type.shape)
+        return None
+
+    parts = [part(v) for v in [*args, *kwargs.values()]]
     return (tuple(parts), tuple(kwargs)) if any(p is not None for p in parts) else None
 
 

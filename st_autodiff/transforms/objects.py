@@ -26,16 +26,13 @@ import functools
 import inspect
 import types
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 import numpy as np
 
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import GraphBuilder, Node
-
-if TYPE_CHECKING:
-    from .lower import Lowerer
 
 #: classes implemented in C that are safe to build when compiling from static arguments
 _PURE_CLASSES: frozenset[type] = frozenset({
@@ -105,7 +102,7 @@ class ObjectLowering:
         init = _class_lookup(cls, "__init__")
         python_init = isinstance(init, types.FunctionType) or init is object.__init__
         if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__ or \
-                not python_init or _class_lookup(cls, "__setattr__") is not object.__setattr__:
+                not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls):
             raise NoRuleError(
                 f"cannot build a {name} in the differentiated code: the class is created "
                 "by code that is not Python the compiler reads (a C __new__ or __init__, a "
@@ -240,6 +237,9 @@ class ObjectLowering:
             raise self.fail(f"the attribute {attr!r} of a {type(obj).__qualname__} is set "
                             "inside a branch or loop that runs at run time", e,
                             "set it outside the branch, from a value computed there")
+        if through_setter and not _plain_setattr(type(obj)):
+            raise self.fail(f"cannot assign to field {attr!r}: {type(obj).__qualname__} is a "
+                            "frozen dataclass (FrozenInstanceError)", e, kind=CompileError)
         if through_setter:
             found, owner = _mro_lookup(type(obj), attr, None)
             if isinstance(found, property):
@@ -356,6 +356,16 @@ def holds_runtime(v: Any) -> bool:
     if isinstance(v, dict):
         return any(holds_runtime(x) for x in v.values())
     return type(v).__module__.startswith("st_autodiff.transforms")
+
+
+def _plain_setattr(cls: type) -> bool:
+    return _class_lookup(cls, "__setattr__") is object.__setattr__
+
+
+def _frozen_dataclass(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    return bool(params is not None and params.frozen and
+                _generated(_class_lookup(cls, "__setattr__")))
 
 
 def _class_lookup(cls: type, attr: str) -> Any:
