@@ -88,7 +88,7 @@ def test_star_of_a_tuple_argument_uses_its_keyed_length():
 
 
 def star_unpack_too_few(x):
-    a, b, *rest, c = x[0], x[1]
+    a, b, *_rest, c = x[0], x[1]
     return a + b + c
 
 
@@ -307,7 +307,7 @@ def _penalised(x, **options):
     return np.sum(x ** 2) * options.get("lam", 0.1) + options.get("missing", 1.0)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=8)
 def _n_terms(n):
     return float(sum(range(n)))
 
@@ -316,7 +316,7 @@ def lru_static(x):
     return np.sum(x) / _n_terms(4)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=8)
 def _cached_square(v):
     return v ** 2
 
@@ -461,7 +461,7 @@ def test_implicit_return_none():
 LOSSES = {"sq": lambda w: np.sum(w ** 2), "sin": lambda w: np.sum(np.sin(w) * w)}
 PAIR = (lambda w: np.sum(w ** 3), lambda w: np.sum(np.cos(w)))
 NESTED = lambda w: (lambda v: np.sum(v ** 2))(w * 2.0) + np.sum(w)  # noqa: E731
-MULTI = (lambda w:
+MULTI = (lambda w:  # noqa: E731
          np.sum(np.exp(w)
                 * w))
 
