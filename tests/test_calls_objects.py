@@ -210,6 +210,25 @@ def branch_write(x):
     return np.sum(m.w)
 
 
+def loop_write(x):
+    m = Affine(x)
+    for _ in range(3):
+        m.calls += 1
+    return np.sum(m.w) * m.calls
+
+
+def loop_reads(x):
+    m = Affine(x)
+    total = 0.0
+    for i in range(int(np.sum(x > 0)) + 1):
+        total = total + np.sum(m.w * x * i) + m.norm2 * m.b
+    return total
+
+
+def test_objects_read_inside_loops():
+    check(loop_reads, X)
+
+
 def returns_object(x):
     return Affine(x)
 
@@ -236,7 +255,8 @@ def c_new(x):
 
 
 def test_object_refusals_are_located():
-    refused(branch_write, X, match="set inside a branch or loop that runs at run time")
+    refused(branch_write, X, match="inside a loop, or a branch taken at run time")
+    refused(loop_write, X, match="not carried through loops")
     refused(returns_object, X, match="Affine")
     refused(registers, X, match="instances")
     err = refused(c_new, X, match="cannot build a")
@@ -338,6 +358,23 @@ _QUAD = Quadratic(1.5)
 
 def callable_global(x):
     return _QUAD(x) + Quadratic(x[0])(x)
+
+
+def test_callable_object_from_the_error_helpers_now_inlines():
+    from tests import helpers_errors as H
+
+    np.testing.assert_allclose(st.grad(H.calls_object)(X), np.full(4, 2.0))
+
+
+_ITEM = __import__("operator").itemgetter(1)
+
+
+def c_callable_object(x):
+    return _ITEM((x[0], x[1])) * 2.0
+
+
+def test_c_level_callable_object_is_refused_located():
+    refused(c_callable_object, X, match="has no derivative rule")
 
 
 def test_wrappers():

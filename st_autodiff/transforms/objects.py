@@ -35,6 +35,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import GraphBuilder, Node
 
 #: classes implemented in C that are safe to build when compiling from static arguments
+#: (and exceptions, which ``raise`` builds)
 _PURE_CLASSES: frozenset[type] = frozenset({
     np.dtype, slice, range, complex, frozenset, bytes, np.finfo, np.iinfo,
 })
@@ -94,7 +95,7 @@ class ObjectLowering:
         """``cls(*args, **kwargs)`` in the differentiated code."""
         name = f"{cls.__module__}.{cls.__qualname__}"
         static = not any(holds_runtime(v) for v in [*args, *kwargs.values()])
-        if cls in _PURE_CLASSES and static:
+        if static and (cls in _PURE_CLASSES or issubclass(cls, BaseException)):
             try:
                 return cls(*args, **kwargs)
             except Exception as exc:
@@ -235,8 +236,10 @@ class ObjectLowering:
                             kind=CompileError)
         if self.b is not rec.builder:
             raise self.fail(f"the attribute {attr!r} of a {type(obj).__qualname__} is set "
-                            "inside a branch or loop that runs at run time", e,
-                            "set it outside the branch, from a value computed there")
+                            "inside a loop, or a branch taken at run time; attributes of "
+                            "objects are not carried through loops and branches", e,
+                            "compute the value in a local variable and set the attribute "
+                            "after the loop or branch")
         if through_setter and not _plain_setattr(type(obj)):
             raise self.fail(f"cannot assign to field {attr!r}: {type(obj).__qualname__} is a "
                             "frozen dataclass (FrozenInstanceError)", e, kind=CompileError)
@@ -304,6 +307,9 @@ class ObjectLowering:
         owner = getattr(fn, "__self__", None)
         if isinstance(fn, types.BuiltinMethodType) and type(owner) in (dict, list, tuple) \
                 and fn.__name__ in _READ_METHODS.get(type(owner), ()):
+            if fn.__name__ == "update":
+                self.external.check_write(owner, "write into",  # type: ignore[attr-defined]
+                                          self.loc(e))  # type: ignore[attr-defined]
             try:  # reads of a Python container (its items may be runtime values)
                 return fn(*args, **kwargs)
             except Exception as exc:
@@ -341,8 +347,9 @@ class ObjectLowering:
 
 
 _NOTHING = object()
-#: methods of Python containers that read them (called as Python calls them)
-_READ_METHODS = {dict: ("get", "keys", "values", "items", "copy"),
+#: methods of Python containers that read them, and dict.update of a dict that does not
+#: outlive the call (called as Python calls them)
+_READ_METHODS = {dict: ("get", "keys", "values", "items", "copy", "update"),
                  list: ("index", "count", "copy"), tuple: ("index", "count")}
 
 

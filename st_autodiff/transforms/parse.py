@@ -6,7 +6,7 @@ the function's libcst node plus what later passes need to report locations.
 
 The fence rejects, with the location and a hint, every construct the compiler does not
 accept: ``try``/``with``, generators, ``global`` and
-``nonlocal``, ``del``, comprehensions, the walrus operator,
+``nonlocal``, ``del``, comprehensions, the walrus operator, star-unpacking in literals,
 classes and imports inside the function.  Everything it lets through, ``lower`` must
 handle.  Parameters of every kind are accepted (``lower.bind_arguments`` binds them as
 Python does); ``*xs``/``**kw`` in calls are accepted and expanded where their length is
