@@ -273,6 +273,67 @@ def test_instances_are_fresh_per_compile():
     assert not np.allclose(a, b)
 
 
+class Slotted:
+    __slots__ = ("a", "k")
+
+    def __init__(self, a, k=2):
+        self.a = a
+        self.k = k
+
+    @functools.cached_property
+    def unused(self):  # never read: cached_property needs a __dict__
+        return 0.0
+
+    @staticmethod
+    def twice(v):
+        return 2.0 * v
+
+    @classmethod
+    def make(cls, a):
+        return cls(a, k=3)
+
+    def value(self):
+        return self.twice(np.sum(self.a ** self.k))
+
+
+class Cached:
+    def __init__(self, w):
+        self.w = w
+
+    @functools.cached_property
+    def total(self):
+        return np.sum(self.w ** 2)
+
+
+class Abstract(__import__("abc").ABC):
+    @__import__("abc").abstractmethod
+    def f(self):
+        ...
+
+
+def slots_and_descriptors(x):
+    s1 = Slotted(x)
+    s2 = s1.make(x[:2])
+    return s1.value() + s2.value() + Cached(x).total
+
+
+def builds_abstract(x):
+    return Abstract()
+
+
+Point = __import__("collections").namedtuple("Point", "a b")
+
+
+def builds_namedtuple(x):
+    return Point(x[0], x[1]).a
+
+
+def test_slots_static_class_methods_and_cached_property():
+    check(slots_and_descriptors, X)
+    refused(builds_abstract, X, match="abstract")
+    refused(builds_namedtuple, X, match="Point")
+
+
 def construct_builtin_static(x):
     return np.sum(x[slice(1, 3)]) * len(range(3)) + np.finfo(np.dtype("float64")).eps
 
@@ -385,6 +446,26 @@ def test_wrappers():
     check(lru_static, X)
     check(callable_global, X)
     refused(lru_runtime_array, X, match="lru_cache")
+
+
+def test_sklearn_validate_params_wrapper():
+    pv = pytest.importorskip("sklearn.utils._param_validation")
+    from numbers import Integral
+
+    @pv.validate_params({"x": ["array-like"], "power": [pv.Interval(Integral, 1, None,
+                                                                      closed="left")]},
+                        prefer_skip_nested_validation=True)
+    def powered(x, power=2):
+        return np.sum(np.abs(x) ** power)
+
+    def good(x):
+        return powered(x, power=3) + powered(x)
+
+    def bad(x):
+        return powered(x, power=0)
+
+    check(good, X)
+    refused(bad, X, match="must be an int in the range [1, inf). Got 0 instead")
 
 
 def numpy_python_function(x):

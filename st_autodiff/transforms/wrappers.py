@@ -98,7 +98,11 @@ def transparent(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     it wraps; NotImplemented for other callables."""
     if not isinstance(fn, types.FunctionType):
         return NotImplemented
-    check = _TRANSPARENT.get((fn.__module__, fn.__qualname__))
+    # ``functools.wraps`` copies the wrapped function's names: the code and the globals
+    # tell the wrapper itself
+    code = fn.__code__
+    check = _TRANSPARENT.get((fn.__globals__.get("__name__"),
+                              getattr(code, "co_qualname", code.co_name)))
     if check is None or not hasattr(fn, "__wrapped__"):
         return NotImplemented
     check(lw, fn, args, kwargs, e)
@@ -136,9 +140,10 @@ def _sklearn_validate(lw: Lowerer, fn: types.FunctionType, args: list[Any],
         raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
 
 
-_TRANSPARENT: dict[tuple[str, str], Any] = {
+_TRANSPARENT: dict[tuple[Any, str], Any] = {
     ("sklearn.utils._param_validation",
      "validate_params.<locals>.decorator.<locals>.wrapper"): _sklearn_validate,
+    ("sklearn.utils._param_validation", "wrapper"): _sklearn_validate,  # before 3.11
 }
 
 
