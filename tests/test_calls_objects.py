@@ -338,8 +338,14 @@ def construct_builtin_static(x):
     return np.sum(x[slice(1, 3)]) * len(range(3)) + np.finfo(np.dtype("float64")).eps
 
 
+def constant_array_methods(x):
+    ls = np.squeeze(np.array([0.7])).astype(float)  # as sklearn's _check_length_scale
+    return np.sum(x / ls) + np.array([1.0, 2.0]).sum() * x[0] + np.ones((2, 2)).T[0, 1]
+
+
 def test_pure_c_classes_fold():
     check(construct_builtin_static, X)
+    check(constant_array_methods, X)
 
 
 # --- library classes built inside the function -------------------------------------------

@@ -363,6 +363,17 @@ def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
     return lw.emit(Op.ITEM, [shape], {"index": 0}, e)
 
 
+def array_method(lw: Lowerer, value: np.ndarray, name: str, args: list[Any],
+                 kwargs: dict[str, Any], e: cst.CSTNode) -> Any:
+    """``a.name(...)`` of an array known when compiling (``np.squeeze(0.7).astype(float)``
+    in library code): the method's op on the array as a constant; NotImplemented for
+    methods without one."""
+    if name not in calls.METHODS and name not in ("reshape", "transpose", "astype",
+                                                   "item", "conj", "conjugate"):
+        return NotImplemented
+    return _method(lw, lw.to_node(value, e), name, args, kwargs, e)
+
+
 def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, Any],
             e: cst.Call) -> Any:
     """``x.name(*args, **kwargs)`` on an array value."""

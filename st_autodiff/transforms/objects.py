@@ -305,6 +305,12 @@ class ObjectLowering:
             return [self.call(args[0], list(row), {}, e)  # type: ignore[attr-defined]
                     for row in zip(*columns)]
         owner = getattr(fn, "__self__", None)
+        if isinstance(fn, types.BuiltinMethodType) and type(owner) is np.ndarray:
+            from .dispatch import array_method  # noqa: PLC0415  (dispatch imports us)
+
+            done = array_method(self, owner, fn.__name__, args, kwargs, e)
+            if done is not NotImplemented:  # a method of a constant array: its op
+                return done
         if isinstance(fn, types.BuiltinMethodType) and type(owner) in (dict, list, tuple) \
                 and fn.__name__ in _READ_METHODS.get(type(owner), ()):
             if fn.__name__ == "update":
