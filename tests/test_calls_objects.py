@@ -183,6 +183,39 @@ class Params:
         return self.lam * np.sum(np.abs(self.w) ** self.power)
 
 
+class Base:
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.base = 1.0
+
+
+class Derived(Base):
+    def __init__(self, w):
+        super().__init__()
+        self.w = w * self.base
+
+
+def _scales():
+    return [1.0, 2.0]
+
+
+@dataclass
+class WithFactory:
+    w: np.ndarray
+    scales: list = field(default_factory=_scales)
+    kind: __import__("typing").ClassVar[str] = "factory"
+
+
+def object_init_and_factories(x):
+    d = Derived(x)
+    wf = WithFactory(x)
+    return np.sum(d.w ** 2) * wf.scales[1] + len(wf.kind)
+
+
+def test_object_init_factories_and_classvars():
+    check(object_init_and_factories, X)
+
+
 @dataclass(frozen=True)
 class Frozen:
     a: float

@@ -138,16 +138,14 @@ class ObjectLowering:
             raise self.fail(f"{cls.__qualname__}() {exc}", e, kind=CompileError) from None
         init_vars: list[Any] = []
         for f in _all_fields(cls):
+            if f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
+                continue
             if f.init and f.name in bound.arguments:
                 value = bound.arguments[f.name]
             elif f.default is not dataclasses.MISSING:
                 value = f.default
             elif f.default_factory is not dataclasses.MISSING:
-                if f.default_factory not in (list, dict, tuple, set):
-                    raise self.fail(f"field {f.name!r} of {cls.__qualname__} has a default "
-                                    "factory other than list, dict, tuple or set", e,
-                                    hint="pass the field's value explicitly")
-                value = f.default_factory()
+                value = self.call(f.default_factory, [], {}, e)  # type: ignore[attr-defined]
             elif not f.init:
                 continue
             else:
@@ -191,6 +189,10 @@ class ObjectLowering:
                 slot = _slot_value(obj, attr)
                 if slot is not _NOTHING:
                     return self.const_of_global(attr, slot)
+                if _class_lookup(type(obj), "__getattr__") is not None:
+                    raise self.fail(f"{type(obj).__name__} object has no attribute {attr!r} "
+                                    "and its class defines __getattr__, which the compiler "
+                                    "does not run", e)
                 raise self.fail(f"{type(obj).__name__} object has no attribute {attr!r}", e,
                                 kind=CompileError)
             return self._descriptor(obj, attr, found, owner, e)
@@ -201,6 +203,8 @@ class ObjectLowering:
         """A class attribute read through a built instance, without running its code."""
         if isinstance(found, types.FunctionType):
             return types.MethodType(found, obj)
+        if found is object.__init__:  # super().__init__() reaching object
+            return types.MethodType(_object_init, obj)
         if isinstance(found, staticmethod):
             return found.__func__
         if isinstance(found, classmethod):
@@ -357,6 +361,11 @@ _NOTHING = object()
 #: outlive the call (called as Python calls them)
 _READ_METHODS = {dict: ("get", "keys", "values", "items", "copy", "update"),
                  list: ("index", "count", "copy"), tuple: ("index", "count")}
+
+
+def _object_init(self: Any) -> None:
+    """``object.__init__`` as the compiler reads it (it takes no arguments)."""
+    return None
 
 
 def holds_runtime(v: Any) -> bool:
