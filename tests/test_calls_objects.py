@@ -368,7 +368,10 @@ def test_slots_static_class_methods_and_cached_property():
 
 
 def construct_builtin_static(x):
-    return np.sum(x[slice(1, 3)]) * len(range(3)) + np.finfo(np.dtype("float64")).eps
+    opts = dict(remove_none=False, kinds=[])  # as sklearn's _array_api helpers
+    params = dict(zip(("a", "b"), (x[0], x[1])), c=x[2])
+    return np.sum(x[slice(1, 3)]) * len(range(3)) + np.finfo(np.dtype("float64")).eps \
+        + len(opts["kinds"]) + params["a"] * params["b"] + params["c"] + len(set((1, 2, 2)))
 
 
 def constant_array_methods(x):

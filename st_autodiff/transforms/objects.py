@@ -37,7 +37,7 @@ from ..ir.graph import GraphBuilder, Node
 #: classes implemented in C that are safe to build when compiling from static arguments
 #: (and exceptions, which ``raise`` builds)
 _PURE_CLASSES: frozenset[type] = frozenset({
-    np.dtype, slice, range, complex, frozenset, bytes, np.finfo, np.iinfo,
+    np.dtype, slice, range, complex, frozenset, set, bytes, np.finfo, np.iinfo,
 })
 
 
@@ -100,6 +100,15 @@ class ObjectLowering:
                 return cls(*args, **kwargs)
             except Exception as exc:
                 raise self.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+        if cls is dict:  # a Python container: its values may be runtime values
+            try:
+                out = dict(*args, **kwargs)
+            except Exception as exc:
+                raise self.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+            if any(holds_runtime(k) for k in out):
+                raise self.fail("dict keys must be known when compiling", e,
+                                kind=CompileError)
+            return out
         init = _class_lookup(cls, "__init__")
         python_init = isinstance(init, types.FunctionType) or init is object.__init__
         if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__ or \
