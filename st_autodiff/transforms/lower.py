@@ -47,6 +47,7 @@ from ..ir.types import type_of
 from . import calls
 from .binding import BindingLowering, mangled
 from .control import FLAGS, ControlLowering, _WhileGuard
+from .depth import recursion_key
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
 from .guards import Guards, is_library
@@ -245,7 +246,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> Any:
         """Inline a call: bind arguments, lower the body, return the return value."""
-        key = _static_key(args, kwargs)
+        key = recursion_key(args, kwargs)
         if where is not None and any(f.node is fn.node for f in self.fn_stack) and (
                 key is None or (fn.node, key) in self.frames):
             raise UnsupportedRecursionError(
@@ -460,7 +461,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
                       where: cst.CSTNode) -> Any:
         """Inline a call to a user-defined Python function."""
-        if fn.__code__ in self.code_stack and _static_key(args, kwargs) is None:
+        if fn.__code__ in self.code_stack and recursion_key(args, kwargs) is None:
             raise UnsupportedRecursionError(
                 f"{fn.__name__}() is called again while it is being differentiated "
                 f"({self._chain(fn.__name__)}); recursive functions are not supported",
@@ -488,25 +489,6 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
         finally:
             self.code_stack.pop()
-
-
-def _static_key(args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """What selects a recursive call's path when compiling: its static arguments, the
-    lengths of its tuples and lists and the shapes of its arrays (None when nothing is
-    known, so the recursion depends on runtime values only).  A call again with the same
-    key would recurse forever."""
-
-    def part(v: Any) -> Any:
-        if isinstance(v, (bool, int, str, type(None))):
-            return (type(v).__name__, v)
-        if isinstance(v, (tuple, list)):
-            return (type(v).__name__, len(v), tuple(part(x) for x in v))
-        if isinstance(v, Node) and v.type is not None and v.type.shape is not None:
-            return ("array", v.type.shape)
-        return None
-
-    parts = [part(v) for v in [*args, *kwargs.values()]]
-    return (tuple(parts), tuple(kwargs)) if any(p is not None for p in parts) else None
 
 
 def _holds_node(v: Any) -> bool:
