@@ -132,11 +132,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.inline_python(fn, args, kwargs, e)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
         return lw.inline_python(fn.__func__, [fn.__self__, *args], kwargs, e)  # obj.method
-    if isinstance(fn, type):  # building an object (objects.py)
-        return lw.construct(fn, args, kwargs, e)
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
+    if isinstance(fn, type):  # building an object (objects.py)
+        return lw.construct(fn, args, kwargs, e)
     wrapped = unwrap(lw, fn, args, kwargs, e)  # wrappers, callable objects (wrappers.py)
     if wrapped is not NotImplemented:
         return wrapped

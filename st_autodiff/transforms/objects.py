@@ -37,7 +37,7 @@ from ..ir.graph import GraphBuilder, Node
 #: classes implemented in C that are safe to build when compiling from static arguments
 #: (and exceptions, which ``raise`` builds)
 _PURE_CLASSES: frozenset[type] = frozenset({
-    np.dtype, slice, range, complex, frozenset, set, bytes, np.finfo, np.iinfo,
+    np.dtype, slice, range, frozenset, set, bytes, np.finfo, np.iinfo,
 })
 
 
