@@ -200,7 +200,13 @@ def test_array_ndmin_reproduction() -> None:
     assert value == pytest.approx(14.0) and np.allclose(grad, 2 * x)
 
 
-@pytest.mark.parametrize("f,word", [(array_subok, "subok"), (asarray_ndmin, "ndmin")])
+def test_array_subok_changes_nothing() -> None:
+    x = np.array([1.0, 2.0])  # the values here are plain ndarrays: subok keeps them so
+    value, grad = st.value_and_grad(array_subok)(x)
+    assert value == pytest.approx(3.0) and np.allclose(grad, 1.0)
+
+
+@pytest.mark.parametrize("f,word", [(asarray_ndmin, "ndmin")])
 def test_array_refuses_unknown_keywords_with_a_location(f, word) -> None:
     with pytest.raises(CompileError) as info:
         st.grad(f)(np.ones(2))

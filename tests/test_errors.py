@@ -131,9 +131,6 @@ CASES = [
     Case(H.calls_gamma, "gamma", "math.gamma(x)", NoRuleError,
          "call to math.gamma has no derivative rule", "st.register_vjp(math.gamma, rule)",
          args=(2.5,)),
-    Case(H.calls_object, "object", "scale(x)", NoRuleError,
-         "call to helpers_errors.Scaler.__call__ has no derivative rule",
-         "st.register_vjp(scale, rule)"),
     # what grad needs of the output
     Case(H.returns_vector, "vector", "x * 2.0", NonScalarOutputError,
          "grad needs a scalar output, but returns_vector() returns an array of shape (3,)",
@@ -273,7 +270,8 @@ def test_every_helper_function_is_used():
     used = {c.fn.__name__ for c in CASES + NO_HINT}
     helpers = {name for name, f in vars(H).items() if inspect.isfunction(f)
                and f.__module__ == H.__name__}
-    support = {"helper", "ping", "pong", "from_exec", "_bump", "update_private"}
+    support = {"helper", "ping", "pong", "from_exec", "_bump", "update_private",
+               "calls_object"}  # calls_object now compiles (test_calls_objects.py)
     assert helpers - support == used
 
 

@@ -10,6 +10,9 @@ therefore runs with a larger recursion limit (``deep_recursion``) and turns a
 Statement count never needs this room: passes over a function's statements and over the
 graph's nodes are loops, and a statement's expression in the generated code is bounded
 (``codegen._MAX_INLINE``).
+
+Recursion in the user's code is inlined while its static arguments (values, lengths,
+shapes: ``recursion_key``) change from call to call, under ``lower.MAX_INLINE_DEPTH``.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ..errors import CompileError
-from ..ir.graph import Loc
+from ..ir.graph import Loc, Node
 
 #: the recursion limit while compiling: about 8 frames for each of ~3,000 levels of an
 #: expression Python itself accepts (frames of pure Python calls cost no C stack in 3.11+)
@@ -72,3 +76,22 @@ def _from_recursion(exc: BaseException) -> bool:
         seen.add(id(e))
         e = e.__cause__ or e.__context__
     return False
+
+
+def recursion_key(args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """What selects a recursive call's path when compiling: its static arguments, the
+    lengths of its tuples and lists and the shapes of its arrays (None when nothing is
+    known, so the recursion depends on runtime values only).  A call again with the same
+    key would recurse forever."""
+
+    def part(v: Any) -> Any:
+        if isinstance(v, (bool, int, str, type(None))):
+            return (type(v).__name__, v)
+        if isinstance(v, (tuple, list)):
+            return (type(v).__name__, len(v), tuple(part(x) for x in v))
+        if isinstance(v, Node) and v.type is not None and v.type.shape is not None:
+            return ("array", v.type.shape)
+        return None
+
+    parts = [part(v) for v in [*args, *kwargs.values()]]
+    return (tuple(parts), tuple(kwargs)) if any(p is not None for p in parts) else None

@@ -10,6 +10,7 @@ docs/architecture.md).
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import types
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,9 @@ from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
 from . import calls, static_calls
 from .external import argument
+from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
+from .wrappers import partial_call, transparent, unwrap
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -48,13 +51,20 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return folded
     if isinstance(fn, BoundMethod):
         return _method(lw, fn.receiver, fn.name, args, kwargs, e)
+    special = lw.call_special(fn, args, kwargs, e)  # super(), object writes (objects.py)
+    if special is NotImplemented:
+        special = transparent(lw, fn, args, kwargs, e)  # known wrappers (wrappers.py)
+    if special is not NotImplemented:
+        return special
+    if fn is functools.partial:
+        return partial_call(lw, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
             raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
-    if fn is np.array or fn is np.asarray:
-        return _asarray(lw, fn, args, kwargs, e)
+    if fn is np.array or fn is np.asarray or fn is np.asanyarray:
+        return _asarray(lw, np.asarray if fn is np.asanyarray else fn, args, kwargs, e)
     if fn is builtins.len:
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
@@ -100,6 +110,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
     op = calls.FUNCTIONS.get(id(fn))
+    if op is Op.EINSUM and args and not isinstance(args[0], str):
+        args = interleaved_einsum(lw, args, e)  # einsum(a, [0, 1], b, [1, 2], [0, 2])
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \
             isinstance(args[2], tuple):
         spec, dyn = lw.index_spec(args[2], e)  # rt.scatter_add(shape, g, index) in our code
@@ -129,6 +141,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
+    if isinstance(fn, type):  # building an object (objects.py)
+        return lw.construct(fn, args, kwargs, e)
+    wrapped = unwrap(lw, fn, args, kwargs, e)  # wrappers, callable objects (wrappers.py)
+    if wrapped is not NotImplemented:
+        return wrapped
     raise NoRuleError(
         f"call to {name} has no derivative rule", lw.loc(e),
         f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "
@@ -323,7 +340,7 @@ def _multi_count(op: Op, node: Node, params: dict[str, Any]) -> int:
     return x.ndim
 
 
-_ASARRAY_KEYWORDS = ("dtype", "copy", "ndmin", "order")
+_ASARRAY_KEYWORDS = ("dtype", "copy", "ndmin", "order", "subok")
 
 
 def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
@@ -331,7 +348,8 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     """``np.array(value, dtype, copy=..., ndmin=...)`` and ``np.asarray``: a cast, then
     leading axes up to ``ndmin``.  ``copy`` changes nothing here (values are never written
     in place behind the user's back); ``order`` only lays memory out; anything else
-    (``subok``, ``like``, ``device``) is refused with the call's location."""
+    (``like``, ``device``) is refused with the call's location; ``subok`` changes nothing
+    either (the values here are plain ndarrays).  ``np.asanyarray`` is ``np.asarray``."""
     what = "np.array" if fn is np.array else "np.asarray"
     names = ("object", *_ASARRAY_KEYWORDS[: 3 if fn is np.array else 1])
     if len(args) > len(names):
@@ -339,7 +357,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                       e, kind=CompileError)
     bound = dict(zip(names, args))
     for key, v in kwargs.items():
-        if key not in _ASARRAY_KEYWORDS or (fn is np.asarray and key == "ndmin"):
+        if key not in _ASARRAY_KEYWORDS or (fn is np.asarray and key in ("ndmin", "subok")):
             raise lw.fail(f"{what} got an unsupported keyword argument {key!r} "
                           f"(supported: {', '.join(n for n in names[1:] + ('order',))})",
                           e, kind=CompileError)
@@ -354,6 +372,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     ndmin = lw.static(bound.get("ndmin", 0), "ndmin", e)
     order = lw.static(bound.get("order"), "order", e)
     lw.static(bound.get("copy"), "copy", e)
+    lw.static(bound.get("subok"), "subok", e)  # values here are plain ndarrays: no subclass
     if not isinstance(ndmin, int) or isinstance(ndmin, bool):
         raise lw.fail(f"{what}(ndmin=...) must be an int, got {ndmin!r}", e,
                       kind=CompileError)
@@ -383,6 +402,17 @@ def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
     if isinstance(shape, Node) and shape.op is Op.CONST:
         return shape.param("value")[0]
     return lw.emit(Op.ITEM, [shape], {"index": 0}, e)
+
+
+def array_method(lw: Lowerer, value: np.ndarray, name: str, args: list[Any],
+                 kwargs: dict[str, Any], e: cst.CSTNode) -> Any:
+    """``a.name(...)`` of an array known when compiling (``np.squeeze(0.7).astype(float)``
+    in library code): the method's op on the array as a constant; NotImplemented for
+    methods without one."""
+    if name not in calls.METHODS and name not in ("reshape", "transpose", "astype",
+                                                   "item", "conj", "conjugate"):
+        return NotImplemented
+    return _method(lw, lw.to_node(value, e), name, args, kwargs, e)
 
 
 def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, Any],

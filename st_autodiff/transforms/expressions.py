@@ -19,10 +19,12 @@ from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
 from . import calls, static_calls, static_queries
+from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Scope
+from .star import literal_items
 
 _BINARY = {
     cst.Add: Op.ADD, cst.Subtract: Op.SUB, cst.Multiply: Op.MUL, cst.Divide: Op.DIV,
@@ -74,6 +76,13 @@ class ExpressionLowering:
     def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
         out: dict[Any, Any] = {}
         for el in e.elements:
+            if isinstance(el, cst.StarredDictElement):
+                items = self.expr(el.value, scope)
+                if not isinstance(items, dict):
+                    raise self.fail("**-unpacking in a dict needs a dict known when "
+                                    "compiling", el, kind=CompileError)
+                out.update(items)
+                continue
             if not isinstance(el, cst.DictElement):
                 raise self.fail("**-unpacking in a dict is not supported", el)
             key = self.expr(el.key, scope)
@@ -84,10 +93,10 @@ class ExpressionLowering:
         return out
 
     def expr_Tuple(self, e: cst.Tuple, scope: Scope) -> Any:
-        return tuple(self.expr(el.value, scope) for el in e.elements)
+        return tuple(literal_items(self, e.elements, scope))
 
     def expr_List(self, e: cst.List, scope: Scope) -> Any:
-        return [self.expr(el.value, scope) for el in e.elements]
+        return literal_items(self, e.elements, scope)
 
     def expr_Lambda(self, e: cst.Lambda, scope: Scope) -> Any:
         return Closure(ParsedFunction("<lambda>", e, self.fn.module,
@@ -229,6 +238,9 @@ class ExpressionLowering:
         got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
         if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
             return got
+        if self.built_of(base.__self__ if isinstance(base, super) else base  # type: ignore
+                         ) is not None:
+            return self.object_attribute(base, attr, e)  # type: ignore[attr-defined]
         try:
             return self.static_attribute(base, attr)  # type: ignore[attr-defined]
         except AttributeError:
@@ -273,6 +285,8 @@ class ExpressionLowering:
             return self.appended_last(base, index, scope, e)
         if len(parts) == 1 and isinstance(parts[0], tuple):
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
+        if is_concatenator(base):
+            return concatenate_items(self, base, parts, e)
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
                 raise self.fail("indexing a constant with a runtime value is not supported",

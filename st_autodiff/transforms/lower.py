@@ -47,6 +47,7 @@ from ..ir.types import type_of
 from . import calls, static_queries
 from .binding import BindingLowering, mangled
 from .control import FLAGS, ControlLowering, _WhileGuard
+from .depth import recursion_key
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
 from .guards import Guards, is_library
@@ -58,8 +59,10 @@ from .no_complex import (
     refuse_complex_graph,
     refuse_complex_node,
 )
+from .objects import ObjectLowering
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope
+from .star import assign_starred, starred_index
 from .writes import WriteLowering
 
 _AUG = {
@@ -123,7 +126,8 @@ def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any],
 _evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
-class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering):
+class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering,
+              ObjectLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -132,6 +136,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.code_stack: list[Any] = []
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
+        self.frames: list[tuple[Any, Any]] = []  # (function node, static key) being inlined
         self.external = ExternalObjects()  # containers that outlive the call
         self.guards = Guards()  # what lowering read from outside the arguments
         # canonical argument positions the caller made static (any value) or dynamic (ints)
@@ -243,7 +248,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> Any:
         """Inline a call: bind arguments, lower the body, return the return value."""
-        if where is not None and any(f.node is fn.node for f in self.fn_stack):
+        key = recursion_key(args, kwargs)
+        if where is not None and any(f.node is fn.node for f in self.fn_stack) and (
+                key is None or (fn.node, key) in self.frames):
             raise UnsupportedRecursionError(
                 f"{fn.name}() is called again while it is being differentiated "
                 f"({self._chain(fn.name)}); recursive functions are not supported",
@@ -253,6 +260,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                             self.loc(where) if where else None)
         bound = self.bind_arguments(fn, args, kwargs, scope, where)
         scope.vars.update(bound)
+        frames = self.frames
+        frames.append((fn.node, key))  # static recursion: the static arguments change
         self.fn_stack.append(fn)
         self.active_scopes.append(scope)
         saved_depth = self.region_depth
@@ -263,6 +272,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return self.block(self.suite(fn.node.body), scope)
         finally:
             self.region_depth = saved_depth
+            frames.pop()
             self.fn_stack.pop()
             self.active_scopes.pop()
 
@@ -274,6 +284,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         returned = scope.vars.get("#ret")
         if returned is True:
             return scope.vars["#retval"]
+        if returned is False and len(self.fn_stack) > 1:
+            return None  # a callee that ends without return (a validation helper) gives None
         if isinstance(returned, Node):
             raise self.fail(f"{self.fn.name}() does not return a value on every path",
                             self.fn.node, "end the function with a return statement",
@@ -289,9 +301,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
 
     def statement(self, s: Any, scope: Scope) -> Any:
         if isinstance(s, cst.Return):
-            if s.value is None:
+            if s.value is None and len(self.fn_stack) <= 1:
                 raise self.fail("return without a value", s, kind=CompileError)
-            scope.vars["#retval"] = self.expr(s.value, scope)
+            scope.vars["#retval"] = None if s.value is None else self.expr(s.value, scope)
             scope.vars["#ret"] = True
             return _MISSING
         if isinstance(s, cst.Break):
@@ -321,6 +333,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                 "supported", s)
             if isinstance(s.target, cst.Subscript):
                 self.aug_assign_item(s.target, op, self.expr(s.value, scope), scope, s)
+                return _MISSING
+            if isinstance(s.target, cst.Attribute):
+                self.aug_assign_attribute(s.target, op, s.value, scope, s)
                 return _MISSING
             if not isinstance(s.target, cst.Name):
                 raise self.fail("in-place update of an attribute is not supported",
@@ -366,12 +381,20 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             scope.vars[target.value] = value
             return
         if isinstance(target, (cst.Tuple, cst.List)):
+            star = starred_index(target)
+            if star is not None:
+                assign_starred(self, target, value, scope, star)
+                return
             parts = self.unpack(value, len(target.elements), target)
             for el, part in zip(target.elements, parts):
                 self.assign(el.value, part, scope)
             return
         if isinstance(target, cst.Subscript):
             self.assign_item(target, value, scope)
+            return
+        if isinstance(target, cst.Attribute):
+            self.set_attribute(self.attribute_target(target, scope), target.attr.value, value,
+                               target)
             return
         raise self.fail(f"cannot assign to {type(target).__name__}", target)
 
@@ -440,7 +463,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
                       where: cst.CSTNode) -> Any:
         """Inline a call to a user-defined Python function."""
-        if fn.__code__ in self.code_stack:
+        if fn.__code__ in self.code_stack and recursion_key(args, kwargs) is None:
             raise UnsupportedRecursionError(
                 f"{fn.__name__}() is called again while it is being differentiated "
                 f"({self._chain(fn.__name__)}); recursive functions are not supported",
@@ -450,6 +473,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         except SourceUnavailableError as exc:
             if exc.loc is not None:
                 raise
+            from .wrappers import repacks, run_repacker  # noqa: PLC0415
+
+            if fn.__code__.co_filename == "<string>" and repacks(fn):
+                return run_repacker(self, fn, args, kwargs, where)  # SciPy's _parse_args
             # a callee without source (built by exec, as SciPy's generated argument
             # parsers are): say where the user's code reached it
             raise SourceUnavailableError(

@@ -218,6 +218,8 @@ def _find_function(module: ParsedModule, code: Any) -> cst.FunctionDef | cst.Lam
         argnames = list(code.co_varnames[:code.co_argcount])
         matches = [lam for lam in found if [p.name.value for p in (
             *lam.params.posonly_params, *lam.params.params)] == argnames]
+        if len(matches) > 1:  # two lambdas on one line: the one the code's positions name
+            matches = _by_position(module, code, matches)
         if len(matches) != 1:
             raise SourceUnavailableError(
                 f"cannot tell which lambda on line {module.first_line} of {module.file} "
@@ -228,6 +230,42 @@ def _find_function(module: ParsedModule, code: Any) -> cst.FunctionDef | cst.Lam
             return stmt
     raise SourceUnavailableError(f"cannot find the definition of {code.co_name!r} in "
                                  f"{module.file}")
+
+
+def _by_position(module: ParsedModule, code: Any, lambdas: list[cst.Lambda]
+                 ) -> list[cst.Lambda]:
+    """The innermost lambda whose body holds every source position of ``code``'s
+    instructions (``co_positions``, Python 3.11+; none found before 3.11, so the caller
+    refuses as before)."""
+    if not hasattr(code, "co_positions"):
+        return []
+    spans = []
+    for line, end_line, col, end_col in code.co_positions():
+        if None in (line, end_line, col, end_col) or (line, col) == (end_line, end_col):
+            continue  # no position, or the empty span of the function's entry
+        spans.append((_char_pos(module, line, col), _char_pos(module, end_line, end_col)))
+    if not spans:
+        return []
+    lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+    holding = []
+    for lam in lambdas:
+        rng = module.positions.get(lam.body)
+        if rng is None:
+            continue
+        start = (rng.start.line + module.first_line - 1, rng.start.column + module.indent)
+        end = (rng.end.line + module.first_line - 1, rng.end.column + module.indent)
+        if start <= lo and hi <= end:
+            holding.append((start, end, lam))
+    if not holding:
+        return []
+    inner = max(holding, key=lambda h: h[0])
+    return [inner[2]] if all(h[1] >= inner[1] for h in holding) else []
+
+
+def _char_pos(module: ParsedModule, line: int, byte_col: int) -> tuple[int, int]:
+    """A file position with its column in characters (code objects count UTF-8 bytes)."""
+    text = module.file_lines[line - 1] if 0 < line <= len(module.file_lines) else ""
+    return line, len(text.encode()[:byte_col].decode(errors="ignore"))
 
 
 def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
@@ -285,7 +323,6 @@ _HINTS: dict[type, tuple[str, str]] = {
                        "use array operations (np.sum over an axis) instead"),
     cst.NamedExpr: ("the walrus operator := is not supported", "assign on a separate line"),
     cst.Set: ("set literals are not supported", "use a tuple"),
-    cst.StarredElement: ("star-unpacking (*x) is not supported", "index the values explicitly"),
 }
 
 

@@ -1,0 +1,448 @@
+"""Objects built inside the differentiated code: ``LinearModel(W, b)``, ``links.Logit()``.
+
+Calling a class whose instances Python creates with plain ``object.__new__`` makes a
+fresh instance for this compile (it never reaches the user) and inlines ``__init__``
+with ``self`` bound to it (a dataclass's generated ``__init__`` is bound from its
+fields; then ``__post_init__`` is inlined).  An attribute WRITE of a value known when
+compiling is set on the instance; a write of a runtime value (a node, or a container
+holding one) is kept in a shadow mapping, which reads consult first (the instance holds
+a marker there, so that compile-time code sees the attribute exist but cannot use it).
+Reads that reach the class are resolved without running anything: methods bind to the
+instance, properties (and ``functools.cached_property``) inline their getter, a
+property's setter is inlined on a write.  ``super()`` in such methods is Python's own
+``super`` over the instance, its attributes resolved the same way.
+
+A class whose instances are made by C code (``__new__`` or ``__init__`` not written in
+Python) is built when compiling only if it is on a purity allowlist and every argument
+is known when compiling; otherwise it is a located refusal naming the class.  Writes of
+an object's attributes inside a branch or loop that runs at run time are refused (the
+write would happen on one path only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import CompileError, NoRuleError
+from ..ir.graph import GraphBuilder, Node
+
+#: classes implemented in C that are safe to build when compiling from static arguments
+#: (and exceptions, which ``raise`` builds)
+_PURE_CLASSES: frozenset[type] = frozenset({
+    np.dtype, slice, range, frozenset, set, bytes, np.finfo, np.iinfo,
+})
+
+
+class _RuntimeAttribute:
+    """Marker set on a built instance where the attribute's value is a runtime value:
+    compile-time code sees that the attribute exists, but any use of it fails."""
+
+    def __repr__(self) -> str:
+        return "<value known only at run time>"
+
+    def __bool__(self) -> bool:
+        raise TypeError("an attribute computed at run time has no truth value when compiling")
+
+
+RUNTIME = _RuntimeAttribute()
+
+
+@dataclass(eq=False)
+class Built:
+    """One instance built while lowering: the builder it was built in and the attributes
+    whose values are runtime values."""
+
+    obj: Any
+    builder: GraphBuilder
+    runtime: dict[str, Any] = field(default_factory=dict)
+
+
+class ObjectLowering:
+    """Constructed objects for ``lower.Lowerer`` (see the module docstring)."""
+
+    b: GraphBuilder
+    fail: Any
+    inline_python: Any
+    binary: Any
+    const_of_global: Any
+    static_attribute: Any
+    active_scopes: list[Any]
+
+    @property
+    def built(self) -> dict[int, Built]:
+        table = self.__dict__.get("_built")
+        if table is None:
+            table = self.__dict__["_built"] = {}
+        return table
+
+    def built_of(self, obj: Any) -> Built | None:
+        """The ``Built`` record of an instance made in this compile, else None."""
+        rec = self.built.get(id(obj))
+        return rec if rec is not None and rec.obj is obj else None
+
+    # --- construction -------------------------------------------------------------------
+
+    def construct(self, cls: type, args: list[Any], kwargs: dict[str, Any],
+                  e: cst.CSTNode) -> Any:
+        """``cls(*args, **kwargs)`` in the differentiated code."""
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        static = not any(holds_runtime(v) for v in [*args, *kwargs.values()])
+        if static and (cls in _PURE_CLASSES or issubclass(cls, BaseException)):
+            try:
+                return cls(*args, **kwargs)
+            except Exception as exc:
+                raise self.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+        if cls is dict:  # a Python container: its values may be runtime values
+            try:
+                out = dict(*args, **kwargs)
+            except Exception as exc:
+                raise self.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+            if any(holds_runtime(k) for k in out):
+                raise self.fail("dict keys must be known when compiling", e,
+                                kind=CompileError)
+            return out
+        init = _class_lookup(cls, "__init__")
+        python_init = isinstance(init, types.FunctionType) or init is object.__init__
+        if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__ or \
+                not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls):
+            raise NoRuleError(
+                f"cannot build a {name} in the differentiated code: the class is created "
+                "by code that is not Python the compiler reads (a C __new__ or __init__, a "
+                "metaclass or a custom __setattr__)", self.loc(e),
+                "build the object outside the function and pass it in or close over it")
+        try:
+            obj = object.__new__(cls)
+        except TypeError as exc:  # abstract classes
+            raise self.fail(f"TypeError: {exc}", e, kind=CompileError) from None
+        rec = Built(obj, self.b)
+        self.built[id(obj)] = rec
+        if dataclasses.is_dataclass(cls) and _generated(init):
+            self._dataclass_init(obj, args, kwargs, e)
+        elif isinstance(init, types.FunctionType):
+            result = self.inline_python(init, [obj, *args], kwargs, e)
+            if result is not None:
+                raise self.fail(f"__init__() of {name} should return None", e,
+                                kind=CompileError)
+        elif args or kwargs:
+            raise self.fail(f"{cls.__qualname__}() takes no arguments", e, kind=CompileError)
+        return obj
+
+    def _dataclass_init(self, obj: Any, args: list[Any], kwargs: dict[str, Any],
+                        e: cst.CSTNode) -> None:
+        """A dataclass's generated ``__init__`` (built by ``exec``, without source), run
+        as it is written: fields bound as the signature binds them, then
+        ``__post_init__`` with the ``InitVar`` values."""
+        cls = type(obj)
+        try:
+            bound = inspect.signature(cls).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self.fail(f"{cls.__qualname__}() {exc}", e, kind=CompileError) from None
+        init_vars: list[Any] = []
+        for f in _all_fields(cls):
+            if f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
+                continue
+            if f.init and f.name in bound.arguments:
+                value = bound.arguments[f.name]
+            elif f.default is not dataclasses.MISSING:
+                value = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                value = self.call(f.default_factory, [], {}, e)  # type: ignore[attr-defined]
+            elif not f.init:
+                continue
+            else:
+                raise self.fail(f"{cls.__qualname__}() missing argument {f.name!r}", e,
+                                kind=CompileError)
+            if f._field_type is dataclasses._FIELD_INITVAR:  # type: ignore[attr-defined]
+                init_vars.append(value)
+            else:
+                self.set_attribute(obj, f.name, value, e, through_setter=False)
+        post = _class_lookup(cls, "__post_init__")
+        if isinstance(post, types.FunctionType):
+            self.inline_python(post, [obj, *init_vars], {}, e)
+        elif post is not None:
+            raise self.fail(f"__post_init__ of {cls.__qualname__} is not a Python function",
+                            e)
+
+    # --- attributes ---------------------------------------------------------------------
+
+    def object_attribute(self, base: Any, attr: str, e: cst.CSTNode) -> Any:
+        """``base.attr`` where ``base`` is a built instance or ``super()`` over one."""
+        if isinstance(base, super):
+            obj, start = base.__self__, base.__thisclass__
+        else:
+            obj, start = base, None
+        rec = self.built_of(obj)
+        assert rec is not None
+        if start is None:
+            if attr in rec.runtime:
+                return rec.runtime[attr]
+            if attr == "__class__":
+                return type(obj)
+            try:
+                own = object.__getattribute__(obj, "__dict__")
+            except AttributeError:
+                own = {}
+        else:
+            own = {}
+        found, owner = _mro_lookup(type(obj), attr, start)
+        if owner is not None and _is_data_descriptor(found) or attr not in own:
+            if owner is None:
+                slot = _slot_value(obj, attr)
+                if slot is not _NOTHING:
+                    return self.const_of_global(attr, slot)
+                if _class_lookup(type(obj), "__getattr__") is not None:
+                    raise self.fail(f"{type(obj).__name__} object has no attribute {attr!r} "
+                                    "and its class defines __getattr__, which the compiler "
+                                    "does not run", e)
+                raise self.fail(f"{type(obj).__name__} object has no attribute {attr!r}", e,
+                                kind=CompileError)
+            return self._descriptor(obj, attr, found, owner, e)
+        return self.const_of_global(attr, own[attr])
+
+    def _descriptor(self, obj: Any, attr: str, found: Any, owner: type,
+                    e: cst.CSTNode) -> Any:
+        """A class attribute read through a built instance, without running its code."""
+        if isinstance(found, types.FunctionType):
+            return types.MethodType(found, obj)
+        if found is object.__init__:  # super().__init__() reaching object
+            return types.MethodType(_object_init, obj)
+        if isinstance(found, staticmethod):
+            return found.__func__
+        if isinstance(found, classmethod):
+            return types.MethodType(found.__func__, type(obj))
+        if isinstance(found, property):
+            if not isinstance(found.fget, types.FunctionType):
+                raise self.fail(f"the property {attr!r} of {type(obj).__qualname__} has no "
+                                "Python getter", e)
+            return self.inline_python(found.fget, [obj], {}, e)
+        if isinstance(found, functools.cached_property):
+            return self.inline_python(found.func, [obj], {}, e)
+        if isinstance(found, (types.MemberDescriptorType, types.GetSetDescriptorType)):
+            try:
+                return self.const_of_global(attr, found.__get__(obj, type(obj)))
+            except AttributeError:
+                raise self.fail(f"{type(obj).__name__} object has no attribute {attr!r}", e,
+                                kind=CompileError) from None
+        if hasattr(type(found), "__get__") and not isinstance(
+                found, (types.BuiltinFunctionType, type)):
+            raise self.fail(f"the attribute {attr!r} of {type(obj).__qualname__} is a "
+                            f"{type(found).__name__} descriptor, which the compiler does "
+                            "not read", e)
+        return self.static_attribute(owner, attr)
+
+    def set_attribute(self, obj: Any, attr: str, value: Any, e: cst.CSTNode,
+                      through_setter: bool = True) -> None:
+        """``obj.attr = value`` on a built instance (static values on the instance,
+        runtime values in the shadow mapping)."""
+        rec = self.built_of(obj)
+        if rec is None:
+            raise self.fail("attribute writes are supported only on objects built inside "
+                            "the differentiated code", e, "compute a new value instead",
+                            kind=CompileError)
+        if self.b is not rec.builder:
+            raise self.fail(f"the attribute {attr!r} of a {type(obj).__qualname__} is set "
+                            "inside a loop, or a branch taken at run time; attributes of "
+                            "objects are not carried through loops and branches", e,
+                            "compute the value in a local variable and set the attribute "
+                            "after the loop or branch")
+        if through_setter and not _plain_setattr(type(obj)):
+            raise self.fail(f"cannot assign to field {attr!r}: {type(obj).__qualname__} is a "
+                            "frozen dataclass (FrozenInstanceError)", e, kind=CompileError)
+        if through_setter:
+            found, owner = _mro_lookup(type(obj), attr, None)
+            if isinstance(found, property):
+                if not isinstance(found.fset, types.FunctionType):
+                    raise self.fail(f"the property {attr!r} of {type(obj).__qualname__} "
+                                    "cannot be set", e, kind=CompileError)
+                self.inline_python(found.fset, [obj, value], {}, e)
+                return
+            if owner is not None and _is_data_descriptor(found) and not isinstance(
+                    found, types.MemberDescriptorType):
+                raise self.fail(f"the attribute {attr!r} of {type(obj).__qualname__} is a "
+                                f"{type(found).__name__} descriptor, which the compiler "
+                                "does not write", e)
+        if holds_runtime(value):
+            rec.runtime[attr] = value
+            object.__setattr__(obj, attr, RUNTIME)
+        else:
+            rec.runtime.pop(attr, None)
+            object.__setattr__(obj, attr, value)
+
+    def attribute_target(self, target: cst.Attribute, scope: Any) -> Any:
+        """The object of an attribute assignment target (refused unless built here)."""
+        base = self.expr(target.value, scope)  # type: ignore[attr-defined]
+        if self.built_of(base) is None:
+            raise self.fail("assignment to an attribute is supported only on objects built "
+                            "inside the differentiated code", target,
+                            "compute a new value instead")
+        return base
+
+    def aug_assign_attribute(self, target: cst.Attribute, op: Any, value: cst.BaseExpression,
+                             scope: Any, where: cst.CSTNode) -> None:
+        """``obj.attr += v`` on a built instance: numbers are rebound (``self.n += 1``);
+        an array attribute would be written in place, which is refused."""
+        obj = self.attribute_target(target, scope)
+        attr = target.attr.value
+        current = self.object_attribute(obj, attr, target)
+        t = current.type if isinstance(current, Node) else None
+        if isinstance(current, np.ndarray) or t is not None and (
+                t.kind == "array" and t.shape != ()) or t is None and isinstance(current, Node):
+            raise self.fail(f"in-place update of the array attribute {attr!r}", where,
+                            f"write self.{attr} = self.{attr} {'+'} ... to make a new array")
+        rhs = self.expr(value, scope)  # type: ignore[attr-defined]
+        if isinstance(current, (list, tuple)):
+            raise self.fail(f"in-place update of the sequence attribute {attr!r}", where,
+                            "build a new list and assign it")
+        self.set_attribute(obj, attr, self.binary(op, current, rhs, where), target)
+
+    def call_special(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                     e: cst.CSTNode) -> Any:
+        """``super()``, ``object.__setattr__(self, ...)``, ``getattr`` on a built instance
+        and calls of callable objects; NotImplemented for other calls."""
+        if fn is super:
+            return self._super(args, e)
+        if fn is object.__setattr__ and len(args) == 3 and not kwargs and \
+                self.built_of(args[0]) is not None and isinstance(args[1], str):
+            self.set_attribute(args[0], args[1], args[2], e, through_setter=False)
+            return None
+        if fn is map and len(args) >= 2 and not kwargs:  # consumed at once: calls in order
+            columns = [self.star_items(a, e) for a in args[1:]]  # type: ignore[attr-defined]
+            return [self.call(args[0], list(row), {}, e)  # type: ignore[attr-defined]
+                    for row in zip(*columns)]
+        owner = getattr(fn, "__self__", None)
+        if isinstance(fn, types.BuiltinMethodType) and type(owner) is np.ndarray:
+            from .dispatch import array_method  # noqa: PLC0415  (dispatch imports us)
+
+            done = array_method(self, owner, fn.__name__, args, kwargs, e)
+            if done is not NotImplemented:  # a method of a constant array: its op
+                return done
+        if isinstance(fn, types.BuiltinMethodType) and type(owner) in (dict, list, tuple) \
+                and fn.__name__ in _READ_METHODS.get(type(owner), ()):
+            if fn.__name__ == "update":
+                self.external.check_write(owner, "write into",  # type: ignore[attr-defined]
+                                          self.loc(e))  # type: ignore[attr-defined]
+            try:  # reads of a Python container (its items may be runtime values)
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                raise self.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+        if fn is getattr and args and self.built_of(args[0]) is not None and \
+                len(args) in (2, 3) and isinstance(args[1], str):
+            try:
+                return self.object_attribute(args[0], args[1], e)
+            except CompileError:
+                if len(args) == 3 and not _has_attribute(args[0], args[1]):
+                    return args[2]
+                raise
+        return NotImplemented
+
+    def _super(self, args: list[Any], e: cst.CSTNode) -> Any:
+        """``super()`` (the class from the method's ``__class__`` cell, the instance from
+        its first parameter) and ``super(C, obj)``."""
+        if len(args) == 2:
+            return super(args[0], args[1])
+        if args:
+            raise self.fail("super() takes zero or two arguments here", e, kind=CompileError)
+        fn = self.fn  # type: ignore[attr-defined]
+        scope = self.active_scopes[-1] if self.active_scopes else None
+        if scope is None or not fn.positional:
+            raise self.fail("super(): no arguments", e, kind=CompileError)
+        try:
+            cls = scope.lookup("__class__")
+            first = scope.lookup(fn.positional[0].name.value)
+        except KeyError:
+            raise self.fail("super(): __class__ cell not found", e, kind=CompileError) from None
+        try:
+            return super(cls, first)
+        except TypeError as exc:
+            raise self.fail(f"TypeError: {exc}", e, kind=CompileError) from None
+
+
+_NOTHING = object()
+#: methods of Python containers that read them, and dict.update of a dict that does not
+#: outlive the call (called as Python calls them)
+_READ_METHODS = {dict: ("get", "keys", "values", "items", "copy", "update"),
+                 list: ("index", "count", "copy"), tuple: ("index", "count")}
+
+
+def _object_init(self: Any) -> None:
+    """``object.__init__`` as the compiler reads it (it takes no arguments)."""
+    return None
+
+
+def holds_runtime(v: Any) -> bool:
+    """Whether ``v`` is or holds a value known only at run time (a node, or an object of
+    the lowering such as a closure)."""
+    if isinstance(v, Node):
+        return True
+    if isinstance(v, (list, tuple)):
+        return any(holds_runtime(x) for x in v)
+    if isinstance(v, dict):
+        return any(holds_runtime(x) for x in v.values())
+    return type(v).__module__.startswith("st_autodiff.transforms")
+
+
+def _plain_setattr(cls: type) -> bool:
+    return _class_lookup(cls, "__setattr__") is object.__setattr__
+
+
+def _frozen_dataclass(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    return bool(params is not None and params.frozen and
+                _generated(_class_lookup(cls, "__setattr__")))
+
+
+def _class_lookup(cls: type, attr: str) -> Any:
+    for klass in cls.__mro__:
+        if attr in klass.__dict__:
+            return klass.__dict__[attr]
+    return None
+
+
+def _mro_lookup(cls: type, attr: str, after: type | None) -> tuple[Any, type | None]:
+    """The class attribute ``attr`` (and its owner) along ``cls``'s MRO, starting after
+    ``after`` (``super``)."""
+    mro = cls.__mro__
+    if after is not None:
+        mro = mro[mro.index(after) + 1:] if after in mro else ()
+    for klass in mro:
+        if attr in klass.__dict__:
+            return klass.__dict__[attr], klass
+    return None, None
+
+
+def _is_data_descriptor(v: Any) -> bool:
+    t = type(v)
+    return hasattr(t, "__set__") or hasattr(t, "__delete__")
+
+
+def _slot_value(obj: Any, attr: str) -> Any:
+    try:
+        return object.__getattribute__(obj, attr)
+    except AttributeError:
+        return _NOTHING
+
+
+def _has_attribute(obj: Any, attr: str) -> bool:
+    try:
+        object.__getattribute__(obj, attr)
+    except AttributeError:
+        return False
+    return True
+
+
+def _generated(init: Any) -> bool:
+    """Whether a dataclass ``__init__`` is the one ``dataclasses`` generated (by exec)."""
+    return isinstance(init, types.FunctionType) and init.__code__.co_filename == "<string>"
+
+
+def _all_fields(cls: type) -> list[Any]:
+    """Every field of a dataclass, ``InitVar`` pseudo-fields included, in order."""
+    return list(getattr(cls, dataclasses._FIELDS).values())  # type: ignore[attr-defined]
