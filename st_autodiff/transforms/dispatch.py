@@ -21,7 +21,7 @@ from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
-from . import calls
+from . import calls, effects
 from .external import argument
 from .no_complex import HINT, MESSAGE, makes_complex
 
@@ -44,6 +44,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.lower_function(fn.fn, args, kwargs, Scope(fn.scope, None), e)
     if isinstance(fn, BoundMethod):
         return _method(lw, fn.receiver, fn.name, args, kwargs, e)
+    if isinstance(fn, effects.OpaqueMethod):  # a method of an opaque object argument
+        return effects.call_method(lw, fn, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
         try:
             return fn(*args, **kwargs)
@@ -105,6 +107,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             except Exception as exc:
                 raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+    passed = effects.passthrough(lw, fn, args, kwargs, e)  # print, a draw, inactive fns
+    if passed is not NotImplemented:
+        return passed
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
         raise NoRuleError(missing, lw.loc(e), "a custom function's derivatives come only "
@@ -123,11 +128,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
-    raise NoRuleError(
-        f"call to {name} has no derivative rule", lw.loc(e),
-        f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "
-        "rule(g, out, *args) returns one gradient per argument; or write it with NumPy "
-        "functions st_autodiff knows")
+    # a C or builtin callable: passed through unless it could write into a runtime
+    # array (then refused); activity decides whether its result needs a derivative
+    return effects.unknown_call(lw, fn, args, kwargs, e, _spelled(lw, e))
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:

@@ -18,7 +18,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls
+from . import calls, effects
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .scope import BoundMethod, Closure, Scope
@@ -34,6 +34,8 @@ _COMPARE = {
     cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE, cst.GreaterThan: Op.GT,
     cst.GreaterThanEqual: Op.GE, cst.Equal: Op.EQ, cst.NotEqual: Op.NE,
 }
+_KIND_NAMES = {"float": "floats", "int": "integers", "bool": "booleans", "tuple": "tuples",
+               "list": "lists built at run time", "none": "None values"}
 _SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate"}
 
 
@@ -236,6 +238,8 @@ class ExpressionLowering:
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
         t = x.type
+        if t is not None and t.kind == "object":  # an opaque object: its methods run as-is
+            return effects.object_attribute(self, x, attr, e)
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
         if attr == "shape":
@@ -253,7 +257,9 @@ class ExpressionLowering:
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
-        raise self.fail(f"arrays have no supported attribute {attr!r}", e)
+        what = "arrays have" if t is None or t.kind == "array" else \
+            f"{_KIND_NAMES.get(t.kind, t.kind + ' values')} have"
+        raise self.fail(f"{what} no supported attribute {attr!r}", e)
 
     def expr_Subscript(self, e: cst.Subscript, scope: Scope) -> Any:
         base = self.expr(e.value, scope)
