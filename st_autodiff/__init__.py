@@ -30,6 +30,7 @@ from .api import (
     vjp,
 )
 from .config import config
+from .transforms.effects import register_inactive
 from .errors import (
                      CompileError,
                      NonScalarOutputError,
@@ -66,6 +67,7 @@ __all__ = [
     "jacobian",
     "jacrev",
     "jvp",
+    "register_inactive",
     "register_vjp",
     "stop_gradient",
     "value_and_grad",

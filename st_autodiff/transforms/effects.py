@@ -580,3 +580,78 @@ def _register_rules() -> None:
 
 
 _register_rules()
+
+
+# --- forward mode: one run of a region with effects -------------------------------------
+
+
+def primal_index(n: Node, r: Node, k: int) -> int:
+    """Where the tangent region ``r`` (built from ``n`` by ``forward.region_jvp``) keeps
+    ``n``'s output ``k``: branches keep their outputs first; loops keep carried values
+    first, then their stacks after the carried tangents, then the trip count."""
+    if n.op is Op.IF:
+        return k
+    n_carry, n_ys = n.param("n_carry"), n.param("n_ys")
+    carry_all = r.param("n_carry")
+    if k < n_carry:
+        return k
+    if k < n_carry + n_ys:
+        return carry_all + (k - n_carry)
+    return carry_all + 2 * n_ys + (k - n_carry - n_ys)
+
+
+def merge_regions(graph: Graph, values: dict[Node, Any], pairs: dict[Node, Node]
+                  ) -> tuple[Graph, dict[Node, Any]]:
+    """``graph`` with each primal region ``n`` of ``pairs`` dropped and its outputs read
+    from its tangent region ``pairs[n]``, which takes ``n``'s place (what it reads is
+    placed before it): a region with effects runs once, not once for the primal and once
+    more for the tangents."""
+    new: dict[Node, Node] = {}
+    out: list[Node] = []
+    items: dict[tuple[Node, int], Node] = {}
+
+    def rebuilt(m: Node) -> Node:
+        if m.op is Op.ITEM and m.inputs[0] in pairs:
+            n = m.inputs[0]
+            r = pairs[n]
+            key = (r, primal_index(n, r, m.param("index")))
+            if key not in items:
+                place(r)
+                items[key] = _renode(len(out), m.op, (new[r],), (("index", key[1]),), m)
+                out.append(items[key])
+            return items[key]
+        return _renode(len(out), m.op, tuple(new[i] for i in m.inputs), m.params, m)
+
+    def place(start: Node) -> None:
+        stack = [start]
+        while stack:
+            m = stack[-1]
+            if m in new:
+                stack.pop()
+                continue
+            waiting = [i for i in _sources(m, pairs) if i not in new]
+            if waiting:
+                stack.extend(reversed(waiting))
+                continue
+            stack.pop()
+            node = rebuilt(m)
+            if node not in out:
+                out.append(node)
+            new[m] = node
+
+    for m in graph.nodes:
+        place(pairs.get(m, m))
+    new_values = {new[k]: v for k, v in values.items() if k in new}
+    args = tuple(new[a] for a in graph.args)
+    outs = tuple(new[o] for o in graph.outputs)
+    return Graph(graph.name, args, tuple(out), outs, graph.output_names), new_values
+
+
+def _sources(m: Node, pairs: dict[Node, Node]) -> list[Node]:
+    if m.op is Op.ITEM and m.inputs[0] in pairs:
+        return [pairs[m.inputs[0]]]
+    return list(m.inputs)
+
+
+def _renode(k: int, op: Op, inputs: tuple[Node, ...], params: Any, like: Node) -> Node:
+    return Node(k, op, inputs, params, like.type, like.name, like.loc, like.role)

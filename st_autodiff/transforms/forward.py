@@ -26,6 +26,7 @@ from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
+from .effects import has_effect, merge_regions, useful_nodes
 from .lower import Lowered, _evaluate
 from .regions import carries_derivative, is_float_type
 
@@ -46,8 +47,12 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         tan[a] = b.arg((a.name or f"x{i}") + "_dot", a.type if example is None
                        else type_of(example), abstract_of(example), a.loc)  # never its data
     parts: dict[Node, tuple] = {}
+    once: dict[Node, Node] = {}  # primal region -> tangent region (regions with effects)
+    # a passed-through call the outputs do not read needs no tangent (print(x))
+    useful = useful_nodes(graph) if any(n.op is Op.OPAQUE_CALL for n in graph.nodes) \
+        else set()
     for n in graph.nodes:
-        if n.op in (Op.ARG, Op.CONST):
+        if n.op in (Op.ARG, Op.CONST) or n.op is Op.OPAQUE_CALL and n not in useful:
             continue
         if n.op is Op.ITEM:
             whole = parts.get(n.inputs[0])
@@ -61,6 +66,8 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         em.current = n
         if n.op in REGIONS:
             parts[n] = region_jvp(em, n, tan, low.values, graph)
+            if has_effect(n):  # its effects must run once: the tangent region replaces it
+                once[n] = next(m for m in reversed(b.nodes) if m.op is n.op)
             continue
         tangents = tuple(Var(tan[i], em) if i in tan else None for i in n.inputs)
         multi = is_multi(n) or n.op is Op.CALL and any(  # an untyped call read as a tuple
@@ -80,7 +87,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
     em.current = None
     if every_output:
         dots = [tan[o] if o in tan else _zero_tangent(em, o) for o in graph.outputs]
-        return Lowered(b.finish(list(graph.outputs) + dots), b.values)
+        return _once(Lowered(b.finish(list(graph.outputs) + dots), b.values), once)
     dots = []
     for out in graph.outputs:  # every output's tangent, zero where none flows
         out_dot = tan.get(out)
@@ -92,7 +99,15 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
             out_dot = b.rename(out_dot, (out.name or "out") + "_dot")
         dots.append(out_dot)
     joint = b.finish(list(graph.outputs) + dots)
-    return Lowered(joint, b.values)
+    return _once(Lowered(joint, b.values), once)
+
+
+def _once(low: Lowered, once: dict[Node, Node]) -> Lowered:
+    """``low`` with each region that has effects run once (``effects.merge_regions``)."""
+    if not once:
+        return low
+    graph, values = merge_regions(low.graph, low.values, once)
+    return Lowered(graph, values)
 
 
 def _zero_tangent(em: Emitter, o: Node) -> Node:
