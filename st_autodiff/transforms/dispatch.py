@@ -130,7 +130,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
     # a C or builtin callable: passed through unless it could write into a runtime
     # array (then refused); activity decides whether its result needs a derivative
-    return effects.unknown_call(lw, fn, args, kwargs, e, _spelled(lw, e))
+    return effects.unknown_call(lw, fn, args, kwargs, e, _spelled(lw, e), name)
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:

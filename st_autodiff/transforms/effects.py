@@ -386,7 +386,7 @@ def passthrough(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
 
 
 def unknown_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
-                 e: cst.Call, spelled: str) -> Any:
+                 e: cst.Call, spelled: str, name: str) -> Any:
     """A C or builtin callable the compiler knows nothing of: passed through when it
     cannot write into a runtime array (its runtime arguments are numbers, objects and
     tuples of them); a pure NumPy/SciPy function of static arguments is evaluated now."""
@@ -401,7 +401,7 @@ def unknown_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
     if any(_may_be_array(a) for a in dynamic):
         raise NoRuleError(
-            f"call to {_name(fn)} has no derivative rule, and it is given an array "
+            f"call to {name} has no derivative rule, and it is given an array "
             "computed at run time, which it might write into", lw.loc(e),
             f"if its result depends on differentiated values, register a derivative with "
             f"st.register_vjp({spelled}, rule), where rule(g, out, *args) returns one "
@@ -485,13 +485,22 @@ def emit(lw: Lowerer, fn: Any, method: str | None, args: list[Any],
     keywords = tuple(kwargs)
     nodes = [_as_node(lw, v, e) for v in [*args, *kwargs.values()]]
     params = {"fn": fn, "method": method, "keywords": keywords, "effect": effect,
-              "out_type": out}
+              "out_type": out, "name": _spelled(lw, e)}
     node = lw.b.emit(Op.OPAQUE_CALL, nodes, params, loc=lw.loc(e), type=out)
     made = fn if isinstance(fn, type) else _MAKES.get(id(fn))
     if out == OBJECT and made is not None and lw.b.evaluate is not None:
         lw.b.values[node] = AbstractObject(OBJECT, cls=made)
     log.debug("passed through %s at %s", method or _name(fn), node.loc)
     return node
+
+
+def _spelled(lw: Lowerer, e: cst.CSTNode) -> str:
+    """The callee as the user wrote it (``math.gamma``, ``rng.normal``)."""
+    func = e.func if isinstance(e, cst.Call) else e
+    try:
+        return lw.fn.module.tree.code_for_node(func).strip()
+    except Exception:  # noqa: BLE001  (a node not from the module: no spelling)
+        return ""
 
 
 def _as_node(lw: Lowerer, v: Any, e: cst.CSTNode) -> Node:
@@ -538,11 +547,11 @@ def opaque_text(ref: Callable[[Node], str], name_of: Callable[[Any], str], n: No
 def no_rule(n: Node, forward: bool = False) -> NoRuleError:
     """The located error for a passed-through call whose result is active."""
     fn, method = n.param("fn"), n.param("method")
-    what = method if method else _name(fn)
+    what = n.param("name") or (method if method else _name(fn))
     mode = "its tangent" if forward else "its derivative"
     registered = fn is not None and _registered(fn) is not None
     why = " (it is registered inactive)" if registered else ""
-    spelled = what if method is None else f"type(obj).{method}"
+    spelled = what if method is None else f"type({what.rsplit('.', 1)[0]}).{method}"
     return NoRuleError(
         f"call to {what} has no derivative rule{why}, and the differentiated output "
         f"depends on its result here, so {mode} is needed", n.loc,
