@@ -314,10 +314,17 @@ def call_opaque(inputs: tuple, params: dict[str, Any]) -> Any:
     keywords = params.get("keywords") or ()
     pos = inputs[:len(inputs) - len(keywords)]
     kw = dict(zip(keywords, inputs[len(pos):]))
+    block = params.get("block")
+    if block == "exit":  # the end of a with block (generated code writes a with)
+        pos[0].__exit__(None, None, None)
+        return None
     method = params.get("method")
     if method is not None:
         return getattr(pos[0], method)(*pos[1:], **kw)
-    return params["fn"](*pos, **kw)
+    made = params["fn"](*pos, **kw)
+    if block == "enter":
+        made.__enter__()
+    return made
 
 
 def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:

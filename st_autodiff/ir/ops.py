@@ -307,7 +307,8 @@ def _table() -> dict[Op, OpInfo]:
         # are keyword arguments (transforms/effects.py)
         Op.OPAQUE_CALL: OpInfo("opaque_call", ("*args",), (
             ("fn", None), ("method", None), ("keywords", ()), ("effect", True),
-            ("out_type", None), ("name", "")), spelling=special, torch="opaque"),
+            ("out_type", None), ("name", ""), ("block", None)), spelling=special,
+            torch="opaque"),
         Op.CALL_VJP: OpInfo("call_vjp", ("g", "out", "*args"), (("fn", REQUIRED),),
                             spelling=special, multi=True, torch="custom"),
         # a[index] = v as a value: a copy of ``a`` with ``v`` written at ``index``

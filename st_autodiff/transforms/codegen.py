@@ -24,6 +24,7 @@ from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
 from .codegen_regions import RegionWriter
 from .effects import opaque_text
+from .with_blocks import with_lines
 from .regions import ACCUMULATE
 
 _ATOM = 100
@@ -403,7 +404,7 @@ class _Writer(RegionWriter):
                     if m not in keep and m not in buffers and self._freeable(m)]
             if dead and not self.functional and self.parent is None:
                 body.append(("del " + ", ".join(dead), None))
-        return body
+        return with_lines(body)
 
     def _assemble(self, name: str, params: list[Node], body: list[tuple[str, Node | None]],
                   returns: str) -> Generated:
@@ -468,6 +469,8 @@ class _Writer(RegionWriter):
         self.names.pop(n)
         text, _ = self.expr(n)
         self.names[n] = target
+        if n.op is Op.OPAQUE_CALL and n.param("block") == "enter":
+            return f"with {text} as {target}:"  # the body follows (with_blocks.with_lines)
         if n.op is Op.OPAQUE_CALL and not self.users[n] and n not in self.outputs:
             return text  # print(...): a statement, its value unused
         return f"{target} = {text}"

@@ -134,6 +134,8 @@ class Kind:
 
 _LOGGING_FUNCTIONS = frozenset({"debug", "info", "warning", "warn", "error", "critical",
                                 "exception", "log"})
+_WARNINGS_FUNCTIONS = frozenset({"simplefilter", "filterwarnings", "resetwarnings",
+                                 "showwarning", "formatwarning"})
 
 
 def kind_of(fn: Any) -> Kind | None:
@@ -142,14 +144,21 @@ def kind_of(fn: Any) -> Kind | None:
     reg = _registered(fn)
     if reg is not None:
         return Kind(_name(fn), True, bool(reg.mutates), reg.out_type, reg.mutates, True)
+    runtime = _RUNTIME.get(id(fn))
+    if runtime is not None:  # our own helpers, in generated code lowered again
+        return runtime
     if fn is builtins.print:
         return Kind("print", True, False, NONE)
-    if fn in (warnings.warn, warnings.warn_explicit):
-        return Kind("warnings.warn", True, False, NONE)
     owner = getattr(fn, "__self__", None)
     name = getattr(fn, "__name__", "")
-    if getattr(fn, "__module__", None) == "logging" and name in _LOGGING_FUNCTIONS:
+    module = getattr(fn, "__module__", None)
+    if fn in (warnings.warn, warnings.warn_explicit) or module == "warnings" and (
+            name in _WARNINGS_FUNCTIONS):
+        return Kind(f"warnings.{name}", True, False, NONE)
+    if module == "logging" and name in _LOGGING_FUNCTIONS:
         return Kind(f"logging.{name}", True, False, NONE)
+    if fn is logging.getLogger:
+        return Kind("logging.getLogger", True, False, OBJECT)
     if isinstance(owner, (logging.Logger, logging.LoggerAdapter)) and (
             name in _LOGGING_FUNCTIONS):
         return Kind(f"logger.{name}", True, False, NONE)
@@ -479,13 +488,15 @@ def _declared(lw: Lowerer, kind: Kind, spec: Any, args: list[Any], e: cst.Call) 
 
 
 def emit(lw: Lowerer, fn: Any, method: str | None, args: list[Any],
-         kwargs: dict[str, Any], e: cst.CSTNode, effect: bool, out: Type | None) -> Node:
+         kwargs: dict[str, Any], e: cst.CSTNode, effect: bool, out: Type | None,
+         block: str | None = None) -> Node:
     """One ``opaque_call`` node: positional inputs, then keyword inputs (static values
-    become constants of any kind: a warning class, a format string)."""
+    become constants of any kind: a warning class, a format string); ``block`` marks the
+    nodes that open and close a ``with`` (``with_blocks``)."""
     keywords = tuple(kwargs)
     nodes = [_as_node(lw, v, e) for v in [*args, *kwargs.values()]]
     params = {"fn": fn, "method": method, "keywords": keywords, "effect": effect,
-              "out_type": out, "name": _spelled(lw, e)}
+              "out_type": out, "name": _spelled(lw, e), "block": block}
     node = lw.b.emit(Op.OPAQUE_CALL, nodes, params, loc=lw.loc(e), type=out)
     made = fn if isinstance(fn, type) else _MAKES.get(id(fn))
     if out == OBJECT and made is not None and lw.b.evaluate is not None:
@@ -664,3 +675,116 @@ def _sources(m: Node, pairs: dict[Node, Node]) -> list[Node]:
 
 def _renode(k: int, op: Op, inputs: tuple[Node, ...], params: Any, like: Node) -> Node:
     return Node(k, op, inputs, params, like.type, like.name, like.loc, like.role)
+
+
+# --- runtime formatting, raise and assert ------------------------------------------------
+
+
+def format_parts(template: tuple, *values: Any) -> str:
+    """An f-string at run time: ``template`` holds literal text and, for each value,
+    ``(conversion, format_spec)``, as Python's f-string would apply them."""
+    out, it = [], iter(values)
+    for piece in template:
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        conversion, spec = piece
+        v = next(it)
+        if conversion is not None:
+            v = {"r": repr, "s": str, "a": ascii}[conversion](v)
+        out.append(format(v, spec))
+    return "".join(out)
+
+
+def raise_error(cls: Any, *args: Any) -> None:
+    """``raise cls(*args)`` at run time (a ``raise`` under a runtime condition)."""
+    raise cls(*args)
+
+
+def check_assert(cond: Any, *args: Any) -> None:
+    """``assert cond, *args`` at run time: raises ``AssertionError`` when ``cond`` is
+    false (Python's ``__debug__`` semantics: skipped under ``python -O``)."""
+    if __debug__ and not cond:
+        raise AssertionError(*args)
+
+
+_RUNTIME = {id(format_parts): Kind("f-string", False, False, OBJECT),
+            id(raise_error): Kind("raise", True, False, NONE),
+            id(check_assert): Kind("assert", True, False, NONE)}
+
+
+def formatted_string(lw: Lowerer, e: cst.FormattedString, scope: Any) -> Any:
+    """An f-string: a Python ``str`` when every value in it is static (formatted now,
+    as Python would), else a node that formats the runtime values when the compiled
+    code runs (``format_parts``), e.g. ``print(f"loss = {loss:.4f}")``."""
+    template: list[Any] = []
+    values: list[Any] = []
+    _template(lw, e, e.parts, scope, template, values)
+    if not any(isinstance(v, Node) or isinstance(v, (tuple, list)) and any(
+            isinstance(x, Node) for x in _flat([v])) for v in values):
+        try:
+            return format_parts(tuple(template), *values)
+        except Exception as exc:  # noqa: BLE001  (Python's own error, located)
+            raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+    return emit(lw, format_parts, None, [tuple(template), *values], {}, e, False, OBJECT)
+
+
+def _template(lw: Lowerer, e: cst.FormattedString, parts: Any, scope: Any,
+              template: list[Any], values: list[Any]) -> None:
+    quote = e.start.lstrip("fFrRbBuU")
+    raw = "r" in e.prefix.lower()
+    for part in parts:
+        if isinstance(part, cst.FormattedStringText):
+            text = part.value.replace("{{", "{").replace("}}", "}")
+            template.append(text if raw else _unescape(text, quote))
+            continue
+        if part.whitespace_before_expression.value or part.equal is not None:
+            src = lw.fn.module.tree.code_for_node(part.expression)
+            if part.equal is not None:
+                template.append(src + "=")
+        spec = ""
+        if part.format_spec:
+            inner: list[Any] = []
+            inner_values: list[Any] = []
+            _template(lw, e, part.format_spec, scope, inner, inner_values)
+            if any(isinstance(v, Node) for v in inner_values):
+                raise lw.fail("a format spec computed at run time is not supported", part,
+                              "use a literal format spec, e.g. {x:.4f}")
+            spec = format_parts(tuple(inner), *inner_values)
+        conversion = part.conversion
+        if conversion is None and part.equal is not None and not spec:
+            conversion = "r"  # f"{x=}" shows repr(x)
+        template.append((conversion, spec))
+        values.append(lw.expr(part.expression, scope))
+
+
+def _unescape(text: str, quote: str) -> str:
+    import ast  # noqa: PLC0415
+
+    try:
+        value = ast.literal_eval(quote + text + quote)
+    except (SyntaxError, ValueError):
+        return text
+    return value if isinstance(value, str) else text
+
+
+def emit_raise(lw: Lowerer, exc_class: Any, message_parts: list[Any],
+               node: cst.CSTNode) -> Node:
+    """``raise exc_class(*message_parts)`` when the compiled code reaches this point: an
+    effect node (under a runtime condition, inside the ``if`` region's branch).  The
+    parts are the exception's arguments: static values or runtime nodes (an f-string
+    with runtime values is one node, ``formatted_string``)."""
+    return emit(lw, raise_error, None, [exc_class, *message_parts], {}, node, True, NONE)
+
+
+def emit_assert(lw: Lowerer, cond: Any, message_parts: list[Any], node: cst.CSTNode
+                ) -> Node:
+    """``assert cond, *message_parts`` on a runtime condition: an effect node that
+    raises ``AssertionError`` when the compiled code finds ``cond`` false."""
+    return emit(lw, check_assert, None, [cond, *message_parts], {}, node, True, NONE)
+
+
+def emit_print(lw: Lowerer, args: list[Any], kwargs: dict[str, Any],
+               node: cst.CSTNode) -> Node:
+    """``print(*args, **kwargs)`` in the compiled code, once per call, in order."""
+    return passthrough(lw, builtins.print, args, kwargs, node)  # type: ignore[arg-type]

@@ -66,6 +66,9 @@ class ExpressionLowering:
     def expr_SimpleString(self, e: cst.SimpleString, scope: Scope) -> Any:
         return e.evaluated_value
 
+    def expr_FormattedString(self, e: cst.FormattedString, scope: Scope) -> Any:
+        return effects.formatted_string(self, e, scope)  # static: a str; else a node
+
     def expr_Ellipsis(self, e: cst.Ellipsis, scope: Scope) -> Any:
         return Ellipsis
 

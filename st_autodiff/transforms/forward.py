@@ -27,6 +27,7 @@ from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
 from .effects import has_effect, merge_regions, useful_nodes
+from .with_blocks import mirror
 from .lower import Lowered, _evaluate
 from .regions import carries_derivative, is_float_type
 
@@ -51,7 +52,11 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
     # a passed-through call the outputs do not read needs no tangent (print(x))
     useful = useful_nodes(graph) if any(n.op is Op.OPAQUE_CALL for n in graph.nodes) \
         else set()
+    opened: dict[Node, Node] = {}  # with blocks the tangent sweep keeps around its part
     for n in graph.nodes:
+        if n.op is Op.OPAQUE_CALL and n.param("block"):
+            mirror(b, n, opened, reverse=False)
+            continue
         if n.op in (Op.ARG, Op.CONST) or n.op is Op.OPAQUE_CALL and n not in useful:
             continue
         if n.op is Op.ITEM:
