@@ -571,9 +571,31 @@ def no_rule(n: Node, forward: bool = False) -> NoRuleError:
         "st_autodiff knows; or cut the dependence with st.stop_gradient")
 
 
-def useful_nodes(graph: Graph) -> set[Node]:
-    """Nodes the graph's outputs depend on."""
-    useful = set(graph.outputs)
+def holds_opaque(graph: Graph) -> bool:
+    """Whether a passed-through call is in ``graph`` or in a region body of it."""
+    return any(n.op is Op.OPAQUE_CALL or n.op in REGIONS and any(
+        isinstance(v, Graph) and holds_opaque(v) for _, v in n.params) for n in graph.nodes)
+
+
+def body_read(n: Node, graph: Graph, useful: set[Node] | None) -> set[int] | None:
+    """The outputs of region ``n``'s bodies the enclosing graph needs (``None``: all):
+    a branch's outputs whose items are useful; a loop's carried values always (the next
+    iteration reads them), its stacks where useful, and its continue flag."""
+    if not useful:
+        return None
+    taken = {m.param("index") for m in graph.nodes
+             if m.op is Op.ITEM and m.inputs[0] is n and m in useful}
+    if n.op is Op.IF:
+        return taken
+    n_carry, n_ys = n.param("n_carry"), n.param("n_ys")
+    body = n.param("body")
+    return set(range(n_carry)) | {k for k in range(n_carry, n_carry + n_ys) if k in taken} | \
+        set(range(n_carry + n_ys, len(body.outputs)))
+
+
+def useful_nodes(graph: Graph, read: set[int] | None = None) -> set[Node]:
+    """Nodes the graph's outputs (those in ``read``; ``None``: all) depend on."""
+    useful = {o for k, o in enumerate(graph.outputs) if read is None or k in read}
     for n in reversed(graph.nodes):
         if n in useful:
             useful.update(n.inputs)
@@ -755,7 +777,10 @@ def _template(lw: Lowerer, e: cst.FormattedString, parts: Any, scope: Any,
         if conversion is None and part.equal is not None and not spec:
             conversion = "r"  # f"{x=}" shows repr(x)
         template.append((conversion, spec))
-        values.append(lw.expr(part.expression, scope))
+        value = lw.expr(part.expression, scope)
+        if isinstance(value, Node) and value.op is Op.CONST:  # a folded shape: static
+            value = lw.static(value, "an f-string value", part)
+        values.append(value)
 
 
 def _unescape(text: str, quote: str) -> str:

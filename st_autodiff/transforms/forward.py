@@ -26,16 +26,17 @@ from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
-from .effects import has_effect, merge_regions, useful_nodes
+from .effects import body_read, has_effect, holds_opaque, merge_regions, useful_nodes
 from .with_blocks import mirror
 from .lower import Lowered, _evaluate
 from .regions import carries_derivative, is_float_type
 
 
 def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | None,
-            every_output: bool = False) -> Lowered:
+            every_output: bool = False, read: set[int] | None = None) -> Lowered:
     """Build the primal-and-tangent graph; see the module docstring.  ``every_output``
-    (region bodies) gives every output a tangent, zeros where none flows."""
+    (region bodies) gives every output a tangent, zeros where none flows; ``read``
+    (region bodies) lists the outputs the enclosing graph reads (``None``: all)."""
     graph = low.graph
     b = GraphBuilder.extend(graph, low.values, _evaluate if low.values else None,
                             graph.name + "_jvp")
@@ -50,8 +51,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
     parts: dict[Node, tuple] = {}
     once: dict[Node, Node] = {}  # primal region -> tangent region (regions with effects)
     # a passed-through call the outputs do not read needs no tangent (print(x))
-    useful = useful_nodes(graph) if any(n.op is Op.OPAQUE_CALL for n in graph.nodes) \
-        else set()
+    useful = useful_nodes(graph, read) if holds_opaque(graph) else set()
     opened: dict[Node, Node] = {}  # with blocks the tangent sweep keeps around its part
     for n in graph.nodes:
         if n.op is Op.OPAQUE_CALL and n.param("block"):
@@ -70,7 +70,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
             continue
         em.current = n
         if n.op in REGIONS:
-            parts[n] = region_jvp(em, n, tan, low.values, graph)
+            parts[n] = region_jvp(em, n, tan, low.values, graph, useful)
             if has_effect(n):  # its effects must run once: the tangent region replaces it
                 once[n] = next(m for m in reversed(b.nodes) if m.op is n.op)
             continue
@@ -125,7 +125,7 @@ def _zero_tangent(em: Emitter, o: Node) -> Node:
 
 
 def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, Any],
-               graph: Any) -> tuple:
+               graph: Any, useful: set[Node] | None = None) -> tuple:
     """The region again, each body differentiated forward: it carries a tangent beside
     every float value and returns the tangents of its outputs (``None`` for the rest)."""
     b = em.b
@@ -138,7 +138,7 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
         examples = [_zeros_like_value(values.get(body.args[k])) for k in which]
         known = all(e is not None for e in examples)
         joint = forward(Lowered(body, values), tuple(which), examples if known else None,
-                        every_output=True).graph
+                        every_output=True, read=body_read(n, graph, useful)).graph
         n_args = len(body.args)
         dots = joint.args[n_args:]
         return joint, dots

@@ -86,8 +86,14 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         enter = effects.emit(lw, factory, None, args, kwargs, e, True, effects.OBJECT,
                              "enter")
         _bind(lw, item, enter, scope)
+        before = len(lw.b.nodes)
         _items(lw, rest, stmt, scope)
-        effects.emit(lw, None, "__exit__", [enter], {}, e, True, effects.NONE, "exit")
+        # under errstate(...='raise') any arithmetic of the body may raise: all of it
+        # runs, read or not (the exit node reads it, so no pass drops it)
+        kept = [n for n in lw.b.nodes[before:] if n.op is not Op.CONST and lw.b.owns(
+            n)] if factory is np.errstate and "raise" in kwargs.values() else []
+        effects.emit(lw, None, "__exit__", [enter, *kept], {}, e, True, effects.NONE,
+                     "exit")
         return
     _user_manager(lw, factory, item, rest, stmt, scope, e)  # a static Python manager
 
