@@ -30,19 +30,19 @@ from .api import (
     vjp,
 )
 from .config import config
-from .transforms.effects import register_inactive
 from .errors import (
-                     CompileError,
-                     NonScalarOutputError,
-                     NoRuleError,
-                     SourceUnavailableError,
-                     StAutodiffError,
-                     UnsupportedRecursionError,
-                     UnsupportedSyntaxError,
-                     WrtError,
+    CompileError,
+    NonScalarOutputError,
+    NoRuleError,
+    SourceUnavailableError,
+    StAutodiffError,
+    UnsupportedRecursionError,
+    UnsupportedSyntaxError,
+    WrtError,
 )
 from .runtime.namespace import *  # noqa: F403  (the PyTorch-style names, listed in NAMES)
 from .runtime.namespace import NAMES as _RUNTIME_NAMES
+from .transforms.effects import register_inactive
 
 __version__ = "0.1.0"
 

@@ -27,8 +27,8 @@ from ..ir.ops import ELEMENTWISE, OP_INFO, Op
 from ..ir.regions import REGIONS
 from ..ir.types import Type
 from .lower import Lowered, _evaluate
-from .with_blocks import mirror
 from .regions import augment, region_vjp
+from .with_blocks import mirror
 
 
 class Var:

@@ -24,8 +24,8 @@ from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
 from .codegen_regions import RegionWriter
 from .effects import opaque_text
-from .with_blocks import with_lines
 from .regions import ACCUMULATE
+from .with_blocks import with_lines
 
 _ATOM = 100
 _PREC = {"**": 15, "@": 13, "*": 13, "/": 13, "//": 13, "%": 13, "+": 12, "-": 12,

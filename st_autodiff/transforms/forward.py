@@ -27,9 +27,9 @@ from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
 from .effects import body_read, has_effect, holds_opaque, merge_regions, useful_nodes
-from .with_blocks import mirror
 from .lower import Lowered, _evaluate
 from .regions import carries_derivative, is_float_type
+from .with_blocks import mirror
 
 
 def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | None,

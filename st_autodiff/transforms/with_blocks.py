@@ -64,6 +64,10 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         if _is_known(fn):
             factory = fn
             args, kwargs = lw.call_arguments(e, scope)  # type: ignore[attr-defined]
+        elif isinstance(fn, type) or isinstance(fn, types.BuiltinFunctionType):
+            raise _refused(lw, getattr(fn, "__name__", "this manager"), e,
+                           "create the manager outside the function" if isinstance(
+                               getattr(fn, "__enter__", None), types.FunctionType) else None)
     if factory is None:
         manager = lw.expr(e, scope)
         if isinstance(manager, Node):
@@ -154,6 +158,14 @@ def _suppress(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Sco
                       "function", kind=UnsupportedSyntaxError)
 
 
+def _refused(lw: Lowerer, name: str, e: cst.CSTNode, hint: str | None = None
+             ) -> UnsupportedSyntaxError:
+    return lw.fail(f"with blocks over {name} are not supported: the compiler keeps "  # type: ignore[return-value]
+                   "np.errstate and warnings.catch_warnings in the compiled code, and reads "
+                   "managers written in Python", e, hint or "use one of those, or move the "
+                   "with block out of the function", kind=UnsupportedSyntaxError)
+
+
 def _user_manager(lw: Lowerer, manager: Any, item: cst.WithItem, rest: list[cst.WithItem],
                   stmt: cst.With, scope: Scope, e: cst.CSTNode) -> None:
     """A static object whose class defines ``__enter__``/``__exit__`` in Python: both
@@ -161,10 +173,7 @@ def _user_manager(lw: Lowerer, manager: Any, item: cst.WithItem, rest: list[cst.
     cls = type(manager)
     enter, exit_ = getattr(cls, "__enter__", None), getattr(cls, "__exit__", None)
     if not (isinstance(enter, types.FunctionType) and isinstance(exit_, types.FunctionType)):
-        raise lw.fail(f"with blocks over a {cls.__name__} are not supported: the compiler "
-                      "keeps np.errstate and warnings.catch_warnings, and reads managers "
-                      "written in Python", e, "use one of those, or move the with block out "
-                      "of the function", kind=UnsupportedSyntaxError)
+        raise _refused(lw, cls.__name__, e)
     value = lw.inline_python(enter, [manager], {}, e)
     _bind(lw, item, value, scope)
     _items(lw, rest, stmt, scope)
