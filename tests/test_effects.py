@@ -577,3 +577,32 @@ def test_refused_managers_are_located():
         with pytest.raises(CompileError) as info:
             st.grad(fn)(X)
         assert info.value.loc.line == line_of(fn, token)
+
+
+# --- neighbours: calls that used to be refused and must now be right ----------------------
+
+
+def _penalised(w, **options):
+    lam = options.get("lam", 0.1)
+    return np.sum((w - 1.0) ** 2) + lam * np.sum(w ** 2)
+
+
+def test_partial_keywords_bound_into_kwargs():
+    import functools
+
+    p = functools.partial(_penalised, lam=0.7)
+    v, g = st.value_and_grad(p)(X)
+    assert np.isclose(v, p(X))
+    np.testing.assert_allclose(g, 2 * (X - 1.0) + 1.4 * X)
+
+
+def test_pure_builtins_and_static_methods():
+    names = {"scale": 2.0}
+
+    def f(x):
+        k = names.get("scale", 1.0)
+        label = "w{}".format(len(x))
+        print(label, isinstance(x, np.ndarray), repr(x))
+        return np.sum(x * k) * len(label)
+
+    np.testing.assert_allclose(st.grad(f)(X), np.full(3, 4.0))

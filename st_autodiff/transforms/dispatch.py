@@ -54,6 +54,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if fn is np.array or fn is np.asarray:
         return _asarray(lw, fn, args, kwargs, e)
     if fn is builtins.len:
+        if len(args) == 1 and isinstance(args[0], Node) and args[0].type is not None and \
+                args[0].type.kind == "object":
+            return effects.object_len(lw, args[0], e)  # a string made at run time
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
         return lw.emit(Op.MAXIMUM if fn is builtins.max else Op.MINIMUM, args, None, e)

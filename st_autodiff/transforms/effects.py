@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -158,6 +159,14 @@ def passthrough(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     kind = kind_of(fn)
     if kind is None:
         return NotImplemented
+    if not kind.effect:  # formatting a shape: done now, when everything is static
+        static_args = [_static_value(a) for a in args]
+        static_kw = {k: _static_value(v) for k, v in kwargs.items()}
+        if not any(isinstance(a, Node) for a in _flat([*static_args, *static_kw.values()])):
+            try:
+                return fn(*static_args, **static_kw)
+            except Exception as exc:  # noqa: BLE001  (Python's own error, located)
+                raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
     _check_mutation(lw, kind, kind.name, args, kwargs, e)
     out = _out_type(lw, kind, fn, args, kwargs, e)
     return emit(lw, fn, None, args, kwargs, e, kind.effect, out)
@@ -171,12 +180,14 @@ def unknown_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     from .call_types import is_pure_library  # noqa: PLC0415
 
     dynamic = [a for a in _flat([*args, *kwargs.values()]) if isinstance(a, Node)]
-    if not dynamic and is_pure_library(fn) and not isinstance(fn, type):
+    if not dynamic and (is_pure_library(fn) and not isinstance(fn, type) or _pure_method(fn)):
         try:
             with np.errstate(all="ignore"):
                 return fn(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001  (the user's call fails: say where)
             raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+    if any(fn is b for b in _PURE_BUILTINS):  # reads its arguments, writes none
+        return emit(lw, fn, None, args, kwargs, e, False, None)
     if any(_may_be_array(a) for a in dynamic):
         raise NoRuleError(
             f"call to {name} has no derivative rule, and it is given an array "
@@ -186,6 +197,43 @@ def unknown_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             f"gradient per argument; if it needs none and writes into no argument, "
             f"declare it with st.register_inactive({spelled})")
     return emit(lw, fn, None, args, kwargs, e, True, None)
+
+
+#: builtins that never write into their arguments
+_PURE_BUILTINS = frozenset({isinstance, issubclass, hasattr, callable, type, id, repr, str,
+                            format, hash, ascii, any, all, sorted, bin, hex, oct})
+#: methods of immutable (or read-only) static receivers evaluated while compiling
+_PURE_METHODS = {str: None, bytes: None, tuple: None, frozenset: None, int: None,
+                 float: None, dict: frozenset({"get", "keys", "values", "items", "copy",
+                                               "__getitem__", "__contains__"})}
+
+
+def _pure_method(fn: Any) -> bool:
+    """A builtin method of a static ``str``, ``tuple``, ``dict`` (reading)..."""
+    owner = getattr(fn, "__self__", None)
+    if owner is None or not isinstance(fn, types.BuiltinMethodType):
+        return False
+    for cls, names in _PURE_METHODS.items():
+        if type(owner) is cls:
+            return names is None or getattr(fn, "__name__", "") in names
+    return False
+
+
+def _static_value(v: Any) -> Any:
+    """A constant node's Python value where it is a number, a string or a tuple of them
+    (a folded shape), else ``v``."""
+    if isinstance(v, Node) and v.op is Op.CONST:
+        value = v.param("value")
+        if isinstance(value, (int, float, str, tuple, np.generic)):
+            return value
+    if isinstance(v, tuple):
+        return tuple(_static_value(x) for x in v)
+    return v
+
+
+def object_len(lw: Lowerer, x: Node, e: cst.Call) -> Node:
+    """``len(obj)`` of an opaque object (a string made at run time): at run time."""
+    return emit(lw, builtins.len, None, [x], {}, e, False, Type("int"))
 
 
 def _may_be_array(v: Node) -> bool:
