@@ -601,7 +601,7 @@ def test_pure_builtins_and_static_methods():
 
     def f(x):
         k = names.get("scale", 1.0)
-        label = "w{}".format(len(x))
+        label = f"w{len(x)}"
         print(label, isinstance(x, np.ndarray), repr(x))
         return np.sum(x * k) * len(label)
 
