@@ -601,7 +601,7 @@ def test_pure_builtins_and_static_methods():
 
     def f(x):
         k = names.get("scale", 1.0)
-        label = f"w{len(x)}"
+        label = "w{}".format(len(x))  # noqa: UP032  (str.format is under test)
         print(label, isinstance(x, np.ndarray), repr(x))
         return np.sum(x * k) * len(label)
 
