@@ -606,3 +606,15 @@ def test_pure_builtins_and_static_methods():
         return np.sum(x * k) * len(label)
 
     np.testing.assert_allclose(st.grad(f)(X), np.full(3, 4.0))
+
+
+def test_in_place_array_methods_are_refused():
+    def f(x):
+        y = x * 2.0
+        y.sort()
+        return np.sum(y)
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "writes into the array in place" in info.value.message
+    assert info.value.loc.line == line_of(f, "y.sort()")

@@ -34,6 +34,8 @@ _COMPARE = {
     cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE, cst.GreaterThan: Op.GT,
     cst.GreaterThanEqual: Op.GE, cst.Equal: Op.EQ, cst.NotEqual: Op.NE,
 }
+_IN_PLACE_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "itemset",
+                               "setfield", "setflags"})
 _KIND_NAMES = {"float": "floats", "int": "integers", "bool": "booleans", "tuple": "tuples",
                "list": "lists built at run time", "none": "None values"}
 _SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate"}
@@ -260,6 +262,10 @@ class ExpressionLowering:
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
+        if attr in _IN_PLACE_METHODS and (t is None or t.kind == "array"):
+            raise self.fail(f"x.{attr}() writes into the array in place; compiled code "
+                            "would not see the write", e, f"use the function that returns "
+                            f"a new array instead (np.{attr}(x), where NumPy has one)")
         what = "arrays have" if t is None or t.kind == "array" else \
             f"{_KIND_NAMES.get(t.kind, t.kind + ' values')} have"
         raise self.fail(f"{what} no supported attribute {attr!r}", e)
