@@ -188,6 +188,13 @@ def unknown_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
     if any(fn is b for b in _PURE_BUILTINS):  # reads its arguments, writes none
         return emit(lw, fn, None, args, kwargs, e, False, None)
+    if any(_may_be_array(a) for a in dynamic) and isinstance(fn, type) and not (
+            fn.__module__ == "builtins"):
+        raise NoRuleError(
+            f"{name} objects built from arrays computed at run time are not supported "
+            "(the compiler would have to read the object's code at run time)", lw.loc(e),
+            f"build the {fn.__name__} outside the differentiated function, or wrap the "
+            "computation that uses it in a function with st.register_vjp")
     if any(_may_be_array(a) for a in dynamic):
         raise NoRuleError(
             f"call to {name} has no derivative rule, and it is given an array "
@@ -201,7 +208,7 @@ def unknown_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
 
 #: builtins that never write into their arguments
 _PURE_BUILTINS = frozenset({isinstance, issubclass, hasattr, callable, type, id, repr, str,
-                            format, hash, ascii, any, all, sorted, bin, hex, oct})
+                            format, hash, ascii, any, all, sorted, bin, hex, oct, sum})
 #: methods of immutable (or read-only) static receivers evaluated while compiling
 _PURE_METHODS = {str: None, bytes: None, tuple: None, frozenset: None, int: None,
                  float: None, dict: frozenset({"get", "keys", "values", "items", "copy",
