@@ -31,14 +31,14 @@ from .api import (
 )
 from .config import config
 from .errors import (
-    CompileError,
-    NonScalarOutputError,
-    NoRuleError,
-    SourceUnavailableError,
-    StAutodiffError,
-    UnsupportedRecursionError,
-    UnsupportedSyntaxError,
-    WrtError,
+                     CompileError,
+                     NonScalarOutputError,
+                     NoRuleError,
+                     SourceUnavailableError,
+                     StAutodiffError,
+                     UnsupportedRecursionError,
+                     UnsupportedSyntaxError,
+                     WrtError,
 )
 from .runtime.namespace import *  # noqa: F403  (the PyTorch-style names, listed in NAMES)
 from .runtime.namespace import NAMES as _RUNTIME_NAMES
