@@ -42,6 +42,7 @@ from .errors import (
 )
 from .runtime.namespace import *  # noqa: F403  (the PyTorch-style names, listed in NAMES)
 from .runtime.namespace import NAMES as _RUNTIME_NAMES
+from .transforms.effects import register_inactive
 
 __version__ = "0.1.0"
 
@@ -66,6 +67,7 @@ __all__ = [
     "jacobian",
     "jacrev",
     "jvp",
+    "register_inactive",
     "register_vjp",
     "stop_gradient",
     "value_and_grad",

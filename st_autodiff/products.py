@@ -264,6 +264,11 @@ def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
     def jacobian_fn(*args: Any) -> Any:
         args = _bound(fn, args, "jacfwd")
         positions, single = _positions(fn, wrt, args, "jacfwd", argspec)
+        if _has_effects(fn, args, positions, argspec):  # one tangent run per column would
+            # run them once per column (and draw anew): one primal run, then pullbacks
+            return jacrev(fn, wrt, static_argnums=static_argnums,
+                          static_argnames=static_argnames, dynamic_argnums=dynamic_argnums,
+                          dynamic_argnames=dynamic_argnames)(*args)
         arg_specs = [trees.flatten(args[p])[1] for p in positions]
         xs = _wrt_leaves(args, positions)
         spec: Any = None
@@ -306,6 +311,27 @@ def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
                           [g.cache_info() for g in _JVP_CACHE.get(fn, {}).values()])
 
     return _named(jacobian_fn, fn, "jacfwd", explain, cache_info)
+
+
+def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
+                 argspec: ArgSpec) -> bool:
+    """Whether the compiled tangent function of ``fn`` runs effects (a print, a random
+    draw, a registered inactive function): compiled for the first column, not run."""
+    from .transforms.effects import has_effect  # noqa: PLC0415
+
+    tangents: list[Any] = [None] * len(args)
+    for p in positions:
+        leaves, aspec = trees.flatten(args[p])
+        floats = [j for j, x in enumerate(leaves) if _is_float(x)]
+        if floats:
+            tangents[p] = trees.unflatten(aspec, [
+                _basis(x, 0) if j == floats[0] else None for j, x in enumerate(leaves)])
+            break
+    else:
+        return False
+    flat, dots, g = _jvp_function(fn, args, tangents, argspec)
+    joint = g.compile(*flat.leaves, *(dots[k] for k in g._wrt_spec)).compiled.joint
+    return joint is not None and any(has_effect(n) for n in joint.nodes)
 
 
 #: ``jacobian`` is ``jacrev``, as in JAX.

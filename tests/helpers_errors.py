@@ -8,6 +8,7 @@ the tests find those lines with ``inspect``, so editing this file cannot make th
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -46,7 +47,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with np.errstate(all="ignore"):  # <- with
+    with threading.Lock():  # <- with
         y = np.log(x)
     return np.sum(y)
 

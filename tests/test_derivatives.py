@@ -602,8 +602,9 @@ def test_every_op_has_exactly_one_kind() -> None:
 
 
 #: ops whose rule only explains that it cannot go on (tested in
-#: test_unsupported_uses_raise_rule_error): a registered VJP differentiated again
-RAISING = {Op.CALL_VJP}
+#: test_unsupported_uses_raise_rule_error): a registered VJP differentiated again; a
+#: passed-through call whose result is active (tests/test_effects.py)
+RAISING = {Op.CALL_VJP, Op.OPAQUE_CALL}
 
 
 #: list rules take lists, which this table cannot hold: the "list" category of the control

@@ -73,8 +73,8 @@ CASES = [
          "set a flag before break"),
     Case(H.uses_try, "try", "try:", SYNTAX, "try blocks cannot be differentiated",
          "move the try block out"),
-    Case(H.uses_with, "with", "with ", SYNTAX, "with blocks cannot be differentiated",
-         "move the with block out"),
+    Case(H.uses_with, "with", "threading.Lock()", SYNTAX, "with blocks over allocate_lock are not "
+         "supported", "move the with block out"),
     Case(H.uses_yield, "yield", "yield ", SYNTAX, "generators cannot be differentiated",
          "return a value instead"),
     Case(H.uses_global, "global", "global ", SYNTAX, "global statements are not supported",

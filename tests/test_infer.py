@@ -163,7 +163,8 @@ def _describe(inputs: tuple, params: dict) -> str:
     return f"({', '.join(parts)}) {params}"
 
 
-RULED = sorted((op for op in Op if op in RULES and op not in (Op.CALL, Op.CALL_VJP)),
+RULED = sorted((op for op in Op if op in RULES and op not in (Op.CALL, Op.CALL_VJP,
+                                                              Op.OPAQUE_CALL)),
                key=lambda o: o.value)
 
 
@@ -355,6 +356,22 @@ def test_call_vjp_gradients_typed_like_arguments() -> None:
     with compiling():
         expected = abstract_of(run(Op.CALL_VJP, np, args, params))
     assert infer(Op.CALL_VJP, abstract_of(args), params) == expected
+
+
+def test_opaque_call_typed_by_its_rule_never_run() -> None:
+    """A passed-through call (print, a draw) is typed by the type lowering gave it; the
+    kernel refuses to run it while compiling."""
+
+    def boom(*args: Any) -> Any:
+        raise AssertionError("a passed-through call ran while typing")
+
+    params = {"fn": boom, "out_type": Type("array", "float64", (3,))}
+    assert infer(Op.OPAQUE_CALL, (abstract_of(A((3,))),), params) == abstract_of(A((3,)))
+    assert infer(Op.OPAQUE_CALL, (), {"fn": boom, "out_type": Type("none")}) is None
+    with pytest.raises(NotKnown):
+        infer(Op.OPAQUE_CALL, (), {"fn": boom, "out_type": None})
+    with compiling(), pytest.raises(ValueError):
+        run(Op.OPAQUE_CALL, np, (), params)
 
 
 def test_regions_have_no_rule() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .kernels import array_namespace, compiling, run
+from .kernels import OPAQUE, array_namespace, compiling, run
 from .ops import OP_INFO, Op
 from .regions import REGIONS, region_output_type
 from .types import Type, type_of
@@ -140,7 +140,13 @@ _STRUCTURAL = frozenset({Op.TUPLE, Op.ITEM, Op.LIST, Op.LIST_CONCAT, Op.LIST_REV
 def evaluate(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
     """What the compiler knows of ``op`` applied to ``inputs``: the concrete result when
     every input is concrete (constants fold), else an abstract one from the op's type
-    rule, never from running the computation on data."""
+    rule, never from running the computation on data.  A passed-through call
+    (``opaque_call``), or a region holding one, is never run: its type comes from the
+    rule lowering gave it (``out_type``)."""
+    if op is Op.OPAQUE_CALL:
+        return opaque_value(params.get("out_type"))
+    if op in REGIONS and runs_calls(params):
+        return region_value(op, params, len(inputs))
     if not any(is_abstract(v) for v in inputs):
         return run(op, array_namespace(*inputs), inputs, params)
     if op in REGIONS:
@@ -158,6 +164,24 @@ def evaluate(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
         if op in _STRUCTURAL or op.value.startswith("list_"):
             raise NotKnown(op.value) from exc  # stand-ins cannot say what a list holds
     return _probe(op, inputs, params)
+
+
+def opaque_value(t: Type | None) -> Any:
+    """What the compiler knows of a passed-through call's result: ``None`` for a call
+    that returns nothing (``print``), else an abstract value of its type; an unknown
+    type leaves the node untyped."""
+    if t is None:
+        raise NotKnown("opaque_call")
+    if t.kind == "none":
+        return None
+    return Abstract(t, generic=t.kind == "array" and t.shape == () and t.dtype is not None)
+
+
+def runs_calls(params: dict[str, Any]) -> bool:
+    """Whether a region's bodies (graphs among its params) call a user's function or
+    pass a call through: such a region is never run while compiling."""
+    return any(hasattr(v, "nodes") and hasattr(v, "outputs") and any(
+        n.op in OPAQUE or runs_calls(n.kwargs) for n in v.nodes) for v in params.values())
 
 
 def _probe(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import infer_index, infer_linalg, infer_lists, infer_shapes
-from .abstract import Abstract, NotKnown, abstract_of
+from .abstract import Abstract, NotKnown, abstract_of, opaque_value
 from .infer_core import (
     NoTypeRule,
     any_abstract,
@@ -389,7 +389,8 @@ def _table() -> dict[Op, Rule]:
     t.update({Op.STOP_GRADIENT: _stop_gradient, Op.ZEROS: _zeros, Op.ONES: _zeros,
               Op.FULL: _zeros, Op.EYE: _eye, Op.ARANGE: _arange, Op.LINSPACE: _linspace,
               Op.TUPLE: _tuple, Op.ITEM: _item, Op.SHAPE: _shape, Op.CONST: _const,
-              Op.CALL: _call, Op.CALL_VJP: _call_vjp})
+              Op.CALL: _call, Op.CALL_VJP: _call_vjp,
+              Op.OPAQUE_CALL: lambda op, inputs, params: opaque_value(params.get("out_type"))})
     t.update(infer_shapes.RULES)
     t.update(infer_linalg.RULES)
     t.update(infer_index.RULES)

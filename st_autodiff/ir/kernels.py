@@ -261,7 +261,7 @@ _COMPILING: contextvars.ContextVar[bool] = contextvars.ContextVar("st_compiling"
 
 #: ops that call a user's function (or rule): run once per call of the compiled code,
 #: never while compiling, never shared (CSE) or dropped (DCE)
-OPAQUE = frozenset({Op.CALL, Op.CALL_VJP})
+OPAQUE = frozenset({Op.CALL, Op.CALL_VJP, Op.OPAQUE_CALL})
 
 
 @contextlib.contextmanager
@@ -308,6 +308,25 @@ def _zero_gradient(xp: Any, a: Any) -> Any:
     return None
 
 
+def call_opaque(inputs: tuple, params: dict[str, Any]) -> Any:
+    """Run an ``opaque_call`` node: ``fn(*args, **kwargs)``, or ``args[0].method(...)``;
+    the last ``len(keywords)`` inputs are the keyword arguments."""
+    keywords = params.get("keywords") or ()
+    pos = inputs[:len(inputs) - len(keywords)]
+    kw = dict(zip(keywords, inputs[len(pos):]))
+    block = params.get("block")
+    if block == "exit":  # the end of a with block (generated code writes a with)
+        pos[0].__exit__(None, None, None)
+        return None
+    method = params.get("method")
+    if method is not None:
+        return getattr(pos[0], method)(*pos[1:], **kw)
+    made = params["fn"](*pos, **kw)
+    if block == "enter":
+        made.__enter__()
+    return made
+
+
 def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
     """Evaluate one op on concrete inputs."""
     info = OP_INFO[op]
@@ -333,6 +352,10 @@ def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
         if _COMPILING.get():  # never run a user's function while compiling: its type
             return stand_in(xp, params.get("out_type"))
         return params["fn"](*inputs)
+    if op is Op.OPAQUE_CALL:
+        if _COMPILING.get():  # typed by its rule (ir/infer), never run while compiling
+            raise ValueError("a passed-through call is never run while compiling")
+        return call_opaque(inputs, params)
     if op is Op.CALL_VJP:
         if _COMPILING.get():  # nor its rule: gradients are typed like the arguments
             return tuple(_zero_gradient(xp, a) for a in inputs[2:])

@@ -96,6 +96,7 @@ class Op(enum.Enum):
     STOP_GRADIENT = "stop_gradient"
     CALL = "call"
     CALL_VJP = "call_vjp"
+    OPAQUE_CALL = "opaque_call"
     ASTYPE = "astype"
     SETITEM = "setitem"
     # structured control flow (regions: params hold sub-graphs) and runtime lists
@@ -300,6 +301,14 @@ def _table() -> dict[Op, OpInfo]:
                                  torch="detach"),
         Op.CALL: OpInfo("call", ("*args",), (("fn", REQUIRED), ("out_type", None)),
                         spelling=special, torch="custom"),
+        # a call the compiler passes through (print, a random draw, a C function): run
+        # once per call of the compiled code, in program order, never while compiling;
+        # ``method``: call ``inputs[0].method(...)``; the last ``len(keywords)`` inputs
+        # are keyword arguments (transforms/effects.py)
+        Op.OPAQUE_CALL: OpInfo("opaque_call", ("*args",), (
+            ("fn", None), ("method", None), ("keywords", ()), ("effect", True),
+            ("out_type", None), ("name", ""), ("block", None)), spelling=special,
+            torch="opaque"),
         Op.CALL_VJP: OpInfo("call_vjp", ("g", "out", "*args"), (("fn", REQUIRED),),
                             spelling=special, multi=True, torch="custom"),
         # a[index] = v as a value: a copy of ``a`` with ``v`` written at ``index``

@@ -27,10 +27,10 @@ def format_value(v: Any) -> str:
         mod = getattr(v, "__module__", None)
         name = getattr(v, "__qualname__", None) or type(v).__qualname__
         return f"{mod}.{name}" if mod else name
-    if hasattr(v, "shape") and hasattr(v, "dtype"):
-        return f"array<{v.dtype}{list(v.shape)}>"
     if isinstance(v, Type):  # the output type of a call of a user's function
         return str(v)
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        return f"array<{v.dtype}{list(v.shape)}>"
     if isinstance(v, (tuple, list)) and v and all(isinstance(x, Type) for x in v):
         return "(" + ", ".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"
     if v is Ellipsis:

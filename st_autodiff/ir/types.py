@@ -71,6 +71,8 @@ def type_of(value: Any) -> Type:
         return Type("none")
     if isinstance(value, (tuple, list)):
         return Type("tuple")
+    if isinstance(value, type):  # a class (np.ndarray has shape and dtype descriptors)
+        return Type("object")
     if isinstance(getattr(value, "type", None), Type):  # an ``Abstract``: its own type
         return value.type
     dtype = getattr(value, "dtype", None)

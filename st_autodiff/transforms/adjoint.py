@@ -28,6 +28,7 @@ from ..ir.regions import REGIONS
 from ..ir.types import Type
 from .lower import Lowered, _evaluate
 from .regions import augment, region_vjp
+from .with_blocks import mirror
 
 
 class Var:
@@ -247,7 +248,11 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             name = (out.name or "out") + "_bar" if seeded is not None or k else "out_bar"
             seed = _seed(b, out, values.get(out), True, name, wide=seeded is not None)
             adj[out] = seed if out not in adj else _accumulate(em, adj[out], seed)
+    opened: dict[Node, Node] = {}  # with blocks the adjoint keeps around its part
     for n in reversed(graph.nodes):
+        if n.op is Op.OPAQUE_CALL and n.param("block"):
+            mirror(b, n, opened, reverse=True)
+            continue
         if n not in active or n.op in (Op.ARG, Op.CONST):
             continue
         if n.op is Op.ITEM:

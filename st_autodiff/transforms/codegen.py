@@ -24,7 +24,9 @@ from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 from ..ir.regions import REGIONS
 from ..trees_classes import Record, Static, source_call
 from .codegen_regions import RegionWriter
+from .effects import opaque_text
 from .regions import ACCUMULATE
+from .with_blocks import with_lines
 
 _ATOM = 100
 _PREC = {"**": 15, "@": 13, "*": 13, "/": 13, "//": 13, "%": 13, "+": 12, "-": 12,
@@ -145,8 +147,8 @@ class _Writer(RegionWriter):
         return in_place, chain_name
 
     def _inlinable(self, n: Node) -> bool:
-        if n.op in (Op.ARG, Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) or n in self.outputs or \
-                is_multi(n):
+        if n.op in (Op.ARG, Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM, Op.OPAQUE_CALL) or \
+                n in self.outputs or is_multi(n):  # (a passed-through call: in program order)
             return False
         if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
             return False  # a region's output: the variable the region assigned
@@ -253,6 +255,8 @@ class _Writer(RegionWriter):
                 name = self.fn_names[fn] = self.ns.fresh("_" + base.strip("<>").lower())
                 self.globals[name] = fn
             return f"{name}({', '.join(self.ref(i) for i in ins)})", _ATOM
+        if n.op is Op.OPAQUE_CALL:  # print, a draw, a C function: as the user wrote it
+            return opaque_text(self.ref, self._fn_name, n), _ATOM
         if n.op is Op.EINSUM:
             args = [repr(n.param("subscripts"))] + [self.ref(i) for i in ins]
             return f"xp.einsum({', '.join(args)})", _ATOM
@@ -401,7 +405,7 @@ class _Writer(RegionWriter):
                     if m not in keep and m not in buffers and self._freeable(m)]
             if dead and not self.functional and self.parent is None:
                 body.append(("del " + ", ".join(dead), None))
-        return body
+        return with_lines(body)
 
     def _assemble(self, name: str, params: list[Node], body: list[tuple[str, Node | None]],
                   returns: str) -> Generated:
@@ -466,7 +470,23 @@ class _Writer(RegionWriter):
         self.names.pop(n)
         text, _ = self.expr(n)
         self.names[n] = target
+        if n.op is Op.OPAQUE_CALL and n.param("block") == "enter":
+            return f"with {text} as {target}:"  # the body follows (with_blocks.with_lines)
+        if n.op is Op.OPAQUE_CALL and not self.users[n] and n not in self.outputs:
+            return text  # print(...): a statement, its value unused
         return f"{target} = {text}"
+
+    def _fn_name(self, fn: Any) -> str:
+        """The global that names a passed-through callable in the generated code
+        (``_print``, ``_normal``)."""
+        key = id(fn)
+        name = self.fn_names.get(key)
+        if name is None:
+            base = getattr(fn, "__name__", None) or type(fn).__name__
+            name = self.ns.fresh("_" + base.strip("<>").lower())
+            self.fn_names[key] = name
+            self.globals[name] = fn
+        return name
 
     def _add_in_place(self, n: Node) -> str:
         """``c_bar[3] += g`` (or ``rt.index_add_`` when an index can repeat)."""

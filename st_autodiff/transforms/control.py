@@ -105,6 +105,10 @@ class ControlLowering(LoopLowering, ListLowering):
             self.while_statement(stmt, scope)
         elif isinstance(stmt, cst.FunctionDef):
             self.define(stmt, scope)
+        elif isinstance(stmt, cst.With):
+            from .with_blocks import with_statement  # noqa: PLC0415  (it lowers the body)
+
+            with_statement(self, stmt, scope)  # type: ignore[arg-type]
         elif isinstance(stmt, _WhileGuard):
             self.statement(stmt, scope)
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):

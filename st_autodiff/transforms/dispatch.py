@@ -23,10 +23,11 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, static_calls
+from . import calls, effects, static_calls
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
+from .objects import opaque_class
 from .wrappers import partial_call, transparent, unwrap
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return special
     if fn is functools.partial:
         return partial_call(lw, args, kwargs, e)
+    if isinstance(fn, effects.OpaqueMethod):  # a method of an opaque object argument
+        return effects.call_method(lw, fn, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
         try:
             return fn(*args, **kwargs)
@@ -66,6 +69,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if fn is np.array or fn is np.asarray or fn is np.asanyarray:
         return _asarray(lw, np.asarray if fn is np.asanyarray else fn, args, kwargs, e)
     if fn is builtins.len:
+        if len(args) == 1 and isinstance(args[0], Node) and args[0].type is not None and \
+                args[0].type.kind == "object":
+            return effects.object_len(lw, args[0], e)  # a string made at run time
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
         return lw.emit(Op.MAXIMUM if fn is builtins.max else Op.MINIMUM, args, None, e)
@@ -123,6 +129,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             except Exception as exc:
                 raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+    passed = effects.passthrough(lw, fn, args, kwargs, e)  # print, a draw, inactive fns
+    if passed is not NotImplemented:
+        return passed
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
         raise NoRuleError(missing, lw.loc(e), "a custom function's derivatives come only "
@@ -141,16 +150,15 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
-    if isinstance(fn, type):  # building an object (objects.py)
+    if isinstance(fn, type) and not opaque_class(fn):  # building an object (objects.py)
         return lw.construct(fn, args, kwargs, e)
     wrapped = unwrap(lw, fn, args, kwargs, e)  # wrappers, callable objects (wrappers.py)
     if wrapped is not NotImplemented:
         return wrapped
-    raise NoRuleError(
-        f"call to {name} has no derivative rule", lw.loc(e),
-        f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "
-        "rule(g, out, *args) returns one gradient per argument; or write it with NumPy "
-        "functions st_autodiff knows")
+    # a C or builtin callable (a class made by C code included): passed through unless it
+    # could write into a runtime array (then refused); activity decides whether its
+    # result needs a derivative
+    return effects.unknown_call(lw, fn, args, kwargs, e, _spelled(lw, e), name)
 
 
 def _float_of_nd() -> bool:

@@ -18,7 +18,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, static_calls, static_queries
+from . import calls, effects, static_calls, static_queries
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
@@ -37,6 +37,10 @@ _COMPARE = {
     cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE, cst.GreaterThan: Op.GT,
     cst.GreaterThanEqual: Op.GE, cst.Equal: Op.EQ, cst.NotEqual: Op.NE,
 }
+_IN_PLACE_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "itemset",
+                               "setfield", "setflags"})
+_KIND_NAMES = {"float": "floats", "int": "integers", "bool": "booleans", "tuple": "tuples",
+               "list": "lists built at run time", "none": "None values"}
 _SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate"}
 
 
@@ -66,6 +70,9 @@ class ExpressionLowering:
 
     def expr_SimpleString(self, e: cst.SimpleString, scope: Scope) -> Any:
         return e.evaluated_value
+
+    def expr_FormattedString(self, e: cst.FormattedString, scope: Scope) -> Any:
+        return effects.formatted_string(self, e, scope)  # static: a str; else a node
 
     def expr_Ellipsis(self, e: cst.Ellipsis, scope: Scope) -> Any:
         return Ellipsis
@@ -252,6 +259,8 @@ class ExpressionLowering:
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
         t = x.type
+        if t is not None and t.kind == "object":  # an opaque object: its methods run as-is
+            return effects.object_attribute(self, x, attr, e)
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
         if attr == "shape":
@@ -273,7 +282,13 @@ class ExpressionLowering:
         value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
         if value is not NotImplemented:
             return value
-        raise self.fail(f"arrays have no supported attribute {attr!r}", e)
+        if attr in _IN_PLACE_METHODS and (t is None or t.kind == "array"):
+            raise self.fail(f"x.{attr}() writes into the array in place; compiled code "
+                            "would not see the write", e, f"use the function that returns "
+                            f"a new array instead (np.{attr}(x), where NumPy has one)")
+        what = "arrays have" if t is None or t.kind == "array" else \
+            f"{_KIND_NAMES.get(t.kind, t.kind + ' values')} have"
+        raise self.fail(f"{what} no supported attribute {attr!r}", e)
 
     def expr_Subscript(self, e: cst.Subscript, scope: Scope) -> Any:
         base = self.expr(e.value, scope)

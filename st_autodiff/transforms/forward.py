@@ -26,14 +26,17 @@ from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
+from .effects import body_read, has_effect, holds_opaque, merge_regions, useful_nodes
 from .lower import Lowered, _evaluate
 from .regions import carries_derivative, is_float_type
+from .with_blocks import mirror
 
 
 def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | None,
-            every_output: bool = False) -> Lowered:
+            every_output: bool = False, read: set[int] | None = None) -> Lowered:
     """Build the primal-and-tangent graph; see the module docstring.  ``every_output``
-    (region bodies) gives every output a tangent, zeros where none flows."""
+    (region bodies) gives every output a tangent, zeros where none flows; ``read``
+    (region bodies) lists the outputs the enclosing graph reads (``None``: all)."""
     graph = low.graph
     b = GraphBuilder.extend(graph, low.values, _evaluate if low.values else None,
                             graph.name + "_jvp")
@@ -46,8 +49,15 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         tan[a] = b.arg((a.name or f"x{i}") + "_dot", a.type if example is None
                        else type_of(example), abstract_of(example), a.loc)  # never its data
     parts: dict[Node, tuple] = {}
+    once: dict[Node, Node] = {}  # primal region -> tangent region (regions with effects)
+    # a passed-through call the outputs do not read needs no tangent (print(x))
+    useful = useful_nodes(graph, read) if holds_opaque(graph) else set()
+    opened: dict[Node, Node] = {}  # with blocks the tangent sweep keeps around its part
     for n in graph.nodes:
-        if n.op in (Op.ARG, Op.CONST):
+        if n.op is Op.OPAQUE_CALL and n.param("block"):
+            mirror(b, n, opened, reverse=False)
+            continue
+        if n.op in (Op.ARG, Op.CONST) or n.op is Op.OPAQUE_CALL and n not in useful:
             continue
         if n.op is Op.ITEM:
             whole = parts.get(n.inputs[0])
@@ -60,7 +70,9 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
             continue
         em.current = n
         if n.op in REGIONS:
-            parts[n] = region_jvp(em, n, tan, low.values, graph)
+            parts[n] = region_jvp(em, n, tan, low.values, graph, useful)
+            if has_effect(n):  # its effects must run once: the tangent region replaces it
+                once[n] = next(m for m in reversed(b.nodes) if m.op is n.op)
             continue
         tangents = tuple(Var(tan[i], em) if i in tan else None for i in n.inputs)
         multi = is_multi(n) or n.op is Op.CALL and any(  # an untyped call read as a tuple
@@ -80,7 +92,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
     em.current = None
     if every_output:
         dots = [tan[o] if o in tan else _zero_tangent(em, o) for o in graph.outputs]
-        return Lowered(b.finish(list(graph.outputs) + dots), b.values)
+        return _once(Lowered(b.finish(list(graph.outputs) + dots), b.values), once)
     dots = []
     for out in graph.outputs:  # every output's tangent, zero where none flows
         out_dot = tan.get(out)
@@ -92,7 +104,15 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
             out_dot = b.rename(out_dot, (out.name or "out") + "_dot")
         dots.append(out_dot)
     joint = b.finish(list(graph.outputs) + dots)
-    return Lowered(joint, b.values)
+    return _once(Lowered(joint, b.values), once)
+
+
+def _once(low: Lowered, once: dict[Node, Node]) -> Lowered:
+    """``low`` with each region that has effects run once (``effects.merge_regions``)."""
+    if not once:
+        return low
+    graph, values = merge_regions(low.graph, low.values, once)
+    return Lowered(graph, values)
 
 
 def _zero_tangent(em: Emitter, o: Node) -> Node:
@@ -105,7 +125,7 @@ def _zero_tangent(em: Emitter, o: Node) -> Node:
 
 
 def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, Any],
-               graph: Any) -> tuple:
+               graph: Any, useful: set[Node] | None = None) -> tuple:
     """The region again, each body differentiated forward: it carries a tangent beside
     every float value and returns the tangents of its outputs (``None`` for the rest)."""
     b = em.b
@@ -118,7 +138,7 @@ def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, A
         examples = [_zeros_like_value(values.get(body.args[k])) for k in which]
         known = all(e is not None for e in examples)
         joint = forward(Lowered(body, values), tuple(which), examples if known else None,
-                        every_output=True).graph
+                        every_output=True, read=body_read(n, graph, useful)).graph
         n_args = len(body.args)
         dots = joint.args[n_args:]
         return joint, dots

@@ -14,8 +14,9 @@ their arguments bound as Python binds them (``bind_arguments``).  Every value re
 outside the arguments (globals, closure cells, attributes, defaults) is recorded in
 ``Lowerer.guards`` (``guards.py``), so that a cached specialisation is never reused stale.
 
-Rejects, with a location: unknown names, calls without a derivative rule, in-place
-writes, recursion, and operator uses NumPy would reject for these types.
+Rejects, with a location: unknown names, in-place writes, recursion, and operator uses
+NumPy would reject for these types.  A call without a derivative rule is passed through
+(``effects.py``); the adjoint refuses it only where its result is active.
 
 Statements and functions are here; expressions are in ``expressions.py`` (a mixin of
 ``Lowerer``), calls in ``dispatch.py`` and ``calls.py``, scopes in ``scope.py``.

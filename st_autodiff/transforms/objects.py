@@ -110,9 +110,7 @@ class ObjectLowering:
                                 kind=CompileError)
             return out
         init = _class_lookup(cls, "__init__")
-        python_init = isinstance(init, types.FunctionType) or init is object.__init__
-        if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__ or \
-                not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls):
+        if _made_by_c(cls):
             raise NoRuleError(
                 f"cannot build a {name} in the differentiated code: the class is created "
                 "by code that is not Python the compiler reads (a C __new__ or __init__, a "
@@ -375,6 +373,23 @@ _READ_METHODS = {dict: ("get", "keys", "values", "items", "copy", "update"),
 def _object_init(self: Any) -> None:
     """``object.__init__`` as the compiler reads it (it takes no arguments)."""
     return None
+
+
+def _made_by_c(cls: type) -> bool:
+    """Whether building a ``cls`` runs code the compiler does not read (a C ``__new__``
+    or ``__init__``, a metaclass ``__call__``, a custom ``__setattr__``)."""
+    init = _class_lookup(cls, "__init__")
+    python_init = isinstance(init, types.FunctionType) or init is object.__init__
+    return type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__ or \
+        not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls)
+
+
+def opaque_class(cls: type) -> bool:
+    """A class whose instances the compiler cannot build by reading code (see
+    ``_made_by_c``) and does not build at compile time either: calls to it are passed
+    through (``effects.unknown_call``), so activity decides whether that is an error."""
+    return _made_by_c(cls) and cls not in _PURE_CLASSES and cls is not dict and \
+        not issubclass(cls, BaseException)
 
 
 def holds_runtime(v: Any) -> bool:

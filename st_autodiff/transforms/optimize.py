@@ -16,6 +16,7 @@ from ..ir.graph import Graph, Node
 from ..ir.kernels import OPAQUE, compiling
 from ..ir.ops import ELEMENTWISE, Op
 from ..ir.types import type_of
+from .effects import has_effect
 
 
 def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = None
@@ -320,8 +321,9 @@ def _cse_key(n: Node) -> Any:
 
 
 def _dce(graph: Graph) -> Graph:
-    # a call of a user's function runs as often as Python runs it, its value used or not
-    live = set(graph.outputs) | set(graph.args) | {n for n in graph.nodes if n.op is Op.CALL}
+    # a call of a user's function, or a passed-through call with an effect (and a region
+    # holding one), runs as often as Python runs it, its value used or not
+    live = set(graph.outputs) | set(graph.args) | {n for n in graph.nodes if has_effect(n)}
     for n in reversed(graph.nodes):
         if n in live:
             live.update(n.inputs)

@@ -297,7 +297,6 @@ def find_def(module: ParsedModule, name: str) -> ParsedFunction:
 
 _HINTS: dict[type, tuple[str, str]] = {
     cst.Try: ("try blocks cannot be differentiated", "move the try block out of the function"),
-    cst.With: ("with blocks cannot be differentiated", "move the with block out of the function"),
     cst.Yield: ("generators cannot be differentiated", "return a value instead of yielding"),
     cst.Await: ("await cannot be differentiated", "differentiate a synchronous function"),
     cst.Global: ("global statements are not supported",

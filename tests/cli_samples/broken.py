@@ -11,7 +11,7 @@ except ImportError:
 
 
 def branchy(x):
-    with np.errstate(all="ignore"):
+    with memoryview(b"x"):
         y = x.sum()
     return y
 

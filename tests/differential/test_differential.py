@@ -31,6 +31,8 @@ INTERNAL = {
     Op.SCATTER_ADD: "the adjoint of getitem/take; second order of their specs",
     Op.CALL: "registered functions (st.register_vjp): tests/test_custom_rules.py",
     Op.CALL_VJP: "the adjoint of a registered function: tests/test_custom_rules.py",
+    Op.OPAQUE_CALL: "passed-through calls; their rule is the located error: "
+                    "tests/test_effects.py",
 }
 
 
