@@ -211,13 +211,6 @@ def partial_caller(p: functools.partial) -> Callable[..., Any]:
                 i + 1 == len(sig.parameters)
                 or list(sig.parameters.values())[i + 1].kind is not q.POSITIONAL_ONLY):
             params.append("/")
-    # keywords bound into the function's **kwargs do not show in the signature: pass
-    # them explicitly (a call giving one again is a TypeError, not a silent override)
-    hidden = [k for k in p.keywords if k not in sig.parameters]
-    for i, k in enumerate(hidden):
-        namespace[f"_st_k{i}"] = p.keywords[k]
-    star = next((j for j, c in enumerate(call) if c.startswith("**")), len(call))
-    call[star:star] = [f"{k}=_st_k{i}" for i, k in enumerate(hidden)]
     name = identifier(getattr(p.func, "__name__", "partial")) + "_partial"
     source = (f"def {name}({', '.join(params)}):\n    {''.join(body)}"
               f"return _st_fn({', '.join(call)})\n")

@@ -324,12 +324,18 @@ def test_dict_get_returns_runtime_values():
     check(f, V)
 
 
-def test_random_and_writers_are_not_folded():
+def test_random_draws_are_not_folded():
+    """``np.random.rand()`` has static (no) arguments but is drawn at run time, once per
+    call, as Python draws it: never baked into a constant while compiling."""
     def f(x):
         return np.sum(x) * np.random.rand()
 
-    with pytest.raises(st.errors.StAutodiffError):
-        st.grad(f)(V)  # never baked into a constant
+    g = st.grad(f)
+    np.random.seed(3)
+    first = g(V)
+    np.random.seed(3)
+    np.testing.assert_allclose(first, np.full(3, np.random.rand()))
+    assert not np.allclose(g(V), first)  # the next call draws again
 
 
 def test_partial_keywords_hidden_by_kwargs_reach_the_function():
