@@ -24,6 +24,7 @@ from ..ir.ops import OP_INFO, Op
 from . import calls
 from .external import argument
 from .no_complex import HINT, MESSAGE, makes_complex
+from .static_stmts import static_exception
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -48,7 +49,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
-            raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+            raise static_exception(lw, exc, e) from None
     if fn is np.array or fn is np.asarray:
         return _asarray(lw, fn, args, kwargs, e)
     if fn is builtins.len:
@@ -103,7 +104,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
-                raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+                raise static_exception(lw, exc, e) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp

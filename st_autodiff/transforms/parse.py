@@ -4,11 +4,12 @@ Input: a Python function object (its source is read with ``inspect``) or a file 
 function name (the CLI, which never executes the file).  Output: a ``ParsedFunction``,
 the function's libcst node plus what later passes need to report locations.
 
-The fence rejects, with the location and a hint, every construct the compiler does not
-accept: ``try``/``with``, generators, ``global`` and
-``nonlocal``, ``del``, comprehensions, the walrus operator, star-unpacking in literals,
-classes and imports inside the function.  Everything it lets through, ``lower`` must
-handle.  Parameters of every kind are accepted (``lower.bind_arguments`` binds them as
+The fence rejects, with the location and a hint, every construct no path of the compiler
+accepts: ``with``, generators, ``global`` and ``nonlocal``, ``del``, comprehensions, the
+walrus operator, star-unpacking in literals and classes inside the function.  Everything
+it lets through, ``lower`` must handle; ``raise``, ``assert``, ``try`` and imports are
+decided there, where static folding may remove them (``static_stmts``).  Parameters of
+every kind are accepted (``lower.bind_arguments`` binds them as
 Python does); ``*xs``/``**kw`` in calls are accepted and expanded where their length is
 known when compiling.
 
@@ -258,7 +259,6 @@ def find_def(module: ParsedModule, name: str) -> ParsedFunction:
 
 
 _HINTS: dict[type, tuple[str, str]] = {
-    cst.Try: ("try blocks cannot be differentiated", "move the try block out of the function"),
     cst.With: ("with blocks cannot be differentiated", "move the with block out of the function"),
     cst.Yield: ("generators cannot be differentiated", "return a value instead of yielding"),
     cst.Await: ("await cannot be differentiated", "differentiate a synchronous function"),
@@ -267,16 +267,8 @@ _HINTS: dict[type, tuple[str, str]] = {
     cst.Nonlocal: ("nonlocal statements are not supported",
                    "pass the value in as an argument and return the result"),
     cst.Del: ("del is not supported", "stop using the name instead of deleting it"),
-    cst.Raise: ("raise is not supported in a differentiated function",
-                "check inputs before calling the gradient"),
-    cst.Assert: ("assert is not supported in a differentiated function",
-                 "check inputs before calling the gradient"),
     cst.ClassDef: ("class definitions are not supported inside a differentiated function",
                    "define the class at module level"),
-    cst.Import: ("imports inside a differentiated function are not supported",
-                 "import at module level"),
-    cst.ImportFrom: ("imports inside a differentiated function are not supported",
-                     "import at module level"),
     cst.ListComp: ("list comprehensions are not supported",
                    "use array operations (np.stack, broadcasting) instead"),
     cst.SetComp: ("set comprehensions are not supported", "use array operations instead"),
