@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import operator
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -115,17 +116,22 @@ def call_format(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         raise _failed(lw, exc, where) from None
 
 
+_STRING_OPS = {Op.ADD: operator.add, Op.MUL: operator.mul, Op.EQ: operator.eq,
+               Op.NE: operator.ne, Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt,
+               Op.GE: operator.ge}
+
+
 def string_binary(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
     """``+``, ``*`` and ``%`` with a string operand: Python's meaning, on static values."""
     if op is Op.MOD and isinstance(a, str):
         return percent(lw, a, b, where)
     a, b = static_value(lw, a, where), static_value(lw, b, where)
-    fn = {Op.ADD: lambda: a + b, Op.MUL: lambda: a * b}.get(op)
+    fn = _STRING_OPS.get(op)
     try:
         if fn is None:
             raise TypeError(f"unsupported operand type(s) for {op.value}: "
                             f"{type(a).__name__!r} and {type(b).__name__!r}")
-        return fn()
+        return fn(a, b)
     except Exception as exc:
         raise _failed(lw, exc, where) from None
 
