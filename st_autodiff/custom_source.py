@@ -172,7 +172,7 @@ def partial_caller(p: functools.partial) -> Callable[..., Any]:
         return caller
     sig = inspect.signature(p)
     namespace: dict[str, Any] = {"_st_fn": p.func}
-    params, call = [], []
+    params, call, body = [], [], []
     for i, a in enumerate(p.args):
         namespace[f"_st_a{i}"] = a
         call.append(f"_st_a{i}")
@@ -189,7 +189,15 @@ def partial_caller(p: functools.partial) -> Callable[..., Any]:
             star_seen = True
         elif q.kind is q.VAR_KEYWORD:
             params.append(f"**{name}")
-            call.append(f"**{name}")
+            # keywords the partial binds that only **kwargs takes (the signature shows
+            # none of them): passed first, the call's own keywords overriding them
+            extra = {k: v for k, v in p.keywords.items() if k not in sig.parameters}
+            if extra:
+                namespace["_st_kw"] = extra
+                body.append(f"_st_all = _st_kw.copy()\n    _st_all.update({name})\n    ")
+                call.append("**_st_all")
+            else:
+                call.append(f"**{name}")
         elif q.kind is q.KEYWORD_ONLY:
             if not star_seen:
                 params.append("*")
@@ -204,7 +212,8 @@ def partial_caller(p: functools.partial) -> Callable[..., Any]:
                 or list(sig.parameters.values())[i + 1].kind is not q.POSITIONAL_ONLY):
             params.append("/")
     name = identifier(getattr(p.func, "__name__", "partial")) + "_partial"
-    source = f"def {name}({', '.join(params)}):\n    return _st_fn({', '.join(call)})\n"
+    source = (f"def {name}({', '.join(params)}):\n    {''.join(body)}"
+              f"return _st_fn({', '.join(call)})\n")
     caller = define(source, name, namespace)
     _PARTIAL_CALLERS[p] = caller
     return caller

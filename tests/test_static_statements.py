@@ -446,3 +446,25 @@ def test_library_error_names_the_users_call():
     with pytest.raises(CompileError) as info:
         st.grad(calls_library)(X)
     assert info.value.call_site is None
+
+
+# --- dict methods on **kwargs: the partial's keywords reach them ----------------------
+
+
+def _penalised(w, **options):
+    lam = options.get("lam", 0.1)
+    return np.sum(w ** 2) * lam + options.get("shift", 0.0)
+
+
+def test_partial_keywords_taken_by_kwargs_are_passed():
+    import functools
+
+    for fn in (functools.partial(_penalised, lam=0.7),
+               functools.partial(_penalised, lam=0.7, shift=2.0)):
+        value, grad = st.value_and_grad(fn)(X)
+        assert value == pytest.approx(fn(X))
+        assert grad == pytest.approx(2 * 0.7 * X)
+    fn = functools.partial(_penalised, lam=0.7)
+    value, grad = st.value_and_grad(fn)(X, lam=0.3)  # the call's keyword wins
+    assert value == pytest.approx(fn(X, lam=0.3))
+    assert grad == pytest.approx(2 * 0.3 * X)
