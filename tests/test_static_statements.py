@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -439,13 +440,45 @@ def test_global_containers_are_never_changed_while_compiling():
 # --- errors inside library code ----------------------------------------------------------
 
 
-def test_library_error_names_the_users_call():
-    def calls_library(x):
-        return np.sum(math.fsum(x) * x)  # a C function: not inlined, ordinary error
+def negative_degree(x):
+    from numpy.polynomial.polynomial import polyvander
 
-    with pytest.raises(CompileError) as info:
-        st.grad(calls_library)(X)
-    assert info.value.call_site is None
+    return np.sum(polyvander(x, -1))
+
+
+def test_library_error_names_the_users_call():
+    """A static raise inside NumPy's Python code: the error starts at the user's call,
+    then shows the library's line, and the hint is about the arguments."""
+    from numpy.polynomial import polynomial
+
+    err = compile_error(negative_degree, X, kind=StaticRaiseError)
+    assert err.message == "ValueError: deg must be non-negative"
+    assert err.loc.file == inspect.getsourcefile(polynomial)
+    assert err.call_site is not None
+    assert (err.call_site.file, err.call_site.line) == (
+        __file__, line_of(negative_degree, "return np.sum(polyvander"))
+    assert err.callee == "numpy.polynomial.polynomial.polyvander"
+    lines = str(err).splitlines()
+    assert lines[0] == (f"{err.call_site}: error: in numpy.polynomial.polynomial.polyvander: "
+                        "ValueError: deg must be non-negative")
+    assert lines[1].strip() == "return np.sum(polyvander(x, -1))"
+    assert lines[3] == f"  {err.loc}: inside numpy.polynomial.polynomial.polyvander, here:"
+    assert "check their types, shapes and values" in err.hint
+
+
+def test_user_errors_have_no_call_site():
+    err = compile_error(validated_by_helper, M, 2, kind=StaticRaiseError)
+    assert err.call_site is None
+    assert str(err).splitlines()[0].startswith(f"{__file__}:")
+
+
+def calls_c_function(x):
+    return np.sum(math.fsum(x) * x)  # a C function: not inlined
+
+
+def test_errors_at_the_users_line_are_unchanged():
+    err = compile_error(calls_c_function, X)
+    assert err.call_site is None and err.loc.file == __file__
 
 
 # --- dict methods on **kwargs: the partial's keywords reach them ----------------------
@@ -468,3 +501,37 @@ def test_partial_keywords_taken_by_kwargs_are_passed():
     value, grad = st.value_and_grad(fn)(X, lam=0.3)  # the call's keyword wins
     assert value == pytest.approx(fn(X, lam=0.3))
     assert grad == pytest.approx(2 * 0.3 * X)
+
+
+# --- static-call folding and validation helpers ------------------------------------------
+
+
+def _validate(x, axis):
+    if not isinstance(axis, int):
+        raise TypeError("axis must be an int")
+    if operator.index(axis) >= x.ndim:
+        raise ValueError("axis out of range")
+
+
+def static_calls(x, axis):
+    _validate(x, axis)  # a helper that returns None implicitly
+    dt = np.result_type(np.float32, np.float64)
+    order = sorted([2, 0, 1], reverse=True)
+    ok = any([order[-1] == 0, False])
+    return np.sum(np.sum(x, axis=axis).astype(dt) ** 2) * order[0] * (2.0 if ok else 1.0)
+
+
+def test_static_calls_fold_and_helpers_may_return_none():
+    check(static_calls, M, 1)
+    err = compile_error(static_calls, M, 2, kind=StaticRaiseError)
+    assert err.message == "ValueError: axis out of range"
+
+
+def random_draw(x):
+    return np.sum(x * np.random.rand(3))
+
+
+def test_random_draws_are_never_folded():
+    with pytest.raises(CompileError) as info:
+        st.grad(random_draw)(X)
+    assert "random" in info.value.message
