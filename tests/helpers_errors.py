@@ -40,7 +40,7 @@ def uses_while(x):
 def uses_try(x):
     try:
         y = np.log(x)
-    except ValueError:  # <- try
+    except FloatingPointError:  # <- try
         y = x
     return np.sum(y)
 

@@ -74,7 +74,7 @@ CASES = [
          "set a flag before break"),
     # a try around runtime code whose handler catches what NumPy raises at run time
     Case(H.uses_try, "try", "except", SYNTAX,
-         "except ValueError around values computed at run time is not supported",
+         "except FloatingPointError around values computed at run time is not supported",
          "catch only exceptions raised while compiling"),
     Case(H.uses_with, "with", "with ", SYNTAX, "with blocks cannot be differentiated",
          "move the with block out"),

@@ -312,9 +312,28 @@ def test_try_errors_are_located():
     assert "under a runtime condition" in err.message
 
 
+def shapes_checked_while_compiling(x):
+    try:
+        r = M @ x[:2] - 1.0  # a shape mismatch would be found while compiling
+    except ValueError:
+        r = np.zeros(2)
+    return np.sum(r ** 2)
+
+
+def inverse_under_value_error(x):
+    try:
+        y = np.linalg.inv(x)  # LinAlgError is a ValueError
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
 def test_runtime_code_under_a_handler_runtime_code_cannot_trigger():
     check(runtime_code_under_key_error, np.abs(X) + 0.5, "sine")
     check(runtime_code_under_key_error, np.abs(X) + 0.5, "missing")
+    check(shapes_checked_while_compiling, X)
+    err = compile_error(inverse_under_value_error, M, kind=UnsupportedSyntaxError)
+    assert err.message.startswith("except ValueError around values computed at run time")
 
 
 # --- import inside functions ------------------------------------------------------------

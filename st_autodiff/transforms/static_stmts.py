@@ -28,11 +28,13 @@ the assignments made before it; the nodes emitted before it are pure and stay). 
 runs when the body raised nothing (and did not stop on return/break/continue), ``finally``
 always.  Soundness rule for runtime code in the body: generated code may raise at run
 time too, and a handler would then have to run at run time.  The classes runtime nodes
-can raise are ``ArithmeticError`` (``FloatingPointError`` under ``np.errstate``),
-``ValueError`` (``LinAlgError``, math domain errors), ``RuntimeWarning`` (warnings as
-errors), ``MemoryError``, ``IndexError`` where an index is computed at run time or an
-array's shape is unknown, and anything at all for calls of registered functions and
-regions holding them.  A handler whose classes overlap those (a superclass or a subclass
+can raise are ``ArithmeticError`` (``FloatingPointError`` under ``np.errstate``,
+``ZeroDivisionError`` of Python floats), ``RuntimeWarning`` (warnings as errors) and
+``MemoryError`` for every node; ``ValueError`` for ``inv``/``solve``/``cholesky``/``det``
+(``LinAlgError``) and for nodes whose shapes are unknown when compiling (with known
+shapes, a mismatch is found while compiling); ``IndexError`` where an index is computed
+at run time or an array's shape is unknown; and anything at all for calls of registered
+functions and regions holding them.  A handler whose classes overlap those (a superclass or a subclass
 of one: ``except Exception``, ``except ValueError``, ``except np.linalg.LinAlgError``)
 around runtime nodes is refused with its location; one catching only classes runtime code
 cannot raise (``KeyError``, ``AttributeError``, ``TypeError``, ``ImportError``, a user's
@@ -307,8 +309,10 @@ def _run_finally(lw: Lowerer, stmts: list[Any], scope: Scope, where: cst.CSTNode
         scope.vars["#retval"] = saved_ret
 
 
-#: classes generated code can raise at run time (see the module docstring)
-_RUNTIME_RAISES: tuple[type, ...] = (ArithmeticError, ValueError, RuntimeWarning, MemoryError)
+#: classes any runtime node can raise (see the module docstring)
+_RUNTIME_RAISES: tuple[type, ...] = (ArithmeticError, RuntimeWarning, MemoryError)
+#: ops that raise ``LinAlgError`` (a ``ValueError``) on some data
+_LINALG = frozenset({"inv", "solve", "cholesky", "det", "slogdet"})
 #: ops whose index inputs may be computed at run time
 _INDEXING = {"getitem": 1, "setitem": 2, "index_add": 2, "scatter_add": 2, "list_get": 1,
              "list_slice": 1, "take": 1, "take_along_axis": 1, "list_index_add": 2}
@@ -321,6 +325,8 @@ def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
         if n.op in (Op.CONST, Op.ARG):
             continue
         out.update(_RUNTIME_RAISES)
+        if n.op.value in _LINALG or any(_shapeless(i) for i in (n, *n.inputs)):
+            out.add(ValueError)  # LinAlgError; shapes that may not match when it runs
         fixed = _INDEXING.get(n.op.value)
         if fixed is not None and (len(n.inputs) > fixed or any(
                 i.type is None or i.type.shape is None for i in n.inputs[:1])):
@@ -334,6 +340,12 @@ def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
                 if BaseException in out:
                     return (BaseException,)
     return tuple(out)
+
+
+def _shapeless(n: Node) -> bool:
+    """Whether ``n`` is an array (or untyped) value whose shape is unknown when compiling."""
+    t = n.type
+    return t is None or t.kind == "array" and t.shape is None
 
 
 def _check_runtime_handlers(lw: Lowerer, stmt: cst.Try, nodes: list[Node], scope: Scope
