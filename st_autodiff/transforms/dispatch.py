@@ -317,7 +317,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if not isinstance(ndmin, int) or isinstance(ndmin, bool):
         raise lw.fail(f"{what}(ndmin=...) must be an int, got {ndmin!r}", e,
                       kind=CompileError)
-    if order not in (None, "K", "A", "C", "F"):
+    if order not in (None, "K", "A", "C", "F", "k", "a", "c", "f"):  # as NumPy, any case
         raise lw.fail(f"{what}(order={order!r}) is not a valid order", e, kind=CompileError)
     if not isinstance(value, Node) and not _has_node(value):
         return lw.to_node(np.array(value, dtype=dtype, ndmin=ndmin), e)
