@@ -21,7 +21,7 @@ class CompileError(StAutodiffError):
     """An error in the user's function, found while compiling it."""
 
     #: where the user's code called the library code the error is in (``loc`` is then
-    #: the library's line), and what it called: set by ``static_stmts.library_call_site``
+    #: the library's line), and what it called: set by ``library_errors.library_call_site``
     call_site: Loc | None = None
     callee: str | None = None
 

@@ -44,7 +44,7 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
-from . import calls, static_stmts
+from . import calls, library_errors, static_stmts, static_values
 from .binding import BindingLowering, mangled
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
@@ -387,7 +387,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             base[self.dict_key(target, scope)] = value
             return
         if isinstance(base, list):
-            static_stmts.list_item_write(self, base, target, value, scope)
+            static_values.list_item_write(self, base, target, value, scope)
             return
         self.assign_subscript(target, value, scope)
 
@@ -405,7 +405,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             base[key] = self.binary(op, base[key], value, where)
             return
         if isinstance(base, list):
-            static_stmts.list_item_write(self, base, target, value, scope, op, where)
+            static_values.list_item_write(self, base, target, value, scope, op, where)
             return
         self.aug_assign_subscript(target, op, value, scope, where)
 
@@ -444,7 +444,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
 
         special = self.control_call(fn, args, kwargs, e)
         if special is NotImplemented:
-            special = static_stmts.static_call(self, fn, args, kwargs, e)
+            special = static_values.static_call(self, fn, args, kwargs, e)
         if special is not NotImplemented:
             return special
         return call_value(self, fn, args, kwargs, e)
@@ -475,7 +475,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         try:
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
         except CompileError as exc:  # in library code: also say where the user called it
-            static_stmts.library_call_site(exc, fn, self.loc(where))
+            library_errors.library_call_site(exc, fn, self.loc(where))
             raise
         finally:
             self.code_stack.pop()

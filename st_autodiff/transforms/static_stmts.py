@@ -34,12 +34,13 @@ can raise are ``ArithmeticError`` (``FloatingPointError`` under ``np.errstate``,
 (``LinAlgError``) and for nodes whose shapes are unknown when compiling (with known
 shapes, a mismatch is found while compiling); ``IndexError`` where an index is computed
 at run time or an array's shape is unknown; and anything at all for calls of registered
-functions and regions holding them.  A handler whose classes overlap those (a superclass or a subclass
-of one: ``except Exception``, ``except ValueError``, ``except np.linalg.LinAlgError``)
-around runtime nodes is refused with its location; one catching only classes runtime code
-cannot raise (``KeyError``, ``AttributeError``, ``TypeError``, ``ImportError``, a user's
-own exception class) is decided statically.  An exception raised inside a region but
-caught outside it would select its handler at run time: refused like a runtime raise.
+functions and regions holding them.  A handler whose classes overlap those (a superclass
+or a subclass of one: ``except Exception``, ``except ValueError``, ``except
+np.linalg.LinAlgError``) around runtime nodes is refused with its location; one catching
+only classes runtime code cannot raise (``KeyError``, ``AttributeError``, ``TypeError``,
+``ImportError``, a user's own exception class) is decided statically.  An exception
+raised inside a region but caught outside it would select its handler at run time:
+refused like a runtime raise.
 
 **import.**  ``import m``, ``import a.b as c``, ``from m import x`` and relative imports
 run while compiling, as Python runs them on every call (imports are cached by Python);
@@ -48,19 +49,16 @@ the names are bound in the scope.  ``from m import *`` is refused.
 
 from __future__ import annotations
 
-import builtins
 import importlib
-import os
 import sys
-import sysconfig
 import types
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError, NoRuleError, StaticRaiseError, UnsupportedSyntaxError
-from ..ir.graph import GraphBuilder, Loc, Node
+from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
+from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from . import static_format
 from .scope import FLAGS
@@ -375,12 +373,12 @@ def import_statement(lw: Lowerer, s: cst.Import | cst.ImportFrom, scope: Scope) 
     if isinstance(s, cst.Import):
         for alias in s.names:
             dotted = _dotted(alias.name)
-            module = _import(lw, dotted, s)
+            module = _import(lw, dotted, s, scope)
             if alias.asname is not None:
                 scope.vars[alias.asname.name.value] = module
             else:
                 top = dotted.split(".")[0]
-                scope.vars[top] = sys.modules.get(top) or _import(lw, top, s)
+                scope.vars[top] = sys.modules.get(top) or _import(lw, top, s, scope)
         return
     if isinstance(s.names, cst.ImportStar):
         raise lw.fail("from ... import * inside a function is not supported", s,
@@ -391,15 +389,15 @@ def import_statement(lw: Lowerer, s: cst.Import | cst.ImportFrom, scope: Scope) 
         name = importlib.util.resolve_name("." * len(s.relative) + base, package)
     else:
         name = base
-    module = _import(lw, name, s)
+    module = _import(lw, name, s, scope)
     for alias in s.names:
         attr = _dotted(alias.name)
         if hasattr(module, attr):
             value = getattr(module, attr)
         else:
             try:
-                value = importlib.import_module(f"{name}.{attr}")
-            except ImportError:
+                value = _import(lw, f"{name}.{attr}", alias, scope)
+            except CompileError:
                 raise static_exception(lw, ImportError(
                     f"cannot import name {attr!r} from {name!r}"), alias) from None
         bound = alias.asname.name.value if alias.asname is not None else attr
@@ -414,11 +412,31 @@ def _dotted(e: cst.BaseExpression) -> str:
     raise TypeError(f"not a dotted name: {type(e).__name__}")
 
 
-def _import(lw: Lowerer, name: str, where: cst.CSTNode) -> types.ModuleType:
+def _import(lw: Lowerer, name: str, where: cst.CSTNode, scope: Scope | None = None
+            ) -> types.ModuleType:
+    """Import ``name``; under the CLI (which never runs user code) only installed modules,
+    as its top-level imports (``static_scope``)."""
+    cli = _cli_scope(scope)
+    if cli is not None:
+        try:
+            return cli._import(name, where)  # noqa: SLF001
+        except Exception as exc:  # _Unresolvable: (reason, node)
+            if "user code" in str(exc.args[0]):
+                raise lw.fail(str(exc.args[0]), where, kind=CompileError) from None
+            raise static_exception(lw, ImportError(exc.args[0]), where) from None
     try:
         return importlib.import_module(name)
     except ImportError as exc:
         raise static_exception(lw, exc, where) from None
+
+
+def _cli_scope(scope: Scope | None) -> Any:
+    """The CLI's ``StaticScope`` when the function's free names come from one."""
+    while scope is not None:
+        if scope.outer is not None:
+            return getattr(scope.outer, "static_scope", None)
+        scope = scope.parent
+    return None
 
 
 def _package(lw: Lowerer, scope: Scope, where: cst.CSTNode) -> str:
@@ -430,228 +448,3 @@ def _package(lw: Lowerer, scope: Scope, where: cst.CSTNode) -> str:
         if isinstance(value, str) and value:
             return value if key == "__package__" else value.rpartition(".")[0]
     raise lw.fail("a relative import outside a package", where, kind=CompileError)
-
-
-# --- calls of static methods and exception classes --------------------------------------
-
-_STR_METHODS = frozenset({
-    "join", "upper", "lower", "strip", "lstrip", "rstrip", "split", "rsplit", "replace",
-    "startswith", "endswith", "capitalize", "title", "zfill", "center", "ljust", "rjust",
-    "count", "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isalnum",
-    "isidentifier", "isspace", "islower", "isupper", "partition", "rpartition", "casefold",
-    "splitlines", "removeprefix", "removesuffix", "expandtabs", "swapcase"})
-#: list and dict methods: those that may hold runtime values, and those comparing items
-_LIST_ANY = {"extend": True, "insert": True, "pop": True, "copy": False, "clear": True,
-             "reverse": True}
-_LIST_STATIC = {"index": False, "count": False, "remove": True, "sort": True}
-_DICT_ANY = {"get": False, "keys": False, "values": False, "items": False, "copy": False,
-             "update": True, "setdefault": True, "pop": True, "popitem": True, "clear": True}
-_TUPLE_STATIC = {"index": False, "count": False}
-
-
-def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
-                e: cst.Call) -> Any:
-    """Calls evaluated while compiling: exception classes, methods of static strings,
-    lists, dicts and tuples, ``str``/``repr``/``format`` of static values.  Returns
-    ``NotImplemented`` for every other call."""
-    if isinstance(fn, type) and issubclass(fn, BaseException):
-        values = [static_format.static_value(lw, a, e) for a in args]
-        kw = {k: static_format.static_value(lw, v, e) for k, v in kwargs.items()}
-        try:
-            return fn(*values, **kw)
-        except Exception as exc:
-            raise static_exception(lw, exc, e) from None
-    if fn in (builtins.list, builtins.tuple) and len(args) == 1 and not kwargs and \
-            isinstance(args[0], Node) and args[0].op is Op.CONST and \
-            isinstance(args[0].param("value"), tuple):
-        return fn(args[0].param("value"))  # list(x.shape) of a known shape
-    if fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii) and args:
-        return static_format.call_format(lw, fn, args, kwargs, e)
-    if _pure(fn) and not _holds_node([*args, *kwargs.values()]) and not any(
-            isinstance(a, np.ndarray) for a in [*args, *kwargs.values()]):
-        return _run(lw, fn, args, kwargs, e)
-    owner = getattr(fn, "__self__", None)
-    name = getattr(fn, "__name__", "")
-    if not isinstance(fn, types.BuiltinMethodType) or owner is None:
-        return NotImplemented
-    if isinstance(owner, str):
-        if name in ("format", "format_map"):
-            return static_format.call_format(lw, fn, args, kwargs, e)
-        if name in _STR_METHODS:
-            return _run(lw, fn, [static_format.static_value(lw, a, e) for a in args],
-                        {k: static_format.static_value(lw, v, e) for k, v in kwargs.items()},
-                        e)
-        return NotImplemented
-    table: dict[str, bool] | None = None
-    if isinstance(owner, list):
-        table = _LIST_ANY if name in _LIST_ANY else _LIST_STATIC if name in _LIST_STATIC \
-            else None
-        static_only = name in _LIST_STATIC
-    elif isinstance(owner, dict):
-        table, static_only = (_DICT_ANY if name in _DICT_ANY else None), False
-    elif isinstance(owner, tuple):
-        table, static_only = (_TUPLE_STATIC if name in _TUPLE_STATIC else None), True
-    if table is None:
-        return NotImplemented
-    if static_only and (_holds_node([owner, *args, *kwargs.values()])):
-        raise lw.fail(f"{type(owner).__name__}.{name}() compares items, and some are only "
-                      "known at run time", e, "compare values known when compiling",
-                      kind=CompileError)
-    if table[name]:
-        lw.external.check_write(owner, f"change ({name})", lw.loc(e))
-    if name == "pop" and isinstance(owner, dict) and args and _holds_node(args[:1]):
-        raise lw.fail("dict keys must be constants", e, kind=CompileError)
-    result = _run(lw, fn, args, kwargs, e)
-    if name in ("keys", "values", "items"):
-        return list(result)
-    return result
-
-
-#: builtins evaluated on static arguments (others: ``dispatch._STATIC_BUILTINS``)
-_PURE_BUILTINS = frozenset({builtins.isinstance, builtins.issubclass, builtins.callable,
-                            builtins.dict, builtins.sorted, builtins.any, builtins.all,
-                            builtins.frozenset, builtins.set, builtins.chr, builtins.ord,
-                            builtins.hex, builtins.bin, builtins.oct})
-#: NumPy functions that change their arguments or global state, or read or write files
-_NUMPY_EFFECTS = frozenset({
-    "copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "seterr",
-    "seterrcall", "set_printoptions", "setbufsize", "errstate", "printoptions", "save",
-    "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
-    "memmap", "tofile", "frombuffer", "nditer", "einsum_path"})
-
-
-def _pure(fn: Any) -> bool:
-    """Whether calling ``fn`` on static (non-array) arguments may run while compiling: the
-    purity allowlist of static-call folding (``operator``, NumPy outside ``numpy.random``
-    and its op table, a few builtins).  Creation functions and everything in the op table
-    stay graph nodes, so generated code is unchanged for code that used them."""
-    try:
-        if fn in _PURE_BUILTINS or fn is builtins.type:
-            return True
-    except TypeError:
-        return False
-    if isinstance(fn, type):
-        return False
-    module = getattr(fn, "__module__", None) or ""
-    name = getattr(fn, "__name__", "")
-    if module in ("operator", "_operator"):
-        return not name.startswith(("i", "set", "del")) or name in ("index", "is_", "is_not",
-                                                                   "invert")
-    if not callable(fn) or not module.startswith("numpy") or module.startswith(
-            "numpy.random") or name in _NUMPY_EFFECTS:
-        return False
-    from . import calls  # noqa: PLC0415
-
-    return calls.FUNCTIONS.get(id(fn)) is None and not isinstance(fn, np.ufunc)
-
-
-def _run(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
-    try:
-        return fn(*args, **kwargs)
-    except Exception as exc:
-        raise static_exception(lw, exc, e) from None
-
-
-def _holds_node(values: Any) -> bool:
-    for v in values:
-        if isinstance(v, Node):
-            return True
-        if isinstance(v, (list, tuple)) and _holds_node(v):
-            return True
-        if isinstance(v, dict) and _holds_node(list(v.values())):
-            return True
-    return False
-
-
-# --- item writes into static lists -------------------------------------------------------
-
-
-_SYMBOLS = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.POW: "**", Op.MOD: "%",
-            Op.FLOORDIV: "//", Op.MATMUL: "@"}
-
-
-def list_item_write(lw: Lowerer, lst: list, target: cst.Subscript, value: Any,
-                    scope: Scope, op: Op | None = None, where: cst.CSTNode | None = None
-                    ) -> None:
-    """``lst[i] = v`` (``op``: ``lst[i] op= v``) on a list built while compiling, with an
-    index known when compiling (``shape = list(x.shape); shape[axis] = 1``)."""
-    where = where or target
-    lw.external.check_write(lst, "write into", lw.loc(target))
-    parts = [lw.index_part(el, scope) for el in target.slice]
-    key = parts[0] if len(parts) == 1 else tuple(parts)
-    if _holds_node([key]) or isinstance(key, slice) and _holds_node(
-            [key.start, key.stop, key.step]):
-        raise lw.fail("the index of a list known when compiling must be known when "
-                      "compiling too", target, "index with ints computed from shapes or int "
-                      "arguments, or build an array and write into it")
-    if op is not None:
-        try:
-            current = lst[key]
-        except Exception as exc:
-            raise static_exception(lw, exc, target) from None
-        if isinstance(current, Node) and current.type is not None and \
-                current.type.kind == "array" and current.type.shape != ():
-            lst[key] = None  # the entry itself is the one holder allowed
-            try:
-                label = lw.fn.module.tree.code_for_node(target).strip()
-                sym = _SYMBOLS.get(op, op.value)
-                lw._check_holders(label, current, scope, where, sym,  # noqa: SLF001
-                                  f"write {label} = {label} {sym} ... to make a new array")
-            finally:
-                lst[key] = current
-        value = lw.binary(op, current, value, where)
-    try:
-        lst[key] = value
-    except Exception as exc:
-        raise static_exception(lw, exc, target) from None
-
-
-# --- errors inside library code ---------------------------------------------------------
-
-_LIBRARY_DIRS = tuple(sorted({os.path.normcase(os.path.abspath(p)) for k, p in
-                              sysconfig.get_paths().items() if k in (
-                                  "stdlib", "platstdlib", "purelib", "platlib")},
-                             key=len, reverse=True))
-
-
-def library_of(file: str) -> str | None:
-    """The installed package (or standard library module) a source file belongs to; None
-    for the user's own files."""
-    path = os.path.normcase(os.path.abspath(file))
-    parts = path.split(os.sep)
-    for marker in ("site-packages", "dist-packages"):
-        if marker in parts:
-            rest = parts[parts.index(marker) + 1:]
-            return rest[0].removesuffix(".py") if rest else None
-    for d in _LIBRARY_DIRS:
-        if path.startswith(d + os.sep):
-            rest = path[len(d) + 1:].split(os.sep)
-            return rest[0].removesuffix(".py")
-    return None
-
-
-def library_call_site(exc: CompileError, fn: Any, call_loc: Loc | None) -> None:
-    """An error located in library code that the user's code at ``call_loc`` called
-    (``fn``, inlined): the error also names that call, and its hint says what the user can
-    do about code they do not own.  Applied once, at the call nearest the library code."""
-    if exc.call_site is not None or exc.loc is None or call_loc is None:
-        return
-    lib = library_of(exc.loc.file)
-    if lib is None or library_of(call_loc.file) is not None:
-        return
-    module = getattr(fn, "__module__", None) or lib
-    callee = f"{module}.{getattr(fn, '__qualname__', getattr(fn, '__name__', '?'))}"
-    short = getattr(fn, "__name__", callee)
-    exc.call_site, exc.callee = call_loc, callee
-    if isinstance(exc, StaticRaiseError):
-        exc.hint = (f"{callee} raises this for the arguments passed here: check their "
-                    "types, shapes and values against its documentation")
-    elif isinstance(exc, NoRuleError):
-        exc.hint = (f"{exc.hint}; or register a derivative for {short} itself with "
-                    f"st.register_vjp({short}, rule)")
-    else:
-        exc.hint = (f"this is inside {lib}'s code, which you cannot change: register a "
-                    f"derivative for {short} with st.register_vjp({short}, rule), where "
-                    "rule(g, out, *args) returns one gradient per argument, or compute "
-                    "the value with NumPy functions st_autodiff knows")
-    exc.rerender()
