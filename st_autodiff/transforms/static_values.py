@@ -66,8 +66,7 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return fn(args[0].param("value"))  # list(x.shape) of a known shape
     if fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii) and args:
         return static_format.call_format(lw, fn, args, kwargs, e)
-    if _pure(fn) and not _holds_node([*args, *kwargs.values()]) and not any(
-            isinstance(a, np.ndarray) for a in [*args, *kwargs.values()]):
+    if _pure(fn) and all(_plain(a) for a in [*args, *kwargs.values()]):
         return _run(lw, fn, args, kwargs, e)
     owner = getattr(fn, "__self__", None)
     name = getattr(fn, "__name__", "")
@@ -149,6 +148,19 @@ def _run(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         return fn(*args, **kwargs)
     except Exception as exc:
         raise static_exception(lw, exc, e) from None
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    """Whether ``v`` is plain static data a pure function may see: no node, no array (its
+    contents may change between calls), none of lowering's own objects (closures, lists
+    a loop builds), in containers too."""
+    if isinstance(v, (Node, np.ndarray)) or depth > 8:
+        return False
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return all(_plain(x, depth + 1) for x in v)
+    if isinstance(v, dict):
+        return all(_plain(x, depth + 1) for x in (*v.keys(), *v.values()))
+    return not type(v).__module__.startswith("st_autodiff")
 
 
 def _holds_node(values: Any) -> bool:
