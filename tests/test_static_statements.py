@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import math
 import operator
+import sys
 
 import numpy as np
 import pytest
@@ -554,3 +555,34 @@ def test_random_draws_are_never_folded():
     with pytest.raises(CompileError) as info:
         st.grad(random_draw)(X)
     assert "random" in info.value.message
+
+
+# --- the CLI never runs user code: imports in functions load installed modules only -----
+
+
+def test_cli_imports_inside_functions(tmp_path, capsys, monkeypatch):
+    from st_autodiff.cli import main
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "neighbour_mod_st_test.py").write_text("A = 1\n")
+    path = tmp_path / "model.py"
+    path.write_text(
+        "import numpy as np\n\n\n"
+        "def loss(x):\n"
+        "    import math\n"
+        "    from numpy.linalg import norm\n"
+        "    try:\n"
+        "        from math import not_there\n"
+        "    except ImportError:\n"
+        "        not_there = 2.0\n"
+        "    return norm(x) * math.pi * not_there\n\n\n"
+        "def uses_neighbour(x):\n"
+        "    import neighbour_mod_st_test\n"
+        "    return np.sum(x)\n")
+    assert main(["dump", f"{path}:loss", "--arg", "x=f64[3]"]) == 0
+    out = capsys.readouterr().out
+    assert "3.14159" in out and "2.0" in out
+    assert main(["dump", f"{path}:uses_neighbour", "--arg", "x=f64[3]"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:15:5: error: module 'neighbour_mod_st_test' is user code" in err
+    assert "neighbour_mod_st_test" not in sys.modules  # never imported
