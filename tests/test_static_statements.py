@@ -586,3 +586,25 @@ def test_cli_imports_inside_functions(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert f"{path}:15:5: error: module 'neighbour_mod_st_test' is user code" in err
     assert "neighbour_mod_st_test" not in sys.modules  # never imported
+
+
+# --- the fence is lazy: code static folding removes is never refused --------------------
+
+
+def dead_code_of_every_kind(x, legacy):
+    if legacy:
+        class Old:  # noqa: B903
+            pass
+
+        del x
+        s = {1, 2}
+        y = (z := 2.0) * z
+        raise RuntimeError(f"legacy mode {s} {y}")
+    return np.sum(np.exp(x))
+
+
+def test_constructs_in_removed_branches_are_never_refused():
+    check(dead_code_of_every_kind, X, False)
+    err = compile_error(dead_code_of_every_kind, X, True)
+    assert err.message == "class definitions are not supported inside a differentiated function"
+    assert err.loc.line == line_of(dead_code_of_every_kind, "class Old")

@@ -108,8 +108,8 @@ class ControlLowering(LoopLowering, ListLowering):
             self.define(stmt, scope)
         elif isinstance(stmt, _WhileGuard):
             self.statement(stmt, scope)
-        elif isinstance(stmt, (cst.Try, cst.TryStar)):
-            static_stmts.try_statement(self, stmt, scope)
+        elif isinstance(stmt, (cst.Try, cst.TryStar, cst.ClassDef)):
+            static_stmts.statement(self, stmt, scope)
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self.statement(small, scope)

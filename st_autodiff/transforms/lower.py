@@ -60,7 +60,7 @@ from .no_complex import (
 )
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope
-from .static_format import FormatLowering
+from .static_stmts import StaticLowering
 from .writes import WriteLowering
 
 _AUG = {
@@ -125,7 +125,7 @@ _evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
 class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering,
-              FormatLowering):
+              StaticLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -344,7 +344,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)) and \
                     not self.append_statement(s.value, scope):
                 self.expr(s.value, scope)
-        elif isinstance(s, (cst.Raise, cst.Assert, cst.Import, cst.ImportFrom)):
+        elif isinstance(s, (cst.Raise, cst.Assert, cst.Import, cst.ImportFrom, cst.Del)):
             static_stmts.statement(self, s, scope)
         elif not isinstance(s, cst.Pass):
             raise self.fail(f"{type(s).__name__} statements are not supported", s)

@@ -136,20 +136,6 @@ def string_binary(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> An
         raise _failed(lw, exc, where) from None
 
 
-class FormatLowering:
-    """The string expressions of ``lower.Lowerer``: f-strings and implicit concatenation."""
-
-    def expr_FormattedString(self: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
-        return formatted_string(self, e, scope)
-
-    def expr_ConcatenatedString(self: Lowerer, e: cst.ConcatenatedString, scope: Scope
-                                ) -> Any:
-        left, right = self.expr(e.left, scope), self.expr(e.right, scope)
-        if isinstance(left, bytes) != isinstance(right, bytes):
-            raise self.fail("cannot mix bytes and nonbytes literals", e, kind=CompileError)
-        return left + right
-
-
 def formatted_string(lw: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
     """An f-string's value: a Python str when every value in it is static; a runtime value
     is refused (``runtime_format``) or, in a message raised for sure, a placeholder."""

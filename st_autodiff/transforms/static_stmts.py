@@ -61,6 +61,7 @@ from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from . import static_format
+from .parse import LAZY_HINTS
 from .scope import FLAGS
 
 if TYPE_CHECKING:
@@ -118,9 +119,41 @@ def runtime_raise(lw: Lowerer, node: cst.CSTNode, what: str = "raise") -> Compil
                    kind=UnsupportedSyntaxError)
 
 
-def statement(lw: Lowerer, s: cst.BaseSmallStatement, scope: Scope) -> None:
-    """``raise``, ``assert``, ``import`` and ``from ... import``."""
-    if isinstance(s, cst.Raise):
+def refuse_lazily(lw: Lowerer, node: cst.CSTNode) -> CompileError:
+    """The located refusal of a construct of ``parse.LAZY_HINTS``, reached by lowering."""
+    message, hint = LAZY_HINTS[type(node)]
+    return lw.fail(message, node, hint)
+
+
+class StaticLowering:
+    """Expressions of ``lower.Lowerer`` decided here: strings (``static_format``) and the
+    lazily refused ones."""
+
+    def expr_FormattedString(self: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
+        return static_format.formatted_string(self, e, scope)
+
+    def expr_ConcatenatedString(self: Lowerer, e: cst.ConcatenatedString, scope: Scope
+                                ) -> Any:
+        left, right = self.expr(e.left, scope), self.expr(e.right, scope)
+        if isinstance(left, bytes) != isinstance(right, bytes):
+            raise self.fail("cannot mix bytes and nonbytes literals", e, kind=CompileError)
+        return left + right
+
+    def expr_NamedExpr(self: Lowerer, e: cst.NamedExpr, scope: Scope) -> Any:
+        raise refuse_lazily(self, e)
+
+    def expr_Set(self: Lowerer, e: cst.Set, scope: Scope) -> Any:
+        raise refuse_lazily(self, e)
+
+
+def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
+    """``raise``, ``assert``, ``import``, ``from ... import``, ``try`` and the statements
+    refused lazily (``del``, ``class``)."""
+    if type(s) in LAZY_HINTS:
+        raise refuse_lazily(lw, s)
+    if isinstance(s, (cst.Try, cst.TryStar)):
+        try_statement(lw, s, scope)
+    elif isinstance(s, cst.Raise):
         raise_statement(lw, s, scope)
     elif isinstance(s, cst.Assert):
         assert_statement(lw, s, scope)
