@@ -118,6 +118,12 @@ _NUMPY_EFFECTS = frozenset({
     "memmap", "tofile", "frombuffer", "nditer", "einsum_path"})
 
 
+#: NumPy modules with state, files or tools (never evaluated while compiling)
+_NUMPY_EFFECT_MODULES = ("numpy.random", "numpy.lib._npyio_impl", "numpy.lib.npyio",
+                         "numpy.lib.format", "numpy.testing", "numpy.f2py", "numpy.distutils",
+                         "numpy.ctypeslib", "numpy._pytesttester", "numpy.lib._datasource")
+
+
 def _pure(fn: Any) -> bool:
     """Whether calling ``fn`` on static (non-array) arguments may run while compiling: the
     purity allowlist of static-call folding (``operator``, NumPy outside ``numpy.random``
@@ -136,7 +142,7 @@ def _pure(fn: Any) -> bool:
         return not name.startswith(("i", "set", "del")) or name in ("index", "is_", "is_not",
                                                                    "invert")
     if not callable(fn) or not module.startswith("numpy") or module.startswith(
-            "numpy.random") or name in _NUMPY_EFFECTS:
+            _NUMPY_EFFECT_MODULES) or name in _NUMPY_EFFECTS:
         return False
     from . import calls  # noqa: PLC0415
 
