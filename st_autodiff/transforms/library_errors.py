@@ -23,6 +23,9 @@ _LIBRARY_DIRS = tuple(sorted({os.path.normcase(os.path.abspath(p)) for k, p in
                              key=len, reverse=True))
 
 
+_OWN = os.path.normcase(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def library_of(file: str) -> str | None:
     """The installed package (or standard library module) a source file belongs to; None
     for the user's own files."""
@@ -32,6 +35,8 @@ def library_of(file: str) -> str | None:
         if marker in parts:
             rest = parts[parts.index(marker) + 1:]
             return rest[0].removesuffix(".py") if rest else None
+    if path.startswith(_OWN + os.sep):  # st_autodiff's own Python (st_autodiff.nn ...)
+        return "st_autodiff"
     for d in _LIBRARY_DIRS:
         if path.startswith(d + os.sep):
             rest = path[len(d) + 1:].split(os.sep)
