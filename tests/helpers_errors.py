@@ -221,7 +221,7 @@ def uses_runtime_raise(x):
 
 
 def uses_set(x):
-    s = {1, 2}  # <- set
+    s = {1, x[0]}  # <- set
     return np.sum(x)
 
 

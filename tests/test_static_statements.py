@@ -603,6 +603,16 @@ def dead_code_of_every_kind(x, legacy):
     return np.sum(np.exp(x))
 
 
+def static_sets(x, method):
+    allowed = {"linear", "cubic"}
+    known = {1, 2} | {3}
+    return np.sum(x ** len(known)) * len(allowed) * (2.0 if method == "cubic" else 1.0)
+
+
+def test_set_literals_of_static_values():
+    check(static_sets, X, "cubic")
+
+
 def test_constructs_in_removed_branches_are_never_refused():
     check(dead_code_of_every_kind, X, False)
     err = compile_error(dead_code_of_every_kind, X, True)

@@ -285,7 +285,8 @@ LAZY_HINTS: dict[type, tuple[str, str]] = {
     cst.ClassDef: ("class definitions are not supported inside a differentiated function",
                    "define the class at module level"),
     cst.NamedExpr: ("the walrus operator := is not supported", "assign on a separate line"),
-    cst.Set: ("set literals are not supported", "use a tuple"),
+    cst.Set: ("set literals of values computed at run time are not supported",
+              "use a tuple"),
 }
 
 

@@ -143,7 +143,23 @@ class StaticLowering:
         raise refuse_lazily(self, e)
 
     def expr_Set(self: Lowerer, e: cst.Set, scope: Scope) -> Any:
-        raise refuse_lazily(self, e)
+        """A set of static values (``{"linear", "cubic"}``) is a Python set; one holding a
+        runtime value is refused."""
+        items = []
+        for el in e.elements:
+            if not isinstance(el, cst.Element):
+                raise refuse_lazily(self, e)
+            v = self.expr(el.value, scope)
+            if isinstance(v, Node) and v.op is Op.CONST and not isinstance(
+                    v.param("value"), np.ndarray):
+                v = v.param("value")
+            if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+                raise refuse_lazily(self, e)
+            items.append(v)
+        try:
+            return set(items)
+        except TypeError as exc:  # unhashable
+            raise static_exception(self, exc, e) from None
 
 
 def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
