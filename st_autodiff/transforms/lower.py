@@ -60,7 +60,7 @@ from .no_complex import (
 )
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope
-from .static_stmts import StaticLowering
+from .static_format import StaticLowering
 from .writes import WriteLowering
 
 _AUG = {

@@ -14,6 +14,10 @@ known when the generated code runs.  Two cases:
 * anywhere else (``print(f"loss={loss:.4f}")``), ``runtime_format`` refuses it with the
   location: building strings at run time is future work (the effects of ``print``,
   ``warnings`` and ``logging`` will consume them).
+
+``StaticLowering`` (a mixin of ``lower.Lowerer``) holds the expression handlers: strings,
+set literals of static values, and the lazily refused walrus (``refuse_lazily`` refuses
+what ``parse.LAZY_HINTS`` lists, where lowering reaches it).
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+import numpy as np
 
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import Node
 from ..ir.ops import Op
+from .parse import LAZY_HINTS
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -167,3 +173,46 @@ def _parts(lw: Lowerer, parts: Any, scope: Scope, prefix: str, quote: str) -> st
         except Exception as exc:
             raise _failed(lw, exc, p) from None
     return "".join(out)
+
+
+def refuse_lazily(lw: Lowerer, node: cst.CSTNode) -> CompileError:
+    """The located refusal of a construct of ``parse.LAZY_HINTS``, reached by lowering."""
+    message, hint = LAZY_HINTS[type(node)]
+    return lw.fail(message, node, hint)
+
+
+class StaticLowering:
+    """Expressions of ``lower.Lowerer`` decided here: strings (``static_format``) and the
+    lazily refused ones."""
+
+    def expr_FormattedString(self: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
+        return formatted_string(self, e, scope)
+
+    def expr_ConcatenatedString(self: Lowerer, e: cst.ConcatenatedString, scope: Scope
+                                ) -> Any:
+        left, right = self.expr(e.left, scope), self.expr(e.right, scope)
+        if isinstance(left, bytes) != isinstance(right, bytes):
+            raise self.fail("cannot mix bytes and nonbytes literals", e, kind=CompileError)
+        return left + right
+
+    def expr_NamedExpr(self: Lowerer, e: cst.NamedExpr, scope: Scope) -> Any:
+        raise refuse_lazily(self, e)
+
+    def expr_Set(self: Lowerer, e: cst.Set, scope: Scope) -> Any:
+        """A set of static values (``{"linear", "cubic"}``) is a Python set; one holding a
+        runtime value is refused."""
+        items = []
+        for el in e.elements:
+            if not isinstance(el, cst.Element):
+                raise refuse_lazily(self, e)
+            v = self.expr(el.value, scope)
+            if isinstance(v, Node) and v.op is Op.CONST and not isinstance(
+                    v.param("value"), np.ndarray):
+                v = v.param("value")
+            if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+                raise refuse_lazily(self, e)
+            items.append(v)
+        try:
+            return set(items)
+        except TypeError as exc:  # unhashable
+            raise _failed(self, exc, e) from None

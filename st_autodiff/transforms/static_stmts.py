@@ -31,16 +31,17 @@ time too, and a handler would then have to run at run time.  The classes runtime
 can raise are ``ArithmeticError`` (``FloatingPointError`` under ``np.errstate``,
 ``ZeroDivisionError`` of Python floats), ``RuntimeWarning`` (warnings as errors) and
 ``MemoryError`` for every node; ``ValueError`` for ``inv``/``solve``/``cholesky``/``det``
-(``LinAlgError``) and for nodes whose shapes are unknown when compiling (with known
-shapes, a mismatch is found while compiling); ``IndexError`` where an index is computed
-at run time or an array's shape is unknown; and anything at all for calls of registered
-functions and regions holding them.  A handler whose classes overlap those (a superclass
-or a subclass of one: ``except Exception``, ``except ValueError``, ``except
-np.linalg.LinAlgError``) around runtime nodes is refused with its location; one catching
-only classes runtime code cannot raise (``KeyError``, ``AttributeError``, ``TypeError``,
-``ImportError``, a user's own exception class) is decided statically.  An exception
-raised inside a region but caught outside it would select its handler at run time:
-refused like a runtime raise.
+(``LinAlgError``), for ``max``/``min``/``argmax``/``argmin`` of a possibly empty array,
+and for nodes whose shapes are unknown when compiling (with known shapes, a mismatch is
+found while compiling); ``IndexError`` where an index is computed at run time or an
+array's shape is unknown; ``TypeError`` too for untyped nodes (no example arguments); and
+anything at all for calls of registered functions and regions holding them.  A handler
+whose classes overlap those (a superclass or a subclass of one: ``except Exception``,
+``except ValueError``, ``except np.linalg.LinAlgError``) around runtime nodes is refused
+with its location; one catching only classes runtime code cannot raise (``KeyError``,
+``AttributeError``, ``TypeError``, ``ImportError``, a user's own exception class) is
+decided statically.  An exception raised inside a region but caught outside it would
+select its handler at run time: refused like a runtime raise.
 
 **import.**  ``import m``, ``import a.b as c``, ``from m import x`` and relative imports
 run while compiling, as Python runs them on every call (imports are cached by Python);
@@ -63,6 +64,7 @@ from ..ir.ops import Op
 from . import static_format
 from .parse import LAZY_HINTS
 from .scope import FLAGS
+from .static_format import refuse_lazily
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -117,49 +119,6 @@ def runtime_raise(lw: Lowerer, node: cst.CSTNode, what: str = "raise") -> Compil
                    "that may not run): check the inputs before calling the gradient, or "
                    "make the condition depend on shapes, dtypes or int arguments",
                    kind=UnsupportedSyntaxError)
-
-
-def refuse_lazily(lw: Lowerer, node: cst.CSTNode) -> CompileError:
-    """The located refusal of a construct of ``parse.LAZY_HINTS``, reached by lowering."""
-    message, hint = LAZY_HINTS[type(node)]
-    return lw.fail(message, node, hint)
-
-
-class StaticLowering:
-    """Expressions of ``lower.Lowerer`` decided here: strings (``static_format``) and the
-    lazily refused ones."""
-
-    def expr_FormattedString(self: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
-        return static_format.formatted_string(self, e, scope)
-
-    def expr_ConcatenatedString(self: Lowerer, e: cst.ConcatenatedString, scope: Scope
-                                ) -> Any:
-        left, right = self.expr(e.left, scope), self.expr(e.right, scope)
-        if isinstance(left, bytes) != isinstance(right, bytes):
-            raise self.fail("cannot mix bytes and nonbytes literals", e, kind=CompileError)
-        return left + right
-
-    def expr_NamedExpr(self: Lowerer, e: cst.NamedExpr, scope: Scope) -> Any:
-        raise refuse_lazily(self, e)
-
-    def expr_Set(self: Lowerer, e: cst.Set, scope: Scope) -> Any:
-        """A set of static values (``{"linear", "cubic"}``) is a Python set; one holding a
-        runtime value is refused."""
-        items = []
-        for el in e.elements:
-            if not isinstance(el, cst.Element):
-                raise refuse_lazily(self, e)
-            v = self.expr(el.value, scope)
-            if isinstance(v, Node) and v.op is Op.CONST and not isinstance(
-                    v.param("value"), np.ndarray):
-                v = v.param("value")
-            if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
-                raise refuse_lazily(self, e)
-            items.append(v)
-        try:
-            return set(items)
-        except TypeError as exc:  # unhashable
-            raise static_exception(self, exc, e) from None
 
 
 def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
@@ -360,6 +319,8 @@ def _run_finally(lw: Lowerer, stmts: list[Any], scope: Scope, where: cst.CSTNode
 _RUNTIME_RAISES: tuple[type, ...] = (ArithmeticError, RuntimeWarning, MemoryError)
 #: ops that raise ``LinAlgError`` (a ``ValueError``) on some data
 _LINALG = frozenset({"inv", "solve", "cholesky", "det", "slogdet"})
+#: reductions that raise ``ValueError`` on an empty array
+_NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
 #: ops whose index inputs may be computed at run time
 _INDEXING = {"getitem": 1, "setitem": 2, "index_add": 2, "scatter_add": 2, "list_get": 1,
              "list_slice": 1, "take": 1, "take_along_axis": 1, "list_index_add": 2}
@@ -372,8 +333,11 @@ def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
         if n.op in (Op.CONST, Op.ARG):
             continue
         out.update(_RUNTIME_RAISES)
-        if n.op.value in _LINALG or any(_shapeless(i) for i in (n, *n.inputs)):
+        if n.op.value in _LINALG or any(_shapeless(i) for i in (n, *n.inputs)) or (
+                n.op.value in _NO_IDENTITY and any(_may_be_empty(i) for i in n.inputs)):
             out.add(ValueError)  # LinAlgError; shapes that may not match when it runs
+        if any(i.type is None for i in (n, *n.inputs)):
+            out.update((TypeError, IndexError))  # untyped (generic) code: anything
         fixed = _INDEXING.get(n.op.value)
         if fixed is not None and (len(n.inputs) > fixed or any(
                 i.type is None or i.type.shape is None for i in n.inputs[:1])):
@@ -387,6 +351,13 @@ def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
                 if BaseException in out:
                     return (BaseException,)
     return tuple(out)
+
+
+def _may_be_empty(n: Node) -> bool:
+    """Whether ``n`` may be an array with no elements (a reduction without identity
+    raises ``ValueError`` on it)."""
+    t = n.type
+    return t is None or t.kind == "array" and (t.shape is None or 0 in t.shape)
 
 
 def _shapeless(n: Node) -> bool:
