@@ -618,3 +618,17 @@ def test_constructs_in_removed_branches_are_never_refused():
     err = compile_error(dead_code_of_every_kind, X, True)
     assert err.message == "class definitions are not supported inside a differentiated function"
     assert err.loc.line == line_of(dead_code_of_every_kind, "class Old")
+
+
+def max_of_maybe_empty(x, k):
+    try:
+        m = np.max(x[:k])  # empty when k == 0: ValueError when it runs
+    except ValueError:
+        m = 0.0
+    return m + np.sum(x)
+
+
+def test_reductions_without_identity_keep_their_handler_honest():
+    check(max_of_maybe_empty, X, 2)  # non-empty: the handler is dead
+    with pytest.raises(CompileError):  # empty: never a silent skip of the handler
+        st.grad(max_of_maybe_empty)(X, 0)
