@@ -20,6 +20,11 @@ class StAutodiffError(Exception):
 class CompileError(StAutodiffError):
     """An error in the user's function, found while compiling it."""
 
+    #: where the user's code called the library code the error is in (``loc`` is then
+    #: the library's line), and what it called: set by ``library_errors.library_call_site``
+    call_site: Loc | None = None
+    callee: str | None = None
+
     def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None) -> None:
         self.message = message
         self.loc = loc
@@ -27,24 +32,52 @@ class CompileError(StAutodiffError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        """The diagnostic text: location, message, source line with a caret, hint."""
+        """The diagnostic text: location, message, source line with a caret, hint.  An
+        error inside library code starts at the user's call of the library."""
         if self.loc is None:
             head = f"error: {self.message}"
             return head + (f"\nhint: {self.hint}" if self.hint else "")
-        lines = [f"{self.loc}: error: {self.message}"]
-        if self.loc.text:
-            text = self.loc.text.rstrip("\n")
-            stripped = text.lstrip()
-            indent = len(text) - len(stripped)
-            col = max(self.loc.col - 1 - indent, 0)
-            width = 1
-            if self.loc.end_col is not None and self.loc.end_col > self.loc.col:
-                width = min(self.loc.end_col - self.loc.col, len(stripped) - col)
-            lines.append("    " + stripped)
-            lines.append("    " + " " * col + "^" + "~" * max(width - 1, 0))
+        if self.call_site is not None:
+            lines = [f"{self.call_site}: error: in {self.callee}: {self.message}",
+                     *_quoted(self.call_site), f"  {self.loc}: inside {self.callee}, here:",
+                     *_quoted(self.loc)]
+        else:
+            lines = [f"{self.loc}: error: {self.message}", *_quoted(self.loc)]
         if self.hint:
             lines.append(f"hint: {self.hint}")
         return "\n".join(lines)
+
+    def rerender(self) -> None:
+        """Render again after ``message``, ``hint`` or ``call_site`` changed."""
+        self.args = (self.render(),)
+
+
+def _quoted(loc: Loc) -> list[str]:
+    """The source line of ``loc`` with a caret under its columns (nothing without text)."""
+    if not loc.text:
+        return []
+    text = loc.text.rstrip("\n")
+    stripped = text.lstrip()
+    indent = len(text) - len(stripped)
+    col = max(loc.col - 1 - indent, 0)
+    width = 1
+    if loc.end_col is not None and loc.end_col > loc.col:
+        width = min(loc.end_col - loc.col, len(stripped) - col)
+    return ["    " + stripped, "    " + " " * col + "^" + "~" * max(width - 1, 0)]
+
+
+class StaticRaiseError(CompileError):
+    """The function raises a Python exception on a path known when compiling: a ``raise``
+    or a failed ``assert`` reached for these argument types, shapes and static values, or
+    static evaluation failing as Python would (``TABLE[name]`` without the key).
+    ``exception`` is the exception Python raises there."""
+
+    def __init__(self, exception: BaseException, loc: Loc | None = None,
+                 hint: str | None = None, message: str | None = None) -> None:
+        self.exception = exception
+        text = str(exception)
+        super().__init__(message or (f"{type(exception).__name__}: {text}" if text else
+                                     type(exception).__name__), loc, hint)
 
 
 class UnsupportedSyntaxError(CompileError):

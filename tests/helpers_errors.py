@@ -39,9 +39,9 @@ def uses_while(x):
 
 
 def uses_try(x):
-    try:  # <- try
+    try:
         y = np.log(x)
-    except ValueError:
+    except FloatingPointError:  # <- try
         y = x
     return np.sum(y)
 
@@ -100,14 +100,19 @@ def uses_star_params(*xs):  # <- starparams
 
 
 def uses_assert(x):
-    assert x.ndim == 1  # <- assert
+    assert x.ndim == 2, f"x must be a matrix, got {x.ndim} axis"  # <- assert
+    return np.sum(x)
+
+
+def uses_runtime_assert(x):
+    assert np.all(x > 0)  # <- runtimeassert
     return np.sum(x)
 
 
 def uses_import(x):
-    import math as m  # <- import
+    from math import no_such_name  # <- import
 
-    return np.sum(x) * m.pi
+    return np.sum(x) * no_such_name
 
 
 def uses_dict(x):
@@ -214,8 +219,14 @@ def uses_raise(x):
     raise ValueError("no")  # <- raise
 
 
+def uses_runtime_raise(x):
+    if np.sum(x) > 0:
+        raise ValueError("positive")  # <- runtimeraise
+    return np.sum(x)
+
+
 def uses_set(x):
-    s = {1, 2}  # <- set
+    s = {1, x[0]}  # <- set
     return np.sum(x)
 
 

@@ -28,6 +28,7 @@ from ..ir import kernels
 from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
+from . import static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name
@@ -111,6 +112,8 @@ class ControlLowering(LoopLowering, ListLowering):
             with_statement(self, stmt, scope)  # type: ignore[arg-type]
         elif isinstance(stmt, _WhileGuard):
             self.statement(stmt, scope)
+        elif isinstance(stmt, (cst.Try, cst.TryStar, cst.ClassDef)):
+            static_stmts.statement(self, stmt, scope)
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self.statement(small, scope)
@@ -255,6 +258,8 @@ class ControlLowering(LoopLowering, ListLowering):
         """A condition as a Python bool or a scalar boolean node."""
         if not isinstance(v, Node):
             return bool(v)
+        if v.op is Op.CONST and isinstance(v.param("value"), (bool, int, tuple, str)):
+            return bool(v.param("value"))  # folded from shapes or int arguments
         t = v.type
         if t is not None and t.kind == "array" and t.shape not in (None, ()):
             raise self.fail(f"the truth value of an array of shape {t.shape} is ambiguous",

@@ -29,6 +29,7 @@ from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
 from .objects import opaque_class
 from .wrappers import partial_call, transparent, unwrap
+from .static_stmts import static_exception
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -65,7 +66,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
-            raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+            raise static_exception(lw, exc, e) from None
     if fn is np.array or fn is np.asarray or fn is np.asanyarray:
         return _asarray(lw, np.asarray if fn is np.asanyarray else fn, args, kwargs, e)
     if fn is builtins.len:
@@ -127,7 +128,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
-                raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+                raise static_exception(lw, exc, e) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
     passed = effects.passthrough(lw, fn, args, kwargs, e)  # print, a draw, inactive fns
     if passed is not NotImplemented:
@@ -384,7 +385,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if not isinstance(ndmin, int) or isinstance(ndmin, bool):
         raise lw.fail(f"{what}(ndmin=...) must be an int, got {ndmin!r}", e,
                       kind=CompileError)
-    if order not in (None, "K", "A", "C", "F"):
+    if order not in (None, "K", "A", "C", "F", "k", "a", "c", "f"):  # as NumPy, any case
         raise lw.fail(f"{what}(order={order!r}) is not a valid order", e, kind=CompileError)
     if not isinstance(value, Node) and not _has_node(value):
         return lw.to_node(np.array(value, dtype=dtype, ndmin=ndmin), e)

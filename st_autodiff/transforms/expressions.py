@@ -25,6 +25,9 @@ from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Scope
 from .star import literal_items
+from . import static_format
+from .static_format import string_binary
+from .static_stmts import static_exception
 
 _BINARY = {
     cst.Add: Op.ADD, cst.Subtract: Op.SUB, cst.Multiply: Op.MUL, cst.Divide: Op.DIV,
@@ -72,6 +75,8 @@ class ExpressionLowering:
         return e.evaluated_value
 
     def expr_FormattedString(self, e: cst.FormattedString, scope: Scope) -> Any:
+        if static_format.lenient(self):  # the message of a raise certain to happen
+            return static_format.formatted_string(self, e, scope)
         return effects.formatted_string(self, e, scope)  # static: a str; else a node
 
     def expr_Ellipsis(self, e: cst.Ellipsis, scope: Scope) -> Any:
@@ -139,12 +144,13 @@ class ExpressionLowering:
             value = self.sequence_binary(op, a, b, where)
             if value is not None:
                 return value
+        if isinstance(a, str) or isinstance(b, str) and not isinstance(a, Node):
+            return string_binary(self, op, a, b, where)
         if not isinstance(a, Node) and not isinstance(b, Node):
             try:
                 return run(op, np, (a, b), {})
             except Exception as exc:
-                raise self.fail(f"{type(exc).__name__}: {exc}", where, kind=CompileError
-                                ) from None
+                raise static_exception(self, exc, where) from None
         return self.emit(op, [a, b], None, where)
 
     def sequence_binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
@@ -254,8 +260,8 @@ class ExpressionLowering:
             owner = getattr(base, "__name__", None) if isinstance(base, types.ModuleType) \
                 else None
             what = f"module {owner!r}" if owner else f"{type(base).__name__} object"
-            raise self.fail(f"{what} has no attribute {attr!r}", e,
-                            kind=CompileError) from None
+            raise static_exception(self, AttributeError(f"{what} has no attribute {attr!r}"),
+                                   e) from None
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
         t = x.type
@@ -307,7 +313,10 @@ class ExpressionLowering:
                 raise self.fail("indexing a constant with a runtime value is not supported",
                                 e)
             idx = parts[0] if len(parts) == 1 else tuple(parts)
-            return base[idx]
+            try:
+                return base[idx]
+            except Exception as exc:  # KeyError, IndexError: Python's, at the user's line
+                raise static_exception(self, exc, e) from None
         if base.type is not None and base.type.kind == "list":
             if len(parts) == 1 and isinstance(parts[0], slice):
                 return self.list_slice(base, parts[0], e)

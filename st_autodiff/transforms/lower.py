@@ -45,7 +45,7 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
-from . import calls, static_queries
+from . import calls, library_errors, static_queries, static_stmts, static_values
 from .binding import BindingLowering, mangled
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .depth import recursion_key
@@ -64,6 +64,7 @@ from .objects import ObjectLowering
 from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope
 from .star import assign_starred, starred_index
+from .static_format import StaticLowering
 from .writes import WriteLowering
 
 _AUG = {
@@ -128,7 +129,7 @@ _evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
 class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering,
-              ObjectLowering):
+              ObjectLowering, StaticLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -358,6 +359,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)) and \
                     not self.append_statement(s.value, scope):
                 self.expr(s.value, scope)
+        elif isinstance(s, (cst.Raise, cst.Assert, cst.Import, cst.ImportFrom, cst.Del)):
+            static_stmts.statement(self, s, scope)
         elif not isinstance(s, cst.Pass):
             raise self.fail(f"{type(s).__name__} statements are not supported", s)
         return _MISSING
@@ -406,6 +409,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             self.external.check_write(base, "write into", self.loc(target))
             base[self.dict_key(target, scope)] = value
             return
+        if isinstance(base, list):
+            static_values.list_item_write(self, base, target, value, scope)
+            return
         self.assign_subscript(target, value, scope)
 
     def aug_assign_item(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
@@ -420,6 +426,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 else f"the dict item {key!r}"
             self.check_dict_item(label, base, key, scope, where, _SYMBOL[op])
             base[key] = self.binary(op, base[key], value, where)
+            return
+        if isinstance(base, list):
+            static_values.list_item_write(self, base, target, value, scope, op, where)
             return
         self.aug_assign_subscript(target, op, value, scope, where)
 
@@ -457,6 +466,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         from .dispatch import call_value  # noqa: PLC0415  (dispatch imports this module)
 
         special = self.control_call(fn, args, kwargs, e)
+        if special is NotImplemented:
+            special = static_values.static_call(self, fn, args, kwargs, e)
         if special is not NotImplemented:
             return special
         return call_value(self, fn, args, kwargs, e)
@@ -490,6 +501,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.code_stack.append(fn.__code__)
         try:
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
+        except CompileError as exc:  # in library code: also say where the user called it
+            library_errors.library_call_site(exc, fn, self.loc(where))
+            raise
         finally:
             self.code_stack.pop()
 

@@ -4,11 +4,13 @@ Input: a Python function object (its source is read with ``inspect``) or a file 
 function name (the CLI, which never executes the file).  Output: a ``ParsedFunction``,
 the function's libcst node plus what later passes need to report locations.
 
-The fence rejects, with the location and a hint, every construct the compiler does not
-accept: ``try``/``with``, generators, ``global`` and
-``nonlocal``, ``del``, comprehensions, the walrus operator, star-unpacking in literals,
-classes and imports inside the function.  Everything it lets through, ``lower`` must
-handle.  Parameters of every kind are accepted (``lower.bind_arguments`` binds them as
+The fence rejects, with the location and a hint, constructs no path of the compiler
+accepts: ``with``, generators, ``global`` and ``nonlocal``, comprehensions and
+star-unpacking in literals.  Everything it lets through, ``lower`` must handle:
+``raise``, ``assert``, ``try`` and imports are decided there (``static_stmts``), and
+``del``, classes, the walrus operator and set literals (``LAZY_HINTS``) are refused only
+where lowering reaches them, so code that static folding removes is never refused.  Parameters of
+every kind are accepted (``lower.bind_arguments`` binds them as
 Python does); ``*xs``/``**kw`` in calls are accepted and expanded where their length is
 known when compiling.
 
@@ -296,32 +298,31 @@ def find_def(module: ParsedModule, name: str) -> ParsedFunction:
 
 
 _HINTS: dict[type, tuple[str, str]] = {
-    cst.Try: ("try blocks cannot be differentiated", "move the try block out of the function"),
     cst.Yield: ("generators cannot be differentiated", "return a value instead of yielding"),
     cst.Await: ("await cannot be differentiated", "differentiate a synchronous function"),
     cst.Global: ("global statements are not supported",
                  "pass the value in as an argument and return the result"),
     cst.Nonlocal: ("nonlocal statements are not supported",
                    "pass the value in as an argument and return the result"),
-    cst.Del: ("del is not supported", "stop using the name instead of deleting it"),
-    cst.Raise: ("raise is not supported in a differentiated function",
-                "check inputs before calling the gradient"),
-    cst.Assert: ("assert is not supported in a differentiated function",
-                 "check inputs before calling the gradient"),
-    cst.ClassDef: ("class definitions are not supported inside a differentiated function",
-                   "define the class at module level"),
-    cst.Import: ("imports inside a differentiated function are not supported",
-                 "import at module level"),
-    cst.ImportFrom: ("imports inside a differentiated function are not supported",
-                     "import at module level"),
     cst.ListComp: ("list comprehensions are not supported",
                    "use array operations (np.stack, broadcasting) instead"),
     cst.SetComp: ("set comprehensions are not supported", "use array operations instead"),
     cst.DictComp: ("dict comprehensions are not supported", "use array operations instead"),
     cst.GeneratorExp: ("generator expressions are not supported",
                        "use array operations (np.sum over an axis) instead"),
+}
+
+
+#: constructs refused only where lowering reaches them (``static_stmts.refuse_lazily``):
+#: in a branch that static folding removes they cost nothing.  ``global``/``nonlocal``
+#: stay in ``_HINTS``: Python applies them to the whole function, wherever they stand.
+LAZY_HINTS: dict[type, tuple[str, str]] = {
+    cst.Del: ("del is not supported", "stop using the name instead of deleting it"),
+    cst.ClassDef: ("class definitions are not supported inside a differentiated function",
+                   "define the class at module level"),
     cst.NamedExpr: ("the walrus operator := is not supported", "assign on a separate line"),
-    cst.Set: ("set literals are not supported", "use a tuple"),
+    cst.Set: ("set literals of values computed at run time are not supported",
+              "use a tuple"),
 }
 
 

@@ -109,6 +109,7 @@ class StaticScope:
                 return closures.setdefault(id(value), Closure(value, Scope(None, resolve)))
             return lw.const_of_global(name, value)
 
+        resolve.static_scope = self  # type: ignore[attr-defined]  (imports in functions)
         return resolve
 
     def value(self, name: str, before: int | None = None) -> Any:

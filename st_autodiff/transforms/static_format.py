@@ -1,0 +1,218 @@
+"""Strings built while compiling: f-strings, ``%`` and ``str.format`` on static values.
+
+Library code builds messages for its exceptions (``f"x must be 2-D, got {x.ndim}"``,
+``"bad axis %d" % axis``, ``"{}".format(shape)``).  On static values (ints, strings,
+shapes, dtypes) lowering computes the string as Python would, so a ``raise`` that static
+folding reaches carries the real message.
+
+A runtime value (an array, a float computed from the arguments) inside a string is only
+known when the generated code runs.  Two cases:
+
+* in the message of a ``raise``/``assert`` lowering reaches on a static path (the error
+  is certain for these argument types), the value is written ``<runtime value>``: the
+  compile error still says what is wrong (``formatting_leniently``);
+* anywhere else (``print(f"loss={loss:.4f}")``), ``runtime_format`` refuses it with the
+  location: building strings at run time is future work (the effects of ``print``,
+  ``warnings`` and ``logging`` will consume them).
+
+``StaticLowering`` (a mixin of ``lower.Lowerer``) holds the expression handlers: strings,
+set literals of static values, and the lazily refused walrus (``refuse_lazily`` refuses
+what ``parse.LAZY_HINTS`` lists, where lowering reaches it).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import operator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
+from ..ir.graph import Node
+from ..ir.ops import Op
+from .parse import LAZY_HINTS
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .scope import Scope
+
+
+class RuntimeValue:
+    """Stands for a runtime value inside a compile-time message."""
+
+    def __repr__(self) -> str:
+        return "<runtime value>"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return repr(self)
+
+
+def runtime_format(lw: Lowerer, node: cst.CSTNode) -> CompileError:
+    """The located refusal of a string built from a runtime value (one place, so that the
+    effects of ``print``/``warnings`` can replace it with a runtime string)."""
+    return lw.fail("formatting a runtime value into a string is not supported yet", node,
+                   "format values known when compiling (shapes, dtypes, ints, strings); "
+                   "print or log runtime values outside the differentiated function",
+                   kind=UnsupportedSyntaxError)
+
+
+@contextlib.contextmanager
+def formatting_leniently(lw: Lowerer) -> Iterator[None]:
+    """Within: runtime values in strings are written ``<runtime value>`` (the message of
+    an exception that is raised for sure)."""
+    lw.__dict__["_lenient_format"] = lw.__dict__.get("_lenient_format", 0) + 1
+    try:
+        yield
+    finally:
+        lw.__dict__["_lenient_format"] -= 1
+
+
+def lenient(lw: Lowerer) -> bool:
+    """Whether runtime values in strings are written as placeholders just now."""
+    return bool(lw.__dict__.get("_lenient_format", 0))
+
+
+def static_value(lw: Lowerer, v: Any, where: cst.CSTNode) -> Any:
+    """``v`` as a Python value to format: constants folded from shapes become their value;
+    a runtime value is a placeholder (leniently) or refused."""
+    if isinstance(v, Node):
+        if v.op is Op.CONST:
+            return v.param("value")
+        if lenient(lw):
+            return RuntimeValue()
+        raise runtime_format(lw, where)
+    if isinstance(v, tuple):
+        return tuple(static_value(lw, x, where) for x in v)
+    if isinstance(v, list):
+        return [static_value(lw, x, where) for x in v]
+    if isinstance(v, dict):
+        return {k: static_value(lw, x, where) for k, x in v.items()}
+    return v
+
+
+def _failed(lw: Lowerer, exc: Exception, where: cst.CSTNode) -> StaticRaiseError:
+    from .static_stmts import static_exception  # noqa: PLC0415  (it imports this module)
+
+    return static_exception(lw, exc, where)
+
+
+def percent(lw: Lowerer, fmt: str, args: Any, where: cst.CSTNode) -> str:
+    """``fmt % args`` on static values (Python's printf-style formatting)."""
+    values = static_value(lw, args, where)
+    try:
+        return fmt % values
+    except Exception as exc:
+        raise _failed(lw, exc, where) from None
+
+
+def call_format(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                where: cst.CSTNode) -> str:
+    """``"...".format(*args, **kwargs)`` (and ``str.format_map``) on static values."""
+    a = [static_value(lw, v, where) for v in args]
+    k = {key: static_value(lw, v, where) for key, v in kwargs.items()}
+    try:
+        return fn(*a, **k)
+    except Exception as exc:
+        raise _failed(lw, exc, where) from None
+
+
+_STRING_OPS = {Op.ADD: operator.add, Op.MUL: operator.mul, Op.EQ: operator.eq,
+               Op.NE: operator.ne, Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt,
+               Op.GE: operator.ge}
+
+
+def string_binary(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+    """``+``, ``*`` and ``%`` with a string operand: Python's meaning, on static values."""
+    if op is Op.MOD and isinstance(a, str):
+        return percent(lw, a, b, where)
+    a, b = static_value(lw, a, where), static_value(lw, b, where)
+    fn = _STRING_OPS.get(op)
+    try:
+        if fn is None:
+            raise TypeError(f"unsupported operand type(s) for {op.value}: "
+                            f"{type(a).__name__!r} and {type(b).__name__!r}")
+        return fn(a, b)
+    except Exception as exc:
+        raise _failed(lw, exc, where) from None
+
+
+def formatted_string(lw: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
+    """An f-string's value: a Python str when every value in it is static; a runtime value
+    is refused (``runtime_format``) or, in a message raised for sure, a placeholder."""
+    quote = e.end
+    prefix = e.start[: len(e.start) - len(quote)].lower().replace("f", "")
+    return _parts(lw, e.parts, scope, prefix, quote)
+
+
+def _parts(lw: Lowerer, parts: Any, scope: Scope, prefix: str, quote: str) -> str:
+    out = []
+    for p in parts:
+        if isinstance(p, cst.FormattedStringText):
+            text = ast.literal_eval(f"{prefix}{quote}{p.value}{quote}") if p.value else ""
+            out.append(text.replace("{{", "{").replace("}}", "}"))
+            continue
+        value = static_value(lw, lw.expr(p.expression, scope), p)
+        if p.conversion == "r" or (p.equal is not None and p.conversion is None and
+                                   p.format_spec is None):
+            value = repr(value)
+        elif p.conversion == "s":
+            value = str(value)
+        elif p.conversion == "a":
+            value = ascii(value)
+        spec = _parts(lw, p.format_spec, scope, prefix, quote) if p.format_spec else ""
+        if p.equal is not None:  # f"{x=}": the expression's text, then its value
+            out.append(lw.fn.module.tree.code_for_node(p.expression) + "=")
+        try:
+            out.append(format(value, spec))
+        except Exception as exc:
+            raise _failed(lw, exc, p) from None
+    return "".join(out)
+
+
+def refuse_lazily(lw: Lowerer, node: cst.CSTNode) -> CompileError:
+    """The located refusal of a construct of ``parse.LAZY_HINTS``, reached by lowering."""
+    message, hint = LAZY_HINTS[type(node)]
+    return lw.fail(message, node, hint)
+
+
+class StaticLowering:
+    """Expressions of ``lower.Lowerer`` decided here: strings (``static_format``) and the
+    lazily refused ones."""
+
+    def expr_FormattedString(self: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
+        return formatted_string(self, e, scope)
+
+    def expr_ConcatenatedString(self: Lowerer, e: cst.ConcatenatedString, scope: Scope
+                                ) -> Any:
+        left, right = self.expr(e.left, scope), self.expr(e.right, scope)
+        if isinstance(left, bytes) != isinstance(right, bytes):
+            raise self.fail("cannot mix bytes and nonbytes literals", e, kind=CompileError)
+        return left + right
+
+    def expr_NamedExpr(self: Lowerer, e: cst.NamedExpr, scope: Scope) -> Any:
+        raise refuse_lazily(self, e)
+
+    def expr_Set(self: Lowerer, e: cst.Set, scope: Scope) -> Any:
+        """A set of static values (``{"linear", "cubic"}``) is a Python set; one holding a
+        runtime value is refused."""
+        items = []
+        for el in e.elements:
+            if not isinstance(el, cst.Element):
+                raise refuse_lazily(self, e)
+            v = self.expr(el.value, scope)
+            if isinstance(v, Node) and v.op is Op.CONST and not isinstance(
+                    v.param("value"), np.ndarray):
+                v = v.param("value")
+            if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+                raise refuse_lazily(self, e)
+            items.append(v)
+        try:
+            return set(items)
+        except TypeError as exc:  # unhashable
+            raise _failed(self, exc, e) from None
