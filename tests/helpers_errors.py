@@ -104,8 +104,9 @@ def uses_assert(x):
     return np.sum(x)
 
 
-def uses_runtime_assert(x):
-    assert np.all(x > 0)  # <- runtimeassert
+def uses_runtime_bare_raise(x):
+    if np.sum(x) > 0:
+        raise  # <- runtimebare
     return np.sum(x)
 
 
@@ -217,12 +218,6 @@ def complex_literal(x):
 
 def uses_raise(x):
     raise ValueError("no")  # <- raise
-
-
-def uses_runtime_raise(x):
-    if np.sum(x) > 0:
-        raise ValueError("positive")  # <- runtimeraise
-    return np.sum(x)
 
 
 def uses_set(x):

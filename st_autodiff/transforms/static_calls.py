@@ -121,7 +121,12 @@ _NUMPY_DENIED = frozenset({
     "errstate", "empty", "empty_like", "ndarray", "nditer", "vectorize", "frompyfunc",
     "apply_along_axis", "apply_over_axes", "fromfunction", "piecewise", "from_dlpack",
     "shares_memory", "may_share_memory", "random", "asanyarray", "array", "asarray",
+    "tofile", "frombuffer", "einsum_path",
 })
+#: NumPy modules with state, files or tools (never evaluated while compiling)
+_NUMPY_EFFECT_MODULES = ("numpy.random", "numpy.lib._npyio_impl", "numpy.lib.npyio",
+                         "numpy.lib.format", "numpy.testing", "numpy.f2py", "numpy.distutils",
+                         "numpy.ctypeslib", "numpy._pytesttester", "numpy.lib._datasource")
 _PURE_BUILTINS = frozenset({
     builtins.isinstance, builtins.issubclass, builtins.type, builtins.callable,
     builtins.dict, builtins.set, builtins.frozenset, builtins.sorted, builtins.any,
@@ -185,18 +190,18 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
                 args[:1]):
             return evaluate(lw, fn, args, kwargs, e)
         return NotImplemented
-    if _pure(fn, args, kwargs):
-        return _fresh(lw, evaluate(lw, fn, args, kwargs, e), e)
+    if pure(fn, args, kwargs):
+        return fresh(lw, evaluate(lw, fn, args, kwargs, e), e)
     return NotImplemented
 
 
-def _fresh(lw: Lowerer, value: Any, e: cst.Call) -> Any:
+def fresh(lw: Lowerer, value: Any, e: cst.Call) -> Any:
     """A folded result: arrays it made become constant nodes of this function, which it may
     write into (``I = np.identity(3); I[0, 0] = x``) as into any array it creates."""
     if isinstance(value, np.ndarray):
         return lw.to_node(value, e)
     if isinstance(value, (tuple, list)) and any(isinstance(v, np.ndarray) for v in value):
-        return type(value)(_fresh(lw, v, e) for v in value)
+        return type(value)(fresh(lw, v, e) for v in value)
     return value
 
 
@@ -210,13 +215,15 @@ def _in(group: frozenset, fn: Any) -> bool:
 def evaluate(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
               e: cst.Call) -> Any:
     """``fn(*args, **kwargs)`` now; what it raises becomes a located compile error."""
+    from .static_stmts import static_exception  # noqa: PLC0415  (it imports lowering)
+
     try:
         return fn(*args, **kwargs)
-    except Exception as exc:  # what Python would raise, at the user's call
-        raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+    except Exception as exc:  # what Python would raise, at the user's call (a static
+        raise static_exception(lw, exc, e) from None  # try may catch it)
 
 
-def _pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Whether ``fn`` may run at compile time on these static arguments: on the purity
     allowlist, with no callable argument it could call back and no ``out=``."""
     if "out" in kwargs or any(_calls_back(a) for a in [*args, *kwargs.values()]) or \
@@ -241,7 +248,7 @@ def _pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     if module == "operator" or module == "_operator":
         return getattr(fn, "__name__", "") not in _OPERATOR_DENIED
     if module == "numpy" or module.startswith("numpy.") and not module.startswith(
-            "numpy.random"):
+            _NUMPY_EFFECT_MODULES):
         name = getattr(fn, "__name__", "")
         return name not in _NUMPY_DENIED and id(fn) not in calls.FUNCTIONS
     return False
@@ -269,7 +276,7 @@ def _calls_back(v: Any) -> bool:
         return any(_calls_back(x) for x in v)
     if isinstance(v, type) or not callable(v):
         return False
-    return not _pure(v, [], {})
+    return not pure(v, [], {})
 
 
 #: NumPy spellings that mean the same op here (``asanyarray`` keeps ndarray subclasses,

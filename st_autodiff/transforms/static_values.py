@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
-from . import static_format
+from . import static_calls, static_format
 from .static_stmts import static_exception
 
 if TYPE_CHECKING:
@@ -52,7 +52,13 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                 e: cst.Call) -> Any:
     """Calls evaluated while compiling: exception classes, methods of static strings,
     lists, dicts and tuples, ``str``/``repr``/``format`` of static values.  Returns
-    ``NotImplemented`` for every other call."""
+    ``NotImplemented`` for every other call, and for formatting a runtime value outside
+    the message of a certain raise (the compiled code formats it: ``effects``)."""
+    if _holds_node([*args, *kwargs.values()]) and not static_format.lenient(lw) and (
+            fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii) or (
+                isinstance(getattr(fn, "__self__", None), str) and
+                getattr(fn, "__name__", "") in ("format", "format_map"))):
+        return NotImplemented
     if isinstance(fn, type) and issubclass(fn, BaseException):
         values = [static_format.static_value(lw, a, e) for a in args]
         kw = {k: static_format.static_value(lw, v, e) for k, v in kwargs.items()}
@@ -66,9 +72,11 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return fn(args[0].param("value"))  # list(x.shape) of a known shape
     if fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii) and args:
         return static_format.call_format(lw, fn, args, kwargs, e)
-    if _pure(fn) and all(_plain(a) for a in [*args, *kwargs.values()]):
-        return _run(lw, fn, args, kwargs, e)
     owner = getattr(fn, "__self__", None)
+    if not isinstance(owner, (str, list, dict, tuple)) and all(
+            _plain(a) for a in [*args, *kwargs.values()]) and \
+            static_calls.pure(fn, args, kwargs):  # one purity allowlist (static_calls)
+        return static_calls.fresh(lw, _run(lw, fn, args, kwargs, e), e)
     name = getattr(fn, "__name__", "")
     if not isinstance(fn, types.BuiltinMethodType) or owner is None:
         return NotImplemented
@@ -103,50 +111,6 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if name in ("keys", "values", "items"):
         return list(result)
     return result
-
-
-#: builtins evaluated on static arguments (others: ``dispatch._STATIC_BUILTINS``)
-_PURE_BUILTINS = frozenset({builtins.isinstance, builtins.issubclass, builtins.callable,
-                            builtins.dict, builtins.sorted, builtins.any, builtins.all,
-                            builtins.frozenset, builtins.set, builtins.chr, builtins.ord,
-                            builtins.hex, builtins.bin, builtins.oct})
-#: NumPy functions that change their arguments or global state, or read or write files
-_NUMPY_EFFECTS = frozenset({
-    "copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "seterr",
-    "seterrcall", "set_printoptions", "setbufsize", "errstate", "printoptions", "save",
-    "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
-    "memmap", "tofile", "frombuffer", "nditer", "einsum_path"})
-
-
-#: NumPy modules with state, files or tools (never evaluated while compiling)
-_NUMPY_EFFECT_MODULES = ("numpy.random", "numpy.lib._npyio_impl", "numpy.lib.npyio",
-                         "numpy.lib.format", "numpy.testing", "numpy.f2py", "numpy.distutils",
-                         "numpy.ctypeslib", "numpy._pytesttester", "numpy.lib._datasource")
-
-
-def _pure(fn: Any) -> bool:
-    """Whether calling ``fn`` on static (non-array) arguments may run while compiling: the
-    purity allowlist of static-call folding (``operator``, NumPy outside ``numpy.random``
-    and its op table, a few builtins).  Creation functions and everything in the op table
-    stay graph nodes, so generated code is unchanged for code that used them."""
-    try:
-        if fn in _PURE_BUILTINS or fn is builtins.type:
-            return True
-    except TypeError:
-        return False
-    if isinstance(fn, type):
-        return False
-    module = getattr(fn, "__module__", None) or ""
-    name = getattr(fn, "__name__", "")
-    if module in ("operator", "_operator"):
-        return not name.startswith(("i", "set", "del")) or name in ("index", "is_", "is_not",
-                                                                   "invert")
-    if not callable(fn) or not module.startswith("numpy") or module.startswith(
-            _NUMPY_EFFECT_MODULES) or name in _NUMPY_EFFECTS:
-        return False
-    from . import calls  # noqa: PLC0415
-
-    return calls.FUNCTIONS.get(id(fn)) is None and not isinstance(fn, np.ufunc)
 
 
 def _run(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
