@@ -28,8 +28,8 @@ from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
 from .objects import opaque_class
-from .wrappers import partial_call, transparent, unwrap
 from .static_stmts import static_exception
+from .wrappers import partial_call, transparent, unwrap
 
 if TYPE_CHECKING:
     from .lower import Lowerer

@@ -18,14 +18,13 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, effects, static_calls, static_queries
+from . import calls, effects, static_calls, static_format, static_queries
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Scope
 from .star import literal_items
-from . import static_format
 from .static_format import string_binary
 from .static_stmts import static_exception
 
