@@ -77,6 +77,6 @@ def type_of(value: Any) -> Type:
         return value.type
     dtype = getattr(value, "dtype", None)
     shape = getattr(value, "shape", None)
-    if dtype is not None and shape is not None:
+    if dtype is not None and isinstance(shape, tuple) and not callable(value):
         return Type("array", str(dtype), tuple(int(d) for d in shape))
     return Type("object")
