@@ -1309,3 +1309,4 @@ def jvp_of(op: Op) -> JvpRule:
 
 from . import derivatives_jvp as _derivatives_jvp  # noqa: E402, F401  (fills JVP_RULES)
 from . import derivatives_lists as _derivatives_lists  # noqa: E402, F401  (list rules)
+from . import derivatives_special as _derivatives_special  # noqa: E402, F401  (scipy.special)

@@ -93,7 +93,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "cannot be differentiated again", lw.loc(e),
                               "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
-    op = calls.FUNCTIONS.get(id(fn))
+    op = calls.FUNCTIONS.get(id(fn)) or calls.special_op(fn)
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \
             isinstance(args[2], tuple):
         spec, dyn = lw.index_spec(args[2], e)  # rt.scatter_add(shape, g, index) in our code
