@@ -71,7 +71,10 @@ def sinc(x: Any) -> Any:
 
 
 def polygamma(n: Any, x: Any) -> Any:
-    return _sp().polygamma(n, x)
+    """SciPy's polygamma, in ``x``'s floating dtype (SciPy computes it in float64)."""
+    out = _sp().polygamma(n, x)
+    dtype = np.result_type(x, 1.0)
+    return out if out.dtype == dtype else out.astype(dtype)
 
 
 def xlogy(x: Any, y: Any) -> Any:

@@ -318,7 +318,7 @@ def _special_table() -> dict[Op, OpInfo]:
         Op.DIGAMMA: _special("digamma"), Op.ERF: _special("erf"), Op.ERFC: _special("erfc"),
         Op.ERFINV: _special("erfinv"), Op.NDTR: _special("ndtr"),
         Op.LOG_NDTR: _special("log_ndtr"), Op.NDTRI: _special("ndtri"),
-        Op.ENTR: _special("entr", torch="special_entr"), Op.SINC: _special("sinc", torch="sinc", aliases=("sinc",)),
+        Op.ENTR: _special("entr"), Op.SINC: _special("sinc", torch="sinc", aliases=("sinc",)),
         Op.POLYGAMMA: _special("polygamma", "n", "x"), Op.XLOGY: _special("xlogy", "x", "y"),
         Op.XLOG1PY: _special("xlog1py", "x", "y"), Op.REL_ENTR: _special("rel_entr", "x", "y"),
         Op.KL_DIV: _special("kl_div", "x", "y"), Op.HUBER: _special("huber", "delta", "r"),
