@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
+from .. import decompositions
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
@@ -105,6 +106,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             except Exception as exc:
                 raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+    composed = decompositions.lookup(fn)  # np.diff, np.quantile …: NumPy code we read
+    if composed is not None:
+        return _decomposed(lw, fn, composed, args, kwargs, e)
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
         raise NoRuleError(missing, lw.loc(e), "a custom function's derivatives come only "
@@ -128,6 +132,16 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         f"register one with st.register_vjp({_spelled(lw, e)}, rule), where "
         "rule(g, out, *args) returns one gradient per argument; or write it with NumPy "
         "functions st_autodiff knows")
+
+
+def _decomposed(lw: Lowerer, fn: Any, select: Any, args: list[Any], kwargs: dict[str, Any],
+                e: cst.Call) -> Any:
+    """A NumPy function written with ops that have rules (``decompositions``)."""
+    try:
+        impl, impl_args = select(*args, **kwargs)
+    except TypeError as exc:  # Unsupported, or a call NumPy itself would refuse
+        raise lw.fail(f"{calls.callable_name(fn)}: {exc}", e, kind=CompileError) from None
+    return lw.inline_python(impl, list(impl_args), {}, e)
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
