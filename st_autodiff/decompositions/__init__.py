@@ -390,6 +390,43 @@ def _matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Sele
     return impl.norm, (x, ord, (-2, -1), bool(keepdims))
 
 
+def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
+         ) -> Selection:
+    if hermitian:
+        raise Unsupported("hermitian=True is not supported (use np.linalg.eigh)")
+    if not compute_uv:
+        return impl.svdvals, (a,)
+    return impl.svd, (a, bool(_static(full_matrices, "full_matrices")))
+
+
+def _eigvalsh(a: Any, UPLO: str = "L") -> Selection:
+    return impl.eigvalsh, (a, _static(UPLO, "UPLO"))
+
+
+def _pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO) -> Selection:
+    shape = _shape(a)
+    if hermitian:
+        raise Unsupported("hermitian=True is not supported")
+    if rcond is None:
+        if rtol is _NO:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(shape[-2:]) * np.finfo(_dtype(a)).eps
+        else:
+            rcond = rtol
+    return impl.pinv, (a, _static(rcond, "rcond"))
+
+
+def _lstsq(a: Any, b: Any, rcond: Any = None) -> Selection:
+    sa, sb = _shape(a), _shape(b, "b")
+    if len(sa) != 2:
+        raise Unsupported("a must be 2-d")
+    m, n = sa
+    if rcond is None:
+        rcond = np.finfo(_dtype(a)).eps * max(m, n)
+    return impl.lstsq, (a, b, _static(rcond, "rcond"), m > n, len(sb) == 1)
+
+
 _TABLE: dict[int, Callable[..., Selection]] = {}
 
 
@@ -403,6 +440,8 @@ def _build() -> None:
         np.nansum: _nan_reduction(impl.nansum), np.nanmean: _nan_reduction(impl.nanmean),
         np.gradient: _gradient, np.logaddexp.reduce: _logaddexp_reduce,
         np.linalg.vector_norm: _vector_norm, np.linalg.matrix_norm: _matrix_norm,
+        np.linalg.svd: _svd, np.linalg.eigvalsh: _eigvalsh, np.linalg.pinv: _pinv,
+        np.linalg.lstsq: _lstsq,
     }
     _TABLE.update((id(fn), sel) for fn, sel in table.items())
 

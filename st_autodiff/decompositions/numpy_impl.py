@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.kernels import logsumexp
+from ..ir.kernels import svd as rt_svd
 
 
 def diff(a: Any, n: int, axis: int) -> Any:
@@ -285,3 +286,41 @@ def mean(a: Any, axis: Any, keepdims: bool) -> Any:
 
 def norm(x: Any, ord: Any, axis: Any, keepdims: bool) -> Any:
     return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def svd(a: Any, full_matrices: bool) -> Any:
+    """``np.linalg.svd(a, full_matrices)``: the factors ``(U, S, Vh)``."""
+    return rt_svd(a, full_matrices)
+
+
+def eigvalsh(a: Any, uplo: str) -> Any:
+    return np.linalg.eigvalsh(a, UPLO=uplo)
+
+
+def pinv(a: Any, rcond: Any) -> Any:
+    """``np.linalg.pinv``: ``V diag(1/s) U^T`` over the singular values above
+    ``rcond * max(s)`` (NumPy's computation, from the same SVD)."""
+    u, s, vt = rt_svd(a, False)
+    cutoff = rcond * np.max(s, axis=-1, keepdims=True)
+    large = s > cutoff
+    s = np.where(large, 1 / np.where(large, s, 1), 0)
+    return np.matmul(np.swapaxes(vt, -1, -2), np.expand_dims(s, -1) * np.swapaxes(u, -1, -2))
+
+
+def lstsq(a: Any, b: Any, rcond: Any, residuals: bool, vector: bool) -> Any:
+    """``np.linalg.lstsq``: the minimum-norm solution ``pinv(a) b``, the residuals' sums of
+    squares (for a tall matrix of full rank), the rank and the singular values."""
+    x = np.matmul(pinv(a, rcond), b)
+    s = np.linalg.svdvals(a)
+    rank = np.sum(s > rcond * np.max(s))
+    if residuals:
+        r = np.sum(np.square(b - np.matmul(a, x)), axis=0)
+        if vector:
+            r = np.reshape(r, (1,))
+    else:
+        r = np.zeros(0)
+    return x, r, rank, s
+
+
+def svdvals(a: Any) -> Any:
+    return np.linalg.svdvals(a)

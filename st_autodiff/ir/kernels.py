@@ -37,6 +37,7 @@ from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special op
     pseudo_huber,
     rel_entr,
     sinc,
+    svd,
     xlog1py,
     xlogy,
 )

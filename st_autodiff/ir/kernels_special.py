@@ -117,6 +117,12 @@ def gammaincc(a: Any, x: Any) -> Any:
     return _sp().gammaincc(a, x)
 
 
+def svd(x: Any, full_matrices: bool = True) -> tuple:
+    """``np.linalg.svd(x, full_matrices)`` as a plain tuple ``(U, S, Vh)``."""
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return u, s, vh
+
+
 #: scipy.special attribute names of the ops above (``psi`` is ``digamma``)
 SCIPY_NAMES: dict[str, str] = {
     "expit": "expit", "logit": "logit", "log_expit": "log_expit", "gammaln": "gammaln",

@@ -284,6 +284,11 @@ class Op(enum.Enum):
     BETALN = "betaln"
     GAMMAINC = "gammainc"
     GAMMAINCC = "gammaincc"
+    # decompositions (rules in derivatives_linalg_more.py)
+    EIGH = "eigh"
+    EIGVALSH = "eigvalsh"
+    SVD = "svd"
+    SVDVALS = "svdvals"
 
 
 _AXIS = (("axis", None),)
@@ -325,6 +330,14 @@ def _special_table() -> dict[Op, OpInfo]:
         Op.PSEUDO_HUBER: _special("pseudo_huber", "delta", "r"),
         Op.BOXCOX: _special("boxcox", "x", "lmbda"), Op.BETALN: _special("betaln", "a", "b"),
         Op.GAMMAINC: _special("gammainc", "a", "x"), Op.GAMMAINCC: _special("gammaincc", "a", "x"),
+        Op.EIGH: OpInfo("eigh", ("x",), (("UPLO", "L"),), numpy="linalg.eigh", multi=True,
+                        torch="linalg_eigh"),
+        Op.EIGVALSH: OpInfo("eigvalsh", ("x",), (("UPLO", "L"),), numpy="linalg.eigvalsh",
+                            torch="linalg_eigvalsh"),
+        # np.linalg.svd is read by decompositions/ (compute_uv=False is svdvals)
+        Op.SVD: OpInfo("svd", ("x",), (("full_matrices", True),), numpy="rt.svd", multi=True,
+                       torch="linalg_svd"),
+        Op.SVDVALS: OpInfo("svdvals", ("x",), numpy="linalg.svdvals", torch="linalg_svdvals"),
     }
 
 

@@ -57,11 +57,12 @@ from ..ir.kernels_special import (  # noqa: E402
     pseudo_huber,
     rel_entr,
     sinc,
+    svd,
     xlog1py,
     xlogy,
 )
 
 __all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
             "gammainc", "gammaincc", "gammaln", "huber", "kl_div", "log_expit", "log_ndtr",
-            "logit", "ndtr", "ndtri", "polygamma", "pseudo_huber", "rel_entr", "sinc",
+            "logit", "ndtr", "ndtri", "polygamma", "pseudo_huber", "rel_entr", "sinc", "svd",
             "xlog1py", "xlogy"]
