@@ -13,8 +13,6 @@ vector output, the norms) have finite derivatives everywhere they are simple.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .derivatives import RULES, RuleError, _mT
 from .derivatives_jvp import jvp_rule
 from .ir.ops import Op
@@ -92,7 +90,7 @@ def _eigh_vjp(ops, g, out, x, UPLO="L"):
 def _eigh_jvp(ops, tangents, out, x, UPLO="L"):
     t = tangents[0]
     if t is None:
-        return None, None
+        return None
     w, v = _parts(ops, out, 2, lambda: ops.eigh(x, UPLO=UPLO))
     p = _mT(ops, v) @ _sym(ops, t) @ v
     dw = ops.diagonal(p, axis1=-2, axis2=-1)
@@ -164,7 +162,7 @@ def _svd_vjp(ops, g, out, x, full_matrices=True):
 def _svd_jvp(ops, tangents, out, x, full_matrices=True):
     t = tangents[0]
     if t is None:
-        return None, None, None
+        return None
     u, s, vh = _parts(ops, out, 3, lambda: ops.svd(x, full_matrices=full_matrices))
     m, n, _k = _reduced(ops, x, full_matrices)
     v = _mT(ops, vh)

@@ -373,6 +373,10 @@ case(Op.NORM, "3d-default", _nb)
 case(Op.NORM, "batch-ordNone", _nb, axis=(1, 2))
 case(Op.NORM, "mat-keepdims", _nm, keepdims=True)
 case(Op.NORM, "rows-ordinf-keepdims", _nm, ord=-np.inf, axis=1, keepdims=True)
+for _ord in (2, -2, "nuc"):  # through the SVD (distinct singular values)
+    case(Op.NORM, f"mat-ord{_ord}", _nm, ord=_ord)
+    case(Op.NORM, f"batch-last-ord{_ord}", _nb, ord=_ord, axis=(-2, -1))
+case(Op.NORM, "batch-nuc-keepdims", _nb, ord="nuc", axis=(1, 2), keepdims=True)
 case(Op.INV, "2d", wellcond(3))
 case(Op.INV, "batched", wellcond(3, 2))
 case(Op.SOLVE, "vector-b", wellcond(3), normal(3))
@@ -387,6 +391,18 @@ case(Op.SLOGDET, "batched", wellcond(3, 2))
 case(Op.CHOLESKY, "sym", spd(3), prep=sym)
 case(Op.CHOLESKY, "sym-4", spd(4), prep=sym)
 case(Op.CHOLESKY, "sym-batched", np.stack([spd(3), spd(3)]), prep=sym)
+# eigh and svd: distinct eigenvalues / singular values; eigh reads one triangle, so it
+# is checked on sym(a) (its gradient is the symmetric one)
+case(Op.EIGH, "sym", spd(3), prep=sym)
+case(Op.EIGH, "sym-batched", np.stack([spd(3), normal(3, 3)]), prep=sym)
+case(Op.EIGVALSH, "sym", normal(4, 4), prep=sym)
+case(Op.EIGVALSH, "upper", normal(3, 3), prep=sym, UPLO="U")
+case(Op.SVD, "square", normal(3, 3))
+case(Op.SVD, "tall", normal(4, 3), full_matrices=False)
+case(Op.SVD, "wide", normal(2, 4), full_matrices=False)
+case(Op.SVD, "batched", normal(2, 3, 2), full_matrices=False)
+case(Op.SVDVALS, "tall", normal(4, 3))
+case(Op.SVDVALS, "batched-wide", normal(2, 2, 3))
 
 # structure, shapes and data movement
 _s = normal(3, 4)
@@ -739,8 +755,8 @@ def test_vector_norm_ord0_has_zero_gradient() -> None:
     "op, inputs, params",
     [
         (Op.DOT, (normal(2, 3, 4), normal(4, 2)), {}),
-        (Op.NORM, (normal(3, 3),), {"ord": 2}),
-        (Op.NORM, (normal(3, 3),), {"ord": "nuc"}),
+        (Op.NORM, (normal(3, 2, 3),), {"ord": 2, "axis": (0, 2)}),
+        (Op.NORM, (normal(3, 2, 3),), {"ord": "nuc", "axis": (2, 0)}),
         (Op.EINSUM, (normal(3, 3),), {"subscripts": "ii->i"}),
         (Op.REPEAT, (normal(3),), {"repeats": ints(1, 2, 3), "axis": None}),
         (Op.CALL_VJP, (normal(3), normal(3), normal(3)), {"fn": CUSTOM_VJPS[_cube]}),

@@ -8,15 +8,9 @@ the point the Hessian matches central differences of the gradient.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 import pytest
-
-import st_autodiff as st
-from st_autodiff.testing import check_grads
+from helpers_rules import Case, check_gradient, check_hessian, check_jvp, check_value
 
 _rng = np.random.default_rng(7)
 
@@ -27,15 +21,6 @@ def normal(*shape: int) -> np.ndarray:
 
 def distinct(n: int) -> np.ndarray:
     return _rng.permutation(np.linspace(-1.3, 1.7, n) + 0.013)
-
-
-@dataclass
-class Case:
-    id: str
-    fn: Callable[..., Any]
-    args: tuple
-    smooth: bool = True  # second order checked too
-    exact: bool = True  # value bit-identical to NumPy (else to 1e-13)
 
 
 CASES = [
@@ -123,52 +108,19 @@ CASES = [
 IDS = [c.id for c in CASES]
 
 
-def _loss(c: Case) -> Callable[..., Any]:
-    """``sum(fn(*args) * w)`` with fixed weights ``w``: a scalar that sees every output."""
-    out = np.asarray(c.fn(*c.args))
-    w = np.random.default_rng(len(c.id)).standard_normal(out.shape)
-    fn = c.fn
-    if len(c.args) == 1:
-        def loss(x):
-            return np.sum(fn(x) * w)
-    else:
-        def loss(x, y):
-            return np.sum(fn(x, y) * w)
-    return loss
-
-
-def _wrt(c: Case) -> tuple[int, ...]:
-    return tuple(range(len(c.args)))
-
-
 @pytest.mark.parametrize("c", CASES, ids=IDS)
 def test_value_matches_numpy(c: Case) -> None:
-    loss = _loss(c)
-    value, _ = st.value_and_grad(loss, wrt=_wrt(c))(*c.args)
-    expected = loss(*c.args)
-    if c.exact:
-        assert value == expected
-    else:
-        np.testing.assert_allclose(value, expected, rtol=1e-13, atol=1e-14)
+    check_value(c)
 
 
 @pytest.mark.parametrize("c", CASES, ids=IDS)
 def test_gradient_matches_central_differences(c: Case) -> None:
-    loss = _loss(c)
-    g = st.grad(loss, wrt=_wrt(c))
-    check_grads(loss, c.args, g, atol=1e-6, rtol=1e-6)
+    check_gradient(c)
 
 
 @pytest.mark.parametrize("c", CASES, ids=IDS)
 def test_jvp_agrees_with_gradient(c: Case) -> None:
-    loss = _loss(c)
-    grads = st.grad(loss, wrt=_wrt(c))(*c.args)
-    rng = np.random.default_rng(3)
-    tangents = tuple(rng.standard_normal(np.shape(a)) for a in c.args)
-    value, dot = st.jvp(loss, c.args, tangents)
-    np.testing.assert_allclose(value, loss(*c.args), rtol=1e-13, atol=1e-14)
-    expected = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents))
-    np.testing.assert_allclose(dot, expected, rtol=1e-10, atol=1e-12)
+    check_jvp(c)
 
 
 SMOOTH = [c for c in CASES if c.smooth]
@@ -176,15 +128,4 @@ SMOOTH = [c for c in CASES if c.smooth]
 
 @pytest.mark.parametrize("c", SMOOTH, ids=[c.id for c in SMOOTH])
 def test_hessian_vector_product(c: Case) -> None:
-    """Second order: the derivative of the gradient along a direction, by differences."""
-    loss = _loss(c)
-    g = st.grad(loss, wrt=0)
-    rest = c.args[1:]
-    v = np.random.default_rng(5).standard_normal(np.shape(c.args[0]))
-    h = st.hessian(loss, wrt=0)(*c.args)
-    n = np.size(c.args[0])
-    got = np.reshape(h, (n, n)) @ np.ravel(v)
-    eps = 1e-5
-    x = c.args[0]
-    expected = (np.ravel(g(x + eps * v, *rest)) - np.ravel(g(x - eps * v, *rest))) / (2 * eps)
-    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    check_hessian(c)
