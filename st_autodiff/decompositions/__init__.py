@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.graph import Node
+from ..ir.ops import Op
 from . import numpy_impl as impl
 
 Selection = tuple[Callable[..., Any], tuple]
@@ -62,6 +63,13 @@ def _dtype(v: Any) -> np.dtype:
                 _unsupported("needs the dtype of its argument at compile time")
         return np.dtype(t.dtype)
     return np.asarray(v).dtype
+
+
+def _constant(v: Any) -> Any:
+    """``v`` itself, or the value of a constant node (an array literal); else a node."""
+    if isinstance(v, Node) and v.op is Op.CONST:
+        return v.param("value")
+    return v
 
 
 def _static(v: Any, what: str) -> Any:
@@ -427,6 +435,45 @@ def _lstsq(a: Any, b: Any, rcond: Any = None) -> Selection:
     return impl.lstsq, (a, b, _static(rcond, "rcond"), m > n, len(sb) == 1)
 
 
+def _asanyarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = None) -> Selection:
+    if order is not None or like is not None:
+        raise Unsupported("order= and like= are not supported")
+    return (impl.asarray, (a,)) if dtype is None else (impl.asarray_dtype, (a, dtype))
+
+
+def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Selection:
+    """Integer positions (no derivative): by NumPy when every argument is a constant, else
+    by counting the elements of ``a`` below ``v``."""
+    a, v, sorter = _constant(a), _constant(v), _constant(sorter)
+    if not any(isinstance(x, Node) for x in (a, v, sorter)):
+        return impl.identity, (np.searchsorted(a, v, side=side, sorter=sorter),)
+    if sorter is not None or len(_shape(a)) != 1:
+        raise Unsupported("a runtime searchsorted needs a 1-d a and no sorter")
+    if side not in ("left", "right"):
+        raise Unsupported(f"side must be 'left' or 'right', not {side!r}")
+    return impl.searchsorted, (a, v, side == "right")
+
+
+def _histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
+               weights: Any = None) -> Selection:
+    """Weighted counts, differentiable in the weights: with the data and the bins constant,
+    each count is a fixed sum of weights (a 0/1 matrix times ``weights``)."""
+    a, bins, range = _constant(a), _constant(bins), _constant(range)
+    if isinstance(a, Node) or isinstance(bins, Node) or isinstance(range, Node):
+        raise Unsupported("the data and the bins must be constants (the counts are piecewise "
+                          "constant in the data)")
+    if weights is None or density:
+        return impl.identity, (np.histogram(a, bins=bins, range=range, density=density),)
+    a = np.asarray(a)
+    n = a.size
+    columns = [np.histogram(a, bins=bins, range=range, weights=np.eye(n)[i].reshape(a.shape))[0]
+               for i in builtins_range(n)]
+    edges = np.histogram_bin_edges(a, bins=bins, range=range)
+    return impl.histogram_weighted, (weights, np.stack(columns, axis=1), edges)
+
+
+builtins_range = range
+
 _TABLE: dict[int, Callable[..., Selection]] = {}
 
 
@@ -441,7 +488,8 @@ def _build() -> None:
         np.gradient: _gradient, np.logaddexp.reduce: _logaddexp_reduce,
         np.linalg.vector_norm: _vector_norm, np.linalg.matrix_norm: _matrix_norm,
         np.linalg.svd: _svd, np.linalg.eigvalsh: _eigvalsh, np.linalg.pinv: _pinv,
-        np.linalg.lstsq: _lstsq,
+        np.linalg.lstsq: _lstsq, np.asanyarray: _asanyarray, np.searchsorted: _searchsorted,
+        np.histogram: _histogram,
     }
     _TABLE.update((id(fn), sel) for fn, sel in table.items())
 

@@ -324,3 +324,25 @@ def lstsq(a: Any, b: Any, rcond: Any, residuals: bool, vector: bool) -> Any:
 
 def svdvals(a: Any) -> Any:
     return np.linalg.svdvals(a)
+
+
+def asarray(a: Any) -> Any:
+    return np.asarray(a)
+
+
+def asarray_dtype(a: Any, dtype: Any) -> Any:
+    return np.asarray(a, dtype=dtype)
+
+
+def searchsorted(a: Any, v: Any, right: bool) -> Any:
+    """How many elements of the sorted ``a`` are below ``v`` (``<=`` for side='right')."""
+    col = np.expand_dims(np.asarray(v), -1)
+    if right:
+        return np.sum(a <= col, axis=-1)
+    return np.sum(a < col, axis=-1)
+
+
+def histogram_weighted(w: Any, members: Any, edges: Any) -> Any:
+    """``np.histogram(a, bins, weights=w)``: ``members[b, i]`` is 1 where ``a[i]`` falls
+    in bin ``b``."""
+    return np.matmul(members, np.ravel(w)), edges
