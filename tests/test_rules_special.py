@@ -119,3 +119,37 @@ def test_float32_stays_float32() -> None:
     assert g.dtype == np.float32
     np.testing.assert_allclose(g, sp.digamma(x) + sp.polygamma(1, x).astype(np.float32)
                                + sp.expit(x) * (1 - sp.expit(x)), rtol=1e-5)
+
+
+# --- the eager runtime: st.special (torch.special's names) ---------------------------------
+
+EAGER = [("expit", normal), ("logit", unit), ("erf", normal), ("erfc", normal),
+         ("erfinv", lambda n: unit(n) - 0.5), ("digamma", positive), ("psi", positive),
+         ("gammaln", positive), ("ndtr", normal), ("ndtri", unit), ("log_ndtr", normal),
+         ("entr", unit), ("sinc", normal)]
+
+
+@pytest.mark.parametrize("name, domain", EAGER, ids=[n for n, _ in EAGER])
+def test_eager_special_value_and_gradient(name: str, domain) -> None:
+    xv = domain(4)
+    x = st.tensor(xv, requires_grad=True)
+    y = getattr(st.special, name)(x)
+    ref = np.sinc if name == "sinc" else getattr(sp, name)
+    np.testing.assert_array_equal(y.detach().numpy(), ref(xv))
+    y.sum().backward()
+    eps = 1e-6
+    np.testing.assert_allclose(x.grad.numpy(), (ref(xv + eps) - ref(xv - eps)) / (2 * eps),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_eager_xlogy_and_second_order() -> None:
+    a = st.tensor(np.array([0.0, 1.5]), requires_grad=True)
+    b = st.tensor(np.array([2.0, 0.5]), requires_grad=True)
+    st.special.xlogy(a, b).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), np.log([2.0, 0.5]))
+    np.testing.assert_allclose(b.grad.numpy(), [0.0, 3.0])
+    x = st.tensor(np.array([1.3, 2.2]), requires_grad=True)
+    (g,) = st.autograd.grad(st.special.gammaln(x).sum(), x, create_graph=True)
+    (h,) = st.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g.detach().numpy(), sp.digamma([1.3, 2.2]), rtol=1e-14)
+    np.testing.assert_allclose(h.numpy(), sp.polygamma(1, [1.3, 2.2]), rtol=1e-12)
