@@ -1,8 +1,11 @@
 """Rules of the decompositions eigh, eigvalsh, svd and svdvals, and of the spectral and
 nuclear matrix norms (VJP and JVP, see ``derivatives.py``).
 
-Conventions (JAX's and PyTorch's): ``eigh`` reads one triangle, and its gradient is the
-symmetric one (the derivative along symmetric perturbations); ``svd``'s rules use the
+Conventions: ``eigh`` reads one triangle of its input (``UPLO``), and its gradient is
+that of the function NumPy computes: zero on the other triangle, twice the symmetric
+gradient below (above) the diagonal, so that it matches central differences and, along
+symmetric perturbations, equals the symmetric gradient JAX and PyTorch return.  ``svd``'s
+rules use the
 reduced factors, so ``full_matrices=True`` of a non-square matrix has a gradient only
 when the extra columns are not used.  The eigenvectors' and singular vectors'
 derivatives divide by differences of eigenvalues (of squared singular values): they are
@@ -40,6 +43,21 @@ def _sym(ops, a):
     return (a + _mT(ops, a)) * 0.5
 
 
+def _read(ops, t, uplo):
+    """The symmetric matrix eigh sees of ``t``: its ``uplo`` triangle, mirrored."""
+    if uplo == "U":
+        return ops.triu(t) + _mT(ops, ops.triu(t, k=1))
+    return ops.tril(t) + _mT(ops, ops.tril(t, k=-1))
+
+
+def _read_adjoint(ops, s, uplo):
+    """The adjoint of ``_read`` at the symmetric ``s``: the triangle eigh reads, its
+    off-diagonal entries counted twice (each stands for two entries of the matrix)."""
+    if uplo == "U":
+        return ops.triu(s) + ops.triu(s, k=1)
+    return ops.tril(s) + ops.tril(s, k=-1)
+
+
 def _diag_matrix(ops, v, like):
     """``v`` (..., k) on the diagonal of a (..., k, k) matrix."""
     k = ops.known_shape(v)[-1]
@@ -55,12 +73,12 @@ def _eigvalsh_jvp(ops, tangents, out, x, UPLO="L"):
     if t is None:
         return None
     v = ops.eigh(x, UPLO=UPLO)[1]
-    return ops.sum(v * (_sym(ops, t) @ v), axis=-2)
+    return ops.sum(v * (_read(ops, t, UPLO) @ v), axis=-2)
 
 
 def _eigvalsh_vjp(ops, g, out, x, UPLO="L"):
     v = ops.eigh(x, UPLO=UPLO)[1]
-    return ((v * ops.expand_dims(g, axis=-2)) @ _mT(ops, v),)
+    return (_read_adjoint(ops, (v * ops.expand_dims(g, axis=-2)) @ _mT(ops, v), UPLO),)
 
 
 RULES[Op.EIGVALSH] = _eigvalsh_vjp
@@ -83,7 +101,7 @@ def _eigh_vjp(ops, g, out, x, UPLO="L"):
     inner = 0 if _absent(ops, gw) else _diag_matrix(ops, gw, x)
     if not _absent(ops, gv):
         inner = inner + _gaps(ops, w, x) * (_mT(ops, v) @ gv)
-    return (_sym(ops, v @ inner @ _mT(ops, v)),)
+    return (_read_adjoint(ops, _sym(ops, v @ inner @ _mT(ops, v)), UPLO),)
 
 
 @jvp_rule(Op.EIGH)
@@ -92,7 +110,7 @@ def _eigh_jvp(ops, tangents, out, x, UPLO="L"):
     if t is None:
         return None
     w, v = _parts(ops, out, 2, lambda: ops.eigh(x, UPLO=UPLO))
-    p = _mT(ops, v) @ _sym(ops, t) @ v
+    p = _mT(ops, v) @ _read(ops, t, UPLO) @ v
     dw = ops.diagonal(p, axis1=-2, axis2=-1)
     return dw, v @ (_gaps(ops, w, x) * p)
 
