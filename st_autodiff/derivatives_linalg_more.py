@@ -28,13 +28,19 @@ def _absent(ops, v) -> bool:
     return v is None or (node is not None and node.op is Op.ZEROS_LIKE)
 
 
+def _eye(ops, w):
+    """The identity of the size of the vector ``w`` (batched like ``w``'s outer product
+    where the size is known only at run time)."""
+    shape = ops.known_shape(w)
+    if shape is not None:
+        return ops.eye(shape[-1], dtype=ops.dtype(w))
+    ones = ops.ones_like(ops.expand_dims(w, axis=-1) * ops.expand_dims(w, axis=-2))
+    return ops.triu(ops.tril(ones))
+
+
 def _gaps(ops, w, x):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it."""
-    shape = ops.known_shape(x)
-    if shape is None:
-        raise RuleError("the derivative of eigh/svd needs the matrix size at compile time")
-    k = ops.known_shape(w)[-1]
-    eye = ops.eye(k, dtype=ops.dtype(w))
+    eye = _eye(ops, w)
     d = ops.expand_dims(w, axis=-2) - ops.expand_dims(w, axis=-1)
     return 1 / (d + eye) - eye
 
@@ -60,8 +66,7 @@ def _read_adjoint(ops, s, uplo):
 
 def _diag_matrix(ops, v, like):
     """``v`` (..., k) on the diagonal of a (..., k, k) matrix."""
-    k = ops.known_shape(v)[-1]
-    return ops.expand_dims(v, axis=-1) * ops.eye(k, dtype=ops.dtype(like))
+    return ops.expand_dims(v, axis=-1) * _eye(ops, v)
 
 
 # --- eigh / eigvalsh --------------------------------------------------------------------

@@ -153,3 +153,19 @@ def test_eager_xlogy_and_second_order() -> None:
     (h,) = st.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(g.detach().numpy(), sp.digamma([1.3, 2.2]), rtol=1e-14)
     np.testing.assert_allclose(h.numpy(), sp.polygamma(1, [1.3, 2.2]), rtol=1e-12)
+
+
+def test_a_registered_vjp_wins_over_the_built_in_rule() -> None:
+    """st.register_vjp on a function the compiler has an op for: the user's rule is used."""
+    from st_autodiff.derivatives import CUSTOM_VJPS
+
+    def f(x):
+        return np.sum(sp.erf(x))
+
+    x = normal(3)
+    st.register_vjp(sp.erf, lambda g, out, x: (g * 7.0,))
+    try:
+        np.testing.assert_allclose(st.grad(f)(x), np.full(3, 7.0))
+    finally:
+        del CUSTOM_VJPS[sp.erf]
+    np.testing.assert_allclose(st.grad(f)(x), 2 / np.sqrt(np.pi) * np.exp(-x * x), rtol=1e-14)

@@ -94,7 +94,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "cannot be differentiated again", lw.loc(e),
                               "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
-    op = calls.FUNCTIONS.get(id(fn)) or calls.special_op(fn)
+    op = None if _registered(fn) else calls.FUNCTIONS.get(id(fn)) or calls.special_op(fn)
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \
             isinstance(args[2], tuple):
         spec, dyn = lw.index_spec(args[2], e)  # rt.scatter_add(shape, g, index) in our code
@@ -106,9 +106,6 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             except Exception as exc:
                 raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
-    composed = decompositions.lookup(fn)  # np.diff, np.quantile …: NumPy code we read
-    if composed is not None:
-        return _decomposed(lw, fn, composed, args, kwargs, e)
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
         raise NoRuleError(missing, lw.loc(e), "a custom function's derivatives come only "
@@ -120,6 +117,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         from .call_types import emit_call as emit_registered  # noqa: PLC0415
 
         return emit_registered(lw, fn, args, e)  # typed without calling it
+    composed = decompositions.lookup(fn)  # np.diff, np.quantile …: NumPy code we read
+    if composed is not None:
+        return _decomposed(lw, fn, composed, args, kwargs, e)
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
