@@ -123,3 +123,55 @@ def test_norm_ord2_over_other_axes_stays_refused() -> None:
 
     with pytest.raises(st.CompileError, match="last two axes"):
         st.grad(lambda a: np.sum(f(a)))(normal(3, 2, 3))
+
+
+# --- the eager runtime: st.linalg (torch.linalg's names) ----------------------------------
+
+
+def _svd_u_loss(a):
+    return np.sum(np.linalg.svd(a, full_matrices=False)[0] ** 2 * np.arange(3.0))
+
+
+def _eigh_loss(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w ** 2) + np.sum(v ** 2 * np.arange(3.0))
+
+
+def test_eager_svd_and_svdvals_match_the_compiler() -> None:
+    a = normal(4, 3)
+
+    def f(a):
+        return np.sum(np.linalg.svd(a, compute_uv=False) ** 3)
+
+    want = st.grad(f)(a)
+    t = st.tensor(a, requires_grad=True)
+    u, s, vh = st.linalg.svd(t, full_matrices=False)
+    (s ** 3).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), want, rtol=1e-12)
+    np.testing.assert_array_equal(s.detach().numpy(), np.linalg.svd(a, full_matrices=False)[1])
+    t.grad = None
+    (st.linalg.svdvals(t) ** 3).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), want, rtol=1e-12)
+    t.grad = None
+    (st.linalg.svd(t, full_matrices=False).U ** 2 * st.tensor(np.arange(3.0))).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), st.grad(_svd_u_loss)(a), rtol=1e-10)
+
+
+def test_eager_eigh_and_norms() -> None:
+    a = sym(normal(3, 3))
+    t = st.tensor(a, requires_grad=True)
+    w, v = st.linalg.eigh(t)
+    ((w ** 2).sum() + (v ** 2 * st.tensor(np.arange(3.0))).sum()).backward()
+    np.testing.assert_allclose(t.grad.numpy(), st.grad(_eigh_loss)(a), rtol=1e-10)
+    e = st.tensor(2 * np.eye(3), requires_grad=True)  # repeated: eigenvalues alone are fine
+    (st.linalg.eigh(e).eigenvalues ** 2).sum().backward()
+    np.testing.assert_allclose(e.grad.numpy(), 4 * np.eye(3), atol=1e-13)
+    b = normal(3, 4)
+    m = st.tensor(b, requires_grad=True)
+    st.linalg.matrix_norm(m, ord="nuc").backward()
+    np.testing.assert_allclose(m.grad.numpy(), st.grad(lambda a: np.linalg.norm(a, "nuc"))(b),
+                               rtol=1e-12)
+    m.grad = None
+    st.linalg.vector_norm(m).backward()
+    np.testing.assert_allclose(m.grad.numpy(), b / np.linalg.norm(b), rtol=1e-12)
+    assert st.linalg.vector_norm(m, dim=1, keepdim=True).shape == (3, 1)
