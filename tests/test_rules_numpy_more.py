@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from helpers_rules import Case, check_gradient, check_hessian, check_jvp, check_value
 
+import st_autodiff as st
+
 _rng = np.random.default_rng(7)
 
 
@@ -115,6 +117,33 @@ CASES = [
          smooth=False),
 ]
 IDS = [c.id for c in CASES]
+
+
+def _quantiles(x):
+    return np.quantile(x, [0.2, 0.7], axis=1)
+
+
+def _percentile(x):
+    return np.percentile(x, 40.0, axis=1)
+
+
+@pytest.mark.parametrize("fn", [np.median, _quantiles, _percentile],
+                         ids=["median", "quantile", "percentile"])
+def test_nan_slices_give_nan_like_numpy(fn) -> None:
+    x = np.array([[0.3, np.nan, -1.0], [0.5, 0.1, 2.0]])
+
+    def f(x):
+        return fn(x)
+
+    def loss(x):
+        return np.sum(f(x))
+
+    value = st.value_and_grad(loss)(x)[0]
+    expected = np.sum(fn(x))
+    assert np.isnan(value) and np.isnan(expected)
+    one = np.array([[0.3, 0.4, -1.0], [0.5, np.nan, 2.0]])[1:]
+    np.testing.assert_equal(np.asarray(st.jvp(f, (one,), (np.ones_like(one),))[0]),
+                            np.asarray(fn(one)))
 
 
 @pytest.mark.parametrize("c", CASES, ids=IDS)

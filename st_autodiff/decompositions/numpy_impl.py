@@ -73,6 +73,10 @@ def quantile_linear(a: Any, lo: Any, hi: Any, t: Any, axis: int, keepdims: bool,
     else:
         s = np.sort(np.moveaxis(a, axis, -1), axis=-1)
     out = _lerp(np.take(s, lo, axis=-1), np.take(s, hi, axis=-1), t)
+    nan = np.isnan(s[..., -1])  # sorted last: NumPy's result is nan for such a slice
+    if q_ndim:
+        nan = np.expand_dims(nan, -1)
+    out = np.where(nan, np.nan, out)
     if q_ndim:
         out = np.moveaxis(out, -1, 0)
     if keepdims:
@@ -87,6 +91,7 @@ def median(a: Any, lo: int, hi: int, axis: int, keepdims: bool, flat: bool) -> A
     else:
         s = np.sort(np.moveaxis(a, axis, -1), axis=-1)
     out = np.mean(s[..., lo:hi + 1], axis=-1)
+    out = np.where(np.isnan(s[..., -1]), np.nan, out)  # NumPy's median of a nan is nan
     if keepdims:
         out = np.expand_dims(out, axis)
     return out
