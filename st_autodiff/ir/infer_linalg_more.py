@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .infer_core import make, probe, shape_of, stand_in
-from .infer_linalg import _square
+from .infer_linalg import _LinAlgError, _square
 from .ops import Op
 
 
@@ -28,8 +28,8 @@ def _eigh(op: Op, inputs: tuple, params: dict) -> Any:
 def _svd(op: Op, inputs: tuple, params: dict) -> Any:
     shape, res = _probe(op, inputs, params)
     if shape is not None and len(shape) < 2:
-        raise ValueError(f"{len(shape)}-dimensional array given. Array must be at least "
-                         "two-dimensional")
+        raise _LinAlgError(f"{len(shape)}-dimensional array given. Array must be at least "
+                           "two-dimensional")
     if shape is None:
         return make(res, None) if op is Op.SVDVALS else tuple(make(r, None) for r in res)
     *batch, m, n = shape
