@@ -890,9 +890,15 @@ def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
     unknown (then every axis is counted from the end or is all of them)."""
     matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and nd == 2
                                                               and ord is not None)
+    if matrix and ord in ("nuc", 2, -2) and (axis is None or tuple(
+            a % nd if nd else a for a in axis) in ((-2, -1), (nd - 2, nd - 1) if nd else ())):
+        from .derivatives_linalg_more import spectral_norm_vjp  # noqa: PLC0415
+
+        return (spectral_norm_vjp(ops, g, x, ord, keepdims),)
     if matrix and ord not in _MATRIX_ORDS:
         raise RuleError(f"the gradient of the matrix norm ord={ord!r} is not supported; "
-                        "supported matrix orders: None, 'fro', 1, -1, inf, -inf")
+                        "supported matrix orders: None, 'fro', 1, -1, inf, -inf, and 2, -2, "
+                        "'nuc' over the last two axes")
     every = None if nd is None else tuple(range(nd))  # None: all axes, however many
     axes = axis if axis is not None else (every if matrix or ord is None else None)
     gx = _unreduce(ops, g, x, axes, keepdims)
@@ -1308,4 +1314,6 @@ def jvp_of(op: Op) -> JvpRule:
 
 
 from . import derivatives_jvp as _derivatives_jvp  # noqa: E402, F401  (fills JVP_RULES)
+from . import derivatives_linalg_more as _linalg_more  # noqa: E402, F401  (eigh, svd)
 from . import derivatives_lists as _derivatives_lists  # noqa: E402, F401  (list rules)
+from . import derivatives_special as _derivatives_special  # noqa: E402, F401  (scipy.special)

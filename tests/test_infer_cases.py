@@ -251,6 +251,14 @@ def linalg_cases(op: Op) -> list[Case]:
     }
     for o in (Op.DET, Op.SLOGDET, Op.CHOLESKY):
         table[o] = table[Op.INV] + [_c(spd(2).astype("int64") * 0 + np.eye(2, dtype="int64"))]
+    ints = _c(spd(2).astype("int64") * 0 + np.eye(2, dtype="int64"))
+    for o in (Op.EIGH, Op.EIGVALSH):
+        table[o] = table[Op.INV] + [ints, _c(spd(3), UPLO="U")]
+    wide, tall = A((3, 4)), A((4, 2))
+    table[Op.SVDVALS] = [_c(wide), _c(tall), _c(A((2, 3, 2))), _c(A((3,))),
+                         _c(tall.astype("float32")), ints]
+    table[Op.SVD] = table[Op.SVDVALS] + [_c(wide, full_matrices=False),
+                                         _c(A((2, 3, 2)), full_matrices=False)]
     return table[op]
 
 

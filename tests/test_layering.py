@@ -113,7 +113,8 @@ def test_ir_imports_nothing_else_of_ours():
 
 
 DERIVATIVES = ("st_autodiff.derivatives", "st_autodiff.derivatives_jvp",
-               "st_autodiff.derivatives_lists")
+               "st_autodiff.derivatives_lists", "st_autodiff.derivatives_special",
+               "st_autodiff.derivatives_linalg_more")
 
 
 def test_derivatives_imports_only_ir():

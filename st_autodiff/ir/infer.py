@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import infer_index, infer_linalg, infer_lists, infer_shapes
+from . import infer_index, infer_linalg, infer_linalg_more, infer_lists, infer_shapes
 from .abstract import Abstract, NotKnown, abstract_of, opaque_value
 from .infer_core import (
     NoTypeRule,
@@ -393,6 +393,7 @@ def _table() -> dict[Op, Rule]:
               Op.OPAQUE_CALL: lambda op, inputs, params: opaque_value(params.get("out_type"))})
     t.update(infer_shapes.RULES)
     t.update(infer_linalg.RULES)
+    t.update(infer_linalg_more.RULES)
     t.update(infer_index.RULES)
     t.update(infer_lists.rules(infer))
     return t

@@ -14,6 +14,33 @@ import operator
 from collections.abc import Iterator
 from typing import Any
 
+from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special ops)
+    betaln,
+    boxcox,
+    digamma,
+    entr,
+    erf,
+    erfc,
+    erfinv,
+    expit,
+    gammainc,
+    gammaincc,
+    gammaln,
+    huber,
+    kl_div,
+    log_expit,
+    log_ndtr,
+    logit,
+    ndtr,
+    ndtri,
+    polygamma,
+    pseudo_huber,
+    rel_entr,
+    sinc,
+    svd,
+    xlog1py,
+    xlogy,
+)
 from .ops import OP_INFO, Op, Spelling
 from .types import Type
 

@@ -259,6 +259,37 @@ class Op(enum.Enum):
     SOFTMAX = "softmax"
     LOG_SOFTMAX = "log_softmax"
     LOGSUMEXP = "logsumexp"
+    # scipy.special ufuncs and NumPy's sinc (kernels in ir/kernels_special.py, rules in
+    # derivatives_special.py)
+    EXPIT = "expit"
+    LOGIT = "logit"
+    LOG_EXPIT = "log_expit"
+    GAMMALN = "gammaln"
+    DIGAMMA = "digamma"
+    ERF = "erf"
+    ERFC = "erfc"
+    ERFINV = "erfinv"
+    NDTR = "ndtr"
+    LOG_NDTR = "log_ndtr"
+    NDTRI = "ndtri"
+    ENTR = "entr"
+    SINC = "sinc"
+    POLYGAMMA = "polygamma"
+    XLOGY = "xlogy"
+    XLOG1PY = "xlog1py"
+    REL_ENTR = "rel_entr"
+    KL_DIV = "kl_div"
+    HUBER = "huber"
+    PSEUDO_HUBER = "pseudo_huber"
+    BOXCOX = "boxcox"
+    BETALN = "betaln"
+    GAMMAINC = "gammainc"
+    GAMMAINCC = "gammaincc"
+    # decompositions (rules in derivatives_linalg_more.py)
+    EIGH = "eigh"
+    EIGVALSH = "eigvalsh"
+    SVD = "svd"
+    SVDVALS = "svdvals"
 
 
 _AXIS = (("axis", None),)
@@ -278,6 +309,37 @@ def _binary(name: str, **kw: Any) -> OpInfo:
 
 def _infix(name: str, symbol: str, numpy: str, **kw: Any) -> OpInfo:
     return _binary(name, numpy=numpy, spelling=Spelling.INFIX, infix=symbol, **kw)
+
+
+def _special(name: str, *inputs: str, torch: str | None = None, **kw: Any) -> OpInfo:
+    """A scipy.special ufunc (or ``np.sinc``): elementwise, run by ``rt.<name>``."""
+    return OpInfo(name, inputs or ("x",), numpy=f"rt.{name}", elementwise=True,
+                  torch=torch or f"special_{name}", **kw)
+
+
+def _special_table() -> dict[Op, OpInfo]:
+    return {
+        Op.EXPIT: _special("expit"), Op.LOGIT: _special("logit"),
+        Op.LOG_EXPIT: _special("log_expit"), Op.GAMMALN: _special("gammaln", torch="lgamma"),
+        Op.DIGAMMA: _special("digamma"), Op.ERF: _special("erf"), Op.ERFC: _special("erfc"),
+        Op.ERFINV: _special("erfinv"), Op.NDTR: _special("ndtr"),
+        Op.LOG_NDTR: _special("log_ndtr"), Op.NDTRI: _special("ndtri"),
+        Op.ENTR: _special("entr"), Op.SINC: _special("sinc", torch="sinc", aliases=("sinc",)),
+        Op.POLYGAMMA: _special("polygamma", "n", "x"), Op.XLOGY: _special("xlogy", "x", "y"),
+        Op.XLOG1PY: _special("xlog1py", "x", "y"), Op.REL_ENTR: _special("rel_entr", "x", "y"),
+        Op.KL_DIV: _special("kl_div", "x", "y"), Op.HUBER: _special("huber", "delta", "r"),
+        Op.PSEUDO_HUBER: _special("pseudo_huber", "delta", "r"),
+        Op.BOXCOX: _special("boxcox", "x", "lmbda"), Op.BETALN: _special("betaln", "a", "b"),
+        Op.GAMMAINC: _special("gammainc", "a", "x"), Op.GAMMAINCC: _special("gammaincc", "a", "x"),
+        Op.EIGH: OpInfo("eigh", ("x",), (("UPLO", "L"),), numpy="linalg.eigh", multi=True,
+                        torch="linalg_eigh"),
+        Op.EIGVALSH: OpInfo("eigvalsh", ("x",), (("UPLO", "L"),), numpy="linalg.eigvalsh",
+                            torch="linalg_eigvalsh"),
+        # np.linalg.svd is read by decompositions/ (compute_uv=False is svdvals)
+        Op.SVD: OpInfo("svd", ("x",), (("full_matrices", True),), numpy="rt.svd", multi=True,
+                       torch="linalg_svd"),
+        Op.SVDVALS: OpInfo("svdvals", ("x",), numpy="linalg.svdvals", torch="linalg_svdvals"),
+    }
 
 
 def _table() -> dict[Op, OpInfo]:
@@ -519,6 +581,7 @@ def _table() -> dict[Op, OpInfo]:
         Op.SOFTMAX: OpInfo("softmax", ("x",), (("axis", -1),), numpy="rt.softmax"),
         Op.LOG_SOFTMAX: OpInfo("log_softmax", ("x",), (("axis", -1),), numpy="rt.log_softmax"),
         Op.LOGSUMEXP: OpInfo("logsumexp", ("x",), _REDUCE, numpy="rt.logsumexp"),
+        **_special_table(),
     }
     missing = set(Op) - set(t)
     assert not missing, f"ops without OpInfo: {missing}"

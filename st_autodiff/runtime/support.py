@@ -32,3 +32,37 @@ __all__ = ["index_add", "index_add_", "list_add", "list_gather", "list_index_add
            "list_split_like", "list_sum", "list_ungather", "list_unstack", "list_zeros",
            "log_softmax", "logsumexp", "relu", "scatter_add", "setitem", "sigmoid", "softmax",
            "stop_gradient", "unbroadcast"]
+
+# the scipy.special ops (and np.sinc): rt.<name> in generated code
+from ..ir.kernels_special import (  # noqa: E402
+    betaln,
+    boxcox,
+    digamma,
+    entr,
+    erf,
+    erfc,
+    erfinv,
+    expit,
+    gammainc,
+    gammaincc,
+    gammaln,
+    huber,
+    kl_div,
+    log_expit,
+    log_ndtr,
+    logit,
+    ndtr,
+    ndtri,
+    polygamma,
+    pseudo_huber,
+    rel_entr,
+    sinc,
+    svd,
+    xlog1py,
+    xlogy,
+)
+
+__all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
+            "gammainc", "gammaincc", "gammaln", "huber", "kl_div", "log_expit", "log_ndtr",
+            "logit", "ndtr", "ndtri", "polygamma", "pseudo_huber", "rel_entr", "sinc", "svd",
+            "xlog1py", "xlogy"]

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..derivatives import RuleError, logsumexp_from_parts, vjp_of
+from ..derivatives_special import NotDifferentiable
 from ..errors import CompileError, EvaluationError
 from ..ir.abstract import Abstract, abstract_list, is_abstract, is_list_value, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Node, is_multi, n_items
@@ -285,6 +286,8 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
         for inp, gi in pairs:
             if gi is None or inp not in active:
                 continue
+            if isinstance(gi, NotDifferentiable):  # gammainc's a, active: no rule for it
+                raise CompileError(gi.message, n.loc, "only the other arguments have one")
             gnode = em.node(gi)
             if gnode.type is not None and gnode.type.kind == "none":
                 continue  # a registered rule said None: no gradient for this argument

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 from typing import Any
 
 import numpy as np
 
-from ..ir import kernels
+from ..ir import kernels, kernels_special
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 
 #: keyword spellings that mean an op's own input or param name
@@ -63,6 +64,23 @@ def _numpy_functions() -> dict[int, Op]:
 
 #: ``id(callable) -> Op`` for every NumPy/math function the compiler understands
 FUNCTIONS: dict[int, Op] = _numpy_functions()
+
+_SPECIAL: dict[int, Op] = {}
+
+
+def special_op(fn: Any) -> Op | None:
+    """The op of a scipy.special function (``gammaln``, ``psi`` …), or None.
+
+    SciPy is never imported here: a program that calls its functions has imported it."""
+    mod = sys.modules.get("scipy.special")
+    if mod is None:
+        return None
+    if not _SPECIAL:
+        for name, target in kernels_special.SCIPY_NAMES.items():
+            if hasattr(mod, name):
+                _SPECIAL[id(getattr(mod, name))] = Op(target)
+    return _SPECIAL.get(id(fn))
+
 
 #: ndarray method name -> Op
 METHODS: dict[str, Op] = {m: op for op, info in OP_INFO.items() for m in info.methods}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
+from .. import decompositions
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
@@ -116,7 +117,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "cannot be differentiated again", lw.loc(e),
                               "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
-    op = calls.FUNCTIONS.get(id(fn))
+    op = None if _registered(fn) else calls.FUNCTIONS.get(id(fn)) or calls.special_op(fn)
     if op is Op.EINSUM and args and not isinstance(args[0], str):
         args = interleaved_einsum(lw, args, e)  # einsum(a, [0, 1], b, [1, 2], [0, 2])
     if op in (Op.SCATTER_ADD, Op.INDEX_ADD, Op.SETITEM) and len(args) == 3 and \
@@ -144,6 +145,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         from .call_types import emit_call as emit_registered  # noqa: PLC0415
 
         return emit_registered(lw, fn, args, e)  # typed without calling it
+    composed = decompositions.lookup(fn)  # np.diff, np.quantile …: NumPy code we read
+    if composed is not None:
+        return _decomposed(lw, fn, composed, args, kwargs, e)
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
@@ -195,6 +199,16 @@ def _scalar(lw: Lowerer, x: Any, e: cst.CSTNode, what: str) -> Any:
         raise lw.fail(f"{what} needs an array of one element; this one has shape "
                       f"{tuple(t.shape)}", e, kind=CompileError)
     return emit_call(lw, Op.RESHAPE, [x, ()], {}, e, what)
+
+
+def _decomposed(lw: Lowerer, fn: Any, select: Any, args: list[Any], kwargs: dict[str, Any],
+                e: cst.Call) -> Any:
+    """A NumPy function written with ops that have rules (``decompositions``)."""
+    try:
+        impl, impl_args = select(*args, **kwargs)
+    except TypeError as exc:  # Unsupported, or a call NumPy itself would refuse
+        raise lw.fail(f"{calls.callable_name(fn)}: {exc}", e, kind=CompileError) from None
+    return lw.inline_python(impl, list(impl_args), {}, e)
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
@@ -337,8 +351,8 @@ def _arange_args(args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
 
 
 def _multi_count(op: Op, node: Node, params: dict[str, Any]) -> int:
-    if op is Op.SLOGDET:
-        return 2
+    if op in (Op.SLOGDET, Op.EIGH, Op.SVD):
+        return 3 if op is Op.SVD else 2
     if op is Op.SPLIT:
         ios = params.get("indices_or_sections", 2)
         return ios if isinstance(ios, int) else len(ios) + 1

@@ -39,6 +39,7 @@ DOMAINS: dict[str, Callable[[np.random.Generator, tuple], np.ndarray]] = {
     "positive": lambda rng, s: rng.uniform(0.5, 2.0, s),
     "small": lambda rng, s: rng.uniform(-1.2, 1.2, s),
     "unit": lambda rng, s: rng.uniform(-0.8, 0.8, s),
+    "prob": lambda rng, s: rng.uniform(0.1, 0.9, s),
     "above1": lambda rng, s: rng.uniform(1.2, 3.0, s),
     # well separated values: no ties for max, sort, maximum
     "distinct": lambda rng, s: (rng.permutation(math.prod(s)).reshape(s) * 0.37 - 0.9

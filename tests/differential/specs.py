@@ -292,3 +292,62 @@ SPECS: tuple[Spec, ...] = (
          "    n = n + 1\nreturn np.concatenate(xs)", (Op.LIST_GATHER, Op.LIST_UNGATHER),
          (((2,),),), ("real",), None, jax=None),
 )
+
+# --- scipy.special ops (rt.<name>: the kernels SciPy runs) and the decompositions ------
+
+
+def _jsp(name: str) -> Callable[..., Any]:
+    """``jax.scipy.special.<name>`` (``jax.numpy.sinc`` for sinc) applied to the args."""
+    def call(jnp: Any, *a: Any) -> Any:
+        if name == "sinc":
+            return jnp.sinc(*a)
+        return getattr(__import__("jax.scipy.special").scipy.special, name)(*a)
+
+    return call
+
+
+def _special(name: str, domains: tuple[str, ...], jax: bool = True, **kw: Any) -> Spec:
+    args = ", ".join(f"a{k}" for k in range(len(domains)))
+    shapes = UNARY_SHAPES if len(domains) == 1 else BINARY_SHAPES
+    return Spec(name, f"rt.{name}({args})", (Op(name),), kw.pop("shapes", shapes), domains,
+                (Op(name), {}), jax=_jsp(name) if jax else None, **kw)
+
+
+SPECS += (
+    _special("expit", ("real",)),
+    _special("logit", ("prob",)),
+    _special("log_expit", ("real",), jax=False),
+    _special("gammaln", ("positive",)),
+    _special("digamma", ("positive",)),
+    _special("erf", ("real",)),
+    _special("erfc", ("real",)),
+    _special("erfinv", ("unit",)),
+    _special("ndtr", ("real",)),
+    _special("log_ndtr", ("real",)),
+    _special("ndtri", ("prob",)),
+    _special("entr", ("positive",)),
+    _special("sinc", ("real",)),
+    Spec("polygamma", "rt.polygamma(2, a0)", (Op.POLYGAMMA,), UNARY_SHAPES, ("positive",),
+         None, jax=lambda jnp, a0: _jsp("polygamma")(jnp, 2, a0)),
+    _special("xlogy", ("real", "positive")),
+    _special("xlog1py", ("real", "positive")),
+    _special("rel_entr", ("positive", "positive")),
+    _special("kl_div", ("positive", "positive"), jax=False),  # JAX's kl_div differs off x, y > 0
+    _special("huber", ("positive", "real"), jax=False, order2=False),
+    _special("pseudo_huber", ("positive", "real"), jax=False),
+    _special("boxcox", ("positive", "real"), jax=False),
+    _special("betaln", ("positive", "positive")),
+    Spec("gammainc", "rt.gammainc(2.5, a0)", (Op.GAMMAINC,), UNARY_SHAPES, ("positive",),
+         None, jax=lambda jnp, a0: _jsp("gammainc")(jnp, 2.5, a0)),
+    Spec("gammaincc", "rt.gammaincc(1.5, a0)", (Op.GAMMAINCC,), UNARY_SHAPES, ("positive",),
+         None, jax=lambda jnp, a0: _jsp("gammaincc")(jnp, 1.5, a0)),
+    # eigh reads one triangle: symmetrise so that differences (and JAX) see the same matrix
+    Spec("eigvalsh", "np.linalg.eigvalsh((a0 + a0.T) / 2)", (Op.EIGVALSH,), (((3, 3),),),
+         ("real",), None),
+    Spec("eigh", "np.linalg.eigh((a0 + a0.T) / 2)[1] ** 2 + np.linalg.eigh(a0 + a0.T)[0]",
+         (Op.EIGH,), (((3, 3),),), ("real",), None),
+    Spec("svdvals", "np.linalg.svd(a0, compute_uv=False)", (Op.SVDVALS,),
+         (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
+    Spec("svd", "np.linalg.svd(a0, full_matrices=False)[0] ** 2", (Op.SVD,),
+         (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
+)

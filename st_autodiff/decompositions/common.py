@@ -1,0 +1,87 @@
+"""What the selectors of ``decompositions`` share: reading the static facts of a call's
+arguments (shapes, dtypes and constants known at compile time) and normalising axes."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Node
+from ..ir.ops import Op
+
+Selection = tuple[Callable[..., Any], tuple]
+
+
+class Unsupported(TypeError):
+    """A use of a decomposed function that the decomposition does not cover."""
+
+
+NO: Any = np._NoValue  # NumPy's own "argument not given" marker
+
+
+def shape_of(v: Any, what: str = "the argument") -> tuple[int, ...]:
+    """The shape of ``v``, known at compile time (from the example arguments)."""
+    if isinstance(v, Node):
+        t = v.type
+        shape = None if t is None else (() if t.kind != "array" else t.shape)
+        if shape is None:
+            raise Unsupported(f"needs the shape of {what} at compile time")
+        return tuple(shape)
+    if isinstance(v, (list, tuple)):
+        if any(isinstance(x, Node) or isinstance(x, (list, tuple)) for x in v):
+            return (len(v),) if not any(isinstance(x, (list, tuple)) for x in v) else \
+                unsupported(f"{what} as a nested list of runtime values")
+    return tuple(np.shape(v))
+
+
+def unsupported(message: str) -> Any:
+    raise Unsupported(message)
+
+
+def dtype_of(v: Any) -> np.dtype:
+    if isinstance(v, Node):
+        t = v.type
+        if t is None or t.dtype is None:
+            return np.dtype(np.float64) if t is not None and t.kind == "float" else \
+                unsupported("needs the dtype of its argument at compile time")
+        return np.dtype(t.dtype)
+    return np.asarray(v).dtype
+
+
+def constant(v: Any) -> Any:
+    """``v`` itself, or the value of a constant node (an array literal); else a node."""
+    if isinstance(v, Node) and v.op is Op.CONST:
+        return v.param("value")
+    return v
+
+
+def static(v: Any, what: str) -> Any:
+    if isinstance(v, Node):
+        raise Unsupported(f"{what} must be a constant (it is computed at run time here)")
+    return v
+
+
+def norm_axis_index(axis: Any, nd: int) -> int:
+    axis = operator.index(static(axis, "axis"))
+    if not -nd <= axis < max(nd, 1):
+        raise Unsupported(f"axis {axis} is out of bounds for an array of dimension {nd}")
+    return axis % nd if nd else 0
+
+
+def given(v: Any) -> bool:
+    return v is not None and v is not NO
+
+
+def norm_axis(axis: Any, nd: int) -> Any:
+    if axis is None:
+        return None
+    if isinstance(axis, tuple):
+        return tuple(norm_axis_index(ax, nd) for ax in axis)
+    return norm_axis_index(axis, nd)
+
+
+def keep(keepdims: Any) -> bool:
+    return bool(static(keepdims, "keepdims")) if keepdims is not NO else False

@@ -1,0 +1,67 @@
+"""``torch.linalg`` decompositions and norms for the eager runtime: ``svd``, ``svdvals``,
+``eigh``, ``eigvalsh``, ``vector_norm``, ``matrix_norm``, their backward nodes running the
+compiler's rules (``derivatives_linalg_more``, ``derivatives``).
+
+``eigh`` reads one triangle (``UPLO``), like NumPy and PyTorch; its gradient is that of the
+function computed (zero on the unread triangle), which equals PyTorch's along symmetric
+perturbations.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..ir.ops import Op
+from .tensor_ops import apply_op
+
+__all__ = ["eigh", "eigvalsh", "matrix_norm", "svd", "svdvals", "vector_norm"]
+
+
+class SVDResult(NamedTuple):
+    U: Any
+    S: Any
+    Vh: Any
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+def svd(A: Any, full_matrices: bool = True) -> SVDResult:
+    """``A = U diag(S) Vh``; singular values in descending order."""
+    return SVDResult(*apply_op(Op.SVD, A, full_matrices=full_matrices))
+
+
+def svdvals(A: Any) -> Any:
+    """The singular values of ``A``, descending."""
+    return apply_op(Op.SVDVALS, A)
+
+
+def eigh(A: Any, UPLO: str = "L") -> EighResult:
+    """Eigenvalues (ascending) and eigenvectors of the symmetric matrix in ``A``'s
+    ``UPLO`` triangle."""
+    return EighResult(*apply_op(Op.EIGH, A, UPLO=UPLO))
+
+
+def eigvalsh(A: Any, UPLO: str = "L") -> Any:
+    return apply_op(Op.EIGVALSH, A, UPLO=UPLO)
+
+
+def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
+    """The ``ord``-norm of ``x`` over ``dim`` (all elements when None) as one vector."""
+    if dim is None:
+        out = apply_op(Op.NORM, x.reshape(-1), ord=ord, axis=0)
+        return out.reshape((1,) * x.dim()) if keepdim else out
+    if isinstance(dim, (tuple, list)):
+        if len(dim) != 1:
+            raise NotImplementedError("vector_norm over several dims at once is not supported")
+        dim = dim[0]
+    return apply_op(Op.NORM, x, ord=ord, axis=dim, keepdims=keepdim)
+
+
+def matrix_norm(A: Any, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),
+                keepdim: bool = False) -> Any:
+    """The matrix ``ord``-norm over the two axes ``dim`` ('fro', 'nuc', 1, -1, 2, -2, inf,
+    -inf)."""
+    return apply_op(Op.NORM, A, ord=ord, axis=tuple(dim), keepdims=keepdim)
