@@ -131,9 +131,6 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             except Exception as exc:
                 raise static_exception(lw, exc, e) from None
         return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
-    passed = effects.passthrough(lw, fn, args, kwargs, e)  # print, a draw, inactive fns
-    if passed is not NotImplemented:
-        return passed
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
         raise NoRuleError(missing, lw.loc(e), "a custom function's derivatives come only "
@@ -148,6 +145,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     composed = decompositions.lookup(fn)  # np.diff, np.quantile …: NumPy code we read
     if composed is not None:
         return _decomposed(lw, fn, composed, args, kwargs, e)
+    passed = effects.passthrough(lw, fn, args, kwargs, e)  # print, a draw, inactive fns
+    if passed is not NotImplemented:
+        return passed
     if isinstance(fn, types.FunctionType):
         return lw.inline_python(fn, args, kwargs, e)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
