@@ -128,6 +128,13 @@ class ControlLowering(LoopLowering, ListLowering):
                      e: cst.Call) -> Any:
         """``range``/``zip``/``enumerate``/``reversed`` for loops, list appends and the
         list functions; ``NotImplemented`` for every other call."""
+        if any(type(a).__name__ == "GeneratorValue" for a in [*args, *kwargs.values()]):
+            done = self.generator_call(fn, args, kwargs, e)  # comprehensions.py
+            if done is not NotImplemented:
+                return done
+        view = self.dict_view(fn, args, kwargs)  # comprehensions.py: d.items() of a static d
+        if view is not NotImplemented:
+            return view
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, Appender) and getattr(fn, "__name__", "") == "append":
             raise self.fail(f"{owner.name}.append(...) inside an expression is not "

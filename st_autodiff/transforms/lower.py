@@ -46,6 +46,7 @@ from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
 from . import calls
 from .binding import BindingLowering, mangled
+from .comprehensions import ComprehensionLowering, GeneratorValue
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
@@ -123,7 +124,8 @@ def python_resolver(fn: Callable[..., Any], const: Callable[[str, Any], Any],
 _evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
-class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering):
+class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering,
+              ComprehensionLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -406,6 +408,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         return key
 
     def unpack(self, value: Any, n: int, where: cst.CSTNode) -> list[Any]:
+        if isinstance(value, GeneratorValue):
+            value = self.consume_generator(value, where, direct=False)
         if isinstance(value, (tuple, list)):
             if len(value) != n:
                 raise self.fail(f"cannot unpack {len(value)} values into {n} names", where,
