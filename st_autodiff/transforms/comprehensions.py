@@ -74,6 +74,13 @@ class _Restart(Exception):
         self.level = level
 
 
+class _Items(list):
+    """The list a comprehension appends to while it is lowered (not a user's list:
+    ``ExternalObjects`` does not count its appends as writes)."""
+
+    hidden = True
+
+
 class _CompIter(cst.Call):
     """The iterable of a comprehension's ``for`` clause, in the desugared statements."""
 
@@ -177,14 +184,15 @@ class ComprehensionLowering:
                 states[id(e)] = state
                 state.modes = {}
                 child = Scope(scope, None)
-                child.vars[sugar.target] = []
+                child.vars[sugar.target] = _Items()
                 try:
                     self.compound(sugar.loop, child)  # type: ignore[attr-defined]
                 except _Restart as r:
                     del self._write_log()[mark:]  # type: ignore[attr-defined]
                     state.loop_levels.add(r.level)
                     continue
-                return child.vars[sugar.target]
+                out = child.vars[sugar.target]
+                return list(out) if isinstance(out, _Items) else out
         finally:
             if saved is None:
                 states.pop(id(e), None)
@@ -382,13 +390,32 @@ class ComprehensionLowering:
             return args[1]
         raise self.fail("StopIteration: the generator is exhausted", e, kind=CompileError)
 
-    def dict_view(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def dict_view(self, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
         """``d.items()``, ``d.keys()``, ``d.values()`` of a dict known when compiling (what
-        a comprehension or loop iterates); NotImplemented for any other call."""
+        a comprehension or loop iterates), and ``max``/``min`` of a list of runtime values
+        (what a comprehension builds); NotImplemented for any other call."""
         owner = getattr(fn, "__self__", None)
         if type(owner) is dict and getattr(fn, "__name__", "") in ("items", "keys", "values") \
                 and not args and not kwargs:
             return getattr(owner, fn.__name__)()
+        if fn in (builtins.max, builtins.min) and len(args) == 1 and not kwargs and \
+                isinstance(args[0], (list, tuple)) and _runtime(args[0]):
+            items = list(args[0])  # max of a list of runtime scalars: max(a, b) in turn
+            if not items:
+                raise self.fail(f"ValueError: {fn.__name__}() arg is an empty sequence", e,
+                                kind=CompileError)
+            for v in items:
+                t = v.type if isinstance(v, Node) else None
+                if isinstance(v, Node) and (t is None or t.kind not in ("float", "int") and (
+                        t.kind != "array" or t.shape != ())):
+                    raise self.fail(f"{fn.__name__}() of a list of arrays: Python compares "
+                                    "whole arrays (their truth value is ambiguous)", e,
+                                    f"np.{fn.__name__}(np.stack(xs)) or np.{fn.__name__}imum",
+                                    kind=CompileError)
+            acc = items[0]
+            for v in items[1:]:
+                acc = self.call(fn, [acc, v], {}, e)  # type: ignore[attr-defined]
+            return acc
         return NotImplemented
 
     def expr_Yield(self, e: cst.Yield, scope: Scope) -> Any:

@@ -132,7 +132,7 @@ class ControlLowering(LoopLowering, ListLowering):
             done = self.generator_call(fn, args, kwargs, e)  # comprehensions.py
             if done is not NotImplemented:
                 return done
-        view = self.dict_view(fn, args, kwargs)  # comprehensions.py: d.items() of a static d
+        view = self.dict_view(fn, args, kwargs, e)  # comprehensions.py: d.items() of a static d
         if view is not NotImplemented:
             return view
         owner = getattr(fn, "__self__", None)

@@ -53,7 +53,8 @@ class ExternalObjects:
 
     def check_write(self, target: Any, action: str, loc: Loc | None) -> None:
         """Refuse ``action`` (``"append to"``, ``"write into"`` …) on an outside container."""
-        self.writes += 1
+        if not getattr(target, "hidden", False):  # a comprehension's own list is not
+            self.writes += 1
         hit = self._seen.get(id(target))
         if hit is None or hit[0] is not target:
             return
