@@ -85,6 +85,10 @@ class _CompIter(cst.Call):
     """The iterable of a comprehension's ``for`` clause, in the desugared statements."""
 
 
+class _GenIter(cst.Call):
+    """The iterable of a ``for`` that yields, in a generator function's rewritten body."""
+
+
 class _CompTest(cst.Call):
     """The condition of a comprehension's ``if`` clause, in the desugared statements."""
 
@@ -224,6 +228,19 @@ class ComprehensionLowering:
                             where, "nest two comprehensions ([[... for b in B] for a in A]) "
                             "or use array operations (broadcasting)")
         state.modes[level] = "loop"
+        return it
+
+    def expr__GenIter(self, e: _GenIter, scope: Scope) -> Any:
+        """A generator's loop that yields: unrolled when its length is static (and at
+        most ``MAX_UNROLL``), so the generator's items form a Python list."""
+        where = e.args[0].value
+        it = self.expr(where, scope)
+        if isinstance(it, GeneratorValue):
+            return it  # for_statement consumes it
+        it = self.tuple_items(it, where)  # type: ignore[attr-defined]
+        items = self._static_items(it, where)
+        if items is not None and len(items) <= MAX_UNROLL:
+            return items
         return it
 
     def expr__CompTest(self, e: _CompTest, scope: Scope) -> Any:
@@ -418,9 +435,174 @@ class ComprehensionLowering:
             return acc
         return NotImplemented
 
+    def generator_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
+                           scope: Scope, where: cst.CSTNode | None) -> GeneratorValue:
+        """A call of a generator function: its body inlined with every ``yield`` appending
+        to a list, which becomes the items of the returned ``GeneratorValue``."""
+        if where is None:
+            raise self.fail(f"{fn.name}() is a generator function: calling it returns a "
+                            "generator, not a value to differentiate", fn.node,
+                            "return a value instead of yielding (sum(...), np.stack(...))",
+                            kind=CompileError)
+        node, target = _generator_body(fn.node)  # type: ignore[arg-type]
+        body = ParsedFunction(fn.name, node, fn.module, fn.defaults, fn.layout, fn.fixed)
+        scope.vars[target] = _Items()
+        before = self._mutations()
+        caller = self.fn
+        items = self.lower_function(body, args, kwargs, scope, where)  # type: ignore[attr-defined]
+        if isinstance(items, _Items):
+            items = list(items)
+        return GeneratorValue(items, where, self.loc(where), _free_reads(fn.node), caller,
+                              before, self._mutations() != before)
+
     def expr_Yield(self, e: cst.Yield, scope: Scope) -> Any:
         raise self.fail("yield inside an expression (a value sent into the generator) is "
                         "not supported", e, "yield in a statement of its own")
+
+
+def is_generator_function(fn: ParsedFunction) -> bool:
+    """Whether ``fn`` is a ``def`` whose own body yields (cached per node)."""
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    hit = _GENERATORS.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is node
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+        def visit_Yield(self, n: cst.Yield) -> None:
+            found.append(n)
+
+    node.visit(V())
+    if len(_GENERATORS) > 4096:
+        _GENERATORS.clear()
+    _GENERATORS[id(node)] = (node, bool(found))
+    return bool(found)
+
+
+_GENERATORS: dict[int, tuple[cst.CSTNode, bool]] = {}
+_BODIES: dict[int, tuple[cst.CSTNode, cst.FunctionDef, str]] = {}
+
+
+def _generator_body(node: cst.FunctionDef) -> tuple[cst.FunctionDef, str]:
+    """The generator function's body rewritten: ``yield v`` appends ``v`` to a list,
+    ``yield from it`` appends each item of ``it``, and every ``return`` (and the end of
+    the body) returns the list.  Rebuilt nodes report their originals' locations."""
+    hit = _BODIES.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1], hit[2]
+    names = _names(node)
+    target = next(f"yielded{k or ''}" for k in range(len(names) + 1)
+                  if f"yielded{k or ''}" not in names)
+    item = next(f"item{k or ''}" for k in range(len(names) + 1)
+                if f"item{k or ''}" not in names)
+
+    def append(value: cst.BaseExpression | None, origin: cst.CSTNode) -> cst.Expr:
+        call = cst.Call(cst.Attribute(cst.Name(target), cst.Name("append")),
+                        [cst.Arg(value if value is not None else cst.Name("None"))])
+        out = cst.Expr(call)
+        for n in (call, call.func, out):
+            synthesize(n, origin)
+        return out
+
+    class Rewrite(cst.CSTTransformer):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is node
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+        def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> Any:
+            y = updated.value
+            if not isinstance(y, cst.Yield) or isinstance(y.value, cst.From):
+                return updated
+            return append(y.value, original)  # type: ignore[arg-type]
+
+        def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
+                                      updated: cst.SimpleStatementLine) -> Any:
+            if not any(isinstance(s, cst.Expr) and isinstance(s.value, cst.Yield) and
+                       isinstance(s.value.value, cst.From) for s in updated.body):
+                return updated
+            out: list[Any] = []
+            for s in updated.body:  # ``yield from it``: a loop of its own
+                if isinstance(s, cst.Expr) and isinstance(s.value, cst.Yield) and \
+                        isinstance(s.value.value, cst.From):
+                    line = cst.SimpleStatementLine([append(cst.Name(item), s)])
+                    stmt: Any = cst.For(cst.Name(item), s.value.value.item,
+                                        cst.IndentedBlock([line]))
+                    synthesize(line, s)
+                else:
+                    stmt = cst.SimpleStatementLine([s])
+                synthesize(stmt, s)
+                out.append(stmt)
+            return cst.FlattenSentinel(out)
+
+        def leave_For(self, original: cst.For, updated: cst.For) -> Any:
+            if not _yields(original):
+                return updated
+            it = _GenIter(cst.Name("iterable"), [cst.Arg(updated.iter)])
+            synthesize(it, original.iter)  # a loop that yields unrolls when it can
+            return updated.with_changes(iter=it)
+
+        def leave_Return(self, original: cst.Return, updated: cst.Return) -> Any:
+            return cst.Return(cst.Name(target))
+
+        def on_leave(self, original: cst.CSTNode, updated: Any) -> Any:
+            out = super().on_leave(original, updated)
+            if isinstance(out, cst.CSTNode) and out is not original:
+                synthesize(out, original)
+            return out
+
+    new = node.visit(Rewrite())
+    assert isinstance(new, cst.FunctionDef)
+    end = cst.SimpleStatementLine([cst.Return(cst.Name(target))])
+    synthesize(end, node)
+    synthesize(end.body[0], node)
+    body = new.body
+    stmts = [*body.body, end] if isinstance(body, cst.IndentedBlock) else [
+        cst.SimpleStatementLine(list(body.body)), end]
+    out = new.with_changes(body=cst.IndentedBlock(stmts))
+    synthesize(out, node)
+    synthesize(out.body, node)
+    if len(_BODIES) > 4096:
+        _BODIES.clear()
+    _BODIES[id(node)] = (node, out, target)
+    return out, target
+
+
+def _yields(node: cst.CSTNode) -> bool:
+    """Whether ``node`` contains a ``yield`` outside nested functions."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+        def visit_Yield(self, n: cst.Yield) -> None:
+            found.append(n)
+
+    node.visit(V())
+    return bool(found)
+
+
+def _free_reads(node: cst.FunctionDef) -> frozenset[str]:
+    """Names a generator function's body reads, less its parameters."""
+    ps = node.params
+    params = {p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)}
+    for p in (ps.star_arg, ps.star_kwarg):
+        if isinstance(p, cst.Param):
+            params.add(p.name.value)
+    return frozenset(_names(node.body) - params)
 
 
 def _runtime(v: Any) -> bool:

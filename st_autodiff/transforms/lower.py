@@ -46,7 +46,7 @@ from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
 from . import calls
 from .binding import BindingLowering, mangled
-from .comprehensions import ComprehensionLowering, GeneratorValue
+from .comprehensions import ComprehensionLowering, GeneratorValue, is_generator_function
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
@@ -243,6 +243,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> Any:
         """Inline a call: bind arguments, lower the body, return the return value."""
+        if is_generator_function(fn):  # comprehensions.py: inlined, yields into a list
+            return self.generator_function(fn, args, kwargs, scope, where)
         if where is not None and any(f.node is fn.node for f in self.fn_stack):
             raise UnsupportedRecursionError(
                 f"{fn.name}() is called again while it is being differentiated "
