@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir.graph import Node
+from ..ir.ops import Op
 from .lists import TupleList
 from .loops import _Range, _Reversed, _Zip
 from .parse import ParsedFunction, synthesize
@@ -59,7 +60,7 @@ _NUMPY_REFUSES = {np.stack: "np.stack", np.vstack: "np.vstack", np.hstack: "np.h
                   np.column_stack: "np.column_stack", np.concatenate: "np.concatenate",
                   np.array: "np.array", np.asarray: "np.asarray", np.mean: "np.mean",
                   np.prod: "np.prod", np.max: "np.max", np.min: "np.min",
-                  np.dstack: "np.dstack"}
+                  np.dstack: "np.dstack", np.sum: "np.sum"}
 _MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear",
                                "sort", "reverse", "update", "setdefault", "popitem", "add",
                                "discard", "fill", "put", "resize", "itemset", "partition"})
@@ -284,8 +285,6 @@ class ComprehensionLowering:
         if isinstance(it, Node):
             t = it.type
             if t is not None and t.kind == "array" and t.shape is not None and t.shape:
-                from ..ir.ops import Op  # noqa: PLC0415
-
                 if t.shape[0] > MAX_UNROLL:
                     return [None] * t.shape[0]  # only its length matters then
                 return [self.emit(Op.GETITEM, [it], {"index": (k,)}, where)
@@ -380,14 +379,18 @@ class ComprehensionLowering:
                             kind=CompileError)
         if fn is builtins.next:
             return self.generator_next(gens[0], args, e)
-        if fn in _CONSUMERS or fn is np.sum or joins:
+        if fn in _CONSUMERS or joins:
             direct = {id(a.value) for a in e.args}
             fixed = [self.consume_generator(a, e, id(a.node) in direct)
                      if isinstance(a, GeneratorValue) else a for a in args]
             kws = {k: self.consume_generator(v, e, id(v.node) in direct)
                    if isinstance(v, GeneratorValue) else v for k, v in kwargs.items()}
-            if fn is np.sum and not kws and len(fixed) == 1:
-                fn = builtins.sum  # NumPy sums a generator with the builtin (deprecated)
+            if not _runtime(fixed) and not _runtime(list(kws.values())):
+                try:  # items known when compiling: Python's own result
+                    return fn(*fixed, **kws)
+                except Exception as exc:  # noqa: BLE001  (the user's error, located)
+                    raise self.fail(f"{type(exc).__name__}: {exc}", e,
+                                    kind=CompileError) from None
             return self.call(fn, fixed, kws, e)  # type: ignore[attr-defined]
         what = getattr(fn, "__name__", type(fn).__name__)
         raise self.fail(f"a generator passed to {what}(), which is not known to consume it "
@@ -433,6 +436,19 @@ class ComprehensionLowering:
             for v in items[1:]:
                 acc = self.call(fn, [acc, v], {}, e)  # type: ignore[attr-defined]
             return acc
+        if fn is builtins.dict and len(args) == 1 and not kwargs and isinstance(
+                args[0], (list, tuple)) and _runtime(args[0]) and all(
+                isinstance(p, tuple) and len(p) == 2 and not _runtime(p[0]) for p in args[0]):
+            return dict(args[0])  # pairs with keys known when compiling
+        if fn in (builtins.any, builtins.all) and len(args) == 1 and not kwargs and \
+                isinstance(args[0], (list, tuple)) and _runtime(args[0]):
+            out: Any = fn is builtins.all  # any([]) is False, all([]) is True
+            for v in args[0]:  # Python's truth value of each item, combined
+                c = self.condition(v, e)  # type: ignore[attr-defined]
+                out = self.logical(Op.LOGICAL_AND if fn is builtins.all else Op.LOGICAL_OR,
+                                   out, c, e) if isinstance(c, Node) or isinstance(
+                    out, Node) else (out and c if fn is builtins.all else out or c)
+            return out
         return NotImplemented
 
     def generator_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
@@ -440,10 +456,10 @@ class ComprehensionLowering:
         """A call of a generator function: its body inlined with every ``yield`` appending
         to a list, which becomes the items of the returned ``GeneratorValue``."""
         if where is None:
-            raise self.fail(f"{fn.name}() is a generator function: calling it returns a "
-                            "generator, not a value to differentiate", fn.node,
-                            "return a value instead of yielding (sum(...), np.stack(...))",
-                            kind=CompileError)
+            raise CompileError(f"{fn.name}() is a generator function: calling it returns a "
+                               "generator, not a value to differentiate",
+                               fn.loc(_first_yield(fn.node)),
+                               "return a value instead of yielding (sum(...), np.stack(...))")
         node, target = _generator_body(fn.node)  # type: ignore[arg-type]
         body = ParsedFunction(fn.name, node, fn.module, fn.defaults, fn.layout, fn.fixed)
         scope.vars[target] = _Items()
@@ -483,6 +499,7 @@ def is_generator_function(fn: ParsedFunction) -> bool:
     node.visit(V())
     if len(_GENERATORS) > 4096:
         _GENERATORS.clear()
+        _BODIES.clear()
     _GENERATORS[id(node)] = (node, bool(found))
     return bool(found)
 
@@ -574,12 +591,19 @@ def _generator_body(node: cst.FunctionDef) -> tuple[cst.FunctionDef, str]:
     if len(_BODIES) > 4096:
         _BODIES.clear()
     _BODIES[id(node)] = (node, out, target)
+    # rewritten: a yield left in it (``v = yield x``) is refused where it is
+    _GENERATORS[id(out)] = (out, False)
     return out, target
 
 
 def _yields(node: cst.CSTNode) -> bool:
     """Whether ``node`` contains a ``yield`` outside nested functions."""
-    found = []
+    return _first_yield(node) is not node
+
+
+def _first_yield(node: cst.CSTNode) -> cst.CSTNode:
+    """The first ``yield`` in ``node`` outside nested functions (``node`` if none)."""
+    found: list[cst.CSTNode] = []
 
     class V(cst.CSTVisitor):
         def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
@@ -591,8 +615,9 @@ def _yields(node: cst.CSTNode) -> bool:
         def visit_Yield(self, n: cst.Yield) -> None:
             found.append(n)
 
-    node.visit(V())
-    return bool(found)
+    body = node.body if isinstance(node, cst.FunctionDef) else node
+    body.visit(V())
+    return found[0] if found else node
 
 
 def _free_reads(node: cst.FunctionDef) -> frozenset[str]:

@@ -263,8 +263,8 @@ class ControlLowering(LoopLowering, ListLowering):
             raise self.fail(f"the truth value of an array of shape {t.shape} is ambiguous",
                             where, "reduce it first: (x > 0).any(), (x > 0).all(), "
                             "x.sum() > 0")
-        if t is not None and t.kind == "list":
-            raise self.fail("a list cannot be a condition here", where, "test len(x) > 0")
+        if t is not None and t.kind == "list":  # a list is true when it is not empty
+            return self.emit(Op.GT, [self.emit(Op.LIST_LEN, [v], None, where), 0], None, where)
         if t is None or (t.dtype != "bool" and t.kind != "bool"):
             v = self.emit(Op.NE, [v, 0], None, where)
         return v
