@@ -178,7 +178,7 @@ def loop_variable_does_not_leak(x):
 
 
 def late_binding(x):
-    fs = [lambda: x * i for i in range(3)]  # every closure sees the last i
+    fs = [lambda: x * i for i in range(3)]  # noqa: B023  (every closure sees the last i)
     return np.sum(fs[0]() + fs[1]())
 
 
@@ -226,8 +226,17 @@ def stored_generator(x):
     return sum(terms) + sum(terms)  # the second sum sees an exhausted generator
 
 
+def _total(items):
+    return sum(items)
+
+
+def passed_to_a_function(x):
+    return _total(np.sin(v) * v for v in x)
+
+
 def test_generator_expression_consumers():
     check(consumers, X)
+    check(passed_to_a_function, X)
     check(zipped_generators, X)
     g = check(stored_generator, X)
     np.testing.assert_allclose(g, np.cos(X) * np.arange(3))
@@ -260,6 +269,15 @@ def written_while_iterating(x):
     return s
 
 
+def consumed_in_a_branch(x):
+    g = (v * 2.0 for v in x)
+    if np.sum(x) > 1.0:
+        s = sum(g)
+    else:
+        s = max(g)
+    return s
+
+
 def stack_of_generator(x):
     return np.sum(np.stack(v * 2.0 for v in x))
 
@@ -280,6 +298,7 @@ def too_long_python_list(x):
     (written_between, "sum(g)", "was changed in place since it was made"),
     (written_while_iterating, "y[i] * 2.0 for", "changes a list, dict or array in place while it"),
     (stack_of_generator, "np.stack(", "np.stack() of a generator"),
+    (consumed_in_a_branch, "sum(g)", "inside an if or a loop that the generator is not in"),
     (numpy_sum_of_generator, "np.sum(", "np.sum() of a generator"),
     (filter_over_python_tuple, "np.sum(v) > 1.0", "filter depends on values known only"),
     (too_long_python_list, "CONSTS)", "unrolled into 300 copies"),

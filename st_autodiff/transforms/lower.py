@@ -46,10 +46,11 @@ from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
 from . import calls
 from .binding import BindingLowering, mangled
-from .comprehensions import ComprehensionLowering, GeneratorValue, is_generator_function
+from .comprehensions import ComprehensionLowering
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
+from .generators import GeneratorLowering, GeneratorValue, is_generator_function
 from .guards import Guards, is_library
 from .no_complex import (
     HINT,
@@ -125,7 +126,7 @@ _evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
 class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering,
-              ComprehensionLowering):
+              ComprehensionLowering, GeneratorLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
