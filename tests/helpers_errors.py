@@ -78,12 +78,12 @@ def uses_del(x):
 
 
 def uses_listcomp(x):
-    parts = [x[i] * 2.0 for i in range(3)]  # <- listcomp
+    parts = [v for v in (x, 2.0 * x) if np.sum(v) > 1.0]  # <- listcomp
     return np.sum(np.stack(parts))
 
 
 def uses_genexp(x):
-    return sum(x[i] for i in range(3))  # <- genexp
+    return np.sum(np.stack(x[i] for i in range(3)))  # <- genexp
 
 
 def uses_walrus(x):

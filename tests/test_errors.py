@@ -78,17 +78,21 @@ CASES = [
          "catch only exceptions raised while compiling"),
     Case(H.uses_with, "with", "threading.Lock()", SYNTAX, "with blocks over allocate_lock are not "
          "supported", "move the with block out"),
-    Case(H.uses_yield, "yield", "yield ", SYNTAX, "generators cannot be differentiated",
-         "return a value instead"),
+    Case(H.uses_yield, "yield", "yield ", CompileError,
+         "uses_yield() is a generator function: calling it returns a generator",
+         "return a value instead of yielding"),
     Case(H.uses_global, "global", "global ", SYNTAX, "global statements are not supported",
          "pass the value in as an argument"),
     Case(H.uses_nonlocal, "nonlocal", "nonlocal ", SYNTAX,
          "nonlocal statements are not supported", "pass the value in as an argument"),
     Case(H.uses_del, "del", "del ", SYNTAX, "del is not supported", "stop using the name"),
-    Case(H.uses_listcomp, "listcomp", "[x[i]", SYNTAX, "list comprehensions are not supported",
-         "np.stack"),
-    Case(H.uses_genexp, "genexp", "x[i] for", SYNTAX, "generator expressions are not supported",
-         "np.sum over an axis"),
+    # comprehensions are lowered; what stays refused is a runtime filter over a Python
+    # sequence (its length would be data-dependent) and a generator NumPy rejects
+    Case(H.uses_listcomp, "listcomp", "np.sum(v) > 1.0", SYNTAX,
+         "this comprehension's filter depends on values known only at run time",
+         "np.where(cond, value, 0)"),
+    Case(H.uses_genexp, "genexp", "np.stack(", CompileError,
+         "np.stack() of a generator: NumPy does not iterate generators", "pass a list"),
     Case(H.uses_walrus, "walrus", "y :=", SYNTAX, "the walrus operator := is not supported",
          "assign on a separate line"),
     # *-arguments are accepted where their length is known (tests/test_binding.py)

@@ -135,6 +135,13 @@ class ControlLowering(LoopLowering, ListLowering):
                      e: cst.Call) -> Any:
         """``range``/``zip``/``enumerate``/``reversed`` for loops, list appends and the
         list functions; ``NotImplemented`` for every other call."""
+        if any(type(a).__name__ == "GeneratorValue" for a in [*args, *kwargs.values()]):
+            done = self.generator_call(fn, args, kwargs, e)  # comprehensions.py
+            if done is not NotImplemented:
+                return done
+        view = self.dict_view(fn, args, kwargs, e)  # comprehensions.py: d.items() of a static d
+        if view is not NotImplemented:
+            return view
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, Appender) and getattr(fn, "__name__", "") == "append":
             raise self.fail(f"{owner.name}.append(...) inside an expression is not "
@@ -265,8 +272,8 @@ class ControlLowering(LoopLowering, ListLowering):
             raise self.fail(f"the truth value of an array of shape {t.shape} is ambiguous",
                             where, "reduce it first: (x > 0).any(), (x > 0).all(), "
                             "x.sum() > 0")
-        if t is not None and t.kind == "list":
-            raise self.fail("a list cannot be a condition here", where, "test len(x) > 0")
+        if t is not None and t.kind == "list":  # a list is true when it is not empty
+            return self.emit(Op.GT, [self.emit(Op.LIST_LEN, [v], None, where), 0], None, where)
         if t is None or (t.dtype != "bool" and t.kind != "bool"):
             v = self.emit(Op.NE, [v, 0], None, where)
         return v

@@ -126,6 +126,9 @@ class ExpressionLowering:
         cond = self.expr(e.test, scope)
         if not isinstance(cond, Node):
             return self.expr(e.body if cond else e.orelse, scope)
+        # Python's truth value (a list's length; an array must have one element), never
+        # NumPy's elementwise choice
+        cond = self.condition(cond, e.test)  # type: ignore[attr-defined]
         return self.emit(Op.WHERE, [cond, self.expr(e.body, scope),
                                     self.expr(e.orelse, scope)], None, e)
 

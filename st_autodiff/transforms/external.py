@@ -32,6 +32,7 @@ class ExternalObjects:
     def __init__(self) -> None:
         # id -> (object, how it was reached); the object is kept so its id is not reused
         self._seen: dict[int, tuple[Any, str]] = {}
+        self.writes = 0  # writes into static containers seen (generators check it)
 
     def mark(self, value: Any, how: str) -> None:
         """Remember ``value`` and the containers inside it (a few levels deep)."""
@@ -55,6 +56,8 @@ class ExternalObjects:
 
     def check_write(self, target: Any, action: str, loc: Loc | None) -> None:
         """Refuse ``action`` (``"append to"``, ``"write into"`` …) on an outside container."""
+        if not getattr(target, "hidden", False):  # a comprehension's own list is not
+            self.writes += 1
         hit = self._seen.get(id(target))
         if hit is None or hit[0] is not target:
             return

@@ -23,6 +23,7 @@ from ..ir.ops import Op
 from ..ir.types import Type
 from .aliasing import first_append
 from .lists import Appender, TupleList
+from .parse import synthetic_origin
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
 
 
@@ -37,7 +38,15 @@ class LoopLowering:
                             "set a flag before break and test it after the loop")
         if stmt.asynchronous is not None:
             raise self.fail("async for cannot be differentiated", stmt)
-        it = self.tuple_items(self.expr(stmt.iter, scope), stmt.iter)
+        it = self.expr(stmt.iter, scope)
+        if type(it).__name__ == "GeneratorValue":
+            self.for_generator(stmt, it, scope)  # comprehensions.py
+            return
+        self.for_items(stmt, it, scope)
+
+    def for_items(self, stmt: cst.For, it: Any, scope: Scope) -> None:
+        """A ``for`` over the evaluated iterable ``it``: unrolled or a loop region."""
+        it = self.tuple_items(it, stmt.iter)
         streams = self.streams(it, stmt.iter)
         if streams is None:  # a Python list or tuple: unroll
             try:
@@ -419,7 +428,8 @@ class LoopLowering:
             targets, _ = _assigned([cst.SimpleStatementLine([cst.Assign(
                 [cst.AssignTarget(stmt.target)], cst.Name("_"))])])
             assigned -= targets
-        outside = _loaded_outside(self.fn.node, stmt)
+        # a comprehension's loop (synthesized): its names are its own
+        outside = set() if synthetic_origin(stmt) else _loaded_outside(self.fn.node, stmt)
         names = sorted(n for n in assigned - set(appended)
                        if n in scope.vars or n in outside)
         if _has_return(stmt.body):

@@ -47,10 +47,12 @@ from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
 from . import calls, library_errors, static_queries, static_stmts, static_values
 from .binding import BindingLowering, mangled
+from .comprehensions import ComprehensionLowering
 from .control import FLAGS, ControlLowering, _WhileGuard
 from .depth import recursion_key
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
+from .generators import GeneratorLowering, GeneratorValue, is_generator_function
 from .guards import Guards, is_library
 from .no_complex import (
     HINT,
@@ -129,7 +131,7 @@ _evaluate = evaluate  # what the compiler knows of a node: concrete or by type
 
 
 class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowering,
-              ObjectLowering, StaticLowering):
+              ObjectLowering, StaticLowering, ComprehensionLowering, GeneratorLowering):
     """Walks libcst statements and expressions, building the graph."""
 
     def __init__(self, name: str, evaluate: bool) -> None:
@@ -250,6 +252,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> Any:
         """Inline a call: bind arguments, lower the body, return the return value."""
+        if is_generator_function(fn):  # comprehensions.py: inlined, yields into a list
+            return self.generator_function(fn, args, kwargs, scope, where)
         key = recursion_key(args, kwargs)
         if where is not None and any(f.node is fn.node for f in self.fn_stack) and (
                 key is None or (fn.node, key) in self.frames):
@@ -441,6 +445,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         return key
 
     def unpack(self, value: Any, n: int, where: cst.CSTNode) -> list[Any]:
+        if isinstance(value, GeneratorValue):
+            value = self.consume_generator(value, where, direct=False)
         if isinstance(value, (tuple, list)):
             if len(value) != n:
                 raise self.fail(f"cannot unpack {len(value)} values into {n} names", where,

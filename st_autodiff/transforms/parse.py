@@ -5,11 +5,13 @@ function name (the CLI, which never executes the file).  Output: a ``ParsedFunct
 the function's libcst node plus what later passes need to report locations.
 
 The fence rejects, with the location and a hint, constructs no path of the compiler
-accepts: ``with``, generators, ``global`` and ``nonlocal``, comprehensions and
-star-unpacking in literals.  Everything it lets through, ``lower`` must handle:
-``raise``, ``assert``, ``try`` and imports are decided there (``static_stmts``), and
-``del``, classes, the walrus operator and set literals (``LAZY_HINTS``) are refused only
-where lowering reaches them, so code that static folding removes is never refused.  Parameters of
+accepts: ``global`` and ``nonlocal`` (Python applies them function-wide) and ``await``.
+Everything it lets through, ``lower`` must handle: ``raise``, ``assert``, ``try`` and
+imports are decided there (``static_stmts``), ``with`` in ``with_blocks``,
+comprehensions and generators in ``comprehensions``/``generators``, star-unpacking in
+``star``; ``del``, classes, the walrus operator and set literals of runtime values
+(``LAZY_HINTS``) are refused only where lowering reaches them, so code that static
+folding removes is never refused.  Parameters of
 every kind are accepted (``lower.bind_arguments`` binds them as
 Python does); ``*xs``/``**kw`` in calls are accepted and expanded where their length is
 known when compiling.
@@ -69,12 +71,33 @@ class ParsedModule:
     def loc(self, node: cst.CSTNode) -> Loc:
         """The file location of a libcst node."""
         rng: CodeRange | None = self.positions.get(node)
+        if rng is None:  # a node lowering synthesized stands for one of the user's
+            origin = _SYNTHETIC.get(id(node))
+            rng = self.positions.get(origin[1]) if origin and origin[0] is node else None
         if rng is None:
             return Loc(self.file, self.first_line, 1)
         line = rng.start.line + self.first_line - 1
         text = self.file_lines[line - 1] if 0 < line <= len(self.file_lines) else ""
         end = rng.end.column + self.indent + 1 if rng.end.line == rng.start.line else None
         return Loc(self.file, line, rng.start.column + self.indent + 1, text, end)
+
+
+#: nodes lowering synthesizes (a comprehension's statements), by id: (node, the user's node
+#: it stands for, whose location it reports)
+_SYNTHETIC: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
+
+
+def synthesize(node: cst.CSTNode, origin: cst.CSTNode) -> None:
+    """Report the location of ``origin`` for the synthesized ``node``."""
+    if len(_SYNTHETIC) > 65536:
+        _SYNTHETIC.clear()  # entries of trees the caches dropped; live ones are remade
+    _SYNTHETIC[id(node)] = (node, origin)
+
+
+def synthetic_origin(node: cst.CSTNode) -> cst.CSTNode | None:
+    """The user's node a synthesized node stands for, or None for the user's own nodes."""
+    hit = _SYNTHETIC.get(id(node))
+    return hit[1] if hit is not None and hit[0] is node else None
 
 
 @dataclass(eq=False)
@@ -298,18 +321,11 @@ def find_def(module: ParsedModule, name: str) -> ParsedFunction:
 
 
 _HINTS: dict[type, tuple[str, str]] = {
-    cst.Yield: ("generators cannot be differentiated", "return a value instead of yielding"),
     cst.Await: ("await cannot be differentiated", "differentiate a synchronous function"),
     cst.Global: ("global statements are not supported",
                  "pass the value in as an argument and return the result"),
     cst.Nonlocal: ("nonlocal statements are not supported",
                    "pass the value in as an argument and return the result"),
-    cst.ListComp: ("list comprehensions are not supported",
-                   "use array operations (np.stack, broadcasting) instead"),
-    cst.SetComp: ("set comprehensions are not supported", "use array operations instead"),
-    cst.DictComp: ("dict comprehensions are not supported", "use array operations instead"),
-    cst.GeneratorExp: ("generator expressions are not supported",
-                       "use array operations (np.sum over an axis) instead"),
 }
 
 
