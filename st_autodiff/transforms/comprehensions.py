@@ -243,7 +243,7 @@ class ComprehensionLowering:
         owner = getattr(fn, "__self__", None)
         if type(owner) is dict and getattr(fn, "__name__", "") in ("items", "keys", "values") \
                 and not args and not kwargs:
-            return getattr(owner, fn.__name__)()
+            return list(getattr(owner, fn.__name__)())  # a snapshot: iterated as a list
         if fn in (builtins.max, builtins.min) and len(args) == 1 and not kwargs and \
                 isinstance(args[0], (list, tuple)) and _runtime(args[0]):
             items = list(args[0])  # max of a list of runtime scalars: max(a, b) in turn
