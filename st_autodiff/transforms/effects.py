@@ -420,6 +420,14 @@ def formatted_string(lw: Lowerer, e: cst.FormattedString, scope: Any) -> Any:
     return emit(lw, format_parts, None, [tuple(template), *values], {}, e, False, OBJECT)
 
 
+def concatenate_strings(lw: Lowerer, left: Any, right: Any, e: cst.CSTNode) -> Node:
+    """``"text" f"{x}"`` (implicitly joined literals) when a part is formatted at run time:
+    one more ``format_parts`` node, joining the two strings."""
+    template = tuple(p if isinstance(p, str) else (None, "") for p in (left, right))
+    values = [p for p in (left, right) if not isinstance(p, str)]
+    return emit(lw, format_parts, None, [template, *values], {}, e, False, OBJECT)
+
+
 def _template(lw: Lowerer, e: cst.FormattedString, parts: Any, scope: Any,
               template: list[Any], values: list[Any]) -> None:
     quote = e.start.lstrip("fFrRbBuU")

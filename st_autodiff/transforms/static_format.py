@@ -193,6 +193,12 @@ class StaticLowering:
         left, right = self.expr(e.left, scope), self.expr(e.right, scope)
         if isinstance(left, bytes) != isinstance(right, bytes):
             raise self.fail("cannot mix bytes and nonbytes literals", e, kind=CompileError)
+        if isinstance(left, Node) or isinstance(right, Node):  # an f-string of runtime values
+            if lenient(self):
+                return RuntimeValue()
+            from .effects import concatenate_strings  # noqa: PLC0415
+
+            return concatenate_strings(self, left, right, e)
         return left + right
 
     def expr_NamedExpr(self: Lowerer, e: cst.NamedExpr, scope: Scope) -> Any:
