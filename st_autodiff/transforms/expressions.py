@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import types
+from collections.abc import Callable
 from typing import Any
 
 import libcst as cst
@@ -129,8 +130,18 @@ class ExpressionLowering:
         # Python's truth value (a list's length; an array must have one element), never
         # NumPy's elementwise choice
         cond = self.condition(cond, e.test)  # type: ignore[attr-defined]
-        return self.emit(Op.WHERE, [cond, self.expr(e.body, scope),
-                                    self.expr(e.orelse, scope)], None, e)
+        # a branch, as Python runs it: only the side taken is computed, so the other
+        # side's NaN or error (np.sqrt(x) if x > 0 else 0.0) never reaches the gradient
+        # (a np.where would give 0 * nan there)
+        key = f"#ifexp{id(e)}"
+
+        def side(branch: cst.BaseExpression) -> Callable[[Scope], None]:
+            def fn(sc: Scope) -> None:
+                sc.vars[key] = self.expr(branch, sc)
+            return fn
+
+        self.branch(cond, side(e.body), side(e.orelse), scope, e)  # type: ignore[attr-defined]
+        return scope.vars.pop(key)
 
     def expr_BinaryOperation(self, e: cst.BinaryOperation, scope: Scope) -> Any:
         op = _BINARY.get(type(e.operator))
