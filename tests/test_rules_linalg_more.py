@@ -175,3 +175,28 @@ def test_eager_eigh_and_norms() -> None:
     st.linalg.vector_norm(m).backward()
     np.testing.assert_allclose(m.grad.numpy(), b / np.linalg.norm(b), rtol=1e-12)
     assert st.linalg.vector_norm(m, dim=1, keepdim=True).shape == (3, 1)
+
+
+def _lstsq_with_residuals(a, b):
+    x, r, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(x ** 2) + np.sum(r)
+
+
+def _lstsq_solution(a, b):
+    return np.sum(np.linalg.lstsq(a, b)[0] ** 2)
+
+
+def test_lstsq_residuals_of_a_rank_deficient_matrix_are_refused_not_invented():
+    """NumPy returns an empty residual array below full column rank; the compiled code
+    cannot return an array whose shape only the data decide, so it raises where the
+    residuals are used (value or gradient), never a silently different value."""
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(5, 3)), np.arange(5.0)
+    deficient = a.copy()
+    deficient[:, 2] = deficient[:, 1]
+    np.testing.assert_allclose(st.value_and_grad(_lstsq_with_residuals)(a, b)[0],
+                               _lstsq_with_residuals(a, b))
+    for fn in (st.grad, st.value_and_grad):
+        with pytest.raises(np.linalg.LinAlgError, match="rank 2 < 3"):
+            fn(_lstsq_with_residuals)(deficient, b)
+    assert np.all(np.isfinite(st.grad(_lstsq_solution)(deficient, b)))  # x alone: fine

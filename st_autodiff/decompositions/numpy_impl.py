@@ -16,6 +16,7 @@ import numpy as np
 
 from ..ir.kernels import logsumexp
 from ..ir.kernels import svd as rt_svd
+from ..transforms.effects_kinds import full_rank_only
 
 
 def diff(a: Any, n: int, axis: int) -> Any:
@@ -318,8 +319,9 @@ def lstsq(a: Any, b: Any, rcond: Any, residuals: bool, vector: bool) -> Any:
     x = np.matmul(pinv(a, rcond), b)
     s = np.linalg.svdvals(a)
     rank = np.sum(s > rcond * np.max(s))
-    if residuals:
-        r = np.sum(np.square(b - np.matmul(a, x)), axis=0)
+    if residuals:  # NumPy gives them for full column rank only
+        r = np.sum(np.square(b - np.matmul(a, x)), axis=0) * full_rank_only(
+            rank, np.shape(a)[-1])
         if vector:
             r = np.reshape(r, (1,))
     else:

@@ -305,6 +305,21 @@ def check_assert(cond: Any, *args: Any) -> None:
         raise AssertionError(*args)
 
 
+def full_rank_only(rank: Any, n: int) -> float:
+    """``1.0`` for a matrix of full column rank; else NumPy's ``lstsq`` returns no
+    residuals (an empty array, whose shape only the data decide), which compiled code
+    cannot match: raised instead of a silently different value.  Pure, so it runs only
+    where the residuals are used."""
+    if rank < n:
+        raise np.linalg.LinAlgError(
+            f"lstsq of a matrix of rank {int(rank)} < {n} columns: NumPy returns no "
+            "residuals (an empty array) here, which st_autodiff cannot return; compute "
+            "them as np.sum((b - a @ x) ** 2, axis=0)")
+    return 1.0
+
+
 _RUNTIME = {id(format_parts): Kind("f-string", False, False, OBJECT),
+            id(full_rank_only): Kind("lstsq rank check", False, False,
+                                     Type("float", "float64", ())),
             id(raise_error): Kind("raise", True, False, NONE),
             id(check_assert): Kind("assert", True, False, NONE)}
