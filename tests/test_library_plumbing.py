@@ -1,0 +1,187 @@
+"""Library plumbing read while compiling (issue 14): introspection of functions
+(``isinstance(f, types.MethodType)``, ``inspect.signature(f)``, as scipy.stats'
+``_axis_nan_policy`` wrappers do), dict keys beside runtime values, ``np.iterable``,
+static iterators passed as ``*args`` and NumPy 2's ``_array_converter``.
+
+Gradients are checked against central differences; values against the library's own.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import types
+
+import numpy as np
+import pytest
+
+import st_autodiff as st
+from st_autodiff.testing import check_grads
+from st_autodiff.transforms.array_converter import NUMPY_CONVERTER, ArrayConverter
+
+V = np.array([0.5, -1.2, 2.0, 0.7])
+M = np.arange(1.0, 7.0).reshape(2, 3) / 4.0
+
+
+def check(f, *args):
+    """``st.grad(f)`` of the first argument against central differences, and its value."""
+    def grads(*a):
+        return (st.grad(f)(*a), *[np.zeros_like(v) for v in a[1:]])
+
+    check_grads(f, args, grads, argnums=[0])
+    value, _ = st.value_and_grad(f)(*args)
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12)
+
+
+# --- introspection of functions -------------------------------------------------------------
+
+
+def _target(x, scale=2.0, *, power=2):
+    return scale * np.sum(x ** power)
+
+
+class _Holder:
+    def method(self, x):
+        return np.sum(np.sin(x))
+
+
+def _dispatch(fn, x):
+    """What scipy's wrapper does: ask about the function, then call it."""
+    if isinstance(fn, types.MethodType):
+        return fn(x) * 3.0
+    params = list(inspect.signature(fn).parameters)
+    spec = inspect.getfullargspec(fn)
+    if callable(fn) and inspect.isfunction(fn) and params[:2] == ["x", "scale"] and \
+            spec.kwonlyargs == ["power"]:
+        return fn(x, len(spec.args))
+    return np.sum(x)
+
+
+def test_signature_of_a_plain_function():
+    check(lambda x: _dispatch(_target, x), V)
+
+
+def test_isinstance_of_a_bound_method():
+    holder = _Holder()
+    check(lambda x: _dispatch(holder.method, x), V)
+
+
+def test_issubclass_and_type_of_functions():
+    def f(x):
+        kind = type(_target)
+        if issubclass(kind, types.FunctionType) and not inspect.isclass(_target):
+            return np.sum(x * x)
+        return np.sum(x)
+    check(f, V)
+
+
+def test_inner_def_stays_uncompiled_by_introspection():
+    def f(x):
+        def inner(y):
+            return y * 2.0
+        return np.sum(inner(x)) if callable(inner) else np.sum(x)
+    check(f, V)
+
+
+# --- dict keys beside runtime values ---------------------------------------------------------
+
+
+def test_set_of_a_dict_holding_runtime_values():
+    def f(x, y):
+        d = dict(zip(["a", "b"], [x, y]))
+        common = set(d) & {"b", "c"}
+        names = sorted(d)
+        return np.sum(d["a"] ** 2) * len(common) + np.sum(d[names[1]]) * len(tuple(d))
+    check(f, V, V[::-1].copy())
+
+
+# --- np.iterable ----------------------------------------------------------------------------
+
+
+def test_np_iterable_of_runtime_values():
+    def f(x):
+        s = np.sum(x)
+        if np.iterable(x) and not np.iterable(s):
+            return s * np.sum(x ** 2)
+        return s
+    check(f, V)
+
+
+# --- static iterators as *args -------------------------------------------------------------
+
+
+def test_map_object_as_star_arguments():
+    def f(x):
+        def pick(*ks):
+            return ks
+        i, j, k = pick(*map(abs, (-1, 2, -3)))
+        return x[i] * x[j] * x[k] ** 2 - np.sum(x[list(pick(*reversed((0, 2))))])
+    check(f, V)
+
+
+# --- NumPy's _array_converter -------------------------------------------------------------
+
+_INPUTS = [2.0, 3, True, np.float32(1.5), np.float64(2.0), np.int64(3), np.array(2.0),
+           np.ones(3), np.ones(2, dtype=np.float32), np.arange(3)]
+
+
+def _same(a, b):
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and getattr(a, "dtype", None) == getattr(b, "dtype", None) \
+        and np.array_equal(a, b)
+
+
+@pytest.mark.skipif(NUMPY_CONVERTER is None, reason="NumPy 1 has no _array_converter")
+@pytest.mark.parametrize("n", [1, 2])
+def test_model_matches_numpy_converter(n):
+    """The Python model answers as NumPy's C class on every kind of input."""
+    for ins in itertools.product(_INPUTS, repeat=n):
+        real, model = NUMPY_CONVERTER(*ins), ArrayConverter(*ins)
+        assert real.scalar_input == model.scalar_input, ins
+        assert len(real) == len(model)
+        assert _same(real[0], model[0]), ins
+        for p in ("convert", "preserve", "convert_if_no_array"):
+            assert _same(real.as_arrays(pyscalars=p), model.as_arrays(pyscalars=p)), (ins, p)
+        for r in (np.array(2.0), np.ones(2), np.float64(3.0), np.float32(1.5), [1.0, 2.0]):
+            for ts in (None, True, False):
+                assert _same(real.wrap(r, to_scalar=ts), model.wrap(r, to_scalar=ts)), ins
+        for ts in (None, False):  # a Python number: NumPy's own value (as a NumPy scalar
+            got = model.wrap(2.5, to_scalar=ts)  # where it is made a scalar)
+            assert got == real.wrap(2.5, to_scalar=ts) and isinstance(got, float)
+        for ex, ei in ((None, False), (None, True), (np.float32, False), (np.int8, False)):
+            assert real.result_type(extra_dtype=ex, ensure_inexact=ei) == \
+                model.result_type(extra_dtype=ex, ensure_inexact=ei), (ins, ex, ei)
+    with pytest.raises(TypeError):
+        ArrayConverter(1.0).result_type(extra_dtype=np.float32, ensure_inexact=True)
+
+
+@pytest.mark.skipif(NUMPY_CONVERTER is None, reason="NumPy 1 has no _array_converter")
+def test_converter_in_compiled_code():
+    def f(x, y):
+        conv = NUMPY_CONVERTER(x, 2.0, y)
+        a, b, c = conv.as_arrays()
+        first = conv[0]
+        dt = conv.result_type(ensure_inexact=True)
+        out = conv.wrap(np.sum(a * b + c).astype(dt), to_scalar=False)
+        assert conv.scalar_input == (False, True, False)
+        return out + np.sum(first ** 2)
+    check(f, V, V[::-1].copy())
+
+
+@pytest.mark.skipif(NUMPY_CONVERTER is None, reason="NumPy 1 has no _array_converter")
+def test_converter_scalar_wrap_in_compiled_code():
+    def f(x):
+        conv = NUMPY_CONVERTER(x)
+        (arr,) = conv
+        return conv.wrap(np.sum(np.cos(arr)))
+    check(f, V)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.sum(np.ediff1d(x) ** 2),  # conv[0]
+    lambda x: np.sum(np.linspace(x[0], x[1], 5) ** 2),  # result_type, wrap of scalars
+], ids=["ediff1d", "linspace"])
+def test_real_numpy_functions_using_the_converter(fn):
+    """NumPy functions written in Python around ``_array_converter``."""
+    check(fn, V)
