@@ -185,3 +185,34 @@ def test_converter_scalar_wrap_in_compiled_code():
 def test_real_numpy_functions_using_the_converter(fn):
     """NumPy functions written in Python around ``_array_converter``."""
     check(fn, V)
+
+
+# --- np.broadcast and np.broadcast_arrays ---------------------------------------------------
+
+
+def test_broadcast_model_matches_numpy():
+    from st_autodiff.transforms.array_converter import Broadcast
+
+    for ins in [(), (2.0,), (np.ones((2, 1)), np.ones(3), 2.0), (np.ones((0, 3)), np.ones(3))]:
+        real, model = np.broadcast(*ins), Broadcast(*ins)
+        for attr in ("shape", "nd", "ndim", "size", "numiter", "index"):
+            assert getattr(real, attr) == getattr(model, attr), (ins, attr)
+    with pytest.raises(ValueError):
+        Broadcast(np.ones(2), np.ones(3))
+
+
+def test_broadcast_shape_in_compiled_code():
+    def f(x, y):
+        b = np.broadcast(x[:, None], y, 1.0)
+        out = np.zeros(b.shape) + x[:, None] * y
+        return np.sum(out ** 2) * b.size / b.nd
+    check(f, V, M[0].copy())
+
+
+def test_broadcast_arrays():
+    def f(x, y):
+        a, b, c = np.broadcast_arrays(x[:, None], y, 2.0)
+        same, also = np.broadcast_arrays(x, x * 2.0)
+        return np.sum(a * b ** 2 * c) + np.sum(same * also)
+    check(f, V, M[0].copy())
+    check(lambda y, x: f(x, y), M[0].copy(), V)

@@ -1,4 +1,5 @@
-"""NumPy 2's ``_array_converter`` as Python the compiler reads (design/staging.md §2).
+"""NumPy 2's ``_array_converter`` and ``np.broadcast`` as Python the compiler reads
+(design/staging.md §2).
 
 NumPy functions written in Python (``np.apply_along_axis``, ``np.linalg``'s helpers,
 ``scipy.signal.detrend`` through them) build ``conv = _array_converter(a, b)`` and call
@@ -9,6 +10,10 @@ plain Python: the compiler builds it like any user object and inlines its method
 what they ask of runtime values (their Python type, dtype, rank) are static queries,
 answered from the values' types or refused where the type is not known.
 
+``np.broadcast(*arrays)`` (``np.broadcast_arrays``' helper, statsmodels' links) is modelled
+by :class:`Broadcast`: its shape and sizes follow from the inputs' shapes, which are static.
+Iterating one (pairs of elements) is not modelled and stays a located refusal.
+
 Only ndarray inputs exist in differentiated code (no subclasses, no ``__array_wrap__``),
 so ``subok`` changes nothing and ``wrap`` is ``np.asarray`` plus NumPy's ``to_scalar``
 rule.
@@ -16,6 +21,7 @@ rule.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -84,3 +90,16 @@ class ArrayConverter:
         if ensure_inexact:
             dt = np.result_type(dt, 0.0)
         return dt
+
+
+class Broadcast:
+    """``np.broadcast(*arrays)``: the broadcast shape of the inputs and its sizes."""
+
+    def __init__(self, *arrays: Any) -> None:
+        if len(arrays) > 64:
+            raise ValueError(f"Need at most 64 array objects, got {len(arrays)}")
+        self.numiter = len(arrays)
+        self.shape = np.broadcast_shapes(*[np.shape(a) for a in arrays])
+        self.nd = self.ndim = len(self.shape)
+        self.size = math.prod(self.shape)
+        self.index = 0

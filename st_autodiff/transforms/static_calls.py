@@ -29,7 +29,7 @@ from ..ir.graph import Node
 from ..ir.ops import Op
 from . import calls
 from . import static_queries as Q
-from .array_converter import NUMPY_CONVERTER, ArrayConverter
+from .array_converter import NUMPY_CONVERTER, ArrayConverter, Broadcast
 from .no_complex import makes_complex
 
 if TYPE_CHECKING:
@@ -311,9 +311,10 @@ def _calls_back(v: Any) -> bool:
 
 
 #: NumPy spellings that mean the same op here (``asanyarray`` keeps ndarray subclasses,
-#: which the compiler does not make; ``_array_converter`` is C code)
+#: which the compiler does not make; ``_array_converter`` and ``broadcast`` are C code)
 ALIASES = {id(np.asanyarray): np.asarray}
-if NUMPY_CONVERTER is not None:  # NumPy 2's C helper, as Python the compiler reads
+ALIASES[id(np.broadcast)] = Broadcast  # C classes as Python the compiler reads
+if NUMPY_CONVERTER is not None:
     ALIASES[id(NUMPY_CONVERTER)] = ArrayConverter
 
 
