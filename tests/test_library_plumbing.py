@@ -216,3 +216,21 @@ def test_broadcast_arrays():
         return np.sum(a * b ** 2 * c) + np.sum(same * also)
     check(f, V, M[0].copy())
     check(lambda y, x: f(x, y), M[0].copy(), V)
+
+
+# --- __getitem__ of objects built in the differentiated code -------------------------------
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __getitem__(self, i):
+        return self.a if i == 0 else self.b * 2.0
+
+
+def test_getitem_of_a_built_object_reads_its_runtime_attributes():
+    def f(x):
+        p = _Pair(np.sin(x), x ** 2)
+        return np.sum(p[0] * p[1])
+    check(f, V)
