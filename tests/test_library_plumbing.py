@@ -234,3 +234,49 @@ def test_getitem_of_a_built_object_reads_its_runtime_attributes():
         p = _Pair(np.sin(x), x ** 2)
         return np.sum(p[0] * p[1])
     check(f, V)
+
+
+# --- namedtuples built in the differentiated code; exec refused ----------------------------
+
+
+def test_namedtuple_built_inside():
+    import collections
+    from typing import NamedTuple
+
+    spec = collections.namedtuple("spec", "scale flag")
+
+    class Pt(NamedTuple):
+        x: object
+        y: float = 2.0
+
+    def f(x):
+        s = spec(2.0, None)
+        p = Pt(np.sin(x))
+        q = Pt(x * 3.0, y=0.5)
+        a, b = q
+        return np.sum(p.x * s.scale * p.y + a * b + q[0]) if s.flag is None else np.sum(x)
+    check(f, V)
+
+
+def test_scipy_fullargspec_inside():
+    """scipy's getfullargspec_no_self reads inspect.signature(...).parameters and builds
+    a FullArgSpec namedtuple: answered while compiling."""
+    from scipy._lib._util import getfullargspec_no_self
+
+    def f(x):
+        spec = getfullargspec_no_self(_target)
+        if spec.varkw is None and "scale" in spec.args and spec.kwonlyargs == ["power"]:
+            return np.sum(x ** 3) * len(spec.args)
+        return np.sum(x)
+    check(f, V)
+
+
+def test_exec_is_refused_where_it_is_called():
+    from st_autodiff.errors import StAutodiffError
+
+    def f(x):
+        ns = {}
+        exec("def g(y):\n    return y * 2\n", ns)
+        return np.sum(ns["g"](x))
+    with pytest.raises(StAutodiffError, match="exec"):
+        st.grad(f)(V)

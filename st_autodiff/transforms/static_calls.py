@@ -156,6 +156,8 @@ _INTROSPECTION = frozenset({
 #: non-mutating methods of builtin containers (str, tuple, int, float, bytes: all of them)
 _PURE_METHODS = {
     dict: {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__"},
+    types.MappingProxyType: {"get", "keys", "values", "items", "copy", "__contains__",
+                             "__getitem__", "__len__"},  # inspect.Signature.parameters
     list: {"index", "count", "copy", "__contains__", "__getitem__", "__len__"},
     set: {"union", "intersection", "difference", "symmetric_difference", "issubset",
           "issuperset", "isdisjoint", "copy", "__contains__", "__len__"},
@@ -185,6 +187,10 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         if fn.name in ("ravel", "flatten") and (args or kwargs):
             return Q.ravel(lw, fn.receiver, args, kwargs, e, f"ndarray.{fn.name}")
         return NotImplemented
+    if fn is builtins.exec or fn is builtins.eval:  # passed through, the names it defines
+        raise lw.fail(f"{fn.__name__}() of Python source is not supported: the compiler "
+                      "reads code, it does not run it", e,  # would be missing
+                      "build the object outside the differentiated function")
     dynamic = _holds_node(args) or _holds_node(kwargs)
     if fn is builtins.getattr or fn is builtins.hasattr:
         return Q.attribute_query(lw, fn, args, kwargs, e)
