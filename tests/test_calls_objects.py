@@ -364,7 +364,7 @@ def builds_namedtuple(x):
 def test_slots_static_class_methods_and_cached_property():
     check(slots_and_descriptors, X)
     refused(builds_abstract, X, match="abstract")
-    refused(builds_namedtuple, X, match="Point")
+    check(builds_namedtuple, X)  # a namedtuple is a tuple of its arguments (built as Python)
 
 
 def construct_builtin_static(x):

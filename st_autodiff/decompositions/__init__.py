@@ -355,6 +355,18 @@ def _histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     return impl.histogram_weighted, (weights, np.stack(columns, axis=1), edges)
 
 
+def _broadcast_arrays(*args: Any, subok: bool = False) -> Selection:
+    """The arguments broadcast to their common shape (static from their shapes): each one
+    itself where it already has that shape, as NumPy returns it."""
+    shapes = [shape_of(a) for a in args]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError as exc:
+        raise Unsupported(str(exc)) from None
+    same = tuple(s == shape for s in shapes)
+    return impl.broadcast_arrays, (shape, same, *args)
+
+
 builtins_range = range
 
 _TABLE: dict[int, Callable[..., Selection]] = {}
@@ -372,7 +384,7 @@ def _build() -> None:
         np.linalg.vector_norm: la._vector_norm, np.linalg.matrix_norm: la._matrix_norm,
         np.linalg.svd: la._svd, np.linalg.eigvalsh: la._eigvalsh, np.linalg.pinv: la._pinv,
         np.linalg.lstsq: la._lstsq, np.asanyarray: _asanyarray, np.searchsorted: _searchsorted,
-        np.histogram: _histogram,
+        np.histogram: _histogram, np.broadcast_arrays: _broadcast_arrays,
     }
     _TABLE.update((id(fn), sel) for fn, sel in table.items())
 

@@ -278,6 +278,12 @@ def identity(x: Any) -> Any:
     return x
 
 
+def broadcast_arrays(shape: tuple, same: tuple, *args: Any) -> tuple:
+    """``np.broadcast_arrays``: views of the arguments with the common ``shape``."""
+    return tuple(np.asarray(a) if keep else np.broadcast_to(a, shape)
+                 for a, keep in zip(args, same))
+
+
 def vector_norm_flat(x: Any, ord: Any, keepdims: bool, ones: Any) -> Any:
     """``np.linalg.vector_norm`` over every axis: the norm of the flattened array."""
     out = np.linalg.norm(np.ravel(x), ord=ord, axis=0)

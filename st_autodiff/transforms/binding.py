@@ -118,6 +118,8 @@ class BindingLowering:
             return list(v)
         if isinstance(v, dict):
             return list(v)
+        if isinstance(v, (map, filter, zip, enumerate, reversed)):
+            return list(v)  # made by a pure call folded on static values (static_calls)
         if isinstance(v, Node):
             t = v.type
             if t is not None and t.kind == "array" and t.shape:

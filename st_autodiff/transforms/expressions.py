@@ -326,6 +326,9 @@ class ExpressionLowering:
                 raise self.fail("indexing a constant with a runtime value is not supported",
                                 e)
             idx = parts[0] if len(parts) == 1 else tuple(parts)
+            getitem = getattr(type(base), "__getitem__", None)
+            if isinstance(getitem, types.FunctionType) and self.built_of(base) is not None:
+                return self.inline_python(getitem, [base, idx], {}, e)  # an object built here
             try:
                 return base[idx]
             except Exception as exc:  # KeyError, IndexError: Python's, at the user's line

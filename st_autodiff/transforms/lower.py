@@ -46,6 +46,7 @@ from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
 from . import calls, library_errors, static_queries, static_stmts, static_values
+from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
 from .comprehensions import ComprehensionLowering
 from .control import FLAGS, ControlLowering, _WhileGuard
@@ -466,6 +467,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 return [self.emit(Op.GETITEM, [value], {"index": (i,)}, where)
                         for i in range(n)]
             return [self.emit(Op.ITEM, [value], {"index": i}, where) for i in range(n)]
+        if isinstance(value, ArrayConverter):  # NumPy's converter: its default as_arrays()
+            return self.unpack(self.inline_python(ArrayConverter.as_arrays, [value], {},
+                                                  where), n, where)
         raise self.fail(f"cannot unpack a {type(value).__name__}", where, kind=CompileError)
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:

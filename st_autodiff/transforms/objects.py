@@ -95,7 +95,8 @@ class ObjectLowering:
         """``cls(*args, **kwargs)`` in the differentiated code."""
         name = f"{cls.__module__}.{cls.__qualname__}"
         static = not any(holds_runtime(v) for v in [*args, *kwargs.values()])
-        if static and (cls in _PURE_CLASSES or issubclass(cls, BaseException)):
+        if static and (cls in _PURE_CLASSES or issubclass(cls, BaseException)) or \
+                plain_namedtuple(cls):  # a tuple of its arguments: holds nodes as tuples do
             try:
                 return cls(*args, **kwargs)
             except Exception as exc:
@@ -384,12 +385,21 @@ def _made_by_c(cls: type) -> bool:
         not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls)
 
 
+def plain_namedtuple(cls: type) -> bool:
+    """A ``collections.namedtuple``/``typing.NamedTuple`` class whose instances its generated
+    ``__new__`` makes (a tuple of the arguments, nothing run): built as Python builds it."""
+    new = getattr(cls, "__new__", None)
+    return issubclass(cls, tuple) and hasattr(cls, "_fields") and \
+        cls.__init__ is object.__init__ and isinstance(new, types.FunctionType) and \
+        (new.__doc__ or "").startswith("Create new instance of ")
+
+
 def opaque_class(cls: type) -> bool:
     """A class whose instances the compiler cannot build by reading code (see
     ``_made_by_c``) and does not build at compile time either: calls to it are passed
     through (``effects.unknown_call``), so activity decides whether that is an error."""
     return _made_by_c(cls) and cls not in _PURE_CLASSES and cls is not dict and \
-        not issubclass(cls, BaseException)
+        not issubclass(cls, BaseException) and not plain_namedtuple(cls)
 
 
 def holds_runtime(v: Any) -> bool:

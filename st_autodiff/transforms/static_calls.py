@@ -17,6 +17,7 @@ Three kinds of answers, each Python's own:
 from __future__ import annotations
 
 import builtins
+import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from ..ir.graph import Node
 from ..ir.ops import Op
 from . import calls
 from . import static_queries as Q
+from .array_converter import NUMPY_CONVERTER, ArrayConverter, Broadcast
 from .no_complex import makes_complex
 
 if TYPE_CHECKING:
@@ -137,9 +139,25 @@ _PURE_BUILTINS = frozenset({
     builtins.pow, builtins.slice, builtins.ord, builtins.chr, builtins.bin,
     builtins.hex, builtins.oct,
 })
+#: builtins that read only the keys of a dict argument (``set(kwds)``): static where the
+#: keys are, whatever the values
+_OF_KEYS = frozenset({builtins.set, builtins.frozenset, builtins.list, builtins.tuple,
+                      builtins.sorted, builtins.len})
+#: callables that read their arguments' types and attributes but never call them: folded
+#: even where an argument is a function (``isinstance(f, types.MethodType)``,
+#: ``inspect.signature(f)`` in scipy.stats' ``_axis_nan_policy`` wrappers)
+_INTROSPECTION = frozenset({
+    builtins.isinstance, builtins.issubclass, builtins.type, builtins.callable,
+    inspect.signature, inspect.getfullargspec, inspect.isfunction, inspect.ismethod,
+    inspect.isclass, inspect.isbuiltin, inspect.isroutine, inspect.ismodule,
+    inspect.iscoroutinefunction, inspect.isgeneratorfunction, inspect.isgenerator,
+    inspect.isasyncgenfunction, inspect.iscode, inspect.getdoc,
+})
 #: non-mutating methods of builtin containers (str, tuple, int, float, bytes: all of them)
 _PURE_METHODS = {
     dict: {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__"},
+    types.MappingProxyType: {"get", "keys", "values", "items", "copy", "__contains__",
+                             "__getitem__", "__len__"},  # inspect.Signature.parameters
     list: {"index", "count", "copy", "__contains__", "__getitem__", "__len__"},
     set: {"union", "intersection", "difference", "symmetric_difference", "issubset",
           "issuperset", "isdisjoint", "copy", "__contains__", "__len__"},
@@ -169,6 +187,10 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         if fn.name in ("ravel", "flatten") and (args or kwargs):
             return Q.ravel(lw, fn.receiver, args, kwargs, e, f"ndarray.{fn.name}")
         return NotImplemented
+    if fn is builtins.exec or fn is builtins.eval:  # passed through, the names it defines
+        raise lw.fail(f"{fn.__name__}() of Python source is not supported: the compiler "
+                      "reads code, it does not run it", e,  # would be missing
+                      "build the object outside the differentiated function")
     dynamic = _holds_node(args) or _holds_node(kwargs)
     if fn is builtins.getattr or fn is builtins.hasattr:
         return Q.attribute_query(lw, fn, args, kwargs, e)
@@ -185,6 +207,9 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
             return Q.query(lw, fn, query, args, kwargs, e)
         if fn is builtins.max or fn is builtins.min or fn is builtins.sum:
             return Q.builtin_reduce(lw, fn, args, kwargs, e)
+        if _in(_OF_KEYS, fn) and len(args) == 1 and not kwargs and \
+                type(args[0]) is dict and not _holds_node(list(args[0])):
+            return evaluate(lw, fn, [dict.fromkeys(args[0])], {}, e)  # reads keys only
         owner = getattr(fn, "__self__", None)
         if (type(owner), getattr(fn, "__name__", "")) in _MOVERS and not _holds_node(
                 args[:1]):
@@ -226,6 +251,8 @@ def evaluate(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
 def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Whether ``fn`` may run at compile time on these static arguments: on the purity
     allowlist, with no callable argument it could call back and no ``out=``."""
+    if _in(_INTROSPECTION, fn):
+        return not any(_compiled(a) for a in [*args, *kwargs.values()])
     if "out" in kwargs or any(_calls_back(a) for a in [*args, *kwargs.values()]) or \
             makes_complex(fn):  # (refused where it is called, with the complex hint)
         return False
@@ -266,6 +293,16 @@ def _pure_method_of_class(cls: type, name: str) -> bool:
     return any(issubclass(cls, k) and name in names for k, names in _PURE_METHODS.items())
 
 
+def _compiled(v: Any) -> bool:
+    """A function the compiler made (an inner ``def``, a method of an array): Python's
+    introspection of it would read the compiler's object, not the user's function."""
+    from .scope import BoundMethod, Closure  # noqa: PLC0415
+
+    if isinstance(v, (Closure, BoundMethod)):
+        return True
+    return isinstance(v, (tuple, list)) and any(_compiled(x) for x in v)
+
+
 def _calls_back(v: Any) -> bool:
     """A function among the arguments (``map(f, xs)``, ``sorted(key=f)``): only pure ones."""
     from .scope import BoundMethod, Closure  # noqa: PLC0415
@@ -280,8 +317,11 @@ def _calls_back(v: Any) -> bool:
 
 
 #: NumPy spellings that mean the same op here (``asanyarray`` keeps ndarray subclasses,
-#: which the compiler does not make)
+#: which the compiler does not make; ``_array_converter`` and ``broadcast`` are C code)
 ALIASES = {id(np.asanyarray): np.asarray}
+ALIASES[id(np.broadcast)] = Broadcast  # C classes as Python the compiler reads
+if NUMPY_CONVERTER is not None:
+    ALIASES[id(NUMPY_CONVERTER)] = ArrayConverter
 
 
 def alias(fn: Any) -> Any:

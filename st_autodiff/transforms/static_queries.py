@@ -38,7 +38,8 @@ DTYPE: dict[Any, str] = {np.result_type: "np.result_type", np.iscomplexobj: "np.
                          np.finfo: "np.finfo", np.iinfo: "np.iinfo", np.dtype: "np.dtype",
                          np.can_cast: "np.can_cast", np.promote_types: "np.promote_types"}
 #: queries that also read the shape
-SHAPE: dict[Any, str] = {np.ndim: "np.ndim", np.shape: "np.shape", np.size: "np.size"}
+SHAPE: dict[Any, str] = {np.ndim: "np.ndim", np.shape: "np.shape", np.size: "np.size",
+                         np.iterable: "np.iterable"}
 
 
 def _lookup(table: dict[Any, str], fn: Any) -> str | None:
