@@ -354,6 +354,17 @@ class ControlLowering(LoopLowering, ListLowering):
                 continue
             visible = visible_name(name)
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
+            if any(self.may_be_none(v.get(name, MISSING)) for _, v in results):
+                self.maybe_none.add(scope.vars[name])  # type: ignore[attr-defined]
+
+    def may_be_none(self, v: Any) -> bool:
+        """Whether ``v`` (a value a path leaves in a name) is, or may be, ``None`` when
+        the compiled code runs: ``None`` itself, an unbound name, a node of type none, or
+        a region output that is ``None`` on some path."""
+        if v is None or v is MISSING:
+            return True
+        return isinstance(v, Node) and (v.type is not None and v.type.kind == "none" or
+                                        v in self.maybe_none)  # type: ignore[attr-defined]
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
                   fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:

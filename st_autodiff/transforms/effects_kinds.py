@@ -318,7 +318,14 @@ def full_rank_only(rank: Any, n: int) -> float:
     return 1.0
 
 
+def is_none(v: Any) -> bool:
+    """``v is None`` when the compiled code runs: for a value that is ``None`` on some
+    paths through branches or loops (``w = None; if c: w = x * 2``)."""
+    return v is None
+
+
 _RUNTIME = {id(format_parts): Kind("f-string", False, False, OBJECT),
+            id(is_none): Kind("is None", False, False, Type("bool")),
             id(full_rank_only): Kind("lstsq rank check", False, False,
                                      Type("float", "float64", ())),
             id(raise_error): Kind("raise", True, False, NONE),

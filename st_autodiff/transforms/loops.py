@@ -299,6 +299,8 @@ class LoopLowering:
                 scope.vars[name][key] = self.b.rename(item, key_name(name, key))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
+            if self.may_be_none(inits[k]) or self.may_be_none(outs[k]):  # type: ignore
+                self.maybe_none.add(scope.vars[name])  # type: ignore[attr-defined]
         for name, layout in zip(appended, layouts):
             built = self.gathered(node, len(slots), layout, before[name], stmt)
             if built is not None:  # else its appends sit in branches never lowered

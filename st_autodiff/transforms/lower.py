@@ -149,6 +149,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.dynamic_args: frozenset[int] = frozenset()
         self.foreign_arrays = False  # arguments hold arrays other than numpy.ndarray
         self.retyped: set[Node] = set()  # float(x), x.item(): x stands for a Python number
+        # outputs of branches and loops that are None on some path (``x is None`` on one
+        # of them is answered when the compiled code runs, not while compiling)
+        self.maybe_none: set[Node] = set()
 
     # --- helpers ------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
+from ..ir.types import Type
 from . import calls
 from . import static_queries as Q
 from .array_converter import NUMPY_CONVERTER, ArrayConverter, Broadcast
@@ -44,6 +45,13 @@ def compare(lw: Lowerer, word: str, left: Any, right: Any, e: cst.CSTNode) -> bo
     """``left <word> right`` for ``in``, ``not in``, ``is``, ``is not``: a Python bool, or a
     located refusal where the answer depends on run-time data or identity."""
     if word in ("is", "is not"):
+        maybe = [v for v in (left, right) if isinstance(v, Node) and v in lw.maybe_none]
+        if maybe and (left is None or right is None):  # None on some paths: at run time
+            from .effects import emit  # noqa: PLC0415  (effects imports the lowering)
+            from .effects_kinds import is_none  # noqa: PLC0415
+
+            test = emit(lw, is_none, None, [maybe[0]], {}, e, False, Type("bool"))
+            return test if word == "is" else lw.emit(Op.LOGICAL_NOT, [test], None, e)
         same = _identity(lw, left, right, e)
         return same if word == "is" else not same
     inside = _membership(lw, left, right, e)
