@@ -205,7 +205,8 @@ def array_invert(x):
 
 
 def array_is(x, y):
-    return np.sum(x) if x is y else np.sum(x * y)  # <- is
+    w = x if np.sum(x) > 0 else y  # x or y: which object is known only at run time
+    return np.sum(x) if w is y else np.sum(x * y)  # <- is
 
 
 def array_in(x):

@@ -18,7 +18,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, effects, static_calls, static_format, static_queries
+from . import calls, effects, identity, static_calls, static_format, static_queries
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
@@ -284,6 +284,7 @@ class ExpressionLowering:
                 return math.prod(t.shape)  # type: ignore[arg-type]
             return np.dtype(t.dtype)
         if attr == "real":
+            identity.same_node_new_object(self, x)  # a view in NumPy: another object
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)

@@ -148,6 +148,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.dynamic_args: frozenset[int] = frozenset()
         self.foreign_arrays = False  # arguments hold arrays other than numpy.ndarray
         self.retyped: set[Node] = set()  # float(x), x.item(): x stands for a Python number
+        self.arg_slots: dict[Node, int] = {}  # argument nodes -> their positions
+        self.example_args: list[Any] | None = None
+        self.identity_checks: list[tuple[int, int, bool]] = []  # (i, j, args[i] is args[j])
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -549,6 +552,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     refuse_complex_arguments(fn, example_args)
     lw = Lowerer(name or fn.name, example_args is not None)
     lw.foreign_arrays = static_queries.foreign_arrays(example_args)  # (type queries)
+    lw.example_args = example_args
     resolver = make_resolver(lw)
     lw.fn_stack.append(fn)
     if code is not None:
@@ -568,6 +572,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
             known = value if static else Abstract(type_of(value)) if isinstance(
                 value, (bool, int)) else abstract_of(value)
             node = lw.b.arg(pname, type_of(value), known, loc)
+            lw.arg_slots[node] = i  # (identity.py: `a is b` of two arguments)
             value = value if static else node
         if param is fn.star:
             stars.append(value)
