@@ -136,3 +136,63 @@ def test_mro_descriptor_of_an_array_raises_type_error_caught():
         return scale * np.sum(x ** 2)
 
     np.testing.assert_allclose(st.grad(loss)(A), 6 * A)
+
+
+# --- the walrus operator (narwhals' `(pl := get_polars()) is not None and ...`) ------------
+
+
+def test_walrus_binds_in_the_function_and_is_its_value():
+    def loss(x):
+        if (n := x.shape[0]) > 2 and (s := np.sum(x ** 2)) > 0:
+            return s * n + (t := np.sin(x)).sum() + t[0]
+        return np.sum(x)
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+
+
+def test_walrus_in_a_runtime_loop_carries_its_value():
+    def loss(x):
+        total = x[0]
+        i = 0
+        last = x[1]
+        while total < 10.0:
+            total = total + (last := x[i % 3] ** 2) + 1.0
+            i += 1
+        return total + last
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+
+
+def test_walrus_in_a_comprehension_is_refused_located():
+    def loss(x):
+        ys = [(y := v * 2.0) for v in x]
+        return np.sum(ys[0]) + y
+
+    with pytest.raises(StAutodiffError, match="walrus"):
+        st.grad(loss)(A)
+
+
+def test_walrus_in_a_generator_read_only_inside_it():
+    def loss(x):  # narwhals' is_pandas_dataframe: `any((mod := ...) is not None and ...)`
+        if any((k := name.upper()) == "B" and k.isupper() for name in ("a", "b", "c")):
+            return np.sum(x ** 2)
+        return np.sum(x)
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+
+
+def test_walrus_in_a_generator_read_after_it_is_refused():
+    def loss(x):  # any() stops at "b" in Python: k is "B" there, not "C"
+        any((k := name.upper()) == "B" for name in ("a", "b", "c"))
+        return np.sum(x) * len(k)
+
+    with pytest.raises(StAutodiffError, match="walrus"):
+        st.grad(loss)(A)
+
+
+def test_walrus_in_a_list_comprehension_binds_outside_it():
+    def loss(x):
+        sizes = [(n := len(name)) for name in ("ab", "abc")]
+        return np.sum(x) * n * sizes[0]
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))

@@ -150,6 +150,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.retyped: set[Node] = set()  # float(x), x.item(): x stands for a Python number
         self.arg_slots: dict[Node, int] = {}  # argument nodes -> their positions
         self.example_args: list[Any] | None = None
+        self.main_builder: GraphBuilder | None = None
         self.identity_checks: list[tuple[int, int, bool]] = []  # (i, j, args[i] is args[j])
 
     # --- helpers ------------------------------------------------------------------------
@@ -553,6 +554,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     lw = Lowerer(name or fn.name, example_args is not None)
     lw.foreign_arrays = static_queries.foreign_arrays(example_args)  # (type queries)
     lw.example_args = example_args
+    lw.main_builder = lw.b  # (a walrus in a comprehension binds outside it: unrolled only)
     resolver = make_resolver(lw)
     lw.fn_stack.append(fn)
     if code is not None:

@@ -1,0 +1,81 @@
+"""Regressions of the library paths under sklearn's regression metrics (narwhals' native
+object checks, check_array): static reads through descriptors, ``@functools.cache`` calls
+with static arguments, generator functions with locals consumed later, and
+``except ComplexWarning`` around real-valued code."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+import st_autodiff as st
+from st_autodiff.errors import StAutodiffError
+from st_autodiff.testing import check_grads
+
+A = np.array([0.5, -1.2, 2.0])
+CALLS = []
+
+
+@functools.cache
+def discover(group):
+    CALLS.append(group)  # run once, as Python runs a cached function once
+    return ("alpha", "beta") if group == "plugins" else ()
+
+
+def test_cached_function_with_static_arguments_is_its_cached_answer():
+    CALLS.clear()
+    discover.cache_clear()
+
+    def loss(x):
+        return np.sum(x ** 2) * len(discover("plugins"))
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+    assert CALLS == ["plugins"]
+
+
+def plugins(obj):
+    for name in discover("plugins"):
+        found = name.upper()  # a local of the generator function, not the caller's
+        if found.startswith("B"):
+            yield found
+
+
+def converted(obj):  # narwhals' _iter_from_native
+    for found in plugins(obj):  # assigns a name the inner generator also uses locally
+        yield len(found)
+
+
+def test_generator_function_locals_are_not_the_callers_names():
+    def loss(x):
+        n = next(converted(x), None)
+        return np.sum(x) if n is None else np.sum(x ** 3) * n
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+
+
+def test_except_complex_warning_around_real_values():
+    def loss(x):
+        with warnings.catch_warnings():
+            try:
+                warnings.simplefilter("error", np.exceptions.ComplexWarning)
+                y = np.asarray(x, dtype=np.float64)
+            except np.exceptions.ComplexWarning:
+                raise ValueError("complex data") from None
+        return np.sum(np.sin(y))
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+
+
+def test_except_runtime_warning_stays_refused():
+    def loss(x):
+        try:
+            y = np.log(x)
+        except RuntimeWarning:
+            y = x
+        return np.sum(y)
+
+    with pytest.raises(StAutodiffError, match="RuntimeWarning"):
+        st.grad(loss)(np.abs(A))
