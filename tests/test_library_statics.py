@@ -79,3 +79,37 @@ def test_except_runtime_warning_stays_refused():
 
     with pytest.raises(StAutodiffError, match="RuntimeWarning"):
         st.grad(loss)(np.abs(A))
+
+
+def finite_check(x, msg_dtype=None):  # sklearn's _assert_all_finite_element_wise
+    has_nan = np.any(np.isnan(x))
+    if has_nan:
+        msg_dtype = msg_dtype if msg_dtype is not None else x.dtype
+        y = x * 3.0
+        raise ValueError(f"Input contains NaN ({msg_dtype})")
+    else:
+        y = x * 2.0
+    return np.sum(np.sin(y)) + (0.0 if msg_dtype is None else 1.0)
+
+
+def test_branch_that_raises_does_not_join():
+    check_grads(finite_check, (A,), lambda x: (st.grad(finite_check)(x),))
+    with pytest.raises(ValueError, match=r"Input contains NaN \(float64\)"):
+        st.grad(finite_check)(np.array([np.nan, 1.0]))
+
+
+def test_nested_branches_that_both_raise():
+    def loss(x):
+        y = x * 2.0
+        if np.sum(x) > 100.0:
+            note = x.dtype  # a static value the raising branches alone set
+            y = x * 3.0
+            if np.max(x) > 50.0:
+                raise ValueError(note)
+            else:
+                raise ValueError("spread")
+        return np.sum(y ** 2)
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+    with pytest.raises(ValueError, match="float64"):
+        st.grad(loss)(np.array([60.0, 70.0]))

@@ -64,6 +64,8 @@ class BoundMethod:
 FLAGS = ("#ret", "#brk", "#cont")
 #: a name a scope does not bind (distinct from one bound to None)
 MISSING = object()
+#: the key under which a branch's state says it ends in a runtime raise (control.py)
+RAISED = "#raised"
 
 
 def visible_name(name: str) -> str | None:

@@ -142,6 +142,7 @@ def _runtime_raise(lw: Lowerer, s: cst.Raise, scope: Scope) -> None:
     from .effects import emit_raise  # noqa: PLC0415  (effects imports the lowering)
 
     emit_raise(lw, cls, parts, s)
+    scope.raised = True  # type: ignore[attr-defined]  (an if's join ignores this branch)
 
 
 def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
