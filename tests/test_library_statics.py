@@ -113,3 +113,43 @@ def test_nested_branches_that_both_raise():
     check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
     with pytest.raises(ValueError, match="float64"):
         st.grad(loss)(np.array([60.0, 70.0]))
+
+
+def check_finite(x):  # sklearn's _assert_all_finite: a bare return under a runtime if
+    ok = np.isfinite(np.sum(x))
+    if ok:
+        return
+    raise ValueError("Input contains infinity")
+
+
+def test_bare_return_under_a_runtime_condition_gives_none():
+    def loss(x):
+        r = check_finite(x)
+        return np.sum(x ** 2) if r is None else np.sum(x)
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))
+    with pytest.raises(ValueError, match="infinity"):
+        st.grad(loss)(np.array([np.inf, 1.0]))
+
+
+def test_static_object_that_differs_between_runtime_branches_is_refused_where_read():
+    def loss(x, kind=None):
+        if np.sum(x) > 0:
+            kind = x.dtype
+        y = np.sum(x ** 2)
+        return y if kind is None else y * 2.0
+
+    with pytest.raises(StAutodiffError, match="'kind' is a Float64DType or NoneType that depends"):
+        st.grad(loss)(A)
+
+
+def test_static_object_that_differs_but_is_never_read_is_fine():
+    def loss(x, kind=None):
+        if np.sum(x) > 0:
+            kind = x.dtype  # noqa: F841  (never read: no refusal)
+            y = x * 2.0
+        else:
+            y = x * 3.0
+        return np.sum(y ** 2)
+
+    check_grads(loss, (A,), lambda x: (st.grad(loss)(x),))

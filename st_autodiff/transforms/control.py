@@ -31,7 +31,7 @@ from ..ir.ops import Op
 from . import static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
-from .scope import FLAGS, MISSING, RAISED, Scope, copy_value, key_name, visible_name
+from .scope import FLAGS, MISSING, RAISED, Diverged, Scope, copy_value, key_name, visible_name
 
 _LIST_KERNELS = {op.value: op for op in (
     Op.LIST_ZEROS, Op.LIST_ADD, Op.LIST_SUM, Op.LIST_UNSTACK, Op.LIST_INDEX_ADD,
@@ -322,6 +322,10 @@ class ControlLowering(LoopLowering, ListLowering):
                         outs.append((k, key))
                 dict_names.append(k)
                 continue
+            if not (_carried(a) and _carried(b)) and not any(
+                    isinstance(v, (list, dict, Appender, TupleList)) for v in (a, b)):
+                scope.vars[k] = Diverged(k, (a, b))  # refused only where it is read
+                continue
             for v in (a, b):
                 if isinstance(v, (list, Appender)):
                     raise self.fail(f"the list {k!r} is changed inside an if whose "
@@ -447,3 +451,14 @@ def _holds_node(v: Any) -> bool:
     if isinstance(v, dict):
         return any(_holds_node(x) for x in v.values())
     return type(v).__module__.startswith("st_autodiff")
+
+
+def _carried(v: Any) -> bool:
+    """Whether a branch's value can be an output of the ``if`` (a node, a number, a string,
+    None, an array, a tuple of these; a name the branch does not bind)."""
+    if v is MISSING or isinstance(v, (Node, bool, int, float, str, type(None), np.ndarray,
+                                      np.generic)):
+        return True
+    if isinstance(v, tuple):
+        return all(_carried(x) for x in v)
+    return type(v).__module__.startswith("st_autodiff")  # (runtime helpers: as before)

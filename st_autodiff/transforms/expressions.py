@@ -23,7 +23,7 @@ from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
-from .scope import BoundMethod, Closure, Scope
+from .scope import BoundMethod, Closure, Diverged, Scope
 from .star import literal_items
 from .static_format import string_binary
 from .static_stmts import static_exception
@@ -58,9 +58,16 @@ class ExpressionLowering:
 
     def name(self, e: cst.Name, scope: Scope) -> Any:
         try:
-            return scope.lookup(e.value)
+            value = scope.lookup(e.value)
         except KeyError:
             raise self.fail(f"name {e.value!r} is not defined", e, kind=CompileError) from None
+        if isinstance(value, Diverged):
+            kinds = " or ".join(sorted({type(v).__name__ for v in value.values}))
+            raise self.fail(f"{e.value!r} is a {kinds} that depends on which side of an if "
+                            "on a runtime condition ran; such objects are known only when "
+                            "compiling", e, "give it the same value on both sides, or "
+                            "compute it from static values only")
+        return value
 
     expr_Name = name
 

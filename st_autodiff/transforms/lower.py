@@ -296,6 +296,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return scope.vars["#retval"]
         if returned is False and len(self.fn_stack) > 1:
             return None  # a callee that ends without return (a validation helper) gives None
+        if isinstance(returned, Node) and len(self.fn_stack) > 1 and _none(
+                scope.vars.get("#retval")):
+            return None  # ``return`` under a runtime condition, else the end: None both ways
         if isinstance(returned, Node):
             raise self.fail(f"{self.fn.name}() does not return a value on every path",
                             self.fn.node, "end the function with a return statement",
@@ -541,6 +544,11 @@ _VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.RAVEL, Op.TRANSPOSE, Op.SWAPAXES,
 
 
 Resolver = Callable[[str], Any]
+
+
+def _none(v: Any) -> bool:
+    """Whether a return value is None on every path (a value no path set is None too)."""
+    return v is None or isinstance(v, Node) and v.type is not None and v.type.kind == "none"
 
 
 def lower(fn: ParsedFunction, example_args: list[Any] | None,

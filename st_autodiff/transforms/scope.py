@@ -68,6 +68,15 @@ MISSING = object()
 RAISED = "#raised"
 
 
+class Diverged:
+    """A name two sides of an ``if`` on a runtime condition bind to different static
+    objects that have no runtime form (a dtype, a class): refused where it is read."""
+
+    def __init__(self, name: str, values: tuple[Any, Any]) -> None:
+        self.name = name
+        self.values = values
+
+
 def visible_name(name: str) -> str | None:
     """The name generated code gives a scope variable: flags (``#brk``) get none, an
     append site's value and flag are ``hs_item`` and ``hs_appended``."""
