@@ -46,6 +46,7 @@ from .specialize import (
     Specialisation,
     announce,
     explain_key,
+    same_objects,
     shared_state,
     special_key,
     why,
@@ -223,7 +224,8 @@ class GradFunction:
         entries = cache.get(key)
         if entries is not None:
             for e in entries:
-                if e.guard is None or e.guard():
+                if (e.guard is None or e.guard()) and (e.same is None or same_objects(
+                        e.same, args)):
                     e.hits += 1
                     if len(cache) > 1:
                         try:
@@ -392,7 +394,8 @@ class GradFunction:
             flat, layout = self.bind_call(args, {})
             args = tuple(flat)
         key = self._key(args, layout)
-        valid = [e for e in self._cache.get(key, ()) if e.guard is None or e.guard()]
+        valid = [e for e in self._cache.get(key, ()) if (e.guard is None or e.guard()) and
+                 (e.same is None or same_objects(e.same, args))]
         if valid:
             valid[0].hits += 1
             self._cache.move_to_end(key) if key in self._cache else None
@@ -425,7 +428,7 @@ class GradFunction:
                  self.__qualname__, self._mode, reason)
         if compiled is None:
             compiled = self._build(list(args), xp, layout)
-            if disk is not None:
+            if disk is not None and not compiled.same_args:  # (`is` answers: not keyed)
                 disk.store(compiled)
         guards = compiled.guards
         fn: Callable[..., Any] = compiled.fn  # type: ignore[assignment]
@@ -453,6 +456,7 @@ class GradFunction:
             primals, tangents = list(args[:n]), list(args[n:])
             fn = fn.generated_for(primals, layout)
             inherited = getattr(fn, "__st_guards__", None)
+            same = getattr(fn, "__st_same__", ())  # the inner function's `is` answers
             parsed = parse_function(fn)
             # the generated code's trailing seeds (out_bar=1.0) stay constant arguments:
             # not differentiated, so their tangents are zero
@@ -462,6 +466,7 @@ class GradFunction:
         else:
             fn = self._target
             parsed = self._parse().with_layout(layout, self._receiver)
+            same = None
         req = self._req(parsed)
         lowerers: list[Any] = []
 
@@ -475,8 +480,11 @@ class GradFunction:
         compiled = compile_function(parsed, resolver, args, req, self._options, xp, support,
                                     code=getattr(fn, "__code__", None))
         compiled.guards = lowerers[0].guards if lowerers else Guards()
+        compiled.same_args = tuple(same if same is not None else
+                                   lowerers[0].identity_checks if lowerers else ())
         if compiled.fn is not None:
             compiled.fn.__st_guards__ = compiled.guards  # type: ignore[attr-defined]
+            compiled.fn.__st_same__ = compiled.same_args  # type: ignore[attr-defined]
         return compiled
 
     def generated_for(self, args: list[Any], layout: Layout | None = None
@@ -488,7 +496,8 @@ class GradFunction:
         layout = layout or _PLAIN
         key = (layout, tuple(_kind(a) for a in args))
         hit = self._functional.get(key)
-        if hit is None or (hit[0] is not None and not hit[0]()):
+        if hit is None or (hit[0] is not None and not hit[0]()) or not same_objects(
+                getattr(hit[1], "__st_same__", ()), args):
             inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
                                  Options(optimize=self._options.optimize, functional=True),
                                  self._argspec)
@@ -583,7 +592,8 @@ class GradFunction:
             return inner.compile(*tree.leaves)
         key = self._key(tuple(flat), layout)
         for e in self._cache.get(key, ()):
-            if e.guard is None or e.guard():
+            if (e.guard is None or e.guard()) and (e.same is None or same_objects(
+                    e.same, flat)):
                 return e  # type: ignore[no-any-return]
         try:
             return self._compile(tuple(flat), key, layout)

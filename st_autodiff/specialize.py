@@ -41,7 +41,7 @@ class Specialisation:
     the loaded code, and why it exists."""
 
     __slots__ = ("key", "guard", "compiled", "fn", "guards", "hits", "reason", "origin",
-                 "names")
+                 "names", "same")
 
     def __init__(self, key: Any, guard: Callable[[], bool] | None, compiled: Any,
                  fn: Callable[..., Any], guards: Any, reason: str, origin: str) -> None:
@@ -54,11 +54,20 @@ class Specialisation:
         self.reason = reason
         self.origin = origin  # "compiled" or "disk"
         self.names: Sequence[str] | None = None  # the parameters' names, for messages
+        # `a is b` answers between arguments it was compiled with: (i, j, args[i] is args[j])
+        self.same: tuple[tuple[int, int, bool], ...] | None = getattr(
+            compiled, "same_args", None) or None
 
     @property
     def source(self) -> str:
         """The generated code of this specialisation."""
         return self.compiled.stages["codegen"]  # type: ignore[no-any-return]
+
+
+def same_objects(checks: Sequence[tuple[int, int, bool]], args: Sequence[Any]) -> bool:
+    """Whether ``args`` give the answers to ``a is b`` between arguments that a
+    specialisation was compiled with (checked only where it asked; identity.py)."""
+    return all((args[i] is args[j]) is same for i, j, same in checks)
 
 
 @dataclass(frozen=True)

@@ -86,8 +86,8 @@ def uses_genexp(x):
     return np.sum(np.stack(x[i] for i in range(3)))  # <- genexp
 
 
-def uses_walrus(x):
-    return np.sum((y := x * 2.0) * y)  # <- walrus
+def uses_walrus(x):  # in a comprehension it binds outside it: static values only
+    return np.sum([(y := v * 2.0) for v in x][0]) + y  # <- walrus
 
 
 def uses_star_call(x):
@@ -205,7 +205,8 @@ def array_invert(x):
 
 
 def array_is(x, y):
-    return np.sum(x) if x is y else np.sum(x * y)  # <- is
+    w = x if np.sum(x) > 0 else y  # x or y: which object is known only at run time
+    return np.sum(x) if w is y else np.sum(x * y)  # <- is
 
 
 def array_in(x):

@@ -134,6 +134,7 @@ class ComprehensionLowering:
                 states[id(e)] = state
                 state.modes = {}
                 child = Scope(scope, None)
+                child.comprehension = e  # type: ignore[attr-defined]  (where a walrus binds)
                 child.vars[sugar.target] = _Items()
                 try:
                     self.compound(sugar.loop, child)  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ from ..ir.ops import Op
 from . import static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
-from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name
+from .scope import FLAGS, MISSING, RAISED, Diverged, Scope, copy_value, key_name, visible_name
 
 _LIST_KERNELS = {op.value: op for op in (
     Op.LIST_ZEROS, Op.LIST_ADD, Op.LIST_SUM, Op.LIST_UNSTACK, Op.LIST_INDEX_ADD,
@@ -293,6 +293,11 @@ class ControlLowering(LoopLowering, ListLowering):
             sub, vars_ = self.in_region(f"{self.b.name}_{'then' if side else 'else'}",
                                         soft, scope, before, fn)
             results.append((sub, vars_))
+        raised = [v.pop(RAISED, False) for _, v in results]
+        if all(raised):
+            scope.raised = True  # type: ignore[attr-defined]  (every way on raises)
+        elif any(raised):  # the join is the other branch's state: the raising one stops
+            _stop(results[raised.index(True)][1], results[raised.index(False)][1], before)
         names = sorted({k for _, v in results for k in v
                         if not _same(v.get(k, MISSING), before.get(k, MISSING))}
                        | {k for k in before if any(k not in v for _, v in results)})
@@ -316,6 +321,10 @@ class ControlLowering(LoopLowering, ListLowering):
                     if not _same(a[key], b[key]):
                         outs.append((k, key))
                 dict_names.append(k)
+                continue
+            if not (_carried(a) and _carried(b)) and not any(
+                    isinstance(v, (list, dict, Appender, TupleList)) for v in (a, b)):
+                scope.vars[k] = Diverged(k, (a, b))  # refused only where it is read
                 continue
             for v in (a, b):
                 if isinstance(v, (list, Appender)):
@@ -375,6 +384,8 @@ class ControlLowering(LoopLowering, ListLowering):
         if fn is not None:
             with self.building(sub):
                 fn(sc)
+        if getattr(sc, "raised", False):  # the branch ends in a runtime raise
+            return sub, {**sc.vars, RAISED: True}
         return sub, sc.vars
 
     def building(self, sub: GraphBuilder) -> Any:
@@ -428,3 +439,37 @@ def _union_captures(builders: list[GraphBuilder]) -> list[Node]:
         for n in b.captures or {}:
             out.setdefault(n)
     return list(out)
+
+
+def _stop(stops: dict[str, Any], goes_on: dict[str, Any], before: dict[str, Any]) -> None:
+    """Make the state of a branch that ends in a runtime raise agree with the branch that
+    goes on, whose state is the only one after the ``if``: its static values are taken as
+    they are (``msg = x.dtype`` before a ``raise`` does not make a runtime value), its
+    runtime ones get a placeholder in the raising branch (never read: it raised)."""
+    for k in {*stops, *goes_on}:
+        g = goes_on.get(k, MISSING)
+        if g is MISSING or isinstance(g, Node) and not (k in before and before[k] is g):
+            stops.pop(k, None)
+        elif k in before and before[k] is g or not _holds_node(g):
+            stops[k] = g
+
+
+def _holds_node(v: Any) -> bool:
+    if isinstance(v, Node):
+        return True
+    if isinstance(v, (tuple, list, set, frozenset)):
+        return any(_holds_node(x) for x in v)
+    if isinstance(v, dict):
+        return any(_holds_node(x) for x in v.values())
+    return type(v).__module__.startswith("st_autodiff")
+
+
+def _carried(v: Any) -> bool:
+    """Whether a branch's value can be an output of the ``if`` (a node, a number, a string,
+    None, an array, a tuple of these; a name the branch does not bind)."""
+    if v is MISSING or isinstance(v, (Node, bool, int, float, str, type(None), np.ndarray,
+                                      np.generic)):
+        return True
+    if isinstance(v, tuple):
+        return all(_carried(x) for x in v)
+    return type(v).__module__.startswith("st_autodiff")  # (runtime helpers: as before)

@@ -24,7 +24,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, static_calls
+from . import calls, effects, identity, static_calls
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -408,6 +408,9 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
     elif not isinstance(value, (list, tuple)):
         node = lw.emit(Op.ASARRAY, [node], None, e)
+    if (fn is not np.array or bound.get("copy", True) is not True) and identity.ndarray_of(
+            value, dtype):  # np.asarray(x) of an ndarray is x itself
+        identity.same_object(lw, value, node)
     ndim = None if node.type is None else node.type.ndim
     if ndmin > 0 and ndim is None:
         raise lw.fail(f"{what}(ndmin={ndmin}) needs the rank of its value; call with "
@@ -454,7 +457,10 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
     if name == "astype":
         dtype = calls.dtype_name(lw.static(args[0] if args else kwargs.get("dtype"),
                                            "dtype", e))
-        return lw.emit(Op.ASTYPE, [x], {"dtype": dtype}, e)
+        node = lw.emit(Op.ASTYPE, [x], {"dtype": dtype}, e)
+        if kwargs.get("copy", True) is False and identity.ndarray_of(x, dtype):
+            identity.same_object(lw, x, node)  # astype(x.dtype, copy=False) is x itself
+        return node
     if name == "item" and not args and not kwargs:
         return _scalar(lw, x, e, "item()")
     if name in ("conj", "conjugate"):

@@ -19,12 +19,12 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, effects, static_calls, static_format, static_queries
+from . import calls, effects, identity, static_calls, static_format, static_queries
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
-from .scope import BoundMethod, Closure, Scope
+from .scope import BoundMethod, Closure, Diverged, Scope
 from .star import literal_items
 from .static_format import string_binary
 from .static_stmts import static_exception
@@ -59,9 +59,16 @@ class ExpressionLowering:
 
     def name(self, e: cst.Name, scope: Scope) -> Any:
         try:
-            return scope.lookup(e.value)
+            value = scope.lookup(e.value)
         except KeyError:
             raise self.fail(f"name {e.value!r} is not defined", e, kind=CompileError) from None
+        if isinstance(value, Diverged):
+            kinds = " or ".join(sorted({type(v).__name__ for v in value.values}))
+            raise self.fail(f"{e.value!r} is a {kinds} that depends on which side of an if "
+                            "on a runtime condition ran; such objects are known only when "
+                            "compiling", e, "give it the same value on both sides, or "
+                            "compute it from static values only")
+        return value
 
     expr_Name = name
 
@@ -295,6 +302,7 @@ class ExpressionLowering:
                 return math.prod(t.shape)  # type: ignore[arg-type]
             return np.dtype(t.dtype)
         if attr == "real":
+            identity.same_node_new_object(self, x)  # a view in NumPy: another object
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)

@@ -377,13 +377,16 @@ def _first_yield(node: cst.CSTNode) -> cst.CSTNode:
 
 
 def _free_reads(node: cst.FunctionDef) -> frozenset[str]:
-    """Names a generator function's body reads, less its parameters."""
+    """Names a generator function's body reads, less its parameters and its locals."""
     ps = node.params
     params = {p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)}
     for p in (ps.star_arg, ps.star_kwarg):
         if isinstance(p, cst.Param):
             params.add(p.name.value)
-    return frozenset(_names(node.body) - params)
+    from .loops import _assigned  # noqa: PLC0415  (loops imports lowering helpers)
+
+    local, _ = _assigned(list(node.body.body))  # its own locals: never the caller's names
+    return frozenset(_names(node.body) - params - local)
 
 
 def _lazy_reads(e: cst.GeneratorExp) -> frozenset[str]:

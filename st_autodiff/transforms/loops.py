@@ -570,6 +570,9 @@ def _assigned(stmts: list[Any]) -> tuple[set[str], list[str]]:
         def visit_For(self, node: cst.For) -> None:
             _target_names(node.target, names)
 
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            _target_names(node.target, names)
+
         def visit_Call(self, node: cst.Call) -> None:
             f = node.func
             if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and \

@@ -152,6 +152,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         # outputs of branches and loops that are None on some path (``x is None`` on one
         # of them is answered when the compiled code runs, not while compiling)
         self.maybe_none: set[Node] = set()
+        self.arg_slots: dict[Node, int] = {}  # argument nodes -> their positions
+        self.example_args: list[Any] | None = None
+        self.main_builder: GraphBuilder | None = None
+        self.identity_checks: list[tuple[int, int, bool]] = []  # (i, j, args[i] is args[j])
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -296,6 +300,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return scope.vars["#retval"]
         if returned is False and len(self.fn_stack) > 1:
             return None  # a callee that ends without return (a validation helper) gives None
+        if isinstance(returned, Node) and len(self.fn_stack) > 1 and _none(
+                scope.vars.get("#retval")):
+            return None  # ``return`` under a runtime condition, else the end: None both ways
         if isinstance(returned, Node):
             raise self.fail(f"{self.fn.name}() does not return a value on every path",
                             self.fn.node, "end the function with a return statement",
@@ -546,6 +553,11 @@ _VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.RAVEL, Op.TRANSPOSE, Op.SWAPAXES,
 Resolver = Callable[[str], Any]
 
 
+def _none(v: Any) -> bool:
+    """Whether a return value is None on every path (a value no path set is None too)."""
+    return v is None or isinstance(v, Node) and v.type is not None and v.type.kind == "none"
+
+
 def lower(fn: ParsedFunction, example_args: list[Any] | None,
           make_resolver: Callable[[Lowerer], Resolver], name: str | None = None,
           code: Any = None) -> Lowered:
@@ -556,6 +568,8 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
     refuse_complex_arguments(fn, example_args)
     lw = Lowerer(name or fn.name, example_args is not None)
     lw.foreign_arrays = static_queries.foreign_arrays(example_args)  # (type queries)
+    lw.example_args = example_args
+    lw.main_builder = lw.b  # (a walrus in a comprehension binds outside it: unrolled only)
     resolver = make_resolver(lw)
     lw.fn_stack.append(fn)
     if code is not None:
@@ -575,6 +589,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
             known = value if static else Abstract(type_of(value)) if isinstance(
                 value, (bool, int)) else abstract_of(value)
             node = lw.b.arg(pname, type_of(value), known, loc)
+            lw.arg_slots[node] = i  # (identity.py: `a is b` of two arguments)
             value = value if static else node
         if param is fn.star:
             stars.append(value)

@@ -64,6 +64,17 @@ class BoundMethod:
 FLAGS = ("#ret", "#brk", "#cont")
 #: a name a scope does not bind (distinct from one bound to None)
 MISSING = object()
+#: the key under which a branch's state says it ends in a runtime raise (control.py)
+RAISED = "#raised"
+
+
+class Diverged:
+    """A name two sides of an ``if`` on a runtime condition bind to different static
+    objects that have no runtime form (a dtype, a class): refused where it is read."""
+
+    def __init__(self, name: str, values: tuple[Any, Any]) -> None:
+        self.name = name
+        self.values = values
 
 
 def visible_name(name: str) -> str | None:

@@ -28,7 +28,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
 from ..ir.types import Type
-from . import calls
+from . import calls, descriptors, identity
 from . import static_queries as Q
 from .array_converter import NUMPY_CONVERTER, ArrayConverter, Broadcast
 from .no_complex import makes_complex
@@ -68,12 +68,7 @@ def _identity(lw: Lowerer, a: Any, b: Any, e: cst.CSTNode) -> bool:
     if not isinstance(a, Node) and not isinstance(b, Node):
         return a is b
     if isinstance(a, Node) and isinstance(b, Node):
-        current = getattr(lw.b, "_current", lambda n: n)
-        if a is b or current(a) is current(b):
-            return True
-        raise lw.fail("`is` between two different runtime values cannot be decided when "
-                      "compiling (NumPy may or may not return the same object)", e,
-                      "compare values with ==, or test `is None` on optional arguments")
+        return identity.identical(lw, a, b, e)
     node, static = (a, b) if isinstance(a, Node) else (b, a)
     t = node.type
     if t is None:
@@ -199,6 +194,10 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         raise lw.fail(f"{fn.__name__}() of Python source is not supported: the compiler "
                       "reads code, it does not run it", e,  # would be missing
                       "build the object outside the differentiated function")
+    if descriptors.is_descriptor_get(fn):  # inspect.getattr_static's reads
+        return descriptors.descriptor_get(lw, fn, args, kwargs, e)
+    if descriptors.is_object_getattribute(fn):
+        return descriptors.object_getattribute(lw, args, kwargs, e)
     dynamic = _holds_node(args) or _holds_node(kwargs)
     if fn is builtins.getattr or fn is builtins.hasattr:
         return Q.attribute_query(lw, fn, args, kwargs, e)

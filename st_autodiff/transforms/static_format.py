@@ -175,6 +175,34 @@ def _parts(lw: Lowerer, parts: Any, scope: Scope, prefix: str, quote: str) -> st
     return "".join(out)
 
 
+def _holds_runtime(v: Any) -> bool:
+    if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+        return True
+    if isinstance(v, (tuple, list, set, frozenset)):
+        return any(_holds_runtime(x) for x in v)
+    if isinstance(v, dict):
+        return any(_holds_runtime(x) for x in v.values())
+    return False
+
+
+def _reads_outside(fn: cst.CSTNode, inner: cst.CSTNode, name: str) -> bool:
+    """Whether ``name`` appears in ``fn`` outside ``inner``."""
+    count = {"all": 0, "inner": 0}
+
+    class V(cst.CSTVisitor):
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                count[self.key] += 1
+
+    fn.visit(V("all"))
+    inner.visit(V("inner"))
+    return count["all"] > count["inner"]
+
+
 def refuse_lazily(lw: Lowerer, node: cst.CSTNode) -> CompileError:
     """The located refusal of a construct of ``parse.LAZY_HINTS``, reached by lowering."""
     message, hint = LAZY_HINTS[type(node)]
@@ -202,7 +230,26 @@ class StaticLowering:
         return left + right
 
     def expr_NamedExpr(self: Lowerer, e: cst.NamedExpr, scope: Scope) -> Any:
-        raise refuse_lazily(self, e)
+        """``(name := value)``: assigns ``name`` in the function's scope, then is the value.
+        Inside a comprehension it would bind in the enclosing function: refused there."""
+        if not isinstance(e.target, cst.Name):
+            raise refuse_lazily(self, e)
+        value = self.expr(e.value, scope)
+        home, comps = scope, []
+        while getattr(home, "comprehension", None) is not None and home.parent is not None:
+            comps.append(home.comprehension)  # type: ignore[attr-defined]
+            home = home.parent  # a comprehension's walrus binds in the enclosing function
+        if comps:
+            if _holds_runtime(value) or self.b is not (self.main_builder or self.b):
+                raise refuse_lazily(self, e)  # (static values, comprehensions unrolled: only)
+            if any(isinstance(c, cst.GeneratorExp) for c in comps):
+                # consumed eagerly here, lazily in Python (``any`` stops early): only a
+                # name the rest of the function never reads keeps Python's meaning
+                if _reads_outside(self.fn_stack[-1].node, comps[-1], e.target.value):
+                    raise refuse_lazily(self, e)
+                home = scope
+        self.assign(e.target, value, home)
+        return home.vars[e.target.value]
 
     def expr_Set(self: Lowerer, e: cst.Set, scope: Scope) -> Any:
         """A set of static values (``{"linear", "cubic"}``) is a Python set; one holding a

@@ -142,6 +142,7 @@ def _runtime_raise(lw: Lowerer, s: cst.Raise, scope: Scope) -> None:
     from .effects import emit_raise  # noqa: PLC0415  (effects imports the lowering)
 
     emit_raise(lw, cls, parts, s)
+    scope.raised = True  # type: ignore[attr-defined]  (an if's join ignores this branch)
 
 
 def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
@@ -347,6 +348,9 @@ def _run_finally(lw: Lowerer, stmts: list[Any], scope: Scope, where: cst.CSTNode
 
 #: classes any runtime node can raise (see the module docstring)
 _RUNTIME_RAISES: tuple[type, ...] = (ArithmeticError, RuntimeWarning, MemoryError)
+#: warnings the generated code never raises: ComplexWarning comes from casting complex
+#: values to real, and complex values are refused where they appear (no_complex.py)
+_NEVER_RAISED: tuple[type, ...] = (np.exceptions.ComplexWarning,)
 #: ops that raise ``LinAlgError`` (a ``ValueError``) on some data
 _LINALG = frozenset({"inv", "solve", "cholesky", "det", "slogdet"})
 #: reductions that raise ``ValueError`` on an empty array
@@ -404,7 +408,7 @@ def _check_runtime_handlers(lw: Lowerer, stmt: cst.Try, nodes: list[Node], scope
     if not runtime:
         return
     for h in stmt.handlers:
-        hit = [c for c in _classes(lw, h, scope) if any(
+        hit = [c for c in _classes(lw, h, scope) if not issubclass(c, _NEVER_RAISED) and any(
             issubclass(r, c) or issubclass(c, r) for r in runtime)]
         if hit:
             names = ", ".join(c.__name__ for c in hit)

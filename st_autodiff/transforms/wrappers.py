@@ -64,11 +64,27 @@ def unwrap(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "functools.lru_cache, whose arguments must be hashable, but "
                               "an argument here is an array computed at run time", e,
                               kind=CompileError)
+        if not _has_runtime(args) and not _has_runtime(kwargs):
+            # all static: the cache's own answer, as every later call in Python gets it
+            # (narwhals' @cache'd plugin discovery reads package metadata once)
+            from .static_calls import evaluate, fresh  # noqa: PLC0415
+
+            return fresh(lw, evaluate(lw, fn, list(args), dict(kwargs), e), e)
         return lw.call(fn.__wrapped__, args, kwargs, e)
     call = _python_call(fn)
     if call is not None:  # a callable object
         return lw.inline_python(call, [fn, *args], kwargs, e)
     return NotImplemented
+
+
+def _has_runtime(v: Any) -> bool:
+    if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+        return True
+    if isinstance(v, (tuple, list, set, frozenset)):
+        return any(_has_runtime(x) for x in v)
+    if isinstance(v, dict):
+        return any(_has_runtime(x) for x in v.values())
+    return False
 
 
 def _python_call(fn: Any) -> types.FunctionType | None:
