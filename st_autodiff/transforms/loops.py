@@ -21,6 +21,7 @@ from ..ir.abstract import Abstract, is_list_value
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
+from . import small_ops
 from .aliasing import first_append
 from .lists import Appender, TupleList
 from .parse import synthetic_origin
@@ -46,7 +47,7 @@ class LoopLowering:
 
     def for_items(self, stmt: cst.For, it: Any, scope: Scope) -> None:
         """A ``for`` over the evaluated iterable ``it``: unrolled or a loop region."""
-        it = self.tuple_items(it, stmt.iter)
+        it = self.tuple_items(small_ops.as_items(it), stmt.iter)
         streams = self.streams(it, stmt.iter)
         if streams is None:  # a Python list or tuple: unroll
             try:

@@ -1,0 +1,127 @@
+"""Small Python constructs in lowering: bitwise augmented assignment, compile-time
+iterators (``iter``/``next`` over static containers), ``del``.
+
+``k &= 1``, ``k <<= 2`` on ints known when compiling fold as Python does; ``m &= other``
+(``|=``, ``^=``) on boolean masks is the logical op, with the in-place rules of ``+=``
+(``check_private``).  Shifts of runtime values are refused (no derivative meaning, no op).
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.graph import Node
+from ..ir.ops import Op
+from .scope import StaticIterator
+from .static_stmts import static_exception
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .scope import Scope
+
+_BITWISE = {cst.BitAndAssign: (operator.and_, Op.LOGICAL_AND, "&"),
+            cst.BitOrAssign: (operator.or_, Op.LOGICAL_OR, "|"),
+            cst.BitXorAssign: (operator.xor, Op.LOGICAL_XOR, "^"),
+            cst.LeftShiftAssign: (operator.lshift, None, "<<"),
+            cst.RightShiftAssign: (operator.rshift, None, ">>")}
+
+
+def bitwise_aug(lw: Lowerer, s: cst.AugAssign, scope: Scope) -> bool:
+    """``name &= v`` (``|=``, ``^=``, ``<<=``, ``>>=``); False when ``s`` is no such
+    statement."""
+    entry = _BITWISE.get(type(s.operator))
+    if entry is None:
+        return False
+    fold, op, sym = entry
+    if not isinstance(s.target, cst.Name):
+        raise lw.fail(f"`{sym}=` on an item or attribute is not supported", s.target,
+                      f"write name = name {sym} value with a name of its own",
+                      kind=UnsupportedSyntaxError)
+    current = lw.name(s.target, scope)
+    value = lw.expr(s.value, scope)
+    if not isinstance(current, Node) and not isinstance(value, Node):
+        try:
+            result = fold(current, value)
+        except Exception as exc:
+            raise static_exception(lw, exc, s) from None
+        lw.assign(s.target, result, scope)
+        return True
+    if op is None:
+        lw.assign(s.target, shift(lw, sym, current, value, s), scope)
+        return True
+    if isinstance(current, Node):
+        t = current.type
+        if t is None or t.kind == "array" and t.shape != ():
+            lw.check_private(s.target.value, current, scope, s, op)
+    lw.assign(s.target, lw.logical(op, current, value, s), scope)
+    return True
+
+
+def shift(lw: Lowerer, sym: str, a: Any, b: Any, where: cst.CSTNode) -> Any:
+    """``a << b`` / ``a >> b`` with ``a`` a runtime integer scalar and ``b`` an int known when
+    compiling: exactly ``a * 2**b`` / ``a // 2**b`` (Python's and NumPy's shifts of ints)."""
+    t = a.type if isinstance(a, Node) else None
+    int_scalar = t is not None and (t.kind == "int" or t.kind == "array" and t.shape == () and
+                                    t.dtype is not None and t.dtype.startswith(("int", "uint")))
+    if not int_scalar or isinstance(b, Node) or not isinstance(b, int) or b < 0:
+        raise lw.fail(f"`{sym}` on a value computed at run time is only supported for an "
+                      "integer shifted by a non-negative int known when compiling", where,
+                      "shift ints known when compiling (from shapes or int arguments)",
+                      kind=UnsupportedSyntaxError)
+    return lw.binary(Op.MUL if sym == "<<" else Op.FLOORDIV, a, 1 << b, where)
+
+
+# --- compile-time iterators --------------------------------------------------------------
+
+#: builtins that consume an iterator argument whole: it is exhausted into a list first
+_CONSUMERS = frozenset({builtins.list, builtins.tuple, builtins.zip, builtins.enumerate,
+                        builtins.sorted, builtins.sum, builtins.min, builtins.max,
+                        builtins.any, builtins.all, builtins.set, builtins.frozenset,
+                        builtins.dict, builtins.map, builtins.filter})
+
+
+def as_items(v: Any) -> Any:
+    """A static iterator as the list of its remaining items (exhausting it), a set of
+    static values as a list in Python's iteration order; anything else unchanged."""
+    if isinstance(v, StaticIterator):
+        return v.rest()
+    if isinstance(v, (set, frozenset)):
+        return list(v)
+    return v
+
+
+def iterator_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                  e: cst.Call) -> Any:
+    """``iter(xs)`` of a static container (a tuple of runtime arrays, a range, dict keys,
+    an array whose length is known), ``next(it)`` and ``next(it, default)``, and builtins
+    that consume an iterator.  ``next`` past the end raises StopIteration while compiling,
+    which a static ``try`` catches.  ``NotImplemented`` for every other call."""
+    if fn is builtins.iter and len(args) == 1 and not kwargs:
+        it = args[0]
+        if isinstance(it, StaticIterator):
+            return it
+        if isinstance(it, (list, tuple, range, str, set, frozenset, dict)):
+            return StaticIterator(list(it))
+        if isinstance(it, Node) and it.type is not None and it.type.kind == "tuple":
+            return StaticIterator(list(lw.tuple_items(it, e)))
+        if isinstance(it, Node) and it.type is not None and it.type.kind == "array" and \
+                it.type.shape and isinstance(it.type.shape[0], int):
+            return StaticIterator(lw.unpack(it, it.type.shape[0], e))
+        return NotImplemented
+    if fn is builtins.next and args and isinstance(args[0], StaticIterator) and \
+            len(args) <= 2 and not kwargs:
+        it = args[0]
+        if it.pos < len(it.items):
+            it.pos += 1
+            return it.items[it.pos - 1]
+        if len(args) == 2:
+            return args[1]
+        raise static_exception(lw, StopIteration(), e)
+    if fn in _CONSUMERS and any(isinstance(a, StaticIterator) for a in args):
+        args[:] = [a.rest() if isinstance(a, StaticIterator) else a for a in args]
+    return NotImplemented
