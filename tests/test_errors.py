@@ -85,7 +85,9 @@ CASES = [
          "pass the value in as an argument"),
     Case(H.uses_nonlocal, "nonlocal", "nonlocal ", SYNTAX,
          "nonlocal statements are not supported", "pass the value in as an argument"),
-    Case(H.uses_del, "del", "del ", SYNTAX, "del is not supported", "stop using the name"),
+    # del is lowered (the name is unbound); a read after a del in one runtime branch only
+    Case(H.uses_del, "del", "y)", SYNTAX, "'y' is deleted in one branch of an if",
+         "delete it in both branches, or in neither"),
     # comprehensions are lowered; what stays refused is a runtime filter over a Python
     # sequence (its length would be data-dependent) and a generator NumPy rejects
     Case(H.uses_listcomp, "listcomp", "np.sum(v) > 1.0", SYNTAX,

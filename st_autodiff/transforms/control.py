@@ -31,7 +31,17 @@ from ..ir.ops import Op
 from . import small_ops, static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
-from .scope import FLAGS, MISSING, Scope, StaticIterator, copy_value, key_name, visible_name
+from .scope import (
+    FLAGS,
+    MAYBE_DELETED,
+    MISSING,
+    Deleted,
+    Scope,
+    StaticIterator,
+    copy_value,
+    key_name,
+    visible_name,
+)
 
 _LIST_KERNELS = {op.value: op for op in (
     Op.LIST_ZEROS, Op.LIST_ADD, Op.LIST_SUM, Op.LIST_UNSTACK, Op.LIST_INDEX_ADD,
@@ -306,6 +316,9 @@ class ControlLowering(LoopLowering, ListLowering):
             if k not in before and MISSING in (a, b) and any(
                     isinstance(v, (list, dict, TupleList)) for v in (a, b)):
                 scope.vars.pop(k, None)  # a list or dict one branch made for its own use
+                continue
+            if not _same(a, b) and (isinstance(a, Deleted) or isinstance(b, Deleted)):
+                scope.vars[k] = MAYBE_DELETED  # ``del`` in one branch: a read is refused
                 continue
             if _same(a, b):
                 if a is MISSING:

@@ -18,12 +18,12 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, effects, static_calls, static_format, static_queries
+from . import calls, effects, numpy_keywords, small_ops, static_calls, static_format, static_queries
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
-from .scope import BoundMethod, Closure, Scope
+from .scope import BoundMethod, Closure, Deleted, Scope
 from .star import literal_items
 from .static_format import string_binary
 from .static_stmts import static_exception
@@ -58,9 +58,12 @@ class ExpressionLowering:
 
     def name(self, e: cst.Name, scope: Scope) -> Any:
         try:
-            return scope.lookup(e.value)
+            value = scope.lookup(e.value)
         except KeyError:
             raise self.fail(f"name {e.value!r} is not defined", e, kind=CompileError) from None
+        if isinstance(value, Deleted):
+            raise small_ops.deleted_read(self, e, value)
+        return value
 
     expr_Name = name
 
@@ -374,6 +377,10 @@ class ExpressionLowering:
     def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
         fn = static_calls.alias(self.expr(e.func, scope))
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
+        if kwargs and ("out" in kwargs or "where" in kwargs or "dtype" in kwargs):
+            done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
+            if done is not NotImplemented:
+                return done
         return self.call(fn, args, kwargs, e)
 
 

@@ -81,6 +81,18 @@ def key_name(name: str, key: Any) -> str:
     return f"{name}_{re.sub(r'[^0-9A-Za-z_]', '_', str(key))}"
 
 
+class Deleted:
+    """What ``del name`` leaves bound in the scope: reading the name raises Python's
+    UnboundLocalError while compiling (``maybe``: deleted in one branch of a runtime
+    ``if`` only, a located refusal)."""
+
+    def __init__(self, maybe: bool) -> None:
+        self.maybe = maybe
+
+
+DELETED, MAYBE_DELETED = Deleted(False), Deleted(True)
+
+
 class StaticIterator:
     """``iter(xs)`` of a container known when compiling (its items may be runtime
     nodes): ``next`` advances ``pos`` while lowering (``small_ops``)."""

@@ -17,7 +17,7 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Node
 from ..ir.ops import Op
-from .scope import StaticIterator
+from .scope import DELETED, Deleted, StaticIterator
 from .static_stmts import static_exception
 
 if TYPE_CHECKING:
@@ -122,6 +122,58 @@ def iterator_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         if len(args) == 2:
             return args[1]
         raise static_exception(lw, StopIteration(), e)
-    if fn in _CONSUMERS and any(isinstance(a, StaticIterator) for a in args):
+    if any(fn is c for c in _CONSUMERS) and any(isinstance(a, StaticIterator) for a in args):
         args[:] = [a.rest() if isinstance(a, StaticIterator) else a for a in args]
     return NotImplemented
+
+
+# --- del ---------------------------------------------------------------------------------
+
+
+def del_statement(lw: Lowerer, target: cst.BaseExpression, scope: Scope) -> None:
+    """``del name`` unbinds the name in this function's scope (a later read is Python's
+    UnboundLocalError); ``del d[k]``/``del xs[i]`` change a dict or list built while
+    compiling; ``del a, b`` deletes each in turn."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            del_statement(lw, el.value, scope)
+        return
+    if isinstance(target, cst.Name):
+        current = scope.vars.get(target.value, DELETED)
+        if isinstance(current, Deleted):
+            raise deleted_read(lw, target, current)
+        scope.vars[target.value] = DELETED
+        return
+    if isinstance(target, cst.Subscript):
+        base = lw.expr(target.value, scope)
+        if isinstance(base, (dict, list)):
+            lw.external.check_write(base, "delete from", lw.loc(target))
+            parts = [lw.index_part(el, scope) for el in target.slice]
+            key = parts[0] if len(parts) == 1 else tuple(parts)
+            if isinstance(key, Node) or isinstance(key, slice) and any(
+                    isinstance(p, Node) for p in (key.start, key.stop, key.step)):
+                raise lw.fail("the index of del must be known when compiling", target,
+                              "delete with keys and ints known when compiling",
+                              kind=UnsupportedSyntaxError)
+            try:
+                del base[key]
+            except Exception as exc:
+                raise static_exception(lw, exc, target) from None
+            return
+        raise lw.fail("del of an item is only supported on lists and dicts built while "
+                      "compiling", target, "NumPy arrays cannot delete items: use np.delete",
+                      kind=UnsupportedSyntaxError)
+    raise lw.fail("del of an attribute is not supported", target,
+                  "stop using the attribute instead of deleting it",
+                  kind=UnsupportedSyntaxError)
+
+
+def deleted_read(lw: Lowerer, e: cst.Name, value: Deleted) -> Exception:
+    """The error for reading a name after ``del``."""
+    if value.maybe:
+        return lw.fail(f"{e.value!r} is deleted in one branch of an if whose condition is "
+                       "only known at run time, and read after it", e,
+                       "delete it in both branches, or in neither", kind=UnsupportedSyntaxError)
+    return static_exception(lw, UnboundLocalError(
+        f"cannot access local variable {e.value!r} where it is not associated with a value"),
+        e)
