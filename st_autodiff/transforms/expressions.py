@@ -377,7 +377,7 @@ class ExpressionLowering:
     def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
         fn = static_calls.alias(self.expr(e.func, scope))
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
-        if kwargs and ("out" in kwargs or "where" in kwargs or "dtype" in kwargs):
+        if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
             done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done

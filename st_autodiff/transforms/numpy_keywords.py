@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from .lower import Lowerer
     from .scope import Scope
 
+#: the keywords ``keyword_call`` looks at (other calls never reach it)
+KEYWORDS = frozenset({"out", "where", "dtype", "endpoint", "retstep"})
 #: ops whose ``dtype=`` means "cast the input, then accumulate"
 _CAST_FIRST = frozenset({Op.SUM, Op.CUMSUM, Op.CUMPROD, Op.PROD, Op.MEAN})
 #: ops that make a new array: ``out=np.zeros_like(a)`` written in the call is seen by no one
