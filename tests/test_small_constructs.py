@@ -382,3 +382,52 @@ def test_keyword_refusals_are_located() -> None:
         with pytest.raises(CompileError, match=text) as info:
             st.grad(f)(X.copy())
         assert "test_small_constructs.py" in str(info.value)
+
+
+# --- changes a rolled loop or a runtime branch would make once while compiling -----------
+
+
+def next_in_rolled_loop(x, n):
+    it = iter((1.0, 2.0, 3.0, 4.0))
+    s = 0.0
+    for _ in range(n):
+        s = s + np.sum(x) * next(it)
+    return s
+
+
+def set_in_runtime_branch(x):
+    s = {"a"}
+    if np.sum(x) > 0.0:
+        s.add("b")
+    return np.sum(x) * len(s)
+
+
+def set_in_rolled_loop(x, n):
+    s = set()
+    for _ in range(n):
+        s.add("a")
+    return np.sum(x) * len(s)
+
+
+def del_in_rolled_loop(x):
+    y = x
+    k = 0
+    while np.sum(x) * k < 20.0:
+        del y
+        k += 1
+    return np.sum(x)
+
+
+@pytest.mark.parametrize(("f", "args", "text"), [
+    (next_in_rolled_loop, (np.int64(3),), "iterator 'it' is advanced inside a loop"),
+    (set_in_runtime_branch, (), "set 's' is changed inside an if"),
+    (set_in_rolled_loop, (np.int64(3),), "set 's' is changed inside a loop"),
+    (del_in_rolled_loop, (), "'y' is deleted inside a loop"),
+])
+def test_once_per_compile_changes_are_refused(f: Callable[..., Any], args: tuple,
+                                              text: str) -> None:
+    """Each would happen once while compiling, not once per run-time iteration or only on
+    the branch taken: a located refusal, never a silently wrong count."""
+    with pytest.raises(UnsupportedSyntaxError, match=text) as info:
+        st.grad(f)(X, *args)
+    assert "test_small_constructs.py" in str(info.value)

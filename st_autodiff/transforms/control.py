@@ -342,6 +342,10 @@ class ControlLowering(LoopLowering, ListLowering):
                     raise self.fail(f"the dict {k!r} is changed inside an if whose "
                                     "condition is only known at run time", where,
                                     "give it the same keys in both branches")
+                if isinstance(v, set):
+                    raise self.fail(f"the set {k!r} is changed inside an if whose "
+                                    "condition is only known at run time", where,
+                                    "make the same changes in both branches")
                 if isinstance(v, StaticIterator):
                     raise self.fail(f"the iterator {k!r} is advanced inside an if whose "
                                     "condition is only known at run time", where,
@@ -421,6 +425,8 @@ def _same(a: Any, b: Any) -> bool:
         return True
     if isinstance(a, StaticIterator) and isinstance(b, StaticIterator):
         return a.items is b.items and a.pos == b.pos
+    if isinstance(a, set) and isinstance(b, set):
+        return a == b and not any(isinstance(v, Node) for v in a)
     if isinstance(a, (list, dict)) and type(a) is type(b) and len(a) == len(b):
         # each branch works on its own copy: unchanged means the same items
         if isinstance(a, dict):

@@ -225,6 +225,7 @@ class LoopLowering:
                     self.run_stmts(body_stmts, sc)
                 else:
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
+                small_ops.check_loop_body(self, before, sc.vars, stmt)
                 outs = []
                 for k, key in slots:
                     v = sc.vars.get(k, MISSING)

@@ -112,6 +112,8 @@ def copy_value(v: Any) -> Any:
     shows up as a different object, which the region then outputs (or refuses)."""
     if isinstance(v, StaticIterator):
         return StaticIterator(v.items, v.pos)
+    if isinstance(v, set):
+        return set(v)
     if isinstance(v, dict):
         return dict(v)
     if isinstance(v, list):

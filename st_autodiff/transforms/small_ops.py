@@ -85,6 +85,27 @@ _CONSUMERS = frozenset({builtins.list, builtins.tuple, builtins.zip, builtins.en
                         builtins.dict, builtins.map, builtins.filter})
 
 
+def check_loop_body(lw: Lowerer, before: dict[str, Any], after: dict[str, Any],
+                    stmt: cst.CSTNode) -> None:
+    """A loop lowered once as a region (its trip count known only at run time) must not
+    advance a static iterator, change a static set or delete a name: each would happen
+    once while compiling instead of once per iteration."""
+    for k, old in before.items():
+        new = after.get(k, old)
+        what = None
+        if isinstance(old, StaticIterator) and (
+                not isinstance(new, StaticIterator) or new.pos != old.pos):
+            what = f"the iterator {k!r} is advanced"
+        elif isinstance(old, (set, frozenset)) and new != old:
+            what = f"the set {k!r} is changed"
+        elif isinstance(new, Deleted) and not isinstance(old, Deleted):
+            what = f"{k!r} is deleted"
+        if what is not None:
+            raise lw.fail(f"{what} inside a loop whose trip count is only known at run time",
+                          stmt, "index the sequence with the loop variable instead",
+                          kind=UnsupportedSyntaxError)
+
+
 def as_items(v: Any) -> Any:
     """A static iterator as the list of its remaining items (exhausting it), a set of
     static values as a list in Python's iteration order; anything else unchanged."""
