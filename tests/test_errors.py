@@ -68,7 +68,8 @@ CASES = [
     # the fence: statements and expressions outside the supported subset
     Case(H.uses_if, "if", "x > 0", SYNTAX,
          "the truth value of an array of shape (3,) is ambiguous", "reduce it first"),
-    Case(H.uses_for, "for", "else", SYNTAX, "for ... else is not supported",
+    Case(H.uses_for, "for", "else", SYNTAX,
+         "for ... else is only supported on a loop over a Python list or tuple",
          "set a flag before break"),
     Case(H.uses_while, "while", "else", SYNTAX, "while ... else is not supported",
          "set a flag before break"),

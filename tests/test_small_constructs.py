@@ -431,3 +431,68 @@ def test_once_per_compile_changes_are_refused(f: Callable[..., Any], args: tuple
     with pytest.raises(UnsupportedSyntaxError, match=text) as info:
         st.grad(f)(X, *args)
     assert "test_small_constructs.py" in str(info.value)
+
+
+# --- for ... else over an unrolled loop --------------------------------------------------
+
+
+def for_else_no_break(x):
+    s = 0.0
+    for v in (1.0, 2.0):
+        s = s + v * np.sum(x)
+    else:
+        s = s * 10.0
+    return s
+
+
+def for_else_static_break(x):
+    s = 1.0
+    for v in (1.0, 2.0, 3.0):
+        if v == 2.0:
+            break
+    else:
+        s = 5.0
+    return np.sum(x ** 2) * s
+
+
+def broadcast_check(x):
+    """scipy.interpolate's ``_check_broadcast_up_to``: ``return`` in the ``else``."""
+    for t, f in zip((4,), x.shape):
+        if f != 1 and f != t:
+            break
+    else:
+        return np.sum(x ** 2)
+    raise ValueError("cannot broadcast")
+
+
+def runtime_break_rows(x):
+    """An unrolled loop over runtime scalars with a runtime ``break`` (crashed inside the
+    graph builder before: an outer node renamed in a branch's builder)."""
+    s = 1.0
+    for v in (x[0], x[1], x[2]):
+        if v > 0.5:
+            break
+        s = s + v
+    return np.sum(x) * s
+
+
+@pytest.mark.parametrize("f", [for_else_no_break, for_else_static_break, broadcast_check,
+                               runtime_break_rows])
+def test_for_else_and_break(f: Callable[..., Any]) -> None:
+    _check(f, X)
+
+
+def for_else_runtime_break(x):
+    s = 1.0
+    for v in (x[0], x[1]):
+        if v > 1.5:
+            break
+    else:
+        s = 5.0
+    return np.sum(x) * s
+
+
+def test_for_else_runtime_break_is_located() -> None:
+    with pytest.raises(UnsupportedSyntaxError, match="for ... else after a break") as info:
+        st.grad(for_else_runtime_break)(X)
+    assert "test_small_constructs.py" in str(info.value)

@@ -34,13 +34,11 @@ class LoopLowering:
     # --- loops ------------------------------------------------------------------------
 
     def for_statement(self, stmt: cst.For, scope: Scope) -> None:
-        if stmt.orelse is not None:
-            raise self.fail("for ... else is not supported", stmt.orelse,
-                            "set a flag before break and test it after the loop")
         if stmt.asynchronous is not None:
             raise self.fail("async for cannot be differentiated", stmt)
         it = self.expr(stmt.iter, scope)
         if type(it).__name__ == "GeneratorValue":
+            small_ops.refuse_for_else(self, stmt)
             self.for_generator(stmt, it, scope)  # comprehensions.py
             return
         self.for_items(stmt, it, scope)
@@ -59,6 +57,7 @@ class LoopLowering:
                                 ) from None
             self.unroll(stmt, items, scope)
             return
+        small_ops.refuse_for_else(self, stmt)
         self.loop(stmt, scope, streams)
 
     def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
@@ -137,7 +136,10 @@ class LoopLowering:
             step(k + 1, sc)
 
         step(0, scope)
+        broke = scope.vars.get("#brk", False)
         scope.vars["#brk"] = False
+        if stmt.orelse is not None:
+            small_ops.for_else(self, stmt, broke, scope)
 
     def while_statement(self, stmt: cst.While, scope: Scope) -> None:
         if stmt.orelse is not None:

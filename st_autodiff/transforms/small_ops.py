@@ -198,3 +198,29 @@ def deleted_read(lw: Lowerer, e: cst.Name, value: Deleted) -> Exception:
     return static_exception(lw, UnboundLocalError(
         f"cannot access local variable {e.value!r} where it is not associated with a value"),
         e)
+
+
+# --- for ... else ------------------------------------------------------------------------
+
+
+def refuse_for_else(lw: Lowerer, stmt: cst.For) -> None:
+    """``for ... else`` of a loop lowered as a region (its ``break`` decided at run time)."""
+    if stmt.orelse is not None:
+        raise lw.fail("for ... else is only supported on a loop over a Python list or tuple "
+                      "(unrolled while compiling)", stmt.orelse,
+                      "set a flag before break and test it after the loop",
+                      kind=UnsupportedSyntaxError)
+
+
+def for_else(lw: Lowerer, stmt: cst.For, broke: Any, scope: Scope) -> None:
+    """The ``else`` of an unrolled ``for``: run when no ``break`` (nor ``return``) ended
+    the loop, as Python does; refused when a ``break`` is decided at run time."""
+    returned = scope.vars.get("#ret", False)
+    if broke is True or returned is True:
+        return
+    if isinstance(broke, Node) or isinstance(returned, Node):
+        raise lw.fail("for ... else after a break or return decided at run time is not "
+                      "supported", stmt.orelse,  # type: ignore[arg-type]
+                      "set a flag before break and test it after the loop",
+                      kind=UnsupportedSyntaxError)
+    lw.run_stmts(lw.suite(stmt.orelse.body), scope)  # type: ignore[union-attr]
