@@ -496,3 +496,31 @@ def test_for_else_runtime_break_is_located() -> None:
     with pytest.raises(UnsupportedSyntaxError, match="for ... else after a break") as info:
         st.grad(for_else_runtime_break)(X)
     assert "test_small_constructs.py" in str(info.value)
+
+
+def mask_and_bool_constants(x):
+    m = x > 0.5
+    return np.sum(np.where(m & True, x ** 2, 0.0)) + np.sum(np.where(m | 0, np.sin(x), 0.0))
+
+
+def test_mask_with_bool_constants() -> None:
+    _check(mask_and_bool_constants, X)
+
+
+def mask_and_int(x):
+    return np.sum(np.where((x > 0.5) & 6, x, 0.0))
+
+
+def runtime_int_and(x):
+    k = int(np.sum(x))
+    k &= 5
+    return np.sum(x) * k
+
+
+def test_bitwise_on_numbers_is_refused_not_logical() -> None:
+    """``mask & 6`` and ``k & 5`` are bitwise in Python and NumPy: never lowered as logical
+    and/or (which would give a wrong value)."""
+    for f in (mask_and_int, runtime_int_and):
+        with pytest.raises(UnsupportedSyntaxError, match="bitwise") as info:
+            st.grad(f)(X)
+        assert "test_small_constructs.py" in str(info.value)

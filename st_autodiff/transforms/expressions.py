@@ -225,9 +225,17 @@ class ExpressionLowering:
             return fn()
         for v in (a, b):
             t = v.type if isinstance(v, Node) else None
+            what = None
             if t is not None and t.kind == "array" and t.dtype not in (None, "bool"):
+                what = f"{t.dtype} arrays"
+            elif t is not None and t.kind in ("int", "float"):
+                what = f"{t.kind}s computed at run time"  # bitwise in Python, not logical
+            elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) \
+                    and v not in (0, 1):
+                what = f"the int {v} and a mask"
+            if what is not None:
                 sym = {Op.LOGICAL_AND: "&", Op.LOGICAL_OR: "|", Op.LOGICAL_XOR: "^"}[op]
-                raise self.fail(f"`{sym}` on {t.dtype} arrays (bitwise) is not supported", where,
+                raise self.fail(f"`{sym}` on {what} (bitwise) is not supported", where,
                                 "combine boolean masks with & | ^, e.g. (x > 0) & (x < 1)")
         return self.emit(op, [a, b], None, where)
 
