@@ -73,8 +73,9 @@ def uses_nonlocal(x):
 
 def uses_del(x):
     y = x * 2.0
-    del y  # <- del
-    return np.sum(x)
+    if np.sum(x) > 0.0:
+        del y
+    return np.sum(y)  # <- del
 
 
 def uses_listcomp(x):

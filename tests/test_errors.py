@@ -68,7 +68,8 @@ CASES = [
     # the fence: statements and expressions outside the supported subset
     Case(H.uses_if, "if", "x > 0", SYNTAX,
          "the truth value of an array of shape (3,) is ambiguous", "reduce it first"),
-    Case(H.uses_for, "for", "else", SYNTAX, "for ... else is not supported",
+    Case(H.uses_for, "for", "else", SYNTAX,
+         "for ... else is only supported on a loop over a Python list or tuple",
          "set a flag before break"),
     Case(H.uses_while, "while", "else", SYNTAX, "while ... else is not supported",
          "set a flag before break"),
@@ -85,7 +86,9 @@ CASES = [
          "pass the value in as an argument"),
     Case(H.uses_nonlocal, "nonlocal", "nonlocal ", SYNTAX,
          "nonlocal statements are not supported", "pass the value in as an argument"),
-    Case(H.uses_del, "del", "del ", SYNTAX, "del is not supported", "stop using the name"),
+    # del is lowered (the name is unbound); a read after a del in one runtime branch only
+    Case(H.uses_del, "del", "y)", SYNTAX, "'y' is deleted in one branch of an if",
+         "delete it in both branches, or in neither"),
     # comprehensions are lowered; what stays refused is a runtime filter over a Python
     # sequence (its length would be data-dependent) and a generator NumPy rejects
     Case(H.uses_listcomp, "listcomp", "np.sum(v) > 1.0", SYNTAX,

@@ -491,7 +491,7 @@ def _table() -> dict[Op, OpInfo]:
         Op.ALL: OpInfo("all", ("x",), _REDUCE, numpy="all", methods=("all",)),
         Op.ARGMAX: OpInfo("argmax", ("x",), _AXIS, numpy="argmax", methods=("argmax",)),
         Op.ARGMIN: OpInfo("argmin", ("x",), _AXIS, numpy="argmin", methods=("argmin",)),
-        Op.ARGSORT: OpInfo("argsort", ("x",), (("axis", -1),), numpy="argsort",
+        Op.ARGSORT: OpInfo("argsort", ("x",), (("axis", -1), ("kind", None)), numpy="argsort",
                            methods=("argsort",)),
         Op.NONZERO: OpInfo("nonzero", ("x",), numpy="nonzero", multi=True, data_shape=True,
                            methods=("nonzero",)),

@@ -28,10 +28,22 @@ from ..ir import kernels
 from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from . import static_stmts
+from . import small_ops, static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
-from .scope import FLAGS, MISSING, RAISED, Diverged, Scope, copy_value, key_name, visible_name
+from .scope import (
+    FLAGS,
+    MAYBE_DELETED,
+    MISSING,
+    RAISED,
+    Deleted,
+    Diverged,
+    Scope,
+    StaticIterator,
+    copy_value,
+    key_name,
+    visible_name,
+)
 
 _LIST_KERNELS = {op.value: op for op in (
     Op.LIST_ZEROS, Op.LIST_ADD, Op.LIST_SUM, Op.LIST_UNSTACK, Op.LIST_INDEX_ADD,
@@ -142,6 +154,9 @@ class ControlLowering(LoopLowering, ListLowering):
         view = self.dict_view(fn, args, kwargs, e)  # comprehensions.py: d.items() of a static d
         if view is not NotImplemented:
             return view
+        done = small_ops.iterator_call(self, fn, args, kwargs, e)  # iter/next, sets
+        if done is not NotImplemented:
+            return done
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, Appender) and getattr(fn, "__name__", "") == "append":
             raise self.fail(f"{owner.name}.append(...) inside an expression is not "
@@ -309,6 +324,9 @@ class ControlLowering(LoopLowering, ListLowering):
                     isinstance(v, (list, dict, TupleList)) for v in (a, b)):
                 scope.vars.pop(k, None)  # a list or dict one branch made for its own use
                 continue
+            if not _same(a, b) and (isinstance(a, Deleted) or isinstance(b, Deleted)):
+                scope.vars[k] = MAYBE_DELETED  # ``del`` in one branch: a read is refused
+                continue
             if _same(a, b):
                 if a is MISSING:
                     scope.vars.pop(k, None)
@@ -335,6 +353,14 @@ class ControlLowering(LoopLowering, ListLowering):
                     raise self.fail(f"the dict {k!r} is changed inside an if whose "
                                     "condition is only known at run time", where,
                                     "give it the same keys in both branches")
+                if isinstance(v, set):
+                    raise self.fail(f"the set {k!r} is changed inside an if whose "
+                                    "condition is only known at run time", where,
+                                    "make the same changes in both branches")
+                if isinstance(v, StaticIterator):
+                    raise self.fail(f"the iterator {k!r} is advanced inside an if whose "
+                                    "condition is only known at run time", where,
+                                    "index the sequence instead of calling next()")
             outs.append(k)
         graphs = []
         for sub, vars_ in results:
@@ -421,6 +447,10 @@ class ControlLowering(LoopLowering, ListLowering):
 def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
+    if isinstance(a, StaticIterator) and isinstance(b, StaticIterator):
+        return a.items is b.items and a.pos == b.pos
+    if isinstance(a, set) and isinstance(b, set):
+        return a == b and not any(isinstance(v, Node) for v in a)
     if isinstance(a, (list, dict)) and type(a) is type(b) and len(a) == len(b):
         # each branch works on its own copy: unchanged means the same items
         if isinstance(a, dict):

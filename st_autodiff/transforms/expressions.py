@@ -19,12 +19,21 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, effects, identity, static_calls, static_format, static_queries
+from . import (
+    calls,
+    effects,
+    identity,
+    numpy_keywords,
+    small_ops,
+    static_calls,
+    static_format,
+    static_queries,
+)
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
-from .scope import BoundMethod, Closure, Diverged, Scope
+from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
 from .star import literal_items
 from .static_format import string_binary
 from .static_stmts import static_exception
@@ -68,6 +77,8 @@ class ExpressionLowering:
                             "on a runtime condition ran; such objects are known only when "
                             "compiling", e, "give it the same value on both sides, or "
                             "compute it from static values only")
+        if isinstance(value, Deleted):
+            raise small_ops.deleted_read(self, e, value)
         return value
 
     expr_Name = name
@@ -240,9 +251,17 @@ class ExpressionLowering:
             return fn()
         for v in (a, b):
             t = v.type if isinstance(v, Node) else None
+            what = None
             if t is not None and t.kind == "array" and t.dtype not in (None, "bool"):
+                what = f"{t.dtype} arrays"
+            elif t is not None and t.kind in ("int", "float"):
+                what = f"{t.kind}s computed at run time"  # bitwise in Python, not logical
+            elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) \
+                    and v not in (0, 1):
+                what = f"the int {v} and a mask"
+            if what is not None:
                 sym = {Op.LOGICAL_AND: "&", Op.LOGICAL_OR: "|", Op.LOGICAL_XOR: "^"}[op]
-                raise self.fail(f"`{sym}` on {t.dtype} arrays (bitwise) is not supported", where,
+                raise self.fail(f"`{sym}` on {what} (bitwise) is not supported", where,
                                 "combine boolean masks with & | ^, e.g. (x > 0) & (x < 1)")
         return self.emit(op, [a, b], None, where)
 
@@ -396,6 +415,10 @@ class ExpressionLowering:
     def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
         fn = static_calls.alias(self.expr(e.func, scope))
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
+        if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
+            done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
+            if done is not NotImplemented:
+                return done
         return self.call(fn, args, kwargs, e)
 
 

@@ -21,6 +21,7 @@ from ..ir.abstract import Abstract, is_list_value
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
+from . import small_ops
 from .aliasing import first_append
 from .lists import Appender, TupleList
 from .parse import synthetic_origin
@@ -33,20 +34,18 @@ class LoopLowering:
     # --- loops ------------------------------------------------------------------------
 
     def for_statement(self, stmt: cst.For, scope: Scope) -> None:
-        if stmt.orelse is not None:
-            raise self.fail("for ... else is not supported", stmt.orelse,
-                            "set a flag before break and test it after the loop")
         if stmt.asynchronous is not None:
             raise self.fail("async for cannot be differentiated", stmt)
         it = self.expr(stmt.iter, scope)
         if type(it).__name__ == "GeneratorValue":
+            small_ops.refuse_for_else(self, stmt)
             self.for_generator(stmt, it, scope)  # comprehensions.py
             return
         self.for_items(stmt, it, scope)
 
     def for_items(self, stmt: cst.For, it: Any, scope: Scope) -> None:
         """A ``for`` over the evaluated iterable ``it``: unrolled or a loop region."""
-        it = self.tuple_items(it, stmt.iter)
+        it = self.tuple_items(small_ops.as_items(it), stmt.iter)
         streams = self.streams(it, stmt.iter)
         if streams is None:  # a Python list or tuple: unroll
             try:
@@ -58,6 +57,7 @@ class LoopLowering:
                                 ) from None
             self.unroll(stmt, items, scope)
             return
+        small_ops.refuse_for_else(self, stmt)
         self.loop(stmt, scope, streams)
 
     def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
@@ -136,7 +136,10 @@ class LoopLowering:
             step(k + 1, sc)
 
         step(0, scope)
+        broke = scope.vars.get("#brk", False)
         scope.vars["#brk"] = False
+        if stmt.orelse is not None:
+            small_ops.for_else(self, stmt, broke, scope)
 
     def while_statement(self, stmt: cst.While, scope: Scope) -> None:
         if stmt.orelse is not None:
@@ -224,6 +227,7 @@ class LoopLowering:
                     self.run_stmts(body_stmts, sc)
                 else:
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
+                small_ops.check_loop_body(self, before, sc.vars, stmt)
                 outs = []
                 for k, key in slots:
                     v = sc.vars.get(k, MISSING)

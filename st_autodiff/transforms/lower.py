@@ -45,7 +45,7 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_of
-from . import calls, library_errors, static_queries, static_stmts, static_values
+from . import calls, library_errors, small_ops, static_queries, static_stmts, static_values
 from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
 from .comprehensions import ComprehensionLowering
@@ -76,7 +76,8 @@ _AUG = {
     cst.FloorDivideAssign: Op.FLOORDIV, cst.MatrixMultiplyAssign: Op.MATMUL,
 }
 _SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.POW: "**", Op.MOD: "%",
-           Op.FLOORDIV: "//", Op.MATMUL: "@"}
+           Op.FLOORDIV: "//", Op.MATMUL: "@", Op.LOGICAL_AND: "&", Op.LOGICAL_OR: "|",
+           Op.LOGICAL_XOR: "^"}
 MAX_INLINE_DEPTH = 64
 
 
@@ -345,6 +346,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 self.assign(s.target, self.expr(s.value, scope), scope)
         elif isinstance(s, cst.AugAssign):
             op = _AUG.get(type(s.operator))
+            if op is None and small_ops.bitwise_aug(self, s, scope):
+                return _MISSING
             if op is None:
                 raise self.fail(f"the operator {s.operator.__class__.__name__} is not "
                                 "supported", s)
@@ -458,6 +461,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def unpack(self, value: Any, n: int, where: cst.CSTNode) -> list[Any]:
         if isinstance(value, GeneratorValue):
             value = self.consume_generator(value, where, direct=False)
+        value = small_ops.as_items(value)  # a static iterator or set
         if isinstance(value, (tuple, list)):
             if len(value) != n:
                 raise self.fail(f"cannot unpack {len(value)} values into {n} names", where,

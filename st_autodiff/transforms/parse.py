@@ -333,7 +333,6 @@ _HINTS: dict[type, tuple[str, str]] = {
 #: in a branch that static folding removes they cost nothing.  ``global``/``nonlocal``
 #: stay in ``_HINTS``: Python applies them to the whole function, wherever they stand.
 LAZY_HINTS: dict[type, tuple[str, str]] = {
-    cst.Del: ("del is not supported", "stop using the name instead of deleting it"),
     cst.ClassDef: ("class definitions are not supported inside a differentiated function",
                    "define the class at module level"),
     cst.NamedExpr: ("the walrus operator := is not supported", "assign on a separate line"),

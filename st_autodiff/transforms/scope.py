@@ -92,9 +92,39 @@ def key_name(name: str, key: Any) -> str:
     return f"{name}_{re.sub(r'[^0-9A-Za-z_]', '_', str(key))}"
 
 
+class Deleted:
+    """What ``del name`` leaves bound in the scope: reading the name raises Python's
+    UnboundLocalError while compiling (``maybe``: deleted in one branch of a runtime
+    ``if`` only, a located refusal)."""
+
+    def __init__(self, maybe: bool) -> None:
+        self.maybe = maybe
+
+
+DELETED, MAYBE_DELETED = Deleted(False), Deleted(True)
+
+
+class StaticIterator:
+    """``iter(xs)`` of a container known when compiling (its items may be runtime
+    nodes): ``next`` advances ``pos`` while lowering (``small_ops``)."""
+
+    def __init__(self, items: list[Any], pos: int = 0) -> None:
+        self.items, self.pos = items, pos
+
+    def rest(self) -> list[Any]:
+        """The items not yet taken; the iterator is exhausted after, as in Python."""
+        out = self.items[self.pos:]
+        self.pos = len(self.items)
+        return out
+
+
 def copy_value(v: Any) -> Any:
-    """Dicts and lists are copied into a region's scope: a change inside shows up as a
-    different object, which the region then outputs (or refuses)."""
+    """Dicts, lists and static iterators are copied into a region's scope: a change inside
+    shows up as a different object, which the region then outputs (or refuses)."""
+    if isinstance(v, StaticIterator):
+        return StaticIterator(v.items, v.pos)
+    if isinstance(v, set):
+        return set(v)
     if isinstance(v, dict):
         return dict(v)
     if isinstance(v, list):

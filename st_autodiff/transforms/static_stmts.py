@@ -148,6 +148,11 @@ def _runtime_raise(lw: Lowerer, s: cst.Raise, scope: Scope) -> None:
 def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
     """``raise``, ``assert``, ``import``, ``from ... import``, ``try`` and the statements
     refused lazily (``del``, ``class``)."""
+    if isinstance(s, cst.Del):
+        from .small_ops import del_statement  # noqa: PLC0415  (it imports this module)
+
+        del_statement(lw, s.target, scope)
+        return
     if type(s) in LAZY_HINTS:
         raise refuse_lazily(lw, s)
     if isinstance(s, (cst.Try, cst.TryStar)):

@@ -46,6 +46,12 @@ _LIST_STATIC = {"index": False, "count": False, "remove": True, "sort": True}
 _DICT_ANY = {"get": False, "keys": False, "values": False, "items": False, "copy": False,
              "update": True, "setdefault": True, "pop": True, "popitem": True, "clear": True}
 _TUPLE_STATIC = {"index": False, "count": False}
+#: set methods (items are hashed: static values only); True: changes the set
+_SET_STATIC = {"add": True, "discard": True, "remove": True, "update": True, "pop": True,
+               "clear": True, "difference_update": True, "intersection_update": True,
+               "symmetric_difference_update": True, "copy": False, "union": False,
+               "intersection": False, "difference": False, "symmetric_difference": False,
+               "issubset": False, "issuperset": False, "isdisjoint": False}
 
 
 def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
@@ -73,7 +79,7 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii) and args:
         return static_format.call_format(lw, fn, args, kwargs, e)
     owner = getattr(fn, "__self__", None)
-    if not isinstance(owner, (str, list, dict, tuple)) and all(
+    if not isinstance(owner, (str, list, dict, tuple, set, frozenset)) and all(
             _plain(a) for a in [*args, *kwargs.values()]) and \
             static_calls.pure(fn, args, kwargs):  # one purity allowlist (static_calls)
         return static_calls.fresh(lw, _run(lw, fn, args, kwargs, e), e)
@@ -97,6 +103,8 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         table, static_only = (_DICT_ANY if name in _DICT_ANY else None), False
     elif isinstance(owner, tuple):
         table, static_only = (_TUPLE_STATIC if name in _TUPLE_STATIC else None), True
+    elif isinstance(owner, (set, frozenset)):
+        table, static_only = (_SET_STATIC if name in _SET_STATIC else None), True
     if table is None:
         return NotImplemented
     if static_only and (_holds_node([owner, *args, *kwargs.values()])):
