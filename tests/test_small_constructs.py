@@ -420,7 +420,7 @@ def del_in_rolled_loop(x):
 
 @pytest.mark.parametrize(("f", "args", "text"), [
     (next_in_rolled_loop, (np.int64(3),), "iterator 'it' is advanced inside a loop"),
-    (set_in_runtime_branch, (), "set 's' is changed inside an if"),
+    (set_in_runtime_branch, (), "'s' is a set that depends on which side of an if"),
     (set_in_rolled_loop, (np.int64(3),), "set 's' is changed inside a loop"),
     (del_in_rolled_loop, (), "'y' is deleted inside a loop"),
 ])
