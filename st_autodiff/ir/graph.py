@@ -371,8 +371,8 @@ class GraphBuilder:
     def rename(self, node: Node, name: str) -> Node:
         """Give an unnamed node the source name it was assigned to, if nothing reads it yet."""
         node = self._current(node)
-        if node.name is not None or node.op in (Op.ARG, Op.CONST):
-            return node
+        if node.name is not None or node.op in (Op.ARG, Op.CONST) or not self.owns(node):
+            return node  # an enclosing builder's node: a region body captures it when used
         if node.id in self._read:
             return node
         renamed = Node(node.id, node.op, node.inputs, node.params, node.type,

@@ -18,7 +18,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
-from . import calls, effects, static_calls, static_format, static_queries
+from . import calls, effects, inplace, static_calls, static_format, static_queries
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
@@ -290,6 +290,10 @@ class ExpressionLowering:
         value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
         if value is not NotImplemented:
             return value
+        if attr in ("fill", "sort") and (t is None or t.kind == "array"):
+            return inplace.InPlaceMethod(x, attr)  # lowered as a write when called
+        if attr == "searchsorted" and (t is None or t.kind == "array"):
+            return inplace.searchsorted_method(x)
         if attr in _IN_PLACE_METHODS and (t is None or t.kind == "array"):
             raise self.fail(f"x.{attr}() writes into the array in place; compiled code "
                             "would not see the write", e, f"use the function that returns "
@@ -373,7 +377,11 @@ class ExpressionLowering:
 
     def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
         fn = static_calls.alias(self.expr(e.func, scope))
+        if inplace.is_writer(fn):  # np.place, np.copyto, ...: a write into a named array
+            return inplace.writer_call(self, fn, e, scope)
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
+        if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
+            return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)
 
 
