@@ -283,3 +283,71 @@ def test_method_on_unnamed_array_refused() -> None:
 
     with pytest.raises(StAutodiffError, match="named array"):
         st.grad(f)(X.copy())
+
+
+# --- a region body looping over a tuple of the enclosing function's values ---------------
+
+def _sums(*arys):
+    res = []
+    for a in arys:  # binds the enclosing builder's unnamed nodes to a name in the body
+        res.append(np.sum(a * 2.0))
+    return res
+
+
+def tuple_of_outer_values(x, s):
+    args = tuple(map(np.exp, (x, s)))  # unnamed nodes of the function's own graph
+    out = 0.0
+    if np.any(x > 0):
+        t = x + 1.0
+        r = _sums(*args)
+        out = r[0] * r[1] + np.sum(t)
+    return out
+
+
+def test_region_loop_over_outer_tuple() -> None:
+    """SciPy's ``argsreduce`` pattern: renaming must not replace a node of the body's own
+    graph with the enclosing graph's node (it crashed, or corrupted the body)."""
+    _check(tuple_of_outer_values, X, np.float64(0.3))
+
+
+# --- SciPy's logpdf shape: a branch that returns a list, place under a runtime if --------
+
+def _reduce(cond, *args):
+    newargs = list(args)
+    if np.all(cond):
+        *newargs, cond = np.broadcast_arrays(*newargs, cond)  # rebinds only this branch
+        return [arg.ravel() for arg in newargs]
+    return [np.extract(cond, a) for a in newargs]
+
+
+def logpdf_like(x, s):
+    out = np.empty(6)
+    out.fill(-np.inf)
+    cond = x > -1.0
+    if np.any(cond):
+        xs, ss = _reduce(cond, x, np.full(6, s))
+        np.place(out, cond, -0.5 * (xs / ss) ** 2 - np.log(ss))
+    if out.ndim == 0:
+        return out[()]
+    return np.sum(np.where(np.isfinite(out), out, 0.0))
+
+
+def test_logpdf_pattern() -> None:
+    _check(logpdf_like, X, np.float64(1.3))  # some x <= -1: the extract branch
+    _check(logpdf_like, np.abs(X), np.float64(1.3))  # all true: the broadcast branch
+
+
+def _pair(x):
+    if np.all(x > 0):
+        return [x * 2.0, x * 3.0]
+    return [x, x]
+
+
+def returned_lists(x):
+    a, b = _pair(x)
+    return np.sum(a * b)
+
+
+def test_runtime_if_returning_lists() -> None:
+    _check(returned_lists, np.abs(X))
+    _check(returned_lists, X)

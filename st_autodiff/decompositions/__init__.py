@@ -337,6 +337,19 @@ def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Sel
     return impl.searchsorted, (a, v, side == "right")
 
 
+def _broadcast_arrays(*args: Any, subok: bool = False) -> Selection:
+    """``np.broadcast_arrays`` with every shape known when compiling: ``broadcast_to`` of
+    each array to the common shape (a tuple, as NumPy 2 returns)."""
+    if subok:
+        raise Unsupported("subok=True is not supported")
+    shapes = [shape_of(a) for a in args]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError as exc:
+        raise Unsupported(str(exc)) from None
+    return impl.broadcast_arrays, (shape, *args)
+
+
 def _vecdot(x1: Any, x2: Any, /, *, axis: int = -1, **kw: Any) -> Selection:
     """``np.vecdot`` of real arrays: the sum of the products along ``axis``."""
     if kw:
@@ -382,6 +395,7 @@ def _build() -> None:
         np.linalg.svd: la._svd, np.linalg.eigvalsh: la._eigvalsh, np.linalg.pinv: la._pinv,
         np.linalg.lstsq: la._lstsq, np.asanyarray: _asanyarray, np.searchsorted: _searchsorted,
         np.histogram: _histogram, np.vecdot: _vecdot,
+        np.broadcast_arrays: _broadcast_arrays,
     }
     _TABLE.update((id(fn), sel) for fn, sel in table.items())
 

@@ -450,7 +450,11 @@ def n_items(node: Node) -> int | None:
 def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:
     """A guess at an unevaluated node's type: an elementwise op takes its widest input's
     (a float array beside an int constant: ``1 - t * t`` is a float array, never an int,
-    which would make it inactive and drop its gradient); unknown if any input is."""
+    which would make it inactive and drop its gradient); unknown if any input is.  A write
+    (``setitem``, ``index_add``) keeps its array's type."""
+    if op in (Op.SETITEM, Op.INDEX_ADD) and inputs and inputs[0].type is not None and \
+            inputs[0].type.kind == "array":
+        return inputs[0].type
     if not OP_INFO[op].elementwise or not inputs or op in INTEGER_VALUED:
         return None
     types = [i.type for i in inputs]
