@@ -218,8 +218,9 @@ class GraphBuilder:
             type = value.type if isinstance(value, Abstract) else type_of(value)
             if not self._shape_trusted(op, inputs, full) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
-        elif type is None and (self.soft or abstract):
-            type = _soft_type(op, inputs) or _inferred_type(op, inputs, full)
+        elif type is None:  # not evaluated: typed from the inputs' types
+            type = (_soft_type(op, inputs) if self.soft or abstract else None) or \
+                _inferred_type(op, inputs, full)
         if known and op in _FROM_LIST_ITEMS and type is not None:
             # how many items a runtime list holds may depend on the data (appends in
             # branches, while loops): the stacked shape is only this example's

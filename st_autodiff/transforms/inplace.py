@@ -171,8 +171,9 @@ def _place(lw: Any, arr: Node, mask: Any, vals: Any, e: cst.Call) -> Any:
         raise lw.fail("np.place with an empty vals is not supported", e,
                       "NumPy accepts it only when the mask has no true value")
     flat = _ravel(lw, vals, e)
-    count = math.prod(vshape) if vshape is not None else \
-        _getitem(lw, lw.call(np.shape, [flat], {}, e), [0], e)
+    # the number of values: static, or counted at run time (a typed integer scalar)
+    count = math.prod(vshape) if vshape is not None else lw.call(
+        np.sum, [lw.call(np.ones_like, [flat], {"dtype": np.int64}, e)], {}, e)
     rank = lw.call(np.subtract, [lw.call(np.cumsum, [_ravel(lw, m, e)], {}, e), 1], {}, e)
     picked = _getitem(lw, flat, [lw.call(np.mod, [rank, count], {}, e)], e)
     cycled = lw.call(np.reshape, [picked, shape], {}, e)
