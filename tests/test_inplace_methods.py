@@ -351,3 +351,24 @@ def returned_lists(x):
 def test_runtime_if_returning_lists() -> None:
     _check(returned_lists, np.abs(X))
     _check(returned_lists, X)
+
+
+def place_empty_values(x):
+    y = x * 2.0
+    m = x > 100.0  # no true value
+    np.place(y, m, np.extract(m, x))  # nothing to place: NumPy writes nothing
+    return np.sum(y ** 2)
+
+
+def test_place_empty_values() -> None:
+    _check(place_empty_values, X)
+
+    def bad(x):
+        y = x * 2.0
+        np.place(y, x > 0, np.extract(x > 100.0, x))  # true positions, no values
+        return np.sum(y)
+
+    with pytest.raises(ValueError):
+        bad(X.copy())
+    with pytest.raises(IndexError):
+        st.grad(bad)(X.copy())

@@ -15,10 +15,10 @@ globals or views of them stays a located refusal, as for ``x[i] = v``.
 * ``np.putmask(a, mask, values)``: ``a.flat[n] = values.flat[n % values.size]`` where the
   mask is true: ``a[...] = np.where(mask, cycled, a)``.
 * ``np.place(arr, mask, vals)``: the k-th true position of the mask gets
-  ``vals.flat[k % vals.size]``; k is ``cumsum(mask) - 1``, so the write needs no shape
-  known only at run time, and ``vals`` may have a length computed at run time (SciPy's
-  ``place(output, cond, f(*argsreduce(cond, ...)))``).  An empty ``vals`` is an
-  ``IndexError`` at run time (NumPy's ``place`` accepts it when the mask has no true).
+  ``vals.flat[k % vals.size]`` (k counted by ``cumsum(mask) - 1``), written as
+  ``arr[mask] = picked``; ``vals`` may have a length known only at run time (SciPy's
+  ``place(output, cond, f(*argsreduce(cond, ...)))``).  An empty ``vals`` fails at run
+  time exactly when NumPy's does (an ``IndexError`` where NumPy raises ``ValueError``).
 * ``np.fill_diagonal(a, val, wrap)``: the positions NumPy's ``a.flat[:end:step] = val``
   writes, as ``a[rows, cols] = cycled`` (shapes known when compiling).
 """
@@ -111,7 +111,8 @@ def writer_call(lw: Any, fn: Any, e: cst.Call, scope: Scope) -> None:
     elif fn is np.putmask:
         new = _putmask(lw, base, bound["mask"], bound["values"], e)
     elif fn is np.place:
-        new = _place(lw, base, bound["mask"], bound["vals"], e)
+        _place(lw, name, base, bound["mask"], bound["vals"], scope, e)
+        return None
     else:
         _fill_diagonal(lw, name, base, bound["val"], bool(bound.get("wrap", False)), scope, e)
         return None
@@ -157,7 +158,11 @@ def _putmask(lw: Any, a: Node, mask: Any, values: Any, e: cst.Call) -> Any:
     return lw.call(np.where, [_mask_like(lw, mask, shape, "np.putmask", e), cycled, a], {}, e)
 
 
-def _place(lw: Any, arr: Node, mask: Any, vals: Any, e: cst.Call) -> Any:
+def _place(lw: Any, name: str, arr: Node, mask: Any, vals: Any, scope: Scope,
+           e: cst.Call) -> None:
+    """``arr[mask] = picked``: the k-th true position gets ``vals.flat[k % vals.size]``.
+    Only the true positions index ``vals``, so an empty ``vals`` fails (NumPy's error
+    is a ``ValueError``; here an ``IndexError``) exactly when the mask has a true."""
     shape = _shape(arr)
     if shape is None:
         raise _unknown(lw, "np.place", e)
@@ -166,18 +171,20 @@ def _place(lw: Any, arr: Node, mask: Any, vals: Any, e: cst.Call) -> Any:
     if vshape is not None and math.prod(vshape) == 1:
         one = _getitem(lw, _ravel(lw, vals, e), [0], e) if isinstance(vals, Node) else \
             np.ravel(vals)[0]
-        return lw.call(np.where, [m, one, arr], {}, e)
-    if vshape is not None and math.prod(vshape) == 0:
-        raise lw.fail("np.place with an empty vals is not supported", e,
-                      "NumPy accepts it only when the mask has no true value")
+        _write(lw, name, arr, lw.call(np.where, [m, one, arr], {}, e), scope, e, True)
+        return
     flat = _ravel(lw, vals, e)
     # the number of values: static, or counted at run time (a typed integer scalar)
     count = math.prod(vshape) if vshape is not None else lw.call(
         np.sum, [lw.call(np.ones_like, [flat], {"dtype": np.int64}, e)], {}, e)
-    rank = lw.call(np.subtract, [lw.call(np.cumsum, [_ravel(lw, m, e)], {}, e), 1], {}, e)
-    picked = _getitem(lw, flat, [lw.call(np.mod, [rank, count], {}, e)], e)
-    cycled = lw.call(np.reshape, [picked, shape], {}, e)
-    return lw.call(np.where, [m, cycled, arr], {}, e)
+    m_flat = _ravel(lw, m, e)
+    rank = lw.call(np.subtract, [lw.call(np.cumsum, [m_flat], {}, e), 1], {}, e)
+    ranks = lw.call(np.extract, [m_flat, rank], {}, e)  # 0, 1, ..., (number true) - 1
+    at = lw.call(np.mod, [ranks, lw.call(np.maximum, [count, 1], {}, e)], {}, e)
+    picked = _getitem(lw, flat, [at], e)
+    index, dyn = lw.index_spec([m], e)
+    new = lw.emit(Op.SETITEM, [arr, picked, *dyn], {"index": index}, e)
+    scope.vars[name] = lw.b.rename(new, name)
 
 
 def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Scope,
