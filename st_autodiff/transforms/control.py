@@ -415,10 +415,13 @@ class ControlLowering(LoopLowering, ListLowering):
         return sub.finish(outputs)
 
 def _list_items(k: str, a: Any, b: Any) -> tuple[list, list] | None:
-    """The items of two lists of values (no containers) of one length, which an ``if``
-    merges item by item; the return value of a branch that did not return is a list of
-    None (read only where the other branch returned).  None for anything else."""
-    if k == "#retval" and MISSING in (a, b):
+    """The items of two returned lists of values (no containers) of one length, which an
+    ``if`` merges item by item; the return value of a branch that did not return is a
+    list of None (read only where the other branch returned).  None for anything else,
+    and for named lists (another name may hold the same list object)."""
+    if k != "#retval":
+        return None
+    if MISSING in (a, b):
         other = b if a is MISSING else a
         if isinstance(other, list):
             a, b = (a, [None] * len(other)) if b is MISSING else ([None] * len(other), b)
