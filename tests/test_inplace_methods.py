@@ -372,3 +372,25 @@ def test_place_empty_values() -> None:
         bad(X.copy())
     with pytest.raises(IndexError):
         st.grad(bad)(X.copy())
+
+
+# --- np.array copies by default: its result may be written in place --------------------
+
+def array_copy_then_update(c):
+    c = np.array(c, ndmin=1, copy=True)  # numpy.polynomial's polyder starts this way
+    c *= 2.0
+    c.sort()
+    return np.sum(c ** 2 * np.arange(1.0, 7.0))
+
+
+def asarray_then_update(c):
+    d = np.asarray(c)  # the caller's array itself
+    d *= 2.0
+    return np.sum(d)
+
+
+def test_np_array_copy_is_writable() -> None:
+    _check(array_copy_then_update, X)
+    with pytest.raises(StAutodiffError, match="argument") as info:
+        st.grad(asarray_then_update)(X.copy())
+    assert "test_inplace_methods.py:" in str(info.value)
