@@ -219,8 +219,8 @@ class GraphBuilder:
             if not self._shape_trusted(op, inputs, full) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
         elif type is None:  # not evaluated: typed from the inputs' types
-            type = (_soft_type(op, inputs) if self.soft or abstract else None) or \
-                _inferred_type(op, inputs, full)
+            type = _inferred_type(op, inputs, full) or (
+                _soft_type(op, inputs) if self.soft or abstract else None)
         if known and op in _FROM_LIST_ITEMS and type is not None:
             # how many items a runtime list holds may depend on the data (appends in
             # branches, while loops): the stacked shape is only this example's
