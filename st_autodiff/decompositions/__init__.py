@@ -337,6 +337,28 @@ def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Sel
     return impl.searchsorted, (a, v, side == "right")
 
 
+def _broadcast_arrays(*args: Any, subok: bool = False) -> Selection:
+    """``np.broadcast_arrays`` with every shape known when compiling: ``broadcast_to`` of
+    each array to the common shape (a tuple, as NumPy 2 returns)."""
+    if subok:
+        raise Unsupported("subok=True is not supported")
+    shapes = [shape_of(a) for a in args]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError as exc:
+        raise Unsupported(str(exc)) from None
+    return impl.broadcast_arrays, (shape, *args)
+
+
+def _vecdot(x1: Any, x2: Any, /, *, axis: int = -1, **kw: Any) -> Selection:
+    """``np.vecdot`` of real arrays: the sum of the products along ``axis``."""
+    if kw:
+        raise Unsupported("only axis= is supported")
+    if not isinstance(axis, int) or axis >= 0 and len(shape_of(x1)) != len(shape_of(x2)):
+        raise Unsupported("axis must be a negative int when the arrays' ranks differ")
+    return impl.vecdot, (x1, x2, axis)
+
+
 def _histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
                weights: Any = None) -> Selection:
     """Weighted counts, differentiable in the weights: with the data and the bins constant,
@@ -384,7 +406,8 @@ def _build() -> None:
         np.linalg.vector_norm: la._vector_norm, np.linalg.matrix_norm: la._matrix_norm,
         np.linalg.svd: la._svd, np.linalg.eigvalsh: la._eigvalsh, np.linalg.pinv: la._pinv,
         np.linalg.lstsq: la._lstsq, np.asanyarray: _asanyarray, np.searchsorted: _searchsorted,
-        np.histogram: _histogram, np.broadcast_arrays: _broadcast_arrays,
+        np.histogram: _histogram, np.vecdot: _vecdot,
+        np.broadcast_arrays: _broadcast_arrays,
     }
     _TABLE.update((id(fn), sel) for fn, sel in table.items())
 

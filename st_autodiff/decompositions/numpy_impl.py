@@ -37,6 +37,16 @@ def ptp(a: Any, axis: Any, keepdims: bool) -> Any:
     return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
 
 
+def vecdot(x1: Any, x2: Any, axis: int) -> Any:
+    """``np.vecdot`` of real arrays (complex values are refused before this)."""
+    return np.sum(x1 * x2, axis=axis)
+
+
+def broadcast_arrays(shape: Any, *arrays: Any) -> Any:
+    """``np.broadcast_arrays`` to the common ``shape`` (computed when compiling)."""
+    return tuple([np.broadcast_to(np.asarray(a), shape) for a in arrays])
+
+
 def average_weighted(a: Any, w: Any, axis: Any, keepdims: bool, shape: Any) -> Any:
     """``np.average(a, axis, weights=w)``; ``shape`` reshapes 1-d weights to broadcast
     along ``axis`` (``()`` when ``w`` is already like ``a``)."""

@@ -218,8 +218,9 @@ class GraphBuilder:
             type = value.type if isinstance(value, Abstract) else type_of(value)
             if not self._shape_trusted(op, inputs, full) and not _reduces_to_scalar(op, full):
                 type = type.without_shape()
-        elif type is None and (self.soft or abstract):
-            type = _soft_type(op, inputs)
+        elif type is None:  # not evaluated: typed from the inputs' types
+            type = _inferred_type(op, inputs, full) or (
+                _soft_type(op, inputs) if self.soft or abstract else None)
         if known and op in _FROM_LIST_ITEMS and type is not None:
             # how many items a runtime list holds may depend on the data (appends in
             # branches, while loops): the stacked shape is only this example's
@@ -372,7 +373,7 @@ class GraphBuilder:
         """Give an unnamed node the source name it was assigned to, if nothing reads it yet."""
         node = self._current(node)
         if node.name is not None or node.op in (Op.ARG, Op.CONST) or not self.owns(node):
-            return node  # (a node of an enclosing builder keeps its own name)
+            return node  # an enclosing builder's node: a region body captures it when used
         if node.id in self._read:
             return node
         renamed = Node(node.id, node.op, node.inputs, node.params, node.type,
@@ -450,7 +451,11 @@ def n_items(node: Node) -> int | None:
 def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:
     """A guess at an unevaluated node's type: an elementwise op takes its widest input's
     (a float array beside an int constant: ``1 - t * t`` is a float array, never an int,
-    which would make it inactive and drop its gradient); unknown if any input is."""
+    which would make it inactive and drop its gradient); unknown if any input is.  A write
+    (``setitem``, ``index_add``) and ``asarray`` of an array keep the array's type."""
+    if op in (Op.SETITEM, Op.INDEX_ADD, Op.ASARRAY) and inputs and inputs[0].type is not None and \
+            inputs[0].type.kind == "array":
+        return inputs[0].type
     if not OP_INFO[op].elementwise or not inputs or op in INTEGER_VALUED:
         return None
     types = [i.type for i in inputs]
@@ -458,6 +463,30 @@ def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:
         return None
     ranked = sorted(types, key=lambda t: (not t.is_float, t.kind != "array"))
     return ranked[0].without_shape()
+
+
+def _inferred_type(op: Op, inputs: tuple[Node, ...], params: dict[str, Any]) -> Type | None:
+    """The type the op's type rule gives from its inputs' types (an unevaluated node in a
+    branch the example skipped: ``asarray``, ``reshape``, ``ravel`` of typed values), or
+    None where there is no rule or an input is untyped."""
+    if op in _REGIONS or op in OPAQUE:
+        return None
+    args: list[Any] = []
+    for i in inputs:
+        if i.op is Op.CONST:
+            args.append(i.param("value"))
+            continue
+        t = i.type
+        if t is None or t.kind not in ("array", "float", "int", "bool"):
+            return None
+        args.append(Abstract(t))
+    from .infer import infer  # noqa: PLC0415  (infer imports this module's neighbours)
+
+    try:
+        out = infer(op, tuple(args), params)
+    except Exception:  # no rule, or shapes the op would refuse: left untyped, as before
+        return None
+    return out.type if isinstance(out, Abstract) else None
 
 
 def type_name(exc: BaseException) -> str:

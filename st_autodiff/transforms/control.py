@@ -318,8 +318,25 @@ class ControlLowering(LoopLowering, ListLowering):
                        | {k for k in before if any(k not in v for _, v in results)})
         outs: list[Any] = []
         dict_names: list[str] = []
+        returned = [v.get("#ret") is True for _, v in results]
         for k in names:
             a, b = (v.get(k, MISSING) for _, v in results)
+            if not k.startswith("#") and returned[0] != returned[1]:
+                # a branch certainly returned: nothing reads its names after the if (the
+                # code after runs under "not returned"), so they keep the values before
+                if returned[0]:
+                    a = before.get(k, MISSING)
+                else:
+                    b = before.get(k, MISSING)
+            items = _list_items(k, a, b)
+            if items is not None:  # lists of values (a returned list): one output per item
+                for side, lst in enumerate(items):
+                    results[side][1][k] = lst
+                for i, (x, y) in enumerate(zip(*items)):
+                    if not _same(x, y):
+                        outs.append((k, i))
+                dict_names.append(k)
+                continue
             if k not in before and MISSING in (a, b) and any(
                     isinstance(v, (list, dict, TupleList)) for v in (a, b)):
                 scope.vars.pop(k, None)  # a list or dict one branch made for its own use
@@ -380,12 +397,13 @@ class ControlLowering(LoopLowering, ListLowering):
         node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
                          where)
         for name in dict_names:  # the branches worked on copies: start from one side's
-            scope.vars[name] = dict(results[0][1][name])
+            scope.vars[name] = type(results[0][1][name])(results[0][1][name])
         for k, name in enumerate(outs):
             item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where))
             if not isinstance(name, str):
                 dname, key = name
-                scope.vars[dname][key] = self.b.rename(item, key_name(dname, key))
+                scope.vars[dname][key] = item if isinstance(key, int) else \
+                    self.b.rename(item, key_name(dname, key))
                 continue
             visible = visible_name(name)
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
@@ -443,6 +461,25 @@ class ControlLowering(LoopLowering, ListLowering):
         own = [a for a in sub.args if a not in set(sub.captures.values())]
         sub.args = own + [sub.captures[n] for n in args]
         return sub.finish(outputs)
+
+def _list_items(k: str, a: Any, b: Any) -> tuple[list, list] | None:
+    """The items of two returned lists of values (no containers) of one length, which an
+    ``if`` merges item by item; the return value of a branch that did not return is a
+    list of None (read only where the other branch returned).  None for anything else,
+    and for named lists (another name may hold the same list object)."""
+    if k != "#retval":
+        return None
+    if MISSING in (a, b):
+        other = b if a is MISSING else a
+        if isinstance(other, list):
+            a, b = (a, [None] * len(other)) if b is MISSING else ([None] * len(other), b)
+    if not (type(a) is list and type(b) is list and len(a) == len(b)):
+        return None
+    if any(isinstance(v, (list, tuple, dict, set)) or not isinstance(
+            v, (Node, bool, int, float, type(None))) for v in [*a, *b]):
+        return None
+    return list(a), list(b)
+
 
 def _same(a: Any, b: Any) -> bool:
     if a is b:

@@ -369,8 +369,8 @@ _ASARRAY_KEYWORDS = ("dtype", "copy", "ndmin", "order", "subok")
 def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
              e: cst.Call) -> Any:
     """``np.array(value, dtype, copy=..., ndmin=...)`` and ``np.asarray``: a cast, then
-    leading axes up to ``ndmin``.  ``copy`` changes nothing here (values are never written
-    in place behind the user's back); ``order`` only lays memory out; anything else
+    leading axes up to ``ndmin``.  ``copy=True`` (``np.array``'s default) makes a copy, which
+    the function may then write into in place; ``order`` only lays memory out; anything else
     (``like``, ``device``) is refused with the call's location; ``subok`` changes nothing
     either (the values here are plain ndarrays).  ``np.asanyarray`` is ``np.asarray``."""
     what = "np.array" if fn is np.array else "np.asarray"
@@ -394,7 +394,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     dtype = calls.dtype_name(lw.static(bound.get("dtype"), "dtype", e))
     ndmin = lw.static(bound.get("ndmin", 0), "ndmin", e)
     order = lw.static(bound.get("order"), "order", e)
-    lw.static(bound.get("copy"), "copy", e)
+    copy = lw.static(bound.get("copy", fn is np.array), "copy", e)
     lw.static(bound.get("subok"), "subok", e)  # values here are plain ndarrays: no subclass
     if not isinstance(ndmin, int) or isinstance(ndmin, bool):
         raise lw.fail(f"{what}(ndmin=...) must be an int, got {ndmin!r}", e,
@@ -407,7 +407,8 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if dtype is not None:
         node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
     elif not isinstance(value, (list, tuple)):
-        node = lw.emit(Op.ASARRAY, [node], None, e)
+        # np.array copies by default: a fresh array the function may write into
+        node = lw.emit(Op.COPY if copy is True else Op.ASARRAY, [node], None, e)
     if (fn is not np.array or bound.get("copy", True) is not True) and identity.ndarray_of(
             value, dtype):  # np.asarray(x) of an ndarray is x itself
         identity.same_object(lw, value, node)

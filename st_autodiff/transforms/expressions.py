@@ -23,6 +23,7 @@ from . import (
     calls,
     effects,
     identity,
+    inplace,
     numpy_keywords,
     small_ops,
     static_calls,
@@ -328,6 +329,10 @@ class ExpressionLowering:
         value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
         if value is not NotImplemented:
             return value
+        if attr in ("fill", "sort") and (t is None or t.kind == "array"):
+            return inplace.InPlaceMethod(x, attr)  # lowered as a write when called
+        if attr == "searchsorted" and (t is None or t.kind == "array"):
+            return inplace.searchsorted_method(x)
         if attr in _IN_PLACE_METHODS and (t is None or t.kind == "array"):
             raise self.fail(f"x.{attr}() writes into the array in place; compiled code "
                             "would not see the write", e, f"use the function that returns "
@@ -414,11 +419,15 @@ class ExpressionLowering:
 
     def expr_Call(self, e: cst.Call, scope: Scope) -> Any:
         fn = static_calls.alias(self.expr(e.func, scope))
+        if inplace.is_writer(fn):  # np.place, np.copyto, ...: a write into a named array
+            return inplace.writer_call(self, fn, e, scope)
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
         if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
             done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done
+        if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
+            return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)
 
 
