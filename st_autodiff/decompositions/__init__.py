@@ -337,19 +337,6 @@ def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Sel
     return impl.searchsorted, (a, v, side == "right")
 
 
-def _broadcast_arrays(*args: Any, subok: bool = False) -> Selection:
-    """``np.broadcast_arrays`` with every shape known when compiling: ``broadcast_to`` of
-    each array to the common shape (a tuple, as NumPy 2 returns)."""
-    if subok:
-        raise Unsupported("subok=True is not supported")
-    shapes = [shape_of(a) for a in args]
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError as exc:
-        raise Unsupported(str(exc)) from None
-    return impl.broadcast_arrays, (shape, *args)
-
-
 def _vecdot(x1: Any, x2: Any, /, *, axis: int = -1, **kw: Any) -> Selection:
     """``np.vecdot`` of real arrays: the sum of the products along ``axis``."""
     if kw:
@@ -380,6 +367,8 @@ def _histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
 def _broadcast_arrays(*args: Any, subok: bool = False) -> Selection:
     """The arguments broadcast to their common shape (static from their shapes): each one
     itself where it already has that shape, as NumPy returns it."""
+    if subok:
+        raise Unsupported("subok=True is not supported")
     shapes = [shape_of(a) for a in args]
     try:
         shape = np.broadcast_shapes(*shapes)

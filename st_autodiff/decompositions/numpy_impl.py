@@ -42,11 +42,6 @@ def vecdot(x1: Any, x2: Any, axis: int) -> Any:
     return np.sum(x1 * x2, axis=axis)
 
 
-def broadcast_arrays(shape: Any, *arrays: Any) -> Any:
-    """``np.broadcast_arrays`` to the common ``shape`` (computed when compiling)."""
-    return tuple([np.broadcast_to(np.asarray(a), shape) for a in arrays])
-
-
 def average_weighted(a: Any, w: Any, axis: Any, keepdims: bool, shape: Any) -> Any:
     """``np.average(a, axis, weights=w)``; ``shape`` reshapes 1-d weights to broadcast
     along ``axis`` (``()`` when ``w`` is already like ``a``)."""
