@@ -47,8 +47,9 @@ def record_fields(x: Any) -> tuple[str, ...] | None:
 
 
 def _class_fields(t: type) -> tuple[str, ...] | None:
-    if t.__module__.partition(".")[0] == "st_autodiff":  # the compiler's own (IR nodes,
-        return None  # shape-dtype stand-ins ...) are leaves
+    module = getattr(t, "__module__", None)  # a descriptor on some C types (Cython's)
+    if not isinstance(module, str) or module.partition(".")[0] == "st_autodiff":
+        return None  # the compiler's own (IR nodes, shape-dtype stand-ins ...) are leaves
     if issubclass(t, tuple):
         fields = getattr(t, "_fields", None)
         if isinstance(fields, tuple) and all(isinstance(f, str) for f in fields):

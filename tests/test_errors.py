@@ -77,8 +77,10 @@ CASES = [
     Case(H.uses_try, "try", "except", SYNTAX,
          "except FloatingPointError around values computed at run time is not supported",
          "catch only exceptions raised while compiling"),
-    Case(H.uses_with, "with", "threading.Lock()", SYNTAX, "with blocks over allocate_lock are not "
-         "supported", "move the with block out"),
+    # (the lock's class is allocate_lock before Python 3.13, lock since)
+    Case(H.uses_with, "with", "threading.Lock()", SYNTAX, "are not supported: the compiler "
+         "keeps np.errstate and warnings.catch_warnings in the compiled code",
+         "move the with block out"),
     Case(H.uses_yield, "yield", "yield ", CompileError,
          "uses_yield() is a generator function: calling it returns a generator",
          "return a value instead of yielding"),

@@ -13,6 +13,7 @@ import pytest
 from helpers_rules import Case, check_gradient, check_hessian, check_jvp, check_value
 
 import st_autodiff as st
+from st_autodiff.decompositions import CROSS_OF_2_VECTORS
 
 _rng = np.random.default_rng(7)
 
@@ -83,7 +84,8 @@ CASES = [
          (normal(4), normal(7)), exact=False),
     Case("cross", lambda a, b: np.cross(a, b), (normal(3), normal(3))),
     Case("cross-batch-axis0", lambda a, b: np.cross(a, b, axis=0), (normal(3, 4), normal(3, 4))),
-    Case("cross-2d", lambda a, b: np.cross(a, b), (normal(4, 2), normal(4, 2))),
+    *([Case("cross-2d", lambda a, b: np.cross(a, b), (normal(4, 2), normal(4, 2)))]
+      if CROSS_OF_2_VECTORS else []),  # an error in NumPy >= 2.5: see the test below
     Case("kron", lambda a, b: np.kron(a, b), (normal(3), normal(2))),
     Case("kron-2d", lambda a, b: np.kron(a, b), (normal(2, 3), normal(2, 2))),
     Case("kron-mixed", lambda a, b: np.kron(a, b), (normal(3), normal(2, 2))),
@@ -167,3 +169,18 @@ SMOOTH = [c for c in CASES if c.smooth]
 @pytest.mark.parametrize("c", SMOOTH, ids=[c.id for c in SMOOTH])
 def test_hessian_vector_product(c: Case) -> None:
     check_hessian(c)
+
+
+def _cross_2d(a, b):
+    return np.sum(np.cross(a, b))
+
+
+def test_cross_of_2_vectors_follows_the_installed_numpy():
+    a, b = normal(4, 2), normal(4, 2)
+    if CROSS_OF_2_VECTORS:
+        assert st.value_and_grad(_cross_2d)(a, b)[0] == pytest.approx(_cross_2d(a, b))
+    else:
+        with pytest.raises(ValueError):
+            _cross_2d(a, b)
+        with pytest.raises(st.errors.CompileError, match="refuses 2-vectors"):
+            st.grad(_cross_2d)(a, b)

@@ -235,8 +235,28 @@ def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, ax
         nd = max(len(sa), len(sb))
         return impl.cross3, (a, b, axisa - len(sa), norm_axis_index(axisc, nd))
     if (da, db) == (2, 2):
+        if not CROSS_OF_2_VECTORS:
+            raise Unsupported(f"NumPy {np.__version__} refuses 2-vectors: both input arrays "
+                              "must be (arrays of) 3-dimensional vectors")
         return impl.cross2, (a, b, axisa - len(sa))
     raise Unsupported("only pairs of 2-vectors or of 3-vectors are supported")
+
+
+def _cross_of_2_vectors() -> bool:
+    """Whether this NumPy takes 2-vectors in ``np.cross`` (deprecated in 2.0, an error
+    since 2.5): the compiled code follows the installed NumPy."""
+    import warnings  # noqa: PLC0415
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            np.cross(np.ones(2), np.ones(2))
+        except ValueError:
+            return False
+    return True
+
+
+CROSS_OF_2_VECTORS = _cross_of_2_vectors()
 
 
 def _kron(a: Any, b: Any) -> Selection:

@@ -42,7 +42,7 @@ from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special op
     xlogy,
 )
 from .ops import OP_INFO, Op, Spelling
-from .types import Type
+from .types import Type, type_module
 
 _INFIX = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -121,7 +121,7 @@ def index_add_(out: Any, index: tuple, g: Any) -> Any:
                    or isinstance(i, list) for i in index)
     if not advanced:
         out[index] += g
-    elif type(out).__module__.startswith("cupy"):
+    elif type_module(out).startswith("cupy"):
         import cupyx  # noqa: PLC0415  (only with CuPy arrays)
 
         cupyx.scatter_add(out, index, g)
@@ -272,7 +272,7 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 def array_namespace(*values: Any) -> Any:
     """``cupy`` when any value is a CuPy array, else ``numpy``."""
     for v in values:
-        mod = type(v).__module__
+        mod = type_module(v)
         if mod.startswith("cupy"):
             import cupy  # noqa: PLC0415  (only reached with CuPy arrays)
 

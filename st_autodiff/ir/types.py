@@ -80,3 +80,10 @@ def type_of(value: Any) -> Type:
     if dtype is not None and isinstance(shape, tuple) and not callable(value):
         return Type("array", str(dtype), tuple(int(d) for d in shape))
     return Type("object")
+
+
+def type_module(value: Any) -> str:
+    """The module name of ``value``'s type: ``""`` where the type does not say (Cython's
+    function types hold a descriptor in ``__module__``, not a string)."""
+    module = getattr(type(value), "__module__", None)
+    return module if isinstance(module, str) else ""

@@ -28,6 +28,7 @@ from ..ir import kernels
 from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
+from ..ir.types import type_module
 from . import small_ops, static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
@@ -528,7 +529,7 @@ def _holds_node(v: Any) -> bool:
         return any(_holds_node(x) for x in v)
     if isinstance(v, dict):
         return any(_holds_node(x) for x in v.values())
-    return type(v).__module__.startswith("st_autodiff")
+    return type_module(v).startswith("st_autodiff")
 
 
 def _carried(v: Any) -> bool:
@@ -539,4 +540,4 @@ def _carried(v: Any) -> bool:
         return True
     if isinstance(v, tuple):
         return all(_carried(x) for x in v)
-    return type(v).__module__.startswith("st_autodiff")  # (runtime helpers: as before)
+    return type_module(v).startswith("st_autodiff")  # (runtime helpers: as before)

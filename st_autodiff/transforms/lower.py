@@ -44,7 +44,7 @@ from ..errors import (
 from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
 from ..ir.ops import OP_INFO, Op
-from ..ir.types import type_of
+from ..ir.types import type_module, type_of
 from . import calls, library_errors, small_ops, static_queries, static_stmts, static_values
 from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
@@ -187,9 +187,12 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         of an object from outside the arguments is guarded."""
         if attr.startswith("__") and not attr.endswith("__") and self.code_stack:
             attr = mangled(self.code_stack[-1], attr)  # ``self.__w`` in a class body
-        value = getattr(base, attr)
-        self.guards.attribute_read(base, attr, value)
-        return self.const_of_global(attr, value)
+        value = getattr(base, attr)  # (only this AttributeError is Python's "no attribute")
+        try:
+            self.guards.attribute_read(base, attr, value)
+            return self.const_of_global(attr, value)
+        except AttributeError as exc:  # ours: never reported as the user's missing attribute
+            raise RuntimeError(f"reading {attr!r} failed inside st_autodiff: {exc}") from exc
 
     def emit(self, op: Op, inputs: list[Any], params: dict[str, Any] | None,
              where: cst.CSTNode) -> Node:
@@ -541,7 +544,7 @@ def _holds_node(v: Any) -> bool:
 def _is_array(value: Any) -> bool:
     """NumPy or CuPy arrays (not modules, which also have ``shape`` and ``dtype``)."""
     return isinstance(value, np.ndarray) or (
-        type(value).__module__.startswith("cupy") and hasattr(value, "__cuda_array_interface__"))
+        type_module(value).startswith("cupy") and hasattr(value, "__cuda_array_interface__"))
 
 
 #: Ops whose untyped result may be a Python tuple or list (unpacked with ``item``).

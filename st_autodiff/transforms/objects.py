@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import GraphBuilder, Node
+from ..ir.types import type_module
 
 #: classes implemented in C that are safe to build when compiling from static arguments
 #: (and exceptions, which ``raise`` builds)
@@ -411,7 +412,7 @@ def holds_runtime(v: Any) -> bool:
         return any(holds_runtime(x) for x in v)
     if isinstance(v, dict):
         return any(holds_runtime(x) for x in v.values())
-    return type(v).__module__.startswith("st_autodiff.transforms")
+    return type_module(v).startswith("st_autodiff.transforms")
 
 
 def _plain_setattr(cls: type) -> bool:

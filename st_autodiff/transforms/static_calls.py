@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
-from ..ir.types import Type
+from ..ir.types import Type, type_module
 from . import calls, descriptors, identity
 from . import static_queries as Q
 from .array_converter import NUMPY_CONVERTER, ArrayConverter, Broadcast
@@ -89,7 +89,7 @@ def _membership(lw: Lowerer, item: Any, seq: Any, e: cst.CSTNode) -> bool:
     if isinstance(seq, Node):
         raise lw.fail("`in` on a runtime value is not supported", e,
                       "test membership with np.any(x == v) or np.isin(v, x)")
-    if type(seq).__module__.startswith("st_autodiff"):
+    if type_module(seq).startswith("st_autodiff"):
         raise lw.fail("`in` on a sequence built at run time is not supported", e,
                       "test membership with np.isin(v, np.stack(xs))")
     if isinstance(seq, dict):

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import Node
 from ..ir.ops import Op
+from ..ir.types import type_module
 from .parse import LAZY_HINTS
 
 if TYPE_CHECKING:
@@ -176,7 +177,7 @@ def _parts(lw: Lowerer, parts: Any, scope: Scope, prefix: str, quote: str) -> st
 
 
 def _holds_runtime(v: Any) -> bool:
-    if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+    if isinstance(v, Node) or type_module(v).startswith("st_autodiff"):
         return True
     if isinstance(v, (tuple, list, set, frozenset)):
         return any(_holds_runtime(x) for x in v)
@@ -262,7 +263,7 @@ class StaticLowering:
             if isinstance(v, Node) and v.op is Op.CONST and not isinstance(
                     v.param("value"), np.ndarray):
                 v = v.param("value")
-            if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+            if isinstance(v, Node) or type_module(v).startswith("st_autodiff"):
                 raise refuse_lazily(self, e)
             items.append(v)
         try:

@@ -12,6 +12,7 @@ and ``max``/``min``/``sum`` of one runtime array or tuple.
 from __future__ import annotations
 
 import builtins
+import inspect
 import itertools
 import math
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
+from ..ir.types import type_module
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -31,7 +33,8 @@ _NEEDS_EXAMPLES = "call the gradient with arguments first (types come from them)
 #: queries whose answer follows from a value's Python type alone
 TYPE_ONLY: dict[Any, str] = {builtins.isinstance: "isinstance", builtins.type: "type",
                              builtins.callable: "callable", builtins.issubclass: "issubclass",
-                             np.isscalar: "np.isscalar"}
+                             np.isscalar: "np.isscalar",
+                             inspect.getattr_static: "inspect.getattr_static"}
 #: queries that also read the dtype
 DTYPE: dict[Any, str] = {np.result_type: "np.result_type", np.iscomplexobj: "np.iscomplexobj",
                          np.isrealobj: "np.isrealobj", np.issubdtype: "np.issubdtype",
@@ -382,7 +385,7 @@ def foreign_arrays(values: Any) -> bool:
         return any(foreign_arrays(v) for v in values.values())
     if isinstance(values, (np.ndarray, np.generic)):
         return type(values) is not np.ndarray and not isinstance(values, np.generic)
-    if type(values).__module__.startswith("st_autodiff"):  # st.ShapeDtype: an ndarray's type
+    if type_module(values).startswith("st_autodiff"):  # st.ShapeDtype: an ndarray's type
         return False
     return hasattr(values, "dtype") and hasattr(values, "shape") and not isinstance(
         values, type)

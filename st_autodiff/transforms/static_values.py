@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
+from ..ir.types import type_module
 from . import static_calls, static_format
 from .static_stmts import static_exception
 
@@ -138,7 +139,7 @@ def _plain(v: Any, depth: int = 0) -> bool:
         return all(_plain(x, depth + 1) for x in v)
     if isinstance(v, dict):
         return all(_plain(x, depth + 1) for x in (*v.keys(), *v.values()))
-    return not type(v).__module__.startswith("st_autodiff")
+    return not type_module(v).startswith("st_autodiff")
 
 
 def _holds_node(values: Any) -> bool:

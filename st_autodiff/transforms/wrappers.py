@@ -29,6 +29,7 @@ import libcst as cst
 
 from ..errors import CompileError
 from ..ir.graph import Node
+from ..ir.types import type_module
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -78,7 +79,7 @@ def unwrap(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
 
 
 def _has_runtime(v: Any) -> bool:
-    if isinstance(v, Node) or type(v).__module__.startswith("st_autodiff"):
+    if isinstance(v, Node) or type_module(v).startswith("st_autodiff"):
         return True
     if isinstance(v, (tuple, list, set, frozenset)):
         return any(_has_runtime(x) for x in v)
