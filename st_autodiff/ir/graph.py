@@ -115,6 +115,18 @@ class CompileTimeError(Exception):
 Evaluator = Callable[[Op, tuple, dict], Any]
 
 
+def holds_node(v: Any) -> bool:
+    """Whether ``v`` is a node or holds one at any depth (tuples, lists, sets, dict
+    values): a value known only when the compiled code runs."""
+    if isinstance(v, Node):
+        return True
+    if isinstance(v, (tuple, list, set, frozenset)):
+        return any(holds_node(x) for x in v)
+    if isinstance(v, dict):
+        return any(holds_node(x) for x in v.values())
+    return False
+
+
 @dataclass
 class GraphBuilder:
     """Builds a ``Graph`` node by node, folding constants and tracking example values."""

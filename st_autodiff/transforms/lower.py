@@ -42,7 +42,7 @@ from ..errors import (
     UnsupportedSyntaxError,
 )
 from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
-from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node
+from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node, holds_node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_module, type_of
 from . import calls, library_errors, small_ops, static_queries, static_stmts, static_values
@@ -200,7 +200,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             # the list algebra takes Python lists as lists (``rt.list_split_like(g, [a,
             # b])`` in generated code), never as np.array's rows, whose items must agree
             inputs = [self.emit(Op.LIST, list(v), None, where) if isinstance(v, list) and
-                      _holds_node(v) else v for v in inputs]
+                      holds_node(v) else v for v in inputs]
         nodes = [self.to_node(v, where) for v in inputs]
         try:
             node = self.b.emit(op, nodes, params, loc=self.loc(where))
@@ -225,7 +225,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(v, (tuple, str)):
             return self.b.const(v)
         if isinstance(v, list):
-            if _holds_node(v):  # nested lists and tuples of numbers and nodes: np.array's rows
+            if holds_node(v):  # nested lists and tuples of numbers and nodes: np.array's rows
                 return self.emit(Op.STACK, [self.to_node(list(x), where) if isinstance(
                     x, (list, tuple)) else x for x in v], None, where)
             return self.b.const(np.asarray(v))
@@ -533,12 +533,6 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             raise
         finally:
             self.code_stack.pop()
-
-
-def _holds_node(v: Any) -> bool:
-    """Whether a list or tuple holds a node at any depth."""
-    return any(isinstance(x, Node) or isinstance(x, (list, tuple)) and _holds_node(x)
-               for x in v)
 
 
 def _is_array(value: Any) -> bool:

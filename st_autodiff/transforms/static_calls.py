@@ -25,7 +25,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import CompileError
-from ..ir.graph import Node
+from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from ..ir.types import Type, type_module
 from . import calls, descriptors, identity
@@ -93,9 +93,9 @@ def _membership(lw: Lowerer, item: Any, seq: Any, e: cst.CSTNode) -> bool:
         raise lw.fail("`in` on a sequence built at run time is not supported", e,
                       "test membership with np.isin(v, np.stack(xs))")
     if isinstance(seq, dict):
-        holds = _holds_node(item)  # a dict tests its (static) keys only
+        holds = holds_node(item)  # a dict tests its (static) keys only
     else:
-        holds = _holds_node(item) or _holds_node(seq)
+        holds = holds_node(item) or holds_node(seq)
     if holds:
         raise lw.fail("`in` with runtime values compares them with ==, which is not known "
                       "when compiling", e, "use np.isin or compare with == explicitly")
@@ -103,16 +103,6 @@ def _membership(lw: Lowerer, item: Any, seq: Any, e: cst.CSTNode) -> bool:
         return item in seq
     except Exception as exc:
         raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
-
-
-def _holds_node(v: Any) -> bool:
-    if isinstance(v, Node):
-        return True
-    if isinstance(v, (tuple, list, set, frozenset)):
-        return any(_holds_node(x) for x in v)
-    if isinstance(v, dict):
-        return any(_holds_node(x) for x in v.values())
-    return False
 
 
 # --- calls --------------------------------------------------------------------------------
@@ -198,7 +188,7 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         return descriptors.descriptor_get(lw, fn, args, kwargs, e)
     if descriptors.is_object_getattribute(fn):
         return descriptors.object_getattribute(lw, args, kwargs, e)
-    dynamic = _holds_node(args) or _holds_node(kwargs)
+    dynamic = holds_node(args) or holds_node(kwargs)
     if fn is builtins.getattr or fn is builtins.hasattr:
         return Q.attribute_query(lw, fn, args, kwargs, e)
     if fn is builtins.callable and len(args) == 1 and isinstance(args[0], (Closure,
@@ -215,10 +205,10 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         if fn is builtins.max or fn is builtins.min or fn is builtins.sum:
             return Q.builtin_reduce(lw, fn, args, kwargs, e)
         if _in(_OF_KEYS, fn) and len(args) == 1 and not kwargs and \
-                type(args[0]) is dict and not _holds_node(list(args[0])):
+                type(args[0]) is dict and not holds_node(list(args[0])):
             return evaluate(lw, fn, [dict.fromkeys(args[0])], {}, e)  # reads keys only
         owner = getattr(fn, "__self__", None)
-        if (type(owner), getattr(fn, "__name__", "")) in _MOVERS and not _holds_node(
+        if (type(owner), getattr(fn, "__name__", "")) in _MOVERS and not holds_node(
                 args[:1]):
             return evaluate(lw, fn, args, kwargs, e)
         return NotImplemented

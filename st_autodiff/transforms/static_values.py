@@ -24,7 +24,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import CompileError
-from ..ir.graph import Node
+from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from ..ir.types import type_module
 from . import static_calls, static_format
@@ -61,7 +61,7 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     lists, dicts and tuples, ``str``/``repr``/``format`` of static values.  Returns
     ``NotImplemented`` for every other call, and for formatting a runtime value outside
     the message of a certain raise (the compiled code formats it: ``effects``)."""
-    if _holds_node([*args, *kwargs.values()]) and not static_format.lenient(lw) and (
+    if holds_node([*args, *kwargs.values()]) and not static_format.lenient(lw) and (
             fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii) or (
                 isinstance(getattr(fn, "__self__", None), str) and
                 getattr(fn, "__name__", "") in ("format", "format_map"))):
@@ -108,13 +108,13 @@ def static_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         table, static_only = (_SET_STATIC if name in _SET_STATIC else None), True
     if table is None:
         return NotImplemented
-    if static_only and (_holds_node([owner, *args, *kwargs.values()])):
+    if static_only and (holds_node([owner, *args, *kwargs.values()])):
         raise lw.fail(f"{type(owner).__name__}.{name}() compares items, and some are only "
                       "known at run time", e, "compare values known when compiling",
                       kind=CompileError)
     if table[name]:
         lw.external.check_write(owner, f"change ({name})", lw.loc(e))
-    if name == "pop" and isinstance(owner, dict) and args and _holds_node(args[:1]):
+    if name == "pop" and isinstance(owner, dict) and args and holds_node(args[:1]):
         raise lw.fail("dict keys must be constants", e, kind=CompileError)
     result = _run(lw, fn, args, kwargs, e)
     if name in ("keys", "values", "items"):
@@ -142,17 +142,6 @@ def _plain(v: Any, depth: int = 0) -> bool:
     return not type_module(v).startswith("st_autodiff")
 
 
-def _holds_node(values: Any) -> bool:
-    for v in values:
-        if isinstance(v, Node):
-            return True
-        if isinstance(v, (list, tuple)) and _holds_node(v):
-            return True
-        if isinstance(v, dict) and _holds_node(list(v.values())):
-            return True
-    return False
-
-
 # --- item writes into static lists -------------------------------------------------------
 
 
@@ -169,7 +158,7 @@ def list_item_write(lw: Lowerer, lst: list, target: cst.Subscript, value: Any,
     lw.external.check_write(lst, "write into", lw.loc(target))
     parts = [lw.index_part(el, scope) for el in target.slice]
     key = parts[0] if len(parts) == 1 else tuple(parts)
-    if _holds_node([key]) or isinstance(key, slice) and _holds_node(
+    if holds_node([key]) or isinstance(key, slice) and holds_node(
             [key.start, key.stop, key.step]):
         raise lw.fail("the index of a list known when compiling must be known when "
                       "compiling too", target, "index with ints computed from shapes or int "
