@@ -61,7 +61,7 @@ import numpy as np
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from . import static_format
+from . import runtime_raises, static_format
 from .parse import LAZY_HINTS
 from .scope import FLAGS
 from .static_format import refuse_lazily
@@ -351,74 +351,20 @@ def _run_finally(lw: Lowerer, stmts: list[Any], scope: Scope, where: cst.CSTNode
         scope.vars["#retval"] = saved_ret
 
 
-#: classes any runtime node can raise (see the module docstring)
-_RUNTIME_RAISES: tuple[type, ...] = (ArithmeticError, RuntimeWarning, MemoryError)
-#: warnings the generated code never raises: ComplexWarning comes from casting complex
-#: values to real, and complex values are refused where they appear (no_complex.py)
-_NEVER_RAISED: tuple[type, ...] = (np.exceptions.ComplexWarning,)
-#: ops that raise ``LinAlgError`` (a ``ValueError``) on some data
-_LINALG = frozenset({"inv", "solve", "cholesky", "det", "slogdet"})
-#: reductions that raise ``ValueError`` on an empty array
-_NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
-#: ops whose index inputs may be computed at run time
-_INDEXING = {"getitem": 1, "setitem": 2, "index_add": 2, "scatter_add": 2, "list_get": 1,
-             "list_slice": 1, "take": 1, "take_along_axis": 1, "list_index_add": 2}
-
-
-def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
-    """The exception classes the runtime nodes ``nodes`` may raise when they run."""
-    out: set[type] = set()
-    for n in nodes:
-        if n.op in (Op.CONST, Op.ARG):
-            continue
-        out.update(_RUNTIME_RAISES)
-        if n.op.value in _LINALG or any(_shapeless(i) for i in (n, *n.inputs)) or (
-                n.op.value in _NO_IDENTITY and any(_may_be_empty(i) for i in n.inputs)):
-            out.add(ValueError)  # LinAlgError; shapes that may not match when it runs
-        if any(i.type is None for i in (n, *n.inputs)):
-            out.update((TypeError, IndexError))  # untyped (generic) code: anything
-        fixed = _INDEXING.get(n.op.value)
-        if fixed is not None and (len(n.inputs) > fixed or any(
-                i.type is None or i.type.shape is None for i in n.inputs[:1])):
-            out.add(IndexError)
-        if n.op is Op.CALL or "call" in n.op.value or "effect" in n.op.value:
-            return (BaseException,)
-        for _, v in n.params:
-            inner = getattr(v, "nodes", None)
-            if inner is not None:  # a region body
-                out.update(_runtime_classes(list(inner)))
-                if BaseException in out:
-                    return (BaseException,)
-    return tuple(out)
-
-
-def _may_be_empty(n: Node) -> bool:
-    """Whether ``n`` may be an array with no elements (a reduction without identity
-    raises ``ValueError`` on it)."""
-    t = n.type
-    return t is None or t.kind == "array" and (t.shape is None or 0 in t.shape)
-
-
-def _shapeless(n: Node) -> bool:
-    """Whether ``n`` is an array (or untyped) value whose shape is unknown when compiling."""
-    t = n.type
-    return t is None or t.kind == "array" and t.shape is None
-
-
 def _check_runtime_handlers(lw: Lowerer, stmt: cst.Try, nodes: list[Node], scope: Scope
                             ) -> None:
     """Refuse a handler that could catch an exception of the runtime nodes ``nodes``
     (emitted by the ``try`` body): it would have to be chosen at run time."""
-    runtime = _runtime_classes(list(nodes))
+    runtime = runtime_raises.classes(list(nodes))
     if not runtime:
         return
     for h in stmt.handlers:
-        hit = [c for c in _classes(lw, h, scope) if not issubclass(c, _NEVER_RAISED) and any(
-            issubclass(r, c) or issubclass(c, r) for r in runtime)]
+        hit = runtime_raises.caught(_classes(lw, h, scope), runtime)
         if hit:
             names = ", ".join(c.__name__ for c in hit)
             raise lw.fail(f"except {names} around values computed at run time is not "
-                          f"supported: the generated code may raise {names} when it runs",
+                          f"supported: the generated code of the try block may raise "
+                          f"{runtime_raises.describe(runtime)} when it runs",
                           h, "catch only exceptions raised while compiling (KeyError, "
                           "AttributeError, TypeError, ImportError), or move the "
                           "computation on arrays out of the try block")
