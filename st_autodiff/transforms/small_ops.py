@@ -62,6 +62,21 @@ def bitwise_aug(lw: Lowerer, s: cst.AugAssign, scope: Scope) -> bool:
     return True
 
 
+def binary_shift(lw: Lowerer, e: cst.BinaryOperation, scope: Scope) -> Any:
+    """``a << b`` / ``a >> b`` as an expression: folded on static ints (Python's result or
+    its exception), else ``shift``; None when ``e`` is no shift."""
+    sym = {cst.LeftShift: "<<", cst.RightShift: ">>"}.get(type(e.operator))
+    if sym is None:
+        return None
+    a, b = lw.expr(e.left, scope), lw.expr(e.right, scope)
+    if not isinstance(a, Node) and not isinstance(b, Node):
+        try:
+            return operator.lshift(a, b) if sym == "<<" else operator.rshift(a, b)
+        except Exception as exc:
+            raise static_exception(lw, exc, e) from None
+    return shift(lw, sym, a, b, e)
+
+
 def shift(lw: Lowerer, sym: str, a: Any, b: Any, where: cst.CSTNode) -> Any:
     """``a << b`` / ``a >> b`` with ``a`` a runtime integer scalar and ``b`` an int known when
     compiling: exactly ``a * 2**b`` / ``a // 2**b`` (Python's and NumPy's shifts of ints)."""
