@@ -116,6 +116,22 @@ def _tier(n: Node) -> tuple[type, ...]:
     return ARITHMETIC
 
 
+def culprit(nodes: list[Node], handler_classes: tuple[type, ...]) -> Node | None:
+    """The first of ``nodes`` that may raise an exception a handler of
+    ``handler_classes`` catches (to say where, in a refusal)."""
+    for n in nodes:
+        if caught(handler_classes, _node_classes(n)):
+            return n
+    return None
+
+
+def what(n: Node) -> str:
+    """``n`` for a refusal: its op and, where known, its line (``log at f.py:3``)."""
+    params = dict(n.params)
+    name = params.get("name") if isinstance(params.get("name"), str) else n.op.value
+    return f"{name} at {n.loc.short()}" if n.loc is not None else str(name)
+
+
 def caught(handler_classes: tuple[type, ...], runtime: tuple[type, ...]) -> list[type]:
     """The classes of a handler that may catch one of ``runtime`` (a superclass or a
     subclass of one), leaving out those the generated code never raises."""
@@ -136,8 +152,17 @@ def _shapeless(n: Node) -> bool:
     return t is None or t.kind == "array" and t.shape is None
 
 
-def describe(runtime: tuple[type, ...]) -> str:
-    """The classes as a sentence fragment for a refusal."""
-    if BaseException in runtime:
-        return "any exception (it calls code the compiler does not see into)"
-    return ", ".join(sorted(c.__name__ for c in runtime))
+def describe(own: tuple[type, ...]) -> str:
+    """The classes one node may raise, as a sentence fragment for a refusal."""
+    if BaseException in own:
+        return "any exception (the compiler does not see into it)"
+    return ", ".join(sorted(c.__name__ for c in own))
+
+
+def refusal(nodes: list[Node], handler_classes: tuple[type, ...]) -> str:
+    """Why a handler of ``handler_classes`` cannot be decided while compiling: the op of
+    the ``try`` body that may raise what it catches, and what that op may raise."""
+    n = culprit(nodes, handler_classes)
+    if n is None:
+        return "the generated code may raise it when it runs"
+    return f"{what(n)} may raise {describe(_node_classes(n))} when it runs"

@@ -27,19 +27,15 @@ to the exception; the scope is kept as it was when the exception was raised (Pyt
 the assignments made before it; the nodes emitted before it are pure and stay).  ``else``
 runs when the body raised nothing (and did not stop on return/break/continue), ``finally``
 always.  Soundness rule for runtime code in the body: generated code may raise at run
-time too, and a handler would then have to run at run time.  The classes runtime nodes
-can raise are ``ArithmeticError`` (``FloatingPointError`` under ``np.errstate``,
-``ZeroDivisionError`` of Python floats), ``RuntimeWarning`` (warnings as errors) and
-``MemoryError`` for every node; ``ValueError`` for ``inv``/``solve``/``cholesky``/``det``
-(``LinAlgError``), for ``max``/``min``/``argmax``/``argmin`` of a possibly empty array,
-and for nodes whose shapes are unknown when compiling (with known shapes, a mismatch is
-found while compiling); ``IndexError`` where an index is computed at run time or an
-array's shape is unknown; ``TypeError`` too for untyped nodes (no example arguments); and
-anything at all for calls of registered functions and regions holding them.  A handler
-whose classes overlap those (a superclass or a subclass of one: ``except Exception``,
-``except ValueError``, ``except np.linalg.LinAlgError``) around runtime nodes is refused
-with its location; one catching only classes runtime code cannot raise (``KeyError``,
-``AttributeError``, ``TypeError``, ``ImportError``, a user's own exception class) is
+time too, and a handler would then have to run at run time.  ``runtime_raises`` says what
+the body's nodes may raise when they run (views and ``np.asarray`` of an array nothing,
+copies ``MemoryError``, arithmetic ``ArithmeticError``/``RuntimeWarning``/``MemoryError``,
+``LinAlgError`` for ``inv``/``solve``/..., anything for opaque calls and effects).  A
+handler whose classes overlap those (``except Exception`` around ``np.log``, ``except
+LinAlgError`` around ``inv``) is refused with its location and the op that may raise; one
+catching only classes the body cannot raise (``except Exception`` around ``np.asarray``
+of an array, ``except ValueError`` around arithmetic on known shapes) is dropped and the
+body compiled alone, which is what Python runs.  A handler chosen by a static exception is
 decided statically.  An exception raised inside a region but caught outside it would
 select its handler at run time: refused like a runtime raise.
 
@@ -363,8 +359,9 @@ def _check_runtime_handlers(lw: Lowerer, stmt: cst.Try, nodes: list[Node], scope
         if hit:
             names = ", ".join(c.__name__ for c in hit)
             raise lw.fail(f"except {names} around values computed at run time is not "
-                          f"supported: the generated code of the try block may raise "
-                          f"{runtime_raises.describe(runtime)} when it runs",
+                          "supported: whether the handler runs would be decided by the data "
+                          "when the compiled code runs; "
+                          "in the try block, " + runtime_raises.refusal(list(nodes), hit),
                           h, "catch only exceptions raised while compiling (KeyError, "
                           "AttributeError, TypeError, ImportError), or move the "
                           "computation on arrays out of the try block")

@@ -4,9 +4,10 @@
 number of halvings of a static length) computes ints only: Python would run it on every
 call with the same result, so lowering runs it, and ``k`` stays a static int that later
 code may index dicts and slice with.  Only loops whose body is simple assignments to
-names and whose every name read (in the test and the body) is bound to a static number,
-string, or tuple of those qualify; anything else is a loop region of the compiled code
-(``loops``).  A loop still running after ``_MAX_TRIPS`` trips is a located error.
+names, whose every name the body reads is bound to a static number, string, or tuple of
+those, and whose test (no calls) comes out static qualify; anything else is a loop
+region of the compiled code (``loops``).  A loop still running after ``_MAX_TRIPS`` trips
+is a located error.
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ def run_static_while(lw: Lowerer, stmt: cst.While, scope: Scope) -> bool:
     if stmt.orelse is not None or not _qualifies(stmt, scope):
         return False
     body = lw.suite(stmt.body)
-    for _ in range(_MAX_TRIPS):
+    for trip in range(_MAX_TRIPS):
         test = lw.expr(stmt.test, scope)
-        if holds_node(test):  # cannot happen for a qualifying loop; kept exact anyway
+        if holds_node(test):
+            if trip == 0:
+                return False  # a loop on runtime data: a region
             raise lw.fail("the test of this while loop became a runtime value", stmt.test,
-                          kind=CompileError)
+                          kind=CompileError)  # cannot happen: the body assigns static values
         if not test:
             return True
         lw.run_stmts(body, scope)
@@ -61,24 +64,27 @@ def _qualifies(stmt: cst.While, scope: Scope) -> bool:
                 _reads(s.value, names)
             else:
                 return False
-    _reads(stmt.test, names)
-    return all(_static(scope.vars.get(n, _Absent)) for n in names)
+    test: list[str] = []
+    _reads(stmt.test, test, calls_too=False)
+    return "#" not in test and all(_static(scope.vars.get(n, _Absent)) for n in names)
 
 
 class _Absent:
     pass
 
 
-def _reads(e: cst.CSTNode, out: list[str]) -> None:
-    """Names read by ``e``; a call, subscript or attribute disqualifies (``"#"``)."""
+def _reads(e: cst.CSTNode, out: list[str], calls_too: bool = True) -> None:
+    """Names read by ``e``; a call, lambda, comprehension or ``:=`` disqualifies
+    (``"#"``), and so do a subscript and an attribute unless ``calls_too`` is False (the
+    test: any value it reads is fine if the test comes out static)."""
     if isinstance(e, cst.Name):
         out.append(e.value)
-    elif isinstance(e, (cst.Call, cst.Subscript, cst.Attribute, cst.Lambda,
-                        cst.BaseComp, cst.NamedExpr)):
+    elif isinstance(e, (cst.Call, cst.Lambda, cst.BaseComp, cst.NamedExpr)) or calls_too and (
+            isinstance(e, (cst.Subscript, cst.Attribute))):
         out.append("#")
     else:
         for child in e.children:
-            _reads(child, out)
+            _reads(child, out, calls_too)
 
 
 def _static(v: Any) -> bool:
