@@ -307,3 +307,34 @@ def test_np_unique_passes_through_inactive_arrays():
     check(mean_over_groups, X, np.array([1, 2, 3]))
     err = refusal(unique_of_active, X, kind=NoRuleError)
     assert err.loc.line == line_of(unique_of_active, "np.unique(x)")
+
+
+# --- itertools on static containers, list()/tuple() of runtime arrays ----------------------
+
+
+def batched_sum(a):
+    from itertools import product
+
+    s = 0.0
+    for ind in product(*[range(n) for n in a.shape[:-2]]):  # scipy.linalg.expm's loop
+        s = s + np.sum(np.sin(a[ind]))
+    return s
+
+
+def pairs_loss(x):
+    from itertools import chain, combinations
+
+    rows = list(x)  # the rows of an array whose length is known
+    total = 0.0
+    for i, j in combinations(range(len(rows)), 2):
+        total = total + np.sum(rows[i] * rows[j])
+    cols = tuple(x.T)
+    for c in chain(cols[:1], [cols[-1]]):
+        total = total + np.sum(c ** 3)
+    return total
+
+
+def test_itertools_and_rows_of_runtime_arrays():
+    check(batched_sum, M)
+    check(batched_sum, np.arange(12.0).reshape(3, 2, 2) / 7.0)
+    check(pairs_loss, np.arange(12.0).reshape(4, 3) / 5.0 - 1.0)
