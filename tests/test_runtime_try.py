@@ -338,3 +338,14 @@ def test_itertools_and_rows_of_runtime_arrays():
     check(batched_sum, M)
     check(batched_sum, np.arange(12.0).reshape(3, 2, 2) / 7.0)
     check(pairs_loss, np.arange(12.0).reshape(4, 3) / 5.0 - 1.0)
+
+
+def ndindex_loss(a):
+    s = 0.0
+    for ind in np.ndindex(a.shape):  # static index tuples, in C order
+        s = s + a[ind] ** 2 * (ind[0] + 1)
+    return s
+
+
+def test_ndindex_loop():
+    check(ndindex_loss, M)

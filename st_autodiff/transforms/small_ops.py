@@ -14,6 +14,7 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Node, holds_node
@@ -176,6 +177,11 @@ def iterator_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         args[:] = [a.rest() if isinstance(a, StaticIterator) else a for a in args]
     if any(fn is c for c in _COMBINATORS):
         return _combinator(lw, fn, args, kwargs, e)
+    if fn is np.ndindex and not kwargs and not holds_node(args):
+        try:  # static index tuples (apply_along_axis's loop): Python's, in C order
+            return StaticIterator(list(np.ndindex(*args)))
+        except Exception as exc:
+            raise static_exception(lw, exc, e) from None
     return NotImplemented
 
 
