@@ -26,7 +26,7 @@ from .aliasing import first_append
 from .lists import Appender, TupleList
 from .parse import synthetic_origin
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
-from .static_while import run_static_while
+from .static_while import UNROLL_INDICES, carries_indices, run_static_while
 
 
 class LoopLowering:
@@ -59,8 +59,8 @@ class LoopLowering:
             self.unroll(stmt, items, scope)
             return
         runs = _static_range(streams)
-        if runs is not None and len(runs) <= _UNROLL_INDICES and self.carries_indices(
-                stmt, scope):
+        if runs is not None and len(runs) <= UNROLL_INDICES and carries_indices(
+                self, stmt, scope):
             self.unroll(stmt, list(runs), scope)  # each trip indexes with other slices
             return
         small_ops.refuse_for_else(self, stmt)
@@ -122,20 +122,6 @@ class LoopLowering:
         if hasattr(it, "shape") and hasattr(it, "dtype"):
             return [("array", self.to_node(it, where), False)]
         raise self.fail(f"cannot iterate over a {type(it).__name__}", where)
-
-    def carries_indices(self, stmt: cst.For, scope: Scope) -> bool:
-        """Whether the loop carries a static index tuple (slices, ``None``, ``...``) it
-        changes (``sl = tupleset(sl, axis, slice(a, b))``) or keys a static dict by its
-        target (``R[(i, j)] = ...``): it is unrolled, so that each trip indexes with static
-        slices and keys (a slice computed at run time has no shape, a dict no runtime key)."""
-        dicts = {k for k, v in scope.vars.items() if isinstance(v, dict)}
-        if dicts and isinstance(stmt.target, cst.Name) and _keys_by(
-                stmt.body, dicts, stmt.target.value):
-            return True
-        if not any(_holds_index(v) for v in scope.vars.values()):
-            return False
-        carried, _ = self.carried_names(stmt, scope)
-        return any(_holds_index(scope.vars.get(k)) for k in carried)
 
     def unroll(self, stmt: cst.For, items: list[Any], scope: Scope) -> None:
         """A loop over a Python sequence, one copy of the body per item."""
@@ -502,43 +488,6 @@ class _Reversed:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-
-
-#: the most trips a loop carrying static index tuples is unrolled for
-_UNROLL_INDICES = 64
-
-
-def _holds_index(v: Any) -> bool:
-    """A static tuple holding a slice, ``None`` or ``...``: an index, not a number."""
-    return isinstance(v, tuple) and any(
-        isinstance(x, slice) or x is None or x is Ellipsis for x in v) and not any(
-        isinstance(x, Node) for x in v)
-
-
-def _keys_by(body: cst.CSTNode, dicts: set[str], target: str) -> bool:
-    """Whether ``body`` subscripts one of the dicts named ``dicts`` with a key that reads
-    the loop variable ``target``."""
-    found = False
-
-    class _Find(cst.CSTVisitor):
-        def visit_Subscript(self, node: cst.Subscript) -> bool:
-            nonlocal found
-            if isinstance(node.value, cst.Name) and node.value.value in dicts and any(
-                    isinstance(n, cst.Name) and n.value == target
-                    for el in node.slice for n in _names(el)):
-                found = True
-            return not found
-
-    body.visit(_Find())
-    return found
-
-
-def _names(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """Every node under ``node`` (to look for a name)."""
-    out: list[cst.CSTNode] = [node]
-    for child in node.children:
-        out.extend(_names(child))
-    return out
 
 
 def _static_range(streams: list[tuple]) -> range | None:

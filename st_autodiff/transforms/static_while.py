@@ -1,4 +1,5 @@
-"""``while`` loops over static values, run while compiling.
+"""Loops decided by static values: ``while`` loops run while compiling, and ``for`` loops
+unrolled so that each trip indexes with static slices and dict keys.
 
 ``n = 1; k = 0; while n < N: n <<= 1; k += 1`` (``scipy.integrate.romb`` finding the
 number of halvings of a static length) computes ints only: Python would run it on every
@@ -8,6 +9,12 @@ names, whose every name the body reads is bound to a static number, string, or t
 those, and whose test (no calls) comes out static qualify; anything else is a loop
 region of the compiled code (``loops``).  A loop still running after ``_MAX_TRIPS`` trips
 is a located error.
+
+A ``for`` over a static ``range`` of at most ``UNROLL_INDICES`` trips is unrolled (one copy
+of the body per trip, exactly what Python runs) when it changes a static index tuple
+(``slice_R = tupleset(slice_R, axis, slice(start, stop, step))``) or keys a static dict by
+its loop variable (``R[(i, j)] = ...``): as a loop region, the slice would become a runtime
+value without a shape and the dict would need runtime keys (``carries_indices``).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..errors import CompileError
-from ..ir.graph import holds_node
+from ..ir.graph import Node, holds_node
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -91,3 +98,57 @@ def _static(v: Any) -> bool:
     if isinstance(v, _STATIC):
         return True
     return isinstance(v, tuple) and all(isinstance(x, _STATIC) for x in v)
+
+
+# --- for loops unrolled for static indices -------------------------------------------
+
+#: the most trips a loop carrying static index tuples is unrolled for
+UNROLL_INDICES = 64
+
+
+def _holds_index(v: Any) -> bool:
+    """A static tuple holding a slice, ``None`` or ``...``: an index, not a number."""
+    return isinstance(v, tuple) and any(
+        isinstance(x, slice) or x is None or x is Ellipsis for x in v) and not any(
+        isinstance(x, Node) for x in v)
+
+
+def _keys_by(body: cst.CSTNode, dicts: set[str], target: str) -> bool:
+    """Whether ``body`` subscripts one of the dicts named ``dicts`` with a key that reads
+    the loop variable ``target``."""
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> bool:
+            nonlocal found
+            if isinstance(node.value, cst.Name) and node.value.value in dicts and any(
+                    isinstance(n, cst.Name) and n.value == target
+                    for el in node.slice for n in _names(el)):
+                found = True
+            return not found
+
+    body.visit(_Find())
+    return found
+
+
+def _names(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under ``node`` (to look for a name)."""
+    out: list[cst.CSTNode] = [node]
+    for child in node.children:
+        out.extend(_names(child))
+    return out
+
+
+def carries_indices(lw: Lowerer, stmt: cst.For, scope: Scope) -> bool:
+    """Whether the loop carries a static index tuple (slices, ``None``, ``...``) it
+    changes (``sl = tupleset(sl, axis, slice(a, b))``) or keys a static dict by its
+    target (``R[(i, j)] = ...``): it is unrolled, so that each trip indexes with static
+    slices and keys (a slice computed at run time has no shape, a dict no runtime key)."""
+    dicts = {k for k, v in scope.vars.items() if isinstance(v, dict)}
+    if dicts and isinstance(stmt.target, cst.Name) and _keys_by(
+            stmt.body, dicts, stmt.target.value):
+        return True
+    if not any(_holds_index(v) for v in scope.vars.values()):
+        return False
+    carried, _ = lw.carried_names(stmt, scope)
+    return any(_holds_index(scope.vars.get(k)) for k in carried)
