@@ -142,7 +142,16 @@ def raised_statically_in_body(x, table):
     return np.sum(y)
 
 
+def return_through_finally(x):
+    y = x
+    try:
+        return np.sum(np.tanh(y) * y)
+    finally:
+        y = 2.0 * x  # runs after the value returned is computed: it does not change it
+
+
 def test_else_and_finally_with_runtime_body():
+    check(return_through_finally, X)
     check(else_and_finally, X, {"scale": 2.5})
     check(else_and_finally, X, {})
     check(raised_statically_in_body, X, {})
