@@ -24,7 +24,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, identity, static_calls
+from . import calls, effects, identity, small_ops, static_calls
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -258,6 +258,10 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     if fn in (builtins.tuple, builtins.list) and len(args) == 1 and \
             isinstance(args[0], (tuple, list)):
         return fn(args[0])
+    if fn in (builtins.tuple, builtins.list) and len(args) == 1:
+        rows = small_ops.rows_of(lw, args[0], e)  # the items iterating it gives
+        if rows is not None:
+            return fn(rows)
     if fn is builtins.divmod and len(args) == 2:
         return (lw.emit(Op.FLOORDIV, args, None, e), lw.emit(Op.MOD, args, None, e))
     if fn is builtins.bool and len(args) == 1:

@@ -143,7 +143,20 @@ def kind_of(fn: Any) -> Kind | None:
                     _draw_type(name))
     if isinstance(fn, np.ufunc):  # never writes into its inputs (without out=)
         return Kind(_name(fn), False, False, _ufunc_type(fn))
+    if fn is np.unique:  # reads its argument; the result's length is known at run time only
+        return Kind("np.unique", False, False, _unique_type)
     return None
+
+
+def _unique_type(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """``np.unique(x)``: a 1-d array of ``x``'s dtype whose length the data decide; with
+    ``return_index`` and the like, a tuple of unknown type."""
+    x = args[0] if args else kwargs.get("ar")
+    t = x.type if isinstance(x, Node) else None
+    if t is None or t.kind != "array" or any(
+            kwargs.get(k) not in (None, False) for k in kwargs if k.startswith("return_")):
+        return None
+    return Type("array", t.dtype, None)
 
 
 def _is_random(fn: Any) -> bool:

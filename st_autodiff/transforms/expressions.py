@@ -168,6 +168,9 @@ class ExpressionLowering:
         if logical is not None:
             return self.logical(logical, self.expr(e.left, scope), self.expr(e.right, scope), e)
         if op is None:
+            shifted = small_ops.binary_shift(self, e, scope)  # type: ignore[arg-type]
+            if shifted is not None:
+                return shifted
             raise self.fail(f"the operator {type(e.operator).__name__} is not supported", e)
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
 

@@ -26,6 +26,7 @@ from .aliasing import first_append
 from .lists import Appender, TupleList
 from .parse import synthetic_origin
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
+from .static_while import UNROLL_INDICES, carries_indices, run_static_while
 
 
 class LoopLowering:
@@ -56,6 +57,11 @@ class LoopLowering:
                                 "sequence with np.stack, or zip with range(len(...))"
                                 ) from None
             self.unroll(stmt, items, scope)
+            return
+        runs = _static_range(streams)
+        if runs is not None and len(runs) <= UNROLL_INDICES and carries_indices(
+                self, stmt, scope):
+            self.unroll(stmt, list(runs), scope)  # each trip indexes with other slices
             return
         small_ops.refuse_for_else(self, stmt)
         self.loop(stmt, scope, streams)
@@ -145,6 +151,8 @@ class LoopLowering:
         if stmt.orelse is not None:
             raise self.fail("while ... else is not supported", stmt.orelse,
                             "set a flag before break and test it after the loop")
+        if run_static_while(self, stmt, scope):  # type: ignore[arg-type]
+            return
         self.loop(stmt, scope, None)
 
     def loop(self, stmt: cst.For | cst.While, scope: Scope, streams: list[tuple] | None,

@@ -9,13 +9,15 @@ iterators (``iter``/``next`` over static containers), ``del``.
 from __future__ import annotations
 
 import builtins
+import itertools
 import operator
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.graph import Node
+from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from .scope import DELETED, Deleted, StaticIterator
 from .static_stmts import static_exception
@@ -60,6 +62,21 @@ def bitwise_aug(lw: Lowerer, s: cst.AugAssign, scope: Scope) -> bool:
             lw.check_private(s.target.value, current, scope, s, op)
     lw.assign(s.target, lw.logical(op, current, value, s), scope)
     return True
+
+
+def binary_shift(lw: Lowerer, e: cst.BinaryOperation, scope: Scope) -> Any:
+    """``a << b`` / ``a >> b`` as an expression: folded on static ints (Python's result or
+    its exception), else ``shift``; None when ``e`` is no shift."""
+    sym = {cst.LeftShift: "<<", cst.RightShift: ">>"}.get(type(e.operator))
+    if sym is None:
+        return None
+    a, b = lw.expr(e.left, scope), lw.expr(e.right, scope)
+    if not isinstance(a, Node) and not isinstance(b, Node):
+        try:
+            return operator.lshift(a, b) if sym == "<<" else operator.rshift(a, b)
+        except Exception as exc:
+            raise static_exception(lw, exc, e) from None
+    return shift(lw, sym, a, b, e)
 
 
 def shift(lw: Lowerer, sym: str, a: Any, b: Any, where: cst.CSTNode) -> Any:
@@ -116,6 +133,19 @@ def as_items(v: Any) -> Any:
     return v
 
 
+def rows_of(lw: Lowerer, v: Any, e: cst.CSTNode) -> list[Any] | None:
+    """The items iterating the runtime value ``v`` gives, where their number is known
+    while compiling (an array's rows, a tuple argument's items); None otherwise."""
+    if not isinstance(v, Node) or v.type is None:
+        return None
+    if v.type.kind == "tuple":
+        items = lw.tuple_items(v, e)
+        return items if isinstance(items, list) else None
+    if v.type.kind == "array" and v.type.shape and isinstance(v.type.shape[0], int):
+        return list(lw.unpack(v, v.type.shape[0], e))
+    return None
+
+
 def iterator_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                   e: cst.Call) -> Any:
     """``iter(xs)`` of a static container (a tuple of runtime arrays, a range, dict keys,
@@ -145,7 +175,45 @@ def iterator_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         raise static_exception(lw, StopIteration(), e)
     if any(fn is c for c in _CONSUMERS) and any(isinstance(a, StaticIterator) for a in args):
         args[:] = [a.rest() if isinstance(a, StaticIterator) else a for a in args]
+    if any(fn is c for c in _COMBINATORS):
+        return _combinator(lw, fn, args, kwargs, e)
+    if fn is np.ndindex and not kwargs and not holds_node(args):
+        try:  # static index tuples (apply_along_axis's loop): Python's, in C order
+            return StaticIterator(list(np.ndindex(*args)))
+        except Exception as exc:
+            raise static_exception(lw, exc, e) from None
     return NotImplemented
+
+
+#: ``itertools`` functions that only arrange the items of static containers
+_COMBINATORS = (itertools.product, itertools.permutations, itertools.combinations,
+                itertools.combinations_with_replacement, itertools.chain,
+                itertools.chain.from_iterable, itertools.zip_longest, itertools.islice)
+
+
+_FIRST_ONLY = (itertools.islice, itertools.permutations, itertools.combinations,
+               itertools.combinations_with_replacement)
+
+
+def _combinator(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                e: cst.Call) -> Any:
+    """``itertools.product(*[range(n) for n in x.shape[:-2]])`` and the like, on static
+    containers (their items may be runtime nodes, which are only arranged): a static
+    iterator over what Python would yield; ``NotImplemented`` for other arguments."""
+    items = [a.rest() if isinstance(a, StaticIterator) else a for a in args]
+    first_only = any(fn is f for f in _FIRST_ONLY)  # islice(xs, stop), combinations(xs, r)
+    containers = items[:1] if first_only else items
+    numbers = [*items[1:], *kwargs.values()] if first_only else [
+        v for k, v in kwargs.items() if k != "fillvalue"]
+    if holds_node(kwargs.get("fillvalue")):
+        return NotImplemented
+    if not all(isinstance(a, (list, tuple, range, str, dict)) for a in containers) or not all(
+            v is None or isinstance(v, int) for v in numbers):
+        return NotImplemented
+    try:
+        return StaticIterator(list(fn(*items, **kwargs)))
+    except Exception as exc:  # Python's own error for these arguments (a bad r=...)
+        raise static_exception(lw, exc, e) from None
 
 
 # --- del ---------------------------------------------------------------------------------

@@ -27,19 +27,15 @@ to the exception; the scope is kept as it was when the exception was raised (Pyt
 the assignments made before it; the nodes emitted before it are pure and stay).  ``else``
 runs when the body raised nothing (and did not stop on return/break/continue), ``finally``
 always.  Soundness rule for runtime code in the body: generated code may raise at run
-time too, and a handler would then have to run at run time.  The classes runtime nodes
-can raise are ``ArithmeticError`` (``FloatingPointError`` under ``np.errstate``,
-``ZeroDivisionError`` of Python floats), ``RuntimeWarning`` (warnings as errors) and
-``MemoryError`` for every node; ``ValueError`` for ``inv``/``solve``/``cholesky``/``det``
-(``LinAlgError``), for ``max``/``min``/``argmax``/``argmin`` of a possibly empty array,
-and for nodes whose shapes are unknown when compiling (with known shapes, a mismatch is
-found while compiling); ``IndexError`` where an index is computed at run time or an
-array's shape is unknown; ``TypeError`` too for untyped nodes (no example arguments); and
-anything at all for calls of registered functions and regions holding them.  A handler
-whose classes overlap those (a superclass or a subclass of one: ``except Exception``,
-``except ValueError``, ``except np.linalg.LinAlgError``) around runtime nodes is refused
-with its location; one catching only classes runtime code cannot raise (``KeyError``,
-``AttributeError``, ``TypeError``, ``ImportError``, a user's own exception class) is
+time too, and a handler would then have to run at run time.  ``runtime_raises`` says what
+the body's nodes may raise when they run (views and ``np.asarray`` of an array nothing,
+copies ``MemoryError``, arithmetic ``ArithmeticError``/``RuntimeWarning``/``MemoryError``,
+``LinAlgError`` for ``inv``/``solve``/..., anything for opaque calls and effects).  A
+handler whose classes overlap those (``except Exception`` around ``np.log``, ``except
+LinAlgError`` around ``inv``) is refused with its location and the op that may raise; one
+catching only classes the body cannot raise (``except Exception`` around ``np.asarray``
+of an array, ``except ValueError`` around arithmetic on known shapes) is dropped and the
+body compiled alone, which is what Python runs.  A handler chosen by a static exception is
 decided statically.  An exception raised inside a region but caught outside it would
 select its handler at run time: refused like a runtime raise.
 
@@ -61,7 +57,7 @@ import numpy as np
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from . import static_format
+from . import runtime_raises, static_format
 from .parse import LAZY_HINTS
 from .scope import FLAGS
 from .static_format import refuse_lazily
@@ -351,74 +347,21 @@ def _run_finally(lw: Lowerer, stmts: list[Any], scope: Scope, where: cst.CSTNode
         scope.vars["#retval"] = saved_ret
 
 
-#: classes any runtime node can raise (see the module docstring)
-_RUNTIME_RAISES: tuple[type, ...] = (ArithmeticError, RuntimeWarning, MemoryError)
-#: warnings the generated code never raises: ComplexWarning comes from casting complex
-#: values to real, and complex values are refused where they appear (no_complex.py)
-_NEVER_RAISED: tuple[type, ...] = (np.exceptions.ComplexWarning,)
-#: ops that raise ``LinAlgError`` (a ``ValueError``) on some data
-_LINALG = frozenset({"inv", "solve", "cholesky", "det", "slogdet"})
-#: reductions that raise ``ValueError`` on an empty array
-_NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
-#: ops whose index inputs may be computed at run time
-_INDEXING = {"getitem": 1, "setitem": 2, "index_add": 2, "scatter_add": 2, "list_get": 1,
-             "list_slice": 1, "take": 1, "take_along_axis": 1, "list_index_add": 2}
-
-
-def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
-    """The exception classes the runtime nodes ``nodes`` may raise when they run."""
-    out: set[type] = set()
-    for n in nodes:
-        if n.op in (Op.CONST, Op.ARG):
-            continue
-        out.update(_RUNTIME_RAISES)
-        if n.op.value in _LINALG or any(_shapeless(i) for i in (n, *n.inputs)) or (
-                n.op.value in _NO_IDENTITY and any(_may_be_empty(i) for i in n.inputs)):
-            out.add(ValueError)  # LinAlgError; shapes that may not match when it runs
-        if any(i.type is None for i in (n, *n.inputs)):
-            out.update((TypeError, IndexError))  # untyped (generic) code: anything
-        fixed = _INDEXING.get(n.op.value)
-        if fixed is not None and (len(n.inputs) > fixed or any(
-                i.type is None or i.type.shape is None for i in n.inputs[:1])):
-            out.add(IndexError)
-        if n.op is Op.CALL or "call" in n.op.value or "effect" in n.op.value:
-            return (BaseException,)
-        for _, v in n.params:
-            inner = getattr(v, "nodes", None)
-            if inner is not None:  # a region body
-                out.update(_runtime_classes(list(inner)))
-                if BaseException in out:
-                    return (BaseException,)
-    return tuple(out)
-
-
-def _may_be_empty(n: Node) -> bool:
-    """Whether ``n`` may be an array with no elements (a reduction without identity
-    raises ``ValueError`` on it)."""
-    t = n.type
-    return t is None or t.kind == "array" and (t.shape is None or 0 in t.shape)
-
-
-def _shapeless(n: Node) -> bool:
-    """Whether ``n`` is an array (or untyped) value whose shape is unknown when compiling."""
-    t = n.type
-    return t is None or t.kind == "array" and t.shape is None
-
-
 def _check_runtime_handlers(lw: Lowerer, stmt: cst.Try, nodes: list[Node], scope: Scope
                             ) -> None:
     """Refuse a handler that could catch an exception of the runtime nodes ``nodes``
     (emitted by the ``try`` body): it would have to be chosen at run time."""
-    runtime = _runtime_classes(list(nodes))
+    runtime = runtime_raises.classes(list(nodes))
     if not runtime:
         return
     for h in stmt.handlers:
-        hit = [c for c in _classes(lw, h, scope) if not issubclass(c, _NEVER_RAISED) and any(
-            issubclass(r, c) or issubclass(c, r) for r in runtime)]
+        hit = runtime_raises.caught(_classes(lw, h, scope), runtime)
         if hit:
             names = ", ".join(c.__name__ for c in hit)
             raise lw.fail(f"except {names} around values computed at run time is not "
-                          f"supported: the generated code may raise {names} when it runs",
+                          "supported: whether the handler runs would be decided by the data "
+                          "when the compiled code runs; "
+                          "in the try block, " + runtime_raises.refusal(list(nodes), hit),
                           h, "catch only exceptions raised while compiling (KeyError, "
                           "AttributeError, TypeError, ImportError), or move the "
                           "computation on arrays out of the try block")

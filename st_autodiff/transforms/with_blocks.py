@@ -11,8 +11,8 @@ manager does decides what is kept of it:
   (and the tangent sweep) mirrors the pair around the derivative of the body, so the
   derivative of ``a / b`` runs under the same error state as ``a / b``;
 * ``contextlib.nullcontext(v)`` binds ``v`` and does nothing else;
-* ``contextlib.suppress(...)`` catches exceptions: like a ``try``, accepted only when its
-  body computes nothing at run time (it is then evaluated statically); else refused;
+* ``contextlib.suppress(...)`` catches exceptions like a ``try``: one raised while compiling
+  ends the block; one the body's runtime nodes may raise (``runtime_raises``) is refused;
 * a static object whose class has Python ``__enter__``/``__exit__``: both are inlined
   around the body (``__exit__(None, None, None)``), as Python calls them.
 
@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError, UnsupportedSyntaxError
+from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from . import effects
+from . import effects, runtime_raises
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -83,7 +83,7 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         _items(lw, rest, stmt, scope)
         return
     if factory is contextlib.suppress:
-        _suppress(lw, items, stmt, scope, e)
+        _suppress(lw, items, stmt, scope, e, _suppressed(lw, args, e))
         return
     if factory in _RUNTIME:
         _static_args(lw, factory, args, kwargs, e)
@@ -145,17 +145,35 @@ def _bind(lw: Lowerer, item: cst.WithItem, value: Any, scope: Scope) -> None:
 
 
 def _suppress(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope,
-              e: cst.CSTNode) -> None:
-    """``contextlib.suppress``: a body that computes nothing at run time only (an
-    exception there would skip statements the compiled code has already planned)."""
+              e: cst.CSTNode, classes: tuple[type, ...]) -> None:
+    """``contextlib.suppress(*classes)``: an exception of ``classes`` raised while
+    compiling in the body (not in a branch or loop on runtime data) ends the block there
+    (Python keeps the assignments made before it); one the body's runtime nodes may raise
+    when they run (``runtime_raises``) would have to end it at run time: refused."""
     before = len(lw.b.nodes)
-    _items(lw, items[1:], stmt, scope)
+    builder = lw.b
+    try:
+        _items(lw, items[1:], stmt, scope)
+    except StaticRaiseError as err:
+        if not (isinstance(err.exception, classes) and getattr(err, "builder", None) is
+                builder):  # raised in a branch or loop on runtime data: decided at run time
+            raise
     made = [n for n in lw.b.nodes[before:] if n.op is not Op.CONST]
-    if made:
+    hit = runtime_raises.caught(classes, runtime_raises.classes(made))
+    if hit:
         raise lw.fail("contextlib.suppress around code computed at run time is not "
-                      "supported: an exception it catches would skip the rest of the block",
+                      "supported: an exception it catches would skip the rest of the block; "
+                      "in the block, " + runtime_raises.refusal(made, tuple(hit)),
                       e, "check the condition explicitly, or move the block out of the "
                       "function", kind=UnsupportedSyntaxError)
+
+
+def _suppressed(lw: Lowerer, args: list[Any], e: cst.CSTNode) -> tuple[type, ...]:
+    """The exception classes ``contextlib.suppress(*args)`` catches."""
+    if not all(isinstance(c, type) and issubclass(c, BaseException) for c in args):
+        raise lw.fail("contextlib.suppress takes exception classes known when compiling", e,
+                      kind=CompileError)
+    return tuple(args)
 
 
 def _refused(lw: Lowerer, name: str, e: cst.CSTNode, hint: str | None = None

@@ -1,0 +1,154 @@
+"""Loops decided by static values: ``while`` loops run while compiling, and ``for`` loops
+unrolled so that each trip indexes with static slices and dict keys.
+
+``n = 1; k = 0; while n < N: n <<= 1; k += 1`` (``scipy.integrate.romb`` finding the
+number of halvings of a static length) computes ints only: Python would run it on every
+call with the same result, so lowering runs it, and ``k`` stays a static int that later
+code may index dicts and slice with.  Only loops whose body is simple assignments to
+names, whose every name the body reads is bound to a static number, string, or tuple of
+those, and whose test (no calls) comes out static qualify; anything else is a loop
+region of the compiled code (``loops``).  A loop still running after ``_MAX_TRIPS`` trips
+is a located error.
+
+A ``for`` over a static ``range`` of at most ``UNROLL_INDICES`` trips is unrolled (one copy
+of the body per trip, exactly what Python runs) when it changes a static index tuple
+(``slice_R = tupleset(slice_R, axis, slice(start, stop, step))``) or keys a static dict by
+its loop variable (``R[(i, j)] = ...``): as a loop region, the slice would become a runtime
+value without a shape and the dict would need runtime keys (``carries_indices``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ..errors import CompileError
+from ..ir.graph import Node, holds_node
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .scope import Scope
+
+_MAX_TRIPS = 100_000
+_STATIC = (bool, int, float, str)
+
+
+def run_static_while(lw: Lowerer, stmt: cst.While, scope: Scope) -> bool:
+    """Run ``stmt`` while compiling if it only computes static values; False (nothing
+    done) when it does not qualify."""
+    if stmt.orelse is not None or not _qualifies(stmt, scope):
+        return False
+    body = lw.suite(stmt.body)
+    for trip in range(_MAX_TRIPS):
+        test = lw.expr(stmt.test, scope)
+        if holds_node(test):
+            if trip == 0:
+                return False  # a loop on runtime data: a region
+            raise lw.fail("the test of this while loop became a runtime value", stmt.test,
+                          kind=CompileError)  # cannot happen: the body assigns static values
+        if not test:
+            return True
+        lw.run_stmts(body, scope)
+    raise lw.fail(f"this while loop on static values ran {_MAX_TRIPS} times while compiling",
+                  stmt, "check that its condition becomes false", kind=CompileError)
+
+
+def _qualifies(stmt: cst.While, scope: Scope) -> bool:
+    body = stmt.body
+    if not isinstance(body, cst.IndentedBlock):
+        return False
+    names: list[str] = []
+    for line in body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        for s in line.body:
+            if isinstance(s, cst.AugAssign) and isinstance(s.target, cst.Name):
+                names.append(s.target.value)
+                _reads(s.value, names)
+            elif isinstance(s, cst.Assign) and all(
+                    isinstance(t.target, cst.Name) for t in s.targets):
+                _reads(s.value, names)
+            else:
+                return False
+    test: list[str] = []
+    _reads(stmt.test, test, calls_too=False)
+    return "#" not in test and all(_static(scope.vars.get(n, _Absent)) for n in names)
+
+
+class _Absent:
+    pass
+
+
+def _reads(e: cst.CSTNode, out: list[str], calls_too: bool = True) -> None:
+    """Names read by ``e``; a call, lambda, comprehension or ``:=`` disqualifies
+    (``"#"``), and so do a subscript and an attribute unless ``calls_too`` is False (the
+    test: any value it reads is fine if the test comes out static)."""
+    if isinstance(e, cst.Name):
+        out.append(e.value)
+    elif isinstance(e, (cst.Call, cst.Lambda, cst.BaseComp, cst.NamedExpr)) or calls_too and (
+            isinstance(e, (cst.Subscript, cst.Attribute))):
+        out.append("#")
+    else:
+        for child in e.children:
+            _reads(child, out, calls_too)
+
+
+def _static(v: Any) -> bool:
+    if isinstance(v, _STATIC):
+        return True
+    return isinstance(v, tuple) and all(isinstance(x, _STATIC) for x in v)
+
+
+# --- for loops unrolled for static indices -------------------------------------------
+
+#: the most trips a loop carrying static index tuples is unrolled for
+UNROLL_INDICES = 64
+
+
+def _holds_index(v: Any) -> bool:
+    """A static tuple holding a slice, ``None`` or ``...``: an index, not a number."""
+    return isinstance(v, tuple) and any(
+        isinstance(x, slice) or x is None or x is Ellipsis for x in v) and not any(
+        isinstance(x, Node) for x in v)
+
+
+def _keys_by(body: cst.CSTNode, dicts: set[str], target: str) -> bool:
+    """Whether ``body`` subscripts one of the dicts named ``dicts`` with a key that reads
+    the loop variable ``target``."""
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> bool:
+            nonlocal found
+            if isinstance(node.value, cst.Name) and node.value.value in dicts and any(
+                    isinstance(n, cst.Name) and n.value == target
+                    for el in node.slice for n in _names(el)):
+                found = True
+            return not found
+
+    body.visit(_Find())
+    return found
+
+
+def _names(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under ``node`` (to look for a name)."""
+    out: list[cst.CSTNode] = [node]
+    for child in node.children:
+        out.extend(_names(child))
+    return out
+
+
+def carries_indices(lw: Lowerer, stmt: cst.For, scope: Scope) -> bool:
+    """Whether the loop carries a static index tuple (slices, ``None``, ``...``) it
+    changes (``sl = tupleset(sl, axis, slice(a, b))``) or keys a static dict by its
+    target (``R[(i, j)] = ...``): it is unrolled, so that each trip indexes with static
+    slices and keys (a slice computed at run time has no shape, a dict no runtime key)."""
+    dicts = {k for k, v in scope.vars.items() if isinstance(v, dict)}
+    if dicts and isinstance(stmt.target, cst.Name) and _keys_by(
+            stmt.body, dicts, stmt.target.value):
+        return True
+    if not any(_holds_index(v) for v in scope.vars.values()):
+        return False
+    carried, _ = lw.carried_names(stmt, scope)
+    return any(_holds_index(scope.vars.get(k)) for k in carried)
