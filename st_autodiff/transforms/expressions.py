@@ -24,6 +24,7 @@ from . import (
     effects,
     identity,
     inplace,
+    kind_calls,
     numpy_keywords,
     small_ops,
     static_calls,
@@ -304,6 +305,7 @@ class ExpressionLowering:
                                    e) from None
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
+        kind_calls.python_attribute(self, x, attr, e)  # s.dtype of a Python float
         t = x.type
         if t is not None and t.kind == "object":  # an opaque object: its methods run as-is
             return effects.object_attribute(self, x, attr, e)

@@ -45,7 +45,15 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node, holds_node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_module, type_of
-from . import calls, library_errors, small_ops, static_queries, static_stmts, static_values
+from . import (
+    calls,
+    kind_calls,
+    library_errors,
+    small_ops,
+    static_queries,
+    static_stmts,
+    static_values,
+)
 from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
 from .comprehensions import ComprehensionLowering
@@ -495,9 +503,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         special = self.control_call(fn, args, kwargs, e)
         if special is NotImplemented:
             special = static_values.static_call(self, fn, args, kwargs, e)
-        if special is not NotImplemented:
-            return special
-        return call_value(self, fn, args, kwargs, e)
+        if special is NotImplemented:
+            special = call_value(self, fn, args, kwargs, e)
+        kind_calls.after_call(self, fn, special)  # (ir/scalar_kinds)
+        return special
 
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
                       where: cst.CSTNode) -> Any:

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
+from ..ir.scalar_kinds import ARRAY, NUMPY, PYTHON, exact_kind
 from ..ir.types import type_module
 
 if TYPE_CHECKING:
@@ -173,6 +174,11 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
     python = {"f": 1.0, "i": 1, "b": True}.get(dtype.kind) if dtype.name in (
         "float64", "int64", "bool") else None
     scalar, zero_d = dtype.type(1), np.ones((), dtype)
+    if t.kind != "array" or t.shape == ():
+        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(
+            exact_kind(lw, v, _is_argument))  # type: ignore[arg-type]
+        if exact is not None:
+            return [exact]
     if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one
         return [python] if exact else [python, scalar]
     if t.shape is None:
