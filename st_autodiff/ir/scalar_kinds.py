@@ -34,6 +34,7 @@ PYTHON, NUMPY, ARRAY = "python", "numpy", "array"
 
 #: Ops whose type rule gives NumPy's kind of result (Python number, NumPy scalar or array)
 #: for every kind of input: each is exercised by the table of tests/test_scalar_kinds.py.
+#: (Not the logical ops: Python's ``and``/``or``/``not`` are lowered to them too.)
 CHECKED_OPS: frozenset[Op] = frozenset({
     Op.NEG, Op.POSITIVE, Op.ABS, Op.SIGN, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2,
     Op.LOG10, Op.LOG1P, Op.SQRT, Op.CBRT, Op.SQUARE, Op.RECIPROCAL, Op.SIN, Op.COS, Op.TAN,
@@ -41,8 +42,7 @@ CHECKED_OPS: frozenset[Op] = frozenset({
     Op.ARCTANH, Op.DEG2RAD, Op.RAD2DEG,
     Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.POW, Op.MOD, Op.FLOORDIV, Op.ARCTAN2, Op.HYPOT,
     Op.MAXIMUM, Op.MINIMUM, Op.FMAX, Op.FMIN, Op.LOGADDEXP, Op.LOGADDEXP2,
-    Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR,
-    Op.LOGICAL_NOT, Op.LOGICAL_XOR, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.FLOOR, Op.CEIL,
+    Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.FLOOR, Op.CEIL,
     Op.RINT, Op.TRUNC,
     Op.SUM, Op.MEAN, Op.PROD, Op.MAX, Op.MIN, Op.VAR, Op.STD, Op.ANY, Op.ALL,
     Op.GETITEM, Op.ASARRAY, Op.COPY, Op.DOT, Op.INNER, Op.VDOT, Op.OUTER, Op.MATMUL,

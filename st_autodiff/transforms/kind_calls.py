@@ -25,6 +25,7 @@ from ..derivatives import CUSTOM_VJPS
 from ..ir.graph import Node
 from ..ir.scalar_kinds import (
     CHECKED_METHODS,
+    NUMPY,
     PYTHON,
     exact_kind,
     kind_unknown,
@@ -113,3 +114,18 @@ def python_attribute(lw: Lowerer, x: Node, attr: str, e: cst.CSTNode) -> None:
     if not hasattr(number, attr):
         raise static_exception(lw, AttributeError(
             f"{type(number).__name__!r} object has no attribute {attr!r}"), e)
+
+
+def in_place(lw: Lowerer, target: Any, result: Any) -> None:
+    """``x += y`` lowered as ``x = x + y``: NumPy writes into a 0-d array (which stays an
+    array) where ``x + y`` is a NumPy scalar, so the result's kind is known only where
+    ``x`` is known to be a number (rebound) or an array of rank one or more."""
+    if not isinstance(result, Node) or not isinstance(target, Node):
+        return
+    t = target.type
+    if t is not None and t.kind == "array" and t.shape:
+        return
+    from .static_queries import _is_argument  # noqa: PLC0415
+
+    if exact_kind(lw, target, _is_argument) not in (PYTHON, NUMPY):
+        kind_unknown(lw).add(node_key(lw, result))

@@ -383,6 +383,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             else:
                 self.check_private(s.target.value, current, scope, s, op)
             value = self.binary(op, current, self.expr(s.value, scope), s)
+            kind_calls.in_place(self, current, value)  # a 0-d array stays an array
             self.assign(s.target, value, scope)
         elif isinstance(s, cst.Expr):
             if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)) and \
