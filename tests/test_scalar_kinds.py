@@ -335,3 +335,42 @@ def test_math_functions_give_python_floats() -> None:
         assert "test_scalar_kinds.py" in str(exc)
         return
     assert np.allclose(g, 2.0)
+
+
+# --- in-place updates inside a loop on a parameter the function made fresh -----------------
+
+
+def _scaled_fresh(c: np.ndarray) -> np.ndarray:
+    c = np.array(c, copy=True)  # the caller's array is no longer what c holds
+    for _ in range(2):
+        c *= 2.0
+    return c
+
+
+def _scaled_fresh_plus(c: np.ndarray) -> np.ndarray:
+    c = c + 0.0
+    if c.shape[0] > 1:
+        c *= 3.0
+    return c
+
+
+def _scaled_view(c: np.ndarray) -> np.ndarray:
+    c = c[1:]  # a view: NumPy writes into the caller's array
+    for _ in range(2):
+        c *= 2.0
+    return c
+
+
+def test_in_place_update_in_a_loop_of_a_fresh_copy() -> None:
+    def f(x: np.ndarray) -> Any:
+        return np.sum(_scaled_fresh(x) ** 2) + np.sum(_scaled_fresh_plus(x) * x)
+
+    check_grads(f, [X], lambda x: [st.grad(f)(x)])
+
+
+def test_in_place_update_in_a_loop_of_a_view_stays_refused() -> None:
+    def f(x: np.ndarray) -> Any:
+        return np.sum(_scaled_view(x) ** 2)
+
+    with pytest.raises(UnsupportedSyntaxError, match="in-place update of 'c'"):
+        st.grad(f)(X)

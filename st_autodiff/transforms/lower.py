@@ -149,6 +149,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.fn_stack: list[ParsedFunction] = []
         self.code_stack: list[Any] = []
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
+        self.entry_params: dict[int, dict[str, Any]] = {}  # id(scope): its bound arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
         self.frames: list[tuple[Any, Any]] = []  # (function node, static key) being inlined
         self.external = ExternalObjects()  # containers that outlive the call
@@ -286,6 +287,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                             self.loc(where) if where else None)
         bound = self.bind_arguments(fn, args, kwargs, scope, where)
         scope.vars.update(bound)
+        self.entry_params[id(scope)] = dict(bound)  # what a caller passed (writes.py)
         frames = self.frames
         frames.append((fn.node, key))  # static recursion: the static arguments change
         self.fn_stack.append(fn)
@@ -301,6 +303,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             frames.pop()
             self.fn_stack.pop()
             self.active_scopes.pop()
+            self.entry_params.pop(id(scope), None)
 
     def block(self, stmts: Any, scope: Scope) -> Any:
         """A function body: its return value (every path must return one)."""
