@@ -374,3 +374,34 @@ def test_in_place_update_in_a_loop_of_a_view_stays_refused() -> None:
 
     with pytest.raises(UnsupportedSyntaxError, match="in-place update of 'c'"):
         st.grad(f)(X)
+
+
+# --- identity and type of objects a known constructor made -----------------------------------
+
+
+def test_generator_is_never_a_module_and_is_a_generator() -> None:
+    def f(x: np.ndarray) -> Any:
+        rng = np.random.default_rng(0)
+        if rng is None or rng is np.random:
+            return np.sum(x) * 7.0
+        if isinstance(rng, np.random.Generator) and type(rng) is np.random.Generator and \
+                not isinstance(rng, (np.random.RandomState, int)):
+            return np.sum(x ** 2)
+        return np.sum(x) * 3.0
+
+    check_grads(f, [X], lambda x: [st.grad(f)(x)])
+
+
+def test_logger_subclass_check_stays_refused() -> None:
+    import logging
+
+    def f(x: np.ndarray) -> Any:
+        lg = logging.getLogger()  # a RootLogger: a subclass of the class known here
+        return np.sum(x) * (2.0 if isinstance(lg, logging.RootLogger) else 3.0)
+
+    try:
+        g = st.grad(f)(X)
+    except UnsupportedSyntaxError as exc:
+        assert "test_scalar_kinds.py" in str(exc)
+        return
+    assert np.allclose(g, 2.0)
