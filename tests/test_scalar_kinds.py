@@ -42,14 +42,23 @@ SAMPLES = FLOATS + INTS + BOOLS + [np.ones((2, 2))]
 
 
 
+def _split(args: tuple) -> tuple[tuple, dict]:
+    """Positional arguments and keywords (a dict last, where a case has one)."""
+    if args and isinstance(args[-1], dict):
+        return args[:-1], args[-1]
+    return args, {}
+
+
 def _real(fn: Any, args: tuple) -> Any:
+    pos, kw = _split(args)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return fn(*args)
+        return fn(*pos, **kw)
 
 
 def _inferred(op: Op, args: tuple, what: str) -> Any:
-    inputs, params = bind(op, list(args), {}, what)
+    pos, kw = _split(args)
+    inputs, params = bind(op, list(pos), dict(kw), what)
     full = OP_INFO[op].param_defaults
     full.update(params)
     abstract = tuple(abstract_of(a) if not isinstance(a, (bool, int)) else a for a in inputs)
@@ -75,7 +84,7 @@ def _cases() -> list[tuple[str, Op, Any]]:
 
 
 def _method(name: str) -> Any:
-    return lambda x, *rest: getattr(x, name)(*rest)
+    return lambda x, *rest, **kw: getattr(x, name)(*rest, **kw)
 
 
 CASES = _cases()
@@ -86,6 +95,12 @@ EXTRA: dict[Op, list[tuple]] = {
     Op.RESHAPE: [((-1,),), ((),), ((1, 1),)], Op.ASTYPE: [("float32",), ("float64",)],
     Op.MOVEAXIS: [(0, 0), (0, 1)], Op.EXPAND_DIMS: [(0,)], Op.SWAPAXES: [(0, 0)],
     Op.BROADCAST_TO: [((2,),), ((),)], Op.TAKE: [(0,), (-1,), (np.int64(0),)],
+    **{op: [(), (None,), (0,), (-1,), ((0, 1),)] for op in (
+        Op.CUMSUM, Op.CUMPROD, Op.ARGMAX, Op.ARGMIN, Op.SQUEEZE)},
+    **{op: [(), (None,), (0,), (-1,), ((0, 1),), (None, {"keepdims": True}),
+            (0, {"keepdims": True})] for op in (
+        Op.SUM, Op.MEAN, Op.PROD, Op.MAX, Op.MIN, Op.VAR, Op.STD, Op.ANY, Op.ALL)},
+    Op.ROUND: [(), (0,), (2,)], Op.TRANSPOSE: [(), (None,)],
 }
 
 
