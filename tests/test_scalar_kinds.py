@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import warnings
 from typing import Any
 
@@ -26,6 +27,7 @@ from st_autodiff.ir.ops import OP_INFO, Op, Spelling
 from st_autodiff.ir.scalar_kinds import (
     CHECKED_METHODS,
     CHECKED_OPS,
+    NUMPY_INPUT_OPS,
     numpy_objects,
     value_kind,
 )
@@ -144,6 +146,34 @@ def test_kind_rule_matches_numpy(name: str, op: Op, fn: Any) -> None:
 
 _INDEXES = [(0,), (), (Ellipsis,), (None,), (("slice", None, None, None),), (0, None),
             (("in", 0),)]
+
+
+_NUMPY_BOOLS = [v for v in BOOLS if not isinstance(v, bool)] + [np.array([[True, False]])]
+_BIT_OPERATORS = {Op.LOGICAL_AND: operator.and_, Op.LOGICAL_OR: operator.or_,
+                  Op.LOGICAL_XOR: operator.xor, Op.LOGICAL_NOT: operator.invert}
+
+
+@pytest.mark.parametrize("op", sorted(NUMPY_INPUT_OPS, key=lambda o: o.value),
+                         ids=lambda o: o.value)
+def test_logical_kind_matches_numpy_for_numpy_inputs(op: Op) -> None:
+    # the spellings lowered to the op: the NumPy function, and & | ^ ~ on masks
+    arity = len(OP_INFO[op].inputs)
+    checked = 0
+    for fn in [*numpy_objects(op), _BIT_OPERATORS[op]]:
+        for args in itertools.product(_NUMPY_BOOLS, repeat=arity):
+            real = _real(fn, args)
+            inferred = _inferred(op, args, op.value)
+            assert value_kind(inferred) == value_kind(real), \
+                f"{fn}{tuple(type(a).__name__ for a in args)}: NumPy gives " \
+                f"{type(real).__name__}, the rule {inferred!r}"
+            checked += 1
+    assert checked
+
+
+def test_logical_of_python_bools_is_not_the_ops_kind() -> None:
+    # why NUMPY_INPUT_OPS exclude Python inputs: the op's kind is NumPy's, Python's differs
+    assert type(True | False) is bool
+    assert value_kind(_inferred(Op.LOGICAL_OR, (True, False), "|")) != "python"
 
 
 @pytest.mark.parametrize("index", _INDEXES, ids=repr)
@@ -420,3 +450,21 @@ def test_logger_subclass_check_stays_refused() -> None:
         assert "test_scalar_kinds.py" in str(exc)
         return
     assert np.allclose(g, 2.0)
+
+
+def test_mask_operators_on_numpy_bools_and_python_boolean_operators() -> None:
+    def f(x: np.ndarray) -> Any:
+        m = (x[0] > 0.0) | (x[1] > 0.0)  # NumPy bools: a NumPy bool
+        k = x[0] > 0.0 and x[1] > 0.0  # Python's `and`: an operand, kind not the op's
+        if isinstance(m, np.bool_) and not isinstance(m, np.ndarray):
+            return np.sum(x ** 2) + (0.0 * x[2] if k is None else 0.0)
+        return np.sum(x) * 3.0
+
+    check_grads(f, [X], lambda x: [st.grad(f)(x)])
+
+    def g(x: np.ndarray) -> Any:
+        k = x[0] > 0.0 and x[1] > 0.0
+        return np.sum(x) * (2.0 if isinstance(k, np.bool_) else 3.0)
+
+    with pytest.raises(UnsupportedSyntaxError, match="depends on whether a runtime value"):
+        st.grad(g)(X)

@@ -34,7 +34,7 @@ PYTHON, NUMPY, ARRAY = "python", "numpy", "array"
 
 #: Ops whose type rule gives NumPy's kind of result (Python number, NumPy scalar or array)
 #: for every kind of input: each is exercised by the table of tests/test_scalar_kinds.py.
-#: (Not the logical ops: Python's ``and``/``or``/``not`` are lowered to them too.)
+#: (The logical ops are in ``NUMPY_INPUT_OPS``.)
 CHECKED_OPS: frozenset[Op] = frozenset({
     Op.NEG, Op.POSITIVE, Op.ABS, Op.SIGN, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2,
     Op.LOG10, Op.LOG1P, Op.SQRT, Op.CBRT, Op.SQUARE, Op.RECIPROCAL, Op.SIN, Op.COS, Op.TAN,
@@ -50,6 +50,12 @@ CHECKED_OPS: frozenset[Op] = frozenset({
     Op.RESHAPE, Op.ASTYPE, Op.MOVEAXIS, Op.EXPAND_DIMS, Op.SWAPAXES, Op.BROADCAST_TO,
     Op.RAVEL, Op.SQUEEZE, Op.TRANSPOSE, Op.ARGMAX, Op.ARGMIN, Op.ZEROS_LIKE, Op.ONES_LIKE,
 })
+
+#: ops whose kind is checked for inputs other than Python numbers only: ``True | False`` is
+#: a Python bool where ``np.logical_or`` gives a NumPy one (Python's ``and``/``or``/``not``,
+#: also lowered to them, mark their results ``kind_unknown``)
+NUMPY_INPUT_OPS: frozenset[Op] = frozenset({
+    Op.LOGICAL_AND, Op.LOGICAL_OR, Op.LOGICAL_XOR, Op.LOGICAL_NOT})
 
 #: array methods lowered to the op of the same name whose kind the table checks too
 #: (``x.copy()`` of a NumPy scalar is a NumPy scalar, ``np.copy`` a 0-d array: not here)
@@ -98,6 +104,13 @@ def numpy_objects(op: Op) -> list[Any]:
             continue
         out.append(obj)
     return out
+
+
+def unknown(lw: Any, node: Any) -> Any:
+    """``node``, marked as of unknown kind (a lowering that gives it another meaning)."""
+    if isinstance(node, Node):
+        kind_unknown(lw).add(node_key(lw, node))
+    return node
 
 
 def kind_unknown(lw: Any) -> set[tuple[int, int]]:
@@ -150,13 +163,15 @@ def _exact(lw: Any, v: Node, is_argument: Callable[[Any, Node], bool]) -> bool:
             memo[n] = True  # rank >= 1: an ndarray whatever made it (as the stand-ins say)
         elif n.op is Op.ARG:
             memo[n] = is_argument(lw, n)
-        elif n.op not in CHECKED_OPS:
+        elif n.op not in CHECKED_OPS and n.op not in NUMPY_INPUT_OPS:
             memo[n] = False
         else:
             pending = [i for i in n.inputs if i not in memo]
             if pending:
                 stack.extend(pending)
                 continue
-            memo[n] = all(memo[i] for i in n.inputs)
+            memo[n] = all(memo[i] for i in n.inputs) and (
+                n.op in CHECKED_OPS or all(value_kind(lw.example(i)) not in (PYTHON, None)
+                                           for i in n.inputs))
         stack.pop()
     return memo[v]
