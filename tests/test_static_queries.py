@@ -195,13 +195,21 @@ def test_query_of_a_float32_array():
     np.testing.assert_allclose(st.grad(f)(x), 2 * x + np.finfo(np.float32).eps, rtol=1e-6)
 
 
-def test_python_number_vs_numpy_scalar_is_refused_when_unknown():
+def test_python_number_vs_numpy_scalar_of_a_full_reduction():
     def f(x):
-        y = np.sum(x)  # lowering does not trust a 0-d value's Python type here
+        y = np.sum(x)  # a NumPy scalar (ir/scalar_kinds): not an ndarray
         return y * (2.0 if isinstance(y, np.ndarray) else 1.0)
 
+    np.testing.assert_allclose(st.grad(f)(V), np.ones_like(V))
+
+
+def test_python_number_vs_numpy_scalar_is_refused_when_unknown():
+    def f(x):
+        y = math.exp(x[0])  # lowered as np.exp: its Python type is not the node's
+        return x * (2.0 if isinstance(y, np.ndarray) else 1.0)
+
     with pytest.raises(UnsupportedSyntaxError) as info:
-        st.grad(f)(V)
+        st.grad(lambda x: np.sum(f(x)))(V)
     assert "Python number, a NumPy scalar or a 0-d array" in info.value.message
     assert info.value.loc.line > 0 and info.value.hint
 

@@ -19,11 +19,13 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.kernels import run
 from ..ir.ops import Op
+from ..ir.scalar_kinds import unknown
 from . import (
     calls,
     effects,
     identity,
     inplace,
+    kind_calls,
     numpy_keywords,
     small_ops,
     static_calls,
@@ -217,7 +219,7 @@ class ExpressionLowering:
         v = self.expr(e.expression, scope)
         if isinstance(e.operator, cst.Not):
             if isinstance(v, Node):
-                return self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e)
+                return unknown(self, self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e))
             return not v
         op = {cst.Minus: Op.NEG, cst.Plus: Op.POSITIVE}.get(type(e.operator))
         if op is None and isinstance(v, Node) and v.type is not None and v.type.dtype == "bool":
@@ -243,7 +245,8 @@ class ExpressionLowering:
                 part = static_calls.compare(self, word, left, right, e)  # type: ignore
             else:
                 part = self.binary(op, left, right, e)
-            result = part if result is None else self.logical_and(result, part, e)
+            result = part if result is None else unknown(  # (Python's and: an operand)
+                self, self.logical_and(result, part, e))
             left = right
         return result
 
@@ -284,7 +287,7 @@ class ExpressionLowering:
             return (a and b) if is_and else (a or b)
         # scalar conditions (``while err > tol and k < n``): both sides are evaluated
         op = Op.LOGICAL_AND if is_and else Op.LOGICAL_OR
-        return self.emit(op, [self.condition(a, e), self.condition(b, e)], None, e)
+        return unknown(self, self.emit(op, [self.condition(a, e), self.condition(b, e)], None, e))
 
     def expr_Attribute(self, e: cst.Attribute, scope: Scope) -> Any:
         base = self.expr(e.value, scope)
@@ -307,6 +310,7 @@ class ExpressionLowering:
                                    e) from None
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
+        kind_calls.python_attribute(self, x, attr, e)  # s.dtype of a Python float
         t = x.type
         if t is not None and t.kind == "object":  # an opaque object: its methods run as-is
             return effects.object_attribute(self, x, attr, e)

@@ -45,7 +45,15 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node, holds_node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_module, type_of
-from . import calls, library_errors, small_ops, static_queries, static_stmts, static_values
+from . import (
+    calls,
+    kind_calls,
+    library_errors,
+    small_ops,
+    static_queries,
+    static_stmts,
+    static_values,
+)
 from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
 from .comprehensions import ComprehensionLowering
@@ -141,6 +149,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.fn_stack: list[ParsedFunction] = []
         self.code_stack: list[Any] = []
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
+        self.entry_params: dict[int, dict[str, Any]] = {}  # id(scope): its bound arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
         self.frames: list[tuple[Any, Any]] = []  # (function node, static key) being inlined
         self.external = ExternalObjects()  # containers that outlive the call
@@ -278,6 +287,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                             self.loc(where) if where else None)
         bound = self.bind_arguments(fn, args, kwargs, scope, where)
         scope.vars.update(bound)
+        self.entry_params[id(scope)] = dict(bound)  # what a caller passed (writes.py)
         frames = self.frames
         frames.append((fn.node, key))  # static recursion: the static arguments change
         self.fn_stack.append(fn)
@@ -293,6 +303,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             frames.pop()
             self.fn_stack.pop()
             self.active_scopes.pop()
+            self.entry_params.pop(id(scope), None)
 
     def block(self, stmts: Any, scope: Scope) -> Any:
         """A function body: its return value (every path must return one)."""
@@ -375,6 +386,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             else:
                 self.check_private(s.target.value, current, scope, s, op)
             value = self.binary(op, current, self.expr(s.value, scope), s)
+            kind_calls.in_place(self, current, value)  # a 0-d array stays an array
             self.assign(s.target, value, scope)
         elif isinstance(s, cst.Expr):
             if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)) and \
@@ -495,9 +507,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         special = self.control_call(fn, args, kwargs, e)
         if special is NotImplemented:
             special = static_values.static_call(self, fn, args, kwargs, e)
-        if special is not NotImplemented:
-            return special
-        return call_value(self, fn, args, kwargs, e)
+        if special is NotImplemented:
+            special = call_value(self, fn, args, kwargs, e)
+        kind_calls.after_call(self, fn, special)  # (ir/scalar_kinds)
+        return special
 
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
                       where: cst.CSTNode) -> Any:

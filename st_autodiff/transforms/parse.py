@@ -415,10 +415,21 @@ def _compiled_like(file: str, text: str, flags: int, pytest_rewrite: bool = Fals
     return out
 
 
+def _const_key(k: Any) -> Any:
+    """A constant as two compiles of one text agree on it: a frozenset (``x in {"f",
+    "b"}``) by its sorted items, since its repr follows the order of its hash table,
+    which differs between two builds of the same set."""
+    if isinstance(k, frozenset):
+        return ("frozenset", tuple(sorted(_const_key(x) for x in k)))
+    if isinstance(k, tuple):
+        return ("tuple", tuple(_const_key(x) for x in k))
+    return (type(k).__name__, repr(k))
+
+
 def _fingerprint(code: Any) -> Any:
     """What running a code object depends on, comparable across two compiles of one text
     (``co_code`` is the unspecialised bytecode on every Python version)."""
-    consts = tuple(_fingerprint(k) if inspect.iscode(k) else (type(k).__name__, repr(k))
+    consts = tuple(_fingerprint(k) if inspect.iscode(k) else _const_key(k)
                    for k in code.co_consts)
     return (code.co_name, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
             code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,

@@ -78,6 +78,9 @@ def _identity(lw: Lowerer, a: Any, b: Any, e: cst.CSTNode) -> bool:
     could_be = {"array": (np.ndarray, np.generic), "float": (float, np.generic),
                 "int": (int, np.generic), "bool": (bool, np.generic), "tuple": (tuple,),
                 "list": (list,), "none": (type(None),)}.get(t.kind, (object,))
+    made = getattr(lw.b.values.get(node), "cls", None)  # an object a known constructor made
+    if isinstance(made, type) and not isinstance(static, made):
+        return False  # (a Generator is never the module np.random)
     if isinstance(static, could_be):
         raise lw.fail(f"`is` between a runtime value and a {type(static).__name__} cannot be "
                       "decided when compiling", e, "compare values with == instead")

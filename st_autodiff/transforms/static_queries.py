@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
+from ..ir.scalar_kinds import ARRAY, NUMPY, PYTHON, exact_kind
 from ..ir.types import type_module
 
 if TYPE_CHECKING:
@@ -83,6 +84,16 @@ def query(lw: Lowerer, fn: Any, name: str, args: list[Any], kwargs: dict[str, An
         return NotImplemented  # a shape only known at run time: the shape op
     if fn is builtins.type and (len(args) != 1 or kwargs):
         return NotImplemented
+    made = _made_class(lw, args[0]) if args and not kwargs else None
+    if made is not None and fn is builtins.type and made in _EXACT_CLASSES:
+        return made
+    if made is not None and fn is builtins.isinstance and len(args) == 2 and not isinstance(
+            args[1], Node):
+        # an object a known constructor made (np.random.default_rng): an instance of
+        # that class, or of a subclass (logging.getLogger) unless the class is exact
+        inside = _evaluate(lw, builtins.issubclass, [made, _const(args[1])], {}, e)
+        if inside or made in _EXACT_CLASSES:
+            return inside
     values = [*args, *kwargs.values()]
     options = [_stand_ins(lw, v, level, name, e) for v in values]
     combos = list(itertools.islice(itertools.product(*options), 65))
@@ -101,6 +112,18 @@ def query(lw: Lowerer, fn: Any, name: str, args: list[Any], kwargs: dict[str, An
                       "ask about the shape instead (np.ndim(x) == 0), or query the argument "
                       "itself, whose type is known")
     return first
+
+
+#: classes whose constructor known to ``effects`` returns exactly them, never a subclass
+_EXACT_CLASSES = (np.random.Generator,)
+
+
+def _made_class(lw: Lowerer, v: Any) -> type | None:
+    """The exact class of an opaque object a known constructor made, else None."""
+    if not isinstance(v, Node) or v.type is None or v.type.kind != "object":
+        return None
+    made = getattr(lw.example(v), "cls", None)  # type: ignore[attr-defined]
+    return made if isinstance(made, type) else None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -173,6 +196,11 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
     python = {"f": 1.0, "i": 1, "b": True}.get(dtype.kind) if dtype.name in (
         "float64", "int64", "bool") else None
     scalar, zero_d = dtype.type(1), np.ones((), dtype)
+    if t.kind != "array" or t.shape == ():
+        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(
+            exact_kind(lw, v, _is_argument))  # type: ignore[arg-type]
+        if exact is not None:
+            return [exact]
     if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one
         return [python] if exact else [python, scalar]
     if t.shape is None:

@@ -205,10 +205,18 @@ class WriteLowering(LoopAliasing):
         own scope and in ``scope``, its copy for an if/for/while body)."""
         names = self.fn.all_params
         top = self.active_scopes[-1] if self.active_scopes else scope
+        entry = getattr(self, "entry_params", {}).get(id(top))
         keys: set[NodeKey] = set()
-        for sc in (top, scope):
-            for p in names:
-                v = sc.vars.get(p)
+        # the values the parameters were bound to on entry: a parameter rebound since to a
+        # fresh array (c = np.array(c, copy=True)) no longer holds the caller's memory
+        for p in names:
+            values = [top.vars.get(p), scope.vars.get(p)]
+            if entry is not None and p in entry:
+                # the body's binding stands for the caller's array unless the function
+                # rebound the name before this if/for/while
+                values = [entry[p]] + ([scope.vars.get(p)] if top.vars.get(p) is entry[p]
+                                       else [])
+            for v in values:
                 if isinstance(v, Node):
                     keys.update(self._memory(v, None, scope, where)[0])
         return keys
