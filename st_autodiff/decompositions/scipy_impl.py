@@ -1,0 +1,169 @@
+"""SciPy and scikit-learn functions written with functions the compiler has rules for
+(read like the user's own code, see ``numpy_impl``): pairwise distances, ``squareform``,
+the additive chi-squared kernel, real convolutions and correlations, and ``lfilter``
+around its compiled kernel (``scipy_kernels``).
+
+Distances with a root (euclidean, minkowski) have derivative zero where the distance is
+zero (coincident points), as PyTorch's ``cdist`` does: the root is taken of
+``where(s > 0, s, 1)``, so neither the gradient nor the second derivative meets
+``0 * inf``.  Static index arrays (pairs, lags) come from the selectors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import scipy_kernels as kernels
+from .scipy_kernels import lfilter_last, lfilter_last_zi
+
+
+def _root(s: Any, p: float) -> Any:
+    """``s ** (1 / p)``, with derivative 0 where ``s == 0``."""
+    pos = s > 0
+    safe = np.where(pos, s, 1.0)
+    root = np.sqrt(safe) if p == 2 else safe ** (1.0 / p)
+    return np.where(pos, root, 0.0)
+
+
+def pair_metric(u: Any, v: Any, metric: str, p: float) -> Any:
+    """The distance between the vectors along the last axis of ``u`` and ``v``."""
+    if metric == "cosine" or metric == "correlation":
+        if metric == "correlation":
+            u = u - np.mean(u, axis=-1, keepdims=True)
+            v = v - np.mean(v, axis=-1, keepdims=True)
+        uv = np.sum(u * v, axis=-1)
+        nu = np.sqrt(np.sum(u * u, axis=-1))
+        nv = np.sqrt(np.sum(v * v, axis=-1))
+        return 1.0 - uv / (nu * nv)
+    if metric == "braycurtis":
+        return np.sum(np.abs(u - v), axis=-1) / np.sum(np.abs(u + v), axis=-1)
+    d = u - v
+    if metric == "sqeuclidean":
+        return np.sum(d * d, axis=-1)
+    if metric == "euclidean":
+        return _root(np.sum(d * d, axis=-1), 2)
+    if metric == "cityblock":
+        return np.sum(np.abs(d), axis=-1)
+    if metric == "chebyshev":
+        return np.max(np.abs(d), axis=-1)
+    return _root(np.sum(np.abs(d) ** p, axis=-1), p)  # minkowski
+
+
+def cdist(xa: Any, xb: Any, metric: str, p: float) -> Any:
+    """``scipy.spatial.distance.cdist``: every row of ``xa`` against every row of ``xb``."""
+    return pair_metric(xa[:, None, :], xb[None, :, :], metric, p)
+
+
+def pdist(x: Any, first: Any, second: Any, metric: str, p: float) -> Any:
+    """``scipy.spatial.distance.pdist``: the pairs ``first[k] < second[k]``, in order."""
+    return pair_metric(x[first], x[second], metric, p)
+
+
+def to_square(v: Any, index: Any) -> Any:
+    """``squareform`` of a condensed vector: ``index`` reads a zero on the diagonal."""
+    ext = np.concatenate((np.zeros(1, dtype=v.dtype), v))
+    return ext[index]
+
+
+def to_condensed(m: Any, first: Any, second: Any) -> Any:
+    """``squareform`` of a square matrix: its upper triangle, row by row."""
+    return m[first, second]
+
+
+def additive_chi2(x: Any, y: Any) -> Any:
+    """``-sum (x - y)^2 / (x + y)`` over features, 0 where ``x + y == 0``."""
+    xb = x[:, None, :]
+    yb = y[None, :, :]
+    nom = -((xb - yb) ** 2)
+    denom = xb + yb
+    zero = denom == 0
+    return np.sum(np.where(zero, 0.0, nom) / np.where(zero, 1.0, denom), axis=2)
+
+
+def chi2(x: Any, y: Any, gamma: Any) -> Any:
+    return np.exp(additive_chi2(x, y) * gamma)
+
+
+def convolve_full(a: Any, v: Any, offsets: Any, out_shape: Any) -> Any:
+    """The full n-d convolution of ``a`` with the (small) ``v``: for each index ``j`` of
+    ``v``, ``v[j]`` times ``a`` placed at ``j`` in the output (``offsets`` lists the
+    ``j`` as slices of the output)."""
+    out = np.zeros(out_shape, dtype=np.result_type(a, v))
+    flat = np.ravel(v)
+    k = 0
+    for width in offsets:  # a static tuple: unrolled
+        out = out + np.pad(a, width) * flat[k]
+        k = k + 1
+    return out
+
+
+def convolve(a: Any, v: Any, offsets: Any, out_shape: Any, window: Any) -> Any:
+    return convolve_full(a, v, offsets, out_shape)[window]
+
+
+def correlate(a: Any, v: Any, offsets: Any, out_shape: Any, window: Any) -> Any:
+    return convolve_full(a, np.flip(v), offsets, out_shape)[window]
+
+
+def correlate_swapped(a: Any, v: Any, offsets: Any, out_shape: Any, window: Any) -> Any:
+    """``correlate(a, v)`` with the smaller ``a`` as the kernel: ``convolve(flip(v), a)``."""
+    return convolve_full(np.flip(v), a, offsets, out_shape)[window]
+
+
+def pad_end(v: Any, extra: int) -> Any:
+    """``v`` with ``extra`` zeros appended (a filter's coefficients to the state length)."""
+    if extra == 0:
+        return v
+    return np.concatenate((v, np.zeros(extra, dtype=v.dtype)))
+
+
+def lfilter(b: Any, a: Any, x: Any, axis: int) -> Any:
+    """``scipy.signal.lfilter(b, a, x, axis)`` without initial conditions."""
+    y = lfilter_last(b, a, np.moveaxis(x, axis, -1))
+    return np.moveaxis(y, -1, axis)
+
+
+def lfilter_state(b: Any, a: Any, x: Any, y: Any, zi: Any, index: Any, pad: int) -> Any:
+    """The final state of the transposed direct form II after ``x`` (output ``y``):
+    ``zf[i] = sum_{k > i} (b[k] x[N+i-k] - a[k] y[N+i-k]) / a[0]``, plus ``zi[N+i]`` for
+    a signal shorter than the state (``index`` reads zeros for ``k <= i``)."""
+    zeros = np.zeros_like(x[..., :1]) * np.zeros(pad)
+    xp = np.concatenate((zeros, x), axis=-1)
+    yp = np.concatenate((zeros, y), axis=-1)
+    state = (np.sum(xp[..., index] * b, axis=-1) - np.sum(yp[..., index] * a, axis=-1)) / a[0]
+    n, k = np.shape(x)[-1], np.shape(zi)[-1]
+    if n < k:
+        state = state + np.concatenate((zi[..., n:], np.zeros_like(zi[..., :n])), axis=-1)
+    return state
+
+
+def lfilter_zi(b: Any, a: Any, x: Any, zi: Any, axis: int, index: Any, pad: int, extra_b: int,
+               extra_a: int) -> Any:
+    """``scipy.signal.lfilter(b, a, x, axis, zi)``: the output and the final state (``b``
+    and ``a`` padded with zeros to the same length first)."""
+    b = pad_end(b, extra_b)
+    a = pad_end(a, extra_a)
+    xl = np.moveaxis(x, axis, -1)
+    zl = np.moveaxis(zi, axis, -1)
+    y = lfilter_last_zi(b, a, xl, zl)
+    zf = lfilter_state(b, a, xl, y, zl, index, pad)
+    return np.moveaxis(y, -1, axis), np.moveaxis(zf, -1, axis)
+
+
+def sosfilt(sos: Any, x: Any, axis: int) -> Any:
+    """``scipy.signal.sosfilt`` without initial conditions: the sections in turn."""
+    for s in range(np.shape(sos)[0]):
+        x = lfilter(sos[s, :3], sos[s, 3:], x, axis)
+    return x
+
+
+def sqrtm(a: Any) -> Any:
+    """``scipy.linalg.sqrtm``: one compiled kernel with its own rules."""
+    return kernels.sqrtm(a)
+
+
+def solve_sylvester(a: Any, b: Any, q: Any) -> Any:
+    """``scipy.linalg.solve_sylvester``: one compiled kernel with its own rules."""
+    return kernels.solve_sylvester(a, b, q)

@@ -1,0 +1,278 @@
+"""Selectors of the SciPy and scikit-learn functions whose compiled kernels have no
+derivative of their own (see ``decompositions/__init__``): ``cdist``, ``pdist``,
+``squareform``, ``scipy.signal`` ``convolve``/``correlate``/``fftconvolve``/``oaconvolve``/
+``lfilter``/``sosfilt``, ``scipy.linalg.sqrtm``/``solve_sylvester`` and sklearn's
+``additive_chi2_kernel``/``chi2_kernel``.
+
+The rule sits on the public function: the compiler reads ``scipy_impl`` in its place
+(distances, convolutions: ops with rules, so every mode and order works) or calls one
+compiled kernel with its own rules (``scipy_kernels``: ``lfilter``, ``sqrtm``).  Metric
+names, modes and axes are static.  What the decomposition does not cover (weights ``w=``,
+``out=``, complex inputs, ``axes=``) is a located error.  Input validation that depends on
+values (sklearn's "negative values" check, ``squareform``'s symmetry check) is not
+repeated in compiled code.  SciPy is never imported here: a program that calls these
+functions has imported them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import scipy_impl as impl
+from .common import NO, Selection, Unsupported, dtype_of, norm_axis_index, shape_of, static
+
+#: the most terms a convolution is unrolled into (the smaller input's size)
+CONVOLVE_TERMS = 1024
+
+_METRICS = ("euclidean", "sqeuclidean", "cityblock", "minkowski", "chebyshev", "cosine",
+            "correlation", "braycurtis")
+
+
+def _metric(fn: Any, metric: Any, kwargs: dict[str, Any]) -> tuple[str, float]:
+    metric = static(metric, "metric")
+    if not isinstance(metric, str):
+        raise Unsupported("only a metric given by name is supported")
+    aliases = getattr(sys.modules.get("scipy.spatial.distance"), "_METRIC_ALIAS", {})
+    info = aliases.get(metric.lower())
+    name = info.canonical_name if info is not None else metric.lower()
+    if name not in _METRICS:
+        raise Unsupported(f"metric {metric!r} has no derivative rule (supported: "
+                          f"{', '.join(_METRICS)})")
+    if kwargs.get("w") is not None:
+        raise Unsupported("weights w= are not supported")
+    extra = set(kwargs) - {"p", "w"}
+    if extra:
+        raise Unsupported(f"unsupported keyword arguments {sorted(extra)}")
+    p = float(static(kwargs.get("p", 2.0), "p"))
+    if name == "minkowski":
+        if p == np.inf:
+            name = "chebyshev"
+        elif p < 1:
+            raise Unsupported("minkowski with p < 1 is not differentiable at equal coordinates")
+    return name, p
+
+
+def _float_matrix(x: Any, what: str) -> tuple[int, ...]:
+    shape = shape_of(x, what)
+    if len(shape) != 2:
+        raise Unsupported(f"{what} must be a 2-dimensional array")
+    if dtype_of(x) != np.float64:
+        raise Unsupported(f"{what} must be float64 (SciPy computes distances in float64)")
+    return shape
+
+
+def _cdist(xa: Any, xb: Any, metric: Any = "euclidean", *, out: Any = None, **kwargs: Any
+           ) -> Selection:
+    if out is not None:
+        raise Unsupported("out= is not supported")
+    name, p = _metric(_cdist, metric, kwargs)
+    sa, sb = _float_matrix(xa, "XA"), _float_matrix(xb, "XB")
+    if sa[1] != sb[1]:
+        raise Unsupported("XA and XB must have the same number of columns")
+    return impl.cdist, (xa, xb, name, p)
+
+
+def _pdist(x: Any, metric: Any = "euclidean", *, out: Any = None, **kwargs: Any
+           ) -> Selection:
+    if out is not None:
+        raise Unsupported("out= is not supported")
+    name, p = _metric(_pdist, metric, kwargs)
+    n = _float_matrix(x, "X")[0]
+    first, second = np.triu_indices(n, 1)
+    return impl.pdist, (x, first, second, name, p)
+
+
+def _squareform(x: Any, force: str = "no", checks: bool = True) -> Selection:
+    shape = shape_of(x, "X")
+    force = static(force, "force").lower()
+    if len(shape) == 1 and force != "tovector":
+        size = shape[0]
+        n = int(np.ceil(np.sqrt(size * 2)))
+        if n * (n - 1) != size * 2:
+            raise Unsupported("Incompatible vector size. It must be a binomial coefficient n "
+                              "choose 2 for some integer n >= 2.")
+        n = max(n, 1)
+        index = np.zeros((n, n), dtype=np.intp)
+        first, second = np.triu_indices(n, 1)
+        index[first, second] = index[second, first] = np.arange(1, size + 1)
+        return impl.to_square, (x, index)
+    if len(shape) == 2 and force != "tomatrix":
+        if shape[0] != shape[1]:
+            raise Unsupported("The matrix argument must be square.")
+        first, second = np.triu_indices(shape[0], 1)
+        return impl.to_condensed, (x, first, second)
+    raise Unsupported("the argument must be a 1-d condensed vector or a 2-d square matrix "
+                      "(as force= says)")
+
+
+def _pair_xy(x: Any, y: Any) -> tuple[Any, Any]:
+    y = x if y is None else y
+    sx, sy = shape_of(x, "X"), shape_of(y, "Y")
+    if len(sx) != 2 or len(sy) != 2 or sx[1] != sy[1]:
+        raise Unsupported("X and Y must be 2-d arrays with the same number of columns")
+    if dtype_of(x).kind != "f" or dtype_of(y).kind != "f":
+        raise Unsupported("X and Y must be floating-point arrays")
+    return x, y
+
+
+def _additive_chi2_kernel(X: Any, Y: Any = None) -> Selection:  # noqa: N803 (sklearn's names)
+    return impl.additive_chi2, _pair_xy(X, Y)
+
+
+def _chi2_kernel(X: Any, Y: Any = None, gamma: Any = 1.0) -> Selection:  # noqa: N803
+    return impl.chi2, (*_pair_xy(X, Y), gamma)
+
+
+# --- convolutions -----------------------------------------------------------------------
+
+
+def _real(x: Any, what: str) -> tuple[int, ...]:
+    if dtype_of(x).kind == "c":
+        raise Unsupported(f"{what} is complex; only real convolutions have derivative rules")
+    return shape_of(x, what)
+
+
+def _window(s1: tuple, s2: tuple, mode: str) -> tuple:
+    full = tuple(a + b - 1 for a, b in zip(s1, s2))
+    if mode == "full":
+        return tuple(slice(0, f) for f in full)
+    if mode == "same":
+        return tuple(slice((f - a) // 2, (f - a) // 2 + a) for f, a in zip(full, s1))
+    if mode == "valid":
+        if not (all(a >= b for a, b in zip(s1, s2)) or all(b >= a for a, b in zip(s1, s2))):
+            raise Unsupported("For 'valid' mode, one must be at least as large as the other "
+                              "in every dimension")
+        return tuple(slice(min(a, b) - 1, max(a, b)) for a, b in zip(s1, s2))
+    raise Unsupported(f"mode must be 'full', 'valid' or 'same', not {mode!r}")
+
+
+def _conv(in1: Any, in2: Any, mode: Any, flip: bool) -> Selection:
+    s1, s2 = _real(in1, "in1"), _real(in2, "in2")
+    if len(s1) != len(s2):
+        raise Unsupported("in1 and in2 should have the same dimensionality")
+    if 0 in s1 or 0 in s2:
+        raise Unsupported("empty inputs are not supported")
+    window = _window(s1, s2, static(mode, "mode"))
+    big, small = (in1, in2) if int(np.prod(s2)) <= int(np.prod(s1)) else (in2, in1)
+    sb, ss = shape_of(big), shape_of(small)
+    if int(np.prod(ss)) > CONVOLVE_TERMS:
+        raise Unsupported(f"both inputs have more than {CONVOLVE_TERMS} elements (the "
+                          "derivative is written as that many shifted copies)")
+    out_shape = tuple(a + b - 1 for a, b in zip(sb, ss))
+    offsets = tuple(tuple((j, o - j - b) for j, o, b in zip(idx, out_shape, sb))
+                    for idx in itertools.product(*(range(k) for k in ss)))
+    if not flip:  # convolution is symmetric: the smaller input is the kernel
+        return impl.convolve, (big, small, offsets, out_shape, window)
+    if small is in2:  # correlate(a, v) = convolve(a, flip(v))
+        return impl.correlate, (in1, in2, offsets, out_shape, window)
+    return impl.correlate_swapped, (in1, in2, offsets, out_shape, window)
+
+
+def _convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Selection:
+    return _conv(in1, in2, mode, False)
+
+
+def _correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Selection:
+    return _conv(in1, in2, mode, True)
+
+
+def _fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Selection:
+    if axes is not None and sorted(np.atleast_1d(static(axes, "axes")) % max(
+            len(shape_of(in1)), 1).tolist()) != list(range(len(shape_of(in1)))):
+        raise Unsupported("axes= over some of the axes is not supported")
+    return _conv(in1, in2, mode, False)
+
+
+# --- filters and matrix functions -------------------------------------------------------
+
+
+def _vector(v: Any, what: str) -> int:
+    shape = shape_of(v, what)
+    if len(shape) != 1 or shape[0] == 0:
+        raise Unsupported(f"{what} must be a non-empty 1-d array")
+    if dtype_of(v).kind == "c":
+        raise Unsupported(f"{what} is complex; only real filters have derivative rules")
+    return shape[0]
+
+
+def _lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Selection:
+    nb, na = _vector(b, "b"), _vector(a, "a")
+    shape = _real(x, "x")
+    axis = norm_axis_index(axis, len(shape))
+    if zi is None:
+        return impl.lfilter, (b, a, x, axis)
+    k = max(nb, na) - 1
+    want = shape[:axis] + (k,) + shape[axis + 1:]
+    if k == 0 or shape_of(zi, "zi") != want:
+        raise Unsupported(f"zi must have shape {want} (x's shape with {k} along axis)")
+    n = shape[axis]
+    pad = k + 1
+    index = np.array([[n + i - j + pad if j > i else 0 for j in range(k + 1)]
+                      for i in range(k)], dtype=np.intp)
+    return impl.lfilter_zi, (b, a, x, zi, axis, index, pad, k + 1 - nb, k + 1 - na)
+
+
+def _sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Selection:
+    if zi is not None:
+        raise Unsupported("zi= is not supported")
+    s = shape_of(sos, "sos")
+    if len(s) != 2 or s[1] != 6:
+        raise Unsupported("sos array must be shape (n_sections, 6)")
+    shape = _real(x, "x")
+    return impl.sosfilt, (sos, x, norm_axis_index(axis, len(shape)))
+
+
+def _square_real(a: Any, what: str) -> None:
+    shape = shape_of(a, what)
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise Unsupported(f"{what} must be a square 2-d matrix")
+    if dtype_of(a).kind == "c":
+        raise Unsupported(f"{what} is complex; only real matrices have derivative rules")
+
+
+def _sqrtm(A: Any, disp: Any = NO, blocksize: Any = NO) -> Selection:  # noqa: N803
+    if disp is not NO and disp is not True:
+        raise Unsupported("disp=False is not supported")
+    _square_real(A, "A")
+    return impl.sqrtm, (A,)
+
+
+def _solve_sylvester(a: Any, b: Any, q: Any) -> Selection:
+    _square_real(a, "a")
+    _square_real(b, "b")
+    return impl.solve_sylvester, (a, b, q)
+
+
+_SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
+    "scipy.spatial.distance": {"cdist": _cdist, "pdist": _pdist, "squareform": _squareform},
+    "scipy.signal": {"convolve": _convolve, "correlate": _correlate,
+                     "fftconvolve": _fftconvolve, "oaconvolve": _fftconvolve,
+                     "lfilter": _lfilter, "sosfilt": _sosfilt},
+    "scipy.linalg": {"sqrtm": _sqrtm, "solve_sylvester": _solve_sylvester},
+    "sklearn.metrics.pairwise": {"additive_chi2_kernel": _additive_chi2_kernel,
+                                 "chi2_kernel": _chi2_kernel},
+}
+
+_TABLE: dict[int, Callable[..., Selection]] = {}
+_SEEN: set[str] = set()
+
+
+def lookup(fn: Any) -> Callable[..., Selection] | None:
+    """The selector of ``fn``, or None (modules are read once they are imported)."""
+    for module, names in _SOURCES.items():
+        if module in _SEEN:
+            continue
+        mod = sys.modules.get(module)
+        if mod is None:
+            continue
+        _SEEN.add(module)
+        for name, select in names.items():
+            target = getattr(mod, name, None)
+            if target is not None:
+                _TABLE[id(target)] = select
+    return _TABLE.get(id(fn))
