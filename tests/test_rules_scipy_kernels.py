@@ -1,0 +1,110 @@
+"""SciPy and scikit-learn functions whose compiled kernels have no derivative of their own
+(``st_autodiff/decompositions/select_scipy.py``): pairwise distances, ``squareform``,
+real convolutions, ``lfilter``/``sosfilt``, ``sqrtm``/``solve_sylvester`` and the chi2
+kernels.
+
+Each case is a call as real code writes it.  The compiled value equals SciPy's (to 1e-13:
+the decompositions sum in their own order), the gradient matches float64 central
+differences, the forward mode agrees with it, and the Hessian matches central differences
+of the gradient (second order through the kernels' rules, which the compiler reads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers_rules import Case, check_gradient, check_hessian, check_jvp, check_value
+
+import st_autodiff as st
+
+distance = pytest.importorskip("scipy.spatial.distance")
+signal = pytest.importorskip("scipy.signal")
+linalg = pytest.importorskip("scipy.linalg")
+
+_rng = np.random.default_rng(11)
+
+
+def normal(*shape: int) -> np.ndarray:
+    return _rng.standard_normal(shape)
+
+
+def positive(*shape: int) -> np.ndarray:
+    return _rng.random(shape) + 0.2
+
+
+def spd(n: int) -> np.ndarray:
+    a = normal(n, n)
+    return a @ a.T + n * np.eye(n)
+
+
+P53, Q43, P42 = normal(5, 3), normal(4, 3), normal(4, 2)
+_METRICS = ["euclidean", "sqeuclidean", "cityblock", "chebyshev", "cosine", "correlation",
+            "braycurtis"]
+A3, B2, A2 = np.array([1.3, -0.4, 0.2]), np.array([0.5, 0.3]), np.array([0.9, 0.35])
+SIG = normal(9)
+ZI = normal(2)
+SYL_A, SYL_B = spd(3), spd(3) + normal(3, 3) * 0.1
+
+CASES = [
+    *(Case(f"cdist_{m}", lambda x, y, m=m: distance.cdist(x, y, m), (P53, Q43),
+           smooth=m not in ("cityblock", "chebyshev")) for m in _METRICS),
+    *(Case(f"pdist_{m}", lambda x, m=m: distance.pdist(x, metric=m), (P53,),
+           smooth=m not in ("cityblock", "chebyshev")) for m in _METRICS),
+    Case("cdist_minkowski_p3", lambda x, y: distance.cdist(x, y, "minkowski", p=3), (P42, P42[::-1] + 0.1)),
+    Case("pdist_minkowski_p1.5", lambda x: distance.pdist(x, "minkowski", p=1.5), (P53,)),
+    Case("cdist_alias_sqe", lambda x: distance.cdist(x, x, "sqe"), (P42,)),
+    Case("squareform_vector", lambda x: distance.squareform(x), (normal(6),)),
+    Case("squareform_of_pdist", lambda x: distance.squareform(distance.pdist(x)), (P53,)),
+    Case("squareform_matrix",
+         lambda x: distance.squareform((x + x.T) * (1 - np.eye(4)), checks=False),
+         (normal(4, 4),)),
+    *(Case(f"{fn.__name__}_{mode}_{i}", lambda x, k, fn=fn, mode=mode: fn(x, k, mode=mode), args)
+      for fn in (signal.convolve, signal.correlate, signal.fftconvolve)
+      for mode in ("full", "same", "valid")
+      for i, args in enumerate([(normal(9), normal(3)), (normal(3), normal(7))])),
+    Case("convolve_2d_same", lambda x, k: signal.convolve(x, k, mode="same"),
+         (normal(5, 4), normal(2, 3))),
+    Case("fftconvolve_2d_valid", lambda x, k: signal.fftconvolve(x, k, mode="valid"),
+         (normal(5, 4), normal(2, 3))),
+    Case("correlate_2d_full", lambda x, k: signal.correlate(x, k), (normal(3, 4), normal(2, 2))),
+    Case("lfilter_x_b_a", lambda x, b, a: signal.lfilter(b, a, x), (SIG, B2, A3)),
+    Case("lfilter_long_b", lambda x, b, a: signal.lfilter(b, a, x), (SIG, A3 * 0.5, A2)),
+    Case("lfilter_axis0", lambda x, b: signal.lfilter(b, A3, x, axis=0), (normal(6, 3), B2)),
+    Case("lfilter_zi_y", lambda x, a, z: signal.lfilter(B2, a, x, zi=z)[0], (SIG, A3, ZI)),
+    Case("lfilter_zi_zf", lambda x, a, z: signal.lfilter(B2, a, x, zi=z)[1], (SIG, A3, ZI)),
+    Case("lfilter_zi_short", lambda x, b, z: signal.lfilter(b, A3, x, zi=z)[1],
+         (normal(1), B2, ZI)),
+    Case("lfilter_zi_axis1",
+         lambda x, z: np.concatenate(signal.lfilter(B2, A3, x, axis=1, zi=z), axis=1),
+         (normal(2, 7), normal(2, 2))),
+    Case("sosfilt", lambda x: signal.sosfilt(
+        np.array([[0.2, 0.4, 0.2, 1.0, -0.3, 0.1], [1.0, -0.5, 0.0, 1.0, 0.2, 0.0]]), x),
+        (SIG,)),
+    Case("sqrtm", lambda a: linalg.sqrtm(a), (spd(4),), tol=1e-5),
+    Case("sqrtm_nonsymmetric", lambda a: linalg.sqrtm(a), (spd(3) + normal(3, 3) * 0.3,),
+         tol=1e-5),
+    Case("solve_sylvester", lambda a, b, q: linalg.solve_sylvester(a, b, q),
+         (SYL_A, SYL_B, normal(3, 3))),
+]
+IDS = [c.id for c in CASES]
+SMOOTH = [c for c in CASES if c.smooth]
+
+
+@pytest.mark.parametrize("c", CASES, ids=IDS)
+def test_value_matches_scipy(c: Case) -> None:
+    check_value(Case(c.id, c.fn, c.args, exact=False))
+
+
+@pytest.mark.parametrize("c", CASES, ids=IDS)
+def test_gradient_matches_central_differences(c: Case) -> None:
+    check_gradient(c)
+
+
+@pytest.mark.parametrize("c", CASES, ids=IDS)
+def test_jvp_agrees_with_gradient(c: Case) -> None:
+    check_jvp(c)
+
+
+@pytest.mark.parametrize("c", SMOOTH, ids=[c.id for c in SMOOTH])
+def test_hessian_vector_product(c: Case) -> None:
+    check_hessian(c)
