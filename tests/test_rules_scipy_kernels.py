@@ -50,7 +50,14 @@ CASES = [
            smooth=m not in ("cityblock", "chebyshev")) for m in _METRICS),
     *(Case(f"pdist_{m}", lambda x, m=m: distance.pdist(x, metric=m), (P53,),
            smooth=m not in ("cityblock", "chebyshev")) for m in _METRICS),
-    Case("cdist_minkowski_p3", lambda x, y: distance.cdist(x, y, "minkowski", p=3), (P42, P42[::-1] + 0.1)),
+    Case("cdist_minkowski_p3", lambda x, y: distance.cdist(x, y, "minkowski", p=3),
+         (P42, P42[::-1] + 0.1)),
+    Case("cdist_self_euclidean", lambda x: distance.cdist(x, x), (P53,)),
+    *(Case(f"vector_{m}", lambda u, v, m=m: getattr(distance, m)(u, v), (normal(4), normal(4)),
+           smooth=m not in ("cityblock", "chebyshev")) for m in _METRICS),
+    Case("vector_minkowski", lambda u, v: distance.minkowski(u, v, 3), (normal(4), normal(4))),
+    Case("seuclidean", lambda u, v, s: distance.seuclidean(u, v, s),
+         (normal(4), normal(4), positive(4))),
     Case("pdist_minkowski_p1.5", lambda x: distance.pdist(x, "minkowski", p=1.5), (P53,)),
     Case("cdist_alias_sqe", lambda x: distance.cdist(x, x, "sqe"), (P42,)),
     Case("squareform_vector", lambda x: distance.squareform(x), (normal(6),)),
@@ -108,3 +115,88 @@ def test_jvp_agrees_with_gradient(c: Case) -> None:
 @pytest.mark.parametrize("c", SMOOTH, ids=[c.id for c in SMOOTH])
 def test_hessian_vector_product(c: Case) -> None:
     check_hessian(c)
+
+
+sklearn_pairwise = pytest.importorskip("sklearn.metrics.pairwise")
+gpk = pytest.importorskip("sklearn.gaussian_process.kernels")
+
+_RQ = gpk.RationalQuadratic(length_scale=1.1, alpha=0.7)
+
+SKLEARN = [
+    Case("additive_chi2_kernel", lambda x, y: sklearn_pairwise.additive_chi2_kernel(x, y),
+         (positive(4, 3), positive(2, 3))),
+    Case("chi2_kernel_gamma", lambda x, y: sklearn_pairwise.chi2_kernel(x, y, gamma=0.7),
+         (positive(4, 3), positive(2, 3))),
+    Case("chi2_kernel_self", lambda x: sklearn_pairwise.chi2_kernel(x), (positive(3, 2),)),
+    Case("manhattan_distances", lambda x, y: sklearn_pairwise.manhattan_distances(x, y),
+         (normal(4, 3), normal(2, 3)), smooth=False),
+    Case("gp_rbf", lambda x: gpk.RBF(length_scale=1.3)(x), (normal(4, 3),)),
+    Case("gp_matern", lambda x: gpk.Matern(length_scale=0.9, nu=2.5)(x), (normal(4, 3),)),
+    Case("gp_rational_quadratic", lambda x: _RQ(x), (normal(4, 3),)),
+    Case("gp_rbf_cross", lambda x, y: gpk.RBF(length_scale=[1.3, 0.5, 2.0])(x, y),
+         (normal(4, 3), normal(2, 3))),
+]
+
+
+@pytest.mark.parametrize("c", SKLEARN, ids=[c.id for c in SKLEARN])
+def test_sklearn_kernels(c: Case) -> None:
+    check_value(Case(c.id, c.fn, c.args, exact=False))
+    check_gradient(c)
+    if c.smooth:
+        check_jvp(c)
+        check_hessian(c)
+
+
+# --- what stays refused: located errors at the user's call ------------------------------
+
+
+def _complex_convolve(x):
+    return np.sum(np.abs(signal.fftconvolve(x * (1 + 1j), np.ones(3))))
+
+
+def _hamming(x):
+    return np.sum(distance.cdist(x, x, "hamming"))
+
+
+def _weighted(x):
+    return np.sum(distance.pdist(x, "euclidean", w=np.ones(3)))
+
+
+def _partial_axes(x):
+    return np.sum(signal.fftconvolve(x, np.ones((2, 2)), axes=0))
+
+
+@pytest.mark.parametrize("fn, arg, message", [
+    (_hamming, P53, "metric 'hamming' has no derivative rule"),
+    (_weighted, P53, "weights w= are not supported"),
+    (_partial_axes, normal(4, 3), "axes= over some of the axes"),
+])
+def test_uncovered_uses_are_located_errors(fn, arg, message) -> None:
+    with pytest.raises(st.StAutodiffError) as info:
+        st.grad(fn)(arg)
+    assert message in str(info.value)
+    assert "test_rules_scipy_kernels.py" in str(info.value)
+
+
+def test_complex_convolution_is_refused_with_a_location() -> None:
+    with pytest.raises(st.StAutodiffError) as info:
+        st.grad(_complex_convolve)(normal(5))
+    assert "test_rules_scipy_kernels.py" in str(info.value)
+
+
+def test_complex_sqrtm_is_a_runtime_error_not_a_dropped_imaginary_part() -> None:
+    def loss(a):
+        return np.sum(linalg.sqrtm(a))
+
+    with pytest.raises(Exception, match="square root is complex"):
+        st.grad(loss)(np.diag([1.0, -2.0, 3.0]))
+
+
+def test_lfilter_is_one_call_in_the_generated_code() -> None:
+    def loss(x):
+        return np.sum(signal.lfilter(B2, A3, x) ** 2)
+
+    g = st.grad(loss)
+    g(SIG)
+    source = g.source
+    assert "lfilter_last" in source, source

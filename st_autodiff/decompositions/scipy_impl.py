@@ -51,6 +51,12 @@ def pair_metric(u: Any, v: Any, metric: str, p: float) -> Any:
     return _root(np.sum(np.abs(d) ** p, axis=-1), p)  # minkowski
 
 
+def seuclidean(u: Any, v: Any, var: Any) -> Any:
+    """``scipy.spatial.distance.seuclidean``: the euclidean distance scaled by variances."""
+    d = u - v
+    return _root(np.sum(d * d / var, axis=-1), 2)
+
+
 def cdist(xa: Any, xb: Any, metric: str, p: float) -> Any:
     """``scipy.spatial.distance.cdist``: every row of ``xa`` against every row of ``xb``."""
     return pair_metric(xa[:, None, :], xb[None, :, :], metric, p)

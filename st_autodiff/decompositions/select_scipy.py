@@ -57,6 +57,38 @@ def _metric(fn: Any, metric: Any, kwargs: dict[str, Any]) -> tuple[str, float]:
     return name, p
 
 
+def _vectors(u: Any, v: Any) -> None:
+    su, sv = shape_of(u, "u"), shape_of(v, "v")
+    if len(su) != 1 or su != sv:
+        raise Unsupported("u and v must be 1-d arrays of the same length")
+    if dtype_of(u).kind == "c" or dtype_of(v).kind == "c":
+        raise Unsupported("complex vectors are not supported")
+
+
+def _vector_metric(name: str) -> Callable[..., Selection]:
+    """``scipy.spatial.distance.<name>(u, v, ...)`` of two vectors, without weights."""
+
+    def select(u: Any, v: Any, *args: Any, w: Any = None, **kwargs: Any) -> Selection:
+        if name == "minkowski" and args:
+            kwargs["p"], args = args[0], args[1:]
+        if args or w is not None:
+            raise Unsupported("weights w= are not supported")
+        if kwargs.pop("centered", True) is not True:
+            raise Unsupported("centered=False is not supported")
+        metric, p = _metric(select, name, kwargs)
+        _vectors(u, v)
+        return impl.pair_metric, (u, v, metric, p)
+
+    return select
+
+
+def _seuclidean(u: Any, v: Any, V: Any) -> Selection:  # noqa: N803 (SciPy's name)
+    _vectors(u, v)
+    if shape_of(V, "V") != shape_of(u, "u"):
+        raise Unsupported("V must be a 1-d array of the vectors' length")
+    return impl.seuclidean, (u, v, V)
+
+
 def _float_matrix(x: Any, what: str) -> tuple[int, ...]:
     shape = shape_of(x, what)
     if len(shape) != 2:
@@ -182,8 +214,9 @@ def _correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> 
 
 
 def _fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Selection:
-    if axes is not None and sorted(np.atleast_1d(static(axes, "axes")) % max(
-            len(shape_of(in1)), 1).tolist()) != list(range(len(shape_of(in1)))):
+    nd = len(shape_of(in1))
+    if axes is not None and sorted((np.atleast_1d(static(axes, "axes")) % max(nd, 1)).tolist()
+                                   ) != list(range(nd)):
         raise Unsupported("axes= over some of the axes is not supported")
     return _conv(in1, in2, mode, False)
 
@@ -249,7 +282,9 @@ def _solve_sylvester(a: Any, b: Any, q: Any) -> Selection:
 
 
 _SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
-    "scipy.spatial.distance": {"cdist": _cdist, "pdist": _pdist, "squareform": _squareform},
+    "scipy.spatial.distance": {"cdist": _cdist, "pdist": _pdist, "squareform": _squareform,
+                               "seuclidean": _seuclidean,
+                               **{m: _vector_metric(m) for m in _METRICS}},
     "scipy.signal": {"convolve": _convolve, "correlate": _correlate,
                      "fftconvolve": _fftconvolve, "oaconvolve": _fftconvolve,
                      "lfilter": _lfilter, "sosfilt": _sosfilt},
@@ -273,6 +308,7 @@ def lookup(fn: Any) -> Callable[..., Selection] | None:
         _SEEN.add(module)
         for name, select in names.items():
             target = getattr(mod, name, None)
-            if target is not None:
+            while target is not None:  # sklearn's validate_params wrapper and the function
                 _TABLE[id(target)] = select
+                target = getattr(target, "__wrapped__", None)
     return _TABLE.get(id(fn))
