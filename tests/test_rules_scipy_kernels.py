@@ -192,6 +192,32 @@ def test_complex_sqrtm_is_a_runtime_error_not_a_dropped_imaginary_part() -> None
         st.grad(loss)(np.diag([1.0, -2.0, 3.0]))
 
 
+def test_chi2_kernel_checks_the_values_like_sklearn() -> None:
+    def loss(x, y):
+        return np.sum(sklearn_pairwise.chi2_kernel(x, y))
+
+    g = st.grad(loss)
+    g(positive(3, 2), positive(2, 2))
+    with pytest.raises(ValueError, match="X contains negative values"):
+        g(-positive(3, 2), positive(2, 2))
+
+
+def test_distances_of_float32_and_constant_lists_are_float64_like_scipy() -> None:
+    q = [[0.0, 1.0], [2.0, 0.5]]
+
+    def loss32(x):
+        return np.sum(distance.cdist(x.astype(np.float32), q) ** 2) + np.sum(
+            distance.pdist(x.astype(np.float32)))
+
+    def loss64(x):
+        return np.sum(distance.cdist(x, q) ** 2) + np.sum(distance.pdist(x))
+
+    value, grad = st.value_and_grad(loss32)(P42)
+    assert abs(value - loss32(P42)) < 1e-12
+    np.testing.assert_allclose(grad, st.grad(loss64)(P42), rtol=1e-5)
+    check_gradient(Case("lists", loss64, (P42,)))
+
+
 def test_lfilter_is_one_call_in_the_generated_code() -> None:
     def loss(x):
         return np.sum(signal.lfilter(B2, A3, x) ** 2)

@@ -57,13 +57,20 @@ def seuclidean(u: Any, v: Any, var: Any) -> Any:
     return _root(np.sum(d * d / var, axis=-1), 2)
 
 
-def cdist(xa: Any, xb: Any, metric: str, p: float) -> Any:
-    """``scipy.spatial.distance.cdist``: every row of ``xa`` against every row of ``xb``."""
+def cdist(xa: Any, xb: Any, metric: str, p: float, cast_a: bool, cast_b: bool) -> Any:
+    """``scipy.spatial.distance.cdist``: every row of ``xa`` against every row of ``xb``
+    (each converted to float64 first where ``cast_*`` says, as SciPy does)."""
+    if cast_a:
+        xa = xa.astype(np.float64)
+    if cast_b:
+        xb = xb.astype(np.float64)
     return pair_metric(xa[:, None, :], xb[None, :, :], metric, p)
 
 
-def pdist(x: Any, first: Any, second: Any, metric: str, p: float) -> Any:
+def pdist(x: Any, first: Any, second: Any, metric: str, p: float, cast: bool) -> Any:
     """``scipy.spatial.distance.pdist``: the pairs ``first[k] < second[k]``, in order."""
+    if cast:
+        x = x.astype(np.float64)
     return pair_metric(x[first], x[second], metric, p)
 
 
@@ -79,7 +86,12 @@ def to_condensed(m: Any, first: Any, second: Any) -> Any:
 
 
 def additive_chi2(x: Any, y: Any) -> Any:
-    """``-sum (x - y)^2 / (x + y)`` over features, 0 where ``x + y == 0``."""
+    """``-sum (x - y)^2 / (x + y)`` over features, 0 where ``x + y == 0`` (sklearn's
+    checks of the values included: the kernel is defined on non-negative features)."""
+    if np.any(x < 0):
+        raise ValueError("X contains negative values.")
+    if np.any(y < 0):
+        raise ValueError("Y contains negative values.")
     xb = x[:, None, :]
     yb = y[None, :, :]
     nom = -((xb - yb) ** 2)

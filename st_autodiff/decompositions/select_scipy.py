@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import scipy_impl as impl
-from .common import NO, Selection, Unsupported, dtype_of, norm_axis_index, shape_of, static
+from .common import NO, Node, Selection, Unsupported, dtype_of, norm_axis_index, shape_of, static
 
 #: the most terms a convolution is unrolled into (the smaller input's size)
 CONVOLVE_TERMS = 1024
@@ -89,13 +89,18 @@ def _seuclidean(u: Any, v: Any, V: Any) -> Selection:  # noqa: N803 (SciPy's nam
     return impl.seuclidean, (u, v, V)
 
 
-def _float_matrix(x: Any, what: str) -> tuple[int, ...]:
+def _double_matrix(x: Any, what: str) -> tuple[Any, tuple[int, ...], bool]:
+    """``x`` as SciPy's distance kernels take it: a 2-d float64 array (a constant is
+    converted here, a runtime value of another dtype by ``astype`` in the compiled code)."""
+    if not isinstance(x, Node):
+        x = np.asarray(x, dtype=np.float64)
     shape = shape_of(x, what)
     if len(shape) != 2:
         raise Unsupported(f"{what} must be a 2-dimensional array")
-    if dtype_of(x) != np.float64:
-        raise Unsupported(f"{what} must be float64 (SciPy computes distances in float64)")
-    return shape
+    kind = dtype_of(x).kind
+    if kind == "c":
+        raise Unsupported(f"{what} is complex; distances of complex arrays are not supported")
+    return x, shape, dtype_of(x) != np.float64
 
 
 def _cdist(xa: Any, xb: Any, metric: Any = "euclidean", *, out: Any = None, **kwargs: Any
@@ -103,10 +108,10 @@ def _cdist(xa: Any, xb: Any, metric: Any = "euclidean", *, out: Any = None, **kw
     if out is not None:
         raise Unsupported("out= is not supported")
     name, p = _metric(_cdist, metric, kwargs)
-    sa, sb = _float_matrix(xa, "XA"), _float_matrix(xb, "XB")
+    (xa, sa, ca), (xb, sb, cb) = _double_matrix(xa, "XA"), _double_matrix(xb, "XB")
     if sa[1] != sb[1]:
         raise Unsupported("XA and XB must have the same number of columns")
-    return impl.cdist, (xa, xb, name, p)
+    return impl.cdist, (xa, xb, name, p, ca, cb)
 
 
 def _pdist(x: Any, metric: Any = "euclidean", *, out: Any = None, **kwargs: Any
@@ -114,9 +119,9 @@ def _pdist(x: Any, metric: Any = "euclidean", *, out: Any = None, **kwargs: Any
     if out is not None:
         raise Unsupported("out= is not supported")
     name, p = _metric(_pdist, metric, kwargs)
-    n = _float_matrix(x, "X")[0]
+    x, (n, _k), cast = _double_matrix(x, "X")
     first, second = np.triu_indices(n, 1)
-    return impl.pdist, (x, first, second, name, p)
+    return impl.pdist, (x, first, second, name, p, cast)
 
 
 def _squareform(x: Any, force: str = "no", checks: bool = True) -> Selection:
