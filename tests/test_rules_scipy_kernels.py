@@ -87,6 +87,13 @@ CASES = [
     Case("sosfilt", lambda x: signal.sosfilt(
         np.array([[0.2, 0.4, 0.2, 1.0, -0.3, 0.1], [1.0, -0.5, 0.0, 1.0, 0.2, 0.0]]), x),
         (SIG,)),
+    Case("filtfilt", lambda x: signal.filtfilt(B2, A3, x), (normal(12),)),
+    Case("filtfilt_even_axis0", lambda x: signal.filtfilt(A2, A3, x, axis=0, padtype="even"),
+         (normal(11, 2),)),
+    Case("filtfilt_constant_padlen", lambda x: signal.filtfilt(B2, A3, x, padtype="constant",
+                                                               padlen=4), (normal(8),)),
+    Case("filtfilt_nopad", lambda x: signal.filtfilt(B2, A3, x, padtype=None), (normal(6),)),
+    Case("filtfilt_coefficients", lambda b, a: signal.filtfilt(b, a, SIG), (A2 * 0.5, A2)),
     Case("sqrtm", lambda a: linalg.sqrtm(a), (spd(4),), tol=1e-5),
     Case("sqrtm_nonsymmetric", lambda a: linalg.sqrtm(a), (spd(3) + normal(3, 3) * 0.3,),
          tol=1e-5),

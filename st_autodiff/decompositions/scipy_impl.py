@@ -170,6 +170,50 @@ def lfilter_zi(b: Any, a: Any, x: Any, zi: Any, axis: int, index: Any, pad: int,
     return np.moveaxis(y, -1, axis), np.moveaxis(zf, -1, axis)
 
 
+def steady_state(b: Any, a: Any, shift: Any, first: Any) -> Any:
+    """``scipy.signal.lfilter_zi(b, a)`` for runtime coefficients (already of one length):
+    ``(I - companion(a)^T) zi = b[1:] - a[1:] b[0]`` after normalising by ``a[0]``."""
+    b = b / a[0]
+    a = a / a[0]
+    k = np.shape(a)[0] - 1
+    system = np.eye(k) - (shift + np.expand_dims(-a[1:], axis=-1) * first)
+    return np.linalg.solve(system, b[1:] - a[1:] * b[0])
+
+
+def extend(x: Any, n: int, padtype: str) -> Any:
+    """``odd_ext``/``even_ext``/``const_ext`` of ``x`` by ``n`` along the last axis."""
+    if n == 0:
+        return x
+    left = np.flip(x[..., 1:n + 1], axis=-1)
+    right = np.flip(x[..., -n - 1:-1], axis=-1)
+    if padtype == "odd":
+        left = 2 * x[..., :1] - left
+        right = 2 * x[..., -1:] - right
+    elif padtype == "constant":
+        left = x[..., :1] * np.ones(n)
+        right = x[..., -1:] * np.ones(n)
+    return np.concatenate((left, x, right), axis=-1)
+
+
+def filtfilt(b: Any, a: Any, x: Any, zi: Any, axis: int, edge: int, padtype: str) -> Any:
+    """``scipy.signal.filtfilt`` (``method='pad'``): forward, then backward, from the
+    steady state ``zi`` scaled by the first sample, on the padded signal."""
+    ext = extend(np.moveaxis(x, axis, -1), edge, padtype)
+    y = lfilter_last_zi(b, a, ext, zi * ext[..., :1])
+    y = np.flip(lfilter_last_zi(b, a, np.flip(y, axis=-1), zi * y[..., -1:]), axis=-1)
+    if edge > 0:
+        y = y[..., edge:-edge]
+    return np.moveaxis(y, -1, axis)
+
+
+def filtfilt_runtime(b: Any, a: Any, x: Any, shift: Any, first: Any, axis: int, edge: int,
+                     padtype: str, extra_b: int, extra_a: int) -> Any:
+    """``filtfilt`` with coefficients computed at run time: their steady state too."""
+    b = pad_end(b, extra_b)
+    a = pad_end(a, extra_a)
+    return filtfilt(b, a, x, steady_state(b, a, shift, first), axis, edge, padtype)
+
+
 def sosfilt(sos: Any, x: Any, axis: int) -> Any:
     """``scipy.signal.sosfilt`` without initial conditions: the sections in turn."""
     for s in range(np.shape(sos)[0]):

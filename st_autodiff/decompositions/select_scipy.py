@@ -24,7 +24,17 @@ from typing import Any
 import numpy as np
 
 from . import scipy_impl as impl
-from .common import NO, Node, Selection, Unsupported, dtype_of, norm_axis_index, shape_of, static
+from .common import (
+    NO,
+    Node,
+    Selection,
+    Unsupported,
+    constant,
+    dtype_of,
+    norm_axis_index,
+    shape_of,
+    static,
+)
 
 #: the most terms a convolution is unrolled into (the smaller input's size)
 CONVOLVE_TERMS = 1024
@@ -255,6 +265,34 @@ def _lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Selectio
     return impl.lfilter_zi, (b, a, x, zi, axis, index, pad, k + 1 - nb, k + 1 - na)
 
 
+def _filtfilt(b: Any, a: Any, x: Any, axis: int = -1, padtype: Any = "odd", padlen: Any = None,
+              method: str = "pad", irlen: Any = None) -> Selection:
+    if static(method, "method") != "pad" or irlen is not None:
+        raise Unsupported("only method='pad' is supported")
+    nb, na = _vector(b, "b"), _vector(a, "a")
+    n = max(nb, na)
+    if n == 1:
+        raise Unsupported("a filter of order 0 (len(a) == len(b) == 1) is not supported")
+    shape = _real(x, "x")
+    axis = norm_axis_index(axis, len(shape))
+    padtype = static(padtype, "padtype")
+    if padtype not in ("odd", "even", "constant", None):
+        raise Unsupported(f"Unknown value '{padtype}' given to padtype.")
+    edge = 0 if padtype is None else (3 * n if padlen is None else int(static(padlen,
+                                                                             "padlen")))
+    if shape[axis] <= edge:
+        raise Unsupported(f"The length of the input vector x must be greater than padlen, "
+                          f"which is {edge}.")
+    b, a = constant(b), constant(a)
+    if isinstance(b, Node) or isinstance(a, Node):
+        first = np.zeros((1, n - 1))
+        first[0, 0] = 1.0
+        return impl.filtfilt_runtime, (b, a, x, np.eye(n - 1, k=1), first, axis, edge,
+                                       padtype or "none", n - nb, n - na)
+    zi = sys.modules["scipy.signal"].lfilter_zi(b, a)
+    return impl.filtfilt, (b, a, x, zi, axis, edge, padtype or "none")
+
+
 def _sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Selection:
     if zi is not None:
         raise Unsupported("zi= is not supported")
@@ -292,7 +330,7 @@ _SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
                                **{m: _vector_metric(m) for m in _METRICS}},
     "scipy.signal": {"convolve": _convolve, "correlate": _correlate,
                      "fftconvolve": _fftconvolve, "oaconvolve": _fftconvolve,
-                     "lfilter": _lfilter, "sosfilt": _sosfilt},
+                     "lfilter": _lfilter, "sosfilt": _sosfilt, "filtfilt": _filtfilt},
     "scipy.linalg": {"sqrtm": _sqrtm, "solve_sylvester": _solve_sylvester},
     "sklearn.metrics.pairwise": {"additive_chi2_kernel": _additive_chi2_kernel,
                                  "chi2_kernel": _chi2_kernel},
