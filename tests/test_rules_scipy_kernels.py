@@ -233,3 +233,32 @@ def test_lfilter_is_one_call_in_the_generated_code() -> None:
     g(SIG)
     source = g.source
     assert "lfilter_last" in source, source
+
+
+# --- the eager runtime's torch.cdist ----------------------------------------------------
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, np.inf])
+def test_eager_cdist_matches_scipy_and_the_compiler(p: float) -> None:
+    a, b = normal(4, 3), normal(2, 3)
+    w = normal(4, 2)
+    x = st.tensor(a, requires_grad=True)
+    out = st.cdist(x, st.tensor(b), p=p)
+    np.testing.assert_allclose(out.detach().numpy(), distance.cdist(a, b, "minkowski", p=p),
+                               rtol=1e-13)
+    (out * st.tensor(w)).sum().backward()
+
+    def loss(x):
+        return np.sum(distance.cdist(x, b, "minkowski", p=p) * w)
+
+    np.testing.assert_allclose(x.grad.numpy(), st.grad(loss)(a), rtol=1e-10)
+    check_gradient(Case(f"eager_{p}", lambda x: distance.cdist(x, b, "minkowski", p=p), (a,)))
+
+
+def test_eager_cdist_of_coincident_points_has_zero_gradient_there() -> None:
+    a = normal(3, 2)
+    x = st.tensor(a, requires_grad=True)
+    st.cdist(x, st.tensor(a)).sum().backward()  # x2 a constant copy: only x1 moves
+    expected = np.sum((a[:, None] - a[None]) / np.maximum(
+        np.linalg.norm(a[:, None] - a[None], axis=-1, keepdims=True), 1e-300), axis=1)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import cuda, methods
+from .distances import cdist
 from .dtypes import (
     Size,
     bool_,
@@ -269,7 +270,8 @@ __all__ = [
     "acos", "acosh", "add", "addcdiv", "addcmul", "addmm", "all", "allclose",
     "any", "amax", "amin", "arange",
     "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "as_tensor", "asin", "asinh",
-    "atan", "atan2", "atanh", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "ceil", "chunk",
+    "atan", "atan2", "atanh", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "cdist", "ceil",
+    "chunk",
     "clamp", "clamp_", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos",
     "cosh", "cuda", "cumsum", "detach", "device", "dist", "div", "divide", "dot", "double",
     "dtype", "empty", "empty_like", "enable_grad", "eq", "equal", "exp", "exp2", "expm1", "eye",
