@@ -45,6 +45,12 @@ SIG = normal(9)
 ZI = normal(2)
 SYL_A, SYL_B = spd(3), spd(3) + normal(3, 3) * 0.1
 
+def _with_ones(s):
+    return np.concatenate((s[:, :3], np.ones((2, 1)), s[:, 3:]), axis=1)
+
+
+SOS = np.array([[0.2, 0.4, 0.2, 1.0, -0.3, 0.1], [1.0, -0.5, 0.0, 1.0, 0.2, 0.0]])
+
 CASES = [
     *(Case(f"cdist_{m}", lambda x, y, m=m: distance.cdist(x, y, m), (P53, Q43),
            smooth=m not in ("cityblock", "chebyshev")) for m in _METRICS),
@@ -94,6 +100,12 @@ CASES = [
                                                                padlen=4), (normal(8),)),
     Case("filtfilt_nopad", lambda x: signal.filtfilt(B2, A3, x, padtype=None), (normal(6),)),
     Case("filtfilt_coefficients", lambda b, a: signal.filtfilt(b, a, SIG), (A2 * 0.5, A2)),
+    Case("sosfilt_global_sos", lambda x: signal.sosfilt(SOS, x, axis=0), (normal(7, 2),)),
+    Case("sosfilt_runtime_sos", lambda s, x: signal.sosfilt(_with_ones(s), x),
+         (np.delete(SOS, 3, axis=1), normal(7))),
+    Case("sosfiltfilt", lambda x: signal.sosfiltfilt(SOS, x), (normal(20),)),
+    Case("sosfiltfilt_axis0_even", lambda x: signal.sosfiltfilt(SOS, x, axis=0, padtype="even"),
+         (normal(20, 2),)),
     Case("sqrtm", lambda a: linalg.sqrtm(a), (spd(4),), tol=1e-5),
     Case("sqrtm_nonsymmetric", lambda a: linalg.sqrtm(a), (spd(3) + normal(3, 3) * 0.3,),
          tol=1e-5),
@@ -223,6 +235,16 @@ def test_distances_of_float32_and_constant_lists_are_float64_like_scipy() -> Non
     assert abs(value - loss32(P42)) < 1e-12
     np.testing.assert_allclose(grad, st.grad(loss64)(P42), rtol=1e-5)
     check_gradient(Case("lists", loss64, (P42,)))
+
+
+def test_sosfilt_checks_the_sections_like_scipy() -> None:
+    def loss(s, x):
+        return np.sum(signal.sosfilt(s, x))
+
+    g = st.grad(loss)
+    g(SOS, SIG)
+    with pytest.raises(ValueError, match="should be all ones"):
+        g(SOS * 2, SIG)
 
 
 def test_lfilter_is_one_call_in_the_generated_code() -> None:

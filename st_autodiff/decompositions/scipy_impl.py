@@ -216,6 +216,8 @@ def filtfilt_runtime(b: Any, a: Any, x: Any, shift: Any, first: Any, axis: int, 
 
 def sosfilt(sos: Any, x: Any, axis: int) -> Any:
     """``scipy.signal.sosfilt`` without initial conditions: the sections in turn."""
+    if np.any(sos[:, 3] != 1):
+        raise ValueError("sos[:, 3] should be all ones")
     for s in range(np.shape(sos)[0]):
         x = lfilter(sos[s, :3], sos[s, 3:], x, axis)
     return x
@@ -229,3 +231,21 @@ def sqrtm(a: Any) -> Any:
 def solve_sylvester(a: Any, b: Any, q: Any) -> Any:
     """``scipy.linalg.solve_sylvester``: one compiled kernel with its own rules."""
     return kernels.solve_sylvester(a, b, q)
+
+
+def _sections_from(sections: Any, x: Any, scale: Any) -> Any:
+    """The cascade of ``sections`` (a static tuple of ``(b, a, zi)``) on ``x`` (last
+    axis), each section from its steady state ``zi`` times ``scale``."""
+    for b, a, zi in sections:  # unrolled
+        x = lfilter_last_zi(b, a, x, zi * scale)
+    return x
+
+
+def sosfiltfilt(sections: Any, x: Any, axis: int, edge: int, padtype: str) -> Any:
+    """``scipy.signal.sosfiltfilt``: ``filtfilt`` with second-order sections."""
+    ext = extend(np.moveaxis(x, axis, -1), edge, padtype)
+    y = _sections_from(sections, ext, ext[..., :1])
+    y = np.flip(_sections_from(sections, np.flip(y, axis=-1), y[..., -1:]), axis=-1)
+    if edge > 0:
+        y = y[..., edge:-edge]
+    return np.moveaxis(y, -1, axis)

@@ -293,6 +293,30 @@ def _filtfilt(b: Any, a: Any, x: Any, axis: int = -1, padtype: Any = "odd", padl
     return impl.filtfilt, (b, a, x, zi, axis, edge, padtype or "none")
 
 
+def _sosfiltfilt(sos: Any, x: Any, axis: int = -1, padtype: Any = "odd", padlen: Any = None
+                 ) -> Selection:
+    sos = constant(sos)
+    if isinstance(sos, Node):
+        raise Unsupported("sos must be a constant (its zeros decide the padding length)")
+    sos = np.asarray(sos, dtype=np.float64)
+    if sos.ndim != 2 or sos.shape[1] != 6:
+        raise Unsupported("sos array must be shape (n_sections, 6)")
+    shape = _real(x, "x")
+    axis = norm_axis_index(axis, len(shape))
+    padtype = static(padtype, "padtype")
+    if padtype not in ("odd", "even", "constant", None):
+        raise Unsupported(f"Unknown value '{padtype}' given to padtype.")
+    ntaps = 2 * sos.shape[0] + 1 - min(int((sos[:, 2] == 0).sum()), int((sos[:, 5] == 0).sum()))
+    edge = 0 if padtype is None else (3 * ntaps if padlen is None else int(static(padlen,
+                                                                                 "padlen")))
+    if shape[axis] <= edge:
+        raise Unsupported(f"The length of the input vector x must be greater than padlen, "
+                          f"which is {edge}.")
+    zi = sys.modules["scipy.signal"].sosfilt_zi(sos)
+    sections = tuple((row[:3], row[3:], z) for row, z in zip(sos, zi))
+    return impl.sosfiltfilt, (sections, x, axis, edge, padtype or "none")
+
+
 def _sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Selection:
     if zi is not None:
         raise Unsupported("zi= is not supported")
@@ -330,7 +354,8 @@ _SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
                                **{m: _vector_metric(m) for m in _METRICS}},
     "scipy.signal": {"convolve": _convolve, "correlate": _correlate,
                      "fftconvolve": _fftconvolve, "oaconvolve": _fftconvolve,
-                     "lfilter": _lfilter, "sosfilt": _sosfilt, "filtfilt": _filtfilt},
+                     "lfilter": _lfilter, "sosfilt": _sosfilt, "filtfilt": _filtfilt,
+                     "sosfiltfilt": _sosfiltfilt},
     "scipy.linalg": {"sqrtm": _sqrtm, "solve_sylvester": _solve_sylvester},
     "sklearn.metrics.pairwise": {"additive_chi2_kernel": _additive_chi2_kernel,
                                  "chi2_kernel": _chi2_kernel},
