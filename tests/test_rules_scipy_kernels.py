@@ -79,6 +79,8 @@ CASES = [
          (normal(5, 4), normal(2, 3))),
     Case("fftconvolve_2d_valid", lambda x, k: signal.fftconvolve(x, k, mode="valid"),
          (normal(5, 4), normal(2, 3))),
+    Case("fftconvolve_long_same", lambda x, k: signal.fftconvolve(x, k, mode="same"),
+         (normal(300), normal(200))),
     Case("correlate_2d_full", lambda x, k: signal.correlate(x, k), (normal(3, 4), normal(2, 2))),
     Case("lfilter_x_b_a", lambda x, b, a: signal.lfilter(b, a, x), (SIG, B2, A3)),
     Case("lfilter_long_b", lambda x, b, a: signal.lfilter(b, a, x), (SIG, A3 * 0.5, A2)),

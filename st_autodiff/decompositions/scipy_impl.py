@@ -104,30 +104,15 @@ def chi2(x: Any, y: Any, gamma: Any) -> Any:
     return np.exp(additive_chi2(x, y) * gamma)
 
 
-def convolve_full(a: Any, v: Any, offsets: Any, out_shape: Any) -> Any:
-    """The full n-d convolution of ``a`` with the (small) ``v``: for each index ``j`` of
-    ``v``, ``v[j]`` times ``a`` placed at ``j`` in the output (``offsets`` lists the
-    ``j`` as slices of the output)."""
-    out = np.zeros(out_shape, dtype=np.result_type(a, v))
-    flat = np.ravel(v)
-    k = 0
-    for width in offsets:  # a static tuple: unrolled
-        out = out + np.pad(a, width) * flat[k]
-        k = k + 1
-    return out
+def convolve(a: Any, v: Any, window: Any, fft: bool) -> Any:
+    """``scipy.signal.convolve``/``fftconvolve``: the full convolution, cut to ``mode``."""
+    full = kernels.fftconvolve_full(a, v) if fft else kernels.convolve_full(a, v)
+    return full[window]
 
 
-def convolve(a: Any, v: Any, offsets: Any, out_shape: Any, window: Any) -> Any:
-    return convolve_full(a, v, offsets, out_shape)[window]
-
-
-def correlate(a: Any, v: Any, offsets: Any, out_shape: Any, window: Any) -> Any:
-    return convolve_full(a, np.flip(v), offsets, out_shape)[window]
-
-
-def correlate_swapped(a: Any, v: Any, offsets: Any, out_shape: Any, window: Any) -> Any:
-    """``correlate(a, v)`` with the smaller ``a`` as the kernel: ``convolve(flip(v), a)``."""
-    return convolve_full(np.flip(v), a, offsets, out_shape)[window]
+def correlate(a: Any, v: Any, window: Any) -> Any:
+    """``scipy.signal.correlate`` of real arrays: the convolution with ``v`` reversed."""
+    return kernels.convolve_full(a, np.flip(v))[window]
 
 
 def pad_end(v: Any, extra: int) -> Any:

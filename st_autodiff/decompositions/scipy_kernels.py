@@ -1,15 +1,17 @@
 """Compiled SciPy kernels that generated code calls as they are, with derivative rules:
-``lfilter`` along the last axis (with and without initial conditions), ``sqrtm`` and
-``solve_sylvester``.
+the full convolution and the valid correlation, ``lfilter`` along the last axis (with and
+without initial conditions), ``sqrtm`` and ``solve_sylvester``.
 
 Each kernel becomes one ``Op.CALL`` node (the ``register_vjp`` mechanism of ``custom.py``),
 with a reverse-mode rule in ``CUSTOM_VJPS`` and a forward-mode rule in ``CUSTOM_JVPS``.
 The rules are plain NumPy that call the kernels themselves (and ``scipy_impl`` gathers),
 so the compiler can read a rule to differentiate it again: second derivatives work.
 
-Derivations (``A`` is the filter's recursion ``a * y = b * x + a[0] c``, where ``c`` is
-``zi`` padded with zeros to the signal's length: ``lfilter`` normalises by ``a[0]`` and
-injects ``zi[n]`` at time ``n``):
+Derivations.  ``y = conv_full(a, v)`` has ``ga = corr_valid(g, v)``, ``gv =
+corr_valid(g, a)``; ``y = corr_valid(g, v)`` has ``gg = conv_full(y_bar, v)``, ``gv =
+corr_valid(g, y_bar)``.  For ``lfilter`` (``A`` is the filter's recursion
+``a * y = b * x + a[0] c``, where ``c`` is ``zi`` padded with zeros to the signal's
+length: ``lfilter`` normalises by ``a[0]`` and injects ``zi[n]`` at time ``n``):
 
 * ``dy = A^-1 (b * dx + db * x - da * y + da[0] c + a[0] dc)``, each ``A^-1 u`` being
   ``lfilter([1], a, u)``; ``lfilter(b, a, dx)`` is the first two factors at once.
@@ -81,6 +83,52 @@ def sqrtm(a: Any) -> Any:
 def solve_sylvester(a: Any, b: Any, q: Any) -> Any:
     """``scipy.linalg.solve_sylvester(a, b, q)``: ``X`` with ``a X + X b = q``."""
     return _linalg().solve_sylvester(a, b, q)
+
+
+def convolve_full(a: Any, v: Any) -> Any:
+    """``scipy.signal.convolve(a, v, mode='full')`` of real arrays of the same rank."""
+    return _signal().convolve(a, v, mode="full")
+
+
+def fftconvolve_full(a: Any, v: Any) -> Any:
+    """``scipy.signal.fftconvolve(a, v, mode='full')`` of real arrays of the same rank."""
+    return _signal().fftconvolve(a, v, mode="full")
+
+
+def correlate_valid(g: Any, v: Any) -> Any:
+    """``scipy.signal.correlate(g, v, mode='valid')``: ``out[k] = sum_n g[n + k] v[n]``
+    for ``g`` at least as large as ``v`` along every axis."""
+    return _signal().correlate(g, v, mode="valid")
+
+
+# --- convolution rules: the full convolution and the valid correlation are each other's
+# transposes, so two kernels close the rules under differentiation -----------------------
+
+
+def _convolve_vjp(g: Any, out: Any, a: Any, v: Any) -> tuple:
+    return correlate_valid(g, v), correlate_valid(g, a)
+
+
+def _convolve_jvp(a: Any, v: Any, ta: Any, tv: Any) -> Any:
+    return convolve_full(ta, v) + convolve_full(a, tv)
+
+
+def _correlate_vjp(y: Any, out: Any, g: Any, v: Any) -> tuple:
+    return convolve_full(y, v), correlate_valid(g, y)
+
+
+def _correlate_jvp(g: Any, v: Any, tg: Any, tv: Any) -> Any:
+    return correlate_valid(tg, v) + correlate_valid(g, tv)
+
+
+def _convolve_type(a: Any, v: Any) -> ShapeDtype:
+    return ShapeDtype(tuple(i + j - 1 for i, j in zip(a.shape, v.shape)),
+                      np.result_type(a.dtype, v.dtype))
+
+
+def _correlate_type(g: Any, v: Any) -> ShapeDtype:
+    return ShapeDtype(tuple(i - j + 1 for i, j in zip(g.shape, v.shape)),
+                      np.result_type(g.dtype, v.dtype))
 
 
 # --- lfilter rules ----------------------------------------------------------------------
@@ -190,6 +238,9 @@ def _square_type(a: Any, *rest: Any) -> ShapeDtype:
 def register() -> None:
     """Put the kernels' rules and output types in the tables of ``register_vjp``."""
     for fn, vjp, jvp, out_type in (
+            (convolve_full, _convolve_vjp, _convolve_jvp, _convolve_type),
+            (fftconvolve_full, _convolve_vjp, _convolve_jvp, _convolve_type),
+            (correlate_valid, _correlate_vjp, _correlate_jvp, _correlate_type),
             (lfilter_last, _lfilter_vjp, _lfilter_jvp, _lfilter_type),
             (lfilter_last_zi, _lfilter_zi_vjp, _lfilter_zi_jvp, _lfilter_type),
             (sqrtm, _sqrtm_vjp, _sqrtm_jvp, _square_type),

@@ -16,7 +16,6 @@ functions has imported them.
 
 from __future__ import annotations
 
-import itertools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -35,9 +34,6 @@ from .common import (
     shape_of,
     static,
 )
-
-#: the most terms a convolution is unrolled into (the smaller input's size)
-CONVOLVE_TERMS = 1024
 
 _METRICS = ("euclidean", "sqeuclidean", "cityblock", "minkowski", "chebyshev", "cosine",
             "correlation", "braycurtis")
@@ -198,34 +194,24 @@ def _window(s1: tuple, s2: tuple, mode: str) -> tuple:
     raise Unsupported(f"mode must be 'full', 'valid' or 'same', not {mode!r}")
 
 
-def _conv(in1: Any, in2: Any, mode: Any, flip: bool) -> Selection:
+def _conv(in1: Any, in2: Any, mode: Any, kind: str) -> Selection:
     s1, s2 = _real(in1, "in1"), _real(in2, "in2")
     if len(s1) != len(s2):
         raise Unsupported("in1 and in2 should have the same dimensionality")
     if 0 in s1 or 0 in s2:
         raise Unsupported("empty inputs are not supported")
     window = _window(s1, s2, static(mode, "mode"))
-    big, small = (in1, in2) if int(np.prod(s2)) <= int(np.prod(s1)) else (in2, in1)
-    sb, ss = shape_of(big), shape_of(small)
-    if int(np.prod(ss)) > CONVOLVE_TERMS:
-        raise Unsupported(f"both inputs have more than {CONVOLVE_TERMS} elements (the "
-                          "derivative is written as that many shifted copies)")
-    out_shape = tuple(a + b - 1 for a, b in zip(sb, ss))
-    offsets = tuple(tuple((j, o - j - b) for j, o, b in zip(idx, out_shape, sb))
-                    for idx in itertools.product(*(range(k) for k in ss)))
-    if not flip:  # convolution is symmetric: the smaller input is the kernel
-        return impl.convolve, (big, small, offsets, out_shape, window)
-    if small is in2:  # correlate(a, v) = convolve(a, flip(v))
-        return impl.correlate, (in1, in2, offsets, out_shape, window)
-    return impl.correlate_swapped, (in1, in2, offsets, out_shape, window)
+    if kind == "correlate":
+        return impl.correlate, (in1, in2, window)
+    return impl.convolve, (in1, in2, window, kind == "fft")
 
 
 def _convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Selection:
-    return _conv(in1, in2, mode, False)
+    return _conv(in1, in2, mode, "direct")
 
 
 def _correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Selection:
-    return _conv(in1, in2, mode, True)
+    return _conv(in1, in2, mode, "correlate")
 
 
 def _fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Selection:
@@ -233,7 +219,7 @@ def _fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Se
     if axes is not None and sorted((np.atleast_1d(static(axes, "axes")) % max(nd, 1)).tolist()
                                    ) != list(range(nd)):
         raise Unsupported("axes= over some of the axes is not supported")
-    return _conv(in1, in2, mode, False)
+    return _conv(in1, in2, mode, "fft")
 
 
 # --- filters and matrix functions -------------------------------------------------------
