@@ -84,6 +84,8 @@ CASES = [
     Case("correlate_2d_full", lambda x, k: signal.correlate(x, k), (normal(3, 4), normal(2, 2))),
     Case("lfilter_x_b_a", lambda x, b, a: signal.lfilter(b, a, x), (SIG, B2, A3)),
     Case("lfilter_long_b", lambda x, b, a: signal.lfilter(b, a, x), (SIG, A3 * 0.5, A2)),
+    Case("lfilter_list_and_scalar", lambda x: signal.lfilter([1, 2], 1.5, x), (SIG,)),
+    Case("lfilter_fir_list_a", lambda x, b: signal.lfilter(b, [1.0], x), (SIG, B2)),
     Case("lfilter_axis0", lambda x, b: signal.lfilter(b, A3, x, axis=0), (normal(6, 3), B2)),
     Case("lfilter_zi_y", lambda x, a, z: signal.lfilter(B2, a, x, zi=z)[0], (SIG, A3, ZI)),
     Case("lfilter_zi_zf", lambda x, a, z: signal.lfilter(B2, a, x, zi=z)[1], (SIG, A3, ZI)),

@@ -225,6 +225,17 @@ def _fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Se
 # --- filters and matrix functions -------------------------------------------------------
 
 
+def _coefficients(v: Any, what: str) -> tuple[Any, int]:
+    """Filter coefficients as SciPy reads them (``np.atleast_1d``): a constant list or
+    number becomes a float64 array here; a runtime value must be a 1-d array."""
+    v = constant(v)
+    if not isinstance(v, Node):
+        v = np.atleast_1d(np.asarray(v))
+        if v.dtype.kind in "biu":
+            v = v.astype(np.float64)
+    return v, _vector(v, what)
+
+
 def _vector(v: Any, what: str) -> int:
     shape = shape_of(v, what)
     if len(shape) != 1 or shape[0] == 0:
@@ -235,7 +246,7 @@ def _vector(v: Any, what: str) -> int:
 
 
 def _lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Selection:
-    nb, na = _vector(b, "b"), _vector(a, "a")
+    (b, nb), (a, na) = _coefficients(b, "b"), _coefficients(a, "a")
     shape = _real(x, "x")
     axis = norm_axis_index(axis, len(shape))
     if zi is None:
@@ -255,7 +266,7 @@ def _filtfilt(b: Any, a: Any, x: Any, axis: int = -1, padtype: Any = "odd", padl
               method: str = "pad", irlen: Any = None) -> Selection:
     if static(method, "method") != "pad" or irlen is not None:
         raise Unsupported("only method='pad' is supported")
-    nb, na = _vector(b, "b"), _vector(a, "a")
+    (b, nb), (a, na) = _coefficients(b, "b"), _coefficients(a, "a")
     n = max(nb, na)
     if n == 1:
         raise Unsupported("a filter of order 0 (len(a) == len(b) == 1) is not supported")
@@ -269,7 +280,6 @@ def _filtfilt(b: Any, a: Any, x: Any, axis: int = -1, padtype: Any = "odd", padl
     if shape[axis] <= edge:
         raise Unsupported(f"The length of the input vector x must be greater than padlen, "
                           f"which is {edge}.")
-    b, a = constant(b), constant(a)
     if isinstance(b, Node) or isinstance(a, Node):
         first = np.zeros((1, n - 1))
         first[0, 0] = 1.0
