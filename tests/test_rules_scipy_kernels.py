@@ -288,3 +288,19 @@ def test_eager_cdist_of_coincident_points_has_zero_gradient_there() -> None:
     expected = np.sum((a[:, None] - a[None]) / np.maximum(
         np.linalg.norm(a[:, None] - a[None], axis=-1, keepdims=True), 1e-300), axis=1)
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 1.5])
+def test_eager_pdist_matches_scipy(p: float) -> None:
+    a = normal(5, 3)
+    w = normal(10)
+    x = st.tensor(a, requires_grad=True)
+    out = st.pdist(x, p=p)
+    np.testing.assert_allclose(out.detach().numpy(), distance.pdist(a, "minkowski", p=p),
+                               rtol=1e-13)
+    (out * st.tensor(w)).sum().backward()
+
+    def loss(x):
+        return np.sum(distance.pdist(x, "minkowski", p=p) * w)
+
+    np.testing.assert_allclose(x.grad.numpy(), st.grad(loss)(a), rtol=1e-10)

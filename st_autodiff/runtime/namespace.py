@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import cuda, methods
-from .distances import cdist
+from .distances import cdist, pdist
 from .dtypes import (
     Size,
     bool_,
@@ -284,7 +284,8 @@ __all__ = [
     "logical_xor", "logspace", "logsumexp", "long", "lt", "manual_seed", "matmul", "max",
     "maximum", "mean", "min", "minimum", "mm", "movedim", "mul", "multiply", "mv", "narrow", "ne",
     "neg", "negative", "no_grad", "nonzero", "norm", "normal", "numel", "ones", "ones_like",
-    "outer", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint", "randn",
+    "outer", "pdist", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint",
+    "randn",
     "randn_like", "randperm", "reciprocal", "relu", "remainder", "reshape", "result_type", "round",
     "rsqrt", "rsub", "scalar_tensor", "seed", "select", "set_default_dtype", "set_grad_enabled",
     "set_printoptions", "set_rng_state", "short", "sigmoid", "sign", "sin", "sinh", "softmax",
