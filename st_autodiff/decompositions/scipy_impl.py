@@ -1,12 +1,15 @@
 """SciPy and scikit-learn functions written with functions the compiler has rules for
 (read like the user's own code, see ``numpy_impl``): pairwise distances, ``squareform``,
-the additive chi-squared kernel, real convolutions and correlations, and ``lfilter``
-around its compiled kernel (``scipy_kernels``).
+the additive chi-squared kernel, and the glue (modes, axes, padding, final states) around
+the compiled kernels of ``scipy_kernels``: convolutions, ``lfilter``/``filtfilt``/
+``sosfilt``/``sosfiltfilt``, ``sqrtm`` and ``solve_sylvester``.
 
 Distances with a root (euclidean, minkowski) have derivative zero where the distance is
 zero (coincident points), as PyTorch's ``cdist`` does: the root is taken of
 ``where(s > 0, s, 1)``, so neither the gradient nor the second derivative meets
-``0 * inf``.  Static index arrays (pairs, lags) come from the selectors.
+``0 * inf``.  Static index arrays (pairs, lags) come from the selectors.  Value checks
+that SciPy and sklearn make (negative chi2 features, ``sos[:, 3] != 1``) are made at run
+time here too, raising the library's own error.
 """
 
 from __future__ import annotations

@@ -1,17 +1,18 @@
 """Selectors of the SciPy and scikit-learn functions whose compiled kernels have no
-derivative of their own (see ``decompositions/__init__``): ``cdist``, ``pdist``,
-``squareform``, ``scipy.signal`` ``convolve``/``correlate``/``fftconvolve``/``oaconvolve``/
-``lfilter``/``sosfilt``, ``scipy.linalg.sqrtm``/``solve_sylvester`` and sklearn's
+derivative of their own (see ``decompositions/__init__``): ``scipy.spatial.distance``
+``cdist``, ``pdist``, ``squareform`` and the vector distances; ``scipy.signal``
+``convolve``/``correlate``/``fftconvolve``/``oaconvolve``/``lfilter``/``filtfilt``/
+``sosfilt``/``sosfiltfilt``; ``scipy.linalg.sqrtm``/``solve_sylvester``; sklearn's
 ``additive_chi2_kernel``/``chi2_kernel``.
 
-The rule sits on the public function: the compiler reads ``scipy_impl`` in its place
-(distances, convolutions: ops with rules, so every mode and order works) or calls one
-compiled kernel with its own rules (``scipy_kernels``: ``lfilter``, ``sqrtm``).  Metric
-names, modes and axes are static.  What the decomposition does not cover (weights ``w=``,
-``out=``, complex inputs, ``axes=``) is a located error.  Input validation that depends on
-values (sklearn's "negative values" check, ``squareform``'s symmetry check) is not
-repeated in compiled code.  SciPy is never imported here: a program that calls these
-functions has imported them.
+The rule sits on the public function, never on the C kernel it reaches: the compiler reads
+``scipy_impl`` in its place, which is either NumPy with rules (distances, chi2: every mode
+and order) or glue around one compiled kernel with its own rules (``scipy_kernels``:
+convolutions, filters, ``sqrtm``), so the generated code shows one readable call.  Metric
+names, modes, axes and padding are static.  What this does not cover (weights ``w=``,
+``out=``, complex inputs, ``axes=`` over some axes, ``sosfilt``'s ``zi=``) is a located
+error.  ``squareform``'s symmetry check on the values is not repeated in compiled code.
+SciPy is never imported here: a program that calls these functions has imported them.
 """
 
 from __future__ import annotations
