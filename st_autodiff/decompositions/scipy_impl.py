@@ -221,6 +221,19 @@ def solve_sylvester(a: Any, b: Any, q: Any) -> Any:
     return kernels.solve_sylvester(a, b, q)
 
 
+def sosfilt_zi(sections: Any, x: Any, zi: Any, axis: int, index: Any, pad: int) -> Any:
+    """``scipy.signal.sosfilt(sos, x, axis, zi)``: the output and the final states (one
+    per section, ``(n_sections, ..., 2, ...)``), for constant sections ``(b, a, k)``."""
+    xl = np.moveaxis(x, axis, -1)
+    zl = np.moveaxis(zi, axis + 1, -1)
+    states = []
+    for b, a, k in sections:  # unrolled
+        y = lfilter_last_zi(b, a, xl, zl[k])
+        states.append(lfilter_state(b, a, xl, y, zl[k], index, pad))
+        xl = y
+    return np.moveaxis(xl, -1, axis), np.moveaxis(np.stack(states), -1, axis + 1)
+
+
 def _sections_from(sections: Any, x: Any, scale: Any) -> Any:
     """The cascade of ``sections`` (a static tuple of ``(b, a, zi)``) on ``x`` (last
     axis), each section from its steady state ``zi`` times ``scale``."""

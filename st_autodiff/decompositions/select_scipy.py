@@ -10,7 +10,7 @@ The rule sits on the public function, never on the C kernel it reaches: the comp
 and order) or glue around one compiled kernel with its own rules (``scipy_kernels``:
 convolutions, filters, ``sqrtm``), so the generated code shows one readable call.  Metric
 names, modes, axes and padding are static.  What this does not cover (weights ``w=``,
-``out=``, complex inputs, ``axes=`` over some axes, ``sosfilt``'s ``zi=``) is a located
+``out=``, complex inputs, ``axes=`` over some axes, ``zi=`` with runtime ``sos``) is a located
 error.  ``squareform``'s symmetry check on the values is not repeated in compiled code.
 SciPy is never imported here: a program that calls these functions has imported them.
 """
@@ -315,13 +315,29 @@ def _sosfiltfilt(sos: Any, x: Any, axis: int = -1, padtype: Any = "odd", padlen:
 
 
 def _sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Selection:
-    if zi is not None:
-        raise Unsupported("zi= is not supported")
     s = shape_of(sos, "sos")
     if len(s) != 2 or s[1] != 6:
         raise Unsupported("sos array must be shape (n_sections, 6)")
     shape = _real(x, "x")
-    return impl.sosfilt, (sos, x, norm_axis_index(axis, len(shape)))
+    axis = norm_axis_index(axis, len(shape))
+    if zi is None:
+        return impl.sosfilt, (sos, x, axis)
+    sos = constant(sos)
+    if isinstance(sos, Node):
+        raise Unsupported("with zi=, sos must be a constant")
+    sos = np.asarray(sos, dtype=np.float64)
+    if np.any(sos[:, 3] != 1):
+        raise Unsupported("sos[:, 3] should be all ones")
+    want = (s[0], *shape[:axis], 2, *shape[axis + 1:])
+    if shape_of(zi, "zi") != want:
+        raise Unsupported(f"Invalid zi shape. With axis={axis}, an input with shape "
+                          f"{shape}, and an sos array with {s[0]} sections, zi must have "
+                          f"shape {want}, got {shape_of(zi, 'zi')}.")
+    n = shape[axis]
+    index = np.array([[n + i - j + 3 if j > i else 0 for j in range(3)] for i in range(2)],
+                     dtype=np.intp)
+    sections = tuple((row[:3], row[3:], k) for k, row in enumerate(sos))
+    return impl.sosfilt_zi, (sections, x, zi, axis, index, 3)
 
 
 def _square_real(a: Any, what: str) -> None:
