@@ -20,6 +20,7 @@ import numpy as np
 
 from . import numpy_impl as impl
 from . import select_linalg as la
+from . import select_scipy
 from .common import (
     NO,
     Node,
@@ -427,4 +428,5 @@ def lookup(fn: Any) -> Callable[..., Selection] | None:
         _build()
     if getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == "reduce":
         return _logaddexp_reduce  # a new bound method object on every attribute read
-    return _TABLE.get(id(fn))
+    found = _TABLE.get(id(fn))
+    return found if found is not None else select_scipy.lookup(fn)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import cuda, methods
+from .distances import cdist, pdist
 from .dtypes import (
     Size,
     bool_,
@@ -269,7 +270,8 @@ __all__ = [
     "acos", "acosh", "add", "addcdiv", "addcmul", "addmm", "all", "allclose",
     "any", "amax", "amin", "arange",
     "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "as_tensor", "asin", "asinh",
-    "atan", "atan2", "atanh", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "ceil", "chunk",
+    "atan", "atan2", "atanh", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "cdist", "ceil",
+    "chunk",
     "clamp", "clamp_", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos",
     "cosh", "cuda", "cumsum", "detach", "device", "dist", "div", "divide", "dot", "double",
     "dtype", "empty", "empty_like", "enable_grad", "eq", "equal", "exp", "exp2", "expm1", "eye",
@@ -282,7 +284,8 @@ __all__ = [
     "logical_xor", "logspace", "logsumexp", "long", "lt", "manual_seed", "matmul", "max",
     "maximum", "mean", "min", "minimum", "mm", "movedim", "mul", "multiply", "mv", "narrow", "ne",
     "neg", "negative", "no_grad", "nonzero", "norm", "normal", "numel", "ones", "ones_like",
-    "outer", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint", "randn",
+    "outer", "pdist", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint",
+    "randn",
     "randn_like", "randperm", "reciprocal", "relu", "remainder", "reshape", "result_type", "round",
     "rsqrt", "rsub", "scalar_tensor", "seed", "select", "set_default_dtype", "set_grad_enabled",
     "set_printoptions", "set_rng_state", "short", "sigmoid", "sign", "sin", "sinh", "softmax",
