@@ -280,6 +280,12 @@ def _nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
                              info.min if neginf is None else static(neginf, "neginf"))
 
 
+def _fabs(x: Any) -> Selection:
+    """``np.fabs`` is ``abs`` in the float type its ufunc loop picks (int64 -> float64)."""
+    dt = np.fabs(np.zeros(1, dtype_of(x))).dtype
+    return (impl.fabs if dt != dtype_of(x) else impl.absolute), (x, dt)
+
+
 def _float_power(x1: Any, x2: Any) -> Selection:
     return impl.float_power, (x1, x2)
 
@@ -410,7 +416,7 @@ def _build() -> None:
         np.percentile: _percentile, np.median: _median, np.interp: _interp,
         np.trapezoid: _trapezoid, np.cov: _cov, np.corrcoef: _corrcoef,
         np.correlate: _correlate, np.convolve: _convolve, np.cross: _cross, np.kron: _kron,
-        np.nan_to_num: _nan_to_num, np.float_power: _float_power, np.polyval: _polyval,
+        np.nan_to_num: _nan_to_num, np.float_power: _float_power, np.fabs: _fabs, np.polyval: _polyval,
         np.nansum: _nan_reduction(impl.nansum), np.nanmean: _nan_reduction(impl.nanmean),
         np.gradient: _gradient, np.logaddexp.reduce: _logaddexp_reduce,
         np.linalg.vector_norm: la._vector_norm, np.linalg.matrix_norm: la._matrix_norm,

@@ -235,6 +235,14 @@ def nan_to_num(x: Any, nan: float, posinf: float, neginf: float) -> Any:
     return np.where(np.isinf(x), np.where(x > 0, posinf, neginf), x)
 
 
+def fabs(x: Any, dt: Any) -> Any:
+    return np.abs(np.asarray(x).astype(dt))
+
+
+def absolute(x: Any, dt: Any) -> Any:
+    return np.abs(x)
+
+
 def float_power(x: Any, y: Any) -> Any:
     return np.power(np.asarray(x).astype(np.float64), y)
 

@@ -423,7 +423,7 @@ def _table() -> dict[Op, OpInfo]:
                           torch="to_copy", methods=("astype",)),
         Op.NEG: _unary("neg", numpy="negative", spelling=Spelling.PREFIX, infix="-"),
         Op.POSITIVE: _unary("positive", spelling=Spelling.PREFIX, infix="+"),
-        Op.ABS: _unary("abs", aliases=("absolute", "fabs")),
+        Op.ABS: _unary("abs", aliases=("absolute",)),  # np.fabs: a decomposition (dtype)
         Op.SIGN: _unary("sign"),
         Op.EXP: _unary("exp"),
         Op.EXP2: _unary("exp2"),

@@ -101,7 +101,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     """``input[index]`` with PyTorch's node structure (see the module docstring)."""
     if type(index) is int:
         return select(input, 0, index)
-    if index is Ellipsis or index == ():
+    if index is Ellipsis or (type(index) is tuple and not index):
         return _view_op(input, input._array()[...], _ALIAS, (), {}, Op.ASARRAY)
     if isinstance(index, slice):
         return _slice(input, 0, index)

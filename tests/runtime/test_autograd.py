@@ -69,6 +69,9 @@ def test_leaves_and_grad_fn_chain() -> None:
     (lambda x, y: x[0], "SelectBackward0", [("AccumulateGrad", 0)]),
     (lambda x, y: x[1:], "SliceBackward0", [("AccumulateGrad", 0)]),
     (lambda x, y: x[[0, 1]], "IndexBackward0", [("AccumulateGrad", 0)]),
+    # a NumPy index array (once compared with () and raised a broadcast error)
+    (lambda x, y: x[np.array([0, 2])], "IndexBackward0", [("AccumulateGrad", 0)]),
+    (lambda x, y: x[np.array([True, False, True])], "IndexBackward0", [("AccumulateGrad", 0)]),
     (lambda x, y: torch.cat([x, y]), "CatBackward0", [("AccumulateGrad", 0),
                                                       ("AccumulateGrad", 0)]),
     (lambda x, y: torch.where(x > 1, x, 0.0), "WhereBackward0", [("AccumulateGrad", 0),
