@@ -33,6 +33,7 @@ import numpy as np
 
 from ..ir.graph import Node
 from ..ir.ops import Op
+from . import aliases
 from .scope import Scope
 
 
@@ -185,6 +186,7 @@ def _place(lw: Any, name: str, arr: Node, mask: Any, vals: Any, scope: Scope,
     index, dyn = lw.index_spec([m], e)
     new = lw.emit(Op.SETITEM, [arr, picked, *dyn], {"index": index}, e)
     scope.vars[name] = lw.b.rename(new, name)
+    aliases.rebind(lw, name, arr, scope, e)
 
 
 def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Scope,
@@ -220,6 +222,7 @@ def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Sco
     index, dyn = lw.index_spec(coords, e)
     new = lw.emit(Op.SETITEM, [a, cycled, *dyn], {"index": index}, e)
     scope.vars[name] = lw.b.rename(new, name)
+    aliases.rebind(lw, name, a, scope, e)
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -232,6 +235,7 @@ def _write(lw: Any, name: str, base: Node, value: Any, scope: Scope, e: cst.Call
     index, dyn = lw.index_spec([Ellipsis], e)
     new = lw.emit(Op.SETITEM, [base, value, *dyn], {"index": index}, e)
     scope.vars[name] = lw.b.rename(new, name)
+    aliases.rebind(lw, name, base, scope, e)
 
 
 def _bind(lw: Any, what: str, params: tuple[str, ...], args: list[Any],

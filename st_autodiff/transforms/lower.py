@@ -45,7 +45,7 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node, holds_node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_module, type_of
-from . import calls, library_errors, small_ops, static_queries, static_stmts, static_values
+from . import aliases, calls, library_errors, small_ops, static_queries, static_stmts, static_values
 from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
 from .comprehensions import ComprehensionLowering
@@ -202,6 +202,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             inputs = [self.emit(Op.LIST, list(v), None, where) if isinstance(v, list) and
                       holds_node(v) else v for v in inputs]
         nodes = [self.to_node(v, where) for v in inputs]
+        aliases.check_inputs(self, nodes, where)
         try:
             node = self.b.emit(op, nodes, params, loc=self.loc(where))
         except CompileTimeError as exc:
@@ -376,6 +377,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 self.check_private(s.target.value, current, scope, s, op)
             value = self.binary(op, current, self.expr(s.value, scope), s)
             self.assign(s.target, value, scope)
+            aliases.rebind_update(self, s.target.value, current, scope, s)
         elif isinstance(s, cst.Expr):
             if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)) and \
                     not self.append_statement(s.value, scope):
@@ -446,7 +448,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             label = f"{target.value.value}[{key!r}]" if isinstance(target.value, cst.Name) \
                 else f"the dict item {key!r}"
             self.check_dict_item(label, base, key, scope, where, _SYMBOL[op])
-            base[key] = self.binary(op, base[key], value, where)
+            old = base[key]
+            base[key] = self.binary(op, old, value, where)
+            aliases.rebind_update(self, label, old, scope, where, base[key])
             return
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope, op, where)

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Node
 from ..ir.ops import Op
-from . import calls
+from . import aliases, calls
 from .parse import synthesize
 
 if TYPE_CHECKING:
@@ -68,8 +68,8 @@ def keyword_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                           "pass out= an array holding the values to keep, or use np.where",
                           kind=UnsupportedSyntaxError)
         return lw.call(fn, args, kwargs, e)
-    name = _out_name(e)
-    expr = _out_expr(e)
+    expr = _out_expr(e) or aliases.positional_out(fn, e)
+    name = aliases.out_name(lw, out, expr, e, scope)
     fresh = isinstance(out, Node) and out.op in _FRESH and isinstance(expr, cst.Call) and \
         isinstance(expr.func, (cst.Name, cst.Attribute)) and _FRESH_NAME.fullmatch(
             (expr.func.attr if isinstance(expr.func, cst.Attribute) else expr.func).value
@@ -167,6 +167,3 @@ def _out_expr(e: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
-def _out_name(e: cst.Call) -> cst.Name | None:
-    v = _out_expr(e)
-    return v if isinstance(v, cst.Name) else None

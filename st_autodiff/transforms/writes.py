@@ -58,6 +58,7 @@ from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
+from . import aliases
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
@@ -79,6 +80,7 @@ class WriteLowering(LoopAliasing):
         index, dyn = self.write_index(target, scope)
         new = self.emit(Op.SETITEM, [base, value, *dyn], {"index": index}, target)
         scope.vars[name] = self.b.rename(new, name)
+        aliases.rebind(self, name, base, scope, target)
 
     def aug_assign_subscript(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
                              where: cst.CSTNode) -> None:
@@ -98,6 +100,7 @@ class WriteLowering(LoopAliasing):
             combined = self.binary(op, old, value, where)
             new = self.emit(Op.SETITEM, [base, combined, *dyn], {"index": index}, where)
         scope.vars[name] = self.b.rename(new, name)
+        aliases.rebind(self, name, base, scope, where)
 
     def write_target(self, target: cst.Subscript, scope: Scope) -> tuple[str, Node]:
         """The written name and its current value, once ``check_writable`` allows it."""
@@ -159,6 +162,7 @@ class WriteLowering(LoopAliasing):
                        update: str | None, copy_hint: str) -> None:
         """The part of ``check_writable`` that looks for other holders of the memory."""
         memory, same = self._memory(value, name, scope, where, update)
+        aliases.start(self)
         for k, m in memory.items():
             why = self._foreign(m, k in same)
             if why is not None:
@@ -177,6 +181,8 @@ class WriteLowering(LoopAliasing):
             shared, _ = self._memory(v, None, scope, where)
             if memory.keys().isdisjoint(shared):
                 continue
+            if aliases.rebindable(self, sc, k, v, same, scope):
+                continue  # the same array: rebound to the new value after the write
             listed = _appended_list(k)
             if listed is not None:  # an item appended to a list earlier in this loop body
                 what = "it is" if _key(v) in same else "a view of it is" if not \
