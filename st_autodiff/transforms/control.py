@@ -329,6 +329,9 @@ class ControlLowering(LoopLowering, ListLowering):
                     a = before.get(k, MISSING)
                 else:
                     b = before.get(k, MISSING)
+            if not k.startswith("#") and all(returned) and not _same(a, b):
+                scope.vars[k] = Diverged(k, (a, b))  # both returned: read by no one after
+                continue
             items = _list_items(k, a, b)
             if items is not None:  # lists of values (a returned list): one output per item
                 for side, lst in enumerate(items):
