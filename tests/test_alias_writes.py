@@ -169,11 +169,38 @@ def helper_updates_callers_array(x):
     return np.sum(y * z)
 
 
+def aliases_in_both_branches(x):
+    h = x * 1.0
+    g = h
+    if x[0] > 0:
+        g *= 2.0
+    else:
+        h += 1.0
+    return np.sum(g * x) + np.sum(h)
+
+
+def alias_made_in_the_loop(x):
+    h = np.zeros(3)
+    g = h
+    for t in range(3):
+        g = h
+        h[t] = x[t] ** 2
+    return np.sum(g * x)
+
+
+def list_made_after_early_return(x):  # statsmodels add_constant: a list in one branch
+    if x[0] > 5.0:
+        return np.sum(x)
+    cols = [np.ones(3), x]
+    return np.sum(np.column_stack(cols) * 2.0 * x[:, None])
+
+
 SUPPORTED = [other_name_sees_element_write, other_name_sees_update, tuple_item_sees_update,
              nested_tuple_sees_write, caller_sees_callee_out, caller_sees_nested_callee,
              positional_out, out_through_star_args, out_of_asarray, alias_in_if,
              putmask_alias, copyto_alias, caller_tuple_sees_callee, alias_then_update,
-             helper_updates_callers_array]
+             helper_updates_callers_array, aliases_in_both_branches, alias_made_in_the_loop,
+             list_made_after_early_return]
 
 
 @pytest.mark.parametrize("fn", SUPPORTED, ids=[f.__name__ for f in SUPPORTED])
@@ -301,11 +328,30 @@ def refuse_shares_view(x):
     return np.sum(x) * (1.0 if np.may_share_memory(v, a) else 2.0)  # <- share-view
 
 
+def refuse_alias_made_before_loop(x):
+    h = np.zeros(3)
+    g = h
+    for t in range(3):
+        h[t] = x[t]  # <- loop-alias
+    return np.sum(g * x)
+
+
+def refuse_alias_in_if_in_loop(x):
+    h = x * 1.0
+    g = h
+    for t in range(2):
+        if x[t] > 0:
+            g[t] = 7.0 * x[2]  # <- if-in-loop
+    return np.sum(h * x)
+
+
 REFUSED = [
     (refuse_view_then_out, "view", "np.exp", "'v' may be a view of it"),
     (refuse_callee_writes_argument, "argument", None, "it is an argument"),
     (refuse_read_before_write, "pending", "k + np.exp", "'k' is written in place"),
     (refuse_read_before_callee_write, "pending-callee", "h + _bump", "'arr' is written in place"),
+    (refuse_alias_made_before_loop, "loop-alias", "h[t]", "'g' refers to the same array"),
+    (refuse_alias_in_if_in_loop, "if-in-loop", "g[t]", "'h' refers to the same array"),
     (refuse_list_holds_it, "list", "a[0]", "'lst' holds the same array"),
     (refuse_callee_writes_in_if, "callee-if", "arr += 1.0", "passed in by a caller"),
     (refuse_shares_two_arguments, "share-args", "np.may_share_memory",

@@ -29,6 +29,7 @@ tracking: ``shares_memory_call``.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -75,6 +76,8 @@ def rebindable(lw: Any, sc: Scope, k: str, v: Node, same: set[NodeKey], scope: S
     in_region = lw.b.captures is not None
     if sc is not scope and (in_region or not any(sc is a for a in lw.active_scopes)):
         return False
+    if in_region and not _carried(lw.b, sc.vars.get(k)):
+        return False  # a loop body carries only the names it assigns: refused (``writes``)
     if k.startswith("#"):
         return False
     if not _tuple_path(sc.vars.get(k), same, set()):
@@ -82,6 +85,32 @@ def rebindable(lw: Any, sc: Scope, k: str, v: Node, same: set[NodeKey], scope: S
     st = _state(lw)
     st["pending"].append((sc, k))
     st["same"] |= same
+    return True
+
+
+def mark_branch(sub: Any) -> None:
+    """Record that the builder ``sub`` is a branch of an ``if``: every name its scope
+    binds differently from before becomes an output of the ``if``, so a holder rebound
+    there is seen after it.  (A loop body carries only the names it assigns.)"""
+    _BRANCHES.add(id(sub))
+    weakref.finalize(sub, _BRANCHES.discard, id(sub))
+
+
+_BRANCHES: set[int] = set()
+
+
+def _carried(b: Any, value: Any) -> bool:
+    """Whether a name bound to ``value`` in the region body built by ``b`` is an output of
+    every enclosing region: ``if`` branches output every name they bind differently; a
+    loop body only the names it assigns, whose values it (or an ``if`` branch in it) made,
+    its arguments included.  Names a loop nested in the innermost one assigns are also
+    assigned in it, so that loop decides."""
+    owners = []
+    while b is not None and b.captures is not None:
+        owners.append(b)
+        if id(b) not in _BRANCHES:  # the innermost loop body
+            return isinstance(value, Node) and any(o.owns(value) for o in owners)
+        b = b.parent
     return True
 
 

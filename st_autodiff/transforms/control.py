@@ -29,7 +29,7 @@ from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import type_module
-from . import small_ops, static_stmts
+from . import aliases, small_ops, static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
 from .scope import (
@@ -427,6 +427,7 @@ class ControlLowering(LoopLowering, ListLowering):
                   fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:
         """Lower ``fn`` into a fresh body builder over a copy of the scope."""
         sub = self.b.body(name, soft)
+        aliases.mark_branch(sub)  # its names become the if's outputs (``aliases``)
         sc = Scope(scope.parent, scope.outer)
         sc.vars = {k: copy_value(v) for k, v in before.items()}
         if fn is not None:
