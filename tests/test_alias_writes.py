@@ -195,12 +195,28 @@ def list_made_after_early_return(x):  # statsmodels add_constant: a list in one 
     return np.sum(np.column_stack(cols) * 2.0 * x[:, None])
 
 
+def asarray_is_the_same_array(x):
+    a = x * 2.0
+    b = np.asarray(a, dtype=np.float64)  # a itself
+    c = a.astype(np.float64, copy=False)  # a itself
+    a[0] = 5.0 * x[1]
+    return np.sum(b * x) + np.sum(c * c)
+
+
+def write_through_asarray_alias(x):
+    a = np.exp(x)
+    b = np.asarray(a)
+    b[1:] = x[:2] * 3.0
+    return np.sum(a * x)
+
+
 SUPPORTED = [other_name_sees_element_write, other_name_sees_update, tuple_item_sees_update,
              nested_tuple_sees_write, caller_sees_callee_out, caller_sees_nested_callee,
              positional_out, out_through_star_args, out_of_asarray, alias_in_if,
              putmask_alias, copyto_alias, caller_tuple_sees_callee, alias_then_update,
              helper_updates_callers_array, aliases_in_both_branches, alias_made_in_the_loop,
-             list_made_after_early_return]
+             list_made_after_early_return, asarray_is_the_same_array,
+             write_through_asarray_alias]
 
 
 @pytest.mark.parametrize("fn", SUPPORTED, ids=[f.__name__ for f in SUPPORTED])

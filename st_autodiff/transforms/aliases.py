@@ -68,10 +68,11 @@ def rebind_update(lw: Any, name: str, old: Any, scope: Scope, where: cst.CSTNode
         rebind(lw, name, old, scope, where, new)
 
 
-def rebindable(lw: Any, sc: Scope, k: str, v: Node, same: set[NodeKey], scope: Scope) -> bool:
+def rebindable(lw: Any, sc: Scope, k: str, v: Node, same: set[NodeKey], scope: Scope,
+               written: Node) -> bool:
     """Whether the binding ``k`` of ``sc``, which reaches ``v`` (the written array itself,
     not a view), can be rebound to the written value; if so it is recorded for ``rebind``."""
-    if _key(v) not in same or v.type is None or v.type.kind != "array":
+    if v.type is None or v.type.kind != "array" or not _same_array(lw, v, written, same):
         return False
     in_region = lw.b.captures is not None
     if sc is not scope and (in_region or not any(sc is a for a in lw.active_scopes)):
@@ -80,11 +81,12 @@ def rebindable(lw: Any, sc: Scope, k: str, v: Node, same: set[NodeKey], scope: S
         return False  # a loop body carries only the names it assigns: refused (``writes``)
     if k.startswith("#"):
         return False
-    if not _tuple_path(sc.vars.get(k), same, set()):
+    held = same | {_key(v)}
+    if not _tuple_path(sc.vars.get(k), held, set()):
         return False
     st = _state(lw)
     st["pending"].append((sc, k))
-    st["same"] |= same
+    st["same"] |= held
     return True
 
 
@@ -112,6 +114,32 @@ def _carried(b: Any, value: Any) -> bool:
             return isinstance(value, Node) and any(o.owns(value) for o in owners)
         b = b.parent
     return True
+
+
+def _same_array(lw: Any, v: Node, written: Node, same: set[NodeKey]) -> bool:
+    """Whether ``v`` is the written array object: the same node (or the value a region
+    argument stands for), or the same object through ``np.asarray``/``astype(copy=False)``
+    (``identity.same_object``)."""
+    if _key(v) in same:
+        return True
+    from .identity import root  # noqa: PLC0415
+
+    rv = root(lw, v)
+    return _key(rv) in same or _key(rv) == _key(root(lw, written))
+
+
+def same_object_source(lw: Any, n: Node) -> Node | None:
+    """The array ``n`` is the very object of (``np.asarray(x)`` of an ndarray, recorded by
+    ``identity.same_object``), for ``writes._parents``; None for other nodes."""
+    roots = lw.__dict__.get("identity_roots")
+    if not roots:
+        return None
+    current = getattr(lw.b, "_current", lambda m: m)
+    key = _key(n)
+    for result, source in roots.items():
+        if _key(result) == key or _key(current(result)) == key:
+            return source
+    return None
 
 
 def _tuple_path(value: Any, same: set[NodeKey], seen: set[int]) -> bool:

@@ -181,7 +181,7 @@ class WriteLowering(LoopAliasing):
             shared, _ = self._memory(v, None, scope, where)
             if memory.keys().isdisjoint(shared):
                 continue
-            if aliases.rebindable(self, sc, k, v, same, scope):
+            if aliases.rebindable(self, sc, k, v, same, scope, value):
                 continue  # the same array: rebound to the new value after the write
             listed = _appended_list(k)
             if listed is not None:  # an item appended to a list earlier in this loop body
@@ -313,6 +313,9 @@ class WriteLowering(LoopAliasing):
 
         if n.op in _CONTAINERS:
             return n.inputs
+        source = aliases.same_object_source(self, n)  # np.asarray(x): x itself
+        if source is not None:
+            return (source,)
         if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
             return self._region_output_parents(n.inputs[0], n.param("index"))
         if n.op in _ITEMS or (n.op in _VIEWS and not self._copies(n)):
