@@ -8,8 +8,11 @@ inside the compiled code (inlined callees included) are tracked by node identity
 the other holders are known when compiling: ``_check_holders`` asks ``rebindable`` about
 each, and after the write ``rebind`` binds each of them to the new value:
 
-* another name of the same frame (``b = a; a[0] = 1``), also inside an if/for/while body
-  (the body's copy of the scope, so the region outputs the new value);
+* another name of the same frame (``b = a; a[0] = 1``; also ``b = np.asarray(a)`` or
+  ``a.astype(a.dtype, copy=False)``, which are ``a`` itself: ``identity.same_object``);
+  inside an ``if`` branch the branch's copy of the scope (the ``if`` outputs every name
+  its branches bind differently); inside a loop body only names the body assigns (the
+  loop carries no others: a name bound before the loop stays a located refusal);
 * a name of a calling function (``h = np.ones(3); f(h)`` where ``f`` writes into its
   parameter), outside if/for/while bodies only;
 * an item of a tuple such a name holds (``args = (a, b); ...; a[...] = v``), rebuilt.

@@ -1,6 +1,8 @@
 """NumPy keyword arguments that the op table does not carry, with NumPy's semantics.
 
-* ``out=`` on a ufunc or an op-table function: the result is written into the named array
+* ``out=`` on a ufunc or an op-table function (a ufunc's outputs may also come
+  positionally, ``np.exp(K, K)``; an expression such as ``np.asarray(X)`` names the array
+  a local name holds: ``aliases.out_name``): the result is written into the named array
   as ``name[...] = result`` would be (``writes.assign_subscript``: refused with a located
   error when the array may be seen elsewhere, a caller's array among them), and the call's
   value is that array.  ``where=`` (ufuncs, with ``out=``) keeps ``out``'s entries where the

@@ -15,9 +15,12 @@ The rewrite is exact only when nothing else can see the array that NumPy would c
 * names of an enclosing function or of the module (other uses would miss the change);
 * arguments (the caller holds the array), global and closure arrays (they would change
   for every later call), and possible views of them;
-* arrays that share memory with a value another live name holds: the same array
-  (``b = a; b[0] = 1``), its base (``b = a[1:]; b[0] = 1`` changes ``a``), a view of it
-  (``v = a[:2]; a[0] = 5`` changes ``v``), or anything sharing a base with it.
+* arrays that share memory with a value another live name holds as a view: its base
+  (``b = a[1:]; b[0] = 1`` changes ``a``), a view of it (``v = a[:2]; a[0] = 5`` changes
+  ``v``), or anything sharing a base with it.  Another name, tuple item or calling
+  function's name holding the same array (``b = a; b[0] = 1``) is rebound to the new
+  value with it (``aliases``), where the enclosing regions output that name; elsewhere
+  it is refused too.
 
 The same check covers whole-array updates (``x += y`` on an ndarray, including a 0-d
 one, and ``d[key] += y`` on an array a dict holds: ``check_dict_item``), which NumPy also
