@@ -54,12 +54,20 @@ def _state(lw: Any) -> dict[str, Any]:
     return st
 
 
-def start(lw: Any) -> None:
-    """Forget the holders of a previous write (``check_writable`` starts a new one)."""
+def start(lw: Any, written: Node) -> None:
+    """Forget the holders of a previous write: ``check_writable`` starts one into
+    ``written``."""
     st = _state(lw)
     st["pending"] = []
     st["same"] = set()
-    st["active"] = True
+    st["written"] = _key(written)
+
+
+def forget(lw: Any) -> None:
+    """A checked write that writes nothing (``np.fill_diagonal`` of an empty value): no
+    holder changes."""
+    st = _state(lw)
+    st["pending"], st["same"], st["written"] = [], set(), None
 
 
 def rebind_update(lw: Any, name: str, old: Any, scope: Scope, where: cst.CSTNode,
@@ -67,7 +75,7 @@ def rebind_update(lw: Any, name: str, old: Any, scope: Scope, where: cst.CSTNode
     """``rebind`` after a whole-value update (``x += y``, ``d[k] += y``) when
     ``check_writable`` looked at it (an array updated in place); nothing for numbers and
     lists, which are rebound or checked elsewhere."""
-    if _state(lw).get("active") and isinstance(old, Node):
+    if isinstance(old, Node) and _state(lw).get("written") == _key(old):
         rebind(lw, name, old, scope, where, new)
 
 
@@ -172,7 +180,7 @@ def rebind(lw: Any, name: str, old: Node, scope: Scope, where: cst.CSTNode,
             sc.vars[k] = _substitute(value, same, new)
     st["pending"] = []
     st["same"] = set()
-    st["active"] = False
+    st["written"] = None
     if isinstance(old, Node):
         st["superseded"][_key(old)] = (lw.b, name, lw.loc(where))
 

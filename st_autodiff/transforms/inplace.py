@@ -204,6 +204,7 @@ def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Sco
         step, end = 1 + int(np.cumprod(shape[:-1]).sum()), None
     flat = list(range(math.prod(shape)))[:end:step]
     if not flat:
+        aliases.forget(lw)
         return
     coords = [list(c) for c in np.unravel_index(flat, shape)]
     vshape = _shape(val)
@@ -212,6 +213,7 @@ def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Sco
                       "is not supported", e)
     vsize = math.prod(vshape)
     if vsize == 0:
+        aliases.forget(lw)
         return
     if vsize == 1:
         cycled = _getitem(lw, _ravel(lw, val, e), [0], e) if isinstance(val, Node) else \

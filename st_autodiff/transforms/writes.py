@@ -165,7 +165,7 @@ class WriteLowering(LoopAliasing):
                        update: str | None, copy_hint: str) -> None:
         """The part of ``check_writable`` that looks for other holders of the memory."""
         memory, same = self._memory(value, name, scope, where, update)
-        aliases.start(self)
+        aliases.start(self, value)
         for k, m in memory.items():
             why = self._foreign(m, k in same)
             if why is not None:
