@@ -361,6 +361,22 @@ def refuse_alias_in_if_in_loop(x):
     return np.sum(h * x)
 
 
+def _bump_kept(arr):
+    arr += 1.0  # <- kept
+    return arr * 2.0
+
+
+def refuse_returned_before_write(x):
+    h = x * 2.0
+    return h, _bump_kept(h)
+
+
+def refuse_kept_in_dict_before_write(x):
+    h = x * 2.0
+    d = {"a": h, "b": _bump_kept(h)}
+    return d["a"]
+
+
 REFUSED = [
     (refuse_view_then_out, "view", "np.exp", "'v' may be a view of it"),
     (refuse_callee_writes_argument, "argument", None, "it is an argument"),
@@ -368,6 +384,8 @@ REFUSED = [
     (refuse_read_before_callee_write, "pending-callee", "h + _bump", "'arr' is written in place"),
     (refuse_alias_made_before_loop, "loop-alias", "h[t]", "'g' refers to the same array"),
     (refuse_alias_in_if_in_loop, "if-in-loop", "g[t]", "'h' refers to the same array"),
+    (refuse_returned_before_write, "kept", "arr += 1.0", "value was read before the write"),
+    (refuse_kept_in_dict_before_write, "kept", "arr += 1.0", "value was read before the write"),
     (refuse_list_holds_it, "list", "a[0]", "'lst' holds the same array"),
     (refuse_callee_writes_in_if, "callee-if", "arr += 1.0", "passed in by a caller"),
     (refuse_shares_two_arguments, "share-args", "np.may_share_memory",

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
+from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Node
 from ..ir.ops import Op
 from .aliasing import NodeKey, _key
@@ -210,6 +211,24 @@ def check_inputs(lw: Any, nodes: list[Any], where: cst.CSTNode) -> None:
                     "evaluated, after its value was read here: NumPy would use the changed "
                     "array, which st_autodiff cannot follow", where,
                     "do the in-place write in a statement of its own, before the expression")
+
+
+def check_outputs(lw: Any, builder: Any, outputs: list[Any]) -> None:
+    """Refuse a function or region output that is an array value an in-place write of
+    ``builder`` replaced: a value read before the write and kept in a tuple, list or dict
+    (``return h, f(h)`` where ``f`` writes into ``h``), which NumPy would see changed."""
+    superseded = lw.__dict__.get("_alias_state", {}).get("superseded")
+    if not superseded:
+        return
+    for n in outputs:
+        hit = superseded.get(_key(n)) if isinstance(n, Node) else None
+        if hit is not None and hit[0] is builder:
+            _, name, loc = hit
+            raise UnsupportedSyntaxError(
+                f"writing into {name!r} here changes an array whose value was read before "
+                "the write and kept (in a tuple, list or dict, or a pending expression): "
+                "NumPy would show the changed array, which st_autodiff cannot follow", loc,
+                "do the in-place write in a statement of its own, before the value is read")
 
 
 # --- out= ------------------------------------------------------------------------------------

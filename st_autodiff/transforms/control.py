@@ -461,6 +461,7 @@ class ControlLowering(LoopLowering, ListLowering):
     def finish_region(self, sub: GraphBuilder, outputs: list[Node], args: list[Node]) -> Any:
         """The body graph, its arguments being ``sub``'s own arguments followed by one per
         outer value in ``args`` (captured now if the body never read it)."""
+        aliases.check_outputs(self, sub, outputs)
         for n in args:
             sub.capture(n)
         own = [a for a in sub.args if a not in set(sub.captures.values())]

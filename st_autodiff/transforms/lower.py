@@ -616,6 +616,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
                            "differentiate", fn.loc(where))
     lw.fn_stack.append(fn)
     nodes = [lw.to_node(v, where) for v in outputs]
+    aliases.check_outputs(lw, lw.b, nodes)
     nodes[0] = lw.b.rename(nodes[0], "out")
     lw.fn_stack.pop()
     graph = lw.b.finish(nodes)
