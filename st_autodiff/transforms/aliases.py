@@ -51,7 +51,8 @@ def _state(lw: Any) -> dict[str, Any]:
     """The per-lowering alias state (made on first use: the mixin has no ``__init__``)."""
     st = lw.__dict__.get("_alias_state")
     if st is None:
-        st = lw.__dict__["_alias_state"] = {"pending": [], "same": set(), "superseded": {}}
+        st = lw.__dict__["_alias_state"] = {"pending": [], "objects": [], "same": set(),
+                                            "superseded": {}}
     return st
 
 
@@ -59,7 +60,7 @@ def start(lw: Any, written: Node) -> None:
     """Forget the holders of a previous write: ``check_writable`` starts one into
     ``written``."""
     st = _state(lw)
-    st["pending"] = []
+    st["pending"], st["objects"] = [], []
     st["same"] = set()
     st["written"] = _key(written)
 
@@ -68,7 +69,7 @@ def forget(lw: Any) -> None:
     """A checked write that writes nothing (``np.fill_diagonal`` of an empty value): no
     holder changes."""
     st = _state(lw)
-    st["pending"], st["same"], st["written"] = [], set(), None
+    st["pending"], st["objects"], st["same"], st["written"] = [], [], set(), None
 
 
 def rebind_update(lw: Any, name: str, old: Any, scope: Scope, where: cst.CSTNode,
@@ -154,6 +155,46 @@ def same_object_source(lw: Any, n: Node) -> Node | None:
     return None
 
 
+def object_holders(lw: Any, memory: dict[NodeKey, Node], same: set[NodeKey], written: Node,
+                   scope: Scope, where: cst.CSTNode) -> str | None:
+    """Attributes of objects built in the compiled code (``objects.Built``: their runtime
+    values) that hold the written array: recorded for ``rebind`` where the object was built
+    by the current builder and the attribute holds the array itself (or a tuple of it);
+    otherwise why the write cannot be followed (for the located refusal)."""
+    built = lw.__dict__.get("_built") or {}
+    st = _state(lw)
+    for rec in list(built.values()):
+        for attr, value in list(rec.runtime.items()):
+            nodes = [n for n in _nodes_in(value) if not memory.keys().isdisjoint(
+                lw._memory(n, None, scope, where)[0])]
+            if not nodes:
+                continue
+            who = f"the attribute {attr!r} of a {type(rec.obj).__qualname__}"
+            if not all(isinstance(n, Node) and n.type is not None and n.type.kind == "array"
+                       and _same_array(lw, n, written, same) for n in nodes):
+                return f"{who} may share memory with it"
+            if rec.builder is not lw.b:
+                return f"{who} (built outside this if, for or while) holds the same array"
+            held = same | {_key(n) for n in nodes}
+            if not _tuple_path(value, held, set()):
+                return f"{who} holds the same array in a list or dict"
+            st["objects"].append((rec, attr))
+            st["same"] |= held
+    return None
+
+
+def _nodes_in(value: Any) -> list[Any]:
+    """The nodes a runtime attribute value holds (itself, or through tuples, lists and
+    dicts), for ``object_holders``."""
+    if isinstance(value, Node):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [n for v in value for n in _nodes_in(v)]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _nodes_in(v)]
+    return []
+
+
 def _tuple_path(value: Any, same: set[NodeKey], seen: set[int]) -> bool:
     """Whether ``value`` is the array or reaches it through tuples only (rebuildable)."""
     if isinstance(value, Node):
@@ -179,7 +220,9 @@ def rebind(lw: Any, name: str, old: Node, scope: Scope, where: cst.CSTNode,
             sc.vars[k] = lw.b.rename(new, k) if isinstance(new, Node) else new
         else:
             sc.vars[k] = _substitute(value, same, new)
-    st["pending"] = []
+    for rec, attr in st["objects"]:
+        rec.runtime[attr] = _substitute(rec.runtime[attr], same, new)
+    st["pending"], st["objects"] = [], []
     st["same"] = set()
     st["written"] = None
     if isinstance(old, Node):
@@ -203,7 +246,7 @@ def check_inputs(lw: Any, nodes: list[Any], where: cst.CSTNode) -> None:
     for n in nodes:
         if isinstance(n, Node):
             hit = superseded.get(_key(n))
-            if hit is not None and hit[0] is lw.b:
+            if hit is not None and _within(lw.b, hit[0]):
                 _, name, loc = hit
                 line = f" (line {loc.line})" if loc is not None else ""
                 raise lw.fail(
@@ -222,13 +265,23 @@ def check_outputs(lw: Any, builder: Any, outputs: list[Any]) -> None:
         return
     for n in outputs:
         hit = superseded.get(_key(n)) if isinstance(n, Node) else None
-        if hit is not None and hit[0] is builder:
+        if hit is not None and _within(builder, hit[0]):
             _, name, loc = hit
             raise UnsupportedSyntaxError(
                 f"writing into {name!r} here changes an array whose value was read before "
                 "the write and kept (in a tuple, list or dict, or a pending expression): "
                 "NumPy would show the changed array, which st_autodiff cannot follow", loc,
                 "do the in-place write in a statement of its own, before the value is read")
+
+
+def _within(b: Any, writer: Any) -> bool:
+    """Whether the builder ``b`` is ``writer`` or a region body nested in it (lowered
+    after the write, so reading the replaced value there is reading a stale one)."""
+    while b is not None:
+        if b is writer:
+            return True
+        b = getattr(b, "parent", None)
+    return False
 
 
 # --- out= ------------------------------------------------------------------------------------

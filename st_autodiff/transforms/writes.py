@@ -206,6 +206,9 @@ class WriteLowering(LoopAliasing):
             hint = copy_hint if _key(v) in memory or update else (
                 f"make {k} a copy where it is made (... .copy()) if it must keep its values")
             raise self._refuse(name, why + " and would change too", where, hint, update)
+        why = aliases.object_holders(self, memory, same, value, scope, where)
+        if why is not None:  # an attribute of an object built here that cannot follow
+            raise self._refuse(name, why + " and would change too", where, copy_hint, update)
         self._write_log().append(_Write(set(memory), name, self.loc(where), copy_hint,
                                         update))
 
