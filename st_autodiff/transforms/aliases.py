@@ -15,7 +15,9 @@ each, and after the write ``rebind`` binds each of them to the new value:
   loop carries no others: a name bound before the loop stays a located refusal);
 * a name of a calling function (``h = np.ones(3); f(h)`` where ``f`` writes into its
   parameter), outside if/for/while bodies only;
-* an item of a tuple such a name holds (``args = (a, b); ...; a[...] = v``), rebuilt.
+* an item of a tuple such a name holds (``args = (a, b); ...; a[...] = v``), rebuilt;
+* an attribute of an object built in the compiled code (``objects.Built``), where the
+  object was built by the builder doing the write (``object_holders``).
 
 Views of the array (basic slices, reshapes, transposes), lists, dicts, closures and bound
 methods holding it stay located refusals (``writes``), as do writes into the function's
@@ -23,8 +25,14 @@ own arguments and globals.
 
 A value read before the write and used after it in the same expression (``h + f(h)``
 where ``f`` writes into ``h``; ``K + np.exp(K, out=K)``) would be the old array here and
-the new one in NumPy: ``rebind`` records the old node as superseded and ``check_inputs``
-(called by ``Lowerer.emit``) refuses any later op of the same builder that reads it.
+the new one in NumPy: ``rebind`` records the old node as superseded, and ``check_inputs``
+(called by ``Lowerer.emit``) and ``check_outputs`` (function and region outputs: a value
+kept in a tuple or dict, ``return h, f(h)``) refuse any later use of it in the writing
+builder or a region nested in it.
+
+A ufunc's output passed positionally (``np.exp(K, K)``) is its ``out=`` (``out_keyword``),
+and ``out=`` given as an expression (``out=np.asarray(X)``) names the local name holding
+that very array (``out_name``).
 
 ``np.may_share_memory(a, b)`` and ``np.shares_memory(a, b)`` are answered from the same
 tracking: ``shares_memory_call``.
