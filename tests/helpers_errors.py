@@ -297,24 +297,6 @@ def mutual(x):
 
 # --- in-place updates that other names would see (refused, never a wrong gradient) -----
 
-def alias_then_update(x):
-    y = x * 2.0
-    z = y
-    z *= 3.0  # <- alias
-    return np.sum(y * x)
-
-
-def _bump(t):
-    t += 1.0  # <- bump
-    return t
-
-
-def helper_updates_callers_array(x):
-    y = x * 2.0
-    z = _bump(y)
-    return np.sum(y * z)
-
-
 def update_argument(x):
     x *= 2.0  # <- argument
     return np.sum(x)

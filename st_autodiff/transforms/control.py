@@ -29,7 +29,7 @@ from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import type_module
-from . import small_ops, static_stmts
+from . import aliases, small_ops, static_stmts
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
 from .scope import (
@@ -329,6 +329,9 @@ class ControlLowering(LoopLowering, ListLowering):
                     a = before.get(k, MISSING)
                 else:
                     b = before.get(k, MISSING)
+            if not k.startswith("#") and all(returned) and not _same(a, b):
+                scope.vars[k] = Diverged(k, (a, b))  # both returned: read by no one after
+                continue
             items = _list_items(k, a, b)
             if items is not None:  # lists of values (a returned list): one output per item
                 for side, lst in enumerate(items):
@@ -424,6 +427,7 @@ class ControlLowering(LoopLowering, ListLowering):
                   fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:
         """Lower ``fn`` into a fresh body builder over a copy of the scope."""
         sub = self.b.body(name, soft)
+        aliases.mark_branch(sub)  # its names become the if's outputs (``aliases``)
         sc = Scope(scope.parent, scope.outer)
         sc.vars = {k: copy_value(v) for k, v in before.items()}
         if fn is not None:
@@ -457,6 +461,7 @@ class ControlLowering(LoopLowering, ListLowering):
     def finish_region(self, sub: GraphBuilder, outputs: list[Node], args: list[Node]) -> Any:
         """The body graph, its arguments being ``sub``'s own arguments followed by one per
         outer value in ``args`` (captured now if the body never read it)."""
+        aliases.check_outputs(self, sub, outputs)
         for n in args:
             sub.capture(n)
         own = [a for a in sub.args if a not in set(sub.captures.values())]

@@ -21,6 +21,7 @@ from ..ir.kernels import run
 from ..ir.ops import Op
 from ..ir.scalar_kinds import unknown
 from . import (
+    aliases,
     calls,
     effects,
     identity,
@@ -429,6 +430,9 @@ class ExpressionLowering:
         if inplace.is_writer(fn):  # np.place, np.copyto, ...: a write into a named array
             return inplace.writer_call(self, fn, e, scope)
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
+        if aliases.is_shares_memory(fn):
+            return aliases.shares_memory_call(self, fn, args, kwargs, e, scope)
+        args, kwargs = aliases.out_keyword(fn, args, kwargs)  # np.exp(x, x): out=x
         if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
             done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
             if done is not NotImplemented:

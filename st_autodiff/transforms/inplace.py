@@ -33,6 +33,7 @@ import numpy as np
 
 from ..ir.graph import Node
 from ..ir.ops import Op
+from . import aliases
 from .scope import Scope
 
 
@@ -185,6 +186,7 @@ def _place(lw: Any, name: str, arr: Node, mask: Any, vals: Any, scope: Scope,
     index, dyn = lw.index_spec([m], e)
     new = lw.emit(Op.SETITEM, [arr, picked, *dyn], {"index": index}, e)
     scope.vars[name] = lw.b.rename(new, name)
+    aliases.rebind(lw, name, arr, scope, e)
 
 
 def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Scope,
@@ -202,6 +204,7 @@ def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Sco
         step, end = 1 + int(np.cumprod(shape[:-1]).sum()), None
     flat = list(range(math.prod(shape)))[:end:step]
     if not flat:
+        aliases.forget(lw)
         return
     coords = [list(c) for c in np.unravel_index(flat, shape)]
     vshape = _shape(val)
@@ -210,6 +213,7 @@ def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Sco
                       "is not supported", e)
     vsize = math.prod(vshape)
     if vsize == 0:
+        aliases.forget(lw)
         return
     if vsize == 1:
         cycled = _getitem(lw, _ravel(lw, val, e), [0], e) if isinstance(val, Node) else \
@@ -220,6 +224,7 @@ def _fill_diagonal(lw: Any, name: str, a: Node, val: Any, wrap: bool, scope: Sco
     index, dyn = lw.index_spec(coords, e)
     new = lw.emit(Op.SETITEM, [a, cycled, *dyn], {"index": index}, e)
     scope.vars[name] = lw.b.rename(new, name)
+    aliases.rebind(lw, name, a, scope, e)
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -232,6 +237,7 @@ def _write(lw: Any, name: str, base: Node, value: Any, scope: Scope, e: cst.Call
     index, dyn = lw.index_spec([Ellipsis], e)
     new = lw.emit(Op.SETITEM, [base, value, *dyn], {"index": index}, e)
     scope.vars[name] = lw.b.rename(new, name)
+    aliases.rebind(lw, name, base, scope, e)
 
 
 def _bind(lw: Any, what: str, params: tuple[str, ...], args: list[Any],

@@ -46,6 +46,7 @@ from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node, holds_n
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_module, type_of
 from . import (
+    aliases,
     calls,
     kind_calls,
     library_errors,
@@ -211,6 +212,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             inputs = [self.emit(Op.LIST, list(v), None, where) if isinstance(v, list) and
                       holds_node(v) else v for v in inputs]
         nodes = [self.to_node(v, where) for v in inputs]
+        aliases.check_inputs(self, nodes, where)
         try:
             node = self.b.emit(op, nodes, params, loc=self.loc(where))
         except CompileTimeError as exc:
@@ -388,6 +390,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             value = self.binary(op, current, self.expr(s.value, scope), s)
             kind_calls.in_place(self, current, value)  # a 0-d array stays an array
             self.assign(s.target, value, scope)
+            aliases.rebind_update(self, s.target.value, current, scope, s)
         elif isinstance(s, cst.Expr):
             if not isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)) and \
                     not self.append_statement(s.value, scope):
@@ -458,7 +461,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             label = f"{target.value.value}[{key!r}]" if isinstance(target.value, cst.Name) \
                 else f"the dict item {key!r}"
             self.check_dict_item(label, base, key, scope, where, _SYMBOL[op])
-            base[key] = self.binary(op, base[key], value, where)
+            old = base[key]
+            base[key] = self.binary(op, old, value, where)
+            aliases.rebind_update(self, label, old, scope, where, base[key])
             return
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope, op, where)
@@ -625,6 +630,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
                            "differentiate", fn.loc(where))
     lw.fn_stack.append(fn)
     nodes = [lw.to_node(v, where) for v in outputs]
+    aliases.check_outputs(lw, lw.b, nodes)
     nodes[0] = lw.b.rename(nodes[0], "out")
     lw.fn_stack.pop()
     graph = lw.b.finish(nodes)

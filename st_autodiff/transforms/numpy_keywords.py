@@ -1,6 +1,8 @@
 """NumPy keyword arguments that the op table does not carry, with NumPy's semantics.
 
-* ``out=`` on a ufunc or an op-table function: the result is written into the named array
+* ``out=`` on a ufunc or an op-table function (a ufunc's outputs may also come
+  positionally, ``np.exp(K, K)``; an expression such as ``np.asarray(X)`` names the array
+  a local name holds: ``aliases.out_name``): the result is written into the named array
   as ``name[...] = result`` would be (``writes.assign_subscript``: refused with a located
   error when the array may be seen elsewhere, a caller's array among them), and the call's
   value is that array.  ``where=`` (ufuncs, with ``out=``) keeps ``out``'s entries where the
@@ -21,7 +23,7 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Node
 from ..ir.ops import Op
-from . import calls
+from . import aliases, calls
 from .parse import synthesize
 
 if TYPE_CHECKING:
@@ -68,8 +70,8 @@ def keyword_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                           "pass out= an array holding the values to keep, or use np.where",
                           kind=UnsupportedSyntaxError)
         return lw.call(fn, args, kwargs, e)
-    name = _out_name(e)
-    expr = _out_expr(e)
+    expr = _out_expr(e) or aliases.positional_out(fn, e)
+    name = aliases.out_name(lw, out, expr, e, scope)
     fresh = isinstance(out, Node) and out.op in _FRESH and isinstance(expr, cst.Call) and \
         isinstance(expr.func, (cst.Name, cst.Attribute)) and _FRESH_NAME.fullmatch(
             (expr.func.attr if isinstance(expr.func, cst.Attribute) else expr.func).value
@@ -167,6 +169,3 @@ def _out_expr(e: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
-def _out_name(e: cst.Call) -> cst.Name | None:
-    v = _out_expr(e)
-    return v if isinstance(v, cst.Name) else None

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
+from . import aliases
 from .scope import DELETED, Deleted, StaticIterator
 from .static_stmts import static_exception
 
@@ -61,6 +62,7 @@ def bitwise_aug(lw: Lowerer, s: cst.AugAssign, scope: Scope) -> bool:
         if t is None or t.kind == "array" and t.shape != ():
             lw.check_private(s.target.value, current, scope, s, op)
     lw.assign(s.target, lw.logical(op, current, value, s), scope)
+    aliases.rebind_update(lw, s.target.value, current, scope, s)
     return True
 
 

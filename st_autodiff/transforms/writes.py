@@ -15,9 +15,12 @@ The rewrite is exact only when nothing else can see the array that NumPy would c
 * names of an enclosing function or of the module (other uses would miss the change);
 * arguments (the caller holds the array), global and closure arrays (they would change
   for every later call), and possible views of them;
-* arrays that share memory with a value another live name holds: the same array
-  (``b = a; b[0] = 1``), its base (``b = a[1:]; b[0] = 1`` changes ``a``), a view of it
-  (``v = a[:2]; a[0] = 5`` changes ``v``), or anything sharing a base with it.
+* arrays that share memory with a value another live name holds as a view: its base
+  (``b = a[1:]; b[0] = 1`` changes ``a``), a view of it (``v = a[:2]; a[0] = 5`` changes
+  ``v``), or anything sharing a base with it.  Another name, tuple item or calling
+  function's name holding the same array (``b = a; b[0] = 1``) is rebound to the new
+  value with it (``aliases``), where the enclosing regions output that name; elsewhere
+  it is refused too.
 
 The same check covers whole-array updates (``x += y`` on an ndarray, including a 0-d
 one, and ``d[key] += y`` on an array a dict holds: ``check_dict_item``), which NumPy also
@@ -58,6 +61,7 @@ from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
+from . import aliases
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
@@ -79,6 +83,7 @@ class WriteLowering(LoopAliasing):
         index, dyn = self.write_index(target, scope)
         new = self.emit(Op.SETITEM, [base, value, *dyn], {"index": index}, target)
         scope.vars[name] = self.b.rename(new, name)
+        aliases.rebind(self, name, base, scope, target)
 
     def aug_assign_subscript(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
                              where: cst.CSTNode) -> None:
@@ -98,6 +103,7 @@ class WriteLowering(LoopAliasing):
             combined = self.binary(op, old, value, where)
             new = self.emit(Op.SETITEM, [base, combined, *dyn], {"index": index}, where)
         scope.vars[name] = self.b.rename(new, name)
+        aliases.rebind(self, name, base, scope, where)
 
     def write_target(self, target: cst.Subscript, scope: Scope) -> tuple[str, Node]:
         """The written name and its current value, once ``check_writable`` allows it."""
@@ -159,6 +165,7 @@ class WriteLowering(LoopAliasing):
                        update: str | None, copy_hint: str) -> None:
         """The part of ``check_writable`` that looks for other holders of the memory."""
         memory, same = self._memory(value, name, scope, where, update)
+        aliases.start(self, value)
         for k, m in memory.items():
             why = self._foreign(m, k in same)
             if why is not None:
@@ -177,6 +184,8 @@ class WriteLowering(LoopAliasing):
             shared, _ = self._memory(v, None, scope, where)
             if memory.keys().isdisjoint(shared):
                 continue
+            if aliases.rebindable(self, sc, k, v, same, scope, value):
+                continue  # the same array: rebound to the new value after the write
             listed = _appended_list(k)
             if listed is not None:  # an item appended to a list earlier in this loop body
                 what = "it is" if _key(v) in same else "a view of it is" if not \
@@ -197,6 +206,9 @@ class WriteLowering(LoopAliasing):
             hint = copy_hint if _key(v) in memory or update else (
                 f"make {k} a copy where it is made (... .copy()) if it must keep its values")
             raise self._refuse(name, why + " and would change too", where, hint, update)
+        why = aliases.object_holders(self, memory, same, value, scope, where)
+        if why is not None:  # an attribute of an object built here that cannot follow
+            raise self._refuse(name, why + " and would change too", where, copy_hint, update)
         self._write_log().append(_Write(set(memory), name, self.loc(where), copy_hint,
                                         update))
 
@@ -315,6 +327,9 @@ class WriteLowering(LoopAliasing):
 
         if n.op in _CONTAINERS:
             return n.inputs
+        source = aliases.same_object_source(self, n)  # np.asarray(x): x itself
+        if source is not None:
+            return (source,)
         if n.op is Op.ITEM and n.inputs[0].op in REGIONS:
             return self._region_output_parents(n.inputs[0], n.param("index"))
         if n.op in _ITEMS or (n.op in _VIEWS and not self._copies(n)):
