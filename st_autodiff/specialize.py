@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .config import config
+from .ir.layout import checks_hold
 from .ir.versioned import version as rules_version
 from .transforms.parse import Layout
 
@@ -66,8 +67,9 @@ class Specialisation:
 
 def same_objects(checks: Sequence[tuple[int, int, bool]], args: Sequence[Any]) -> bool:
     """Whether ``args`` give the answers to ``a is b`` between arguments that a
-    specialisation was compiled with (checked only where it asked; identity.py)."""
-    return all((args[i] is args[j]) is same for i, j, same in checks)
+    specialisation was compiled with (checked only where it asked; identity.py), and the
+    layout facts of arguments it asked for (``j`` = -1: ir/layout.py)."""
+    return checks_hold(checks, args)
 
 
 @dataclass(frozen=True)
