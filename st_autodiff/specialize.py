@@ -261,6 +261,8 @@ def why(cache: SpecCache, key: Any, names: Sequence[str] | None) -> str:
     entries = cache.entries.get(key)
     if entries:
         changed = entries[0].guards.changed() if entries[0].guards is not None else None
+        if changed is None and any(e.same for e in entries):
+            return "an argument's memory layout or `is` answer differs"
         return f"guard on {changed or 'a value it read'} failed"
     if not cache.entries:
         return "first call" if not cache.misses else "first call since the others were evicted"

@@ -24,6 +24,7 @@ This module imports nothing of ours but the IR.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -157,6 +158,9 @@ def _by_op(node: Node, fact: str, shape: tuple[int, ...], leaf: Leaf, depth: int
         ins = _arrays(node)[:1] if op in _FRESH_LIKE else _arrays(node)
         if ins and all(of(x, "c") is True for x in ins):
             return _fresh(fact, "C", shape)
+        if (op in _ELEMENTWISE or op in _FRESH_LIKE) and len(ins) == 1 and _shape(
+                ins[0]) == shape:  # order='K' of one operand: the order its strides give
+            return _fresh(fact, of(ins[0], "k"), shape)
         # NumPy's order='K' keeps F for operands of the full shape (not COPY: x.copy() is C)
         if (op in _ELEMENTWISE or op in _FRESH_LIKE) and ins and all(
                 _shape(x) == shape and of(x, "f") is True for x in ins):
@@ -192,6 +196,9 @@ def _by_op(node: Node, fact: str, shape: tuple[int, ...], leaf: Leaf, depth: int
         return of(x, fact)
     if op is Op.BROADCAST_TO:
         if fact == "w":
+            return False
+        size, before = math.prod(shape), math.prod(_shape(x) or (0,))
+        if size > before > 0 and fact in ("c", "f"):  # an axis of stride 0: not contiguous
             return False
         return of(x, fact) if fact == "a" or _shape(x) == shape else None
     return None

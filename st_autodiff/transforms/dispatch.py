@@ -71,7 +71,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if fn is np.ascontiguousarray or fn is np.asfortranarray:  # (layout_queries.py)
         return layout_queries.contiguous(lw, fn, args, kwargs, e)
     if fn is np.copy and isinstance(args[0] if args else None, Node) and (
-            len(args) > 1 or "order" in kwargs):
+            set(kwargs) <= {"order"}):
         return layout_queries.copy(lw, args[0], args[1:], kwargs, e, "np.copy", "K")
     if fn is np.array or fn is np.asarray or fn is np.asanyarray:
         return _asarray(lw, np.asarray if fn is np.asanyarray else fn, args, kwargs, e)
@@ -472,7 +472,7 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
         return _scalar(lw, x, e, "item()")
     if name in ("conj", "conjugate"):
         return x
-    if name == "copy" and (args or kwargs):  # copy(order=...) (layout_queries.py)
+    if name == "copy":  # a new array laid out in `order` (layout_queries.py)
         return layout_queries.copy(lw, x, args, kwargs, e, what)
     if name == "tolist":
         raise lw.fail("tolist() leaves NumPy; it cannot be differentiated", e)
