@@ -46,8 +46,12 @@ _REDUCTIONS = frozenset({Op.SUM, Op.MEAN, Op.PROD, Op.MAX, Op.MIN, Op.VAR, Op.ST
 _FRESH_OF_C = frozenset({Op.TRIL, Op.TRIU, Op.MATMUL, Op.DOT, Op.OUTER, Op.INV, Op.SOLVE,
                          Op.CHOLESKY, Op.CONCATENATE, Op.STACK, Op.HSTACK, Op.VSTACK,
                          Op.TILE, Op.REPEAT, Op.ROLL, Op.PAD, Op.SORT, Op.CUMSUM,
-                         Op.CUMPROD, Op.EINSUM, Op.TAKE, Op.TAKE_ALONG_AXIS, Op.DIAG,
-                         Op.TENSORDOT, Op.SOFTMAX, Op.LOG_SOFTMAX, Op.LOGSUMEXP})
+                         Op.CUMPROD, Op.TAKE, Op.TAKE_ALONG_AXIS, Op.TENSORDOT,
+                         Op.SOFTMAX, Op.LOG_SOFTMAX, Op.LOGSUMEXP})
+# (not einsum, which may return a view of its operand, nor np.diag of a matrix: a read-only
+# view of its diagonal)
+#: ``a if c else b`` and ``max(a, b)`` lower to these too: the value may be an operand itself
+_ONE_OF = frozenset({Op.WHERE, Op.MAXIMUM, Op.MINIMUM})
 _VIEWS = frozenset({Op.SWAPAXES, Op.MOVEAXIS, Op.FLIP})  # views: `w` and `a` of their input
 _KEEP_VIEW = frozenset({Op.EXPAND_DIMS, Op.SQUEEZE})
 _ELEMENTWISE = ELEMENTWISE - {Op.COPY}
@@ -151,6 +155,14 @@ def _by_op(node: Node, fact: str, shape: tuple[int, ...], leaf: Leaf, depth: int
 
     if op in _FRESH_C and node.param("order") in (None, "C"):
         return _fresh(fact, "C", shape)
+    if op in _ONE_OF:  # a new array or one of the operands: answered where both agree
+        ins = _arrays(node)
+        if not ins or any(_shape(x) != shape for x in ins):
+            return None
+        got = {of(x, fact) for x in ins}
+        if fact == "k":
+            return got.pop() if len(got) == 1 else None
+        return True if got == {True} else None
     if (op in _ELEMENTWISE or op in _FRESH_LIKE or op in _REDUCTIONS or op in _FRESH_OF_C
             or op is Op.COPY):
         if op in _FRESH_LIKE and node.param("order") not in (None, "K"):

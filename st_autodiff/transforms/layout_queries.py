@@ -57,8 +57,8 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
         if node in slots:
             examples = getattr(lw, "example_args", None)
             value = examples[slots[node]] if examples is not None else None
-            if not isinstance(value, np.ndarray):
-                return None  # no example, or not an ndarray (a NumPy scalar, a list)
+            if not isinstance(value, (np.ndarray, np.generic)):
+                return None  # no example, or no flags (a list)
             got = layout.runtime_fact(value, fact)
             check = (slots[node], -1, (fact, got))
             if check not in lw.identity_checks:
@@ -71,12 +71,21 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
     return leaf
 
 
+_MADE_BY = {Op.ITEM: "a branch or a loop", Op.IF: "a branch", Op.FOR: "a loop",
+            Op.WHILE: "a loop", Op.GETITEM: "indexing (a view or a copy)",
+            Op.OPAQUE_CALL: "a call run as-is", Op.CALL: "a call"}
+
+
+def _made_by(x: Node) -> str:
+    return _MADE_BY.get(x.op, x.op.value)
+
+
 def fact(lw: Lowerer, x: Node, name: str, e: cst.CSTNode, what: str) -> Any:
     """One layout fact of ``x``, or a located refusal of ``what`` (the query)."""
     got = layout.infer(x, name, _leaf(lw))
     if got is None:
         raise lw.fail(f"{what} asks for the {_NAMES[name]} of an array whose layout is not "
-                      f"known when compiling (made by {x.op.value})", e, _HINT)
+                      f"known when compiling (made by {_made_by(x)})", e, _HINT)
     return got
 
 
@@ -95,9 +104,12 @@ class Flags:
 
     def __init__(self, lw: Lowerer, x: Node, e: cst.CSTNode) -> None:
         self._lw, self._x, self._e = lw, x, e
+        base = e.value if isinstance(e, cst.Attribute) else None
+        code = cst.Module([]).code_for_node(base) if base is not None else "x"
+        self._name = code if len(code) <= 40 else "x"
 
     def _fact(self, name: str, spelled: str) -> bool:
-        return bool(fact(self._lw, self._x, name, self._e, f"x.flags.{spelled}"))
+        return bool(fact(self._lw, self._x, name, self._e, f"{self._name}.flags.{spelled}"))
 
     def _derived(self, which: str) -> bool:
         get = self._fact
@@ -122,7 +134,7 @@ class Flags:
         if attr in self._DERIVED:
             return self._derived(self._DERIVED[attr])
         if attr in ("owndata", "num") or hasattr(np.ones(1).flags, attr):
-            raise self._lw.fail(f"x.flags.{attr} is not supported (the compiler answers "
+            raise self._lw.fail(f"{self._name}.flags.{attr} is not supported (the compiler answers "
                                 "contiguity, writeability and alignment)", self._e)
         raise AttributeError(f"'numpy.flagsobj' object has no attribute {attr!r}")
 
@@ -131,7 +143,7 @@ class Flags:
             return self._fact(self._KEYS[key], key)
         if isinstance(key, str) and key in self._DERIVED_KEYS:
             return self._derived(self._DERIVED_KEYS[key])
-        raise self._lw.fail(f"x.flags[{key!r}] is not supported (the compiler answers "
+        raise self._lw.fail(f"{self._name}.flags[{key!r}] is not supported (the compiler answers "
                             "contiguity, writeability and alignment)", self._e)
 
     def __setattr__(self, attr: str, value: Any) -> None:
@@ -153,7 +165,7 @@ def ravel_order(lw: Lowerer, x: Node, order: str, e: cst.CSTNode, what: str) -> 
     got = layout.infer(x, "k", _leaf(lw))
     if got is None:
         raise lw.fail(f"{query} reads the array in its memory order, which is neither C nor F "
-                      f"order here or is not known when compiling (made by {x.op.value})", e,
+                      f"order here or is not known when compiling (made by {_made_by(x)})", e,
                       "use order='C' (row-major) or order='F' (column-major)")
     return str(got)
 
