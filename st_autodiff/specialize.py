@@ -65,11 +65,10 @@ class Specialisation:
         return self.compiled.stages["codegen"]  # type: ignore[no-any-return]
 
 
-def same_objects(checks: Sequence[tuple[int, int, bool]], args: Sequence[Any]) -> bool:
-    """Whether ``args`` give the answers to ``a is b`` between arguments that a
-    specialisation was compiled with (checked only where it asked; identity.py), and the
-    layout facts of arguments it asked for (``j`` = -1: ir/layout.py)."""
-    return checks_hold(checks, args)
+#: whether ``args`` give the answers to ``a is b`` between arguments that a specialisation
+#: was compiled with (checked only where it asked; identity.py), and the layout facts of
+#: arguments it asked for (``j`` = -1: ir/layout.py); one call on the cached-call path
+same_objects = checks_hold
 
 
 @dataclass(frozen=True)

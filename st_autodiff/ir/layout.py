@@ -72,9 +72,9 @@ def k_order(a: Any) -> str | None:
     return None
 
 
-def runtime_fact(a: Any, fact: str) -> Any:
+def runtime_fact(a: Any, fact: str, flags: Any = None) -> Any:
     """One layout fact of a concrete array (the per-call check reads it)."""
-    flags = a.flags
+    flags = a.flags if flags is None else flags
     if fact == "c":
         return flags.c_contiguous
     if fact == "f":
@@ -88,16 +88,39 @@ def runtime_fact(a: Any, fact: str) -> Any:
 
 def checks_hold(checks: Sequence[tuple[int, int, Any]], args: Sequence[Any]) -> bool:
     """Whether ``args`` give the answers a specialisation was compiled with: ``(i, j, same)``
-    is ``args[i] is args[j]``; ``(i, -1, (fact, value))`` a layout fact of ``args[i]``."""
-    for i, j, want in checks:
+    is ``args[i] is args[j]``; ``(i, -1, ((fact, value), ...))`` the layout facts of
+    ``args[i]`` (one entry per argument: ``add_fact``)."""
+    for i, j, want in checks:  # (the cached-call path: one flags object per argument)
         if j >= 0:
             if (args[i] is args[j]) is not want:
                 return False
-        else:
-            a = args[i]
-            if getattr(a, "flags", None) is None or runtime_fact(a, want[0]) != want[1]:
+            continue
+        try:
+            flags = args[i].flags
+        except AttributeError:
+            return False
+        for fact, value in want:
+            if fact == "w":
+                got = flags.writeable
+            elif fact == "c":
+                got = flags.c_contiguous
+            elif fact == "f":
+                got = flags.f_contiguous
+            else:
+                got = runtime_fact(args[i], fact, flags)
+            if got != value:
                 return False
     return True
+
+
+def add_fact(checks: list[tuple[int, int, Any]], i: int, fact: str, value: Any) -> None:
+    """Record that the specialisation read ``fact`` of argument ``i`` (it was ``value``)."""
+    for k, (a, j, want) in enumerate(checks):
+        if a == i and j == -1:
+            if (fact, value) not in want:
+                checks[k] = (i, -1, (*want, (fact, value)))
+            return
+    checks.append((i, -1, ((fact, value),)))
 
 
 def _shape(node: Node) -> tuple[int, ...] | None:

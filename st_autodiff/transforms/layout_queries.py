@@ -60,9 +60,10 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
             if not isinstance(value, (np.ndarray, np.generic)):
                 return None  # no example, or no flags (a list)
             got = layout.runtime_fact(value, fact)
-            check = (slots[node], -1, (fact, got))
-            if check not in lw.identity_checks:
-                lw.identity_checks.append(check)  # type: ignore[arg-type]
+            # (the memory order of a C or F array follows from that flag: cheaper to check)
+            checked = ("c", True) if got == "C" and value.flags.c_contiguous else (
+                ("f", True) if got == "F" and value.flags.f_contiguous else (fact, got))
+            layout.add_fact(lw.identity_checks, slots[node], *checked)  # type: ignore[arg-type]
             return got
         if node.op is Op.CONST:
             value = node.param("value")
