@@ -335,7 +335,7 @@ def test_a_value_that_may_be_an_operand_is_writeable_only_if_both_are():
         except UnsupportedSyntaxError as exc:  # a runtime choice: may stay unknown
             assert "writeability" in exc.message
             continue
-        assert np.allclose(value, numeric_grad(lambda a: f(a, ro.copy(), c), "readonly",
+        assert np.allclose(value, numeric_grad(lambda a, c=c: f(a, ro.copy(), c), "readonly",
                                                VALUES), rtol=1e-5)
 
 
@@ -349,3 +349,19 @@ def test_views_keep_or_drop_the_writeable_flag_as_numpy_does():
 
     for kind in ("C", "readonly"):
         check(f, kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_flatten_is_a_new_array_and_ravel_a_view_where_numpy_says(kind):
+    def f(x):
+        a = x.flatten()
+        b = x.flatten("F")
+        c = x.ravel()
+        d = np.ravel(x, order="F")
+        code = sum(2.0 ** i * v.flags.writeable for i, v in enumerate((a, b, c, d)))
+        return np.sum(a * b) * (1.0 + code) + np.sum(c * d)
+
+    try:
+        check(f, kind)
+    except UnsupportedSyntaxError as exc:  # a ravel of a strided array: a copy or a view
+        assert kind == "strided" and "writeability" in exc.message

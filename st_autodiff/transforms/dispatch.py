@@ -477,4 +477,5 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
     if name == "tolist":
         raise lw.fail("tolist() leaves NumPy; it cannot be differentiated", e)
     op = calls.METHODS[name]
-    return emit_call(lw, op, [x, *args], kwargs, e, what)
+    node = emit_call(lw, op, [x, *args], kwargs, e, what)
+    return layout_queries.new_array(lw, node) if name == "flatten" else node

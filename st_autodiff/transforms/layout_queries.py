@@ -252,3 +252,10 @@ def ordered(lw: Lowerer, x: Any, node: Node, order: str | None, e: cst.CSTNode,
         facts = {k: v for k, v in facts.items() if k not in ("w", "a")}
     _recorded(lw)[node] = facts
     return already is None
+
+
+def new_array(lw: Lowerer, node: Any) -> Any:
+    """``node`` is a new array (``x.flatten()``, lowered as a ravel, which may be a view)."""
+    if isinstance(node, Node):
+        _recorded(lw).setdefault(node, {}).update(w=True, a=True)
+    return node

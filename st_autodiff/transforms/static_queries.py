@@ -292,7 +292,8 @@ def ravel(lw: Lowerer, x: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         order = layout_queries.ravel_order(lw, x, order, e, what)
     if order == "F" and ndim != 0:
         x = lw.emit(Op.TRANSPOSE, [x], None, e)
-    return lw.emit(Op.RAVEL, [x], None, e)
+    node = lw.emit(Op.RAVEL, [x], None, e)
+    return layout_queries.new_array(lw, node) if what.endswith("flatten") else node
 
 
 def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
