@@ -12,9 +12,10 @@ for shapes:
 * a value **computed inside** has the layout NumPy gives it, inferred from its op
   (``infer``): fresh results of C inputs are C and writeable, elementwise results of F
   inputs of the full shape are F, transposes swap C and F, views keep the writeable flag,
-  ``broadcast_to`` is read-only, an array with at most one axis longer than 1 is both C
-  and F.  Where the op does not settle a fact (a basic slice, a branch's output, an
-  opaque call) the fact is unknown and the query a located refusal.
+  an array with at most one axis longer than 1 is both C and F.  Where the op does not
+  settle a fact (a basic slice, a branch's output, an opaque call, a view whose flag
+  depends on which NumPy call made it) the fact is unknown and the query a located
+  refusal.
 
 A fact is one of ``c`` (C_CONTIGUOUS), ``f`` (F_CONTIGUOUS), ``w`` (WRITEABLE), ``a``
 (ALIGNED) and ``k``: the order ``ravel(order='K')`` reads the elements in (``'C'``,
@@ -224,14 +225,16 @@ def _by_op(node: Node, fact: str, shape: tuple[int, ...], leaf: Leaf, depth: int
             return of(x, fact) if contiguous else (True if contiguous is False and
                                                    op is Op.RAVEL else None)
         return _fresh(fact, "C", shape) if contiguous else None
-    if op in _VIEWS or op is Op.DIAGONAL:  # (np.diagonal's view is read-only)
-        return (False if op is Op.DIAGONAL else of(x, "w")) if fact == "w" else \
+    if op in _VIEWS or op is Op.DIAGONAL:
+        # (np.diagonal's view is read-only, einsum('ii->i')'s is not: both may be DIAGONAL)
+        return (None if op is Op.DIAGONAL else of(x, "w")) if fact == "w" else \
             of(x, "a") if fact == "a" else None
     if op in _KEEP_VIEW:  # axes of length 1 change no fact
         return of(x, fact)
     if op is Op.BROADCAST_TO:
-        if fact == "w":
-            return False
+        if fact == "w":  # np.broadcast_to's view is read-only, np.broadcast_arrays' (NumPy 2)
+            return None  # writeable with a warning: both lower to this op
+
         size, before = math.prod(shape), math.prod(_shape(x) or (0,))
         if size > before > 0 and fact in ("c", "f"):  # an axis of stride 0: not contiguous
             return False
