@@ -378,3 +378,27 @@ def test_broadcast_views_writeable_flag_is_not_guessed():
         st.grad(f)(np.ones((3, 1)), np.ones((1, 4)))
     assert "writeability" in info.value.message
     assert info.value.loc.line == f.__code__.co_firstlineno + 2
+
+
+def test_many_inferred_layouts_agree_with_numpy_or_are_refused():
+    """49 expressions x 4 argument layouts: each flags answer equals NumPy's (through the
+    value), or the query is a located refusal; most are answered."""
+    import warnings  # noqa: PLC0415
+
+    from tests import layout_cases as cases  # noqa: PLC0415
+
+    answered = 0
+    for name in cases.NAMES:
+        f = getattr(cases, f"f_{name}")
+        for kind in KINDS:
+            try:
+                value = st.value_and_grad(f)(make(kind, VALUES))[0]
+            except UnsupportedSyntaxError as exc:
+                assert exc.loc is not None and "layout" in exc.message, (name, kind)
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = f(make(kind, VALUES))
+            assert np.isclose(value, want, rtol=1e-9), (name, kind, value, want)
+            answered += 1
+    assert answered >= 125

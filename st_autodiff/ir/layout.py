@@ -219,6 +219,8 @@ def _by_op(node: Node, fact: str, shape: tuple[int, ...], leaf: Leaf, depth: int
         swap = {"c": "f", "f": "c"}.get(fact, fact)
         got = of(x, swap)
         return {"C": "F", "F": "C"}.get(got, got) if fact == "k" else got
+    if op is Op.RAVEL and fact in ("c", "f", "k"):  # a view of a C array, else a new one
+        return _fresh(fact, "C", shape)
     if op is Op.RESHAPE or op is Op.RAVEL:
         contiguous = of(x, "c")
         if fact in ("w", "a"):  # a view of a C-contiguous input, else a new array
