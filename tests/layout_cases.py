@@ -231,6 +231,16 @@ def f_abs_F(x):
     return np.sum(y * y) * (1.0 + code(y))
 
 
+def f_array_f(x):
+    y = np.array(x, order="F")
+    return np.sum(y * y) * (1.0 + code(y))
+
+
+def f_array_c_of_t(x):
+    y = np.array(x.T, order="C", dtype=np.float64)
+    return np.sum(y * y) * (1.0 + code(y))
+
+
 def f_x(x):
     y = x
     return np.sum(y * y) * (1.0 + code(y))
@@ -257,6 +267,7 @@ def f_reshapeT(x):
 
 
 NAMES = [
+    'array_f', 'array_c_of_t',
     'sort', 'cumsum0', 'take', 'concat1', 'stack', 'where', 'maximum', 'clip', 'astype32',
     'transpose10', 'reshape26', 'tile', 'repeat', 'roll', 'pad', 'sum1', 'mean0', 'expTT',
     'gram', 'contigT', 'asarrayTC', 'Tcopy', 'npcopyT', 'zlT', 'Tastype', 'mixT', 'Tscale',

@@ -414,8 +414,9 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     elif not isinstance(value, (list, tuple)):
         # np.array copies by default: a fresh array the function may write into
         node = lw.emit(Op.COPY if copy is True else Op.ASARRAY, [node], None, e)
+    laid_out = layout_queries.ordered(lw, value, node, order, e, what)  # (its layout)
     if (fn is not np.array or bound.get("copy", True) is not True) and identity.ndarray_of(
-            value, dtype) and layout_queries.ordered(lw, value, node, order, e, what):
+            value, dtype) and laid_out:
         # np.asarray(x) of an ndarray is x itself (where it is laid out as `order` asks)
         identity.same_object(lw, value, node)
     ndim = None if node.type is None else node.type.ndim
