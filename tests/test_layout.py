@@ -402,3 +402,31 @@ def test_many_inferred_layouts_agree_with_numpy_or_are_refused():
             assert np.isclose(value, want, rtol=1e-9), (name, kind, value, want)
             answered += 1
     assert answered >= 125
+
+
+def test_flags_inside_loops_and_printed():
+    def unchanged(x):  # the argument itself inside a loop: its layout is known
+        s = 0.0
+        for i in range(3):
+            s = s + (np.sum(x * i) if x.flags.c_contiguous else np.sum(x))
+        return s
+
+    def carried(x):  # a value carried through the loop: not known
+        s = 0.0
+        for i in range(3):
+            if x.flags.c_contiguous:
+                s = s + np.sum(x * i)
+            x = x.T
+        return s
+
+    def printed(x):
+        print(x.flags)
+        return np.sum(x * x)
+
+    for kind in ("C", "F"):
+        check(unchanged, kind)
+    for f, line, text in ((carried, 3, "C-contiguity"), (printed, 1, "x.flags exists only")):
+        with pytest.raises(UnsupportedSyntaxError) as info:
+            st.grad(f)(make("C", VALUES))
+        assert text in info.value.message
+        assert info.value.loc.line == f.__code__.co_firstlineno + line

@@ -72,7 +72,8 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
     return leaf
 
 
-_MADE_BY = {Op.ITEM: "a branch or a loop", Op.IF: "a branch", Op.FOR: "a loop",
+_MADE_BY = {Op.ITEM: "a branch or a loop", Op.ARG: "a value carried through a loop or branch",
+            Op.IF: "a branch", Op.FOR: "a loop",
             Op.WHILE: "a loop", Op.GETITEM: "indexing (a view or a copy)",
             Op.OPAQUE_CALL: "a call run as-is", Op.CALL: "a call"}
 
@@ -154,8 +155,16 @@ class Flags:
         raise self._lw.fail("setting x.flags changes the array in place; compiled code does "
                             "not", self._e, "use x.copy() where a writeable array is needed")
 
+    compile_time_only = True  # never a constant of generated code (effects.py)
+    hint = "pass the flags you need: x.flags.c_contiguous, x.flags.writeable"
+
+    @property
+    def spelled(self) -> str:
+        """The expression as the user wrote it, for messages."""
+        return f"{self._name}.flags"
+
     def __repr__(self) -> str:
-        return f"<flags of {self._x.op.value} node>"
+        return f"<{self._name}.flags>"
 
 
 def ravel_order(lw: Lowerer, x: Node, order: str, e: cst.CSTNode, what: str) -> str:
