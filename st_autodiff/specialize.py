@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .config import config
+from .ir.layout import checks_hold
 from .ir.versioned import version as rules_version
 from .transforms.parse import Layout
 
@@ -64,10 +65,10 @@ class Specialisation:
         return self.compiled.stages["codegen"]  # type: ignore[no-any-return]
 
 
-def same_objects(checks: Sequence[tuple[int, int, bool]], args: Sequence[Any]) -> bool:
-    """Whether ``args`` give the answers to ``a is b`` between arguments that a
-    specialisation was compiled with (checked only where it asked; identity.py)."""
-    return all((args[i] is args[j]) is same for i, j, same in checks)
+#: whether ``args`` give the answers to ``a is b`` between arguments that a specialisation
+#: was compiled with (checked only where it asked; identity.py), and the layout facts of
+#: arguments it asked for (``j`` = -1: ir/layout.py); one call on the cached-call path
+same_objects = checks_hold
 
 
 @dataclass(frozen=True)
@@ -259,6 +260,8 @@ def why(cache: SpecCache, key: Any, names: Sequence[str] | None) -> str:
     entries = cache.entries.get(key)
     if entries:
         changed = entries[0].guards.changed() if entries[0].guards is not None else None
+        if changed is None and any(e.same for e in entries):
+            return "an argument's memory layout or `is` answer differs"
         return f"guard on {changed or 'a value it read'} failed"
     if not cache.entries:
         return "first call" if not cache.misses else "first call since the others were evicted"

@@ -222,8 +222,8 @@ NO_HINT = [
          "helper() missing 1 required positional argument: 'b'", None),
     Case(H.unknown_module_attr, "modattr", "np.not_a_function", StaticRaiseError,
          "has no attribute 'not_a_function'", None),
-    Case(H.unknown_array_attr, "arrayattr", "x.flags", SYNTAX,
-         "arrays have no supported attribute 'flags'", None),
+    Case(H.unknown_array_attr, "arrayattr", "x.strides", SYNTAX,
+         "arrays have no supported attribute 'strides'", None),
 ]
 
 

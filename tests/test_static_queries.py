@@ -380,13 +380,18 @@ def test_ravel_k_of_a_vector():
     check(f, V)
 
 
-def test_ravel_k_of_a_matrix_is_refused():
-    def f(x):
-        return np.sum(np.ravel(x, order="K") ** 2)
+def test_ravel_k_of_a_matrix_follows_the_layout_and_is_refused_where_unknown():
+    def f(x):  # (the argument's layout is known: tests/test_layout.py)
+        return np.sum(np.ravel(x, order="K") * np.arange(8.0))
+
+    check(f, X)
+
+    def g(x):
+        return np.sum(np.ravel(x[:, ::-1], order="K") ** 2)
 
     with pytest.raises(UnsupportedSyntaxError) as info:
-        st.grad(f)(X)
-    assert "memory layout" in info.value.message and "order='C'" in info.value.hint
+        st.grad(g)(X)
+    assert "memory order" in info.value.message and "order='C'" in info.value.hint
 
 
 def test_builtin_max_min_sum_of_arrays_and_tuples():

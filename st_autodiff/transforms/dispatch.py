@@ -24,7 +24,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, identity, small_ops, static_calls
+from . import calls, effects, identity, layout_queries, small_ops, static_calls
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -68,6 +68,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             return fn(*args, **kwargs)
         except Exception as exc:
             raise static_exception(lw, exc, e) from None
+    if fn is np.ascontiguousarray or fn is np.asfortranarray:  # (layout_queries.py)
+        return layout_queries.contiguous(lw, fn, args, kwargs, e)
+    if fn is np.copy and isinstance(args[0] if args else None, Node) and (
+            set(kwargs) <= {"order"}):
+        return layout_queries.copy(lw, args[0], args[1:], kwargs, e, "np.copy", "K")
     if fn is np.array or fn is np.asarray or fn is np.asanyarray:
         return _asarray(lw, np.asarray if fn is np.asanyarray else fn, args, kwargs, e)
     if fn is builtins.len:
@@ -413,8 +418,10 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     elif not isinstance(value, (list, tuple)):
         # np.array copies by default: a fresh array the function may write into
         node = lw.emit(Op.COPY if copy is True else Op.ASARRAY, [node], None, e)
+    laid_out = layout_queries.ordered(lw, value, node, order, e, what)  # (its layout)
     if (fn is not np.array or bound.get("copy", True) is not True) and identity.ndarray_of(
-            value, dtype):  # np.asarray(x) of an ndarray is x itself
+            value, dtype) and laid_out:
+        # np.asarray(x) of an ndarray is x itself (where it is laid out as `order` asks)
         identity.same_object(lw, value, node)
     ndim = None if node.type is None else node.type.ndim
     if ndmin > 0 and ndim is None:
@@ -470,7 +477,10 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
         return _scalar(lw, x, e, "item()")
     if name in ("conj", "conjugate"):
         return x
+    if name == "copy":  # a new array laid out in `order` (layout_queries.py)
+        return layout_queries.copy(lw, x, args, kwargs, e, what)
     if name == "tolist":
         raise lw.fail("tolist() leaves NumPy; it cannot be differentiated", e)
     op = calls.METHODS[name]
-    return emit_call(lw, op, [x, *args], kwargs, e, what)
+    node = emit_call(lw, op, [x, *args], kwargs, e, what)
+    return layout_queries.new_array(lw, node) if name == "flatten" else node

@@ -345,6 +345,10 @@ def _as_node(lw: Lowerer, v: Any, e: cst.CSTNode) -> Node:
         return lw.to_node(v, e)
     if isinstance(v, list):
         v = tuple(v)  # a static list argument: rebuilt as a tuple (never written into)
+    if getattr(v, "compile_time_only", False):  # x.flags (layout_queries.py)
+        raise lw.fail(f"{getattr(v, 'spelled', type(v).__name__)} exists only while "
+                      "compiling: it cannot be passed to code that runs", e,
+                      getattr(v, "hint", None))
     return lw.b.const(v)
 
 

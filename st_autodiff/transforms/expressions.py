@@ -27,6 +27,7 @@ from . import (
     identity,
     inplace,
     kind_calls,
+    layout_queries,
     numpy_keywords,
     small_ops,
     static_calls,
@@ -334,6 +335,8 @@ class ExpressionLowering:
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
+        if attr == "flags" and (t is None or t.kind == "array"):
+            return layout_queries.Flags(self, x, e)  # type: ignore[arg-type]
         value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
         if value is not NotImplemented:
             return value

@@ -25,6 +25,7 @@ from ..ir.graph import Node
 from ..ir.ops import Op
 from ..ir.scalar_kinds import ARRAY, NUMPY, PYTHON, exact_kind
 from ..ir.types import type_module
+from . import layout_queries
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -315,13 +316,12 @@ def ravel(lw: Lowerer, x: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         raise lw.fail(f"{what}(order={order!r}): order must be one of 'C', 'F', 'A', 'K'", e,
                       kind=CompileError)
     ndim = None if x.type is None else x.type.ndim
-    if order in ("K", "A") and (ndim is None or ndim > 1):
-        raise lw.fail(f"{what}(order={order!r}) of an array of rank {ndim or 'unknown'} "
-                      "depends on its memory layout, which is not known when compiling", e,
-                      "use order='C' (row-major) or order='F' (column-major)")
+    if order in ("K", "A") and (ndim is None or ndim > 1):  # the layout decides
+        order = layout_queries.ravel_order(lw, x, order, e, what)
     if order == "F" and ndim != 0:
         x = lw.emit(Op.TRANSPOSE, [x], None, e)
-    return lw.emit(Op.RAVEL, [x], None, e)
+    node = lw.emit(Op.RAVEL, [x], None, e)
+    return layout_queries.new_array(lw, node) if what.endswith("flatten") else node
 
 
 def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
