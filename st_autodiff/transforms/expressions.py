@@ -27,11 +27,12 @@ from . import (
     numpy_keywords,
     small_ops,
     static_calls,
+    static_numpy,
     static_format,
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
-from .no_complex import HINT, MESSAGE
+
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
@@ -102,7 +103,8 @@ class ExpressionLowering:
         return Ellipsis
 
     def expr_Imaginary(self, e: cst.Imaginary, scope: Scope) -> Any:
-        raise self.fail(f"{MESSAGE}: the literal {e.value} is complex", e, HINT)
+        # static while it meets static values only: to_node refuses it at the literal
+        return static_numpy.complex_literal(self, e)
 
     def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
         out: dict[Any, Any] = {}
@@ -172,6 +174,11 @@ class ExpressionLowering:
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
 
     def binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
+            folded = static_numpy.binary(self, op, a, b, where)  # type: ignore[arg-type]
+            if folded is not None:
+                return folded
+            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
         if _sequence(a) or _sequence(b):
             value = self.sequence_binary(op, a, b, where)
             if value is not None:
@@ -212,6 +219,9 @@ class ExpressionLowering:
 
     def expr_UnaryOperation(self, e: cst.UnaryOperation, scope: Scope) -> Any:
         v = self.expr(e.expression, scope)
+        if isinstance(v, static_numpy.StaticArray):
+            word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
+            return static_numpy.unary(self, word[type(e.operator)], v, e)  # type: ignore
         if isinstance(e.operator, cst.Not):
             if isinstance(v, Node):
                 return self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e)
@@ -288,6 +298,8 @@ class ExpressionLowering:
         attr = e.attr.value
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
+        if isinstance(base, static_numpy.StaticArray):
+            return static_numpy.attribute(self, base, attr, e)  # type: ignore[arg-type]
         got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
         if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
             return got
@@ -353,6 +365,12 @@ class ExpressionLowering:
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
         if is_concatenator(base):
             return concatenate_items(self, base, parts, e)
+        if isinstance(base, static_numpy.StaticArray):
+            got = static_numpy.getitem(self, base, parts, e)  # type: ignore[arg-type]
+            if got is not None:
+                return got
+            base = static_numpy.materialize(self, base, e)  # type: ignore[arg-type]
+        parts = [static_numpy.index_value(p) for p in parts]
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
                 raise self.fail("indexing a constant with a runtime value is not supported",

@@ -45,7 +45,15 @@ from ..ir.abstract import Abstract, abstract_of, evaluate, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Loc, Node, holds_node
 from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_module, type_of
-from . import calls, library_errors, small_ops, static_queries, static_stmts, static_values
+from . import (
+    calls,
+    library_errors,
+    small_ops,
+    static_numpy,
+    static_queries,
+    static_stmts,
+    static_values,
+)
 from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
 from .comprehensions import ComprehensionLowering
@@ -215,11 +223,13 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         """A runtime value as a node: static numbers, tuples and arrays become constants."""
         if isinstance(v, Node):
             return v
+        if isinstance(v, static_numpy.StaticArray):
+            return static_numpy.materialize(self, v, where)
         if isinstance(v, (bool, int, float, type(None))):
             return self.b.const(v)
         if is_complex_value(v):
-            raise self.fail(f"{MESSAGE}: a {type(v).__name__} value is used here", where,
-                            HINT)
+            where, what = static_numpy.complex_origin(self, v, where)
+            raise self.fail(f"{MESSAGE}: {what}", where, HINT)
         if isinstance(v, tuple) and any(isinstance(x, Node) for x in v):
             return self.emit(Op.TUPLE, list(v), None, where)
         if isinstance(v, (tuple, str)):
@@ -251,6 +261,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                             "use a literal, or a value computed from shapes")
         if isinstance(v, list):
             return tuple(v)
+        if isinstance(v, static_numpy.StaticArray):
+            return v.value.copy()
         if isinstance(v, (type, np.dtype)):
             return calls.dtype_name(v)
         return v
@@ -364,6 +376,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 raise self.fail("in-place update of an attribute is not supported",
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
+            if isinstance(current, static_numpy.StaticArray):
+                if static_numpy.inplace_name(self, s.target, current, op,
+                                             self.expr(s.value, scope), scope, s):
+                    return _MISSING
+                current = self.name(s.target, scope)
             self.external.check_write(current, "extend", self.loc(s))
             t = current.type if isinstance(current, Node) else None
             ex = self.example(current)
@@ -433,6 +450,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope)
             return
+        if isinstance(base, static_numpy.StaticArray) and static_numpy.setitem(
+                self, base, target, value, scope):
+            return
         self.assign_subscript(target, value, scope)
 
     def aug_assign_item(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
@@ -451,6 +471,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope, op, where)
             return
+        if isinstance(base, static_numpy.StaticArray) and static_numpy.setitem(
+                self, base, target, value, scope, op, where):
+            return
         self.aug_assign_subscript(target, op, value, scope, where)
 
     def dict_key(self, target: cst.Subscript, scope: Scope) -> Any:
@@ -464,7 +487,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def unpack(self, value: Any, n: int, where: cst.CSTNode) -> list[Any]:
         if isinstance(value, GeneratorValue):
             value = self.consume_generator(value, where, direct=False)
-        value = small_ops.as_items(value)  # a static iterator or set
+        value = small_ops.as_items(value)  # a static iterator or set, a static array
         if isinstance(value, (tuple, list)):
             if len(value) != n:
                 raise self.fail(f"cannot unpack {len(value)} values into {n} names", where,
@@ -492,7 +515,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
         from .dispatch import call_value  # noqa: PLC0415  (dispatch imports this module)
 
-        special = self.control_call(fn, args, kwargs, e)
+        special = NotImplemented
+        if not getattr(self, "static_numpy_off", False):
+            special = static_numpy.call(self, fn, args, kwargs, e)  # static NumPy values
+        if special is NotImplemented:
+            special = self.control_call(fn, args, kwargs, e)
         if special is NotImplemented:
             special = static_values.static_call(self, fn, args, kwargs, e)
         if special is not NotImplemented:
