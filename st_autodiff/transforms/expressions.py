@@ -27,12 +27,11 @@ from . import (
     numpy_keywords,
     small_ops,
     static_calls,
-    static_numpy,
     static_format,
+    static_numpy,
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
-
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
@@ -256,6 +255,11 @@ class ExpressionLowering:
 
     def logical(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
         """``a & b`` (``|``, ``^``): Python semantics on constants, logical ops on masks."""
+        if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
+            folded = static_numpy.bitwise(self, op, a, b, where)  # type: ignore[arg-type]
+            if folded is not None:
+                return folded
+            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
         if not isinstance(a, Node) and not isinstance(b, Node):
             fn = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
                   Op.LOGICAL_XOR: lambda: a ^ b}[op]

@@ -516,7 +516,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         from .dispatch import call_value  # noqa: PLC0415  (dispatch imports this module)
 
         special = NotImplemented
-        if not getattr(self, "static_numpy_off", False):
+        if not self.__dict__.pop("static_numpy_off", False):  # (off for one call only)
             special = static_numpy.call(self, fn, args, kwargs, e)  # static NumPy values
         if special is NotImplemented:
             special = self.control_call(fn, args, kwargs, e)

@@ -33,7 +33,7 @@ from ..ir.graph import Node
 from ..ir.ops import Op
 from ..ir.types import type_module
 from . import calls, static_calls
-from .no_complex import HINT, MESSAGE
+from .no_complex import HINT, MESSAGE, is_complex_value
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -227,12 +227,15 @@ def _ordinary(lw: Lowerer, thunk: Any) -> Any:
     where that path refuses (a complex value, which stays static)."""
     before = getattr(lw, "static_numpy_off", False)
     lw.static_numpy_off = True
+    start = len(lw.b.nodes)
     try:
         return thunk()
     except CompileError:
         return None
     finally:
         lw.static_numpy_off = before
+        # nodes of static inputs only: the fold already ran them (static_stmts' try)
+        lw.__dict__.setdefault("static_nodes", set()).update(id(n) for n in lw.b.nodes[start:])
 
 
 def complex_literal(lw: Lowerer, e: cst.Imaginary) -> complex:
@@ -329,7 +332,7 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
             if not _numeric(value):
                 return _pass_on(lw, fn, args, kwargs, e) if statics else NotImplemented
             node = None
-            if _keeps_node(lw, fn, values):
+            if _keeps_node(lw, fn, values) and not is_complex_value(value):
                 node = _ordinary(lw, lambda: lw.call(fn, materialize_all(lw, list(args), e),
                                                      materialize_all(lw, dict(kwargs), e), e))
             return wrap(lw, value, node, values)
@@ -361,8 +364,13 @@ def _keeps_node(lw: Lowerer, fn: Any, values: list[Any]) -> bool:
         return True
     if id(fn) not in calls.FUNCTIONS:
         return False
-    return all(v.node is not None and v.epoch == epoch(lw) and v.builder is lw.b
-               for v in _static_arrays(values))
+    return all(_current(lw, v) for v in _static_arrays(values))
+
+
+def _current(lw: Lowerer, v: Any) -> bool:
+    """Not a static array, or one whose ordinary node still holds its contents."""
+    return not isinstance(v, StaticArray) or (
+        v.node is not None and v.epoch == epoch(lw) and v.builder is lw.b)
 
 
 def _static_arrays(v: Any, depth: int = 0) -> list[StaticArray]:
@@ -464,7 +472,8 @@ def _method(lw: Lowerer, fn: StaticMethod, args: list[Any], kwargs: dict[str, An
         if not _numeric(value):
             return value
         node = None
-        if isinstance(value, np.ndarray) and sa.node is not None and sa.epoch == epoch(lw):
+        if isinstance(value, np.ndarray) and sa.node is not None and sa.epoch == epoch(lw) \
+                and sa.builder is lw.b and not is_complex_value(value):
             node = _ordinary(lw, lambda: lw.call(lw.array_attribute(sa.node, name, e),
                                                  materialize_all(lw, list(args), e),
                                                  materialize_all(lw, dict(kwargs), e), e))
@@ -507,12 +516,21 @@ def binary(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
 
         value = _run(lw, lambda: run(op, np, (unwrap(a), unwrap(b)), {}), [], {}, where)
         node = None
-        if all(not isinstance(v, StaticArray) or v.node is not None and v.epoch == epoch(lw)
-               and v.builder is lw.b for v in (a, b)):
+        if not is_complex_value(value) and all(_current(lw, v) for v in (a, b)):
             node = _ordinary(lw, lambda: lw.binary(op, materialize_all(lw, a, where),
                                                    materialize_all(lw, b, where), where))
         return wrap(lw, value, node, [a, b])
     return None
+
+
+def bitwise(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+    """``a & b`` (``|``, ``^``) with a static array on one side: NumPy's, when both are
+    static; None otherwise."""
+    if not (_static(a) and _static(b)):
+        return None
+    fn = {Op.LOGICAL_AND: operator.and_, Op.LOGICAL_OR: operator.or_,
+          Op.LOGICAL_XOR: operator.xor}[op]
+    return wrap(lw, _run(lw, fn, [unwrap(a), unwrap(b)], {}, where), None, [a, b])
 
 
 def unary(lw: Lowerer, op: str, v: StaticArray, where: cst.CSTNode) -> Any:

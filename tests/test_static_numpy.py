@@ -1,0 +1,259 @@
+"""Static NumPy values (static_numpy.py): NumPy calls on static arguments run while
+compiling and give static arrays, read, written and iterated as Python would; where they
+meet runtime values they become constants.  Values and gradients are checked against the
+function run by NumPy and central differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import st_autodiff as st
+from st_autodiff.errors import CompileError
+from st_autodiff.testing import check_grads
+
+X = np.array([[0.3, -1.2, 0.7], [1.5, 0.4, -0.6]])
+
+
+def _check(f, x=X):
+    """Value equal to NumPy's, gradient equal to central differences."""
+    value, grad = st.value_and_grad(f)(x)
+    np.testing.assert_allclose(value, f(x), rtol=1e-12, atol=1e-12)
+    check_grads(f, [x], lambda a: [st.grad(f)(a)])
+    return grad
+
+
+# --- the reproductions ----------------------------------------------------------------
+
+
+def broadcast_rows(x):
+    axis = np.atleast_1d(0)
+    try:
+        a = axis.astype(int)
+    except ValueError:
+        raise
+    m = np.ones((2, 3), dtype=int)
+    for row, s in zip(m, [(1, 2), (3,)]):
+        row[len(row) - len(s):] = s
+    return np.sum(x * m) + np.sum(x[:, 0] * a[0]) + np.sum(x * m[0, 2])
+
+
+def complex_phases(x):
+    p = np.exp(1j * np.pi * np.arange(3) / 4)
+    return np.sum(x * np.real(p)) + np.sum(x * np.imag(p) ** 2)
+
+
+def ndindex_sum(x):
+    s = 0.0
+    for idx in np.ndindex(x.shape):
+        s = s + x[idx] * (idx[0] + 2 * idx[1])
+    return s
+
+
+def ndenumerate_static(x):
+    w = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    s = 0.0
+    for (i, j), v in np.ndenumerate(w):
+        s = s + v * x[i, j] ** 2
+    return s
+
+
+@pytest.mark.parametrize("f", [broadcast_rows, complex_phases, ndindex_sum,
+                               ndenumerate_static])
+def test_reproductions_value_and_gradient(f):
+    _check(f)
+
+
+def test_rows_written_through_zip_reach_the_array():
+    g = st.grad(broadcast_rows)(X)
+    m = np.array([[1, 1, 2], [1, 1, 3]])
+    expected = m + np.array([[1.0, 0, 0], [1.0, 0, 0]]) * 0 + 2  # a[0] == 0, m[0, 2] == 2
+    np.testing.assert_allclose(g, expected)
+
+
+# --- static arrays in library-style code ----------------------------------------------
+
+
+def axis_checks(x):
+    axis = np.atleast_1d(-1)
+    axis_int = axis.astype(int)
+    if not np.array_equal(axis_int, axis):
+        raise ValueError("axis")
+    axis[axis < 0] = x.ndim + axis[axis < 0]
+    axis = np.sort(axis)
+    if axis[-1] >= x.ndim or axis[0] < 0:
+        raise ValueError("out of bounds")
+    return np.sum(np.sum(x, axis=int(axis[0])) ** 2)
+
+
+def shapes_table(x):
+    shapes = [x.shape, (3,)]
+    n = max(len(s) for s in shapes)
+    table = np.ones((len(shapes), n), dtype=int)
+    for row, shape in zip(table, shapes):
+        row[len(row) - len(shape):] = shape
+    out = tuple(int(v) for v in table.max(axis=0))
+    return np.sum(np.broadcast_to(x, out) ** 2) * len(table.tolist())
+
+
+def static_arithmetic(x):
+    w = np.linspace(0.0, 1.0, 3)
+    w = w * 2 - 1
+    w[1] += 0.5
+    mask = (w > 0) | (w < -0.5)
+    k = np.arange(6).reshape(2, 3)
+    k += 1
+    return np.sum(x * w * mask) + np.sum(x * k) + float(w.sum())
+
+
+def static_in_place_view(x):
+    m = np.zeros((2, 3))
+    v = m[1]
+    v += 2.0  # a view: m sees it
+    m[0, :] = np.array([1.0, 2.0, 3.0])
+    return np.sum(x * m)
+
+
+def mixed_write(x):
+    out = np.zeros(3)
+    out[0] = x[0, 0]  # a runtime value: out becomes a runtime array
+    out[1:] = x[1, 1:] * 2
+    return np.sum(out ** 2)
+
+
+def static_then_runtime(x):
+    w = np.ones(3)
+    w[2] = 5.0  # static write
+    y = x * w  # the array as it is now
+    w[0] = -1.0  # a later write is not seen by y
+    return np.sum(y ** 2) + np.sum(x * w)
+
+
+@pytest.mark.parametrize("f", [axis_checks, shapes_table, static_arithmetic,
+                               static_in_place_view, mixed_write, static_then_runtime])
+def test_static_arrays(f):
+    _check(f)
+
+
+def test_complex_static_array_may_not_meet_runtime_values():
+    def f(x):
+        p = np.exp(1j * np.arange(3))
+        return np.sum(x * p).real
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "complex" in info.value.message
+    assert info.value.loc is not None and info.value.loc.line > 0
+
+
+def test_complex_literal_with_runtime_value_is_refused_at_the_literal():
+    def f(x):
+        return np.sum(x * 2j).real
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "the literal 2j is complex" in info.value.message
+
+
+# --- refusals -------------------------------------------------------------------------
+
+
+def test_runtime_write_into_a_shared_static_array_is_refused():
+    def f(x):
+        m = np.zeros((2, 3))
+        row = m[0]
+        row[0] = x[0, 0]  # m would keep its zero
+        return np.sum(m) + np.sum(row)
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "shares its memory" in info.value.message
+    assert info.value.loc.line > 0
+
+
+def test_static_write_inside_a_runtime_branch_is_refused():
+    def f(x):
+        w = np.ones(3)
+        if np.sum(x) > 0:
+            w[0] = 2.0
+        return np.sum(x * w)
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "inside an if, for or while" in info.value.message
+
+
+def test_static_write_inside_a_runtime_branch_into_its_own_array_is_fine():
+    def f(x):
+        if np.sum(x) > 0:
+            w = np.ones(3)
+            w[0] = 2.0
+        else:
+            w = np.zeros(3)
+        return np.sum(x * w)
+
+    _check(f)
+    _check(f, -X)
+
+
+def test_random_draws_are_not_folded():
+    def f(x):
+        rng = np.random.default_rng(0)
+        noise = rng.normal(size=3)
+        return np.sum(x * noise)
+
+    g1 = st.grad(f)(X)
+    np.testing.assert_allclose(g1, np.broadcast_to(np.random.default_rng(0).normal(size=3),
+                                                   X.shape))
+
+
+def test_global_arrays_are_not_static():
+    def f(x):
+        return np.sum(x * np.sum(GLOBAL_W))
+
+    g = st.grad(f)(X)
+    GLOBAL_W[0] = 10.0
+    try:
+        np.testing.assert_allclose(st.grad(f)(X), np.full(X.shape, GLOBAL_W.sum()))
+    finally:
+        GLOBAL_W[0] = 1.0
+    np.testing.assert_allclose(g, np.full(X.shape, 3.0))
+
+
+GLOBAL_W = np.ones(3)
+
+
+def test_errors_of_static_calls_are_located():
+    def f(x):
+        m = np.ones((2, 3))
+        return np.sum(x * m.reshape(4, 2))
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "reshape" in info.value.message or "ValueError" in info.value.message
+    assert info.value.loc.line > 0
+
+
+def test_out_argument_is_not_folded_into_a_static_array():
+    def f(x):
+        m = np.ones(3)
+        np.add(m, 1.0, out=m)
+        return np.sum(x * m)
+
+    try:
+        g = st.grad(f)(X)
+    except CompileError as exc:  # a located refusal is fine; a stale value is not
+        assert exc.loc is not None
+    else:
+        np.testing.assert_allclose(g, np.full(X.shape, 2.0))
+
+
+def test_unchanged_code_for_static_creation():
+    """A static array used only with runtime values gives the code it gave before."""
+    def f(x):
+        return np.sum(x * np.ones(3)) + np.sum(x * np.arange(3))
+
+    g = st.grad(f)
+    g(X)
+    assert "xp.ones(3)" in g.source and "xp.arange(0, 3, 1)" in g.source
+    _check(f)
