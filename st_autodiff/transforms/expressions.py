@@ -417,6 +417,7 @@ class ExpressionLowering:
         dyn: list[Node] = []
 
         def entry(p: Any) -> Any:
+            p = static_numpy.index_value(p)  # a static array: its contents, a constant
             if isinstance(p, slice):
                 return ("slice", entry(p.start), entry(p.stop), entry(p.step))
             if isinstance(p, Node):

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError, UnsupportedSyntaxError
+from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
 from ..ir.types import type_module
@@ -72,13 +72,14 @@ class StaticArray:
     ``node`` the ordinary path's node for it (valid while ``epoch`` is the lowerer's),
     ``builder`` the graph builder (region) its memory was made in."""
 
-    __slots__ = ("builder", "epoch", "node", "value")
+    __slots__ = ("builder", "epoch", "node", "node_builder", "value")
 
     def __init__(self, value: np.ndarray, node: Node | None, epoch: int, builder: Any) -> None:
         self.value = value
         self.node = node
         self.epoch = epoch
         self.builder = builder
+        self.node_builder = builder  # where ``node`` was made (a read may make another)
 
     def items(self) -> list[Any]:
         """Iteration, as NumPy's: rows (views, static arrays too) or scalars."""
@@ -150,8 +151,9 @@ def _as_items(v: Any) -> Any:
 
 def materialize(lw: Lowerer, sa: StaticArray, where: cst.CSTNode) -> Node:
     """The node for ``sa`` where it meets runtime values (see the module docstring)."""
-    if sa.node is not None and sa.epoch == epoch(lw) and sa.builder is lw.b:
-        return sa.node
+    if sa.node is not None and sa.epoch == epoch(lw) and _encloses(sa.node_builder, lw.b):
+        _handed(lw).append((sa.value, sa.node))
+        return sa.node  # (an enclosing builder's node is captured by the body)
     if sa.value.dtype.kind == "c":
         raise lw.fail(f"{MESSAGE}: a complex array computed while compiling is used with "
                       "values known only at run time here", where, HINT)
@@ -159,8 +161,30 @@ def materialize(lw: Lowerer, sa: StaticArray, where: cst.CSTNode) -> Node:
         raise lw.fail(f"an array of dtype {sa.value.dtype} computed while compiling cannot "
                       "be used with runtime values", where)
     node = lw.b.const(sa.value.copy())  # its contents now: later static writes are not seen
-    sa.node, sa.epoch, sa.builder = node, epoch(lw), lw.b
+    sa.node, sa.epoch, sa.node_builder = node, epoch(lw), lw.b
+    _handed(lw).append((sa.value, node))
     return node
+
+
+def _handed(lw: Lowerer) -> list[tuple[np.ndarray, Node]]:
+    """The static arrays handed out as nodes so far, with those nodes."""
+    return lw.__dict__.setdefault("static_handed", [])
+
+
+def nodes_sharing(lw: Lowerer, sa: StaticArray) -> list[Node]:
+    """The nodes that stand for memory ``sa`` shares (for writes.py's holder check: a name
+    bound to a static array holds the array a node was made from, ``g = h`` before ``h``
+    becomes a runtime array)."""
+    return [n for value, n in _handed(lw) if np.may_share_memory(value, sa.value)]
+
+
+def _encloses(outer: Any, b: Any) -> bool:
+    """Whether the builder ``outer`` is ``b`` or one ``b`` is nested in."""
+    while b is not None:
+        if b is outer:
+            return True
+        b = getattr(b, "parent", None)
+    return False
 
 
 def materialize_all(lw: Lowerer, v: Any, where: cst.CSTNode, depth: int = 0) -> Any:
@@ -370,7 +394,7 @@ def _keeps_node(lw: Lowerer, fn: Any, values: list[Any]) -> bool:
 def _current(lw: Lowerer, v: Any) -> bool:
     """Not a static array, or one whose ordinary node still holds its contents."""
     return not isinstance(v, StaticArray) or (
-        v.node is not None and v.epoch == epoch(lw) and v.builder is lw.b)
+        v.node is not None and v.epoch == epoch(lw) and v.node_builder is lw.b)
 
 
 def _static_arrays(v: Any, depth: int = 0) -> list[StaticArray]:
@@ -472,8 +496,7 @@ def _method(lw: Lowerer, fn: StaticMethod, args: list[Any], kwargs: dict[str, An
         if not _numeric(value):
             return value
         node = None
-        if isinstance(value, np.ndarray) and sa.node is not None and sa.epoch == epoch(lw) \
-                and sa.builder is lw.b and not is_complex_value(value):
+        if isinstance(value, np.ndarray) and _current(lw, sa) and not is_complex_value(value):
             node = _ordinary(lw, lambda: lw.call(lw.array_attribute(sa.node, name, e),
                                                  materialize_all(lw, list(args), e),
                                                  materialize_all(lw, dict(kwargs), e), e))
@@ -556,14 +579,14 @@ def getitem(lw: Lowerer, sa: StaticArray, parts: list[Any], e: cst.CSTNode) -> A
 def setitem(lw: Lowerer, sa: StaticArray, target: cst.Subscript, value: Any, scope: Scope,
             op: Op | None = None, where: cst.CSTNode | None = None) -> bool:
     """``a[index] = value`` (``op=``) into a static array: in place when the index and the
-    value are static (True).  Otherwise the array becomes a node, where nothing else can
-    see its memory, and the ordinary write goes on (False)."""
+    value are static and the write is not inside a runtime ``if``/loop the array was made
+    outside of (True).  Otherwise the array becomes a node, where nothing else can see its
+    memory, and the ordinary write goes on (False)."""
     parts = [lw.index_part(el, scope) for el in target.slice]
     if len(parts) == 1 and isinstance(parts[0], tuple):
         parts = list(parts[0])
     where = where or target
-    if _static(value) and all(_static(p) for p in parts):
-        _check_region(lw, sa, where)
+    if _static(value) and all(_static(p) for p in parts) and sa.builder is lw.b:
         index = _index(parts)
         if op is None:
             _run(lw, operator.setitem, [sa.value, index, unwrap(value)], {}, where)
@@ -587,16 +610,17 @@ def setitem(lw: Lowerer, sa: StaticArray, target: cst.Subscript, value: Any, sco
 def inplace_name(lw: Lowerer, name: cst.Name, sa: StaticArray, op: Op, value: Any,
                  scope: Scope, where: cst.CSTNode) -> bool:
     """``a op= value`` on a static array: NumPy's in-place update (views see it)."""
-    if _static(value):
+    if _static(value) and sa.builder is lw.b:
         fn = _OPERATORS.get(op)
         inplace = getattr(operator, "i" + fn.__name__.strip("_"), None) if fn else None
         if inplace is None:
             raise lw.fail(f"the operator {op.value} is not supported here", where)
-        _check_region(lw, sa, where)
         _run(lw, inplace, [sa.value, unwrap(value)], {}, where)
         lw.static_epoch = epoch(lw) + 1
         return True
-    to_runtime(lw, name, sa, scope, where)
+    from .static_values import _SYMBOLS  # noqa: PLC0415  (one table of symbols)
+
+    to_runtime(lw, name, sa, scope, where, _SYMBOLS.get(op, op.value))
     return False
 
 
@@ -611,29 +635,34 @@ def _check_region(lw: Lowerer, sa: StaticArray, where: cst.CSTNode) -> None:
 
 
 def to_runtime(lw: Lowerer, target: cst.BaseExpression, sa: StaticArray, scope: Scope,
-               where: cst.CSTNode) -> None:
+               where: cst.CSTNode, update: str | None = None) -> None:
     """Rebind the name ``target`` from the static array ``sa`` to its node, so a runtime
     value can be written into it; refused where another name, container or view would
     keep the static contents."""
-    if not isinstance(target, cst.Name) or target.value not in scope.vars:
+    if not isinstance(target, cst.Name):
+        return  # the ordinary write refuses it (only named arrays are written)
+    if target.value not in scope.vars:
         raise lw.fail("a value known only at run time is written into an array computed "
                       "while compiling that is not a local name of this function", where,
                       "bind the array to a local name first, or copy it: a = a.copy()")
     name = target.value
-    for who in _holders(lw, sa, scope, name):
-        raise lw.fail(f"a value known only at run time is written into {name!r}, an array "
-                      f"computed while compiling, and {who} shares its memory, which "
-                      "would keep the old values", where,
-                      f"copy it first ({name} = {name}.copy()) and write into the copy",
-                      kind=UnsupportedSyntaxError)
+    for who, same in _holders(lw, sa, scope, name):
+        why = f"{who} refers to the same array" if same else \
+            f"it may be a view of {who}" if sa.value.base is not None else \
+            f"{who} may be a view of it"
+        hint = f"write {name} = {name} {update} ... to make a new array" if update else \
+            f"copy it first ({name} = {name}.copy()) and write into the copy"
+        raise lw._refuse(name, why + " (made while compiling) and would keep its old "  # noqa: SLF001
+                         "values", where, hint, update)
     scope.vars[name] = lw.b.rename(materialize(lw, sa, where), name)
 
 
-def _holders(lw: Lowerer, sa: StaticArray, scope: Scope, name: str) -> list[str]:
+def _holders(lw: Lowerer, sa: StaticArray, scope: Scope, name: str
+             ) -> list[tuple[str, bool]]:
     """Names (and containers) other than ``name`` in ``scope`` that can see ``sa``'s memory."""
     from .scope import BoundMethod, Closure, scope_chain  # noqa: PLC0415
 
-    found: list[str] = []
+    found: list[tuple[str, bool]] = []
     todo = [sc for top in [scope, *lw.active_scopes] for sc in scope_chain(top)]
     seen: set[int] = set()
     while todo:
@@ -646,10 +675,12 @@ def _holders(lw: Lowerer, sa: StaticArray, scope: Scope, name: str) -> list[str]
             while stack:
                 item, held = stack.pop()
                 if isinstance(item, StaticArray):
-                    if item is sa and k == name and not held and sc is scope:
-                        continue
+                    same = lw._same_frame(sc, scope)  # noqa: SLF001  (writes.py's rule)
+                    if k == name and not held and same or \
+                            sc is not scope and k in scope.vars and same:
+                        continue  # the name itself, or its copy outside this if/for body
                     if np.may_share_memory(item.value, sa.value):
-                        found.append(repr(k))
+                        found.append((repr(k), item is sa))
                 elif isinstance(item, StaticMethod):
                     stack.append((item.receiver, True))
                 elif isinstance(item, (tuple, list)) and id(item) not in seen:
@@ -664,6 +695,23 @@ def _holders(lw: Lowerer, sa: StaticArray, scope: Scope, name: str) -> list[str]
                     seen.add(id(item))
                     todo.extend(scope_chain(item.scope))
     return found
+
+
+def is_static_array(v: Any) -> bool:
+    return isinstance(v, StaticArray)
+
+
+def writer(lw: Lowerer, fn: Any, name: str, sa: StaticArray, args: list[Any],
+           kwargs: dict[str, Any], scope: Scope, e: cst.Call) -> bool:
+    """``np.place``/``np.putmask``/``np.copyto``/``np.fill_diagonal`` into the static array
+    bound to ``name``: run in place when every argument is static (True); otherwise the
+    array becomes a node for the ordinary write (False)."""
+    if all(_static(v) for v in [*args, *kwargs.values()]) and sa.builder is lw.b:
+        _run(lw, fn, unwrap(list(args)), unwrap(dict(kwargs)), e)
+        lw.static_epoch = epoch(lw) + 1
+        return True
+    to_runtime(lw, cst.Name(name), sa, scope, e)
+    return False
 
 
 def index_value(v: Any) -> Any:
