@@ -275,3 +275,66 @@ def test_unchanged_code_for_static_creation():
     g(X)
     assert "xp.ones(3)" in g.source and "xp.arange(0, 3, 1)" in g.source
     _check(f)
+
+
+def identity_and_layout(x):
+    a = np.arange(3.0)
+    same = np.asarray(a) is a  # the very array, as in NumPy
+    other = np.array(a) is a  # a copy
+    layout = a.flags.c_contiguous and a.reshape(3, 1).T.flags.f_contiguous is False
+    matches = bool(np.all((0.0, 1.0, 2.0) == a))
+    scale = 1.0 * same + 2.0 * other + 4.0 * layout + 8.0 * matches
+    return np.sum(x * scale)
+
+
+def test_identity_layout_and_tuple_comparisons_follow_numpy():
+    g = _check(identity_and_layout)
+    a = np.arange(3.0)
+    layout = a.flags.c_contiguous and a.reshape(3, 1).T.flags.f_contiguous is False
+    expected = 1.0 + 4.0 * layout + 8.0
+    np.testing.assert_allclose(g, np.full(X.shape, expected))
+
+
+def static_array_through_python_helper(x):
+    def fill(buf, v):
+        buf[0] = v  # a write into the caller's static array
+
+    w = np.ones(3)
+    fill(w, 4.0)
+    return np.sum(x * w)
+
+
+@pytest.mark.parametrize("f", [static_array_through_python_helper])
+def test_static_arrays_passed_to_python_functions(f):
+    _check(f)
+
+
+def test_runtime_write_into_a_callers_static_array_is_refused():
+    """As for runtime arrays: the caller's name would keep the old values."""
+    def fill(buf, v):
+        buf[0] = v
+        return buf
+
+    def f(x):
+        w = np.ones(3)
+        w = fill(w, x[0, 0])
+        return np.sum(x * w)
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "'w' refers to the same array" in info.value.message
+    assert info.value.loc.line > 0
+
+
+def test_returned_static_array_is_fresh_on_every_call():
+    def f(x):
+        w = np.ones(3)
+        w[0] = 5.0
+        return np.sum(x * w), w
+
+    g = st.grad(f, has_aux=True)
+    grad, aux = g(X)
+    aux[0] = 100.0  # the caller's array: never the compiled function's constant
+    grad2, aux2 = g(X)
+    np.testing.assert_allclose(aux2, [5.0, 1.0, 1.0])
+    np.testing.assert_allclose(grad2, np.broadcast_to([5.0, 1.0, 1.0], X.shape))

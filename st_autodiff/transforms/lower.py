@@ -638,7 +638,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
         raise CompileError(f"{fn.name}() returns {result!r}, which holds no value to "
                            "differentiate", fn.loc(where))
     lw.fn_stack.append(fn)
-    nodes = [lw.to_node(v, where) for v in outputs]
+    nodes = [static_numpy.output(lw, v, where) for v in outputs]
     nodes[0] = lw.b.rename(nodes[0], "out")
     lw.fn_stack.pop()
     graph = lw.b.finish(nodes)

@@ -187,6 +187,15 @@ def _encloses(outer: Any, b: Any) -> bool:
     return False
 
 
+def output(lw: Lowerer, v: Any, where: cst.CSTNode) -> Node:
+    """An output of the function as a node: a static array's constant is copied, so that
+    each call returns a fresh array (as Python's would) that the caller may write into."""
+    node = lw.to_node(v, where)
+    if isinstance(v, StaticArray) and node.op is Op.CONST:
+        return lw.emit(Op.COPY, [node], None, where)
+    return node
+
+
 def materialize_all(lw: Lowerer, v: Any, where: cst.CSTNode, depth: int = 0) -> Any:
     """``v`` with every static array it holds as a node."""
     if isinstance(v, StaticArray):
@@ -215,10 +224,15 @@ def _origin(lw: Lowerer, value: np.ndarray, sources: list[Any]) -> Any:
 def wrap(lw: Lowerer, value: Any, node: Any, sources: list[Any]) -> Any:
     """A folded result: ndarrays become static arrays (with the ordinary path's node)."""
     if isinstance(value, np.ndarray):
+        known = lw.__dict__.setdefault("static_wrappers", {})
+        same = known.get(id(value))
+        if same is not None and same.value is value:
+            return same  # the very array (np.asarray(a) is a): one static array
         builder = _origin(lw, value, sources) or lw.b
         if not isinstance(node, Node) or builder is not lw.b:
             node = None
-        return StaticArray(value, node, epoch(lw), builder)
+        known[id(value)] = StaticArray(value, node, epoch(lw), builder)
+        return known[id(value)]
     if type(value) in (tuple, list) and any(isinstance(v, np.ndarray) for v in value):
         nodes = list(node) if isinstance(node, (tuple, list)) and len(node) == len(
             value) else [None] * len(value)
@@ -518,7 +532,7 @@ def attribute(lw: Lowerer, sa: StaticArray, attr: str, e: cst.CSTNode) -> Any:
         raise static_exception(lw, exc, e) from None
     if callable(value):
         return StaticMethod(sa, attr)
-    if attr == "flat" or attr == "flags" or attr in ("base", "data"):
+    if attr in ("flat", "data", "ctypes"):
         raise lw.fail(f"a.{attr} of an array computed while compiling is not supported", e)
     return wrap(lw, value, None, [sa])
 
@@ -533,8 +547,7 @@ _OPERATORS = {Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
 def binary(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
     """``a op b`` with a static array on one side: folded when both are static, else the
     static side becomes a node and the ordinary path goes on (``NotImplemented``)."""
-    if _static(a) and _static(b) and not isinstance(a, (list, tuple)) and \
-            not isinstance(b, (list, tuple)):
+    if _static(a) and _static(b):  # (a tuple or list side: NumPy's elementwise meaning)
         from ..ir.kernels import run  # noqa: PLC0415
 
         value = _run(lw, lambda: run(op, np, (unwrap(a), unwrap(b)), {}), [], {}, where)
