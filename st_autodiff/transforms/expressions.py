@@ -29,6 +29,7 @@ from . import (
     static_calls,
     static_format,
     static_numpy,
+    static_numpy_calls,
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
@@ -303,7 +304,7 @@ class ExpressionLowering:
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
         if isinstance(base, static_numpy.StaticArray):
-            return static_numpy.attribute(self, base, attr, e)  # type: ignore[arg-type]
+            return static_numpy_calls.attribute(self, base, attr, e)  # type: ignore[arg-type]
         got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
         if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
             return got

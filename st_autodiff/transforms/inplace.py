@@ -33,7 +33,7 @@ import numpy as np
 
 from ..ir.graph import Node
 from ..ir.ops import Op
-from . import static_numpy
+from . import static_numpy, static_numpy_writes
 from .scope import Scope
 
 
@@ -107,7 +107,7 @@ def writer_call(lw: Any, fn: Any, e: cst.Call, scope: Scope) -> None:
     bound = _bind(lw, fn.__name__, params, args, kwargs, e)
     base = bound[params[0]]
     if static_numpy.is_static_array(base):  # in place while compiling, or made a node
-        if static_numpy.writer(lw, fn, name, base, args, kwargs, scope, e):
+        if static_numpy_writes.writer(lw, fn, name, base, args, kwargs, scope, e):
             return None
         base = scope.vars[name]
     bound = static_numpy.materialize_all(lw, bound, e)  # static masks and values: nodes

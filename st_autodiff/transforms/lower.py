@@ -50,6 +50,8 @@ from . import (
     library_errors,
     small_ops,
     static_numpy,
+    static_numpy_calls,
+    static_numpy_writes,
     static_queries,
     static_stmts,
     static_values,
@@ -377,7 +379,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
             if isinstance(current, static_numpy.StaticArray):
-                if static_numpy.inplace_name(self, s.target, current, op,
+                if static_numpy_writes.inplace_name(self, s.target, current, op,
                                              self.expr(s.value, scope), scope, s):
                     return _MISSING
                 current = self.name(s.target, scope)
@@ -450,7 +452,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope)
             return
-        if isinstance(base, static_numpy.StaticArray) and static_numpy.setitem(
+        if isinstance(base, static_numpy.StaticArray) and static_numpy_writes.setitem(
                 self, base, target, value, scope):
             return
         self.assign_subscript(target, value, scope)
@@ -471,7 +473,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope, op, where)
             return
-        if isinstance(base, static_numpy.StaticArray) and static_numpy.setitem(
+        if isinstance(base, static_numpy.StaticArray) and static_numpy_writes.setitem(
                 self, base, target, value, scope, op, where):
             return
         self.aug_assign_subscript(target, op, value, scope, where)
@@ -517,7 +519,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
 
         special = NotImplemented
         if not self.__dict__.pop("static_numpy_off", False):  # (off for one call only)
-            special = static_numpy.call(self, fn, args, kwargs, e)  # static NumPy values
+            special = static_numpy_calls.call(self, fn, args, kwargs, e)  # static NumPy values
         if special is NotImplemented:
             special = self.control_call(fn, args, kwargs, e)
         if special is NotImplemented:
