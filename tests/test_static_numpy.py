@@ -338,3 +338,29 @@ def test_returned_static_array_is_fresh_on_every_call():
     grad2, aux2 = g(X)
     np.testing.assert_allclose(aux2, [5.0, 1.0, 1.0])
     np.testing.assert_allclose(grad2, np.broadcast_to([5.0, 1.0, 1.0], X.shape))
+
+
+def python_protocols(x):
+    a = np.array([1, 2, 3])
+    msg = f"axis {a} and {a!r}"
+    total = getattr(a, "sum")()
+    inside = (2 in a) + (7 in a)
+    return np.sum(x) * (len(msg) + total + inside + (a is not None))
+
+
+def test_formatting_membership_and_getattr_follow_python():
+    a = np.array([1, 2, 3])
+    expected = len(f"axis {a} and {a!r}") + 6 + 1 + 1
+    np.testing.assert_allclose(_check(python_protocols), np.full(X.shape, expected))
+
+
+def test_static_message_of_a_raise_formats_the_array():
+    def f(x):
+        axis = np.atleast_1d(5)
+        if axis[0] >= x.ndim:
+            raise ValueError(f"axis {axis} is out of bounds")
+        return np.sum(x)
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert "axis [5] is out of bounds" in info.value.message

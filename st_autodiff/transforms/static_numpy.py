@@ -66,8 +66,14 @@ class StaticArray:
     def __bool__(self) -> bool:
         return bool(self.value)
 
-    def __repr__(self) -> str:
-        return f"StaticArray({self.value!r})"
+    def __repr__(self) -> str:  # formatting (f-strings, messages) reads the array's own
+        return repr(self.value)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
 
 
 def epoch(lw: Lowerer) -> int:
@@ -120,7 +126,7 @@ def _as_items(v: Any) -> Any:
 def materialize(lw: Lowerer, sa: StaticArray, where: cst.CSTNode) -> Node:
     """The node for ``sa`` where it meets runtime values (see the module docstring)."""
     if sa.node is not None and sa.epoch == epoch(lw) and _encloses(sa.node_builder, lw.b):
-        _handed(lw).append((sa.value, sa.node))
+        _handed(lw)[id(sa.node)] = (sa.value, sa.node)
         return sa.node  # (an enclosing builder's node is captured by the body)
     if sa.value.dtype.kind == "c":
         raise lw.fail(f"{MESSAGE}: a complex array computed while compiling is used with "
@@ -130,20 +136,20 @@ def materialize(lw: Lowerer, sa: StaticArray, where: cst.CSTNode) -> Node:
                       "be used with runtime values", where)
     node = lw.b.const(sa.value.copy())  # its contents now: later static writes are not seen
     sa.node, sa.epoch, sa.node_builder = node, epoch(lw), lw.b
-    _handed(lw).append((sa.value, node))
+    _handed(lw)[id(node)] = (sa.value, node)
     return node
 
 
-def _handed(lw: Lowerer) -> list[tuple[np.ndarray, Node]]:
-    """The static arrays handed out as nodes so far, with those nodes."""
-    return lw.__dict__.setdefault("static_handed", [])
+def _handed(lw: Lowerer) -> dict[int, tuple[np.ndarray, Node]]:
+    """The static arrays handed out as nodes so far, with those nodes (by node)."""
+    return lw.__dict__.setdefault("static_handed", {})
 
 
 def nodes_sharing(lw: Lowerer, sa: StaticArray) -> list[Node]:
     """The nodes that stand for memory ``sa`` shares (for writes.py's holder check: a name
     bound to a static array holds the array a node was made from, ``g = h`` before ``h``
     becomes a runtime array)."""
-    return [n for value, n in _handed(lw) if np.may_share_memory(value, sa.value)]
+    return [n for value, n in _handed(lw).values() if np.may_share_memory(value, sa.value)]
 
 
 def _encloses(outer: Any, b: Any) -> bool:
@@ -236,7 +242,7 @@ def _ordinary(lw: Lowerer, thunk: Any) -> Any:
     start = len(lw.b.nodes)
     try:
         return thunk()
-    except CompileError:
+    except Exception:  # noqa: BLE001  (the fold is the answer; its contents become a constant)
         return None
     finally:
         lw.static_numpy_off = before

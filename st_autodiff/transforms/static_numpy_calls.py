@@ -132,6 +132,11 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         return _method(lw, fn, args, kwargs, e)
     if fn is np.ndindex or fn is np.ndenumerate:
         return _index_iteration(lw, fn, args, kwargs, e)
+    if fn is builtins.getattr and args and isinstance(args[0], StaticArray) and \
+            len(args) in (2, 3) and isinstance(args[1], str) and not kwargs:
+        if len(args) == 3 and not hasattr(args[0].value, args[1]):
+            return args[2]
+        return attribute(lw, args[0], args[1], e)  # getattr(a, "sum"): a's method
     values = [*args, *kwargs.values()]
     statics = has_static(values)
     if not statics and not _numpy_callable(fn):
