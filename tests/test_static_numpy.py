@@ -343,7 +343,8 @@ def test_returned_static_array_is_fresh_on_every_call():
 def python_protocols(x):
     a = np.array([1, 2, 3])
     msg = f"axis {a} and {a!r}"
-    total = getattr(a, "sum")()
+    name = "sum"
+    total = getattr(a, name)()
     inside = (2 in a) + (7 in a)
     return np.sum(x) * (len(msg) + total + inside + (a is not None))
 

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.ops import Op
 from ..ir.types import type_module
