@@ -365,3 +365,37 @@ def test_static_message_of_a_raise_formats_the_array():
     with pytest.raises(CompileError) as info:
         st.grad(f)(X)
     assert "axis [5] is out of bounds" in info.value.message
+
+
+def scipy_axis_validation(x):
+    axis = np.atleast_1d(1)
+    message = "`axis` must be an integer"
+    try:
+        with np.errstate(invalid="ignore"):
+            axis_int = axis.astype(int)
+    except ValueError as e:
+        raise TypeError(message) from e
+    if not np.array_equal(axis_int, axis):
+        raise TypeError(message)
+    with np.errstate(divide="ignore"):
+        y = np.log(x ** 2)
+    return np.sum(np.sum(y, axis=int(axis_int[0])) ** 2)
+
+
+def test_static_try_around_errstate_of_static_arrays():
+    _check(scipy_axis_validation)
+
+
+def test_errstate_with_a_bad_mode_keeps_the_handler_refused():
+    def f(x):
+        axis = np.atleast_1d(0)
+        try:
+            with np.errstate(invalid="bogus"):
+                a = axis.astype(int)
+        except ValueError:
+            a = axis
+        return np.sum(x) * a[0]
+
+    with pytest.raises(CompileError) as info:
+        st.grad(f)(X)
+    assert info.value.loc is not None and info.value.loc.line > 0

@@ -369,7 +369,7 @@ def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
     """The exception classes the runtime nodes ``nodes`` may raise when they run."""
     out: set[type] = set()
     for n in nodes:
-        if n.op in (Op.CONST, Op.ARG):
+        if n.op in (Op.CONST, Op.ARG) or _quiet_errstate(n):
             continue
         out.update(_RUNTIME_RAISES)
         if n.op.value in _LINALG or any(_shapeless(i) for i in (n, *n.inputs)) or (
@@ -390,6 +390,21 @@ def _runtime_classes(nodes: list[Node]) -> tuple[type, ...]:
                 if BaseException in out:
                     return (BaseException,)
     return tuple(out)
+
+
+_ERR_MODES = frozenset({"ignore", "warn", "raise", "call", "print", "log", None})
+
+
+def _quiet_errstate(n: Node) -> bool:
+    """Entering or leaving ``with np.errstate(...)`` (with_blocks.py) with modes known when
+    compiling and valid: it raises nothing (the body's own nodes are checked)."""
+    if n.op is not Op.OPAQUE_CALL or n.param("name") != "np.errstate":
+        return False
+    if n.param("block") == "exit":
+        return True
+    return n.param("block") == "enter" and all(
+        i.op is Op.CONST and isinstance(i.param("value"), (str, type(None))) and
+        i.param("value") in _ERR_MODES for i in n.inputs)
 
 
 def _may_be_empty(n: Node) -> bool:
