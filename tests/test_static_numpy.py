@@ -399,3 +399,14 @@ def test_errstate_with_a_bad_mode_keeps_the_handler_refused():
     with pytest.raises(CompileError) as info:
         st.grad(f)(X)
     assert info.value.loc is not None and info.value.loc.line > 0
+
+
+def test_large_static_arrays_stay_graph_nodes():
+    def f(x):
+        big = np.arange(3_000_000, dtype=float)
+        return np.sum(x * big[:3]) + np.sum(x) * float(big.sum() > 0)
+
+    g = st.grad(f)
+    grad = g(X)
+    np.testing.assert_allclose(grad, np.broadcast_to([1.0, 2.0, 3.0], X.shape))
+    assert "arange" in g.source  # made when the code runs, not baked in

@@ -68,7 +68,7 @@ _READING = frozenset({builtins.len, builtins.int, builtins.float, builtins.bool,
                       builtins.getattr, builtins.hash, builtins.format, builtins.complex,
                       builtins.divmod, builtins.pow, builtins.id, builtins.issubclass})
 _CREATION_SIZES = {"zeros": 0, "ones": 0, "full": 0, "empty": 0, "eye": None,
-                   "identity": None, "tri": None}
+                   "identity": None, "tri": None, "arange": None}
 
 
 
@@ -117,9 +117,14 @@ def _too_big(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     shape = args[0] if args else kwargs.get("shape", kwargs.get("N"))
     try:
         dims = [int(shape)] if not isinstance(shape, (tuple, list)) else [int(d) for d in shape]
-        if name in ("eye", "identity", "tri"):
+        if name == "arange":  # arange(stop) or arange(start, stop[, step])
+            bounds = [float(a) for a in args[:3]]
+            start, stop, step = (0.0, bounds[0], 1.0) if len(bounds) == 1 else (
+                bounds[0], bounds[1], bounds[2] if len(bounds) > 2 else 1.0)
+            dims = [int(abs((stop - start) / step)) if step else 0]
+        elif name in ("eye", "identity", "tri"):
             dims = [dims[0], int(args[1]) if len(args) > 1 and args[1] is not None else dims[0]]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
     return math.prod(dims) > MAX_SIZE
 
@@ -148,7 +153,7 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
             value = _run(lw, fn, raw_args, raw_kwargs, e)
             if not _holds_array(value):
                 return value  # a number, a dtype, a shape
-            if not _numeric(value):
+            if not _numeric(value) or _large(value):  # left to the ordinary path
                 return _pass_on(lw, fn, args, kwargs, e) if statics else NotImplemented
             node = None
             if _keeps_node(lw, fn, values) and not is_complex_value(value):
@@ -194,6 +199,13 @@ def _static_arrays(v: Any, depth: int = 0) -> list[StaticArray]:
     if isinstance(v, dict) and depth < 8:
         return [s for x in v.values() for s in _static_arrays(x, depth + 1)]
     return []
+
+
+def _large(value: Any) -> bool:
+    """Arrays too large to keep while compiling (and to bake into code)."""
+    if isinstance(value, np.ndarray):
+        return value.size > MAX_SIZE
+    return type(value) in (tuple, list) and any(_large(v) for v in value)
 
 
 def _holds_array(value: Any) -> bool:
