@@ -30,6 +30,7 @@ from . import (
     static_format,
     static_numpy,
     static_numpy_calls,
+    static_numpy_writes,
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
@@ -447,6 +448,7 @@ class ExpressionLowering:
             return inplace.writer_call(self, fn, e, scope)
         args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
         if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
+            static_numpy_writes.out_target(self, e, kwargs, scope)  # type: ignore[arg-type]
             done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done

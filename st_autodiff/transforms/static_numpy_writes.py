@@ -157,3 +157,18 @@ def writer(lw: Lowerer, fn: Any, name: str, sa: StaticArray, args: list[Any],
         return True
     to_runtime(lw, cst.Name(name), sa, scope, e)
     return False
+
+
+def out_target(lw: Lowerer, e: cst.Call, kwargs: dict[str, Any], scope: Scope) -> None:
+    """``out=a`` into a static array ``a``: ``a`` becomes a runtime array first (where
+    nothing else shares its memory), so the ordinary ``out=`` write reaches it."""
+    sa = kwargs.get("out")
+    if not isinstance(sa, StaticArray):
+        return
+    target = next((a.value for a in e.args if a.keyword is not None and
+                   a.keyword.value == "out"), None)
+    if not isinstance(target, cst.Name):
+        raise lw.fail("out= into an array computed while compiling must name it", e,
+                      "bind the array to a local name and pass out=name")
+    to_runtime(lw, target, sa, scope, e)
+    kwargs["out"] = scope.vars[target.value]
