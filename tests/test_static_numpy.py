@@ -425,3 +425,28 @@ def test_large_static_arrays_stay_graph_nodes():
     grad = g(X)
     np.testing.assert_allclose(grad, np.broadcast_to([1.0, 2.0, 3.0], X.shape))
     assert "arange" in g.source  # made when the code runs, not baked in
+
+
+def fill_runtime(x):
+    out = np.zeros(3)
+    out.fill(x[0, 1])
+    return np.sum(out * x[1])
+
+
+def sort_in_loop(x):
+    w = np.array([3.0, 1.0, 2.0])
+    for _ in range(2):
+        w.sort()
+        w = w * 2
+    return np.sum(x * w)
+
+
+def fill_static(x):
+    w = np.zeros(3)
+    w.fill(2.5)
+    return np.sum(x * w)
+
+
+@pytest.mark.parametrize("f", [fill_runtime, sort_in_loop, fill_static])
+def test_in_place_methods_of_static_arrays(f):
+    _check(f)

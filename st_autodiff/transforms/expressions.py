@@ -452,6 +452,7 @@ class ExpressionLowering:
             done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done
+        fn = static_numpy_writes.method_target(self, fn, args, kwargs, e, scope)  # type: ignore
         if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
             return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)

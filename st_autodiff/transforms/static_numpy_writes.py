@@ -172,3 +172,22 @@ def out_target(lw: Lowerer, e: cst.Call, kwargs: dict[str, Any], scope: Scope) -
                       "bind the array to a local name and pass out=name")
     to_runtime(lw, target, sa, scope, e)
     kwargs["out"] = scope.vars[target.value]
+
+
+def method_target(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                  e: cst.Call, scope: Scope) -> Any:
+    """``a.fill(v)``/``a.sort()`` on a static array that a runtime value or a runtime
+    ``if``/loop reaches: ``a`` becomes a runtime array and the ordinary in-place method
+    (``inplace.InPlaceMethod``) writes it.  Any other callable is returned unchanged."""
+    if not isinstance(fn, StaticMethod) or fn.name not in ("fill", "sort"):
+        return fn
+    sa = fn.receiver
+    if all(_static(v) for v in [*args, *kwargs.values()]) and sa.builder is lw.b:
+        return fn  # in place while compiling (static_numpy_calls)
+    from .inplace import InPlaceMethod  # noqa: PLC0415  (inplace imports this module)
+
+    target = e.func.value if isinstance(e.func, cst.Attribute) else None
+    if not isinstance(target, cst.Name):
+        return fn  # refused where it is called, with the hint
+    to_runtime(lw, target, sa, scope, e)
+    return InPlaceMethod(scope.vars[target.value], fn.name)
