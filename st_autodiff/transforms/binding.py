@@ -120,6 +120,8 @@ class BindingLowering:
             return list(v)
         if isinstance(v, (map, filter, zip, enumerate, reversed)):
             return list(v)  # made by a pure call folded on static values (static_calls)
+        if type(v).__name__ == "StaticArray":  # an array known when compiling: its items
+            return v.items()
         if isinstance(v, Node):
             t = v.type
             if t is not None and t.kind == "array" and t.shape:

@@ -32,10 +32,12 @@ from . import (
     small_ops,
     static_calls,
     static_format,
+    static_numpy,
+    static_numpy_calls,
+    static_numpy_writes,
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
-from .no_complex import HINT, MESSAGE
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
@@ -106,7 +108,8 @@ class ExpressionLowering:
         return Ellipsis
 
     def expr_Imaginary(self, e: cst.Imaginary, scope: Scope) -> Any:
-        raise self.fail(f"{MESSAGE}: the literal {e.value} is complex", e, HINT)
+        # static while it meets static values only: to_node refuses it at the literal
+        return static_numpy.complex_literal(self, e)
 
     def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
         out: dict[Any, Any] = {}
@@ -179,6 +182,11 @@ class ExpressionLowering:
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
 
     def binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
+            folded = static_numpy.binary(self, op, a, b, where)  # type: ignore[arg-type]
+            if folded is not None:
+                return folded
+            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
         if _sequence(a) or _sequence(b):
             value = self.sequence_binary(op, a, b, where)
             if value is not None:
@@ -219,6 +227,9 @@ class ExpressionLowering:
 
     def expr_UnaryOperation(self, e: cst.UnaryOperation, scope: Scope) -> Any:
         v = self.expr(e.expression, scope)
+        if isinstance(v, static_numpy.StaticArray):
+            word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
+            return static_numpy.unary(self, word[type(e.operator)], v, e)  # type: ignore
         if isinstance(e.operator, cst.Not):
             if isinstance(v, Node):
                 return unknown(self, self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e))
@@ -254,6 +265,11 @@ class ExpressionLowering:
 
     def logical(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
         """``a & b`` (``|``, ``^``): Python semantics on constants, logical ops on masks."""
+        if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
+            folded = static_numpy.bitwise(self, op, a, b, where)  # type: ignore[arg-type]
+            if folded is not None:
+                return folded
+            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
         if not isinstance(a, Node) and not isinstance(b, Node):
             fn = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
                   Op.LOGICAL_XOR: lambda: a ^ b}[op]
@@ -296,6 +312,8 @@ class ExpressionLowering:
         attr = e.attr.value
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
+        if isinstance(base, static_numpy.StaticArray):
+            return static_numpy_calls.attribute(self, base, attr, e)  # type: ignore[arg-type]
         got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
         if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
             return got
@@ -364,6 +382,12 @@ class ExpressionLowering:
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
         if is_concatenator(base):
             return concatenate_items(self, base, parts, e)
+        if isinstance(base, static_numpy.StaticArray):
+            got = static_numpy.getitem(self, base, parts, e)  # type: ignore[arg-type]
+            if got is not None:
+                return got
+            base = static_numpy.materialize(self, base, e)  # type: ignore[arg-type]
+        parts = [static_numpy.index_value(p) for p in parts]
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
                 raise self.fail("indexing a constant with a runtime value is not supported",
@@ -406,6 +430,7 @@ class ExpressionLowering:
         dyn: list[Node] = []
 
         def entry(p: Any) -> Any:
+            p = static_numpy.index_value(p)  # a static array: its contents, a constant
             if isinstance(p, slice):
                 return ("slice", entry(p.start), entry(p.stop), entry(p.step))
             if isinstance(p, Node):
@@ -437,9 +462,11 @@ class ExpressionLowering:
             return aliases.shares_memory_call(self, fn, args, kwargs, e, scope)
         args, kwargs = aliases.out_keyword(fn, args, kwargs)  # np.exp(x, x): out=x
         if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
+            static_numpy_writes.out_target(self, e, kwargs, scope)  # type: ignore[arg-type]
             done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done
+        fn = static_numpy_writes.method_target(self, fn, args, kwargs, e, scope)  # type: ignore
         if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
             return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)

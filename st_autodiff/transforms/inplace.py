@@ -33,7 +33,7 @@ import numpy as np
 
 from ..ir.graph import Node
 from ..ir.ops import Op
-from . import aliases
+from . import aliases, static_numpy, static_numpy_writes
 from .scope import Scope
 
 
@@ -106,6 +106,11 @@ def writer_call(lw: Any, fn: Any, e: cst.Call, scope: Scope) -> None:
     args, kwargs = lw.call_arguments(e, scope)
     bound = _bind(lw, fn.__name__, params, args, kwargs, e)
     base = bound[params[0]]
+    if static_numpy.is_static_array(base):  # in place while compiling, or made a node
+        if static_numpy_writes.writer(lw, fn, name, base, args, kwargs, scope, e):
+            return None
+        base = scope.vars[name]
+    bound = static_numpy.materialize_all(lw, bound, e)  # static masks and values: nodes
     lw.check_writable(name, base, scope, e)
     if fn is np.copyto:
         new = _copyto(lw, base, bound, e)

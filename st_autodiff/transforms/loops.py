@@ -71,6 +71,8 @@ class LoopLowering:
         over it; the generated code is specialised on its length."""
         if isinstance(it, TupleList):  # a list of tuples: the zip of its components
             return _Zip(list(it.lists))
+        if type(it).__name__ == "StaticArray":  # an array known when compiling: its items
+            return it.items()
         if isinstance(it, _Zip):
             if any(isinstance(p, TupleList) for p in it.parts):
                 raise self.fail("zip or enumerate of a list of tuples built in a loop is not "

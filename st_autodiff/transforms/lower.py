@@ -51,6 +51,9 @@ from . import (
     kind_calls,
     library_errors,
     small_ops,
+    static_numpy,
+    static_numpy_calls,
+    static_numpy_writes,
     static_queries,
     static_stmts,
     static_values,
@@ -226,11 +229,13 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         """A runtime value as a node: static numbers, tuples and arrays become constants."""
         if isinstance(v, Node):
             return v
+        if isinstance(v, static_numpy.StaticArray):
+            return static_numpy.materialize(self, v, where)
         if isinstance(v, (bool, int, float, type(None))):
             return self.b.const(v)
         if is_complex_value(v):
-            raise self.fail(f"{MESSAGE}: a {type(v).__name__} value is used here", where,
-                            HINT)
+            where, what = static_numpy.complex_origin(self, v, where)
+            raise self.fail(f"{MESSAGE}: {what}", where, HINT)
         if isinstance(v, tuple) and any(isinstance(x, Node) for x in v):
             return self.emit(Op.TUPLE, list(v), None, where)
         if isinstance(v, (tuple, str)):
@@ -262,6 +267,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                             "use a literal, or a value computed from shapes")
         if isinstance(v, list):
             return tuple(v)
+        if isinstance(v, static_numpy.StaticArray):
+            return v.value.copy()
         if isinstance(v, (type, np.dtype)):
             return calls.dtype_name(v)
         return v
@@ -377,6 +384,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 raise self.fail("in-place update of an attribute is not supported",
                                 s.target, "compute a new value instead")
             current = self.name(s.target, scope)
+            if isinstance(current, static_numpy.StaticArray):
+                if static_numpy_writes.inplace_name(self, s.target, current, op,
+                                             self.expr(s.value, scope), scope, s):
+                    return _MISSING
+                current = self.name(s.target, scope)
             self.external.check_write(current, "extend", self.loc(s))
             t = current.type if isinstance(current, Node) else None
             ex = self.example(current)
@@ -448,6 +460,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope)
             return
+        if isinstance(base, static_numpy.StaticArray) and static_numpy_writes.setitem(
+                self, base, target, value, scope):
+            return
         self.assign_subscript(target, value, scope)
 
     def aug_assign_item(self, target: cst.Subscript, op: Op, value: Any, scope: Scope,
@@ -468,6 +483,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope, op, where)
             return
+        if isinstance(base, static_numpy.StaticArray) and static_numpy_writes.setitem(
+                self, base, target, value, scope, op, where):
+            return
         self.aug_assign_subscript(target, op, value, scope, where)
 
     def dict_key(self, target: cst.Subscript, scope: Scope) -> Any:
@@ -481,7 +499,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def unpack(self, value: Any, n: int, where: cst.CSTNode) -> list[Any]:
         if isinstance(value, GeneratorValue):
             value = self.consume_generator(value, where, direct=False)
-        value = small_ops.as_items(value)  # a static iterator or set
+        value = small_ops.as_items(value)  # a static iterator or set, a static array
         if isinstance(value, (tuple, list)):
             if len(value) != n:
                 raise self.fail(f"cannot unpack {len(value)} values into {n} names", where,
@@ -509,7 +527,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
         from .dispatch import call_value  # noqa: PLC0415  (dispatch imports this module)
 
-        special = self.control_call(fn, args, kwargs, e)
+        special = NotImplemented
+        if not self.__dict__.pop("static_numpy_off", False):  # (off for one call only)
+            special = static_numpy_calls.call(self, fn, args, kwargs, e)  # static NumPy values
+        if special is NotImplemented:
+            special = self.control_call(fn, args, kwargs, e)
         if special is NotImplemented:
             special = static_values.static_call(self, fn, args, kwargs, e)
         if special is NotImplemented:
@@ -629,7 +651,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
         raise CompileError(f"{fn.name}() returns {result!r}, which holds no value to "
                            "differentiate", fn.loc(where))
     lw.fn_stack.append(fn)
-    nodes = [lw.to_node(v, where) for v in outputs]
+    nodes = [static_numpy.output(lw, v, where) for v in outputs]
     aliases.check_outputs(lw, lw.b, nodes)
     nodes[0] = lw.b.rename(nodes[0], "out")
     lw.fn_stack.pop()

@@ -130,6 +130,8 @@ def as_items(v: Any) -> Any:
     static values as a list in Python's iteration order; anything else unchanged."""
     if isinstance(v, StaticIterator):
         return v.rest()
+    if type(v).__name__ == "StaticArray":  # a static array's rows or items (static_numpy)
+        return v.items()
     if isinstance(v, (set, frozenset)):
         return list(v)
     return v

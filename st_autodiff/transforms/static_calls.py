@@ -59,7 +59,10 @@ def compare(lw: Lowerer, word: str, left: Any, right: Any, e: cst.CSTNode) -> bo
 
 
 def _const(v: Any) -> Any:
-    """A constant node as its Python value (a global array is that very array)."""
+    """A constant node as its Python value (a global array is that very array); a static
+    array (static_numpy) as its ndarray."""
+    if type(v).__name__ == "StaticArray":
+        return v.value
     return v.param("value") if isinstance(v, Node) and v.op is Op.CONST else v
 
 

@@ -351,7 +351,8 @@ def _check_runtime_handlers(lw: Lowerer, stmt: cst.Try, nodes: list[Node], scope
                             ) -> None:
     """Refuse a handler that could catch an exception of the runtime nodes ``nodes``
     (emitted by the ``try`` body): it would have to be chosen at run time."""
-    runtime = runtime_raises.classes(list(nodes))
+    folded = lw.__dict__.get("static_nodes", ())  # static_numpy: made from static inputs
+    runtime = runtime_raises.classes([n for n in nodes if id(n) not in folded])
     if not runtime:
         return
     for h in stmt.handlers:

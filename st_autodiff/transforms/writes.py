@@ -61,7 +61,7 @@ from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
-from . import aliases
+from . import aliases, static_numpy
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
@@ -457,6 +457,9 @@ class WriteLowering(LoopAliasing):
                     item, held = stack.pop()
                     if isinstance(item, Node):
                         yield sc, k, held, item
+                    elif isinstance(item, static_numpy.StaticArray):
+                        for node in static_numpy.nodes_sharing(self, item):  # its memory
+                            yield sc, k, held, node  # as nodes it was handed out as
                     elif isinstance(item, (tuple, list)):
                         if id(item) not in seen:
                             seen.add(id(item))
