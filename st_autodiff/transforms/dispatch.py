@@ -24,7 +24,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, identity, layout_queries, small_ops, static_calls
+from . import calls, effects, identity, layout_queries, small_ops, static_calls, static_numpy
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -210,7 +210,8 @@ def _decomposed(lw: Lowerer, fn: Any, select: Any, args: list[Any], kwargs: dict
                 e: cst.Call) -> Any:
     """A NumPy function written with ops that have rules (``decompositions``)."""
     try:
-        impl, impl_args = select(*args, **kwargs)
+        # selectors check static arguments as NumPy values (static_numpy: plain ndarrays)
+        impl, impl_args = select(*static_numpy.unwrap(args), **static_numpy.unwrap(kwargs))
     except TypeError as exc:  # Unsupported, or a call NumPy itself would refuse
         raise lw.fail(f"{calls.callable_name(fn)}: {exc}", e, kind=CompileError) from None
     return lw.inline_python(impl, list(impl_args), {}, e)

@@ -388,6 +388,8 @@ class ExpressionLowering:
                 return got
             base = static_numpy.materialize(self, base, e)  # type: ignore[arg-type]
         parts = [static_numpy.index_value(p) for p in parts]
+        if isinstance(base, np.ndarray) and any(isinstance(p, Node) for p in parts):
+            base = self.to_node(base, e)  # an array constant read at a runtime index
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
                 raise self.fail("indexing a constant with a runtime value is not supported",

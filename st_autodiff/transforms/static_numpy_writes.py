@@ -95,7 +95,12 @@ def to_runtime(lw: Lowerer, target: cst.BaseExpression, sa: StaticArray, scope: 
                       "while compiling that is not a local name of this function", where,
                       "bind the array to a local name first, or copy it: a = a.copy()")
     name = target.value
-    for who, same in _holders(lw, sa, scope, name):
+    node = None
+    for who, same, sc, k in _holders(lw, sa, scope, name):
+        if same and sc is not None:  # another plain name for the array: it sees the node,
+            node = node if node is not None else materialize(lw, sa, where)  # and the alias
+            sc.vars[k] = node  # sets (aliases.py) rebind it on the write, as for any array
+            continue
         why = f"{who} refers to the same array" if same else \
             f"it may be a view of {who}" if sa.value.base is not None else \
             f"{who} may be a view of it"
@@ -103,15 +108,18 @@ def to_runtime(lw: Lowerer, target: cst.BaseExpression, sa: StaticArray, scope: 
             f"copy it first ({name} = {name}.copy()) and write into the copy"
         raise lw._refuse(name, why + " (made while compiling) and would keep its old "  # noqa: SLF001
                          "values", where, hint, update)
-    scope.vars[name] = lw.b.rename(materialize(lw, sa, where), name)
+    scope.vars[name] = node if node is not None else \
+        lw.b.rename(materialize(lw, sa, where), name)
 
 
 def _holders(lw: Lowerer, sa: StaticArray, scope: Scope, name: str
-             ) -> list[tuple[str, bool]]:
-    """Names (and containers) other than ``name`` in ``scope`` that can see ``sa``'s memory."""
+             ) -> list[tuple[str, bool, Scope | None, str]]:
+    """Names (and containers) other than ``name`` in ``scope`` that can see ``sa``'s memory:
+    (what to call it, whether it is ``sa`` itself, and the scope and name to rebind where it
+    is a plain name of this frame, else None)."""
     from .scope import BoundMethod, Closure, scope_chain  # noqa: PLC0415
 
-    found: list[tuple[str, bool]] = []
+    found: list[tuple[str, bool, Scope | None, str]] = []
     todo = [sc for top in [scope, *lw.active_scopes] for sc in scope_chain(top)]
     seen: set[int] = set()
     while todo:
@@ -129,7 +137,8 @@ def _holders(lw: Lowerer, sa: StaticArray, scope: Scope, name: str
                             sc is not scope and k in scope.vars and same:
                         continue  # the name itself, or its copy outside this if/for body
                     if np.may_share_memory(item.value, sa.value):
-                        found.append((repr(k), item is sa))
+                        plain = not held and same and item is sa
+                        found.append((repr(k), item is sa, sc if plain else None, k))
                 elif isinstance(item, StaticMethod):
                     stack.append((item.receiver, True))
                 elif isinstance(item, (tuple, list)) and id(item) not in seen:
