@@ -24,7 +24,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, identity, small_ops, static_calls
+from . import calls, effects, identity, like_shapes, small_ops, static_calls
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -117,6 +117,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "cannot be differentiated again", lw.loc(e),
                               "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
+    like = like_shapes.like_call(lw, fn, args, kwargs, e)  # np.zeros_like(a, shape=s)
+    if like is not NotImplemented:
+        return like
     op = None if _registered(fn) else calls.FUNCTIONS.get(id(fn)) or calls.special_op(fn)
     if op is Op.EINSUM and args and not isinstance(args[0], str):
         args = interleaved_einsum(lw, args, e)  # einsum(a, [0, 1], b, [1, 2], [0, 2])

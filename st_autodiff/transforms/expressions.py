@@ -24,6 +24,7 @@ from . import (
     effects,
     identity,
     inplace,
+    like_shapes,
     numpy_keywords,
     small_ops,
     static_calls,
@@ -358,6 +359,9 @@ class ExpressionLowering:
             return concatenate_items(self, base, parts, e)
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
+                item = like_shapes.runtime_item(self, base, parts, e)  # [1, *xs][k]
+                if item is not NotImplemented:
+                    return item
                 raise self.fail("indexing a constant with a runtime value is not supported",
                                 e)
             idx = parts[0] if len(parts) == 1 else tuple(parts)
