@@ -337,6 +337,7 @@ def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: c
     params = {k: lw.static(v, f"argument {k!r} of {what}", e) for k, v in params.items()}
     if "dtype" in params:
         params["dtype"] = calls.dtype_name(params["dtype"])
+    inputs = like_shapes.tuple_operands(op, inputs)  # np.sum((a, b)) as np.sum([a, b])
     if op is Op.CLIP:
         inputs = [inputs[0]] + [(-math.inf if i == 1 else math.inf) if v is None else v
                                 for i, v in enumerate(inputs[1:], 1)]
@@ -410,8 +411,8 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         raise lw.fail(f"{what}(order={order!r}) is not a valid order", e, kind=CompileError)
     if not isinstance(value, Node) and not _has_node(value):
         return lw.to_node(np.array(value, dtype=dtype, ndmin=ndmin), e)
-    node = lw.to_node(value, e)
-    if dtype is not None:
+    node = lw.to_node(list(value) if isinstance(value, tuple) else value, e)  # rows, as
+    if dtype is not None:  # NumPy reads a tuple as it reads a list
         node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
     elif not isinstance(value, (list, tuple)):
         # np.array copies by default: a fresh array the function may write into
