@@ -201,3 +201,54 @@ def test_asarray_of_a_tuple_of_runtime_values_is_an_array():
 def test_numpy_reduction_of_a_tuple_of_runtime_values():
     _check(lambda a: np.sum((a[0] * a[1], a[2])) + np.prod((a[0], a[2])), X)
     _check(lambda a: np.sum(tuple(a)) * np.max(tuple(a ** 2)), X)
+
+
+# ---- frozen SciPy distributions --------------------------------------------------------
+
+stats = pytest.importorskip("scipy.stats")
+XS = np.array([0.3, -0.8, 1.7, 2.2])
+
+
+def frozen_norm(x, mu, sigma):
+    return np.sum(stats.norm(mu, sigma).logpdf(x))
+
+
+def frozen_norm_keywords(x, mu, sigma):
+    d = stats.norm(loc=mu, scale=sigma)
+    return np.sum(d.logcdf(x)) + np.sum(d.pdf(x))
+
+
+def frozen_t(x, mu, sigma):
+    d = stats.t(4.5, loc=mu, scale=sigma)
+    return np.sum(d.logpdf(x)) + np.sum(d.sf(x))
+
+
+def frozen_gamma_freeze(x, mu, sigma):
+    d = stats.gamma.freeze(2.0 + mu ** 2, scale=sigma)
+    return np.sum(d.logpdf(np.abs(x) + 0.1))
+
+
+@pytest.mark.parametrize("f", [frozen_norm, frozen_norm_keywords,
+                               frozen_gamma_freeze])
+def test_frozen_distribution(f):
+    _check(f, XS, 0.2, 1.3, argnums=(0, 1, 2), atol=1e-5, rtol=1e-5)
+
+
+def test_frozen_distribution_reused_with_new_parameters():
+    grad = st.value_and_grad(frozen_norm, argnums=(1, 2))
+    for mu, sigma in ((0.2, 1.3), (-1.0, 0.4)):
+        value, (gmu, gsigma) = grad(XS, mu, sigma)
+        assert value == pytest.approx(frozen_norm(XS, mu, sigma))
+        expected = numerical_vjp(frozen_norm, (XS, mu, sigma), 1.0, argnums=(1, 2))
+        assert gmu == pytest.approx(float(expected[1]), abs=1e-5)
+        assert gsigma == pytest.approx(float(expected[2]), abs=1e-5)
+
+
+def test_distribution_class_with_runtime_parameter_is_not_run_while_compiling():
+    def f(x, mu, sigma):
+        dist = stats.norm.__class__(a=mu)  # a runtime support bound: not static
+        return np.sum(dist.logpdf(x))
+    try:
+        st.value_and_grad(f)(XS, 0.2, 1.3)
+    except StAutodiffError as exc:
+        assert "test_leftover_library.py" in str(exc)

@@ -24,7 +24,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, identity, like_shapes, small_ops, static_calls
+from . import calls, effects, frozen_dists, identity, like_shapes, small_ops, static_calls
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -158,6 +158,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
+    built = frozen_dists.construct(lw, fn, args, kwargs, e)  # a SciPy distribution copy
+    if built is not NotImplemented:
+        return built
     if isinstance(fn, type) and not opaque_class(fn):  # building an object (objects.py)
         return lw.construct(fn, args, kwargs, e)
     wrapped = unwrap(lw, fn, args, kwargs, e)  # wrappers, callable objects (wrappers.py)
