@@ -252,3 +252,31 @@ def test_distribution_class_with_runtime_parameter_is_not_run_while_compiling():
         st.value_and_grad(f)(XS, 0.2, 1.3)
     except StAutodiffError as exc:
         assert "test_leftover_library.py" in str(exc)
+
+
+# ---- np.broadcast_arrays of a shape known only at run time -----------------------------
+
+def broadcast_masked(a):
+    m = a[a > 0]  # how many items pass is known only at run time
+    b, c = np.broadcast_arrays(m, a[0] * a[2])
+    return np.sum(b * c ** 2) + np.sum(np.sin(c))
+
+
+def broadcast_masked_columns(a):
+    m = a[a > -1.0].reshape(-1, 1)
+    b, c = np.broadcast_arrays(m, a)
+    return np.sum(b * c)
+
+
+@pytest.mark.parametrize("f", [broadcast_masked, broadcast_masked_columns])
+def test_broadcast_arrays_of_runtime_shapes(f):
+    _check(f, X)
+    _check(f, np.array([1.5, 0.4, -2.0]))
+
+
+def test_broadcast_arrays_runtime_shapes_keep_dtype():
+    def f(a):
+        k = np.nonzero(a > 0)[0]
+        i, v = np.broadcast_arrays(k, a[0])
+        return np.sum(v * i) + float(i.dtype == k.dtype)
+    _check(f, X)
