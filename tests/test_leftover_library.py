@@ -280,3 +280,25 @@ def test_broadcast_arrays_runtime_shapes_keep_dtype():
         i, v = np.broadcast_arrays(k, a[0])
         return np.sum(v * i) + float(i.dtype == k.dtype)
     _check(f, X)
+
+
+def _right_or_located(f, *args):
+    """``f`` compiled gives the right value and gradient, or a located refusal."""
+    try:
+        _check(f, *args, argnums=tuple(range(len(args))), atol=1e-5, rtol=1e-5)
+    except StAutodiffError as exc:
+        assert "test_leftover_library.py" in str(exc).splitlines()[0]
+
+
+def t_logpdf(x, df):
+    return np.sum(stats.t.logpdf(x, df))
+
+
+def cauchy_logpdf(x, mu):
+    return np.sum(stats.cauchy.logpdf(x, loc=mu))
+
+
+@pytest.mark.parametrize("f, args", [(t_logpdf, (XS, 4.5)), (cauchy_logpdf, (XS, 0.3)),
+                                     (frozen_t, (XS, 0.2, 1.3))])
+def test_lazywhere_distributions_right_or_located(f, args):
+    _right_or_located(f, *args)
