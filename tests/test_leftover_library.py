@@ -302,3 +302,10 @@ def cauchy_logpdf(x, mu):
                                      (frozen_t, (XS, 0.2, 1.3))])
 def test_lazywhere_distributions_right_or_located(f, args):
     _right_or_located(f, *args)
+
+
+def test_like_shape_of_a_list_of_runtime_values():
+    def f(a):
+        z = np.full_like([a[0], a[1]], 2.5, shape=(2, 2))
+        return np.sum(z * a[2]) + float(z.dtype == np.float64)
+    _check(f, X)

@@ -21,7 +21,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import CompileError
-from ..ir.graph import Node
+from ..ir.graph import Node, holds_node
 from ..ir.ops import OP_INFO, Op
 
 if TYPE_CHECKING:
@@ -55,6 +55,8 @@ def like_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if given.get("device") is not None:
         raise lw.fail(f"{what}(device=...) is not supported", e, kind=CompileError)
     proto = given[next(iter(inspect.signature(fn).parameters))]  # a (prototype: empty_like)
+    if not isinstance(proto, Node) and holds_node(proto):
+        proto = lw.to_node(proto, e)  # np.zeros_like([a, b], shape=...): the stack's dtype
     if dtype is None:
         dtype = _dtype_of(proto)
         if dtype is None:
@@ -75,6 +77,8 @@ def _dtype_of(v: Any) -> np.dtype | None:
             return None if t.dtype is None else np.dtype(t.dtype)
         return {"float": np.dtype(float), "int": np.dtype(int),
                 "bool": np.dtype(bool)}.get(t.kind)
+    if holds_node(v):  # a list of runtime values: its dtype is its stack's
+        return None
     try:
         return np.asarray(v).dtype
     except Exception:  # noqa: BLE001 - a value holding nodes: not known here
