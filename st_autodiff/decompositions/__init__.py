@@ -396,7 +396,10 @@ def _broadcast_arrays(*args: Any, subok: bool = False) -> Selection:
     itself where it already has that shape, as NumPy returns it."""
     if subok:
         raise Unsupported("subok=True is not supported")
-    shapes = [shape_of(a) for a in args]
+    try:
+        shapes = [shape_of(a) for a in args]
+    except Unsupported:  # a shape known only at run time (a boolean mask's result)
+        return impl.broadcast_arrays_at_run_time, args
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError as exc:

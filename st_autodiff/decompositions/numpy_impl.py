@@ -297,6 +297,17 @@ def broadcast_arrays(shape: tuple, same: tuple, *args: Any) -> tuple:
                  for a, keep in zip(args, same))
 
 
+def broadcast_arrays_at_run_time(*args: Any) -> tuple:
+    """``np.broadcast_arrays`` where a shape is known only at run time: each argument
+    selected by ``np.where`` under an all-False mask of the common shape, which gives its
+    values and dtype at that shape (NumPy raises as ``np.broadcast_arrays`` does when the
+    shapes do not broadcast)."""
+    mask = np.zeros_like(args[0], dtype=bool)
+    for a in args[1:]:
+        mask = mask | np.zeros_like(a, dtype=bool)
+    return tuple(np.where(mask, a, a) for a in args)
+
+
 def vector_norm_flat(x: Any, ord: Any, keepdims: bool, ones: Any) -> Any:
     """``np.linalg.vector_norm`` over every axis: the norm of the flattened array."""
     out = np.linalg.norm(np.ravel(x), ord=ord, axis=0)

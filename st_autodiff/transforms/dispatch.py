@@ -24,7 +24,17 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, identity, layout_queries, small_ops, static_calls, static_numpy
+from . import (
+    calls,
+    effects,
+    frozen_dists,
+    identity,
+    layout_queries,
+    like_shapes,
+    small_ops,
+    static_calls,
+    static_numpy,
+)
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -122,6 +132,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                               "cannot be differentiated again", lw.loc(e),
                               "write the rule in Python with NumPy, without effects")
         return lw.inline_python(source, args, kwargs, e)
+    like = like_shapes.like_call(lw, fn, args, kwargs, e)  # np.zeros_like(a, shape=s)
+    if like is not NotImplemented:
+        return like
     op = None if _registered(fn) else calls.FUNCTIONS.get(id(fn)) or calls.special_op(fn)
     if op is Op.EINSUM and args and not isinstance(args[0], str):
         args = interleaved_einsum(lw, args, e)  # einsum(a, [0, 1], b, [1, 2], [0, 2])
@@ -160,6 +173,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     name = calls.callable_name(fn)
     if makes_complex(fn):
         raise lw.fail(f"{MESSAGE}: {name} makes complex values", e, HINT)
+    built = frozen_dists.construct(lw, fn, args, kwargs, e)  # a SciPy distribution copy
+    if built is not NotImplemented:
+        return built
     if isinstance(fn, type) and not opaque_class(fn):  # building an object (objects.py)
         return lw.construct(fn, args, kwargs, e)
     wrapped = unwrap(lw, fn, args, kwargs, e)  # wrappers, callable objects (wrappers.py)
@@ -340,6 +356,7 @@ def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: c
     params = {k: lw.static(v, f"argument {k!r} of {what}", e) for k, v in params.items()}
     if "dtype" in params:
         params["dtype"] = calls.dtype_name(params["dtype"])
+    inputs = like_shapes.tuple_operands(op, inputs)  # np.sum((a, b)) as np.sum([a, b])
     if op is Op.CLIP:
         inputs = [inputs[0]] + [(-math.inf if i == 1 else math.inf) if v is None else v
                                 for i, v in enumerate(inputs[1:], 1)]
@@ -413,8 +430,8 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         raise lw.fail(f"{what}(order={order!r}) is not a valid order", e, kind=CompileError)
     if not isinstance(value, Node) and not _has_node(value):
         return lw.to_node(np.array(value, dtype=dtype, ndmin=ndmin), e)
-    node = lw.to_node(value, e)
-    if dtype is not None:
+    node = lw.to_node(list(value) if isinstance(value, tuple) else value, e)  # rows, as
+    if dtype is not None:  # NumPy reads a tuple as it reads a list
         node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
     elif not isinstance(value, (list, tuple)):
         # np.array copies by default: a fresh array the function may write into

@@ -28,6 +28,7 @@ from . import (
     inplace,
     kind_calls,
     layout_queries,
+    like_shapes,
     numpy_keywords,
     small_ops,
     static_calls,
@@ -392,6 +393,9 @@ class ExpressionLowering:
             base = self.to_node(base, e)  # an array constant read at a runtime index
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
+                item = like_shapes.runtime_item(self, base, parts, e)  # [1, *xs][k]
+                if item is not NotImplemented:
+                    return item
                 raise self.fail("indexing a constant with a runtime value is not supported",
                                 e)
             idx = parts[0] if len(parts) == 1 else tuple(parts)

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import CompileError
 from .comprehensions import MAX_UNROLL, _clauses, _Items, _names, _runtime
+from .generator_reads import reads_immutable
 from .parse import ParsedFunction, synthesize
 from .scope import Closure, Scope
 
@@ -68,6 +69,9 @@ class GeneratorValue:
     consumed: bool = False
     position: int = 0  # items taken by next()
     builder: Any = None  # the graph builder (region) it was made in
+    #: it reads only immutable static values (its first iterable included), so no
+    #: in-place write can change what it yields
+    unaffected: bool = False
 
 
 class GeneratorLowering:
@@ -81,9 +85,11 @@ class GeneratorLowering:
 
     def expr_GeneratorExp(self, e: cst.GeneratorExp, scope: Scope) -> Any:
         before = self._mutations()
+        unaffected = reads_immutable(e, scope)
         items = self.comprehension(e, scope)
         return GeneratorValue(items, e, self.loc(e), _lazy_reads(e), self.fn, before,
-                              self._mutations() != before, builder=self.b)
+                              self._mutations() != before, builder=self.b,
+                              unaffected=unaffected)
 
     def _mutations(self) -> tuple[int, int]:
         """How many in-place writes (arrays, static containers) lowering has accepted."""
@@ -113,7 +119,7 @@ class GeneratorLowering:
         items = self.consume_generator(gen, stmt.iter, direct=stmt.iter is gen.node)
         before = self._mutations()
         self.for_items(stmt, items, scope)  # type: ignore[attr-defined]
-        if self._mutations() != before:
+        if self._mutations() != before and not gen.unaffected:
             raise self.fail("this loop changes a list, dict or array in place while it "
                             "iterates over a generator, which Python runs item by item "
                             "between the loop's iterations", stmt.iter,
@@ -127,7 +133,8 @@ class GeneratorLowering:
             why = "its items change a list, dict or array in place"
         elif self.b is not gen.builder:  # each branch (or loop pass) would consume it
             why = "it is consumed inside an if or a loop that the generator is not in"
-        elif self._mutations()[0] > gen.writes[0] or self._mutations()[1] != gen.writes[1]:
+        elif not gen.unaffected and (self._mutations()[0] > gen.writes[0]
+                                     or self._mutations()[1] != gen.writes[1]):
             why = "a list, dict or array was changed in place since it was made"
         elif gen.fn is not None:
             late = _assigned_later(gen.fn.node, gen.node, gen.reads)

@@ -139,12 +139,22 @@ def _names(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+def _mixed_sequence(v: Any) -> bool:
+    """A static list or tuple holding a Python constant beside runtime values, or runtime
+    values of different types (``[1, *list(x)]``): indexed by a loop variable, the loop is
+    unrolled so that each trip reads one item as it is (a runtime list of them would have
+    no one item type)."""
+    if not isinstance(v, (list, tuple)) or not any(isinstance(x, Node) for x in v):
+        return False
+    return len({x.type if isinstance(x, Node) else type(x) for x in v}) > 1
+
+
 def carries_indices(lw: Lowerer, stmt: cst.For, scope: Scope) -> bool:
     """Whether the loop carries a static index tuple (slices, ``None``, ``...``) it
     changes (``sl = tupleset(sl, axis, slice(a, b))``) or keys a static dict by its
     target (``R[(i, j)] = ...``): it is unrolled, so that each trip indexes with static
     slices and keys (a slice computed at run time has no shape, a dict no runtime key)."""
-    dicts = {k for k, v in scope.vars.items() if isinstance(v, dict)}
+    dicts = {k for k, v in scope.vars.items() if isinstance(v, dict) or _mixed_sequence(v)}
     if dicts and isinstance(stmt.target, cst.Name) and _keys_by(
             stmt.body, dicts, stmt.target.value):
         return True
