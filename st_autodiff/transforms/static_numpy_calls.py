@@ -23,6 +23,7 @@ from ..ir.graph import Node
 from ..ir.ops import Op
 from . import calls, static_calls
 from .no_complex import is_complex_value
+from .scope import StaticIterator
 from .static_numpy import (
     StaticArray,
     _as_items,
@@ -250,7 +251,13 @@ def _index_iteration(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, An
         if not all(_static(v) for v in [*args, *kwargs.values()]) or has_static(args):
             raise lw.fail("np.ndindex needs a shape known when compiling", e,
                           "use the shape of an array (x.shape) or ints")
-        return list(_run(lw, fn, args, kwargs, e))
+        return StaticIterator(list(_run(lw, fn, args, kwargs, e)))  # an iterator, as NumPy's
+    return StaticIterator(_enumerated(lw, args, kwargs, e))
+
+
+def _enumerated(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], e: cst.Call
+                ) -> list[Any]:
+    """The (index, item) pairs of ``np.ndenumerate(a)``."""
     if len(args) != 1 or kwargs:
         raise lw.fail("np.ndenumerate takes one array", e, kind=CompileError)
     a = args[0]
@@ -260,7 +267,7 @@ def _index_iteration(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, An
         return [(idx, lw.emit(Op.GETITEM, [a], {"index": idx}, e))
                 for idx in np.ndindex(a.type.shape)]
     if _static(a):
-        return list(_run(lw, fn, [unwrap(a)], {}, e))
+        return list(_run(lw, np.ndenumerate, [unwrap(a)], {}, e))
     raise lw.fail("np.ndenumerate needs an array whose shape is known when compiling", e,
                   "call the gradient with arguments first (shapes come from them)")
 
