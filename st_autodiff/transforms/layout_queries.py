@@ -33,8 +33,22 @@ _NAMES = {"c": "C-contiguity", "f": "F-contiguity", "w": "writeability", "a": "a
           "k": "memory order"}
 
 
-def _recorded(lw: Lowerer) -> dict[Node, dict[str, Any]]:
-    table: dict[Node, dict[str, Any]] | None = getattr(lw, "layout_facts", None)
+class Deferred:
+    """Layout facts worked out only when a query needs them: ``np.copy(x)`` keeps ``x``'s
+    order, but reading an argument's flags for it would make every such function check
+    them on every call (and read flags that a Dask or CuPy array may not have)."""
+
+    def __init__(self, make: Any) -> None:
+        self._make, self._facts = make, None
+
+    def get(self) -> dict[str, Any]:
+        if self._facts is None:
+            self._facts = self._make()
+        return self._facts
+
+
+def _recorded(lw: Lowerer) -> dict[Node, Any]:
+    table: dict[Node, Any] | None = getattr(lw, "layout_facts", None)
     if table is None:
         table = lw.layout_facts = {}  # type: ignore[attr-defined]
     return table
@@ -49,8 +63,11 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
 
     def leaf(node: Node, fact: str) -> Any:
         node = current(node)
-        if node in recorded and fact in recorded[node]:
-            return recorded[node][fact]
+        facts = recorded.get(node)
+        if isinstance(facts, Deferred):
+            facts = facts.get()
+        if facts is not None and fact in facts:
+            return facts[fact]
         r = identity.root(lw, node)
         if r is not node:
             return layout.infer(r, fact, leaf)
@@ -210,7 +227,7 @@ def copy(lw: Lowerer, x: Node, args: list[Any], kwargs: dict[str, Any], e: cst.C
         raise lw.fail(f"{what}(order={order!r}): order must be one of 'C', 'F', 'A', 'K'", e,
                       kind=CompileError)
     node = lw.emit(Op.COPY, [x], None, e)
-    _recorded(lw)[node] = _order_facts(lw, x, order, e, what)
+    _recorded(lw)[node] = Deferred(lambda: _order_facts(lw, x, order, e, what))
     return node
 
 
