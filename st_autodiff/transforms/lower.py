@@ -64,6 +64,7 @@ from .expressions import ExpressionLowering
 from .external import ExternalObjects
 from .generators import GeneratorLowering, GeneratorValue, is_generator_function
 from .guards import Guards, is_library
+from .instance_dict import InstanceDict
 from .no_complex import (
     HINT,
     MESSAGE,
@@ -444,6 +445,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, dict):
             self.external.check_write(base, "write into", self.loc(target))
             base[self.dict_key(target, scope)] = value
+            return
+        if isinstance(base, InstanceDict):  # obj.__dict__[k] = v of an object built here
+            base.set(self.dict_key(target, scope), value, target)
             return
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope)
