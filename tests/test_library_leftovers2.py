@@ -84,3 +84,46 @@ def test_instance_dict_of_outside_object_stays_refused():
     with pytest.raises(StAutodiffError, match="lives outside the function") as info:
         st.grad(_outside_instance_dict)(np.array([1.0, 2.0]))
     assert "test_library_leftovers2.py" in str(info.value)
+
+
+# --- element writes into 0-d arrays ----------------------------------------------------
+
+
+def _write_empty_0d(x):
+    out = np.empty(())
+    out[()] = np.sum(x ** 2)
+    return out * 3.0
+
+
+def _write_zeros_0d_ellipsis(x):
+    out = np.zeros(())
+    out[...] = np.sum(np.sin(x))
+    return out + 1.0
+
+
+def _write_asarray_0d_masks(x):
+    r = np.asarray(np.sum(x * x))
+    r[r > 100.0] = np.nan  # a 0-d boolean mask that is False
+    r[r < 1e9] = r * 2.0  # and one that is True
+    r[()] += np.sum(x)
+    return r
+
+
+@pytest.mark.parametrize("f", [_write_empty_0d, _write_zeros_0d_ellipsis,
+                               _write_asarray_0d_masks])
+def test_writes_into_0d_arrays(f):
+    x = np.array([1.0, -2.0, 3.0])
+    _check(f, x)
+    assert type(st.value_and_grad(f)(x)[0]) is type(f(x))
+
+
+def _write_numpy_scalar(x):
+    s = np.sum(x)  # a NumPy scalar: NumPy raises TypeError on s[()] = 1.0
+    s[()] = 1.0
+    return s
+
+
+def test_write_into_numpy_scalar_is_located():
+    with pytest.raises(StAutodiffError, match="0-d value") as info:
+        st.grad(_write_numpy_scalar)(np.array([1.0, 2.0]))
+    assert "test_library_leftovers2.py" in str(info.value)
