@@ -12,6 +12,8 @@ import st_autodiff as st
 from st_autodiff.errors import StAutodiffError
 from st_autodiff.testing import check_grads
 
+_special = pytest.importorskip("scipy.special")
+
 
 def _check(f, *args):
     """The compiled value equals Python's; the gradient matches central differences."""
@@ -126,4 +128,47 @@ def _write_numpy_scalar(x):
 def test_write_into_numpy_scalar_is_located():
     with pytest.raises(StAutodiffError, match="0-d value") as info:
         st.grad(_write_numpy_scalar)(np.array([1.0, 2.0]))
+    assert "test_library_leftovers2.py" in str(info.value)
+
+
+# --- a list built at run time passed to a ufunc (NumPy converts it: np.asarray) --------
+
+
+def _ufunc_of_runtime_scalars(x):
+    n = np.asarray(3)[()]  # a runtime length: the comprehension builds a runtime list
+    s = np.sum(x)
+    return np.sum(np.exp([s * j for j in range(n)]))
+
+
+def _ufunc_of_runtime_arrays(x):
+    n = np.asarray(3)[()]
+    return np.sum(np.sin([x * j for j in range(n)]))
+
+
+def _special_ufunc_of_runtime_list(x):
+    a = np.sum(x ** 2) + 3.0
+    n = np.asarray(2)[()]
+    return np.sum(_special.gammaln([a - (j - 1.0) / 2 for j in range(1, n + 1)]))
+
+
+def _binary_ufunc_of_runtime_list(x):
+    n = np.asarray(2)[()]
+    return np.sum(np.multiply([x[0] * j for j in range(n)], x[1]))
+
+
+@pytest.mark.parametrize("f", [_ufunc_of_runtime_scalars, _ufunc_of_runtime_arrays,
+                               _special_ufunc_of_runtime_list,
+                               _binary_ufunc_of_runtime_list])
+def test_ufunc_of_runtime_list(f):
+    _check(f, np.array([0.5, -1.5]))
+
+
+def _sorted_runtime_list(x):
+    n = np.asarray(2)[()]
+    return np.sum(sorted([x[0] * j for j in range(n)]))
+
+
+def test_other_calls_of_runtime_lists_stay_located():
+    with pytest.raises(StAutodiffError) as info:
+        st.grad(_sorted_runtime_list)(np.array([0.5, 1.5]))
     assert "test_library_leftovers2.py" in str(info.value)
