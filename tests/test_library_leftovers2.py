@@ -172,3 +172,31 @@ def test_other_calls_of_runtime_lists_stay_located():
     with pytest.raises(StAutodiffError) as info:
         st.grad(_sorted_runtime_list)(np.array([0.5, 1.5]))
     assert "test_library_leftovers2.py" in str(info.value)
+
+
+# --- x.__array__() (statsmodels' data handling): np.asarray(x) -------------------------
+
+
+_CONST = np.array([1.0, 2.0, 4.0])
+
+
+def _dunder_array(x):
+    a = x.__array__()
+    b = _CONST.__array__()
+    c = np.sum(x).__array__()  # a NumPy scalar: a 0-d array
+    return np.sum(a * b) + c * 2.0 + np.sum(x.__array__(np.float64) ** 2)
+
+
+def test_dunder_array_is_asarray():
+    x = np.array([0.5, -1.0, 2.0])
+    _check(_dunder_array, x)
+
+
+def _dunder_array_copy(x):
+    return np.sum(x.__array__(copy=True))
+
+
+def test_dunder_array_copy_is_located():
+    with pytest.raises(StAutodiffError, match="copy") as info:
+        st.grad(_dunder_array_copy)(np.array([1.0, 2.0]))
+    assert "test_library_leftovers2.py" in str(info.value)

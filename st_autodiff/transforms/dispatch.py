@@ -441,7 +441,7 @@ def array_method(lw: Lowerer, value: np.ndarray, name: str, args: list[Any],
     in library code): the method's op on the array as a constant; NotImplemented for
     methods without one."""
     if name not in calls.METHODS and name not in ("reshape", "transpose", "astype",
-                                                   "item", "conj", "conjugate"):
+                                                   "item", "conj", "conjugate", "__array__"):
         return NotImplemented
     return _method(lw, lw.to_node(value, e), name, args, kwargs, e)
 
@@ -450,6 +450,11 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
             e: cst.Call) -> Any:
     """``x.name(*args, **kwargs)`` on an array value."""
     what = f"ndarray.{name}"
+    if name == "__array__":  # the array itself (a NumPy scalar: a 0-d array), as asarray
+        if set(kwargs) - {"dtype"} or len(args) > 1:
+            raise lw.fail("x.__array__() with copy= is not supported", e,
+                          "use np.asarray(x) or np.array(x)")
+        return lw.call(np.asarray, [x, *args], kwargs, e)
     if name == "reshape":
         if "order" in kwargs:
             raise lw.fail("reshape(order=...) is not supported", e)

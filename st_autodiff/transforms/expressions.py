@@ -57,7 +57,8 @@ _IN_PLACE_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "it
                                "setfield", "setflags"})
 _KIND_NAMES = {"float": "floats", "int": "integers", "bool": "booleans", "tuple": "tuples",
                "list": "lists built at run time", "none": "None values"}
-_SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate"}
+_SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate",
+                    "__array__"}
 
 
 class ExpressionLowering:
