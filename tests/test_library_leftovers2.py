@@ -200,3 +200,34 @@ def test_dunder_array_copy_is_located():
     with pytest.raises(StAutodiffError, match="copy") as info:
         st.grad(_dunder_array_copy)(np.array([1.0, 2.0]))
     assert "test_library_leftovers2.py" in str(info.value)
+
+
+# --- the kind of 0-d values that the constructors and indexing make -----------------------
+
+
+def _kind_factor(v):
+    return 2.0 if type(v) is np.ndarray else 3.0 if isinstance(v, np.generic) else 5.0
+
+
+def _kind_of_empty_and_item(x):
+    out = np.empty(())
+    out[()] = np.sum(x ** 2)
+    item = out[()]  # a NumPy scalar
+    fresh = np.asarray(np.sum(x), copy=True)  # an ndarray, even of a NumPy scalar
+    return out * _kind_factor(out) + item * _kind_factor(item) + fresh * _kind_factor(fresh)
+
+
+def test_kind_of_0d_constructors_and_full_indexing():
+    x = np.array([0.5, -1.0, 2.0])
+    _check(_kind_of_empty_and_item, x)
+
+
+def _kind_of_scalar_copy(x):
+    c = np.sum(x).copy()  # NumPy's scalar copy is a NumPy scalar; st does not track it
+    return c * _kind_factor(c)
+
+
+def test_kind_of_untracked_copy_stays_located():
+    with pytest.raises(StAutodiffError) as info:
+        st.grad(_kind_of_scalar_copy)(np.array([1.0, 2.0]))
+    assert "test_library_leftovers2.py" in str(info.value)

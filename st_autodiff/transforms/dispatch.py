@@ -24,7 +24,7 @@ from ..errors import CompileError, NoRuleError
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
-from . import calls, effects, identity, small_ops, static_calls
+from . import calls, effects, identity, small_ops, static_calls, zero_d_writes
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -422,7 +422,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                       "example arguments first", e, kind=CompileError)
     if ndim is not None and ndim < ndmin:
         node = lw.emit(Op.EXPAND_DIMS, [node], {"axis": tuple(range(ndmin - ndim))}, e)
-    return node
+    return zero_d_writes.mark_ndarray(lw, node)  # an ndarray, even of a NumPy scalar
 
 
 def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
