@@ -25,6 +25,7 @@ from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
 from . import calls, effects, identity, small_ops, static_calls, zero_d_writes
+from .array_like import array_inputs, as_array_input
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -334,6 +335,7 @@ def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: c
     params = {k: lw.static(v, f"argument {k!r} of {what}", e) for k, v in params.items()}
     if "dtype" in params:
         params["dtype"] = calls.dtype_name(params["dtype"])
+    inputs = array_inputs(lw, op, inputs, e)  # np.sin((x, y)): the tuple's rows stacked
     if op is Op.CLIP:
         inputs = [inputs[0]] + [(-math.inf if i == 1 else math.inf) if v is None else v
                                 for i, v in enumerate(inputs[1:], 1)]
@@ -394,7 +396,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         bound[key] = v
     if "object" not in bound:
         raise lw.fail(f"{what}() needs a value", e, kind=CompileError)
-    value = bound["object"]
+    value = as_array_input(lw, bound["object"], e)  # np.asarray((x, y)): stacked rows
     dtype = calls.dtype_name(lw.static(bound.get("dtype"), "dtype", e))
     ndmin = lw.static(bound.get("ndmin", 0), "ndmin", e)
     order = lw.static(bound.get("order"), "order", e)
