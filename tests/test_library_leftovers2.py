@@ -320,3 +320,81 @@ def test_runtime_loop_carrying_object_is_located():
     with pytest.raises(StAutodiffError) as info:
         st.grad(_runtime_loop_carries_object)(np.array([0.5, -1.0, 2.0]))
     assert "test_library_leftovers2.py" in str(info.value)
+
+
+# --- operators on objects built inside the function --------------------------------------
+
+
+class _Poly:
+    def __init__(self, c):
+        self.c = c
+
+    def __add__(self, other):
+        if not isinstance(other, _Poly):
+            return NotImplemented
+        return _Poly(self.c + other.c)
+
+    def __radd__(self, other):
+        return _Poly(self.c + other)
+
+    def __mul__(self, k):
+        return _Poly(self.c * k)
+
+    __rmul__ = __mul__
+
+
+def _object_operators(x):
+    p = _Poly(x)
+    q = _Poly(x ** 2)
+    r = p + q  # __add__
+    r = 2.0 * r  # float on the left: __rmul__
+    r = 1.5 + r  # __add__ of float missing: __radd__
+    r = r * x[0]  # a runtime number on the right: __mul__
+    for j in range(2):
+        r = r + _Poly(x * j)
+    return np.sum(r.c)
+
+
+def test_operators_on_built_objects():
+    _check(_object_operators, np.array([0.5, -1.0, 2.0]))
+
+
+def _array_left_of_object(x):
+    return np.sum((x * _Poly(x)).c)
+
+
+def _no_operator(x):
+    return np.sum((_Poly(x) - _Poly(x)).c)
+
+
+@pytest.mark.parametrize("f", [_array_left_of_object, _no_operator])
+def test_unsupported_object_operators_are_located(f):
+    with pytest.raises(StAutodiffError) as info:
+        st.grad(f)(np.array([0.5, -1.0]))
+    assert "test_library_leftovers2.py" in str(info.value)
+
+
+def _object_aug_assign(x):
+    p = _Poly(x)
+    p += _Poly(x * 3.0)  # no __iadd__: p = p + ...
+    p *= 2.0
+    return np.sum(p.c)
+
+
+class _InPlacePoly(_Poly):
+    def __iadd__(self, other):
+        self.c = self.c + other.c
+        return self
+
+
+def _object_iadd(x):
+    p = _InPlacePoly(x)
+    p += _Poly(x)
+    return np.sum(p.c)
+
+
+def test_object_augmented_assignment():
+    _check(_object_aug_assign, np.array([0.5, -1.0]))
+    with pytest.raises(StAutodiffError, match="__iadd__") as info:
+        st.grad(_object_iadd)(np.array([0.5, -1.0]))
+    assert "test_library_leftovers2.py" in str(info.value)

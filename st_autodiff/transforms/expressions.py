@@ -35,6 +35,7 @@ from . import (
 )
 from .index_tricks import concatenate_items, is_concatenator
 from .no_complex import HINT, MESSAGE
+from .object_operators import NOT_OBJECTS, object_binary
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
@@ -185,6 +186,9 @@ class ExpressionLowering:
                 return value
         if isinstance(a, str) or isinstance(b, str) and not isinstance(a, Node):
             return string_binary(self, op, a, b, where)
+        done = object_binary(self, op, a, b, where)  # p + q of objects built here
+        if done is not NOT_OBJECTS:
+            return done
         if not isinstance(a, Node) and not isinstance(b, Node):
             try:
                 return run(op, np, (a, b), {})

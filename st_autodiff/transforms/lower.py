@@ -50,6 +50,7 @@ from . import (
     calls,
     kind_calls,
     library_errors,
+    object_operators,
     small_ops,
     static_queries,
     static_stmts,
@@ -388,6 +389,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 pass  # numbers are immutable: ``k += 1`` rebinds the name (0-d arrays are not)
             else:
                 self.check_private(s.target.value, current, scope, s, op)
+            object_operators.check_in_place(self, op, current, s)  # obj += v: __iadd__
             value = self.binary(op, current, self.expr(s.value, scope), s)
             kind_calls.in_place(self, current, value)  # a 0-d array stays an array
             self.assign(s.target, value, scope)
