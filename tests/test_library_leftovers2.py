@@ -398,3 +398,32 @@ def test_object_augmented_assignment():
     with pytest.raises(StAutodiffError, match="__iadd__") as info:
         st.grad(_object_iadd)(np.array([0.5, -1.0]))
     assert "test_library_leftovers2.py" in str(info.value)
+
+
+def _kind_of_asarray_with_dtype(x):
+    s = np.sum(x)  # a NumPy scalar
+    a = np.asarray(s, dtype=np.float64)  # an ndarray (it was answered as a NumPy scalar)
+    b = np.array(s, dtype=np.float32)
+    return a * _kind_factor(a) + b * _kind_factor(b) * 10.0
+
+
+def test_kind_of_asarray_with_dtype_of_numpy_scalar():
+    x = np.array([1.0, 2.0])
+    got = st.value_and_grad(_kind_of_asarray_with_dtype)(x)[0]
+    np.testing.assert_allclose(got, _kind_of_asarray_with_dtype(x), rtol=1e-6)
+
+
+def _kind_after_in_place_add(x):
+    a = np.asarray(np.sum(x), dtype=np.float64)
+    a += 1.0  # a 0-d array stays one in NumPy; the compiled x + 1.0 is not: not guessed
+    return a * _kind_factor(a)
+
+
+def test_kind_after_in_place_update_of_marked_array():
+    x = np.array([1.0, 2.0])
+    try:
+        got = st.value_and_grad(_kind_after_in_place_add)(x)[0]
+    except StAutodiffError as exc:
+        assert "test_library_leftovers2.py" in str(exc)
+    else:
+        assert got == _kind_after_in_place_add(x)

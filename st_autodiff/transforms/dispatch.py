@@ -21,6 +21,7 @@ import numpy as np
 from .. import decompositions
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
+from ..ir import scalar_kinds
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
@@ -412,6 +413,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     node = lw.to_node(value, e)
     if dtype is not None:
         node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
+        scalar_kinds.unknown(lw, node)  # not s.astype(d): an ndarray (mark_ndarray below)
     elif not isinstance(value, (list, tuple)):
         # np.array copies by default: a fresh array the function may write into
         node = lw.emit(Op.COPY if copy is True else Op.ASARRAY, [node], None, e)
@@ -424,6 +426,9 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                       "example arguments first", e, kind=CompileError)
     if ndim is not None and ndim < ndmin:
         node = lw.emit(Op.EXPAND_DIMS, [node], {"axis": tuple(range(ndmin - ndim))}, e)
+    if node is value and node.type is not None and node.type.kind == "array" and \
+            node.type.shape == ():  # a cast folded away: the input may be a NumPy scalar
+        node = lw.emit(Op.ASARRAY, [node], None, e)
     return zero_d_writes.mark_ndarray(lw, node)  # an ndarray, even of a NumPy scalar
 
 

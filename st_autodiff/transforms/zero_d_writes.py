@@ -60,6 +60,15 @@ def mark_ndarray(lw: Any, node: Node) -> Node:
     return node
 
 
+def marked_ndarray(lw: Any, node: Node) -> bool:
+    """Whether ``node`` was made by ``np.array``/``np.asarray`` (``mark_ndarray``): its
+    kind is ``ndarray`` whatever its op's kind rule says (``np.asarray(s, dtype=d)`` is
+    ``Op.ASTYPE``, which for a NumPy scalar ``s.astype(d)`` would be a NumPy scalar)."""
+    key = node_key(lw, node)  # (a node also standing for float(x) is retyped: unknown)
+    return key in lw.__dict__.get("_known_ndarrays", ()) and key not in {
+        node_key(lw, n) for n in getattr(lw, "retyped", ())}
+
+
 def is_zero_d_ndarray(lw: Any, value: Node) -> bool:
     """Whether the 0-d ``value`` is known to be an ``ndarray`` (not a NumPy scalar) at
     run time, so NumPy accepts element writes into it."""
@@ -68,9 +77,11 @@ def is_zero_d_ndarray(lw: Any, value: Node) -> bool:
     unknown = _unknown(lw)
     n = value
     for _ in range(10_000):
+        if marked_ndarray(lw, n):
+            return True
         if node_key(lw, n) in unknown:
             return False
-        if n.op in _ALWAYS_ARRAY or node_key(lw, n) in lw.__dict__.get("_known_ndarrays", ()):
+        if n.op in _ALWAYS_ARRAY:
             return True
         if n.op in _WRITES and n.inputs:
             n = n.inputs[0]
