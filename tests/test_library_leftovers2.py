@@ -1,7 +1,12 @@
-"""Library idioms of the real-world corpus that used to be refused (issue 14):
-writes through ``obj.__dict__`` of an object built inside the function (``poly1d``,
-statsmodels' model data), ... .  Each is checked for its value and its gradient
-against float64 central differences; unsupported neighbours stay located refusals."""
+"""Library idioms of the real-world corpus that used to be refused or mis-answered
+(issue 14): writes through ``obj.__dict__`` of an object built inside the function
+(``poly1d``, statsmodels' model data), element writes into 0-d arrays (SciPy's ``clip``),
+a ufunc given a list built at run time (``multigammaln``), ``x.__array__()``, the kind
+(``type()``) of 0-d values made by constructors and full indexing, Python tuples of
+runtime values where NumPy takes an array (``np.transpose(np.nonzero(x))`` had the wrong
+rank), loops over a static range carrying an object, and operators on built objects.
+Each is checked for its value and its gradient against float64 central differences;
+unsupported neighbours stay located refusals."""
 
 from __future__ import annotations
 
