@@ -123,6 +123,8 @@ def _getitem(ops, g, out, x, *dyn, index=None):
 
 @rule(Op.INDEX_ADD)
 def _index_add(ops, g, out, x, v, *dyn, index=None):
+    if ops.known_shape(x) == ():  # a 0-d base: its cotangent may be a Python number
+        g = ops.asarray(g)
     gv = ops.getitem(g, *dyn, index=index)
     if ops.known_shape(v) != ops.known_shape(gv):  # v broadcast into the region
         gv = _sum_to(ops, gv, v)
@@ -139,6 +141,8 @@ def _setitem(ops, g, out, x, v, *dyn, index=None):
     # out = x with v written at index: x keeps the gradient everywhere v did not land; v
     # gets the region's gradient, only where its write survived (NumPy keeps the last of
     # repeated integer indices), summed down to v's shape (v broadcasts into the region).
+    if ops.known_shape(x) == ():  # a 0-d base: its cotangent may be a Python number
+        g = ops.asarray(g)
     gv = ops.getitem(g, *dyn, index=index)
     if _may_repeat(ops, dyn, index):
         gv = ops.where(_last_writes(ops, g, gv, dyn, index), gv, 0)

@@ -30,6 +30,7 @@ from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import type_module
 from . import aliases, small_ops, static_stmts
+from .list_arguments import ufunc_list_arguments
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
 from .scope import (
@@ -222,6 +223,8 @@ class ControlLowering(LoopLowering, ListLowering):
             if fn is np.mean and len(args) == 1:
                 stacked = self.emit(Op.LIST_STACK, [lst], None, e)
                 return self.emit(Op.MEAN, [stacked], None, e)
+            if isinstance(fn, np.ufunc):  # NumPy converts the list: np.asarray(xs)
+                return self.call(fn, ufunc_list_arguments(self, args, e), kwargs, e)
             raise self.fail(f"{getattr(fn, '__name__', 'this function')}() of a list built "
                             "at run time is not supported", e,
                             "use np.stack(xs), np.concatenate(xs), sum(xs), len(xs) or xs[k]")

@@ -21,6 +21,7 @@ import numpy as np
 from .. import decompositions
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
+from ..ir import scalar_kinds
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
@@ -34,7 +35,9 @@ from . import (
     small_ops,
     static_calls,
     static_numpy,
+    zero_d_writes,
 )
+from .array_like import array_inputs, as_array_input
 from .external import argument
 from .index_tricks import interleaved_einsum
 from .no_complex import HINT, MESSAGE, makes_complex
@@ -356,7 +359,7 @@ def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: c
     params = {k: lw.static(v, f"argument {k!r} of {what}", e) for k, v in params.items()}
     if "dtype" in params:
         params["dtype"] = calls.dtype_name(params["dtype"])
-    inputs = like_shapes.tuple_operands(op, inputs)  # np.sum((a, b)) as np.sum([a, b])
+    inputs = array_inputs(lw, op, inputs, e)  # np.sin((x, y)): the tuple's rows stacked
     if op is Op.CLIP:
         inputs = [inputs[0]] + [(-math.inf if i == 1 else math.inf) if v is None else v
                                 for i, v in enumerate(inputs[1:], 1)]
@@ -417,7 +420,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         bound[key] = v
     if "object" not in bound:
         raise lw.fail(f"{what}() needs a value", e, kind=CompileError)
-    value = bound["object"]
+    value = as_array_input(lw, bound["object"], e)  # np.asarray((x, y)): stacked rows
     dtype = calls.dtype_name(lw.static(bound.get("dtype"), "dtype", e))
     ndmin = lw.static(bound.get("ndmin", 0), "ndmin", e)
     order = lw.static(bound.get("order"), "order", e)
@@ -433,6 +436,7 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     node = lw.to_node(list(value) if isinstance(value, tuple) else value, e)  # rows, as
     if dtype is not None:  # NumPy reads a tuple as it reads a list
         node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
+        scalar_kinds.unknown(lw, node)  # not s.astype(d): an ndarray (mark_ndarray below)
     elif not isinstance(value, (list, tuple)):
         # np.array copies by default: a fresh array the function may write into
         node = lw.emit(Op.COPY if copy is True else Op.ASARRAY, [node], None, e)
@@ -447,7 +451,10 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                       "example arguments first", e, kind=CompileError)
     if ndim is not None and ndim < ndmin:
         node = lw.emit(Op.EXPAND_DIMS, [node], {"axis": tuple(range(ndmin - ndim))}, e)
-    return node
+    if node is value and node.type is not None and node.type.kind == "array" and \
+            node.type.shape == ():  # a cast folded away: the input may be a NumPy scalar
+        node = lw.emit(Op.ASARRAY, [node], None, e)
+    return zero_d_writes.mark_ndarray(lw, node)  # an ndarray, even of a NumPy scalar
 
 
 def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
@@ -466,7 +473,7 @@ def array_method(lw: Lowerer, value: np.ndarray, name: str, args: list[Any],
     in library code): the method's op on the array as a constant; NotImplemented for
     methods without one."""
     if name not in calls.METHODS and name not in ("reshape", "transpose", "astype",
-                                                   "item", "conj", "conjugate"):
+                                                   "item", "conj", "conjugate", "__array__"):
         return NotImplemented
     return _method(lw, lw.to_node(value, e), name, args, kwargs, e)
 
@@ -475,6 +482,11 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
             e: cst.Call) -> Any:
     """``x.name(*args, **kwargs)`` on an array value."""
     what = f"ndarray.{name}"
+    if name == "__array__":  # the array itself (a NumPy scalar: a 0-d array), as asarray
+        if set(kwargs) - {"dtype"} or len(args) > 1:
+            raise lw.fail("x.__array__() with copy= is not supported", e,
+                          "use np.asarray(x) or np.array(x)")
+        return lw.call(np.asarray, [x, *args], kwargs, e)
     if name == "reshape":
         if "order" in kwargs:
             raise lw.fail("reshape(order=...) is not supported", e)

@@ -39,6 +39,7 @@ from . import (
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
+from .object_operators import NOT_OBJECTS, object_binary
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
@@ -61,7 +62,8 @@ _IN_PLACE_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "it
                                "setfield", "setflags"})
 _KIND_NAMES = {"float": "floats", "int": "integers", "bool": "booleans", "tuple": "tuples",
                "list": "lists built at run time", "none": "None values"}
-_SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate"}
+_SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate",
+                    "__array__"}
 
 
 class ExpressionLowering:
@@ -194,6 +196,9 @@ class ExpressionLowering:
                 return value
         if isinstance(a, str) or isinstance(b, str) and not isinstance(a, Node):
             return string_binary(self, op, a, b, where)
+        done = object_binary(self, op, a, b, where)  # p + q of objects built here
+        if done is not NOT_OBJECTS:
+            return done
         if not isinstance(a, Node) and not isinstance(b, Node):
             try:
                 return run(op, np, (a, b), {})

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir.graph import Node, holds_node
-from ..ir.ops import OP_INFO, Op
+from ..ir.ops import Op
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -125,12 +125,3 @@ def _same_typed(lw: Lowerer, base: list[Any], e: cst.CSTNode) -> list[Any] | Non
                and type(v) is (float if t.kind == "float" else int) for v in out):
         return None
     return out
-
-
-def tuple_operands(op: Op, inputs: list[Any]) -> list[Any]:
-    """The array operands (``x``) of a NumPy function given as a tuple holding runtime
-    values, as lists: NumPy reads ``np.sum((a, b))`` as ``np.sum([a, b])`` (an array of
-    rows), where a tuple node would be a Python tuple, not an array."""
-    names = OP_INFO[op].inputs
-    return [list(v) if isinstance(v, tuple) and k < len(names) and names[k] == "x"
-            and any(isinstance(x, Node) for x in v) else v for k, v in enumerate(inputs)]

@@ -50,6 +50,7 @@ from . import (
     calls,
     kind_calls,
     library_errors,
+    object_operators,
     small_ops,
     static_numpy,
     static_numpy_calls,
@@ -67,6 +68,7 @@ from .expressions import ExpressionLowering
 from .external import ExternalObjects
 from .generators import GeneratorLowering, GeneratorValue, is_generator_function
 from .guards import Guards, is_library
+from .instance_dict import InstanceDict
 from .no_complex import (
     HINT,
     MESSAGE,
@@ -399,6 +401,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 pass  # numbers are immutable: ``k += 1`` rebinds the name (0-d arrays are not)
             else:
                 self.check_private(s.target.value, current, scope, s, op)
+            object_operators.check_in_place(self, op, current, s)  # obj += v: __iadd__
             value = self.binary(op, current, self.expr(s.value, scope), s)
             kind_calls.in_place(self, current, value)  # a 0-d array stays an array
             self.assign(s.target, value, scope)
@@ -456,6 +459,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if isinstance(base, dict):
             self.external.check_write(base, "write into", self.loc(target))
             base[self.dict_key(target, scope)] = value
+            return
+        if isinstance(base, InstanceDict):  # obj.__dict__[k] = v of an object built here
+            base.set(self.dict_key(target, scope), value, target)
             return
         if isinstance(base, list):
             static_values.list_item_write(self, base, target, value, scope)

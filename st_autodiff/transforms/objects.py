@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.types import type_module
+from .instance_dict import InstanceDict
 
 #: classes implemented in C that are safe to build when compiling from static arguments
 #: (and exceptions, which ``raise`` builds)
@@ -182,10 +183,12 @@ class ObjectLowering:
         rec = self.built_of(obj)
         assert rec is not None
         if start is None:
-            if attr in rec.runtime:
+            if attr in rec.runtime and not _shadowed(type(obj), attr):
                 return rec.runtime[attr]
             if attr == "__class__":
                 return type(obj)
+            if attr == "__dict__" and hasattr(obj, "__dict__"):
+                return InstanceDict(self, obj, e)  # writes become attribute writes
             try:
                 own = object.__getattribute__(obj, "__dict__")
             except AttributeError:
@@ -318,6 +321,8 @@ class ObjectLowering:
             return [self.call(args[0], list(row), {}, e)  # type: ignore[attr-defined]
                     for row in zip(*columns)]
         owner = getattr(fn, "__self__", None)
+        if isinstance(owner, InstanceDict):
+            return owner.call(fn.__name__, args, kwargs, e)
         if isinstance(fn, types.BuiltinMethodType) and type(owner) is np.ndarray:
             from .dispatch import array_method  # noqa: PLC0415  (dispatch imports us)
 
@@ -413,6 +418,14 @@ def holds_runtime(v: Any) -> bool:
     if isinstance(v, dict):
         return any(holds_runtime(x) for x in v.values())
     return type_module(v).startswith("st_autodiff.transforms")
+
+
+def _shadowed(cls: type, attr: str) -> bool:
+    """Whether a data descriptor of ``cls`` other than a slot (a property) takes
+    ``obj.attr`` before the instance dict (a value written through ``obj.__dict__``)."""
+    found, owner = _mro_lookup(cls, attr, None)
+    return owner is not None and _is_data_descriptor(found) and \
+        not isinstance(found, types.MemberDescriptorType)
 
 
 def _plain_setattr(cls: type) -> bool:

@@ -26,6 +26,7 @@ from ..ir.ops import Op
 from ..ir.scalar_kinds import ARRAY, NUMPY, PYTHON, exact_kind
 from ..ir.types import type_module
 from . import layout_queries
+from .zero_d_writes import marked_ndarray, zero_d_kind
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -198,8 +199,11 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
         "float64", "int64", "bool") else None
     scalar, zero_d = dtype.type(1), np.ones((), dtype)
     if t.kind != "array" or t.shape == ():
-        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(
-            exact_kind(lw, v, _is_argument))  # type: ignore[arg-type]
+        kind = ARRAY if marked_ndarray(lw, v) else exact_kind(
+            lw, v, _is_argument)  # type: ignore[arg-type]
+        if kind is None and t.kind == "array":
+            kind = zero_d_kind(lw, v)  # np.empty(()) and writes into it; out[()] of it
+        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(kind)
         if exact is not None:
             return [exact]
     if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one

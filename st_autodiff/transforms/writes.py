@@ -65,6 +65,7 @@ from . import aliases, static_numpy
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
+from .zero_d_writes import is_zero_d_ndarray
 
 #: Ops whose value holds its inputs themselves (tuples; runtime lists where the op table
 #: has them), and ops whose value is one of the arrays a container holds.
@@ -244,7 +245,7 @@ class WriteLowering(LoopAliasing):
         t = value.type if isinstance(value, Node) else None
         if isinstance(value, Node) and (t is None or t.kind == "array"):
             if update is None and ((t is not None and t.shape == ()) or is_numpy_scalar(
-                    self.b.values.get(value))):
+                    self.b.values.get(value))) and not is_zero_d_ndarray(self, value):
                 raise self.fail(f"cannot write into an element of {name!r}: it is a 0-d "
                                 "value (a scalar), not an array with elements", where,
                                 f"assign it a new value instead: {name} = ...")

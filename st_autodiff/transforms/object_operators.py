@@ -1,0 +1,85 @@
+"""Arithmetic operators on objects built inside the function: ``p + q`` of two
+``poly1d``, ``term * 2.0`` of a user class with ``__mul__``.
+
+Python calls ``type(a).__add__(a, b)``, and where that is missing or returns
+``NotImplemented``, ``type(b).__radd__(b, a)`` (first, where ``type(b)`` is a proper
+subclass of ``type(a)`` that overrides it).  Those methods are inlined here in that
+order.  Without this the compiler ran the operator on the objects while compiling,
+outside the lowering (their attributes holding runtime values are markers there).  An
+array or runtime number on the left of a built object stays a located refusal: NumPy's
+own deferral rules (``__array_priority__``, ``__array_ufunc__``) decide that case.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import libcst as cst
+
+from ..errors import CompileError
+from ..ir.graph import Node
+from ..ir.ops import Op
+
+_NAMES = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.DIV: "truediv", Op.POW: "pow",
+          Op.MOD: "mod", Op.FLOORDIV: "floordiv", Op.MATMUL: "matmul"}
+_SYMBOLS = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.POW: "**", Op.MOD: "%",
+            Op.FLOORDIV: "//", Op.MATMUL: "@"}
+NOT_OBJECTS = object()
+
+
+def _lookup(cls: type, name: str) -> Any:
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
+def object_binary(lw: Any, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+    """``a op b`` where either side is an object built in this compile; ``NOT_OBJECTS``
+    where neither is."""
+    built_a, built_b = lw.built_of(a) is not None, lw.built_of(b) is not None
+    if not built_a and not built_b:
+        return NOT_OBJECTS
+    symbol = _SYMBOLS.get(op, op.value)
+    if isinstance(a, Node) and not built_a:
+        raise lw.fail(f"the operator {symbol} between an array or runtime number and a "
+                      f"{type(b).__qualname__} object is not supported", where,
+                      f"put the {type(b).__qualname__} object on the left")
+    name = _NAMES.get(op)
+    if name is None:
+        raise lw.fail(f"the operator {symbol} on a {type(a if built_a else b).__qualname__} "
+                      "object is not supported", where)
+    forward = (a, b, f"__{name}__")
+    reflected = (b, a, f"__r{name}__")
+    order = [forward, reflected] if type(a) is not type(b) else [forward]
+    if type(a) is not type(b) and isinstance(b, type(a)) and \
+            _lookup(type(b), reflected[2]) is not _lookup(type(a), reflected[2]):
+        order.reverse()  # a subclass's reflected method goes first
+    for obj, other, method in order:
+        if lw.built_of(obj) is None:
+            continue
+        fn = _lookup(type(obj), method)
+        if fn is None:
+            continue
+        if not isinstance(fn, types.FunctionType):
+            raise lw.fail(f"{type(obj).__qualname__}.{method} is not a Python function",
+                          where)
+        result = lw.inline_python(fn, [obj, other], {}, where)
+        if result is not NotImplemented:
+            return result
+    raise lw.fail(f"TypeError: unsupported operand type(s) for {symbol}: "
+                  f"{type(a).__name__!r} and {type(b).__name__!r}", where, kind=CompileError)
+
+
+def check_in_place(lw: Any, op: Op, current: Any, where: cst.CSTNode) -> None:
+    """``obj op= v`` on a built object: Python calls ``__i<op>__`` first, which may change
+    the object in place (seen through its other names); only a class without one (the
+    update is then ``obj = obj op v``, as lowered) is accepted."""
+    if lw.built_of(current) is None or op not in _NAMES:
+        return
+    method = f"__i{_NAMES[op]}__"
+    if _lookup(type(current), method) is not None:
+        raise lw.fail(f"{type(current).__qualname__}.{method} updates the object in place, "
+                      "which is not supported", where,
+                      f"write x = x {_SYMBOLS[op]} ... (a new object) instead")
