@@ -315,7 +315,7 @@ def test_static_loop_carrying_object_unrolls():
 
 def _runtime_loop_carries_object(x):
     acc = _Acc(0.0)
-    n = np.asarray(3)[()]  # a trip count known only at run time
+    n = int(np.argmax(x)) + 1  # a trip count known only at run time
     for j in range(n):
         acc = acc.plus(_Acc(x[j]))
     return np.sum(acc.v)
@@ -325,6 +325,18 @@ def test_runtime_loop_carrying_object_is_located():
     with pytest.raises(StAutodiffError) as info:
         st.grad(_runtime_loop_carries_object)(np.array([0.5, -1.0, 2.0]))
     assert "test_library_leftovers2.py" in str(info.value)
+
+
+def _static_numpy_trip_count(x):
+    acc = _Acc(0.0)
+    n = np.asarray(3)[()]  # NumPy on static values: known while compiling (static_numpy)
+    for j in range(n):
+        acc = acc.plus(_Acc(x[j]))
+    return np.sum(acc.v)
+
+
+def test_loop_with_a_static_numpy_trip_count_unrolls():
+    _check(_static_numpy_trip_count, np.array([0.5, -1.0, 2.0]))
 
 
 # --- operators on objects built inside the function --------------------------------------
