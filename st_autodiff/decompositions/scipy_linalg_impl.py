@@ -1,0 +1,201 @@
+"""``scipy.linalg`` functions written with functions the compiler has rules for (read like
+the user's own code, see ``numpy_impl``): ``det``/``inv``/``solve`` on the ``numpy.linalg``
+ops, the triangular solves, ``cholesky``/``cho_factor``/``cho_solve``, ``expm``/``logm``
+on the kernels of ``scipy_linalg_kernels``, ``eigh``, ``block_diag`` and ``toeplitz``.
+
+SciPy reads one triangle of a matrix it is told is symmetric (``assume_a='sym'``/``'pos'``,
+``cholesky``, ``eigh``): the matrix is rebuilt here from that triangle, so the function
+compiled is the one SciPy computes, the other triangle gets a zero gradient and the
+gradient agrees with central differences in every entry.  ``check_finite=True`` is
+SciPy's run-time check of the values, with its ``ValueError``.  ``overwrite_*`` is a
+permission SciPy may ignore: nothing is written into the caller's arrays here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import scipy_linalg_kernels as kernels
+
+
+def check_finite(a: Any) -> None:
+    """SciPy's ``check_finite``: a ``ValueError`` where ``a`` holds an inf or a NaN."""
+    if not np.all(np.isfinite(a)):
+        raise ValueError("array must not contain infs or NaNs")
+
+
+def symmetric(a: Any, lower: bool) -> Any:
+    """The symmetric matrix SciPy reads from one triangle of ``a``."""
+    if lower:
+        return np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    return np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2)
+
+
+def det(a: Any, finite: bool) -> Any:
+    if finite:
+        check_finite(a)
+    return np.linalg.det(a)
+
+
+def inv(a: Any, finite: bool) -> Any:
+    if finite:
+        check_finite(a)
+    return np.linalg.inv(a)
+
+
+def inv_symmetric(a: Any, lower: bool, finite: bool) -> Any:
+    """``inv(a, assume_a='sym', lower=lower)``: the inverse of the triangle's matrix."""
+    if finite:
+        check_finite(a)
+    return np.linalg.inv(symmetric(a, lower))
+
+
+def inv_positive(a: Any, eye: Any, lower: bool, finite: bool) -> Any:
+    """``inv(a, assume_a='pos')``: through the Cholesky factor (raises ``LinAlgError``
+    where the triangle's matrix is not positive definite, as SciPy does)."""
+    if finite:
+        check_finite(a)
+    return cho_solve_lower(np.linalg.cholesky(symmetric(a, lower)), eye)
+
+
+def solve(a: Any, b: Any, transposed: bool, finite: bool) -> Any:
+    """``solve(a, b)`` for a general ``a`` (``a^T x = b`` where ``transposed``)."""
+    if finite:
+        check_finite(a)
+        check_finite(b)
+    if transposed:
+        a = np.swapaxes(a, -1, -2)
+    return np.linalg.solve(a, b)
+
+
+def solve_symmetric(a: Any, b: Any, lower: bool, finite: bool) -> Any:
+    if finite:
+        check_finite(a)
+        check_finite(b)
+    return np.linalg.solve(symmetric(a, lower), b)
+
+
+def solve_positive(a: Any, b: Any, lower: bool, vector: bool, finite: bool) -> Any:
+    """``solve(a, b, assume_a='pos')``: two triangular solves with the Cholesky factor."""
+    if finite:
+        check_finite(a)
+        check_finite(b)
+    if vector:
+        b = np.expand_dims(b, -1)
+    x = cho_solve_lower(np.linalg.cholesky(symmetric(a, lower)), b)
+    return x[..., 0] if vector else x
+
+
+def solve_diagonal(a: Any, b: Any, vector: bool, finite: bool) -> Any:
+    """``solve(a, b, assume_a='diagonal')``: ``b`` divided by the diagonal."""
+    if finite:
+        check_finite(a)
+        check_finite(b)
+    d = np.diagonal(a)
+    if np.any(d == 0):
+        raise np.linalg.LinAlgError("Matrix is singular.")
+    return b / d if vector else b / np.expand_dims(d, -1)
+
+
+def triangular(a: Any, b: Any, lower: bool, unit: bool, vector: bool, finite: bool) -> Any:
+    """``X`` with ``T X = b`` for ``T`` the lower (or upper) triangle of ``a`` (with ones
+    on the diagonal where ``unit``); a 1-d ``b`` is solved as one column."""
+    if finite:
+        check_finite(a)
+        check_finite(b)
+    if unit:
+        eye = np.eye(np.shape(a)[-1], dtype=a.dtype)
+        a = (np.tril(a, -1) if lower else np.triu(a, 1)) + eye
+    if vector:
+        b = np.expand_dims(b, -1)
+    x = kernels.solve_lower(a, b) if lower else kernels.solve_upper(a, b)
+    return x[..., 0] if vector else x
+
+
+def triangular_transposed(a: Any, b: Any, lower: bool, unit: bool, vector: bool,
+                          finite: bool) -> Any:
+    """``T^T X = b`` (``trans=1``): the other triangle's solve with ``a`` transposed."""
+    return triangular(np.swapaxes(a, -1, -2), b, not lower, unit, vector, finite)
+
+
+def cho_solve_lower(factor: Any, b: Any) -> Any:
+    """``X`` with ``L L^T X = b`` for the lower factor ``L`` (``b`` 2-d)."""
+    y = kernels.solve_lower(factor, b)
+    return kernels.solve_upper(np.swapaxes(factor, -1, -2), y)
+
+
+def cholesky(a: Any, lower: bool, finite: bool) -> Any:
+    """``scipy.linalg.cholesky``: the factor of the matrix read from one triangle."""
+    if finite:
+        check_finite(a)
+    factor = np.linalg.cholesky(symmetric(a, lower))
+    return factor if lower else np.swapaxes(factor, -1, -2)
+
+
+def cho_factor(a: Any, lower: bool, finite: bool) -> Any:
+    """``scipy.linalg.cho_factor``: the factor in one triangle and ``a``'s entries in the
+    other (LAPACK leaves them there), with the flag."""
+    if finite:
+        check_finite(a)
+    factor = cholesky(a, lower, False)
+    if lower:
+        return factor + np.triu(a, 1), lower
+    return factor + np.tril(a, -1), lower
+
+
+def cho_solve(c: Any, lower: bool, b: Any, vector: bool, finite: bool) -> Any:
+    """``scipy.linalg.cho_solve((c, lower), b)``: only the factor's triangle is read."""
+    if finite:
+        check_finite(c)
+        check_finite(b)
+    if vector:
+        b = np.expand_dims(b, -1)
+    factor = np.tril(c) if lower else np.swapaxes(np.triu(c), -1, -2)
+    x = cho_solve_lower(factor, b)
+    return x[..., 0] if vector else x
+
+
+def expm(a: Any) -> Any:
+    """``scipy.linalg.expm``: one compiled kernel with its own rules."""
+    return kernels.expm(a)
+
+
+def logm(a: Any) -> Any:
+    """``scipy.linalg.logm``: one compiled kernel with its own rules."""
+    return kernels.logm(a)
+
+
+def eigh(a: Any, lower: bool, values_only: bool, finite: bool) -> Any:
+    """``scipy.linalg.eigh`` of one matrix (no ``b``): NumPy's ``eigh`` of the triangle."""
+    if finite:
+        check_finite(a)
+    uplo = "L" if lower else "U"
+    if values_only:
+        return np.linalg.eigvalsh(a, UPLO=uplo)
+    return np.linalg.eigh(a, UPLO=uplo)
+
+
+def block_diag(shapes: Any, dtype: Any, *blocks: Any) -> Any:
+    """``scipy.linalg.block_diag``: each block (reshaped to 2-d) on the diagonal."""
+    width = sum(s[1] for s in shapes)
+    rows = []
+    left = 0
+    for block, shape in zip(blocks, shapes):  # unrolled
+        parts = []
+        if left > 0:
+            parts.append(np.zeros((shape[0], left), dtype=dtype))
+        parts.append(np.reshape(block, shape).astype(dtype))
+        if width - left - shape[1] > 0:
+            parts.append(np.zeros((shape[0], width - left - shape[1]), dtype=dtype))
+        rows.append(np.concatenate(parts, axis=1))
+        left = left + shape[1]
+    return np.concatenate(rows, axis=0)
+
+
+def toeplitz(c: Any, r: Any, index: Any) -> Any:
+    """``scipy.linalg.toeplitz(c, r)``: ``out[i, j]`` is ``c[i - j]`` below the diagonal
+    and ``r[j - i]`` above (``index`` reads the joined values)."""
+    values = np.concatenate((np.flip(c), r[1:]))
+    return values[index]

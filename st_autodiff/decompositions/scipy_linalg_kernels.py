@@ -1,0 +1,152 @@
+"""Compiled ``scipy.linalg`` kernels that generated code calls as they are, with derivative
+rules (the pattern of ``scipy_kernels``): triangular solves, ``expm`` and ``logm``.
+
+Each kernel becomes one ``Op.CALL`` node with a reverse-mode rule in ``CUSTOM_VJPS`` and a
+forward-mode rule in ``CUSTOM_JVPS``.  The rules are NumPy that calls the kernels again, so
+the compiler reads a rule to differentiate it once more: second derivatives work.
+
+Derivations.  ``X = L^-1 B`` for lower-triangular ``L`` (only the triangle is read):
+``dX = L^-1 (dB - tril(dL) X)``; transposed, ``G_B = L^-T G`` (an upper solve) and
+``G_L = -tril(G_B X^T)``; the upper case mirrors it.  ``expm``'s Fréchet derivative at
+``A`` in the direction ``E`` is the upper-right block of ``expm([[A, E], [0, A]])`` (Van
+Loan's block formula); its adjoint is the Fréchet derivative at ``A^T`` in the direction
+``G``.  ``logm`` is the same with ``logm`` for ``expm`` (the block formula holds for every
+primary matrix function).  Both rules call the kernel itself, so they differentiate again.
+
+Real inputs only: a complex ``logm`` is a runtime error that says so, never a silently
+dropped imaginary part.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..derivatives import CUSTOM_VJPS
+from ..derivatives_jvp import CUSTOM_JVPS
+from ..transforms.call_types import OUT_TYPES, ShapeDtype
+
+
+def _linalg() -> Any:
+    import scipy.linalg  # noqa: PLC0415 (optional dependency: a caller has imported it)
+
+    return scipy.linalg
+
+
+# --- kernels ----------------------------------------------------------------------------
+
+
+def solve_lower(a: Any, b: Any) -> Any:
+    """``X`` with ``tril(a) X = b`` (``b`` 2-d), by ``scipy.linalg.solve_triangular``."""
+    return _linalg().solve_triangular(a, b, lower=True, check_finite=False)
+
+
+def solve_upper(a: Any, b: Any) -> Any:
+    """``X`` with ``triu(a) X = b`` (``b`` 2-d), by ``scipy.linalg.solve_triangular``."""
+    return _linalg().solve_triangular(a, b, lower=False, check_finite=False)
+
+
+def expm(a: Any) -> Any:
+    """``scipy.linalg.expm(a)`` of a real square matrix (or a stack of them)."""
+    return _linalg().expm(a)
+
+
+def logm(a: Any) -> Any:
+    """``scipy.linalg.logm(a)`` of a real matrix whose principal logarithm is real."""
+    out = _linalg().logm(a)
+    if np.iscomplexobj(out):
+        if np.all(out.imag == 0):
+            return np.ascontiguousarray(out.real)
+        raise ValueError("scipy.linalg.logm: this matrix's logarithm is complex (it has "
+                         "negative real eigenvalues); st_autodiff differentiates real "
+                         "logarithms only")
+    return out
+
+
+# --- triangular solves ------------------------------------------------------------------
+
+
+def _t(x: Any) -> Any:
+    return np.swapaxes(x, -1, -2)
+
+
+def _solve_lower_vjp(g: Any, out: Any, a: Any, b: Any) -> tuple:
+    gb = solve_upper(_t(a), g)
+    return -np.tril(gb @ _t(out)), gb
+
+
+def _solve_upper_vjp(g: Any, out: Any, a: Any, b: Any) -> tuple:
+    gb = solve_lower(_t(a), g)
+    return -np.triu(gb @ _t(out)), gb
+
+
+def _solve_lower_jvp(a: Any, b: Any, ta: Any, tb: Any) -> Any:
+    x = solve_lower(a, b)
+    return solve_lower(a, tb - np.tril(ta) @ x)
+
+
+def _solve_upper_jvp(a: Any, b: Any, ta: Any, tb: Any) -> Any:
+    x = solve_upper(a, b)
+    return solve_upper(a, tb - np.triu(ta) @ x)
+
+
+def _solve_type(a: Any, b: Any) -> ShapeDtype:
+    return ShapeDtype(b.shape, np.result_type(a.dtype, b.dtype, np.float64))
+
+
+# --- matrix functions: Van Loan's block formula ------------------------------------------
+
+
+def _block(a: Any, e: Any) -> Any:
+    """``[[a, e], [0, a]]``."""
+    top = np.concatenate((a, e), axis=-1)
+    bottom = np.concatenate((np.zeros_like(e), a), axis=-1)
+    return np.concatenate((top, bottom), axis=-2)
+
+
+def expm_frechet(a: Any, e: Any) -> Any:
+    """The Fréchet derivative of ``expm`` at ``a`` in the direction ``e``."""
+    n = np.shape(a)[-1]
+    return expm(_block(a, e))[..., :n, n:]
+
+
+def logm_frechet(a: Any, e: Any) -> Any:
+    """The Fréchet derivative of ``logm`` at ``a`` in the direction ``e``."""
+    n = np.shape(a)[-1]
+    return logm(_block(a, e))[..., :n, n:]
+
+
+def _expm_vjp(g: Any, out: Any, a: Any) -> tuple:
+    return (expm_frechet(_t(a), g),)
+
+
+def _expm_jvp(a: Any, t: Any) -> Any:
+    return expm_frechet(a, t)
+
+
+def _logm_vjp(g: Any, out: Any, a: Any) -> tuple:
+    return (logm_frechet(_t(a), g),)
+
+
+def _logm_jvp(a: Any, t: Any) -> Any:
+    return logm_frechet(a, t)
+
+
+def _square_type(a: Any) -> ShapeDtype:
+    return ShapeDtype(a.shape, np.result_type(a.dtype, np.float64))
+
+
+def register() -> None:
+    """Put the kernels' rules and output types in the tables of ``register_vjp``."""
+    for fn, vjp, jvp, out_type in (
+            (solve_lower, _solve_lower_vjp, _solve_lower_jvp, _solve_type),
+            (solve_upper, _solve_upper_vjp, _solve_upper_jvp, _solve_type),
+            (expm, _expm_vjp, _expm_jvp, _square_type),
+            (logm, _logm_vjp, _logm_jvp, _square_type)):
+        CUSTOM_VJPS[fn] = vjp
+        CUSTOM_JVPS[fn] = jvp
+        OUT_TYPES[fn] = out_type
+
+
+register()

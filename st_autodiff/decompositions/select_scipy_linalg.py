@@ -1,0 +1,236 @@
+"""Selectors of ``scipy.linalg`` functions whose Python wrappers end in LAPACK routines
+without derivatives (see ``decompositions/__init__``): ``det``, ``inv``, ``solve``,
+``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``, ``expm``, ``logm``,
+``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag`` and ``toeplitz``.
+
+The rule sits on the public function: the compiler reads ``scipy_linalg_impl`` in its
+place.  Flags (``lower``, ``trans``, ``assume_a``, ``check_finite``, ``overwrite_*``) are
+static.  Not covered, each a located error: complex matrices, generalized eigenproblems
+(``b=``), eigenvalue subsets, ``pinv`` with ``atol``, banded/tridiagonal structures, and
+the LU functions (``lu_factor``/``lu_solve``: no LU rule yet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import numpy_impl
+from . import scipy_linalg_impl as impl
+from .common import Node, Selection, Unsupported, dtype_of, shape_of, static
+
+
+def _flag(v: Any, what: str) -> bool:
+    return bool(static(v, what))
+
+
+def _matrix(a: Any, what: str = "a", square: bool = True) -> tuple[int, ...]:
+    shape = shape_of(a, what)
+    if len(shape) < 2:
+        raise Unsupported(f"{what} must be at least 2-dimensional")
+    if square and shape[-1] != shape[-2]:
+        raise Unsupported(f"{what} must be a square matrix, got shape {shape}")
+    if dtype_of(a).kind == "c":
+        raise Unsupported(f"{what} is complex; only real matrices have derivative rules")
+    return shape
+
+
+def _plain(a: Any, what: str = "a") -> None:
+    if len(_matrix(a, what)) != 2:
+        raise Unsupported(f"{what} must be a 2-d matrix (stacks are not supported here)")
+
+
+def _rhs(a: Any, b: Any) -> bool:
+    """Whether ``b`` is one vector (else a matrix of columns) for the 2-d ``a``."""
+    sb = shape_of(b, "b")
+    n = shape_of(a)[-1]
+    if len(sb) not in (1, 2) or sb[0] != n:
+        raise Unsupported(f"b must have shape ({n},) or ({n}, k), got {sb}")
+    if dtype_of(b).kind == "c":
+        raise Unsupported("b is complex; only real systems have derivative rules")
+    return len(sb) == 1
+
+
+def _det(a: Any, overwrite_a: Any = False, check_finite: Any = True) -> Selection:
+    _matrix(a)
+    return impl.det, (a, _flag(check_finite, "check_finite"))
+
+
+def _inv(a: Any, overwrite_a: Any = False, check_finite: Any = True, *, assume_a: Any = None,
+         lower: Any = False) -> Selection:
+    shape = _matrix(a)
+    finite, lower = _flag(check_finite, "check_finite"), _flag(lower, "lower")
+    kind = static(assume_a, "assume_a")
+    if kind in (None, "gen", "general"):
+        return impl.inv, (a, finite)
+    if kind in ("sym", "symmetric", "her", "hermitian"):
+        return impl.inv_symmetric, (a, lower, finite)
+    if kind in ("pos", "positive definite"):
+        if len(shape) != 2:
+            raise Unsupported("assume_a='pos' of a stack of matrices is not supported")
+        return impl.inv_positive, (a, np.eye(shape[-1]), lower, finite)
+    raise Unsupported(f"assume_a={kind!r} is not supported (supported: 'gen', 'sym', 'pos')")
+
+
+def _solve(a: Any, b: Any, lower: Any = False, overwrite_a: Any = False, overwrite_b: Any = False,
+           check_finite: Any = True, assume_a: Any = None, transposed: Any = False) -> Selection:
+    _plain(a)
+    vector = _rhs(a, b)
+    finite, lower = _flag(check_finite, "check_finite"), _flag(lower, "lower")
+    transposed = _flag(transposed, "transposed")
+    kind = static(assume_a, "assume_a")
+    if kind in (None, "gen", "general"):
+        return impl.solve, (a, b, transposed, finite)
+    if kind in ("sym", "symmetric", "her", "hermitian"):
+        return impl.solve_symmetric, (a, b, lower, finite)
+    if kind in ("pos", "positive definite"):
+        return impl.solve_positive, (a, b, lower, vector, finite)
+    if kind == "diagonal":
+        return impl.solve_diagonal, (a, b, vector, finite)
+    if kind in ("lower triangular", "upper triangular"):
+        fn = impl.triangular_transposed if transposed else impl.triangular
+        return fn, (a, b, kind == "lower triangular", False, vector, finite)
+    raise Unsupported(f"assume_a={kind!r} is not supported (supported: 'gen', 'sym', 'pos', "
+                      "'diagonal', 'lower triangular', 'upper triangular')")
+
+
+_TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 1, "C": 1}
+
+
+def _solve_triangular(a: Any, b: Any, trans: Any = 0, lower: Any = False,
+                      unit_diagonal: Any = False, overwrite_b: Any = False,
+                      check_finite: Any = True) -> Selection:
+    _plain(a)
+    vector = _rhs(a, b)
+    trans = static(trans, "trans")
+    if trans not in _TRANS:
+        raise Unsupported(f"trans must be 0, 1, 2, 'N', 'T' or 'C', not {trans!r}")
+    fn = impl.triangular_transposed if _TRANS[trans] else impl.triangular
+    return fn, (a, b, _flag(lower, "lower"), _flag(unit_diagonal, "unit_diagonal"), vector,
+                _flag(check_finite, "check_finite"))
+
+
+def _cholesky(a: Any, lower: Any = False, overwrite_a: Any = False, check_finite: Any = True
+              ) -> Selection:
+    _matrix(a)
+    return impl.cholesky, (a, _flag(lower, "lower"), _flag(check_finite, "check_finite"))
+
+
+def _cho_factor(a: Any, lower: Any = False, overwrite_a: Any = False, check_finite: Any = True
+                ) -> Selection:
+    _plain(a)
+    return impl.cho_factor, (a, _flag(lower, "lower"), _flag(check_finite, "check_finite"))
+
+
+def _cho_solve(c_and_lower: Any, b: Any, overwrite_b: Any = False, check_finite: Any = True
+               ) -> Selection:
+    if not isinstance(c_and_lower, (tuple, list)) or len(c_and_lower) != 2:
+        raise Unsupported("c_and_lower must be the pair (c, lower) that cho_factor returns")
+    c, lower = c_and_lower
+    _plain(c, "c")
+    vector = _rhs(c, b)
+    return impl.cho_solve, (c, _flag(lower, "lower"), b, vector,
+                            _flag(check_finite, "check_finite"))
+
+
+def _expm(A: Any) -> Selection:  # noqa: N803 (SciPy's name)
+    _matrix(A, "A")
+    return impl.expm, (A,)
+
+
+def _logm(A: Any, disp: Any = None) -> Selection:  # noqa: N803 (SciPy's name)
+    if disp is False:
+        raise Unsupported("disp=False is not supported")
+    _plain(A, "A")
+    return impl.logm, (A,)
+
+
+def _eigh(a: Any, b: Any = None, *, lower: Any = True, eigvals_only: Any = False,
+          overwrite_a: Any = False, overwrite_b: Any = False, type: Any = 1,
+          check_finite: Any = True, subset_by_index: Any = None, subset_by_value: Any = None,
+          driver: Any = None) -> Selection:
+    if b is not None:
+        raise Unsupported("the generalized eigenproblem (b=) is not supported")
+    if subset_by_index is not None or subset_by_value is not None:
+        raise Unsupported("eigenvalue subsets are not supported")
+    _matrix(a)
+    return impl.eigh, (a, _flag(lower, "lower"), _flag(eigvals_only, "eigvals_only"),
+                       _flag(check_finite, "check_finite"))
+
+
+def _eigvalsh(a: Any, b: Any = None, **kwargs: Any) -> Selection:
+    return _eigh(a, b, eigvals_only=True, **kwargs)
+
+
+def _svd(a: Any, full_matrices: Any = True, compute_uv: Any = True, overwrite_a: Any = False,
+         check_finite: Any = True, lapack_driver: Any = "gesdd") -> Selection:
+    _matrix(a, square=False)
+    if not _flag(compute_uv, "compute_uv"):
+        return numpy_impl.svdvals, (a,)
+    return numpy_impl.svd, (a, _flag(full_matrices, "full_matrices"))
+
+
+def _svdvals(a: Any, overwrite_a: Any = False, check_finite: Any = True) -> Selection:
+    _matrix(a, square=False)
+    return numpy_impl.svdvals, (a,)
+
+
+def _pinv(a: Any, *, atol: Any = None, rtol: Any = None, return_rank: Any = False,
+          check_finite: Any = True) -> Selection:
+    shape = _matrix(a, square=False)
+    if static(atol, "atol") not in (None, 0, 0.0):
+        raise Unsupported("pinv with atol > 0 is not supported")
+    if _flag(return_rank, "return_rank"):
+        raise Unsupported("return_rank=True is not supported")
+    rtol = static(rtol, "rtol")
+    if rtol is None:
+        rtol = max(shape[-2:]) * np.finfo(np.result_type(dtype_of(a), np.float64)).eps
+    return numpy_impl.pinv, (a, float(rtol))
+
+
+def _block_diag(*arrs: Any) -> Selection:
+    if not arrs:
+        raise Unsupported("block_diag() of no arrays is not supported")
+    shapes = []
+    for i, arr in enumerate(arrs):
+        s = shape_of(arr, f"block {i}")
+        if len(s) > 2:
+            raise Unsupported("arguments in the following positions have dimension greater "
+                              f"than 2: [{i}]")
+        shapes.append((1,) * (2 - len(s)) + tuple(s))
+    dtype = np.result_type(*(dtype_of(a) for a in arrs))
+    blocks = tuple(a if isinstance(a, Node) else np.asarray(a) for a in arrs)
+    return impl.block_diag, (tuple(shapes), dtype, *blocks)
+
+
+def _toeplitz(c: Any, r: Any = None) -> Selection:
+    sc = shape_of(c, "c")
+    r = c if r is None else r
+    sr = shape_of(r, "r")
+    if len(sc) != 1 or len(sr) != 1:
+        raise Unsupported("only 1-d c and r are supported")
+    if dtype_of(c).kind == "c" or dtype_of(r).kind == "c":
+        raise Unsupported("complex c or r is not supported")
+    if not isinstance(c, Node):
+        c = np.asarray(c)
+    if not isinstance(r, Node):
+        r = np.asarray(r)
+    m, n = sc[0], sr[0]
+    index = (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]
+    return impl.toeplitz, (c, r, index)
+
+
+_NAMES: dict[str, Callable[..., Selection]] = {
+    "det": _det, "inv": _inv, "solve": _solve, "solve_triangular": _solve_triangular,
+    "cholesky": _cholesky, "cho_factor": _cho_factor, "cho_solve": _cho_solve, "expm": _expm,
+    "logm": _logm, "eigh": _eigh, "eigvalsh": _eigvalsh, "svd": _svd, "svdvals": _svdvals,
+    "pinv": _pinv, "block_diag": _block_diag, "toeplitz": _toeplitz,
+}
+
+
+def names() -> dict[str, Callable[..., Selection]]:
+    """``scipy.linalg``'s names and their selectors, for ``select_scipy.lookup``."""
+    return _NAMES
+
