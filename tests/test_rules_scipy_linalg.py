@@ -34,6 +34,7 @@ def spd(n: int) -> np.ndarray:
 A3, N3 = spd(3), normal(3, 3)
 NONSYM = A3 + 0.2 * N3  # SciPy reads one triangle: the other must not matter
 B3, B32 = normal(3), normal(3, 2)
+BAND = normal(3, 3) + np.array([[0.0], [4.0], [0.0]])  # (l + u + 1, M), diagonal dominant
 
 
 
@@ -90,6 +91,9 @@ CASES = [
     Case("pinv", lambda a: linalg.pinv(a), (normal(4, 3),)),
     Case("block_diag", lambda a, b: linalg.block_diag(a, b, 2.0), (N3, B32)),
     Case("block_diag_vector", lambda a, b: linalg.block_diag(b, a), (N3, B3)),
+    Case("solve_banded_1_1", lambda ab, b: linalg.solve_banded((1, 1), ab, b), (BAND, B32)),
+    Case("solve_banded_2_0_vector", lambda ab, b: linalg.solve_banded((2, 0), ab, b),
+         (BAND, B3)),
     Case("toeplitz", lambda c: linalg.toeplitz(c), (B3,)),
     Case("toeplitz_rows", lambda c, r: linalg.toeplitz(c, r), (B3, normal(4))),
 ]
@@ -114,3 +118,121 @@ def test_jvp_agrees_with_gradient(c: Case) -> None:
 @pytest.mark.parametrize("c", CASES, ids=IDS)
 def test_hessian_vector_product(c: Case) -> None:
     check_hessian(c)
+
+
+# --- SciPy's run-time checks, copy semantics, one kernel call -----------------------------
+
+
+def test_check_finite_raises_scipys_error_at_run_time() -> None:
+    def loss(a, b):
+        return np.sum(linalg.solve(a, b))
+
+    g = st.grad(loss)
+    g(A3, B3)
+    with pytest.raises(ValueError, match="must not contain infs or NaNs"):
+        g(A3, np.array([1.0, np.nan, 0.0]))
+
+    def unchecked(a, b):
+        return np.sum(linalg.solve(a, b, check_finite=False))
+
+    assert np.isnan(st.grad(unchecked)(A3, np.array([1.0, np.nan, 0.0]))).any()
+
+
+def test_not_positive_definite_raises_linalg_error() -> None:
+    def loss(a, b):
+        return np.sum(linalg.solve(a, b, assume_a="pos"))
+
+    with pytest.raises(np.linalg.LinAlgError):
+        st.grad(loss)(-A3, B3)
+
+
+def test_complex_logm_is_a_runtime_error_not_a_dropped_imaginary_part() -> None:
+    def loss(a):
+        return np.sum(linalg.logm(a))
+
+    with pytest.raises(Exception, match="logarithm is complex"):
+        st.grad(loss)(np.diag([1.0, -2.0, 3.0]))
+
+
+def test_overwrite_flags_never_write_into_the_callers_arrays() -> None:
+    def loss(a, b):
+        x = linalg.solve(a, b, overwrite_a=True, overwrite_b=True)
+        c = linalg.cho_factor(a, overwrite_a=True)
+        y = linalg.solve_banded((1, 1), a, b, overwrite_ab=True, overwrite_b=True,
+                                check_finite=False)  # as CubicSpline calls it
+        return np.sum(x) + np.sum(linalg.cho_solve(c, b, overwrite_b=True)) + np.sum(y)
+
+    def plain(a, b):
+        x = linalg.solve(a, b)
+        c = linalg.cho_factor(a)
+        y = linalg.solve_banded((1, 1), a, b)
+        return np.sum(x) + np.sum(linalg.cho_solve(c, b)) + np.sum(y)
+
+    a, b = A3.copy(), B32.copy()
+    got = st.grad(loss, wrt=(0, 1))(a, b)
+    assert np.array_equal(a, A3) and np.array_equal(b, B32)
+    # SciPy itself may overwrite: central differences are taken of the copying version
+    check_gradient(Case("overwrite", plain, (A3, B32)))
+    for g, e in zip(got, st.grad(plain, wrt=(0, 1))(A3, B32), strict=True):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_triangular_solve_is_one_call_in_the_generated_code() -> None:
+    def loss(a, b):
+        return np.sum(linalg.solve_triangular(a, b, lower=True) ** 2)
+
+    g = st.grad(loss)
+    g(A3, B3)
+    assert "solve_lower" in g.source, g.source
+
+
+def test_expm_gradient_matches_scipys_frechet_derivative() -> None:
+    a, w = 0.5 * N3, normal(3, 3)
+
+    def loss(a):
+        return np.sum(linalg.expm(a) * w)
+
+    expected = linalg.expm_frechet(a.T, w, compute_expm=False)
+    np.testing.assert_allclose(st.grad(loss)(a), expected, rtol=1e-12, atol=1e-13)
+
+
+# --- what stays refused: located errors at the user's call ------------------------------
+
+
+def _generalized(a):
+    return np.sum(linalg.eigh(a, np.eye(3))[0])
+
+
+def _subset(a):
+    return np.sum(linalg.eigvalsh(a, subset_by_index=[0, 1]))
+
+
+def _banded(a):
+    return np.sum(linalg.solve(a, np.ones(3), assume_a="banded"))
+
+
+def _pinv_atol(a):
+    return np.sum(linalg.pinv(a, atol=0.1))
+
+
+def _lu(a):
+    return np.sum(linalg.lu_solve(linalg.lu_factor(a), np.ones(3)))
+
+
+def _wrong_rhs(a):
+    return np.sum(linalg.solve(a, np.ones(4)))
+
+
+@pytest.mark.parametrize("fn, message", [
+    (_generalized, "generalized eigenproblem"),
+    (_subset, "eigenvalue subsets"),
+    (_banded, "assume_a='banded' is not supported"),
+    (_pinv_atol, "atol > 0"),
+    (_lu, "lu_factor"),
+    (_wrong_rhs, "b must have shape (3,)"),
+])
+def test_uncovered_uses_are_located_errors(fn, message) -> None:
+    with pytest.raises(st.StAutodiffError) as info:
+        st.grad(fn)(A3)
+    assert message in str(info.value)
+    assert "test_rules_scipy_linalg.py" in str(info.value)

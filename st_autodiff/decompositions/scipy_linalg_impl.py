@@ -199,3 +199,13 @@ def toeplitz(c: Any, r: Any, index: Any) -> Any:
     and ``r[j - i]`` above (``index`` reads the joined values)."""
     values = np.concatenate((np.flip(c), r[1:]))
     return values[index]
+
+
+def solve_banded(ab: Any, b: Any, rows: Any, cols: Any, finite: bool) -> Any:
+    """``scipy.linalg.solve_banded``: the dense matrix ``a[i, j] = ab[u + i - j, j]``
+    (``rows`` points outside the band at an appended row of zeros), solved densely."""
+    if finite:
+        check_finite(ab)
+        check_finite(b)
+    padded = np.concatenate((ab, np.zeros_like(ab[:1])), axis=0)
+    return np.linalg.solve(padded[rows, cols], b)

@@ -1,12 +1,13 @@
 """Selectors of ``scipy.linalg`` functions whose Python wrappers end in LAPACK routines
 without derivatives (see ``decompositions/__init__``): ``det``, ``inv``, ``solve``,
 ``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``, ``expm``, ``logm``,
-``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag`` and ``toeplitz``.
+``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag``, ``toeplitz`` and
+``solve_banded`` (as the dense system its band describes).
 
 The rule sits on the public function: the compiler reads ``scipy_linalg_impl`` in its
 place.  Flags (``lower``, ``trans``, ``assume_a``, ``check_finite``, ``overwrite_*``) are
 static.  Not covered, each a located error: complex matrices, generalized eigenproblems
-(``b=``), eigenvalue subsets, ``pinv`` with ``atol``, banded/tridiagonal structures, and
+(``b=``), eigenvalue subsets, ``pinv`` with ``atol``, ``assume_a='banded'``/``'tridiagonal'``, and
 the LU functions (``lu_factor``/``lu_solve``: no LU rule yet).
 """
 
@@ -222,11 +223,33 @@ def _toeplitz(c: Any, r: Any = None) -> Selection:
     return impl.toeplitz, (c, r, index)
 
 
+def _solve_banded(l_and_u: Any, ab: Any, b: Any, overwrite_ab: Any = False,
+                  overwrite_b: Any = False, check_finite: Any = True) -> Selection:
+    if not isinstance(l_and_u, (tuple, list)) or len(l_and_u) != 2:
+        raise Unsupported("(l, u) must be a pair of integers")
+    lower, upper = (int(static(v, "(l, u)")) for v in l_and_u)
+    shape = shape_of(ab, "ab")
+    if len(shape) != 2 or shape[0] != lower + upper + 1:
+        raise Unsupported(f"ab must have shape ({lower + upper + 1}, M), got {shape}")
+    if dtype_of(ab).kind == "c":
+        raise Unsupported("ab is complex; only real systems have derivative rules")
+    m = shape[1]
+    _rhs(np.empty((m, m)), b)
+    offset = upper + np.arange(m)[:, None] - np.arange(m)[None, :]
+    rows = np.where((offset >= 0) & (offset <= lower + upper), offset, lower + upper + 1)
+    cols = np.broadcast_to(np.arange(m)[None, :], (m, m))
+    if not isinstance(ab, Node):
+        ab = np.asarray(ab)
+    return impl.solve_banded, (ab, b, rows, np.ascontiguousarray(cols),
+                               _flag(check_finite, "check_finite"))
+
+
 _NAMES: dict[str, Callable[..., Selection]] = {
     "det": _det, "inv": _inv, "solve": _solve, "solve_triangular": _solve_triangular,
     "cholesky": _cholesky, "cho_factor": _cho_factor, "cho_solve": _cho_solve, "expm": _expm,
     "logm": _logm, "eigh": _eigh, "eigvalsh": _eigvalsh, "svd": _svd, "svdvals": _svdvals,
     "pinv": _pinv, "block_diag": _block_diag, "toeplitz": _toeplitz,
+    "solve_banded": _solve_banded,
 }
 
 
