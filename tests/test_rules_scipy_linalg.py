@@ -50,6 +50,10 @@ def _diagonal(a, b):
     return linalg.solve(a * np.eye(3) + 2 * np.eye(3), b, assume_a="diagonal")
 
 
+def _lu_trans(a, b):
+    return linalg.lu_solve(linalg.lu_factor(a), b, trans=1)
+
+
 CASES = [
     Case("det", lambda a: linalg.det(a), (N3,)),
     Case("det_no_check", lambda a: linalg.det(a, check_finite=False), (A3,)),
@@ -94,6 +98,9 @@ CASES = [
     Case("solve_banded_1_1", lambda ab, b: linalg.solve_banded((1, 1), ab, b), (BAND, B32)),
     Case("solve_banded_2_0_vector", lambda ab, b: linalg.solve_banded((2, 0), ab, b),
          (BAND, B3)),
+    Case("lu_factor_lu", lambda a: linalg.lu_factor(a)[0], (N3,)),
+    Case("lu_solve", lambda a, b: linalg.lu_solve(linalg.lu_factor(a), b), (N3, B32)),
+    Case("lu_solve_trans_vector", _lu_trans, (N3, B3)),
     Case("toeplitz", lambda c: linalg.toeplitz(c), (B3,)),
     Case("toeplitz_rows", lambda c, r: linalg.toeplitz(c, r), (B3, normal(4))),
 ]
@@ -215,10 +222,6 @@ def _pinv_atol(a):
     return np.sum(linalg.pinv(a, atol=0.1))
 
 
-def _lu(a):
-    return np.sum(linalg.lu_solve(linalg.lu_factor(a), np.ones(3)))
-
-
 def _wrong_rhs(a):
     return np.sum(linalg.solve(a, np.ones(4)))
 
@@ -228,7 +231,6 @@ def _wrong_rhs(a):
     (_subset, "eigenvalue subsets"),
     (_banded, "assume_a='banded' is not supported"),
     (_pinv_atol, "atol > 0"),
-    (_lu, "lu_factor"),
     (_wrong_rhs, "b must have shape (3,)"),
 ])
 def test_uncovered_uses_are_located_errors(fn, message) -> None:

@@ -209,3 +209,29 @@ def solve_banded(ab: Any, b: Any, rows: Any, cols: Any, finite: bool) -> Any:
         check_finite(b)
     padded = np.concatenate((ab, np.zeros_like(ab[:1])), axis=0)
     return np.linalg.solve(padded[rows, cols], b)
+
+
+def lu_factor(a: Any, finite: bool) -> Any:
+    """``scipy.linalg.lu_factor``: the packed factors and LAPACK's pivots."""
+    if finite:
+        check_finite(a)
+    return kernels.lu_packed(a), kernels.lu_pivots(a)
+
+
+def lu_solve(lu: Any, piv: Any, b: Any, transposed: bool, vector: bool, finite: bool) -> Any:
+    """``scipy.linalg.lu_solve((lu, piv), b, trans)``: ``a[perm] = L U`` solved by two
+    triangular solves (``a^T x = b`` where ``transposed``)."""
+    if finite:
+        check_finite(lu)
+        check_finite(b)
+    if vector:
+        b = np.expand_dims(b, -1)
+    perm, inverse = kernels.pivots_permutation(piv)
+    eye = np.eye(np.shape(lu)[-1], dtype=lu.dtype)
+    lower = np.tril(lu, -1) + eye
+    if transposed:
+        z = kernels.solve_lower(np.swapaxes(lu, -1, -2), b)
+        x = kernels.solve_upper(np.swapaxes(lower, -1, -2), z)[inverse]
+    else:
+        x = kernels.solve_upper(lu, kernels.solve_lower(lower, b[perm]))
+    return x[..., 0] if vector else x

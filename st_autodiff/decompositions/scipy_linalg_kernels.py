@@ -1,5 +1,6 @@
 """Compiled ``scipy.linalg`` kernels that generated code calls as they are, with derivative
-rules (the pattern of ``scipy_kernels``): triangular solves, ``expm`` and ``logm``.
+rules (the pattern of ``scipy_kernels``): triangular solves, ``expm``, ``logm`` and the
+packed LU factorization of ``lu_factor`` (its integer pivots have zero derivative).
 
 Each kernel becomes one ``Op.CALL`` node with a reverse-mode rule in ``CUSTOM_VJPS`` and a
 forward-mode rule in ``CUSTOM_JVPS``.  The rules are NumPy that calls the kernels again, so
@@ -12,6 +13,9 @@ Derivations.  ``X = L^-1 B`` for lower-triangular ``L`` (only the triangle is re
 Loan's block formula); its adjoint is the Fréchet derivative at ``A^T`` in the direction
 ``G``.  ``logm`` is the same with ``logm`` for ``expm`` (the block formula holds for every
 primary matrix function).  Both rules call the kernel itself, so they differentiate again.
+``a[perm] = L U`` (``L`` unit lower, ``U`` upper, ``perm`` locally constant): with
+``F = L^-1 da[perm] U^-1``, ``dL = L tril(F, -1)`` and ``dU = triu(F) U``; transposed,
+``G_a[perm] = L^-T (tril(L^T G_L, -1) + triu(G_U U^T)) U^-T``.
 
 Real inputs only: a complex ``logm`` is a runtime error that says so, never a silently
 dropped imaginary part.
@@ -62,6 +66,27 @@ def logm(a: Any) -> Any:
                          "negative real eigenvalues); st_autodiff differentiates real "
                          "logarithms only")
     return out
+
+
+def lu_packed(a: Any) -> Any:
+    """The ``lu`` of ``scipy.linalg.lu_factor(a)``: ``L`` (unit diagonal, not stored)
+    below the diagonal and ``U`` on and above it, with ``a[perm] = L U``."""
+    return _linalg().lu_factor(a, check_finite=False)[0]
+
+
+def lu_pivots(a: Any) -> Any:
+    """The ``piv`` of ``scipy.linalg.lu_factor(a)`` (integers: piecewise constant in
+    ``a``, so no derivative flows through them)."""
+    return _linalg().lu_factor(a, check_finite=False)[1]
+
+
+def pivots_permutation(piv: Any) -> tuple[Any, Any]:
+    """The row order ``perm`` that LAPACK's sequential swaps ``piv`` make (``a[perm] =
+    L U``) and its inverse."""
+    perm = np.arange(piv.shape[0])
+    for i, p in enumerate(piv):
+        perm[i], perm[p] = perm[p], perm[i]
+    return perm, np.argsort(perm)
 
 
 # --- triangular solves ------------------------------------------------------------------
@@ -133,6 +158,51 @@ def _logm_jvp(a: Any, t: Any) -> Any:
     return logm_frechet(a, t)
 
 
+def _lu_factors(lu: Any) -> tuple[Any, Any]:
+    eye = np.eye(np.shape(lu)[-1])
+    return np.tril(lu, -1) + eye, np.triu(lu)
+
+
+def _lu_vjp(g: Any, out: Any, a: Any) -> tuple:
+    lower, upper = _lu_factors(out)
+    inverse = pivots_permutation(lu_pivots(a))[1]
+    gf = np.tril(_t(lower) @ np.tril(g, -1), -1) + np.triu(np.triu(g) @ _t(upper))
+    gp = solve_upper(_t(lower), _t(solve_upper(upper, _t(gf))))  # L^-T gf U^-T
+    return (gp[inverse],)
+
+
+def _lu_jvp(a: Any, t: Any) -> Any:
+    lu = lu_packed(a)
+    lower, upper = _lu_factors(lu)
+    perm = pivots_permutation(lu_pivots(a))[0]
+    f = _t(solve_lower(_t(upper), _t(solve_lower(lower, t[perm]))))  # L^-1 t[perm] U^-1
+    return np.tril(lower @ np.tril(f, -1), -1) + np.triu(f) @ upper
+
+
+def _pivots_vjp(g: Any, out: Any, a: Any) -> tuple:
+    return (np.zeros_like(a),)
+
+
+def _pivots_jvp(a: Any, t: Any) -> Any:
+    return np.zeros(np.shape(a)[-1])
+
+
+def _pivots_type(a: Any) -> ShapeDtype:
+    return ShapeDtype((a.shape[-1],), np.int32)
+
+
+def _permutation_vjp(g: Any, out: Any, piv: Any) -> tuple:
+    return (np.zeros(np.shape(piv)),)
+
+
+def _permutation_jvp(piv: Any, t: Any) -> Any:
+    return np.zeros(np.shape(piv)), np.zeros(np.shape(piv))
+
+
+def _permutation_type(piv: Any) -> tuple:
+    return (ShapeDtype(piv.shape, np.intp), ShapeDtype(piv.shape, np.intp))
+
+
 def _square_type(a: Any) -> ShapeDtype:
     return ShapeDtype(a.shape, np.result_type(a.dtype, np.float64))
 
@@ -143,10 +213,15 @@ def register() -> None:
             (solve_lower, _solve_lower_vjp, _solve_lower_jvp, _solve_type),
             (solve_upper, _solve_upper_vjp, _solve_upper_jvp, _solve_type),
             (expm, _expm_vjp, _expm_jvp, _square_type),
-            (logm, _logm_vjp, _logm_jvp, _square_type)):
+            (logm, _logm_vjp, _logm_jvp, _square_type),
+            (lu_packed, _lu_vjp, _lu_jvp, _square_type),
+            (lu_pivots, _pivots_vjp, _pivots_jvp, _pivots_type)):
         CUSTOM_VJPS[fn] = vjp
         CUSTOM_JVPS[fn] = jvp
         OUT_TYPES[fn] = out_type
+    CUSTOM_VJPS[pivots_permutation] = _permutation_vjp
+    CUSTOM_JVPS[pivots_permutation] = _permutation_jvp
+    OUT_TYPES[pivots_permutation] = _permutation_type
 
 
 register()

@@ -2,13 +2,12 @@
 without derivatives (see ``decompositions/__init__``): ``det``, ``inv``, ``solve``,
 ``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``, ``expm``, ``logm``,
 ``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag``, ``toeplitz`` and
-``solve_banded`` (as the dense system its band describes).
+``solve_banded`` (as the dense system its band describes), ``lu_factor``/``lu_solve``.
 
 The rule sits on the public function: the compiler reads ``scipy_linalg_impl`` in its
 place.  Flags (``lower``, ``trans``, ``assume_a``, ``check_finite``, ``overwrite_*``) are
 static.  Not covered, each a located error: complex matrices, generalized eigenproblems
-(``b=``), eigenvalue subsets, ``pinv`` with ``atol``, ``assume_a='banded'``/``'tridiagonal'``, and
-the LU functions (``lu_factor``/``lu_solve``: no LU rule yet).
+(``b=``), eigenvalue subsets, ``pinv`` with ``atol``, ``assume_a='banded'``/``'tridiagonal'``.
 """
 
 from __future__ import annotations
@@ -244,12 +243,33 @@ def _solve_banded(l_and_u: Any, ab: Any, b: Any, overwrite_ab: Any = False,
                                _flag(check_finite, "check_finite"))
 
 
+def _lu_factor(a: Any, overwrite_a: Any = False, check_finite: Any = True) -> Selection:
+    _plain(a)
+    return impl.lu_factor, (a, _flag(check_finite, "check_finite"))
+
+
+def _lu_solve(lu_and_piv: Any, b: Any, trans: Any = 0, overwrite_b: Any = False,
+              check_finite: Any = True) -> Selection:
+    if not isinstance(lu_and_piv, (tuple, list)) or len(lu_and_piv) != 2:
+        raise Unsupported("lu_and_piv must be the pair (lu, piv) that lu_factor returns")
+    lu, piv = lu_and_piv
+    _plain(lu, "lu")
+    vector = _rhs(lu, b)
+    trans = static(trans, "trans")
+    if trans not in _TRANS:
+        raise Unsupported(f"trans must be 0, 1 or 2, not {trans!r}")
+    if not isinstance(piv, Node):
+        piv = np.asarray(piv)
+    return impl.lu_solve, (lu, piv, b, bool(_TRANS[trans]), vector,
+                           _flag(check_finite, "check_finite"))
+
+
 _NAMES: dict[str, Callable[..., Selection]] = {
     "det": _det, "inv": _inv, "solve": _solve, "solve_triangular": _solve_triangular,
     "cholesky": _cholesky, "cho_factor": _cho_factor, "cho_solve": _cho_solve, "expm": _expm,
     "logm": _logm, "eigh": _eigh, "eigvalsh": _eigvalsh, "svd": _svd, "svdvals": _svdvals,
     "pinv": _pinv, "block_diag": _block_diag, "toeplitz": _toeplitz,
-    "solve_banded": _solve_banded,
+    "solve_banded": _solve_banded, "lu_factor": _lu_factor, "lu_solve": _lu_solve,
 }
 
 
