@@ -101,6 +101,10 @@ CASES = [
     Case("lu_factor_lu", lambda a: linalg.lu_factor(a)[0], (N3,)),
     Case("lu_solve", lambda a, b: linalg.lu_solve(linalg.lu_factor(a), b), (N3, B32)),
     Case("lu_solve_trans_vector", _lu_trans, (N3, B3)),
+    Case("qr_economic_q", lambda a: linalg.qr(a, mode="economic")[0], (normal(4, 3),)),
+    Case("qr_economic_r", lambda a: linalg.qr(a, mode="economic")[1], (normal(4, 3),)),
+    Case("qr_square_both", lambda a: linalg.qr(a)[0] * 2 + linalg.qr(a)[1], (N3,)),
+    Case("qr_mode_r", lambda a: linalg.qr(a, mode="r")[0], (normal(5, 2),)),
     Case("toeplitz", lambda c: linalg.toeplitz(c), (B3,)),
     Case("toeplitz_rows", lambda c, r: linalg.toeplitz(c, r), (B3, normal(4))),
 ]
@@ -226,7 +230,17 @@ def _wrong_rhs(a):
     return np.sum(linalg.solve(a, np.ones(4)))
 
 
+def _qr_full_tall(a):
+    return np.sum(linalg.qr(np.concatenate((a, a)))[0])
+
+
+def _qr_pivoting(a):
+    return np.sum(linalg.qr(a, pivoting=True)[1])
+
+
 @pytest.mark.parametrize("fn, message", [
+    (_qr_full_tall, "mode='full' of a tall matrix"),
+    (_qr_pivoting, "pivoting=True"),
     (_generalized, "generalized eigenproblem"),
     (_subset, "eigenvalue subsets"),
     (_banded, "assume_a='banded' is not supported"),

@@ -235,3 +235,16 @@ def lu_solve(lu: Any, piv: Any, b: Any, transposed: bool, vector: bool, finite: 
     else:
         x = kernels.solve_upper(lu, kernels.solve_lower(lower, b[perm]))
     return x[..., 0] if vector else x
+
+
+def qr(a: Any, mode: str, extra: int, finite: bool) -> Any:
+    """``scipy.linalg.qr`` of a tall (or square) matrix: ``(Q, R)``, or ``(R,)`` for
+    ``mode='r'`` (``R`` with ``extra`` rows of zeros below, as SciPy gives it)."""
+    if finite:
+        check_finite(a)
+    q, r = kernels.qr_reduced(a)
+    if mode == "r":
+        if extra > 0:
+            r = np.concatenate((r, np.zeros((extra, np.shape(r)[-1]), dtype=r.dtype)))
+        return (r,)
+    return q, r

@@ -1,6 +1,7 @@
 """Compiled ``scipy.linalg`` kernels that generated code calls as they are, with derivative
 rules (the pattern of ``scipy_kernels``): triangular solves, ``expm``, ``logm`` and the
-packed LU factorization of ``lu_factor`` (its integer pivots have zero derivative).
+packed LU factorization of ``lu_factor`` (its integer pivots have zero derivative) and the
+reduced QR factorization of a tall matrix.
 
 Each kernel becomes one ``Op.CALL`` node with a reverse-mode rule in ``CUSTOM_VJPS`` and a
 forward-mode rule in ``CUSTOM_JVPS``.  The rules are NumPy that calls the kernels again, so
@@ -15,7 +16,10 @@ Loan's block formula); its adjoint is the Fréchet derivative at ``A^T`` in the 
 primary matrix function).  Both rules call the kernel itself, so they differentiate again.
 ``a[perm] = L U`` (``L`` unit lower, ``U`` upper, ``perm`` locally constant): with
 ``F = L^-1 da[perm] U^-1``, ``dL = L tril(F, -1)`` and ``dU = triu(F) U``; transposed,
-``G_a[perm] = L^-T (tril(L^T G_L, -1) + triu(G_U U^T)) U^-T``.
+``G_a[perm] = L^-T (tril(L^T G_L, -1) + triu(G_U U^T)) U^-T``.  ``A = Q R`` (``m >= n``):
+with ``M = Q^T dA R^-1`` and ``P(M) = triu(M) + tril(M, -1)^T``, ``dR = P(M) R`` and
+``dQ = dA R^-1 - Q P(M)``; transposed, ``G_A = (G_Q + Q P*(K)) R^-T`` for
+``K = G_R R^T - Q^T G_Q`` and ``P*(K) = triu(K) + triu(K, 1)^T``.
 
 Real inputs only: a complex ``logm`` is a runtime error that says so, never a silently
 dropped imaginary part.
@@ -87,6 +91,12 @@ def pivots_permutation(piv: Any) -> tuple[Any, Any]:
     for i, p in enumerate(piv):
         perm[i], perm[p] = perm[p], perm[i]
     return perm, np.argsort(perm)
+
+
+def qr_reduced(a: Any) -> tuple[Any, Any]:
+    """``scipy.linalg.qr(a, mode='economic')`` of a matrix with at least as many rows as
+    columns: ``Q`` with orthonormal columns and the upper-triangular ``R``."""
+    return tuple(_linalg().qr(a, mode="economic", check_finite=False))
 
 
 # --- triangular solves ------------------------------------------------------------------
@@ -203,6 +213,27 @@ def _permutation_type(piv: Any) -> tuple:
     return (ShapeDtype(piv.shape, np.intp), ShapeDtype(piv.shape, np.intp))
 
 
+def _qr_vjp(g: Any, out: Any, a: Any) -> tuple:
+    gq, gr = g
+    q, r = out
+    k = gr @ _t(r) - _t(q) @ gq
+    adjoint = np.triu(k) + _t(np.triu(k, 1))
+    return (_t(solve_upper(r, _t(gq + q @ adjoint))),)  # (gQ + Q P*(K)) R^-T
+
+
+def _qr_jvp(a: Any, t: Any) -> tuple:
+    q, r = qr_reduced(a)
+    m = _t(solve_lower(_t(r), _t(_t(q) @ t)))  # Q^T dA R^-1
+    p = np.triu(m) + _t(np.tril(m, -1))
+    return _t(solve_lower(_t(r), _t(t))) - q @ p, p @ r
+
+
+def _qr_type(a: Any) -> tuple:
+    m, n = a.shape
+    dtype = np.result_type(a.dtype, np.float64)
+    return ShapeDtype((m, n), dtype), ShapeDtype((n, n), dtype)
+
+
 def _square_type(a: Any) -> ShapeDtype:
     return ShapeDtype(a.shape, np.result_type(a.dtype, np.float64))
 
@@ -215,6 +246,7 @@ def register() -> None:
             (expm, _expm_vjp, _expm_jvp, _square_type),
             (logm, _logm_vjp, _logm_jvp, _square_type),
             (lu_packed, _lu_vjp, _lu_jvp, _square_type),
+            (qr_reduced, _qr_vjp, _qr_jvp, _qr_type),
             (lu_pivots, _pivots_vjp, _pivots_jvp, _pivots_type)):
         CUSTOM_VJPS[fn] = vjp
         CUSTOM_JVPS[fn] = jvp

@@ -2,7 +2,8 @@
 without derivatives (see ``decompositions/__init__``): ``det``, ``inv``, ``solve``,
 ``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``, ``expm``, ``logm``,
 ``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag``, ``toeplitz`` and
-``solve_banded`` (as the dense system its band describes), ``lu_factor``/``lu_solve``.
+``solve_banded`` (as the dense system its band describes), ``lu_factor``/``lu_solve`` and
+``qr`` (tall or square matrices, without pivoting).
 
 The rule sits on the public function: the compiler reads ``scipy_linalg_impl`` in its
 place.  Flags (``lower``, ``trans``, ``assume_a``, ``check_finite``, ``overwrite_*``) are
@@ -264,12 +265,32 @@ def _lu_solve(lu_and_piv: Any, b: Any, trans: Any = 0, overwrite_b: Any = False,
                            _flag(check_finite, "check_finite"))
 
 
+def _qr(a: Any, overwrite_a: Any = False, lwork: Any = None, mode: Any = "full",
+        pivoting: Any = False, check_finite: Any = True) -> Selection:
+    if _flag(pivoting, "pivoting"):
+        raise Unsupported("pivoting=True is not supported (the column order jumps)")
+    shape = _matrix(a, square=False)
+    mode = static(mode, "mode")
+    if mode not in ("full", "economic", "r", "raw"):
+        raise Unsupported(f"mode must be 'full', 'r', 'economic' or 'raw', not {mode!r}")
+    if mode == "raw":
+        raise Unsupported("mode='raw' (LAPACK's Householder reflectors) is not supported")
+    if len(shape) != 2 or shape[0] < shape[1]:
+        raise Unsupported("only a 2-d matrix with at least as many rows as columns is "
+                          "supported")
+    if mode == "full" and shape[0] != shape[1]:
+        raise Unsupported("mode='full' of a tall matrix is not supported: its extra columns "
+                          "of Q are not unique; use mode='economic'")
+    return impl.qr, (a, mode, shape[0] - shape[1], _flag(check_finite, "check_finite"))
+
+
 _NAMES: dict[str, Callable[..., Selection]] = {
     "det": _det, "inv": _inv, "solve": _solve, "solve_triangular": _solve_triangular,
     "cholesky": _cholesky, "cho_factor": _cho_factor, "cho_solve": _cho_solve, "expm": _expm,
     "logm": _logm, "eigh": _eigh, "eigvalsh": _eigvalsh, "svd": _svd, "svdvals": _svdvals,
     "pinv": _pinv, "block_diag": _block_diag, "toeplitz": _toeplitz,
     "solve_banded": _solve_banded, "lu_factor": _lu_factor, "lu_solve": _lu_solve,
+    "qr": _qr,
 }
 
 
