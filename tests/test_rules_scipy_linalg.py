@@ -105,6 +105,11 @@ CASES = [
     Case("qr_economic_r", lambda a: linalg.qr(a, mode="economic")[1], (normal(4, 3),)),
     Case("qr_square_both", lambda a: linalg.qr(a)[0] * 2 + linalg.qr(a)[1], (N3,)),
     Case("qr_mode_r", lambda a: linalg.qr(a, mode="r")[0], (normal(5, 2),)),
+    Case("lstsq_x", lambda a, b: linalg.lstsq(a, b)[0], (normal(5, 3), normal(5, 2))),
+    Case("lstsq_residues_vector", lambda a, b: linalg.lstsq(a, b)[1], (normal(5, 3), normal(5))),
+    Case("lstsq_singular_values", lambda a, b: linalg.lstsq(a, b)[3], (normal(5, 3), normal(5))),
+    Case("det_stack", lambda a: linalg.det(a), (normal(2, 3, 3),)),
+    Case("inv_stack", lambda a: linalg.inv(a), (normal(2, 3, 3) + 3 * np.eye(3),)),
     Case("toeplitz", lambda c: linalg.toeplitz(c), (B3,)),
     Case("toeplitz_rows", lambda c, r: linalg.toeplitz(c, r), (B3, normal(4))),
 ]

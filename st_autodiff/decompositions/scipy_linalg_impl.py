@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from . import numpy_impl
 from . import scipy_linalg_kernels as kernels
 
 
@@ -248,3 +249,11 @@ def qr(a: Any, mode: str, extra: int, finite: bool) -> Any:
             r = np.concatenate((r, np.zeros((extra, np.shape(r)[-1]), dtype=r.dtype)))
         return (r,)
     return q, r
+
+
+def lstsq(a: Any, b: Any, cond: float, residuals: bool, vector: bool, finite: bool) -> Any:
+    """``scipy.linalg.lstsq``: NumPy's minimum-norm solution with SciPy's ``cond``."""
+    if finite:
+        check_finite(a)
+        check_finite(b)
+    return numpy_impl.lstsq(a, b, cond, residuals, vector)

@@ -3,7 +3,8 @@ without derivatives (see ``decompositions/__init__``): ``det``, ``inv``, ``solve
 ``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``, ``expm``, ``logm``,
 ``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag``, ``toeplitz`` and
 ``solve_banded`` (as the dense system its band describes), ``lu_factor``/``lu_solve`` and
-``qr`` (tall or square matrices, without pivoting).
+``qr`` (tall or square matrices, without pivoting), ``lstsq`` (NumPy's, with SciPy's
+default ``cond``).
 
 The rule sits on the public function: the compiler reads ``scipy_linalg_impl`` in its
 place.  Flags (``lower``, ``trans``, ``assume_a``, ``check_finite``, ``overwrite_*``) are
@@ -284,13 +285,28 @@ def _qr(a: Any, overwrite_a: Any = False, lwork: Any = None, mode: Any = "full",
     return impl.qr, (a, mode, shape[0] - shape[1], _flag(check_finite, "check_finite"))
 
 
+def _lstsq(a: Any, b: Any, cond: Any = None, overwrite_a: Any = False, overwrite_b: Any = False,
+           check_finite: Any = True, lapack_driver: Any = None) -> Selection:
+    shape = _matrix(a, square=False)
+    if len(shape) != 2:
+        raise Unsupported("a must be a 2-d matrix")
+    sb = shape_of(b, "b")
+    if len(sb) not in (1, 2) or sb[0] != shape[0]:
+        raise Unsupported(f"b must have shape ({shape[0]},) or ({shape[0]}, k), got {sb}")
+    cond = static(cond, "cond")
+    if cond is None:
+        cond = np.finfo(np.result_type(dtype_of(a), np.float64)).eps
+    return impl.lstsq, (a, b, float(cond), shape[0] > shape[1], len(sb) == 1,
+                        _flag(check_finite, "check_finite"))
+
+
 _NAMES: dict[str, Callable[..., Selection]] = {
     "det": _det, "inv": _inv, "solve": _solve, "solve_triangular": _solve_triangular,
     "cholesky": _cholesky, "cho_factor": _cho_factor, "cho_solve": _cho_solve, "expm": _expm,
     "logm": _logm, "eigh": _eigh, "eigvalsh": _eigvalsh, "svd": _svd, "svdvals": _svdvals,
     "pinv": _pinv, "block_diag": _block_diag, "toeplitz": _toeplitz,
     "solve_banded": _solve_banded, "lu_factor": _lu_factor, "lu_solve": _lu_solve,
-    "qr": _qr,
+    "qr": _qr, "lstsq": _lstsq,
 }
 
 
