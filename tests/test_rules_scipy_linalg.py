@@ -110,6 +110,10 @@ CASES = [
     Case("lstsq_singular_values", lambda a, b: linalg.lstsq(a, b)[3], (normal(5, 3), normal(5))),
     Case("det_stack", lambda a: linalg.det(a), (normal(2, 3, 3),)),
     Case("inv_stack", lambda a: linalg.inv(a), (normal(2, 3, 3) + 3 * np.eye(3),)),
+    Case("lu_p_l_u", lambda a: linalg.lu(a)[0] + linalg.lu(a)[1] * 2 + linalg.lu(a)[2] * 3,
+         (N3,)),
+    Case("lu_permute_l", lambda a: linalg.lu(a, permute_l=True)[0], (N3,)),
+    Case("lu_indices_u", lambda a: linalg.lu(a, p_indices=True)[2], (N3,)),
     Case("toeplitz", lambda c: linalg.toeplitz(c), (B3,)),
     Case("toeplitz_rows", lambda c, r: linalg.toeplitz(c, r), (B3, normal(4))),
 ]
@@ -241,6 +245,17 @@ def _qr_full_tall(a):
 
 def _qr_pivoting(a):
     return np.sum(linalg.qr(a, pivoting=True)[1])
+
+
+def test_lu_row_indices_are_scipys() -> None:
+    def loss(a):
+        p, lower, upper = linalg.lu(a, p_indices=True)
+        return np.sum(lower * (p[:, None] + 1.0) ** 2) + np.sum(upper)
+
+    a = normal(4, 4)
+    value, _ = st.value_and_grad(loss)(a)
+    np.testing.assert_allclose(value, loss(a), rtol=1e-13)
+    check_gradient(Case("lu_indices", loss, (a,)))
 
 
 @pytest.mark.parametrize("fn, message", [

@@ -257,3 +257,20 @@ def lstsq(a: Any, b: Any, cond: float, residuals: bool, vector: bool, finite: bo
         check_finite(a)
         check_finite(b)
     return numpy_impl.lstsq(a, b, cond, residuals, vector)
+
+
+def lu(a: Any, eye: Any, permute_l: bool, indices: bool, finite: bool) -> Any:
+    """``scipy.linalg.lu`` of a square matrix: ``a = P L U`` with ``P = eye[inverse]``
+    (``(P L, U)`` where ``permute_l``, the row indices ``inverse`` where ``indices``)."""
+    if finite:
+        check_finite(a)
+    packed = kernels.lu_packed(a)
+    inverse = kernels.pivots_permutation(kernels.lu_pivots(a))[1]
+    lower = np.tril(packed, -1) + eye
+    upper = np.triu(packed)
+    if permute_l:
+        return lower[inverse], upper
+    if indices:
+        return inverse.astype(np.int32), lower, upper
+    rows = np.expand_dims(inverse, -1) == np.arange(np.shape(a)[-1])
+    return rows.astype(lower.dtype), lower, upper

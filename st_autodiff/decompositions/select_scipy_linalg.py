@@ -1,10 +1,10 @@
 """Selectors of ``scipy.linalg`` functions whose Python wrappers end in LAPACK routines
 without derivatives (see ``decompositions/__init__``): ``det``, ``inv``, ``solve``,
 ``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``, ``expm``, ``logm``,
-``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag``, ``toeplitz`` and
-``solve_banded`` (as the dense system its band describes), ``lu_factor``/``lu_solve`` and
-``qr`` (tall or square matrices, without pivoting), ``lstsq`` (NumPy's, with SciPy's
-default ``cond``).
+``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag``, ``toeplitz``,
+``solve_banded`` (as the dense system its band describes), ``lu``/``lu_factor``/
+``lu_solve`` (square), ``qr`` (tall or square, without pivoting) and ``lstsq`` (NumPy's,
+with SciPy's default ``cond``).
 
 The rule sits on the public function: the compiler reads ``scipy_linalg_impl`` in its
 place.  Flags (``lower``, ``trans``, ``assume_a``, ``check_finite``, ``overwrite_*``) are
@@ -250,6 +250,15 @@ def _lu_factor(a: Any, overwrite_a: Any = False, check_finite: Any = True) -> Se
     return impl.lu_factor, (a, _flag(check_finite, "check_finite"))
 
 
+def _lu(a: Any, permute_l: Any = False, overwrite_a: Any = False, check_finite: Any = True,
+        p_indices: Any = False) -> Selection:
+    shape = _matrix(a)
+    if len(shape) != 2:
+        raise Unsupported("a must be a square 2-d matrix")
+    return impl.lu, (a, np.eye(shape[0]), _flag(permute_l, "permute_l"),
+                     _flag(p_indices, "p_indices"), _flag(check_finite, "check_finite"))
+
+
 def _lu_solve(lu_and_piv: Any, b: Any, trans: Any = 0, overwrite_b: Any = False,
               check_finite: Any = True) -> Selection:
     if not isinstance(lu_and_piv, (tuple, list)) or len(lu_and_piv) != 2:
@@ -305,7 +314,7 @@ _NAMES: dict[str, Callable[..., Selection]] = {
     "cholesky": _cholesky, "cho_factor": _cho_factor, "cho_solve": _cho_solve, "expm": _expm,
     "logm": _logm, "eigh": _eigh, "eigvalsh": _eigvalsh, "svd": _svd, "svdvals": _svdvals,
     "pinv": _pinv, "block_diag": _block_diag, "toeplitz": _toeplitz,
-    "solve_banded": _solve_banded, "lu_factor": _lu_factor, "lu_solve": _lu_solve,
+    "solve_banded": _solve_banded, "lu_factor": _lu_factor, "lu": _lu, "lu_solve": _lu_solve,
     "qr": _qr, "lstsq": _lstsq,
 }
 
