@@ -54,6 +54,11 @@ def _lu_trans(a, b):
     return linalg.lu_solve(linalg.lu_factor(a), b, trans=1)
 
 
+def _projector(a):
+    v = linalg.eigh(a)[1][:, :2]
+    return v @ v.T
+
+
 CASES = [
     Case("det", lambda a: linalg.det(a), (N3,)),
     Case("det_no_check", lambda a: linalg.det(a, check_finite=False), (A3,)),
@@ -88,10 +93,12 @@ CASES = [
     Case("eigh_values", lambda a: linalg.eigh(a)[0], (NONSYM,)),
     Case("eigh_upper_vectors_squared", lambda a: linalg.eigh(a, lower=False)[1] ** 2,
          (NONSYM,)),
+    Case("eigh_lower_projector", _projector, (spd(4) + normal(4, 4),)),
     Case("eigvalsh", lambda a: linalg.eigvalsh(a), (NONSYM,)),
     Case("svd_values", lambda a: linalg.svd(a, compute_uv=False), (normal(4, 3),)),
-    Case("svd_full_u_squared", lambda a: linalg.svd(a, full_matrices=False)[0] ** 2,
+    Case("svd_reduced_u_squared", lambda a: linalg.svd(a, full_matrices=False)[0] ** 2,
          (normal(4, 3),)),
+    Case("svd_vh_squared", lambda a: linalg.svd(a)[2] ** 2, (normal(3, 3),)),
     Case("pinv", lambda a: linalg.pinv(a), (normal(4, 3),)),
     Case("block_diag", lambda a, b: linalg.block_diag(a, b, 2.0), (N3, B32)),
     Case("block_diag_vector", lambda a, b: linalg.block_diag(b, a), (N3, B3)),
@@ -245,6 +252,26 @@ def _qr_full_tall(a):
 
 def _qr_pivoting(a):
     return np.sum(linalg.qr(a, pivoting=True)[1])
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_eigenvectors_and_singular_vectors_have_scipys_signs(lower: bool) -> None:
+    """SciPy's LAPACK drivers choose signs NumPy's may not (and flip them under tiny
+    perturbations, so central differences of raw eigenvectors mean nothing: the gradient
+    cases above are sign-invariant); the values are SciPy's, signs included."""
+    def vectors(a):
+        return np.sum(linalg.eigh(a, lower=lower)[1] * w)
+
+    def singular(a):
+        u, s, vh = linalg.svd(a, full_matrices=False)
+        return np.sum(u * w[:, :3]) + np.sum(vh * w[:3, :3])
+
+    w = normal(4, 4)
+    for k in range(6):
+        a = normal(4, 4) + 0.3 * k * np.eye(4)
+        np.testing.assert_allclose(st.value_and_grad(vectors)(a)[0], vectors(a), rtol=1e-12)
+        np.testing.assert_allclose(st.value_and_grad(singular)(a[:, :3])[0],
+                                   singular(a[:, :3]), rtol=1e-12)
 
 
 def test_lu_row_indices_are_scipys() -> None:

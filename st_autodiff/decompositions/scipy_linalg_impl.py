@@ -169,13 +169,21 @@ def logm(a: Any) -> Any:
 
 
 def eigh(a: Any, lower: bool, values_only: bool, finite: bool) -> Any:
-    """``scipy.linalg.eigh`` of one matrix (no ``b``): NumPy's ``eigh`` of the triangle."""
+    """``scipy.linalg.eigh`` of one matrix (no ``b``): NumPy's ``eigh`` of the triangle,
+    its eigenvectors' signs made SciPy's (SciPy's LAPACK driver may choose others, and
+    may flip them under a tiny perturbation: the derivative is that of the branch the
+    signs pick, constant near the point, as for any eigenvector sign convention)."""
     if finite:
         check_finite(a)
     uplo = "L" if lower else "U"
     if values_only:
         return np.linalg.eigvalsh(a, UPLO=uplo)
-    return np.linalg.eigh(a, UPLO=uplo)
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    if lower:  # SciPy's eigenvectors' signs
+        signs = kernels.eigh_signs_lower(a, v)
+    else:
+        signs = kernels.eigh_signs_upper(a, v)
+    return w, v * np.expand_dims(signs, -2)
 
 
 def block_diag(shapes: Any, dtype: Any, *blocks: Any) -> Any:

@@ -99,6 +99,23 @@ def qr_reduced(a: Any) -> tuple[Any, Any]:
     return tuple(_linalg().qr(a, mode="economic", check_finite=False))
 
 
+def _signs(a: Any, v: Any, lower: bool) -> Any:
+    ref = _linalg().eigh(a, lower=lower, check_finite=False)[1]
+    return np.where(np.sum(ref * v, axis=-2) < 0, -1.0, 1.0)
+
+
+def eigh_signs_lower(a: Any, v: Any) -> Any:
+    """``+1`` or ``-1`` per eigenvector: the signs that turn the eigenvectors ``v`` of
+    ``a``'s lower triangle (NumPy's) into ``scipy.linalg.eigh``'s (another LAPACK driver,
+    which may choose the other sign).  No derivative flows through them."""
+    return _signs(a, v, True)
+
+
+def eigh_signs_upper(a: Any, v: Any) -> Any:
+    """``eigh_signs_lower`` for ``a``'s upper triangle (``lower=False``)."""
+    return _signs(a, v, False)
+
+
 # --- triangular solves ------------------------------------------------------------------
 
 
@@ -234,6 +251,18 @@ def _qr_type(a: Any) -> tuple:
     return ShapeDtype((m, n), dtype), ShapeDtype((n, n), dtype)
 
 
+def _signs_vjp(g: Any, out: Any, a: Any, v: Any) -> tuple:
+    return np.zeros_like(a), np.zeros_like(v)
+
+
+def _signs_jvp(a: Any, v: Any, ta: Any, tv: Any) -> Any:
+    return np.zeros(np.shape(v)[:-2] + np.shape(v)[-1:])
+
+
+def _signs_type(a: Any, v: Any) -> ShapeDtype:
+    return ShapeDtype(v.shape[:-2] + v.shape[-1:], np.float64)
+
+
 def _square_type(a: Any) -> ShapeDtype:
     return ShapeDtype(a.shape, np.result_type(a.dtype, np.float64))
 
@@ -247,6 +276,8 @@ def register() -> None:
             (logm, _logm_vjp, _logm_jvp, _square_type),
             (lu_packed, _lu_vjp, _lu_jvp, _square_type),
             (qr_reduced, _qr_vjp, _qr_jvp, _qr_type),
+            (eigh_signs_lower, _signs_vjp, _signs_jvp, _signs_type),
+            (eigh_signs_upper, _signs_vjp, _signs_jvp, _signs_type),
             (lu_pivots, _pivots_vjp, _pivots_jvp, _pivots_type)):
         CUSTOM_VJPS[fn] = vjp
         CUSTOM_JVPS[fn] = jvp

@@ -158,6 +158,9 @@ def _eigh(a: Any, b: Any = None, *, lower: Any = True, eigvals_only: Any = False
     if subset_by_index is not None or subset_by_value is not None:
         raise Unsupported("eigenvalue subsets are not supported")
     _matrix(a)
+    if driver is not None and not _flag(eigvals_only, "eigvals_only"):
+        raise Unsupported("driver= is not supported for eigenvectors (their signs depend "
+                          "on the driver)")
     return impl.eigh, (a, _flag(lower, "lower"), _flag(eigvals_only, "eigvals_only"),
                        _flag(check_finite, "check_finite"))
 
@@ -171,6 +174,9 @@ def _svd(a: Any, full_matrices: Any = True, compute_uv: Any = True, overwrite_a:
     _matrix(a, square=False)
     if not _flag(compute_uv, "compute_uv"):
         return numpy_impl.svdvals, (a,)
+    if static(lapack_driver, "lapack_driver") != "gesdd":
+        raise Unsupported("lapack_driver='gesvd' is not supported for singular vectors "
+                          "(their signs depend on the driver)")
     return numpy_impl.svd, (a, _flag(full_matrices, "full_matrices"))
 
 
