@@ -59,6 +59,10 @@ def _projector(a):
     return v @ v.T
 
 
+def _banded_transposed(a, b):
+    return linalg.solve(a, b, assume_a="banded", transposed=True)
+
+
 CASES = [
     Case("det", lambda a: linalg.det(a), (N3,)),
     Case("det_no_check", lambda a: linalg.det(a, check_finite=False), (A3,)),
@@ -75,6 +79,9 @@ CASES = [
     Case("solve_diagonal", _diagonal, (N3, B32)),
     Case("solve_lower_triangular", lambda a, b: linalg.solve(a, b, assume_a="lower triangular"),
          (NONSYM, B3)),
+    Case("solve_tridiagonal", lambda a, b: linalg.solve(a, b, assume_a="tridiagonal"),
+         (N3 + 3 * np.eye(3), B32)),
+    Case("solve_banded_transposed", _banded_transposed, (N3 + 3 * np.eye(3), B3)),
     Case("solve_triangular_lower", lambda a, b: linalg.solve_triangular(a, b, lower=True),
          (NONSYM, B32)),
     Case("solve_triangular_upper_vector", lambda a, b: linalg.solve_triangular(a, b),
@@ -234,8 +241,8 @@ def _subset(a):
     return np.sum(linalg.eigvalsh(a, subset_by_index=[0, 1]))
 
 
-def _banded(a):
-    return np.sum(linalg.solve(a, np.ones(3), assume_a="banded"))
+def _unknown_structure(a):
+    return np.sum(linalg.solve(a, np.ones(3), assume_a="skew"))
 
 
 def _pinv_atol(a):
@@ -290,7 +297,7 @@ def test_lu_row_indices_are_scipys() -> None:
     (_qr_pivoting, "pivoting=True"),
     (_generalized, "generalized eigenproblem"),
     (_subset, "eigenvalue subsets"),
-    (_banded, "assume_a='banded' is not supported"),
+    (_unknown_structure, "skew is not a recognized matrix structure"),
     (_pinv_atol, "atol > 0"),
     (_wrong_rhs, "b must have shape (3,)"),
 ])

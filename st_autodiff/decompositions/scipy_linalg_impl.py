@@ -71,6 +71,11 @@ def solve(a: Any, b: Any, transposed: bool, finite: bool) -> Any:
     return np.linalg.solve(a, b)
 
 
+def solve_masked(a: Any, b: Any, mask: Any, transposed: bool, finite: bool) -> Any:
+    """``solve(a, b, assume_a='tridiagonal')``: the entries outside the band are not read."""
+    return solve(a * mask, b, transposed, finite)
+
+
 def solve_symmetric(a: Any, b: Any, lower: bool, finite: bool) -> Any:
     if finite:
         check_finite(a)

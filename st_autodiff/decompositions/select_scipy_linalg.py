@@ -83,8 +83,12 @@ def _solve(a: Any, b: Any, lower: Any = False, overwrite_a: Any = False, overwri
     finite, lower = _flag(check_finite, "check_finite"), _flag(lower, "lower")
     transposed = _flag(transposed, "transposed")
     kind = static(assume_a, "assume_a")
-    if kind in (None, "gen", "general"):
+    if kind in (None, "gen", "general", "banded"):  # a band: the zeros outside are a's
         return impl.solve, (a, b, transposed, finite)
+    if kind == "tridiagonal":  # SciPy reads the three diagonals only
+        n = shape_of(a)[-1]
+        band = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :]) <= 1
+        return impl.solve_masked, (a, b, band.astype(np.float64), transposed, finite)
     if kind in ("sym", "symmetric", "her", "hermitian"):
         return impl.solve_symmetric, (a, b, lower, finite)
     if kind in ("pos", "positive definite"):
@@ -94,8 +98,7 @@ def _solve(a: Any, b: Any, lower: Any = False, overwrite_a: Any = False, overwri
     if kind in ("lower triangular", "upper triangular"):
         fn = impl.triangular_transposed if transposed else impl.triangular
         return fn, (a, b, kind == "lower triangular", False, vector, finite)
-    raise Unsupported(f"assume_a={kind!r} is not supported (supported: 'gen', 'sym', 'pos', "
-                      "'diagonal', 'lower triangular', 'upper triangular')")
+    raise Unsupported(f"{kind} is not a recognized matrix structure")
 
 
 _TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 1, "C": 1}
