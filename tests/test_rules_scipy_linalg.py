@@ -281,6 +281,22 @@ def test_eigenvectors_and_singular_vectors_have_scipys_signs(lower: bool) -> Non
                                    singular(a[:, :3]), rtol=1e-12)
 
 
+def test_single_precision_stays_single_like_scipy() -> None:
+    def loss(a, b):
+        x = linalg.solve_triangular(a, b, lower=True)
+        q, r = linalg.qr(a)
+        return np.sum(x * x) + np.sum(linalg.expm(a * 0.1)) + np.sum(r) + np.sum(
+            linalg.lu_factor(a)[0])
+
+    a, b = A3.astype(np.float32), B32.astype(np.float32)
+    value, grads = st.value_and_grad(loss, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(value, loss(a, b), rtol=1e-5)
+    assert grads[0].dtype == np.float32 and grads[1].dtype == np.float32
+    expected = st.grad(loss, wrt=(0, 1))(A3, B32)
+    for g, e in zip(grads, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=2e-3, atol=2e-3)
+
+
 def test_lu_row_indices_are_scipys() -> None:
     def loss(a):
         p, lower, upper = linalg.lu(a, p_indices=True)

@@ -143,8 +143,16 @@ def _solve_upper_jvp(a: Any, b: Any, ta: Any, tb: Any) -> Any:
     return solve_upper(a, tb - np.triu(ta) @ x)
 
 
+def _lapack_dtype(*dtypes: Any) -> np.dtype:
+    """The dtype SciPy's LAPACK wrappers compute in: float32 for single (and half)
+    precision inputs, else float64 (integers included)."""
+    if all(np.dtype(d).kind == "f" and np.dtype(d).itemsize <= 4 for d in dtypes):
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
 def _solve_type(a: Any, b: Any) -> ShapeDtype:
-    return ShapeDtype(b.shape, np.result_type(a.dtype, b.dtype, np.float64))
+    return ShapeDtype(b.shape, _lapack_dtype(a.dtype, b.dtype))
 
 
 # --- matrix functions: Van Loan's block formula ------------------------------------------
@@ -247,7 +255,7 @@ def _qr_jvp(a: Any, t: Any) -> tuple:
 
 def _qr_type(a: Any) -> tuple:
     m, n = a.shape
-    dtype = np.result_type(a.dtype, np.float64)
+    dtype = _lapack_dtype(a.dtype)
     return ShapeDtype((m, n), dtype), ShapeDtype((n, n), dtype)
 
 
@@ -264,7 +272,11 @@ def _signs_type(a: Any, v: Any) -> ShapeDtype:
 
 
 def _square_type(a: Any) -> ShapeDtype:
-    return ShapeDtype(a.shape, np.result_type(a.dtype, np.float64))
+    return ShapeDtype(a.shape, _lapack_dtype(a.dtype))
+
+
+def _logm_type(a: Any) -> ShapeDtype:
+    return ShapeDtype(a.shape, np.float64)
 
 
 def register() -> None:
@@ -273,7 +285,7 @@ def register() -> None:
             (solve_lower, _solve_lower_vjp, _solve_lower_jvp, _solve_type),
             (solve_upper, _solve_upper_vjp, _solve_upper_jvp, _solve_type),
             (expm, _expm_vjp, _expm_jvp, _square_type),
-            (logm, _logm_vjp, _logm_jvp, _square_type),
+            (logm, _logm_vjp, _logm_jvp, _logm_type),
             (lu_packed, _lu_vjp, _lu_jvp, _square_type),
             (qr_reduced, _qr_vjp, _qr_jvp, _qr_type),
             (eigh_signs_lower, _signs_vjp, _signs_jvp, _signs_type),
