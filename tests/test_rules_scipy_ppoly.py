@@ -102,3 +102,13 @@ def test_decreasing_breakpoints_are_a_runtime_error_not_a_misread() -> None:
 
     with pytest.raises(ValueError, match="decreasing breakpoints"):
         st.grad(loss)(np.ones((2, 2)))
+
+
+def test_constant_spline_times_a_runtime_weight() -> None:
+    def loss(w):
+        return np.sum(w * interpolate.CubicSpline(XS, YS)(PTS))
+
+    w = np.arange(4.0)
+    value, grad = st.value_and_grad(loss)(w)
+    np.testing.assert_allclose(value, loss(w), rtol=1e-13)
+    np.testing.assert_allclose(grad, interpolate.CubicSpline(XS, YS)(PTS), rtol=1e-13)

@@ -18,7 +18,10 @@ from .common import Selection, Unsupported, shape_of, static
 
 
 def _evaluate(c: Any, x: Any, xp: Any, dx: Any, extrapolate: Any, out: Any) -> Selection:
-    k, m, _n = shape_of(c, "c")
+    shape = shape_of(c, "c")
+    if len(shape) != 3:
+        raise Unsupported("c must have shape (k, m, n)")
+    k, m, _n = shape
     nu = int(static(dx, "dx"))
     if nu < 0:
         raise Unsupported("Order of derivative cannot be negative")
