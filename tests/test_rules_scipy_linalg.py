@@ -128,6 +128,13 @@ CASES = [
          (N3,)),
     Case("lu_permute_l", lambda a: linalg.lu(a, permute_l=True)[0], (N3,)),
     Case("lu_indices_u", lambda a: linalg.lu(a, p_indices=True)[2], (N3,)),
+    Case("hankel", lambda c: linalg.hankel(c), (B3,)),
+    Case("hankel_rows", lambda c, r: linalg.hankel(c, r), (B3, normal(4))),
+    Case("circulant", lambda c: linalg.circulant(c), (normal(4),)),
+    Case("continuous_lyapunov", lambda a, q: linalg.solve_continuous_lyapunov(a, q),
+         (-A3, normal(3, 3))),
+    Case("discrete_lyapunov", lambda a, q: linalg.solve_discrete_lyapunov(a, q),
+         (0.3 * N3, normal(3, 3))),
     Case("toeplitz", lambda c: linalg.toeplitz(c), (B3,)),
     Case("toeplitz_rows", lambda c, r: linalg.toeplitz(c, r), (B3, normal(4))),
 ]

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import numpy_impl
 from . import scipy_linalg_kernels as kernels
+from .scipy_kernels import solve_sylvester
 
 
 def check_finite(a: Any) -> None:
@@ -287,3 +288,28 @@ def lu(a: Any, eye: Any, permute_l: bool, indices: bool, finite: bool) -> Any:
         return inverse.astype(np.int32), lower, upper
     rows = np.expand_dims(inverse, -1) == np.arange(np.shape(a)[-1])
     return rows.astype(lower.dtype), lower, upper
+
+
+def hankel(c: Any, r: Any, index: Any) -> Any:
+    """``scipy.linalg.hankel(c, r)``: ``out[i, j]`` is ``c[i + j]``, then ``r[i + j - m + 1]``."""
+    return np.concatenate((c, r[1:]))[index]
+
+
+def take(c: Any, index: Any) -> Any:
+    """``c[index]`` (``circulant``: ``index[i, j] = (i - j) % n``)."""
+    return c[index]
+
+
+def continuous_lyapunov(a: Any, q: Any) -> Any:
+    """``scipy.linalg.solve_continuous_lyapunov``: ``a X + X a^T = q``, a Sylvester
+    equation (the kernel with its rules)."""
+    return solve_sylvester(a, np.swapaxes(a, -1, -2), q)
+
+
+def discrete_lyapunov(a: Any, q: Any, eye: Any) -> Any:
+    """``scipy.linalg.solve_discrete_lyapunov``: ``a X a^T - X + q = 0`` solved as
+    ``(I - a (x) a) vec(X) = vec(q)`` (SciPy's direct method; its bilinear one solves
+    the same equation)."""
+    n = np.shape(a)[-1]
+    x = np.linalg.solve(eye - np.kron(a, a), np.reshape(q, (n * n,)))
+    return np.reshape(x, (n, n))

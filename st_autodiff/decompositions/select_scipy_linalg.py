@@ -3,8 +3,8 @@ without derivatives (see ``decompositions/__init__``): ``det``, ``inv``, ``solve
 ``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``, ``expm``, ``logm``,
 ``eigh``/``eigvalsh``, ``svd``/``svdvals``, ``pinv``, ``block_diag``, ``toeplitz``,
 ``solve_banded`` (as the dense system its band describes), ``lu``/``lu_factor``/
-``lu_solve`` (square), ``qr`` (tall or square, without pivoting) and ``lstsq`` (NumPy's,
-with SciPy's default ``cond``).
+``lu_solve`` (square), ``qr`` (tall or square, without pivoting), ``lstsq`` (NumPy's,
+with SciPy's default ``cond``), ``hankel``, ``circulant`` and the Lyapunov solvers.
 
 The rule sits on the public function: the compiler reads ``scipy_linalg_impl`` in its
 place.  Flags (``lower``, ``trans``, ``assume_a``, ``check_finite``, ``overwrite_*``) are
@@ -318,13 +318,58 @@ def _lstsq(a: Any, b: Any, cond: Any = None, overwrite_a: Any = False, overwrite
                         _flag(check_finite, "check_finite"))
 
 
+def _vector_of(v: Any, what: str) -> Any:
+    shape = shape_of(v, what)
+    if len(shape) != 1:
+        raise Unsupported(f"only a 1-d {what} is supported")
+    if dtype_of(v).kind == "c":
+        raise Unsupported(f"complex {what} is not supported")
+    return v if isinstance(v, Node) else np.asarray(v)
+
+
+def _hankel(c: Any, r: Any = None) -> Selection:
+    c = _vector_of(c, "c")
+    m = shape_of(c)[0]
+    if r is None:
+        r = np.zeros(m, dtype=dtype_of(c))
+    r = _vector_of(r, "r")
+    n = shape_of(r)[0]
+    index = np.arange(m)[:, None] + np.arange(n)[None, :]
+    return impl.hankel, (c, r, index)
+
+
+def _circulant(c: Any) -> Selection:
+    c = _vector_of(c, "c")
+    n = shape_of(c)[0]
+    return impl.take, (c, (np.arange(n)[:, None] - np.arange(n)[None, :]) % n)
+
+
+def _solve_continuous_lyapunov(a: Any, q: Any) -> Selection:
+    _plain(a)
+    if shape_of(q, "q") != shape_of(a):
+        raise Unsupported("a and q must be square matrices of the same shape")
+    return impl.continuous_lyapunov, (a, q)
+
+
+def _solve_discrete_lyapunov(a: Any, q: Any, method: Any = None) -> Selection:
+    n = shape_of(a)[-1]
+    _plain(a)
+    if shape_of(q, "q") != (n, n):
+        raise Unsupported("a and q must be square matrices of the same shape")
+    if static(method, "method") not in (None, "direct", "bilinear"):
+        raise Unsupported(f"method must be 'direct' or 'bilinear', not {method!r}")
+    return impl.discrete_lyapunov, (a, q, np.eye(n * n))
+
+
 _NAMES: dict[str, Callable[..., Selection]] = {
     "det": _det, "inv": _inv, "solve": _solve, "solve_triangular": _solve_triangular,
     "cholesky": _cholesky, "cho_factor": _cho_factor, "cho_solve": _cho_solve, "expm": _expm,
     "logm": _logm, "eigh": _eigh, "eigvalsh": _eigvalsh, "svd": _svd, "svdvals": _svdvals,
     "pinv": _pinv, "block_diag": _block_diag, "toeplitz": _toeplitz,
     "solve_banded": _solve_banded, "lu_factor": _lu_factor, "lu": _lu, "lu_solve": _lu_solve,
-    "qr": _qr, "lstsq": _lstsq,
+    "qr": _qr, "lstsq": _lstsq, "hankel": _hankel, "circulant": _circulant,
+    "solve_continuous_lyapunov": _solve_continuous_lyapunov,
+    "solve_discrete_lyapunov": _solve_discrete_lyapunov,
 }
 
 
