@@ -67,6 +67,8 @@ CASES = [
     Case("det", lambda a: linalg.det(a), (N3,)),
     Case("det_no_check", lambda a: linalg.det(a, check_finite=False), (A3,)),
     Case("inv", lambda a: linalg.inv(a), (N3 + 3 * np.eye(3),)),
+    Case("inv_upper_triangular", lambda a: linalg.inv(a, assume_a="upper triangular"),
+         (NONSYM,)),
     Case("inv_sym_lower", lambda a: linalg.inv(a, assume_a="sym", lower=True), (NONSYM,)),
     Case("inv_pos", lambda a: linalg.inv(a, assume_a="pos"), (NONSYM,)),
     Case("solve_vector", lambda a, b: linalg.solve(a, b), (N3 + 3 * np.eye(3), B3)),
@@ -256,6 +258,14 @@ def _pinv_atol(a):
     return np.sum(linalg.pinv(a, atol=0.1))
 
 
+def _inv_symmetric_spelled_out(a):
+    return np.sum(linalg.inv(a, assume_a="symmetric"))  # SciPy's inv knows only 'sym'
+
+
+def _inv_diagonal(a):
+    return np.sum(linalg.inv(a, assume_a="diagonal"))
+
+
 def _wrong_rhs(a):
     return np.sum(linalg.solve(a, np.ones(4)))
 
@@ -323,6 +333,8 @@ def test_lu_row_indices_are_scipys() -> None:
     (_unknown_structure, "skew is not a recognized matrix structure"),
     (_pinv_atol, "atol > 0"),
     (_wrong_rhs, "b must have shape (3,)"),
+    (_inv_diagonal, "assume_a='diagonal') is not supported"),
+    (_inv_symmetric_spelled_out, "'symmetric' is not a recognized matrix structure"),
 ])
 def test_uncovered_uses_are_located_errors(fn, message) -> None:
     with pytest.raises(st.StAutodiffError) as info:

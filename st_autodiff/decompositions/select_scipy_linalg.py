@@ -67,13 +67,19 @@ def _inv(a: Any, overwrite_a: Any = False, check_finite: Any = True, *, assume_a
     kind = static(assume_a, "assume_a")
     if kind in (None, "gen", "general"):
         return impl.inv, (a, finite)
-    if kind in ("sym", "symmetric", "her", "hermitian"):
+    if kind in ("sym", "her"):
         return impl.inv_symmetric, (a, lower, finite)
-    if kind in ("pos", "positive definite"):
-        if len(shape) != 2:
-            raise Unsupported("assume_a='pos' of a stack of matrices is not supported")
-        return impl.inv_positive, (a, np.eye(shape[-1]), lower, finite)
-    raise Unsupported(f"assume_a={kind!r} is not supported (supported: 'gen', 'sym', 'pos')")
+    if kind == "diagonal":  # SciPy 1.17 returns a's off-diagonal entries unchanged
+        raise Unsupported("inv(a, assume_a='diagonal') is not supported (SciPy keeps a's "
+                          "off-diagonal entries in its result); use 1 / np.diagonal(a)")
+    if kind not in ("pos", "upper triangular", "lower triangular"):
+        raise Unsupported(f"{kind!r} is not a recognized matrix structure")
+    if len(shape) != 2:
+        raise Unsupported(f"assume_a={kind!r} of a stack of matrices is not supported")
+    eye = np.eye(shape[-1])
+    if kind == "pos":
+        return impl.inv_positive, (a, eye, lower, finite)
+    return impl.triangular, (a, eye, kind == "lower triangular", False, False, finite)
 
 
 def _solve(a: Any, b: Any, lower: Any = False, overwrite_a: Any = False, overwrite_b: Any = False,
@@ -196,8 +202,9 @@ def _pinv(a: Any, *, atol: Any = None, rtol: Any = None, return_rank: Any = Fals
     if _flag(return_rank, "return_rank"):
         raise Unsupported("return_rank=True is not supported")
     rtol = static(rtol, "rtol")
-    if rtol is None:
-        rtol = max(shape[-2:]) * np.finfo(np.result_type(dtype_of(a), np.float64)).eps
+    if rtol is None:  # the eps of the dtype SciPy computes in
+        single = dtype_of(a).kind == "f" and dtype_of(a).itemsize <= 4
+        rtol = max(shape[-2:]) * np.finfo(np.float32 if single else np.float64).eps
     return numpy_impl.pinv, (a, float(rtol))
 
 
