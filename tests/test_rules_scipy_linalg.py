@@ -47,7 +47,11 @@ def _unit_trans(a, b):
 
 
 def _diagonal(a, b):
-    return linalg.solve(a * np.eye(3) + 2 * np.eye(3), b, assume_a="diagonal")
+    return linalg.solve(a + 3 * np.eye(3), b, assume_a="diagonal")  # off-diagonal unread
+
+
+def _upper_transposed(a, b):
+    return linalg.solve(a, b, assume_a="upper triangular", transposed=True)
 
 
 def _lu_trans(a, b):
@@ -84,6 +88,7 @@ CASES = [
     Case("solve_tridiagonal", lambda a, b: linalg.solve(a, b, assume_a="tridiagonal"),
          (N3 + 3 * np.eye(3), B32)),
     Case("solve_banded_transposed", _banded_transposed, (N3 + 3 * np.eye(3), B3)),
+    Case("solve_upper_triangular_transposed", _upper_transposed, (NONSYM, B32)),
     Case("solve_triangular_lower", lambda a, b: linalg.solve_triangular(a, b, lower=True),
          (NONSYM, B32)),
     Case("solve_triangular_upper_vector", lambda a, b: linalg.solve_triangular(a, b),
