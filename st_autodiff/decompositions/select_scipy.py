@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import scipy_impl as impl
+from . import select_ppoly, select_scipy_linalg
 from .common import (
     NO,
     Node,
@@ -369,7 +370,9 @@ _SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
                      "fftconvolve": _fftconvolve, "oaconvolve": _fftconvolve,
                      "lfilter": _lfilter, "sosfilt": _sosfilt, "filtfilt": _filtfilt,
                      "sosfiltfilt": _sosfiltfilt},
-    "scipy.linalg": {"sqrtm": _sqrtm, "solve_sylvester": _solve_sylvester},
+    "scipy.linalg": {"sqrtm": _sqrtm, "solve_sylvester": _solve_sylvester,
+                     **select_scipy_linalg.names()},
+    "scipy.interpolate._ppoly": select_ppoly.names(),
     "sklearn.metrics.pairwise": {"additive_chi2_kernel": _additive_chi2_kernel,
                                  "chi2_kernel": _chi2_kernel},
 }
