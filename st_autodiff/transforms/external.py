@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Loc
 from ..trees_classes import is_record, record_fields
+from . import generator_contexts
 
 _MUTABLE = (list, dict, set, bytearray)
 _MAX_DEPTH = 4
@@ -61,6 +62,8 @@ class ExternalObjects:
         hit = self._seen.get(id(target))
         if hit is None or hit[0] is not target:
             return
+        if generator_contexts.write_allowed(self, target):
+            return  # restored by the context manager around it (generator_contexts)
         kind = type(target).__name__
         raise UnsupportedSyntaxError(
             f"cannot {action} the {kind} {hit[1]}: it lives outside the function, and Python "

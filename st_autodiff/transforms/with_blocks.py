@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from . import effects, runtime_raises
+from . import effects, generator_contexts, runtime_raises
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -61,6 +61,11 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
     factory, args, kwargs = None, [], {}
     if isinstance(e, cst.Call):
         fn = lw.expr(e.func, scope)
+        if generator_contexts.is_generator_manager(fn):
+            args, kwargs = lw.call_arguments(e, scope)  # type: ignore[attr-defined]
+            generator_contexts.lower(lw, fn, args, kwargs, lambda value: (
+                _bind(lw, item, value, scope), _items(lw, rest, stmt, scope)), scope, e)
+            return
         if _is_known(fn):
             factory = fn
             args, kwargs = lw.call_arguments(e, scope)  # type: ignore[attr-defined]
