@@ -117,22 +117,17 @@ def lower(lw: Lowerer, factory: types.FunctionType, args: list[Any], kwargs: dic
     restoring.append({})
     start = len(lw.b.nodes)
     try:
-        _inline(lw, gen, body, args, kwargs, e)
-    except StaticRaiseError:
-        written = restoring[-1]
-        if any(not _same(t, snap) for t, snap in written.values()):
-            raise _not_restored(lw, e, "an exception raised while compiling ends the with "
-                                "block before the manager restores it") from None
+        _lower_checked(lw, gen, body, args, kwargs, ctx, e)
+    except BaseException:
+        # a refusal (or an exception) leaves the outside dicts as they were before
+        for target, snap in restoring[-1].values():
+            if not _same(target, snap):
+                target.clear()
+                target.update(snap)
         raise
     finally:
-        written = restoring.pop()
+        restoring.pop()
         contexts.pop(id(marker), None)
-    if not ctx.ran:
-        raise lw.fail(f"{gen.__name__}() did not yield: Python raises RuntimeError "
-                      "(generator didn't yield)", e, kind=CompileError)
-    for target, snap in written.values():
-        if not _same(target, snap):
-            raise _not_restored(lw, e, "the manager does not restore it when the block ends")
     raised = tuple(c for c in runtime_raises.classes(ctx.body_nodes) if c not in _ARITHMETIC)
     if under_try and raised:
         after = lw.b.nodes[start:] if lw.b is ctx.builder else []
@@ -147,6 +142,29 @@ def lower(lw: Lowerer, factory: types.FunctionType, args: list[Any], kwargs: dic
                               ctx.body_nodes, raised),
                           e, "move the effects out of the finally block, or the with "
                           "block out of the function", kind=UnsupportedSyntaxError)
+
+
+def _lower_checked(lw: Lowerer, gen: types.FunctionType, body: ParsedFunction,
+                   args: list[Any], kwargs: dict[str, Any], ctx: _Context, e: cst.CSTNode
+                   ) -> None:
+    """Lower the generator around the body; refuse when it leaves an outside dict it
+    wrote into changed."""
+    written = lw.external.restoring[-1]  # type: ignore[attr-defined]
+    try:
+        _inline(lw, gen, body, args, kwargs, e)
+    except StaticRaiseError:
+        if any(not _same(t, snap) for t, snap in written.values()):
+            raise _not_restored(lw, e, "an exception raised while compiling ends the with "
+                                "block before the manager restores it") from None
+        raise
+    if not ctx.ran:
+        raise lw.fail(f"{gen.__name__}() did not yield: Python raises RuntimeError "
+                      "(generator didn't yield)", e, kind=CompileError)
+    for target, snap in written.values():
+        if not _same(target, snap):
+            raise _not_restored(lw, e, "the manager does not restore it when the block ends")
+        for k, v in snap.items():  # the very objects back: the guards compare identity
+            target[k] = v
 
 
 def _in_setup(n: Node, ctx: _Context, after: list[Node]) -> bool:

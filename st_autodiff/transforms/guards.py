@@ -93,7 +93,7 @@ class Guards:
         self._external[id(v)] = v
         if isinstance(v, (list, dict)):
             items = tuple(v.items()) if isinstance(v, dict) else tuple(v)
-            self._add(("items", id(v)), "items", v, items)
+            self._add(("items", id(v)), "items", v, None, items)
             for item in (v.values() if isinstance(v, dict) else v):
                 self.note(item)
         elif isinstance(v, tuple):
@@ -178,6 +178,8 @@ class Guards:
                 ns[f"t{i}"] = type(e)
                 if isinstance(e, types.MethodType):
                     ns[f"f{i}"], ns[f"s{i}"] = e.__func__, e.__self__
+                elif _bound_builtin(e):
+                    ns[f"f{i}"], ns[f"s{i}"] = e.__name__, e.__self__
         return ns
 
     @staticmethod
@@ -200,7 +202,16 @@ class Guards:
             return f"((x := {read}) is e{i} or type(x) is t{i} and x == e{i})"
         if isinstance(e, types.MethodType):
             return f"(getattr(x := {read}, '__func__', _M) is f{i} and x.__self__ is s{i})"
+        if _bound_builtin(e):  # ``d.get``: a new object on every read
+            return (f"(type(x := {read}) is t{i} and x.__self__ is s{i} and "
+                    f"x.__name__ == f{i})")
         return f"{read} is e{i}"
+
+
+def _bound_builtin(v: Any) -> bool:
+    """A C method bound to an object (``d.get``), not a module's function."""
+    return isinstance(v, types.BuiltinMethodType) and not isinstance(
+        getattr(v, "__self__", None), (types.ModuleType, type(None)))
 
 
 def _compile(texts: list[str], ns: dict[str, Any]) -> Callable[[], bool]:
