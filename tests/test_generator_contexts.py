@@ -245,3 +245,58 @@ def test_sklearn_config_context():
     before = sklearn.get_config()
     _check(f)
     assert sklearn.get_config() == before
+
+
+def test_sklearn_config_context_in_a_fresh_thread():
+    """sklearn fills its thread-local config on first use: in a new thread the compiler
+    fills it while compiling, as Python does on the first call."""
+    sklearn = pytest.importorskip("sklearn")
+    import threading
+
+    def f(x):
+        with sklearn.config_context(assume_finite=True):
+            k = 2.0 if sklearn.get_config()["assume_finite"] else 1.0
+            y = np.tanh(x) * k
+        return y.sum()
+    out = {}
+
+    def work():
+        out["grad"] = st.grad(f)(X)
+        out["after"] = sklearn.get_config()["assume_finite"]
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert np.allclose(out["grad"], 2.0 * (1.0 - np.tanh(X) ** 2))
+    assert out["after"] is False
+
+
+def test_generator_raise_after_body_is_static():
+    @contextlib.contextmanager
+    def checked(limit):
+        yield
+        if limit < 0:
+            raise ValueError("negative limit")
+
+    def f(x):
+        with checked(-1):
+            y = x * 2.0
+        return y.sum()
+    with pytest.raises((ValueError, StAutodiffError), match="negative limit"):
+        st.grad(f)(X)
+
+
+def test_finally_with_effects_around_a_may_raise_body_is_refused():
+    @contextlib.contextmanager
+    def noisy():
+        try:
+            yield
+        finally:
+            print("closing")
+
+    def f(a):
+        with noisy():
+            y = np.linalg.inv(a).sum()
+        return y
+    with pytest.raises(StAutodiffError, match="may raise at run time") as err:
+        st.grad(f)(np.eye(2) * 2.0)
+    assert "test_generator_contexts.py" in str(err.value)

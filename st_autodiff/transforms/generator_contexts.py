@@ -16,8 +16,9 @@ it does in Python; a handler the body's runtime nodes could reach is refused the
 (``runtime_raises``), and a ``finally`` after the ``yield`` that has effects at run time
 is refused when the body may raise at run time anything beyond the floating-point and
 memory errors every arithmetic op may raise (compiled code would skip the effects Python
-runs; for those the rule of a ``try`` statement's ``finally`` applies: not refused).  A generator that yields more than once, in a loop, inside an expression
-(``x = yield v``), under a runtime condition, or never, is a located refusal.
+runs; for those the rule of a ``try`` statement's ``finally`` applies: not refused).  A
+generator that yields more than once, in a loop, inside an expression (``x = yield v``),
+under a runtime condition, or never, is a located refusal.
 
 **Restoring writes into outside dicts** (sklearn's ``config_context``).  A write into a
 dict that lives outside the function is normally refused (``external``): Python repeats
@@ -36,6 +37,7 @@ at run time into it, is refused at the ``with``.
 from __future__ import annotations
 
 import contextlib
+import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
-from ..ir.graph import GraphBuilder, Node
+from ..ir.graph import GraphBuilder, Node, holds_node
 from ..ir.ops import Op
 from . import library_errors, runtime_raises
 from .parse import ParsedFunction, parse_function, synthesize
@@ -259,6 +261,23 @@ def _same(target: dict, snap: dict) -> bool:
         if type(w) is not type(v) or not isinstance(v, (bool, int, float, str, bytes,
                                                           type(None))) or w != v:
             return False
+    return True
+
+
+def first_local_write(lw: Lowerer, obj: Any, attr: str, value: Any, e: cst.CSTNode
+                      ) -> bool:
+    """``local.attr = value`` on a ``threading.local`` that lacks ``attr``: a cache filled
+    on first use (sklearn's thread-local config).  Python fills it on the first call in
+    the thread, compiled code while compiling in that thread; later calls find it either
+    way (and the guards on reading it compile again in a thread that lacks it).  The value
+    must be known when compiling; it lives outside the function from then on."""
+    if not isinstance(obj, threading.local) or hasattr(obj, attr):
+        return False
+    if isinstance(value, Node) or holds_node(value):
+        raise lw.fail("a value computed at run time is stored in a thread-local object "
+                      "that lives outside the function", e, kind=UnsupportedSyntaxError)
+    setattr(obj, attr, value)
+    lw.external.mark(value, f"attribute {attr!r} of a threading.local")
     return True
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import threading
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ import numpy as np
 from ..errors import CompileError, NoRuleError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.types import type_module
+from . import generator_contexts
 from .instance_dict import InstanceDict
 
 #: classes implemented in C that are safe to build when compiling from static arguments
@@ -246,6 +248,8 @@ class ObjectLowering:
         """``obj.attr = value`` on a built instance (static values on the instance,
         runtime values in the shadow mapping)."""
         rec = self.built_of(obj)
+        if rec is None and generator_contexts.first_local_write(self, obj, attr, value, e):
+            return  # a thread-local cache filled on first use (generator_contexts)
         if rec is None:
             raise self.fail("attribute writes are supported only on objects built inside "
                             "the differentiated code", e, "compute a new value instead",
@@ -282,7 +286,7 @@ class ObjectLowering:
     def attribute_target(self, target: cst.Attribute, scope: Any) -> Any:
         """The object of an attribute assignment target (refused unless built here)."""
         base = self.expr(target.value, scope)  # type: ignore[attr-defined]
-        if self.built_of(base) is None:
+        if self.built_of(base) is None and not isinstance(base, threading.local):
             raise self.fail("assignment to an attribute is supported only on objects built "
                             "inside the differentiated code", target,
                             "compute a new value instead")
