@@ -300,3 +300,67 @@ def test_finally_with_effects_around_a_may_raise_body_is_refused():
     with pytest.raises(StAutodiffError, match="may raise at run time") as err:
         st.grad(f)(np.eye(2) * 2.0)
     assert "test_generator_contexts.py" in str(err.value)
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    @contextlib.contextmanager
+    def scaled(self, extra):
+        print("open", self.k)
+        yield self.k * extra
+        print("close", self.k)
+
+
+def test_method_context_manager_and_runtime_yield(capsys):
+    s = Scaler(3.0)
+
+    def f(x):
+        with s.scaled(x) as v:
+            y = np.sin(v) * x
+        return y.sum()
+    _check(f)
+    capsys.readouterr()
+    st.grad(f)(X)
+    assert capsys.readouterr().out.split() == ["open", "3.0", "close", "3.0"]
+
+
+def test_errstate_inside_the_generator_covers_the_body():
+    @contextlib.contextmanager
+    def quiet(x):
+        with np.errstate(divide="ignore"):
+            yield x * 2.0
+
+    def f(x):
+        with quiet(x) as v:
+            y = np.log(v * v)
+        return y.sum()
+    _check(f)
+    assert np.allclose(st.grad(f)(X), 2.0 / X)
+
+
+def test_generator_that_does_not_yield_is_refused():
+    @contextlib.contextmanager
+    def never(flag):
+        if flag:
+            yield
+
+    def f(x):
+        with never(False):
+            y = x * 2.0
+        return y.sum()
+    with pytest.raises(StAutodiffError, match="did not yield"):
+        st.grad(f)(X)
+
+
+def test_outside_dict_write_under_runtime_condition_is_refused():
+    def f(x):
+        with config(scale=2.0):
+            if x.sum() > 0:
+                CONFIG["scale"] = 5.0
+            y = _scaled(x)
+        return y.sum()
+    with pytest.raises(StAutodiffError, match="lives outside the function"):
+        st.grad(f)(X)
+    assert CONFIG == {"scale": 1.0}

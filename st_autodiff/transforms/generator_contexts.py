@@ -31,7 +31,9 @@ outside the ``with`` both see the same dict, and inside it every read of the dic
 while compiling (its contents are static), so what the body computed from it is folded
 into the compiled code.  The dict is then unchanged between calls, so the guards on it
 (``guards``) hold.  A context that does not restore the dict, or stores a value computed
-at run time into it, is refused at the ``with``.
+at run time into it, is refused at the ``with``; a write under a condition or loop on
+runtime data stays refused (both sides of a branch are lowered, so one side's write would
+be seen by the other).  A refusal puts the dict back as it was.
 """
 
 from __future__ import annotations
@@ -72,7 +74,10 @@ _ARITHMETIC = (ArithmeticError, MemoryError, RuntimeWarning)
 
 
 def is_generator_manager(fn: Any) -> bool:
-    """Whether ``fn`` is a function decorated with ``contextlib.contextmanager``."""
+    """Whether ``fn`` is a function decorated with ``contextlib.contextmanager`` (or such
+    a function bound to an object: a method)."""
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
     return isinstance(fn, types.FunctionType) and fn.__code__ is _HELPER and isinstance(
         getattr(fn, "__wrapped__", None), types.FunctionType)
 
@@ -96,9 +101,11 @@ class _Context:
     body_nodes: list[Node] = field(default_factory=list)
 
 
-def lower(lw: Lowerer, factory: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
+def lower(lw: Lowerer, factory: Any, args: list[Any], kwargs: dict[str, Any],
           run_body: Callable[[Any], None], scope: Scope, e: cst.CSTNode) -> None:
     """Lower ``with factory(*args, **kwargs) as v: body`` (see the module docstring)."""
+    if isinstance(factory, types.MethodType):  # a method: the object is the first argument
+        factory, args = factory.__func__, [factory.__self__, *args]  # type: ignore[assignment]
     gen = factory.__wrapped__  # type: ignore[attr-defined]
     parsed = parse_function(gen)
     yield_stmt, yield_node, under_try = _the_yield(lw, parsed, e)
@@ -117,6 +124,8 @@ def lower(lw: Lowerer, factory: types.FunctionType, args: list[Any], kwargs: dic
     ext = lw.external
     restoring: list[dict[int, tuple[dict, dict]]] = ext.__dict__.setdefault("restoring", [])
     restoring.append({})
+    places = ext.__dict__.setdefault("restoring_at", [])
+    places.append((lw, lw.b))
     start = len(lw.b.nodes)
     try:
         _lower_checked(lw, gen, body, args, kwargs, ctx, e)
@@ -129,6 +138,7 @@ def lower(lw: Lowerer, factory: types.FunctionType, args: list[Any], kwargs: dic
         raise
     finally:
         restoring.pop()
+        places.pop()
         contexts.pop(id(marker), None)
     raised = tuple(c for c in runtime_raises.classes(ctx.body_nodes) if c not in _ARITHMETIC)
     if under_try and raised:
@@ -241,9 +251,14 @@ def _static_values(lw: Lowerer, target: dict, ctx: _Context) -> None:
 
 def write_allowed(external: Any, target: Any) -> bool:
     """Whether a write into the outside container ``target`` is accepted: a dict, inside
-    a generator context (which checks at its end that the dict is restored)."""
+    a generator context (which checks at its end that the dict is restored), not under a
+    condition or loop on runtime data (both sides of a branch are lowered: a write on one
+    would be seen by the other while compiling)."""
     restoring = external.__dict__.get("restoring")
     if not restoring or type(target) is not dict:
+        return False
+    lw, builder = external.__dict__["restoring_at"][-1]
+    if lw.b is not builder:  # under a runtime condition or in a loop region: refused
         return False
     for level in restoring:
         level.setdefault(id(target), (target, dict(target)))
