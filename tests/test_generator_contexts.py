@@ -364,3 +364,23 @@ def test_outside_dict_write_under_runtime_condition_is_refused():
     with pytest.raises(StAutodiffError, match="lives outside the function"):
         st.grad(f)(X)
     assert CONFIG == {"scale": 1.0}
+
+
+TABLE = {"k": 2.0}
+
+
+def test_outside_dict_guards_hit_and_see_changes():
+    """The items guard of an outside dict (and ``d.get``) holds while the dict is
+    unchanged (no compile per call) and fails when an item changes."""
+    def f(x):
+        return (x * TABLE.get("k")).sum()
+    g = st.grad(f)
+    g(X)
+    g(X)
+    assert "1 specialisation" in str(g.cache_info())
+    TABLE["k"] = 3.0
+    try:
+        assert np.allclose(g(X), 3.0)
+        assert "2 specialisation" in str(g.cache_info())
+    finally:
+        TABLE["k"] = 2.0
