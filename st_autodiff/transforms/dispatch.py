@@ -214,7 +214,7 @@ def _scalar(lw: Lowerer, x: Any, e: cst.CSTNode, what: str) -> Any:
     to hold more than one element is Python's ``TypeError``/``ValueError``, located."""
     t = x.type if isinstance(x, Node) else None
     if t is None or t.shape is None or len(t.shape) == 0:
-        return x
+        return _python_number(lw, x, e, what)
     if what == "float()" and not _FLOAT_OF_ND:
         raise lw.fail(f"float() of an array of rank {len(t.shape)}: NumPy {np.__version__} "
                       "converts only 0-dimensional arrays", e, "use x.item() or index "
@@ -222,7 +222,22 @@ def _scalar(lw: Lowerer, x: Any, e: cst.CSTNode, what: str) -> Any:
     if any(isinstance(d, int) and d != 1 for d in t.shape):
         raise lw.fail(f"{what} needs an array of one element; this one has shape "
                       f"{tuple(t.shape)}", e, kind=CompileError)
-    return emit_call(lw, Op.RESHAPE, [x, ()], {}, e, what)
+    return _python_number(lw, emit_call(lw, Op.RESHAPE, [x, ()], {}, e, what), e, what)
+
+
+def _python_number(lw: Lowerer, x: Any, e: cst.CSTNode, what: str) -> Any:
+    """``x`` in the precision of the Python number ``float(x)``/``x.item()`` gives: a
+    double.  ``float(i)`` of an int prints ``0.0``, and ``float(x32[0]) * 0.1`` computes in
+    float64, so an int, bool or float32 value is cast (``x.item()`` keeps ints and bools)."""
+    t = x.type if isinstance(x, Node) else None
+    if t is None or t.dtype == "float64" or (t.dtype is None and t.kind not in ("int", "bool")):
+        return x
+    if t.dtype is None:  # a Python int or bool: Python's float, as int * 1.0 rounds it
+        return lw.emit(Op.MUL, [x, 1.0], None, e) if what == "float()" else x
+    kind = np.dtype(t.dtype).kind
+    if kind == "c" or (what != "float()" and kind != "f"):
+        return x
+    return emit_call(lw, Op.ASTYPE, [x], {"dtype": np.float64}, e, what)
 
 
 def _decomposed(lw: Lowerer, fn: Any, select: Any, args: list[Any], kwargs: dict[str, Any],
