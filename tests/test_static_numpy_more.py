@@ -78,3 +78,136 @@ def ifexp_and_filter(x):
                                np.array([0.4, 1e-7])])
 def test_runtime_ifexp_in_comprehension(f, x):
     _check(f, x)
+
+
+# --- a condition on constants only (a global array's values) is decided while compiling --
+
+G = np.array([0.0, 1.0, 2.0])
+GUARDED = np.array([[1.0, 0.5], [1.0, -0.5], [1.0, 2.0]])
+
+
+class Holder:
+    """A plain object whose attributes a branch sets."""
+
+
+def attribute_set_in_constant_branch(x):
+    h = Holder()
+    if np.all(G >= 0):
+        h.k = 1.0
+    else:
+        h.k = "negative"  # another type: a runtime if could not carry it
+    return np.sum(x) * h.k
+
+
+def constant_column_index(x):
+    h = Holder()
+    hi, lo = np.max(GUARDED, axis=0), np.min(GUARDED, axis=0)
+    idx = np.where(hi == lo)[0].squeeze()
+    if GUARDED[:, idx].mean() != 0:
+        h.const_idx = int(idx)
+    else:
+        h.const_idx = None
+    return np.sum(x[: h.const_idx + 2] ** 2) if h.const_idx is not None else np.sum(x)
+
+
+def constant_ifexp(x):
+    scale = [1.0] if G.sum() > 2 else (2.0, 3.0)
+    return np.sum(x * scale[0])
+
+
+@pytest.mark.parametrize("f", [attribute_set_in_constant_branch, constant_column_index,
+                               constant_ifexp])
+def test_constant_condition(f):
+    _check(f, np.array([0.3, -1.2, 0.7]))
+
+
+def test_constant_condition_guarded():
+    """The fold reads the global's contents: after it changes, the branch follows it."""
+    g = st.value_and_grad(attribute_set_in_constant_branch)
+    x = np.array([0.3, -1.2, 0.7])
+    np.testing.assert_allclose(g(x)[1], np.ones(3))
+    try:
+        G[0] = -1.0
+        with pytest.raises(TypeError):
+            attribute_set_in_constant_branch(x)  # Python: float * str
+        with pytest.raises(Exception, match="multiply"):
+            g(x)
+        G[0] = 0.5
+        np.testing.assert_allclose(g(x)[1], np.ones(3))
+    finally:
+        G[0] = 0.0
+    np.testing.assert_allclose(g(x)[1], np.ones(3))
+
+
+def test_runtime_condition_stays_runtime():
+    """A condition on an argument is still a runtime branch (both sides compiled)."""
+
+    def f(x):
+        return np.sum(x) * (2.0 if np.all(x + G > 0) else 3.0)
+
+    g = st.grad(f)
+    np.testing.assert_allclose(g(np.array([1.0, 1.0, 1.0])), 2.0 * np.ones(3))
+    np.testing.assert_allclose(g(np.array([-1.0, 1.0, 1.0])), 3.0 * np.ones(3))
+
+
+# --- iterating a dict: its keys, as Python does ----------------------------------------
+
+
+def dict_keys_loop(x):
+    d = {"a": 1.0, "b": 2.0}
+    s = 0.0
+    for k in d:
+        s = s + d[k] * x
+    return np.sum(s)
+
+
+def _scaled(x, **kw):
+    s = x
+    for k in kw:
+        s = s * kw[k]
+    return np.sum(s)
+
+
+def kwargs_loop(x):
+    return _scaled(x, a=2.0, b=x[0]) + _scaled(x)
+
+
+@pytest.mark.parametrize("f", [dict_keys_loop, kwargs_loop])
+def test_dict_iteration(f):
+    _check(f, np.array([0.3, -1.2, 0.7]))
+
+
+def test_dict_changed_while_iterated_is_refused():
+    def f(x):
+        d = {"a": 1.0}
+        for k in d:
+            d[k + "x"] = 2.0
+        return np.sum(x)
+
+    with pytest.raises(RuntimeError):
+        f(np.ones(2))
+    with pytest.raises(st.StAutodiffError, match="changed size during iteration") as info:
+        st.grad(f)(np.ones(2))
+    assert "test_static_numpy_more.py" in str(info.value)
+
+
+# --- obj.__dict__.pop of an object built inside -------------------------------------------
+
+
+class Built:
+    def __init__(self, w):
+        self.w = w
+        self.extra = 2.0
+
+    def take(self):
+        return self.__dict__.pop("extra"), self.__dict__.pop("missing", 5.0)
+
+
+def instance_dict_pop(x):
+    b = Built(x)
+    extra, missing = b.take()
+    return np.sum(b.w * extra * missing) + float(hasattr(b, "extra"))
+
+
+def test_instance_dict_pop():
+    _check(instance_dict_pop, np.array([0.3, -1.2, 0.7]))

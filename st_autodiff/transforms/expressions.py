@@ -32,6 +32,7 @@ from . import (
     numpy_keywords,
     small_ops,
     static_calls,
+    static_conditions,
     static_format,
     static_numpy,
     static_numpy_calls,
@@ -159,6 +160,9 @@ class ExpressionLowering:
         # Python's truth value (a list's length; an array must have one element), never
         # NumPy's elementwise choice
         cond = self.condition(cond, e.test)  # type: ignore[attr-defined]
+        cond = static_conditions.fold(self, cond, e.test)  # type: ignore[arg-type]
+        if not isinstance(cond, Node):
+            return self.expr(e.body if cond else e.orelse, scope)
         # a branch, as Python runs it: only the side taken is computed, so the other
         # side's NaN or error (np.sqrt(x) if x > 0 else 0.0) never reaches the gradient
         # (a np.where would give 0 * nan there)

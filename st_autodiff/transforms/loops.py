@@ -47,6 +47,14 @@ class LoopLowering:
 
     def for_items(self, stmt: cst.For, it: Any, scope: Scope) -> None:
         """A ``for`` over the evaluated iterable ``it``: unrolled or a loop region."""
+        if type(it) is dict:  # its keys, in order; Python refuses a change of them meanwhile
+            keys = list(it)
+            self.unroll(stmt, keys, scope)
+            if list(it) != keys:
+                raise self.fail("RuntimeError: dictionary changed size during iteration",
+                                stmt.iter, "iterate over list(d) to change d in the loop",
+                                kind=CompileError)
+            return
         it = self.tuple_items(small_ops.as_items(it), stmt.iter)
         streams = self.streams(it, stmt.iter)
         if streams is None:  # a Python list or tuple: unroll
