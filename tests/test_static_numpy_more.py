@@ -211,3 +211,79 @@ def instance_dict_pop(x):
 
 def test_instance_dict_pop():
     _check(instance_dict_pop, np.array([0.3, -1.2, 0.7]))
+
+
+# --- a for over a static range whose body reads static values only runs while compiling --
+
+
+def paired_sections(x):
+    """butter's zpk2sos: complex static roots paired section by section, written into a
+    static array, then used with the argument."""
+    p = np.array([0.5 + 0.3j, 0.5 - 0.3j, -0.2 + 0.1j, -0.2 - 0.1j])
+    sos = np.zeros((2, 3))
+
+    def worst(v):
+        return np.argmin(np.abs(1 - np.abs(v)))
+
+    for si in range(1, -1, -1):
+        i = worst(p)
+        p1 = p[i]
+        p = np.delete(p, i)
+        j = np.argmin(np.abs(p - p1.conj()))
+        p2 = p[j]
+        p = np.delete(p, j)
+        sos[si] = np.real(np.poly([p1, p2]))
+    return np.sum((sos @ x[:3]) ** 2)
+
+
+def static_writes_in_loop(x):
+    w = np.zeros(4)
+    for k in range(4):
+        w[k] = k * k + 1
+    return np.sum(x[:4] * w)
+
+
+def rebound_complex(x):
+    z = np.array([1 + 1j, 2 - 1j])
+    for _ in range(3):
+        z = z * 1j + 0.5
+    return np.sum(x[:2] * np.real(z)) + np.sum(x[2:] * np.imag(z[0]))
+
+
+def runtime_read_stays_a_loop(x):
+    w = np.ones(2)
+    for k in range(3):
+        w = w * x[:2] + k
+    return np.sum(w)
+
+
+@pytest.mark.parametrize("f", [paired_sections, static_writes_in_loop, rebound_complex,
+                               runtime_read_stays_a_loop])
+def test_static_for_loop(f):
+    _check(f, np.array([0.3, -1.2, 0.7, 0.4]))
+
+
+def test_long_static_loop_is_not_unrolled():
+    """Past the bound the loop is a region: its complex carried array is a located
+    refusal, not thousands of copies of the body."""
+
+    def f(x):
+        z = np.array([1 + 1j])
+        for _ in range(1000):
+            z = z * 0.999
+        return np.sum(x * np.real(z))
+
+    with pytest.raises(st.StAutodiffError) as info:
+        st.grad(f)(np.ones(2))
+    assert "test_static_numpy_more.py" in str(info.value)
+
+
+def test_sosfilt_matches_scipy():
+    signal = pytest.importorskip("scipy.signal")
+    x = np.sin(np.linspace(0.0, 3.0, 9))
+
+    def f(v):
+        sos = signal.butter(2, 0.3, output="sos")
+        return np.sum(signal.sosfilt(sos, v) ** 2)
+
+    _check(f, x)

@@ -24,7 +24,7 @@ from ..ir.types import Type
 from . import small_ops
 from .aliasing import first_append
 from .lists import Appender, TupleList
-from .loop_objects import UNROLL_OBJECTS, carries_objects
+from .loop_objects import UNROLL_OBJECTS, UNROLL_STATIC, carries_objects, static_only
 from .parse import synthetic_origin
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
 from .static_while import UNROLL_INDICES, carries_indices, run_static_while
@@ -75,6 +75,9 @@ class LoopLowering:
         if runs is not None and len(runs) <= UNROLL_OBJECTS and carries_objects(
                 self, stmt, scope):
             self.unroll(stmt, list(runs), scope)  # p = poly1d(...); p += ... per trip
+            return
+        if runs is not None and len(runs) <= UNROLL_STATIC and static_only(self, stmt, scope):
+            self.unroll(stmt, list(runs), scope)  # static values only: Python's own trips
             return
         small_ops.refuse_for_else(self, stmt)
         self.loop(stmt, scope, streams)
