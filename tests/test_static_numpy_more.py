@@ -287,3 +287,58 @@ def test_sosfilt_matches_scipy():
         return np.sum(signal.sosfilt(sos, v) ** 2)
 
     _check(f, x)
+
+
+# --- setattr on an object built inside; its own lists ------------------------------------
+
+
+class SetsByName:
+    def __init__(self, w):
+        for key, value in {"w": w * 2, "scale": 3.0}.items():
+            setattr(self, key, value)
+        self.names = []
+        self.names.extend(["w", "scale"])
+
+
+def setattr_built(x):
+    s = SetsByName(x)
+    return np.sum(getattr(s, s.names[0]) * s.scale) + len(s.names)
+
+
+class DefaultList:
+    def __init__(self, names=[]):  # noqa: B006  (Python's shared default, on purpose)
+        self.names = names
+        self.names.append("w")
+
+
+def getattr_runtime_attribute(x):
+    s = SetsByName(x)
+    return np.sum(getattr(s, "w")) + getattr(s, "missing", 1.5)  # noqa: B009
+
+
+def test_setattr_on_built_object():
+    _check(setattr_built, np.array([0.3, -1.2, 0.7]))
+    _check(getattr_runtime_attribute, np.array([0.3, -1.2, 0.7]))
+
+
+def test_default_list_on_object_still_refused():
+    """A mutable default stored on the object lives outside the call: appending to it
+    stays a located refusal (Python changes it on every call)."""
+
+    def f(x):
+        return np.sum(x) * len(DefaultList().names)
+
+    with pytest.raises(st.StAutodiffError, match="lives outside the function"):
+        st.grad(f)(np.ones(2))
+
+
+def test_setattr_in_runtime_branch_refused():
+    def f(x):
+        s = SetsByName(x)
+        if np.sum(x) > 0:
+            setattr(s, "scale", x[0])  # noqa: B010  (setattr itself is under test)
+        return np.sum(s.w * s.scale)
+
+    with pytest.raises(st.StAutodiffError, match="branch taken at run time") as info:
+        st.grad(f)(np.ones(2))
+    assert "test_static_numpy_more.py" in str(info.value)
