@@ -342,3 +342,58 @@ def test_setattr_in_runtime_branch_refused():
     with pytest.raises(st.StAutodiffError, match="branch taken at run time") as info:
         st.grad(f)(np.ones(2))
     assert "test_static_numpy_more.py" in str(info.value)
+
+
+# --- NumPy calls without an op of their own on arrays read from outside -------------------
+
+LABELS = np.array([1, -1, -1, 1, 1])
+
+
+def unique_of_global(x):
+    classes = np.unique(LABELS)
+    return np.sum(x) * classes.size + np.sum(x[: len(classes)])
+
+
+def unique_counts_of_global(x):
+    values, counts = np.unique(LABELS, return_counts=True)
+    return np.sum(x[: counts.max()] * values[-1])
+
+
+def masked_size_of_global(x):
+    return np.sum(x) * LABELS[LABELS > 0].size
+
+
+@pytest.mark.parametrize("f", [unique_of_global, unique_counts_of_global,
+                               masked_size_of_global])
+def test_numpy_call_on_global(f):
+    _check(f, np.array([0.3, -1.2, 0.7, 0.4]))
+
+
+def test_numpy_call_on_global_guarded():
+    g = st.grad(unique_of_global)
+    x = np.array([0.3, -1.2, 0.7, 0.4])
+    np.testing.assert_allclose(g(x), [3.0, 3.0, 2.0, 2.0])
+    try:
+        LABELS[1] = 0
+        np.testing.assert_allclose(g(x), [4.0, 4.0, 4.0, 3.0])
+    finally:
+        LABELS[1] = -1
+    np.testing.assert_allclose(g(x), [3.0, 3.0, 2.0, 2.0])
+
+
+# --- NumPy integers folded while compiling, in indices and constants of generated code -----
+
+
+def numpy_int_slice_bound(x):
+    n = np.array([1, 3, 2]).max()  # np.int64: generated code has no ``np``
+    return np.sum(x[:n] ** 2) + np.sum(x[[n, 0]])
+
+
+def numpy_int_constant(x):
+    k = np.array([2, 5]).min()
+    return np.sum(x * k) + np.sum(x[k:])
+
+
+@pytest.mark.parametrize("f", [numpy_int_slice_bound, numpy_int_constant])
+def test_numpy_integer_in_generated_code(f):
+    _check(f, np.array([0.3, -1.2, 0.7, 0.4]))

@@ -346,6 +346,10 @@ class ExpressionLowering:
             return effects.object_attribute(self, x, attr, e)
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
+        if attr in ("ndim", "size", "shape") and (t is None or t.shape is None or None in t.shape):
+            known = static_conditions.constant_example(self, x)  # of constants only
+            if known is not None:
+                return getattr(np.asarray(known), attr)
         if attr == "shape":
             shape = static_queries.known_shape(x)
             return shape if shape is not None else self.emit(Op.SHAPE, [x], None, e)

@@ -56,6 +56,20 @@ def fold(lw: Lowerer, cond: Any, where: cst.CSTNode) -> Any:
     return bool(value)
 
 
+def constant_example(lw: Lowerer, node: Node) -> Any:
+    """The value of ``node`` when it is computed from constants only (its shape then
+    known while compiling: ``np.unique(K).size``), guarded as ``fold`` guards; else None."""
+    arrays = _constant_arrays(lw, node)
+    if arrays is None or sum(a.size for a in arrays) > MAX_GUARDED or lw.b.is_abstract(node):
+        return None
+    value = lw.example(node)
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return None
+    for a in arrays:
+        lw.guards.array_contents(a)
+    return value
+
+
 def _constant_arrays(lw: Lowerer, node: Node) -> list[np.ndarray] | None:
     """The ndarrays of the constants ``node`` is computed from, or None when it depends on
     anything else (an argument, a region's value, an opaque call)."""
