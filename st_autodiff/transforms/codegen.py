@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .. import trees
 from ..ir.graph import Graph, Node, index_may_repeat, is_multi
 from ..ir.names import Namespace
@@ -311,8 +313,8 @@ class _Writer(RegionWriter):
                         return f"slice({a}, {b}, {c})"
                     return f"{a or ''}:{b or ''}" + (f":{c}" if c else "")
                 if e[0] == "list":
-                    return repr(list(e[1]))
-            return "..." if e is Ellipsis else repr(e)
+                    return repr([_plain_index(v) for v in e[1]])
+            return "..." if e is Ellipsis else repr(_plain_index(e))
 
         parts = [part(e, True) for e in index]
         if as_tuple:
@@ -592,6 +594,12 @@ def _equal(a: Any, b: Any) -> bool:
         return False
 
 
+def _plain_index(v: Any) -> Any:
+    """A NumPy integer in an index as the Python int it indexes as (``a[np.int64(3)]`` is
+    ``a[3]``): generated code has no ``np``."""
+    return int(v) if isinstance(v, np.integer) else bool(v) if isinstance(v, np.bool_) else v
+
+
 def literal(v: Any) -> str:
     """Python source for a constant (floats keep their weak Python type)."""
     if isinstance(v, float) and type(v) is not float and hasattr(v, "dtype"):
@@ -604,6 +612,8 @@ def literal(v: Any) -> str:
         return repr(v)
     if v is Ellipsis:
         return "..."
+    if isinstance(v, (np.integer, np.bool_)):  # a NumPy scalar folded while compiling
+        return f"xp.{v.dtype.name}({v.item()!r})"
     if isinstance(v, tuple):
         items = [literal(x) for x in v]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"

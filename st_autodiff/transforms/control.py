@@ -29,7 +29,7 @@ from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import type_module
-from . import aliases, small_ops, static_stmts
+from . import aliases, small_ops, static_conditions, static_stmts
 from .list_arguments import ufunc_list_arguments
 from .lists import Appender, ListLowering, TupleList
 from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
@@ -266,6 +266,7 @@ class ControlLowering(LoopLowering, ListLowering):
 
     def if_statement(self, stmt: cst.If, scope: Scope) -> None:
         cond = self.condition(self.expr(stmt.test, scope), stmt.test)
+        cond = static_conditions.fold(self, cond, stmt.test)  # constants only: decided now
         orelse = stmt.orelse
         if isinstance(orelse, cst.If):
             other: Any = [orelse]

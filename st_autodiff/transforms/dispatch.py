@@ -450,6 +450,8 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.to_node(np.array(value, dtype=dtype, ndmin=ndmin), e)
     node = lw.to_node(list(value) if isinstance(value, tuple) else value, e)  # rows, as
     if dtype is not None:  # NumPy reads a tuple as it reads a list
+        if node.type is not None and node.type.kind in ("int", "float", "bool"):
+            node = lw.emit(Op.ASARRAY, [node], None, e)  # a Python number has no .astype
         node = lw.emit(Op.ASTYPE, [node], {"dtype": dtype}, e)
         scalar_kinds.unknown(lw, node)  # not s.astype(d): an ndarray (mark_ndarray below)
     elif not isinstance(value, (list, tuple)):

@@ -32,6 +32,7 @@ from . import (
     numpy_keywords,
     small_ops,
     static_calls,
+    static_conditions,
     static_format,
     static_numpy,
     static_numpy_calls,
@@ -159,6 +160,9 @@ class ExpressionLowering:
         # Python's truth value (a list's length; an array must have one element), never
         # NumPy's elementwise choice
         cond = self.condition(cond, e.test)  # type: ignore[attr-defined]
+        cond = static_conditions.fold(self, cond, e.test)  # type: ignore[arg-type]
+        if not isinstance(cond, Node):
+            return self.expr(e.body if cond else e.orelse, scope)
         # a branch, as Python runs it: only the side taken is computed, so the other
         # side's NaN or error (np.sqrt(x) if x > 0 else 0.0) never reaches the gradient
         # (a np.where would give 0 * nan there)
@@ -342,6 +346,10 @@ class ExpressionLowering:
             return effects.object_attribute(self, x, attr, e)
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
+        if attr in ("ndim", "size", "shape") and (t is None or t.shape is None or None in t.shape):
+            known = static_conditions.constant_example(self, x)  # of constants only
+            if known is not None:
+                return getattr(np.asarray(known), attr)
         if attr == "shape":
             shape = static_queries.known_shape(x)
             return shape if shape is not None else self.emit(Op.SHAPE, [x], None, e)

@@ -55,6 +55,11 @@ class ExternalObjects:
             elif is_record(v):  # a dataclass argument's fields
                 stack.extend((getattr(v, n), depth + 1) for n in record_fields(v) or ())
 
+    def holds(self, value: Any) -> bool:
+        """Whether ``value`` was marked as living outside the function."""
+        hit = self._seen.get(id(value))
+        return hit is not None and hit[0] is value
+
     def check_write(self, target: Any, action: str, loc: Loc | None) -> None:
         """Refuse ``action`` (``"append to"``, ``"write into"`` …) on an outside container."""
         if not getattr(target, "hidden", False):  # a comprehension's own list is not

@@ -89,6 +89,27 @@ class InstanceDict:
         """Lowered by ``call``."""
         raise NotImplementedError
 
+    def pop(self, *args: Any) -> Any:
+        """Lowered by ``call``."""
+        raise NotImplementedError
+
+    def _pop(self, args: list[Any], e: cst.CSTNode) -> Any:
+        """``obj.__dict__.pop(key[, default])``: the attribute's value, and it is gone."""
+        key = args[0]
+        if key not in self:
+            if len(args) == 2:
+                return args[1]
+            raise self.lw.fail(f"KeyError: {key!r}", e, kind=CompileError)
+        rec = self.lw.built_of(self.obj)
+        if self.lw.b is not rec.builder:
+            raise self.lw.fail(f"the attribute {key!r} of a {type(self.obj).__qualname__} is "
+                               "removed inside a loop, or a branch taken at run time", e,
+                               "remove it after the loop or branch")
+        value = self[key]
+        rec.runtime.pop(key, None)
+        del self._own()[key]
+        return value
+
     def call(self, name: str, args: list[Any], kwargs: dict[str, Any], e: cst.CSTNode) -> Any:
         """A method call on the instance dict (``update``, ``setdefault`` write through
         ``set``; the reads above run as Python runs them)."""
@@ -103,6 +124,8 @@ class InstanceDict:
             if args[0] not in self:
                 self.set(args[0], args[1] if len(args) == 2 else None, e)
             return self[args[0]]
+        if name == "pop" and 1 <= len(args) <= 2 and not kwargs:
+            return self._pop(args, e)
         if name in ("get", "keys", "values", "items", "__contains__", "__getitem__"):
             try:
                 return getattr(self, name)(*args, **kwargs)

@@ -24,7 +24,7 @@ from ..ir.types import Type
 from . import small_ops
 from .aliasing import first_append
 from .lists import Appender, TupleList
-from .loop_objects import UNROLL_OBJECTS, carries_objects
+from .loop_objects import UNROLL_OBJECTS, UNROLL_STATIC, carries_objects, static_only
 from .parse import synthetic_origin
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
 from .static_while import UNROLL_INDICES, carries_indices, run_static_while
@@ -47,6 +47,14 @@ class LoopLowering:
 
     def for_items(self, stmt: cst.For, it: Any, scope: Scope) -> None:
         """A ``for`` over the evaluated iterable ``it``: unrolled or a loop region."""
+        if type(it) is dict:  # its keys, in order; Python refuses a change of them meanwhile
+            keys = list(it)
+            self.unroll(stmt, keys, scope)
+            if list(it) != keys:
+                raise self.fail("RuntimeError: dictionary changed size during iteration",
+                                stmt.iter, "iterate over list(d) to change d in the loop",
+                                kind=CompileError)
+            return
         it = self.tuple_items(small_ops.as_items(it), stmt.iter)
         streams = self.streams(it, stmt.iter)
         if streams is None:  # a Python list or tuple: unroll
@@ -67,6 +75,9 @@ class LoopLowering:
         if runs is not None and len(runs) <= UNROLL_OBJECTS and carries_objects(
                 self, stmt, scope):
             self.unroll(stmt, list(runs), scope)  # p = poly1d(...); p += ... per trip
+            return
+        if runs is not None and len(runs) <= UNROLL_STATIC and static_only(self, stmt, scope):
+            self.unroll(stmt, list(runs), scope)  # static values only: Python's own trips
             return
         small_ops.refuse_for_else(self, stmt)
         self.loop(stmt, scope, streams)

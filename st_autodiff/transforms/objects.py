@@ -210,7 +210,10 @@ class ObjectLowering:
                 raise self.fail(f"{type(obj).__name__} object has no attribute {attr!r}", e,
                                 kind=CompileError)
             return self._descriptor(obj, attr, found, owner, e)
-        return self.const_of_global(attr, own[attr])
+        value = own[attr]
+        if type(value) in (list, dict) and not self.external.holds(value):
+            return value  # a container the compile made and stored on its own object
+        return self.const_of_global(attr, value)
 
     def _descriptor(self, obj: Any, attr: str, found: Any, owner: type,
                     e: cst.CSTNode) -> Any:
@@ -342,6 +345,10 @@ class ObjectLowering:
                 return fn(*args, **kwargs)
             except Exception as exc:
                 raise self.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+        if fn is setattr and len(args) == 3 and not kwargs and isinstance(args[1], str) and \
+                self.built_of(args[0]) is not None:
+            self.set_attribute(args[0], args[1], args[2], e)  # as ``obj.name = value``
+            return None
         if fn is getattr and args and self.built_of(args[0]) is not None and \
                 len(args) in (2, 3) and isinstance(args[1], str):
             try:

@@ -127,8 +127,8 @@ def copy_value(v: Any) -> Any:
         return set(v)
     if isinstance(v, dict):
         return dict(v)
-    if isinstance(v, list):
-        return list(v)
+    if isinstance(v, list):  # a comprehension's own list stays one (``_same`` after the if)
+        return type(v)(v) if getattr(type(v), "hidden", False) else list(v)
     return v
 
 

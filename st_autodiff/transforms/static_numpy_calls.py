@@ -147,6 +147,10 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
     statics = has_static(values)
     if not statics and not _numpy_callable(fn):
         return NotImplemented
+    if not statics and id(fn) not in calls.FUNCTIONS:  # np.unique(K) of a global K
+        opened = _constants_opened(lw, list(args), dict(kwargs))
+        if opened is not None:
+            return _opened_call(lw, fn, args, kwargs, opened, e)
     if all(_static(v) for v in values):
         raw_args, raw_kwargs = unwrap(list(args)), unwrap(dict(kwargs))
         if _numpy_callable(fn) and not _calls_python(values) and \
@@ -172,6 +176,54 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
     if statics and _passes_to_c(fn):
         return _pass_on(lw, fn, args, kwargs, e)
     return NotImplemented
+
+
+def _opened_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                 opened: tuple[list[Any], dict[str, Any], list[tuple[Any, Any]]], e: cst.Call
+                 ) -> Any:
+    """``fn`` folded on copies of the constants; where its result is (a view of) one of
+    them, Python's result would be the outside array itself: the ordinary call instead."""
+    new_args, new_kwargs, copies = opened
+    raw_args, raw_kwargs = unwrap(new_args), unwrap(new_kwargs)
+    if _calls_python([*new_args, *new_kwargs.values()]) or not _foldable(
+            fn, raw_args, raw_kwargs) or _too_big(fn, raw_args, raw_kwargs):
+        return NotImplemented
+    value = _run(lw, fn, raw_args, raw_kwargs, e)
+    if any(isinstance(v, np.ndarray) and np.may_share_memory(v, c) for _, c in copies
+           for v in (value if type(value) in (tuple, list) else [value])) or (
+            _holds_array(value) and (not _numeric(value) or _large(value))):
+        return NotImplemented
+    for outside, _ in copies:
+        lw.guards.array_contents(outside)
+    return wrap(lw, value, None, []) if _holds_array(value) else value
+
+
+def _constants_opened(lw: Lowerer, args: list[Any], kwargs: dict[str, Any]
+                      ) -> tuple[list[Any], dict[str, Any], list[tuple[Any, Any]]] | None:
+    """The arguments with constant array nodes (arrays read from outside the function) as
+    static arrays, guarded on their contents, where that leaves every argument static:
+    a NumPy call without an op of its own (``np.unique``) then runs while compiling instead
+    of becoming an opaque call whose result has no shape.  None otherwise."""
+    from .static_conditions import MAX_GUARDED  # noqa: PLC0415
+
+    found: list[tuple[np.ndarray, np.ndarray]] = []  # (outside array, its copy)
+
+    def opened(v: Any, depth: int = 0) -> Any:
+        if isinstance(v, Node) and v.op is Op.CONST and isinstance(v.param("value"),
+                                                                   np.ndarray):
+            found.append((v.param("value"), v.param("value").copy()))
+            return StaticArray(found[-1][1], None, epoch(lw), lw.b)
+        if type(v) in (list, tuple) and depth < 8:
+            return type(v)(opened(x, depth + 1) for x in v)
+        return v
+
+    new_args = [opened(a) for a in args]
+    new_kwargs = {k: opened(v) for k, v in kwargs.items()}
+    if not found or sum(a.size for a, _ in found) > MAX_GUARDED or not all(
+            _static(v) for v in [*new_args, *new_kwargs.values()]) or any(
+            a.dtype.kind not in "biufc" for a, _ in found):
+        return None
+    return new_args, new_kwargs, found
 
 
 def _pass_on(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],

@@ -269,6 +269,13 @@ def attribute_query(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any
             return args[2]
         return lw.array_attribute(obj, attr, e)  # type: ignore[attr-defined]
     obj = _const(obj)
+    if what == "getattr" and lw.built_of(obj) is not None:  # type: ignore[attr-defined]
+        try:  # an object built here: its runtime attributes too, as ``obj.name`` reads them
+            return lw.object_attribute(obj, attr, e)  # type: ignore[attr-defined]
+        except CompileError:
+            if len(args) == 3 and not hasattr(obj, attr):
+                return args[2]
+            raise
     try:
         value = lw.static_attribute(obj, attr)
     except AttributeError:
