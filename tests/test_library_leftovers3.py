@@ -114,3 +114,55 @@ def test_write_through_a_copy_is_refused_with_a_location(fn, marker, message):
         st.grad(fn)(_X.copy())
     assert message in info.value.message
     assert info.value.loc.line == line
+
+
+# --- the Python type of arrays whose shape depends on the data --------------------------
+
+
+def _type_of_masked(x):
+    y = x[x > 0.5]
+    if type(y) is np.ndarray and isinstance(np.abs(y) * 2.0, np.ndarray):
+        return np.sum(y ** 2)
+    return np.sum(x)
+
+
+def _type_after_runtime_if(x):
+    if np.all(x > 0.25):  # argsreduce: the whole array or np.extract of it
+        y = x
+    else:
+        y = np.extract(x > 0.25, x)
+    z = np.where(y > 0.5, y, 0.0)
+    if type(z) is np.ndarray and type(x[np.nonzero(x > 0.5)]) is np.ndarray:
+        return np.sum(z * y)
+    return np.sum(x)
+
+
+def _type_of_element_by_0d_index(x):
+    v = x[np.asarray(1)]  # a 0-d integer array index is an integer: a NumPy scalar
+    if type(v) is np.float64:
+        return v * 3.0
+    return v * 2.0
+
+
+@pytest.mark.parametrize("fn", [_type_of_masked, _type_after_runtime_if,
+                                _type_of_element_by_0d_index])
+def test_type_of_data_dependent_arrays(fn):
+    _check(fn, _X.copy())
+    _check(fn, _X * 2.0)  # no element below the thresholds: the other branch
+
+
+
+def test_type_of_a_python_number_is_not_taken_for_an_array():
+    """``float(v)`` is lowered as ``v``: its kind stays unknown (refused, located) or is
+    answered as Python does, never as ndarray."""
+    def f(x):
+        y = x[x > 0.5]
+        s = float(y[0])
+        return s * 2.0 if type(s) is float else s * 3.0
+
+    try:
+        got = st.value_and_grad(f)(_X.copy())[0]
+    except StAutodiffError as exc:
+        assert exc.loc is not None
+    else:
+        assert got == f(_X.copy())
