@@ -166,3 +166,20 @@ def test_type_of_a_python_number_is_not_taken_for_an_array():
         assert exc.loc is not None
     else:
         assert got == f(_X.copy())
+
+
+# --- *-arguments from a generator expression (array_api_extra's apply_where) ----------
+
+
+def _star_generator(x):
+    m = x > 0.5
+    args = (x, x * 2.0)
+
+    def f1(a, b):
+        return a * b + np.sin(a)
+
+    return np.sum(f1(*(arr[m] for arr in args))) + max(*(v for v in (x[0], x[1])))
+
+
+def test_star_of_a_generator_expression():
+    _check(_star_generator, _X.copy())
