@@ -183,3 +183,60 @@ def _star_generator(x):
 
 def test_star_of_a_generator_expression():
     _check(_star_generator, _X.copy())
+
+
+# --- a runtime value compared with a str: answered from its type, as NumPy 2 does -------
+
+
+def _compare_with_text(x):
+    bc = (2, x[:2] * 0.0)
+    out = np.sum(x ** 2)
+    if bc == "periodic" or np.any(bc[1] == "natural") or not bc != "x":  # tuple, array
+        out = out * 0.0
+    masked = x[x > 0.5]
+    ne = masked != "x"  # all True, in masked's (runtime) shape
+    eq = x == "x"  # all False, in x's shape
+    s = np.sum(x)
+    flag = (s == "total", "a" == x[1])
+    if any(flag) or eq.any():
+        out = out * 0.0
+    return out + np.sum(np.where(ne, masked, 0.0)) + np.sum(np.where(eq, 1.0, x))
+
+
+def test_runtime_values_compared_with_a_string():
+    _check(_compare_with_text, _X.copy())
+    f = _compare_with_text
+    # the kinds NumPy gives: an elementwise array, NumPy bools for NumPy scalars
+    assert st.value_and_grad(lambda x: float(np.sum(x == "x")) + np.sum(x))(_X)[0] \
+        == np.sum(_X)
+    assert f(_X) == st.value_and_grad(f)(_X)[0]
+
+
+def test_cubic_spline_natural():
+    interpolate = pytest.importorskip("scipy.interpolate")
+
+    def f(y):
+        s = interpolate.CubicSpline(np.array([0.0, 0.5, 1.0, 2.0, 2.5]), y, bc_type="natural")
+        return np.sum(s(np.array([0.1, 0.7, 1.5, 2.4])))
+
+    _check(f, np.array([0.1, 0.6, 0.3, 0.9, 0.2]))
+
+
+def test_type_of_a_comparison_with_a_string():
+    def f(x):
+        e = x[0] == "a"  # a NumPy bool
+        g = x[x > 0.5] == "a"  # an array
+        return np.sum(x) * (2.0 if type(e) is np.bool_ and type(g) is np.ndarray else 3.0)
+
+    _check(f, _X.copy())
+
+
+def _compare_number_of_unknown_kind(x):
+    v = float(x[0])  # lowered as x[0]: a Python float or a NumPy scalar, not known
+    w = x[1] * 1.0
+    return np.sum(x) * (2.0 if v != "first" else 1.0) + (0.0 if v == "first" else w)
+
+
+def test_comparison_with_a_string_of_a_number_of_unknown_kind():
+    """Either kind of bool is False: the answer's truth is known (its kind is not read)."""
+    _check(_compare_number_of_unknown_kind, _X.copy())
