@@ -240,3 +240,26 @@ def _compare_number_of_unknown_kind(x):
 def test_comparison_with_a_string_of_a_number_of_unknown_kind():
     """Either kind of bool is False: the answer's truth is known (its kind is not read)."""
     _check(_compare_number_of_unknown_kind, _X.copy())
+
+
+def _type_after_if_with_a_number(x):
+    if np.sum(x) > 100.0:
+        y = x[x > 0.5]
+    else:
+        y = 0.0
+    return np.sum(x) * (2.0 if type(y) is np.ndarray else 3.0)  # <- mixed
+
+
+def _type_after_ifexp_with_a_number(x):
+    y = x[x > 0.5] if np.sum(x) > 100.0 else 0.0
+    return np.sum(x) * (2.0 if type(y) is np.ndarray else 3.0)  # <- mixed-exp
+
+
+@pytest.mark.parametrize("fn, marker", [(_type_after_if_with_a_number, "mixed"),
+                                        (_type_after_ifexp_with_a_number, "mixed-exp")])
+def test_type_after_a_branch_that_may_give_a_number_stays_refused(fn, marker):
+    lines = inspect.getsource(inspect.getmodule(fn)).splitlines()
+    line = next(k for k, t in enumerate(lines, 1) if t.rstrip().endswith(f"# <- {marker}"))
+    with pytest.raises(StAutodiffError) as info:
+        st.grad(fn)(_X.copy())
+    assert info.value.loc.line == line
