@@ -263,3 +263,32 @@ def test_type_after_a_branch_that_may_give_a_number_stays_refused(fn, marker):
     with pytest.raises(StAutodiffError) as info:
         st.grad(fn)(_X.copy())
     assert info.value.loc.line == line
+
+
+def _writeable_of_fresh_arrays(x):
+    y = x[x > 0.5]
+    z = np.zeros_like(y)  # a new ndarray whatever its (runtime) shape
+    w = np.full_like(y, 2.0)
+    if z.flags.writeable and w.flags.aligned and np.ones_like(x[0]).flags.writeable:
+        return np.sum(y * w) + np.sum(z)
+    return np.sum(x)
+
+
+def test_writeable_of_fresh_arrays_of_runtime_shape():
+    _check(_writeable_of_fresh_arrays, _X.copy())
+
+
+def _writeable_of_astype(x):
+    y = x[x > 0.5].sum().astype(np.float64)  # a NumPy scalar: not writeable
+    return np.sum(x) * (2.0 if y.flags.writeable else 3.0)  # <- astype
+
+
+def test_writeable_of_astype_is_not_guessed():
+    """``astype`` of a NumPy scalar is a NumPy scalar (not writeable): answered as NumPy
+    does or refused with a location, never guessed as a fresh array."""
+    try:
+        got = st.value_and_grad(_writeable_of_astype)(_X.copy())[0]
+    except StAutodiffError as exc:
+        assert exc.loc is not None
+    else:
+        assert got == _writeable_of_astype(_X.copy())
