@@ -61,10 +61,21 @@ def _nested_in_loop(x):
     return np.sum(a ** 2)
 
 
+def _nested_in_runtime_if(x):
+    a = np.outer(x, x[:2])
+    if np.sum(x) > 1.0:
+        a[1:][0][1] = x[0] ** 3
+    else:
+        a[0][:] -= x[1]
+    return np.sum(a ** 2)
+
+
 @pytest.mark.parametrize("fn", [_masked_through_slice, _rows_of_static_array,
-                                _rows_of_runtime_array, _nested_in_loop])
+                                _rows_of_runtime_array, _nested_in_loop,
+                                _nested_in_runtime_if])
 def test_write_through_a_view(fn):
     _check(fn, _X.copy())
+    _check(fn, _X * 0.1)
 
 
 def test_pchip_interpolate():

@@ -112,13 +112,10 @@ class WriteLowering(LoopAliasing):
 
     def write_target(self, target: cst.Subscript, scope: Scope) -> tuple[str, Node]:
         """The written name and its current value, once ``check_writable`` allows it."""
-        if not isinstance(target.value, cst.Name):
-            nested = isinstance(target.value, cst.Subscript)
+        if not isinstance(target.value, cst.Name):  # (a[i][j] = v: nested_writes)
             raise self.fail(
                 "only a named array can be written element by element (name[index] = value)",
-                target,
-                "index once with a tuple: a[i, j] = v rather than a[i][j] = v" if nested
-                else "bind the array to a local name, write into it, and use that name")
+                target, "bind the array to a local name, write into it, and use that name")
         name = target.value.value
         value = self.name(target.value, scope)
         self.check_writable(name, value, scope, target)
