@@ -162,7 +162,7 @@ def equals_string(lw: Lowerer, v: Any, ne: bool, where: cst.CSTNode) -> Any:
     )
     from .static_queries import _is_argument  # noqa: PLC0415  (static_queries imports us)
 
-    if isinstance(v, (tuple, list, dict)):
+    if type(v) in (tuple, list, dict):  # (a subclass may define its own ==)
         return ne
     t = v.type if isinstance(v, Node) else None
     if t is None or t.kind not in ("array", "float", "int", "bool"):
