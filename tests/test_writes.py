@@ -386,7 +386,7 @@ def refuse_float(x):
 
 def refuse_nested(x):
     a = np.zeros((2, 2))
-    a[0][1] = x[0]  # <- nested
+    a[[0, 1]][1] = x[0]  # <- nested
     return np.sum(a)
 
 
@@ -444,8 +444,7 @@ REFUSED = [
     (refuse_float, "float", "s[0]",
      "cannot write into an element of 's': it is a float known when compiling, not an array",
      "build a new value instead"),
-    (refuse_nested, "nested", "a[0][1]", "only a named array can be written element by element",
-     "a[i, j] = v rather than a[i][j] = v"),
+    (refuse_nested, "nested", "a[[0, 1]]", "writes into a copy", "a[i, j] = v"),
     (refuse_argument_in_loop, "loop-argument", "x[t]",
      "writing into 'x' is not supported here: it is an argument", "x = x.copy()"),
     (refuse_view_in_loop, "loop-view", "h[t]",

@@ -140,6 +140,9 @@ def infer(node: Node, fact: str, leaf: Leaf, depth: int = 0) -> Any:
     if got is not NotImplemented:
         return got
     shape = _shape(node)
+    if shape in (None, ()) and fact in ("w", "a") and (node.op in _FRESH_C or (
+            node.op in _FRESH_LIKE and node.op is not Op.ASTYPE)):
+        return True  # a new ndarray (0-d too, never a NumPy scalar), whatever its shape
     if shape is None or depth > _MAX_DEPTH:
         return None
     if shape == ():  # a NumPy scalar or a 0-d array: contiguous both ways; `w` differs

@@ -10,6 +10,9 @@ arithmetic on Python numbers stays Python); that answer is *exact* only when
   of the cache key), or
 * it is an array of rank one or more (an ``ndarray``: type queries take every such value
   for one, arguments of other array types are refused), or
+* it is made by an op whose result is always an ``ndarray`` of rank one or more, even when
+  its shape depends on the data (``always_ndarray``: ``x[mask]``, ``x[[0, 1]]``,
+  ``np.arange``), or
 * it is made by an op in ``CHECKED_OPS`` (whose type rule tests/test_scalar_kinds.py checks
   against the installed NumPy, case by case) from values whose kind is exact, and the
   lowering did not give the node a meaning other than the op's (``retyped``: ``float(x)``
@@ -64,6 +67,113 @@ CHECKED_METHODS: frozenset[str] = frozenset({
     "reshape", "astype", "swapaxes", "cumsum", "cumprod", "clip", "round", "trace",
     "ravel", "flatten", "squeeze", "transpose", "argmax", "argmin",
 })
+
+
+#: ops whose result is an ndarray of rank one or more for every input (its shape may
+#: depend on the data): ``np.arange``, ``np.linspace``, ``np.repeat``
+ALWAYS_NDARRAY_OPS: frozenset[Op] = frozenset({Op.ARANGE, Op.LINSPACE, Op.REPEAT})
+
+
+#: ops that broadcast their inputs (elementwise): an ndarray of rank one or more among
+#: them makes the result one (``x[mask] * 2.0``, ``np.abs(x[mask])``)
+ELEMENTWISE_OPS: frozenset[Op] = frozenset({
+    Op.NEG, Op.POSITIVE, Op.ABS, Op.SIGN, Op.EXP, Op.EXP2, Op.EXPM1, Op.LOG, Op.LOG2,
+    Op.LOG10, Op.LOG1P, Op.SQRT, Op.CBRT, Op.SQUARE, Op.RECIPROCAL, Op.SIN, Op.COS, Op.TAN,
+    Op.ARCSIN, Op.ARCCOS, Op.ARCTAN, Op.SINH, Op.COSH, Op.TANH, Op.ARCSINH, Op.ARCCOSH,
+    Op.ARCTANH, Op.DEG2RAD, Op.RAD2DEG,
+    Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.POW, Op.MOD, Op.FLOORDIV, Op.ARCTAN2, Op.HYPOT,
+    Op.MAXIMUM, Op.MINIMUM, Op.FMAX, Op.FMIN, Op.LOGADDEXP, Op.LOGADDEXP2,
+    Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.FLOOR,
+    Op.CEIL, Op.RINT, Op.TRUNC, Op.CLIP, Op.WHERE, Op.ZEROS_LIKE, Op.ONES_LIKE, Op.FULL_LIKE,
+    Op.LOGICAL_AND, Op.LOGICAL_OR, Op.LOGICAL_XOR, Op.LOGICAL_NOT})
+
+
+def always_ndarray(n: Node) -> bool:
+    """Whether ``n``'s op makes an ``ndarray`` whatever the values: ``ALWAYS_NDARRAY_OPS``,
+    the arrays of ``np.nonzero``,
+    and indexing with a boolean array (any rank, ``x[mask]``), a list, or an integer array
+    of rank one or more (NumPy's advanced indexing always copies into a new ndarray; a
+    0-d integer array index acts as an integer, so it is not here).  The caller checks
+    that the lowering did not give the node another meaning (``retyped``, ``unknown``)."""
+    if n.op in ALWAYS_NDARRAY_OPS:
+        return True
+    if n.op is Op.ITEM:
+        return bool(n.inputs) and n.inputs[0].op is Op.NONZERO
+    if n.op is not Op.GETITEM:
+        return False
+    for entry in n.param("index") or ():
+        if isinstance(entry, tuple) and entry and entry[0] == "list":
+            return True
+        if isinstance(entry, tuple) and entry and entry[0] == "in":
+            t = n.inputs[1 + entry[1]].type
+            if t is not None and t.kind == "array" and (
+                    t.dtype == "bool" or (t.shape is not None and t.shape != ())):
+                return True
+    return False
+
+
+def rank_one_or_more(lw: Any, n: Node) -> bool:
+    """Whether ``n`` is certainly an ``ndarray`` of rank one or more although its type may
+    not say so: its type has such a shape, ``always_ndarray`` makes it, or it is an output
+    of a runtime ``if`` whose branches both give such a value (``argsreduce``: the whole
+    array or ``np.extract`` of it), or an elementwise op of such a value.  Nodes the
+    lowering gave another meaning (``retyped``, ``kind_unknown``: ``float(x)``,
+    ``math.exp(x)``, ``x or 0.0`` may be Python numbers whatever their type says) are not;
+    inside finished branches, ``note_finished`` kept them."""
+    keys = kind_unknown(lw) | {node_key(lw, r) for r in lw.retyped}
+    finished = lw.__dict__.get("finished_unknown", {})
+    memo: dict[int, bool] = {}
+
+    def ok(m: Node, depth: int) -> bool:
+        if id(m) in memo:
+            return memo[id(m)]
+        memo[id(m)] = False  # (a cycle cannot happen; this also bounds the work)
+        key = node_key(lw, m)
+        if depth > 200 or key in keys or id(m) in finished:
+            return False  # float(x), math.exp(x), x or 0.0: may stand for a Python number
+        t = m.type
+        if t is not None and t.kind == "array" and t.shape or always_ndarray(m):
+            found = True
+        elif m.op in ELEMENTWISE_OPS:  # broadcasting keeps the largest rank
+            found = any(isinstance(i, Node) and ok(i, depth + 1) for i in m.inputs)
+        elif m.op is Op.TAKE and len(m.inputs) > 1:  # the indices' shape is in the result
+            found = ok(m.inputs[0], depth + 1) and ok(m.inputs[1], depth + 1)
+        elif m.op is Op.ITEM and m.inputs and m.inputs[0].op is Op.IF:
+            found = all(ok(out, depth + 1) for out in _branch_outputs(m))
+        else:
+            found = False
+        memo[id(m)] = found
+        return found
+
+    return ok(n, 0)
+
+
+def note_finished(lw: Any, builder: Any, graph: Any) -> None:
+    """Keep the marks of unknown kind (``kind_unknown``, ``retyped``) of the nodes of a
+    region body ``builder`` just finished into ``graph``: ``node_key`` finds no builder
+    for them any more, and ``rank_one_or_more`` reads the bodies of ``if`` nodes."""
+    ids = {k[1] for k in kind_unknown(lw) if k[0] == id(builder)} | {
+        r.id for r in lw.retyped if builder.owns(r)}
+    if not ids:
+        return
+    finished = lw.__dict__.setdefault("finished_unknown", {})
+    for n in (*graph.args, *graph.nodes, *graph.outputs):
+        if n.id in ids:
+            finished[id(n)] = n  # (held, so that the id stays this node's)
+
+
+def _branch_outputs(item: Node) -> list[Node]:
+    """The values a runtime ``if``'s output ``item`` has in each branch (a branch's
+    argument passed through stands for the ``if``'s input); empty when not known."""
+    node, k = item.inputs[0], item.param("index")
+    outs = []
+    for branch in (node.param("then"), node.param("orelse")):
+        if branch is None or not isinstance(k, int) or k >= len(branch.outputs):
+            return [item]  # not known: ``ok`` of the item itself is False
+        out = branch.outputs[k]
+        at = [j for j, a in enumerate(branch.args) if a is out]
+        outs.append(node.inputs[1 + at[0]] if at else out)
+    return outs
 
 
 def value_kind(v: Any) -> str | None:
@@ -137,6 +247,8 @@ def exact_kind(lw: Any, v: Any, is_argument: Callable[[Any, Node], bool]) -> str
         return value_kind(v)
     if not _exact(lw, v, is_argument):
         return None
+    if rank_one_or_more(lw, v):
+        return ARRAY
     return value_kind(lw.example(v))
 
 
@@ -161,6 +273,8 @@ def _exact(lw: Any, v: Node, is_argument: Callable[[Any, Node], bool]) -> bool:
             memo[n] = False
         elif n.type is not None and n.type.kind == "array" and n.type.shape:
             memo[n] = True  # rank >= 1: an ndarray whatever made it (as the stand-ins say)
+        elif rank_one_or_more(lw, n):
+            memo[n] = True  # an ndarray of rank >= 1 whose shape depends on the data
         elif n.op is Op.ARG:
             memo[n] = is_argument(lw, n)
         elif n.op not in CHECKED_OPS and n.op not in NUMPY_INPUT_OPS:

@@ -113,7 +113,12 @@ class BindingLowering:
 
     def star_items(self, v: Any, where: cst.CSTNode) -> list[Any]:
         """The values ``*v`` passes: a tuple or list, a tuple argument (its length is part
-        of the specialisation), or the rows of an array of known length."""
+        of the specialisation), the rows of an array of known length, or the items of a
+        generator (consumed here)."""
+        from .generators import GeneratorValue  # noqa: PLC0415  (generators import us)
+
+        if isinstance(v, GeneratorValue):  # f(*(a[m] for a in args))
+            return self.star_items(self.generator_items(v, where), where)
         if isinstance(v, (tuple, list, range, str)):
             return list(v)
         if isinstance(v, dict):

@@ -24,7 +24,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import kernels
+from ..ir import kernels, scalar_kinds
 from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
@@ -470,7 +470,9 @@ class ControlLowering(LoopLowering, ListLowering):
             sub.capture(n)
         own = [a for a in sub.args if a not in set(sub.captures.values())]
         sub.args = own + [sub.captures[n] for n in args]
-        return sub.finish(outputs)
+        graph = sub.finish(outputs)
+        scalar_kinds.note_finished(self, sub, graph)  # its marks of unknown kind, kept
+        return graph
 
 def _list_items(k: str, a: Any, b: Any) -> tuple[list, list] | None:
     """The items of two returned lists of values (no containers) of one length, which an

@@ -45,7 +45,7 @@ from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
 from .star import literal_items
-from .static_format import string_binary
+from .static_format import equals_string, string_binary
 from .static_stmts import static_exception
 
 _BINARY = {
@@ -198,6 +198,10 @@ class ExpressionLowering:
             value = self.sequence_binary(op, a, b, where)
             if value is not None:
                 return value
+        if isinstance(b, str) and isinstance(a, Node) and op in (Op.EQ, Op.NE):
+            answer = equals_string(self, a, op is Op.NE, where)  # x == 'text': by type
+            if answer is not None:
+                return answer
         if isinstance(a, str) or isinstance(b, str) and not isinstance(a, Node):
             return string_binary(self, op, a, b, where)
         done = object_binary(self, op, a, b, where)  # p + q of objects built here

@@ -50,12 +50,18 @@ _MOVERS = (builtins.next, builtins.iter, builtins.getattr, tuple, list, dict, zi
 CHECKED_DECOMPOSITIONS: tuple[Any, ...] = tuple(
     f for f in (getattr(np, "vecdot", None),) if f is not None)
 
+#: NumPy functions whose results are always ndarrays, as their decompositions' nodes are
+#: (rank one or more, or ``np.where``/``np.asarray``/``np.broadcast_to``, ndarrays even 0-d)
+_ALWAYS_NDARRAYS: tuple[Any, ...] = (np.atleast_1d, np.atleast_2d, np.atleast_3d,
+                                     np.broadcast_arrays, np.extract)
+
 
 def faithful(fn: Any) -> bool:
     """Whether the node a call of ``fn`` lowers to has the kind Python gives the call."""
     from .scope import BoundMethod, Closure  # noqa: PLC0415  (scope imports lower)
 
-    if isinstance(fn, Closure) or any(fn is m for m in _MOVERS + CHECKED_DECOMPOSITIONS):
+    if isinstance(fn, Closure) or any(fn is m for m in _MOVERS + CHECKED_DECOMPOSITIONS
+                                          + _ALWAYS_NDARRAYS):
         return True
     if isinstance(fn, BoundMethod):
         return not isinstance(fn.receiver, Node) or fn.name in CHECKED_METHODS

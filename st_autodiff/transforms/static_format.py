@@ -132,6 +132,10 @@ def string_binary(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> An
     """``+``, ``*`` and ``%`` with a string operand: Python's meaning, on static values."""
     if op is Op.MOD and isinstance(a, str):
         return percent(lw, a, b, where)
+    if op in (Op.EQ, Op.NE) and isinstance(a, str) != isinstance(b, str):
+        answer = equals_string(lw, b if isinstance(a, str) else a, op is Op.NE, where)
+        if answer is not None:
+            return answer
     a, b = static_value(lw, a, where), static_value(lw, b, where)
     fn = _STRING_OPS.get(op)
     try:
@@ -141,6 +145,36 @@ def string_binary(lw: Lowerer, op: Op, a: Any, b: Any, where: cst.CSTNode) -> An
         return fn(a, b)
     except Exception as exc:
         raise _failed(lw, exc, where) from None
+
+
+def equals_string(lw: Lowerer, v: Any, ne: bool, where: cst.CSTNode) -> Any:
+    """``v == 'text'`` (``ne``: ``!=``) where ``v`` holds runtime values, answered from
+    ``v``'s type alone as Python and NumPy 2 do: a tuple, list or dict never equals a str
+    (a Python bool); a numeric array compares elementwise, all False (``!=``: all True),
+    in its own shape; a 0-d value gives a NumPy or Python bool by its kind.  None where
+    the answer's kind or shape is not known."""
+    from ..ir.scalar_kinds import (  # noqa: PLC0415
+        ARRAY,
+        NUMPY,
+        PYTHON,
+        exact_kind,
+        rank_one_or_more,
+    )
+    from .static_queries import _is_argument  # noqa: PLC0415  (static_queries imports us)
+
+    if type(v) in (tuple, list, dict):  # (a subclass may define its own ==)
+        return ne
+    t = v.type if isinstance(v, Node) else None
+    if t is None or t.kind not in ("array", "float", "int", "bool"):
+        return None
+    if t.kind == "array" and t.shape:
+        return np.full(t.shape, ne)
+    if t.kind == "array" and t.shape is None:
+        if not rank_one_or_more(lw, v):  # (a 0-d array gives a NumPy bool)
+            return None
+        return lw.emit(Op.FULL_LIKE, [v, ne], {"dtype": "bool"}, where)
+    kind = exact_kind(lw, v, _is_argument)
+    return {PYTHON: ne, NUMPY: np.bool_(ne), ARRAY: np.bool_(ne)}.get(kind)
 
 
 def formatted_string(lw: Lowerer, e: cst.FormattedString, scope: Scope) -> str:

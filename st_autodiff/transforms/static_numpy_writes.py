@@ -88,6 +88,13 @@ def to_runtime(lw: Lowerer, target: cst.BaseExpression, sa: StaticArray, scope: 
     """Rebind the name ``target`` from the static array ``sa`` to its node, so a runtime
     value can be written into it; refused where another name, container or view would
     keep the static contents."""
+    if isinstance(target, cst.Subscript):  # a[i][j] = v writes through a view into a
+        while isinstance(target, cst.Subscript):
+            target = target.value
+        root = scope.vars.get(target.value) if isinstance(target, cst.Name) else None
+        if not isinstance(root, StaticArray):
+            return
+        sa = root
     if not isinstance(target, cst.Name):
         return  # the ordinary write refuses it (only named arrays are written)
     if target.value not in scope.vars:

@@ -209,6 +209,8 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
     if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one
         return [python] if exact else [python, scalar]
     if t.shape is None:
+        if level != "shape" and exact_kind(lw, v, _is_argument) == ARRAY:  # type: ignore[arg-type]
+            return [zero_d]  # an ndarray (x[mask]): its Python type and dtype are known
         if level == "shape":
             raise lw.fail(f"{name}() of a runtime value whose shape is not known", e,
                           _NEEDS_EXAMPLES)

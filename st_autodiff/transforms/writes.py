@@ -61,7 +61,7 @@ from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
-from . import aliases, static_numpy
+from . import aliases, nested_writes, static_numpy
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
@@ -80,6 +80,8 @@ class WriteLowering(LoopAliasing):
     def assign_subscript(self, target: cst.Subscript, value: Any, scope: Scope) -> None:
         """Lower ``name[index] = value``: ``name`` is bound to ``setitem(name, value,
         index)`` in the scope where it lives."""
+        if isinstance(target.value, cst.Subscript):  # a[i][j] = v: through the view a[i]
+            return nested_writes.write(self, target, value, scope)
         name, base = self.write_target(target, scope)
         index, dyn = self.write_index(target, scope)
         new = self.emit(Op.SETITEM, [base, value, *dyn], {"index": index}, target)
@@ -90,6 +92,8 @@ class WriteLowering(LoopAliasing):
                              where: cst.CSTNode) -> None:
         """Lower ``name[index] op= value`` as ``name[index] = name[index] op value`` (the
         index is evaluated once)."""
+        if isinstance(target.value, cst.Subscript):
+            return nested_writes.write(self, target, value, scope, op, where)
         name, base = self.write_target(target, scope)
         index, dyn = self.write_index(target, scope)
         if op in (Op.ADD, Op.SUB) and _accumulates(base, value, index, dyn):
@@ -108,13 +112,10 @@ class WriteLowering(LoopAliasing):
 
     def write_target(self, target: cst.Subscript, scope: Scope) -> tuple[str, Node]:
         """The written name and its current value, once ``check_writable`` allows it."""
-        if not isinstance(target.value, cst.Name):
-            nested = isinstance(target.value, cst.Subscript)
+        if not isinstance(target.value, cst.Name):  # (a[i][j] = v: nested_writes)
             raise self.fail(
                 "only a named array can be written element by element (name[index] = value)",
-                target,
-                "index once with a tuple: a[i, j] = v rather than a[i][j] = v" if nested
-                else "bind the array to a local name, write into it, and use that name")
+                target, "bind the array to a local name, write into it, and use that name")
         name = target.value.value
         value = self.name(target.value, scope)
         self.check_writable(name, value, scope, target)
