@@ -191,3 +191,53 @@ def invert_without_method(x):
 def test_unary_operator_missing_is_pythons_type_error():
     with pytest.raises(st.CompileError, match="bad operand type for unary ~"):
         st.grad(invert_without_method)(X)
+
+
+# --- while loops whose static test reads a container the body changes in place -----------
+
+
+def while_stack_pop(x):
+    stack = [0, 1, 2]
+    s = 0.0
+    while stack:  # compiled as a region, the pop ran once: an endless loop at run time
+        i = stack.pop()
+        s = s + x[1, i] * (i + 1)
+    return s
+
+
+def while_dict_shrinks(x):
+    todo = {0: 1.0, 2: 3.0}
+    s = 0.0
+    while len(todo) > 0:
+        k, w = todo.popitem()
+        s = s + x[0, k] * w
+    return s
+
+
+@pytest.mark.parametrize("f", [while_stack_pop, while_dict_shrinks])
+def test_while_on_container_changed_in_place_is_refused(f):
+    with pytest.raises(UnsupportedSyntaxError, match="test of this while loop"):
+        st.grad(f)(X)
+
+
+def while_true_break(x):
+    s = x[0, 0]
+    while True:
+        s = s * 0.5
+        if s * s < 0.01:
+            break
+    return s
+
+
+def while_static_counter(x):
+    i = 0
+    s = 0.0
+    while i < 3:
+        s = s + x[0, i] * x[1, i]
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("f", [while_true_break, while_static_counter])
+def test_while_loops_with_static_tests_still_accepted(f):
+    _check(f)
