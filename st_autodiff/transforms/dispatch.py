@@ -32,6 +32,7 @@ from . import (
     identity,
     layout_queries,
     like_shapes,
+    runtime_raises,
     small_ops,
     static_calls,
     static_numpy,
@@ -151,7 +152,10 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                 return fn(*args, **kwargs)
             except Exception as exc:
                 raise static_exception(lw, exc, e) from None
-        return emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+        out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+        if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
+            runtime_raises.mark_domain_errors(out)
+        return out
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
         raise NoRuleError(missing, lw.loc(e), "a custom function's derivatives come only "

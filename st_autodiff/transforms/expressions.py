@@ -40,7 +40,7 @@ from . import (
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
-from .object_operators import NOT_OBJECTS, object_binary
+from .object_operators import NOT_OBJECTS, object_binary, object_unary
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
 from .scope import BoundMethod, Closure, Deleted, Diverged, Scope
@@ -244,6 +244,10 @@ class ExpressionLowering:
         if isinstance(v, static_numpy.StaticArray):
             word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
             return static_numpy.unary(self, word[type(e.operator)], v, e)  # type: ignore
+        word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
+        done = object_unary(self, word[type(e.operator)], v, e)  # type: ignore[index]
+        if done is not NOT_OBJECTS:
+            return done
         if isinstance(e.operator, cst.Not):
             if isinstance(v, Node):
                 return unknown(self, self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e))

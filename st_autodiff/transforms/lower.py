@@ -82,6 +82,7 @@ from .parse import ParsedFunction, parse_function
 from .scope import Closure, Scope
 from .star import assign_starred, starred_index
 from .static_format import StaticLowering
+from .static_while import check_static_guard
 from .writes import WriteLowering
 
 _AUG = {
@@ -361,6 +362,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 scope.vars["#brk"] = self.emit(Op.LOGICAL_NOT, [go_on], None, s.test)
             elif not go_on:
                 scope.vars["#brk"] = True
+            else:
+                check_static_guard(self, s.test, scope)  # while stack: stack.pop()
             return _MISSING
         if isinstance(s, cst.Assign):
             value = self.expr(s.value, scope)

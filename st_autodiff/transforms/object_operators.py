@@ -72,6 +72,40 @@ def object_binary(lw: Any, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
                   f"{type(a).__name__!r} and {type(b).__name__!r}", where, kind=CompileError)
 
 
+_UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
+
+
+def object_unary(lw: Any, word: str, v: Any, where: cst.CSTNode) -> Any:
+    """``-obj``, ``+obj``, ``~obj`` and ``not obj`` where ``obj`` is an object built in this
+    compile (its ``__neg__``/``__pos__``/``__invert__``, ``__bool__`` or ``__len__``
+    inlined, never run on the object while compiling); ``NOT_OBJECTS`` where it is not."""
+    if lw.built_of(v) is None:
+        return NOT_OBJECTS
+    cls = type(v)
+    if word == "not":
+        for method in ("__bool__", "__len__"):
+            fn = _lookup(cls, method)
+            if fn is not None:
+                break
+        else:
+            return False  # an object without __bool__ or __len__ is true
+    else:
+        method = _UNARY[word]
+        fn = _lookup(cls, method)
+        if fn is None:
+            raise lw.fail(f"TypeError: bad operand type for unary {word}: "
+                          f"{cls.__name__!r}", where, kind=CompileError)
+    if not isinstance(fn, types.FunctionType):
+        raise lw.fail(f"{cls.__qualname__}.{method} is not a Python function", where)
+    result = lw.inline_python(fn, [v], {}, where)
+    if word != "not":
+        return result
+    if isinstance(result, Node):
+        raise lw.fail(f"not on a {cls.__qualname__} object whose {method} is computed at run "
+                      "time is not supported", where, "compare the value it tests instead")
+    return not result
+
+
 def check_in_place(lw: Any, op: Op, current: Any, where: cst.CSTNode) -> None:
     """``obj op= v`` on a built object: Python calls ``__i<op>__`` first, which may change
     the object in place (seen through its other names); only a class without one (the

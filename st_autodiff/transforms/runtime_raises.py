@@ -22,7 +22,9 @@ Tiers, by op (``classes``):
   numbers), ``RuntimeWarning`` (warnings turned into errors) and ``MemoryError``.
 
 On top of its tier, a node adds ``ValueError`` where it is a LinAlg op (``LinAlgError``
-is a ``ValueError``), a reduction without identity over a possibly empty array, or a
+is a ``ValueError``), a ``math`` call (domain errors: ``mark_domain_errors``), a cast of
+floats to integers (``int(x)`` of a NaN raises it in Python; the cast it lowers to does
+not), a reduction without identity over a possibly empty array, or a
 shape is unknown when compiling; ``IndexError`` where an index is computed at run time;
 ``TypeError`` and ``IndexError`` for untyped nodes; and anything at all
 (``BaseException``) for calls of functions the compiler does not see into (opaque C
@@ -33,6 +35,8 @@ them.
 from __future__ import annotations
 
 import warnings
+import weakref
+from typing import Any
 
 import numpy as np
 
@@ -66,6 +70,27 @@ _INDEXING = {"getitem": 1, "setitem": 2, "index_add": 2, "scatter_add": 2, "list
              "list_slice": 1, "take": 1, "take_along_axis": 1, "list_index_add": 2}
 
 
+#: nodes lowered from ``math`` functions: Python raises ``ValueError`` for a domain error
+#: (``math.sqrt(-1.0)``, ``math.log(0.0)``, ``math.floor(nan)``) where NumPy's op gives NaN.
+#: Held by identity and by (source position, op): naming a node (``v = math.sqrt(x)``)
+#: replaces it by a copy that keeps its position and op.
+_DOMAIN_ERRORS: weakref.WeakSet[Node] = weakref.WeakSet()
+_DOMAIN_SITES: set[tuple[Any, Op]] = set()
+
+
+def mark_domain_errors(value: Any) -> None:
+    """Record that the node ``value`` (when it is one) stands for a ``math`` call, which
+    raises ``ValueError`` on a domain error where the NumPy op it lowers to does not."""
+    if isinstance(value, Node):
+        _DOMAIN_ERRORS.add(value)
+        if value.loc is not None:
+            _DOMAIN_SITES.add((value.loc, value.op))
+
+
+def _domain_errors(n: Node) -> bool:
+    return n in _DOMAIN_ERRORS or (n.loc is not None and (n.loc, n.op) in _DOMAIN_SITES)
+
+
 def classes(nodes: list[Node]) -> tuple[type, ...]:
     """The exception classes the runtime nodes ``nodes`` may raise when they run
     (``(BaseException,)`` when anything may be raised)."""
@@ -93,6 +118,8 @@ def _node_classes(n: Node) -> tuple[type, ...]:
         out.add(ValueError)  # LinAlgError; shapes that may not match when it runs
     if any(i.type is None for i in (n, *n.inputs)):
         out.update((TypeError, IndexError))  # untyped (generic) code: anything
+    if _float_to_int(n) or _domain_errors(n):
+        out.add(ValueError)  # int(x)/round(x) of a NaN raises ValueError in Python
     fixed = _INDEXING.get(n.op.value)
     if fixed is not None and (len(n.inputs) > fixed or any(
             i.type is None or i.type.shape is None for i in n.inputs[:1])):
@@ -137,6 +164,17 @@ def caught(handler_classes: tuple[type, ...], runtime: tuple[type, ...]) -> list
     subclass of one), leaving out those the generated code never raises."""
     return [c for c in handler_classes if not issubclass(c, NEVER_RAISED) and any(
         issubclass(r, c) or issubclass(c, r) for r in runtime)]
+
+
+def _float_to_int(n: Node) -> bool:
+    """Whether ``n`` casts floating values to integers: ``int(x)`` and ``round(x)`` lower
+    to such a cast, and Python raises ``ValueError`` for NaN (``OverflowError`` for
+    infinities, an ``ArithmeticError`` already in the tier) where the cast does not."""
+    if n.op is not Op.ASTYPE or n.type is None or not n.inputs:
+        return False
+    src = n.inputs[0].type
+    return (src is None or src.dtype is None or src.dtype.startswith(("float", "complex"))) and (
+        n.type.dtype is None or n.type.dtype.startswith(("int", "uint")))
 
 
 def _may_be_empty(n: Node) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+import numpy as np
 
 from ..errors import CompileError
 from ..ir.graph import Node, holds_node
@@ -92,6 +93,31 @@ def _reads(e: cst.CSTNode, out: list[str], calls_too: bool = True) -> None:
     else:
         for child in e.children:
             _reads(child, out, calls_too)
+
+
+def check_static_guard(lw: Lowerer, test: cst.BaseExpression, scope: Scope) -> None:
+    """Refuse a ``while`` loop lowered as a region whose test came out static while it
+    reads a list, dict, set or array: a change the body makes to it in place
+    (``stack.pop()``) happens once, while compiling, so the compiled loop would test a
+    value that never changes (``while stack: i = stack.pop()`` ran forever)."""
+    names: list[str] = []
+    _all_names(test, names)
+    for name in names:
+        v = scope.vars.get(name)
+        if isinstance(v, (list, dict, set, bytearray, np.ndarray)) or type(v).__name__ == (
+                "StaticArray"):
+            raise lw.fail(f"the test of this while loop reads {name!r}, a "
+                          f"{type(v).__name__} made while compiling, and the loop's body is "
+                          "compiled once: a change to it in the body would not be seen by "
+                          "the test", test, "loop over a range or the items instead "
+                          "(for i in reversed(stack): ...)")
+
+
+def _all_names(e: cst.CSTNode, out: list[str]) -> None:
+    if isinstance(e, cst.Name):
+        out.append(e.value)
+    for child in e.children:
+        _all_names(child, out)
 
 
 def _static(v: Any) -> bool:
