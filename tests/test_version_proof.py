@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
+import pytest
 
 import st_autodiff as st
 from st_autodiff.testing import numerical_vjp
@@ -67,3 +68,32 @@ def test_empty_like_with_shape_and_keywords() -> None:
     value, grad = st.value_and_grad(f)(X)
     assert value == f(X)
     np.testing.assert_allclose(grad, numerical_vjp(f, (X,), 1.0)[0], atol=1e-6)
+
+
+def test_max_and_min_with_initial() -> None:
+    def f(a):
+        m = np.max(a, initial=-np.inf) + np.max(a, initial=5.0) * 0.5
+        return m + np.sum(np.min(a.reshape(1, 3), axis=0, initial=0.0) * a) + np.amin(
+            a, initial=-1.0)
+
+    value, grad = st.value_and_grad(f)(X)
+    assert value == f(X)
+    np.testing.assert_allclose(grad, numerical_vjp(f, (X,), 1.0)[0], atol=1e-6)
+
+
+def test_max_with_initial_of_a_static_int_array_is_numpys() -> None:
+    def f(a):
+        return np.max(np.arange(3), initial=7) * np.sum(a)
+
+    value, grad = st.value_and_grad(f)(X)
+    assert value == f(X)
+    np.testing.assert_allclose(grad, np.full(3, 7.0))
+
+
+def test_max_with_initial_of_a_runtime_int_array_is_refused_at_the_call() -> None:
+    def f(a):
+        return np.max((a > 0).astype(np.int64), initial=-1) * np.sum(a)
+
+    with pytest.raises(st.StAutodiffError) as info:
+        st.grad(f)(X)
+    assert "initial=" in str(info.value) and "test_version_proof.py" in str(info.value)
