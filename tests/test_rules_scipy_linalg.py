@@ -11,6 +11,8 @@ mode agrees with it and the Hessian matches central differences of the gradient.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from helpers_rules import Case, check_gradient, check_hessian, check_jvp, check_value
@@ -145,7 +147,33 @@ CASES = [
     Case("toeplitz", lambda c: linalg.toeplitz(c), (B3,)),
     Case("toeplitz_rows", lambda c, r: linalg.toeplitz(c, r), (B3, normal(4))),
 ]
+def _installed_scipy_refusal(c: Case) -> Exception | None:
+    """The installed SciPy's error for this call (``assume_a=`` of ``inv`` and stacks
+    before SciPy 1.17), else None."""
+    try:
+        c.fn(*c.args)
+    except (TypeError, ValueError) as exc:
+        return exc
+    return None
+
+
+REFUSED = [c for c in CASES if _installed_scipy_refusal(c) is not None]
+CASES = [c for c in CASES if c not in REFUSED]
 IDS = [c.id for c in CASES]
+
+
+def test_refused_where_the_installed_scipy_refuses() -> None:
+    """A call the installed SciPy refuses is a located error with SciPy's message (every
+    refused case is a call of one matrix)."""
+    refused = [*REFUSED, Case("inv_too_many", lambda a: linalg.inv(a, False, True, 1), (A3,))]
+    for c in refused:
+        message = str(_installed_scipy_refusal(c))  # "inv() got an unexpected keyword ..."
+        expected = "too many positional arguments" if "positional" in message else \
+            message.split("() ", 1)[-1]
+        with pytest.raises(st.CompileError) as info:
+            st.value_and_grad(lambda a, c=c: np.sum(c.fn(a)))(*c.args)
+        assert expected in str(info.value), (c.id, message, str(info.value))
+        assert "test_rules_scipy_linalg.py" in str(info.value)
 
 
 @pytest.mark.parametrize("c", CASES, ids=IDS)
@@ -330,6 +358,11 @@ def test_lu_row_indices_are_scipys() -> None:
     check_gradient(Case("lu_indices", loss, (a,)))
 
 
+#: whether the installed SciPy's inv takes assume_a= (1.17 on), else its refusal
+_INV_ASSUME_A = "assume_a" in inspect.signature(linalg.inv).parameters
+_NO_ASSUME_A = "got an unexpected keyword argument 'assume_a'"
+
+
 @pytest.mark.parametrize("fn, message", [
     (_qr_full_tall, "mode='full' of a tall matrix"),
     (_qr_pivoting, "pivoting=True"),
@@ -338,8 +371,9 @@ def test_lu_row_indices_are_scipys() -> None:
     (_unknown_structure, "skew is not a recognized matrix structure"),
     (_pinv_atol, "atol > 0"),
     (_wrong_rhs, "b must have shape (3,)"),
-    (_inv_diagonal, "assume_a='diagonal') is not supported"),
-    (_inv_symmetric_spelled_out, "'symmetric' is not a recognized matrix structure"),
+    (_inv_diagonal, "assume_a='diagonal') is not supported" if _INV_ASSUME_A else _NO_ASSUME_A),
+    (_inv_symmetric_spelled_out, "'symmetric' is not a recognized matrix structure"
+     if _INV_ASSUME_A else _NO_ASSUME_A),
 ])
 def test_uncovered_uses_are_located_errors(fn, message) -> None:
     with pytest.raises(st.StAutodiffError) as info:

@@ -21,7 +21,7 @@ import pytest
 
 import st_autodiff as st
 from st_autodiff.errors import CompileError, UnsupportedSyntaxError
-from st_autodiff.ir.abstract import abstract_of, evaluate
+from st_autodiff.ir.abstract import NotKnown, abstract_of, evaluate
 from st_autodiff.ir.kernels import _INFIX, _PREFIX
 from st_autodiff.ir.ops import OP_INFO, Op, Spelling
 from st_autodiff.ir.scalar_kinds import (
@@ -56,6 +56,22 @@ def _real(fn: Any, args: tuple) -> Any:
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return fn(*pos, **kw)
+
+
+def _depends_on_values(fn: Any, args: tuple) -> bool:
+    """Whether ``fn``'s result type changes with the values of NumPy-scalar or 0-d array
+    arguments (NumPy < 2.3's ``array ** e`` fast path for e in 2, 0.5, -1, 0, 1)."""
+    kinds = set()
+    for value in (3, 2, 0.5, -1, 0, 1):
+        changed = tuple(np.asarray(value).astype(a.dtype)[()] if isinstance(a, np.generic)
+                        else np.full(a.shape, value, a.dtype) if isinstance(a, np.ndarray)
+                        else a for a in args)
+        try:
+            real = _real(fn, changed)
+        except Exception:  # noqa: BLE001, S112  (NumPy refuses this value)
+            continue
+        kinds.add((value_kind(real), getattr(real, "dtype", None)))
+    return len(kinds) > 1
 
 
 def _inferred(op: Op, args: tuple, what: str) -> Any:
@@ -131,6 +147,12 @@ def test_kind_rule_matches_numpy(name: str, op: Op, fn: Any) -> None:
             continue
         try:
             inferred = _inferred(op, args, name)
+        except NotKnown:
+            # only where the installed NumPy's answer depends on a value the types don't give
+            assert _depends_on_values(fn, args), f"{name}{args!r}: NotKnown, yet NumPy " \
+                "gives one type for every value"
+            checked += 1
+            continue
         except Exception as exc:  # noqa: BLE001
             pytest.fail(f"{name}{args!r}: NumPy gives {type(real).__name__}, the rule "
                         f"raised {exc!r}")

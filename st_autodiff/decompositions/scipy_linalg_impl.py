@@ -141,12 +141,15 @@ def cholesky(a: Any, lower: bool, finite: bool) -> Any:
     return factor if lower else np.swapaxes(factor, -1, -2)
 
 
-def cho_factor(a: Any, lower: bool, finite: bool) -> Any:
-    """``scipy.linalg.cho_factor``: the factor in one triangle and ``a``'s entries in the
-    other (LAPACK leaves them there), with the flag."""
+def cho_factor(a: Any, lower: bool, finite: bool, keep: bool) -> Any:
+    """``scipy.linalg.cho_factor``: the factor in one triangle and, in the other, ``a``'s
+    entries (LAPACK leaves them there; SciPy up to 1.17) or zeros (SciPy 1.18), with the
+    flag: as the installed SciPy does (``keep``)."""
     if finite:
         check_finite(a)
     factor = cholesky(a, lower, False)
+    if not keep:
+        return factor, lower
     if lower:
         return factor + np.triu(a, 1), lower
     return factor + np.tril(a, -1), lower

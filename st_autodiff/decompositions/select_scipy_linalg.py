@@ -14,6 +14,8 @@ static.  Not covered, each a located error: complex matrices, generalized eigenp
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -132,7 +134,18 @@ def _cholesky(a: Any, lower: Any = False, overwrite_a: Any = False, check_finite
 def _cho_factor(a: Any, lower: Any = False, overwrite_a: Any = False, check_finite: Any = True
                 ) -> Selection:
     _plain(a)
-    return impl.cho_factor, (a, _flag(lower, "lower"), _flag(check_finite, "check_finite"))
+    return impl.cho_factor, (a, _flag(lower, "lower"), _flag(check_finite, "check_finite"),
+                             _cho_factor_keeps_other_triangle())
+
+
+@functools.cache
+def _cho_factor_keeps_other_triangle() -> bool:
+    """Whether the installed ``scipy.linalg.cho_factor`` leaves ``a``'s entries in the
+    triangle its factor does not use (read once, from a 2x2 call)."""
+    import scipy.linalg  # noqa: PLC0415
+
+    c, _ = scipy.linalg.cho_factor(np.array([[4.0, 1.0], [3.0, 5.0]]))
+    return bool(c[1, 0] == 3.0)
 
 
 def _cho_solve(c_and_lower: Any, b: Any, overwrite_b: Any = False, check_finite: Any = True
@@ -380,7 +393,45 @@ _NAMES: dict[str, Callable[..., Selection]] = {
 }
 
 
+#: functions of one matrix that a SciPy release may or may not batch over leading axes
+_ONE_MATRIX = ("det", "inv", "cholesky", "expm", "logm", "eigh", "eigvalsh", "svd", "svdvals",
+               "pinv", "lu", "lu_factor", "qr")
+
+
+@functools.cache
+def _stack_refusal(name: str) -> str | None:
+    """The installed SciPy's error for a stack of matrices given to ``name``, else None
+    (SciPy 1.15's ``inv`` refuses one that 1.17 batches over)."""
+    import scipy.linalg  # noqa: PLC0415  (only when a scipy.linalg call is compiled)
+
+    try:
+        getattr(scipy.linalg, name)(np.broadcast_to(2.0 * np.eye(2), (1, 2, 2)).copy())
+    except (ValueError, TypeError, np.linalg.LinAlgError) as exc:
+        return str(exc)
+    return None
+
+
+def _as_installed(name: str, select: Callable[..., Selection]) -> Callable[..., Selection]:
+    """``select`` taking only the arguments the installed ``scipy.linalg.name`` takes, and
+    refusing a stack of matrices where it does: its error, located at the call."""
+    import scipy.linalg  # noqa: PLC0415
+
+    signature = inspect.signature(getattr(scipy.linalg, name))
+
+    @functools.wraps(select)
+    def selector(*args: Any, **kwargs: Any) -> Selection:
+        signature.bind(*args, **kwargs)  # TypeError: the installed SciPy refuses it too
+        if name in _ONE_MATRIX and args and len(shape_of(args[0], "a")) > 2:
+            refusal = _stack_refusal(name)
+            if refusal is not None:
+                raise Unsupported(refusal)
+        return select(*args, **kwargs)
+    return selector
+
+
+@functools.cache
 def names() -> dict[str, Callable[..., Selection]]:
-    """``scipy.linalg``'s names and their selectors, for ``select_scipy.lookup``."""
-    return _NAMES
+    """``scipy.linalg``'s names and their selectors, for ``select_scipy.lookup``: each
+    follows the installed SciPy's signature."""
+    return {name: _as_installed(name, select) for name, select in _NAMES.items()}
 

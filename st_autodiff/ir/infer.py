@@ -134,15 +134,35 @@ def _elementwise(op: Op, inputs: tuple, params: dict) -> Any:
     if op is Op.POW and all(_python_int(v) for v in inputs) and is_abs(inputs[1]):
         # int ** int is an int, or a float for a negative exponent: the value decides
         raise NoTypeRule("a Python int to the power of a runtime int")
+    if op is Op.POW and _VALUE_DEPENDENT_POW and _numpy_array(inputs[0]) and not any_abstract(
+            (inputs[1],)) and np.size(inputs[1]) == 1:
+        # a known exponent of one element: NumPy < 2.3 decides by its value, so probe with it
+        shape = broadcast(*[shape_of(v) for v in inputs if v is not None])
+        return make(probe(op, [stand_in(inputs[0]), inputs[1]], params), shape)
     if op is Op.POW and _VALUE_DEPENDENT_POW and _numpy_array(inputs[0]) and not (
             isinstance(inputs[1], (int, float)) or is_abs(inputs[1]) and
             inputs[1].type.kind in ("float", "int", "bool")):
-        # NumPy < 2.3 computes ``array ** e`` for an exponent e of one element with value
-        # 2, 0.5, -1 … by a fast path that keeps the base's dtype: the value decides (a
-        # Python number exponent is weak either way)
-        raise NotKnown("array ** a NumPy number: its dtype depends on the exponent's value")
+        return _value_dependent_pow(inputs, params)
     shape = broadcast(*[shape_of(v) for v in inputs if v is not None])
     return make(probe(op, [stand_in(v) for v in inputs], params), shape)
+
+
+def _value_dependent_pow(inputs: tuple, params: dict) -> Any:
+    """``array ** e`` for a runtime NumPy exponent under NumPy < 2.3, which computes an
+    exponent of one element with value 2, 0.5, -1, 0 or 1 by a fast path keeping the base's
+    dtype: the type when every such value and a plain one (3) give the same, else NotKnown."""
+    shape = broadcast(*[shape_of(v) for v in inputs if v is not None])
+    outs = []
+    for value in (3, 2, 0.5, -1, 0, 1):
+        try:
+            outs.append(probe(Op.POW, [stand_in(inputs[0]), stand_in(inputs[1], None, value)],
+                              params))  # type: ignore[arg-type]
+        except Exception:  # noqa: BLE001, S112  (NumPy refuses this value: int ** -1)
+            continue
+    kinds = {(type(o), getattr(o, "dtype", None)) for o in outs}
+    if len(kinds) != 1:
+        raise NotKnown("array ** a NumPy number: its dtype depends on the exponent's value")
+    return make(outs[0], shape)
 
 
 def _numpy_array(v: Any) -> bool:

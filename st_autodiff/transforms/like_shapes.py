@@ -40,7 +40,7 @@ def like_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return NotImplemented
     what = f"np.{fn.__name__}"
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = _signature(fn).bind(*args, **kwargs)
     except TypeError as exc:
         raise lw.fail(f"{what}: {exc}", e, kind=CompileError) from None
     given = bound.arguments
@@ -54,7 +54,7 @@ def like_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     lw.static(given.get("subok", True), f"the subok= of {what}", e)  # plain ndarrays here
     if given.get("device") is not None:
         raise lw.fail(f"{what}(device=...) is not supported", e, kind=CompileError)
-    proto = given[next(iter(inspect.signature(fn).parameters))]  # a (prototype: empty_like)
+    proto = given[next(iter(_signature(fn).parameters))]  # a (prototype: empty_like)
     if not isinstance(proto, Node) and holds_node(proto):
         proto = lw.to_node(proto, e)  # np.zeros_like([a, b], shape=...): the stack's dtype
     if dtype is None:
@@ -66,6 +66,23 @@ def like_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
 
     rest = [given["fill_value"]] if make is np.full else []
     return call_value(lw, make, [tuple(shape), *rest], {"dtype": np.dtype(dtype)}, e)
+
+
+def _empty_like(prototype: Any, dtype: Any = None, order: Any = "K", subok: Any = True,
+                shape: Any = None, *, device: Any = None) -> Any:
+    """NumPy's documented signature of ``np.empty_like`` (a C function that carries no
+    ``__text_signature__`` before NumPy 2.3)."""
+
+
+def _signature(fn: Any) -> inspect.Signature:
+    """``fn``'s signature; ``np.empty_like``'s from its documentation where the installed
+    NumPy does not expose one."""
+    try:
+        return inspect.signature(fn)
+    except ValueError:
+        if fn is np.empty_like:
+            return inspect.signature(_empty_like)
+        raise
 
 
 def _dtype_of(v: Any) -> np.dtype | None:

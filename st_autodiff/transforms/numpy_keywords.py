@@ -21,7 +21,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.graph import Node
+from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from . import aliases, calls
 from .parse import synthesize
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .scope import Scope
 
 #: the keywords ``keyword_call`` looks at (other calls never reach it)
-KEYWORDS = frozenset({"out", "where", "dtype", "endpoint", "retstep"})
+KEYWORDS = frozenset({"out", "where", "dtype", "endpoint", "retstep", "initial"})
 #: ops whose ``dtype=`` means "cast the input, then accumulate"
 _CAST_FIRST = frozenset({Op.SUM, Op.CUMSUM, Op.CUMPROD, Op.PROD, Op.MEAN})
 #: ops that make a new array: ``out=np.zeros_like(a)`` written in the call is seen by no one
@@ -48,6 +48,9 @@ def keyword_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return NotImplemented
     if op is Op.LINSPACE and {"endpoint", "retstep", "dtype"} & kwargs.keys():
         return _linspace(lw, fn, args, kwargs, e)
+    if "initial" in kwargs and op in (Op.MAX, Op.MIN) and not _op_takes(op, "initial") and \
+            "out" not in kwargs and "where" not in kwargs:
+        return _initial(lw, fn, op, args, kwargs, e)
     if "dtype" in kwargs and op in _CAST_FIRST and not _op_takes(op, "dtype"):
         kwargs = dict(kwargs)
         dtype = calls.dtype_name(lw.static(kwargs.pop("dtype"), "argument 'dtype'", e))
@@ -134,6 +137,26 @@ def _linspace(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         raise lw.fail("numpy.linspace(retstep=True) with fewer than two intervals "
                       "(its step is NaN) is not supported", e, kind=UnsupportedSyntaxError)
     return y, lw.binary(Op.DIV, lw.binary(Op.SUB, stop, start, e), div, e)
+
+
+def _initial(lw: Lowerer, fn: Any, op: Op, args: list[Any], kwargs: dict[str, Any],
+             e: cst.Call) -> Any:
+    """``np.max(x, ..., initial=v)`` of a non-empty float array: ``np.maximum(np.max(x,
+    ...), v)`` (``np.minimum`` for ``min``), NumPy's value; SciPy 1.15's Akima reads it.
+    An empty or non-float ``x`` is refused at the call (NumPy casts ``v`` to its dtype)."""
+    if not holds_node(args) and not holds_node(kwargs):
+        return NotImplemented  # all static: NumPy's own answer while compiling
+    kwargs = dict(kwargs)
+    initial = kwargs.pop("initial")
+    x = args[0] if args else kwargs.get("a")
+    t = x.type if isinstance(x, Node) else None
+    shape = t.shape if t is not None else np.shape(x)
+    dtype = t.dtype if t is not None else np.asarray(x).dtype
+    if shape is None or 0 in shape or dtype is None or np.dtype(dtype).kind != "f":
+        raise lw.fail(f"{calls.callable_name(fn)}(..., initial=...) is supported for a "
+                      "non-empty float array of known shape", e, kind=UnsupportedSyntaxError)
+    reduced = lw.call(fn, args, kwargs, e)
+    return lw.call(np.maximum if op is Op.MAX else np.minimum, [reduced, initial], {}, e)
 
 
 def _op_of(fn: Any) -> Op | None:

@@ -151,6 +151,9 @@ _INTROSPECTION = frozenset({
     inspect.isclass, inspect.isbuiltin, inspect.isroutine, inspect.ismodule,
     inspect.iscoroutinefunction, inspect.isgeneratorfunction, inspect.isgenerator,
     inspect.isasyncgenfunction, inspect.iscode, inspect.getdoc,
+    # reads without running descriptors; answered, not inlined: Python 3.12+ caches its
+    # MRO walk with lru_cache over weak references, which compiled code cannot reproduce
+    inspect.getattr_static,
 })
 #: non-mutating methods of builtin containers (str, tuple, int, float, bytes: all of them)
 _PURE_METHODS = {
