@@ -11,6 +11,7 @@ import pytest
 from helpers_rules import Case, check_gradient, check_hessian, check_jvp, check_value
 
 import st_autodiff as st
+from st_autodiff.errors import StaticRaiseError
 
 interpolate = pytest.importorskip("scipy.interpolate")
 
@@ -96,12 +97,21 @@ def test_akima_value_matches_scipy() -> None:
     np.testing.assert_allclose(value, np.sum(_akima(YS)), rtol=1e-13)
 
 
-def test_decreasing_breakpoints_are_a_runtime_error_not_a_misread() -> None:
+def test_decreasing_breakpoints_are_an_error_not_a_misread() -> None:
+    """Constant breakpoints are checked while compiling (a located error); breakpoints
+    known only at run time are checked when the code runs."""
     def loss(c):
         return np.sum(interpolate.PPoly(c, np.array([2.0, 1.0, 0.0]))(np.array([0.5])))
 
-    with pytest.raises(ValueError, match="decreasing breakpoints"):
+    with pytest.raises(StaticRaiseError, match="decreasing breakpoints") as info:
         st.grad(loss)(np.ones((2, 2)))
+    assert "test_rules_scipy_ppoly.py" in str(info.value)
+
+    def runtime_breaks(c, x):
+        return np.sum(interpolate.PPoly(c, x)(np.array([0.5])))
+
+    with pytest.raises(ValueError, match="decreasing breakpoints"):
+        st.grad(runtime_breaks)(np.ones((2, 2)), np.array([2.0, 1.0, 0.0]))
 
 
 def test_constant_spline_times_a_runtime_weight() -> None:

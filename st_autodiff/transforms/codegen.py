@@ -268,7 +268,8 @@ class _Writer(RegionWriter):
         if n.op is Op.SUM and ins[0].type is not None and ins[0].type.kind == "array":
             sp = Spelling.METHOD  # a.sum() skips np.sum's Python dispatch (~2 us a call)
         if sp is Spelling.METHOD:
-            if ins[0].type is None:  # untyped (no example arguments): maybe a Python float
+            if ins[0].type is None or ins[0].type.kind in ("float", "int", "bool"):
+                # untyped (no example arguments) or a Python number: no array methods
                 return f"xp.asarray({self.ref(ins[0])}).{info.numpy}({', '.join(params)})", \
                     _ATOM
             return f"{self.ref(ins[0], _ATOM)}.{info.numpy}({', '.join(params)})", _ATOM
