@@ -321,6 +321,11 @@ class ExpressionLowering:
         b = self.expr(e.right, scope)
         if not isinstance(a, Node) and not isinstance(b, Node):
             return (a and b) if is_and else (a or b)
+        if type(b) is bool and b is not is_and and _truth_value(a):
+            # a bool known only at run time `and False` is false either way (`or True`:
+            # true), SciPy's `if any(contains_nan) and nan_policy == 'omit':`.  (The
+            # both-sides op below gives a bool node too, never the operand itself.)
+            return b
         # scalar conditions (``while err > tol and k < n``): both sides are evaluated
         op = Op.LOGICAL_AND if is_and else Op.LOGICAL_OR
         return unknown(self, self.emit(op, [self.condition(a, e), self.condition(b, e)], None, e))
@@ -497,6 +502,12 @@ class ExpressionLowering:
         if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
             return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)
+
+
+def _truth_value(v: Any) -> bool:
+    """Whether ``v`` is a runtime Python bool or 0-d NumPy bool (``any(...)``, ``x > 0``)."""
+    t = v.type if isinstance(v, Node) else None
+    return t is not None and (t.kind == "bool" or t.dtype == "bool" and t.shape == ())
 
 
 def _sequence(v: Any) -> str | None:

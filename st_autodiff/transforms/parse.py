@@ -224,10 +224,33 @@ def _parse_cached(file: str, first_line: int, code: Any, rewritten: bool = False
     del start
     first_line = code.co_firstlineno
     check_fresh(code, lines, rewritten)
-    module = parse_source("".join(block), file, first_line, [ln.rstrip("\n") for ln in lines])
+    file_lines = [ln.rstrip("\n") for ln in lines]
+    try:
+        module = parse_source("".join(block), file, first_line, file_lines)
+    except UnsupportedSyntaxError:
+        if code.co_name != "<lambda>":
+            raise
+        module = _lambda_in_arguments(block, file, first_line, file_lines)
     node = _find_function(module, code)
     check_subset(node, module)
     return ParsedFunction(code.co_name, node, module)
+
+
+def _lambda_in_arguments(block: list[str], file: str, first_line: int,
+                         file_lines: list[str]) -> ParsedModule:
+    """The lines of a lambda that are not a statement on their own, parsed as call
+    arguments: ``lambda x: x, result_to_tuple=lambda x, _: (x,)`` inside a decorator's
+    parentheses (SciPy's ``_axis_nan_policy_factory``).  The wrapper gets lines of its own
+    so that every column stays the file's; the original refusal stands where this fails."""
+    body = "".join(block).rstrip()
+    for _ in range(4):  # closing brackets of the call the lambda is an argument of
+        try:
+            return parse_source("_(\n" + body + "\n)\n", file, first_line - 1, file_lines)
+        except UnsupportedSyntaxError:
+            if not body or body[-1] not in ")]},":
+                break
+            body = body[:-1].rstrip()
+    return parse_source("".join(block), file, first_line, file_lines)
 
 
 def _find_function(module: ParsedModule, code: Any) -> cst.FunctionDef | cst.Lambda:
