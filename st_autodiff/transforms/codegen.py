@@ -613,9 +613,19 @@ def literal(v: Any) -> str:
         return repr(v)
     if v is Ellipsis:
         return "..."
-    if isinstance(v, (np.integer, np.bool_)):  # a NumPy scalar folded while compiling
+    if isinstance(v, (np.integer, np.bool_, np.floating)):  # a NumPy scalar folded
         return f"xp.{v.dtype.name}({v.item()!r})"
     if isinstance(v, tuple):
         items = [literal(x) for x in v]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":  # a static array in a param
+        text = f"xp.asarray({_nested(v.tolist())}, dtype=xp.{v.dtype.name})"
+        return text if v.size else f"{text}.reshape({v.shape!r})"
     return repr(v)
+
+
+def _nested(v: Any) -> str:
+    """A (nested) list of Python numbers as source, ``inf``/``nan`` included."""
+    if isinstance(v, list):
+        return "[" + ", ".join(_nested(x) for x in v) + "]"
+    return literal(v)
