@@ -71,7 +71,8 @@ def is_static_callable(value: Any) -> bool:
         return False
     if isinstance(value, (*_PLAIN, types.MethodType)):
         return True
-    call = getattr(type(value), "__call__", None)
+    call = next((c.__dict__["__call__"] for c in type(value).__mro__
+                 if "__call__" in c.__dict__), None)
     if isinstance(call, types.FunctionType):  # a callable object (its own attributes are
         return True  # guarded as a receiver's are)
     module = getattr(type(value), "__module__", "")
@@ -119,10 +120,28 @@ def call_node(lw: Any, fn: Node, e: cst.Call) -> CompileError:
     compiler can see through)."""
     t = fn.type
     what = "a value computed at run time" if t is None or t.kind == "object" else (
-        f"a {t} array computed at run time" if t.kind == "array" else
-        f"a {t.kind} computed at run time")
-    code = cst.Module([]).code_for_node(e.func)
-    return lw.fail(f"cannot call {code!r}: it is {what}, not a function the compiler "
-                   "can see", e, kind=CompileError,
-                   hint="call functions passed as arguments or read from globals; a "
-                   "function chosen at run time cannot be differentiated through")
+        f"a {t.dtype} array of shape {t.shape} computed at run time" if t.kind == "array"
+        else f"a {t.kind} computed at run time")
+    return lw.fail(f"cannot call {_code(e)!r}: it is {what}, not a function", e,
+                   kind=CompileError, hint="call functions passed as arguments or read "
+                   "from globals; a function chosen at run time cannot be compiled")
+
+
+#: static values that are never callable (calling one is the user's TypeError, located)
+_NOT_CALLABLE = (bool, int, float, complex, str, bytes, type(None), tuple, list, dict, set,
+                 np.ndarray, np.generic)
+
+
+def call_static(lw: Any, fn: Any, e: cst.Call) -> CompileError | None:
+    """The located error for calling a static value that is not callable (an int passed
+    where a function was expected), or None."""
+    if not isinstance(fn, _NOT_CALLABLE) or isinstance(fn, type):
+        return None
+    shown = repr(fn) if len(repr(fn)) <= 40 else f"{repr(fn)[:37]}..."
+    return lw.fail(f"cannot call {_code(e)!r}: it is the {type(fn).__name__} {shown}, which "
+                   "is not callable", e, kind=CompileError,
+                   hint="pass a function (or a class, a bound method, a functools.partial)")
+
+
+def _code(e: cst.Call) -> str:
+    return cst.Module([]).code_for_node(e.func)

@@ -539,6 +539,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
 
         if isinstance(fn, Node):  # a value computed at run time: not a function we see
             raise callable_args.call_node(self, fn, e)
+        if (bad := callable_args.call_static(self, fn, e)) is not None:
+            raise bad
         special = NotImplemented
         if not self.__dict__.pop("static_numpy_off", False):  # (off for one call only)
             special = static_numpy_calls.call(self, fn, args, kwargs, e)  # static NumPy values
