@@ -52,7 +52,7 @@ from .specialize import (
     why,
 )
 from .transforms import Compiled, Options, Request, compile_function
-from .transforms.callable_args import KIND_TYPES as CALLABLE_TYPES
+from .transforms.callable_args import KINDS as CALLABLE_KINDS
 from .transforms.callable_args import callable_kind
 from .transforms.guards import Guards
 from .transforms.load import locate_failure
@@ -107,7 +107,7 @@ def _value_kind(a: Any) -> Any:
 _KINDS: dict[type, Callable[[Any], Any]] = {np.ndarray: _ndarray_kind, float: _float_kind,
                                             int: _value_kind, bool: _value_kind,
                                             ShapeDtype: _ndarray_kind}  # (for compile)
-_KINDS.update(dict.fromkeys(CALLABLE_TYPES, callable_kind))
+_KINDS.update(CALLABLE_KINDS)  # (functions passed as arguments: keyed by identity)
 
 
 class GradFunction:

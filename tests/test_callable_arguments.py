@@ -218,3 +218,16 @@ def test_calling_a_static_value_that_is_not_callable_is_a_located_error() -> Non
         st.grad(call_int)(X, 3)
     msg = str(info.value)
     assert "cannot call 's'" in msg and "int 3" in msg and "test_callable_arguments.py" in msg
+
+
+def test_a_dead_receivers_id_is_never_reused_for_a_cached_method() -> None:
+    g = st.grad(apply)
+    for k in (1.0, 2.0, 3.0, 4.0, 5.0):
+        s = Scale(np.full(3, k))  # the previous receiver is dropped here
+        assert np.allclose(g(X, s.method), 2 * k * X)
+
+
+def test_partials_of_one_function_with_other_arguments_compile_again() -> None:
+    g = st.grad(apply)
+    assert np.allclose(g(X, functools.partial(power, p=2.0)), 2 * X)
+    assert np.allclose(g(X, functools.partial(power, p=3.0)), 3 * X**2)

@@ -80,16 +80,34 @@ def is_static_callable(value: Any) -> bool:
 
 
 def callable_kind(value: Any) -> Any:
-    """The cache-key part of a callable argument (``("static", type, CallableKey)``), or
+    """The cache-key part of a callable argument (``("static", type, key)``), or
     ``type(value)`` for a value that is not one (an opaque object keyed by its type)."""
-    if is_static_callable(value):
-        return (STATIC, type(value), CallableKey(value))
-    return type(value)
+    if not is_static_callable(value):
+        return type(value)
+    t = type(value)
+    if t is not types.MethodType and t.__eq__ is object.__eq__ and t.__hash__ is not None:
+        return (STATIC, t, value)  # compared by identity, in C (the cached-call hot path)
+    return (STATIC, t, CallableKey(value))
 
 
-#: callable types for ``api._KINDS`` (the cached-call fast path)
-KIND_TYPES: tuple[type, ...] = (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
-                                types.MethodType, functools.partial, type(np.sum))
+def _identity_kind(value: Any) -> Any:
+    """``callable_kind`` of functions, builtins, ufuncs, partials and classes (which
+    compare by identity, or a builtin method soundly by receiver identity and name)."""
+    return (STATIC, type(value), value)
+
+
+def _method_kind(value: Any) -> Any:
+    """A bound method by its function and its receiver's identity (``obj.f`` makes a new
+    method object on every read).  The receiver cannot die and lend its id to another
+    object while the key is cached: lowering notes it in the specialisation's guards."""
+    return (STATIC, types.MethodType, (value.__func__, id(value.__self__)))
+
+
+#: fast paths for ``api._KINDS`` (the cached-call hot path), by argument type
+KINDS: dict[type, Any] = {
+    **dict.fromkeys((types.FunctionType, types.BuiltinFunctionType, np.ufunc,
+                     functools.partial, type(np.sum), type), _identity_kind),
+    types.MethodType: _method_kind}
 
 
 def refuse_wrt(parsed: Any, example_args: list[Any] | None, wrt: Any) -> None:
