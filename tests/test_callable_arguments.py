@@ -231,3 +231,12 @@ def test_partials_of_one_function_with_other_arguments_compile_again() -> None:
     g = st.grad(apply)
     assert np.allclose(g(X, functools.partial(power, p=2.0)), 2 * X)
     assert np.allclose(g(X, functools.partial(power, p=3.0)), 3 * X**2)
+
+
+@pytest.mark.parametrize("transform", [st.jacrev, st.jacfwd, st.hessian])
+def test_jacobians_with_wrt_selecting_the_callable_are_located_errors(transform) -> None:
+    with pytest.raises(WrtError) as info:
+        transform(apply, wrt=1)(X, np.sin)
+    msg = str(info.value)
+    assert "'f'" in msg and "no gradient" in msg and "test_callable_arguments.py" in msg
+    assert np.allclose(st.jacrev(apply)(X, sq), 2 * X)

@@ -125,6 +125,28 @@ def refuse_wrt(parsed: Any, example_args: list[Any] | None, wrt: Any) -> None:
                            "compile-time values: each one compiles its own specialisation)")
 
 
+def wrt_error(fn: Any, p: int, value: Any, who: str) -> WrtError | None:
+    """The located error for ``jacrev``/``jacfwd``/``hessian`` whose ``wrt`` selects a
+    callable argument (position ``p`` of ``fn``), or None when ``value`` is no callable."""
+    if not is_static_callable(value):
+        return None
+    from .parse import parse_function  # noqa: PLC0415  (parse imports lowering helpers)
+
+    loc, name = None, f"argument {p}"
+    while type(fn).__name__ == "GradFunction":  # a Hessian: the gradient's own function
+        fn = fn._fn
+    try:
+        parsed = parse_function(fn)
+        pname, param, _ = parsed.slots[p]
+        loc, name = parsed.loc(param), repr(pname)
+    except Exception:  # noqa: BLE001  (no readable source: the message without a place)
+        pass
+    return WrtError(f"{who}: cannot differentiate with respect to {name}: it is "
+                    f"{_describe(value)}, and a function has no gradient", loc,
+                    "drop it from wrt (callable arguments are compile-time values: each one "
+                    "compiles its own specialisation)")
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, type):
         return f"the class {value.__qualname__}"
