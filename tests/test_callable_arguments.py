@@ -240,3 +240,13 @@ def test_jacobians_with_wrt_selecting_the_callable_are_located_errors(transform)
     msg = str(info.value)
     assert "'f'" in msg and "no gradient" in msg and "test_callable_arguments.py" in msg
     assert np.allclose(st.jacrev(apply)(X, sq), 2 * X)
+
+
+def test_a_random_generators_method_runs_on_every_call_never_at_compile_time() -> None:
+    def noisy(v, draw):
+        return np.sum(v * draw(3))
+
+    rng, ref = np.random.default_rng(5), np.random.default_rng(5)
+    g = st.grad(noisy)
+    first, second = g(X, rng.random), g(X, rng.random)
+    assert np.allclose(first, ref.random(3)) and np.allclose(second, ref.random(3))
