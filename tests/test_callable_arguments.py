@@ -250,3 +250,28 @@ def test_a_random_generators_method_runs_on_every_call_never_at_compile_time() -
     g = st.grad(noisy)
     first, second = g(X, rng.random), g(X, rng.random)
     assert np.allclose(first, ref.random(3)) and np.allclose(second, ref.random(3))
+
+
+def sum_each(v, fs):
+    total = 0.0
+    for f in fs:
+        total = total + np.sum(f(v))
+    return total
+
+
+def test_a_tuple_of_functions_is_static_and_keyed_by_its_items() -> None:
+    g = st.grad(sum_each)
+    assert np.allclose(g(X, (np.sin, np.cos)), np.cos(X) - np.sin(X))
+    assert np.allclose(g(X, (np.cos, np.cos)), -2 * np.sin(X))
+    assert np.allclose(g(X, (sq, np.sin)), 2 * X + np.cos(X))
+    assert np.allclose(g(X, (np.sin, np.cos)), np.cos(X) - np.sin(X))
+    assert g.cache_info().misses == 3
+    with pytest.raises(WrtError, match="tuple of functions"):
+        st.grad(sum_each, wrt=1)(X, (np.sin,))
+
+
+def test_a_list_of_functions_is_a_located_error_pointing_to_a_tuple() -> None:
+    with pytest.raises(CompileError) as info:
+        st.grad(sum_each)(X, [np.sin, np.cos])
+    msg = str(info.value)
+    assert "cannot call 'f'" in msg and "as a tuple" in msg and "Node" not in msg

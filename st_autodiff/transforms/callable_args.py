@@ -79,6 +79,14 @@ def is_static_callable(value: Any) -> bool:
     return isinstance(module, str) and module.split(".")[0] in ("numpy", "scipy")
 
 
+def is_static_argument(value: Any) -> bool:
+    """A static callable, or a non-empty tuple of them (``(np.sin, np.cos)``: a loop over it
+    unrolls).  Lists stay runtime values: a write into one must reach the caller's list."""
+    if type(value) is tuple:
+        return bool(value) and all(is_static_argument(v) for v in value)
+    return is_static_callable(value)
+
+
 def callable_kind(value: Any) -> Any:
     """The cache-key part of a callable argument (``("static", type, key)``), or
     ``type(value)`` for a value that is not one (an opaque object keyed by its type)."""
@@ -116,7 +124,7 @@ def refuse_wrt(parsed: Any, example_args: list[Any] | None, wrt: Any) -> None:
     if example_args is None:
         return
     for i in wrt if isinstance(wrt, (tuple, list)) else ():
-        if isinstance(i, int) and i < len(example_args) and is_static_callable(
+        if isinstance(i, int) and i < len(example_args) and is_static_argument(
                 example_args[i]):
             name, param, _ = parsed.slots[i]
             raise WrtError(f"cannot differentiate with respect to {name!r}: it is "
@@ -128,7 +136,7 @@ def refuse_wrt(parsed: Any, example_args: list[Any] | None, wrt: Any) -> None:
 def wrt_error(fn: Any, p: int, value: Any, who: str) -> WrtError | None:
     """The located error for ``jacrev``/``jacfwd``/``hessian`` whose ``wrt`` selects a
     callable argument (position ``p`` of ``fn``), or None when ``value`` is no callable."""
-    if not is_static_callable(value):
+    if not is_static_argument(value):
         return None
     from .parse import parse_function  # noqa: PLC0415  (parse imports lowering helpers)
 
@@ -148,6 +156,8 @@ def wrt_error(fn: Any, p: int, value: Any, who: str) -> WrtError | None:
 
 
 def _describe(value: Any) -> str:
+    if type(value) is tuple:
+        return "a tuple of functions"
     if isinstance(value, type):
         return f"the class {value.__qualname__}"
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
@@ -163,8 +173,9 @@ def call_node(lw: Any, fn: Node, e: cst.Call) -> CompileError:
         f"a {t.dtype} array of shape {t.shape} computed at run time" if t.kind == "array"
         else f"a {t.kind} computed at run time")
     return lw.fail(f"cannot call {_code(e)!r}: it is {what}, not a function", e,
-                   kind=CompileError, hint="call functions passed as arguments or read "
-                   "from globals; a function chosen at run time cannot be compiled")
+                   kind=CompileError, hint="call functions passed as arguments (several "
+                   "as a tuple, not a list) or read from globals; a function chosen at run "
+                   "time cannot be compiled")
 
 
 #: static values that are never callable (calling one is the user's TypeError, located)

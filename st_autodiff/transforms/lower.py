@@ -640,7 +640,7 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
             value = example_args[i]
             static = i in lw.static_args or isinstance(value, (bool, int, str, type(
                 None))) and not isinstance(value, float) and i not in lw.dynamic_args
-            if not static and callable_args.is_static_callable(value):  # keyed by identity
+            if not static and callable_args.is_static_argument(value):  # keyed by identity
                 static = True
                 lw.guards.note(value)  # (a receiver's attributes are guarded)
             # a runtime argument is known by its type only: its data is never read
