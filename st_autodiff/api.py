@@ -52,6 +52,8 @@ from .specialize import (
     why,
 )
 from .transforms import Compiled, Options, Request, compile_function
+from .transforms.callable_args import KINDS as CALLABLE_KINDS
+from .transforms.callable_args import callable_kind
 from .transforms.guards import Guards
 from .transforms.load import locate_failure
 from .transforms.lower import python_resolver
@@ -73,7 +75,9 @@ def _kind(a: Any) -> Any:
         return (t, a.dtype, shape)
     if isinstance(a, (tuple, list)):  # loops over it unroll: its length is part of the code
         return (t, tuple(_KINDS.get(type(x), _kind)(x) for x in a))
-    return (t, a) if isinstance(a, (int, str, type(None))) else t
+    if isinstance(a, (int, str, type(None))):
+        return (t, a)
+    return callable_kind(a) if callable(a) else t  # a function argument: keyed by identity
 
 
 class _TreeArgument(Exception):
@@ -103,6 +107,7 @@ def _value_kind(a: Any) -> Any:
 _KINDS: dict[type, Callable[[Any], Any]] = {np.ndarray: _ndarray_kind, float: _float_kind,
                                             int: _value_kind, bool: _value_kind,
                                             ShapeDtype: _ndarray_kind}  # (for compile)
+_KINDS.update(CALLABLE_KINDS)  # (functions passed as arguments: keyed by identity)
 
 
 class GradFunction:

@@ -20,6 +20,7 @@ from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
+from .transforms.callable_args import wrt_error
 from .transforms.external import argument
 from .trees_classes import Record, Static, make
 
@@ -598,6 +599,8 @@ def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str,
         if p in static:
             raise ValueError(f"{who}: cannot differentiate with respect to argument {p} of "
                              f"{name}(): it is static (a compile-time constant)")
+        if (bad := wrt_error(fn, p, args[p], who)) is not None:  # a function: no gradient
+            raise bad
         if not any(_is_float(x) for x in trees.flatten(args[p])[0]):
             raise WrtError(f"{who}: cannot differentiate with respect to argument {p} of "
                            f"{name}(): it holds no floating-point value "

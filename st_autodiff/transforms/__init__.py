@@ -22,6 +22,7 @@ from ..ir.printer import print_graph
 from ..ir.verify import verify
 from .activity import active_nodes
 from .adjoint import adjoint
+from .callable_args import refuse_wrt as _refuse_callable_wrt
 from .codegen import Generated, generate, generate_split
 from .depth import deep_recursion
 from .forward import forward
@@ -88,6 +89,7 @@ def _compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer],
                       xp: Any, rt: Any, code: Any) -> Compiled:
     stages = Stages()
     stages["parse"] = lambda: parsed.module.tree.code_for_node(parsed.node)
+    _refuse_callable_wrt(parsed, example_args, req.wrt)  # (a function: no gradient)
     low = lower(parsed, example_args, make_resolver, code=code)
     _check(low.graph, options, stages, "lower")
     if req.mode == "jvp":

@@ -47,6 +47,7 @@ from ..ir.ops import OP_INFO, Op
 from ..ir.types import type_module, type_of
 from . import (
     aliases,
+    callable_args,
     calls,
     kind_calls,
     library_errors,
@@ -536,6 +537,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
         from .dispatch import call_value  # noqa: PLC0415  (dispatch imports this module)
 
+        if isinstance(fn, Node):  # a value computed at run time: not a function we see
+            raise callable_args.call_node(self, fn, e)
+        if (bad := callable_args.call_static(self, fn, e)) is not None:
+            raise bad
         special = NotImplemented
         if not self.__dict__.pop("static_numpy_off", False):  # (off for one call only)
             special = static_numpy_calls.call(self, fn, args, kwargs, e)  # static NumPy values
@@ -635,6 +640,9 @@ def lower(fn: ParsedFunction, example_args: list[Any] | None,
             value = example_args[i]
             static = i in lw.static_args or isinstance(value, (bool, int, str, type(
                 None))) and not isinstance(value, float) and i not in lw.dynamic_args
+            if not static and callable_args.is_static_argument(value):  # keyed by identity
+                static = True
+                lw.guards.note(value)  # (a receiver's attributes are guarded)
             # a runtime argument is known by its type only: its data is never read
             known = value if static else Abstract(type_of(value)) if isinstance(
                 value, (bool, int)) else abstract_of(value)
