@@ -167,14 +167,30 @@ def equals_string(lw: Lowerer, v: Any, ne: bool, where: cst.CSTNode) -> Any:
     t = v.type if isinstance(v, Node) else None
     if t is None or t.kind not in ("array", "float", "int", "bool"):
         return None
+    dt = np.dtype(t.dtype) if t.dtype is not None else np.dtype(np.float64)
     if t.kind == "array" and t.shape:
-        return np.full(t.shape, ne)
+        return _installed_answer(np.zeros(t.shape, dt), ne)
     if t.kind == "array" and t.shape is None:
-        if not rank_one_or_more(lw, v):  # (a 0-d array gives a NumPy bool)
+        if not rank_one_or_more(lw, v) or not isinstance(
+                _installed_answer(np.zeros(1, dt), ne), np.ndarray):
             return None
         return lw.emit(Op.FULL_LIKE, [v, ne], {"dtype": "bool"}, where)
     kind = exact_kind(lw, v, _is_argument)
-    return {PYTHON: ne, NUMPY: np.bool_(ne), ARRAY: np.bool_(ne)}.get(kind)
+    if kind == PYTHON:
+        return ne
+    if kind in (NUMPY, ARRAY):  # NumPy 2.2 gives a Python bool for a NumPy scalar, 2.4 not
+        return _installed_answer(np.zeros((), dt)[()] if kind == NUMPY else np.zeros((), dt), ne)
+    return None
+
+
+def _installed_answer(sample: Any, ne: bool) -> Any:
+    """What the installed NumPy gives for ``sample == 'text'`` (``!=``): its type and shape
+    follow the dtype and kind alone (a number never equals a str)."""
+    import warnings  # noqa: PLC0415
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (sample != "\0") if ne else (sample == "\0")
 
 
 def formatted_string(lw: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
