@@ -73,3 +73,21 @@ def _runtime_and_runtime(x: Any) -> Any:
 def test_runtime_and_runtime_still_decides_at_run_time(x: Any) -> None:
     assert st.value_and_grad(_runtime_and_runtime)(x)[0] == pytest.approx(
         _runtime_and_runtime(x))
+
+
+def _apply(v: Any, f: Any) -> Any:
+    return np.sum(f(v))
+
+
+def test_lambda_on_a_for_header_line() -> None:
+    """A lambda written in a ``for`` statement's header (its line alone is no statement)."""
+    for f in (np.sin, lambda v: v ** 3):
+        check_grads(lambda a, f=f: _apply(a, f), [X], lambda a, f=f: [st.grad(_apply)(a, f)])
+
+    def inner(x: Any) -> Any:
+        out = 0.0
+        for g in [lambda v: v * 2.0]:
+            out = out + np.sum(g(x) ** 2)
+        return out
+
+    np.testing.assert_allclose(st.grad(inner)(X), 8.0 * X)

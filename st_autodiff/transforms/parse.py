@@ -243,6 +243,14 @@ def _lambda_in_arguments(block: list[str], file: str, first_line: int,
     parentheses (SciPy's ``_axis_nan_policy_factory``).  The wrapper gets lines of its own
     so that every column stays the file's; the original refusal stands where this fails."""
     body = "".join(block).rstrip()
+    if body.endswith(":") and "\n" not in body:  # a compound statement's header alone
+        head = body.expandtabs()  # (`for f in [np.sin, lambda v: v ** 3]:`)
+        indent = len(head) - len(head.lstrip())
+        try:
+            return parse_source(body + "\n" + " " * (indent + 4) + "pass\n", file,
+                                first_line, file_lines)
+        except UnsupportedSyntaxError:
+            pass
     for _ in range(4):  # closing brackets of the call the lambda is an argument of
         try:
             return parse_source("_(\n" + body + "\n)\n", file, first_line - 1, file_lines)
