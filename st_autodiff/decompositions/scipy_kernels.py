@@ -235,19 +235,25 @@ def _square_type(a: Any, *rest: Any) -> ShapeDtype:
     return ShapeDtype(shape, dtype)
 
 
-def register() -> None:
-    """Put the kernels' rules and output types in the tables of ``register_vjp``."""
-    for fn, vjp, jvp, out_type in (
-            (convolve_full, _convolve_vjp, _convolve_jvp, _convolve_type),
-            (fftconvolve_full, _convolve_vjp, _convolve_jvp, _convolve_type),
-            (correlate_valid, _correlate_vjp, _correlate_jvp, _correlate_type),
-            (lfilter_last, _lfilter_vjp, _lfilter_jvp, _lfilter_type),
-            (lfilter_last_zi, _lfilter_zi_vjp, _lfilter_zi_jvp, _lfilter_type),
-            (sqrtm, _sqrtm_vjp, _sqrtm_jvp, _square_type),
-            (solve_sylvester, _sylvester_vjp, _sylvester_jvp, _square_type)):
+def register_kernels(rows: Any) -> None:
+    """Put ``(kernel, vjp, jvp, out_type)`` rows in the tables of ``register_vjp`` (the
+    SciPy kernel modules share this one loop)."""
+    for fn, vjp, jvp, out_type in rows:
         CUSTOM_VJPS[fn] = vjp
         CUSTOM_JVPS[fn] = jvp
         OUT_TYPES[fn] = out_type
+
+
+def register() -> None:
+    """Put the kernels' rules and output types in the tables of ``register_vjp``."""
+    register_kernels((
+        (convolve_full, _convolve_vjp, _convolve_jvp, _convolve_type),
+        (fftconvolve_full, _convolve_vjp, _convolve_jvp, _convolve_type),
+        (correlate_valid, _correlate_vjp, _correlate_jvp, _correlate_type),
+        (lfilter_last, _lfilter_vjp, _lfilter_jvp, _lfilter_type),
+        (lfilter_last_zi, _lfilter_zi_vjp, _lfilter_zi_jvp, _lfilter_type),
+        (sqrtm, _sqrtm_vjp, _sqrtm_jvp, _square_type),
+        (solve_sylvester, _sylvester_vjp, _sylvester_jvp, _square_type)))
 
 
 register()

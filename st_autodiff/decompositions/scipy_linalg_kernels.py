@@ -31,9 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..derivatives import CUSTOM_VJPS
-from ..derivatives_jvp import CUSTOM_JVPS
-from ..transforms.call_types import OUT_TYPES, ShapeDtype
+from ..transforms.call_types import ShapeDtype
+from .scipy_kernels import register_kernels
 
 
 def _linalg() -> Any:
@@ -281,22 +280,17 @@ def _logm_type(a: Any) -> ShapeDtype:
 
 def register() -> None:
     """Put the kernels' rules and output types in the tables of ``register_vjp``."""
-    for fn, vjp, jvp, out_type in (
-            (solve_lower, _solve_lower_vjp, _solve_lower_jvp, _solve_type),
-            (solve_upper, _solve_upper_vjp, _solve_upper_jvp, _solve_type),
-            (expm, _expm_vjp, _expm_jvp, _square_type),
-            (logm, _logm_vjp, _logm_jvp, _logm_type),
-            (lu_packed, _lu_vjp, _lu_jvp, _square_type),
-            (qr_reduced, _qr_vjp, _qr_jvp, _qr_type),
-            (eigh_signs_lower, _signs_vjp, _signs_jvp, _signs_type),
-            (eigh_signs_upper, _signs_vjp, _signs_jvp, _signs_type),
-            (lu_pivots, _pivots_vjp, _pivots_jvp, _pivots_type)):
-        CUSTOM_VJPS[fn] = vjp
-        CUSTOM_JVPS[fn] = jvp
-        OUT_TYPES[fn] = out_type
-    CUSTOM_VJPS[pivots_permutation] = _permutation_vjp
-    CUSTOM_JVPS[pivots_permutation] = _permutation_jvp
-    OUT_TYPES[pivots_permutation] = _permutation_type
+    register_kernels((
+        (solve_lower, _solve_lower_vjp, _solve_lower_jvp, _solve_type),
+        (solve_upper, _solve_upper_vjp, _solve_upper_jvp, _solve_type),
+        (expm, _expm_vjp, _expm_jvp, _square_type),
+        (logm, _logm_vjp, _logm_jvp, _logm_type),
+        (lu_packed, _lu_vjp, _lu_jvp, _square_type),
+        (qr_reduced, _qr_vjp, _qr_jvp, _qr_type),
+        (eigh_signs_lower, _signs_vjp, _signs_jvp, _signs_type),
+        (eigh_signs_upper, _signs_vjp, _signs_jvp, _signs_type),
+        (lu_pivots, _pivots_vjp, _pivots_jvp, _pivots_type),
+        (pivots_permutation, _permutation_vjp, _permutation_jvp, _permutation_type)))
 
 
 register()
