@@ -6,7 +6,7 @@ come from the user's rule, through two tables:
 
 * ``derivatives.CUSTOM_VJPS[f] = rule(g, out, *args) -> one gradient per argument``:
   reverse mode calls it from the generated adjoint (``Op.CALL_VJP``);
-* ``derivatives_jvp.CUSTOM_JVPS[f] = tangent(*args, *tangents) -> tangent of the
+* ``derivatives.jvp.CUSTOM_JVPS[f] = tangent(*args, *tangents) -> tangent of the
   output``: forward mode calls it from the generated tangent sweep (``Op.CALL``).
 
 ``custom_vjp`` fills the first table, ``custom_jvp`` both.  A JVP rule
@@ -69,7 +69,7 @@ from .custom_source import (
     tuple_display,
 )
 from .derivatives import CUSTOM_VJPS
-from .derivatives_jvp import CUSTOM_JVPS
+from .derivatives.jvp import CUSTOM_JVPS
 from .errors import NoRuleError, StAutodiffError
 from .transforms.call_types import OUT_TYPES, ShapeDtype, effect_free  # noqa: F401
 

@@ -25,7 +25,7 @@ from st_autodiff.derivatives import (
     RuleError,
     vjp_of,
 )
-from st_autodiff.derivatives_special import NotDifferentiable
+from st_autodiff.derivatives.special import NotDifferentiable
 from st_autodiff.ir.kernels import run, unbroadcast
 from st_autodiff.ir.ops import ELEMENTWISE, OP_INFO, Op
 from st_autodiff.testing import check_grads, check_vjp, numerical_vjp

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..derivatives import CUSTOM_VJPS
-from ..derivatives_jvp import CUSTOM_JVPS
+from ..derivatives.jvp import CUSTOM_JVPS
 from ..transforms.call_types import OUT_TYPES, ShapeDtype
 
 _ONE = np.ones(1)

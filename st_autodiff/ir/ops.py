@@ -260,7 +260,7 @@ class Op(enum.Enum):
     LOG_SOFTMAX = "log_softmax"
     LOGSUMEXP = "logsumexp"
     # scipy.special ufuncs and NumPy's sinc (kernels in ir/kernels_special.py, rules in
-    # derivatives_special.py)
+    # derivatives/special.py)
     EXPIT = "expit"
     LOGIT = "logit"
     LOG_EXPIT = "log_expit"
@@ -285,7 +285,7 @@ class Op(enum.Enum):
     BETALN = "betaln"
     GAMMAINC = "gammainc"
     GAMMAINCC = "gammaincc"
-    # decompositions (rules in derivatives_linalg_more.py)
+    # decompositions (rules in derivatives/linalg.py)
     EIGH = "eigh"
     EIGVALSH = "eigvalsh"
     SVD = "svd"

@@ -6,7 +6,7 @@ an input that needs no gradient), hooks, and one method that does the work::
     backward(grads: list, ops) -> sequence  # one gradient (or None) per edge
 
 ``grads`` holds one gradient per forward output of the node.  ``ops`` is the rules'
-``ops`` protocol (see ``derivatives.py``): in the usual backward it is ``ARRAY_OPS`` and
+``ops`` protocol (see ``derivatives``): in the usual backward it is ``ARRAY_OPS`` and
 every value is a raw NumPy/CuPy array; with ``create_graph=True`` (or when a node is
 called directly) it is ``TENSOR_OPS`` and every value is a ``Tensor``, so whatever the
 backward computes is itself recorded and can be differentiated again.  ``ops.tensors``

@@ -1,6 +1,6 @@
 """``torch.linalg`` decompositions and norms for the eager runtime: ``svd``, ``svdvals``,
 ``eigh``, ``eigvalsh``, ``vector_norm``, ``matrix_norm``, their backward nodes running the
-compiler's rules (``derivatives_linalg_more``, ``derivatives``).
+compiler's rules (``derivatives.linalg``, ``derivatives``).
 
 ``eigh`` reads one triangle (``UPLO``), like NumPy and PyTorch; its gradient is that of the
 function computed (zero on the unread triangle), which equals PyTorch's along symmetric

@@ -1,5 +1,5 @@
 """``torch.special`` for the eager runtime: SciPy's special functions on tensors, their
-backward nodes running the rules of ``derivatives_special`` (the compiler's rules).
+backward nodes running the rules of ``derivatives.special`` (the compiler's rules).
 
 ``import st_autodiff as torch; torch.special.erf(x)``.  SciPy is imported on first use.
 """

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..derivatives import RuleError, logsumexp_from_parts, vjp_of
-from ..derivatives_special import NotDifferentiable
+from ..derivatives.special import NotDifferentiable
 from ..errors import CompileError, EvaluationError
 from ..ir.abstract import Abstract, abstract_list, is_abstract, is_list_value, is_numpy_scalar
 from ..ir.graph import CompileTimeError, Graph, GraphBuilder, Node, is_multi, n_items
@@ -78,7 +78,7 @@ class UnknownShapeError(CompileError):
 
 
 class Emitter:
-    """The ``ops`` protocol of ``derivatives.py`` that writes nodes instead of computing."""
+    """The ``ops`` protocol of ``derivatives`` that writes nodes instead of computing."""
 
     records = True  # adjoint nodes name the grad_fn record they belong to (MulBackward0)
 

@@ -390,7 +390,7 @@ def _register_rules() -> None:
     """``opaque_call`` has no derivative: its rules raise the located error (they run
     only for active nodes; forward mode skips the calls the outputs do not read)."""
     from ..derivatives import RULES  # noqa: PLC0415
-    from ..derivatives_jvp import JVP_RULES  # noqa: PLC0415
+    from ..derivatives.jvp import JVP_RULES  # noqa: PLC0415
 
     def vjp(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> Any:
         raise no_rule(ops.current)

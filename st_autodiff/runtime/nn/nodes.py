@@ -5,7 +5,7 @@ PyTorch records ``F.linear`` as ``AddmmBackward0`` and each of ``mse_loss``,
 ``RuleNode`` classes made with ``function.node_class``, so they save, version-check and
 release their tensors like every other node.  Their rules are written only with the rules'
 ``ops`` protocol (operators, ``ops.<op>`` calls and constants), like the rules of
-``derivatives.py``: the usual backward runs them on arrays, and a ``create_graph``
+``derivatives``: the usual backward runs them on arrays, and a ``create_graph``
 backward runs them on Tensors, recording every step, so second derivatives work.  Each
 rule is the derivative of a composition of table ops (a matrix product and a sum; a
 squared difference and a mean; a linear pick of log-probabilities; a softplus), written

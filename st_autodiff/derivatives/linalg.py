@@ -1,5 +1,5 @@
 """Rules of the decompositions eigh, eigvalsh, svd and svdvals, and of the spectral and
-nuclear matrix norms (VJP and JVP, see ``derivatives.py``).
+nuclear matrix norms (VJP and JVP, see ``derivatives``).
 
 Conventions: ``eigh`` reads one triangle of its input (``UPLO``), and its gradient is
 that of the function NumPy computes: zero on the other triangle, twice the symmetric
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as _np
 
-from .derivatives import RULES, RuleError, _mT
-from .derivatives_jvp import jvp_rule
-from .ir.ops import Op
+from ..ir.ops import Op
+from . import RULES, RuleError, _mT
+from .jvp import jvp_rule
 
 
 def _absent(ops, v) -> bool:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .derivatives import JVP_RULES, rule
-from .ir.ops import Op
+from ..ir.ops import Op
+from . import JVP_RULES, rule
 
 
 @rule(Op.LIST)

@@ -1,7 +1,7 @@
 """Forward mode: the JVP rule of every op that has a VJP rule, in ``JVP_RULES``.
 
-The table is declared in ``derivatives.py`` beside ``RULES`` (read its docstring for the
-protocol) and filled here, where it has room: ``derivatives.py`` imports this module at
+The table is declared in ``derivatives`` beside ``RULES`` (read its docstring for the
+protocol) and filled here, where it has room: ``derivatives`` imports this module at
 its bottom, so ``derivatives.JVP_RULES`` is always complete.  A rule is
 ``jvp(ops, tangents, out, *inputs, **params) -> tangent of out``; ``None`` tangents are
 symbolic zeros.  Most rules fall into a few families, each registered by one helper:
@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as _np
 
-from .derivatives import (
+from ..ir.ops import OP_INFO, Op
+from ..ir.versioned import VersionedDict
+from . import (
     _WINS,
     JVP_RULES,
     RULES,
@@ -40,8 +42,6 @@ from .derivatives import (
     mask_like,
     safe_divisor,
 )
-from .ir.ops import OP_INFO, Op
-from .ir.versioned import VersionedDict
 
 
 def jvp_rule(*ops_: Op) -> Callable[[JvpRule], JvpRule]:
@@ -383,7 +383,7 @@ def _call_jvp(ops, tangents, out, *args, fn=None, out_type=None):
     ts = [t if t is not None else ops.zeros_like(a) if _floating(ops.dtype(a)) else None
           for t, a in zip(tangents, args)]
     if isinstance(out, tuple) and not isinstance(out_type, (tuple, list)):
-        from .derivatives import _UNTYPED_TUPLE  # noqa: PLC0415
+        from . import _UNTYPED_TUPLE  # noqa: PLC0415
 
         raise RuleError(_UNTYPED_TUPLE.format(getattr(fn, "__name__", "the function")))
     t = ops.call(*args, *ts, fn=tangent, out_type=out_type)  # typed like the output

@@ -1,4 +1,4 @@
-"""Rules of the scipy.special ops and ``np.sinc`` (VJP and JVP, see ``derivatives.py``).
+"""Rules of the scipy.special ops and ``np.sinc`` (VJP and JVP, see ``derivatives``).
 
 Every rule is written with ops that have rules themselves (``gammaln`` needs
 ``digamma``, which needs ``polygamma``, whose derivative is ``polygamma`` of the next
@@ -17,9 +17,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .derivatives import RULES, RuleError
-from .derivatives_jvp import _diagonal_jvp, _total, jvp_rule
-from .ir.ops import Op
+from ..ir.ops import Op
+from . import RULES, RuleError
+from .jvp import _diagonal_jvp, _total, jvp_rule
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)

@@ -37,7 +37,7 @@ constant, an inactive value): rules keep it symbolic (no zero arrays, except whe
 joined output must hold them) and return ``None`` when every tangent they depend on is
 ``None``.  A multi-output op returns a tuple, whose
 entries may be ``None`` too.  The tangent has the output's full shape: an input's smaller
-tangent is broadcast *up* (never summed).  The rules live in ``derivatives_jvp.py``.
+tangent is broadcast *up* (never summed).  The rules live in ``derivatives/jvp.py``.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from typing import Any
 
 import numpy as _np
 
-from .ir.kernels import run
-from .ir.ops import OP_INFO, Op
-from .ir.versioned import VersionedDict
+from ..ir.kernels import run
+from ..ir.ops import OP_INFO, Op
+from ..ir.versioned import VersionedDict
 
 VjpRule = Callable[..., tuple]
 
@@ -59,7 +59,7 @@ RULES: dict[Op, VjpRule] = {}
 
 JvpRule = Callable[..., Any]
 
-#: Op -> JVP rule, filled by ``derivatives_jvp`` (imported at the bottom of this module).
+#: Op -> JVP rule, filled by ``derivatives.jvp`` (imported at the bottom of this module).
 JVP_RULES: dict[Op, JvpRule] = {}
 
 #: Ops with no gradient by design: their outputs are integers, booleans or piecewise
@@ -333,7 +333,7 @@ def vjp_call(fn: Any) -> VjpCall:
 
 def _gradient_like(gi: Any, a: Any, name: str, k: int) -> Any:
     """One gradient from a user's rule, as the argument ``a`` needs it."""
-    from .ir.kernels import array_namespace, unbroadcast  # noqa: PLC0415
+    from ..ir.kernels import array_namespace, unbroadcast  # noqa: PLC0415
 
     if type(a) is float:
         return 0.0 if gi is None else float(_np.sum(gi))
@@ -896,7 +896,7 @@ def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
                                                               and ord is not None)
     if matrix and ord in ("nuc", 2, -2) and (axis is None or tuple(
             a % nd if nd else a for a in axis) in ((-2, -1), (nd - 2, nd - 1) if nd else ())):
-        from .derivatives_linalg_more import spectral_norm_vjp  # noqa: PLC0415
+        from .linalg import spectral_norm_vjp  # noqa: PLC0415
 
         return (spectral_norm_vjp(ops, g, x, ord, keepdims),)
     if matrix and ord not in _MATRIX_ORDS:
@@ -1309,15 +1309,15 @@ def _lookup(table: dict[Op, Any], op: Op, kind: str, missing: str, where: str) -
 
 def vjp_of(op: Op) -> VjpRule:
     """The rule for ``op``; a clear error for ops without one."""
-    return _lookup(RULES, op, "gradient", "derivative", "derivatives.py")
+    return _lookup(RULES, op, "gradient", "derivative", "derivatives/")
 
 
 def jvp_of(op: Op) -> JvpRule:
     """The forward-mode rule for ``op``; a clear error for ops without one."""
-    return _lookup(JVP_RULES, op, "derivative", "forward-mode", "derivatives_jvp.py")
+    return _lookup(JVP_RULES, op, "derivative", "forward-mode", "derivatives/jvp.py")
 
 
-from . import derivatives_jvp as _derivatives_jvp  # noqa: E402, F401  (fills JVP_RULES)
-from . import derivatives_linalg_more as _linalg_more  # noqa: E402, F401  (eigh, svd)
-from . import derivatives_lists as _derivatives_lists  # noqa: E402, F401  (list rules)
-from . import derivatives_special as _derivatives_special  # noqa: E402, F401  (scipy.special)
+from . import jvp as _jvp  # noqa: E402, F401  (fills JVP_RULES)
+from . import linalg as _linalg_more  # noqa: E402, F401  (eigh, svd)
+from . import lists as _lists  # noqa: E402, F401  (list rules)
+from . import special as _special  # noqa: E402, F401  (scipy.special)
