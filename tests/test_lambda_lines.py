@@ -91,3 +91,18 @@ def test_lambda_on_a_for_header_line() -> None:
         return out
 
     np.testing.assert_allclose(st.grad(inner)(X), 8.0 * X)
+
+
+LOSSES = {
+    "sine": lambda x: np.sum(np.sin(x)),
+    "cube": lambda x: np.sum(x ** 3),
+}
+LOSS_LIST = [lambda x: np.sum(x * 3.0),
+             lambda x: np.sum(np.cos(x) * x)]
+
+
+@pytest.mark.parametrize("fn", [LOSSES["sine"], LOSSES["cube"], *LOSS_LIST])
+def test_lambdas_as_dict_values_and_list_items(fn: Any) -> None:
+    """A lambda on a ``'key': lambda x: ...,`` line parses as a dict item (it was refused
+    as unparsable source), and one on a list's continuation line as a list item."""
+    check_grads(fn, [X], lambda a: [st.grad(fn)(a)])

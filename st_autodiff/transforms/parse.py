@@ -239,8 +239,9 @@ def _parse_cached(file: str, first_line: int, code: Any, rewritten: bool = False
 def _lambda_in_arguments(block: list[str], file: str, first_line: int,
                          file_lines: list[str]) -> ParsedModule:
     """The lines of a lambda that are not a statement on their own, parsed as call
-    arguments: ``lambda x: x, result_to_tuple=lambda x, _: (x,)`` inside a decorator's
-    parentheses (SciPy's ``_axis_nan_policy_factory``).  The wrapper gets lines of its own
+    arguments or dict items: ``lambda x: x, result_to_tuple=lambda x, _: (x,)`` inside a
+    decorator's parentheses (SciPy's ``_axis_nan_policy_factory``), ``'a': lambda x: x,``
+    inside a dict display.  The wrapper gets lines of its own
     so that every column stays the file's; the original refusal stands where this fails."""
     body = "".join(block).rstrip()
     if body.endswith(":") and "\n" not in body:  # a compound statement's header alone
@@ -251,13 +252,16 @@ def _lambda_in_arguments(block: list[str], file: str, first_line: int,
                                 first_line, file_lines)
         except UnsupportedSyntaxError:
             pass
-    for _ in range(4):  # closing brackets of the call the lambda is an argument of
-        try:
-            return parse_source("_(\n" + body + "\n)\n", file, first_line - 1, file_lines)
-        except UnsupportedSyntaxError:
-            if not body or body[-1] not in ")]},":
-                break
-            body = body[:-1].rstrip()
+    for opening, closing in (("_(", ")"), ("_({", "})")):  # a call's argument, a dict's value
+        text = body
+        for _ in range(4):  # closing brackets of the call or display the lambda is in
+            try:
+                return parse_source(f"{opening}\n{text}\n{closing}\n", file, first_line - 1,
+                                    file_lines)
+            except UnsupportedSyntaxError:
+                if not text or text[-1] not in ")]},":
+                    break
+                text = text[:-1].rstrip()
     return parse_source("".join(block), file, first_line, file_lines)
 
 
