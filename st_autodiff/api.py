@@ -37,6 +37,7 @@ from .custom_source import partial_caller
 from .disk_cache import DiskEntry
 from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
+from .library_callers import library_caller
 from .runtime import support
 from .runtime.backend import namespace_for
 from .specialize import (
@@ -125,6 +126,7 @@ class GradFunction:
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
                  options: Options, argspec: ArgSpec | None = None,
                  cache_size: int | None = None) -> None:
+        fn = library_caller(fn) or fn  # st.grad(np.sin): a caller read from the rule table
         # state shared by every GradFunction of the same function object and options, so
         # that ``st.grad(f)(x)`` written inside a loop reuses the first one's code
         # (wrt by its text: ``True`` and ``1`` hash alike, but True is a WrtError)

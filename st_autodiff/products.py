@@ -19,6 +19,7 @@ from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, _is_tree, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
+from .library_callers import library_caller
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms.callable_args import wrt_error
 from .transforms.external import argument
@@ -42,6 +43,7 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     >>> vjp_fn((1.0, 1.0))
     (3.0,)
     """
+    fn = library_caller(fn) or fn  # st.vjp(np.sin): see library_callers
     return _vjp(fn, args, None)
 
 
@@ -150,6 +152,7 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     >>> bool(np.allclose(t, np.cos([0.0, 1.0]) * [0.0, 1.0] + np.sin([0.0, 1.0])))
     True
     """
+    fn = library_caller(fn) or fn  # st.jvp(np.sin): see library_callers
     return _jvp(fn, primals, tangents, None)
 
 
@@ -217,6 +220,7 @@ def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
     inside).  ``static_argnums``/``static_argnames`` and ``dynamic_argnums``/
     ``dynamic_argnames`` are ``grad``'s (compile-time constants; runtime ints).
     """
+    fn = library_caller(fn) or fn  # st.jacrev(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "jacrev")
     argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
 
@@ -259,6 +263,7 @@ def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
     """The Jacobian of ``fn`` with respect to argument(s) ``wrt``, by forward mode: one
     generated tangent run per input element (cheaper than ``jacrev`` for few inputs).
     Shapes, structures and static/dynamic arguments as for ``jacrev``."""
+    fn = library_caller(fn) or fn  # st.jacfwd(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "jacfwd")
     argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
 
@@ -355,6 +360,7 @@ def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | No
     gradient's adjoint per element of ``x``.  Static and dynamic arguments as for
     ``grad``.
     """
+    fn = library_caller(fn) or fn  # st.hessian(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "hessian")
     g = grad(fn, wrt=wrt, static_argnums=static_argnums, static_argnames=static_argnames,
              dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames)
@@ -386,6 +392,7 @@ def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     too).  ``mode="reverse"`` is one pullback of the gradient (the Hessian is symmetric,
     so its VJP is its JVP); it takes a tangent for the first argument only.
     """
+    fn = library_caller(fn) or fn  # st.hvp(np.sin): see library_callers
     primals, tangents = tuple(primals), tuple(tangents)
     g = _grad_of(fn)
     if mode == "forward":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import traceback
 from dataclasses import dataclass
@@ -293,15 +294,18 @@ def test_value_and_grad_checks_the_output_too():
         st.value_and_grad(H.returns_vector)(X)
 
 
-def test_source_of_a_builtin_is_unavailable():
-    with pytest.raises(SourceUnavailableError) as info:
-        st.grad(np.sin)(X)
+def test_builtin_without_a_rule_names_the_register_hint():
+    """A C callable the rule table does not know (np.sin and the like are differentiated
+    from the table: tests/test_library_callers.py) says so, with the register hint."""
+    with pytest.raises(NoRuleError) as info:
+        st.grad(math.factorial)(3)
     exc = info.value
     assert exc.loc is None
     assert str(exc) == (
-        "error: cannot read the source of 'sin': it is not a Python function (built-in "
-        "functions and C extensions have no Python source)\n"
-        "hint: wrap the computation in a Python function written with NumPy")
+        "error: math.factorial has no derivative rule, and it is compiled code with no "
+        "Python source to differentiate\n"
+        "hint: register one with st.register_vjp(math.factorial, rule), where "
+        "rule(g, out, *args) returns one gradient per argument")
     check_short_traceback(exc)
 
 
