@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "rules":
+        return _rules(args)
     try:
         text, lexer = _dump(args)
     except _UsageError as exc:
@@ -99,7 +101,28 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument("--no-optimize", action="store_true", help="skip DCE, CSE and folding")
     dump.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                       help="syntax highlighting (auto: when stdout is a terminal)")
+    rules = sub.add_parser(
+        "rules", help="list the library functions st_autodiff differentiates",
+        description="List the differentiable NumPy, math and SciPy functions, by family, "
+        "from the compiler's tables (imports SciPy when it is installed).")
+    rules.add_argument("--markdown", action="store_true",
+                       help="print the Markdown page docs/rules.md is made of")
     return parser
+
+
+def _rules(args: argparse.Namespace) -> int:
+    """Print the catalogue of differentiable functions (``st_autodiff.catalog``)."""
+    from . import catalog  # noqa: PLC0415 (imports SciPy: only for this command)
+
+    items = catalog.entries(import_missing=True)
+    if args.markdown:
+        sys.stdout.write(catalog.markdown(items))
+        return 0
+    for e in items:
+        print(f"{e.name:45s} {e.how:13s} {e.detail}")
+    counts = ", ".join(f"{fam} {n}" for fam, n in catalog.counts(items).items())
+    print(f"\n{len(items)} functions and methods ({counts})")
+    return 0
 
 
 def _dump(args: argparse.Namespace) -> tuple[str, str]:

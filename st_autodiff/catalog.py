@@ -1,0 +1,170 @@
+"""The catalogue of differentiable library functions, read from the compiler's tables.
+
+``docs/rules.md`` (``st-autodiff rules``) is generated from here, and the test suite
+checks that every entry is exercised by the differential harness.  An entry is a public
+function (or ndarray method) and how the compiler differentiates its calls:
+
+* ``op``: the call is one op of the rule table (``ir/ops.py``, ``derivatives/``), with a
+  VJP and a JVP written once for both engines;
+* ``decomposition``: the call is rewritten into ops (``decompositions/``), possibly with a
+  compiled kernel that carries its own rules (``scipy.signal.lfilter``);
+* ``source``: the library's own Python source is compiled like the user's code (the
+  functions listed in ``FROM_SOURCE``, each checked by a differential spec);
+* ``zero``: an integer-, boolean- or piecewise-constant-valued function: its derivative is
+  zero where it exists (``np.floor``, ``np.argmax``), so it may take active values.
+
+Libraries are imported only when asked for (``entries(import_missing=True)``, as the
+documentation build does); the compiler never needs this module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: family -> module whose public callables are looked up in the compiler's tables
+MODULES: dict[str, str] = {
+    "numpy": "numpy", "numpy.linalg": "numpy.linalg", "numpy.fft": "numpy.fft",
+    "math": "math", "scipy.special": "scipy.special", "scipy.linalg": "scipy.linalg",
+    "scipy.signal": "scipy.signal", "scipy.spatial.distance": "scipy.spatial.distance",
+    "scipy.fft": "scipy.fft", "scipy.integrate": "scipy.integrate",
+}
+
+#: Library functions the compiler differentiates by compiling their own Python source:
+#: no table names them, so they are listed here (each has a differential spec).
+FROM_SOURCE: dict[str, tuple[str, ...]] = {
+    "numpy": (),
+    "numpy.linalg": (),
+    "scipy.special": (),
+    "scipy.stats": (),
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One differentiable function: its public name, family and how it is handled."""
+
+    name: str  # "numpy.sin", "scipy.special.gammaln", "ndarray.sum"
+    family: str
+    how: str  # "op", "decomposition", "source" or "zero"
+    detail: str = ""  # the op's name, or the decomposition's module
+
+
+def _public(module: Any) -> Iterator[tuple[str, Any]]:
+    names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+    for name in sorted(set(names)):
+        obj = getattr(module, name, None)
+        if callable(obj) and not isinstance(obj, type):
+            yield name, obj
+
+
+def _classify(fn: Any) -> tuple[str, str] | None:
+    from .decompositions import lookup  # noqa: PLC0415
+    from .derivatives import NONDIFFERENTIABLE, RULES  # noqa: PLC0415
+    from .transforms.calls import FUNCTIONS, special_op  # noqa: PLC0415
+
+    try:
+        op = FUNCTIONS.get(id(fn)) or special_op(fn)
+    except TypeError:
+        return None
+    if op is not None:
+        if op in NONDIFFERENTIABLE:
+            return "zero", op.value
+        return ("op", op.value) if op in RULES else None
+    selector = lookup(fn)
+    if selector is not None:
+        return "decomposition", selector.__module__.rsplit(".", 1)[-1]
+    return None
+
+
+def entries(import_missing: bool = False) -> list[Entry]:
+    """Every catalogued function of the installed libraries, sorted by family and name.
+
+    A library that is not imported yet is skipped unless ``import_missing`` (SciPy is
+    optional; the documentation build imports it)."""
+    from .transforms.calls import METHODS  # noqa: PLC0415
+
+    out: dict[str, Entry] = {}
+    for family, modname in MODULES.items():
+        module = sys.modules.get(modname)
+        if module is None and import_missing:
+            try:
+                module = importlib.import_module(modname)
+            except ImportError:
+                continue
+        if module is None:
+            continue
+        for name, fn in _public(module):
+            found = _classify(fn)
+            if found is not None:
+                full = f"{family}.{name}"
+                out.setdefault(full, Entry(full, family, *found))
+        for name in FROM_SOURCE.get(family, ()):
+            full = f"{family}.{name}"
+            if getattr(module, name, None) is not None and full not in out:
+                out[full] = Entry(full, family, "source")
+    for family, names in FROM_SOURCE.items():
+        if family not in MODULES:
+            for name in names:
+                out.setdefault(f"{family}.{name}", Entry(f"{family}.{name}", family, "source"))
+    for method, op in sorted(METHODS.items(), key=lambda kv: kv[0]):
+        if hasattr(np.ndarray, method):
+            found = _classify_op(op)
+            if found is not None:
+                out[f"ndarray.{method}"] = Entry(f"ndarray.{method}", "ndarray methods",
+                                                 *found)
+    return sorted(out.values(), key=lambda e: (e.family, e.name))
+
+
+def _classify_op(op: Any) -> tuple[str, str] | None:
+    from .derivatives import NONDIFFERENTIABLE, RULES  # noqa: PLC0415
+
+    if op in NONDIFFERENTIABLE:
+        return "zero", op.value
+    return ("op", op.value) if op in RULES else None
+
+
+def counts(items: list[Entry]) -> dict[str, int]:
+    """Entries per family (``zero`` ones included: they are differentiable, to zero)."""
+    out: dict[str, int] = {}
+    for e in items:
+        out[e.family] = out.get(e.family, 0) + 1
+    return out
+
+
+def markdown(items: list[Entry]) -> str:
+    """The catalogue as the Markdown page ``docs/rules.md``."""
+    import scipy  # noqa: PLC0415
+
+    total = counts(items)
+    lines = [
+        "# Supported functions",
+        "",
+        "Generated by `st-autodiff rules` from the compiler's tables "
+        f"(NumPy {np.__version__}, SciPy {scipy.__version__}); do not edit by hand.",
+        "Each function is differentiable in reverse and forward mode, to any order, in its",
+        "floating-point arguments unless a note says otherwise.  *op*: one op of the rule",
+        "table; *decomposition*: rewritten into ops; *source*: the library's own Python is",
+        "compiled; *zero*: integer or piecewise-constant valued, so its derivative is zero.",
+        "A function missing here gives \"has no derivative rule\" with the",
+        "`st.register_vjp` hint (see custom_rules.md).",
+        "",
+        f"**{len(items)} functions and methods** in all.",
+        "",
+        "| family | count |",
+        "|---|---|",
+        *(f"| {fam} | {n} |" for fam, n in total.items()),
+        "",
+    ]
+    family = None
+    for e in items:
+        if e.family != family:
+            family = e.family
+            lines += ["", f"## {family}", "", "| function | how | detail |", "|---|---|---|"]
+        lines.append(f"| `{e.name}` | {e.how} | {e.detail} |")
+    return "\n".join(lines) + "\n"
