@@ -105,3 +105,23 @@ def test_users_functions_are_still_read_from_their_source() -> None:
         return np.sin(x) * 2.0
 
     assert st.grad(sin)(0.4) == pytest.approx(2.0 * np.cos(0.4))
+
+
+def _hessenberg_loss(x: Any) -> Any:
+    import scipy.linalg  # noqa: PLC0415
+
+    return np.sum(scipy.linalg.hessenberg(np.outer(x, x) + np.eye(3)))
+
+
+def test_library_code_without_a_rule_says_it_has_none() -> None:
+    """A library function with no rule whose own Python cannot be compiled (it calls
+    LAPACK wrappers) is reported as having no derivative rule, at the user's call, with
+    the register hint (not only as the construct that failed deep inside)."""
+    from st_autodiff.errors import CompileError  # noqa: PLC0415
+
+    with pytest.raises(CompileError) as info:
+        st.grad(_hessenberg_loss)(X)
+    text = str(info.value)
+    assert "hessenberg has no derivative rule, and its Python code cannot be compiled" in text
+    assert "st.register_vjp(hessenberg, rule)" in text
+    assert text.splitlines()[0].startswith(f"{__file__}:")

@@ -63,7 +63,9 @@ def library_call_site(exc: CompileError, fn: Any, call_loc: Loc | None) -> None:
     elif isinstance(exc, NoRuleError):
         exc.hint = (f"{exc.hint}; or register a derivative for {short} itself with "
                     f"st.register_vjp({short}, rule)")
-    else:
+    else:  # the library function has no rule, and compiling its own code failed
+        exc.message = (f"{short} has no derivative rule, and its Python code cannot be "
+                       f"compiled: {exc.message}")
         exc.hint = (f"this is inside {lib}'s code, which you cannot change: register a "
                     f"derivative for {short} with st.register_vjp({short}, rule), where "
                     "rule(g, out, *args) returns one gradient per argument, or compute "
