@@ -44,7 +44,18 @@ from .runtime.namespace import *  # noqa: F403  (the PyTorch-style names, listed
 from .runtime.namespace import NAMES as _RUNTIME_NAMES
 from .transforms.effects import register_inactive
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml is its one source."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return version("st-autodiff")
+    except PackageNotFoundError:  # a source tree on sys.path, never installed
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "CompileError",

@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="st-autodiff", description="Source-transformation autodiff for NumPy.")
+    parser.add_argument("--version", action="version", version=f"st-autodiff {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     dump = sub.add_parser(
         "dump", help="print the generated gradient of a function in a file (never runs it)",
@@ -108,6 +109,12 @@ def _parser() -> argparse.ArgumentParser:
     rules.add_argument("--markdown", action="store_true",
                        help="print the Markdown page docs/rules.md is made of")
     return parser
+
+
+def _version() -> str:
+    from . import __version__  # noqa: PLC0415
+
+    return __version__
 
 
 def _rules(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import st_autodiff
 from st_autodiff.cli import example_value, main
 from st_autodiff.transforms import STAGES
 from st_autodiff.transforms.parse import parse_file
@@ -261,3 +262,14 @@ def test_python_dash_m_entry_point():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert f"{BROKEN}:14:10: error:" in proc.stderr
+
+
+def test_version_comes_from_the_installed_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    """One version source: pyproject.toml, read back through importlib.metadata."""
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"st-autodiff {version('st-autodiff')}\n"
+    assert st_autodiff.__version__ == version("st-autodiff")
