@@ -65,9 +65,10 @@ def braycurtis(u: Any, v: Any, cast: bool) -> Any:
 def seuclidean(u: Any, v: Any, var: Any, cast: bool) -> Any:
     """``scipy.spatial.distance.seuclidean``: the euclidean distance scaled by variances
     (converted to float64 first where ``cast`` says, as SciPy does)."""
-    if cast:
-        var = var.astype(np.float64)
     d = u - v
+    if cast:  # SciPy scales the (float32) difference by float64 weights
+        var = var.astype(np.float64)
+        d = d.astype(np.float64)
     return _root(np.sum(d * d / var, axis=-1), 2)
 
 

@@ -104,7 +104,9 @@ def _seuclidean(u: Any, v: Any, V: Any) -> Selection:  # noqa: N803 (SciPy's nam
     _vectors(u, v)
     if shape_of(V, "V") != shape_of(u, "u"):
         raise Unsupported("V must be a 1-d array of the vectors' length")
-    return impl.seuclidean, (u, v, *_float64(V))  # SciPy converts V to float64
+    var, cast = _float64(V)  # SciPy converts V to float64, then weighs u - v by it
+    cast = cast or dtype_of(u) != np.float64 or dtype_of(v) != np.float64
+    return impl.seuclidean, (u, v, var, cast)
 
 
 def _double_matrix(x: Any, what: str) -> tuple[Any, tuple[int, ...], bool]:
