@@ -42,9 +42,17 @@ def _conv(name: str, mode: str) -> Spec:
                 jax=_jax_signal(jax_name, mode=mode))
 
 
-_CONVOLUTIONS = tuple(_conv(name, mode)
-                      for name in ("convolve", "correlate", "fftconvolve", "oaconvolve")
-                      for mode in ("full", "same", "valid"))
+_CONVOLUTIONS = (
+    *(_conv(name, mode) for name in ("convolve", "correlate", "fftconvolve", "oaconvolve")
+      for mode in ("full", "same", "valid")),
+    *(Spec(f"signal.{name}-method-{method}",
+           f"scipy.signal.{name}(a0, a1, mode='same', method={method!r})", (Op.CALL,),
+           _CONV_SHAPES[:3], ("real", "real"), None, jax=_jax_signal(name, mode="same"))
+      for name in ("convolve", "correlate") for method in ("direct", "fft")),
+    Spec("signal.fftconvolve-axes", "scipy.signal.fftconvolve(a0, a1, axes=(0, 1))",
+         (Op.CALL,), (((5, 4), (2, 3)),), ("real", "real"), None,
+         jax=_jax_signal("fftconvolve")),
+)
 
 # --- scipy.signal filters -----------------------------------------------------------------
 
@@ -73,6 +81,13 @@ _FILTERS = (
          "y, zf = scipy.signal.lfilter(a0, a, a2, zi=a3)\n"
          "return np.concatenate((y, zf), axis=-1)", (Op.CALL,),
          (((4,), (2,), (7,), (3,)),), ("real", "high", "real", "real"), None, jax=None),
+    Spec("signal.lfilter-constant",  # a one-pole smoother, as user code writes it
+         "scipy.signal.lfilter([0.5], [1.0, -0.5], a0)", (Op.CALL,),
+         (((8,),), ((2, 5),)), ("real",), None, jax=None),
+    Spec("signal.lfilter-constant-zi",
+         "y, zf = scipy.signal.lfilter([0.2, 0.3], [1.0, -0.5, 0.2], a0, zi=a1)\n"
+         "return np.concatenate((y, zf))", (Op.CALL,), (((8,), (2,)),), ("real", "real"),
+         None, jax=None),
     Spec("signal.filtfilt", _STABLE + "return scipy.signal.filtfilt(a0, a, a2)", (Op.CALL,),
          (((3,), (3,), (12,)), ((2,), (3,), (2, 11))), ("real", "high", "real"), None,
          jax=None),
@@ -139,6 +154,11 @@ _DISTANCES = (
     *(Spec(f"distance.cdist-{m}", f"scipy.spatial.distance.cdist(a0, a1, {m!r}{kw})", ops,
            (((5, 3), (4, 3)), ((1, 2), (3, 2))), ("real", "real"), _eager_cdist(p), jax=None)
       for m, (kw, p, ops) in _METRICS.items()),
+    Spec("distance.cdist-alias-sqe", "scipy.spatial.distance.cdist(a0, a1, metric='sqe')",
+         (Op.SUM,), (((3, 2), (2, 2)),), ("real", "real"), None, jax=None),
+    Spec("distance.cdist-minkowski-inf", "scipy.spatial.distance.cdist(a0, a1, 'minkowski', "
+         "p=np.inf)", (Op.MAX,), (((3, 2), (2, 2)),), ("real", "real"),
+         _eager_cdist(float("inf")), jax=None),
     Spec("distance.cdist-minkowski-1.5", "scipy.spatial.distance.cdist(a0, a1, 'minkowski', "
          "p=1.5)", (Op.POW,), (((3, 2), (2, 2)),), ("real", "real"), _eager_cdist(1.5),
          jax=None),
