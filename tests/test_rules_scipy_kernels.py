@@ -246,6 +246,41 @@ def test_distances_of_float32_and_constant_lists_are_float64_like_scipy() -> Non
     check_gradient(Case("lists", loss64, (P42,)))
 
 
+def braycurtis32(u, v):
+    return distance.braycurtis(u, v)
+
+
+def seuclidean32(u, v, var):
+    return distance.seuclidean(u, v, var)
+
+
+def test_braycurtis_and_seuclidean_of_float32_compute_in_float64_like_scipy() -> None:
+    """SciPy converts braycurtis' ``v`` and seuclidean's ``V`` to float64 first: the
+    distance of float32 vectors is a float64 value; the gradients keep float32."""
+    u, v, var = (x.astype(np.float32) for x in (normal(4), normal(4), positive(4)))
+    for fn, args in ((braycurtis32, (u, v)), (seuclidean32, (u, v, var)),
+                     (seuclidean32, (u, v, var.astype(np.float64))),
+                     (seuclidean32, (u.astype(np.float64), v.astype(np.float64), var))):
+        value, pullback = st.vjp(fn, *args)
+        expected = fn(*args)
+        assert np.asarray(value).dtype == np.float64
+        np.testing.assert_allclose(value, expected, rtol=1e-15)
+        grads = pullback(np.float64(1.0))
+        assert [np.asarray(g).dtype for g in grads] == [a.dtype for a in args]
+
+
+def sosfilt_literal(x, zi):
+    y, zf = signal.sosfilt([[0.2, 0.4, 0.2, 1.0, -0.3, 0.1], [1.0, -0.5, 0.0, 1.0, 0.2, 0.0]],
+                           x, zi=zi)
+    return np.sum(y * y) + np.sum(zf)
+
+
+def test_sos_as_a_nested_list_literal_is_a_constant() -> None:
+    """A nested list of numbers written in the call is a constant (it was refused as
+    'a nested list of runtime values')."""
+    check_gradient(Case("sos_literal", sosfilt_literal, (normal(8), normal(2, 2))))
+
+
 def test_sosfilt_checks_the_sections_like_scipy() -> None:
     def loss(s, x):
         return np.sum(signal.sosfilt(s, x))

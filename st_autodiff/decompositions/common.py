@@ -30,11 +30,19 @@ def shape_of(v: Any, what: str = "the argument") -> tuple[int, ...]:
         if shape is None:
             raise Unsupported(f"needs the shape of {what} at compile time")
         return tuple(shape)
-    if isinstance(v, (list, tuple)):
-        if any(isinstance(x, Node) or isinstance(x, (list, tuple)) for x in v):
-            return (len(v),) if not any(isinstance(x, (list, tuple)) for x in v) else \
-                unsupported(f"{what} as a nested list of runtime values")
+    if isinstance(v, (list, tuple)) and _holds_node(v):
+        if any(isinstance(x, (list, tuple)) for x in v):
+            unsupported(f"{what} as a nested list of runtime values")
+        return (len(v),)
     return tuple(np.shape(v))
+
+
+def _holds_node(v: Any) -> bool:
+    """Whether a (nested) list or tuple holds a runtime value anywhere: a nested list of
+    plain numbers is a constant whose shape NumPy reads."""
+    if isinstance(v, (list, tuple)):
+        return any(_holds_node(x) for x in v)
+    return isinstance(v, Node)
 
 
 def unsupported(message: str) -> Any:

@@ -54,9 +54,21 @@ def pair_metric(u: Any, v: Any, metric: str, p: float) -> Any:
     return _root(np.sum(np.abs(d) ** p, axis=-1), p)  # minkowski
 
 
-def seuclidean(u: Any, v: Any, var: Any) -> Any:
-    """``scipy.spatial.distance.seuclidean``: the euclidean distance scaled by variances."""
+def braycurtis(u: Any, v: Any, cast: bool) -> Any:
+    """``scipy.spatial.distance.braycurtis``: ``v`` converted to float64 first where
+    ``cast`` says, as SciPy does (float32 vectors give a float64 distance)."""
+    if cast:
+        v = v.astype(np.float64)
+    return pair_metric(u, v, "braycurtis", 1.0)
+
+
+def seuclidean(u: Any, v: Any, var: Any, cast: bool) -> Any:
+    """``scipy.spatial.distance.seuclidean``: the euclidean distance scaled by variances
+    (converted to float64 first where ``cast`` says, as SciPy does)."""
     d = u - v
+    if cast:  # SciPy scales the (float32) difference by float64 weights
+        var = var.astype(np.float64)
+        d = d.astype(np.float64)
     return _root(np.sum(d * d / var, axis=-1), 2)
 
 

@@ -85,16 +85,28 @@ def _vector_metric(name: str) -> Callable[..., Selection]:
             raise Unsupported("centered=False is not supported")
         metric, p = _metric(select, name, kwargs)
         _vectors(u, v)
+        if metric == "braycurtis":  # SciPy converts v (only) to float64 first
+            return impl.braycurtis, (u, *_float64(v))
         return impl.pair_metric, (u, v, metric, p)
 
     return select
+
+
+def _float64(x: Any) -> tuple[Any, bool]:
+    """``x`` and whether the compiled code converts it to float64 (a constant is
+    converted here): SciPy's ``_validate_vector(x, dtype=np.float64)``."""
+    if not isinstance(x, Node):
+        return np.asarray(x, dtype=np.float64), False
+    return x, dtype_of(x) != np.float64
 
 
 def _seuclidean(u: Any, v: Any, V: Any) -> Selection:  # noqa: N803 (SciPy's name)
     _vectors(u, v)
     if shape_of(V, "V") != shape_of(u, "u"):
         raise Unsupported("V must be a 1-d array of the vectors' length")
-    return impl.seuclidean, (u, v, V)
+    var, cast = _float64(V)  # SciPy converts V to float64, then weighs u - v by it
+    cast = cast or dtype_of(u) != np.float64 or dtype_of(v) != np.float64
+    return impl.seuclidean, (u, v, var, cast)
 
 
 def _double_matrix(x: Any, what: str) -> tuple[Any, tuple[int, ...], bool]:

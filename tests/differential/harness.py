@@ -76,7 +76,10 @@ def _source(i: int, spec: Spec) -> str:
 
 def _build_module(specs: tuple[Spec, ...], name: str) -> Any:
     """Write the specs' functions to a module file and import it."""
-    text = ("import math\n\nimport numpy as np\n\nfrom st_autodiff.ir import kernels as rt\n\n\n"
+    text = ("import math\n\nimport numpy as np\n"
+            "import scipy.signal  # noqa\n"  # kernels family: scipy.signal specs
+            "import scipy.spatial.distance  # noqa\n"  # kernels family: distance specs
+            "\nfrom st_autodiff.ir import kernels as rt\n\n\n"
             + "".join(_source(i, s) for i, s in enumerate(specs)))
     path = Path(tempfile.mkdtemp(prefix="st_differential_")) / f"{name}.py"
     path.write_text(text)
@@ -241,9 +244,12 @@ def _check_eager(spec: Spec, args: list[Any], w: Any, grads: tuple, dtype: str) 
     """The eager runtime (PyTorch-style Tensors) runs the op and ``backward(w)``."""
     from st_autodiff.runtime.tensor_ops import apply_op  # noqa: PLC0415
 
-    op, params = spec.eager
     ts = [a if isinstance(a, float) else st.tensor(a, requires_grad=True) for a in args]
-    out = apply_op(op, *ts, **params)
+    if callable(spec.eager):  # kernels family: a runtime function (torch.cdist) on Tensors
+        out = spec.eager(*ts)
+    else:
+        op, params = spec.eager
+        out = apply_op(op, *ts, **params)
     out.backward(st.tensor(np.asarray(w, dtype=np.asarray(out.detach().numpy()).dtype)))
     for k, (t, g) in enumerate(zip(ts, grads, strict=True)):
         if not isinstance(t, float):

@@ -34,7 +34,7 @@ class Spec:
     ops: tuple[Op, ...]
     shapes: tuple[Shapes, ...]
     domain: tuple[str, ...]
-    eager: tuple[Op, dict[str, Any]] | None = None
+    eager: tuple[Op, dict[str, Any]] | Callable[..., Any] | None = None  # or a function
     order2: bool = True
     dtypes: tuple[str, ...] = ("float64", "float32")
     jax: Callable[..., Any] | str | None = ""  # "" = expr with np -> jax.numpy; None = skip
@@ -351,3 +351,5 @@ SPECS += (
     Spec("svd", "np.linalg.svd(a0, full_matrices=False)[0] ** 2", (Op.SVD,),
          (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
 )
+from .specs_scipy_kernels import SPECS_SCIPY_KERNELS  # noqa: E402, I001  (kernels family)
+SPECS += SPECS_SCIPY_KERNELS
