@@ -85,3 +85,12 @@ from .runtime import linalg_more as linalg  # noqa: E402  (torch.linalg decompos
 from .runtime import special  # noqa: E402  (torch.special)
 
 __all__ += ["function", "linalg", "nn", "optim", "special"]
+
+# --- dists family: torch.distributions (also importable as ``st_autodiff.distributions``) ---
+import sys as _sys  # noqa: E402
+
+from .runtime import distributions  # noqa: E402
+
+_sys.modules[__name__ + ".distributions"] = distributions
+__all__ += ["distributions"]
+
