@@ -18,7 +18,7 @@ from ..tensor import Tensor, plain
 __all__ = [
     "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent", "lower_cholesky", "nonnegative", "nonnegative_integer", "positive",
+    "is_dependent", "less_than", "lower_cholesky", "nonnegative", "nonnegative_integer", "positive",
     "positive_definite", "positive_integer", "real", "real_vector", "simplex", "unit_interval",
 ]
 
@@ -103,6 +103,19 @@ class _GreaterThan(_Bound):
 class _GreaterThanEq(_Bound):
     def _ok(self, v: np.ndarray) -> np.ndarray:
         return _data(self.lower_bound) <= v
+
+
+class _LessThan(Constraint):
+    """``value < upper_bound``."""
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def _ok(self, v: np.ndarray) -> np.ndarray:
+        return v < _data(self.upper_bound)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__[1:]}(upper_bound={self.upper_bound})"
 
 
 class _IntegerGreaterThan(_Bound):
@@ -216,6 +229,7 @@ positive_definite = _PositiveDefinite()
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
 interval = _Interval
+less_than = _LessThan
 half_open_interval = _HalfOpenInterval
 integer_interval = _IntegerInterval
 independent = _IndependentConstraint

@@ -14,8 +14,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from .. import factory, special
 from .. import functional as F
 from ..tensor import Tensor
@@ -228,16 +226,17 @@ class Cauchy(_LocScale):
 class Uniform(Distribution):
     """The uniform distribution on ``[low, high)``."""
 
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+
+    @property
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:  # type: ignore[override]
+        return {"low": constraints.less_than(self.high),
+                "high": constraints.greater_than(self.low)}
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
         numbers = _is_number(low) and _is_number(high)
         super().__init__(() if numbers else self.low.size(), validate_args=validate_args)
-        if self._validate_args and not bool(np.all(self.low._data < self.high._data)):
-            raise ValueError("Uniform is not defined when low>= high")
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]

@@ -101,7 +101,9 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
         raise ValueError("Input arguments must all be instances of numbers.Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     dt = tensors[0].dtype if tensors else dtypes.get_default_dtype()
-    ts = [v if isinstance(v, Tensor) else factory.tensor(float(v), dtype=dt) for v in values]
+    # a 0-d array, not a Python float: ``tensor(0.1, dtype=float64)`` rounds through float32
+    ts = [v if isinstance(v, Tensor) else factory.tensor(np.array(float(v), dt.np))
+          for v in values]
     shape = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in ts)))
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in ts)
 
