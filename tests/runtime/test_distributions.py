@@ -282,6 +282,16 @@ def test_batch_event_and_sample_shapes(make: Callable, batch: tuple, event: tupl
     assert tuple(d.log_prob(value).shape) == (3,) + batch
 
 
+def test_expand_broadcasts_parameters_and_keeps_gradients() -> None:
+    loc = t64([0.0, 1.0], grad=True)
+    d = D.Normal(loc, 2.0).expand((3, 2))
+    assert tuple(d.batch_shape) == (3, 2) and tuple(d.loc.shape) == (3, 2)
+    d.log_prob(t64(0.5)).sum().backward()
+    np.testing.assert_allclose(loc.grad.numpy(), 3 * (0.5 - np.array([0.0, 1.0])) / 4)
+    m = D.MultivariateNormal(t64(np.zeros(2)), t64(np.eye(2))).expand((4,))
+    assert tuple(m.batch_shape) == (4,) and tuple(m.sample().shape) == (4, 2)
+
+
 def test_float32_parameters_give_float32_results() -> None:
     d = D.Normal(torch.tensor([0.0, 1.0]), 1.0)
     assert d.log_prob(torch.tensor(0.5)).dtype == torch.float32

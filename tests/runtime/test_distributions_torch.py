@@ -213,3 +213,22 @@ def test_draws_follow_pytorch_stream(name: str) -> None:
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
     else:
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_expand_matches_pytorch(case: Case) -> None:
+    results = []
+    for lib in (ours, real):
+        ps = {k: lib.tensor(v, dtype=lib.float64, requires_grad=True)
+              for k, v in case.params.items()}
+        d = case.make(lib.distributions, **ps).expand((3, 2))
+        lp = d.log_prob(lib.tensor(case.value, dtype=lib.float64))
+        lp.sum().backward()
+        results.append((lp.detach().numpy(), [p.grad.numpy() for p in ps.values()],
+                        repr(d), tuple(d.batch_shape), tuple(d.event_shape),
+                        tuple(d.sample((2,)).shape), tuple(d.mean.shape)))
+    (lp1, g1, *meta1), (lp2, g2, *meta2) = results
+    np.testing.assert_allclose(lp1, lp2, rtol=1e-12)
+    for a, b in zip(g1, g2, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert meta1 == meta2

@@ -78,6 +78,24 @@ class Distribution:
     def _extended_shape(self, sample_shape: Any = ()) -> dtypes.Size:
         return _size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        """The same distribution with its batch dimensions broadcast to ``batch_shape``
+        (parameters are expanded views; no validation is repeated).
+
+        Every tensor attribute whose leading dimensions are the batch shape is expanded,
+        keeping its trailing (event) dimensions; inner distributions are expanded too."""
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        old = tuple(self._batch_shape)
+        shape = tuple(int(s) for s in batch_shape)
+        for name, value in self.__dict__.items():
+            if isinstance(value, Tensor) and tuple(value.shape)[:len(old)] == old:
+                value = value.expand(shape + tuple(value.shape)[len(old):])
+            elif isinstance(value, Distribution):
+                value = value.expand(shape)
+            new.__dict__[name] = value
+        new._batch_shape = _size(shape)
+        return new
+
     # --- the interface --------------------------------------------------------------------
 
     @property
