@@ -428,8 +428,11 @@ def test_kl_mvn_matches_closed_form_and_missing_pair_raises() -> None:
                  + np.log(np.linalg.det(c2) / np.linalg.det(c1)))
     np.testing.assert_allclose(D.kl_divergence(p, q).item(), ref, rtol=1e-12)
     assert D.kl_divergence(D.Chi2(2.0), D.Chi2(3.0)).item() > 0  # the Gamma formula
+    assert D.kl_divergence(D.Normal(0.0, 1.0), D.Gamma(1.0, 1.0)).item() == math.inf
     with pytest.raises(NotImplementedError, match="No KL"):
-        D.kl_divergence(D.Normal(0.0, 1.0), D.Gamma(1.0, 1.0))
+        D.kl_divergence(D.StudentT(3.0), D.Normal(0.0, 1.0))
+    with pytest.raises(NotImplementedError, match="different exponential families"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Poisson(1.0))
 
 
 # --- JAX ----------------------------------------------------------------------------------

@@ -232,3 +232,72 @@ def test_expand_matches_pytorch(case: Case) -> None:
     for a, b in zip(g1, g2, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     assert meta1 == meta2
+
+
+def _kl_family(lib: Any, leaves: list | None = None) -> dict[str, Callable[[], Any]]:
+    """Two-element batches of each family; the parameter leaves made are added to
+    ``leaves``."""
+    D = lib.distributions  # noqa: N806
+
+    def t(*v: Any) -> Any:
+        leaf = lib.tensor(np.array(v), dtype=lib.float64, requires_grad=True)
+        if leaves is not None:
+            leaves.append(leaf)
+        return leaf
+
+    return {
+        "Normal": lambda: D.Normal(t(0.3, -1.0), t(0.7, 2.0)),
+        "Laplace": lambda: D.Laplace(t(0.2, 0.5), t(1.2, 0.4)),
+        "Cauchy": lambda: D.Cauchy(t(0.2, 0.5), t(1.2, 0.4)),
+        "Uniform": lambda: D.Uniform(t(0.1, -1.0), t(0.8, 3.0)),
+        "WideUniform": lambda: D.Uniform(t(-2.0, -1.5), t(2.0, 3.5)),
+        "Exponential": lambda: D.Exponential(t(0.7, 2.0)),
+        "Gamma": lambda: D.Gamma(t(0.8, 3.5), t(0.7, 2.0)),
+        "Chi2": lambda: D.Chi2(t(1.5, 4.0)),
+        "Beta": lambda: D.Beta(t(0.8, 3.5), t(2.0, 1.3)),
+        "Poisson": lambda: D.Poisson(t(0.7, 4.0)),
+        "Bernoulli": lambda: D.Bernoulli(t(0.3, 0.8)),
+        "Binomial": lambda: D.Binomial(lib.tensor([5.0, 5.0], dtype=lib.float64), t(0.3, 0.8)),
+        "MixedBinomial": lambda: D.Binomial(lib.tensor([3.0, 5.0], dtype=lib.float64),
+                                            t(0.6, 0.2)),
+        "LogNormal": lambda: D.LogNormal(t(0.3, -1.0), t(0.7, 2.0)),
+        "Categorical": lambda: D.Categorical(t([0.2, 0.5, 0.3], [0.1, 0.3, 0.6])),
+        "Dirichlet": lambda: D.Dirichlet(t([0.8, 3.5, 1.2], [2.0, 1.3, 4.0])),
+        "StudentT": lambda: D.StudentT(t(3.0, 4.0)),
+        "NegativeBinomial": lambda: D.NegativeBinomial(t(3.0, 4.0), t(0.3, 0.5)),
+    }
+
+
+_KL_NAMES = sorted(_kl_family(ours))
+
+
+def _kl_outcome(lib: Any, a: str, b: str) -> tuple:
+    leaves: list = []
+    family = _kl_family(lib, leaves)
+    p, q = family[a](), family[b]()
+    try:
+        r = lib.distributions.kl_divergence(p, q)
+    except Exception as e:  # noqa: BLE001  (the outcome compared is the exception itself)
+        return f"{type(e).__name__}: {e}", None, None
+    value = r.detach().numpy()
+    if not (r.requires_grad and np.all(np.isfinite(value))):
+        return "value", value, None
+    grads = lib.autograd.grad(r.sum(), leaves, allow_unused=True)
+    return "value", value, [None if g is None else g.numpy() for g in grads]
+
+
+@pytest.mark.parametrize("b", _KL_NAMES)
+@pytest.mark.parametrize("a", _KL_NAMES)
+def test_kl_divergence_matches_pytorch(a: str, b: str) -> None:
+    """Every pair of the families: the same value and gradients, or the same error."""
+    (k1, v1, g1), (k2, v2, g2) = _kl_outcome(ours, a, b), _kl_outcome(real, a, b)
+    assert k1 == k2
+    if v2 is not None:
+        np.testing.assert_allclose(v1, v2, rtol=1e-10, equal_nan=True)
+    if g2 is not None:
+        assert g1 is not None
+        for x, y in zip(g1, g2, strict=True):
+            if y is None:
+                assert x is None or not np.any(x)
+            else:
+                np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-12)

@@ -16,17 +16,18 @@ tensor(0.1250)
 
 from __future__ import annotations
 
-from . import constraints
+from . import constraints, kl_pairs  # noqa: F401  (kl_pairs registers the KL pairs)
 from .continuous import Cauchy, Exponential, Laplace, LogNormal, Normal, Uniform
 from .discrete import Bernoulli, Binomial, Categorical, NegativeBinomial, Poisson
-from .distribution import Distribution
+from .distribution import Distribution, ExponentialFamily
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-    "Distribution", "Exponential", "Gamma", "Laplace", "LogNormal", "MultivariateNormal",
+    "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Laplace", "LogNormal",
+    "MultivariateNormal",
     "NegativeBinomial", "Normal", "Poisson", "StudentT", "Uniform", "constraints",
     "kl_divergence", "register_kl",
 ]

@@ -18,7 +18,7 @@ from .. import factory, special
 from .. import functional as F
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, ExponentialFamily
 from .utils import _is_number, broadcast_all, finfo, standard_normal, standard_uniform
 
 __all__ = ["Cauchy", "Exponential", "Laplace", "LogNormal", "Normal", "Uniform"]
@@ -46,7 +46,7 @@ class _LocScale(Distribution):
         return tuple(self._extended_shape(sample_shape))
 
 
-class Normal(_LocScale):
+class Normal(_LocScale, ExponentialFamily):
     """The normal distribution ``N(loc, scale**2)``.
 
     >>> import st_autodiff as torch
@@ -281,7 +281,7 @@ class Uniform(Distribution):
         return F.log(self.high - self.low)
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution with ``rate`` (mean ``1 / rate``)."""
 
     arg_constraints = {"rate": constraints.positive}

@@ -21,7 +21,7 @@ from .. import functional as F
 from ..grad_mode import no_grad
 from ..tensor import Tensor, plain
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, ExponentialFamily
 from .utils import (
     _is_number,
     broadcast_all,
@@ -47,7 +47,7 @@ def _bce_with_logits(logits: Tensor, target: Tensor) -> Tensor:
     return (1 - target) * logits + softplus(-logits)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """A draw of 1 with probability ``probs`` (or ``sigmoid(logits)``), else 0."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -197,7 +197,7 @@ class Categorical(Distribution):
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Counts with mean ``rate``."""
 
     arg_constraints = {"rate": constraints.nonnegative}

@@ -20,7 +20,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import constraints
 
-__all__ = ["Distribution"]
+__all__ = ["Distribution", "ExponentialFamily"]
 
 
 def _size(shape: Any) -> dtypes.Size:
@@ -177,3 +177,9 @@ def _is_lazy(cls: type, name: str) -> bool:
     from .utils import lazy_property
 
     return isinstance(getattr(cls, name, None), lazy_property)
+
+
+class ExponentialFamily(Distribution):
+    """The classes PyTorch derives from ``ExponentialFamily`` (Normal, Exponential, Gamma,
+    Chi2, Beta, Dirichlet, Poisson, Bernoulli): ``kl_divergence`` between two different
+    ones that has no closed form raises PyTorch's ``NotImplementedError``."""

@@ -22,7 +22,7 @@ from .. import functional as F
 from ..shape_ops import stack
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, ExponentialFamily
 from .gamma_sampling import standard_gamma
 from .utils import (
     _is_number,
@@ -38,7 +38,7 @@ from .utils import (
 __all__ = ["Beta", "Chi2", "Dirichlet", "Gamma", "StudentT"]
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution with ``concentration`` (shape) and ``rate``."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
@@ -99,7 +99,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the simplex of the last dimension."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -146,7 +146,7 @@ class Dirichlet(Distribution):
                 - ((c - 1.0) * digamma(c)).sum(-1))
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] (a two-component ``Dirichlet`` underneath)."""
 
     arg_constraints = {"concentration1": constraints.positive,

@@ -15,7 +15,7 @@ from .. import functional as F
 from ..tensor import Tensor
 from .continuous import Exponential, Laplace, Normal
 from .discrete import Bernoulli, Categorical, Poisson
-from .distribution import Distribution
+from .distribution import Distribution, ExponentialFamily
 from .gamma import Beta, Dirichlet, Gamma
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .utils import diagonal, digamma, lgamma, softplus, solve_lower
@@ -61,6 +61,16 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
         raise NotImplementedError(f"No KL(p || q) is implemented for p type "
                                   f"{type(p).__name__} and q type {type(q).__name__}")
     return fun(p, q)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: Distribution, q: Distribution) -> Tensor:
+    """Two different exponential families without a registered formula.  (PyTorch computes
+    a same-family pair by a Bregman divergence; every same-family pair here has its own
+    formula, so that case does not arise.)"""
+    raise NotImplementedError("The cross KL-divergence between different exponential "
+                              "families cannot                             be computed "
+                              "using Bregman divergences")
 
 
 @register_kl(Normal, Normal)
