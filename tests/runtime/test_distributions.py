@@ -481,3 +481,52 @@ def test_log_prob_gradients_match_jax(name: str) -> None:
     case.make(D, **ts).log_prob(t64(case.value)).sum().backward()
     for k, jg in zip(names, jgrads, strict=True):
         np.testing.assert_allclose(ts[k].grad.numpy(), np.asarray(jg), rtol=1e-10)
+
+
+def test_studentt_rsample_gradient_in_df_is_the_implicit_one() -> None:
+    """``loc + scale * X / sqrt(Z / df)`` with ``Z = 2 G``, ``G ~ Gamma(df / 2)`` drawn after
+    ``X``: the gradient in ``df`` keeps ``X`` and ``G``'s quantile fixed."""
+    from st_autodiff.runtime.distributions.gamma_sampling import standard_gamma
+
+    df0 = np.array([1.5, 4.0, 9.0])
+    df = t64(df0, True)
+    torch.manual_seed(11)
+    y = D.StudentT(df).rsample()
+    y.sum().backward()
+    torch.manual_seed(11)
+    x = torch.randn(3, dtype=torch.float64).numpy()
+    g = standard_gamma(t64(df0 / 2)).numpy()
+    np.testing.assert_allclose(y.detach().numpy(), x / np.sqrt(2 * g / df0), rtol=1e-13)
+    h = 1e-6
+
+    def y_at(d: np.ndarray) -> np.ndarray:
+        return x / np.sqrt(2 * _at_quantile(df0 / 2, g, (d - df0) / 2) / d)
+
+    np.testing.assert_allclose(df.grad.numpy(), (y_at(df0 + h) - y_at(df0 - h)) / (2 * h),
+                               rtol=1e-6)
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    from st_autodiff.runtime import distributions
+    from st_autodiff.runtime.distributions import continuous, kl
+
+    for module in (distributions, continuous, kl):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0
+
+
+def test_gamma_cdf_gradients_and_the_concentration_error() -> None:
+    rate0, v0 = np.array([1.5, 2.0]), np.array([1.0, 0.3])
+    rate, v = t64(rate0, True), t64(v0, True)
+    y = D.Gamma(2.0, rate).cdf(v)
+    np.testing.assert_allclose(y.detach().numpy(), special.gammainc(2.0, rate0 * v0))
+    y.sum().backward()
+    density = stats.gamma.pdf(rate0 * v0, 2.0)
+    np.testing.assert_allclose(rate.grad.numpy(), density * v0, rtol=1e-12)
+    np.testing.assert_allclose(v.grad.numpy(), density * rate0, rtol=1e-12)
+    c = t64(2.0, True)
+    out = D.Gamma(c, 1.0).cdf(t64(1.0))
+    with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input'"):
+        out.backward()

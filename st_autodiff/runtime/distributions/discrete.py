@@ -192,8 +192,7 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        values = factory.arange(self._num_events, dtype=factory.int64 if hasattr(
-            factory, "int64") else None).view((-1,) + (1,) * len(self._batch_shape))
+        values = factory.arange(self._num_events).view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 

@@ -13,9 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from ...autograd import Function
 from ...ir.ops import Op
 from .. import dtypes, factory, special
 from .. import functional as F
+from ..grad_mode import is_grad_enabled
 from ..random import default_generator, normal_data, uniform_data
 from ..tensor import Tensor, plain
 from ..tensor_ops import apply_op
@@ -67,9 +69,26 @@ def take_last(x: Tensor, index: Tensor) -> Tensor:
     return apply_op(Op.TAKE_ALONG_AXIS, x, index, axis=-1)
 
 
+class _NoDerivative(Function):
+    """A zero whose backward raises PyTorch's error for an argument without a derivative."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, what: str) -> Tensor:
+        ctx.what = what
+        return factory.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        raise NotImplementedError(f"the derivative for '{ctx.what}' is not implemented.")
+
+
 def gammainc(a: Tensor, x: Tensor) -> Tensor:
-    """The regularised lower incomplete gamma function (not differentiable in ``a``)."""
-    return apply_op(Op.GAMMAINC, a, x)
+    """The regularised lower incomplete gamma function.  It is not differentiable in ``a``:
+    as in PyTorch, a backward that reaches ``a`` raises ``NotImplementedError``."""
+    out = apply_op(Op.GAMMAINC, a.detach(), x)
+    if a.requires_grad and is_grad_enabled():
+        out = out + _NoDerivative.apply(a, "igamma: input")
+    return out
 
 
 class lazy_property:  # noqa: N801  (PyTorch's spelling)
