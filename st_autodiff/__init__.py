@@ -91,6 +91,12 @@ import sys as _sys  # noqa: E402
 
 from .runtime import distributions  # noqa: E402
 
+# one module object per file: ``import st_autodiff.distributions.constraints`` finds the
+# runtime's module instead of loading the file a second time under another name
 _sys.modules[__name__ + ".distributions"] = distributions
+for _sub in distributions.SUBMODULES:
+    _sys.modules[f"{__name__}.distributions.{_sub}"] = _sys.modules[
+        f"{distributions.__name__}.{_sub}"]
+del _sub
 __all__ += ["distributions"]
 

@@ -530,3 +530,13 @@ def test_gamma_cdf_gradients_and_the_concentration_error() -> None:
     out = D.Gamma(c, 1.0).cdf(t64(1.0))
     with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input'"):
         out.backward()
+
+
+def test_import_paths_share_one_module_per_file() -> None:
+    import importlib
+
+    constraints = importlib.import_module("st_autodiff.distributions.constraints")
+    assert constraints is D.constraints
+    assert importlib.import_module("st_autodiff.distributions").Normal is D.Normal
+    assert importlib.import_module("st_autodiff.distributions.kl").kl_divergence is (
+        D.kl_divergence)

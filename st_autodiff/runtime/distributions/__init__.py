@@ -24,6 +24,10 @@ from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 
+SUBMODULES = ("constraints", "continuous", "discrete", "distribution", "gamma",
+              "gamma_sampling", "kl", "kl_pairs", "multivariate_normal", "utils")
+"""The modules of the package (``st_autodiff.distributions.<name>`` aliases them)."""
+
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
     "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Laplace", "LogNormal",
