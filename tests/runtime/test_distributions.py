@@ -540,3 +540,21 @@ def test_import_paths_share_one_module_per_file() -> None:
     assert importlib.import_module("st_autodiff.distributions").Normal is D.Normal
     assert importlib.import_module("st_autodiff.distributions.kl").kl_divergence is (
         D.kl_divergence)
+
+
+def test_boundary_gradients_follow_pytorchs_xlogy_convention() -> None:
+    """``xlogy(0, y)`` contributes no gradient, so boundary values keep finite gradients;
+    an infinite total still back-propagates (the implicit output gradient is 1, not nan)."""
+    c, v = t64([1.0, 2.0], True), t64([0.0, 0.0], True)
+    lp = D.Gamma(c, 1.0).log_prob(v)
+    np.testing.assert_array_equal(lp.detach().numpy(), [0.0, -math.inf])
+    gc, gv = torch.autograd.grad(lp.sum(), [c, v])
+    np.testing.assert_allclose(gc.numpy(), [-special.digamma(1.0), -math.inf])
+    np.testing.assert_allclose(gv.numpy(), [-1.0, math.inf])
+    rate, k = t64([0.0, 1.0], True), t64([0.0, 0.0], True)
+    gr, gk = torch.autograd.grad(D.Poisson(rate).log_prob(k).sum(), [rate, k])
+    np.testing.assert_allclose(gr.numpy(), [-1.0, -1.0])
+    np.testing.assert_allclose(gk.numpy(), -special.digamma(1.0) * np.ones(2))
+    conc = t64([1.0, 2.0], True)
+    (gd,) = torch.autograd.grad(D.Dirichlet(conc).log_prob(t64([0.0, 1.0])), [conc])
+    np.testing.assert_allclose(gd.numpy(), [1.5, 0.5])

@@ -30,8 +30,17 @@ digamma = special.digamma
 
 
 def xlogy(x: Tensor, y: Tensor) -> Tensor:
-    """``x * log(y)``, 0 where ``x == 0``, in the dtype of the tensor arguments."""
-    return special.xlogy(x, y)
+    """``x * log(y)``, 0 where ``x == 0`` (NaN where ``y`` is NaN), with ``d/dx = 0`` and
+    ``d/dy = 0`` where ``x == 0``.
+
+    Written as ``x * log(where(x == 0, 1, y))`` rather than with ``special.xlogy``, whose
+    rule (shared with the compiler) gives ``d/dx = log(y)`` at ``x == 0``: at a density's
+    boundary (``Gamma(1, r).log_prob(0)``, ``Poisson(0).log_prob(0)``, a Dirichlet value on
+    the simplex's edge) that is ``-inf`` where PyTorch's ``xlogy`` gives 0 and the gradient
+    users see is finite.  (At ``x == y == 0`` PyTorch's ``d/dy`` is ``0 / 0 = nan``; here it
+    is 0, the derivative of ``xlogy(0, y) = 0`` along ``y``.)"""
+    safe = F.where((x == 0) & (y == y), 1.0, y)
+    return x * F.log(safe)
 
 
 def softplus(x: Tensor) -> Tensor:
