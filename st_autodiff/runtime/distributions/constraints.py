@@ -24,7 +24,8 @@ __all__ = [
 
 
 def _data(value: Any) -> np.ndarray:
-    return value._data if isinstance(value, Tensor) else np.asarray(value)
+    """A host (NumPy) array of ``value``'s values."""
+    return value._host() if isinstance(value, Tensor) else np.asarray(value)
 
 
 class Constraint:
