@@ -96,3 +96,18 @@ from .runtime import linalg_more as linalg  # noqa: E402  (torch.linalg decompos
 from .runtime import special  # noqa: E402  (torch.special)
 
 __all__ += ["function", "linalg", "nn", "optim", "special"]
+
+# --- dists family: torch.distributions (also importable as ``st_autodiff.distributions``) ---
+import sys as _sys  # noqa: E402
+
+from .runtime import distributions  # noqa: E402
+
+# one module object per file: ``import st_autodiff.distributions.constraints`` finds the
+# runtime's module instead of loading the file a second time under another name
+_sys.modules[__name__ + ".distributions"] = distributions
+for _sub in distributions.SUBMODULES:
+    _sys.modules[f"{__name__}.distributions.{_sub}"] = _sys.modules[
+        f"{distributions.__name__}.{_sub}"]
+del _sub
+__all__ += ["distributions"]
+

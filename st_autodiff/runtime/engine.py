@@ -68,7 +68,9 @@ def _roots(tensors: tuple, grads: Any, create_graph: bool) -> tuple[list, list]:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             data = t._data
-            g_data = (data * 0 + 1).astype(data.dtype)
+            # dists family: ``x ** 0`` is 1 for inf and nan too (``x * 0 + 1`` made the
+            # implicit gradient of an infinite output nan)
+            g_data = (data**0).astype(data.dtype)
             g = plain(g_data)
         elif not isinstance(g, Tensor):
             raise TypeError("gradients can be either Tensors or None, but got "
