@@ -1,6 +1,7 @@
 """``scipy.integrate``: ``odeint`` and ``solve_ivp`` (adjoint and forward sensitivity
-rules, ``st_autodiff/decompositions/integrate_kernels.py``) and the quadrature rules
-``trapezoid``, ``simpson`` and ``cumulative_trapezoid`` (compiled from SciPy's source).
+rules, ``st_autodiff/decompositions/integrate_kernels.py``), ``quad`` (Leibniz's rule)
+and the sampled rules ``trapezoid``, ``simpson``, ``cumulative_trapezoid`` and
+``cumulative_simpson`` (compiled from SciPy's source).
 
 The ODE derivatives are those of the exact solution computed to the solver's tolerance,
 so they are compared with closed forms and with central differences of SciPy's own
@@ -235,6 +236,76 @@ def test_solve_ivp_result_fields():
     check_fd(loss, (Y0,), (0,))
 
 
+def test_a_right_hand_side_passed_as_an_argument():
+    def loss(y0, k, rhs):
+        return np.sum(si.odeint(rhs, y0, T5, args=(k,), **TOL) * W)
+
+    got = st.grad(loss, wrt=(0, 1))(Y0, 0.7, decay)
+    want = st.grad(decay_closed, wrt=(0, 1))(Y0, 0.7, T5)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_constant_lists_for_y0_and_t():
+    def loss(k):
+        return np.sum(si.odeint(decay, [1.0, 0.5], [0, 1, 2], args=(k,), **TOL))
+
+    np.testing.assert_allclose(st.grad(loss)(0.3), fd(loss, (0.3,), 0), rtol=1e-6)
+
+
+def test_jacobians_of_the_readings():
+    def end(y0, k):
+        return si.odeint(decay, y0, T5, args=(k,), **TOL)[-1]
+
+    for jac in (st.jacrev(end, wrt=(0, 1)), st.jacfwd(end, wrt=(0, 1))):
+        jy, jk = jac(Y0, 0.7)
+        np.testing.assert_allclose(jy, np.exp(-0.7) * np.eye(2), rtol=1e-7)
+        np.testing.assert_allclose(jk, -Y0 * np.exp(-0.7), rtol=1e-7)
+
+
+# --- quad -------------------------------------------------------------------------------
+
+
+def gauss(x, s, c):
+    return np.exp(-(x - c[0]) ** 2 / s) * c[1]
+
+
+def quad_loss(a, b, s, c):
+    value, _err = si.quad(gauss, a, b, args=(s, c))
+    return value ** 2
+
+
+QUAD_ARGS = (0.1, 1.3, 0.7, np.array([0.4, 1.5]))
+
+
+def test_quad_in_its_limits_and_args():
+    value, _ = st.value_and_grad(quad_loss, wrt=(0,))(*QUAD_ARGS)
+    assert value == quad_loss(*QUAD_ARGS)
+    check_fd(quad_loss, QUAD_ARGS, (0, 1, 2, 3), tol=1e-7)
+
+
+def test_quad_forward_mode_and_infinite_limits():
+    grads = st.grad(quad_loss, wrt=(0, 1, 2, 3))(*QUAD_ARGS)
+    tangents = (0.3, -0.2, 0.5, np.array([1.0, 2.0]))
+    _, tan = st.jvp(quad_loss, QUAD_ARGS, tangents)
+    np.testing.assert_allclose(tan, sum(np.sum(g * d) for g, d in zip(grads, tangents)),
+                               rtol=1e-8)
+
+    def whole_line(s, c):
+        return si.quad(gauss, -np.inf, np.inf, args=(s, c))[0]
+
+    gs, gc = st.grad(whole_line, wrt=(0, 1))(0.7, QUAD_ARGS[3])
+    np.testing.assert_allclose(gs, 1.5 * np.sqrt(np.pi) / (2 * np.sqrt(0.7)), rtol=1e-7)
+    np.testing.assert_allclose(gc, [0.0, np.sqrt(0.7 * np.pi)], rtol=1e-7, atol=1e-9)
+
+
+def test_quad_refuses_weights():
+    def loss(s):
+        return si.quad(gauss, 0, 1, args=(s, QUAD_ARGS[3]), weight="cos", wvar=2.0)[0]
+
+    _refused(loss, (0.7,), "weight=")
+
+
 # --- what is refused --------------------------------------------------------------------
 
 
@@ -272,8 +343,12 @@ def test_unsupported_odeint_options_are_located_errors():
     def jac(y0):
         return np.sum(si.odeint(decay, y0, T5, args=(0.5,), Dfun=lambda y, t, k: -k))
 
+    def listed(y0):
+        return np.sum(si.odeint(decay, y0, T5, args=[0.5]))
+
     _refused(full, (Y0,), "full_output=True is not supported")
     _refused(jac, (Y0,), "Dfun=")
+    _refused(listed, (Y0,), "Extra arguments must be in a tuple")
 
 
 def test_a_right_hand_side_defined_inside_is_a_located_error():

@@ -1,6 +1,7 @@
-"""What the compiler reads in place of ``scipy.integrate.odeint`` and ``solve_ivp``
-(``select_integrate``): one call of a kernel of ``integrate_kernels``, whose rules are
-the adjoint and forward sensitivity solves, and for ``solve_ivp`` the result object."""
+"""What the compiler reads in place of ``scipy.integrate.odeint``, ``solve_ivp`` and
+``quad`` (``select_integrate``): one call of a kernel of ``integrate_kernels``, whose
+rules are the adjoint and forward sensitivity solves (for ``quad``, Leibniz's rule), and
+for ``solve_ivp`` the result object."""
 
 from __future__ import annotations
 
@@ -30,3 +31,7 @@ def odeint(kernel: Any, y0: Any, t: Any, *args: Any) -> Any:
 def solve_ivp(kernel: Any, t0: Any, tf: Any, y0: Any, *args: Any) -> Any:
     t, y = kernel(t0, tf, y0, *args)
     return IvpResult(t, y, None, None, None, 0, MESSAGE, True)
+
+
+def quad(kernel: Any, a: Any, b: Any, *args: Any) -> Any:
+    return kernel(a, b, *args)

@@ -270,8 +270,7 @@ class OdeintKernel:
                        None if tt is None else tt[0], ty0, tt, tuple(targs))
 
     def out_type(self, y0: Any, t: Any, *args: Any) -> ShapeDtype:
-        n = 1 if not y0.shape else y0.shape[0]
-        return ShapeDtype((t.shape[0], n), np.float64)
+        return ShapeDtype((_length(t), _length(y0)), np.float64)
 
 
 class IvpKernel:
@@ -313,9 +312,80 @@ class IvpKernel:
         return t_dot, np.transpose(ys_dot)
 
     def out_type(self, t0: Any, tf: Any, y0: Any, *rest: Any) -> tuple:
-        n = 1 if not y0.shape else y0.shape[0]
         return (ShapeDtype((self.n_eval,), np.float64),
-                ShapeDtype((n, self.n_eval), np.float64))
+                ShapeDtype((_length(y0), self.n_eval), np.float64))
+
+
+class QuadKernel:
+    """``scipy.integrate.quad(func, a, b, args=args, **options)`` as compiled code calls
+    it: ``kernel(a, b, *args) -> (y, abserr)``.  ``dy = f(b) db - f(a) da + int_a^b
+    df/dp dp dx`` (Leibniz); the integral of the parameter gradient is ``quad_vec`` of
+    ``st.vjp`` of ``func`` (forward mode: ``quad`` of ``st.jvp``), at the same tolerances.
+    An infinite limit moves nothing (its term is zero); the error estimate has no
+    derivative."""
+
+    def __init__(self, func: Any, options: dict[str, Any]) -> None:
+        self.func, self.options = func, options
+        name = getattr(func, "__name__", None) or type(func).__name__
+        self.__name__ = self.__qualname__ = f"quad_{_identifier(name)}"
+
+    def __call__(self, a: Any, b: Any, *args: Any) -> tuple[Any, Any]:
+        return tuple(_integrate().quad(self.func, a, b, args=tuple(args), **self.options))
+
+    def _edge(self, x: Any, args: tuple) -> float:
+        return 0.0 if not np.isfinite(x) else float(self.func(x, *args))
+
+    def _eps(self) -> dict[str, Any]:
+        return {k: v for k, v in self.options.items() if k in ("epsabs", "epsrel")}
+
+    def vjp(self, g: Any, out: Any, a: Any, b: Any, *args: Any) -> tuple:
+        gy = 0.0 if g[0] is None else float(g[0])
+        sizes = _pack(args)
+        bars: list[Any] = [None] * len(args)
+        if sum(sizes):
+            def integrand(x: float) -> Any:
+                _, back = _products().vjp(self.func, x, *args)
+                grads = back(1.0)[1:]
+                return np.concatenate([np.ravel(np.asarray(gk, dtype=np.float64))
+                                       for gk, s in zip(grads, sizes) if s])
+
+            flat = _integrate().quad_vec(integrand, a, b, **self._eps())[0] * gy
+            offset = 0
+            for k, (arg, s) in enumerate(zip(args, sizes)):
+                if s:
+                    bars[k] = np.reshape(flat[offset:offset + s], np.shape(arg))
+                    offset += s
+        return (-gy * self._edge(a, args), gy * self._edge(b, args), *bars)
+
+    def jvp(self, a: Any, b: Any, *rest: Any) -> tuple[Any, Any]:
+        k = (len(rest) - 2) // 2  # the args, then one tangent per input
+        args = rest[:k]
+        ta, tb, *targs = rest[k:]
+        dy = 0.0
+        if tb is not None:
+            dy += self._edge(b, args) * float(tb)
+        if ta is not None:
+            dy -= self._edge(a, args) * float(ta)
+        dots = tuple(d if d is not None and is_float(x) else None
+                     for d, x in zip(targs, args))
+        if any(d is not None for d in dots):
+            def integrand(x: float) -> float:
+                return float(_products().jvp(self.func, (x, *args), (None, *dots))[1])
+
+            dy += _integrate().quad(integrand, a, b, **self.options)[0]
+        return dy, 0.0
+
+    def out_type(self, a: Any, b: Any, *args: Any) -> tuple:
+        return (float, float)
+
+
+def _length(v: Any) -> int:
+    """The length of a 1-d argument as ``out_type`` sees it (a ``ShapeDtype``, a constant
+    or a list), 1 for a number."""
+    shape = getattr(v, "shape", None)
+    if shape is None:
+        return len(v) if isinstance(v, (list, tuple)) else 1
+    return 1 if not shape else int(shape[0])
 
 
 def _identifier(name: str) -> str:

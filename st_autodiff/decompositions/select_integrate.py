@@ -85,15 +85,14 @@ def _example(v: Any) -> Any:
     return None
 
 
-def _compiles(func: Any, name: str, n: int, args: tuple, tfirst: bool) -> None:
-    """Compile ``st.vjp`` of ``func`` on the kinds the solver passes it (a float64 state
-    of ``n`` values and a float time), so that a function the compiler cannot read is an
-    error here, at the user's call."""
+def _compiles(func: Any, name: str, head: tuple, args: tuple) -> None:
+    """Compile ``st.vjp`` of ``func`` on the kinds the solver passes it (``head``: a
+    float64 state and a float time, or a float point for ``quad``, then ``args``), so
+    that a function the compiler cannot read is an error here, at the user's call."""
     examples = [_example(a) for a in args]
     if any(e is None for e in examples):
         return  # an argument known only at run time (an int): compiled on first use
-    y, t = np.zeros(n), 0.0
-    call = (t, y, *examples) if tfirst else (y, t, *examples)
+    call = (*head, *examples)
     products = kernels._products()
     try:
         flat, _floats, g = products._vjp_function(func, call, None)
@@ -136,6 +135,8 @@ def _odeint(func: Any, y0: Any, t: Any, args: Any = (), Dfun: Any = None,  # noq
     n = _state(y0)
     if len(shape_of(t, "t")) != 1 or shape_of(t, "t")[0] == 0:
         raise Unsupported("t must be a non-empty 1-d sequence of times")
+    if not isinstance(args, tuple):
+        raise Unsupported("Extra arguments must be in a tuple.")
     args = _args(args)
     tfirst = bool(static(tfirst, "tfirst"))
     given = {"rtol": rtol, "atol": atol, "h0": h0, "hmax": hmax, "hmin": hmin, "ixpr": ixpr,
@@ -146,7 +147,8 @@ def _odeint(func: Any, y0: Any, t: Any, args: Any = (), Dfun: Any = None,  # noq
     options = _options({k: v for k, v in given.items() if v is not defaults[k] and (
         isinstance(v, Node) or v is None or np.any(v != defaults[k]))})
     name = getattr(func, "__name__", "func")
-    _compiles(func, f"odeint's func {name}", n, args, tfirst)
+    head = (0.0, np.zeros(n)) if tfirst else (np.zeros(n), 0.0)
+    _compiles(func, f"odeint's func {name}", head, args)
     problem_key = ("odeint", CallableKey(func), tfirst, _freeze(sorted(options.items())))
     kernel = kernels.kernel(problem_key, lambda: kernels.OdeintKernel(
         kernels.Problem(func, tfirst, "odeint", "LSODA", options)))
@@ -188,7 +190,7 @@ def _solve_ivp(fun: Any, t_span: Any, y0: Any, method: Any = "RK45", t_eval: Any
     if len(shape) != 1:
         raise Unsupported("t_eval must be 1-dimensional")
     name = getattr(fun, "__name__", "fun")
-    _compiles(fun, f"solve_ivp's fun {name}", n, args, True)
+    _compiles(fun, f"solve_ivp's fun {name}", (0.0, np.zeros(n)), args)
     key = ("solve_ivp", CallableKey(fun), method, shape[0], _freeze(sorted(opts.items())))
     kernel = kernels.kernel(key, lambda: kernels.IvpKernel(
         kernels.Problem(fun, True, "solve_ivp", method, opts), shape[0]))
@@ -207,6 +209,30 @@ def _span(t_span: Any) -> tuple[Any, Any]:
     return t_span[0], t_span[1]
 
 
+def _quad(func: Any, a: Any, b: Any, args: Any = (), full_output: Any = 0,
+          epsabs: Any = 1.49e-08, epsrel: Any = 1.49e-08, limit: Any = 50, points: Any = None,
+          weight: Any = None, wvar: Any = None, wopts: Any = None, maxp1: Any = 50,
+          limlst: Any = 50, complex_func: Any = False) -> Selection:
+    _func(func, "func")
+    if static(full_output, "full_output") or static(complex_func, "complex_func"):
+        raise Unsupported("full_output= and complex_func= are not supported")
+    if points is not None or weight is not None or wvar is not None or wopts is not None:
+        raise Unsupported("points=, weight=, wvar= and wopts= are not supported")
+    for x, what in ((a, "a"), (b, "b")):
+        if shape_of(x, what) != ():
+            raise Unsupported(f"the limit {what} must be a number")
+    args = _args(args if isinstance(args, tuple) else (args,))
+    given = {"epsabs": epsabs, "epsrel": epsrel, "limit": limit}
+    options = _options({k: v for k, v in given.items()
+                        if isinstance(v, Node) or v != {"epsabs": 1.49e-08, "epsrel": 1.49e-08,
+                                                        "limit": 50}[k]})
+    name = getattr(func, "__name__", "func")
+    _compiles(func, f"quad's func {name}", (0.0,), args)
+    key = ("quad", CallableKey(func), _freeze(sorted(options.items())))
+    kernel = kernels.kernel(key, lambda: kernels.QuadKernel(func, options))
+    return impl.quad, (kernel, a, b, *args)
+
+
 def names() -> dict[str, Callable[..., Selection]]:
     """The selectors by their name in ``scipy.integrate``."""
-    return {"odeint": _odeint, "solve_ivp": _solve_ivp}
+    return {"odeint": _odeint, "solve_ivp": _solve_ivp, "quad": _quad}
