@@ -170,6 +170,35 @@ def lambda_free_grid_loss(t):
     return np.sum(si.odeint(lotka, Y0, t, args=(P,), **TOL) * np.arange(8.0).reshape(4, 2))
 
 
+def relax(y, t, k):
+    return -k * (y - np.sin(t))
+
+
+def relax_ivp(t, y, k):
+    return -k * (y - np.sin(t))
+
+
+def relax_closed(k, tf):
+    return (k * k * np.sin(tf) - k * np.cos(tf) + k * np.exp(-k * tf)) / (1 + k * k)
+
+
+@pytest.mark.parametrize("k", [50.0, 500.0])
+def test_stiff_relaxation_parameter_gradient(k):
+    """A dissipative system: integrating the state backwards would amplify its error like
+    exp(k t); the adjoint reads the state from a forward dense solve instead."""
+    def loss(k, tf):
+        return si.odeint(relax, np.array([0.0]), np.array([0.0, tf]), args=(k,), **TOL)[-1, 0]
+
+    def loss_ivp(k, tf):
+        return si.solve_ivp(relax_ivp, (0.0, tf), np.array([0.0]), method="Radau",
+                            t_eval=[tf], args=(k,), **TOL).y[0, 0]
+
+    want = st.grad(relax_closed, wrt=(0, 1))(k, 3.0)
+    for fn in (loss, loss_ivp):
+        got = st.grad(fn, wrt=(0, 1))(k, 3.0)
+        np.testing.assert_allclose(got, want, rtol=2e-5)
+
+
 def test_default_tolerances_are_close_not_exact():
     def loss(y0):
         return np.sum(si.odeint(decay, y0, T5, args=(0.7,)))
