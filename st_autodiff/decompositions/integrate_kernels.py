@@ -1,6 +1,6 @@
 """ODE solves (``scipy.integrate.odeint`` and ``solve_ivp``) as compiled kernels whose
 derivatives come from more ODE solves: the adjoint system in reverse mode, the forward
-sensitivity equations in forward mode.
+sensitivity equations in forward mode; and ``quad`` (``QuadKernel``, Leibniz's rule).
 
 A kernel is made per right-hand side ``func`` (a Python function the user wrote, taken
 as a static value by identity, as ``transforms/callable_args`` takes functions passed as
@@ -10,13 +10,15 @@ system whose right-hand side calls the derivatives of ``func`` that st_autodiff 
 itself (``st.vjp`` / ``st.jvp`` of ``func``, compiled once per argument kinds).
 
 Derivation.  ``y' = f(t, y, p)`` from ``y(t0) = y0``, read at the times ``tau_k`` (for
-``odeint`` the grid ``t`` with ``tau_0 = t0``; for ``solve_ivp`` ``t_eval`` or the steps
-the solver took).  For a cotangent ``G_k`` on each ``y(tau_k)``:
+``odeint`` the grid ``t`` with ``tau_0 = t0``; for ``solve_ivp`` ``t_eval``).  For a
+cotangent ``G_k`` on each ``y(tau_k)``:
 
 * the adjoint ``a`` jumps by ``G_k`` at ``tau_k`` and between readings solves
-  ``a' = -a df/dy`` backwards, together with ``y`` (restarted from the stored ``y(tau_k)``
-  at each reading) and ``pbar' = -a df/dp`` (``pbar`` starts at zero at the last reading):
-  ``y0_bar = a(t0)``, ``p_bar = pbar(t0)``;
+  ``a' = -a df/dy`` backwards, together with ``pbar' = -a df/dp`` (``pbar`` starts at zero
+  at the last reading): ``y0_bar = a(t0)``, ``p_bar = pbar(t0)``.  The state ``y(t)``
+  these read comes from a dense forward solve started at the stored earlier reading (an
+  interpolated adjoint; integrating ``y`` backwards with them, as a backsolve adjoint
+  does, is unstable for dissipative systems);
 * moving a reading time moves only that reading: ``tau_k_bar = G_k . f(tau_k, y_k)``;
 * moving ``t0`` with ``y0`` fixed shifts the whole trajectory: ``t0_bar = -a(t0) . f(t0,
   y0)`` (with ``a(t0)`` including ``G`` of a reading at ``t0``, which cancels that
@@ -80,6 +82,12 @@ class Problem:
         self.func, self.tfirst, self.solver, self.method = func, tfirst, solver, method
         self.options = options
         self.name = getattr(func, "__name__", None) or type(func).__name__
+        self._pair: Any = None  # the compiled VJP of ``func`` for one adjoint solve
+
+    def pullbacks(self) -> None:
+        """Forget the compiled VJP: each adjoint solve looks it up once (with its guards:
+        a changed global or closure of ``func`` recompiles), then calls it directly."""
+        self._pair = None
 
     # --- the right-hand side and its derivatives -------------------------------------
 
@@ -91,8 +99,15 @@ class Problem:
 
     def vjp(self, t: Any, y: Any, args: tuple, a: Any) -> tuple[Any, Any, list[Any]]:
         """``f``, ``a . df/dy`` and ``a . df/dp`` for each argument (flat, or None)."""
-        out, back = _products().vjp(self.func, *self.call_args(t, y, args))
-        grads = back(_like(out, a))
+        call = self.call_args(float(t), y, args)
+        pair = self._pair
+        if pair is None or pair[0] is not y.dtype:  # (reset by ``pullbacks``)
+            pair = self._pair = (y.dtype, _split(self.func, call))
+        grads = pair[1](call, a) if pair[1] is not None else None
+        if grads is None:
+            out, back = _products().vjp(self.func, *call)
+            grads = (out, *back(_like(out, a)))
+        out, grads = grads[0], grads[1:]
         gy, gargs = (grads[1], grads[2:]) if self.tfirst else (grads[0], grads[2:])
         flat = [None if g is None else np.ravel(np.asarray(g, dtype=np.float64))
                 for g in gargs]
@@ -176,6 +191,35 @@ def _check(sol: Any, what: str) -> None:
         raise RuntimeError(f"{what} failed: {sol.message}")
 
 
+def _split(func: Any, call: tuple) -> Callable[..., Any] | None:
+    """``(call, a) -> (f, *grads)``: the generated forward and backward functions of
+    ``st.vjp(func)`` called directly (what ``st.vjp`` does on every call, less its
+    argument checks and cache look-up), where the arguments are plain and the output one
+    array; ``None`` otherwise (``st.vjp`` itself is used)."""
+    products = _products()
+    flat, floats, g = products._vjp_function(func, call, None)
+    if flat.key is not None:
+        return None
+    fwd, bwd = g.split(*flat.leaves)
+    spec = g._last.out_tree  # noqa: SLF001  (how st.vjp reads the outputs)
+    out, residuals = fwd(*call)
+    if not isinstance(out, np.ndarray) or products.trees.leaves_like(
+            spec, out, "the output", none_is_leaf=False)[0] is not out:
+        return None
+    n = len(call)
+
+    def run(call: tuple, a: Any) -> tuple:
+        out, residuals = fwd(*call)
+        grads = bwd(*residuals, np.reshape(a, out.shape).astype(out.dtype, copy=False))
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        leaves: list[Any] = [None] * n
+        for k, gk in zip(floats, grads):
+            leaves[k] = gk
+        return (out, *leaves)
+
+    return run
+
+
 def _like(out: Any, a: Any) -> Any:
     """The cotangent ``a`` (flat float64) in the structure of ``func``'s output."""
     if isinstance(out, (list, tuple)):
@@ -209,6 +253,7 @@ def adjoint(problem: Problem, t0: float, y0: Any, times: Any, ys: Any, g: Any, a
     sizes = _pack(args)
     atol = problem.options.get("atol")
     atol = None if atol is None else float(np.min(atol))
+    problem.pullbacks()
 
     def backward(state: Callable[[float], Any]) -> Callable[..., Any]:
         def rhs(t: float, z: Any) -> Any:
