@@ -7,6 +7,8 @@ solve at ``rtol = atol = 1e-10``.  JAX's ``jax.experimental.ode.odeint`` (Dorman
 its own adjoint) has no forward mode, so the JAX oracle is a fine fixed-step Runge-Kutta
 written in JAX and differentiated by JAX, on float64 copies of the arguments.
 Second order is a located error (``order2=False``; see tests/test_rules_integrate.py).
+The sampled rules (``trapezoid``, ``simpson``, ``cumulative_trapezoid``) are compiled
+from SciPy's source and checked in every mode, second order included.
 """
 
 from __future__ import annotations
@@ -39,10 +41,11 @@ def lotka_ivp(t: Any, y: Any, a: Any, b: Any) -> Any:
     return np.array([a * y[0] - b * y[0] * y[1], b * y[0] * y[1] - 0.7 * y[1]])
 
 
-def _body(call: str, rhs: str) -> str:
-    return (f"from scipy.integrate import odeint, solve_ivp\n"
-            f"from {__name__} import {rhs}\n"
-            f"return {call}")
+def _body(call: str, rhs: str | None, names: str = "odeint, solve_ivp") -> str:
+    """A spec body: import ``names`` from ``scipy.integrate`` and the right-hand side
+    ``rhs`` from this module, then return ``call``."""
+    imports = f"from {__name__} import {rhs}\n" if rhs else ""
+    return f"from scipy.integrate import {names}\n{imports}return {call}"
 
 
 def _jax_rk4(rhs: Any, y0: Any, ts: Any, *args: Any, steps: int = 400) -> Any:
@@ -115,4 +118,19 @@ SPECS_INTEGRATE: tuple[Spec, ...] = (
          (Op.CALL,), (((2,), None),), ("positive", "positive"), None, order2=False,
          jax=lambda jnp, a0, a1: _jax_rk4(_jax_lotka_ab(jnp), a0, jnp.array([0.0, 0.5, 1.5]),
                                           a1, 0.4)[1:].T),
+    # the sampled rules, compiled from SciPy's Python source (second order included);
+    # x = cumsum of positive steps: increasing, as simpson's uneven spacing needs
+    Spec("scipy-trapezoid",
+         _body("trapezoid(a0 ** 2, np.cumsum(a1), axis=-1)", None, "trapezoid"),
+         (Op.CUMSUM, Op.MUL),
+         (((5,), (5,)), ((2, 5), (5,))), ("real", "positive"), None,
+         jax=lambda jnp, a0, a1: __import__("jax.scipy.integrate").scipy.integrate.trapezoid(
+             a0 ** 2, jnp.cumsum(a1), axis=-1)),
+    Spec("scipy-simpson", _body("simpson(a0 ** 2, x=np.cumsum(a1))", None, "simpson"),
+         (Op.CUMSUM, Op.MUL),
+         (((5,), (5,)), ((6,), (6,)), ((2, 5), (5,))), ("real", "positive"), None, jax=None),
+    Spec("scipy-cumulative_trapezoid",
+         _body("cumulative_trapezoid(a0 ** 2, np.cumsum(a1), initial=0)", None,
+               "cumulative_trapezoid"), (Op.CUMSUM, Op.MUL),
+         (((5,), (5,)), ((2, 5), (5,))), ("real", "positive"), None, jax=None),
 )
