@@ -400,6 +400,15 @@ def test_a_right_hand_side_the_compiler_cannot_read_is_a_clear_error():
     assert "sorted" in str(err) or "tolist" in str(err)
 
 
+def test_a_solve_of_constants_needs_no_derivative_of_its_function():
+    def loss(w):
+        return np.sum(w * si.odeint(opaque, np.array([2.0, 1.0]), T5))
+
+    w = np.linspace(0.5, 1.5, 10).reshape(5, 2)
+    np.testing.assert_array_equal(st.grad(loss)(w), si.odeint(opaque, np.array([2.0, 1.0]),
+                                                              T5))
+
+
 def test_second_order_is_a_located_error_not_a_wrong_value():
     def loss(y0):
         return np.sum(si.odeint(decay, y0, T5, args=(0.5,)) ** 2)

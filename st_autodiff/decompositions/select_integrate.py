@@ -85,10 +85,19 @@ def _example(v: Any) -> Any:
     return None
 
 
-def _compiles(func: Any, name: str, head: tuple, args: tuple) -> None:
+def _runtime(*values: Any) -> bool:
+    """Whether a value (or an item of a list or tuple) is computed at run time."""
+    return any(isinstance(v, Node) or isinstance(v, (list, tuple)) and _runtime(*v)
+               for v in values)
+
+
+def _compiles(func: Any, name: str, head: tuple, args: tuple, inputs: tuple) -> None:
     """Compile ``st.vjp`` of ``func`` on the kinds the solver passes it (``head``: a
     float64 state and a float time, or a float point for ``quad``, then ``args``), so
-    that a function the compiler cannot read is an error here, at the user's call."""
+    that a function the compiler cannot read is an error here, at the user's call.  A
+    solve of constants needs no derivative: its function is not compiled."""
+    if not _runtime(*inputs):
+        return
     examples = [_example(a) for a in args]
     if any(e is None for e in examples):
         return  # an argument known only at run time (an int): compiled on first use
@@ -148,7 +157,7 @@ def _odeint(func: Any, y0: Any, t: Any, args: Any = (), Dfun: Any = None,  # noq
         isinstance(v, Node) or v is None or np.any(v != defaults[k]))})
     name = getattr(func, "__name__", "func")
     head = (0.0, np.zeros(n)) if tfirst else (np.zeros(n), 0.0)
-    _compiles(func, f"odeint's func {name}", head, args)
+    _compiles(func, f"odeint's func {name}", head, args, (y0, t, *args))
     problem_key = ("odeint", CallableKey(func), tfirst, _freeze(sorted(options.items())))
     kernel = kernels.kernel(problem_key, lambda: kernels.OdeintKernel(
         kernels.Problem(func, tfirst, "odeint", "LSODA", options)))
@@ -190,7 +199,8 @@ def _solve_ivp(fun: Any, t_span: Any, y0: Any, method: Any = "RK45", t_eval: Any
     if len(shape) != 1:
         raise Unsupported("t_eval must be 1-dimensional")
     name = getattr(fun, "__name__", "fun")
-    _compiles(fun, f"solve_ivp's fun {name}", (0.0, np.zeros(n)), args)
+    _compiles(fun, f"solve_ivp's fun {name}", (0.0, np.zeros(n)), args,
+              (t0, tf, y0, t_eval, *args))
     key = ("solve_ivp", CallableKey(fun), method, shape[0], _freeze(sorted(opts.items())))
     kernel = kernels.kernel(key, lambda: kernels.IvpKernel(
         kernels.Problem(fun, True, "solve_ivp", method, opts), shape[0]))
@@ -227,7 +237,7 @@ def _quad(func: Any, a: Any, b: Any, args: Any = (), full_output: Any = 0,
                         if isinstance(v, Node) or v != {"epsabs": 1.49e-08, "epsrel": 1.49e-08,
                                                         "limit": 50}[k]})
     name = getattr(func, "__name__", "func")
-    _compiles(func, f"quad's func {name}", (0.0,), args)
+    _compiles(func, f"quad's func {name}", (0.0,), args, (a, b, *args))
     key = ("quad", CallableKey(func), _freeze(sorted(options.items())))
     kernel = kernels.kernel(key, lambda: kernels.QuadKernel(func, options))
     return impl.quad, (kernel, a, b, *args)
