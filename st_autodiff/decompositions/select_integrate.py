@@ -30,7 +30,7 @@ from ..ir.graph import Node
 from ..transforms.callable_args import CallableKey, is_static_callable
 from . import integrate_impl as impl
 from . import integrate_kernels as kernels
-from .common import Selection, Unsupported, dtype_of, shape_of, static
+from .common import Selection, Unsupported, constant, dtype_of, shape_of, static
 
 METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")
 
@@ -87,7 +87,7 @@ def _example(v: Any) -> Any:
 
 def _runtime(*values: Any) -> bool:
     """Whether a value (or an item of a list or tuple) is computed at run time."""
-    return any(isinstance(v, Node) or isinstance(v, (list, tuple)) and _runtime(*v)
+    return any(isinstance(constant(v), Node) or isinstance(v, (list, tuple)) and _runtime(*v)
                for v in values)
 
 
