@@ -1,21 +1,24 @@
-"""Selectors of ``scipy.integrate.odeint`` and ``scipy.integrate.solve_ivp``.
+"""Selectors of ``scipy.integrate.odeint``, ``solve_ivp`` and ``quad``.
 
-The right-hand side is a static value (a function defined outside the differentiated
-code, or passed to it as an argument: keyed by identity as ``transforms/callable_args``
-keys functions); the solver options are static; ``y0``, the times and the ``args`` are
-runtime values or constants.  The call becomes one kernel of ``integrate_kernels`` (one
-per right-hand side and options), which runs SciPy itself and whose rules integrate the
-adjoint (reverse mode) or the forward sensitivities (forward mode) with the same solver.
-The right-hand side is compiled here (``st.vjp`` of it, on the argument kinds the solver
-will pass), so a function st_autodiff cannot read is an error at the user's call.
+The right-hand side (integrand) is a static value (a function defined outside the
+differentiated code, or passed to it as an argument: keyed by identity as
+``transforms/callable_args`` keys functions); the solver options are static; ``y0``, the
+times, the limits and the ``args`` are runtime values or constants.  The call becomes one
+kernel of ``integrate_kernels`` (one per function and options), which runs SciPy itself
+and whose rules integrate the adjoint (reverse mode) or the forward sensitivities
+(forward mode) with the same solver.  Where an input is computed at run time, the
+function is compiled here (``st.vjp`` of it, on the argument kinds the solver will pass),
+so a function st_autodiff cannot read is an error at the user's call.
 
 Differentiable: ``odeint`` in ``y0``, every ``t`` and the floating-point ``args``;
-``solve_ivp`` in ``y0``, ``t_span`` (both ends), ``t_eval`` and the floating-point
-``args``.  Not supported (a located error): ``Dfun``/``jac``, ``full_output``, ``tcrit``,
-banded Jacobians, ``events``, ``dense_output``, a solver class as ``method``, a right-hand
-side defined inside the differentiated function (its values come through ``args``), and
-complex states, and ``solve_ivp`` without ``t_eval`` (it returns the steps the solver
-chose, how many being known only at run time; ``t_eval=[tf]`` reads the end point).
+``solve_ivp`` in ``y0``, ``t_span[0]``, ``t_eval`` and the floating-point ``args`` (the
+readings do not depend on ``t_span[1]``: ``t_eval=[tf]`` reads the end point); ``quad``
+in ``a``, ``b`` and the floating-point ``args``.  Not supported (a located error):
+``Dfun``/``jac``, ``full_output``, ``tcrit``, banded Jacobians, ``events``,
+``dense_output``, a solver class as ``method``, ``solve_ivp`` without ``t_eval`` (it
+returns the steps the solver chose, how many being known only at run time), ``quad``'s
+weights and break points, a function defined inside the differentiated function (its
+values come through ``args``), and complex states.
 """
 
 from __future__ import annotations
