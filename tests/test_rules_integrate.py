@@ -199,6 +199,38 @@ def test_stiff_relaxation_parameter_gradient(k):
         np.testing.assert_allclose(got, want, rtol=2e-5)
 
 
+@pytest.mark.parametrize("t", [np.array([2.0, 1.5, 0.3]), np.array([0.7]),
+                               np.array([0.0, 0.5, 0.5, 1.0])],
+                         ids=["decreasing", "one-time", "repeated-time"])
+def test_time_grids_backwards_single_and_repeated(t):
+    def loss(y0, p, t):
+        return np.sum(si.odeint(lotka, y0, t, args=(p,), **TOL) ** 2)
+
+    repeated = len(np.unique(t)) < len(t)  # (moving one of two equal times breaks the order)
+    check_fd(loss, (Y0, P, t), (0, 1) if repeated else (0, 1, 2))
+
+
+def test_step_limits_and_an_atol_per_component():
+    def loss(y0, p):
+        return np.sum(si.odeint(lotka, y0, [0.0, 1.0], args=(p,), hmax=0.01, rtol=1e-10,
+                                atol=np.array([1e-10, 1e-11])))
+
+    check_fd(loss, (Y0, P), (0, 1))
+
+
+def test_solve_ivp_backwards_in_time_and_vectorized():
+    def back(y0, a):
+        return np.sum(si.solve_ivp(lotka_ivp, (1.0, 0.0), y0, t_eval=[0.6, 0.0],
+                                   method="LSODA", args=(a, 0.4), **TOL).y)
+
+    def vectorized(y0, a):
+        return np.sum(si.solve_ivp(lotka_ivp, (0.0, 1.0), y0, t_eval=[0.5, 1.0],
+                                   vectorized=True, args=(a, 0.4), **TOL).y)
+
+    check_fd(back, (Y0, 1.1), (0, 1))
+    check_fd(vectorized, (Y0, 1.1), (0, 1))
+
+
 def test_default_tolerances_are_close_not_exact():
     def loss(y0):
         return np.sum(si.odeint(decay, y0, T5, args=(0.7,)))
