@@ -36,6 +36,7 @@ from .common import (
     shape_of,
     static,
 )
+from .select_integrate import names as integrate_names  # (ode family)
 
 _METRICS = ("euclidean", "sqeuclidean", "cityblock", "minkowski", "chebyshev", "cosine",
             "correlation", "braycurtis")
@@ -385,6 +386,7 @@ _SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
     "scipy.linalg": {"sqrtm": _sqrtm, "solve_sylvester": _solve_sylvester,
                      **select_scipy_linalg.names()},
     "scipy.interpolate._ppoly": select_ppoly.names(),
+    "scipy.integrate": integrate_names(),  # (ode family)
     "sklearn.metrics.pairwise": {"additive_chi2_kernel": _additive_chi2_kernel,
                                  "chi2_kernel": _chi2_kernel},
 }

@@ -353,3 +353,7 @@ SPECS += (
 )
 from .specs_scipy_kernels import SPECS_SCIPY_KERNELS  # noqa: E402, I001  (kernels family)
 SPECS += SPECS_SCIPY_KERNELS
+
+from .specs_integrate import SPECS_INTEGRATE  # noqa: E402  (ode family)
+
+SPECS += SPECS_INTEGRATE  # (ode family)
