@@ -1,5 +1,7 @@
 """Rules of the fft ops (VJP and JVP, see ``derivatives``): ``fft_c2c``, ``fft_r2c``,
-``fft_c2r``, whose complex values are pairs of real arrays (``transforms/complex_pairs``).
+``fft_c2r`` and the product of pairs ``cmul`` (a complex-linear map in each factor, whose
+transpose multiplies by the conjugate of the other), whose complex values are pairs of
+real arrays (``transforms/complex_pairs``).
 
 Each transform is linear in the real numbers of its inputs, so its JVP is the same
 transform of the tangents, and its VJP is the transpose of that real-linear map:
@@ -77,6 +79,15 @@ def _c2r_vjp(ops, g, out, re, im, axes=(), norm="backward", lib="numpy", n=0):
     return (z[0] * w, z[1] * w)
 
 
+def _cmul_vjp(ops, g, out, ar, ai, br, bi):
+    # z = a * b is complex-linear in each factor: its transpose multiplies by the conjugate
+    gr, gi = (_zero(v) for v in g)
+    da = ops.cmul(gr, gi, br, -bi)
+    db = ops.cmul(gr, gi, ar, -ai)
+    return (da[0], da[1], db[0], db[1])
+
+
+RULES[Op.CMUL] = _cmul_vjp
 RULES[Op.FFT_C2C] = _c2c_vjp
 RULES[Op.FFT_R2C] = _r2c_vjp
 RULES[Op.FFT_C2R] = _c2r_vjp
@@ -109,3 +120,19 @@ def _c2r_jvp(ops, tangents, out, re, im, **params):
     if tr is None:
         tr = ops.zeros_like(ti)
     return ops.fft_c2r(tr, _zero(ti), **params)
+
+
+@jvp_rule(Op.CMUL)
+def _cmul_jvp(ops, tangents, out, ar, ai, br, bi):
+    tar, tai, tbr, tbi = tangents
+    terms = []
+    for tr, ti, (cr, ci) in ((tar, tai, (br, bi)), (tbr, tbi, (ar, ai))):
+        if tr is None and ti is None:
+            continue
+        z = ops.cmul(ops.zeros_like(ti) if tr is None else tr, _zero(ti), cr, ci)
+        terms.append((z[0], z[1]))
+    if not terms:
+        return (None, None)
+    if len(terms) == 1:
+        return terms[0]
+    return (terms[0][0] + terms[1][0], terms[0][1] + terms[1][1])

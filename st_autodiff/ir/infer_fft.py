@@ -1,7 +1,7 @@
 """Type rules of the fft ops (see ``ir/infer``): the shape by the transform's rule (the
 halved axis of ``fft_r2c`` keeps ``n // 2 + 1`` bins, ``fft_c2r`` gives ``n`` values
-there), the dtype as NumPy 2 gives it: float32 (and float16) inputs give float32 parts
-(NumPy keeps complex64), everything else float64."""
+there; ``cmul`` broadcasts), the dtype as NumPy 2 gives it: float32 (and float16)
+inputs give float32 parts (NumPy keeps complex64), everything else float64."""
 
 from __future__ import annotations
 
@@ -39,4 +39,13 @@ def _fft(op: Op, inputs: tuple, params: dict) -> Any:
     return (_part(dt, tuple(shape)), _part(dt, tuple(shape)))
 
 
-RULES = {Op.FFT_C2C: _fft, Op.FFT_R2C: _fft, Op.FFT_C2R: _fft}
+def _cmul(op: Op, inputs: tuple, params: dict) -> Any:
+    shapes = [shape_of(v) for v in inputs]
+    if any(s is None for s in shapes):
+        raise NoTypeRule("a complex product of an input of unknown shape")
+    shape = tuple(np.broadcast_shapes(*shapes))
+    dt = np.result_type(*[v if isinstance(v, (int, float)) else dtype_of(v) for v in inputs])
+    return (_part(dt, shape), _part(dt, shape))
+
+
+RULES = {Op.FFT_C2C: _fft, Op.FFT_R2C: _fft, Op.FFT_C2R: _fft, Op.CMUL: _cmul}

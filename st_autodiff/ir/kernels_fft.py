@@ -1,4 +1,4 @@
-"""Kernels of the fft ops (``rt.fft_c2c``, ``rt.fft_r2c``, ``rt.fft_c2r``).
+"""Kernels of the fft ops (``rt.fft_c2c``, ``rt.fft_r2c``, ``rt.fft_c2r``, ``rt.cmul``).
 
 A complex spectrum travels as two real arrays (see ``transforms/complex_pairs``): each
 kernel joins its pair into one complex array, calls the library's own transform (NumPy's
@@ -67,3 +67,9 @@ def fft_c2r(re: Any, im: Any, axes: tuple[int, ...], n: int, norm: str = "backwa
         return mod.irfft(z, n, axis=axes[0], norm=norm)
     s = tuple(np.shape(z)[a] for a in axes[:-1]) + (n,)
     return mod.irfftn(z, s=s, axes=axes, norm=norm)
+
+
+def cmul(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
+    """The product of the pairs ``(ar, ai)`` and ``(br, bi)`` by NumPy's complex multiply
+    (so that it equals NumPy's product of the complex arrays bit for bit)."""
+    return _split(np.multiply(_join(ar, ai), _join(br, bi)) + 0j)

@@ -247,6 +247,9 @@ def binary(lw: Lowerer, op: Op, a: Any, b: Any, e: cst.CSTNode) -> Any:
         re = bop(op, a, b.re)
         im = lw.emit(Op.NEG, [b.im], None, e) if op is Op.SUB else b.im
         return Pair(re, _broadcast(lw, im, re, e))
+    if op is Op.MUL and isinstance(a, Pair) and isinstance(b, Pair):
+        node = lw.emit(Op.CMUL, [a.re, a.im, b.re, b.im], None, e)  # NumPy's product
+        return Pair(*(lw.emit(Op.ITEM, [node], {"index": i}, e) for i in (0, 1)))
     if op in (Op.MUL, Op.MATMUL):
         if isinstance(a, Pair) and isinstance(b, Pair):
             return Pair(bop(Op.SUB, bop(op, a.re, b.re), bop(op, a.im, b.im)),

@@ -24,6 +24,7 @@ from ..errors import CompileError
 from ..ir.graph import Node
 from ..ir.infer_core import normalize_axis_index
 from ..ir.ops import Op
+from . import static_numpy
 from .complex_pairs import Pair, conj, constant, refuse
 from .static_queries import known_shape
 
@@ -76,7 +77,10 @@ def transform(lw: Lowerer, kind: tuple[str, str, Any], args: list[Any],
     a = dict(bound.arguments)
     x = a.pop("a" if "a" in a else "x")
     if not _has_dynamic(x) and not any(_has_dynamic(v) for v in a.values()):
-        value = fn(*args, **kwargs)  # of constants: a constant
+        try:  # of constants: a constant
+            value = fn(*static_numpy.unwrap(args), **static_numpy.unwrap(kwargs))
+        except (ValueError, TypeError, IndexError) as exc:
+            raise lw.fail(f"{what}: {exc}", e, kind=CompileError) from None
         return constant(lw, value, e) if np.iscomplexobj(value) else value
     for key in ("out", "plan"):
         if a.get(key) is not None:
