@@ -16,6 +16,11 @@ from typing import Any
 
 import numpy as np
 
+try:  # NumPy >= 2
+    from numpy.lib.array_utils import normalize_axis_index
+except ImportError:  # pragma: no cover
+    from numpy.core.multiarray import normalize_axis_index  # type: ignore[no-redef]
+
 
 def _lib(lib: str) -> Any:
     if lib == "scipy":
@@ -73,3 +78,42 @@ def cmul(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
     """The product of the pairs ``(ar, ai)`` and ``(br, bi)`` by NumPy's complex multiply
     (so that it equals NumPy's product of the complex arrays bit for bit)."""
     return _split(np.multiply(_join(ar, ai), _join(br, bi)) + 0j)
+
+
+def cook_1d(name: str, shape: tuple[int, ...], n: Any, axis: Any
+             ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The axis (non-negative) and length of a one-axis transform ``name`` of an input of
+    ``shape``, as NumPy resolves ``n`` and ``axis`` (``irfft``/``hfft``: ``2 * (m - 1)``)."""
+    ax = normalize_axis_index(axis, len(shape))
+    if n is None:
+        n = 2 * (shape[ax] - 1) if name in ("irfft", "hfft") else shape[ax]
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+    return (ax,), (int(n),)
+
+
+def cook_nd(name: str, shape: tuple[int, ...], s: Any, axes: Any
+             ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """NumPy's ``_cook_nd_args``, axes made non-negative."""
+    if axes is not None:
+        axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+        axes = tuple(normalize_axis_index(int(ax), len(shape)) for ax in axes)
+    shapeless = s is None
+    if s is None:
+        s = [shape[ax] for ax in axes] if axes is not None else list(shape)
+    s = list(s)
+    if axes is None:
+        axes = tuple(range(len(shape) - len(s), len(shape)))
+        if min(axes, default=0) < 0:
+            raise ValueError("Shape and axes have different lengths.")
+    if len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    if len(set(axes)) != len(axes) or not axes:
+        raise ValueError("repeated or no axes are not supported by the compiler")
+    if name.startswith(("irfft", "hfft")) and shapeless:
+        s[-1] = (shape[axes[-1]] - 1) * 2
+    s = [shape[ax] if v == -1 else v for v, ax in zip(s, axes)]
+    for v in s:
+        if v is None or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"Invalid number of FFT data points ({v}) specified.")
+    return tuple(axes), tuple(int(v) for v in s)

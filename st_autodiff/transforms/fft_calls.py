@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir.graph import Node
-from ..ir.infer_core import normalize_axis_index
+from ..ir.kernels_fft import cook_1d, cook_nd
 from ..ir.ops import Op
 from . import static_numpy
 from .complex_pairs import Pair, conj, constant, refuse
@@ -102,10 +102,10 @@ def transform(lw: Lowerer, kind: tuple[str, str, Any], args: list[Any],
     norm = norm or "backward"
     try:
         if "n" in a:
-            axes, sizes = _cook_1d(name, shape, lw.static(a["n"], "n", e),
+            axes, sizes = cook_1d(name, shape, lw.static(a["n"], "n", e),
                                    lw.static(a["axis"], "axis", e))
         else:
-            axes, sizes = _cook_nd(name, shape, lw.static(a["s"], "s", e),
+            axes, sizes = cook_nd(name, shape, lw.static(a["s"], "s", e),
                                    lw.static(a["axes"], "axes", e))
     except (ValueError, TypeError, np.exceptions.AxisError) as exc:
         raise lw.fail(f"{what}: {exc}", e, kind=CompileError) from None
@@ -128,43 +128,6 @@ def transform(lw: Lowerer, kind: tuple[str, str, Any], args: list[Any],
     node = lw.emit(Op.FFT_C2C, [_fit(lw, p, axes, sizes, e) for p in (z.re, z.im)],
                    {"axes": axes, "norm": norm, "lib": lib, "inverse": base == "ifft"}, e)
     return Pair(*(lw.emit(Op.ITEM, [node], {"index": i}, e) for i in (0, 1)))
-
-
-def _cook_1d(name: str, shape: tuple[int, ...], n: Any, axis: Any
-             ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    ax = normalize_axis_index(axis, len(shape))
-    if n is None:
-        n = 2 * (shape[ax] - 1) if name in ("irfft", "hfft") else shape[ax]
-    if not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
-    return (ax,), (int(n),)
-
-
-def _cook_nd(name: str, shape: tuple[int, ...], s: Any, axes: Any
-             ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """NumPy's ``_cook_nd_args``, axes made non-negative."""
-    if axes is not None:
-        axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-        axes = tuple(normalize_axis_index(int(ax), len(shape)) for ax in axes)
-    shapeless = s is None
-    if s is None:
-        s = [shape[ax] for ax in axes] if axes is not None else list(shape)
-    s = list(s)
-    if axes is None:
-        axes = tuple(range(len(shape) - len(s), len(shape)))
-        if min(axes, default=0) < 0:
-            raise ValueError("Shape and axes have different lengths.")
-    if len(s) != len(axes):
-        raise ValueError("Shape and axes have different lengths.")
-    if len(set(axes)) != len(axes) or not axes:
-        raise ValueError("repeated or no axes are not supported by the compiler")
-    if name.startswith(("irfft", "hfft")) and shapeless:
-        s[-1] = (shape[axes[-1]] - 1) * 2
-    s = [shape[ax] if v == -1 else v for v, ax in zip(s, axes)]
-    for v in s:
-        if v is None or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"Invalid number of FFT data points ({v}) specified.")
-    return tuple(axes), tuple(int(v) for v in s)
 
 
 def _fit(lw: Lowerer, x: Any, axes: tuple[int, ...], sizes: tuple[int, ...],
