@@ -101,7 +101,8 @@ SPECS_FFT: tuple[Spec, ...] = _per_norm() + (
     _real("fft.convolution",
           "n = a0.shape[-1] + a1.shape[-1] - 1\n"
           "c = np.fft.irfft(np.fft.rfft(a0, n) * np.fft.rfft(a1, n), n)\n"
-          "return c * c", (R2C, C2R, Op.CMUL), (((5,), (4,)), ((6,), (6,)), ((2, 3), (3,))), nargs=2),
+          "return c * c", (R2C, C2R, Op.CMUL), (((5,), (4,)), ((6,), (6,)), ((2, 3), (3,))),
+          nargs=2),
     _real("fft.cross-spectrum", "np.real(np.fft.fft(a0) * np.conj(np.fft.fft(a1)))",
           (C2C, Op.CMUL), (((6,), (6,)), ((2, 5), (5,))), nargs=2),
     _real("fft.divide", "z = np.fft.fft(a0) / (np.fft.fft(a1) + 9.0)\nreturn z.real + z.imag",
