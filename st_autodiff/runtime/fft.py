@@ -223,22 +223,23 @@ def _transform(name: str, x: Any, size: Any, dim: Any, norm: str | None, one: bo
     norm = norm or "backward"
     shape = tuple((x.real if isinstance(x, SpectrumTensor) else x).shape)
     axes, sizes = cook_1d(name, shape, size, dim) if one else cook_nd(name, shape, size, dim)
-    if name in ("rfft", "ihfft"):
+    base = name.rstrip("n2")  # fftn, rfft2 -> fft, rfft
+    if base in ("rfft", "ihfft"):
         if isinstance(x, SpectrumTensor):
             raise _refuse(f"torch.fft.{name} of a complex input")
-        nrm = _SWAP[norm] if name == "ihfft" else norm
+        nrm = _SWAP[norm] if base == "ihfft" else norm
         out = SpectrumTensor(*apply_op(Op.FFT_R2C, _fit(x, axes, sizes), axes=axes, norm=nrm))
-        return out.conj() if name == "ihfft" else out
+        return out.conj() if base == "ihfft" else out
     z = x if isinstance(x, SpectrumTensor) else SpectrumTensor(x, 0.0)
-    if name in ("irfft", "hfft"):
-        if name == "hfft":
+    if base in ("irfft", "hfft"):
+        if base == "hfft":
             z, norm = z.conj() if isinstance(x, SpectrumTensor) else z, _SWAP[norm]
         fitted = (*sizes[:-1], sizes[-1] // 2 + 1)
         return apply_op(Op.FFT_C2R, _fit(z.real, axes, fitted), _fit(z.imag, axes, fitted),
                         axes=axes, norm=norm, n=sizes[-1])
     return SpectrumTensor(*apply_op(Op.FFT_C2C, _fit(z.real, axes, sizes),
                                     _fit(z.imag, axes, sizes), axes=axes, norm=norm,
-                                    inverse=name == "ifft"))
+                                    inverse=base == "ifft"))
 
 
 def _one(name: str) -> Any:

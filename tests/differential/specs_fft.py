@@ -96,7 +96,7 @@ SPECS_FFT: tuple[Spec, ...] = _per_norm() + (
     _real("fft.irfft2-axes", "np.sin(np.fft.irfft2(np.fft.fft2(a0), axes=(0, 1)))",
           (C2C, C2R), TWO_D[:2]),
     # losses users write
-    _real("fft.power-spectrum", "np.sum(np.abs(np.fft.rfft(a0)) ** 2 * np.cos(a0[0]))",
+    _real("fft.power-spectrum", "np.sum(np.abs(np.fft.rfft(a0)) ** 2) * np.cos(np.sum(a0))",
           (R2C,), ONE_D),
     _real("fft.convolution",
           "n = a0.shape[-1] + a1.shape[-1] - 1\n"
