@@ -145,3 +145,24 @@ def test_eager_other_complex_uses_are_refused() -> None:
         torch.fft.rfft(z)
     with pytest.raises(TypeError):
         torch.exp(z)
+
+
+def test_eager_second_order_agrees_with_the_compiler() -> None:
+    x = RNG.normal(size=6)
+    v = RNG.normal(size=6)
+
+    def eager(t):
+        z = torch.fft.rfft(t, 9)
+        return torch.sin(torch.fft.irfft(z * z, 9)).sum() + (z.abs() ** 2).sum() + \
+            torch.sin(torch.fft.fft2(t.reshape(2, 3), norm="ortho").imag).sum()
+
+    def f(x):
+        z = np.fft.rfft(x, 9)
+        return np.sum(np.sin(np.fft.irfft(z * z, 9))) + np.sum(np.abs(z) ** 2) + \
+            np.sum(np.sin(np.fft.fft2(x.reshape(2, 3), norm="ortho").imag))
+
+    leaf = torch.tensor(x, requires_grad=True)
+    (g,) = torch.autograd.grad(eager(leaf), leaf, create_graph=True)
+    (hv,) = torch.autograd.grad((g * torch.tensor(v)).sum(), leaf)
+    _, want = st.jvp(st.grad(f), (x,), (v,))
+    np.testing.assert_allclose(hv.numpy(), want, rtol=1e-9, atol=1e-9)

@@ -70,13 +70,13 @@ def _r2c_vjp(ops, g, out, x, axes=(), norm="backward", lib="numpy"):
     gr, gi = (_zero(v) for v in g)
     n = ops.static_shape(x)[axes[-1]]
     w = _weights(ops, x, axes[-1], n, 0.5)
-    return (ops.fft_c2r(gr * w, gi * w, axes=axes, norm=_SWAP[norm], lib=lib, n=n),)
+    return (ops.fft_c2r(ops.mul(gr, w), ops.mul(gi, w), axes=axes, norm=_SWAP[norm], lib=lib, n=n),)
 
 
 def _c2r_vjp(ops, g, out, re, im, axes=(), norm="backward", lib="numpy", n=0):
     z = ops.fft_r2c(g, axes=axes, norm=_SWAP[norm], lib=lib)
     w = _weights(ops, g, axes[-1], n, 2.0)
-    return (z[0] * w, z[1] * w)
+    return (ops.mul(z[0], w), ops.mul(z[1], w))  # (ops.mul: w is a raw constant)
 
 
 def _cmul_vjp(ops, g, out, ar, ai, br, bi):

@@ -7,7 +7,9 @@ library's bit for bit) and splits the complex result again.  A pair whose imagin
 is the number ``0.0`` is a real input and is passed to the library as real (SciPy takes
 another path for real input).  Sizes were fitted by the caller (zero padding and
 truncation are separate ops), so ``axes`` is all the transforms need; ``fft_c2r`` also
-takes ``n``, the length of its real output along the last axis.
+takes ``n``, the length of its real output along the last axis.  CuPy arrays go to
+``cupy.fft`` (``cupyx.scipy.fft``).  ``cook_1d``/``cook_nd`` resolve ``n``/``s`` and
+``axis``/``axes`` as NumPy does, for the compiler and the eager runtime alike.
 """
 
 from __future__ import annotations
@@ -16,13 +18,24 @@ from typing import Any
 
 import numpy as np
 
+from .types import type_module
+
 try:  # NumPy >= 2
     from numpy.lib.array_utils import normalize_axis_index
 except ImportError:  # pragma: no cover
     from numpy.core.multiarray import normalize_axis_index  # type: ignore[no-redef]
 
 
-def _lib(lib: str) -> Any:
+def _lib(lib: str, x: Any) -> Any:
+    """The transforms' module: NumPy's or SciPy's, CuPy's for CuPy arrays."""
+    if type_module(x).startswith("cupy"):
+        if lib == "scipy":
+            import cupyx.scipy.fft  # noqa: PLC0415  (CuPy is optional)
+
+            return cupyx.scipy.fft
+        import cupy  # noqa: PLC0415
+
+        return cupy.fft
     if lib == "scipy":
         import scipy.fft  # noqa: PLC0415  (SciPy is optional)
 
@@ -38,6 +51,8 @@ def _join(re: Any, im: Any) -> Any:
 
 
 def _split(z: Any) -> tuple[Any, Any]:
+    if type_module(z).startswith("cupy"):
+        return z.real.copy(), z.imag.copy()
     return np.ascontiguousarray(z.real), np.ascontiguousarray(z.imag)
 
 
@@ -45,7 +60,8 @@ def fft_c2c(re: Any, im: Any, axes: tuple[int, ...], norm: str = "backward",
             lib: str = "numpy", inverse: bool = False) -> tuple[Any, Any]:
     """``fftn`` (``ifftn`` when ``inverse``) of ``re + 1j * im`` over ``axes``, as the
     pair ``(real part, imaginary part)``."""
-    mod, z = _lib(lib), _join(re, im)
+    z = _join(re, im)
+    mod = _lib(lib, z)
     if len(axes) == 1:
         z = (mod.ifft if inverse else mod.fft)(z, axis=axes[0], norm=norm)
     else:
@@ -56,7 +72,7 @@ def fft_c2c(re: Any, im: Any, axes: tuple[int, ...], norm: str = "backward",
 def fft_r2c(x: Any, axes: tuple[int, ...], norm: str = "backward",
             lib: str = "numpy") -> tuple[Any, Any]:
     """``rfftn`` of the real ``x`` over ``axes`` (the halved axis last), as a pair."""
-    mod = _lib(lib)
+    mod = _lib(lib, x)
     if len(axes) == 1:
         z = mod.rfft(x, axis=axes[0], norm=norm)
     else:
@@ -67,7 +83,8 @@ def fft_r2c(x: Any, axes: tuple[int, ...], norm: str = "backward",
 def fft_c2r(re: Any, im: Any, axes: tuple[int, ...], n: int, norm: str = "backward",
             lib: str = "numpy") -> Any:
     """``irfftn`` of ``re + 1j * im`` over ``axes``, ``n`` long on the last of them."""
-    mod, z = _lib(lib), _join(re, im)
+    z = _join(re, im)
+    mod = _lib(lib, z)
     if len(axes) == 1:
         return mod.irfft(z, n, axis=axes[0], norm=norm)
     s = tuple(np.shape(z)[a] for a in axes[:-1]) + (n,)
@@ -77,7 +94,7 @@ def fft_c2r(re: Any, im: Any, axes: tuple[int, ...], n: int, norm: str = "backwa
 def cmul(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
     """The product of the pairs ``(ar, ai)`` and ``(br, bi)`` by NumPy's complex multiply
     (so that it equals NumPy's product of the complex arrays bit for bit)."""
-    return _split(np.multiply(_join(ar, ai), _join(br, bi)) + 0j)
+    return _split(_join(ar, ai) * _join(br, bi) + 0j)
 
 
 def cook_1d(name: str, shape: tuple[int, ...], n: Any, axis: Any
