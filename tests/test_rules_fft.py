@@ -287,9 +287,26 @@ def test_unsupported_complex_use_is_refused_where_it_is(
     assert (exc.loc.line, exc.loc.col) == (line, LINES[line - 1].index(token) + 1)
 
 
-def test_returning_a_spectrum_is_refused() -> None:
-    with pytest.raises(UnsupportedSyntaxError, match="complex numbers are not supported yet"):
+def test_returning_a_spectrum_is_refused_at_the_return() -> None:
+    with pytest.raises(UnsupportedSyntaxError, match="complex numbers are not supported yet: "
+                       "a return of a complex value") as info:
         st.grad(returns_spectrum)(RNG.normal(size=4))
+    assert info.value.loc.line == inspect.getsourcelines(returns_spectrum)[1] + 1
+
+
+def spectrum_of(x):
+    return np.fft.rfft(x, 2 * x.size)
+
+
+def through_a_helper(x):
+    z = spectrum_of(x)
+    return np.sum(z.real * z.imag)
+
+
+def test_a_helper_may_return_a_spectrum() -> None:
+    x = RNG.normal(size=5)
+    np.testing.assert_allclose(st.grad(through_a_helper)(x),
+                               central(through_a_helper, [x], 0), rtol=1e-6, atol=1e-6)
 
 
 def bad_length(x):

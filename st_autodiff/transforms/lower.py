@@ -352,6 +352,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             if s.value is None and len(self.fn_stack) <= 1:
                 raise self.fail("return without a value", s, kind=CompileError)
             scope.vars["#retval"] = None if s.value is None else self.expr(s.value, scope)
+            if len(self.fn_stack) <= 1 and isinstance(scope.vars["#retval"], complex_pairs.Pair):
+                raise complex_pairs.refuse(self, "a return", s.value)  # (fft family)
             scope.vars["#ret"] = True
             return _MISSING
         if isinstance(s, cst.Break):
