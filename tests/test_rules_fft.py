@@ -175,6 +175,19 @@ def test_fftshift_fftfreq_and_constants() -> None:
     check_grad(f, x)
 
 
+def spectral_derivative(x):
+    k = 2 * np.pi * np.fft.fftfreq(x.size, d=0.25)
+    dx = np.fft.ifft(1j * k * np.fft.fft(x)).real
+    return np.sum(dx ** 2)
+
+
+def test_spectral_derivative_with_a_complex_constant() -> None:
+    x = RNG.normal(size=8)
+    value, grad = st.value_and_grad(spectral_derivative)(x)
+    np.testing.assert_allclose(value, spectral_derivative(x), rtol=1e-14)
+    np.testing.assert_allclose(grad, central(spectral_derivative, [x], 0), rtol=1e-6, atol=1e-6)
+
+
 # --- scipy.fft ----------------------------------------------------------------------------
 
 

@@ -20,15 +20,18 @@ What a pair supports (each on the two real parts, with NumPy's formulas):
   ``.conj()``, ``np.angle``; ``abs(z) ** 2`` (and ``np.square(np.abs(z))``) is
   ``re**2 + im**2``, so that a zero bin has a finite gradient (its value may differ from
   NumPy's ``hypot(re, im)**2`` in the last bit);
-* ``+ - * / @`` and unary ``-`` between pairs, real arrays and real numbers (``z ** 2``
-  too); indexing and slicing; ``np.sum``, ``np.mean``, ``np.cumsum`` and shape functions
-  (``reshape``, ``transpose``, ``roll`` ...) applied to both parts; ``np.concatenate`` and
-  ``np.stack`` of pairs.
+* ``+ - * / @`` and unary ``-`` between pairs, real arrays, real numbers and complex
+  constants (``z * 1j * k`` with ``k`` known when compiling; ``z ** 2`` too); indexing
+  and slicing; ``np.sum``, ``np.mean``, ``np.cumsum`` and shape functions (``reshape``,
+  ``transpose``, ``roll`` ...) applied to both parts; ``np.concatenate`` and ``np.stack``
+  of pairs.
 
 Anything else that would need a general complex value (``np.exp(z)``, ``z > 0``, a pair
 returned, stored or written into) is refused with "complex numbers are not supported
-yet" at the user's expression.  Division by a pair and ``abs`` use the textbook formulas,
-which may differ from NumPy's complex division in the last bits.
+yet" at the user's expression.  Products of pairs run NumPy's complex multiply (the
+``cmul`` op) and ``abs`` is ``hypot``, as in NumPy, so values match NumPy's bit for bit;
+division by a pair uses the textbook formula, which may differ from NumPy's complex
+division in the last bits.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import numpy as np
 
 from ..ir.graph import Node
 from ..ir.ops import Op
+from . import static_numpy
 from .no_complex import HINT, MESSAGE
 from .static_queries import known_shape
 
@@ -230,8 +234,7 @@ def binary(lw: Lowerer, op: Op, a: Any, b: Any, e: cst.CSTNode) -> Any:
                 _abs_parts(lw, a) is not None:
             return _abs_squared(lw, a, e)
         return NotImplemented
-    if isinstance(a, complex) or isinstance(b, complex):
-        a, b = (Pair(v.real, v.imag) if isinstance(v, complex) else v for v in (a, b))
+    a, b = (_operand(lw, v, e) for v in (a, b))
     if not all(isinstance(v, Pair) or _is_real(v) for v in (a, b)):
         raise refuse(lw, f"the operator {op.value} with a {type(b).__name__}", e)
 
@@ -269,6 +272,18 @@ def binary(lw: Lowerer, op: Op, a: Any, b: Any, e: cst.CSTNode) -> Any:
             out = binary(lw, Op.MUL, out, a, e)
         return out
     raise refuse(lw, f"the operator {op.value}", e)
+
+
+def _operand(lw: Lowerer, v: Any, e: cst.CSTNode) -> Any:
+    """An operand next to a pair: a complex constant (``1j``, ``1j * k`` of a constant
+    ``k``) becomes a pair of real constants; a static array its value."""
+    if isinstance(v, static_numpy.StaticArray):
+        v = v.value
+    if isinstance(v, (complex, np.complexfloating)):
+        return Pair(float(v.real), float(v.imag))
+    if isinstance(v, np.ndarray) and v.dtype.kind == "c":
+        return constant(lw, v, e)
+    return v
 
 
 def unary(lw: Lowerer, word: str, z: Pair, e: cst.CSTNode) -> Any:
