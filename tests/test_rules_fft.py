@@ -188,6 +188,24 @@ def test_spectral_derivative_with_a_complex_constant() -> None:
     np.testing.assert_allclose(grad, central(spectral_derivative, [x], 0), rtol=1e-6, atol=1e-6)
 
 
+def spectra_in_python_code(x):
+    spectra = [np.fft.rfft(x), np.fft.rfft(x[::-1]) * 0.5]
+    total = sum(spectra)
+    s = 0.0
+    for k in range(len(total)):
+        s = s + total[k].real * total[k].imag
+    k = 0
+    while s < 100.0 and k < 3:
+        s = s + np.abs(total[k])
+        k += 1
+    return s
+
+
+def test_spectra_read_in_loops_and_python_sum() -> None:
+    x = RNG.normal(size=7)
+    check_grad(spectra_in_python_code, x)
+
+
 # --- scipy.fft ----------------------------------------------------------------------------
 
 

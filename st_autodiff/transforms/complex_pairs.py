@@ -96,6 +96,14 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         return fft_calls.transform(lw, kind, args, kwargs, e)
     if fn is np.square and args and _abs_parts(lw, args[0]) is not None and not kwargs:
         return _abs_squared(lw, args[0], e)
+    if fn is builtins.sum and len(args) == 1 and isinstance(args[0], (list, tuple)) and \
+            any(isinstance(v, Pair) for v in args[0]):
+        total: Any = 0
+        for v in args[0]:  # sum(spectra): Python's additions
+            total = lw.binary(Op.ADD, total, v, e)
+        return total
+    if fn is builtins.len and len(args) == 1 and isinstance(args[0], Pair) and not kwargs:
+        return lw.call(builtins.len, [args[0].re], {}, e)
     seq = args[0] if args and isinstance(args[0], (list, tuple)) else ()
     if not any(isinstance(v, Pair) for v in (*args, *kwargs.values(), *seq)):
         return NotImplemented
