@@ -8,12 +8,13 @@ is the number ``0.0`` is a real input and is passed to the library as real (SciP
 another path for real input).  Sizes were fitted by the caller (zero padding and
 truncation are separate ops), so ``axes`` is all the transforms need; ``fft_c2r`` also
 takes ``n``, the length of its real output along the last axis.  CuPy arrays go to
-``cupy.fft`` (``cupyx.scipy.fft``).  ``cook_1d``/``cook_nd`` resolve ``n``/``s`` and
+``cupy.fft``.  ``cook_1d``/``cook_nd`` resolve ``n``/``s`` and
 ``axis``/``axes`` as NumPy does, for the compiler and the eager runtime alike.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -27,15 +28,10 @@ except ImportError:  # pragma: no cover
 
 
 def _lib(lib: str, x: Any) -> Any:
-    """The transforms' module: NumPy's or SciPy's, CuPy's for CuPy arrays."""
+    """The transforms' module: NumPy's or SciPy's; CuPy's for a CuPy array (CuPy is loaded
+    then; only ``runtime/backend`` imports it)."""
     if type_module(x).startswith("cupy"):
-        if lib == "scipy":
-            import cupyx.scipy.fft  # noqa: PLC0415  (CuPy is optional)
-
-            return cupyx.scipy.fft
-        import cupy  # noqa: PLC0415
-
-        return cupy.fft
+        return sys.modules["cupy"].fft
     if lib == "scipy":
         import scipy.fft  # noqa: PLC0415  (SciPy is optional)
 
