@@ -75,11 +75,25 @@ def test_power_spectrum_matches_differences_and_numpy(n: int) -> None:
     np.testing.assert_allclose(grad, central(power_spectrum, [x], 0), rtol=1e-6, atol=1e-6)
 
 
-def test_power_spectrum_of_a_zero_bin_has_a_finite_gradient() -> None:
-    x = np.arange(8.0) - 3.5  # the DC bin is exactly 0: hypot's derivative would be 0/0
+def test_power_spectrum_at_a_zero_bin_is_exact_to_second_order() -> None:
+    x = np.arange(8.0) - 3.5  # the DC bin is exactly 0 (hypot's derivatives are 0/0 there)
     grad = st.grad(power_spectrum)(x)
-    assert np.all(np.isfinite(grad))
     np.testing.assert_allclose(grad, central(power_spectrum, [x], 0), rtol=1e-6, atol=1e-6)
+    hessian = st.hessian(power_spectrum)  # a quadratic form: the same everywhere
+    np.testing.assert_allclose(hessian(x), hessian(RNG.normal(size=8)), rtol=1e-12,
+                               atol=1e-12)
+
+
+def abs_at_zero(x):
+    return np.sum(np.abs(np.fft.rfft(x)))
+
+
+def test_abs_of_a_zero_bin_has_a_zero_gradient_as_in_jax() -> None:
+    x = np.arange(8.0) - 3.5
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    want = jax.grad(lambda v: jax.numpy.sum(jax.numpy.abs(jax.numpy.fft.rfft(v))))(x)
+    np.testing.assert_allclose(st.grad(abs_at_zero)(x), want, rtol=1e-12, atol=1e-12)
 
 
 def test_fft_convolution_gradient_equals_np_convolve_gradient() -> None:

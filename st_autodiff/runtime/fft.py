@@ -14,7 +14,7 @@ positive integers, indexing, ``.sum()``/``.mean()``, and the transforms themselv
 (``torch.fft.irfft(torch.fft.rfft(a, n) * torch.fft.rfft(b, n), n)``); ``torch.abs``,
 ``torch.real``, ``torch.imag``, ``torch.conj`` and ``torch.angle`` take it too.  Anything
 else raises ``TypeError: complex tensors are not supported yet``.  ``abs`` is
-``hypot(re, im)``, whose gradient at an exactly zero bin is NaN (PyTorch gives 0 there).
+``hypot(re, im)``, whose gradient at an exactly zero bin is 0, as PyTorch's.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ What a pair supports (each on the two real parts, with NumPy's formulas):
   of real arrays (a ``roll``);
 * ``.real``, ``.imag``, ``np.real``, ``np.imag``, ``np.abs`` (``abs``), ``np.conj``,
   ``.conj()``, ``np.angle``; ``abs(z) ** 2`` (and ``np.square(np.abs(z))``) is
-  ``re**2 + im**2``, so that a zero bin has a finite gradient (its value may differ from
-  NumPy's ``hypot(re, im)**2`` in the last bit);
+  ``re**2 + im**2``, so that its derivatives, second order included, are exact at a zero
+  bin too (its value may differ from NumPy's ``hypot(re, im)**2`` in the last bit);
+  ``abs`` itself has a zero gradient at a zero bin, as in JAX and PyTorch;
 * ``+ - * / @`` and unary ``-`` between pairs, real arrays, real numbers and complex
   constants (``z * 1j * k`` with ``k`` known when compiling; ``z ** 2`` too); indexing
   and slicing; ``np.sum``, ``np.mean``, ``np.cumsum`` and shape functions (``reshape``,
