@@ -176,6 +176,12 @@ def test_values_equal_numpys_bit_for_bit() -> None:
     value, _ = st.vjp(f, a, b)
     np.testing.assert_array_equal(value, f(a, b))
 
+    def quotient(a, b):
+        return (np.fft.fft(a) / (np.fft.fft(b) + 1.0)).imag + (2.0 / np.fft.fft(a)).real
+
+    value, _ = st.vjp(quotient, a, b)
+    np.testing.assert_array_equal(value, quotient(a, b))
+
 
 def test_fftshift_fftfreq_and_constants() -> None:
     x = RNG.normal(size=6)

@@ -1,7 +1,7 @@
 """Rules of the fft ops (VJP and JVP, see ``derivatives``): ``fft_c2c``, ``fft_r2c``,
-``fft_c2r`` and the product of pairs ``cmul`` (a complex-linear map in each factor, whose
-transpose multiplies by the conjugate of the other), whose complex values are pairs of
-real arrays (``transforms/complex_pairs``).
+``fft_c2r``, the product of pairs ``cmul`` (a complex-linear map in each factor, whose
+transpose multiplies by the conjugate of the other) and the quotient ``cdiv``, whose
+complex values are pairs of real arrays (``transforms/complex_pairs``).
 
 Each transform is linear in the real numbers of its inputs, so its JVP is the same
 transform of the tangents, and its VJP is the transpose of that real-linear map:
@@ -87,7 +87,25 @@ def _cmul_vjp(ops, g, out, ar, ai, br, bi):
     return (da[0], da[1], db[0], db[1])
 
 
+def _cdiv_vjp(ops, g, out, ar, ai, br, bi):
+    # z = a / b: dz = da / b - z db / b; transposed, a gets g / conj(b) and b gets
+    # -conj(z) g / conj(b)
+    gr, gi = (_zero(v) for v in g)
+    z = _quotient(ops, out, ar, ai, br, bi)
+    da = ops.cdiv(gr, gi, br, -bi)
+    db = ops.cmul(da[0], da[1], -z[0], z[1])
+    return (da[0], da[1], db[0], db[1])
+
+
+def _quotient(ops, out, ar, ai, br, bi):
+    """Both parts of ``cdiv``'s output (the adjoint pass passes only those the program
+    reads; the rest is computed again)."""
+    out = tuple(out)
+    return out if len(out) >= 2 else ops.cdiv(ar, ai, br, bi)
+
+
 RULES[Op.CMUL] = _cmul_vjp
+RULES[Op.CDIV] = _cdiv_vjp
 RULES[Op.FFT_C2C] = _c2c_vjp
 RULES[Op.FFT_R2C] = _r2c_vjp
 RULES[Op.FFT_C2R] = _c2r_vjp
@@ -136,3 +154,20 @@ def _cmul_jvp(ops, tangents, out, ar, ai, br, bi):
     if len(terms) == 1:
         return terms[0]
     return (terms[0][0] + terms[1][0], terms[0][1] + terms[1][1])
+
+
+@jvp_rule(Op.CDIV)
+def _cdiv_jvp(ops, tangents, out, ar, ai, br, bi):
+    tar, tai, tbr, tbi = tangents
+    if all(t is None for t in tangents):
+        return (None, None)
+    nr, ni = _zero(tar), _zero(tai)  # the numerator's tangent: ta - z tb
+    if tbr is not None or tbi is not None:
+        z = _quotient(ops, out, ar, ai, br, bi)
+        ztb = ops.cmul(z[0], z[1], ops.zeros_like(tbi) if tbr is None else tbr,
+                       _zero(tbi))
+        nr, ni = nr - ztb[0], ni - ztb[1]
+    if isinstance(nr, float):  # (only ai's tangent: the real part is zeros)
+        nr = ops.zeros_like(ni)
+    z = ops.cdiv(nr, ni, br, bi)
+    return (z[0], z[1])

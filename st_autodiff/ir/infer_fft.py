@@ -1,6 +1,6 @@
 """Type rules of the fft ops (see ``ir/infer``): the shape by the transform's rule (the
 halved axis of ``fft_r2c`` keeps ``n // 2 + 1`` bins, ``fft_c2r`` gives ``n`` values
-there; ``cmul`` broadcasts), the dtype as NumPy 2 gives it: float32 (and float16)
+there; ``cmul``/``cdiv`` broadcast), the dtype as NumPy 2 gives it: float32 (and float16)
 inputs give float32 parts (NumPy keeps complex64), everything else float64."""
 
 from __future__ import annotations
@@ -48,4 +48,4 @@ def _cmul(op: Op, inputs: tuple, params: dict) -> Any:
     return (_part(dt, shape), _part(dt, shape))
 
 
-RULES = {Op.FFT_C2C: _fft, Op.FFT_R2C: _fft, Op.FFT_C2R: _fft, Op.CMUL: _cmul}
+RULES = {Op.FFT_C2C: _fft, Op.FFT_R2C: _fft, Op.FFT_C2R: _fft, Op.CMUL: _cmul, Op.CDIV: _cmul}

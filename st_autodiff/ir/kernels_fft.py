@@ -1,4 +1,5 @@
-"""Kernels of the fft ops (``rt.fft_c2c``, ``rt.fft_r2c``, ``rt.fft_c2r``, ``rt.cmul``).
+"""Kernels of the fft ops (``rt.fft_c2c``, ``rt.fft_r2c``, ``rt.fft_c2r``) and of the
+products and quotients of pairs (``rt.cmul``, ``rt.cdiv``).
 
 A complex spectrum travels as two real arrays (see ``transforms/complex_pairs``): each
 kernel joins its pair into one complex array, calls the library's own transform (NumPy's
@@ -91,6 +92,11 @@ def cmul(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
     """The product of the pairs ``(ar, ai)`` and ``(br, bi)`` by NumPy's complex multiply
     (so that it equals NumPy's product of the complex arrays bit for bit)."""
     return _split(_join(ar, ai) * _join(br, bi) + 0j)
+
+
+def cdiv(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
+    """The quotient of the pairs ``(ar, ai)`` and ``(br, bi)`` by NumPy's complex divide."""
+    return _split(_join(ar, ai) / _join(br, bi) + 0j)
 
 
 def cook_1d(name: str, shape: tuple[int, ...], n: Any, axis: Any

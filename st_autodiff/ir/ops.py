@@ -296,6 +296,7 @@ class Op(enum.Enum):
     FFT_R2C = "fft_r2c"
     FFT_C2R = "fft_c2r"
     CMUL = "cmul"
+    CDIV = "cdiv"
 
 
 _AXIS = (("axis", None),)
@@ -359,9 +360,12 @@ def _fft_table() -> dict[Op, OpInfo]:
                            torch="fft_rfftn"),
         Op.FFT_C2R: OpInfo("fft_c2r", ("re", "im"), (*common, ("n", REQUIRED)),
                            numpy="rt.fft_c2r", torch="fft_irfftn"),
-        # the product of two pairs, by NumPy's complex multiply (its values, bit for bit)
+        # the product and quotient of two pairs, by NumPy's complex multiply and divide
+        # (its values, bit for bit)
         Op.CMUL: OpInfo("cmul", ("ar", "ai", "br", "bi"), numpy="rt.cmul", multi=True,
                         torch="mul"),
+        Op.CDIV: OpInfo("cdiv", ("ar", "ai", "br", "bi"), numpy="rt.cdiv", multi=True,
+                        torch="div"),
     }
 
 

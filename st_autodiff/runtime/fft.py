@@ -116,16 +116,12 @@ class SpectrumTensor:
 
     def __truediv__(self, o: Any) -> SpectrumTensor:
         if isinstance(o, SpectrumTensor):
-            den = o.real * o.real + o.imag * o.imag
-            num = self * o.conj()
-            return SpectrumTensor(num.real / den, num.imag / den)
+            return SpectrumTensor(*apply_op(Op.CDIV, self.real, self.imag, o.real, o.imag))
         o = _real(o, "/")
         return SpectrumTensor(self.real / o, self.imag / o)
 
     def __rtruediv__(self, o: Any) -> SpectrumTensor:
-        den = self.real * self.real + self.imag * self.imag
-        num = self.conj() * _real(o, "/")
-        return SpectrumTensor(num.real / den, num.imag / den)
+        return SpectrumTensor(*apply_op(Op.CDIV, _real(o, "/"), 0.0, self.real, self.imag))
 
     def __pow__(self, k: Any) -> SpectrumTensor:
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 4:

@@ -68,6 +68,6 @@ __all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "exp
             "xlog1py", "xlogy"]
 
 # fft family: the transforms of real pairs (ir/kernels_fft.py)
-from ..ir.kernels_fft import cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: E402
+from ..ir.kernels_fft import cdiv, cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: E402
 
-__all__ += ["cmul", "fft_c2c", "fft_c2r", "fft_r2c"]
+__all__ += ["cdiv", "cmul", "fft_c2c", "fft_c2r", "fft_r2c"]

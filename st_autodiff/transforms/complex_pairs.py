@@ -30,9 +30,8 @@ What a pair supports (each on the two real parts, with NumPy's formulas):
 Anything else that would need a general complex value (``np.exp(z)``, ``z > 0``, a pair
 returned, stored or written into) is refused with "complex numbers are not supported
 yet" at the user's expression.  Products of pairs run NumPy's complex multiply (the
-``cmul`` op) and ``abs`` is ``hypot``, as in NumPy, so values match NumPy's bit for bit;
-division by a pair uses the textbook formula, which may differ from NumPy's complex
-division in the last bits.
+``cmul`` op) and quotients its division (``cdiv``), and ``abs`` is ``hypot``, as in
+NumPy, so values match NumPy's bit for bit.
 """
 
 from __future__ import annotations
@@ -272,9 +271,9 @@ def binary(lw: Lowerer, op: Op, a: Any, b: Any, e: cst.CSTNode) -> Any:
     if op is Op.DIV:
         if not isinstance(b, Pair):
             return Pair(bop(Op.DIV, a.re, b), bop(Op.DIV, a.im, b))
-        den = bop(Op.ADD, bop(Op.MUL, b.re, b.re), bop(Op.MUL, b.im, b.im))
-        num = binary(lw, Op.MUL, a, conj(lw, b, e), e)
-        return Pair(bop(Op.DIV, num.re, den), bop(Op.DIV, num.im, den))
+        a = a if isinstance(a, Pair) else Pair(a, 0.0)
+        node = lw.emit(Op.CDIV, [a.re, a.im, b.re, b.im], None, e)  # NumPy's quotient
+        return Pair(*(lw.emit(Op.ITEM, [node], {"index": i}, e) for i in (0, 1)))
     if op is Op.POW and isinstance(a, Pair) and isinstance(b, int) and 1 <= b <= 4:
         out = a
         for _ in range(b - 1):

@@ -106,7 +106,9 @@ SPECS_FFT: tuple[Spec, ...] = _per_norm() + (
     _real("fft.cross-spectrum", "np.real(np.fft.fft(a0) * np.conj(np.fft.fft(a1)))",
           (C2C, Op.CMUL), (((6,), (6,)), ((2, 5), (5,))), nargs=2),
     _real("fft.divide", "z = np.fft.fft(a0) / (np.fft.fft(a1) + 9.0)\nreturn z.real + z.imag",
-          (C2C,), (((6,), (6,)),), nargs=2),
+          (C2C, Op.CDIV), (((6,), (6,)), ((2, 5), (5,))), nargs=2),
+    _real("fft.divide-real-part", "(a0[:4] / (np.fft.rfft(a0) + 5.0)).real", (R2C, Op.CDIV),
+          (((6,),), ((7,),))),
     _real("fft.angle", "np.angle(np.fft.rfft(a0)[1:3])", (R2C,), (((8,),), ((7,),))),
     _real("fft.mean-sum", "z = np.fft.fft2(a0)\n"
           "return np.mean(z, axis=0).imag * np.sum(z).real", (C2C,), TWO_D[:2]),
