@@ -226,6 +226,17 @@ def test_spectra_read_in_loops_and_python_sum() -> None:
     check_grad(spectra_in_python_code, x)
 
 
+def joins_and_partwise(x):
+    z = np.concatenate([np.fft.rfft(x), x[:2]])
+    w = np.stack([np.fft.fft(x), np.fft.ifft(x)], axis=0)
+    return np.sum(z.imag * z.real) + np.sum(np.abs(w.sum(axis=0)) ** 2) + \
+        np.mean(np.diff(np.fft.fft(x)).imag ** 2) + np.sum(w.T[1:, ::-1].conj().imag)
+
+
+def test_joins_and_functions_applied_to_both_parts() -> None:
+    check_grad(joins_and_partwise, RNG.normal(size=6))
+
+
 # --- scipy.fft ----------------------------------------------------------------------------
 
 

@@ -70,10 +70,6 @@ class PairMethod:
     name: str
 
 
-_NORMS = (None, "backward", "ortho", "forward")
-_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-
-
 def refuse(lw: Lowerer, what: str, where: cst.CSTNode) -> Exception:
     """The located refusal of a use of a spectrum that needs a general complex value."""
     return lw.fail(f"{MESSAGE}: {what} of a complex value (a spectrum, carried as its "
@@ -138,7 +134,7 @@ def _function(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         if name in _PARTWISE and getattr(fn, "__module__", "").startswith("numpy"):
             return _partwise(lw, fn, args, kwargs, e)
     if fn in (np.concatenate, np.stack) and isinstance(z, (list, tuple)):
-        items = [v if isinstance(v, Pair) else Pair(v, lw.binary(Op.MUL, v, 0.0, e))
+        items = [v if isinstance(v, Pair) else Pair(v, lw.emit(Op.ZEROS_LIKE, [v], None, e))
                  for v in z]
         re = lw.call(fn, [[v.re for v in items], *args[1:]], kwargs, e)
         im = lw.call(fn, [[v.im for v in items], *args[1:]], kwargs, e)
