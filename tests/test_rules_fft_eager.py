@@ -91,13 +91,15 @@ def test_eager_spectrum_arithmetic_matches_jax() -> None:
         z = torch.fft.rfft(t)
         w = z * z.conj() / (z.abs() + 1.0) - 2.0 * z + t[:4] + 0.5
         return (torch.abs(z) ** 2).sum() + torch.real(w).sum() + torch.imag(w / (z + 3.0)).sum() \
-            + torch.angle(z[1:3]).sum() + torch.fft.fftshift(torch.fft.ifft(z, 6)).imag.mean()
+            + torch.angle(z[1:3]).sum() + torch.fft.fftshift(torch.fft.ifft(z, 6)).imag.mean() \
+            + (torch.view_as_real(z) ** 3).sum()
 
     def theirs(v):
         z = jnp.fft.rfft(v)
         w = z * z.conj() / (jnp.abs(z) + 1.0) - 2.0 * z + v[:4] + 0.5
         return (jnp.abs(z) ** 2).sum() + jnp.real(w).sum() + jnp.imag(w / (z + 3.0)).sum() \
-            + jnp.angle(z[1:3]).sum() + jnp.fft.fftshift(jnp.fft.ifft(z, 6)).imag.mean()
+            + jnp.angle(z[1:3]).sum() + jnp.fft.fftshift(jnp.fft.ifft(z, 6)).imag.mean() \
+            + (jnp.stack([z.real, z.imag], axis=-1) ** 3).sum()
 
     (g,) = eager_grad(ours, x)
     np.testing.assert_allclose(g, jax.grad(theirs)(x), rtol=1e-10, atol=1e-10)

@@ -12,7 +12,8 @@ A spectrum supports ``.real``, ``.imag``, ``.abs()``, ``.angle()``, ``.conj()``,
 ``+ - * /`` and unary ``-`` with spectra, real tensors and numbers, ``** k`` for small
 positive integers, indexing, ``.sum()``/``.mean()``, and the transforms themselves
 (``torch.fft.irfft(torch.fft.rfft(a, n) * torch.fft.rfft(b, n), n)``); ``torch.abs``,
-``torch.real``, ``torch.imag``, ``torch.conj`` and ``torch.angle`` take it too.  Anything
+``torch.real``, ``torch.imag``, ``torch.conj``, ``torch.angle`` and
+``torch.view_as_real`` take it too.  Anything
 else raises ``TypeError: complex tensors are not supported yet``.  ``abs`` is
 ``hypot(re, im)``, whose gradient at an exactly zero bin is 0, as PyTorch's.
 """
@@ -190,6 +191,13 @@ def angle(input: Any) -> Any:
     if isinstance(input, SpectrumTensor):
         return input.angle()
     return apply_op(Op.ARCTAN2, input * 0.0, input)
+
+
+def view_as_real(input: Any) -> Any:
+    """``torch.view_as_real``: a spectrum's parts stacked on a new last axis (a copy here)."""
+    if not isinstance(input, SpectrumTensor):
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return apply_op(Op.STACK, input.real, input.imag, axis=-1)
 
 
 # --- the transforms ---------------------------------------------------------------------
