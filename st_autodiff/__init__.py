@@ -92,10 +92,10 @@ __all__ += _RUNTIME_NAMES
 from . import nn, optim  # noqa: E402  (after the runtime names: nn builds on them)
 from .bridge import function  # noqa: E402  (compiled functions inside eager graphs)
 from .ir import infer as _infer  # noqa: E402, F401  (type rules: loaded once, at import)
+from .runtime import fft, special  # noqa: E402  (torch.fft: spectra as real pairs; torch.special)
 from .runtime import linalg_more as linalg  # noqa: E402  (torch.linalg decompositions)
-from .runtime import special  # noqa: E402  (torch.special)
 
-__all__ += ["function", "linalg", "nn", "optim", "special"]
+__all__ += ["fft", "function", "linalg", "nn", "optim", "special"]
 
 # --- dists family: torch.distributions (also importable as ``st_autodiff.distributions``) ---
 import sys as _sys  # noqa: E402

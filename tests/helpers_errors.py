@@ -127,8 +127,8 @@ def assigns_element(x):
     return np.sum(x)
 
 
-def calls_fft(x):
-    return np.sum(np.abs(np.fft.fft(x)))  # <- fft
+def calls_fft(x):  # np.fft.fft gives a pair of real arrays; np.sqrt of it is refused
+    return np.sum(np.abs(np.sqrt(np.fft.fft(x))))  # <- fft
 
 
 def calls_gamma(x):

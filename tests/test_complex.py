@@ -87,8 +87,8 @@ def sqrt_of_complex(x):
     return np.sum(np.real(np.sqrt(x - 5.0 + 0j)))  # <- sqrt
 
 
-def fft(x):
-    return np.sum(np.abs(np.fft.fft(x)))  # <- fft
+def fft(x):  # np.fft.fft itself is supported (a pair of real arrays); np.exp of it is not
+    return np.sum(np.abs(np.exp(np.fft.fft(x))))  # <- fft
 
 
 def eig(x):
@@ -124,7 +124,7 @@ CONSTRUCTS = [
     (asarray_complex, "asarray", "np.asarray(", "makes a complex128 value"),
     (literal, "literal", "1j", "the literal 1j is complex"),
     (sqrt_of_complex, "sqrt", "0j", "the literal 0j is complex"),
-    (fft, "fft", "np.fft.fft(x)", "numpy.fft.fft makes complex values"),
+    (fft, "fft", "np.exp(np.fft", "np.exp() of a complex value"),
     (eig, "eig", "np.linalg.eig(", "numpy.linalg.eig makes complex values"),
     (emath_sqrt, "emath", "np.emath.sqrt(", "sqrt makes complex values"),
     (complex_call, "complex-call", "complex(1.0, 2.0)", "complex makes complex values"),

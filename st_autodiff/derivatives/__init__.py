@@ -1317,6 +1317,7 @@ def jvp_of(op: Op) -> JvpRule:
     return _lookup(JVP_RULES, op, "derivative", "forward-mode", "derivatives/jvp.py")
 
 
+from . import fft as _fft  # noqa: E402, F401  (fft family: transforms of real pairs)
 from . import jvp as _jvp  # noqa: E402, F401  (fills JVP_RULES)
 from . import linalg as _linalg_more  # noqa: E402, F401  (eigh, svd)
 from . import lists as _lists  # noqa: E402, F401  (list rules)

@@ -24,7 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from . import infer_index, infer_linalg, infer_linalg_more, infer_lists, infer_shapes
+from . import (  # infer_fft: fft family
+    infer_fft,
+    infer_index,
+    infer_linalg,
+    infer_linalg_more,
+    infer_lists,
+    infer_shapes,
+)
 from .abstract import Abstract, NotKnown, abstract_of, opaque_value
 from .infer_core import (
     NoTypeRule,
@@ -414,6 +421,7 @@ def _table() -> dict[Op, Rule]:
     t.update(infer_shapes.RULES)
     t.update(infer_linalg.RULES)
     t.update(infer_linalg_more.RULES)
+    t.update(infer_fft.RULES)  # fft family
     t.update(infer_index.RULES)
     t.update(infer_lists.rules(infer))
     return t

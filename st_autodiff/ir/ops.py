@@ -290,6 +290,13 @@ class Op(enum.Enum):
     EIGVALSH = "eigvalsh"
     SVD = "svd"
     SVDVALS = "svdvals"
+    # fft family: a complex spectrum is a pair of real arrays (transforms/complex_pairs.py;
+    # rules in derivatives/fft.py, kernels in ir/kernels_fft.py)
+    FFT_C2C = "fft_c2c"
+    FFT_R2C = "fft_r2c"
+    FFT_C2R = "fft_c2r"
+    CMUL = "cmul"
+    CDIV = "cdiv"
 
 
 _AXIS = (("axis", None),)
@@ -339,6 +346,26 @@ def _special_table() -> dict[Op, OpInfo]:
         Op.SVD: OpInfo("svd", ("x",), (("full_matrices", True),), numpy="rt.svd", multi=True,
                        torch="linalg_svd"),
         Op.SVDVALS: OpInfo("svdvals", ("x",), numpy="linalg.svdvals", torch="linalg_svdvals"),
+    }
+
+
+def _fft_table() -> dict[Op, OpInfo]:
+    """fft family: transforms of real pairs ``(re, im)`` over ``axes`` (sizes already
+    fitted by the caller); ``lib`` names the library whose kernel runs (numpy or scipy)."""
+    common = (("axes", REQUIRED), ("norm", "backward"), ("lib", "numpy"))
+    return {
+        Op.FFT_C2C: OpInfo("fft_c2c", ("re", "im"), (*common, ("inverse", False)),
+                           numpy="rt.fft_c2c", multi=True, torch="fft_fftn"),
+        Op.FFT_R2C: OpInfo("fft_r2c", ("x",), common, numpy="rt.fft_r2c", multi=True,
+                           torch="fft_rfftn"),
+        Op.FFT_C2R: OpInfo("fft_c2r", ("re", "im"), (*common, ("n", REQUIRED)),
+                           numpy="rt.fft_c2r", torch="fft_irfftn"),
+        # the product and quotient of two pairs, by NumPy's complex multiply and divide
+        # (its values, bit for bit)
+        Op.CMUL: OpInfo("cmul", ("ar", "ai", "br", "bi"), numpy="rt.cmul", multi=True,
+                        torch="mul"),
+        Op.CDIV: OpInfo("cdiv", ("ar", "ai", "br", "bi"), numpy="rt.cdiv", multi=True,
+                        torch="div"),
     }
 
 
@@ -582,6 +609,7 @@ def _table() -> dict[Op, OpInfo]:
         Op.LOG_SOFTMAX: OpInfo("log_softmax", ("x",), (("axis", -1),), numpy="rt.log_softmax"),
         Op.LOGSUMEXP: OpInfo("logsumexp", ("x",), _REDUCE, numpy="rt.logsumexp"),
         **_special_table(),
+        **_fft_table(),
     }
     missing = set(Op) - set(t)
     assert not missing, f"ops without OpInfo: {missing}"

@@ -293,4 +293,16 @@ __all__ = [
     "swapdims", "t", "tan", "tanh", "tensor", "trace", "transpose", "true_divide", "trunc",
     "uint8", "unbind", "unsqueeze", "var", "vstack", "where", "zeros", "zeros_like",
 ]
+# fft family: torch.abs/real/imag/conj/angle also take torch.fft's spectra (runtime/fft.py)
+from .fft import (  # noqa: E402, F811, A004
+    abs,
+    absolute,
+    angle,
+    conj,
+    imag,
+    real,
+    view_as_real,
+)
+
+__all__ += ["angle", "conj", "imag", "real", "view_as_real"]
 NAMES = list(__all__)

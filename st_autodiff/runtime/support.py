@@ -66,3 +66,8 @@ __all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "exp
             "gammainc", "gammaincc", "gammaln", "huber", "kl_div", "log_expit", "log_ndtr",
             "logit", "ndtr", "ndtri", "polygamma", "pseudo_huber", "rel_entr", "sinc", "svd",
             "xlog1py", "xlogy"]
+
+# fft family: the transforms of real pairs (ir/kernels_fft.py)
+from ..ir.kernels_fft import cdiv, cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: E402
+
+__all__ += ["cdiv", "cmul", "fft_c2c", "fft_c2r", "fft_r2c"]

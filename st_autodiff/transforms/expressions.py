@@ -23,6 +23,7 @@ from ..ir.scalar_kinds import unknown
 from . import (
     aliases,
     calls,
+    complex_pairs,
     effects,
     identity,
     inplace,
@@ -61,6 +62,7 @@ _COMPARE = {
 }
 _IN_PLACE_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "itemset",
                                "setfield", "setflags"})
+_UNARY_WORDS = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
 _KIND_NAMES = {"float": "floats", "int": "integers", "bool": "booleans", "tuple": "tuples",
                "list": "lists built at run time", "none": "None values"}
 _SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate",
@@ -189,6 +191,9 @@ class ExpressionLowering:
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
 
     def binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
+        paired = complex_pairs.binary(self, op, a, b, where)  # fft family: spectra
+        if paired is not NotImplemented:
+            return paired
         if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
             folded = static_numpy.binary(self, op, a, b, where)  # type: ignore[arg-type]
             if folded is not None:
@@ -241,6 +246,8 @@ class ExpressionLowering:
 
     def expr_UnaryOperation(self, e: cst.UnaryOperation, scope: Scope) -> Any:
         v = self.expr(e.expression, scope)
+        if isinstance(v, complex_pairs.Pair):  # fft family: -z of a spectrum
+            return complex_pairs.unary(self, _UNARY_WORDS[type(e.operator)], v, e)
         if isinstance(v, static_numpy.StaticArray):
             word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
             return static_numpy.unary(self, word[type(e.operator)], v, e)  # type: ignore
@@ -335,6 +342,8 @@ class ExpressionLowering:
         attr = e.attr.value
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
+        if isinstance(base, complex_pairs.Pair):  # fft family: z.real of a spectrum
+            return complex_pairs.attribute(self, base, attr, e)
         if isinstance(base, static_numpy.StaticArray):
             return static_numpy_calls.attribute(self, base, attr, e)  # type: ignore[arg-type]
         got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
@@ -407,6 +416,8 @@ class ExpressionLowering:
             return self.appended_last(base, index, scope, e)
         if len(parts) == 1 and isinstance(parts[0], tuple):
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
+        if isinstance(base, complex_pairs.Pair):  # fft family: z[k] of a spectrum
+            return complex_pairs.getitem(self, base, parts, e)
         if is_concatenator(base):
             return concatenate_items(self, base, parts, e)
         if isinstance(base, static_numpy.StaticArray):

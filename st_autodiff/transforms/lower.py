@@ -49,6 +49,7 @@ from . import (
     aliases,
     callable_args,
     calls,
+    complex_pairs,
     kind_calls,
     library_errors,
     object_operators,
@@ -235,6 +236,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return v
         if isinstance(v, static_numpy.StaticArray):
             return static_numpy.materialize(self, v, where)
+        if isinstance(v, complex_pairs.Pair):  # fft family: a spectrum used as an array
+            raise complex_pairs.refuse(self, "this use", where)
         if isinstance(v, (bool, int, float, type(None))):
             return self.b.const(v)
         if is_complex_value(v):
@@ -349,6 +352,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             if s.value is None and len(self.fn_stack) <= 1:
                 raise self.fail("return without a value", s, kind=CompileError)
             scope.vars["#retval"] = None if s.value is None else self.expr(s.value, scope)
+            if len(self.fn_stack) <= 1 and isinstance(scope.vars["#retval"], complex_pairs.Pair):
+                raise complex_pairs.refuse(self, "a return", s.value)  # (fft family)
             scope.vars["#ret"] = True
             return _MISSING
         if isinstance(s, cst.Break):
@@ -541,7 +546,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             raise callable_args.call_node(self, fn, e)
         if (bad := callable_args.call_static(self, fn, e)) is not None:
             raise bad
-        special = NotImplemented
+        special = complex_pairs.call(self, fn, args, kwargs, e)  # fft family: spectra
+        if special is not NotImplemented:
+            return special
         if not self.__dict__.pop("static_numpy_off", False):  # (off for one call only)
             special = static_numpy_calls.call(self, fn, args, kwargs, e)  # static NumPy values
         if special is NotImplemented:

@@ -12,7 +12,9 @@ every complex value is an error at the construct that makes it (see docs/archite
 * ``refuse_complex_graph``: the whole lowered graph, region bodies included, as a last
   net for nodes made without going through ``refuse_complex_node``.
 
-Complex literals (``1j``) are refused where they are read (``expressions.py``).
+Complex literals (``1j``) are refused where they are read (``expressions.py``).  FFT
+spectra never reach these checks: ``complex_pairs.py`` carries them as pairs of real
+arrays and refuses, with the same message, the uses that would need a complex value.
 """
 
 from __future__ import annotations

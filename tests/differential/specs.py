@@ -357,3 +357,7 @@ SPECS += SPECS_SCIPY_KERNELS
 from .specs_integrate import SPECS_INTEGRATE  # noqa: E402  (ode family)
 
 SPECS += SPECS_INTEGRATE  # (ode family)
+
+from .specs_fft import SPECS_FFT  # noqa: E402  (fft family)
+
+SPECS += SPECS_FFT
