@@ -14,6 +14,7 @@ import operator
 from collections.abc import Iterator
 from typing import Any
 
+from .kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: F401  (linalg family)
 from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special ops)
     betaln,
     boxcox,

@@ -66,3 +66,8 @@ __all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "exp
             "gammainc", "gammaincc", "gammaln", "huber", "kl_div", "log_expit", "log_ndtr",
             "logit", "ndtr", "ndtri", "polygamma", "pseudo_huber", "rel_entr", "sinc", "svd",
             "xlog1py", "xlogy"]
+
+# the linalg family's ops (issue 11): rt.<name> in generated code
+from ..ir.kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: E402
+
+__all__ += ["eig", "eigvals", "lu", "matrix_exp", "qr"]

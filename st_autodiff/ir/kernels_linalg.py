@@ -1,0 +1,69 @@
+"""Kernels of the linalg family's ops (``rt.qr``, ``rt.eig``, ``rt.eigvals``,
+``rt.matrix_exp``, ``rt.lu``): each calls the library function, so values are the
+library's bit for bit.
+
+Complex values are refused in this project: ``eig`` and ``eigvals`` of a real matrix are
+real arrays when every eigenvalue is real (NumPy returns real arrays exactly then), and a
+``ValueError`` that says so when some eigenvalue is complex, never a dropped imaginary
+part.  SciPy's ``eig``/``eigvals`` return complex arrays even for a real spectrum; with
+``scipy=True`` their real parts are returned when every imaginary part is exactly zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _scipy_linalg() -> Any:
+    import scipy.linalg  # noqa: PLC0415 (optional: only the functions that need it)
+
+    return scipy.linalg
+
+
+def qr(x: Any, mode: str = "reduced") -> tuple:
+    """``np.linalg.qr(x, mode)`` (``'reduced'`` or ``'complete'``) as a tuple ``(Q, R)``."""
+    q, r = np.linalg.qr(x, mode=mode)
+    return q, r
+
+
+def _real_spectrum(w: Any, where: str) -> Any:
+    if w.dtype.kind != "c":
+        return w
+    if np.all(w.imag == 0):
+        return np.ascontiguousarray(w.real)
+    raise ValueError(f"{where}: this matrix has complex eigenvalues; st_autodiff refuses "
+                     "complex values (only matrices whose eigenvalues are all real are "
+                     "supported)")
+
+
+def eig(x: Any, scipy: bool = False) -> tuple:
+    """The real eigenvalues and unit eigenvectors of ``x`` (``np.linalg.eig``, or
+    ``scipy.linalg.eig`` where ``scipy``); a ``ValueError`` if an eigenvalue is complex."""
+    if scipy:
+        w, v = _scipy_linalg().eig(x)
+        w = _real_spectrum(w, "scipy.linalg.eig")
+        return w, np.ascontiguousarray(v.real) if v.dtype.kind == "c" else v
+    w, v = np.linalg.eig(x)
+    return _real_spectrum(w, "numpy.linalg.eig"), v
+
+
+def eigvals(x: Any, scipy: bool = False) -> Any:
+    """The real eigenvalues of ``x`` (``np.linalg.eigvals`` or ``scipy.linalg.eigvals``);
+    a ``ValueError`` if one is complex."""
+    if scipy:
+        return _real_spectrum(_scipy_linalg().eigvals(x), "scipy.linalg.eigvals")
+    return _real_spectrum(np.linalg.eigvals(x), "numpy.linalg.eigvals")
+
+
+def matrix_exp(x: Any) -> Any:
+    """The matrix exponential (``scipy.linalg.expm``, batched over leading axes)."""
+    return _scipy_linalg().expm(x)
+
+
+def lu(x: Any) -> tuple:
+    """``x = P L U`` with partial pivoting (``scipy.linalg.lu``): ``P`` a permutation
+    matrix (no derivative), ``L`` unit lower and ``U`` upper triangular."""
+    p, lower, upper = _scipy_linalg().lu(x)
+    return p.astype(lower.dtype), lower, upper
