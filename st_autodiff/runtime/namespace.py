@@ -293,4 +293,9 @@ __all__ = [
     "swapdims", "t", "tan", "tanh", "tensor", "trace", "transpose", "true_divide", "trunc",
     "uint8", "unbind", "unsqueeze", "var", "vstack", "where", "zeros", "zeros_like",
 ]
+# linalg family (issue 11): torch.det, torch.inverse, torch.matrix_exp ... at the top level
+from .linalg_family import TOP_LEVEL as _LINALG_TOP  # noqa: E402
+
+globals().update(_LINALG_TOP)
+__all__ += sorted(_LINALG_TOP)
 NAMES = list(__all__)
