@@ -75,6 +75,10 @@ def tensorsolve(a: Any, b: Any, axes: Any, prod: int, oldshape: Any) -> Any:
     return np.reshape(x, oldshape)
 
 
+def dot(a: Any, b: Any) -> Any:
+    return np.dot(a, b)
+
+
 def trace(x: Any, offset: int) -> Any:
     """NumPy 2's ``np.linalg.trace``: the trace over the last two axes."""
     return np.trace(x, offset, axis1=-2, axis2=-1)
@@ -145,3 +149,21 @@ def cho_solve_banded(cb: Any, lower: bool, b: Any, vector: bool, finite: bool) -
 def constant(value: Any) -> Any:
     """A value computed while compiling (a function of constants)."""
     return value
+
+
+def multi_dot(steps: Any, first: bool, last: bool, *arrays: Any) -> Any:
+    """``np.linalg.multi_dot``: the products in NumPy's order (``steps``: slot ``i``
+    becomes ``slot_i @ slot_j``), a 1-d first (last) array read as a row (column)."""
+    vals = list(arrays)
+    if first:
+        vals[0] = np.reshape(vals[0], (1, -1))
+    if last:
+        vals[len(vals) - 1] = np.reshape(vals[len(vals) - 1], (-1, 1))
+    for i, j in steps:  # unrolled: the order is static
+        vals[i] = np.dot(vals[i], vals[j])
+    result = vals[0]
+    if first and last:
+        return result[0, 0]
+    if first or last:
+        return np.ravel(result)
+    return result

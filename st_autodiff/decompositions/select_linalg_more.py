@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import linalg_more_impl as impl
-from .common import Node, Selection, Unsupported, dtype_of, shape_of, static
+from .common import Node, Selection, Unsupported, constant, dtype_of, shape_of, static
 
 
 def _real_matrix(a: Any, what: str = "a", square: bool = True) -> tuple[int, ...]:
@@ -105,11 +105,54 @@ def _trace(x: Any, /, *, offset: Any = 0, dtype: Any = None) -> Selection:
     return impl.trace, (x, operator.index(static(offset, "offset")))
 
 
+def _chain(order: Any, i: int, j: int, steps: list) -> None:
+    """NumPy's recursive ``_multi_dot`` as steps on slots (the product ``i..j`` ends in
+    slot ``i``)."""
+    if i == j:
+        return
+    k = int(order[i, j])
+    _chain(order, i, k, steps)
+    _chain(order, k + 1, j, steps)
+    steps.append((i, k + 1))
+
+
+def _multi_dot(arrays: Any, *, out: Any = None) -> Selection:
+    """The matrix-chain order NumPy picks from the shapes (its own cost functions, on
+    stand-in arrays of the same shapes), so the products and their rounding are NumPy's."""
+    if out is not None:
+        raise Unsupported("out= is not supported")
+    arrays = list(arrays)
+    n = len(arrays)
+    if n < 2:
+        raise Unsupported("Expecting at least two arrays.")
+    shapes = [shape_of(a, f"array {k}") for k, a in enumerate(arrays)]
+    first, last = len(shapes[0]) == 1, len(shapes[-1]) == 1
+    if n == 2:
+        return impl.dot, (arrays[0], arrays[1])
+    if first:
+        shapes[0] = (1,) + shapes[0]
+    if last:
+        shapes[-1] = shapes[-1] + (1,)
+    if any(len(s) != 2 for s in shapes):
+        raise Unsupported("multi_dot takes 2-d arrays (the first and last may be 1-d)")
+    if n == 3:
+        (a0, a1b0), (b1c0, c1) = shapes[0], shapes[2]
+        cheaper_left = a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0)
+        steps = [(0, 1), (0, 2)] if cheaper_left else [(1, 2), (0, 1)]
+    else:
+        from numpy.linalg._linalg import _multi_dot_matrix_chain_order  # noqa: PLC0415
+
+        order = _multi_dot_matrix_chain_order([np.empty(s) for s in shapes])
+        steps = []
+        _chain(order, 0, n - 1, steps)
+    return impl.multi_dot, (tuple(steps), first, last, *arrays)
+
+
 def numpy_table() -> dict[Any, Callable[..., Selection]]:
     """``numpy.linalg`` functions and their selectors."""
     return {np.linalg.qr: _qr, np.linalg.eig: _eig, np.linalg.eigvals: _eigvals,
             np.linalg.cond: _cond, np.linalg.tensorsolve: _tensorsolve,
-            np.linalg.trace: _trace}
+            np.linalg.trace: _trace, np.linalg.multi_dot: _multi_dot}
 
 
 # --- scipy.linalg -----------------------------------------------------------------------
@@ -210,6 +253,7 @@ def _cho_solve_banded(cb_and_lower: Any, b: Any, overwrite_b: Any = False,
 
 def _null_space(A: Any, rcond: Any = None, *, overwrite_a: Any = False,  # noqa: N803
                 check_finite: Any = True, lapack_driver: Any = "gesdd") -> Selection:
+    A = constant(A)  # noqa: N806
     if not isinstance(A, Node):
         import scipy.linalg  # noqa: PLC0415
 
