@@ -22,6 +22,16 @@ def _scipy_linalg() -> Any:
     return scipy.linalg
 
 
+def _check_square(x: Any) -> None:
+    """NumPy's errors for what is not a (stack of) square matrices."""
+    shape = np.shape(x)
+    if len(shape) < 2:
+        raise np.linalg.LinAlgError(f"{len(shape)}-dimensional array given. Array must be at "
+                                    "least two-dimensional")
+    if shape[-1] != shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+
+
 def qr(x: Any, mode: str = "reduced") -> tuple:
     """``np.linalg.qr(x, mode)`` (``'reduced'`` or ``'complete'``) as a tuple ``(Q, R)``."""
     q, r = np.linalg.qr(x, mode=mode)
@@ -42,6 +52,7 @@ def eig(x: Any, scipy: bool = False) -> tuple:
     """The real eigenvalues and unit eigenvectors of ``x`` (``np.linalg.eig``, or
     ``scipy.linalg.eig`` where ``scipy``); a ``ValueError`` if an eigenvalue is complex."""
     if scipy:
+        _check_square(x)
         w, v = _scipy_linalg().eig(x)
         w = _real_spectrum(w, "scipy.linalg.eig")
         return w, np.ascontiguousarray(v.real) if v.dtype.kind == "c" else v
@@ -53,17 +64,20 @@ def eigvals(x: Any, scipy: bool = False) -> Any:
     """The real eigenvalues of ``x`` (``np.linalg.eigvals`` or ``scipy.linalg.eigvals``);
     a ``ValueError`` if one is complex."""
     if scipy:
+        _check_square(x)
         return _real_spectrum(_scipy_linalg().eigvals(x), "scipy.linalg.eigvals")
     return _real_spectrum(np.linalg.eigvals(x), "numpy.linalg.eigvals")
 
 
 def matrix_exp(x: Any) -> Any:
     """The matrix exponential (``scipy.linalg.expm``, batched over leading axes)."""
+    _check_square(x)
     return _scipy_linalg().expm(x)
 
 
 def lu(x: Any) -> tuple:
     """``x = P L U`` with partial pivoting (``scipy.linalg.lu``): ``P`` a permutation
     matrix (no derivative), ``L`` unit lower and ``U`` upper triangular."""
+    _check_square(x)
     p, lower, upper = _scipy_linalg().lu(x)
     return p.astype(lower.dtype), lower, upper
