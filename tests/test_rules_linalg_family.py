@@ -202,3 +202,16 @@ def test_eigenvector_gradient_of_repeated_eigenvalues_is_not_finite_values_alone
     with np.errstate(all="ignore"):
         grad_v = st.grad(vector)(a)
     assert not np.all(np.isfinite(grad_v)) or np.max(np.abs(grad_v)) > 1e6  # 1 / (gap ~ eps)
+
+
+def test_named_results_as_numpy_returns_them() -> None:
+    """``np.linalg.qr``, ``eig`` and ``svd`` return NumPy's named tuples: fields or
+    unpacking."""
+    def f(a):
+        res = np.linalg.qr(a)
+        q, r = res
+        u = np.linalg.svd(a, full_matrices=False)
+        w = np.linalg.eig(a[:3] + 3.0 * np.eye(3)).eigenvalues
+        return np.sum(res.Q ** 2 * res.R[0, 0]) + np.sum(r) + np.sum(u.S) + np.sum(w)
+
+    check_gradient(Case("named", f, (TALL,)))

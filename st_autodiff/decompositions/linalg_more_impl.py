@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.linalg._linalg import EigResult, QRResult
 
 from ..ir.kernels import eig as rt_eig
 from ..ir.kernels import eigvals as rt_eigvals
@@ -18,9 +19,10 @@ from .scipy_linalg_impl import check_finite
 
 
 def qr(a: Any, mode: str) -> Any:
-    """``np.linalg.qr(a, mode)`` for ``'reduced'`` and ``'complete'``: ``(Q, R)``."""
+    """``np.linalg.qr(a, mode)`` for ``'reduced'`` and ``'complete'``: NumPy's ``QRResult``
+    (``.Q``, ``.R``, or unpacked)."""
     q, r = rt_qr(a, mode)
-    return q, r
+    return QRResult(q, r)
 
 
 def qr_r(a: Any) -> Any:
@@ -29,9 +31,12 @@ def qr_r(a: Any) -> Any:
 
 
 def eig(a: Any, scipy: bool) -> Any:
-    """The real eigenvalues and unit eigenvectors (a run-time error when complex)."""
+    """The real eigenvalues and unit eigenvectors (a run-time error when complex): NumPy's
+    ``EigResult`` (SciPy's plain pair where ``scipy``)."""
     w, v = rt_eig(a, scipy)
-    return w, v
+    if scipy:
+        return w, v
+    return EigResult(w, v)
 
 
 def eigvals(a: Any, scipy: bool) -> Any:
