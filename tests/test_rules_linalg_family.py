@@ -211,7 +211,7 @@ def test_named_results_as_numpy_returns_them() -> None:
         res = np.linalg.qr(a)
         q, r = res
         u = np.linalg.svd(a, full_matrices=False)
-        w = np.linalg.eig(a[:3] + 3.0 * np.eye(3)).eigenvalues
+        w = np.linalg.eig(a[:3] @ a[:3].T + 3.0 * np.eye(3)).eigenvalues
         return np.sum(res.Q ** 2 * res.R[0, 0]) + np.sum(r) + np.sum(u.S) + np.sum(w)
 
     check_gradient(Case("named", f, (TALL,)))
