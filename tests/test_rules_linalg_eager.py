@@ -187,3 +187,16 @@ def test_pytorch_errors() -> None:
         L.qr(st.tensor(A), mode="raw")
     with pytest.raises(RuntimeError, match="at least 2"):
         L.multi_dot([st.tensor(A)])
+
+
+def test_tensor_methods() -> None:
+    t = st.tensor(A, requires_grad=True)
+    np.testing.assert_allclose(t.det().detach().numpy(), np.linalg.det(A), rtol=1e-12)
+    np.testing.assert_allclose(t.inverse().detach().numpy(), np.linalg.inv(A), rtol=1e-12)
+    np.testing.assert_allclose(t.matrix_power(2).detach().numpy(), A @ A, rtol=1e-12)
+    np.testing.assert_allclose(t.diagonal(1).detach().numpy(), np.diagonal(A, 1))
+    np.testing.assert_allclose(t.matrix_exp().detach().numpy(), sl.expm(A), rtol=1e-10)
+    assert type(t.slogdet()[1].grad_fn).__name__ == "LinalgSlogdetBackward0"
+    t.det().backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.linalg.det(A) * np.linalg.inv(A).T,
+                               rtol=1e-10)

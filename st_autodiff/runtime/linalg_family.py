@@ -412,3 +412,11 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 TOP_LEVEL = {"det": det, "inverse": inverse, "logdet": logdet, "slogdet": slogdet,
              "matrix_exp": matrix_exp, "matrix_power": matrix_power,
              "diagonal": torch_diagonal, "pinverse": pinverse}
+
+
+def install_methods() -> None:
+    """``Tensor.det()``, ``.inverse()``, ``.logdet()``, ``.slogdet()``, ``.matrix_exp()``,
+    ``.matrix_power(n)``, ``.diagonal(offset, dim1, dim2)`` and ``.pinverse(rcond)``, as
+    PyTorch's tensors have them."""
+    for name, fn in TOP_LEVEL.items():
+        setattr(Tensor, name, fn)

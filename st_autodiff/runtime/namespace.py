@@ -295,7 +295,9 @@ __all__ = [
 ]
 # linalg family (issue 11): torch.det, torch.inverse, torch.matrix_exp ... at the top level
 from .linalg_family import TOP_LEVEL as _LINALG_TOP  # noqa: E402
+from .linalg_family import install_methods as _install_linalg_methods  # noqa: E402
 
 globals().update(_LINALG_TOP)
+_install_linalg_methods()
 __all__ += sorted(_LINALG_TOP)
 NAMES = list(__all__)
