@@ -106,6 +106,10 @@ SCIPY = [
          (sl.cholesky_banded(BAND_UPPER), normal(4))),
     Case("cho_solve_banded-lower", lambda a, b: sl.cho_solve_banded((a, True), b),
          (sl.cholesky_banded(BAND_LOWER, lower=True), normal(4, 2))),
+    Case("cholesky_banded-upper", lambda a: sl.cholesky_banded(a), (BAND_UPPER,)),
+    Case("cholesky_banded-lower", lambda a: sl.cholesky_banded(a, lower=True), (BAND_LOWER,)),
+    Case("cholesky_banded-then-solve", lambda a, b: sl.cho_solve_banded(
+        (sl.cholesky_banded(a), False), b), (BAND_UPPER, normal(4))),
 ]
 
 CASES = NUMPY + SCIPY

@@ -172,3 +172,12 @@ def multi_dot(steps: Any, first: bool, last: bool, *arrays: Any) -> Any:
     if first or last:
         return np.ravel(result)
     return result
+
+
+def cholesky_banded(ab: Any, lower: bool, finite: bool) -> Any:
+    """``scipy.linalg.cholesky_banded``: the factor in the same band storage."""
+    if finite:
+        check_finite(ab)
+    if lower:
+        return kernels.cholesky_banded_lower(ab)
+    return kernels.cholesky_banded_upper(ab)

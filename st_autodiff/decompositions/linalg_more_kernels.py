@@ -1,7 +1,8 @@
 """Compiled ``scipy.linalg`` kernels of the linalg family that generated code calls as they
 are (values bit for bit SciPy's), with derivative rules (the pattern of
 ``scipy_linalg_kernels``): ``cosm``, ``sinm``, ``tanm``, ``tanhm``,
-``fractional_matrix_power``, ``expm_frechet``, ``solveh_banded`` and ``cho_solve_banded``.
+``fractional_matrix_power``, ``expm_frechet``, ``solveh_banded``, ``cholesky_banded`` and
+``cho_solve_banded``.
 
 The rules are NumPy that calls the kernels again, so the compiler reads a rule to
 differentiate it once more: second derivatives work.
@@ -17,7 +18,9 @@ its derivative is ``L(B, dB)`` (``dB = [[dA, dE], [0, dA]]``), and the adjoint t
 triangular factor (``cho_solve_banded``, ``A = U^T U`` or ``L L^T``) from LAPACK band
 storage: ``dx = A^-1 (db - dA x)`` and ``G_b = A^-1 g``, ``G_A = -G_b x^T`` gathered back
 onto the band (each off-diagonal entry of a symmetric band stands for two entries), and
-``G_U = U (G_A + G_A^T)`` (``G_L = (G_A + G_A^T) L``) for a factor.
+``G_U = U (G_A + G_A^T)`` (``G_L = (G_A + G_A^T) L``) for a factor.  ``A = L L^T``
+(``cholesky_banded``; ``U = L^T``): ``dL = L phi(L^-1 dA L^-T)`` with ``phi`` the lower
+triangle, diagonal halved; transposed, ``G_A = sym(L^-T phi(L^T G_L) L^-1)``.
 
 Real results only: a complex value (a matrix whose fractional power is complex) is a
 run-time ``ValueError`` that says so, never a dropped imaginary part; an imaginary part
@@ -326,6 +329,66 @@ def _cho_upper_jvp(cb: Any, b: Any, tcb: Any, tb: Any) -> Any:
     return cho_jvp(cb, b, tcb, tb, False)
 
 
+def cholesky_banded_lower(ab: Any) -> Any:
+    """``scipy.linalg.cholesky_banded(ab, lower=True)``."""
+    return _linalg().cholesky_banded(ab, lower=True, check_finite=False)
+
+
+def cholesky_banded_upper(ab: Any) -> Any:
+    """``scipy.linalg.cholesky_banded(ab)`` (upper form)."""
+    return _linalg().cholesky_banded(ab, lower=False, check_finite=False)
+
+
+def _phi(x: Any) -> Any:
+    """The lower triangle with its diagonal halved."""
+    return np.tril(x) - 0.5 * np.diag(np.diag(x))
+
+
+def _lower_factor(cb: Any, lower: bool) -> Any:
+    factor = band_dense(cb, lower, False)
+    return factor if lower else _t(factor)
+
+
+def _outside(ab: Any, lower: bool) -> Any:
+    """1 on the band entries outside the matrix, which LAPACK leaves as they are."""
+    rows, n = np.shape(ab)
+    return 1.0 - _band_index(rows, n, lower, False)[4]
+
+
+def cholesky_banded_vjp(g: Any, out: Any, ab: Any, lower: bool) -> tuple:
+    factor = _lower_factor(out, lower)
+    gl = _lower_factor(g, lower)
+    x = np.linalg.solve(_t(factor), _phi(_t(factor) @ gl))  # L^-T phi(L^T gL)
+    ga = _t(np.linalg.solve(_t(factor), _t(x)))  # ... L^-1
+    return (dense_band((ga + _t(ga)) * 0.5, np.shape(ab)[0], lower, True)
+            + g * _outside(ab, lower),)
+
+
+def cholesky_banded_jvp(ab: Any, tab: Any, lower: bool) -> Any:
+    cb = cholesky_banded_lower(ab) if lower else cholesky_banded_upper(ab)
+    factor = _lower_factor(cb, lower)
+    y = np.linalg.solve(factor, band_dense(tab, lower, True))  # L^-1 dA
+    dl = factor @ _phi(_t(np.linalg.solve(factor, _t(y))))  # L phi(L^-1 dA L^-T)
+    return (dense_band(dl if lower else _t(dl), np.shape(ab)[0], lower, False)
+            + tab * _outside(ab, lower))
+
+
+def _chol_lower_vjp(g: Any, out: Any, ab: Any) -> tuple:
+    return cholesky_banded_vjp(g, out, ab, True)
+
+
+def _chol_upper_vjp(g: Any, out: Any, ab: Any) -> tuple:
+    return cholesky_banded_vjp(g, out, ab, False)
+
+
+def _chol_lower_jvp(ab: Any, tab: Any) -> Any:
+    return cholesky_banded_jvp(ab, tab, True)
+
+
+def _chol_upper_jvp(ab: Any, tab: Any) -> Any:
+    return cholesky_banded_jvp(ab, tab, False)
+
+
 def _band_solve_type(ab: Any, b: Any) -> ShapeDtype:
     return ShapeDtype(b.shape, _lapack_dtype(ab.dtype, b.dtype))
 
@@ -343,7 +406,9 @@ def register() -> None:
         (solveh_banded_lower, _solveh_lower_vjp, _solveh_lower_jvp, _band_solve_type),
         (solveh_banded_upper, _solveh_upper_vjp, _solveh_upper_jvp, _band_solve_type),
         (cho_solve_banded_lower, _cho_lower_vjp, _cho_lower_jvp, _band_solve_type),
-        (cho_solve_banded_upper, _cho_upper_vjp, _cho_upper_jvp, _band_solve_type)))
+        (cho_solve_banded_upper, _cho_upper_vjp, _cho_upper_jvp, _band_solve_type),
+        (cholesky_banded_lower, _chol_lower_vjp, _chol_lower_jvp, _square_type),
+        (cholesky_banded_upper, _chol_upper_vjp, _chol_upper_jvp, _square_type)))
 
 
 register()

@@ -1,7 +1,8 @@
 """Selectors of the linalg family (see ``decompositions/__init__``): ``numpy.linalg``'s
 ``qr``, ``eig``, ``eigvals``, ``cond``, ``tensorsolve`` and ``trace``, and ``scipy.linalg``'s
 ``eig``, ``eigvals``, ``expm_frechet``, ``cosm``, ``sinm``, ``tanm``, ``tanhm``,
-``fractional_matrix_power``, ``solveh_banded``, ``cho_solve_banded`` and ``null_space``.
+``fractional_matrix_power``, ``solveh_banded``, ``cholesky_banded``, ``cho_solve_banded``
+and ``null_space``.
 
 Conventions (docs/linalg.md): ``eig``/``eigvals`` cover real spectra, returned as real
 arrays (SciPy's complex arrays become real ones); a complex eigenvalue is a run-time
@@ -251,6 +252,12 @@ def _cho_solve_banded(cb_and_lower: Any, b: Any, overwrite_b: Any = False,
                                    _flag(check_finite, "check_finite"))
 
 
+def _cholesky_banded(ab: Any, overwrite_ab: Any = False, lower: Any = False,
+                     check_finite: Any = True) -> Selection:
+    _band(ab, "ab")
+    return impl.cholesky_banded, (ab, _flag(lower, "lower"), _flag(check_finite, "check_finite"))
+
+
 def _null_space(A: Any, rcond: Any = None, *, overwrite_a: Any = False,  # noqa: N803
                 check_finite: Any = True, lapack_driver: Any = "gesdd") -> Selection:
     A = constant(A)  # noqa: N806
@@ -270,7 +277,8 @@ _SCIPY: dict[str, Callable[..., Selection]] = {
     "cosm": _matrix_function(impl.cosm), "sinm": _matrix_function(impl.sinm),
     "tanm": _matrix_function(impl.tanm), "tanhm": _matrix_function(impl.tanhm),
     "fractional_matrix_power": _fractional_matrix_power, "solveh_banded": _solveh_banded,
-    "cho_solve_banded": _cho_solve_banded, "null_space": _null_space,
+    "cho_solve_banded": _cho_solve_banded, "cholesky_banded": _cholesky_banded,
+    "null_space": _null_space,
 }
 
 
