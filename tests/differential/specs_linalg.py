@@ -38,6 +38,17 @@ def _jax_lu(jnp: Any, a0: Any) -> Any:
     return lower * 2.0 + upper
 
 
+def _jsl() -> Any:
+    import jax.scipy.linalg  # noqa: PLC0415
+
+    return jax.scipy.linalg
+
+
+def _scipy(body: str) -> str:
+    """A spec body that imports ``scipy.linalg`` as ``sl`` first."""
+    return f"from scipy import linalg as sl\nreturn {body}"
+
+
 def _jax_expm(jnp: Any, a0: Any) -> Any:
     import jax.scipy.linalg  # noqa: PLC0415
 
@@ -101,4 +112,34 @@ SPECS_LINALG: tuple[Spec, ...] = (
          ("real", "real"), None),
     Spec("linalg-tensordot", "np.linalg.tensordot(a0, a1, axes=1)", (Op.TENSORDOT,),
          (((2, 3), (3, 2)),), ("real", "real"), None),
+    # --- scipy.linalg kernels with rules (Op.CALL) and compositions --------------------
+    # SciPy's 'SPS' expm_frechet computes in float64 (JAX keeps float32): float64 only
+    Spec("linalg-sl-expm_frechet", _scipy("sl.expm_frechet(0.5 * a0, a1)[1]"), (Op.CALL,),
+         (((3, 3), (3, 3)),), ("real", "real"), None, dtypes=("float64",),
+         jax=lambda jnp, a0, a1: _jsl().expm_frechet(0.5 * a0, a1)[1]),
+    Spec("linalg-sl-expm_frechet-expm", _scipy("sl.expm_frechet(0.5 * a0, a1)[0]"),
+         (Op.CALL,), (((3, 3), (3, 3)),), ("real", "real"), None, dtypes=("float64",),
+         jax=lambda jnp, a0, a1: _jsl().expm_frechet(0.5 * a0, a1)[0]),
+    Spec("linalg-sl-cosm", _scipy("sl.cosm(0.5 * a0)"), (Op.CALL,), (((3, 3),),), ("real",),
+         None, jax=None),
+    Spec("linalg-sl-sinm", _scipy("sl.sinm(0.5 * a0)"), (Op.CALL,), (((3, 3),),), ("real",),
+         None, jax=None),
+    Spec("linalg-sl-tanm", _scipy("sl.tanm(0.2 * a0)"), (Op.CALL,), (((3, 3),),), ("real",),
+         None, jax=None),
+    Spec("linalg-sl-tanhm", _scipy("sl.tanhm(0.5 * a0)"), (Op.CALL,), (((3, 3),),), ("real",),
+         None, jax=None),
+    Spec("linalg-sl-fractional_matrix_power", _scipy("sl.fractional_matrix_power(a0, 0.5)"),
+         (Op.CALL,), (((3, 3),),), ("spd",), None, jax=None, dtypes=("float64",)),
+    # SciPy's eigvals is complex: its real part (ours is real already)
+    Spec("linalg-sl-eigvals", _scipy(f"np.sort(np.real(sl.eigvals({_REAL_SPECTRUM})))"),
+         (Op.EIGVALS,),
+         (((3, 3),),), ("real",), None, jax=_jax_eigvals),
+    Spec("linalg-sl-polar", _scipy("sl.polar(a0)[0]"), (Op.SVD,), (((3, 3),),),
+         ("wellcond",), None, jax=lambda jnp, a0: _jsl().polar(a0, method="svd")[0]),
+    Spec("linalg-sl-solveh_banded", _scipy(
+        "sl.solveh_banded(a0 * np.array([[0.3], [0.0]]) + np.array([[0.0], [3.0]]), a1)"),
+         (Op.CALL,), (((2, 4), (4,)),), ("real", "real"), None, jax=None),
+    Spec("linalg-sl-cholesky_banded", _scipy(
+        "sl.cholesky_banded(a0 * np.array([[0.3], [0.3]]) + np.array([[0.0], [3.0]]))"),
+         (Op.CALL,), (((2, 4),),), ("real",), None, jax=None),
 )
