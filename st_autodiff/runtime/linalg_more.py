@@ -87,13 +87,31 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) ->
         return out.reshape((1,) * x.dim()) if keepdim else out
     if isinstance(dim, (tuple, list)):
         if len(dim) != 1:
-            raise NotImplementedError("vector_norm over several dims at once is not supported")
+            return _norm_over(x, ord, tuple(d % x.dim() for d in dim), keepdim)
         dim = dim[0]
     return apply_op(Op.NORM, x, ord=ord, axis=dim, keepdims=keepdim)
+
+
+def _norm_over(x: Any, ord: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """The vector norm over several dims: those moved to the end and flattened."""
+    rest = [d for d in range(x.dim()) if d not in dims]
+    moved = x.permute(*rest, *dims).reshape(tuple(x.shape[d] for d in rest) + (-1,))
+    out = apply_op(Op.NORM, moved, ord=ord, axis=-1)
+    if keepdim:
+        out = out.reshape(tuple(1 if d in dims else x.shape[d] for d in range(x.dim())))
+    return _renamed(out, "LinalgVectorNormBackward0")
 
 
 def matrix_norm(A: Any, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),
                 keepdim: bool = False) -> Any:
     """The matrix ``ord``-norm over the two axes ``dim`` ('fro', 'nuc', 1, -1, 2, -2, inf,
     -inf)."""
-    return apply_op(Op.NORM, A, ord=ord, axis=tuple(dim), keepdims=keepdim)
+    out = apply_op(Op.NORM, A, ord=ord, axis=tuple(dim), keepdims=keepdim)
+    return _renamed(out, _MATRIX_NORM_NODE.get(ord, "LinalgVectorNormBackward0"))
+
+
+#: the node PyTorch's matrix_norm ends in (it computes 'nuc', 2, -2 from svdvals, 1, -1,
+#: inf, -inf from column or row sums, 'fro' with vector_norm)
+_MATRIX_NORM_NODE = {"nuc": "SumBackward1", 2: "AmaxBackward0", -2: "AminBackward0",
+                     1: "AmaxBackward0", -1: "AminBackward0", float("inf"): "AmaxBackward0",
+                     float("-inf"): "AminBackward0"}
