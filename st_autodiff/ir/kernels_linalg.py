@@ -2,7 +2,8 @@
 ``rt.matrix_exp``, ``rt.lu``): each calls the library function, so values are the
 library's bit for bit.
 
-Complex values are refused in this project: ``eig`` and ``eigvals`` of a real matrix are
+``eig``, ``eigvals`` (no general eigensolver in CuPy), ``matrix_exp`` and ``lu`` (SciPy)
+run on NumPy arrays only.  Complex values are refused in this project: ``eig`` and ``eigvals`` of a real matrix are
 real arrays when every eigenvalue is real (NumPy returns real arrays exactly then), and a
 ``ValueError`` that says so when some eigenvalue is complex, never a dropped imaginary
 part.  SciPy's ``eig``/``eigvals`` return complex arrays even for a real spectrum; with
@@ -33,8 +34,11 @@ def _check_square(x: Any) -> None:
 
 
 def qr(x: Any, mode: str = "reduced") -> tuple:
-    """``np.linalg.qr(x, mode)`` (``'reduced'`` or ``'complete'``) as a tuple ``(Q, R)``."""
-    q, r = np.linalg.qr(x, mode=mode)
+    """``np.linalg.qr(x, mode)`` (``'reduced'`` or ``'complete'``) as a tuple ``(Q, R)``
+    (CuPy's for a CuPy array)."""
+    from .kernels import array_namespace  # noqa: PLC0415 (kernels imports this module)
+
+    q, r = array_namespace(x).linalg.qr(x, mode=mode)
     return q, r
 
 
