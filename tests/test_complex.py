@@ -91,8 +91,8 @@ def fft(x):  # np.fft.fft itself is supported (a pair of real arrays); np.exp of
     return np.sum(np.abs(np.exp(np.fft.fft(x))))  # <- fft
 
 
-def eig(x):
-    return np.sum(np.abs(np.linalg.eig(np.diag(x) + 1.0)[0]))  # <- eig
+def roots(x):  # (np.linalg.eig of real spectra is supported: docs/linalg.md)
+    return np.sum(np.abs(np.roots(x)))  # <- roots
 
 
 def emath_sqrt(x):
@@ -125,7 +125,7 @@ CONSTRUCTS = [
     (literal, "literal", "1j", "the literal 1j is complex"),
     (sqrt_of_complex, "sqrt", "0j", "the literal 0j is complex"),
     (fft, "fft", "np.exp(np.fft", "np.exp() of a complex value"),
-    (eig, "eig", "np.linalg.eig(", "numpy.linalg.eig makes complex values"),
+    (roots, "roots", "np.roots(", "numpy.roots makes complex values"),
     (emath_sqrt, "emath", "np.emath.sqrt(", "sqrt makes complex values"),
     (complex_call, "complex-call", "complex(1.0, 2.0)", "complex makes complex values"),
     (numpy_complex_scalar, "numpy-scalar", "x * np.complex128", "a complex128 value is used"),

@@ -47,7 +47,8 @@ _SHAPES = {Op.RESHAPE, Op.RAVEL, Op.TRANSPOSE, Op.SWAPAXES, Op.MOVEAXIS, Op.EXPA
            Op.NONZERO, Op.UNBROADCAST}
 _LINALG = {Op.MATMUL, Op.DOT, Op.VDOT, Op.INNER, Op.OUTER, Op.TENSORDOT, Op.EINSUM,
            Op.NORM, Op.INV, Op.SOLVE, Op.DET, Op.SLOGDET, Op.CHOLESKY, Op.EIGH, Op.EIGVALSH,
-           Op.SVD, Op.SVDVALS}
+           Op.SVD, Op.SVDVALS,
+           Op.QR, Op.EIG, Op.EIGVALS, Op.LU, Op.MATRIX_EXP}  # the last line: linalg family
 _INDEX = {Op.GETITEM, Op.SETITEM, Op.INDEX_ADD, Op.SCATTER_ADD}
 _LISTS = {op for op in Op if op.value.startswith("list")}
 _STRUCT = {Op.TUPLE, Op.ITEM, Op.SHAPE, Op.STOP_GRADIENT, Op.CONST}

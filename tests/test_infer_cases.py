@@ -259,6 +259,13 @@ def linalg_cases(op: Op) -> list[Case]:
                          _c(tall.astype("float32")), ints]
     table[Op.SVD] = table[Op.SVDVALS] + [_c(wide, full_matrices=False),
                                          _c(A((2, 3, 2)), full_matrices=False)]
+    # linalg family (issue 11): qr of any shape; eig, eigvals, lu, matrix_exp of square ones
+    table[Op.QR] = [_c(wide), _c(tall), _c(A((2, 3, 2))), _c(A((3,))), ints,
+                    _c(tall.astype("float32")), _c(wide, mode="complete")]
+    for o in (Op.EIG, Op.EIGVALS, Op.LU, Op.MATRIX_EXP):
+        table[o] = table[Op.INV] + [ints]
+    for o in (Op.EIG, Op.EIGVALS):
+        table[o] = table[o] + [_c(spd(3), scipy=True), _c(A((3, 4)), scipy=True)]
     return table[op]
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import numpy_impl as impl
 from . import select_linalg as la
+from . import select_linalg_more as la_more  # linalg family (issue 11)
 from . import select_scipy
 from .common import (
     NO,
@@ -429,6 +430,7 @@ def _build() -> None:
         np.histogram: _histogram, np.vecdot: _vecdot,
         np.broadcast_arrays: _broadcast_arrays,
     }
+    table.update(la_more.numpy_table())  # linalg family: qr, eig, eigvals, cond, ...
     _TABLE.update((id(fn), sel) for fn, sel in table.items())
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.linalg._linalg import SVDResult
 
 from ..ir.kernels import logsumexp
 from ..ir.kernels import svd as rt_svd
@@ -325,8 +326,10 @@ def norm(x: Any, ord: Any, axis: Any, keepdims: bool) -> Any:
 
 
 def svd(a: Any, full_matrices: bool) -> Any:
-    """``np.linalg.svd(a, full_matrices)``: the factors ``(U, S, Vh)``."""
-    return rt_svd(a, full_matrices)
+    """``np.linalg.svd(a, full_matrices)``: the factors as NumPy's ``SVDResult`` (``.U``,
+    ``.S``, ``.Vh``, or unpacked)."""
+    u, s, vh = rt_svd(a, full_matrices)
+    return SVDResult(u, s, vh)  # linalg family: NumPy's named result
 
 
 def eigvalsh(a: Any, uplo: str) -> Any:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import scipy_impl as impl
-from . import select_ppoly, select_scipy_linalg
+from . import select_linalg_more, select_ppoly, select_scipy_linalg
 from .common import (
     NO,
     Node,
@@ -384,7 +384,8 @@ _SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
                      "lfilter": _lfilter, "sosfilt": _sosfilt, "filtfilt": _filtfilt,
                      "sosfiltfilt": _sosfiltfilt},
     "scipy.linalg": {"sqrtm": _sqrtm, "solve_sylvester": _solve_sylvester,
-                     **select_scipy_linalg.names()},
+                     **select_scipy_linalg.names(),
+                     **select_linalg_more.scipy_names()},  # linalg family
     "scipy.interpolate._ppoly": select_ppoly.names(),
     "scipy.integrate": integrate_names(),  # (ode family)
     "sklearn.metrics.pairwise": {"additive_chi2_kernel": _additive_chi2_kernel,

@@ -1320,5 +1320,6 @@ def jvp_of(op: Op) -> JvpRule:
 from . import fft as _fft  # noqa: E402, F401  (fft family: transforms of real pairs)
 from . import jvp as _jvp  # noqa: E402, F401  (fills JVP_RULES)
 from . import linalg as _linalg_more  # noqa: E402, F401  (eigh, svd)
+from . import linalg_more as _linalg_family  # noqa: E402, F401  (linalg family: qr, eig, lu, matrix_exp)
 from . import lists as _lists  # noqa: E402, F401  (list rules)
 from . import special as _special  # noqa: E402, F401  (scipy.special)

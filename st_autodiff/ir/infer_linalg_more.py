@@ -1,5 +1,6 @@
-"""Type rules of the decompositions eigh, eigvalsh, svd and svdvals (see ``ir/infer``):
-shapes by NumPy's documented rule, dtypes from a probe on 1x1 matrices."""
+"""Type rules of the decompositions eigh, eigvalsh, svd, svdvals, qr, eig, eigvals, lu and
+of matrix_exp (see ``ir/infer``): shapes by the documented rule, dtypes from a probe on
+1x1 matrices."""
 
 from __future__ import annotations
 
@@ -42,4 +43,32 @@ def _svd(op: Op, inputs: tuple, params: dict) -> Any:
     return (make(u, (*batch, m, m if full else k)), s, make(vh, (*batch, n if full else k, n)))
 
 
-RULES = {Op.EIGH: _eigh, Op.EIGVALSH: _eigh, Op.SVD: _svd, Op.SVDVALS: _svd}
+def _qr(op: Op, inputs: tuple, params: dict) -> Any:
+    shape, res = _probe(op, inputs, params)
+    if shape is None:
+        return tuple(make(r, None) for r in res)
+    if len(shape) < 2:
+        raise _LinAlgError(f"{len(shape)}-dimensional array given. Array must be at least "
+                           "two-dimensional")
+    *batch, m, n = shape
+    k = m if params.get("mode", "reduced") == "complete" else min(m, n)
+    return make(res[0], (*batch, m, k)), make(res[1], (*batch, k, n))
+
+
+def _square_op(op: Op, inputs: tuple, params: dict) -> Any:
+    """eig, eigvals, lu and matrix_exp: one square matrix (or a stack of them) in."""
+    shape, res = _probe(op, inputs, params)
+    if shape is not None:
+        _square(shape)
+    if op is Op.EIGVALS:
+        return make(res, None if shape is None else shape[:-1])
+    if op is Op.MATRIX_EXP:
+        return make(res, shape)
+    if op is Op.EIG:
+        return (make(res[0], None if shape is None else shape[:-1]), make(res[1], shape))
+    return tuple(make(r, shape) for r in res)
+
+
+RULES = {Op.EIGH: _eigh, Op.EIGVALSH: _eigh, Op.SVD: _svd, Op.SVDVALS: _svd, Op.QR: _qr,
+         Op.EIG: _square_op, Op.EIGVALS: _square_op, Op.MATRIX_EXP: _square_op,
+         Op.LU: _square_op}

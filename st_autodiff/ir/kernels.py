@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .kernels_fft import cdiv, cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: F401  (fft family: rt.<name>)
+from .kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: F401  (linalg family)
 from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special ops)
     betaln,
     boxcox,

@@ -297,6 +297,29 @@ class Op(enum.Enum):
     FFT_C2R = "fft_c2r"
     CMUL = "cmul"
     CDIV = "cdiv"
+    # linalg family (issue 11): rules in derivatives/linalg_more.py, kernels in
+    # ir/kernels_linalg.py, types in ir/infer_linalg_more.py
+    QR = "qr"
+    EIG = "eig"
+    EIGVALS = "eigvals"
+    MATRIX_EXP = "matrix_exp"
+    LU = "lu"
+
+
+def _linalg_more_table() -> dict[Op, OpInfo]:
+    """The linalg family's ops: NumPy reaches them through ``decompositions`` (their
+    kernels are ``rt.<name>``), the eager runtime through ``torch.linalg``."""
+    return {
+        Op.QR: OpInfo("qr", ("x",), (("mode", "reduced"),), numpy="rt.qr", multi=True,
+                      torch="linalg_qr"),
+        Op.EIG: OpInfo("eig", ("x",), (("scipy", False),), numpy="rt.eig", multi=True,
+                       torch="linalg_eig"),
+        Op.EIGVALS: OpInfo("eigvals", ("x",), (("scipy", False),), numpy="rt.eigvals",
+                           torch="linalg_eigvals"),
+        Op.MATRIX_EXP: OpInfo("matrix_exp", ("x",), numpy="rt.matrix_exp",
+                              torch="linalg_matrix_exp"),
+        Op.LU: OpInfo("lu", ("x",), numpy="rt.lu", multi=True, torch="linalg_lu"),
+    }
 
 
 _AXIS = (("axis", None),)
@@ -610,6 +633,7 @@ def _table() -> dict[Op, OpInfo]:
         Op.LOGSUMEXP: OpInfo("logsumexp", ("x",), _REDUCE, numpy="rt.logsumexp"),
         **_special_table(),
         **_fft_table(),
+        **_linalg_more_table(),
     }
     missing = set(Op) - set(t)
     assert not missing, f"ops without OpInfo: {missing}"

@@ -305,4 +305,11 @@ from .fft import (  # noqa: E402, F811, A004
 )
 
 __all__ += ["angle", "conj", "imag", "real", "view_as_real"]
+# linalg family (issue 11): torch.det, torch.inverse, torch.matrix_exp ... at the top level
+from .linalg_family import TOP_LEVEL as _LINALG_TOP  # noqa: E402
+from .linalg_family import install_methods as _install_linalg_methods  # noqa: E402
+
+globals().update(_LINALG_TOP)
+_install_linalg_methods()
+__all__ += sorted(_LINALG_TOP)
 NAMES = list(__all__)

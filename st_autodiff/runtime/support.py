@@ -71,3 +71,7 @@ __all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "exp
 from ..ir.kernels_fft import cdiv, cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: E402
 
 __all__ += ["cdiv", "cmul", "fft_c2c", "fft_c2r", "fft_r2c"]
+# the linalg family's ops (issue 11): rt.<name> in generated code
+from ..ir.kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: E402
+
+__all__ += ["eig", "eigvals", "lu", "matrix_exp", "qr"]

@@ -400,9 +400,9 @@ def _arange_args(args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
 
 
 def _multi_count(op: Op, node: Node, params: dict[str, Any]) -> int:
-    if op in (Op.SLOGDET, Op.EIGH, Op.SVD, Op.FFT_C2C, Op.FFT_R2C,
-              Op.CMUL, Op.CDIV):  # (fft family: pairs)
-        return 3 if op is Op.SVD else 2
+    if op in (Op.SLOGDET, Op.EIGH, Op.SVD, Op.QR, Op.EIG, Op.LU,  # Op.QR ...: linalg family
+              Op.FFT_C2C, Op.FFT_R2C, Op.CMUL, Op.CDIV):  # (fft family: pairs)
+        return 3 if op in (Op.SVD, Op.LU) else 2
     if op is Op.SPLIT:
         ios = params.get("indices_or_sections", 2)
         return ios if isinstance(ios, int) else len(ios) + 1

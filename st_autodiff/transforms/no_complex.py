@@ -43,7 +43,8 @@ def is_complex_value(value: Any) -> bool:
 
 
 #: functions with no derivative rule whose results are complex for real inputs: their
-#: refusal says so, rather than only "no derivative rule"
+#: refusal says so, rather than only "no derivative rule" (``np.linalg.eig``/``eigvals``
+#: are read by ``decompositions`` first: real spectra, a run-time error for complex ones)
 _COMPLEX_FUNCTIONS = (complex, np.linalg.eig, np.linalg.eigvals, np.roots)
 _COMPLEX_MODULES = ("numpy.fft", "numpy.lib.scimath", "numpy.emath", "cupy.fft")
 

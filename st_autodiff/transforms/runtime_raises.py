@@ -62,7 +62,7 @@ _ALLOCATE = frozenset({Op.COPY, Op.RESHAPE, Op.RAVEL, Op.CONCATENATE, Op.STACK, 
 _QUIET_BLOCKS = (np.errstate, warnings.catch_warnings, None)
 #: ops that raise ``LinAlgError`` (a ``ValueError``) on some data
 _LINALG = frozenset({"inv", "solve", "cholesky", "det", "slogdet", "eigh", "eigvalsh",
-                     "svd", "svdvals"})
+                     "svd", "svdvals", "qr", "eig", "eigvals", "lu", "matrix_exp"})
 #: reductions that raise ``ValueError`` on an empty array
 _NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
 #: ops whose index inputs may be computed at run time (position of the first index)

@@ -361,3 +361,7 @@ SPECS += SPECS_INTEGRATE  # (ode family)
 from .specs_fft import SPECS_FFT  # noqa: E402  (fft family)
 
 SPECS += SPECS_FFT
+
+from .specs_linalg import SPECS_LINALG  # noqa: E402  (linalg family)
+
+SPECS += SPECS_LINALG

@@ -1,0 +1,88 @@
+"""Kernels of the linalg family's ops (``rt.qr``, ``rt.eig``, ``rt.eigvals``,
+``rt.matrix_exp``, ``rt.lu``): each calls the library function, so values are the
+library's bit for bit.
+
+``eig``, ``eigvals`` (no general eigensolver in CuPy), ``matrix_exp`` and ``lu`` (SciPy)
+run on NumPy arrays only.  Complex values are refused in this project: ``eig`` and
+``eigvals`` of a real matrix are real arrays when every eigenvalue is real (NumPy returns
+real arrays exactly then), and a
+``ValueError`` that says so when some eigenvalue is complex, never a dropped imaginary
+part.  SciPy's ``eig``/``eigvals`` return complex arrays even for a real spectrum; with
+``scipy=True`` their real parts are returned when every imaginary part is exactly zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _scipy_linalg() -> Any:
+    import scipy.linalg  # noqa: PLC0415 (optional: only the functions that need it)
+
+    return scipy.linalg
+
+
+def _check_square(x: Any) -> None:
+    """NumPy's errors for what is not a (stack of) square matrices."""
+    shape = np.shape(x)
+    if len(shape) < 2:
+        raise np.linalg.LinAlgError(f"{len(shape)}-dimensional array given. Array must be at "
+                                    "least two-dimensional")
+    if shape[-1] != shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+
+
+def qr(x: Any, mode: str = "reduced") -> tuple:
+    """``np.linalg.qr(x, mode)`` (``'reduced'`` or ``'complete'``) as a tuple ``(Q, R)``
+    (CuPy's for a CuPy array)."""
+    from .kernels import array_namespace  # noqa: PLC0415 (kernels imports this module)
+
+    q, r = array_namespace(x).linalg.qr(x, mode=mode)
+    return q, r
+
+
+def _real_spectrum(w: Any, where: str) -> Any:
+    if w.dtype.kind != "c":
+        return w
+    if np.all(w.imag == 0):
+        return np.ascontiguousarray(w.real)
+    raise ValueError(f"{where}: this matrix has complex eigenvalues; st_autodiff refuses "
+                     "complex values (only matrices whose eigenvalues are all real are "
+                     "supported)")
+
+
+def eig(x: Any, scipy: bool = False) -> tuple:
+    """The real eigenvalues and unit eigenvectors of ``x`` (``np.linalg.eig``, or
+    ``scipy.linalg.eig`` where ``scipy``); a ``ValueError`` if an eigenvalue is complex."""
+    if scipy:
+        _check_square(x)
+        w, v = _scipy_linalg().eig(x)
+        w = _real_spectrum(w, "scipy.linalg.eig")
+        return w, np.ascontiguousarray(v.real) if v.dtype.kind == "c" else v
+    w, v = np.linalg.eig(x)
+    return _real_spectrum(w, "numpy.linalg.eig"), v
+
+
+def eigvals(x: Any, scipy: bool = False) -> Any:
+    """The real eigenvalues of ``x`` (``np.linalg.eigvals`` or ``scipy.linalg.eigvals``);
+    a ``ValueError`` if one is complex."""
+    if scipy:
+        _check_square(x)
+        return _real_spectrum(_scipy_linalg().eigvals(x), "scipy.linalg.eigvals")
+    return _real_spectrum(np.linalg.eigvals(x), "numpy.linalg.eigvals")
+
+
+def matrix_exp(x: Any) -> Any:
+    """The matrix exponential (``scipy.linalg.expm``, batched over leading axes)."""
+    _check_square(x)
+    return _scipy_linalg().expm(x)
+
+
+def lu(x: Any) -> tuple:
+    """``x = P L U`` with partial pivoting (``scipy.linalg.lu``): ``P`` a permutation
+    matrix (no derivative), ``L`` unit lower and ``U`` upper triangular."""
+    _check_square(x)
+    p, lower, upper = _scipy_linalg().lu(x)
+    return p.astype(lower.dtype), lower, upper
