@@ -39,9 +39,19 @@ MODULES: dict[str, str] = {
 #: no table names them, so they are listed here (each has a differential spec).
 FROM_SOURCE: dict[str, tuple[str, ...]] = {
     "numpy": (),
-    "numpy.linalg": (),
+    "numpy.linalg": ("cross", "diagonal", "matmul", "matrix_power", "matrix_transpose",
+                     "outer", "tensordot", "tensorinv", "vecdot"),
     "scipy.special": (),
     "scipy.stats": (),
+    "scipy.linalg": ("coshm", "khatri_rao", "norm", "orth", "polar", "sinhm"),
+    "scipy.integrate": ("cumulative_simpson", "cumulative_trapezoid", "simpson", "trapezoid"),
+}
+
+#: Library functions a table names that are still not differentiable: a constant argument
+#: is computed while compiling, an active one is a located error (see each note).
+REFUSED_WHEN_ACTIVE: dict[str, str] = {
+    "scipy.linalg.null_space": "a basis of the null space has no derivative (it is not "
+                               "unique); a constant matrix's is computed while compiling",
 }
 
 
@@ -67,6 +77,7 @@ def _classify(fn: Any) -> tuple[str, str] | None:
     from .decompositions import lookup  # noqa: PLC0415
     from .derivatives import NONDIFFERENTIABLE, RULES  # noqa: PLC0415
     from .transforms.calls import FUNCTIONS, special_op  # noqa: PLC0415
+    from .transforms.fft_calls import kind_of as fft_kind  # noqa: PLC0415
 
     try:
         op = FUNCTIONS.get(id(fn)) or special_op(fn)
@@ -76,6 +87,8 @@ def _classify(fn: Any) -> tuple[str, str] | None:
         if op in NONDIFFERENTIABLE:
             return "zero", op.value
         return ("op", op.value) if op in RULES else None
+    if fft_kind(fn) is not None:
+        return "op", "fft_" + ("shift" if fft_kind(fn)[0].endswith("shift") else "pair")
     selector = lookup(fn)
     if selector is not None:
         return "decomposition", selector.__module__.rsplit(".", 1)[-1]
@@ -101,8 +114,8 @@ def entries(import_missing: bool = False) -> list[Entry]:
             continue
         for name, fn in _public(module):
             found = _classify(fn)
-            if found is not None:
-                full = f"{family}.{name}"
+            full = f"{family}.{name}"
+            if found is not None and full not in REFUSED_WHEN_ACTIVE:
                 out.setdefault(full, Entry(full, family, *found))
         for name in FROM_SOURCE.get(family, ()):
             full = f"{family}.{name}"

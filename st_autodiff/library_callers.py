@@ -33,10 +33,11 @@ def known(fn: Any) -> bool:
     from .decompositions import lookup  # noqa: PLC0415 (decompositions import transforms)
     from .derivatives import CUSTOM_VJPS  # noqa: PLC0415
     from .transforms.calls import FUNCTIONS, special_op  # noqa: PLC0415
+    from .transforms.fft_calls import kind_of  # noqa: PLC0415
 
     try:
         return (id(fn) in FUNCTIONS or special_op(fn) is not None or lookup(fn) is not None
-                or fn in CUSTOM_VJPS)
+                or kind_of(fn) is not None or fn in CUSTOM_VJPS)
     except TypeError:  # an unhashable callable object
         return False
 

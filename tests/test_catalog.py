@@ -67,3 +67,38 @@ def test_the_rules_command_prints_the_catalogue(capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert re.search(r"^numpy\.sin\s+op\s+sin$", out, re.M)
     assert out.rstrip().splitlines()[-1].startswith(f"{len(ITEMS)} functions and methods")
+
+
+#: how spec expressions spell each family's module
+_SPELLINGS = {"np": "numpy", "math": "math", "sl": "scipy.linalg", "sp": "scipy.special",
+              "ss": "scipy.stats", "sfft": "scipy.fft"}
+
+
+def _exercised() -> tuple[set[str], set[str]]:
+    """The catalogue names the differential specs call, and the ops they reach."""
+    from st_autodiff.ir.kernels_special import SCIPY_NAMES
+
+    from differential.specs import SPECS  # (tests/ is on sys.path, as for every test)
+
+    names: set[str] = set()
+    for spec in SPECS:
+        for module, attr in re.findall(r"\b((?:scipy\.)?[a-z_]+(?:\.[a-z_]+)*)\.(\w+)\(",
+                                       spec.expr):
+            head, _, rest = module.partition(".")
+            family = ".".join(p for p in (_SPELLINGS.get(head, head), rest) if p)
+            names.add(f"{family}.{attr}")
+            if module == "rt" and attr in SCIPY_NAMES:
+                names.add(f"scipy.special.{attr}")
+        names.update(f"ndarray.{m}" for m in re.findall(r"\.(\w+)\(", spec.expr))
+    ops = {op.value for spec in SPECS for op in spec.ops}
+    return names, ops
+
+
+def test_every_entry_is_exercised_by_the_differential_harness() -> None:
+    """Each catalogued function is called by a differential spec (compiler vs eager vs
+    central differences vs JAX), or is an alias of an op a spec reaches (``np.absolute``
+    is ``np.abs``'s op).  ``zero`` entries are checked by tests/test_zero_derivatives.py."""
+    names, ops = _exercised()
+    missing = [e.name for e in ITEMS if e.how != "zero" and e.name not in names
+               and not (e.how == "op" and e.detail in ops)]
+    assert missing == []
