@@ -290,6 +290,8 @@ class Op(enum.Enum):
     EIGVALSH = "eigvalsh"
     SVD = "svd"
     SVDVALS = "svdvals"
+    # stats (scipy.stats decompositions): identity whose derivative is a located error
+    NO_DERIVATIVE = "no_derivative"
 
 
 _AXIS = (("axis", None),)
@@ -582,6 +584,10 @@ def _table() -> dict[Op, OpInfo]:
         Op.LOG_SOFTMAX: OpInfo("log_softmax", ("x",), (("axis", -1),), numpy="rt.log_softmax"),
         Op.LOGSUMEXP: OpInfo("logsumexp", ("x",), _REDUCE, numpy="rt.logsumexp"),
         **_special_table(),
+        # stats: ``rt.no_derivative(x, what)`` is ``x``; an active ``x`` is a located error
+        # (binom's integer n, the point of a discrete distribution, betainc's a and b)
+        Op.NO_DERIVATIVE: OpInfo("no_derivative", ("x",), (("what", ""),),
+                                 numpy="rt.no_derivative", torch="no_derivative"),
     }
     missing = set(Op) - set(t)
     assert not missing, f"ops without OpInfo: {missing}"

@@ -66,3 +66,7 @@ __all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "exp
             "gammainc", "gammaincc", "gammaln", "huber", "kl_div", "log_expit", "log_ndtr",
             "logit", "ndtr", "ndtri", "polygamma", "pseudo_huber", "rel_entr", "sinc", "svd",
             "xlog1py", "xlogy"]
+
+from ..ir.kernels import no_derivative  # noqa: E402  (stats: rt.no_derivative)
+
+__all__ += ["no_derivative"]
