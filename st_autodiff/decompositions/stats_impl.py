@@ -37,9 +37,10 @@ from .stats_kernels import betainc, betaincc, poch, stdtr
 
 SITE_LOCATED.add(__file__)
 
-_NORM_PDF_C = math.sqrt(2 * math.pi)
-_NORM_PDF_LOGC = math.log(_NORM_PDF_C)
-_LOG_PI = math.log(math.pi)
+# NumPy scalars, as SciPy's constants are: they keep float32 inputs' arithmetic in float64
+_NORM_PDF_C = np.sqrt(2 * np.pi)
+_NORM_PDF_LOGC = np.log(_NORM_PDF_C)
+_LOG_PI = np.log(np.pi)
 _INF = math.inf
 
 #: the support of each standard distribution, and a point inside it (the safe value)
@@ -140,6 +141,8 @@ def _pdf(dist: str, z: Any, p: tuple) -> Any:
         return 1.0 / np.pi / (1.0 + z * z)
     if dist == "uniform":
         return np.ones_like(z)
+    if dist == "beta":  # SciPy's kernel (Boost's beta density) computes in float64
+        p = tuple(np.asarray(v, dtype=np.float64) for v in p)
     return np.exp(_logpdf(dist, z, p))  # gamma, beta, chi2, logistic, lognorm
 
 

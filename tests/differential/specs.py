@@ -351,3 +351,7 @@ SPECS += (
     Spec("svd", "np.linalg.svd(a0, full_matrices=False)[0] ** 2", (Op.SVD,),
          (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
 )
+
+from .specs_stats import SPECS_STATS  # noqa: E402  (stats: scipy.stats distributions)
+
+SPECS += SPECS_STATS
