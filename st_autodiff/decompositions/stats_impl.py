@@ -267,15 +267,24 @@ def _isf(dist: str, q: Any, p: tuple) -> Any:
 # --- the public methods (rv_continuous's steps) -------------------------------------------
 
 
+def _standardised(ok: Any, x: Any, loc: Any, scale: Any, inside: float) -> Any:
+    """``(x - loc) / scale`` where ``ok``, else ``inside``; ``x`` is replaced by ``loc``
+    before the division, so that an infinite point (outside the support) sends no
+    ``0 * inf`` to the gradients of ``loc`` and ``scale``.  (The masks are computed from
+    SciPy's own ``z``, which gets no gradient.)"""
+    xs = np.where(ok, x, loc)
+    return np.where(ok, np.asarray((xs - loc) / scale, dtype=np.float64), inside)
+
+
 def density(dist: str, log: bool, x: Any, loc: Any, scale: Any, *p: Any) -> Any:
     """``dist.logpdf(x, *p, loc, scale)`` (``log``) or ``dist.pdf``."""
     lo, hi, inside = SUPPORT[dist]
     z = np.asarray((x - loc) / scale, dtype=np.float64)
     ok0 = _argcheck(p, scale)
     ok = ok0 & ((lo <= z) & (z <= hi)) & (scale > 0)
-    zs = np.where(ok, z, inside)
-    ps = _safe(p, ok0)
     ss = np.where(ok0, scale, 1.0)
+    zs = _standardised(ok, x, loc, ss, inside)
+    ps = _safe(p, ok0)
     if log:
         value = _logpdf(dist, zs, ps) - np.log(ss)
         outside = -_INF
@@ -293,7 +302,7 @@ def distribution(dist: str, method: str, x: Any, loc: Any, scale: Any, what: tup
     z = np.asarray((x - loc) / scale, dtype=np.float64)
     ok0 = _argcheck(p, scale)
     ok = ok0 & ((lo < z) & (z < hi)) & (scale > 0)
-    zs = np.where(ok, z, inside)
+    zs = _standardised(ok, x, loc, np.where(ok0, scale, 1.0), inside)
     ps = _safe(p, ok0)
     upper = method in ("cdf", "logcdf")
     end = (z >= hi) & ok0 if upper else ok0 & (z <= lo)
