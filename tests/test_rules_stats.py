@@ -294,3 +294,70 @@ def test_active_argument_without_derivative_is_located(fn, args, message, mode):
     assert loc.file == __file__ and loc.line == line, str(info.value)
     # the other argument alone is differentiable
     st.grad(fn, wrt=0)(*args)
+
+
+# --- multivariate normal (select_stats: Cholesky instead of SciPy's eigh) -----------------
+
+
+def _mvn(method):
+    def f(x, mean, cov):
+        return getattr(ss.multivariate_normal, method)(x, mean, cov)
+
+    return f
+
+
+def mvn_no_mean(x, cov):
+    return ss.multivariate_normal.logpdf(x, cov=cov)
+
+
+@pytest.mark.parametrize("method", ["logpdf", "pdf"])
+def test_multivariate_normal_values(method):
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(3, 3))
+    cov = a @ a.T + np.eye(3)
+    fn = _mvn(method)
+    for x, mean, c in ((rng.normal(size=3), rng.normal(size=3), cov),
+                       (rng.normal(size=(2, 4, 3)), rng.normal(size=3), cov),
+                       (rng.normal(size=3), np.zeros(3), np.array([1.0, 2.0, 0.5])),
+                       (rng.normal(size=5), 0.3, 2.0),
+                       (0.4, 0.3, 2.0)):
+        _same(_compiled_value(fn, [x, mean, c], 0), fn(x, mean, c))
+    x = rng.normal(size=(4, 3))
+    _same(_compiled_value(mvn_no_mean, [x, cov], 0), mvn_no_mean(x, cov))
+
+
+def mvn_sum(x, mean, factor):
+    return np.sum(ss.multivariate_normal.logpdf(x, mean, factor @ factor.T + np.eye(2)))
+
+
+def test_multivariate_normal_gradient_in_the_covariance():
+    rng = np.random.default_rng(1)
+    x, mean, factor = rng.normal(size=(5, 2)), rng.normal(size=2), rng.normal(size=(2, 2))
+    gm, gf = st.grad(mvn_sum, wrt=(1, 2))(x, mean, factor)
+    cov = factor @ factor.T + np.eye(2)
+    inv = np.linalg.inv(cov)
+    dev = x - mean
+    np.testing.assert_allclose(gm, inv @ dev.sum(axis=0), rtol=1e-10)
+    # d/dC = -n/2 C^-1 + 1/2 C^-1 (sum dev dev^T) C^-1; dC/dF: G -> (G + G^T) F
+    gc = -0.5 * len(x) * inv + 0.5 * inv @ dev.T @ dev @ inv
+    np.testing.assert_allclose(gf, (gc + gc.T) @ factor, rtol=1e-10)
+
+
+def mvn_frozen(x, mean, factor):
+    frozen = ss.multivariate_normal(mean, factor @ factor.T + np.eye(2))
+    return frozen.logpdf(x) + frozen.pdf(x)
+
+
+def test_frozen_multivariate_normal():
+    rng = np.random.default_rng(2)
+    args = (rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(2, 2)))
+    value, pull = st.vjp(mvn_frozen, *args)
+    _same(value, mvn_frozen(*args))
+    gx, gm, gf = pull(np.ones(3))
+    h = 1e-6
+    for k, g in enumerate((gx, gm, gf)):
+        d = rng.normal(size=np.shape(args[k]))
+        plus = [a + h * d if i == k else a for i, a in enumerate(args)]
+        minus = [a - h * d if i == k else a for i, a in enumerate(args)]
+        fd = (np.sum(mvn_frozen(*plus)) - np.sum(mvn_frozen(*minus))) / (2 * h)
+        np.testing.assert_allclose(np.sum(g * d), fd, rtol=1e-6)

@@ -25,9 +25,12 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from . import stats_discrete_impl as discrete
 from . import stats_impl as impl
-from .common import Selection, Unsupported
+from .common import Node, Selection, Unsupported, shape_of
+from .stats_multivariate_impl import frozen_mvn, mvn_logpdf
 
 #: continuous distributions: the class name of SciPy's object -> (our name, shapes)
 CONTINUOUS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -115,6 +118,47 @@ def _discrete(name: str, shapes: tuple[str, ...], method: str) -> Callable[..., 
     return select
 
 
+def _mvn_parameters(mean: Any, cov: Any, allow_singular: Any) -> tuple[Any, Any, int, int]:
+    """``mean``, ``cov``, the kind of ``cov`` (0-d, 1-d, 2-d) and the dimension, as SciPy's
+    ``_process_parameters`` finds them (shapes only; values are checked at run time)."""
+    if allow_singular is not False:
+        raise Unsupported("allow_singular=True is not supported (only a positive definite "
+                          "covariance is)")
+    if not isinstance(cov, (Node, int, float, list, tuple, np.ndarray)):
+        raise Unsupported("a Covariance object is not supported: pass the matrix")
+    cshape = shape_of(cov, "cov")
+    if mean is not None:
+        mshape = shape_of(mean, "mean")
+        dim = mshape[0] if len(mshape) == 1 else 1
+    else:
+        dim = cshape[0] if cshape else 1
+        mean = np.zeros(dim)
+    if len(cshape) > 2 or len(cshape) == 2 and cshape != (dim, dim) or \
+            len(cshape) == 1 and cshape[0] != dim:
+        raise Unsupported(f"cov of shape {cshape} does not match dimension {dim}")
+    return mean, cov, len(cshape), dim
+
+
+def _mvn_frozen(mean: Any = None, cov: Any = 1, allow_singular: Any = False, seed: Any = None
+                ) -> Selection:
+    """``multivariate_normal(mean, cov)``: a frozen distribution with logpdf and pdf."""
+    mean, cov, cov_kind, dim = _mvn_parameters(mean, cov, allow_singular)
+    return frozen_mvn, (mean, cov, cov_kind, dim)
+
+
+def _mvn(method: str) -> Callable[..., Selection]:
+    """``multivariate_normal.logpdf/pdf(x, mean=None, cov=1, allow_singular=False)``."""
+
+    def select(x: Any, mean: Any = None, cov: Any = 1, allow_singular: Any = False
+               ) -> Selection:
+        mean, cov, cov_kind, dim = _mvn_parameters(mean, cov, allow_singular)
+        xnd = len(shape_of(x, "x"))
+        x_kind = 0 if xnd == 0 else (2 if dim == 1 else 1) if xnd == 1 else 3
+        return mvn_logpdf, (x, mean, cov, cov_kind, dim, x_kind, method == "logpdf")
+
+    return select
+
+
 def _table() -> dict[tuple[str, str], Callable[..., Selection]]:
     table: dict[tuple[str, str], Callable[..., Selection]] = {}
     for cls, (name, shapes) in CONTINUOUS.items():
@@ -124,6 +168,8 @@ def _table() -> dict[tuple[str, str], Callable[..., Selection]]:
     for cls, (name, shapes) in DISCRETE.items():
         for m in _DISCRETE:
             table[cls, m] = _discrete(name, shapes, m)
+    for m in ("logpdf", "pdf"):
+        table["multivariate_normal_gen", m] = _mvn(m)
     return table
 
 
@@ -153,12 +199,18 @@ def _nan(v: Any) -> bool:
 def lookup(fn: Any) -> Callable[..., Selection] | None:
     """The selector of a scipy.stats distribution method ``fn``, or None."""
     if not isinstance(fn, types.MethodType):
-        return None
+        multi = sys.modules.get("scipy.stats._multivariate")
+        gen = getattr(multi, "multivariate_normal_gen", None)
+        return _mvn_frozen if gen is not None and type(fn) is gen else None
     obj = fn.__self__
     cls = type(obj).__name__
     select = _TABLE.get((cls, fn.__name__))
     if select is None:
         return None
+    if cls == "multivariate_normal_gen":
+        multi = sys.modules.get("scipy.stats._multivariate")
+        own = getattr(getattr(multi, cls, None), fn.__name__, None)
+        return select if fn.__func__ is own else None
     infra = sys.modules.get("scipy.stats._distn_infrastructure")
     if infra is None:
         return None

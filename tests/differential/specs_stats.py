@@ -130,8 +130,15 @@ def _discrete() -> list[Spec]:
 
 def _multivariate() -> list[Spec]:
     # the compiler reads SciPy's own source for dirichlet
-    return [_spec("dirichlet", m, "a0 / np.sum(a0), a1", (((3,), (3,)),),
-                  ("positive", "positive"), ops=(Op.SUM,)) for m in _DENSITY]
+    out = [_spec("dirichlet", m, "a0 / np.sum(a0), a1", (((3,), (3,)),),
+                 ("positive", "positive"), ops=(Op.SUM,)) for m in _DENSITY]
+    out += [_spec("multivariate_normal", m, "a0, a1, a2 @ a2.T + np.eye(3)",
+                  (((3,), (3,), (3, 3)), ((2, 3), (3,), (3, 3))), ("real", "real", "real"),
+                  ops=(Op.CHOLESKY, Op.SOLVE)) for m in _DENSITY]
+    out += [_spec("multivariate_normal", "logpdf", "a0, cov=a1", (((4,), ()), ((2, 1), ())),
+                  ("real", "positive"), ops=(Op.CHOLESKY,), tag="-scalar-cov",
+                  jax=None)]
+    return out
 
 
 def _frozen() -> list[Spec]:
@@ -151,6 +158,10 @@ def _frozen() -> list[Spec]:
         Spec("stats-frozen-nbinom.pmf", "import scipy.stats as ss\n"
              f"return ss.nbinom(a0, p=a1).pmf({_K})", (Op.NO_DERIVATIVE,), _DISCRETE_2,
              ("positive", "prob"), None, jax=_jax("nbinom", "pmf", f"f({_K}, a0, a1)")),
+        Spec("stats-frozen-multivariate_normal.logpdf", "import scipy.stats as ss\n"
+             "return ss.multivariate_normal(a1, a2 @ a2.T + np.eye(3)).logpdf(a0)",
+             (Op.CHOLESKY,), (((2, 3), (3,), (3, 3)),), ("real", "real", "real"), None,
+             jax=_jax("multivariate_normal", "logpdf", "f(a0, a1, a2 @ a2.T + np.eye(3))")),
         Spec("stats-keywords-t.logpdf", "import scipy.stats as ss\n"
              "return ss.t.logpdf(x=a0, df=a1, scale=a2)", (Op.WHERE,), _P1,
              ("real", "positive", "positive"), None,
