@@ -7,14 +7,16 @@ public method is ``rv_continuous``'s/``rv_discrete``'s own (a subclass that over
 it, or a distribution built with other support bounds, is left to the compiler, which
 reads SciPy's source).  The selector binds the arguments as SciPy's ``_parse_args`` does
 (shape parameters by position or name, then ``loc`` and ``scale``) and returns the
-implementation of ``stats_impl`` (continuous) or ``stats_discrete_impl``.  Methods left
-out here (``ppf``/``isf`` of ``t``, ``gamma``, ``beta``, ``chi2``, ``cauchy``; ``ppf``
-of discrete distributions) are also read from SciPy's source.
+implementation of ``stats_impl`` (continuous), ``stats_discrete_impl`` or
+``stats_multivariate_impl`` (``multivariate_normal.logpdf``/``pdf`` and the frozen
+``multivariate_normal(mean, cov)``).  The ``ppf`` of discrete distributions is left to the
+compiler, which reads SciPy's source.
 
 Non-differentiable arguments, named for the located error of ``rt.no_derivative``:
 ``binom``'s ``n`` and every discrete point ``k`` and ``loc`` (integers); ``df`` of ``t``,
 ``a`` of ``gamma``, ``df`` of ``chi2`` and ``a``, ``b`` of ``beta`` in their ``cdf``,
-``sf``, ``logcdf`` and ``logsf`` (no closed form); ``nbinom``'s ``n`` in those too.
+``sf``, ``logcdf``, ``logsf``, ``ppf`` and ``isf`` (no closed form); ``nbinom``'s ``n`` in
+its distribution functions too.
 SciPy is never imported here: a program that calls these methods has imported it.
 """
 
@@ -48,8 +50,9 @@ DISCRETE: dict[str, tuple[str, tuple[str, ...]]] = {
 _KERNEL = {"t": "stdtr", "gamma": "gammainc", "beta": "betainc", "chi2": "gammainc"}
 _DENSITY = ("logpdf", "pdf")
 _DISTRIBUTION = ("cdf", "logcdf", "sf", "logsf")
-#: the distributions whose ppf/isf have a closed-form derivative
-_QUANTILE = ("norm", "expon", "laplace", "logistic", "lognorm", "uniform")
+#: every continuous distribution has its ppf/isf here (in the shape parameters of t,
+#: gamma, beta and chi2 they have no closed-form derivative)
+_QUANTILE = tuple(name for name, _ in CONTINUOUS.values())
 _DISCRETE = ("pmf", "logpmf", "cdf", "logcdf", "sf", "logsf")
 
 
@@ -97,7 +100,10 @@ def _continuous(name: str, shapes: tuple[str, ...], method: str
                          f"function, {_KERNEL.get(name, '')}, has none in closed form)"
                          for s in shapes)
             return impl.distribution, (name, method, x, loc, scale, what, *p)
-        return impl.quantile, (name, method == "isf", x, loc, scale, *p)
+        what = tuple(f"scipy.stats.{name}.{method} has no derivative in {s} (its "
+                     f"function, the inverse of {_KERNEL.get(name, '')}, has none in closed "
+                     "form)" for s in shapes)
+        return impl.quantile, (name, method == "isf", x, loc, scale, what, *p)
 
     return select
 

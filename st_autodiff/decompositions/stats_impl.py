@@ -33,7 +33,19 @@ import numpy as np
 
 from ..ir import kernels as rt
 from .common import SITE_LOCATED
-from .stats_kernels import betainc, betaincc, poch, stdtr
+from .stats_kernels import (
+    beta_ppf,
+    betainc,
+    betaincc,
+    betainccinv,
+    cauchy_isf,
+    cauchy_ppf,
+    gammainccinv,
+    gammaincinv,
+    poch,
+    stdtr,
+    stdtrit,
+)
 
 SITE_LOCATED.add(__file__)
 
@@ -234,9 +246,21 @@ def _logsf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
                     np.log1p(-np.where(upper, 0.5, cdf)))
 
 
-def _ppf(dist: str, q: Any, p: tuple) -> Any:
+def _ppf(dist: str, q: Any, p: tuple, what: tuple) -> Any:
     if dist == "norm":
         return rt.ndtri(q)
+    if dist == "t":
+        big, df = _infinite_df(p[0])
+        return np.where(big, rt.ndtri(q), stdtrit(rt.no_derivative(df, what=what[0]), q))
+    if dist == "gamma":
+        return gammaincinv(rt.no_derivative(p[0], what=what[0]), q)
+    if dist == "chi2":
+        return 2 * gammaincinv(rt.no_derivative(p[0], what=what[0]) / 2, q)
+    if dist == "beta":
+        a, b = _nd(p, what)
+        return beta_ppf(q, a, b)
+    if dist == "cauchy":
+        return cauchy_ppf(q)
     if dist == "expon":
         return -np.log1p(-q)
     if dist == "laplace":
@@ -250,18 +274,30 @@ def _ppf(dist: str, q: Any, p: tuple) -> Any:
     return q  # uniform
 
 
-def _isf(dist: str, q: Any, p: tuple) -> Any:
+def _isf(dist: str, q: Any, p: tuple, what: tuple) -> Any:
     if dist == "norm":
         return -rt.ndtri(q)
+    if dist == "t":
+        big, df = _infinite_df(p[0])
+        return np.where(big, -rt.ndtri(q), -stdtrit(rt.no_derivative(df, what=what[0]), q))
+    if dist == "gamma":
+        return gammainccinv(rt.no_derivative(p[0], what=what[0]), q)
+    if dist == "chi2":
+        return 2 * gammainccinv(rt.no_derivative(p[0], what=what[0]) / 2, q)
+    if dist == "beta":
+        a, b = _nd(p, what)
+        return betainccinv(a, b, q)
+    if dist == "cauchy":
+        return cauchy_isf(q)
     if dist == "expon":
         return -np.log(q)
     if dist == "laplace":
-        return -_ppf(dist, q, p)
+        return -_ppf(dist, q, p, what)
     if dist == "logistic":
         return -rt.logit(q)
     if dist == "lognorm":
         return np.exp(p[0] * -rt.ndtri(q))
-    return _ppf(dist, 1.0 - q, p)  # uniform: rv_continuous._isf
+    return _ppf(dist, 1.0 - q, p, what)  # uniform: rv_continuous._isf
 
 
 # --- the public methods (rv_continuous's steps) -------------------------------------------
@@ -318,7 +354,8 @@ def distribution(dist: str, method: str, x: Any, loc: Any, scale: Any, what: tup
     return _result(np.where(ok, value, np.where(bad, np.nan, np.where(end, at_end, outside))))
 
 
-def quantile(dist: str, inverse: bool, q: Any, loc: Any, scale: Any, *p: Any) -> Any:
+def quantile(dist: str, inverse: bool, q: Any, loc: Any, scale: Any, what: tuple,
+             *p: Any) -> Any:
     """``dist.ppf(q, *p, loc, scale)`` or (``inverse``) ``dist.isf``."""
     lo, hi, _inside = SUPPORT[dist]
     q = np.asarray(q)
@@ -327,7 +364,7 @@ def quantile(dist: str, inverse: bool, q: Any, loc: Any, scale: Any, *p: Any) ->
     qs = np.where(ok, q, 0.5)
     ps = _safe(p, ok0)
     ss = np.where(ok0, scale, 1.0)
-    core = _isf(dist, qs, ps) if inverse else _ppf(dist, qs, ps)
+    core = _isf(dist, qs, ps, what) if inverse else _ppf(dist, qs, ps, what)
     value = np.asarray(core * ss + loc, dtype=np.float64)
     low = np.full(np.shape(value), lo) if lo == -_INF else lo * ss + loc
     high = np.full(np.shape(value), hi) if hi == _INF else hi * ss + loc

@@ -103,6 +103,13 @@ def _continuous() -> list[Spec]:
     out += [_spec("t", m, "a0, a1, a2, a3", _P2, ("real", "positive", "real", "positive"))
             for m in _DENSITY]
     out += [_spec("t", m, "a0, 3.5, a1, a2", _P1, real, ops=(Op.CALL,)) for m in _DISTRIBUTION]
+    prob = ("prob", "real", "positive")
+    out += [_spec("t", m, "a0, 3.5, a1, a2", _P1, prob, ops=(Op.CALL,)) for m in ("ppf", "isf")]
+    out += [_spec(d, m, "a0, 2.5, a1, a2", _P1, prob, ops=(Op.CALL,))
+            for d in ("gamma", "chi2") for m in ("ppf", "isf")]
+    out += [_spec("beta", m, "a0, 2.5, 1.7, a1, a2", _P1, prob, ops=(Op.CALL,))
+            for m in ("ppf", "isf")]
+    out += [_spec("cauchy", m, "a0, a1, a2", _P1, prob, ops=(Op.CALL,)) for m in ("ppf", "isf")]
     # bounded on both sides: the point is loc + scale * a0 (0 < a0 < 1)
     out += [_spec("beta", m, "a3 + a4 * a0, a1, a2, a3, a4", _P3,
                   ("prob", "positive", "positive", "real", "positive")) for m in _DENSITY]
