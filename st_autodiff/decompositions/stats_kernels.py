@@ -127,8 +127,14 @@ def beta_density(a: Any, b: Any, x: Any) -> Any:
     return np.exp(rt.xlog1py(b - 1.0, -x) + rt.xlogy(a - 1.0, x) - rt.betaln(a, b))
 
 
+def _like(grad: Any, arg: Any) -> Any:
+    """``grad`` summed over the axes that broadcasting added to ``arg`` (the rules are
+    read again for second order, where nothing else reduces them)."""
+    return rt.unbroadcast(grad, np.shape(arg))
+
+
 def _stdtr_vjp(g: Any, out: Any, df: Any, x: Any) -> tuple:
-    return None, g * t_density(df, x)
+    return None, _like(g * t_density(df, x), x)
 
 
 def _stdtr_jvp(df: Any, x: Any, tdf: Any, tx: Any) -> Any:
@@ -136,7 +142,7 @@ def _stdtr_jvp(df: Any, x: Any, tdf: Any, tx: Any) -> Any:
 
 
 def _betainc_vjp(g: Any, out: Any, a: Any, b: Any, x: Any) -> tuple:
-    return None, None, g * beta_density(a, b, x)
+    return None, None, _like(g * beta_density(a, b, x), x)
 
 
 def _betainc_jvp(a: Any, b: Any, x: Any, ta: Any, tb: Any, tx: Any) -> Any:
@@ -144,7 +150,7 @@ def _betainc_jvp(a: Any, b: Any, x: Any, ta: Any, tb: Any, tx: Any) -> Any:
 
 
 def _betaincc_vjp(g: Any, out: Any, a: Any, b: Any, x: Any) -> tuple:
-    return None, None, -(g * beta_density(a, b, x))
+    return None, None, _like(-(g * beta_density(a, b, x)), x)
 
 
 def _betaincc_jvp(a: Any, b: Any, x: Any, ta: Any, tb: Any, tx: Any) -> Any:
@@ -153,7 +159,7 @@ def _betaincc_jvp(a: Any, b: Any, x: Any, ta: Any, tb: Any, tx: Any) -> Any:
 
 def _poch_vjp(g: Any, out: Any, a: Any, m: Any) -> tuple:
     up = rt.digamma(a + m)
-    return g * (out * (up - rt.digamma(a))), g * (out * up)
+    return _like(g * (out * (up - rt.digamma(a))), a), _like(g * (out * up), m)
 
 
 def _poch_jvp(a: Any, m: Any, ta: Any, tm: Any) -> Any:
@@ -168,7 +174,7 @@ def gamma_density(a: Any, x: Any) -> Any:
 
 
 def _stdtrit_vjp(g: Any, out: Any, df: Any, q: Any) -> tuple:
-    return None, g / t_density(df, out)
+    return None, _like(g / t_density(df, out), q)
 
 
 def _stdtrit_jvp(df: Any, q: Any, tdf: Any, tq: Any) -> Any:
@@ -176,7 +182,7 @@ def _stdtrit_jvp(df: Any, q: Any, tdf: Any, tq: Any) -> Any:
 
 
 def _gammaincinv_vjp(g: Any, out: Any, a: Any, q: Any) -> tuple:
-    return None, g / gamma_density(a, out)
+    return None, _like(g / gamma_density(a, out), q)
 
 
 def _gammaincinv_jvp(a: Any, q: Any, ta: Any, tq: Any) -> Any:
@@ -184,7 +190,7 @@ def _gammaincinv_jvp(a: Any, q: Any, ta: Any, tq: Any) -> Any:
 
 
 def _gammainccinv_vjp(g: Any, out: Any, a: Any, q: Any) -> tuple:
-    return None, -g / gamma_density(a, out)
+    return None, _like(-g / gamma_density(a, out), q)
 
 
 def _gammainccinv_jvp(a: Any, q: Any, ta: Any, tq: Any) -> Any:
@@ -192,7 +198,7 @@ def _gammainccinv_jvp(a: Any, q: Any, ta: Any, tq: Any) -> Any:
 
 
 def _beta_ppf_vjp(g: Any, out: Any, q: Any, a: Any, b: Any) -> tuple:
-    return g / beta_density(a, b, out), None, None
+    return _like(g / beta_density(a, b, out), q), None, None
 
 
 def _beta_ppf_jvp(q: Any, a: Any, b: Any, tq: Any, ta: Any, tb: Any) -> Any:
@@ -200,7 +206,7 @@ def _beta_ppf_jvp(q: Any, a: Any, b: Any, tq: Any, ta: Any, tb: Any) -> Any:
 
 
 def _betainccinv_vjp(g: Any, out: Any, a: Any, b: Any, q: Any) -> tuple:
-    return None, None, -g / beta_density(a, b, out)
+    return None, None, _like(-g / beta_density(a, b, out), q)
 
 
 def _betainccinv_jvp(a: Any, b: Any, q: Any, ta: Any, tb: Any, tq: Any) -> Any:
