@@ -76,9 +76,9 @@ _SPELLINGS = {"np": "numpy", "math": "math", "sl": "scipy.linalg", "sp": "scipy.
 
 def _exercised() -> tuple[set[str], set[str]]:
     """The catalogue names the differential specs call, and the ops they reach."""
-    from st_autodiff.ir.kernels_special import SCIPY_NAMES
-
     from differential.specs import SPECS  # (tests/ is on sys.path, as for every test)
+
+    from st_autodiff.ir.kernels_special import SCIPY_NAMES
 
     names: set[str] = set()
     for spec in SPECS:

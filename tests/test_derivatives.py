@@ -682,6 +682,7 @@ def test_every_op_has_exactly_one_kind() -> None:
 #: test_unsupported_uses_raise_rule_error): a registered VJP differentiated again; a
 #: passed-through call whose result is active (tests/test_effects.py)
 RAISING = {Op.CALL_VJP, Op.OPAQUE_CALL}
+RAISING.add(Op.NO_DERIVATIVE)  # stats: its rule is a located error (test_rules_stats.py)
 
 
 #: list rules take lists, which this table cannot hold: the "list" category of the control

@@ -52,6 +52,7 @@ _LINALG = {Op.MATMUL, Op.DOT, Op.VDOT, Op.INNER, Op.OUTER, Op.TENSORDOT, Op.EINS
 _INDEX = {Op.GETITEM, Op.SETITEM, Op.INDEX_ADD, Op.SCATTER_ADD}
 _LISTS = {op for op in Op if op.value.startswith("list")}
 _STRUCT = {Op.TUPLE, Op.ITEM, Op.SHAPE, Op.STOP_GRADIENT, Op.CONST}
+_STRUCT.add(Op.NO_DERIVATIVE)  # stats: identity
 #: ops whose result shape counts a runtime list's items: typed with an unknown shape
 _UNKNOWN_SHAPE = {Op.LIST_STACK, Op.LIST_CATENATE, Op.NONZERO}
 

@@ -21,7 +21,7 @@ import numpy as np
 from . import numpy_impl as impl
 from . import select_linalg as la
 from . import select_linalg_more as la_more  # linalg family (issue 11)
-from . import select_scipy
+from . import select_scipy, select_stats
 from .common import (
     NO,
     Node,
@@ -441,4 +441,6 @@ def lookup(fn: Any) -> Callable[..., Selection] | None:
     if getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == "reduce":
         return _logaddexp_reduce  # a new bound method object on every attribute read
     found = _TABLE.get(id(fn))
+    if found is None:  # stats: scipy.stats distribution methods (select_stats.py)
+        found = select_stats.lookup(fn)
     return found if found is not None else select_scipy.lookup(fn)

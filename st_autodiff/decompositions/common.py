@@ -15,6 +15,11 @@ from ..ir.ops import Op
 Selection = tuple[Callable[..., Any], tuple]
 
 
+#: stats: implementation files whose nodes the lowering locates at the user's call (their
+#: errors, such as an active integer argument, then point at the user's line)
+SITE_LOCATED: set[str] = set()
+
+
 class Unsupported(TypeError):
     """A use of a decomposed function that the decomposition does not cover."""
 

@@ -413,6 +413,7 @@ def _table() -> dict[Op, Rule]:
     t.update({Op.SOFTMAX: _softmax, Op.LOG_SOFTMAX: _softmax})
     t.update({op: _same_shape for op in (Op.ASTYPE, Op.ASARRAY, Op.ZEROS_LIKE, Op.ONES_LIKE,
                                          Op.FULL_LIKE)})
+    t[Op.NO_DERIVATIVE] = _stop_gradient  # stats: identity
     t.update({Op.STOP_GRADIENT: _stop_gradient, Op.ZEROS: _zeros, Op.ONES: _zeros,
               Op.FULL: _zeros, Op.EYE: _eye, Op.ARANGE: _arange, Op.LINSPACE: _linspace,
               Op.TUPLE: _tuple, Op.ITEM: _item, Op.SHAPE: _shape, Op.CONST: _const,

@@ -112,6 +112,13 @@ def stop_gradient(x: Any) -> Any:
     return x
 
 
+def no_derivative(x: Any, what: str = "") -> Any:
+    """``x`` itself (stats): an argument with no derivative (an integer count, a shape
+    parameter of ``betainc``); the compiler refuses it, with its location, when it is
+    active."""
+    return x
+
+
 def index_add(x: Any, g: Any, index: tuple) -> Any:
     """A copy of ``x`` with ``g`` added at ``index`` (the functional form)."""
     return index_add_(x.copy(), index, g)

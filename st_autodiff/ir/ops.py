@@ -305,6 +305,8 @@ class Op(enum.Enum):
     MATRIX_EXP = "matrix_exp"
     LU = "lu"
 
+    # stats (scipy.stats decompositions): identity whose derivative is a located error
+    NO_DERIVATIVE = "no_derivative"
 
 def _linalg_more_table() -> dict[Op, OpInfo]:
     """The linalg family's ops: NumPy reaches them through ``decompositions`` (their
@@ -634,6 +636,10 @@ def _table() -> dict[Op, OpInfo]:
         **_special_table(),
         **_fft_table(),
         **_linalg_more_table(),
+        # stats: ``rt.no_derivative(x, what)`` is ``x``; an active ``x`` is a located error
+        # (binom's integer n, the point of a discrete distribution, betainc's a and b)
+        Op.NO_DERIVATIVE: OpInfo("no_derivative", ("x",), (("what", ""),),
+                                 numpy="rt.no_derivative", torch="no_derivative"),
     }
     missing = set(Op) - set(t)
     assert not missing, f"ops without OpInfo: {missing}"

@@ -75,3 +75,6 @@ __all__ += ["cdiv", "cmul", "fft_c2c", "fft_c2r", "fft_r2c"]
 from ..ir.kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: E402
 
 __all__ += ["eig", "eigvals", "lu", "matrix_exp", "qr"]
+from ..ir.kernels import no_derivative  # noqa: E402  (stats: rt.no_derivative)
+
+__all__ += ["no_derivative"]

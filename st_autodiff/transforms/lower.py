@@ -34,6 +34,7 @@ import libcst as cst
 import numpy as np
 
 from .. import trees
+from ..decompositions.common import SITE_LOCATED
 from ..errors import (
     CompileError,
     EvaluationError,
@@ -157,6 +158,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.b = GraphBuilder(name, _evaluate if evaluate else None)
         self.fn_stack: list[ParsedFunction] = []
         self.code_stack: list[Any] = []
+        self.user_sites: list[Loc] = []  # stats: the user's calls into library code
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.entry_params: dict[int, dict[str, Any]] = {}  # id(scope): its bound arguments
         self.global_consts: dict[tuple[int, str], Node] = {}
@@ -183,7 +185,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         return self.fn_stack[-1]
 
     def loc(self, node: cst.CSTNode) -> Loc:
-        return self.fn.loc(node)
+        loc = self.fn.loc(node)
+        if self.user_sites and loc.file in SITE_LOCATED:  # stats: at the user's call
+            return self.user_sites[-1]
+        return loc
 
     def fail(self, message: str, node: cst.CSTNode, hint: str | None = None,
              kind: type[CompileError] = UnsupportedSyntaxError) -> CompileError:
@@ -587,6 +592,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.guards.merge(getattr(fn, "__st_guards__", None))  # a gradient's own reads
         outer = python_resolver(fn, self.const_of_global, self.guards)
         self.code_stack.append(fn.__code__)
+        site = self.loc(where)  # stats: the nearest call from the user's own code
+        self.user_sites.append(site if library_errors.library_of(site.file) is None else
+                               self.user_sites[-1] if self.user_sites else site)
         try:
             return self.lower_function(parsed, args, kwargs, Scope(None, outer), where)
         except CompileError as exc:  # in library code: also say where the user called it
@@ -594,6 +602,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             raise
         finally:
             self.code_stack.pop()
+            self.user_sites.pop()
 
 
 def _is_array(value: Any) -> bool:

@@ -365,3 +365,7 @@ SPECS += SPECS_FFT
 from .specs_linalg import SPECS_LINALG  # noqa: E402  (linalg family)
 
 SPECS += SPECS_LINALG
+
+from .specs_stats import SPECS_STATS  # noqa: E402  (stats: scipy.stats distributions)
+
+SPECS += SPECS_STATS
