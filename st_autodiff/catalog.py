@@ -33,7 +33,12 @@ MODULES: dict[str, str] = {
     "math": "math", "scipy.special": "scipy.special", "scipy.linalg": "scipy.linalg",
     "scipy.signal": "scipy.signal", "scipy.spatial.distance": "scipy.spatial.distance",
     "scipy.fft": "scipy.fft", "scipy.integrate": "scipy.integrate",
+    "scipy.stats": "scipy.stats",
 }
+
+#: the methods of scipy.stats distribution objects that are looked up (``norm.logpdf``)
+STATS_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "pmf",
+                 "logpmf")
 
 #: Library functions the compiler differentiates by compiling their own Python source:
 #: no table names them, so they are listed here (each has a differential spec).
@@ -42,7 +47,7 @@ FROM_SOURCE: dict[str, tuple[str, ...]] = {
     "numpy.linalg": ("cross", "diagonal", "matmul", "matrix_power", "matrix_transpose",
                      "outer", "tensordot", "tensorinv", "vecdot"),
     "scipy.special": (),
-    "scipy.stats": (),
+    "scipy.stats": ("dirichlet.logpdf", "dirichlet.pdf"),
     "scipy.linalg": ("coshm", "khatri_rao", "norm", "orth", "polar", "sinhm"),
     "scipy.integrate": ("cumulative_simpson", "cumulative_trapezoid", "simpson", "trapezoid"),
 }
@@ -66,6 +71,14 @@ class Entry:
 
 
 def _public(module: Any) -> Iterator[tuple[str, Any]]:
+    if module.__name__ == "scipy.stats":  # the methods of its distribution objects
+        for name in sorted(n for n in dir(module) if not n.startswith("_")):
+            obj = getattr(module, name)
+            if type(obj).__name__.endswith("_gen"):
+                for method in STATS_METHODS:
+                    if hasattr(obj, method):
+                        yield f"{name}.{method}", getattr(obj, method)
+        return
     names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
     for name in sorted(set(names)):
         obj = getattr(module, name, None)
@@ -119,7 +132,10 @@ def entries(import_missing: bool = False) -> list[Entry]:
                 out.setdefault(full, Entry(full, family, *found))
         for name in FROM_SOURCE.get(family, ()):
             full = f"{family}.{name}"
-            if getattr(module, name, None) is not None and full not in out:
+            obj: Any = module
+            for part in name.split("."):
+                obj = getattr(obj, part, None)
+            if obj is not None and full not in out:
                 out[full] = Entry(full, family, "source")
     for family, names in FROM_SOURCE.items():
         if family not in MODULES:
