@@ -52,6 +52,29 @@ FROM_SOURCE: dict[str, tuple[str, ...]] = {
     "scipy.integrate": ("cumulative_simpson", "cumulative_trapezoid", "simpson", "trapezoid"),
 }
 
+def _stats_notes() -> dict[str, str]:
+    notes: dict[str, str] = {}
+    for dist, shapes in (("t", "df"), ("gamma", "a"), ("chi2", "df"), ("beta", "a, b")):
+        for m in ("cdf", "logcdf", "sf", "logsf", "ppf", "isf"):
+            notes[f"scipy.stats.{dist}.{m}"] = f"not in {shapes} (no closed form)"
+    for dist in ("poisson", "binom", "nbinom"):
+        for m in ("pmf", "logpmf", "cdf", "logcdf", "sf", "logsf"):
+            notes[f"scipy.stats.{dist}.{m}"] = "not in the point k or loc (integers)"
+    for m in ("pmf", "logpmf", "cdf", "logcdf", "sf", "logsf"):
+        notes[f"scipy.stats.binom.{m}"] += "; not in n"
+    for m in ("cdf", "logcdf", "sf", "logsf"):
+        notes[f"scipy.stats.nbinom.{m}"] += "; not in n"
+    return notes
+
+
+#: What an entry is not differentiable in (an active value there is a located error).
+NOTES: dict[str, str] = {
+    **_stats_notes(),
+    "scipy.integrate.odeint": "first order only; not in func",
+    "scipy.integrate.solve_ivp": "first order only; needs t_eval; not in fun",
+    "scipy.integrate.quad": "first order only; not in func or infinite limits",
+}
+
 #: Library functions a table names that are still not differentiable: a constant argument
 #: is computed while compiling, an active one is a located error (see each note).
 REFUSED_WHEN_ACTIVE: dict[str, str] = {
@@ -194,6 +217,7 @@ def markdown(items: list[Entry]) -> str:
     for e in items:
         if e.family != family:
             family = e.family
-            lines += ["", f"## {family}", "", "| function | how | detail |", "|---|---|---|"]
-        lines.append(f"| `{e.name}` | {e.how} | {e.detail} |")
+            lines += ["", f"## {family}", "", "| function | how | detail | not differentiable in |",
+                      "|---|---|---|---|"]
+        lines.append(f"| `{e.name}` | {e.how} | {e.detail} | {NOTES.get(e.name, '')} |")
     return "\n".join(lines) + "\n"
