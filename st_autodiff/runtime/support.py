@@ -66,3 +66,9 @@ __all__ += ["betaln", "boxcox", "digamma", "entr", "erf", "erfc", "erfinv", "exp
             "gammainc", "gammaincc", "gammaln", "huber", "kl_div", "log_expit", "log_ndtr",
             "logit", "ndtr", "ndtri", "polygamma", "pseudo_huber", "rel_entr", "sinc", "svd",
             "xlog1py", "xlogy"]
+
+# special family (issue 11): the scipy.special ops of ir/kernels_special_more
+from ..ir.kernels_special_more import KERNELS as _SPECIAL_MORE  # noqa: E402
+
+globals().update(_SPECIAL_MORE)
+__all__ += sorted(_SPECIAL_MORE)

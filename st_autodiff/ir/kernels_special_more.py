@@ -1,0 +1,46 @@
+"""Kernels of the special family's scipy.special ops, reached as ``rt.<name>``.
+
+Each op runs SciPy's own ufunc (``scipy.special.<name>``), so values and dtypes
+(``float32`` in, ``float32`` out) are SciPy's to the last bit.  Ops whose name NumPy
+already uses (``log1p``, ``expm1``, ``cbrt``, ``exp2``) are ``sp_<name>`` here: SciPy's
+kernels are not NumPy's.  ``riemann_zeta`` is ``scipy.special.zeta(x)`` without ``q``.
+SciPy is imported on first use (see ``kernels_special``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .kernels_special import _sp
+
+#: op name (``rt.<name>``) -> scipy.special attribute name
+_SCIPY_ATTR: dict[str, str] = {
+    **{name: name for name in (
+        "gamma", "rgamma", "gammasgn", "loggamma", "erfcinv", "erfcx", "erfi", "dawsn",
+        "i0", "i0e", "i1", "i1e", "j0", "j1", "y0", "y1", "k0", "k0e", "k1", "k1e", "exp1",
+        "expi", "spence", "cosm1", "exprel", "exp10", "sindg", "cosdg", "beta", "iv", "ive",
+        "jv", "yv", "yn", "kv", "kve", "zeta", "expn", "boxcox1p", "inv_boxcox", "owens_t",
+        "binom", "poch", "betainc")},
+    "sp_log1p": "log1p", "sp_expm1": "expm1", "sp_cbrt": "cbrt", "sp_exp2": "exp2",
+    "riemann_zeta": "zeta",
+}
+
+
+def _kernel(name: str, attr: str) -> Callable[..., Any]:
+    def kernel(*args: Any) -> Any:
+        return getattr(_sp(), attr)(*args)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = f"``scipy.special.{attr}`` (SciPy's own kernel)."
+    return kernel
+
+
+#: ``rt.<name>`` -> kernel; ``ir/kernels.py`` and ``runtime/support.py`` take them all
+KERNELS: dict[str, Callable[..., Any]] = {
+    name: _kernel(name, attr) for name, attr in _SCIPY_ATTR.items()}
+
+#: scipy.special attribute -> op name, for ``transforms/calls.special_op`` (``zeta`` is
+#: not here: its ``q=None`` default is read by ``decompositions/select_special``)
+SCIPY_NAMES_MORE: dict[str, str] = {
+    attr: name for name, attr in _SCIPY_ATTR.items() if attr != "zeta"}
