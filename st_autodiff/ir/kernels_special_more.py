@@ -41,6 +41,6 @@ KERNELS: dict[str, Callable[..., Any]] = {
     name: _kernel(name, attr) for name, attr in _SCIPY_ATTR.items()}
 
 #: scipy.special attribute -> op name, for ``transforms/calls.special_op`` (``zeta`` is
-#: not here: its ``q=None`` default is read by ``decompositions/select_special``)
+#: ``zeta``; without ``q`` the lowering makes it ``riemann_zeta``, see ``dispatch``)
 SCIPY_NAMES_MORE: dict[str, str] = {
-    attr: name for name, attr in _SCIPY_ATTR.items() if attr != "zeta"}
+    attr: name for name, attr in _SCIPY_ATTR.items() if name != "riemann_zeta"}
