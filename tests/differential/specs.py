@@ -351,3 +351,7 @@ SPECS += (
     Spec("svd", "np.linalg.svd(a0, full_matrices=False)[0] ** 2", (Op.SVD,),
          (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
 )
+
+from .specs_special import SPECS_SPECIAL  # noqa: E402  (special family, issue 11)
+
+SPECS += SPECS_SPECIAL
