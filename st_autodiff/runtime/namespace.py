@@ -293,4 +293,11 @@ __all__ = [
     "swapdims", "t", "tan", "tanh", "tensor", "trace", "transpose", "true_divide", "trunc",
     "uint8", "unbind", "unsqueeze", "var", "vstack", "where", "zeros", "zeros_like",
 ]
+# special family (issue 11): torch.lgamma, torch.erf, torch.i0 ... (runtime/special.py)
+from .special import TOP_LEVEL as _SPECIAL_TOP  # noqa: E402
+from .special import install_methods as _install_special_methods  # noqa: E402
+
+globals().update(_SPECIAL_TOP)
+_install_special_methods()
+__all__ += sorted(_SPECIAL_TOP)
 NAMES = list(__all__)
