@@ -350,3 +350,30 @@ def test_eager_second_order_through_a_bessel_recurrence() -> None:
     fd = ((sp.i0(xv + eps) + sp.iv(2, xv + eps)) - (sp.i0(xv - eps) + sp.iv(2, xv - eps))) / (
         4 * eps)
     np.testing.assert_allclose(h.numpy(), fd, rtol=1e-7)
+
+
+def test_eager_mvlgamma_node_and_second_order() -> None:
+    xv = positive(3) + 1.0
+    x = st.tensor(xv, requires_grad=True)
+    y = st.special.multigammaln(x, 3)
+    assert type(y.grad_fn).__name__ == "MvlgammaBackward0"
+    np.testing.assert_allclose(y.detach().numpy(), [sp.multigammaln(v, 3) for v in xv],
+                               rtol=1e-14)
+    (g,) = st.autograd.grad(y.sum(), x, create_graph=True)
+    (h,) = st.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g.detach().numpy(), sum(sp.digamma(xv - j / 2) for j in range(3)),
+                               rtol=1e-13)
+    np.testing.assert_allclose(h.numpy(), sum(sp.polygamma(1, xv - j / 2) for j in range(3)),
+                               rtol=1e-12)
+    with pytest.raises(RuntimeError, match="greater than 1.0"):
+        st.special.multigammaln(st.tensor([0.9]), 3)
+
+
+def test_eager_binary_special_keeps_float32() -> None:
+    x = st.tensor(positive(3).astype(np.float32), requires_grad=True)
+    for y in (st.special.xlogy(x, 2.0), st.special.xlog1py(2.0, x), st.special.zeta(3.0, x),
+              st.special.gammaincc(2.0, x)):
+        assert y.dtype == st.float32
+        y.sum().backward()
+        assert x.grad.dtype == st.float32
+        x.grad = None

@@ -32,7 +32,6 @@ from .functional import (
     NONE,
     RESULT,
     SELF,
-    _binary,
     _unary,
     exp2,
     expm1,
@@ -90,8 +89,6 @@ scaled_modified_bessel_k0 = _unary("scaled_modified_bessel_k0", Op.K0E,
                                    "SpecialScaledModifiedBesselK0Backward0", SELF)
 scaled_modified_bessel_k1 = _unary("scaled_modified_bessel_k1", Op.K1E,
                                    "SpecialScaledModifiedBesselK1Backward0", SELF)
-xlogy = _binary("xlogy", Op.XLOGY, "XlogyBackward0", NONE)
-xlog1py = _binary("xlog1py", Op.XLOG1PY, "SpecialXlog1pyBackward0", NONE)
 _logit_plain = _unary("logit", Op.LOGIT, "LogitBackward0", SELF, keeps_out=False)
 
 
@@ -150,6 +147,8 @@ def _special2(fname: str, op: Op, node: str, names: tuple[str, str],
     return fn
 
 
+xlogy = _special2("xlogy", Op.XLOGY, "XlogyBackward0", ("self", "other"))
+xlog1py = _special2("xlog1py", Op.XLOG1PY, "SpecialXlog1pyBackward0", ("self", "other"))
 zeta = _special2("zeta", Op.ZETA, "SpecialZetaBackward0", ("input", "other"), (0,))
 gammainc = _special2("gammainc", Op.GAMMAINC, "IgammaBackward0", ("input", "other"), (0,))
 gammaincc = _special2("gammaincc", Op.GAMMAINCC, "IgammacBackward0", ("input", "other"), (0,))
@@ -164,16 +163,35 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return _polygamma(n, input)
 
 
-def multigammaln(input: Tensor, p: int) -> Tensor:
-    """The multivariate log-gamma function of dimension ``p``:
-    ``sum(lgamma(input - j / 2), j < p) + p (p - 1) / 4 log(pi)`` (every ``input`` must be
-    above ``(p - 1) / 2``, as PyTorch checks)."""
-    if not bool(np.all(input._data > (p - 1) / 2)):
-        raise RuntimeError(f"All elements must be greater than {(p - 1) / 2}")
-    out = gammaln(input)
+def _mvlgamma_rule(ops: Any, g: Any, out: Any, x: Any, p: int = 1) -> tuple:
+    """d/dx multigammaln(x, p) = sum(digamma(x - j / 2), j < p): digamma has rules, so the
+    node can be differentiated again."""
+    total = ops.digamma(x)
     for j in range(1, p):
-        out = out + gammaln(input - j / 2)
-    return out + p * (p - 1) / 4 * math.log(math.pi)
+        total = total + ops.digamma(x - j / 2)
+    return (g * total,)
+
+
+_MVLGAMMA = node_class("MvlgammaBackward0", _mvlgamma_rule, (0,), SELF, False)
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p`` (SciPy's ``multigammaln``
+    elementwise): ``sum(lgamma(input - j / 2), j < p) + p (p - 1) / 4 log(pi)``; every
+    element must be above ``(p - 1) / 2``, as PyTorch checks."""
+    d = input._data
+    if d.dtype.kind != "f":
+        d = d.astype(dtypes.get_default_dtype().np)
+    if not bool(np.all(d > (p - 1) / 2)):
+        raise RuntimeError(f"All elements must be greater than {(p - 1) / 2}")
+    gammaln_k = resolve(np, OP_INFO[Op.GAMMALN].numpy)  # type: ignore[arg-type]
+    r = gammaln_k(d)
+    for j in range(1, p):
+        r = r + gammaln_k(d - j / 2)
+    r = np.asarray(r + p * (p - 1) / 4 * math.log(math.pi), dtype=d.dtype)
+    if STATE.enabled and input._requires_grad:
+        return record(_MVLGAMMA, r, (input,), {"p": p})
+    return plain(r)
 
 
 def spherical_bessel_j0(input: Tensor) -> Tensor:
