@@ -72,6 +72,7 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
     Op.ZEROS_LIKE, Op.ONES_LIKE,
     Op.STOP_GRADIENT,  # st.stop_gradient: a zero gradient is what the user asked for
     Op.LIST_LEN, Op.LIST_ZEROS,
+    Op.GAMMASGN,  # special family (issue 11): scipy.special.gammasgn, piecewise constant
 })
 
 #: Ops the adjoint pass and the engine handle themselves (arguments, constants, parts

@@ -15,7 +15,7 @@ adjoint pass turn ``NotDifferentiable`` into it; the JVP raises ``RuleError``):
 * ``a`` and ``b`` of ``betainc``; ``x`` of ``zeta(x, q)`` (``d/dq`` is ``-x zeta(x + 1,
   q)``) and the Riemann ``zeta(x)`` (``riemann_zeta``) as a whole.
 
-``gammasgn`` is piecewise constant: no gradient (None), like ``np.sign``.
+``gammasgn`` is piecewise constant: it is in ``NONDIFFERENTIABLE``, like ``np.sign``.
 Where a formula divides by a value that is zero at a point where the function is smooth
 (``exprel`` and ``spence`` at their removable points) the point takes the series or the
 limit, selected with a safe divisor so that differentiating again never meets ``0 * inf``.
@@ -92,14 +92,6 @@ def _exprel_slope(ops, out, x):
 
 _unary(Op.EXPREL, lambda ops, g, out, x: g * _exprel_slope(ops, out, x))
 
-
-def _no_gradient(op: Op) -> None:
-    """A piecewise constant op (``gammasgn``): no gradient, no tangent."""
-    RULES[op] = lambda ops, g, out, *inputs: tuple(None for _ in inputs)
-    jvp_rule(op)(lambda ops, tangents, out, *inputs: None)
-
-
-_no_gradient(Op.GAMMASGN)
 
 # --- several arguments: partial derivatives, shared by the VJP and the JVP -------------
 

@@ -1,16 +1,19 @@
 """Kernels of the special family's scipy.special ops, reached as ``rt.<name>``.
 
 Each op runs SciPy's own ufunc (``scipy.special.<name>``), so values and dtypes
-(``float32`` in, ``float32`` out) are SciPy's to the last bit.  Ops whose name NumPy
-already uses (``log1p``, ``expm1``, ``cbrt``, ``exp2``) are ``sp_<name>`` here: SciPy's
-kernels are not NumPy's.  ``riemann_zeta`` is ``scipy.special.zeta(x)`` without ``q``.
-SciPy is imported on first use (see ``kernels_special``).
+(``float32`` in, ``float32`` out) are SciPy's to the last bit; ``yn`` and ``expn`` with an
+integer order, which SciPy computes in float64 for any ``x``, are cast to ``x``'s dtype.
+Ops whose name NumPy already uses (``log1p``, ``expm1``, ``cbrt``, ``exp2``) are
+``sp_<name>`` here: SciPy's kernels are not NumPy's.  ``riemann_zeta`` is
+``scipy.special.zeta(x)`` without ``q``.  SciPy is imported on first use (see ``kernels_special``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from .kernels_special import _sp
 
@@ -27,9 +30,19 @@ _SCIPY_ATTR: dict[str, str] = {
 }
 
 
+#: ufuncs whose loop for an integer order computes in float64 whatever ``x`` is: their
+#: result is cast to ``x``'s floating dtype (float32 in, float32 out, as ``polygamma``)
+_INTEGER_ORDER = frozenset({"yn", "expn"})
+
+
 def _kernel(name: str, attr: str) -> Callable[..., Any]:
     def kernel(*args: Any) -> Any:
-        return getattr(_sp(), attr)(*args)
+        out = getattr(_sp(), attr)(*args)
+        if name in _INTEGER_ORDER:
+            dtype = np.result_type(args[-1], 1.0)
+            if out.dtype != dtype:
+                out = out.astype(dtype)
+        return out
 
     kernel.__name__ = kernel.__qualname__ = name
     kernel.__doc__ = f"``scipy.special.{attr}`` (SciPy's own kernel)."
