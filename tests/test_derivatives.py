@@ -225,6 +225,43 @@ case(Op.BOXCOX, "lmbda-zero", positive(4), np.array([0.0, 0.3, 0.0, -0.7]))
 for _op in (Op.GAMMAINC, Op.GAMMAINCC):  # no derivative in a: only x is checked
     case(_op, "x", positive(3, 4) * 2, positive(3, 4) * 2, argnums=(1,))
 case(Op.POLYGAMMA, "n1", np.array([1, 2, 0]), positive(2, 3), argnums=(1,))
+# special family (issue 11): the scipy.special ops of derivatives/special_more.py
+SPECIAL_MORE_UNARY: dict[Op, Callable[..., np.ndarray]] = {
+    Op.GAMMA: positive, Op.RGAMMA: positive, Op.LOGGAMMA: positive,
+    Op.ERFCINV: lambda *s: uniform(0.2, 1.8, *s), Op.ERFCX: normal, Op.ERFI: normal,
+    Op.DAWSN: normal, Op.I0: normal, Op.I0E: away, Op.I1: normal, Op.I1E: away, Op.J0: normal,
+    Op.J1: normal, Op.Y0: positive, Op.Y1: positive, Op.K0: positive, Op.K0E: positive,
+    Op.K1: positive, Op.K1E: positive, Op.EXP1: positive, Op.EXPI: away, Op.SPENCE: positive,
+    Op.SP_LOG1P: positive, Op.SP_EXPM1: normal, Op.COSM1: normal, Op.EXPREL: normal,
+    Op.SP_CBRT: positive, Op.SP_EXP2: normal, Op.EXP10: normal,
+    Op.SINDG: lambda *s: uniform(-200.0, 200.0, *s),
+    Op.COSDG: lambda *s: uniform(-200.0, 200.0, *s),
+}
+for _op, _dom in SPECIAL_MORE_UNARY.items():
+    case(_op, "2d", _dom(3, 4))
+    case(_op, "0d", _dom())
+case(Op.EXPREL, "near-zero", np.array([0.0, 1e-5, -4e-4, 2e-3, -0.5]), eps=1e-7)
+case(Op.SPENCE, "at-one", np.array([1.0, 0.5, 1.5]))
+for _op, (_dx, _dy) in {
+    Op.BETA: (positive, positive), Op.BOXCOX1P: (positive, normal),
+    Op.INV_BOXCOX: (lambda *s: uniform(0.1, 0.8, *s), lambda *s: uniform(-0.5, 0.5, *s)),
+    Op.OWENS_T: (normal, normal), Op.POCH: (positive, positive),
+    Op.BINOM: (lambda *s: uniform(3.0, 5.0, *s), positive),
+}.items():
+    case(_op, "same", _dx(3, 4), _dy(3, 4))
+    case(_op, "bcast", _dx(3, 1), _dy(4))
+case(Op.BOXCOX1P, "lmbda-zero", positive(4), np.array([0.0, 0.3, 0.0, -0.7]))
+case(Op.INV_BOXCOX, "lmbda-zero", positive(4) * 0.3, np.array([0.0, 0.3, 0.0, -0.7]))
+#: ops differentiable in their last input only (an order; zeta's x; betainc's a and b)
+SPECIAL_MORE_LAST_ONLY = {Op.IV, Op.IVE, Op.JV, Op.YV, Op.YN, Op.KV, Op.KVE, Op.ZETA,
+                          Op.EXPN, Op.BETAINC}
+for _op, _order, _dom in ((Op.IV, 1.5, positive), (Op.IVE, 2.0, away), (Op.JV, 2.5, positive),
+                          (Op.YV, 0.5, positive), (Op.YN, 3, positive), (Op.KV, 1.5, positive),
+                          (Op.KVE, 0.5, positive), (Op.ZETA, 2.5, positive),
+                          (Op.EXPN, 2, positive)):
+    case(_op, "x", np.full((3, 4), _order), _dom(3, 4), argnums=(1,))
+case(Op.EXPN, "n0", np.array([0, 1, 2]), positive(2, 3), argnums=(1,))
+case(Op.BETAINC, "x", positive(3, 4), positive(3, 4), uniform(0.1, 0.9, 3, 4), argnums=(2,))
 
 case(Op.POW, "python-float-exponent", positive(3, 4), 2.5)
 # x ** y has no derivative in y where x < 0: only the base is checked
@@ -681,7 +718,8 @@ def test_every_op_has_exactly_one_kind() -> None:
 #: ops whose rule only explains that it cannot go on (tested in
 #: test_unsupported_uses_raise_rule_error): a registered VJP differentiated again; a
 #: passed-through call whose result is active (tests/test_effects.py)
-RAISING = {Op.CALL_VJP, Op.OPAQUE_CALL}
+RAISING = {Op.CALL_VJP, Op.OPAQUE_CALL,
+           Op.RIEMANN_ZETA}  # special family: tests/test_rules_special_more.py
 RAISING.add(Op.NO_DERIVATIVE)  # stats: its rule is a located error (test_rules_stats.py)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import scipy_impl as impl
-from . import select_linalg_more, select_ppoly, select_scipy_linalg
+from . import select_linalg_more, select_ppoly, select_scipy_linalg, select_special
 from .common import (
     NO,
     Node,
@@ -388,6 +388,7 @@ _SOURCES: dict[str, dict[str, Callable[..., Selection]]] = {
                      **select_linalg_more.scipy_names()},  # linalg family
     "scipy.interpolate._ppoly": select_ppoly.names(),
     "scipy.integrate": integrate_names(),  # (ode family)
+    "scipy.special": select_special.names(),  # special family (issue 11)
     "sklearn.metrics.pairwise": {"additive_chi2_kernel": _additive_chi2_kernel,
                                  "chi2_kernel": _chi2_kernel},
 }

@@ -72,6 +72,7 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
     Op.ZEROS_LIKE, Op.ONES_LIKE,
     Op.STOP_GRADIENT,  # st.stop_gradient: a zero gradient is what the user asked for
     Op.LIST_LEN, Op.LIST_ZEROS,
+    Op.GAMMASGN,  # special family (issue 11): scipy.special.gammasgn, piecewise constant
 })
 
 #: Ops the adjoint pass and the engine handle themselves (arguments, constants, parts
@@ -1323,4 +1324,5 @@ from . import linalg as _linalg_more  # noqa: E402, F401  (eigh, svd)
 from . import linalg_more as _linalg_family  # noqa: E402, F401  (linalg family: qr, eig, lu, matrix_exp)
 from . import lists as _lists  # noqa: E402, F401  (list rules)
 from . import special as _special  # noqa: E402, F401  (scipy.special)
+from . import special_more as _special_more  # noqa: E402, F401  (special family, issue 11)
 from . import stats as _stats  # noqa: E402, F401  (stats: no_derivative)

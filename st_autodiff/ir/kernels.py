@@ -43,8 +43,11 @@ from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special op
     xlog1py,
     xlogy,
 )
+from .kernels_special_more import KERNELS as _SPECIAL_MORE  # special family (issue 11)
 from .ops import OP_INFO, Op, Spelling
 from .types import Type, type_module
+
+globals().update(_SPECIAL_MORE)  # rt.<name> of the scipy.special ops of kernels_special_more
 
 _INFIX = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,

@@ -285,6 +285,57 @@ class Op(enum.Enum):
     BETALN = "betaln"
     GAMMAINC = "gammainc"
     GAMMAINCC = "gammaincc"
+    # special family (issue 11): more scipy.special ufuncs (kernels in
+    # ir/kernels_special_more.py, rules in derivatives/special_more.py)
+    GAMMA = "gamma"
+    RGAMMA = "rgamma"
+    GAMMASGN = "gammasgn"
+    LOGGAMMA = "loggamma"
+    ERFCINV = "erfcinv"
+    ERFCX = "erfcx"
+    ERFI = "erfi"
+    DAWSN = "dawsn"
+    I0 = "i0"
+    I0E = "i0e"
+    I1 = "i1"
+    I1E = "i1e"
+    J0 = "j0"
+    J1 = "j1"
+    Y0 = "y0"
+    Y1 = "y1"
+    K0 = "k0"
+    K0E = "k0e"
+    K1 = "k1"
+    K1E = "k1e"
+    EXP1 = "exp1"
+    EXPI = "expi"
+    SPENCE = "spence"
+    SP_LOG1P = "sp_log1p"
+    SP_EXPM1 = "sp_expm1"
+    COSM1 = "cosm1"
+    EXPREL = "exprel"
+    SP_CBRT = "sp_cbrt"
+    SP_EXP2 = "sp_exp2"
+    EXP10 = "exp10"
+    SINDG = "sindg"
+    COSDG = "cosdg"
+    RIEMANN_ZETA = "riemann_zeta"
+    BETA = "beta"
+    IV = "iv"
+    IVE = "ive"
+    JV = "jv"
+    YV = "yv"
+    YN = "yn"
+    KV = "kv"
+    KVE = "kve"
+    ZETA = "zeta"
+    EXPN = "expn"
+    BOXCOX1P = "boxcox1p"
+    INV_BOXCOX = "inv_boxcox"
+    OWENS_T = "owens_t"
+    BINOM = "binom"
+    POCH = "poch"
+    BETAINC = "betainc"
     # decompositions (rules in derivatives/linalg.py)
     EIGH = "eigh"
     EIGVALSH = "eigvalsh"
@@ -349,6 +400,32 @@ def _special(name: str, *inputs: str, torch: str | None = None, **kw: Any) -> Op
                   torch=torch or f"special_{name}", **kw)
 
 
+# --- special family (issue 11): more scipy.special ufuncs; kernels in
+# ir/kernels_special_more.py, rules in derivatives/special_more.py ---------------------
+
+_SPECIAL_MORE_UNARY = (
+    "gamma", "rgamma", "gammasgn", "loggamma", "erfcinv", "erfcx", "erfi", "dawsn", "i0",
+    "i0e", "i1", "i1e", "j0", "j1", "y0", "y1", "k0", "k0e", "k1", "k1e", "exp1", "expi",
+    "spence", "sp_log1p", "sp_expm1", "cosm1", "exprel", "sp_cbrt", "sp_exp2", "exp10",
+    "sindg", "cosdg", "riemann_zeta",
+)
+_SPECIAL_MORE_NARY = (
+    ("beta", "a", "b"), ("iv", "v", "x"), ("ive", "v", "x"), ("jv", "v", "x"),
+    ("yv", "v", "x"), ("yn", "n", "x"), ("kv", "v", "x"), ("kve", "v", "x"),
+    ("zeta", "x", "q"), ("expn", "n", "x"), ("boxcox1p", "x", "lmbda"),
+    ("inv_boxcox", "y", "lmbda"), ("owens_t", "h", "a"), ("binom", "x", "y"),
+    ("poch", "z", "m"), ("betainc", "a", "b", "x"),
+)
+
+
+def _special_more_table() -> dict[Op, OpInfo]:
+    """One elementwise op per scipy.special ufunc above (``sp_<name>`` where NumPy has an
+    op of the same name: SciPy's own kernel runs, so values are SciPy's)."""
+    table = {Op(name): _special(name) for name in _SPECIAL_MORE_UNARY}
+    table.update({Op(name): _special(name, *inputs) for name, *inputs in _SPECIAL_MORE_NARY})
+    return table
+
+
 def _special_table() -> dict[Op, OpInfo]:
     return {
         Op.EXPIT: _special("expit"), Op.LOGIT: _special("logit"),
@@ -371,6 +448,7 @@ def _special_table() -> dict[Op, OpInfo]:
         Op.SVD: OpInfo("svd", ("x",), (("full_matrices", True),), numpy="rt.svd", multi=True,
                        torch="linalg_svd"),
         Op.SVDVALS: OpInfo("svdvals", ("x",), numpy="linalg.svdvals", torch="linalg_svdvals"),
+        **_special_more_table(),  # special family (issue 11)
     }
 
 

@@ -312,4 +312,11 @@ from .linalg_family import install_methods as _install_linalg_methods  # noqa: E
 globals().update(_LINALG_TOP)
 _install_linalg_methods()
 __all__ += sorted(_LINALG_TOP)
+# special family (issue 11): torch.lgamma, torch.erf, torch.i0 ... (runtime/special.py)
+from .special import TOP_LEVEL as _SPECIAL_TOP  # noqa: E402
+from .special import install_methods as _install_special_methods  # noqa: E402
+
+globals().update(_SPECIAL_TOP)
+_install_special_methods()
+__all__ += sorted(_SPECIAL_TOP)
 NAMES = list(__all__)

@@ -78,3 +78,8 @@ __all__ += ["eig", "eigvals", "lu", "matrix_exp", "qr"]
 from ..ir.kernels import no_derivative  # noqa: E402  (stats: rt.no_derivative)
 
 __all__ += ["no_derivative"]
+# special family (issue 11): the scipy.special ops of ir/kernels_special_more
+from ..ir.kernels_special_more import KERNELS as _SPECIAL_MORE  # noqa: E402
+
+globals().update(_SPECIAL_MORE)
+__all__ += sorted(_SPECIAL_MORE)

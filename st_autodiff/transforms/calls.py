@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir import kernels, kernels_special
+from ..ir import kernels, kernels_special, kernels_special_more
 from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 
 #: keyword spellings that mean an op's own input or param name
@@ -76,7 +76,8 @@ def special_op(fn: Any) -> Op | None:
     if mod is None:
         return None
     if not _SPECIAL:
-        for name, target in kernels_special.SCIPY_NAMES.items():
+        names = {**kernels_special.SCIPY_NAMES, **kernels_special_more.SCIPY_NAMES_MORE}
+        for name, target in names.items():
             if hasattr(mod, name):
                 _SPECIAL[id(getattr(mod, name))] = Op(target)
     return _SPECIAL.get(id(fn))

@@ -359,6 +359,9 @@ def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: c
     kwargs = dict(kwargs)
     if op is Op.WHERE and len(args) == 1 and not kwargs:  # np.where(c) is np.nonzero(c)
         op = Op.NONZERO
+    if op is Op.ZETA and len(args) < 2 and kwargs.get("q") is None:  # special family:
+        op, args = Op.RIEMANN_ZETA, args[:1]  # scipy.special.zeta(x) without q
+        kwargs.pop("q", None)
     if op is Op.PAD:
         mode = kwargs.pop("mode", "constant")
         if mode != "constant":

@@ -369,3 +369,7 @@ SPECS += SPECS_LINALG
 from .specs_stats import SPECS_STATS  # noqa: E402  (stats: scipy.stats distributions)
 
 SPECS += SPECS_STATS
+
+from .specs_special import SPECS_SPECIAL  # noqa: E402  (special family, issue 11)
+
+SPECS += SPECS_SPECIAL
