@@ -454,6 +454,16 @@ _real_spectrum = (lambda n: n @ np.diag([1.0, 2.5, -1.2]) @ np.linalg.inv(n))(we
 case(Op.EIG, "real", _real_spectrum)
 case(Op.EIG, "scipy", _real_spectrum, scipy=True)
 case(Op.EIGVALS, "real", _real_spectrum)
+# fft family: the transforms of real pairs and the complex product/quotient of pairs
+case(Op.FFT_C2C, "1d", normal(5), normal(5), axes=(0,))
+case(Op.FFT_C2C, "2d-inverse-ortho", normal(3, 4), normal(3, 4), axes=(0, 1), norm="ortho",
+     inverse=True)
+case(Op.FFT_R2C, "odd", normal(5), axes=(0,))
+case(Op.FFT_R2C, "2d-forward", normal(3, 4), axes=(0, 1), norm="forward")
+case(Op.FFT_C2R, "even", normal(3), normal(3), axes=(0,), n=4)
+case(Op.FFT_C2R, "odd-ortho", normal(2, 3), normal(2, 3), axes=(1,), n=5, norm="ortho")
+case(Op.CMUL, "pairs", normal(4), normal(4), normal(4), normal(4))
+case(Op.CDIV, "pairs", normal(4), normal(4), uniform(1.0, 2.0, 4), uniform(1.0, 2.0, 4))
 case(Op.EIGVALS, "batched", np.stack([_real_spectrum, _real_spectrum.T]))
 case(Op.LU, "square", wellcond(3))
 case(Op.LU, "batched", wellcond(3, 2))

@@ -50,7 +50,10 @@ IDS = [c.id for c in CASES]
 #: ops whose JVP must make zeros for the inputs without a tangent (they fill their part
 #: of the output: ``setitem`` writes v's tangent into zeros when x has none); every other
 #: rule keeps a None tangent symbolic.
-JOINING = {Op.CONCATENATE, Op.STACK, Op.HSTACK, Op.VSTACK, Op.SETITEM}
+JOINING = {Op.CONCATENATE, Op.STACK, Op.HSTACK, Op.VSTACK, Op.SETITEM,
+           # the pair ops join their two parts into one complex array: a missing part's
+           # tangent is a zero array there
+           Op.FFT_C2C, Op.FFT_C2R, Op.CMUL, Op.CDIV}
 CREATION = {"zeros", "zeros_like", "full", "full_like"}
 KNOWN_OPS = {op.value for op in RULES} | {op.value for op in NONDIFFERENTIABLE}
 

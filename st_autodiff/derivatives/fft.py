@@ -115,7 +115,7 @@ RULES[Op.FFT_C2R] = _c2r_vjp
 def _c2c_jvp(ops, tangents, out, re, im, **params):
     tr, ti = tangents
     if tr is None and ti is None:
-        return (None, None)
+        return None  # (no tangent: the convention of every multi-output op)
     if tr is None:  # the real part's tangent broadcast to the pair's shape
         tr = ops.zeros_like(ti)
     z = ops.fft_c2c(tr, _zero(ti), **params)
@@ -125,7 +125,7 @@ def _c2c_jvp(ops, tangents, out, re, im, **params):
 @jvp_rule(Op.FFT_R2C)
 def _r2c_jvp(ops, tangents, out, x, **params):
     if tangents[0] is None:
-        return (None, None)
+        return None  # (no tangent: the convention of every multi-output op)
     z = ops.fft_r2c(tangents[0], **params)
     return (z[0], z[1])
 
@@ -150,7 +150,7 @@ def _cmul_jvp(ops, tangents, out, ar, ai, br, bi):
         z = ops.cmul(ops.zeros_like(ti) if tr is None else tr, _zero(ti), cr, ci)
         terms.append((z[0], z[1]))
     if not terms:
-        return (None, None)
+        return None  # (no tangent: the convention of every multi-output op)
     if len(terms) == 1:
         return terms[0]
     return (terms[0][0] + terms[1][0], terms[0][1] + terms[1][1])
@@ -160,7 +160,7 @@ def _cmul_jvp(ops, tangents, out, ar, ai, br, bi):
 def _cdiv_jvp(ops, tangents, out, ar, ai, br, bi):
     tar, tai, tbr, tbi = tangents
     if all(t is None for t in tangents):
-        return (None, None)
+        return None  # (no tangent: the convention of every multi-output op)
     nr, ni = _zero(tar), _zero(tai)  # the numerator's tangent: ta - z tb
     if tbr is not None or tbi is not None:
         z = _quotient(ops, out, ar, ai, br, bi)
