@@ -20,7 +20,7 @@ import numpy as np
 
 from . import numpy_impl as impl
 from . import select_linalg as la
-from . import select_scipy
+from . import select_numpy_more, select_scipy
 from .common import (
     NO,
     Node,
@@ -438,5 +438,9 @@ def lookup(fn: Any) -> Callable[..., Selection] | None:
         _build()
     if getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == "reduce":
         return _logaddexp_reduce  # a new bound method object on every attribute read
+    # numpy-more family: ufunc.reduce/accumulate, nan* reductions, quantile methods...
+    more = select_numpy_more.lookup(fn) or select_numpy_more.QUANTILE_METHODS.get(id(fn))
+    if more is not None:
+        return more
     found = _TABLE.get(id(fn))
     return found if found is not None else select_scipy.lookup(fn)
