@@ -116,7 +116,7 @@ def nanquantile(a: Any, q: Any, axis: int, keepdims: bool, flat: bool, q_ndim: i
     cnt = np.sum(np.logical_not(np.isnan(s)), axis=-1, keepdims=True)
     vi = (cnt - 1) * q
     lo = np.floor(vi)
-    t = (vi - lo).astype(dt)
+    t = vi - lo if q_ndim else (vi - lo).astype(dt)  # NumPy: float64 weights for arrays
     above = vi >= cnt - 1
     below = vi < 0
     last = np.maximum(cnt - 1, 0)
@@ -190,7 +190,8 @@ def frexp(x: Any) -> Any:
     cannot overflow, linear in ``x``)."""
     e = _exponent(stop_gradient(x))
     half = -e // 2
-    return x * np.ldexp(1.0, half) * np.ldexp(1.0, -e - half), e
+    one = np.ones_like(x)
+    return x * np.ldexp(one, half) * np.ldexp(one, -e - half), e
 
 
 def modf(x: Any, dt: Any) -> Any:
@@ -275,6 +276,16 @@ def compress_mask(a: Any, condition: Any, axis: Any) -> Any:
 
 def diagflat(v: Any, k: int) -> Any:
     return np.diag(np.ravel(v), k)
+
+
+def ediff1d(ary: Any, begin: Any, end: Any, dt: Any) -> Any:
+    """``np.ediff1d``: the differences of the raveled array between ``to_begin`` and
+    ``to_end`` (raveled, cast to the array's type)."""
+    a = np.ravel(ary)
+    parts = [np.ravel(np.asarray(v)).astype(dt) for v in begin]
+    parts.append(a[1:] - a[:-1])
+    parts = parts + [np.ravel(np.asarray(v)).astype(dt) for v in end]
+    return np.concatenate(parts)
 
 
 def vander(x: Any, n: int, increasing: bool) -> Any:

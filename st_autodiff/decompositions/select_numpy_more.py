@@ -195,7 +195,7 @@ def _quantile_method(a: Any, q: Any, axis: Any = None, out: Any = None,
         from . import _percentile, _quantile  # noqa: PLC0415  (the linear method)
 
         fn = _quantile if scale == 1.0 else _percentile
-        return fn(a, q, axis, out, overwrite_input, method, keepdims, weights=weights,
+        return fn(a, constant(q), axis, out, overwrite_input, method, keepdims, weights=weights,
                   interpolation=interpolation)
     if weights is not None or out is not None:
         raise Unsupported("weights= and out= are not supported")
@@ -345,6 +345,19 @@ def _diagflat(v: Any, k: int = 0) -> Selection:
     return impl.diagflat, (v, operator.index(static(k, "k")))
 
 
+def _ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Selection:
+    dt = dtype_of(ary)
+    extras = []
+    for v in (to_begin, to_end):
+        v = constant(v)
+        if v is not None and not isinstance(v, Node) and \
+                not np.can_cast(np.asanyarray(v), dt, casting="same_kind"):
+            raise TypeError("dtype of `to_begin`/`to_end` must be compatible with input `ary` "
+                            "under the `same_kind` rule.")
+        extras.append(() if v is None else (v,))
+    return impl.ediff1d, (ary, extras[0], extras[1], dt)
+
+
 def _vander(x: Any, N: Any = None, increasing: bool = False) -> Selection:
     shape = shape_of(x)
     if len(shape) != 1:
@@ -491,7 +504,8 @@ def _build() -> None:
         np.frexp: _frexp, np.modf: _modf, np.conj: _conj, np.conjugate: _conj,
         np.imag: _imag, np.i0: _i0, np.insert: _insert, np.partition: _partition,
         np.choose: _choose, np.compress: _compress, np.diagflat: _diagflat,
-        np.vander: _vander, np.bincount: _bincount, np.trim_zeros: _trim_zeros,
+        np.vander: _vander, np.ediff1d: _ediff1d, np.bincount: _bincount,
+        np.trim_zeros: _trim_zeros,
         np.meshgrid: _meshgrid, np.block: _block, np.piecewise: _piecewise,
         np.polyint: _polyint, np.polymul: _polymul, np.polyfit: _polyfit,
     }

@@ -351,3 +351,7 @@ SPECS += (
     Spec("svd", "np.linalg.svd(a0, full_matrices=False)[0] ** 2", (Op.SVD,),
          (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
 )
+
+from .specs_numpy_more import SPECS_NUMPY_MORE  # noqa: E402  (numpy-more family, issue 11)
+
+SPECS += SPECS_NUMPY_MORE
