@@ -58,6 +58,14 @@ def nanprod(a: Any, axis: Any, keepdims: bool) -> Any:
     return np.prod(np.where(np.isnan(a), 1, a), axis=axis, keepdims=keepdims)
 
 
+def nanmean(a: Any, axis: Any, keepdims: bool, dt: Any) -> Any:
+    """``np.nanmean``: the sum of the non-NaN values over their count, cast back to the
+    input type as NumPy's division into the sum does."""
+    mask = np.isnan(a)
+    cnt = np.sum(np.logical_not(mask), axis=axis, keepdims=keepdims)
+    return (np.sum(np.where(mask, 0, a), axis=axis, keepdims=keepdims) / cnt).astype(dt)
+
+
 def nanvar(a: Any, axis: Any, keepdims: bool, ddof: Any, dt: Any) -> Any:
     """``np.nanvar``: NumPy's steps (mean of the non-NaN values with the count kept as
     an axis, deviations zeroed at NaN, sum of squares over the degrees of freedom, NaN
@@ -116,7 +124,11 @@ def nanquantile(a: Any, q: Any, axis: int, keepdims: bool, flat: bool, q_ndim: i
     cnt = np.sum(np.logical_not(np.isnan(s)), axis=-1, keepdims=True)
     vi = (cnt - 1) * q
     lo = np.floor(vi)
-    t = vi - lo if q_ndim else (vi - lo).astype(dt)  # NumPy: float64 weights for arrays
+    t64 = vi - lo
+    # NumPy: float64 weights for an array of q; a Python float weight for a number q
+    # (1 - t taken in float64, each then rounded to the array's type)
+    t = t64 if q_ndim else t64.astype(dt)
+    u = 1 - t64 if q_ndim else (1 - t64).astype(dt)
     above = vi >= cnt - 1
     below = vi < 0
     last = np.maximum(cnt - 1, 0)
@@ -125,7 +137,7 @@ def nanquantile(a: Any, q: Any, axis: int, keepdims: bool, flat: bool, q_ndim: i
     prev = np.take_along_axis(s, lo_i, axis=-1)
     nxt = np.take_along_axis(s, hi_i, axis=-1)
     d = nxt - prev
-    out = np.where(t >= 0.5, nxt - d * (1 - t), prev + d * t)
+    out = np.where(t64 >= 0.5, nxt - d * u, prev + d * t)
     if not q_ndim:
         out = out[..., 0]
     return _finish(out, axis, keepdims, flat, q_ndim, nd)

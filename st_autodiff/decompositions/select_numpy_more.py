@@ -111,6 +111,17 @@ def _nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
                                                        keep(keepdims))
 
 
+def _nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+             keepdims: Any = NO, *, where: Any = NO) -> Selection:
+    if dtype is not None or out is not None or where is not NO:
+        raise Unsupported("dtype=, out= and where= are not supported")
+    args = (a, norm_axis(axis, len(shape_of(a))), keep(keepdims))
+    dt = dtype_of(a)
+    if not np.issubdtype(dt, np.inexact):
+        return base.mean, args  # NumPy: np.mean for arrays that cannot hold NaN
+    return impl.nanmean, (*args, dt)
+
+
 def _nanvar_of(fn: Callable[..., Any]) -> Callable[..., Selection]:
     def select(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
                keepdims: Any = NO, *, where: Any = NO, mean: Any = NO, correction: Any = NO
@@ -497,7 +508,7 @@ def _build() -> None:
                         np.multiply: _ufunc_accumulate(_cumprod)})
     table = {
         np.nanmax: _nan_extreme(impl.nanmax, _max), np.nanmin: _nan_extreme(impl.nanmin, _min),
-        np.nanprod: _nanprod, np.nanvar: _nanvar_of(impl.nanvar),
+        np.nanprod: _nanprod, np.nanmean: _nanmean, np.nanvar: _nanvar_of(impl.nanvar),
         np.nanstd: _nanvar_of(impl.nanstd), np.nanmedian: _nanmedian,
         np.nanquantile: _nanquantile, np.nanpercentile: _nanpercentile,
         np.copysign: _copysign, np.heaviside: _heaviside, np.divmod: _divmod,
