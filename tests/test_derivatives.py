@@ -225,6 +225,11 @@ case(Op.BOXCOX, "lmbda-zero", positive(4), np.array([0.0, 0.3, 0.0, -0.7]))
 for _op in (Op.GAMMAINC, Op.GAMMAINCC):  # no derivative in a: only x is checked
     case(_op, "x", positive(3, 4) * 2, positive(3, 4) * 2, argnums=(1,))
 case(Op.POLYGAMMA, "n1", np.array([1, 2, 0]), positive(2, 3), argnums=(1,))
+# numpy-more family: fmod (both inputs, away from the jumps), ldexp (x; the exponent is
+# an integer)
+case(Op.FMOD, "same", uniform(-3.0, 3.0, 3, 4), positive(3, 4))
+case(Op.FMOD, "bcast", uniform(-3.0, 3.0, 3, 1), positive(4))
+case(Op.LDEXP, "x", normal(3, 4), np.array([1, -2, 0, 3]), argnums=(0,))
 
 case(Op.POW, "python-float-exponent", positive(3, 4), 2.5)
 # x ** y has no derivative in y where x < 0: only the base is checked

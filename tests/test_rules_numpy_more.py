@@ -372,3 +372,81 @@ def test_nan_gradient_matches_differences_on_the_numbers(name: str) -> None:
     t = np.where(nan, 0.0, np.random.default_rng(2).standard_normal(x.shape))
     _, dot = st.jvp(loss, (x,), (t,))
     assert dot == pytest.approx(float(np.sum(g * t)), rel=1e-10, abs=1e-12)
+
+
+# --- non-differentiable functions: located errors, never a zero -------------------------
+
+def _spacing(x):
+    return np.sum(np.spacing(x) * x)
+
+
+def _nextafter(x):
+    return np.sum(np.nextafter(x, 0.0))
+
+
+def _spacing_inactive(x):
+    return np.sum(x * np.spacing(np.ones(3)))
+
+
+@pytest.mark.parametrize("fn", [_spacing, _nextafter], ids=["spacing", "nextafter"])
+def test_no_derivative_is_a_located_error(fn) -> None:
+    with pytest.raises(st.errors.NoRuleError, match=r"test_rules_numpy_more\.py:\d+:\d+"):
+        st.grad(fn)(normal(3))
+
+
+def test_spacing_of_a_constant_is_a_constant() -> None:
+    x = normal(3)
+    np.testing.assert_array_equal(st.grad(_spacing_inactive)(x), np.spacing(np.ones(3)))
+
+
+# --- the eager runtime (PyTorch's spellings) ---------------------------------------------
+
+def _eager_check(fn, ref, *arrays):
+    ts = [st.tensor(a, requires_grad=True) for a in arrays]
+    out = fn(*ts)
+    np.testing.assert_array_equal(out.detach().numpy(), ref(*arrays))
+    w = np.random.default_rng(0).standard_normal(out.shape)
+    out.backward(st.tensor(w))
+
+    def loss(*xs):
+        return np.sum(ref(*xs) * w)
+
+    for k, t in enumerate(ts):
+        expected = st.grad(loss, wrt=k)(*arrays)
+        np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-10, atol=1e-12)
+
+
+def _np_diff(x):
+    return np.diff(x, n=2, axis=0)
+
+
+def _np_fmod(x, y):
+    return np.fmod(x, y)
+
+
+def _np_ldexp(x):
+    return np.ldexp(x, np.array([2, -1, 0]))
+
+
+def _np_nanmean(x):
+    return np.nanmean(x, axis=1)
+
+
+def _np_nansum(x):
+    return np.nansum(x, axis=0)
+
+
+def test_eager_fmod_ldexp_diff_nansum_nanmean() -> None:
+    _eager_check(lambda t: st.diff(t, n=2, dim=0), _np_diff, normal(4, 3))
+    _eager_check(st.fmod, _np_fmod, np.array([2.5, -2.5, 3.7]), np.array([0.7, 0.7, -1.1]))
+    _eager_check(lambda t: st.ldexp(t, st.tensor(np.array([2, -1, 0]))), _np_ldexp, normal(3))
+    x = np.array([[0.3, np.nan, -1.1], [0.5, -0.2, np.nan]])
+    t = st.tensor(x, requires_grad=True)
+    out = st.nanmean(t, 1)
+    np.testing.assert_array_equal(out.detach().numpy(), _np_nanmean(x))
+    out.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), [[0.5, 0.0, 0.5], [0.5, 0.5, 0.0]])
+    t = st.tensor(x, requires_grad=True)
+    st.nansum(t, 0).sum().backward()
+    np.testing.assert_array_equal(st.nansum(t, 0).detach().numpy(), _np_nansum(x))
+    np.testing.assert_array_equal(t.grad.numpy(), ~np.isnan(x) * 1.0)

@@ -1320,4 +1320,5 @@ def jvp_of(op: Op) -> JvpRule:
 from . import jvp as _jvp  # noqa: E402, F401  (fills JVP_RULES)
 from . import linalg as _linalg_more  # noqa: E402, F401  (eigh, svd)
 from . import lists as _lists  # noqa: E402, F401  (list rules)
+from . import numpy_more as _numpy_more  # noqa: E402, F401  (numpy-more family: fmod, ldexp)
 from . import special as _special  # noqa: E402, F401  (scipy.special)

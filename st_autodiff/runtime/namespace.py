@@ -293,4 +293,8 @@ __all__ = [
     "swapdims", "t", "tan", "tanh", "tensor", "trace", "transpose", "true_divide", "trunc",
     "uint8", "unbind", "unsqueeze", "var", "vstack", "where", "zeros", "zeros_like",
 ]
+# numpy-more family (issue 11)
+from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
+
+__all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
 NAMES = list(__all__)
