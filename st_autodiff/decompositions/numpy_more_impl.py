@@ -415,6 +415,15 @@ def polyfit(x: Any, y: Any, order: int, rcond: Any, y2d: bool) -> Any:
     return c / scale
 
 
+def reshape_copy(x: Any, shape: Any) -> Any:
+    return np.reshape(np.copy(x), shape)
+
+
+def rows_side_by_side(x: Any, shape: Any) -> Any:
+    """``np.hstack(x)`` of an array of rank 3 or more: its rows joined along axis 1."""
+    return np.reshape(np.moveaxis(x, 0, 1), shape)
+
+
 def vhstack(arrays: Any, axis: int, dt: Any) -> Any:
     """``np.vstack``/``np.hstack``/``np.row_stack`` of an array or a sequence (a
     ``dtype=`` cast first)."""

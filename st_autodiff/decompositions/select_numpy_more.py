@@ -352,6 +352,16 @@ def _compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Sele
     return impl.compress, (a, positions, axis)
 
 
+def ndarray_compress(a: Any, condition: Any, axis: Any = None, out: Any = None) -> Any:
+    """``a.compress(condition, axis)``: the method spelled as a function (the compiler reads
+    it through ``_compress``; called directly it is NumPy's method)."""
+    return np.asarray(a).compress(condition, axis=axis, out=out)
+
+
+def _ndarray_compress(a: Any, condition: Any, axis: Any = None, out: Any = None) -> Selection:
+    return _compress(condition, a, axis, out)
+
+
 def _diagflat(v: Any, k: int = 0) -> Selection:
     return impl.diagflat, (v, operator.index(static(k, "k")))
 
@@ -497,6 +507,24 @@ def _row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Se
     return impl.vhstack, (list(tup), 0, dtype)
 
 
+def stack_of_rows(fn: Any) -> Callable[..., Selection]:
+    """``np.vstack(x)``/``np.hstack(x)`` of one array: NumPy joins its rows ``x[i]``."""
+    def select(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Selection:
+        if dtype is not None:
+            raise Unsupported("dtype= is not supported")
+        shape = shape_of(tup)
+        if not shape:
+            raise TypeError("arrays to stack must be passed as a sequence")
+        if fn is np.vstack:
+            return impl.reshape_copy, (tup, (-1, 1) if len(shape) == 1 else
+                                       (shape[0] * shape[1],) + shape[2:])
+        if len(shape) <= 2:
+            return impl.reshape_copy, (tup, (-1,))
+        return impl.rows_side_by_side, (tup, (shape[1], shape[0] * shape[2]) + shape[3:])
+
+    return select
+
+
 _TABLE: dict[int, Callable[..., Selection]] = {}
 
 
@@ -518,7 +546,8 @@ def _build() -> None:
         np.vander: _vander, np.ediff1d: _ediff1d, np.bincount: _bincount,
         np.trim_zeros: _trim_zeros,
         np.meshgrid: _meshgrid, np.block: _block, np.piecewise: _piecewise,
-        np.polyint: _polyint, np.polymul: _polymul, np.polyfit: _polyfit,
+        ndarray_compress: _ndarray_compress, np.polyint: _polyint, np.polymul: _polymul,
+        np.polyfit: _polyfit,
     }
     if hasattr(np, "row_stack"):
         table[np.row_stack] = _row_stack

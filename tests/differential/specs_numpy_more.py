@@ -136,6 +136,8 @@ SPECS_NUMPY_MORE: tuple[Spec, ...] = (
        ("real", "real")),
     _s("vstack-one", "np.vstack([a0])", (), (((3,),),)),
     _s("hstack-one", "np.hstack((a0,))", (), M),
+    _s("vstack-array", "np.vstack(a0)", (), (((3,),), ((2, 3),), ((2, 2, 3),))),
+    _s("hstack-array", "np.hstack(a0)", (), (((3,),), ((2, 3),), ((2, 2, 3),))),
     _s("block", "np.block([[a0, a1], [a1, a0]])", (Op.CONCATENATE,), (((2, 2), (2, 2)),),
        ("real", "real")),
     _s("atleast_1d", "np.atleast_1d(a0)", (), ((None,), ((),))),
@@ -232,6 +234,18 @@ SPECS_NUMPY_MORE: tuple[Spec, ...] = (
        jax=lambda jnp, a0: a0.diagonal(1)),
     _s("method-repeat", "a0.repeat(2, axis=0)", (Op.REPEAT,), M,
        jax=lambda jnp, a0: a0.repeat(2, axis=0)),
+    _s("method-imag", "a0.imag + a0.mT", (Op.SWAPAXES,), (((2, 3, 3),),),
+       jax=lambda jnp, a0: a0.imag + jnp.swapaxes(a0, -1, -2)),
+    _s("method-compress", "a0.compress(np.array([True, False, True]), axis=1)", (),
+       (((2, 3),),),
+       jax=lambda jnp, a0: a0.compress(jnp.array([True, False, True]), axis=1)),
+    _s("method-choose", "np.array([1, 0, 1, 1]).choose([a0, a1])", (), (((4,), (4,)),),
+       ("real", "real"),
+       jax=lambda jnp, a0, a1: jnp.choose(jnp.array([1, 0, 1, 1]), [a0, a1])),
+    _s("method-partition", "b = a0 * 1.0\nb.partition(2)\nreturn b[..., 2] + b[..., 0] * "
+       "b[..., 1]", (Op.TAKE_ALONG_AXIS,), (((5,),), ((2, 5),)), ("distinct",),
+       jax=lambda jnp, a0: (lambda b: b[..., 2] + b[..., 0] * b[..., 1])(
+           jnp.partition(a0, 2))),
     _s("method-nonzero", "a0[(a0 > 0).nonzero()]", (Op.NONZERO,), V, ("nonzero",),
        jax=None, order2=False),
 )
