@@ -35,8 +35,9 @@ SPECS_NUMPY_MORE: tuple[Spec, ...] = (
        ("real", "real")),
     _s("logspace", "np.logspace(a0, a1, 4)", (Op.POW,), ((None, None), ((2,), (2,))),
        ("small", "small")),
+    # NumPy's geomspace of float32 arrays is float64 (JAX: float32)
     _s("geomspace", "np.geomspace(a0, a1, 4)", (Op.LOG10,), ((None, None), ((2,), (2,))),
-       ("positive", "positive")),
+       ("positive", "positive"), dtypes=F64),
     # --- differences, integrals, statistics ----------------------------------------------
     _s("diff", "np.diff(a0, n=2, axis=0)", (Op.SUB,), (((4, 3),), ((5,),))),
     _s("ediff1d", "np.ediff1d(a0, to_begin=0.5)", (Op.SUB,), (((5,),), ((2, 3),))),
