@@ -309,8 +309,9 @@ def stack_of_rows(fn: Any) -> Callable[..., Selection]:
         if not shape:
             raise TypeError("arrays to stack must be passed as a sequence")
         if fn is np.vstack:
-            return impl.reshape_copy, (tup, (-1, 1) if len(shape) == 1 else
-                                       (shape[0] * shape[1],) + shape[2:])
+            rows = (-1, 1) if len(shape) == 1 else shape if len(shape) == 2 else \
+                (shape[0] * shape[1],) + shape[2:]
+            return impl.reshape_copy, (tup, rows)
         if len(shape) <= 2:
             return impl.reshape_copy, (tup, (-1,))
         return impl.rows_side_by_side, (tup, (shape[1], shape[0] * shape[2]) + shape[3:])
