@@ -450,3 +450,15 @@ def test_eager_fmod_ldexp_diff_nansum_nanmean() -> None:
     st.nansum(t, 0).sum().backward()
     np.testing.assert_array_equal(st.nansum(t, 0).detach().numpy(), _np_nansum(x))
     np.testing.assert_array_equal(t.grad.numpy(), ~np.isnan(x) * 1.0)
+
+
+def _polymul_sum(a, b):
+    return np.sum(np.polymul(a, b))
+
+
+def test_polymul_refuses_a_leading_zero_when_it_runs() -> None:
+    """NumPy strips leading zeros (a shorter result): never a silently longer one."""
+    g = st.grad(_polymul_sum)
+    np.testing.assert_allclose(g(np.array([1.0, 2.0]), np.array([3.0, 1.0])), [4.0, 4.0])
+    with pytest.raises(AssertionError, match="leading zero"):
+        g(np.array([0.0, 2.0]), np.array([3.0, 1.0]))

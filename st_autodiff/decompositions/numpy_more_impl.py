@@ -400,7 +400,15 @@ def polyint(p: Any, m: int, ks: Any) -> Any:
 
 
 def polymul(a1: Any, a2: Any) -> Any:
-    return np.convolve(np.atleast_1d(a1), np.atleast_1d(a2))
+    """``np.polymul``: the convolution of the coefficients.  NumPy first strips leading
+    zeros (``poly1d``), which changes the length: checked when the code runs."""
+    a1 = np.atleast_1d(a1)
+    a2 = np.atleast_1d(a2)
+    if np.shape(a1)[0] > 1:
+        assert a1[0] != 0, "np.polymul: a leading zero coefficient is not supported"
+    if np.shape(a2)[0] > 1:
+        assert a2[0] != 0, "np.polymul: a leading zero coefficient is not supported"
+    return np.convolve(a1, a2)
 
 
 def polyfit(x: Any, y: Any, order: int, rcond: Any, y2d: bool) -> Any:
