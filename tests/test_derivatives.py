@@ -262,6 +262,11 @@ for _op, _order, _dom in ((Op.IV, 1.5, positive), (Op.IVE, 2.0, away), (Op.JV, 2
     case(_op, "x", np.full((3, 4), _order), _dom(3, 4), argnums=(1,))
 case(Op.EXPN, "n0", np.array([0, 1, 2]), positive(2, 3), argnums=(1,))
 case(Op.BETAINC, "x", positive(3, 4), positive(3, 4), uniform(0.1, 0.9, 3, 4), argnums=(2,))
+# numpy-more family: fmod (both inputs, away from the jumps), ldexp (x; the exponent is
+# an integer)
+case(Op.FMOD, "same", uniform(-3.0, 3.0, 3, 4), positive(3, 4))
+case(Op.FMOD, "bcast", uniform(-3.0, 3.0, 3, 1), positive(4))
+case(Op.LDEXP, "x", normal(3, 4), np.array([1, -2, 0, 3]), argnums=(0,))
 
 case(Op.POW, "python-float-exponent", positive(3, 4), 2.5)
 # x ** y has no derivative in y where x < 0: only the base is checked

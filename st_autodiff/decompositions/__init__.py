@@ -21,7 +21,7 @@ import numpy as np
 from . import numpy_impl as impl
 from . import select_linalg as la
 from . import select_linalg_more as la_more  # linalg family (issue 11)
-from . import select_scipy, select_stats
+from . import select_numpy_more, select_scipy, select_stats
 from .common import (
     NO,
     Node,
@@ -440,6 +440,10 @@ def lookup(fn: Any) -> Callable[..., Selection] | None:
         _build()
     if getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == "reduce":
         return _logaddexp_reduce  # a new bound method object on every attribute read
+    # numpy-more family: ufunc.reduce/accumulate, nan* reductions, quantile methods...
+    more = select_numpy_more.lookup(fn) or select_numpy_more.QUANTILE_METHODS.get(id(fn))
+    if more is not None:
+        return more
     found = _TABLE.get(id(fn))
     if found is None:  # stats: scipy.stats distribution methods (select_stats.py)
         found = select_stats.lookup(fn)

@@ -154,6 +154,14 @@ def _elementwise(op: Op, inputs: tuple, params: dict) -> Any:
     return make(probe(op, [stand_in(v) for v in inputs], params), shape)
 
 
+def _types_first(op: Op, inputs: tuple, params: dict) -> Any:
+    """numpy-more family: ``np.ldexp`` checks its input types before it broadcasts, so a
+    float exponent is its TypeError even where the shapes do not broadcast either."""
+    if any_abstract(inputs) or any(isinstance(v, (np.ndarray, list, tuple)) for v in inputs):
+        probe(op, [stand_in(v) for v in inputs], params)
+    return _elementwise(op, inputs, params)
+
+
 def _value_dependent_pow(inputs: tuple, params: dict) -> Any:
     """``array ** e`` for a runtime NumPy exponent under NumPy < 2.3, which computes an
     exponent of one element with value 2, 0.5, -1, 0 or 1 by a fast path keeping the base's
@@ -419,6 +427,7 @@ def _table() -> dict[Op, Rule]:
               Op.TUPLE: _tuple, Op.ITEM: _item, Op.SHAPE: _shape, Op.CONST: _const,
               Op.CALL: _call, Op.CALL_VJP: _call_vjp,
               Op.OPAQUE_CALL: lambda op, inputs, params: opaque_value(params.get("out_type"))})
+    t[Op.LDEXP] = _types_first  # numpy-more family
     t.update(infer_shapes.RULES)
     t.update(infer_linalg.RULES)
     t.update(infer_linalg_more.RULES)

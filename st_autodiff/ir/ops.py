@@ -336,6 +336,9 @@ class Op(enum.Enum):
     BINOM = "binom"
     POCH = "poch"
     BETAINC = "betainc"
+    # numpy-more family: ufuncs whose values only NumPy's kernel gives exactly
+    FMOD = "fmod"
+    LDEXP = "ldexp"
     # decompositions (rules in derivatives/linalg.py)
     EIGH = "eigh"
     EIGVALSH = "eigvalsh"
@@ -440,6 +443,9 @@ def _special_table() -> dict[Op, OpInfo]:
         Op.PSEUDO_HUBER: _special("pseudo_huber", "delta", "r"),
         Op.BOXCOX: _special("boxcox", "x", "lmbda"), Op.BETALN: _special("betaln", "a", "b"),
         Op.GAMMAINC: _special("gammainc", "a", "x"), Op.GAMMAINCC: _special("gammaincc", "a", "x"),
+        # numpy-more family: np.fmod (C's remainder, sign of x), np.ldexp (x * 2**i)
+        Op.FMOD: _binary("fmod"), Op.LDEXP: OpInfo("ldexp", ("x", "i"), numpy="ldexp",
+                                                   elementwise=True),
         Op.EIGH: OpInfo("eigh", ("x",), (("UPLO", "L"),), numpy="linalg.eigh", multi=True,
                         torch="linalg_eigh"),
         Op.EIGVALSH: OpInfo("eigvalsh", ("x",), (("UPLO", "L"),), numpy="linalg.eigvalsh",

@@ -319,4 +319,8 @@ from .special import install_methods as _install_special_methods  # noqa: E402
 globals().update(_SPECIAL_TOP)
 _install_special_methods()
 __all__ += sorted(_SPECIAL_TOP)
+# numpy-more family (issue 11)
+from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
+
+__all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
 NAMES = list(__all__)

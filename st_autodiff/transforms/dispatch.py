@@ -19,6 +19,7 @@ import libcst as cst
 import numpy as np
 
 from .. import decompositions
+from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir import scalar_kinds
@@ -82,6 +83,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             return fn(*args, **kwargs)
         except Exception as exc:
             raise static_exception(lw, exc, e) from None
+    if (fn is np.vstack or fn is np.hstack) and args and isinstance(args[0], Node):
+        # numpy-more family: np.vstack(x) / np.hstack(x) of one array (its rows joined)
+        return _decomposed(lw, fn, select_numpy_more.stack_of_rows(fn), args, kwargs, e)
     if fn is np.ascontiguousarray or fn is np.asfortranarray:  # (layout_queries.py)
         return layout_queries.contiguous(lw, fn, args, kwargs, e)
     if fn is np.copy and isinstance(args[0] if args else None, Node) and (

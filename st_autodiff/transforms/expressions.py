@@ -41,6 +41,7 @@ from . import (
     static_queries,
 )
 from .index_tricks import concatenate_items, is_concatenator
+from .numpy_more_attrs import numpy_more_attribute
 from .object_operators import NOT_OBJECTS, object_binary, object_unary
 from .parse import ParsedFunction
 from .records import NOT_HANDLED, record_attribute
@@ -389,12 +390,16 @@ class ExpressionLowering:
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
+        # numpy-more family: x.imag of a real array, x.mT, x.compress(...), x.choose(...)
+        more = numpy_more_attribute(self, x, attr, e)
+        if more is not NotImplemented:
+            return more
         if attr == "flags" and (t is None or t.kind == "array"):
             return layout_queries.Flags(self, x, e)  # type: ignore[arg-type]
         value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
         if value is not NotImplemented:
             return value
-        if attr in ("fill", "sort") and (t is None or t.kind == "array"):
+        if attr in ("fill", "sort", "partition") and (t is None or t.kind == "array"):
             return inplace.InPlaceMethod(x, attr)  # lowered as a write when called
         if attr == "searchsorted" and (t is None or t.kind == "array"):
             return inplace.searchsorted_method(x)

@@ -84,6 +84,15 @@ def method_call(lw: Any, m: InPlaceMethod, args: list[Any], kwargs: dict[str, An
         _one_value(lw, value, "x.fill(value)", e)
         _write(lw, name, m.array, value, scope, e)
         return None
+    if m.attr == "partition":  # numpy-more family: np.partition's values, written back
+        bound = dict(zip(("kth", "axis", "kind", "order"), args), **kwargs)
+        if "kth" not in bound or len(args) > 4:
+            raise lw.fail("partition() takes kth and optional axis, kind, order", e)
+        lw.check_writable(name, m.array, scope, e)
+        new = lw.call(np.partition, [m.array, bound["kth"]], {
+            k: v for k, v in bound.items() if k in ("axis", "order")}, e)
+        _write(lw, name, m.array, new, scope, e, checked=True)
+        return None
     bound = _bind(lw, "sort", ("axis", "kind", "order"), args, kwargs, e)
     if bound.get("order") is not None:
         raise lw.fail("x.sort(order=...) sorts structured arrays, which are not supported", e)

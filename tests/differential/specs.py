@@ -373,3 +373,7 @@ SPECS += SPECS_STATS
 from .specs_special import SPECS_SPECIAL  # noqa: E402  (special family, issue 11)
 
 SPECS += SPECS_SPECIAL
+
+from .specs_numpy_more import SPECS_NUMPY_MORE  # noqa: E402  (numpy-more family, issue 11)
+
+SPECS += SPECS_NUMPY_MORE
