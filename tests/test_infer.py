@@ -21,6 +21,7 @@ from test_infer_cases import (
     cast_cases,
     creation_cases,
     elementwise_cases,
+    fft_cases,
     index_cases,
     linalg_cases,
     list_cases,
@@ -53,6 +54,8 @@ _INDEX = {Op.GETITEM, Op.SETITEM, Op.INDEX_ADD, Op.SCATTER_ADD}
 _LISTS = {op for op in Op if op.value.startswith("list")}
 _STRUCT = {Op.TUPLE, Op.ITEM, Op.SHAPE, Op.STOP_GRADIENT, Op.CONST}
 _STRUCT.add(Op.NO_DERIVATIVE)  # stats: identity
+#: the fft family's ops on real pairs
+_FFT = {Op.FFT_C2C, Op.FFT_R2C, Op.FFT_C2R, Op.CMUL, Op.CDIV}
 #: ops whose result shape counts a runtime list's items: typed with an unknown shape
 _UNKNOWN_SHAPE = {Op.LIST_STACK, Op.LIST_CATENATE, Op.NONZERO}
 
@@ -79,6 +82,8 @@ def cases_for(op: Op) -> list:
         return list_cases(op)
     if op in _STRUCT:
         return structure_cases(op)
+    if op in _FFT:
+        return fft_cases(op)
     raise AssertionError(f"no test cases for {op}")
 
 

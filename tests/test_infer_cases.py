@@ -360,3 +360,19 @@ def structure_cases(op: Op) -> list[Case]:
         Op.CONST: [_c(value=2.5), _c(value=(1, 2))],
     }
     return table[op]
+
+
+def fft_cases(op: Op) -> list[Case]:
+    """The fft family's pair ops: float64 and float32 parts, other axes, broadcasting."""
+    a, b = A((4,)), A((3, 4))
+    f32 = b.astype("float32")
+    table: dict[Op, list[Case]] = {
+        Op.FFT_C2C: [_c(a, a, axes=(0,)), _c(b, b, axes=(0, 1), norm="ortho", inverse=True),
+                     _c(f32, f32, axes=(1,))],
+        Op.FFT_R2C: [_c(a, axes=(0,)), _c(b, axes=(0, 1), norm="forward"), _c(f32, axes=(0,))],
+        Op.FFT_C2R: [_c(a, a, axes=(0,), n=6), _c(b, b, axes=(1,), n=7),
+                     _c(f32, f32, axes=(1,), n=6)],
+        Op.CMUL: [_c(a, a, a, a), _c(b, b, a, a), _c(f32, f32, f32, f32)],
+        Op.CDIV: [_c(a, a, a + 2.0, a), _c(b, b, a + 2.0, a), _c(f32, f32, f32 + 2, f32)],
+    }
+    return table[op]

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .infer_core import NoTypeRule, dtype_of, make, shape_of
+from .infer_core import array, dtype_of, shape_of
 from .ops import Op
 
 
@@ -19,17 +19,17 @@ def _dtype(inputs: tuple) -> np.dtype:
     return np.dtype(np.float32 if single else np.float64)
 
 
-def _part(dt: np.dtype, shape: tuple[int, ...]) -> Any:
-    return make(np.zeros((1,) * len(shape), dt), shape)
+def _part(dt: np.dtype, shape: tuple[int, ...] | None) -> Any:
+    return array(dt, shape)
 
 
 def _fft(op: Op, inputs: tuple, params: dict) -> Any:
     arrays = [v for v in inputs if not (isinstance(v, (int, float)) and v == 0)]
     shapes = [shape_of(v) for v in arrays]
-    if any(s is None for s in shapes):
-        raise NoTypeRule("an fft of an input of unknown shape")
-    shape = list(np.broadcast_shapes(*shapes)) if len(shapes) > 1 else list(shapes[0])
     dt = _dtype(inputs)
+    if any(s is None for s in shapes):  # the dtype is known, the shape is not
+        return _part(dt, None) if op is Op.FFT_C2R else (_part(dt, None), _part(dt, None))
+    shape = list(np.broadcast_shapes(*shapes)) if len(shapes) > 1 else list(shapes[0])
     axes = params["axes"]
     if op is Op.FFT_R2C:
         shape[axes[-1]] = shape[axes[-1]] // 2 + 1
@@ -41,10 +41,8 @@ def _fft(op: Op, inputs: tuple, params: dict) -> Any:
 
 def _cmul(op: Op, inputs: tuple, params: dict) -> Any:
     shapes = [shape_of(v) for v in inputs]
-    if any(s is None for s in shapes):
-        raise NoTypeRule("a complex product of an input of unknown shape")
-    shape = tuple(np.broadcast_shapes(*shapes))
     dt = np.result_type(*[v if isinstance(v, (int, float)) else dtype_of(v) for v in inputs])
+    shape = None if any(s is None for s in shapes) else tuple(np.broadcast_shapes(*shapes))
     return (_part(dt, shape), _part(dt, shape))
 
 

@@ -351,29 +351,14 @@ SPECS += (
     Spec("svd", "np.linalg.svd(a0, full_matrices=False)[0] ** 2", (Op.SVD,),
          (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
 )
-from .specs_scipy_kernels import SPECS_SCIPY_KERNELS  # noqa: E402, I001  (kernels family)
-SPECS += SPECS_SCIPY_KERNELS
+# --- issue 11's families, each in its own module ------------------------------------------
+from .specs_fft import SPECS_FFT  # noqa: E402, I001
+from .specs_integrate import SPECS_INTEGRATE  # noqa: E402
+from .specs_linalg import SPECS_LINALG  # noqa: E402
+from .specs_numpy_more import SPECS_NUMPY_MORE  # noqa: E402
+from .specs_scipy_kernels import SPECS_SCIPY_KERNELS  # noqa: E402
+from .specs_special import SPECS_SPECIAL  # noqa: E402
+from .specs_stats import SPECS_STATS  # noqa: E402
 
-from .specs_integrate import SPECS_INTEGRATE  # noqa: E402  (ode family)
-
-SPECS += SPECS_INTEGRATE  # (ode family)
-
-from .specs_fft import SPECS_FFT  # noqa: E402  (fft family)
-
-SPECS += SPECS_FFT
-
-from .specs_linalg import SPECS_LINALG  # noqa: E402  (linalg family)
-
-SPECS += SPECS_LINALG
-
-from .specs_stats import SPECS_STATS  # noqa: E402  (stats: scipy.stats distributions)
-
-SPECS += SPECS_STATS
-
-from .specs_special import SPECS_SPECIAL  # noqa: E402  (special family, issue 11)
-
-SPECS += SPECS_SPECIAL
-
-from .specs_numpy_more import SPECS_NUMPY_MORE  # noqa: E402  (numpy-more family, issue 11)
-
-SPECS += SPECS_NUMPY_MORE
+SPECS += (SPECS_SCIPY_KERNELS + SPECS_INTEGRATE + SPECS_FFT + SPECS_LINALG + SPECS_STATS
+          + SPECS_SPECIAL + SPECS_NUMPY_MORE)
