@@ -43,7 +43,12 @@ STATS_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", 
 #: Library functions the compiler differentiates by compiling their own Python source:
 #: no table names them, so they are listed here (each has a differential spec).
 FROM_SOURCE: dict[str, tuple[str, ...]] = {
-    "numpy": (),
+    "numpy": ("angle", "append", "apply_along_axis", "array_split", "atleast_1d", "atleast_2d",
+              "atleast_3d", "column_stack", "cumulative_prod", "cumulative_sum", "delete",
+              "dsplit", "dstack", "extract", "fliplr", "flipud", "geomspace", "hsplit",
+              "identity", "logspace", "matrix_transpose", "nancumprod", "nancumsum", "place",
+              "polyadd", "polyder", "polysub", "put_along_axis", "real", "real_if_close",
+              "resize", "rollaxis", "rot90", "select", "tri", "unwrap", "vsplit"),
     "numpy.linalg": ("cross", "diagonal", "matmul", "matrix_power", "matrix_transpose",
                      "outer", "tensordot", "tensorinv", "vecdot"),
     "scipy.special": (),
@@ -73,6 +78,19 @@ NOTES: dict[str, str] = {
     "scipy.integrate.odeint": "first order only; not in func",
     "scipy.integrate.solve_ivp": "first order only; needs t_eval; not in fun",
     "scipy.integrate.quad": "first order only; not in func or infinite limits",
+}
+
+#: Entries the compiler handles at the call itself, outside the tables above: ufunc
+#: methods that are reductions, memory-layout calls (``transforms/layout_queries``) and
+#: ``np.signbit`` (a boolean ufunc: zero derivative).
+HANDLED: dict[str, tuple[str, str]] = {
+    "numpy.add.reduce": ("op", "sum"), "numpy.multiply.reduce": ("op", "prod"),
+    "numpy.maximum.reduce": ("op", "max"), "numpy.minimum.reduce": ("op", "min"),
+    "numpy.fmax.reduce": ("decomposition", "nanmax"),
+    "numpy.fmin.reduce": ("decomposition", "nanmin"),
+    "numpy.add.accumulate": ("op", "cumsum"), "numpy.multiply.accumulate": ("op", "cumprod"),
+    "numpy.ascontiguousarray": ("op", "layout"), "numpy.asfortranarray": ("op", "layout"),
+    "numpy.signbit": ("zero", "signbit"),
 }
 
 #: Library functions a table names that are still not differentiable: a constant argument
@@ -164,6 +182,10 @@ def entries(import_missing: bool = False) -> list[Entry]:
         if family not in MODULES:
             for name in names:
                 out.setdefault(f"{family}.{name}", Entry(f"{family}.{name}", family, "source"))
+    for name, (how, detail) in HANDLED.items():
+        family = name.split(".")[0]
+        if family in MODULES and sys.modules.get(MODULES[family]) is not None:
+            out.setdefault(name, Entry(name, family, how, detail))
     for method, op in sorted(METHODS.items(), key=lambda kv: kv[0]):
         if hasattr(np.ndarray, method):
             found = _classify_op(op)
@@ -179,6 +201,29 @@ def _classify_op(op: Any) -> tuple[str, str] | None:
     if op in NONDIFFERENTIABLE:
         return "zero", op.value
     return ("op", op.value) if op in RULES else None
+
+
+#: the eager runtime's PyTorch-named namespaces whose functions run the same rules
+TORCH_NAMESPACES = ("special", "linalg", "fft")
+#: torch.distributions classes, whose log_prob (and cdf, entropy, rsample where PyTorch
+#: has them) are differentiable in the value and every float parameter
+_NOT_FUNCTIONS = {"SpectrumTensor", "fftfreq", "rfftfreq", "Distribution",
+                  "ExponentialFamily", "constraints", "register_kl"}
+
+
+def torch_names() -> list[str]:
+    """The eager runtime's differentiable functions under PyTorch's names
+    (``torch.special.gammaln``, ``torch.linalg.svd``, ``torch.fft.rfft``,
+    ``torch.distributions.Normal``)."""
+    import st_autodiff  # noqa: PLC0415
+
+    out = []
+    for space in (*TORCH_NAMESPACES, "distributions"):
+        module = getattr(st_autodiff, space)
+        names = getattr(module, "__all__", None) or [n for n in dir(module)
+                                                      if not n.startswith("_")]
+        out += [f"torch.{space}.{n}" for n in sorted(set(names)) if n not in _NOT_FUNCTIONS]
+    return out
 
 
 def counts(items: list[Entry]) -> dict[str, int]:
@@ -213,6 +258,12 @@ def markdown(items: list[Entry]) -> str:
         *(f"| {fam} | {n} |" for fam, n in total.items()),
         "",
     ]
+    torch = torch_names()
+    lines += ["The eager runtime (`import st_autodiff as torch`) runs the same rules under "
+              f"PyTorch's names: {len(torch)} functions and distributions in `torch.special`, "
+              "`torch.linalg`, `torch.fft` and `torch.distributions` (listed at the end), "
+              "beside the elementwise functions, reductions and `nn` of docs/eager_runtime.md.",
+              ""]
     family = None
     for e in items:
         if e.family != family:
@@ -220,4 +271,6 @@ def markdown(items: list[Entry]) -> str:
             lines += ["", f"## {family}", "", "| function | how | detail | not differentiable in |",
                       "|---|---|---|---|"]
         lines.append(f"| `{e.name}` | {e.how} | {e.detail} | {NOTES.get(e.name, '')} |")
+    lines += ["", "## PyTorch names in the eager runtime", ""]
+    lines += [f"* `{name}`" for name in torch]
     return "\n".join(lines) + "\n"

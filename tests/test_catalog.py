@@ -41,7 +41,8 @@ def test_every_entry_is_an_installed_function_the_compiler_knows() -> None:
     for e in ITEMS:
         obj = _resolve(e.name)
         assert obj is not None, e.name
-        if e.how in ("op", "decomposition") and not e.name.startswith("ndarray."):
+        if e.how in ("op", "decomposition") and not e.name.startswith("ndarray.") and (
+                e.name not in catalog.HANDLED):
             assert known(obj), e.name
 
 

@@ -104,6 +104,16 @@ def sign_(x):
     return np.sum(np.sign(x) * x ** 2)
 
 
+def signbit_(x):
+    return np.sum(np.where(np.signbit(x), -x, x) + np.signbit(x) * x)
+
+
+def gammasgn_(x):
+    import scipy.special  # noqa: PLC0415
+
+    return np.sum(scipy.special.gammasgn(x) * x ** 2)
+
+
 def argmax_(x):
     return x[np.argmax(x)] ** 2
 
@@ -297,6 +307,10 @@ def _at(x: np.ndarray, k: Any, value: float) -> np.ndarray:
 
 
 CASES: tuple[ZeroCase, ...] = (
+    ZeroCase(("numpy.signbit",), signbit_, one,
+             lambda x: (np.where(np.signbit(x), -1.0, 1.0) + np.signbit(x),)),
+    ZeroCase(("scipy.special.gammasgn",), gammasgn_, one,
+             lambda x: (2 * x * np.sign(np.vectorize(__import__("math").gamma)(x)),)),
     ZeroCase(("numpy.floor",), floor_, one, lambda x: (np.floor(x),),
              lambda t: (st.floor(t) * t).sum()),
     ZeroCase(("numpy.ceil",), ceil_, one, lambda x: (2 * x * np.ceil(x),),
