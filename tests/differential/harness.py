@@ -188,8 +188,11 @@ def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0) -> li
         fd = (np.sum(f(*_moved(x64, v, h)) * w) - np.sum(f(*_moved(x64, v, -h)) * w)) / (2 * h)
         close(_dot(list(grads), v), fd, dtype, "<vjp(w), v> vs <w, J v> (central differences)")
         if jf is not None:
-            _, jpull = __import__("jax").vjp(jf, *args)
-            for k, (g, jg) in enumerate(zip(grads, jpull(w), strict=True)):
+            jout, jpull = __import__("jax").vjp(jf, *args)
+            # JAX wants the cotangent in its output's dtype, which may differ from
+            # NumPy's (SciPy's xlogy(float, float32 array) is float64, JAX's float32)
+            jw = w if isinstance(w, tuple) else np.asarray(w, np.asarray(jout).dtype)
+            for k, (g, jg) in enumerate(zip(grads, jpull(jw), strict=True)):
                 close(g, jg, dtype, f"vjp argument {k} vs JAX")
             oracles.append("jax")
         if spec.eager is not None and any(isinstance(a, np.ndarray) for a in args):
