@@ -12,7 +12,7 @@ a real, positive, well separated spectrum (``logm``, ``sqrtm``, ``eig``), ``-spd
 stable continuous Lyapunov equation and ``0.15 a0`` (spectral radius below 1) for the
 discrete one.  Spectra are turned into real losses as in ``specs_fft.py``.  JAX is the
 oracle where ``jax.numpy``/``jax.scipy`` computes the same function, else ``jax=None``; the
-eager runtime has none of these functions (``eager`` is None).
+eager runtime runs its ``torch.linalg`` function where it has one (else ``eager`` is None).
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ def _spec(name: str, body: str, shapes: tuple[Shapes, ...], domain: tuple[str, .
 
         def oracle(jnp: Any, *a: Any) -> Any:
             return inner(jnp, *a).astype(jnp.float64)
-    return Spec(f"catalog.{name}", _IMPORTS + body, kw.pop("ops", ()), shapes, domain, None,
-                jax=oracle, **kw)
+    return Spec(f"catalog.{name}", _IMPORTS + body, kw.pop("ops", ()), shapes, domain,
+                kw.pop("eager", None), jax=oracle, **kw)
 
 
 def _mix(call: str) -> str:
@@ -104,15 +104,19 @@ def _numpy() -> list[Spec]:
         _spec("np.linalg.lstsq", "np.linalg.lstsq(a0, a1, rcond=None)[0]",
               (((5, 3), (5,)), ((5, 3), (5, 2))), r * 2),
         _spec("np.linalg.matrix_norm", "np.linalg.matrix_norm(a0)", (((3, 4),), ((2, 3, 3),)),
-              r),
+              r, eager=lambda a0: _torch().linalg.matrix_norm(a0)),
         _spec("np.linalg.matrix_norm-nuc", "np.linalg.matrix_norm(a0, ord='nuc')",
-              (((3, 4),),), r),
+              (((3, 4),),), r, eager=lambda a0: _torch().linalg.matrix_norm(a0, ord="nuc")),
         _spec("np.linalg.matrix_norm-2", "np.linalg.matrix_norm(a0, ord=2, keepdims=True)",
-              (((3, 3),),), r),
-        _spec("np.linalg.pinv", "np.linalg.pinv(a0)", (((4, 3),), ((2, 4),)), r),
-        _spec("np.linalg.vector_norm", "np.linalg.vector_norm(a0)", (((3,),), ((2, 3),)), r),
+              (((3, 3),),), r,
+              eager=lambda a0: _torch().linalg.matrix_norm(a0, ord=2, keepdim=True)),
+        _spec("np.linalg.pinv", "np.linalg.pinv(a0)", (((4, 3),), ((2, 4),)), r,
+              eager=lambda a0: _torch().linalg.pinv(a0)),
+        _spec("np.linalg.vector_norm", "np.linalg.vector_norm(a0)", (((3,),), ((2, 3),)), r,
+              eager=lambda a0: _torch().linalg.vector_norm(a0)),
         _spec("np.linalg.vector_norm-ord", "np.linalg.vector_norm(a0, ord=3, axis=-1, "
-              "keepdims=True)", (((2, 3),),), ("nonzero",)),
+              "keepdims=True)", (((2, 3),),), ("nonzero",),
+              eager=lambda a0: _torch().linalg.vector_norm(a0, ord=3, dim=-1, keepdim=True)),
     ]
 
 
@@ -155,17 +159,19 @@ def _linalg() -> list[Spec]:
         _spec("sl.circulant", "sl.circulant(a0) @ a0", (((4,),),), r),
         _spec("sl.coshm", "sl.coshm(0.5 * a0)", _MAT, r, jax=jl),
         _spec("sl.sinhm", "sl.sinhm(0.5 * a0)", _MAT, r, jax=jl),
-        _spec("sl.det", "sl.det(a0)", (((3, 3),), ((2, 2),)), r),
+        _spec("sl.det", "sl.det(a0)", (((3, 3),), ((2, 2),)), r, f64=True),
         _spec("sl.eig", f"np.sort(np.real(sl.eig({_RS})[0]))", _MAT, r, jax=_jax_eigvals),
         _spec("sl.eig-vectors", f"sl.eig({_RS})[1] ** 2", _MAT, r, jax=jl),
         _spec("sl.eigh", f"sl.eigh({_SYM})[0]", _MAT, r),
         _spec("sl.eigh-vectors", f"sl.eigh({_SYM}, lower=False)[1] ** 2", _MAT, r, jax=jl),
         _spec("sl.eigvalsh", f"sl.eigvalsh({_SYM})", _MAT, r,
               jax=lambda jnp, a0: jnp.linalg.eigvalsh((a0 + a0.T) / 2)),
-        _spec("sl.expm", "sl.expm(0.5 * a0)", (((3, 3),), ((2, 2, 2),)), r),
+        _spec("sl.expm", "sl.expm(0.5 * a0)", (((3, 3),), ((2, 2, 2),)), r,
+              eager=lambda a0: _torch().linalg.matrix_exp(0.5 * a0)),
         _spec("sl.hankel", "sl.hankel(a0)", (((3,),),), r),
         _spec("sl.hankel-rows", "sl.hankel(a0, a1)", (((3,), (4,)),), r * 2),
-        _spec("sl.inv", "sl.inv(a0)", (((3, 3),),), w),
+        _spec("sl.inv", "sl.inv(a0)", (((3, 3),),), w,
+              eager=lambda a0: _torch().linalg.inv(a0)),
         _spec("sl.khatri_rao", "sl.khatri_rao(a0, a1)", (((2, 3), (4, 3)),), r * 2, jax=jl),
         _spec("sl.logm", f"sl.logm({_RS})", _MAT, r, jax=jl),
         _spec("sl.lstsq", "sl.lstsq(a0, a1)[0]", (((5, 3), (5,)), ((5, 3), (5, 2))), r * 2,
@@ -181,6 +187,8 @@ def _linalg() -> list[Spec]:
               (((3, 3), (3, 2)),), ("wellcond", "real")),
         _spec("sl.norm-ord-axis", "sl.norm(a0, ord=3, axis=1)", (((2, 3),),), ("nonzero",),
               jax=lambda jnp, a0: jnp.linalg.norm(a0, ord=3, axis=1)),
+        _spec("sl.norm-fro", "sl.norm(a0)", (((2, 3),),), r,
+              jax=lambda jnp, a0: jnp.linalg.norm(a0)),
         _spec("sl.norm-2", "sl.norm(a0, 2)", (((3, 3),),), r,
               jax=lambda jnp, a0: jnp.linalg.norm(a0, 2)),
         # orth's columns have the SVD's signs: their projector does not depend on them
@@ -192,7 +200,7 @@ def _linalg() -> list[Spec]:
               "[0, 2]", (((4, 3),),), r),
         _spec("sl.qr-square", "q, rr = sl.qr(a0)\nreturn q * 2.0 + rr", _MAT, r),
         _spec("sl.solve", "sl.solve(a0, a1)", (((3, 3), (3,)), ((3, 3), (3, 2))),
-              ("wellcond", "real")),
+              ("wellcond", "real"), eager=lambda a0, a1: _torch().linalg.solve(a0, a1)),
         _spec("sl.solve-pos", f"sl.solve({_SYM}, a1, assume_a='pos')", (((3, 3), (3, 2)),),
               ("spd", "real"), jax=lambda jnp, a0, a1: jnp.linalg.solve((a0 + a0.T) / 2, a1)),
         _spec("sl.solve_banded", "sl.solve_banded((1, 1), a0 + np.array([[0.0], [4.0], "
@@ -215,10 +223,17 @@ def _linalg() -> list[Spec]:
         _spec("sl.svd-vh", "sl.svd(a0)[2] ** 2", _MAT, r,
               jax=lambda jnp, a0: jnp.linalg.svd(a0)[2] ** 2),
         _spec("sl.svdvals", "sl.svdvals(a0)", (((4, 3),), ((2, 3),)), r,
-              jax=lambda jnp, a0: jnp.linalg.svd(a0, compute_uv=False)),
+              jax=lambda jnp, a0: jnp.linalg.svd(a0, compute_uv=False),
+              eager=lambda a0: _torch().linalg.svdvals(a0)),
         _spec("sl.toeplitz", "sl.toeplitz(a0)", (((3,),),), r),
         _spec("sl.toeplitz-rows", "sl.toeplitz(a0, a1)", (((3,), (4,)),), r * 2),
     ]
+
+
+def _torch() -> Any:
+    import st_autodiff  # noqa: PLC0415  (the eager runtime under PyTorch's spelling)
+
+    return st_autodiff
 
 
 def _jsl() -> Any:
@@ -231,7 +246,8 @@ def _special_stats() -> list[Spec]:
     r = ("real",)
     return [
         _spec("sp.logsumexp", "sp.logsumexp(a0)", (((3,),), ((2, 3),), ((),)), r),
-        _spec("sp.logsumexp-axis", "sp.logsumexp(a0, axis=1, keepdims=True)", (((2, 3),),), r),
+        _spec("sp.logsumexp-axis", "sp.logsumexp(a0, axis=1, keepdims=True)", (((2, 3),),), r,
+              eager=lambda a0: _torch().logsumexp(a0, dim=1, keepdim=True)),
         _spec("sp.logsumexp-b", "sp.logsumexp(a0, b=a1, axis=0)", (((2, 3), (2, 3)),
               ((2, 3), (3,))), ("real", "positive")),
         _spec("sp.logsumexp-sign", "v, s = sp.logsumexp(a0, b=a1, return_sign=True)\n"
