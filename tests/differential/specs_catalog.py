@@ -52,17 +52,19 @@ def _oracle(body: str, nargs: int) -> Callable[..., Any]:
 
 
 def _spec(name: str, body: str, shapes: tuple[Shapes, ...], domain: tuple[str, ...],
-          jax: bool | Callable[..., Any] | None = True, f64: bool = False, **kw: Any) -> Spec:
+          jax: bool | Callable[..., Any] | None = True, f64: bool = False, like_a0: bool = False,
+          **kw: Any) -> Spec:
     """``body`` (an expression, or lines ending in ``return``) as spec ``catalog.<name>``;
     ``jax=True``: JAX computes the same body (``f64``: in float64 for every input, as
-    NumPy's ``cov`` does and JAX's does not)."""
+    NumPy's ``cov`` does and JAX's does not; ``like_a0``: in ``a0``'s dtype, as NumPy's
+    ``histogram`` gives float32 counts for float32 weights and JAX float64 ones)."""
     body = body if "\n" in body or body.startswith("return") else f"return {body}"
     oracle = _oracle(body, len(domain)) if jax is True else jax
-    if f64 and oracle is not None:
+    if (f64 or like_a0) and oracle is not None:
         inner = oracle
 
         def oracle(jnp: Any, *a: Any) -> Any:
-            return inner(jnp, *a).astype(jnp.float64)
+            return inner(jnp, *a).astype(jnp.float64 if f64 else a[0].dtype)
     return Spec(f"catalog.{name}", _IMPORTS + body, kw.pop("ops", ()), shapes, domain,
                 kw.pop("eager", None), jax=oracle, **kw)
 
@@ -95,9 +97,10 @@ def _numpy() -> list[Spec]:
               (None, None)), ("positive", "real"), dtypes=("float64",)),
         # the counts are piecewise constant in the sample; the weights are linear
         _spec("np.histogram-weights", f"np.histogram({_DATA}, bins=np.array([-2.5, -1.0, 0.3,"
-              " 2.5]), weights=a0)[0] * np.sum(a0)", (((6,),),), r),
+              " 2.5]), weights=a0)[0] * np.sum(a0)", (((6,),),), r,
+              like_a0=True),
         _spec("np.histogram-range-density", f"np.histogram({_DATA}, bins=4, range=(-2.0, 2.0),"
-              " weights=a0, density=True)[0]", (((6,),),), ("positive",)),
+              " weights=a0, density=True)[0]", (((6,),),), ("positive",), f64=True),
         _spec("np.nan_to_num", "np.nan_to_num(np.sqrt(a0) * a1, nan=0.5)",
               (((3,), (3,)), ((2, 3), ())), ("positive", "real")),
         _spec("np.vecdot", "np.vecdot(a0, a1)", (((2, 3), (3,)), ((4,), (4,))), r * 2),
@@ -254,7 +257,7 @@ def _special_stats() -> list[Spec]:
               "return v * s", (((4,), (4,)),), ("real", "positive")),
         _spec("ss.uniform.logpdf", "ss.uniform.logpdf(a1 + a2 * a0, a1, a2) * a2",
               (((3,), (), ()), ((2, 3), (3,), (2, 1))), ("prob", "real", "positive"),
-              jax=lambda jnp, a0, a1, a2: _jss().uniform.logpdf(a1 + a2 * a0, a1, a2) * a2),
+              f64=True),
     ]
 
 
