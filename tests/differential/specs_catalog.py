@@ -21,6 +21,8 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+from st_autodiff.ir.ops import Op
+
 from .specs import Shapes, Spec
 from .specs_linalg import _jax_eigvals
 
@@ -51,6 +53,32 @@ def _oracle(body: str, nargs: int) -> Callable[..., Any]:
     return call
 
 
+#: the op each spec's graph must reach (test_spec_reaches_its_ops), by name prefix
+_REACHES = {
+    "np.broadcast_arrays": "broadcast_to", "np.corrcoef": "clip", "np.cov": "dot",
+    "np.fabs": "abs", "np.float_power": "pow", "np.histogram-weights": "matmul",
+    "np.nan_to_num": "where", "np.linalg.lstsq": "svd", "np.linalg.matrix_norm": "norm",
+    "np.linalg.pinv": "svd", "np.linalg.vector_norm": "norm", "sfft.fftshift": "roll",
+    "sfft.ifftshift": "roll", "sfft.irfft": "fft_c2r", "sfft.hfft": "fft_c2r",
+    "sfft.rfft": "fft_r2c", "sfft.ihfft": "fft_r2c", "sfft.fft": "fft_c2c", "sfft.ifft": "fft_c2c",
+    "sl.cho_factor": "cholesky", "sl.cho_solve": "call", "sl.cholesky": "cholesky",
+    "sl.circulant": "matmul", "sl.coshm": "call", "sl.sinhm": "call", "sl.det": "det",
+    "sl.eigvalsh": "eigvalsh", "sl.eigh": "eigh", "sl.eig": "eig", "sl.expm": "call",
+    "sl.hankel": "concatenate", "sl.inv": "inv", "sl.logm": "call", "sl.lstsq": "svd",
+    "sl.lu": "call", "sl.norm": "norm", "sl.orth": "svd", "sl.pinv": "svd", "sl.qr": "call",
+    "sl.solve_banded": "solve", "sl.solve_discrete": "solve", "sl.solve_triangular": "call",
+    "sl.solve_": "call", "sl.solve-pos": "cholesky", "sl.solve": "solve", "sl.sqrtm": "call",
+    "sl.svdvals": "svdvals", "sl.svd": "svd", "sl.toeplitz": "flip", "sp.logsumexp": "exp",
+    "ss.uniform": "log",
+}
+
+
+def _reaches(name: str) -> tuple[Op, ...]:
+    """The op of ``_REACHES`` under the longest prefix of ``name`` (none: no claim)."""
+    keys = [k for k in _REACHES if name.startswith(k)]
+    return (Op(_REACHES[max(keys, key=len)]),) if keys else ()
+
+
 def _spec(name: str, body: str, shapes: tuple[Shapes, ...], domain: tuple[str, ...],
           jax: bool | Callable[..., Any] | None = True, f64: bool = False, like_a0: bool = False,
           **kw: Any) -> Spec:
@@ -65,7 +93,7 @@ def _spec(name: str, body: str, shapes: tuple[Shapes, ...], domain: tuple[str, .
 
         def oracle(jnp: Any, *a: Any) -> Any:
             return inner(jnp, *a).astype(jnp.float64 if f64 else a[0].dtype)
-    return Spec(f"catalog.{name}", _IMPORTS + body, kw.pop("ops", ()), shapes, domain,
+    return Spec(f"catalog.{name}", _IMPORTS + body, kw.pop("ops", _reaches(name)), shapes, domain,
                 kw.pop("eager", None), jax=oracle, **kw)
 
 
