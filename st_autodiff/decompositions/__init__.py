@@ -185,9 +185,13 @@ def _cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: A
     for s in shapes:
         row = len(s) < 2
         flags += [row, not rowvar and (row or s[0] != 1) and not row]
+    # NumPy computes in result_type(m, y, float64): float32 data gives a float64 matrix
+    kinds = [dtype_of(v) for v in (m, y) if v is not None]
+    wide = np.result_type(*kinds, np.float64)
+    cast = None if all(k == wide for k in kinds) else wide.name
     if y is None:
-        return impl.cov, (m, flags[0], flags[1], int(static(ddof, "ddof")))
-    return impl.cov_xy, (m, y, *flags, int(static(ddof, "ddof")))
+        return impl.cov, (m, flags[0], flags[1], int(static(ddof, "ddof")), cast)
+    return impl.cov_xy, (m, y, *flags, int(static(ddof, "ddof")), cast)
 
 
 def _corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = NO, ddof: Any = NO, *,
@@ -382,13 +386,16 @@ def _histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     if isinstance(a, Node) or isinstance(bins, Node) or isinstance(range, Node):
         raise Unsupported("the data and the bins must be constants (the counts are piecewise "
                           "constant in the data)")
-    if weights is None or density:
+    if weights is None:
         return impl.identity, (np.histogram(a, bins=bins, range=range, density=density),)
     a = np.asarray(a)
     n = a.size
     columns = [np.histogram(a, bins=bins, range=range, weights=np.eye(n)[i].reshape(a.shape))[0]
                for i in builtins_range(n)]
     edges = np.histogram_bin_edges(a, bins=bins, range=range)
+    if density:  # NumPy: the weighted counts / the bin widths / their sum
+        return impl.histogram_weighted_density, (weights, np.stack(columns, axis=1), edges,
+                                                 np.array(np.diff(edges), float))
     return impl.histogram_weighted, (weights, np.stack(columns, axis=1), edges)
 
 

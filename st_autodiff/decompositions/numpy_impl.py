@@ -142,8 +142,10 @@ def trapezoid_x(y: Any, x: Any, axis: int, x_1d: bool) -> Any:
     return np.sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
 
 
-def _rows(m: Any, row: bool, transpose: bool) -> Any:
-    """NumPy's ``array(m, ndmin=2)``, transposed for ``rowvar=False``."""
+def _rows(m: Any, row: bool, transpose: bool, cast: Any = None) -> Any:
+    """NumPy's ``array(m, ndmin=2, dtype=cast)``, transposed for ``rowvar=False``."""
+    if cast is not None:
+        m = np.asarray(m, dtype=cast)
     if row:
         return np.reshape(m, (1, -1))
     if transpose:
@@ -160,22 +162,23 @@ def _cov_rows(x: Any, ddof: int) -> Any:
     return np.squeeze(c)
 
 
-def cov(m: Any, row: bool, transpose: bool, ddof: int) -> Any:
-    return _cov_rows(_rows(m, row, transpose), ddof)
+def cov(m: Any, row: bool, transpose: bool, ddof: int, cast: Any) -> Any:
+    return _cov_rows(_rows(m, row, transpose, cast), ddof)
 
 
-def cov_xy(m: Any, y: Any, m_row: bool, m_t: bool, y_row: bool, y_t: bool, ddof: int) -> Any:
-    x = np.concatenate((_rows(m, m_row, m_t), _rows(y, y_row, y_t)), axis=0)
+def cov_xy(m: Any, y: Any, m_row: bool, m_t: bool, y_row: bool, y_t: bool, ddof: int,
+           cast: Any) -> Any:
+    x = np.concatenate((_rows(m, m_row, m_t, cast), _rows(y, y_row, y_t, cast)), axis=0)
     return _cov_rows(x, ddof)
 
 
-def corrcoef(m: Any, row: bool, transpose: bool, ddof: int, scalar: bool) -> Any:
-    return _correlation(cov(m, row, transpose, ddof), scalar)
+def corrcoef(m: Any, row: bool, transpose: bool, ddof: int, cast: Any, scalar: bool) -> Any:
+    return _correlation(cov(m, row, transpose, ddof, cast), scalar)
 
 
 def corrcoef_xy(m: Any, y: Any, m_row: bool, m_t: bool, y_row: bool, y_t: bool, ddof: int,
-                scalar: bool) -> Any:
-    return _correlation(cov_xy(m, y, m_row, m_t, y_row, y_t, ddof), scalar)
+                cast: Any, scalar: bool) -> Any:
+    return _correlation(cov_xy(m, y, m_row, m_t, y_row, y_t, ddof, cast), scalar)
 
 
 def _correlation(c: Any, scalar: bool) -> Any:
@@ -386,3 +389,10 @@ def histogram_weighted(w: Any, members: Any, edges: Any) -> Any:
     """``np.histogram(a, bins, weights=w)``: ``members[b, i]`` is 1 where ``a[i]`` falls
     in bin ``b``."""
     return np.matmul(members, np.ravel(w)), edges
+
+
+def histogram_weighted_density(w: Any, members: Any, edges: Any, widths: Any) -> Any:
+    """``np.histogram(a, bins, weights=w, density=True)``: the weighted counts divided by
+    the bin widths and by their sum, in NumPy's order."""
+    n = np.matmul(members, np.ravel(w))
+    return n / widths / np.sum(n), edges

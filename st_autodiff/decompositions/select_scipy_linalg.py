@@ -334,7 +334,8 @@ def _lstsq(a: Any, b: Any, cond: Any = None, overwrite_a: Any = False, overwrite
     cond = static(cond, "cond")
     if cond is None:
         cond = np.finfo(np.result_type(dtype_of(a), np.float64)).eps
-    return impl.lstsq, (a, b, float(cond), shape[0] > shape[1], len(sb) == 1,
+    # SciPy's residues of a 1-d b are 0-d (NumPy's have shape (1,)): vector=False
+    return impl.lstsq, (a, b, float(cond), shape[0] > shape[1], False,
                         _flag(check_finite, "check_finite"))
 
 

@@ -352,7 +352,8 @@ SPECS += (
          (((3, 3),), ((4, 2),), ((2, 3),)), ("real",), None),
 )
 # --- issue 11's families, each in its own module ------------------------------------------
-from .specs_fft import SPECS_FFT  # noqa: E402, I001
+from .specs_catalog import SPECS_CATALOG  # noqa: E402, I001  (specs2: catalogue entries)
+from .specs_fft import SPECS_FFT  # noqa: E402
 from .specs_integrate import SPECS_INTEGRATE  # noqa: E402
 from .specs_linalg import SPECS_LINALG  # noqa: E402
 from .specs_numpy_more import SPECS_NUMPY_MORE  # noqa: E402
@@ -361,4 +362,4 @@ from .specs_special import SPECS_SPECIAL  # noqa: E402
 from .specs_stats import SPECS_STATS  # noqa: E402
 
 SPECS += (SPECS_SCIPY_KERNELS + SPECS_INTEGRATE + SPECS_FFT + SPECS_LINALG + SPECS_STATS
-          + SPECS_SPECIAL + SPECS_NUMPY_MORE)
+          + SPECS_SPECIAL + SPECS_NUMPY_MORE + SPECS_CATALOG)
