@@ -83,14 +83,20 @@ def _exercised() -> tuple[set[str], set[str]]:
 
     names: set[str] = set()
     for spec in SPECS:
-        for module, attr in re.findall(r"\b((?:scipy\.)?[a-z_]+(?:\.[a-z_]+)*)\.(\w+)\(",
-                                       spec.expr):
+        expr = spec.expr
+        for module, attr in re.findall(
+                r"\b((?:scipy\.)?[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)\.(\w+)\(", expr):
             head, _, rest = module.partition(".")
             family = ".".join(p for p in (_SPELLINGS.get(head, head), rest) if p)
             names.add(f"{family}.{attr}")
             if module == "rt" and attr in SCIPY_NAMES:
                 names.add(f"scipy.special.{attr}")
-        names.update(f"ndarray.{m}" for m in re.findall(r"\.(\w+)\(", spec.expr))
+        for module, imported in re.findall(r"from ((?:numpy|scipy)[\w.]*) import ([\w, ]+)",
+                                           expr):  # `from scipy.integrate import odeint`
+            for name in (n.strip() for n in imported.split(",")):
+                if re.search(rf"\b{name}\(", expr):
+                    names.add(f"{module}.{name}")
+        names.update(f"ndarray.{m}" for m in re.findall(r"\.(\w+)\(", expr))
     ops = {op.value for spec in SPECS for op in spec.ops}
     return names, ops
 
@@ -99,7 +105,10 @@ def test_every_entry_is_exercised_by_the_differential_harness() -> None:
     """Each catalogued function is called by a differential spec (compiler vs eager vs
     central differences vs JAX), or is an alias of an op a spec reaches (``np.absolute``
     is ``np.abs``'s op).  ``zero`` entries are checked by tests/test_zero_derivatives.py."""
+    from test_zero_derivatives import CASES as ZERO_CASES
+
     names, ops = _exercised()
+    names |= {n for case in ZERO_CASES for n in case.names}  # (searchsorted: integer-valued)
     missing = [e.name for e in ITEMS if e.how != "zero" and e.name not in names
                and not (e.how == "op" and e.detail in ops)]
     assert missing == []

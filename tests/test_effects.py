@@ -333,23 +333,23 @@ def test_drawing_with_an_active_parameter_is_a_located_error():
 
 
 def special_loss(x, r):
-    return np.sum(sp.owens_t(r + x, 0.5))
+    return np.sum(sp.ellipk(r + x))
 
 
 def test_rule_less_call_on_an_inactive_value_runs():
     def f(x, r):
-        w = sp.owens_t(r, 0.5)  # r is not differentiated: w is a constant
+        w = sp.ellipk(r)  # r is not differentiated: w is a constant
         return np.sum(w * x * x)
 
     r = np.array([0.1, 0.2, 0.3])
-    np.testing.assert_allclose(st.grad(f)(X, r), 2 * sp.owens_t(r, 0.5) * X)
+    np.testing.assert_allclose(st.grad(f)(X, r), 2 * sp.ellipk(r) * X)
 
 
 def test_rule_less_call_on_an_active_value_is_a_located_error():
     with pytest.raises(NoRuleError) as info:
         st.grad(special_loss)(X, X)
-    assert info.value.loc.line == line_of(special_loss, "sp.owens_t(r + x")
-    assert "st.register_vjp(sp.owens_t, rule)" in info.value.hint
+    assert info.value.loc.line == line_of(special_loss, "sp.ellipk(r + x")
+    assert "st.register_vjp(sp.ellipk, rule)" in info.value.hint
     with pytest.raises(NoRuleError):
         st.jvp(special_loss, (X, X), (np.ones(3), None))
 

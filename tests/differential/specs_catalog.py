@@ -295,4 +295,12 @@ def _jss() -> Any:
     return jax.scipy.stats
 
 
-SPECS_CATALOG: tuple[Spec, ...] = (*_numpy(), *_fft(), *_linalg(), *_special_stats())
+#: ufunc reductions of fmax/fmin: nanmax/nanmin of distinct values (no ties, no NaN here)
+_UFUNC_REDUCE = tuple(
+    Spec(f"catalog.{name}.reduce", f"np.{name}.reduce(a0, axis={axis})", (op,),
+         (((3, 4),),), ("distinct",), None,
+         jax=lambda jnp, a0, name=name, axis=axis: getattr(jnp, "nan" + name[1:])(a0, axis=axis))
+    for name, op, axis in (("fmax", Op.MAX, 0), ("fmin", Op.MIN, 1)))
+
+SPECS_CATALOG: tuple[Spec, ...] = (*_numpy(), *_fft(), *_linalg(), *_special_stats(),
+                                   *_UFUNC_REDUCE)

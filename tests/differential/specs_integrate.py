@@ -41,6 +41,11 @@ def lotka_ivp(t: Any, y: Any, a: Any, b: Any) -> Any:
     return np.array([a * y[0] - b * y[0] * y[1], b * y[0] * y[1] - 0.7 * y[1]])
 
 
+def bump(x: Any, s: Any, c: Any) -> Any:
+    """A Gaussian bump, the integrand of the ``quad`` spec."""
+    return np.exp(-s * (x - c) ** 2)
+
+
 def _body(call: str, rhs: str | None, names: str = "odeint, solve_ivp") -> str:
     """A spec body: import ``names`` from ``scipy.integrate`` and the right-hand side
     ``rhs`` from this module, then return ``call``."""
@@ -129,6 +134,14 @@ SPECS_INTEGRATE: tuple[Spec, ...] = (
     Spec("scipy-simpson", _body("simpson(a0 ** 2, x=np.cumsum(a1))", None, "simpson"),
          (Op.CUMSUM, Op.MUL),
          (((5,), (5,)), ((6,), (6,)), ((2, 5), (5,))), ("real", "positive"), None, jax=None),
+    Spec("scipy-quad", _body("quad(bump, a0, a1 + 1.0, args=(a2, 0.3), epsabs=1e-13, "
+                             "epsrel=1e-13)[0]", "bump", "quad"),
+         (Op.CALL,), ((None, None, None),), ("real", "positive", "positive"), None,
+         order2=False, jax=None),
+    Spec("scipy-cumulative_simpson",
+         _body("cumulative_simpson(a0 ** 2, x=np.cumsum(a1), initial=0)", None,
+               "cumulative_simpson"), (Op.CUMSUM, Op.MUL),
+         (((5,), (5,)), ((2, 6), (6,))), ("real", "positive"), None, jax=None),
     Spec("scipy-cumulative_trapezoid",
          _body("cumulative_trapezoid(a0 ** 2, np.cumsum(a1), initial=0)", None,
                "cumulative_trapezoid"), (Op.CUMSUM, Op.MUL),
