@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_rules_fft import _all_transforms
 
 import st_autodiff as st
 import st_autodiff as torch
@@ -51,19 +52,7 @@ def torch_loss(x, norm):
     return total
 
 
-def numpy_loss(x, norm):
-    total = 0.0
-    for z in (np.fft.fft(x, norm=norm), np.fft.ifft(x, 5, axis=0, norm=norm),
-              np.fft.rfft(x, norm=norm), np.fft.ihfft(x, 3, norm=norm),
-              np.fft.fft2(x, norm=norm), np.fft.ifftn(x, s=(3, 7), axes=(0, 1), norm=norm),
-              np.fft.rfft2(x, s=(6, 5), norm=norm), np.fft.rfftn(x, axes=(0,), norm=norm)):
-        total = total + np.sum(np.sin(z.real) * np.cos(z.imag))
-    z = np.fft.fft2(x)
-    for r in (np.fft.irfft(z, norm=norm), np.fft.irfft(z, 5, axis=0, norm=norm),
-              np.fft.hfft(z, 7, norm=norm), np.fft.irfft2(z, norm=norm),
-              np.fft.irfftn(z, s=(3, 9), axes=(1, 0), norm=norm)):
-        total = total + np.sum(np.tanh(r))
-    return total
+numpy_loss = _all_transforms  # the same loss, compiled (tests/test_rules_fft.py)
 
 
 @pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])

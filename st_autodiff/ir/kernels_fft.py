@@ -136,3 +136,19 @@ def cook_nd(name: str, shape: tuple[int, ...], s: Any, axes: Any
         if v is None or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"Invalid number of FFT data points ({v}) specified.")
     return tuple(axes), tuple(int(v) for v in s)
+
+
+def fit_plan(shape: tuple[int, ...], axes: tuple[int, ...], sizes: tuple[int, ...]
+             ) -> tuple[tuple | None, tuple | None]:
+    """How ``n=``/``s=`` fit an input of ``shape`` to ``sizes`` along ``axes``: the
+    ``getitem`` index that truncates and the ``pad`` widths that zero-pad (None where
+    nothing is cut or padded); both engines emit these ops before a transform."""
+    index = [("slice", None, None, None)] * len(shape)
+    pad = [(0, 0)] * len(shape)
+    for ax, size in zip(axes, sizes):
+        if shape[ax] > size:
+            index[ax] = ("slice", None, size, None)
+        elif shape[ax] < size:
+            pad[ax] = (0, size - shape[ax])
+    cut = tuple(index) if any(part[2] is not None for part in index) else None
+    return cut, (tuple(pad) if any(p != (0, 0) for p in pad) else None)

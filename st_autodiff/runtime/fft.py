@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.kernels_fft import cook_1d, cook_nd
+from ..ir.kernels_fft import cook_1d, cook_nd, fit_plan
 from ..ir.ops import Op
 from .functional import abs as _real_abs
 from .tensor_ops import apply_op
@@ -206,18 +206,11 @@ def view_as_real(input: Any) -> Any:
 def _fit(x: Any, axes: tuple[int, ...], sizes: tuple[int, ...]) -> Any:
     if not hasattr(x, "shape"):
         return x  # the number 0.0: a real input's imaginary part
-    shape = tuple(x.shape)
-    index = [("slice", None, None, None)] * len(shape)
-    pad = [(0, 0)] * len(shape)
-    for ax, size in zip(axes, sizes):
-        if shape[ax] > size:
-            index[ax] = ("slice", None, size, None)
-        elif shape[ax] < size:
-            pad[ax] = (0, size - shape[ax])
-    if any(part[2] is not None for part in index):
-        x = apply_op(Op.GETITEM, x, index=tuple(index))
-    if any(p != (0, 0) for p in pad):
-        x = apply_op(Op.PAD, x, pad_width=tuple(pad), constant_values=0)
+    cut, pad = fit_plan(tuple(x.shape), axes, sizes)
+    if cut is not None:
+        x = apply_op(Op.GETITEM, x, index=cut)
+    if pad is not None:
+        x = apply_op(Op.PAD, x, pad_width=pad, constant_values=0)
     return x
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir.graph import Node
-from ..ir.kernels_fft import cook_1d, cook_nd
+from ..ir.kernels_fft import cook_1d, cook_nd, fit_plan
 from ..ir.ops import Op
 from . import static_numpy
 from .complex_pairs import Pair, conj, constant, refuse
@@ -135,18 +135,11 @@ def _fit(lw: Lowerer, x: Any, axes: tuple[int, ...], sizes: tuple[int, ...],
     """``x`` truncated or padded with zeros to ``sizes`` along ``axes``."""
     if not isinstance(x, Node):
         return x  # the number 0.0: a real input's imaginary part
-    shape = known_shape(x)
-    index = [("slice", None, None, None)] * len(shape)
-    pad = [(0, 0)] * len(shape)
-    for ax, size in zip(axes, sizes):
-        if shape[ax] > size:
-            index[ax] = ("slice", None, size, None)
-        elif shape[ax] < size:
-            pad[ax] = (0, size - shape[ax])
-    if any(part[2] is not None for part in index):
-        x = lw.emit(Op.GETITEM, [x], {"index": tuple(index)}, e)
-    if any(p != (0, 0) for p in pad):
-        x = lw.emit(Op.PAD, [x], {"pad_width": tuple(pad), "constant_values": 0}, e)
+    cut, pad = fit_plan(known_shape(x), axes, sizes)
+    if cut is not None:
+        x = lw.emit(Op.GETITEM, [x], {"index": cut}, e)
+    if pad is not None:
+        x = lw.emit(Op.PAD, [x], {"pad_width": pad, "constant_values": 0}, e)
     return x
 
 
