@@ -53,8 +53,10 @@ def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
     return t
 
 
-def _infer(data: Any) -> np.ndarray:
-    """Nested Python data as an array with PyTorch's dtype rules."""
+def _infer(data: Any, target: Any = None) -> np.ndarray:
+    """Nested Python data as an array with PyTorch's dtype rules.  Python floats are read
+    as doubles and rounded once, to ``target`` (the requested NumPy dtype) when given:
+    ``tensor(0.7, dtype=torch.float64)`` is exactly 0.7, never 0.7 rounded to float32."""
     if isinstance(data, np.ndarray):
         return data.copy()
     if isinstance(data, np.generic) and not isinstance(data, np.float64):
@@ -65,7 +67,7 @@ def _infer(data: Any) -> np.ndarray:
         data = [_host_item(x) for x in data]
     arr = np.asarray(data)
     if arr.dtype.kind == "f":
-        arr = arr.astype(dtypes.get_default_dtype().np)
+        arr = arr.astype(target if target is not None else dtypes.get_default_dtype().np)
     elif arr.dtype.kind in "iu":
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "b":
@@ -93,9 +95,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     """
     if isinstance(data, TensorBase):
         warnings.warn(_COPY_WARNING, UserWarning, stacklevel=2)
-    arr = _infer(data)
-    return _finish(arr, None if dtype is None else dtypes.to_dtype(dtype), device,
-                   requires_grad)
+    dt = None if dtype is None else dtypes.to_dtype(dtype)
+    arr = _infer(data, None if dt is None else dt.np)
+    return _finish(arr, dt, device, requires_grad)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -324,7 +326,7 @@ def legacy_new(dtype: dtypes.dtype, args: tuple, kwargs: dict, cls: type = Tenso
             args[0], dtypes.Size):
         t = _finish(np.zeros(_size(args), dtype.np), dtype, device, False)
     else:
-        t = _finish(_infer(args[0]), dtype, device, False)
+        t = _finish(_infer(args[0], dtype.np), dtype, device, False)
     if cls is not Tensor:
         return Tensor._make_subclass(cls, t)
     return t

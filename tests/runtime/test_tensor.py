@@ -191,3 +191,15 @@ def test_any_and_all_reduce_to_bool_tensors():
     assert repr(m.any()) == "tensor(True)" and repr(m.all()) == "tensor(False)"
     assert repr(torch.any(m, dim=1)) == "tensor([ True, False])"
     assert repr(torch.all(m > -1.0, dim=0, keepdim=True)) == "tensor([[True, True]])"
+
+
+def test_python_floats_round_once_to_the_requested_dtype() -> None:
+    """``tensor(0.7, dtype=float64)`` holds the double 0.7: the data is not rounded to the
+    default float32 first (it held 0.699999988 before)."""
+    import st_autodiff as torch
+
+    assert torch.tensor([0.1, 0.7], dtype=torch.float64).numpy().tolist() == [0.1, 0.7]
+    assert torch.tensor(0.7, dtype=torch.float64).item() == 0.7
+    assert torch.tensor([16777217.0], dtype=torch.int64).tolist() == [16777217]
+    assert torch.tensor([0.7]).dtype is torch.float32
+    assert torch.DoubleTensor([0.7]).tolist() == [0.7]
