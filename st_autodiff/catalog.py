@@ -78,6 +78,8 @@ NOTES: dict[str, str] = {
     "scipy.integrate.odeint": "first order only; not in func",
     "scipy.integrate.solve_ivp": "first order only; needs t_eval; not in fun",
     "scipy.integrate.quad": "first order only; not in func or infinite limits",
+    "scipy.integrate.simpson": "with x=: refused on SciPy 1.18 (array-API dispatch); an "
+                               "even number of samples with dx=: refused",
 }
 
 #: Entries the compiler handles at the call itself, outside the tables above: ufunc

@@ -63,6 +63,19 @@ def _name(fn: Any) -> str:
     return callable_name(fn)
 
 
+def _op_signature(fn: Any) -> inspect.Signature | None:
+    """The op's own inputs as positional parameters, for a callable of the op table that
+    has no signature of its own."""
+    from .ir.ops import OP_INFO  # noqa: PLC0415
+    from .transforms.calls import FUNCTIONS  # noqa: PLC0415
+
+    op = FUNCTIONS.get(id(fn))
+    if op is None or OP_INFO[op].variadic:
+        return None
+    kind = inspect.Parameter.POSITIONAL_ONLY
+    return inspect.Signature([inspect.Parameter(n, kind) for n in OP_INFO[op].inputs])
+
+
 def _compiled_code(fn: Any) -> bool:
     """A NumPy ufunc, a built-in or a Cython function (or a method of one): code with no
     Python source."""
@@ -100,8 +113,10 @@ def library_caller(fn: Any) -> Callable[..., Any] | None:
     else:
         try:
             sig = inspect.signature(fn)
-        except (TypeError, ValueError):
-            return None
+        except (TypeError, ValueError):  # a C function without one (np.dot on NumPy 2.2)
+            sig = _op_signature(fn)
+            if sig is None:
+                return None
         # the required positional parameters by name (wrt= can name them), the rest passed
         # on only when the call gives them: NumPy's defaults (np._NoValue) stay unwritten
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

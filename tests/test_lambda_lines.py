@@ -97,11 +97,13 @@ LOSSES = {
     "sine": lambda x: np.sum(np.sin(x)),
     "cube": lambda x: np.sum(x ** 3),
 }
-LOSS_LIST = [lambda x: np.sum(x * 3.0),
+# (two lambdas in one list display are told apart by their code positions, which Python
+# 3.10 does not record: tests/test_calls_objects.py)
+LOSS_LIST = [np.sum,
              lambda x: np.sum(np.cos(x) * x)]
 
 
-@pytest.mark.parametrize("fn", [LOSSES["sine"], LOSSES["cube"], *LOSS_LIST])
+@pytest.mark.parametrize("fn", [LOSSES["sine"], LOSSES["cube"], LOSS_LIST[1]])
 def test_lambdas_as_dict_values_and_list_items(fn: Any) -> None:
     """A lambda on a ``'key': lambda x: ...,`` line parses as a dict item (it was refused
     as unparsable source), and one on a list's continuation line as a list item."""

@@ -95,9 +95,11 @@ SCIPY = [
     Case("expm_frechet-expm", lambda a, e: sl.expm_frechet(a * 0.3, e)[0], (A, TALL[:3])),
     Case("expm_frechet-block", lambda a, e: sl.expm_frechet(
         a * 0.3, e, method="blockEnlarge", compute_expm=False), (A, TALL[:3])),
-    Case("polar-u", lambda a: sl.polar(a)[0], (A,)),
-    Case("polar-p-left", lambda a: sl.polar(a, side="left")[1], (A,)),
-    Case("orth", lambda a: sl.orth(a) ** 2, (TALL,)),
+    # compiled from SciPy's source, whose arithmetic changes between releases (1.18's polar
+    # and orth round differently from 1.17's): equal to rounding, not bit for bit
+    Case("polar-u", lambda a: sl.polar(a)[0], (A,), exact=False),
+    Case("polar-p-left", lambda a: sl.polar(a, side="left")[1], (A,), exact=False),
+    Case("orth", lambda a: sl.orth(a) ** 2, (TALL,), exact=False),
     Case("khatri_rao", lambda a, b: sl.khatri_rao(a, b), (A, TALL)),
     Case("solveh_banded-lower", lambda a, b: sl.solveh_banded(a, b, lower=True),
          (BAND_LOWER, normal(4))),
@@ -195,7 +197,9 @@ def test_complex_fractional_power_is_refused_at_run_time() -> None:
 def test_eigenvector_gradient_of_repeated_eigenvalues_is_not_finite_values_alone_are() -> None:
     """The convention of JAX and PyTorch: eigenvalues alone have a finite derivative where
     they are repeated; eigenvectors' derivatives divide by the gap and are not finite."""
-    a = _N @ np.diag([2.0, 2.0, 5.0]) @ np.linalg.inv(_N)  # diagonalizable, repeated
+    q = np.linalg.qr(_N)[0]  # symmetric, so every LAPACK path keeps the spectrum real
+    a = q @ np.diag([2.0, 2.0, 5.0]) @ q.T
+    a = (a + a.T) / 2
     grad_w = st.grad(lambda m: np.sum(np.linalg.eigvals(m)))(a)
     np.testing.assert_allclose(grad_w, np.eye(3), atol=1e-12)  # d trace = I
     col = int(np.argmin(np.abs(np.linalg.eigvals(a) - 2.0)))  # a repeated one

@@ -333,7 +333,14 @@ def test_nan_values_match_numpy(name: str, dtype: str) -> None:
     x = _NAN.astype(dtype)
     got, expected = _compiled_value(fn, x), np.asarray(fn(x))
     assert got.dtype == expected.dtype and got.shape == expected.shape
+    if name in ("nanquantile", "nanpercentile", "nanmedian") and _OLD_LERP:
+        # NumPy before 2.3 interpolates in another order: equal to float32 rounding
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+        return
     np.testing.assert_array_equal(got, expected)
+
+
+_OLD_LERP = tuple(int(p) for p in np.__version__.split(".")[:2]) < (2, 3)
 
 
 @pytest.mark.parametrize("name", sorted(_REDUCES_ROWS - {"nancumsum"}))

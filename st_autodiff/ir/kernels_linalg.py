@@ -61,8 +61,9 @@ def eig(x: Any, scipy: bool = False) -> tuple:
         w, v = _scipy_linalg().eig(x)
         w = _real_spectrum(w, "scipy.linalg.eig")
         return w, np.ascontiguousarray(v.real) if v.dtype.kind == "c" else v
-    w, v = np.linalg.eig(x)
-    return _real_spectrum(w, "numpy.linalg.eig"), v
+    w, v = np.linalg.eig(x)  # (complex arrays from NumPy 2.5 on, even for real spectra)
+    w = _real_spectrum(w, "numpy.linalg.eig")
+    return w, np.ascontiguousarray(v.real) if v.dtype.kind == "c" else v
 
 
 def eigvals(x: Any, scipy: bool = False) -> Any:

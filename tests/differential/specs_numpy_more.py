@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from st_autodiff.ir.ops import Op
 
 from .specs import Spec
@@ -131,8 +133,9 @@ SPECS_NUMPY_MORE: tuple[Spec, ...] = (
     _s("vsplit", "np.vsplit(a0, 3)[2]", (), (((3, 2),),)),
     _s("dsplit", "np.dsplit(a0, 2)[1]", (), (((1, 2, 4),),)),
     _s("column_stack", "np.column_stack([a0, a1])", (), (((3,), (3, 2)),), ("real", "real")),
-    _s("row_stack", "np.row_stack([a0, a1])", (), (((3,), (2, 3)),), ("real", "real"),
-       jax=lambda jnp, a0, a1: jnp.vstack([a0, a1])),
+    *([_s("row_stack", "np.row_stack([a0, a1])", (), (((3,), (2, 3)),), ("real", "real"),
+          jax=lambda jnp, a0, a1: jnp.vstack([a0, a1]))]
+      if hasattr(np, "row_stack") else []),  # (removed in NumPy 2.5)
     _s("dstack", "np.dstack([a0, a1])", (), (((3,), (3,)), ((2, 3), (2, 3))),
        ("real", "real")),
     _s("vstack-one", "np.vstack([a0])", (), (((3,),),)),
