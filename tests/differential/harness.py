@@ -169,6 +169,8 @@ def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0) -> li
     x64 = _f64(args)
     v = _directions(args, seed)
     out = f(*args)
+    if np.iscomplexobj(out) and not np.any(np.imag(out)):
+        out = np.real(out)  # NumPy 2.5's eig: a real spectrum in complex arrays, taken as real
     w = np.random.default_rng(seed + 2000).uniform(-1, 1, np.shape(out))
     w = float(w) if isinstance(out, float) else np.asarray(w, dtype=np.asarray(out).dtype)
     h = spec.extra.get("h", H)

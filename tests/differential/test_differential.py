@@ -100,7 +100,8 @@ def test_spec_reaches_its_ops(spec: Spec) -> None:
     args = sample(spec, spec.shapes[0], "float64", 0)
     out = f(*args)
     g = st.grad(s, wrt=tuple(range(spec.nargs)))
-    g(*args, np.ones_like(out) if hasattr(out, "shape") else 1.0)
+    g(*args, np.ones(np.shape(out)) if hasattr(out, "shape") else 1.0)  # (real: NumPy 2.5's
+    # eig gives complex arrays for the real spectra these specs use)
     seen = set(_OP_NAME.findall(g.ir + g.adjoint_ir))
     assert {op.value for op in spec.ops} <= seen, (spec.ops, seen)
 
