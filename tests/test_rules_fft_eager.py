@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_rules_fft import _all_transforms
+from test_rules_fft import _all_transforms, central
 
 import st_autodiff as st
 import st_autodiff as torch
@@ -23,18 +23,6 @@ def eager_grad(loss: Callable[[Any], Any], *arrays: np.ndarray) -> list[np.ndarr
     out = loss(*leaves)
     out.backward()
     return [t.grad.numpy() for t in leaves]
-
-
-def central(f: Callable[..., float], args: list[np.ndarray], k: int, h: float = 1e-6
-            ) -> np.ndarray:
-    g = np.zeros_like(args[k])
-    for i in range(args[k].size):
-        up = [a.copy() for a in args]
-        down = [a.copy() for a in args]
-        up[k].flat[i] += h
-        down[k].flat[i] -= h
-        g.flat[i] = (f(*up) - f(*down)) / (2 * h)
-    return g
 
 
 def torch_loss(x, norm):
