@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     except CompileError as exc:
         print(exc.render(), file=sys.stderr)
         return 1
-    except (StAutodiffError, OSError, UnicodeDecodeError) as exc:
+    except (StAutodiffError, OSError, UnicodeDecodeError, RuntimeError) as exc:
         print(f"st-autodiff: error: {exc}", file=sys.stderr)
         return 1
     _write(text, lexer, args.color, sys.stdout)
@@ -100,6 +100,11 @@ def _parser() -> argparse.ArgumentParser:
                       help="an example type, e.g. x=f64[4,3], s=float, n=int=5 (repeatable;"
                       " specialises the output)")
     dump.add_argument("--no-optimize", action="store_true", help="skip DCE, CSE and folding")
+    show.add_argument("--graph", metavar="OUT", help="draw the graph to OUT instead of "
+                      "printing (.svg, .png, .pdf need Graphviz's dot; .dot needs nothing)")
+    dump.add_argument("--graph-stage", choices=("primal", "joint"), default="joint",
+                      help="with --graph: the primal graph or the optimised joint graph "
+                      "(primal and adjoint; the default)")
     dump.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                       help="syntax highlighting (auto: when stdout is a terminal)")
     rules = sub.add_parser(
@@ -145,6 +150,8 @@ def _dump(args: argparse.Namespace) -> tuple[str, str]:
     scope = StaticScope(module)
     compiled: Compiled = compile_function(parsed, scope.make_resolver, example, req,
                                           Options(optimize=not args.no_optimize))
+    if args.graph:
+        return _draw(compiled, args.graph, args.graph_stage), "text"
     if args.stage:
         text = compiled.stages[args.stage].lstrip("\n")  # parse keeps the def's blank lines
         return text, "ir" if args.stage in _IR_STAGES else "python"
@@ -153,6 +160,17 @@ def _dump(args: argparse.Namespace) -> tuple[str, str]:
                 f"# joint graph, optimized (stage optimize)\n"
                 f"{compiled.stages['optimize'].rstrip()}\n"), "ir"
     return compiled.generated.source, "python"
+
+
+def _draw(compiled: Compiled, out: str, stage: str) -> str:
+    """Draw one of the compiled graphs to ``out``; the line to print."""
+    from .viz import draw_graph  # noqa: PLC0415
+
+    graph = compiled.primal if stage == "primal" else compiled.joint
+    if graph is None:
+        raise _UsageError(f"no {stage} graph was kept for this function")
+    path = draw_graph(graph, title=f"{graph.name} ({stage})").save(out)
+    return f"wrote {path} ({stage} graph of {graph.name}, {len(graph.nodes)} nodes)\n"
 
 
 def _wrt_item(text: str) -> int | str:
@@ -251,8 +269,8 @@ def _write(text: str, lexer: str, color: str, out: TextIO) -> None:
     """Print ``text``, highlighted when asked (``always``) or on a terminal (``auto``)."""
     if not text.endswith("\n"):
         text += "\n"
-    use = color == "always" or (color == "auto" and out.isatty() and not os.environ.get(
-        "NO_COLOR"))
+    use = lexer != "text" and (color == "always" or (
+        color == "auto" and out.isatty() and not os.environ.get("NO_COLOR")))
     out.write(_highlight(text, lexer) if use else text)
 
 
