@@ -129,7 +129,7 @@ def render(results: list[tuple[Entry, Outcome]]) -> str:
         callees = sorted({m.group(1) for _, o in items
                           if (m := NO_RULE.search(o.message.splitlines()[0]))})
         where = f"Callees: {', '.join(callees)}." if callees else ""
-        lines += [f"### {cause} ({len(items)})", "", f"Entries: {names}.", "", where, "```",
+        lines += [f"### {cause} ({len(items)})", "", f"Entries: {names}.", "", where, "```text",
                   _clean(o0.message).rstrip(), "```", ""]
     lines += ["## Entries that pass", "",
               ", ".join(f"`{e.name}`" for e in passed) + ".", ""]
