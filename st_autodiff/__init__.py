@@ -32,10 +32,13 @@ from .api import (
 from .config import config
 from .errors import (
                      CompileError,
+                     DerivativeRuntimeError,
+                     EvaluationError,
                      NonScalarOutputError,
                      NoRuleError,
                      SourceUnavailableError,
                      StAutodiffError,
+                     StaticRaiseError,
                      UnsupportedRecursionError,
                      UnsupportedSyntaxError,
                      WrtError,
@@ -59,12 +62,15 @@ __version__ = _version()
 
 __all__ = [
     "CompileError",
+    "DerivativeRuntimeError",
+    "EvaluationError",
     "GradFunction",
     "NoRuleError",
     "NonScalarOutputError",
     "ShapeDtype",
     "SourceUnavailableError",
     "StAutodiffError",
+    "StaticRaiseError",
     "UnsupportedRecursionError",
     "UnsupportedSyntaxError",
     "WrtError",

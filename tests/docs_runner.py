@@ -13,7 +13,8 @@ The conventions every page of README.md and docs/ follows (tests/test_docs.py ch
 * ```` ```sh ```` blocks are set-up commands that CI runs itself (``.ci/run``);
   ```` ```text ````/```` ```ir ```` blocks are not code (diagrams, excerpts, grammars).
 
-``python -m tests.docs_runner PAGE.md`` prints one JSON report: a list of failures.
+``python -m tests.docs_runner PAGE.md ...`` prints one JSON report: page -> failures (the
+pages run one after another in this process, each in a fresh namespace and directory).
 """
 
 from __future__ import annotations
@@ -67,16 +68,18 @@ def blocks(markdown: str) -> list[Block]:
 
 
 def matches(shown: str, got: str) -> bool:
-    """``got`` equals ``shown`` line by line (trailing spaces ignored; ``...`` = any lines)."""
+    """``got`` equals ``shown`` line by line (trailing spaces ignored). A line ``...``
+    stands for any lines, ``...`` inside a line for any text (a temporary path)."""
     want = [s.rstrip() for s in shown.rstrip("\n").splitlines()]
     have = [s.rstrip() for s in got.rstrip("\n").splitlines()]
+    pats = [re.compile(".*".join(map(re.escape, w.split("..."))) + r"\Z") for w in want]
 
     def match(i: int, j: int) -> bool:
         if i == len(want):
             return j == len(have)
         if want[i] == "...":
             return any(match(i + 1, k) for k in range(j, len(have) + 1))
-        return j < len(have) and want[i] == have[j] and match(i + 1, j + 1)
+        return j < len(have) and pats[i].match(have[j]) is not None and match(i + 1, j + 1)
 
     return match(0, 0)
 
@@ -86,34 +89,45 @@ def run_page(page: Path) -> list[str]:
     failures: list[str] = []
     items = blocks(page.read_text())
     ns: dict = {"__name__": "__main__"}
+    home = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)
         sys.path.insert(0, tmp)
-        last_output: str | None = None
-        for k, b in enumerate(items):
-            where = f"{page.name}:{b.line}"
-            if b.lang == "python":
-                name = b.options.get("file", f"doc_block_{k}.py")
-                Path(tmp, name).write_text(b.text)
-                last_output, err = _run_python(b.text, str(Path(tmp, name)), ns)
-                if err:
-                    failures.append(f"{where}: {err}")
-                    last_output = None
-            elif b.lang == "output":
-                if last_output is None:
-                    failures.append(f"{where}: an output block with no python block run "
-                                    "before it")
-                elif not matches(b.text, last_output):
-                    failures.append(f"{where}: the code printed\n{last_output}\nnot\n{b.text}")
-                last_output = None
-            elif b.lang == "console":
-                failures.extend(f"{where}: {f}" for f in _run_console(b.text, tmp))
-            elif b.lang in ("sh", "text", "ir"):
-                continue
-            else:
-                failures.append(f"{where}: a block must say its kind (python, output, "
-                                f"console, sh, text or ir), not {b.lang!r}")
+        try:
+            _run_blocks(page, items, tmp, ns, failures)
+        finally:
+            os.chdir(home)
+            sys.path.remove(tmp)
     return failures
+
+
+def _run_blocks(page: Path, items: list[Block], tmp: str, ns: dict,
+                failures: list[str]) -> None:
+    """Run a page's blocks in order (``run_page``'s loop), appending failures."""
+    last_output: str | None = None
+    for k, b in enumerate(items):
+        where = f"{page.name}:{b.line}"
+        if b.lang == "python":
+            name = b.options.get("file", f"doc_block_{k}.py")
+            Path(tmp, name).write_text(b.text)
+            last_output, err = _run_python(b.text, str(Path(tmp, name)), ns)
+            if err:
+                failures.append(f"{where}: {err}")
+                last_output = None
+        elif b.lang == "output":
+            if last_output is None:
+                failures.append(f"{where}: an output block with no python block run "
+                                "before it")
+            elif not matches(b.text, last_output):
+                failures.append(f"{where}: the code printed\n{last_output}\nnot\n{b.text}")
+            last_output = None
+        elif b.lang == "console":
+            failures.extend(f"{where}: {f}" for f in _run_console(b.text, tmp))
+        elif b.lang in ("sh", "text", "ir"):
+            continue
+        else:
+            failures.append(f"{where}: a block must say its kind (python, output, "
+                            f"console, sh, text or ir), not {b.lang!r}")
 
 
 def _run_python(text: str, path: str, ns: dict) -> tuple[str, str | None]:
@@ -165,4 +179,7 @@ def _run_console(text: str, cwd: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run_page(Path(sys.argv[1]).resolve())))
+    report = {}
+    for arg in sys.argv[1:]:
+        report[Path(arg).name] = run_page(Path(arg).resolve())
+    print(json.dumps(report))
