@@ -26,7 +26,7 @@ import inspect
 import logging
 import types
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Generic, ParamSpec, overload
 
 import numpy as np
 
@@ -64,6 +64,8 @@ from .trees_classes import is_record
 log = logging.getLogger("st_autodiff")
 
 Wrt = int | str | Sequence[int | str]
+#: the parameters of a differentiated function; its gradient function takes the same
+P = ParamSpec("P")
 
 _VERSION = 1
 
@@ -111,7 +113,7 @@ _KINDS: dict[type, Callable[[Any], Any]] = {np.ndarray: _ndarray_kind, float: _f
 _KINDS.update(CALLABLE_KINDS)  # (functions passed as arguments: keyed by identity)
 
 
-class GradFunction:
+class GradFunction(Generic[P]):
     """A compiled gradient of a Python function (see the module docstring).
 
     Arguments are bound as Python binds them (``inspect.Signature.bind``: positional-only,
@@ -197,7 +199,7 @@ class GradFunction:
 
     # --- calling ------------------------------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Any:
         if kwargs or not self._plain or len(args) != self._nparams:
             flat, layout = self.bind_call(args, kwargs)
             return self._run(tuple(flat), layout)
@@ -748,6 +750,26 @@ def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wr
 _OPTIONS = {True: Options(optimize=True)}
 
 
+@overload
+def grad(fn: Callable[P, Any], wrt: Wrt | None = None, *,
+         argnums: Wrt | None = None, has_aux: bool = False, optimize: bool = True,
+         static_argnums: int | Sequence[int] | None = None,
+         static_argnames: str | Sequence[str] | None = None,
+         dynamic_argnums: int | Sequence[int] | None = None,
+         dynamic_argnames: str | Sequence[str] | None = None,
+         cache_size: int | None = None) -> GradFunction[P]: ...
+
+
+@overload
+def grad(fn: None = None, wrt: Wrt | None = None, *,
+         argnums: Wrt | None = None, has_aux: bool = False, optimize: bool = True,
+         static_argnums: int | Sequence[int] | None = None,
+         static_argnames: str | Sequence[str] | None = None,
+         dynamic_argnums: int | Sequence[int] | None = None,
+         dynamic_argnames: str | Sequence[str] | None = None,
+         cache_size: int | None = None) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
+
+
 def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
          argnums: Wrt | None = None, has_aux: bool = False, optimize: bool = True,
          static_argnums: int | Sequence[int] | None = None,
@@ -773,6 +795,27 @@ def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
             static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
+
+
+@overload
+def value_and_grad(fn: Callable[P, Any], wrt: Wrt | None = None, *,
+                   argnums: Wrt | None = None, has_aux: bool = False,
+                   optimize: bool = True, static_argnums: int | Sequence[int] | None = None,
+                   static_argnames: str | Sequence[str] | None = None,
+                   dynamic_argnums: int | Sequence[int] | None = None,
+                   dynamic_argnames: str | Sequence[str] | None = None,
+                   cache_size: int | None = None) -> GradFunction[P]: ...
+
+
+@overload
+def value_and_grad(fn: None = None, wrt: Wrt | None = None, *,
+                   argnums: Wrt | None = None, has_aux: bool = False,
+                   optimize: bool = True, static_argnums: int | Sequence[int] | None = None,
+                   static_argnames: str | Sequence[str] | None = None,
+                   dynamic_argnums: int | Sequence[int] | None = None,
+                   dynamic_argnames: str | Sequence[str] | None = None,
+                   cache_size: int | None = None
+                   ) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
 
 
 def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,

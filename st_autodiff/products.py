@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import trees
-from .api import _PLAIN, GradFunction, Options, Wrt, _is_float, _is_tree, grad
+from .api import _PLAIN, GradFunction, Options, P, Wrt, _is_float, _is_tree, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
@@ -206,9 +206,9 @@ def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequ
 _JVP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
+def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
            static_argnums: Any = None, static_argnames: Any = None,
-           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[..., Any]:
+           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[P, Any]:
     """The Jacobian of ``fn`` with respect to argument(s) ``wrt`` (positions or names;
     ``argnums`` is JAX's name for it), by reverse mode: one primal run, then one generated
     backward call per output element.
@@ -257,9 +257,9 @@ def jacrev(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | Non
     return _named(jacobian_fn, fn, "jacrev", explain, cache_info)
 
 
-def jacfwd(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
+def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
            static_argnums: Any = None, static_argnames: Any = None,
-           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[..., Any]:
+           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[P, Any]:
     """The Jacobian of ``fn`` with respect to argument(s) ``wrt``, by forward mode: one
     generated tangent run per input element (cheaper than ``jacrev`` for few inputs).
     Shapes, structures and static/dynamic arguments as for ``jacrev``."""
@@ -344,9 +344,9 @@ def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
 jacobian = jacrev
 
 
-def hessian(fn: Callable[..., Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
+def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
             mode: str = "forward", static_argnums: Any = None, static_argnames: Any = None,
-            dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[..., Any]:
+            dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[P, Any]:
     """The Hessian of a scalar ``fn`` with respect to argument(s) ``wrt`` (positions or
     names; ``argnums`` is JAX's name for it): the Jacobian of the compiled gradient, whose
     generated code the compiler differentiates again.  For one array argument the result
