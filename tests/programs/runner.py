@@ -46,6 +46,21 @@ def load_engine(engine: str):  # noqa: ANN201  (returns torch or st_autodiff)
     return torch
 
 
+def prewarm(torch) -> None:  # noqa: ANN001
+    """Pay one-time costs once, before forking: PyTorch imports its compiler stack on the
+    first optimizer step (seconds), which each forked child would otherwise repeat."""
+    for name in ("torch.utils.data", "torch.optim.lr_scheduler", "torch.autograd.functional",
+                 "torch.nn.utils"):
+        with contextlib.suppress(Exception):
+            __import__(name)
+    with contextlib.suppress(Exception):
+        param = torch.zeros(1, requires_grad=True)
+        for make in (torch.optim.SGD, torch.optim.Adam):
+            optimizer = make([param], lr=0.1)
+            (param * 2).sum().backward()
+            optimizer.step()
+
+
 def normalise(text: str) -> str:
     """Replace object addresses and temp-dir names, which differ between runs."""
     return re.sub(r"0x[0-9a-fA-F]+", "0x...", text)
@@ -133,6 +148,7 @@ def serve(torch) -> None:  # noqa: ANN001
 def main(argv: list[str]) -> None:
     engine, rest = argv[0], argv[1:]
     torch = load_engine(engine)
+    prewarm(torch)
     if rest == ["--serve"]:
         serve(torch)
         return
