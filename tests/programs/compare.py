@@ -39,7 +39,9 @@ def _decimals(token: str) -> tuple[int, int]:
 
 def numbers_match(expected: str, actual: str) -> bool:
     """Whether two printed numbers agree (exactly for integers, within tolerance else)."""
-    is_float = any(c in expected for c in ".eE") or any(c in actual for c in ".eE")
+    is_float = any(c in expected for c in ".eE")
+    if is_float != any(c in actual for c in ".eE"):
+        return False  # ``30`` against ``30.``: an integer printed where a float was, or back
     if not is_float:
         return expected.lstrip("+") == actual.lstrip("+")
     a, b = float(expected), float(actual)

@@ -19,6 +19,8 @@ import types
 
 PREFIX = "torch"
 TARGET = "st_autodiff"
+SUBMODULES = ("autograd", "nn", "optim", "utils", "linalg", "fft", "special", "distributions",
+              "cuda", "testing", "profiler", "backends", "random")
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -57,13 +59,37 @@ def _resolve(dotted: str) -> types.ModuleType | None:
     parent = sys.modules.get(f"{PREFIX}.{parent_name}" if parent_name else PREFIX)
     found = getattr(parent, last, None) if parent is not None else None
     if isinstance(found, types.ModuleType):
-        return found
+        return _as_package(found)
     try:
-        return importlib.import_module(f"{TARGET}.{dotted}")
+        return _as_package(importlib.import_module(f"{TARGET}.{dotted}"))
     except ModuleNotFoundError as exc:
         if exc.name is not None and not f"{TARGET}.{dotted}".startswith(exc.name):
             raise  # a missing dependency inside st_autodiff, not a missing submodule
         return None
+
+
+def _as_package(module: types.ModuleType) -> types.ModuleType:
+    """Let the import system look for submodules below ``module``.
+
+    ``import torch.autograd.functional`` needs ``torch.autograd`` to be a package (to have
+    ``__path__``) before any finder is asked, even where ``st_autodiff.autograd`` is a
+    single file whose ``functional`` is an attribute. An empty ``__path__`` finds no files;
+    this finder answers from the attribute.
+    """
+    if not hasattr(module, "__path__"):
+        module.__path__ = []  # type: ignore[attr-defined]
+    return module
+
+
+def _alias_tree(alias: str, value: object, depth: int) -> None:
+    """Enter ``value`` (a module) as ``alias`` and its module attributes below it."""
+    if not isinstance(value, types.ModuleType) or not value.__name__.startswith(TARGET + "."):
+        return
+    sys.modules.setdefault(alias, _as_package(value))
+    if depth > 1:
+        for attr, sub in list(vars(value).items()):
+            if not attr.startswith("_"):
+                _alias_tree(f"{alias}.{attr}", sub, depth - 1)
 
 
 def install() -> types.ModuleType:
@@ -72,17 +98,8 @@ def install() -> types.ModuleType:
     sys.modules[PREFIX] = target
     if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAliasFinder())
-    # submodules already imported by st_autodiff itself are aliased at once, so that
+    # the submodules PyTorch programs name, where st_autodiff has them already, so that
     # ``sys.modules['torch.nn'] is torch.nn`` holds before any program imports them
-    for name, module in list(sys.modules.items()):
-        if name.startswith(TARGET + ".") and module is not None:
-            alias = PREFIX + name[len(TARGET):]
-            if alias not in sys.modules and _is_public(name):
-                sys.modules[alias] = module
+    for name in SUBMODULES:
+        _alias_tree(f"{PREFIX}.{name}", getattr(target, name, None), depth=2)
     return target
-
-
-def _is_public(name: str) -> bool:
-    """Only the modules a PyTorch user can name (no ``runtime``/private parts)."""
-    parts = name.split(".")[1:]
-    return all(not p.startswith("_") for p in parts) and parts[0] not in {"runtime"}

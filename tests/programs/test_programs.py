@@ -8,10 +8,19 @@ exact) with the output real PyTorch 2.13 printed, stored in ``expected/NAME.out`
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from tests.programs.compare import first_difference, lines_match, tokens
-from tests.programs.harness import expected_output, program_paths, run_programs
+from tests.programs.harness import (
+    ROOT,
+    engine_env,
+    expected_output,
+    program_paths,
+    run_programs,
+)
 
 STEMS = [p.stem for p in program_paths()]
 
@@ -66,3 +75,27 @@ def test_comparison_tolerates_float_noise_only() -> None:
     assert not lines_match("<MulBackward0>", "<MulBackward1>")
     assert not lines_match("step 10", "step 10.0")
     assert first_difference("a\nb", "a") == "line 2: expected 'b', got '<end of output>'"
+
+
+def test_shim_resolves_torch_submodules() -> None:
+    """``import torch.x`` names st_autodiff's module; a missing one is ModuleNotFoundError."""
+    code = (
+        "import sys\n"
+        "from tests.programs import shim\n"
+        "st = shim.install()\n"
+        "import torch, torch.nn as nn\n"
+        "from torch.nn import functional as F\n"
+        "import torch.distributions.constraints as c\n"
+        "assert torch is st and nn is st.nn and F is st.nn.functional\n"
+        "assert sys.modules['torch.nn.functional'] is st.nn.functional\n"
+        "assert c is st.distributions.constraints\n"
+        "assert st.nn.functional.__spec__.name == 'st_autodiff.nn.functional'\n"
+        "try:\n"
+        "    import torch.no_such_module\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=str(ROOT), env=engine_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "No module named 'torch.no_such_module'\n"
