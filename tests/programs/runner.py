@@ -4,9 +4,9 @@
 the engine once, then runs each program in a forked child (isolated global state, a timeout
 per program) and prints one JSON object: for each program its stdout, the final
 ``<ExceptionType>: <message>`` line when it raised, where it raised, and its run time.
-``python tests/programs/runner.py ENGINE --serve`` reads program paths from stdin, one a
-line, runs each in-process with its output discarded and answers with its run time (the
-benchmark drives one server per engine, interleaved).
+``python tests/programs/runner.py ENGINE --serve [cpu|wall]`` reads program paths from
+stdin, one a line, runs each in-process with its output discarded and answers with its run
+time on that clock (the benchmark drives one server per engine, interleaved).
 
 Under ``st`` the module ``torch`` is ``st_autodiff`` (see ``shim.py``). Both engines run with
 one thread so that float results do not depend on the machine's core count.
@@ -75,11 +75,11 @@ def _where(exc: BaseException, path: str) -> str:
     return f"line {frame.lineno}: {(frame.line or '').strip()}"
 
 
-def run_one(path: str, torch) -> dict[str, object]:  # noqa: ANN001
+def run_one(path: str, torch, clock=time.perf_counter) -> dict[str, object]:  # noqa: ANN001
     """Run ``path`` as ``__main__`` here; its output, error line, place and seconds."""
     out = io.StringIO()
     error, where = None, ""
-    start = time.perf_counter()
+    start = clock()
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -88,7 +88,7 @@ def run_one(path: str, torch) -> dict[str, object]:  # noqa: ANN001
             error = f"{type(exc).__name__}: {exc}"
             where = _where(exc, path)
             print(error)
-    seconds = time.perf_counter() - start
+    seconds = clock() - start
     with contextlib.suppress(Exception):
         torch.set_grad_enabled(True)
     return {"out": normalise(out.getvalue()), "error": error, "where": where,
@@ -131,30 +131,47 @@ def run_forked(path: str, torch) -> dict[str, object]:  # noqa: ANN001
     return json.loads(b"".join(chunks))
 
 
-def serve(torch) -> None:  # noqa: ANN001
+def _private_stdout() -> io.TextIOWrapper:
+    """A stream on the real stdout for this runner's answers; file descriptor 1 itself is
+    pointed at /dev/null, so that output written below Python (a C library's log line)
+    cannot mix into the answers. Programs' ``print`` output is captured separately."""
+    sys.stdout.flush()
+    channel = os.fdopen(os.dup(1), "w")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    return channel
+
+
+def serve(torch, clock_name: str) -> None:  # noqa: ANN001
     """Answer each program path on stdin with its in-process run time (JSON line)."""
+    clock = time.process_time if clock_name == "cpu" else time.perf_counter
+    channel = _private_stdout()
     for line in sys.stdin:
         path = line.strip()
         if not path:
             continue
-        result = run_one(path, torch)
+        result = run_one(path, torch, clock)
         with contextlib.suppress(Exception):
             torch.set_default_dtype(torch.float32)
-        reply = {"seconds": result["seconds"], "ok": result["error"] is None}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+        reply = {"seconds": result["seconds"], "ok": result["error"] is None,
+                 "out": result["out"]}
+        channel.write(json.dumps(reply) + "\n")
+        channel.flush()
 
 
 def main(argv: list[str]) -> None:
     engine, rest = argv[0], argv[1:]
     torch = load_engine(engine)
     prewarm(torch)
-    if rest == ["--serve"]:
-        serve(torch)
+    if rest[:1] == ["--serve"]:
+        serve(torch, rest[1] if len(rest) > 1 else "wall")
         return
+    channel = _private_stdout()
     fork = hasattr(os, "fork")
     results = {p: (run_forked(p, torch) if fork else run_one(p, torch)) for p in rest}
-    sys.stdout.write(json.dumps(results))
+    channel.write(json.dumps(results))
+    channel.flush()
 
 
 if __name__ == "__main__":
