@@ -24,6 +24,14 @@ print("poly:", f"{model[0].bias.item():.4f}", [round(v, 4) for v in w.tolist()])
 state = optimizer.state_dict()
 print(sorted(state["state"][0].keys()), state["param_groups"][0]["params"])
 print("square_avg", state["state"][0]["square_avg"].shape)
+for group in optimizer.param_groups:  # a manual learning-rate drop, then a few more steps
+    group["lr"] *= 0.1
+for _ in range(20):
+    loss = loss_fn(model(xx), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f"after the drop {loss.item():.5f}", optimizer.param_groups[0]["lr"])
 print("grad is None after zero_grad(set_to_none)?", end=" ")
 optimizer.zero_grad()
 print(model[0].weight.grad is None)
