@@ -30,5 +30,5 @@ x = torch.tensor([0.3, -0.2], requires_grad=True)
 y = critic(x).squeeze()
 (g,) = torch.autograd.grad(y, x, create_graph=True)
 gg = torch.autograd.grad(g.sum(), x)[0]
-print(g)
+print(g.detach(), g.requires_grad)
 print(gg)
