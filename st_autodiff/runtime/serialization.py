@@ -1,0 +1,171 @@
+"""``torch.save`` / ``torch.load`` in PyTorch's own zip format, so checkpoints cross over.
+
+An archive holds, under one folder (the file name's stem, or ``archive`` for a file
+object), these stored (uncompressed) records in this order: ``data.pkl`` (the pickled
+object, see ``serialization_pickle``), ``.format_version`` (``1``), ``.storage_alignment``
+(``64``), ``byteorder`` (``little``), ``data/0``, ``data/1``, ... (each storage's raw
+little-endian bytes, starting on a 64-byte boundary of the file), ``version`` (``3``) and
+``.data/serialization_id``.  Loading finds the folder from the ``data.pkl`` record, so any
+folder name works, and gives every storage one NumPy buffer, so tensors that shared a
+storage when saved share memory when loaded.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import secrets
+import zipfile
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .serialization_pickle import Unpickler, Writer
+from .tensor import Tensor, plain
+
+__all__ = ["load", "save"]
+
+_ALIGN = 64
+_PAD_ID = b"FB"
+
+
+def _archive_name(f: Any) -> str:
+    if isinstance(f, (str, os.PathLike)):
+        stem = os.path.splitext(os.path.basename(os.fspath(f)))[0]
+        return stem or "archive"
+    return "archive"
+
+
+class _ArchiveWriter:
+    """Stored zip records whose data starts on a 64-byte boundary (as PyTorch aligns)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.buffer = io.BytesIO()
+        self.zip = zipfile.ZipFile(self.buffer, "w", zipfile.ZIP_STORED)
+        self._crc = 0
+
+    def add(self, name: str, data: bytes) -> None:
+        info = zipfile.ZipInfo(f"{self.prefix}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_STORED
+        head = self.buffer.tell() + 30 + len(info.filename.encode())
+        pad = -(head + 4) % _ALIGN
+        info.extra = _PAD_ID + pad.to_bytes(2, "little") + b"Z" * pad
+        self.zip.writestr(info, data)
+        self._crc = zlib.crc32(data, self._crc)
+
+    def finish(self) -> bytes:
+        ident = f"{self._crc:020d}{secrets.randbits(64):020d}"
+        self.add(".data/serialization_id", ident.encode())
+        self.zip.close()
+        return self.buffer.getvalue()
+
+
+def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Write ``obj`` (tensors, containers of them, state dicts, numbers, strings) to ``f``,
+    a path or a writable binary file, in PyTorch's checkpoint format.
+
+    >>> import io, st_autodiff as torch
+    >>> buf = io.BytesIO()
+    >>> torch.save({"w": torch.ones(2)}, buf)
+    >>> torch.load(io.BytesIO(buf.getvalue()))
+    {'w': tensor([1., 1.])}
+    """
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("only the zip checkpoint format is written")
+    pkl = io.BytesIO()
+    writer = Writer(pkl)
+    writer.dump(obj)
+    archive = _ArchiveWriter(_archive_name(f))
+    archive.add("data.pkl", pkl.getvalue())
+    archive.add(".format_version", b"1")
+    archive.add(".storage_alignment", str(_ALIGN).encode())
+    if not _disable_byteorder_record:
+        archive.add("byteorder", b"little")
+    for ref in writer.storages:
+        archive.add(f"data/{ref.key}", ref.flat.astype(ref.flat.dtype.newbyteorder("<"),
+                                                       copy=False).tobytes())
+    archive.add("version", b"3\n")
+    blob = archive.finish()
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as out:
+            out.write(blob)
+    else:
+        f.write(blob)
+
+
+def _open_zip(f: Any) -> zipfile.ZipFile:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as src:
+            raw = src.read()
+    else:
+        raw = f.read()
+    if not zipfile.is_zipfile(io.BytesIO(raw)):
+        if raw[:2] == b"\x80\x02" or raw[:1] == b"\x80":
+            raise RuntimeError("checkpoints in PyTorch's legacy (pre-1.6, non-zip) format "
+                               "are not supported; re-save with a recent torch.save")
+        raise pickle.UnpicklingError(f"invalid load key, {raw[:1].decode('latin1')!r}.")
+    return zipfile.ZipFile(io.BytesIO(raw))
+
+
+def _prefix(z: zipfile.ZipFile) -> str:
+    for name in z.namelist():
+        folder, _, rest = name.partition("/")
+        if rest == "data.pkl":
+            return folder
+    raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+
+
+def _placer(map_location: Any) -> Callable[[Tensor, str], Tensor]:
+    """A function putting a loaded storage (as a flat tensor) where ``map_location`` says."""
+
+    def move(t: Tensor, where: Any) -> Tensor:
+        dev = dtypes.device(where)
+        return t if dev.type == "cpu" else t.to(dev)
+
+    if map_location is None:
+        return lambda t, loc: move(t, loc) if loc.startswith("cuda") else t
+    if callable(map_location):
+        def call(t: Tensor, loc: str) -> Tensor:
+            out = map_location(t, loc)
+            return t if out is None else out
+
+        return call
+    if isinstance(map_location, dict):
+        return lambda t, loc: move(t, map_location.get(loc, loc))
+    return lambda t, loc: move(t, map_location)
+
+
+def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Read an object written by ``save`` or by PyTorch's ``torch.save``.
+
+    ``weights_only`` (default true, as in PyTorch 2.6+) refuses any global but tensors,
+    parameters, storages, dtypes, sizes, devices and plain containers; ``map_location``
+    is a device, a device name, a ``{saved: wanted}`` dict or ``fn(storage, location)``.
+    """
+    weights_only = True if weights_only is None else weights_only
+    z = _open_zip(f)
+    prefix = _prefix(z)
+    names = set(z.namelist())
+    order = z.read(f"{prefix}/byteorder").decode() if f"{prefix}/byteorder" in names else "little"
+    place = _placer(map_location)
+    storages: dict[str, Any] = {}
+
+    def load_storage(np_dtype: np.dtype, key: str, location: str, numel: int) -> Any:
+        if key not in storages:
+            raw = bytearray(z.read(f"{prefix}/data/{key}"))
+            kind = np_dtype.newbyteorder("<" if order == "little" else ">")
+            flat = np.frombuffer(raw, dtype=kind, count=numel).astype(np_dtype, copy=False)
+            storages[key] = place(plain(flat), location)._data
+        return storages[key]
+
+    with z.open(f"{prefix}/data.pkl") as pkl:
+        return Unpickler(pkl, load_storage, weights_only).load()

@@ -1,0 +1,38 @@
+"""``st_autodiff.utils.data``: the public face of ``runtime/data`` (spelled like
+``torch.utils.data``).
+
+>>> import st_autodiff as torch
+>>> from st_autodiff.utils.data import DataLoader, TensorDataset
+>>> len(DataLoader(TensorDataset(torch.zeros(10, 2)), batch_size=4))
+3
+"""
+
+from __future__ import annotations
+
+from ...runtime.data import (
+    BatchSampler,
+    ChainDataset,
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    StackDataset,
+    Subset,
+    SubsetRandomSampler,
+    TensorDataset,
+    WorkerInfo,
+    default_collate,
+    default_convert,
+    get_worker_info,
+    random_split,
+)
+
+__all__ = [
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
+    "SubsetRandomSampler", "TensorDataset", "WorkerInfo", "default_collate", "default_convert",
+    "get_worker_info", "random_split",
+]
