@@ -57,7 +57,7 @@ def _same_sequence(elem: Any, items: list) -> Any:
         return items
 
 
-def default_collate(batch: list) -> Any:
+def default_collate(batch: Any) -> Any:
     """Merge a list of samples into a batch (see the module docstring).
 
     >>> default_collate([(1, 2.0), (3, 4.0)])
@@ -84,12 +84,12 @@ def default_collate(batch: list) -> Any:
         return _same_mapping(elem, {key: default_collate([d[key] for d in batch])
                                     for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return kind(*(default_collate(list(col)) for col in zip(*batch)))
+        return kind(*(default_collate(col) for col in zip(*batch)))
     if isinstance(elem, abc.Sequence):
         size = len(elem)
         if any(len(sample) != size for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        cols = [default_collate(list(col)) for col in zip(*batch)]
+        cols = [default_collate(col) for col in zip(*batch)]
         return cols if isinstance(elem, tuple) else _same_sequence(elem, cols)
     raise TypeError(_COLLATE_ERROR.format(kind))
 
