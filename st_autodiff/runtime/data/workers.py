@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing as mp
+import os
 import queue
 import random
 import traceback
@@ -97,10 +98,13 @@ def _worker_loop(spec: tuple, init_fn: Any, index_queue: Any, data_queue: Any, w
     except Exception as exc:  # reported with the first task
         failure = WorkerError(exc, f"in DataLoader worker process {worker_id}")
     exhausted = False
+    parent = os.getppid()
     while True:
         try:
             task = index_queue.get(timeout=_POLL_S)
         except queue.Empty:
+            if os.getppid() != parent:  # the main process is gone
+                break
             continue
         if task is None:
             break
@@ -244,13 +248,18 @@ class MultiProcessIter(BaseIter):
             data.reraise()
         return data
 
-    def _shutdown(self) -> None:
+    def _shutdown(self, graceful: bool = True) -> None:
+        """Stop the workers: ask them (``None``) and wait, or, from ``__del__``, where the
+        queues may already be closed by garbage collection, terminate them."""
         if self._shut:
             return
         self._shut = True
-        for iq in self._index_queues:
-            iq.put(None)
+        if graceful:
+            for iq in self._index_queues:
+                iq.put(None)
         for w in self._workers:
+            if not graceful:
+                w.terminate()
             w.join(timeout=5.0)
             if w.is_alive():
                 w.terminate()
@@ -260,4 +269,4 @@ class MultiProcessIter(BaseIter):
 
     def __del__(self) -> None:
         if getattr(self, "_workers", None) is not None:
-            self._shutdown()
+            self._shutdown(graceful=False)

@@ -6,18 +6,23 @@ Needs real PyTorch (2.13 made the files in this folder):
 
 Writes ``torch_tensors.pt`` (dtypes, views sharing a storage, a parameter, a tensor that
 requires grad, plain Python values), ``torch_model.pt`` (a small model's ``state_dict``),
-``torch_optim.pt`` (Adam's ``state_dict`` after two steps) and ``torch_expected.json``
-(the values, shapes, strides and storage offsets PyTorch sees, for the tests to compare).
+``torch_optim.pt`` (Adam's ``state_dict`` after two steps), ``torch_expected.json``
+(the values, shapes, strides and storage offsets PyTorch sees, for the tests to compare)
+and ``torch_data.json`` (what ``tests/runtime/data_cases.py`` gives under torch: shuffles,
+splits, samplers, collation, worker seeding).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import torch
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+from data_cases import CASES  # noqa: E402  (tests/runtime/data_cases.py)
 
 
 def tensors() -> dict:
@@ -87,6 +92,8 @@ def main() -> None:
         "torch_version": torch.__version__,
     }
     (HERE / "torch_expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    cases = {name: case(torch) for name, case in CASES.items()}
+    (HERE / "torch_data.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
