@@ -9,6 +9,8 @@ persistent workers, option errors.
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 import os
 from pathlib import Path
@@ -173,3 +175,11 @@ def test_random_sampler_argument_errors() -> None:
     with pytest.raises(ValueError, match="num_samples should be a positive integer value, "
                                          "but got num_samples=0"):
         data.RandomSampler(range(3), num_samples=0)
+
+
+@pytest.mark.parametrize("name", ["st_autodiff.runtime.data.dataset",
+                                  "st_autodiff.runtime.data.collate",
+                                  "st_autodiff.runtime.data.loader", "st_autodiff.utils.data"])
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0

@@ -5,6 +5,8 @@ in ``data/torch_expected.json``), and our own files round-trip and have PyTorch'
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import io
 import json
 import pickle
@@ -216,3 +218,8 @@ def test_not_a_checkpoint_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"hello")
     with pytest.raises(pickle.UnpicklingError, match="invalid load key, 'h'"):
         torch.load(path)
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(importlib.import_module("st_autodiff.runtime.serialization"))
+    assert result.failed == 0 and result.attempted > 0
