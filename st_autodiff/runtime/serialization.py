@@ -12,24 +12,29 @@ storage when saved share memory when loaded.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
 import secrets
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from . import dtypes
-from .serialization_pickle import Unpickler, Writer
+from .serialization_pickle import SAFE_GLOBALS, Unpickler, Writer
 from .tensor import Tensor, plain
 
-__all__ = ["load", "save"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load",
+           "safe_globals", "save"]
 
 _ALIGN = 64
+_NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+            "is False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
 _PAD_ID = b"FB"
 
 
@@ -80,7 +85,7 @@ def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
     if not _use_new_zipfile_serialization:
         raise NotImplementedError("only the zip checkpoint format is written")
     pkl = io.BytesIO()
-    writer = Writer(pkl)
+    writer = Writer(pkl, pickle_protocol)
     writer.dump(obj)
     archive = _ArchiveWriter(_archive_name(f))
     archive.add("data.pkl", pkl.getvalue())
@@ -127,7 +132,18 @@ def _placer(map_location: Any) -> Callable[[Tensor, str], Tensor]:
 
     def move(t: Tensor, where: Any) -> Tensor:
         dev = dtypes.device(where)
-        return t if dev.type == "cpu" else t.to(dev)
+        if dev.type == "cpu":
+            return t
+        from . import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError(_NO_CUDA)
+        if (dev.index or 0) >= cuda.device_count():
+            raise RuntimeError(f"Attempting to deserialize object on CUDA device {dev.index} "
+                               f"but torch.cuda.device_count() is {cuda.device_count()}. "
+                               f"Please use torch.load with map_location to map your "
+                               f"storages to an existing device.")
+        return t.to(dev)
 
     if map_location is None:
         return lambda t, loc: move(t, loc) if loc.startswith("cuda") else t
@@ -169,3 +185,28 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
 
     with z.open(f"{prefix}/data.pkl") as pkl:
         return Unpickler(pkl, load_storage, weights_only).load()
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Let ``load(weights_only=True)`` build these classes or call these functions (an
+    entry may also be ``(obj, "module.name")``)."""
+    SAFE_GLOBALS.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    return list(SAFE_GLOBALS)
+
+
+def clear_safe_globals() -> None:
+    SAFE_GLOBALS.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals: list) -> Iterator[None]:
+    """``add_safe_globals`` for the duration of a ``with`` block."""
+    before = list(SAFE_GLOBALS)
+    SAFE_GLOBALS.extend(safe_globals)
+    try:
+        yield
+    finally:
+        SAFE_GLOBALS[:] = before

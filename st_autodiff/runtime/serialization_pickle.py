@@ -24,7 +24,8 @@ import numpy as np
 from . import dtypes
 from .tensor import Tensor, plain
 
-__all__ = ["STORAGE_DTYPES", "TorchName", "Unpickler", "Writer", "rebuild_tensor"]
+__all__ = ["SAFE_GLOBALS", "STORAGE_DTYPES", "TorchName", "Unpickler", "Writer",
+           "rebuild_tensor"]
 
 # storage type name <-> dtype, as PyTorch names the typed storages
 STORAGE_DTYPES: dict[str, np.dtype] = {
@@ -66,11 +67,13 @@ def _save_torch_name(pickler: Any, obj: Any) -> None:
 
 
 class StorageRef:
-    """One storage to be written: a flat C-ordered array and its archive key."""
+    """One storage to be written: a flat C-ordered host array, its archive key and the
+    device it came from (``cpu`` or ``cuda:N``)."""
 
-    def __init__(self, key: str, flat: np.ndarray) -> None:
+    def __init__(self, key: str, flat: np.ndarray, location: str = "cpu") -> None:
         self.key = key
         self.flat = flat
+        self.location = location
 
 
 class _Bare:
@@ -99,8 +102,8 @@ class Writer(pickle._Pickler):  # type: ignore[misc, name-defined]
     dispatch[TorchName] = _save_torch_name
     dispatch[dtypes.dtype] = _save_torch_name
 
-    def __init__(self, file: Any) -> None:
-        super().__init__(file, protocol=2)
+    def __init__(self, file: Any, protocol: int = 2) -> None:
+        super().__init__(file, protocol=protocol)
         self.storages: list[StorageRef] = []
         self._by_root: dict[tuple[int, str], tuple[StorageRef, np.ndarray]] = {}
 
@@ -109,7 +112,8 @@ class Writer(pickle._Pickler):  # type: ignore[misc, name-defined]
             kind = _STORAGE_OF.get(obj.flat.dtype)
             if kind is None:
                 raise pickle.PicklingError(f"cannot save a tensor of dtype {obj.flat.dtype}")
-            return ("storage", TorchName.of("torch", kind), obj.key, "cpu", int(obj.flat.size))
+            return ("storage", TorchName.of("torch", kind), obj.key, obj.location,
+                    int(obj.flat.size))
         return None
 
     def reducer_override(self, obj: Any) -> Any:
@@ -130,6 +134,8 @@ class Writer(pickle._Pickler):  # type: ignore[misc, name-defined]
 
     def _tensor(self, t: Tensor, requires_grad: bool) -> tuple:
         ref, offset, stride = self._storage_of(t._host())
+        if t.is_cuda:  # a host copy: its own storage, recorded where it lives
+            ref.location = str(t.device)
         args = (ref, offset, tuple(t.shape), stride, requires_grad, collections.OrderedDict())
         return (TorchName.of("torch._utils", "_rebuild_tensor_v2"), args)
 
@@ -244,13 +250,31 @@ def _latin1_encode(text: str, encoding: str = "latin1") -> bytes:
     return text.encode(encoding)
 
 
-_UNSAFE = ("Weights only load failed. In PyTorch 2.6, we changed the default value of the "
-           "`weights_only` argument in `torch.load` from `False` to `True`. Re-running "
-           "`torch.load` with `weights_only` set to `False` will likely succeed, but it can "
-           "result in arbitrary code execution. Do it only if you got the file from a trusted "
-           "source.\nPlease file an issue with the following so that we can make "
-           "`weights_only=True` compatible with your use case: WeightsUnpickler error: "
-           "Unsupported global: GLOBAL {} was not an allowed global by default.")
+_UNSAFE = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, "
+    "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) In "
+    "PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
+    "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will "
+    "likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
+    "file from a trusted source.\n\t(2) Alternatively, to load with `weights_only=True` "
+    "please check the recommended steps in the following error message.\n\tWeightsUnpickler "
+    "error: Unsupported global: GLOBAL {0} was not an allowed global by default. Please use "
+    "`torch.serialization.add_safe_globals([{0}])` or the "
+    "`torch.serialization.safe_globals([{0}])` context manager to allowlist this global if "
+    "you trust this class/function.\n\nCheck the documentation of torch.load to learn more "
+    "about types accepted by default with weights_only "
+    "https://pytorch.org/docs/stable/generated/torch.load.html.")
+
+SAFE_GLOBALS: list[Any] = []  # what ``add_safe_globals`` allowed (objects or (obj, name))
+
+
+def _safe_lookup(module: str, name: str) -> Any:
+    for entry in SAFE_GLOBALS:
+        obj, full = entry if isinstance(entry, tuple) else (
+            entry, f"{entry.__module__}.{entry.__qualname__}")
+        if full == f"{module}.{name}":
+            return obj
+    return None
 
 
 class Unpickler(pickle.Unpickler):
@@ -265,6 +289,8 @@ class Unpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         found = self._table.get((module, name))
+        if found is None:
+            found = _safe_lookup(module, name)
         if found is not None:
             return found
         if self._weights_only or module == "torch" or module.startswith("torch."):

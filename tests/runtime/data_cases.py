@@ -9,6 +9,7 @@ with live torch.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import random
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable
@@ -40,17 +41,33 @@ class Noisy:
                 "numpy": float(np.random.rand()), "python": random.random()}
 
 
+class Stream:
+    """An iterable dataset that each worker shards by its id (worker k: k, k+2, ...).
+
+    Made an ``IterableDataset`` of either library by ``make_stream``; defined at module
+    level so that worker processes started by spawn or forkserver can unpickle it."""
+
+    def __init__(self, lib_name: str, n: int) -> None:
+        self.lib_name, self.n = lib_name, n
+
+    def __iter__(self) -> Any:
+        info = data_of(importlib.import_module(self.lib_name)).get_worker_info()
+        if info is None:
+            return iter(range(self.n))
+        return iter(range(info.id, self.n + 3 * info.id, info.num_workers))
+
+
+class TorchStream(Stream, importlib.import_module("torch.utils.data").IterableDataset
+                  if importlib.util.find_spec("torch") else object):
+    """``Stream`` as a torch ``IterableDataset`` (a plain object where torch is absent)."""
+
+
+class OurStream(Stream, data_of(importlib.import_module("st_autodiff")).IterableDataset):
+    """``Stream`` as an st_autodiff ``IterableDataset``."""
+
+
 def make_stream(lib: Any, n: int) -> Any:
-    """An iterable dataset that each worker shards by its id (worker k: k, k+2, ...)."""
-
-    class Stream(data_of(lib).IterableDataset):
-        def __iter__(self) -> Any:
-            info = data_of(lib).get_worker_info()
-            if info is None:
-                return iter(range(n))
-            return iter(range(info.id, n + 3 * info.id, info.num_workers))
-
-    return Stream()
+    return (OurStream if lib.__name__ == "st_autodiff" else TorchStream)(lib.__name__, n)
 
 
 def rounded(values: list) -> list:

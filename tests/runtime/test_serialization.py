@@ -208,9 +208,16 @@ def test_weights_only_refuses_other_globals() -> None:
     buf.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="Weights only load failed") as info:
         torch.load(buf)
-    assert "test_serialization.Custom" in str(info.value)
+    name = f"{__name__}.Custom"
+    assert (f"WeightsUnpickler error: Unsupported global: GLOBAL {name} was not an allowed "
+            f"global by default. Please use `torch.serialization.add_safe_globals([{name}])`"
+            in str(info.value))
     buf.seek(0)
     assert torch.load(buf, weights_only=False)["obj"].value == 5
+    buf.seek(0)
+    with torch.serialization.safe_globals([Custom]):
+        assert torch.load(buf)["obj"].value == 5
+    assert torch.serialization.get_safe_globals() == []
 
 
 def test_not_a_checkpoint_is_refused(tmp_path: Path) -> None:
@@ -223,3 +230,39 @@ def test_not_a_checkpoint_is_refused(tmp_path: Path) -> None:
 def test_docstring_examples() -> None:
     result = doctest.testmod(importlib.import_module("st_autodiff.runtime.serialization"))
     assert result.failed == 0 and result.attempted > 0
+
+
+def relocated(blob: bytes, location: str) -> io.BytesIO:
+    """A copy of a checkpoint whose storages claim to live on ``location``."""
+    src = zipfile.ZipFile(io.BytesIO(blob))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name.endswith("data.pkl"):
+                data = data.replace(b"X\x03\x00\x00\x00cpu", b"X" + len(location).to_bytes(
+                    4, "little") + location.encode())
+            dst.writestr(name, data)
+    out.seek(0)
+    return out
+
+
+def test_cuda_checkpoint_needs_a_gpu_or_map_location() -> None:
+    buf = io.BytesIO()
+    torch.save({"w": torch.tensor([1.0, 2.0])}, buf)
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match=r"Attempting to deserialize object on a CUDA "
+                                               r"device but torch.cuda.is_available\(\) is "
+                                               r"False"):
+            torch.load(relocated(buf.getvalue(), "cuda:0"))
+    for where in ("cpu", torch.device("cpu"), {"cuda:0": "cpu"}):
+        back = torch.load(relocated(buf.getvalue(), "cuda:0"), map_location=where)
+        assert back["w"].tolist() == [1.0, 2.0] and back["w"].device.type == "cpu"
+
+
+def test_other_pickle_protocols_roundtrip() -> None:
+    buf = io.BytesIO()
+    torch.save({"w": torch.arange(3), "t": (1, "x")}, buf, pickle_protocol=4)
+    buf.seek(0)
+    back = torch.load(buf)
+    assert back["w"].tolist() == [0, 1, 2] and back["t"] == (1, "x")

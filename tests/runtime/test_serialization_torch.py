@@ -131,3 +131,11 @@ def walk(obj: object, out: list) -> None:
             walk(v, out)
     else:
         out.append(obj)
+
+
+def test_protocol_4_file_loads_in_torch() -> None:
+    # torch's weights-only reader refuses protocol 4's FRAME opcode in its own files too
+    buf = io.BytesIO()
+    st.save({"w": st.arange(3.0), "p": st.nn.Parameter(st.ones(1))}, buf, pickle_protocol=4)
+    got = torch.load(io.BytesIO(buf.getvalue()), weights_only=False)
+    assert got["w"].tolist() == [0.0, 1.0, 2.0] and type(got["p"]) is torch.nn.Parameter

@@ -10,6 +10,7 @@ draw its own seed, so batches, shuffles and worker seeds match PyTorch's under t
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -144,6 +145,7 @@ class DataLoader:
         self._iterable_len: int | None = None
         self._iterator: Any = None
         self._initialized = True
+        _check_worker_count(num_workers)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._initialized and name in _FROZEN:
@@ -168,6 +170,7 @@ class DataLoader:
             return _SingleProcessIter(self)
         from .workers import MultiProcessIter
 
+        _check_worker_count(self.num_workers)
         if not self.persistent_workers:
             return MultiProcessIter(self)
         if self._iterator is None:
@@ -204,6 +207,27 @@ def _check_workers(num_workers: int, timeout: float, prefetch_factor: int | None
     if persistent and num_workers == 0:
         raise ValueError("persistent_workers option needs num_workers > 0")
     return prefetch_factor
+
+
+def _check_worker_count(num_workers: int) -> None:
+    """PyTorch's warning when there are more workers than CPUs this process may use."""
+    if not num_workers:
+        return
+    masked = hasattr(os, "sched_getaffinity")
+    cpus = len(os.sched_getaffinity(0)) if masked else os.cpu_count()
+    if cpus is not None and num_workers <= cpus:
+        return
+    if cpus is None:
+        advice = ("DataLoader is not able to compute a suggested max number of worker in "
+                  "current system.")
+    else:
+        advice = (f"Our suggested max number of worker in current system is {cpus}"
+                  f"{'' if masked else ' (`cpuset` is not taken into account)'}, which is "
+                  f"smaller than what this DataLoader is going to create.")
+    warnings.warn(f"This DataLoader will create {num_workers} worker processes in total. "
+                  f"{advice} Please be aware that excessive worker creation might get "
+                  f"DataLoader running slow or even freeze, lower the worker number to avoid "
+                  f"potential slowness/freeze if necessary.", stacklevel=3)
 
 
 def _check_iterable_options(shuffle: Any, sampler: Any, batch_sampler: Any) -> None:

@@ -29,10 +29,11 @@ from ...runtime.data import (
     get_worker_info,
     random_split,
 )
+from . import dataloader, dataset, sampler  # torch.utils.data.sampler, ... as modules
 
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
     "SubsetRandomSampler", "TensorDataset", "WorkerInfo", "default_collate", "default_convert",
-    "get_worker_info", "random_split",
+    "dataloader", "dataset", "get_worker_info", "random_split", "sampler",
 ]

@@ -1,0 +1,14 @@
+"""``torch.utils.data.sampler``: the samplers, for code importing them from here."""
+
+from __future__ import annotations
+
+from ...runtime.data import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)
+
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler"]
