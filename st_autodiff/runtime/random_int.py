@@ -43,6 +43,7 @@ def random_data(shape: tuple, dtype: dtypes.dtype, low: int | None = None,
     gen = _gen(generator)
     name = dtype.np.name
     if high is not None:
+        low = low or 0
         span = high - low
         if span <= 0:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
@@ -82,4 +83,4 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
 def install_random_() -> None:
     """Attach ``random_`` to ``Tensor`` (if no other part has)."""
     if not hasattr(Tensor, "random_"):
-        Tensor.random_ = random_
+        Tensor.random_ = random_  # type: ignore[attr-defined]

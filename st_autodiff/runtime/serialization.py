@@ -143,7 +143,7 @@ def _placer(map_location: Any) -> Callable[[Tensor, str], Tensor]:
                                f"but torch.cuda.device_count() is {cuda.device_count()}. "
                                f"Please use torch.load with map_location to map your "
                                f"storages to an existing device.")
-        return t.to(dev)
+        return t.to(dev)  # type: ignore[attr-defined]
 
     if map_location is None:
         return lambda t, loc: move(t, loc) if loc.startswith("cuda") else t

@@ -136,7 +136,8 @@ class Writer(pickle._Pickler):  # type: ignore[misc, name-defined]
         ref, offset, stride = self._storage_of(t._host())
         if t.is_cuda:  # a host copy: its own storage, recorded where it lives
             ref.location = str(t.device)
-        args = (ref, offset, tuple(t.shape), stride, requires_grad, collections.OrderedDict())
+        args: tuple = (ref, offset, tuple(t.shape), stride, requires_grad,
+                       collections.OrderedDict())
         return (TorchName.of("torch._utils", "_rebuild_tensor_v2"), args)
 
     def _storage_of(self, a: np.ndarray) -> tuple[StorageRef, int, tuple]:

@@ -65,8 +65,8 @@ class StackDataset(Dataset):
         parts = list(args) or list(kwargs.values())
         if not parts:
             raise ValueError("At least one dataset should be passed")
-        self._length = len(parts[0])
-        if any(len(d) != self._length for d in parts):
+        self._length = len(parts[0])  # type: ignore[arg-type]
+        if any(len(d) != self._length for d in parts):  # type: ignore[arg-type]
             raise ValueError("Size mismatch between datasets")
         self.datasets: Any = args if args else kwargs
 
@@ -89,7 +89,8 @@ class ConcatDataset(Dataset):
         for d in self.datasets:
             if isinstance(d, IterableDataset):
                 raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+        self.cumulative_sizes = list(itertools.accumulate(
+            len(d) for d in self.datasets))  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]

@@ -104,7 +104,7 @@ class SubsetRandomSampler(Sampler):
 class BatchSampler(Sampler):
     """Groups another sampler's indices into lists of ``batch_size``."""
 
-    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+    def __init__(self, sampler: Iterable[Any], batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
