@@ -183,3 +183,18 @@ def test_random_sampler_argument_errors() -> None:
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_persistent_workers_after_an_unfinished_pass() -> None:
+    loader = DataLoader(Squares(), batch_size=2, num_workers=2, persistent_workers=True)
+    first = iter(loader)
+    assert next(first)[0].tolist() == [0, 1]  # the rest of this pass is left in flight
+    assert [b[0].tolist() for b in loader] == [[0, 1], [4, 9], [16, 25], [36]]
+    stream = DataLoader(ShardedCount(), batch_size=2, num_workers=2, persistent_workers=True)
+    assert [[b.tolist() for b in stream] for _ in range(2)] == [[[0, 2], [1, 3], [4], [5]]] * 2
+
+
+class ShardedCount(IterableDataset):
+    def __iter__(self):  # noqa: ANN204
+        info = data.get_worker_info()
+        return iter(range(info.id, 6, 2))

@@ -114,7 +114,7 @@ def _worker_loop(spec: tuple, init_fn: Any, index_queue: Any, data_queue: Any, w
             continue
         if exhausted:
             continue
-        idx, index = task
+        pass_id, idx, index = task
         if failure is not None:
             data: Any = failure
         else:
@@ -128,7 +128,7 @@ def _worker_loop(spec: tuple, init_fn: Any, index_queue: Any, data_queue: Any, w
                     data = WorkerError(exc, f"in DataLoader worker process {worker_id}")
             except Exception as exc:
                 data = WorkerError(exc, f"in DataLoader worker process {worker_id}")
-        data_queue.put((idx, data))
+        data_queue.put((pass_id, idx, data))
     data_queue.cancel_join_thread()
 
 
@@ -156,6 +156,7 @@ class MultiProcessIter(BaseIter):
             self._index_queues.append(iq)
             self._workers.append(w)
         self._shut = False
+        self._pass = 0
         self._start_pass(first=True)
 
     def _start_pass(self, first: bool) -> None:
@@ -175,6 +176,7 @@ class MultiProcessIter(BaseIter):
         """Begin a new pass on the same workers (``persistent_workers=True``)."""
         self._sampler_iter = iter(self._loader._index_sampler)
         self._num_yielded = 0
+        self._pass += 1  # results of an unfinished earlier pass are dropped on arrival
         self._start_pass(first=False)
 
     def _put_index(self) -> None:
@@ -188,7 +190,7 @@ class MultiProcessIter(BaseIter):
                 break
         else:
             return
-        self._index_queues[wid].put((self._send_idx, index))
+        self._index_queues[wid].put((self._pass, self._send_idx, index))
         self._tasks[self._send_idx] = (wid,)
         self._send_idx += 1
         self._outstanding += 1
@@ -229,7 +231,9 @@ class MultiProcessIter(BaseIter):
                 del self._tasks[self._rcvd_idx]
                 self._rcvd_idx += 1
                 return self._process(info[1])
-            idx, data = self._get()
+            pass_id, idx, data = self._get()
+            if pass_id != self._pass:
+                continue
             self._outstanding -= 1
             if isinstance(data, _Exhausted):
                 self._active[data.worker_id] = False
