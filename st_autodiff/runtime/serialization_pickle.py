@@ -214,8 +214,8 @@ def _rebuild_from_type_v2(func: Callable, new_type: Any, args: tuple, state: Any
 class _StorageType:
     """What ``torch.FloatStorage`` and its kin unpickle to: the dtype they stand for."""
 
-    def __init__(self, np_dtype: np.dtype) -> None:
-        self.np_dtype = np_dtype
+    def __init__(self, np_dtype: np.dtype | None) -> None:
+        self.np_dtype = np_dtype  # None: a PyTorch dtype this runtime lacks (bfloat16)
 
 
 def _torch_globals() -> dict[tuple[str, str], Any]:
@@ -239,6 +239,7 @@ def _torch_globals() -> dict[tuple[str, str], Any]:
     }
     for name, dt in STORAGE_DTYPES.items():
         table[("torch", name)] = _StorageType(dt)
+    table[("torch", "BFloat16Storage")] = _StorageType(None)  # so loading says what fails
     for name in ("float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64",
                  "bool", "half", "float", "double", "long", "int", "short"):
         table[("torch", name)] = getattr(dtypes, {"bool": "bool_", "float": "float32",
@@ -304,4 +305,7 @@ class Unpickler(pickle.Unpickler):
         _, kind, key, location, numel = pid
         if not isinstance(kind, _StorageType):
             raise pickle.UnpicklingError(f"unknown storage type in persistent id {pid!r}")
+        if kind.np_dtype is None:
+            raise TypeError("cannot load a bfloat16 tensor: st_autodiff has no bfloat16 dtype "
+                            "(convert it with .float() before torch.save)")
         return self._load_storage(kind.np_dtype, str(key), str(location), int(numel))

@@ -139,3 +139,10 @@ def test_protocol_4_file_loads_in_torch() -> None:
     st.save({"w": st.arange(3.0), "p": st.nn.Parameter(st.ones(1))}, buf, pickle_protocol=4)
     got = torch.load(io.BytesIO(buf.getvalue()), weights_only=False)
     assert got["w"].tolist() == [0.0, 1.0, 2.0] and type(got["p"]) is torch.nn.Parameter
+
+
+def test_bfloat16_checkpoint_is_refused_clearly() -> None:
+    buf = io.BytesIO()
+    torch.save({"x": torch.ones(2, dtype=torch.bfloat16)}, buf)
+    with pytest.raises(TypeError, match="cannot load a bfloat16 tensor"):
+        st.load(io.BytesIO(buf.getvalue()))
