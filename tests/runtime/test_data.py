@@ -13,6 +13,7 @@ import doctest
 import importlib
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,21 @@ class ShardedCount(IterableDataset):
     def __iter__(self):  # noqa: ANN204
         info = data.get_worker_info()
         return iter(range(info.id, 6, 2))
+
+
+class Slow(Dataset):
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i: int) -> int:
+        time.sleep(5)
+        return i
+
+
+def test_worker_timeout() -> None:
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0.3 seconds"):
+        next(iter(DataLoader(Slow(), num_workers=2, timeout=0.3)))
+    assert time.perf_counter() - start < 3
+    with pytest.raises(AssertionError, match="requires timeout == 0"):
+        iter(DataLoader(Slow(), timeout=0.3))

@@ -313,6 +313,8 @@ class _SingleProcessIter(BaseIter):
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        if loader.timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         self._fetcher = loader._fetcher()
 
     def _next_data(self) -> Any:

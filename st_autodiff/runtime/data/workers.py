@@ -206,11 +206,11 @@ class MultiProcessIter(BaseIter):
                 waited += step
                 dead = [str(w.pid) for w in self._workers if not w.is_alive()]
                 if dead:
-                    self._shutdown()
+                    self._shutdown(graceful=False)
                     raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(dead)}) exited "
                                        f"unexpectedly") from None
                 if 0 < self._timeout <= waited:
-                    self._shutdown()
+                    self._shutdown(graceful=False)
                     raise RuntimeError(f"DataLoader timed out after {self._timeout} "
                                        f"seconds") from None
 
