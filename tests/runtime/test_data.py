@@ -217,3 +217,17 @@ def test_worker_timeout() -> None:
     assert time.perf_counter() - start < 3
     with pytest.raises(AssertionError, match="requires timeout == 0"):
         iter(DataLoader(Slow(), timeout=0.3))
+
+
+class Crashing(Dataset):
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i: int) -> int:
+        os._exit(3)
+
+
+def test_dead_worker_is_reported() -> None:
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) [0-9, ]+\) exited "
+                                           r"unexpectedly"):
+        list(DataLoader(Crashing(), num_workers=2))

@@ -28,7 +28,7 @@ from .loader import BaseIter, DataLoader, Fetcher
 
 __all__ = ["MultiProcessIter", "WorkerInfo", "get_worker_info"]
 
-_POLL_S = 2.0
+_POLL_S = 0.5
 
 
 @dataclass(frozen=True)
