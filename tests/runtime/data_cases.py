@@ -104,6 +104,13 @@ def samplers(lib: Any) -> dict:
         "random_from_to": lib.empty(5, dtype=lib.int32).random_(-3, 3).tolist(),
         "random_float": lib.empty(3).random_().tolist(),
         "random_bool": lib.empty(4, dtype=lib.bool).random_().tolist(),
+        "weighted": list(d.WeightedRandomSampler([0.1, 0.9, 0.0, 0.7], 30)),
+        "weighted_generator": list(d.WeightedRandomSampler(
+            lib.tensor([1.0, 3.0]), 12, generator=lib.Generator().manual_seed(4))),
+        "weighted_loader": [b[0].tolist() for b in d.DataLoader(
+            d.TensorDataset(lib.arange(5)), batch_size=3,
+            sampler=d.WeightedRandomSampler([1, 2, 3, 4, 5], 7))],
+        "rand_after_weighted": rounded(lib.rand(2).tolist()),
     }
 
 

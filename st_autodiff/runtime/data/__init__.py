@@ -25,6 +25,7 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 from .workers import WorkerInfo, get_worker_info
 
@@ -33,6 +34,7 @@ install_random_()
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
-    "SubsetRandomSampler", "TensorDataset", "WorkerInfo", "default_collate", "default_convert",
+    "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo",
+    "default_collate", "default_convert",
     "get_worker_info", "random_split",
 ]

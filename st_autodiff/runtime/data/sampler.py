@@ -11,12 +11,14 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes
 from .. import random as rng
 from ..random_int import random_data
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler"]
+           "SubsetRandomSampler", "WeightedRandomSampler"]
 
 
 class Sampler:
@@ -99,6 +101,60 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+def weighted_draws(weights: np.ndarray, n: int, generator: rng.Generator | None) -> list[int]:
+    """PyTorch's ``multinomial(weights, n, replacement=True)`` for ``n > 1``: one uniform
+    double per draw, placed by binary search in the running sum of the weights (summed in
+    order, then divided by the total)."""
+    if not (weights >= 0).all():  # NaN included, as PyTorch words it
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                           "< 0)")
+    if not np.isfinite(weights).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                           "= infinity or NaN)")
+    cumulative = np.cumsum(weights)  # summed in order, as PyTorch sums
+    if cumulative[-1] <= 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    draws = rng._gen(generator).uniform(n, dtypes.float64)
+    return np.searchsorted(cumulative / cumulative[-1], draws, side="left").tolist()
+
+
+class WeightedRandomSampler(Sampler):
+    """Indices drawn with probabilities proportional to ``weights``.
+
+    Draws with replacement of two or more samples follow PyTorch's ``multinomial`` exactly;
+    PyTorch takes other draws from exponential variates that this runtime does not
+    reproduce, so those are refused rather than given in a different order.
+    """
+
+    def __init__(self, weights: Any, num_samples: int, replacement: bool = True,
+                 generator: rng.Generator | None = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        data = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights,
+                          dtype=np.float64)
+        if data.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(data.shape)}")
+        self.weights = data
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        if not self.replacement or self.num_samples == 1:
+            raise NotImplementedError("WeightedRandomSampler draws only with replacement and "
+                                      "num_samples > 1 (PyTorch's other draws use exponential "
+                                      "variates that st_autodiff does not reproduce)")
+        yield from weighted_draws(self.weights, self.num_samples, self.generator)
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

@@ -23,6 +23,7 @@ from ...runtime.data import (
     Subset,
     SubsetRandomSampler,
     TensorDataset,
+    WeightedRandomSampler,
     WorkerInfo,
     default_collate,
     default_convert,
@@ -34,6 +35,7 @@ from . import dataloader, dataset, sampler  # torch.utils.data.sampler, ... as m
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
-    "SubsetRandomSampler", "TensorDataset", "WorkerInfo", "default_collate", "default_convert",
+    "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo",
+    "default_collate", "default_convert",
     "dataloader", "dataset", "get_worker_info", "random_split", "sampler",
 ]

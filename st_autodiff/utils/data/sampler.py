@@ -8,7 +8,8 @@ from ...runtime.data import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler"]
+           "SubsetRandomSampler", "WeightedRandomSampler"]

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE.parent))
+sys.path[:0] = [str(HERE.parent), str(HERE.parents[2])]  # data_cases; this st_autodiff
 from data_cases import CASES  # noqa: E402  (tests/runtime/data_cases.py)
 
 
