@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
+from .backend import namespace_for
 from .tensor import Tensor, plain
 
 __all__ = ["SAFE_GLOBALS", "STORAGE_DTYPES", "TorchName", "Unpickler", "Writer",
@@ -170,12 +171,13 @@ def rebuild_tensor(storage: np.ndarray, offset: int, size: tuple, stride: tuple,
                    requires_grad: bool, backward_hooks: Any = None, metadata: Any = None
                    ) -> Tensor:
     """``torch._utils._rebuild_tensor_v2``: a tensor viewing ``storage`` (no copy)."""
+    xp = namespace_for(storage)  # NumPy, or CuPy for storages mapped to a GPU
     item = storage.dtype.itemsize
     size = tuple(int(n) for n in size)
     if 0 in size or storage.size == 0:
-        data = np.zeros(size, storage.dtype)
+        data = xp.zeros(size, storage.dtype)
     else:
-        data = np.lib.stride_tricks.as_strided(storage[int(offset):], size,
+        data = xp.lib.stride_tricks.as_strided(storage[int(offset):], size,
                                                tuple(int(s) * item for s in stride))
     t = plain(data)
     if requires_grad:
