@@ -231,3 +231,11 @@ def test_dead_worker_is_reported() -> None:
     with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) [0-9, ]+\) exited "
                                            r"unexpectedly"):
         list(DataLoader(Crashing(), num_workers=2))
+
+
+def test_unpicklable_batch_is_an_error_not_a_hang() -> None:
+    loader = DataLoader(range(4), batch_size=2, num_workers=2,
+                        collate_fn=lambda batch: (lambda: batch))
+    with pytest.raises(Exception, match="in DataLoader worker process 0") as info:
+        next(iter(loader))
+    assert "pickle" in str(info.value).lower()

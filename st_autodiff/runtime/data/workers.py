@@ -15,10 +15,12 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import os
+import pickle
 import queue
 import random
 import traceback
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
@@ -64,7 +66,11 @@ class WorkerError:
     """An exception caught in a worker, carried to the main process as type and text."""
 
     def __init__(self, exc: BaseException, where: str) -> None:
-        self.exc_type = type(exc)
+        self.exc_type: type = type(exc)
+        try:
+            pickle.dumps(self.exc_type)
+        except Exception:  # a class the main process could not find: report it as text
+            self.exc_type = RuntimeError
         self.text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         self.where = where
 
@@ -128,8 +134,18 @@ def _worker_loop(spec: tuple, init_fn: Any, index_queue: Any, data_queue: Any, w
                     data = WorkerError(exc, f"in DataLoader worker process {worker_id}")
             except Exception as exc:
                 data = WorkerError(exc, f"in DataLoader worker process {worker_id}")
-        data_queue.put((pass_id, idx, data))
+        data_queue.put((pass_id, idx, _pack(data, worker_id)))
     data_queue.cancel_join_thread()
+
+
+def _pack(data: Any, worker_id: int) -> bytes:
+    """``data`` pickled here, so that a batch that cannot be pickled becomes an error the
+    main process sees instead of a message lost in the queue's feeder thread."""
+    try:
+        return bytes(ForkingPickler.dumps(data))
+    except Exception as exc:
+        return bytes(ForkingPickler.dumps(WorkerError(exc, f"in DataLoader worker process "
+                                                           f"{worker_id}")))
 
 
 class MultiProcessIter(BaseIter):
@@ -231,9 +247,10 @@ class MultiProcessIter(BaseIter):
                 del self._tasks[self._rcvd_idx]
                 self._rcvd_idx += 1
                 return self._process(info[1])
-            pass_id, idx, data = self._get()
+            pass_id, idx, blob = self._get()
             if pass_id != self._pass:
                 continue
+            data = pickle.loads(blob)
             self._outstanding -= 1
             if isinstance(data, _Exhausted):
                 self._active[data.worker_id] = False
