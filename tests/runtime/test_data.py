@@ -239,3 +239,15 @@ def test_unpicklable_batch_is_an_error_not_a_hang() -> None:
     with pytest.raises(Exception, match="in DataLoader worker process 0") as info:
         next(iter(loader))
     assert "pickle" in str(info.value).lower()
+
+
+def test_collate_fast_and_general_paths_agree() -> None:
+    plain_batch = [torch.arange(3) + i for i in range(4)]
+    grad_batch = [torch.ones(2, requires_grad=True) for _ in range(2)]
+    mixed = [torch.ones(2), torch.ones(2, dtype=torch.float64)]
+    assert data.default_collate(plain_batch).tolist() == torch.stack(plain_batch).tolist()
+    out = data.default_collate(grad_batch)
+    assert type(out.grad_fn).__name__ == "StackBackward0"
+    assert data.default_collate(mixed).dtype == torch.stack(mixed).dtype
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
+        data.default_collate([torch.ones(2), torch.ones(3)])

@@ -18,8 +18,9 @@ import numpy as np
 
 from .. import dtypes
 from ..factory import as_tensor, tensor
+from ..grad_mode import STATE
 from ..shape_ops import stack
-from ..tensor import Tensor
+from ..tensor import Tensor, plain
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -57,6 +58,21 @@ def _same_sequence(elem: Any, items: list) -> Any:
         return items
 
 
+def _stack_host(batch: Any) -> Tensor | None:
+    """The common case at NumPy speed: host tensors of one dtype and shape that need no
+    graph.  ``None`` when ``stack`` must do it (grads, mixed dtypes or shapes, GPU)."""
+    if STATE.inference:
+        return None
+    first = batch[0]._data
+    kinds = (np.ndarray, np.generic)
+    for t in batch:
+        d = t._data
+        if (t._requires_grad or not isinstance(d, kinds) or d.dtype != first.dtype
+                or d.shape != first.shape):
+            return None
+    return plain(np.stack([t._data for t in batch]))
+
+
 def default_collate(batch: Any) -> Any:
     """Merge a list of samples into a batch (see the module docstring).
 
@@ -66,7 +82,8 @@ def default_collate(batch: Any) -> Any:
     elem = batch[0]
     kind = type(elem)
     if isinstance(elem, Tensor):
-        return stack(batch, 0)
+        fast = _stack_host(batch)
+        return stack(batch, 0) if fast is None else fast
     if _is_numpy(elem):
         if isinstance(elem, np.ndarray):
             if _BAD_NUMPY.search(elem.dtype.str) is not None:
