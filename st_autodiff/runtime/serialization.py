@@ -16,7 +16,6 @@ import contextlib
 import io
 import os
 import pickle
-import secrets
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -38,6 +37,12 @@ _NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is
 _PAD_ID = b"FB"
 
 
+def _hash_combine(seed: int, value: int) -> int:
+    """Boost-style ``hash_combine`` on 64 bits (how PyTorch folds its records' CRCs)."""
+    mask = (1 << 64) - 1
+    return (seed ^ ((value + 0x9E3779B9 + ((seed << 6) & mask) + (seed >> 2)) & mask)) & mask
+
+
 def _archive_name(f: Any) -> str:
     if isinstance(f, (str, os.PathLike)):
         stem = os.path.splitext(os.path.basename(os.fspath(f)))[0]
@@ -52,7 +57,8 @@ class _ArchiveWriter:
         self.prefix = prefix
         self.buffer = io.BytesIO()
         self.zip = zipfile.ZipFile(self.buffer, "w", zipfile.ZIP_STORED)
-        self._crc = 0
+        self._crcs = 0  # PyTorch's combined CRC-32 of the records (its id's second half)
+        self._sizes = 0  # our first half: the record sizes combined the same way
 
     def add(self, name: str, data: bytes) -> None:
         info = zipfile.ZipInfo(f"{self.prefix}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
@@ -61,10 +67,12 @@ class _ArchiveWriter:
         pad = -(head + 4) % _ALIGN
         info.extra = _PAD_ID + pad.to_bytes(2, "little") + b"Z" * pad
         self.zip.writestr(info, data)
-        self._crc = zlib.crc32(data, self._crc)
+        self._crcs = _hash_combine(self._crcs, zlib.crc32(data))
+        self._sizes = _hash_combine(self._sizes, len(data))
 
     def finish(self) -> bytes:
-        ident = f"{self._crc:020d}{secrets.randbits(64):020d}"
+        """Close the archive with its ``.data/serialization_id`` (40 digits, deterministic)."""
+        ident = f"{self._sizes:020d}{self._crcs:020d}"
         self.add(".data/serialization_id", ident.encode())
         self.zip.close()
         return self.buffer.getvalue()

@@ -266,3 +266,17 @@ def test_other_pickle_protocols_roundtrip() -> None:
     buf.seek(0)
     back = torch.load(buf)
     assert back["w"].tolist() == [0, 1, 2] and back["t"] == (1, "x")
+
+
+def test_serialization_id_folds_crcs_as_torch_does() -> None:
+    from st_autodiff.runtime.serialization import _hash_combine
+
+    z = zipfile.ZipFile(DATA / "torch_model.pt")
+    combined = 0
+    for info in z.infolist()[:-1]:  # every record before the id itself
+        combined = _hash_combine(combined, info.CRC)
+    assert z.read(z.infolist()[-1].filename)[20:] == f"{combined:020d}".encode()
+    first, second = io.BytesIO(), io.BytesIO()
+    torch.save({"a": torch.ones(2)}, first)
+    torch.save({"a": torch.ones(2)}, second)
+    assert first.getvalue() == second.getvalue()  # deterministic, like torch's files
