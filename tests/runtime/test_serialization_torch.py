@@ -8,6 +8,7 @@ dtypes, strides, flags and storage sharing.
 from __future__ import annotations
 
 import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -146,3 +147,23 @@ def test_bfloat16_checkpoint_is_refused_clearly() -> None:
     torch.save({"x": torch.ones(2, dtype=torch.bfloat16)}, buf)
     with pytest.raises(TypeError, match="cannot load a bfloat16 tensor"):
         st.load(io.BytesIO(buf.getvalue()))
+
+
+def test_data_pkl_and_storages_are_byte_identical_to_torchs() -> None:
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh(), torch.nn.Linear(2, 1))
+    sm = st.nn.Sequential(st.nn.Linear(3, 2), st.nn.Tanh(), st.nn.Linear(2, 1))
+    sm.load_state_dict({k: st.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    tb, sb = torch.arange(6.0), st.arange(6.0)
+    pairs = [(tm.state_dict(), sm.state_dict()),
+             ({"b": tb, "v": tb[1:4], "p": torch.nn.Parameter(torch.ones(2)), "n": [1, "x"]},
+              {"b": sb, "v": sb[1:4], "p": st.nn.Parameter(st.ones(2)), "n": [1, "x"]})]
+    for theirs, ours in pairs:
+        a, b = io.BytesIO(), io.BytesIO()
+        torch.save(theirs, a)
+        st.save(ours, b)
+        za, zb = zipfile.ZipFile(a), zipfile.ZipFile(b)
+        assert za.namelist() == zb.namelist()
+        for name in za.namelist():
+            if not name.endswith("serialization_id"):
+                assert za.read(name) == zb.read(name), name
