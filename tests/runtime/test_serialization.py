@@ -280,3 +280,18 @@ def test_serialization_id_folds_crcs_as_torch_does() -> None:
     torch.save({"a": torch.ones(2)}, first)
     torch.save({"a": torch.ones(2)}, second)
     assert first.getvalue() == second.getvalue()  # deterministic, like torch's files
+
+
+def test_our_state_dict_file_is_torchs_record_for_record() -> None:
+    """The model's state saved here equals torch 2.13's file in every record but the id."""
+    state = torch.load(DATA / "torch_model.pt")
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    model.load_state_dict(state)
+    for obj in (model.state_dict(), state):
+        buf = io.BytesIO()
+        torch.save(obj, buf)
+        ours, theirs = zipfile.ZipFile(buf), zipfile.ZipFile(DATA / "torch_model.pt")
+        names = [n.split("/", 1)[1] for n in theirs.namelist()]
+        assert [n.split("/", 1)[1] for n in ours.namelist()] == names
+        for name in names[:-1]:
+            assert ours.read(f"archive/{name}") == theirs.read(f"torch_model/{name}"), name
