@@ -174,11 +174,14 @@ def rebuild_tensor(storage: np.ndarray, offset: int, size: tuple, stride: tuple,
     xp = namespace_for(storage)  # NumPy, or CuPy for storages mapped to a GPU
     item = storage.dtype.itemsize
     size = tuple(int(n) for n in size)
+    strides = tuple(int(s) * item for s in stride)
     if 0 in size or storage.size == 0:
         data = xp.zeros(size, storage.dtype)
+    elif xp is np:  # a view whose ``base`` is the storage: saving it again shares it again
+        data = np.ndarray(size, storage.dtype, buffer=storage, offset=int(offset) * item,
+                          strides=strides)
     else:
-        data = xp.lib.stride_tricks.as_strided(storage[int(offset):], size,
-                                               tuple(int(s) * item for s in stride))
+        data = xp.lib.stride_tricks.as_strided(storage[int(offset):], size, strides)
     t = plain(data)
     if requires_grad:
         t.requires_grad_(True)

@@ -295,3 +295,15 @@ def test_our_state_dict_file_is_torchs_record_for_record() -> None:
         assert [n.split("/", 1)[1] for n in ours.namelist()] == names
         for name in names[:-1]:
             assert ours.read(f"archive/{name}") == theirs.read(f"torch_model/{name}"), name
+
+
+@pytest.mark.parametrize("name", ["torch_tensors", "torch_model", "torch_optim"])
+def test_load_then_save_gives_torchs_records_back(name: str) -> None:
+    """Views keep sharing their storage through a load, so a re-save is torch's file again."""
+    buf = io.BytesIO()
+    torch.save(torch.load(DATA / f"{name}.pt"), buf)
+    ours, theirs = zipfile.ZipFile(buf), zipfile.ZipFile(DATA / f"{name}.pt")
+    names = [n.split("/", 1)[1] for n in theirs.namelist()]
+    assert [n.split("/", 1)[1] for n in ours.namelist()] == names
+    for record in names[:-1]:
+        assert ours.read(f"archive/{record}") == theirs.read(f"{name}/{record}"), record
