@@ -323,4 +323,10 @@ __all__ += sorted(_SPECIAL_TOP)
 from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
 
 __all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
+# data family (issue 12): torch.utils.data, torch.save / torch.load (runtime/data, serialization)
+from .. import utils  # noqa: E402
+from . import serialization  # noqa: E402  (torch.serialization.add_safe_globals ...)
+from .serialization import load, save  # noqa: E402
+
+__all__ += ["load", "save", "serialization", "utils"]
 NAMES = list(__all__)
