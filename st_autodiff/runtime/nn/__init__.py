@@ -20,3 +20,11 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU", "Sequential",
     "Sigmoid", "Softmax", "Tanh", "functional", "init",
 ]
+
+# --- layers part (issue 12): activations, containers, embedding, losses, padding, distances -
+from . import activation_modules as _layers_activation_modules  # noqa: E402
+from .activation_modules import *  # noqa: E402, F403
+
+#: The public names this part adds (the public face re-exports them).
+LAYERS_PART = [*_layers_activation_modules.__all__]
+__all__ += LAYERS_PART

@@ -351,3 +351,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             raise TypeError(f"binary_cross_entropy_with_logits(): argument '{name}' must be "
                             f"Tensor, not {type(t).__name__}")
     return nodes.bce_with_logits(input, target, weight, pos_weight, _enum(reduction))
+
+
+# --- layers part (issue 12): activations, containers, embedding, losses, padding, distances -
+from . import activations as _layers_activations  # noqa: E402
+from .activations import *  # noqa: E402, F403
+
+#: The public names this part adds (the public face re-exports them).
+LAYERS_PART = [*_layers_activations.__all__]
+__all__ += LAYERS_PART
