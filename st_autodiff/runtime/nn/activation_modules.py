@@ -22,7 +22,7 @@ from .parameter import Parameter
 
 __all__ = [
     "CELU", "ELU", "GELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
-    "LogSigmoid", "Mish", "PReLU", "ReLU6", "SELU", "SiLU", "Softmin", "Softplus",
+    "LogSigmoid", "Mish", "PReLU", "ReLU6", "SELU", "SiLU", "Softmax2d", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanhshrink", "Threshold",
 ]
 
@@ -271,3 +271,15 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+class Softmax2d(Module):
+    """``softmax`` over the channels (dim -3) of a ``(C, H, W)`` or ``(N, C, H, W)`` input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        from .functional import softmax
+
+        return softmax(input, -3, _stacklevel=5)
