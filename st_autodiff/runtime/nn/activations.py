@@ -333,8 +333,9 @@ def _hardswish(ops: Any, x: Any) -> Any:
 
 
 def _rule_hardswish(ops: Any, g: Any, out: Any, x: Any) -> tuple:
-    inner = ops.where(x <= 3.0, g * (x / 3.0 + 0.5), g)
-    return (ops.where(x < -3.0, 0.0, inner),)
+    """PyTorch's branches: 0 up to -3 (inclusive), ``x / 3 + 1/2`` below 3, 1 from 3 on."""
+    inner = ops.where(x < 3.0, g * (x / 3.0 + 0.5), g)
+    return (ops.where(x <= -3.0, 0.0, inner),)
 
 
 _hardsigmoid_fn = _pointwise("HardsigmoidBackward0", "hardsigmoid_cpu", _hardsigmoid,
