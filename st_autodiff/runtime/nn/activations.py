@@ -37,6 +37,7 @@ __all__ = [
     "softshrink", "softsign", "tanhshrink", "threshold",
 ]
 
+_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 _TYPE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -164,7 +165,9 @@ def _elu(ops: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
 
 def _rule_elu(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
               input_scale: float = 1.0) -> tuple:
-    slope = ops.exp(ops.minimum(x, 0.0) * input_scale) * (input_scale * alpha * scale)
+    # ``where(x < 0, x, 0)`` rather than ``minimum(x, 0)``: its derivative at 0 is 0, which
+    # gives PyTorch's second derivative there (its double backward masks with ``x < 0``)
+    slope = ops.exp(ops.where(x < 0, x, 0.0) * input_scale) * (input_scale * alpha * scale)
     return (ops.where(x > 0, g * scale, g * slope),)
 
 
@@ -325,7 +328,8 @@ def _hardsigmoid(ops: Any, x: Any) -> Any:
 
 
 def _rule_hardsigmoid(ops: Any, g: Any, out: Any, x: Any) -> tuple:
-    return (ops.where((x > -3.0) & (x < 3.0), g / 6.0, 0.0),)
+    # PyTorch multiplies by 1/6 rounded to float32, in every dtype
+    return (ops.where((x > -3.0) & (x < 3.0), g * _SIXTH_F32, 0.0),)
 
 
 def _hardswish(ops: Any, x: Any) -> Any:
@@ -378,7 +382,10 @@ def _softplus(ops: Any, x: Any, beta: float = 1.0, threshold: float = 20.0) -> A
 def _rule_softplus(ops: Any, g: Any, out: Any, x: Any, beta: float = 1.0,
                    threshold: float = 20.0) -> tuple:
     bx = x * beta
-    return (ops.where(bx > threshold, g, g * ops.sigmoid(bx)),)
+    # the sigmoid's argument stops at the threshold: the same values, and a second
+    # derivative of 0 at ``beta x == threshold``, as PyTorch's double backward gives
+    below = ops.where(bx < threshold, bx, threshold)
+    return (ops.where(bx > threshold, g, g * ops.sigmoid(below)),)
 
 
 _softplus_fn = _pointwise("SoftplusBackward0", "softplus_cpu", _softplus, _rule_softplus,
@@ -405,16 +412,21 @@ def tanhshrink(input: Tensor) -> Tensor:
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """``softmax(-x)`` along ``dim``."""
-    from .functional import softmax
+    from .functional import _softmax_dim
 
-    return softmax(RF.neg(input), dim, _stacklevel + 1, dtype)
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel + 1)
+    return RF.softmax(RF.neg(input), dim, dtype=dtype)
 
 
 def _rule_prelu(ops: Any, g: Any, out: Any, x: Any, w: Any) -> tuple:
     """``x`` where positive, ``w x`` elsewhere; the weight's gradient is summed to its shape
     by the engine."""
-    pos = x > 0
-    return (ops.where(pos, g, g * w), ops.where(pos, 0.0, g * x))
+    # the weight's mask is ``x < 0`` (the same values as ``x <= 0``): its derivative in ``x``
+    # is then 0 at 0, PyTorch's second derivative there
+    # and at 0 the input's gradient ``w g`` does not depend on ``w`` (``stop_gradient``)
+    w_at = ops.where(x < 0, w, ops.stop_gradient(w))
+    return (ops.where(x > 0, g, g * w_at), ops.where(x < 0, g * x, 0.0))
 
 
 _PRELU = node_class("PreluKernelBackward0", _rule_prelu, (0, 1),
@@ -430,10 +442,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if n != 1 and n != channels:
         raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
                            f"parameter numbers = {n} and channel size = {channels}.")
-    if nd >= 1:
+    if nd >= 2:  # viewed to broadcast along dim 1 (a vector input uses the weight as is)
         shape = [1] * nd
-        if nd >= 2:
-            shape[1] = n
+        shape[1] = n
         weight = S.view(weight, *shape)
     x, w = input._data, weight._data
     data = np.where(x > 0, x, w * x).astype(x.dtype, copy=False)

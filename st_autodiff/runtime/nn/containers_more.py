@@ -293,6 +293,3 @@ class ParameterDict(Module):
 
     def extra_repr(self) -> str:
         return "\n".join(f"  ({k}): {_describe(p, typename(p))}" for k, p in self.items())
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("ParameterDict should not be called.")

@@ -132,7 +132,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     """``input / max(||input||_p, eps)`` along ``dim``."""
     if out is not None:
         raise NotImplementedError("normalize(out=...) is not supported")
-    denom = RF.clamp_min(norm(input, p, dim, keepdim=True), eps)
+    denom = renamed(RF.clamp_min(norm(input, p, dim, keepdim=True), eps), "ClampMinBackward0")
     return RF.div(input, S.expand_as(denom, input))
 
 
@@ -149,7 +149,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     broadcast together first."""
     from .functional import _broadcast
 
-    a, b = _broadcast(x1, x2)
+    a, b = x1, x2
+    if tuple(x1.shape) != tuple(x2.shape):  # PyTorch expands both to the common shape
+        a, b = _broadcast(x1, x2)
+        a, b = _expanded(a, tuple(b.shape)), _expanded(b, tuple(a.shape))
     a_unit = RF.div(a, _clamped_norm_clone(a, dim, eps))
     b_unit = RF.div(b, _clamped_norm_clone(b, dim, eps))
     return RF.sum(RF.mul(a_unit, b_unit), dim)
@@ -158,4 +161,38 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` over the last dimension."""
-    return norm(RF.add(RF.sub(x1, x2), eps), p, -1, keepdim=keepdim)
+    shifted = _add_scalar(RF.sub(x1, x2), eps)
+    return renamed(norm(shifted, p, -1, keepdim=keepdim), "NormBackward1")
+
+
+def _rule_add_scalar(ops: Any, g: Any, out: Any, x: Any, s: Any) -> tuple:
+    return (g, None)
+
+
+_ADD1 = node_class("AddBackward1", _rule_add_scalar, (0,), (), False)
+
+
+def _add_scalar(t: Tensor, s: float) -> Tensor:
+    """``t + s`` for a Python number ``s``, recorded as PyTorch's ``AddBackward1``."""
+    x: Any = t._data
+    data = (x + s).astype(x.dtype, copy=False)
+    return record(_ADD1, data, (t, s), {}) if needs_grad((t,)) else plain(data)
+
+
+def _expanded(t: Tensor, shape: tuple) -> Tensor:
+    """``t`` recorded as an expand to ``shape`` even when it has that shape already."""
+    return t if t.grad_fn is not None and type(t.grad_fn).__name__ == "ExpandBackward0" \
+        else S.expand(t, shape)
+
+
+def renamed(out: Tensor, name: str) -> Tensor:
+    """``out`` with its node shown as ``name``: PyTorch records the same derivative under
+    another name here (a norm as ``NormBackward1``, a clamp as ``ClampMinBackward0`` ...).
+    The node keeps its rule, edges and saved values; only its class (the name) changes."""
+    node = out.grad_fn
+    if node is None or type(node).__name__ == name:
+        return out
+    cls = type(node)
+    node.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out,
+                                cls.__mro__[1])
+    return out
