@@ -129,6 +129,9 @@ case("embedding padding_idx", lambda w: F.embedding(long(_IDX), w, padding_idx=3
      normal(5, 3))
 case("pad", lambda x: F.pad(x, (1, 2, 0, 1), value=0.5), normal(2, 3))
 case("pad negative", lambda x: F.pad(x, (-1, 2, 1, -1)), normal(3, 4))
+for _mode in ("reflect", "replicate", "circular"):
+    case(f"pad {_mode}", lambda x, m=_mode: F.pad(x, (2, 1, 1, 0), mode=m), normal(1, 3, 3))
+    case(f"pad {_mode} negative", lambda x, m=_mode: F.pad(x, (-1, 2), mode=m), normal(2, 4))
 case("cosine_similarity", F.cosine_similarity, normal(3, 4), normal(3, 4))
 case("cosine_similarity broadcast dim 0", lambda a, b: F.cosine_similarity(a, b, dim=0),
      normal(3, 4), normal(3, 1))
@@ -587,3 +590,13 @@ def test_one_hot_and_pad_values() -> None:
     assert F.one_hot(long([1])).dtype == torch.int64
     assert F.pad(torch.tensor([1, 2]), (1, 1), value=2.5).tolist() == [2, 1, 2, 2]
     assert F.pad(torch.arange(4.0).view(2, 2), (-1, 1)).tolist() == [[1.0, 0.0], [3.0, 0.0]]
+    row = torch.arange(4.0).view(1, 4)  # reference rows printed by torch 2.13.0
+    assert F.pad(row, (2, 3), mode="reflect").tolist() == [[2.0, 1.0, 0.0, 1.0, 2.0, 3.0, 2.0,
+                                                             1.0, 0.0]]
+    assert F.pad(row, (2, 1), mode="replicate").tolist() == [[0.0, 0.0, 0.0, 1.0, 2.0, 3.0,
+                                                               3.0]]
+    assert F.pad(row, (2, 1), mode="circular").tolist() == [[2.0, 3.0, 0.0, 1.0, 2.0, 3.0,
+                                                              0.0]]
+    y = F.pad(torch.ones(1, 2, 3, requires_grad=True), (1, 1, 1, 0), mode="reflect")
+    assert y.grad_fn.name() == "ReflectionPad2DBackward0" and y.grad_fn._saved_padding == \
+        (1, 1, 1, 0)

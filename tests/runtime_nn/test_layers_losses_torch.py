@@ -136,6 +136,15 @@ case("embedding scale_grad_by_freq", lambda lib, w:
 case("pad", lambda lib, x: lib.nn.functional.pad(x, (1, 2, 0, 1), value=0.5), normal(2, 3))
 case("pad negative", lambda lib, x: lib.nn.functional.pad(x, [-1, 2, 1, -1]), normal(3, 4))
 case("pad 3-d last dim", lambda lib, x: lib.nn.functional.pad(x, (2, 0)), normal(2, 2, 2))
+for _mode in ("reflect", "replicate", "circular"):
+    case(f"pad {_mode} 1-d", lambda lib, x, m=_mode: lib.nn.functional.pad(x, (2, 1), mode=m),
+         normal(2, 3, 4))
+    case(f"pad {_mode} 2-d", lambda lib, x, m=_mode: lib.nn.functional.pad(x, (1, 2, 2, 0), m),
+         normal(1, 2, 3, 4))
+    case(f"pad {_mode} 3-d unbatched", lambda lib, x, m=_mode:
+         lib.nn.functional.pad(x, (1, 1, 0, 1, 1, 0), mode=m), normal(2, 2, 3, 3))
+    case(f"pad {_mode} negative", lambda lib, x, m=_mode:
+         lib.nn.functional.pad(x, (-1, 2), mode=m), normal(2, 3, 4))
 case("cosine_similarity", lambda lib, a, b: lib.nn.functional.cosine_similarity(a, b),
      normal(3, 4), normal(3, 4))
 case("cosine_similarity broadcast", lambda lib, a, b:
@@ -293,6 +302,13 @@ ERRORS: list[Callable[[Any], Any]] = [
     lambda lib: lib.nn.functional.one_hot(L(lib, [1, 3]), 3),
     lambda lib: lib.nn.functional.pad(lib.ones(2, 3), (1,)),
     lambda lib: lib.nn.functional.pad(lib.ones(2, 3), (-2, -2)),
+    lambda lib: lib.nn.functional.pad(lib.ones(2, 3, 4), (4, 1), mode="reflect"),
+    lambda lib: lib.nn.functional.pad(lib.ones(2, 3, 4), (0, 0, 3, 1), mode="reflect"),
+    lambda lib: lib.nn.functional.pad(lib.ones(2, 3, 4), (5, 1), mode="circular"),
+    lambda lib: lib.nn.functional.pad(lib.ones(2, 3, 4), (-5, 1), mode="replicate"),
+    lambda lib: lib.nn.functional.pad(lib.ones(4), (1, 1), mode="reflect"),
+    lambda lib: lib.nn.functional.pad(lib.ones(2, 4), (1, 1), mode="reflect", value=2.0),
+    lambda lib: lib.nn.functional.pad(lib.ones(2, 3, 4), (1, 1, 1, 1, 1, 1), mode="replicate"),
     lambda lib: lib.nn.functional.embedding(L(lib, [3]), lib.ones(3, 2)),
     lambda lib: lib.nn.functional.embedding(L(lib, [-1]), lib.ones(3, 2)),
     lambda lib: lib.nn.functional.embedding(lib.ones(2), lib.ones(3, 2)),

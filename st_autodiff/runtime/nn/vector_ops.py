@@ -1,7 +1,8 @@
-"""``nn.functional`` helpers on vectors and shapes: ``pad`` (constant mode), ``one_hot``,
+"""``nn.functional`` helpers on vectors and shapes: ``pad``, ``one_hot``,
 ``normalize``, ``cosine_similarity`` and ``pairwise_distance``.
 
-``pad`` is one node, ``ConstantPadNdBackward0`` (saving ``pad``); negative amounts crop,
+``pad`` in constant mode is one node, ``ConstantPadNdBackward0`` (saving ``pad``; the
+other modes are in ``padding_modes``); negative amounts crop,
 as in PyTorch.  Its rule crops the gradient back (and zero-pads it where the forward
 cropped) with the rules' ``ops``, so it is differentiable again.  The others are composed
 of recorded ops in PyTorch's order: ``cosine_similarity`` divides each input by a clone of
@@ -64,10 +65,11 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     amounts from the last dimension backwards; negative amounts crop."""
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if mode != "constant":
-        raise NotImplementedError(f"pad(mode={mode!r}) is not implemented in st_autodiff yet; "
-                                  "only mode='constant' is")
     pad = tuple(pad)
+    if mode != "constant":
+        from .padding_modes import pad_by_mode
+
+        return pad_by_mode(input, pad, mode, value)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) > 2 * input.ndim:
