@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ir.kernels import index_add_
 from ..factory import empty
 from ..function import TensorBase, node_class
 from ..grad_mode import no_grad
@@ -45,7 +46,10 @@ def _rule_embedding(ops: Any, g: Any, out: Any, weight: Any, indices: Any,
                     **_: Any) -> tuple:
     """Each output row's gradient summed into the weight row it was picked from."""
     num, dim = ops.static_shape(weight)
-    idx = np.asarray(indices._host() if isinstance(indices, TensorBase) else indices)
+    if isinstance(indices, TensorBase):
+        idx = np.asarray(indices._host())
+    else:  # a raw array: NumPy, or CuPy (copied to the host)
+        idx = indices.get() if hasattr(indices, "get") else np.asarray(indices)
     flat = idx.reshape(-1)
     coef = np.ones(flat.shape, dtype=np.float64)
     if padding_idx >= 0:
@@ -57,9 +61,10 @@ def _rule_embedding(ops: Any, g: Any, out: Any, weight: Any, indices: Any,
     if ops.tensors:
         pick = np.zeros((flat.size, num), dtype=g2.dtype.np)
         pick[np.arange(flat.size), flat] = coef
-        return (plain(pick.T) @ g2, None)
-    out_g = np.zeros((num, dim), dtype=g2.dtype)
-    np.add.at(out_g, flat, g2 * coef.astype(g2.dtype)[:, None])
+        return (plain(pick.T).to(g2.device) @ g2, None)
+    xp = ops.xp  # NumPy, or CuPy for a GPU weight
+    out_g = xp.zeros((num, dim), dtype=g2.dtype)
+    index_add_(out_g, (xp.asarray(flat),), g2 * xp.asarray(coef.astype(g2.dtype))[:, None])
     return (out_g, None)
 
 

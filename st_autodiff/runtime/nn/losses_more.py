@@ -128,7 +128,6 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if weight is not None:
         loss = loss * weight._data
     data = _reduce(np, loss.astype(x.dtype, copy=False), code)
-    data = np.asarray(data, dtype=x.dtype)[()] if code else data
     if needs_grad((input, target)):
         return record(_BCE, data, (input, target, weight), {"reduction": code})
     return plain(data)
@@ -186,7 +185,6 @@ def _elementwise_loss(cls: type, input: Tensor, target: Tensor, code: int, name:
     x = x_t._data
     t = t_t._data.astype(x.dtype, copy=False)
     data = _reduce(np, kernel(np.abs(x - t)).astype(x.dtype, copy=False), code)
-    data = np.asarray(data, dtype=x.dtype)[()] if code else data
     if needs_grad((x_t, t_t)):
         return record(cls, data, (x_t, t_t), {"reduction": code, name: value})
     return plain(data)

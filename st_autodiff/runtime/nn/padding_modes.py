@@ -45,10 +45,11 @@ def _rule_pad_mode(ops: Any, g: Any, out: Any, x: Any, maps: tuple = (), **_: An
     for axis, source, n in maps:
         gather = np.zeros((len(source), n))
         gather[np.arange(len(source)), source] = 1.0
-        m = gather.astype(g.dtype.np) if ops.tensors else gather.astype(g.dtype)
-        g = ops.swapaxes(ops.swapaxes(g, axis1=axis, axis2=-1) @ (plain(m) if ops.tensors
-                                                                     else m),
-                         axis1=axis, axis2=-1)
+        if ops.tensors:
+            m = plain(gather.astype(g.dtype.np)).to(g.device)
+        else:
+            m = ops.xp.asarray(gather.astype(g.dtype))
+        g = ops.swapaxes(ops.swapaxes(g, axis1=axis, axis2=-1) @ m, axis1=axis, axis2=-1)
     return (g,)
 
 
