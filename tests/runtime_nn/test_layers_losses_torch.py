@@ -126,6 +126,44 @@ for _r in ("mean", "sum", "none"):
     case(f"l1_loss {_r}", lambda lib, x, t, r=_r:
          lib.nn.functional.l1_loss(x, t, reduction=r), normal(2, 3), normal(2, 3))
 
+# in-place forms (on a non-leaf copy): PyTorch records some from their result (...Backward1)
+_INPLACE = {
+    "elu_": lambda F, t: F.elu(t, 0.5, inplace=True),
+    "selu_": lambda F, t: F.selu(t, inplace=True),
+    "celu_": lambda F, t: F.celu(t, 2.0, inplace=True),
+    "leaky_relu_": lambda F, t: F.leaky_relu(t, 0.3, inplace=True),
+    "threshold_": lambda F, t: F.threshold(t, 0.5, -1.0, inplace=True),
+    "hardtanh_": lambda F, t: F.hardtanh(t, -1.5, 2.0, inplace=True),
+    "relu6_": lambda F, t: F.relu6(t * 3, inplace=True),
+    "silu_": lambda F, t: F.silu(t, inplace=True),
+    "mish_": lambda F, t: F.mish(t, inplace=True),
+    "hardswish_": lambda F, t: F.hardswish(t, inplace=True),
+    "hardsigmoid_": lambda F, t: F.hardsigmoid(t, inplace=True),
+}
+for _name, _fn in _INPLACE.items():
+    case(f"inplace {_name}", lambda lib, x, f=_fn: f(lib.nn.functional, x * 1.0), grid(3, 5))
+case("cross_entropy 4-d weight ignore_index smoothing", lambda lib, x, w:
+     lib.nn.functional.cross_entropy(x, L(lib, [[[0, 2], [-1, 1]], [[1, 1], [2, -1]]]),
+                                     weight=w.detach(), ignore_index=-1, label_smoothing=0.2),
+     normal(2, 3, 2, 2), unit(3))
+case("cross_entropy probabilities 3-d weight smoothing", lambda lib, x, t, w:
+     lib.nn.functional.cross_entropy(x, t, weight=w.detach(), label_smoothing=0.3),
+     normal(2, 3, 4), unit(2, 3, 4), unit(3))
+case("CrossEntropyLoss sum", lambda lib, x: lib.nn.CrossEntropyLoss(reduction="sum")(
+    x, L(lib, [2, 0, 1])), normal(3, 4))
+case("BCELoss weight", lambda lib, x, t: lib.nn.BCELoss(weight=lib.tensor(
+    [0.5, 2.0, 1.0], dtype=x.dtype))(x, t), unit(2, 3), unit(2, 3))
+case("NLLLoss weight ignore_index", lambda lib, x: lib.nn.NLLLoss(weight=lib.tensor(
+    [0.5, 2.0, 1.0], dtype=x.dtype), ignore_index=1)(x, L(lib, [1, 0, 2, 2])), normal(4, 3))
+case("HuberLoss none", lambda lib, x, t: lib.nn.HuberLoss("none", 2.0)(x, t), normal(2, 3) * 3,
+     normal(2, 3))
+case("SmoothL1Loss sum", lambda lib, x, t: lib.nn.SmoothL1Loss(reduction="sum", beta=2.0)(x, t),
+     normal(2, 3) * 3, normal(2, 3))
+case("KLDivLoss log_target", lambda lib, x, t: lib.nn.KLDivLoss("batchmean", log_target=True)(
+    x, t), normal(2, 3), normal(2, 3))
+case("BCEWithLogitsLoss pos_weight 3-d", lambda lib, x, t: lib.nn.BCEWithLogitsLoss(
+    pos_weight=lib.tensor([[1.5], [0.5]], dtype=x.dtype))(x, t), normal(3, 2, 4), unit(3, 2, 4))
+
 _IDX = [[0, 2, 3], [3, 3, 1]]
 case("embedding", lambda lib, w: lib.nn.functional.embedding(L(lib, _IDX), w), normal(5, 3))
 case("embedding padding_idx", lambda lib, w:
@@ -281,6 +319,22 @@ def test_containers_match_torch() -> None:
     assert list(ours.pdict.keys()) == list(theirs.pdict.keys())
 
 
+def test_loss_modules_state_and_reprs_match_torch() -> None:
+    def build(lib: Any) -> list:
+        w = lib.ones(3)
+        return [lib.nn.NLLLoss(weight=w), lib.nn.BCELoss(weight=w, reduction="sum"),
+                lib.nn.SmoothL1Loss(beta=0.5), lib.nn.HuberLoss(delta=2.0),
+                lib.nn.KLDivLoss(reduction="batchmean", log_target=True),
+                lib.nn.CrossEntropyLoss(label_smoothing=0.1)]
+
+    for ours, theirs in zip(*(build(lib) for lib in LIBS), strict=True):
+        assert repr(ours) == repr(theirs)
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        for attr in ("reduction", "beta", "delta", "log_target", "ignore_index",
+                     "label_smoothing"):
+            assert getattr(ours, attr, None) == getattr(theirs, attr, None), attr
+
+
 ERRORS: list[Callable[[Any], Any]] = [
     lambda lib: lib.nn.functional.gelu(lib.ones(2), approximate="x"),
     lambda lib: lib.nn.functional.elu(lib.tensor([1, 2])),
@@ -340,6 +394,9 @@ WARNS: list[Callable[[Any], Any]] = [
     lambda lib: lib.nn.functional.softmin(lib.ones(2, 3)),
     lambda lib: lib.nn.Softmin()(lib.ones(2, 3)),
     lambda lib: lib.nn.BCELoss(size_average=False)(lib.ones(2) / 2, lib.ones(2)),
+    lambda lib: lib.nn.Softmax()(lib.ones(2, 3, 4)),
+    lambda lib: lib.nn.LogSoftmax()(lib.ones(2, 3)),
+    lambda lib: lib.nn.functional.softmax(lib.ones(3)),
 ]
 
 

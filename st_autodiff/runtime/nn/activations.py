@@ -174,7 +174,8 @@ def _rule_elu(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0, scale: flo
 def _rule_elu_result(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0,
                      scale: float = 1.0, input_scale: float = 1.0) -> tuple:
     """The same derivative read from the output: ``input_scale (out + alpha scale)``."""
-    return (ops.where(out > 0, g * scale, g * ((out + alpha * scale) * input_scale)),)
+    below = ops.where(out < 0, out, 0.0)  # derivative 0 at 0, as in ``_rule_elu``
+    return (ops.where(out > 0, g * scale, g * ((below + alpha * scale) * input_scale)),)
 
 
 _ELU = ("alpha", "input_scale", "scale")
