@@ -409,3 +409,54 @@ def test_warnings_match_torch(k: int) -> None:
             WARNS[k](lib)
         seen.append([(w.category.__name__, str(w.message)) for w in record])
     assert seen[0] == seen[1] and seen[0]
+
+
+def _edge_calls(lib: Any) -> dict[str, Callable[[], Any]]:
+    F = lib.nn.functional  # noqa: N806
+    x = lib.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=lib.float32)
+    p = lib.tensor(np.linspace(0.1, 0.9, 12).reshape(3, 4), dtype=lib.float32)
+    return {
+        "ce int32 target": lambda: F.cross_entropy(x, lib.tensor([0, 1, 2], dtype=lib.int32)),
+        "ce float target wrong shape": lambda: F.cross_entropy(x, lib.ones(3)),
+        "ce target oob": lambda: F.cross_entropy(x, L(lib, [0, 1, 7])),
+        "nll uint8": lambda: F.nll_loss(x, lib.tensor([0, 1, 2], dtype=lib.uint8)),
+        "huber long target": lambda: F.huber_loss(x, lib.ones(3, 4, dtype=lib.int64)),
+        "huber f64 target": lambda: F.huber_loss(x, p.double()),
+        "smooth_l1 f64 target": lambda: F.smooth_l1_loss(x, p.double()),
+        "kl broadcast": lambda: F.kl_div(x, p[0], reduction="sum"),
+        "bce 0-d": lambda: F.binary_cross_entropy(p[0, 0], p[0, 1]),
+        "bce nan": lambda: F.binary_cross_entropy(p * float("nan"), p),
+        "gelu half": lambda: F.gelu(x.half()).dtype,
+        "softplus 0-d": lambda: F.softplus(lib.tensor(3.0)),
+        "prelu 0-d": lambda: F.prelu(lib.tensor(-3.0), lib.tensor([0.5])),
+        "prelu 2-d weight": lambda: F.prelu(x, lib.ones(1, 1)),
+        "embedding 0-d": lambda: F.embedding(lib.tensor(1), x),
+        "one_hot 2-d": lambda: F.one_hot(L(lib, [[0, 1], [2, 0]])),
+        "pad int value": lambda: F.pad(lib.tensor([1, 2]), (1, 1), value=-1),
+        "cosine 1-d": lambda: F.cosine_similarity(x[0], p[0], dim=0),
+        "pairwise 1-d": lambda: F.pairwise_distance(x[0], p[0]),
+        "hardshrink negative": lambda: F.hardshrink(x, -1.0),
+        "softshrink negative": lambda: F.softshrink(x.double(), -1.0),
+        "celu 0": lambda: F.celu(x, 0.0),
+        "kl 0-d batchmean": lambda: F.kl_div(x[0, 0], p[0, 0], reduction="batchmean"),
+        "embedding max_norm f64": lambda: F.embedding(L(lib, [0]),
+                                                      lib.ones(2, 2, dtype=lib.float64) * 3,
+                                                      max_norm=1.0),
+        "Embedding negative padding_idx": lambda: lib.nn.Embedding(4, 2, padding_idx=-1),
+        "leaky_relu_ negative slope backward": lambda: F.leaky_relu(
+            x.clone().requires_grad_() * 1, -0.1, inplace=True).sum().backward(),
+    }
+
+
+@pytest.mark.parametrize("name", list(_edge_calls(st_autodiff)))
+def test_edge_behaviour_matches_torch(name: str) -> None:
+    seen = []
+    for lib in LIBS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                result = repr(_edge_calls(lib)[name]())
+            except Exception as exc:  # noqa: BLE001 (the exception is what is compared)
+                result = f"{type(exc).__name__}: {exc}"
+        seen.append(result)
+    assert seen[0] == seen[1]

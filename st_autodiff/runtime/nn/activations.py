@@ -212,7 +212,7 @@ _celu_fn = _pointwise("CeluBackward0", "elu_cpu", _celu, _rule_celu, ("alpha",),
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))`` (``CeluBackward0``)."""
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _celu_fn(input, inplace, alpha=alpha)
 
 
@@ -226,19 +226,25 @@ def _rule_leaky(ops: Any, g: Any, out: Any, x: Any, negative_slope: float = 0.01
     return (ops.where(x > 0, g, g * negative_slope),)
 
 
-_leaky_fn = _pointwise("LeakyReluBackward0", "leaky_relu_cpu", _leaky, _rule_leaky,
-                       ("negative_slope",), "LeakyReluBackward1", _rule_leaky)
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``)."""
-    if inplace and negative_slope < 0 and input.requires_grad:
+def _rule_leaky_result(ops: Any, g: Any, out: Any, x: Any,
+                       negative_slope: float = 0.01) -> tuple:
+    """From the output, the sign of the input is known only for a non-negative slope."""
+    if negative_slope < 0:
         raise RuntimeError("In-place leakyReLu backward calculation is triggered with a "
                            "negative slope which is not supported. This is caused by calling "
                            "in-place forward function with a negative slope, please call "
                            "out-of-place version instead. File an issue at "
                            "https://github.com/pytorch/pytorch if you do require supporting "
                            "in-place leakRelu backward calculation with negative slope")
+    return (ops.where(out > 0, g, g * negative_slope),)
+
+
+_leaky_fn = _pointwise("LeakyReluBackward0", "leaky_relu_cpu", _leaky, _rule_leaky,
+                       ("negative_slope",), "LeakyReluBackward1", _rule_leaky_result)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``)."""
     return _leaky_fn(input, inplace, negative_slope=negative_slope)
 
 
@@ -313,7 +319,10 @@ _hardshrink_fn = _pointwise("HardshrinkBackward0", "hardshrink_cpu", _hardshrink
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
     if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+        word, top = ("Double", "1.79769e+308") if input.dtype.name == "float64" else \
+            ("Float", "3.40282e+38")
+        raise RuntimeError(f"lambda must be in range [0, {top}] for input dtype {word}, but "
+                           f"found {lambd:g}")
     return _softshrink_fn(input, lambd=lambd)
 
 
@@ -437,6 +446,9 @@ _PRELU = node_class("PreluKernelBackward0", _rule_prelu, (0, 1),
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere, one weight per channel (dim 1) or one
     for all (``PreluKernelBackward0``; the weight is viewed to broadcast first)."""
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     nd = input.ndim
     channels = input.shape[1] if nd >= 2 else 1
     n = weight.numel()
@@ -447,6 +459,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         shape = [1] * nd
         shape[1] = n
         weight = S.view(weight, *shape)
+    elif nd == 0 and weight.ndim:  # a 0-d input keeps its shape
+        weight = S.view(weight, ())
     x, w = input._data, weight._data
     data = np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
     if needs_grad((input, weight)):

@@ -177,12 +177,16 @@ _HUBER = node_class("HuberLossBackward0", _rule_huber, (0, 1),
 
 
 def _elementwise_loss(cls: type, input: Tensor, target: Tensor, code: int, name: str,
-                      value: float, kernel: Any) -> Tensor:
+                      value: float, kernel: Any, promote: bool = False) -> Tensor:
+    """One loss node over the broadcast pair; ``promote``: a wider floating target widens
+    the result (``smooth_l1_loss`` does, ``huber_loss`` keeps the input's dtype)."""
     _size_warning(input, target)
     from .functional import _broadcast
 
     x_t, t_t = _broadcast(input, target)
     x = x_t._data
+    if promote and t_t._data.dtype.kind == "f":
+        x = x.astype(np.result_type(x.dtype, t_t._data.dtype), copy=False)
     t = t_t._data.astype(x.dtype, copy=False)
     data = _reduce(np, kernel(np.abs(x - t)).astype(x.dtype, copy=False), code)
     if needs_grad((x_t, t_t)):
@@ -206,7 +210,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
     def kernel(z: Any) -> Any:
         return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
 
-    return _elementwise_loss(_SMOOTH_L1, input, target, code, "beta", beta, kernel)
+    return _elementwise_loss(_SMOOTH_L1, input, target, code, "beta", beta, kernel, True)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
