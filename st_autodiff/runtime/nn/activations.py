@@ -55,7 +55,7 @@ def _pointwise(node: str, kernel: str, forward: Callable[..., Any], rule: Callab
     the output) is the node of the in-place form."""
     saved = tuple((p, _p(p), None) for p in params)
     cls = node_class(node, rule, (0,), (("self", 0, None),) + saved, False)
-    cls_result = (node_class(result_node, result_rule, (0,),
+    cls_result = (node_class(result_node, result_rule, (0,),  # type: ignore[arg-type]
                              (("result", "result", None),) + saved, True)
                   if result_node else None)
 
@@ -461,7 +461,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         weight = S.view(weight, *shape)
     elif nd == 0 and weight.ndim:  # a 0-d input keeps its shape
         weight = S.view(weight, ())
-    x, w = input._data, weight._data
+    x: Any = input._data
+    w: Any = weight._data
     data = np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
     if needs_grad((input, weight)):
         return record(_PRELU, data, (input, weight), {})

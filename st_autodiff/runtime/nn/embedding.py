@@ -28,7 +28,7 @@ import numpy as np
 
 from ...ir.kernels import index_add_
 from ..factory import empty
-from ..function import TensorBase, node_class
+from ..function import node_class
 from ..grad_mode import no_grad
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record
@@ -46,7 +46,7 @@ def _rule_embedding(ops: Any, g: Any, out: Any, weight: Any, indices: Any,
                     **_: Any) -> tuple:
     """Each output row's gradient summed into the weight row it was picked from."""
     num, dim = ops.static_shape(weight)
-    if isinstance(indices, TensorBase):
+    if isinstance(indices, Tensor):
         idx = np.asarray(indices._host())
     else:  # a raw array: NumPy, or CuPy (copied to the host)
         idx = indices.get() if hasattr(indices, "get") else np.asarray(indices)
@@ -61,7 +61,8 @@ def _rule_embedding(ops: Any, g: Any, out: Any, weight: Any, indices: Any,
     if ops.tensors:
         pick = np.zeros((flat.size, num), dtype=g2.dtype.np)
         pick[np.arange(flat.size), flat] = coef
-        return (plain(pick.T).to(g2.device) @ g2, None)
+        picks: Any = plain(pick.T)
+        return (picks.to(g2.device) @ g2, None)
     xp = ops.xp  # NumPy, or CuPy for a GPU weight
     out_g = xp.zeros((num, dim), dtype=g2.dtype)
     index_add_(out_g, (xp.asarray(flat),), g2 * xp.asarray(coef.astype(g2.dtype))[:, None])
@@ -78,7 +79,7 @@ _EMBEDDING = node_class(
 
 
 def _check_indices(input: Any) -> None:
-    if not isinstance(input, TensorBase):
+    if not isinstance(input, Tensor):
         raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not "
                         f"{type(input).__name__}")
     kind = input._data.dtype
@@ -175,7 +176,8 @@ class Embedding(Module):
     def _fill_padding_idx_with_zero(self) -> None:
         if self.padding_idx is not None:
             with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+                weight: Any = self.weight
+                weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
         return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,

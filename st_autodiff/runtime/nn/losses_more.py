@@ -111,7 +111,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.shape}) that is different to the "
                          f"input size ({input.shape}) is deprecated. Please ensure they have "
                          "the same size.")
-    x, t = input._data, target._data
+    x: Any = input._data
+    t: Any = target._data
     if t.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {_WORD.get(t.dtype.name, t.dtype.name)} but expected "
                            f"{_WORD.get(x.dtype.name, x.dtype.name)}")
@@ -184,7 +185,7 @@ def _elementwise_loss(cls: type, input: Tensor, target: Tensor, code: int, name:
     from .functional import _broadcast
 
     x_t, t_t = _broadcast(input, target)
-    x = x_t._data
+    x: Any = x_t._data
     if promote and t_t._data.dtype.kind == "f":
         x = x.astype(np.result_type(x.dtype, t_t._data.dtype), copy=False)
     t = t_t._data.astype(x.dtype, copy=False)

@@ -36,7 +36,8 @@ _NP_MODE = {"reflect": "reflect", "replicate": "edge"}
 
 def _source(n: int, before: int, after: int, mode: str) -> np.ndarray:
     """For each output position along one dimension, the input position it copies."""
-    idx = np.pad(np.arange(n), (max(before, 0), max(after, 0)), mode=_NP_MODE[mode])
+    width = (max(before, 0), max(after, 0))
+    idx = np.pad(np.arange(n), width, mode=_NP_MODE[mode])  # type: ignore[call-overload]
     return idx[max(-before, 0):len(idx) - max(-after, 0)]
 
 
@@ -46,7 +47,7 @@ def _rule_pad_mode(ops: Any, g: Any, out: Any, x: Any, maps: tuple = (), **_: An
         gather = np.zeros((len(source), n))
         gather[np.arange(len(source)), source] = 1.0
         if ops.tensors:
-            m = plain(gather.astype(g.dtype.np)).to(g.device)
+            m: Any = plain(gather.astype(g.dtype.np)).to(g.device)  # type: ignore[attr-defined]
         else:
             m = ops.xp.asarray(gather.astype(g.dtype))
         g = ops.swapaxes(ops.swapaxes(g, axis1=axis, axis2=-1) @ m, axis1=axis, axis2=-1)
@@ -98,9 +99,9 @@ def _circular(input: Tensor, pairs: list) -> Tensor:
     out_shape = list(shape)
     for axis, a, b in pairs:
         out_shape[axis] = shape[axis] + a + b
-    out = empty(tuple(out_shape), dtype=input.dtype, device=input.device)
+    out: Any = empty(tuple(out_shape), dtype=input.dtype, device=input.device)
     inner_out: tuple = (slice(None),) * nd
-    inner = input
+    inner: Any = input
     for axis, a, b in pairs:  # one slice per padded dimension, as PyTorch records them
         inner_out = inner_out[:axis] + (slice(max(a, 0), out_shape[axis] - max(b, 0)),) + \
             inner_out[axis + 1:]

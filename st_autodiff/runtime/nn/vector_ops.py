@@ -140,7 +140,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 
 def _clamped_norm_clone(x: Tensor, dim: int, eps: float) -> Tensor:
     """The 2-norm of ``x`` along ``dim`` (kept), cloned and clamped to ``eps`` unrecorded."""
-    n = S.clone(norm(x, 2, dim, keepdim=True))
+    n: Any = S.clone(norm(x, 2, dim, keepdim=True))
     with no_grad():
         n.clamp_min_(eps)
     return n
@@ -194,7 +194,7 @@ def renamed(out: Tensor, name: str) -> Tensor:
     node = out.grad_fn
     if node is None or type(node).__name__ == name:
         return out
-    cls = type(node)
+    cls: Any = type(node)
     node.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out,
                                 cls.__mro__[1])
     return out
