@@ -600,3 +600,19 @@ def test_one_hot_and_pad_values() -> None:
     y = F.pad(torch.ones(1, 2, 3, requires_grad=True), (1, 1, 1, 0), mode="reflect")
     assert y.grad_fn.name() == "ReflectionPad2DBackward0" and y.grad_fn._saved_padding == \
         (1, 1, 1, 0)
+
+
+def test_top_level_forms() -> None:
+    """``torch.selu``, ``torch.embedding`` (ATen argument order), ``torch.kl_div`` (enum
+    reduction, unreduced by default) and the Tensor methods, as torch 2.13.0 has them."""
+    x = torch.tensor([[-1.0, 0.5], [2.0, -0.2]], requires_grad=True)
+    assert type(torch.selu(x).grad_fn).__name__ == "EluBackward0"
+    assert type(x.hardshrink(0.3).grad_fn).__name__ == "HardshrinkBackward0"
+    assert type(x.prelu(torch.tensor([0.1, 0.2])).grad_fn).__name__ == "PreluKernelBackward0"
+    assert torch.embedding(x, long([1, 1, 0])).shape == (3, 2)
+    p = torch.tensor([[0.2, 0.8], [0.5, 0.5]])
+    assert torch.kl_div(x, p).shape == (2, 2)
+    np.testing.assert_allclose(torch.kl_div(x, p, 2).item(),
+                               F.kl_div(x, p, reduction="sum").item(), rtol=1e-6)
+    y = torch.tensor([-1.0, 3.0])
+    assert torch.threshold_(y, 0.0, 7.0) is y and y.tolist() == [7.0, 3.0]

@@ -460,3 +460,36 @@ def test_edge_behaviour_matches_torch(name: str) -> None:
                 result = f"{type(exc).__name__}: {exc}"
         seen.append(result)
     assert seen[0] == seen[1]
+
+
+def _top_level_calls(lib: Any) -> dict[str, Callable[[], Any]]:
+    x = lib.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=lib.float64, requires_grad=True)
+    p = lib.tensor(np.linspace(0.1, 0.9, 12).reshape(3, 4), dtype=lib.float64)
+    w = lib.tensor([0.2, 0.1, 0.3], dtype=lib.float64)
+    return {
+        "celu": lambda: lib.celu(x, 0.5), "selu": lambda: lib.selu(x),
+        "prelu": lambda: lib.prelu(x, w[:1]), "hardshrink": lambda: lib.hardshrink(x, 0.3),
+        "threshold": lambda: lib.threshold(x, 0.1, 5.0),
+        "cosine_similarity": lambda: lib.cosine_similarity(x, p),
+        "pairwise_distance": lambda: lib.pairwise_distance(x, p),
+        "embedding": lambda: lib.embedding(x, L(lib, [0, 2]), 2),
+        "kl_div": lambda: lib.kl_div(x, p), "kl_div 1": lambda: lib.kl_div(x, p, 1),
+        "kl_div 2 log_target": lambda: lib.kl_div(x, p, 2, log_target=True),
+        "kl_div str": lambda: lib.kl_div(x, p, "mean"),
+        "Tensor.hardshrink": lambda: x.hardshrink(0.2), "Tensor.prelu": lambda: x.prelu(w),
+        "selu_": lambda: lib.selu_(x.detach().clone()),
+        "celu_": lambda: lib.celu_(x.detach().clone(), 2.0),
+        "threshold_": lambda: lib.threshold_(x.detach().clone(), 0.0, 2.0),
+    }
+
+
+@pytest.mark.parametrize("name", list(_top_level_calls(st_autodiff)))
+def test_top_level_forms_match_torch(name: str) -> None:
+    seen = []
+    for lib in LIBS:
+        try:
+            result = repr(_top_level_calls(lib)[name]())
+        except Exception as exc:  # noqa: BLE001 (the exception is what is compared)
+            result = f"{type(exc).__name__}: {exc}"
+        seen.append(result)
+    assert seen[0] == seen[1]
