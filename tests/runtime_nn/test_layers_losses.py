@@ -102,6 +102,8 @@ for _r in ("mean", "sum", "none"):
     case(f"nll_loss 5-d {_r}",
          lambda x, r=_r: F.nll_loss(x, long([[[[0], [2]], [[1], [1]]]]), reduction=r),
          normal(1, 3, 2, 2, 1))
+case("huber_loss weight", lambda x, t, w: F.huber_loss(x, t, weight=w), normal(3, 4) * 2,
+     normal(3, 4), unit(3, 4))
 case("binary_cross_entropy weight", lambda x, t: F.binary_cross_entropy(
     x, t, weight=torch.tensor([0.5, 2.0, 1.0, 0.2], dtype=torch.float64)), unit(3, 4), unit(3, 4))
 case("kl_div batchmean", lambda x, t: F.kl_div(x, t, reduction="batchmean"), normal(3, 4),

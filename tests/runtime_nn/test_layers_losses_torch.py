@@ -98,6 +98,9 @@ for _r in ("mean", "sum", "none"):
          normal(3, 4))
     case(f"huber_loss {_r}", lambda lib, x, t, r=_r:
          lib.nn.functional.huber_loss(x, t, reduction=r, delta=0.5), grid(3, 4), normal(3, 4))
+    case(f"huber_loss weight {_r}", lambda lib, x, t, w, r=_r:
+         lib.nn.functional.huber_loss(x, t, reduction=r, weight=w), normal(3, 4) * 2,
+         normal(3, 4), unit(3, 4))
     for _red in (_r, "batchmean"):
         case(f"kl_div {_red}", lambda lib, x, t, r=_red:
              lib.nn.functional.kl_div(x, t, reduction=r), normal(3, 4), unit(3, 4))
@@ -247,8 +250,9 @@ def test_matches_torch(k: int, dtype: str) -> None:
         # (its second derivative is zero) and the runtime does not (as for relu and abs)
         zeros = [np.zeros_like(_np(b)) for b in theirs[2]]
         for a, b in zip(zeros if ours[2] is None else ours[2], theirs[2], strict=True):
+            scale = max(1.0, float(np.max(np.abs(_np(b)), initial=0.0)))
             np.testing.assert_allclose(a if ours[2] is None else _np(a), _np(b), rtol=1e-8,
-                                       atol=1e-10)
+                                       atol=1e-10 * scale)
 
 
 # --- modules ------------------------------------------------------------------------------------
@@ -348,6 +352,9 @@ ERRORS: list[Callable[[Any], Any]] = [
     lambda lib: lib.nn.functional.huber_loss(lib.ones(3), lib.ones(3), delta=-1.0),
     lambda lib: lib.nn.functional.huber_loss(lib.ones(3), lib.ones(3), reduction="avg"),
     lambda lib: lib.nn.functional.kl_div(lib.ones(3), lib.ones(3), reduction="avg"),
+    lambda lib: lib.nn.functional.huber_loss(lib.ones(3), lib.ones(3), weight=lib.ones(2)),
+    lambda lib: lib.nn.functional.huber_loss(lib.ones(3), lib.ones(3), reduction="avg",
+                                             weight=lib.ones(3)),
     lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4), L(lib, [[0, 1, 2]])),
     lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4), L(lib, [[0, 1, 2]] * 2)),
     lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4), L(lib, [[0, 1, 2, 1]] * 3)),

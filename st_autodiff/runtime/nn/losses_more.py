@@ -218,16 +218,28 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere
     (``HuberLossBackward0``)."""
-    code = _enum(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    if weight is not None:
-        raise NotImplementedError("huber_loss with a weight is not supported here")
 
     def kernel(z: Any) -> Any:
         return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
 
-    return _elementwise_loss(_HUBER, input, target, code, "delta", delta, kernel)
+    if weight is None:
+        return _elementwise_loss(_HUBER, input, target, _enum(reduction), "delta", delta,
+                                 kernel)
+    # with a weight: the unreduced loss times the weight, then a plain mean or sum
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = RF.mul(_elementwise_loss(_HUBER, input, target, _NONE, "delta", delta, kernel),
+                      weight)
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return RF.sum(weighted)
+    if reduction == "mean":
+        return RF.mean(weighted)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
 
 
 # --- kl_div -------------------------------------------------------------------------------------
