@@ -500,3 +500,28 @@ def test_top_level_forms_match_torch(name: str) -> None:
             result = f"{type(exc).__name__}: {exc}"
         seen.append(result)
     assert seen[0] == seen[1]
+
+
+def _train(lib: Any) -> list[float]:
+    """A tiny character model (embedding, flatten, GELU MLP) trained for a few Adam steps."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(11, 4, padding_idx=0), nn.Flatten(), nn.Linear(12, 16),
+                          nn.GELU(approximate="tanh"), nn.Dropout(0.1), nn.Linear(16, 16),
+                          nn.SiLU(), nn.Linear(16, 11))
+    opt = lib.optim.Adam(model.parameters(), lr=0.01)
+    data = L(lib, [[1, 2, 3], [0, 4, 5], [6, 7, 8], [9, 10, 0]])
+    target = L(lib, [4, 6, 9, 1])
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(data), target, label_smoothing=0.05)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_training_a_small_model_matches_torch() -> None:
+    ours, theirs = (_train(lib) for lib in LIBS)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
