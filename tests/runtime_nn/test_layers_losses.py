@@ -115,6 +115,16 @@ case("nll_loss 4-d weight", lambda x: F.nll_loss(
      normal(1, 3, 2, 2))
 case("cross_entropy 4-d", lambda x: F.cross_entropy(x, long([[[0, 2], [1, 2]]])),
      normal(1, 3, 2, 2))
+_PM = np.array([1.0, -1.0, 1.0, -1.0])
+for _r in ("mean", "none"):
+    case(f"soft_margin_loss {_r}", lambda x, r=_r: F.soft_margin_loss(
+        x, torch.tensor(_PM, dtype=torch.float64), reduction=r), normal(3, 4) * 2)
+    case(f"margin_ranking_loss {_r}", lambda a, b, r=_r: F.margin_ranking_loss(
+        a, b, torch.tensor(_PM, dtype=torch.float64), 0.3, reduction=r), away(4), normal(4) * 0.01)
+case("SoftMarginLoss", lambda x: nn.SoftMarginLoss(reduction="sum")(x, torch.ones(2, 3)),
+     normal(2, 3))
+case("MarginRankingLoss", lambda a, b: nn.MarginRankingLoss(0.1)(
+    a, b, torch.tensor(_PM, dtype=torch.float64)), away(4), normal(4) * 0.01)
 case("BCELoss", lambda x, t: nn.BCELoss()(x, t), unit(2, 3), unit(2, 3))
 case("NLLLoss", lambda x: nn.NLLLoss(reduction="sum")(x, long([1, 0])), normal(2, 3))
 case("SmoothL1Loss", lambda x, t: nn.SmoothL1Loss()(x, t), normal(2, 3), normal(2, 3))

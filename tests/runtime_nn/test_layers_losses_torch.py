@@ -167,6 +167,18 @@ case("KLDivLoss log_target", lambda lib, x, t: lib.nn.KLDivLoss("batchmean", log
 case("BCEWithLogitsLoss pos_weight 3-d", lambda lib, x, t: lib.nn.BCEWithLogitsLoss(
     pos_weight=lib.tensor([[1.5], [0.5]], dtype=x.dtype))(x, t), normal(3, 2, 4), unit(3, 2, 4))
 
+_PM = np.array([1.0, -1.0, 1.0, -1.0])
+for _r in ("mean", "sum", "none"):
+    case(f"soft_margin_loss {_r}", lambda lib, x, r=_r: lib.nn.functional.soft_margin_loss(
+        x, lib.tensor(_PM, dtype=x.dtype).expand(3, 4), reduction=r), normal(3, 4) * 2)
+    case(f"margin_ranking_loss {_r}", lambda lib, a, b, r=_r:
+         lib.nn.functional.margin_ranking_loss(a, b, lib.tensor(_PM, dtype=a.dtype), 0.3,
+                                               reduction=r), normal(4), normal(4))
+case("SoftMarginLoss", lambda lib, x: lib.nn.SoftMarginLoss()(x, lib.ones(2, 3, dtype=x.dtype)),
+     normal(2, 3))
+case("MarginRankingLoss", lambda lib, a, b: lib.nn.MarginRankingLoss(margin=0.5)(
+    a, b, lib.tensor(_PM, dtype=a.dtype)), normal(4), normal(4))
+
 _IDX = [[0, 2, 3], [3, 3, 1]]
 case("embedding", lambda lib, w: lib.nn.functional.embedding(L(lib, _IDX), w), normal(5, 3))
 case("embedding padding_idx", lambda lib, w:
@@ -360,6 +372,8 @@ ERRORS: list[Callable[[Any], Any]] = [
     lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4), L(lib, [[0, 1, 2, 1]] * 3)),
     lambda lib: lib.nn.functional.cross_entropy(lib.ones(2, 3, 4), L(lib, [[0, 1, 2, 5]] * 2)),
     lambda lib: lib.nn.functional.one_hot(lib.tensor([1, 2], dtype=lib.int32)),
+    lambda lib: lib.nn.functional.soft_margin_loss(lib.ones(3), lib.ones(3, requires_grad=True)),
+    lambda lib: lib.nn.functional.margin_ranking_loss(lib.ones(3), lib.ones(3), lib.ones(1, 3)),
     lambda lib: lib.nn.functional.one_hot(L(lib, [1, 3]), 3),
     lambda lib: lib.nn.functional.pad(lib.ones(2, 3), (1,)),
     lambda lib: lib.nn.functional.pad(lib.ones(2, 3), (-2, -2)),

@@ -1,5 +1,6 @@
 """Loss modules: ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``BCEWithLogitsLoss``,
-``NLLLoss``, ``BCELoss``, ``SmoothL1Loss``, ``HuberLoss`` and ``KLDivLoss``.
+``NLLLoss``, ``BCELoss``, ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``,
+``SoftMarginLoss`` and ``MarginRankingLoss``.
 
 Each holds its settings and calls the function of the same name in ``nn.functional``.
 ``reduction`` is ``'mean'`` (default), ``'sum'`` or ``'none'``; the old
@@ -16,7 +17,7 @@ from . import functional as F
 from .module import Module
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss",
-           "MSELoss", "NLLLoss", "SmoothL1Loss"]
+           "MSELoss", "MarginRankingLoss", "NLLLoss", "SmoothL1Loss", "SoftMarginLoss"]
 
 
 class _Loss(Module):
@@ -140,3 +141,23 @@ class KLDivLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-target * input))`` for targets of +-1."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)

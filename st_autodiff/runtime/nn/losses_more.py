@@ -29,7 +29,8 @@ from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record
 from . import nodes
 
-__all__ = ["binary_cross_entropy", "huber_loss", "kl_div", "smooth_l1_loss"]
+__all__ = ["binary_cross_entropy", "huber_loss", "kl_div", "margin_ranking_loss",
+           "smooth_l1_loss", "soft_margin_loss"]
 
 _NONE, _MEAN, _SUM = 0, 1, 2
 _REDUCTIONS = {"none": _NONE, "mean": _MEAN, "sum": _SUM}
@@ -276,6 +277,52 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if reduction == "batchmean" and input.ndim != 0:
         return RF.div(total, input.shape[0])
     return total
+
+
+# --- soft_margin_loss and margin_ranking_loss -------------------------------------------------
+
+def _rule_soft_margin(ops: Any, g: Any, out: Any, x: Any, y: Any,
+                      reduction: int = _MEAN) -> tuple:
+    """``d log(1 + exp(-y x)) / dx = -y sigmoid(-y x)``."""
+    return (_scale(ops, g, x, reduction) * (-y * ops.sigmoid(-y * x)), None)
+
+
+_SOFT_MARGIN = node_class("SoftMarginLossBackward0", _rule_soft_margin, (0,),
+                          (("reduction", _p("reduction"), None), ("self", 0, None),
+                           ("target", 1, None)), False)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
+                     reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))`` for targets of +-1 (``SoftMarginLossBackward0``)."""
+    code = _enum(_resolve(size_average, reduce, reduction))
+    from .functional import _broadcast, _no_grad_arg
+
+    _no_grad_arg(target, "soft_margin_loss", "target")
+    x_t, t_t = _broadcast(input, target)
+    x: Any = x_t._data
+    z = -t_t._data.astype(x.dtype, copy=False) * x
+    loss = (np.log1p(np.exp(-np.abs(z))) + np.maximum(z, 0)).astype(x.dtype, copy=False)
+    data = _reduce(np, loss, code)
+    if needs_grad((x_t,)):
+        return record(_SOFT_MARGIN, data, (x_t, t_t), {"reduction": code})
+    return plain(data)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, composed as in PyTorch."""
+    from .vector_ops import _add_scalar, renamed
+
+    code = _enum(_resolve(size_average, reduce, reduction))
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
+    scaled = RF.mul(RF.neg(target), RF.sub(input1, input2))
+    loss = renamed(RF.clamp_min(_add_scalar(scaled, margin), 0), "ClampMinBackward0")
+    return loss if code == _NONE else RF.mean(loss) if code == _MEAN else RF.sum(loss)
 
 
 # --- nll_loss over spatial dimensions ---------------------------------------------------------
