@@ -32,3 +32,10 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU", "Sequential",
     "Sigmoid", "Softmax", "Tanh", "functional", "init",
 ]
+
+# --- layers part (issue 12): activations, containers, embedding, losses; the names are
+# listed once, as LAYERS_PART in the runtime module this face re-exports --------------------
+from ..runtime import nn as _layers_source  # noqa: E402
+
+globals().update({_name: getattr(_layers_source, _name) for _name in _layers_source.LAYERS_PART})
+__all__ += _layers_source.LAYERS_PART

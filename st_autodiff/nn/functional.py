@@ -27,3 +27,10 @@ __all__ = [
     "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "l1_loss", "linear",
     "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
 ]
+
+# --- layers part (issue 12): activations, containers, embedding, losses; the names are
+# listed once, as LAYERS_PART in the runtime module this face re-exports --------------------
+from ..runtime.nn import functional as _layers_source  # noqa: E402
+
+globals().update({_name: getattr(_layers_source, _name) for _name in _layers_source.LAYERS_PART})
+__all__ += _layers_source.LAYERS_PART

@@ -329,4 +329,12 @@ from . import serialization  # noqa: E402  (torch.serialization.add_safe_globals
 from .serialization import load, save  # noqa: E402
 
 __all__ += ["load", "save", "serialization", "utils"]
+# layers part (issue 12): torch.selu, torch.cosine_similarity, torch.embedding ... and the
+# Tensor methods hardshrink and prelu (runtime/nn/top_level.py)
+from .nn.top_level import TOP_LEVEL as _LAYERS_TOP  # noqa: E402
+from .nn.top_level import install_methods as _install_layers_methods  # noqa: E402
+
+globals().update(_LAYERS_TOP)
+_install_layers_methods()
+__all__ += sorted(_LAYERS_TOP)
 NAMES = list(__all__)

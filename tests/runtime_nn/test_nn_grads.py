@@ -210,7 +210,10 @@ def test_second_order(c: Case) -> None:
 
 def test_every_public_function_and_module_is_covered() -> None:
     covered = " ".join(c.name for c in CASES)
-    for name in F.__all__:
+    # layers part (issue 12): its functions are covered by test_layers_losses.py
+    from st_autodiff.runtime.nn.functional import LAYERS_PART
+
+    for name in set(F.__all__) - set(LAYERS_PART):
         assert name in covered, name
     for name in ("MSELoss", "L1Loss", "CrossEntropyLoss", "BCEWithLogitsLoss", "Sequential"):
         assert name in covered, name

@@ -20,3 +20,23 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU", "Sequential",
     "Sigmoid", "Softmax", "Tanh", "functional", "init",
 ]
+
+# --- layers part (issue 12): activations, containers, embedding, losses -----------------------
+from . import activation_modules as _layers_activations  # noqa: E402
+from . import containers_more as _layers_containers  # noqa: E402
+from .activation_modules import *  # noqa: E402, F403
+from .containers_more import *  # noqa: E402, F403
+from .embedding import Embedding as Embedding  # noqa: E402
+from .loss import BCELoss as BCELoss  # noqa: E402
+from .loss import HuberLoss as HuberLoss  # noqa: E402
+from .loss import KLDivLoss as KLDivLoss  # noqa: E402
+from .loss import MarginRankingLoss as MarginRankingLoss  # noqa: E402
+from .loss import NLLLoss as NLLLoss  # noqa: E402
+from .loss import SmoothL1Loss as SmoothL1Loss  # noqa: E402
+from .loss import SoftMarginLoss as SoftMarginLoss  # noqa: E402
+
+#: The public names this part adds (the public face re-exports them).
+LAYERS_PART = [*_layers_activations.__all__, *_layers_containers.__all__, "BCELoss",
+               "Embedding", "HuberLoss", "KLDivLoss", "MarginRankingLoss", "NLLLoss",
+               "SmoothL1Loss", "SoftMarginLoss"]
+__all__ += LAYERS_PART

@@ -351,3 +351,27 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             raise TypeError(f"binary_cross_entropy_with_logits(): argument '{name}' must be "
                             f"Tensor, not {type(t).__name__}")
     return nodes.bce_with_logits(input, target, weight, pos_weight, _enum(reduction))
+
+
+# --- layers part (issue 12): activations, losses, embedding, padding, distances -------------
+from . import activations as _layers_activations  # noqa: E402
+from . import losses_more as _layers_losses  # noqa: E402
+from . import vector_ops as _layers_vectors  # noqa: E402
+from .activations import *  # noqa: E402, F403
+from .embedding import embedding as embedding  # noqa: E402
+from .losses_more import *  # noqa: E402, F403
+from .vector_ops import *  # noqa: E402, F403
+
+_nll_up_to_2d = _nll
+
+
+def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+         code: int) -> Tensor:
+    """``nll_loss`` of any rank; spatial inputs are recorded as ``NllLoss2DBackward0``."""
+    return _layers_losses.nll_nd(_nll_up_to_2d, input, target, weight, ignore_index, code)
+
+
+#: The public names this part adds (the public face re-exports them).
+LAYERS_PART = [*_layers_activations.__all__, *_layers_losses.__all__,
+               *_layers_vectors.__all__, "embedding"]
+__all__ += LAYERS_PART
