@@ -32,3 +32,23 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU", "Sequential",
     "Sigmoid", "Softmax", "Tanh", "functional", "init",
 ]
+
+# conv (issue 12): convolution, pooling and batch normalisation layers.
+from ..runtime.nn import (  # noqa: E402
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    BatchNorm1d,
+    BatchNorm2d,
+    Conv1d,
+    Conv2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+
+__all__ += [
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d",
+    "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d",
+]

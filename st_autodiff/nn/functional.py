@@ -27,3 +27,22 @@ __all__ = [
     "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "l1_loss", "linear",
     "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
 ]
+
+# conv (issue 12): convolution, pooling and batch normalisation.
+from ..runtime.nn.functional import (  # noqa: E402
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    batch_norm,
+    conv1d,
+    conv2d,
+    max_pool1d,
+    max_pool2d,
+)
+
+__all__ += [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
+    "avg_pool2d", "batch_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
+]

@@ -20,3 +20,21 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU", "Sequential",
     "Sigmoid", "Softmax", "Tanh", "functional", "init",
 ]
+
+# conv (issue 12): convolution, pooling and batch normalisation layers.
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+
+__all__ += [  # conv (issue 12)
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d",
+    "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d",
+]

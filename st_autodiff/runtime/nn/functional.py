@@ -351,3 +351,22 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             raise TypeError(f"binary_cross_entropy_with_logits(): argument '{name}' must be "
                             f"Tensor, not {type(t).__name__}")
     return nodes.bce_with_logits(input, target, weight, pos_weight, _enum(reduction))
+
+
+# conv (issue 12): convolution, pooling and batch normalisation.
+from .batchnorm import batch_norm  # noqa: E402
+from .conv import conv1d, conv2d  # noqa: E402
+from .pooling import (  # noqa: E402
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+
+__all__ += [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
+    "avg_pool2d", "batch_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
+]
