@@ -118,9 +118,25 @@ def _cnn1d(x: Any) -> Any:
 
 
 case("Conv2d BatchNorm2d MaxPool2d AdaptiveAvgPool2d", _cnn, spread(2, 2, 4, 4))
+
+
+def _padded(nd: int, mode: str, padding: Any) -> Callable[..., Any]:
+    def fn(x: Any) -> Any:
+        torch.manual_seed(4)
+        conv = (nn.Conv1d if nd == 1 else nn.Conv2d)(2, 2, 3, padding=padding,
+                                                     padding_mode=mode).double()
+        return conv(x)
+
+    return fn
+
+
+for _mode in ("reflect", "replicate", "circular"):
+    case(f"Conv2d padding_mode={_mode}", _padded(2, _mode, (1, 2)), normal(1, 2, 4, 5))
+    case(f"Conv1d padding_mode={_mode} same", _padded(1, _mode, "same"), normal(2, 2, 5))
 case("Conv1d BatchNorm1d AvgPool1d MaxPool1d AdaptiveAvgPool1d", _cnn1d, spread(2, 2, 9))
+# (averages of ``spread`` values can tie, so this one takes generic values)
 case("AvgPool2d AdaptiveMaxPool2d", lambda x: nn.AdaptiveMaxPool2d(2)(nn.AvgPool2d(2, 1)(x)),
-     spread(1, 2, 5, 5))
+     normal(1, 2, 5, 5))
 
 #: The names these tests cover (``test_nn_grads`` checks every public name is covered).
 COVERED = " ".join(name for name, *_ in CASES)

@@ -188,6 +188,18 @@ def test_cnn_training_steps_match_torch() -> None:
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("nd, shape, padding", [(2, (1, 2, 5, 6), (1, 2)), (2, (2, 5, 6), 2),
+                                                (1, (2, 2, 7), "same"), (1, (2, 6), 1)])
+def test_padding_modes_match_torch(mode: str, nd: int, shape: tuple, padding: Any) -> None:
+    def fn(L: Any, x: Any) -> Any:
+        L.manual_seed(0)
+        conv = getattr(L.nn, f"Conv{nd}d")(2, 3, 3, padding=padding, padding_mode=mode)
+        return conv.to(x.dtype)(x)
+
+    _compare(fn, (_n(*shape),), names=mode != "circular")  # circular: CatBackward0 here
+
+
 MODULES = [
     "Conv2d(1, 6, 5)", "Conv2d(3, 6, 3, stride=2, padding=1, dilation=2, groups=3, bias=False)",
     "Conv2d(2, 2, 3, padding='same')", "Conv1d(2, 4, 3)",

@@ -33,6 +33,7 @@ from .. import shape_ops as S
 from ..factory import empty
 from ..function import MultiRuleNode, node_class
 from ..grad_mode import STATE
+from ..indexing import narrow
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
@@ -326,6 +327,73 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _conv(2, input, weight, bias, stride, padding, dilation, groups)
 
 
+# --- padding modes other than zeros -----------------------------------------------------------
+
+def _pad_gather(x: Any, p: dict) -> Any:
+    nd = p["nd"]
+    return x.reshape(x.shape[:-nd] + (-1,))[..., p["index"]]
+
+
+def _pad_scatter(g: Any, p: dict) -> Any:
+    shape, index = p["in_shape"], p["index"]
+    nd = p["nd"]
+    size = math.prod(shape[-nd:])
+    planes = math.prod(shape[:-nd])
+    flat = (np.arange(planes)[:, None] * size + index.ravel()[None, :]).ravel()
+    total = np.bincount(flat, weights=g.ravel(), minlength=planes * size)
+    return total.astype(g.dtype, copy=False).reshape(shape)
+
+
+_PAD_PAIRS: dict[tuple[str, int], Any] = {}
+
+
+def _pad_pair(mode: str, nd: int) -> Any:
+    """The gather/scatter pair that pads by ``mode`` (named ``ReflectionPad2D`` ...)."""
+    from .pooling import _pair
+
+    key = (mode, nd)
+    if key not in _PAD_PAIRS:
+        word = {"reflect": "Reflection", "replicate": "Replication"}[mode]
+        _PAD_PAIRS[key] = _pair(_pad_gather, _pad_scatter, f"{word}Pad{nd}D", ("padding",))
+    return _PAD_PAIRS[key]
+
+
+def pad_by_mode(input: Tensor, pad: tuple, mode: str) -> Tensor:
+    """``input`` padded on its last ``len(pad) // 2`` dimensions by ``mode`` (``reflect``,
+    ``replicate`` or ``circular``); ``pad`` lists (left, right) from the last dimension.
+
+    Reflection and replication gather through a padded index grid (one node, named as in
+    PyTorch); circular padding joins slices (``CatBackward0``; PyTorch writes the slices
+    into a new tensor instead, which it shows as ``CopySlices``).
+    """
+    from .pooling import _apply
+
+    nd = len(pad) // 2
+    pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)][::-1]  # first spatial dim first
+    lead = input.dim() - nd
+    if mode == "circular":
+        x = input
+        for k, (lo, hi) in enumerate(pairs):
+            dim = lead + k
+            n = x.shape[dim]
+            parts = ([narrow(x, dim, n - lo, lo)] if lo else []) + [x] + (
+                [narrow(x, dim, 0, hi)] if hi else [])
+            x = S.cat(parts, dim) if len(parts) > 1 else x
+        return x
+    shape = tuple(input.shape)
+    for k, (n, (lo, hi)) in enumerate(zip(shape[lead:], pairs)):
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError("Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
+                               f"{lead + k} of input {list(shape)}")
+    grid = np.arange(math.prod(shape[lead:])).reshape(shape[lead:])
+    index = np.pad(grid, pairs, mode="reflect" if mode == "reflect" else "edge")
+    pair = _pad_pair(mode, nd)
+    p = {"index": index, "nd": nd, "in_shape": shape, "saved": {"padding": list(pad)},
+         "pair": pair}
+    return _apply(pair.fwd_cls, pair.fwd, input, p)
+
+
 # --- modules ----------------------------------------------------------------------------------
 
 class _ConvNd(Module):
@@ -381,10 +449,24 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def _reversed_padding(self) -> tuple:
+        """(left, right) per spatial dimension, last dimension first, as ``F.pad`` reads."""
+        out: list[int] = []
+        for k, d, pad in zip(self.kernel_size[::-1], self.dilation[::-1],
+                             (None,) * self._nd if isinstance(self.padding, str)
+                             else self.padding[::-1]):
+            if self.padding == "same":
+                total = d * (k - 1)
+                out += [total // 2, total - total // 2]
+            else:
+                out += [0, 0] if pad is None else [pad, pad]
+        return tuple(out)
+
     def forward(self, input: Tensor) -> Tensor:
         if self.padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode='{self.padding_mode}' is not supported by "
-                                      "st_autodiff's convolution yet; use 'zeros'")
+            padded = pad_by_mode(input, self._reversed_padding(), self.padding_mode)
+            return _conv(self._nd, padded, self.weight, self.bias, self.stride, 0,
+                         self.dilation, self.groups)
         return _conv(self._nd, input, self.weight, self.bias, self.stride, self.padding,
                      self.dilation, self.groups)
 
