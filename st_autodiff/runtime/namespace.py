@@ -323,4 +323,11 @@ __all__ += sorted(_SPECIAL_TOP)
 from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
 
 __all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
+# conv (issue 12): torch.conv2d, torch.max_pool2d, torch.batch_norm ... at the top level
+from .nn.batchnorm import torch_batch_norm as batch_norm  # noqa: E402
+from .nn.conv import conv1d, conv2d  # noqa: E402
+from .nn.pooling import TOP_LEVEL as _POOL_TOP  # noqa: E402
+
+globals().update(_POOL_TOP)
+__all__ += ["batch_norm", "conv1d", "conv2d", *sorted(_POOL_TOP)]
 NAMES = list(__all__)

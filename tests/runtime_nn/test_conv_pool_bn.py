@@ -80,6 +80,7 @@ case("adaptive_avg_pool2d upsampling", lambda x: F.adaptive_avg_pool2d(x, (5, No
 case("adaptive_avg_pool2d global", lambda x: F.adaptive_avg_pool2d(x, 1), normal(2, 3, 4, 4))
 case("adaptive_avg_pool1d", lambda x: F.adaptive_avg_pool1d(x, 3), normal(2, 3, 7))
 case("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (3, 2)), spread(2, 2, 7, 5))
+case("adaptive_max_pool1d", lambda x: F.adaptive_max_pool1d(x, 4), spread(2, 3, 7))
 
 # batch normalisation (the running statistics are copies: updating them is not differentiated)
 _RM, _RV = normal(3), np.abs(normal(3)) + 0.5
@@ -391,3 +392,21 @@ def test_errors_as_torch(call: Callable[[], Any], error: type, message: str) -> 
     with pytest.raises(error) as info:
         call()
     assert str(info.value) == message
+
+
+def test_top_level_functions() -> None:
+    """``torch.conv2d``, ``torch.max_pool2d`` ... with PyTorch's top-level signatures."""
+    x = torch.tensor(np.sin(np.arange(2 * 3 * 9.0)).reshape(2, 3, 9))
+    x4 = torch.tensor(np.sin(np.arange(2 * 3 * 6 * 6.0)).reshape(2, 3, 6, 6))
+    np.testing.assert_array_equal(torch.max_pool2d(x4, 2, [], 0, 1, False).numpy(),
+                                  F.max_pool2d(x4, 2).numpy())
+    values, indices = torch.max_pool1d_with_indices(x, 3, 2)
+    assert tuple(values.shape) == tuple(indices.shape) == (2, 3, 4)
+    assert torch.adaptive_max_pool1d(x, 3)[1].dtype == torch.int64
+    np.testing.assert_array_equal(torch.avg_pool1d(x, 3).numpy(), F.avg_pool1d(x, 3).numpy())
+    w, b = torch.ones(3, dtype=torch.float64), torch.zeros(3, dtype=torch.float64)
+    rm, rv = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    np.testing.assert_array_equal(
+        torch.batch_norm(x4, w, b, rm, rv, False, 0.1, 1e-5, False).numpy(),
+        F.batch_norm(x4, rm, rv, w, b, False, 0.1, 1e-5).numpy())
+    assert torch.conv1d is F.conv1d and torch.conv2d is F.conv2d

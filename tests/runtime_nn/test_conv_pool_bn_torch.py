@@ -103,6 +103,13 @@ POOL = [
      (_n(2, 3, 7),)),
     ("adaptive_max_pool2d", lambda L, x: L.nn.functional.adaptive_max_pool2d(
         x, (3, 4), return_indices=True), (_n(2, 3, 7, 9),)),
+    ("adaptive_max_pool1d", lambda L, x: L.nn.functional.adaptive_max_pool1d(
+        x, 4, return_indices=True), (_n(2, 3, 9),)),
+    ("torch.max_pool2d", lambda L, x: L.max_pool2d(x, 3, [], 1, 1, True), (_n(2, 3, 7, 8),)),
+    ("torch.avg_pool1d", lambda L, x: L.avg_pool1d(x, 3, 2, 1, True, False), (_n(2, 3, 9),)),
+    ("torch.adaptive_max_pool1d", lambda L, x: L.adaptive_max_pool1d(x, 4), (_n(2, 3, 9),)),
+    ("torch.max_pool1d_with_indices", lambda L, x: L.max_pool1d_with_indices(x, 3, 2),
+     (_n(2, 3, 9),)),
     ("adaptive_max_pool2d up", lambda L, x: L.nn.functional.adaptive_max_pool2d(x, (7, 2)),
      (_n(3, 5, 5),)),
 ]
@@ -122,6 +129,8 @@ def _bn(training: bool) -> Callable[..., Any]:
 BN = [(f"batch_norm {shape} training={t}", _bn(t), (_n(*shape) * 2 + 1, _n(shape[1]),
                                                      _n(shape[1])))
       for shape in ((4, 3), (3, 2, 5), (2, 3, 4, 5)) for t in (True, False)]
+BN.append(("torch.batch_norm", lambda L, x, w, b: L.batch_norm(
+    x, w, b, None, None, True, 0.1, 1e-5, False), (_n(3, 2, 4), _n(2), _n(2))))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -209,7 +218,7 @@ MODULES = [
     "AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False, divisor_override=2)",
     "AvgPool1d(2)", "AvgPool1d(3, 1, 1, True, False)", "AdaptiveAvgPool2d((1, 1))",
     "AdaptiveAvgPool2d(3)", "AdaptiveAvgPool1d(3)", "AdaptiveMaxPool2d((2, None))",
-    "AdaptiveMaxPool2d(2, return_indices=True)", "BatchNorm1d(4)",
+    "AdaptiveMaxPool2d(2, return_indices=True)", "AdaptiveMaxPool1d(3)", "BatchNorm1d(4)",
     "BatchNorm2d(3, momentum=None, affine=False, track_running_stats=False)",
     "BatchNorm2d(3, eps=1e-3, bias=False)",
 ]

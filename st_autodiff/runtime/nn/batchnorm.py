@@ -32,7 +32,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "batch_norm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "batch_norm", "torch_batch_norm"]
 
 
 def _axes(ndim: int) -> tuple[int, ...]:
@@ -282,3 +282,13 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+def torch_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                     running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                     momentum: float, eps: float, cudnn_enabled: bool = True) -> Tensor:
+    """``torch.batch_norm``: ``F.batch_norm`` with PyTorch's top-level argument order."""
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+torch_batch_norm.__name__ = torch_batch_norm.__qualname__ = "batch_norm"

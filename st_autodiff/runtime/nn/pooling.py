@@ -31,9 +31,10 @@ from ..tensor_ops import needs_grad, record
 from .module import Module
 
 __all__ = [
-    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d",
-    "MaxPool1d", "MaxPool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-    "adaptive_max_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d", "TOP_LEVEL", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
+    "avg_pool2d", "max_pool1d", "max_pool2d",
 ]
 
 
@@ -114,7 +115,7 @@ def _windows(x: Any, p: dict, value: float) -> Any:
 def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, name: str) -> dict:
     k = _pair2(kernel_size)
-    s = _pair2(stride) if stride is not None and stride != [] and stride != () else k
+    s = k if _unset(stride) else _pair2(stride)
     pad, dil = _pair2(padding), _pair2(dilation)
     if any(v == 0 for v in s):
         raise RuntimeError("stride should not be zero")
@@ -139,6 +140,11 @@ def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: 
                            f"({shape[-3]}x{oh}x{ow}). Output size is too small")
     return {"kernel": k, "stride": s, "pad": pad, "dilation": dil, "out_hw": (oh, ow),
             "in_shape": shape, "out_shape": shape[:-2] + (oh, ow), "ceil": ceil_mode}
+
+
+def _unset(stride: Any) -> bool:
+    """PyTorch's "no stride given" (``None``, or the top-level functions' ``[]``)."""
+    return stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
 
 
 def _pair2(v: Any) -> tuple[int, int]:
@@ -188,7 +194,7 @@ def _max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
     indices = plain(p["index"])
     p["saved"] = {"ceil_mode": ceil_mode, "dilation": p["dilation"], "kernel_size": p["kernel"],
                   "padding": p["pad"], "result1": indices,
-                  "stride": () if stride is None or stride == [] else p["stride"]}
+                  "stride": () if _unset(stride) else p["stride"]}
     out = _apply(_MAX.fwd_cls, _MAX.fwd, input, {**p, "pair": _MAX})
     return (out, indices) if return_indices else out
 
@@ -229,7 +235,7 @@ def _one(v: Any, fill: int) -> tuple[int, int]:
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each window of ``(N, C, L)`` (or ``(C, L)``)."""
-    st = None if stride is None or stride == [] else _one(stride, 1)
+    st = None if _unset(stride) else _one(stride, 1)
     return _via_2d(input, "max_pool1d", _max_pool, _one(kernel_size, 1), st, _one(padding, 0),
                    _one(dilation, 1), ceil_mode, return_indices)
 
@@ -286,7 +292,7 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
     p["saved"] = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
                   "divisor_override": divisor_override, "kernel_size": p["kernel"],
                   "padding": p["pad"],
-                  "stride": () if stride is None or stride == [] else p["stride"]}
+                  "stride": () if _unset(stride) else p["stride"]}
     return _apply(_AVG.fwd_cls, _AVG.fwd, input, {**p, "pair": _AVG})
 
 
@@ -301,7 +307,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """The mean of each window of ``(N, C, L)`` (or ``(C, L)``)."""
-    st = None if stride is None or stride == [] else _one(stride, 1)
+    st = None if _unset(stride) else _one(stride, 1)
     return _via_2d(input, "avg_pool1d", _avg_pool, _one(kernel_size, 1), st, _one(padding, 0),
                    ceil_mode, count_include_pad, None)
 
@@ -395,6 +401,13 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
          "saved": {"result1": indices}, "pair": _ADAPTIVE_MAX}
     out = _apply(_ADAPTIVE_MAX.fwd_cls, _ADAPTIVE_MAX.fwd, input, p)
     return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum of ``(N, C, L)`` over ``output_size`` near-equal windows."""
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return _via_2d(input, "adaptive_max_pool1d", adaptive_max_pool2d, (1, size),
+                   return_indices)
 
 
 # --- modules ----------------------------------------------------------------------------------
@@ -512,3 +525,40 @@ class AdaptiveMaxPool2d(_AdaptivePool):
 
     def forward(self, input: Tensor) -> Any:
         return adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """Maximum over ``output_size`` near-equal windows of ``(N, C, L)``."""
+
+    def forward(self, input: Tensor) -> Any:
+        return adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+def _max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
+                             padding: Any = 0, dilation: Any = 1,
+                             ceil_mode: bool = False) -> tuple:
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _max_pool_top(fn: Any) -> Any:
+    def pool(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+             dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
+        return fn(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+    pool.__name__ = pool.__qualname__ = fn.__name__
+    pool.__doc__ = fn.__doc__
+    return pool
+
+
+def _adaptive_max_pool1d_top(input: Tensor, output_size: Any) -> tuple:
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+_adaptive_max_pool1d_top.__name__ = "adaptive_max_pool1d"
+
+#: The pools PyTorch also has at the top level (``torch.max_pool2d`` ...), with their
+#: top-level signatures (no ``return_indices``; ``adaptive_max_pool1d`` returns indices).
+TOP_LEVEL = {"max_pool1d": _max_pool_top(max_pool1d), "max_pool2d": _max_pool_top(max_pool2d),
+             "max_pool1d_with_indices": _max_pool1d_with_indices, "avg_pool1d": avg_pool1d,
+             "adaptive_avg_pool1d": adaptive_avg_pool1d,
+             "adaptive_max_pool1d": _adaptive_max_pool1d_top}
