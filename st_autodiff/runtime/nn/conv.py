@@ -16,7 +16,9 @@ The double backward of ``(gx, gw, gb) = backward(g, x, w)`` with cotangents
 ``conv_dx(g, ggw)`` for ``x`` and ``conv_dw(g, ggx)`` for ``w``; in Tensor mode these
 are recorded through the same two nodes, so every order is differentiable.
 
-One-dimensional convolutions run the two-dimensional kernels on a height of 1.  The
+``padding_mode`` ``reflect``/``replicate`` pads first through a gather
+(``ReflectionPad2DBackward0`` ..., a ``linear_pairs.LinearPair``); ``circular`` joins
+slices.  One-dimensional convolutions run the two-dimensional kernels on a height of 1.  The
 kernels work on NumPy arrays (``as_strided`` windows, ``matmul`` over groups), with no
 Python loop over pixels; the input gradient loops only over kernel offsets.
 """
@@ -37,6 +39,7 @@ from ..indexing import narrow
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
+from .linear_pairs import apply_map, linear_pair
 from .module import Module
 from .parameter import Parameter
 
@@ -349,12 +352,10 @@ _PAD_PAIRS: dict[tuple[str, int], Any] = {}
 
 def _pad_pair(mode: str, nd: int) -> Any:
     """The gather/scatter pair that pads by ``mode`` (named ``ReflectionPad2D`` ...)."""
-    from .pooling import _pair
-
     key = (mode, nd)
     if key not in _PAD_PAIRS:
         word = {"reflect": "Reflection", "replicate": "Replication"}[mode]
-        _PAD_PAIRS[key] = _pair(_pad_gather, _pad_scatter, f"{word}Pad{nd}D", ("padding",))
+        _PAD_PAIRS[key] = linear_pair(_pad_gather, _pad_scatter, f"{word}Pad{nd}D", ("padding",))
     return _PAD_PAIRS[key]
 
 
@@ -366,8 +367,6 @@ def pad_by_mode(input: Tensor, pad: tuple, mode: str) -> Tensor:
     PyTorch); circular padding joins slices (``CatBackward0``; PyTorch writes the slices
     into a new tensor instead, which it shows as ``CopySlices``).
     """
-    from .pooling import _apply
-
     nd = len(pad) // 2
     pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)][::-1]  # first spatial dim first
     lead = input.dim() - nd
@@ -391,7 +390,7 @@ def pad_by_mode(input: Tensor, pad: tuple, mode: str) -> Tensor:
     pair = _pad_pair(mode, nd)
     p = {"index": index, "nd": nd, "in_shape": shape, "saved": {"padding": list(pad)},
          "pair": pair}
-    return _apply(pair.fwd_cls, pair.fwd, input, p)
+    return apply_map(pair.fwd_cls, pair.fwd, input, p)
 
 
 # --- modules ----------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Pooling for the eager runtime: max, average and adaptive pools, functional and modules.
 
 Every pool is linear in its input once the windows (and, for max pools, the chosen
-positions) are fixed, so each is a pair of array maps ``A`` and its adjoint ``A^T`` and
-two node classes named as PyTorch names them: the forward records ``A``'s node
+positions) are fixed, so each is a ``linear_pairs.LinearPair``: an array map ``A``, its
+adjoint ``A^T`` and two node classes named as PyTorch names them: the forward records
+``A``'s node
 (``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0``, ``AdaptiveAvgPool2DBackward0``,
 ``AdaptiveMaxPool2DBackward0``), whose backward applies ``A^T``; a ``create_graph``
 backward records ``A^T``'s node (``...BackwardBackward0``), whose backward applies ``A``
@@ -17,7 +18,6 @@ two-dimensional ones on a height of 1 between ``unsqueeze`` and ``squeeze``, as 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,9 +25,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import reductions as R
 from .. import shape_ops as S
-from ..function import node_class
 from ..tensor import Tensor, plain
-from ..tensor_ops import needs_grad, record
+from .linear_pairs import apply_map, linear_pair
 from .module import Module
 
 __all__ = [
@@ -36,53 +35,6 @@ __all__ = [
     "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
     "avg_pool2d", "max_pool1d", "max_pool2d",
 ]
-
-
-# --- linear pairs and their nodes -------------------------------------------------------------
-
-@dataclass(eq=False)
-class _Pair:
-    """A linear map on arrays (``fwd``), its adjoint (``adj``) and their node classes."""
-
-    fwd: Any
-    adj: Any
-    fwd_cls: Any = field(default=None)
-    adj_cls: Any = field(default=None)
-
-
-def _apply(cls: type, fn: Any, x: Tensor, p: dict) -> Tensor:
-    data = fn(x._data, p)
-    return record(cls, data, (x,), p) if needs_grad((x,)) else plain(data)
-
-
-def _rule_fwd(ops: Any, g: Any, out: Any, x: Any, pair: Any = None, **p: Any) -> tuple:
-    """``A^T g``; in Tensor mode recorded over ``(g, x)`` as PyTorch records it."""
-    p["pair"] = pair
-    if not ops.tensors:
-        return (pair.adj(g, p),)
-    data = pair.adj(g._data, p)
-    if needs_grad((g, x)):
-        return (record(pair.adj_cls, data, (g, x), p),)
-    return (plain(data),)
-
-
-def _rule_adj(ops: Any, g: Any, out: Any, gy: Any, x: Any, pair: Any = None,
-              **p: Any) -> tuple:
-    """``A g`` for the incoming gradient; the result does not depend on ``x``."""
-    p["pair"] = pair
-    return (_apply(pair.fwd_cls, pair.fwd, g, p) if ops.tensors else pair.fwd(g, p), None)
-
-
-def _key(name: str) -> Any:
-    return lambda args, params: params["saved"][name]
-
-
-def _pair(fwd: Any, adj: Any, name: str, saved: tuple) -> _Pair:
-    pair = _Pair(fwd, adj)
-    plan = tuple((k, _key(k), None) for k in saved) + (("self", 0, None),)
-    pair.fwd_cls = node_class(f"{name}Backward0", _rule_fwd, (0,), plan, False)
-    pair.adj_cls = node_class(f"{name}BackwardBackward0", _rule_adj, (0, 1), (), False)
-    return pair
 
 
 def _planes(a: Any) -> Any:
@@ -171,9 +123,9 @@ def _scatter(g: Any, p: dict) -> Any:
     return flat.astype(g.dtype, copy=False).reshape(shape)
 
 
-_MAX = _pair(_gather, _scatter, "MaxPool2DWithIndices",
+_MAX = linear_pair(_gather, _scatter, "MaxPool2DWithIndices",
              ("ceil_mode", "dilation", "kernel_size", "padding", "result1", "stride"))
-_ADAPTIVE_MAX = _pair(_gather, _scatter, "AdaptiveMaxPool2D", ("result1",))
+_ADAPTIVE_MAX = linear_pair(_gather, _scatter, "AdaptiveMaxPool2D", ("result1",))
 
 
 def _max_index(x: Any, p: dict) -> Any:
@@ -195,7 +147,7 @@ def _max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
     p["saved"] = {"ceil_mode": ceil_mode, "dilation": p["dilation"], "kernel_size": p["kernel"],
                   "padding": p["pad"], "result1": indices,
                   "stride": () if _unset(stride) else p["stride"]}
-    out = _apply(_MAX.fwd_cls, _MAX.fwd, input, {**p, "pair": _MAX})
+    out = apply_map(_MAX.fwd_cls, _MAX.fwd, input, {**p, "pair": _MAX})
     return (out, indices) if return_indices else out
 
 
@@ -277,7 +229,7 @@ def _avg_adjoint(g: Any, p: dict) -> Any:
     return np.ascontiguousarray(gx[:, ph:ph + h, pw:pw + w]).reshape(shape)
 
 
-_AVG = _pair(_avg, _avg_adjoint, "AvgPool2D",
+_AVG = linear_pair(_avg, _avg_adjoint, "AvgPool2D",
              ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding",
               "stride"))
 
@@ -293,7 +245,7 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
                   "divisor_override": divisor_override, "kernel_size": p["kernel"],
                   "padding": p["pad"],
                   "stride": () if _unset(stride) else p["stride"]}
-    return _apply(_AVG.fwd_cls, _AVG.fwd, input, {**p, "pair": _AVG})
+    return apply_map(_AVG.fwd_cls, _AVG.fwd, input, {**p, "pair": _AVG})
 
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -340,7 +292,7 @@ def _adaptive_avg_adjoint(g: Any, p: dict) -> Any:
         p["in_shape"])
 
 
-_ADAPTIVE_AVG = _pair(_adaptive_avg, _adaptive_avg_adjoint, "AdaptiveAvgPool2D", ())
+_ADAPTIVE_AVG = linear_pair(_adaptive_avg, _adaptive_avg_adjoint, "AdaptiveAvgPool2D", ())
 
 
 def _output_size(input: Tensor, output_size: Any, name: str) -> tuple[int, int]:
@@ -367,7 +319,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     p = {"member": (mh, mw), "count": (ch[:, None] * cw[None, :]).astype(np.float64),
          "in_shape": shape, "out_shape": shape[:-2] + (oh, ow), "saved": {},
          "pair": _ADAPTIVE_AVG}
-    return _apply(_ADAPTIVE_AVG.fwd_cls, _ADAPTIVE_AVG.fwd, input, p)
+    return apply_map(_ADAPTIVE_AVG.fwd_cls, _ADAPTIVE_AVG.fwd, input, p)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -399,7 +351,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     indices = plain(index)
     p = {"index": index, "in_shape": shape, "out_shape": shape[:-2] + (oh, ow),
          "saved": {"result1": indices}, "pair": _ADAPTIVE_MAX}
-    out = _apply(_ADAPTIVE_MAX.fwd_cls, _ADAPTIVE_MAX.fwd, input, p)
+    out = apply_map(_ADAPTIVE_MAX.fwd_cls, _ADAPTIVE_MAX.fwd, input, p)
     return (out, indices) if return_indices else out
 
 
