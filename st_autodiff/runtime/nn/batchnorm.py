@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import reductions as R
 from .. import shape_ops as S
-from ..factory import empty, tensor, zeros
+from ..factory import empty, ones, tensor, zeros
 from ..function import node_class
 from ..grad_mode import no_grad
 from ..tensor import Tensor, plain
@@ -167,7 +167,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                                                              plain(empty_stat))
     need = (input._requires_grad, weight is not None and weight._requires_grad,
             bias is not None and bias._requires_grad)
-    frozen = (None, None) if training else (rm.copy(), rv.copy())
+    frozen = (None, None) if rm is None or rv is None else (rm.copy(), rv.copy())
     params = {"rm": frozen[0], "rv": frozen[1], "training": training, "eps": eps,
               "need": need, "results": results, "rm_tensor": running_mean,
               "rv_tensor": running_var}
@@ -215,8 +215,8 @@ class _BatchNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, device=device,
                                                        dtype=dtype))
-            self.register_buffer("running_var", zeros(num_features, device=device,
-                                                      dtype=dtype) + 1)
+            self.register_buffer("running_var", ones(num_features, device=device,
+                                                     dtype=dtype))
             self.register_buffer("num_batches_tracked", tensor(0, device=device))
         else:
             self.register_buffer("running_mean", None)

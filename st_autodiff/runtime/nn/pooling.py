@@ -306,7 +306,8 @@ def _output_size(input: Tensor, output_size: Any, name: str) -> tuple[int, int]:
     if len(shape) not in (3, 4):
         colon = ":" if name == "adaptive_max_pool2d" else ""
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got{colon} {list(shape)}")
-    return tuple(shape[-2 + i] if v is None else int(v) for i, v in enumerate(sizes))
+    oh, ow = (shape[-2 + i] if v is None else int(v) for i, v in enumerate(sizes))
+    return oh, ow
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
@@ -334,13 +335,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     x = input._data
     shape = tuple(x.shape)
     h, w = shape[-2:]
-    rows, cols = [], []
-    for n, o, out in ((h, oh, rows), (w, ow, cols)):
-        start, end = _bounds(n, o)
-        span = int((end - start).max())
-        # Short windows repeat their last position: a repeat never changes the first maximum.
-        out.append(np.minimum(start[:, None] + np.arange(span)[None, :], end[:, None] - 1))
-    r, c = rows[0], cols[0]
+    r, c = _window_positions(h, oh), _window_positions(w, ow)
     flat = r[:, None, :, None] * w + c[None, :, None, :]  # (OH, OW, KH, KW)
     cand = flat.reshape(oh, ow, -1)
     planes = _planes(x).reshape(-1, h * w)
@@ -351,8 +346,16 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     indices = plain(index)
     p = {"index": index, "in_shape": shape, "out_shape": shape[:-2] + (oh, ow),
          "saved": {"result1": indices}, "pair": _ADAPTIVE_MAX}
-    out = apply_map(_ADAPTIVE_MAX.fwd_cls, _ADAPTIVE_MAX.fwd, input, p)
-    return (out, indices) if return_indices else out
+    result = apply_map(_ADAPTIVE_MAX.fwd_cls, _ADAPTIVE_MAX.fwd, input, p)
+    return (result, indices) if return_indices else result
+
+
+def _window_positions(n: int, o: int) -> Any:
+    """``(o, longest window)`` positions of each adaptive window; a short window repeats its
+    last position, which never changes the first maximum."""
+    start, end = _bounds(n, o)
+    span = int((end - start).max())
+    return np.minimum(start[:, None] + np.arange(span)[None, :], end[:, None] - 1)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
