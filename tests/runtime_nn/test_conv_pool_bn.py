@@ -359,6 +359,8 @@ def test_node_names_and_saved_values() -> None:
     assert bn.grad_fn.name() == "NativeBatchNormBackward0"
     assert bn.grad_fn._saved_eps == 1e-5 and bn.grad_fn._saved_training is True
     assert tuple(bn.grad_fn._saved_result1.shape) == (3,)
+    (g,) = torch.autograd.grad((bn ** 3).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "NativeBatchNormBackwardBackward0"
 
 
 @pytest.mark.parametrize("call, error, message", [
@@ -410,3 +412,33 @@ def test_top_level_functions() -> None:
         torch.batch_norm(x4, w, b, rm, rv, False, 0.1, 1e-5, False).numpy(),
         F.batch_norm(x4, rm, rv, w, b, False, 0.1, 1e-5).numpy())
     assert torch.conv1d is F.conv1d and torch.conv2d is F.conv2d
+
+
+def _third(kind: str, xa: np.ndarray) -> tuple[float, np.ndarray]:
+    """A scalar built from second derivatives, and its gradient by ``x`` (third order)."""
+    rs = np.random.default_rng(0)
+    x = torch.tensor(xa, requires_grad=True)
+    w = torch.tensor(rs.uniform(0.5, 1.5, 2), requires_grad=True)
+    b = torch.tensor(rs.standard_normal(2), requires_grad=True)
+    if kind == "conv":
+        w = torch.tensor(rs.standard_normal((2, 2, 2)), requires_grad=True)
+        y = F.conv1d(x, w, b, padding=1)
+    else:
+        y = F.batch_norm(x, None, None, w, b, training=kind == "bn")
+    cot = torch.tensor(rs.standard_normal(tuple(y.shape)))
+    gs = torch.autograd.grad((y * y * cot).sum(), (x, w, b), create_graph=True)
+    g2 = torch.autograd.grad((gs[0] ** 3).sum(), (x, w), create_graph=True)
+    t = (g2[0] ** 2).sum() + (g2[1] ** 2).sum()
+    return float(t.detach()), torch.autograd.grad(t, x)[0].numpy()
+
+
+@pytest.mark.parametrize("kind", ["bn", "conv"])
+def test_third_order_by_differences(kind: str) -> None:
+    """Third derivatives through ``...BackwardBackward0`` nodes match central differences
+    (PyTorch 2.13's own third derivative of training batch norm does not)."""
+    xa = np.random.default_rng(1).standard_normal((3, 2, 4))
+    v = np.random.default_rng(2).standard_normal(xa.shape)
+    eps = 1e-5
+    fd = (_third(kind, xa + eps * v)[0] - _third(kind, xa - eps * v)[0]) / (2 * eps)
+    got = float(np.sum(_third(kind, xa)[1] * v))
+    assert abs(got - fd) <= 1e-6 * max(1.0, abs(fd))

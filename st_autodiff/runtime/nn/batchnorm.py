@@ -11,8 +11,9 @@ The backward is the closed form: with ``xhat = (x - mean) * invstd`` over ``M`` 
 per channel, ``gx = w * invstd / M * (M g - sum(g) - xhat * sum(g xhat))`` in training and
 ``gx = w * invstd * g`` in evaluation; ``gw = sum(g xhat)``, ``gb = sum(g)``.  Under
 ``create_graph`` the same formula is evaluated with recorded Tensor operations (the batch
-statistics recomputed from ``x``), so second derivatives are exact; the nodes of that
-graph are the elementary ones, not PyTorch's single ``NativeBatchNormBackwardBackward0``.
+statistics recomputed from ``x``) inside one ``NativeBatchNormBackwardBackward0`` node
+over (grad, input, weight), as PyTorch records it; that node's own backward differentiates
+the same composition, so derivatives of every order are exact.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import numpy as np
 
 from .. import reductions as R
 from .. import shape_ops as S
+from ..engine import grad
 from ..factory import empty, ones, tensor, zeros
-from ..function import node_class
-from ..grad_mode import no_grad
+from ..function import MultiRuleNode, node_class
+from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor, plain
-from ..tensor_ops import needs_grad, record
+from ..tensor_ops import needs_grad, record, record_multi
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -59,7 +61,13 @@ def _rule_bn(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any, rm: Any = None,
              rv: Any = None, training: bool = True, eps: float = 1e-5, need: tuple = (),
              **_: Any) -> tuple:
     if ops.tensors:
-        return _grads_tensors(g, x, w, rm, rv, training, eps, need)
+        return batch_norm_backward(g, x, w, rm, rv, training, eps, need)
+    return _grads_arrays(g, x, w, rm, rv, training, eps, need)
+
+
+def _grads_arrays(g: Any, x: Any, w: Any, rm: Any, rv: Any, training: bool, eps: float,
+                  need: tuple) -> tuple:
+    """``(gx, gw, gb)`` on arrays, ``None`` where not needed (the closed form)."""
     axes, bs = _axes(x.ndim), _bshape(x.ndim)
     mean, invstd = _stats_arrays(x, training, rm, rv, eps)
     xhat = (x - mean.reshape(bs)) * invstd.reshape(bs)
@@ -102,6 +110,50 @@ def _grads_tensors(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any, tra
             gx = g * scale
     return (gx, S.reshape(sum_gx, (-1,)) if need[1] else None,
             S.reshape(sum_g, (-1,)) if need[2] else None)
+
+
+def batch_norm_backward(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any,
+                        training: bool, eps: float, need: tuple) -> tuple:
+    """``(gx, gw, gb)`` as Tensors from one ``NativeBatchNormBackwardBackward0`` node."""
+    arrays = _grads_arrays(g._data, x._data, None if w is None else w._data, rm, rv, training,
+                           eps, need)
+    datas = tuple(a for a in arrays if a is not None)
+    if needs_grad((g, x, w)):
+        params = {"rm": rm, "rv": rv, "training": training, "eps": eps, "need": need}
+        outs = iter(record_multi(_BN_BACKWARD, datas, (g, x, w), params))
+    else:
+        outs = iter(plain(d) for d in datas)
+    return tuple(next(outs) if a is not None else None for a in arrays)
+
+
+def _rule_bn_backward(ops: Any, gg: tuple, out: Any, g: Any, x: Any, w: Any, rm: Any = None,
+                      rv: Any = None, training: bool = True, eps: float = 1e-5,
+                      need: tuple = ()) -> tuple:
+    """The derivative of ``(gx, gw, gb)`` by ``(g, x, w)``: the closed form written with
+    recorded Tensor operations, differentiated by the engine (recorded in Tensor mode)."""
+    it = iter(gg)
+    cots = [next(it) if k else None for k in need]
+    if ops.tensors:
+        # Fresh aliases: ``g`` may itself depend on ``x`` or ``w``, and only the partial
+        # derivatives through this node's own inputs belong here.
+        ins = [None if a is None else S.view_as(a, a) for a in (g, x, w)]
+    else:
+        ins = [None if a is None else plain(a).requires_grad_() for a in (g, x, w)]
+        cots = [None if c is None else plain(c) for c in cots]
+    with enable_grad():
+        outs = _grads_tensors(ins[0], ins[1], ins[2], rm, rv, training, eps, need)
+    used = [(o, c) for o, c in zip(outs, cots) if o is not None and c is not None]
+    wrt = [t for t in ins if t is not None and t.requires_grad]
+    found = iter(grad([o for o, _ in used], wrt, [c for _, c in used], allow_unused=True,
+                      create_graph=ops.tensors, materialize_grads=True) if used and wrt
+                 else [None] * len(wrt))
+    res = [next(found) if t is not None and t.requires_grad else None for t in ins]
+    return tuple(r if ops.tensors or r is None else r._data for r in res)
+
+
+_BN_BACKWARD = node_class("NativeBatchNormBackwardBackward0", _rule_bn_backward, (0, 1, 2),
+                          (("grad_out", 0, None), ("input", 1, None), ("weight", 2, None)),
+                          False, MultiRuleNode)
 
 
 def _p(name: str) -> Any:
