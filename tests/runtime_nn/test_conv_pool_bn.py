@@ -442,3 +442,20 @@ def test_third_order_by_differences(kind: str) -> None:
     fd = (_third(kind, xa + eps * v)[0] - _third(kind, xa - eps * v)[0]) / (2 * eps)
     got = float(np.sum(_third(kind, xa)[1] * v))
     assert abs(got - fd) <= 1e-6 * max(1.0, abs(fd))
+
+
+def test_cuda_tensors_are_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernels are NumPy-only: a CuPy array is refused with a message, not a crash."""
+    from st_autodiff.runtime.nn import linear_pairs
+
+    monkeypatch.setattr(linear_pairs, "namespace_for", lambda *arrays: object())
+    x = torch.zeros(1, 1, 4, 4)
+    calls = {"conv2d": lambda: F.conv2d(x, torch.zeros(1, 1, 2, 2)),
+             "max_pool2d": lambda: F.max_pool2d(x, 2),
+             "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(x, 2),
+             "batch_norm": lambda: F.batch_norm(x, None, None, training=True),
+             "reflect padding": lambda: nn.Conv2d(1, 1, 3, padding=1,
+                                                  padding_mode="reflect")(x)}
+    for name, call in calls.items():
+        with pytest.raises(NotImplementedError, match=f"^{name} on a CUDA tensor"):
+            call()

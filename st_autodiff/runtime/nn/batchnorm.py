@@ -31,6 +31,7 @@ from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
+from .linear_pairs import require_cpu
 from .module import Module
 from .parameter import Parameter
 
@@ -202,6 +203,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"),
                     (weight, "weight"), (bias, "bias")):
         _check_len(t, name, c)
+    require_cpu("batch_norm", input, weight, bias, running_mean, running_var)
     x = input._data
     rm = None if running_mean is None else running_mean._data
     rv = None if running_var is None else running_var._data

@@ -39,7 +39,7 @@ from ..indexing import narrow
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
-from .linear_pairs import apply_map, linear_pair
+from .linear_pairs import apply_map, linear_pair, require_cpu
 from .module import Module
 from .parameter import Parameter
 
@@ -304,6 +304,7 @@ def _word(t: Tensor) -> str:
 
 def _conv(nd: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
           padding: Any, dilation: Any, groups: int) -> Tensor:
+    require_cpu(f"conv{nd}d", input, weight, bias)
     p = _settings(weight, nd, stride, padding, dilation, groups)
     unbatched = input.dim() == nd + 1
     x = S.unsqueeze(input, 0) if unbatched else input
@@ -367,6 +368,7 @@ def pad_by_mode(input: Tensor, pad: tuple, mode: str) -> Tensor:
     PyTorch); circular padding joins slices (``CatBackward0``; PyTorch writes the slices
     into a new tensor instead, which it shows as ``CopySlices``).
     """
+    require_cpu(f"{mode} padding", input)
     nd = len(pad) // 2
     pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)][::-1]  # first spatial dim first
     lead = input.dim() - nd

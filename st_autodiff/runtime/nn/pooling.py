@@ -26,7 +26,7 @@ from numpy.lib.stride_tricks import as_strided
 from .. import reductions as R
 from .. import shape_ops as S
 from ..tensor import Tensor, plain
-from .linear_pairs import apply_map, linear_pair
+from .linear_pairs import apply_map, linear_pair, require_cpu
 from .module import Module
 
 __all__ = [
@@ -66,6 +66,7 @@ def _windows(x: Any, p: dict, value: float) -> Any:
 
 def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, name: str) -> dict:
+    require_cpu(name, x)
     k = _pair2(kernel_size)
     s = k if _unset(stride) else _pair2(stride)
     pad, dil = _pair2(padding), _pair2(dilation)
@@ -312,6 +313,7 @@ def _output_size(input: Tensor, output_size: Any, name: str) -> tuple[int, int]:
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average ``(N, C, H, W)`` over a grid of ``output_size`` near-equal windows."""
+    require_cpu("adaptive_avg_pool2d", input)
     oh, ow = _output_size(input, output_size, "adaptive_avg_pool2d")
     if (oh, ow) == (1, 1):
         return R.mean(input, (-1, -2), keepdim=True)
@@ -331,6 +333,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """The maximum of ``(N, C, H, W)`` over a grid of ``output_size`` near-equal windows."""
+    require_cpu("adaptive_max_pool2d", input)
     oh, ow = _output_size(input, output_size, "adaptive_max_pool2d")
     x = input._data
     shape = tuple(x.shape)
