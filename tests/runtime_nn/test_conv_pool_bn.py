@@ -383,6 +383,9 @@ def test_node_names_and_saved_values() -> None:
     (lambda: F.max_pool2d(torch.randn(1, 1, 4, 4), 2, padding=2), RuntimeError,
      "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and "
      "dilation=1"),
+    (lambda: F.max_pool2d(torch.randn(1, 2, 8, 9), (3, 4), 1, 2, 2), RuntimeError,
+     "pad should be smaller than or equal to half of kernel size, but got padW = 2, padH = 2, "
+     "kW = 4, kH = 3"),
     (lambda: F.max_pool2d(torch.randn(1, 1, 1, 1), 2), RuntimeError,
      "Given input size: (1x1x1). Calculated output size: (1x0x0). Output size is too small"),
     (lambda: nn.BatchNorm1d(3)(torch.randn(2, 4)), RuntimeError,

@@ -76,6 +76,9 @@ def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: 
         if pd > (dd * (kd - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={pd}, kernel_size={kd} and dilation={dd}")
+    if pad[0] > k[0] // 2 or pad[1] > k[1] // 2:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pad[1]}, padH = {pad[0]}, kW = {k[1]}, kH = {k[0]}")
     shape = tuple(x.shape)
     if len(shape) < 3 and name == "avg_pool2d":
         raise IndexError(f"Dimension out of range (expected to be in range of "
