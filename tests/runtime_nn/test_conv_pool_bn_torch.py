@@ -252,6 +252,8 @@ ERRORS = [
     "F.max_pool2d(L.randn(5, 5), 2)", "F.max_pool2d(L.randn(2, 5, 5), 2, stride=0)",
     "F.max_pool1d(L.randn(2, 3, 4, 5), 2)", "F.max_pool1d(L.randn(2, 3, 7), 3, 1, 2, 2)",
     "F.max_pool2d(L.randn(1, 2, 8, 9), (3, 4), 1, 2, 2)",
+    "F.max_pool1d(L.randn(2, 3, 7), 3, 0)", "F.max_pool1d(L.randn(2, 3, 3), 4, 1)",
+    "F.max_pool1d(L.randn(2, 3, 7), 3, 1, 2, 2, False, True)",
     "F.avg_pool2d(L.randn(1, 1, 4, 4), 2, padding=2)",
     "F.avg_pool2d(L.randn(5, 5), 2)", "F.avg_pool1d(L.randn(5, 5, 5, 5), 2)",
     "F.adaptive_avg_pool2d(L.randn(2, 3, 4, 4), (2, 2, 2))",

@@ -192,8 +192,29 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each window of ``(N, C, L)`` (or ``(C, L)``)."""
     st = None if _unset(stride) else _one(stride, 1)
+    if not return_indices and input.dim() in (2, 3):
+        _check_max_pool1d(input.shape[-1], _one(kernel_size, 1)[1],
+                          _one(kernel_size, 1)[1] if st is None else st[1],
+                          _one(padding, 0)[1], _one(dilation, 1)[1], ceil_mode)
     return _via_2d(input, "max_pool1d", _max_pool, _one(kernel_size, 1), st, _one(padding, 0),
                    _one(dilation, 1), ceil_mode, return_indices)
+
+
+def _check_max_pool1d(n: int, k: int, s: int, pad: int, d: int, ceil: bool) -> None:
+    """PyTorch's own checks (and messages) for a 1-d max pool without indices."""
+    for value, what in ((k, "kernel_size"), (s, "stride")):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {what} must be greater than zero, but got {value}")
+    if pad < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {pad}")
+    if pad > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={pad} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _out_len(n, k, s, pad, d, ceil)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
 
 # --- average pools ----------------------------------------------------------------------------
