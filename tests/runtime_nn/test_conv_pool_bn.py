@@ -462,3 +462,25 @@ def test_cuda_tensors_are_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> No
     for name, call in calls.items():
         with pytest.raises(NotImplementedError, match=f"^{name} on a CUDA tensor"):
             call()
+
+
+def test_train_cnn_example_learns() -> None:
+    """``examples/train_cnn.py`` (run in full by ``test_conv_pool_bn_torch``) learns its task."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "train_cnn.py"
+    spec = importlib.util.spec_from_file_location("train_cnn", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(epochs=3, verbose=False) >= example.TARGET_ACCURACY
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    from st_autodiff.runtime.nn import batchnorm, conv, pooling
+
+    for module in (conv, pooling, batchnorm):
+        assert doctest.testmod(module).failed == 0

@@ -191,8 +191,18 @@ def _cnn(lib: Any) -> list:
                                                    for p in model.state_dict().values()]
 
 
+def _one_thread(fn: Callable[[], Any]) -> Any:
+    """``fn()`` with PyTorch on one thread: these models are tiny and threads only contend."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return fn()
+    finally:
+        torch.set_num_threads(threads)
+
+
 def test_cnn_training_steps_match_torch() -> None:
-    ours, theirs = _cnn(st_autodiff), _cnn(torch)
+    ours, theirs = _cnn(st_autodiff), _one_thread(lambda: _cnn(torch))
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
@@ -270,3 +280,10 @@ def test_errors_match_torch(code: str) -> None:
             eval(code, {"L": lib, "F": lib.nn.functional})
         caught.append((type(info.value), str(info.value)))
     assert caught[0] == caught[1]
+
+
+def test_train_cnn_example_prints_what_pytorch_prints() -> None:
+    from .test_nn_vs_torch import EXAMPLES, _run_example
+
+    path = EXAMPLES / "train_cnn.py"
+    assert _run_example(path, False) == _one_thread(lambda: _run_example(path, True))
