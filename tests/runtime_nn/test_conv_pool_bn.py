@@ -21,6 +21,8 @@ import st_autodiff.nn as nn
 import st_autodiff.nn.functional as F
 from st_autodiff.testing import check_grads, check_vjp
 
+pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
+
 _rng = np.random.default_rng(12)
 
 
@@ -484,3 +486,16 @@ def test_docstring_examples() -> None:
 
     for module in (conv, pooling, batchnorm):
         assert doctest.testmod(module).failed == 0
+
+
+def test_asymmetric_same_padding_pads_first() -> None:
+    """An even kernel with ``padding='same'`` pads the remainder first, as PyTorch does."""
+    x = torch.randn(1, 2, 6, 6, requires_grad=True)
+    with pytest.warns(UserWarning, match="^Using padding='same' with even kernel lengths and "
+                      "odd dilation may require a zero-padded copy of the input be created$"):
+        y = F.conv2d(x, torch.randn(3, 2, 2, 3), padding="same")
+    assert tuple(y.shape) == (1, 3, 6, 6) and y.grad_fn._saved_padding == (0, 1)
+    pad = y.grad_fn.next_functions[0][0]
+    assert pad.name() == "ConstantPadNdBackward0" and pad._saved_pad == (0, 0, 0, 1)
+    (g,) = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "ConstantPadNdBackward0"

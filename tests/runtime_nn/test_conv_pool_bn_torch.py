@@ -8,6 +8,7 @@ a small CNN, reprs, ``state_dict`` keys and error messages.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -217,6 +218,25 @@ def test_padding_modes_match_torch(mode: str, nd: int, shape: tuple, padding: An
         return conv.to(x.dtype)(x)
 
     _compare(fn, (_n(*shape),), names=mode != "circular")  # circular: CatBackward0 here
+
+
+@pytest.mark.parametrize("shape, kernel", [((1, 2, 6, 6), (3, 2, 2, 3)), ((2, 2, 7), (3, 2, 4)),
+                                           ((2, 6, 5), (3, 2, 2, 2))])
+def test_same_padding_graph_matches_torch(shape: tuple, kernel: tuple) -> None:
+    def graph(lib: Any) -> tuple:
+        x = lib.tensor(np.ones(shape), requires_grad=True)
+        conv = lib.nn.functional.conv2d if len(kernel) == 4 else lib.nn.functional.conv1d
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = conv(x, lib.tensor(np.ones(kernel)), padding="same")
+        nodes, fn = [], y.grad_fn
+        while fn is not None:
+            nodes.append((fn.name(), getattr(fn, "_saved_padding", None),
+                          getattr(fn, "_saved_pad", None)))
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        return y.detach().numpy().tolist(), nodes
+
+    assert graph(st_autodiff) == graph(torch)
 
 
 MODULES = [

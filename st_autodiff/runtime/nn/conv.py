@@ -16,16 +16,17 @@ The double backward of ``(gx, gw, gb) = backward(g, x, w)`` with cotangents
 ``conv_dx(g, ggw)`` for ``x`` and ``conv_dw(g, ggx)`` for ``w``; in Tensor mode these
 are recorded through the same two nodes, so every order is differentiable.
 
-``padding_mode`` ``reflect``/``replicate`` pads first through a gather
-(``ReflectionPad2DBackward0`` ..., a ``linear_pairs.LinearPair``); ``circular`` joins
-slices.  One-dimensional convolutions run the two-dimensional kernels on a height of 1.  The
-kernels work on NumPy arrays (``as_strided`` windows, ``matmul`` over groups), with no
-Python loop over pixels; the input gradient loops only over kernel offsets.
+An asymmetric ``padding='same'`` pads the odd remainder first (``ConstantPadNdBackward0``)
+and other padding modes pad first too (``padding.py``), as PyTorch does.  One-dimensional
+convolutions run the two-dimensional kernels on a height of 1.  The kernels work on NumPy
+arrays (``as_strided`` windows, ``matmul`` over groups), with no Python loop over pixels;
+the input gradient loops only over kernel offsets.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -35,12 +36,12 @@ from .. import shape_ops as S
 from ..factory import empty
 from ..function import MultiRuleNode, node_class
 from ..grad_mode import STATE
-from ..indexing import narrow
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
-from .linear_pairs import apply_map, linear_pair, require_cpu
+from .linear_pairs import require_cpu
 from .module import Module
+from .padding import constant_pad, pad_by_mode
 from .parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d", "conv1d", "conv2d", "convolution"]
@@ -309,6 +310,14 @@ def _conv(nd: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: A
     unbatched = input.dim() == nd + 1
     x = S.unsqueeze(input, 0) if unbatched else input
     _check(x, weight, bias, nd, p)
+    extra = [hi - lo for lo, hi in p["pads"][2 - nd:]]
+    if any(extra):  # PyTorch pads the odd remainder first, then convolves symmetrically
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                      "require a zero-padded copy of the input be created", UserWarning,
+                      stacklevel=3)
+        x = constant_pad(x, tuple(v for e in reversed(extra) for v in (0, e)))
+        p = _settings(weight, nd, stride, [lo for lo, _ in p["pads"][2 - nd:]], dilation,
+                      groups)
     y = convolution(x, weight, bias, p)
     return S.squeeze(y, 0) if unbatched else y
 
@@ -329,70 +338,6 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     torch.Size([1, 1, 2, 2])
     """
     return _conv(2, input, weight, bias, stride, padding, dilation, groups)
-
-
-# --- padding modes other than zeros -----------------------------------------------------------
-
-def _pad_gather(x: Any, p: dict) -> Any:
-    nd = p["nd"]
-    return x.reshape(x.shape[:-nd] + (-1,))[..., p["index"]]
-
-
-def _pad_scatter(g: Any, p: dict) -> Any:
-    shape, index = p["in_shape"], p["index"]
-    nd = p["nd"]
-    size = math.prod(shape[-nd:])
-    planes = math.prod(shape[:-nd])
-    flat = (np.arange(planes)[:, None] * size + index.ravel()[None, :]).ravel()
-    total = np.bincount(flat, weights=g.ravel(), minlength=planes * size)
-    return total.astype(g.dtype, copy=False).reshape(shape)
-
-
-_PAD_PAIRS: dict[tuple[str, int], Any] = {}
-
-
-def _pad_pair(mode: str, nd: int) -> Any:
-    """The gather/scatter pair that pads by ``mode`` (named ``ReflectionPad2D`` ...)."""
-    key = (mode, nd)
-    if key not in _PAD_PAIRS:
-        word = {"reflect": "Reflection", "replicate": "Replication"}[mode]
-        _PAD_PAIRS[key] = linear_pair(_pad_gather, _pad_scatter, f"{word}Pad{nd}D", ("padding",))
-    return _PAD_PAIRS[key]
-
-
-def pad_by_mode(input: Tensor, pad: tuple, mode: str) -> Tensor:
-    """``input`` padded on its last ``len(pad) // 2`` dimensions by ``mode`` (``reflect``,
-    ``replicate`` or ``circular``); ``pad`` lists (left, right) from the last dimension.
-
-    Reflection and replication gather through a padded index grid (one node, named as in
-    PyTorch); circular padding joins slices (``CatBackward0``; PyTorch writes the slices
-    into a new tensor instead, which it shows as ``CopySlices``).
-    """
-    require_cpu(f"{mode} padding", input)
-    nd = len(pad) // 2
-    pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)][::-1]  # first spatial dim first
-    lead = input.dim() - nd
-    if mode == "circular":
-        x = input
-        for k, (lo, hi) in enumerate(pairs):
-            dim = lead + k
-            n = x.shape[dim]
-            parts = ([narrow(x, dim, n - lo, lo)] if lo else []) + [x] + (
-                [narrow(x, dim, 0, hi)] if hi else [])
-            x = S.cat(parts, dim) if len(parts) > 1 else x
-        return x
-    shape = tuple(input.shape)
-    for k, (n, (lo, hi)) in enumerate(zip(shape[lead:], pairs)):
-        if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError("Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
-                               f"{lead + k} of input {list(shape)}")
-    grid = np.arange(math.prod(shape[lead:])).reshape(shape[lead:])
-    index = np.pad(grid, pairs, mode="reflect" if mode == "reflect" else "edge")
-    pair = _pad_pair(mode, nd)
-    p = {"index": index, "nd": nd, "in_shape": shape, "saved": {"padding": list(pad)},
-         "pair": pair}
-    return apply_map(pair.fwd_cls, pair.fwd, input, p)
 
 
 # --- modules ----------------------------------------------------------------------------------
