@@ -39,3 +39,24 @@ from ..runtime import nn as _layers_source  # noqa: E402
 
 globals().update({_name: getattr(_layers_source, _name) for _name in _layers_source.LAYERS_PART})
 __all__ += _layers_source.LAYERS_PART
+# conv (issue 12): convolution, pooling and batch normalisation layers.
+from ..runtime.nn import (  # noqa: E402
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    BatchNorm1d,
+    BatchNorm2d,
+    Conv1d,
+    Conv2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+
+__all__ += [
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AvgPool1d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d",
+    "MaxPool2d",
+]

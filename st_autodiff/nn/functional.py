@@ -34,3 +34,22 @@ from ..runtime.nn import functional as _layers_source  # noqa: E402
 
 globals().update({_name: getattr(_layers_source, _name) for _name in _layers_source.LAYERS_PART})
 __all__ += _layers_source.LAYERS_PART
+# conv (issue 12): convolution, pooling and batch normalisation.
+from ..runtime.nn.functional import (  # noqa: E402
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    batch_norm,
+    conv1d,
+    conv2d,
+    max_pool1d,
+    max_pool2d,
+)
+
+__all__ += [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "avg_pool1d", "avg_pool2d", "batch_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
+]

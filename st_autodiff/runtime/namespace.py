@@ -337,4 +337,11 @@ from .nn.top_level import install_methods as _install_layers_methods  # noqa: E4
 globals().update(_LAYERS_TOP)
 _install_layers_methods()
 __all__ += sorted(_LAYERS_TOP)
+# conv (issue 12): torch.conv2d, torch.max_pool2d, torch.batch_norm ... at the top level
+from .nn.batchnorm import torch_batch_norm as batch_norm  # noqa: E402
+from .nn.conv import conv1d, conv2d  # noqa: E402
+from .nn.pooling import TOP_LEVEL as _POOL_TOP  # noqa: E402
+
+globals().update(_POOL_TOP)
+__all__ += ["batch_norm", "conv1d", "conv2d", *sorted(_POOL_TOP)]
 NAMES = list(__all__)

@@ -40,3 +40,22 @@ LAYERS_PART = [*_layers_activations.__all__, *_layers_containers.__all__, "BCELo
                "Embedding", "HuberLoss", "KLDivLoss", "MarginRankingLoss", "NLLLoss",
                "SmoothL1Loss", "SoftMarginLoss"]
 __all__ += LAYERS_PART
+# conv (issue 12): convolution, pooling and batch normalisation layers.
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+
+__all__ += [  # conv (issue 12)
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AvgPool1d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d",
+    "MaxPool2d",
+]

@@ -375,3 +375,21 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
 LAYERS_PART = [*_layers_activations.__all__, *_layers_losses.__all__,
                *_layers_vectors.__all__, "embedding"]
 __all__ += LAYERS_PART
+# conv (issue 12): convolution, pooling and batch normalisation.
+from .batchnorm import batch_norm  # noqa: E402
+from .conv import conv1d, conv2d  # noqa: E402
+from .pooling import (  # noqa: E402
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+
+__all__ += [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "avg_pool1d", "avg_pool2d", "batch_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
+]
