@@ -41,9 +41,9 @@ LAYERS_PART = [*_layers_activations.__all__, *_layers_containers.__all__, "BCELo
                "SmoothL1Loss", "SoftMarginLoss"]
 __all__ += LAYERS_PART
 # conv (issue 12): convolution, pooling and batch normalisation layers.
-from .batchnorm import BatchNorm1d, BatchNorm2d
-from .conv import Conv1d, Conv2d
-from .pooling import (
+from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402
+from .conv import Conv1d, Conv2d  # noqa: E402
+from .pooling import (  # noqa: E402
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
     AdaptiveMaxPool1d,
