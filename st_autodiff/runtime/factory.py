@@ -32,9 +32,15 @@ _COPY_WARNING = (
 )
 
 
+# issue 12, tensor part: ``torch.set_default_device`` (None: the host)
+_DEFAULT_DEVICE: list = [None]
+
+
 def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
             requires_grad: bool) -> Tensor:
     """Cast, place and wrap freshly made data (0-d data is kept as a NumPy scalar)."""
+    if device is None:
+        device = _DEFAULT_DEVICE[0]
     dtypes.refuse_complex(data.dtype.kind, f"can't make a tensor of {data.dtype} data")
     if dtype is not None and data.dtype != dtype.np:
         data = data.astype(dtype.np)

@@ -357,6 +357,11 @@ _pow_cls2 = node_class("PowBackward2", RULES[Op.POW], (1,),
                        (("self", _arg(0), None), ("exponent", 1, None), RESULT[0]))
 
 
+# tensor part: exponent -> kernel with PyTorch's bits (checked against torch 2.13)
+_POW_FAST: dict = {2: lambda d: d * d, 3: lambda d: d * d * d, -2: lambda d: 1 / (d * d),
+                   -0.5: lambda d: 1 / np.sqrt(d)}
+
+
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     """``input ** exponent`` for tensors and Python numbers on either side."""
     if not isinstance(input, TensorBase):
@@ -372,7 +377,10 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
         return plain(r)
     exponent = _scalar(exponent)
     ad = _with_scalar(ad, exponent)
-    r = ad ** exponent
+    # tensor part: PyTorch's kernel special-cases these exponents (same bits as below);
+    # NumPy's general power is slower and rounds x ** 3 differently
+    fast = _POW_FAST.get(exponent) if ad.dtype.kind == "f" else None
+    r = fast(ad) if fast is not None else ad ** exponent
     if input._requires_grad and STATE.enabled:
         return record(_pow_cls0, r, (input, exponent), EMPTY)
     return plain(r)

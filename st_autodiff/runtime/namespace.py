@@ -323,4 +323,13 @@ __all__ += sorted(_SPECIAL_TOP)
 from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
 
 __all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
+# tensor part (issue 12): gather/scatter/index_*/masked_*/take/put, einsum, default device,
+# Tensor.type with legacy types (runtime/tensor_more.py), and torch.testing
+from .. import testing  # noqa: E402
+from .tensor_more import TOP_LEVEL as _TENSOR_TOP  # noqa: E402
+from .tensor_more import install_methods as _install_tensor_methods  # noqa: E402
+
+globals().update(_TENSOR_TOP)
+_install_tensor_methods()
+__all__ += sorted(_TENSOR_TOP) + ["testing"]
 NAMES = list(__all__)
