@@ -313,20 +313,24 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
 
 def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
                 include_self: bool, T: bool, lift: Any, gat: Any, where: Any) -> tuple:  # noqa: N803
-    """Gradients of a product: ``out / v`` for each factor, exact when some factor is 0."""
+    """Gradients of a product: ``out / v`` for each factor; where a group holds one zero,
+    that factor gets the product of the others (a differentiable ``scatter_reduce``)."""
     xa, sa = _arr(x), _region(_arr(src), ia.shape)
-    where_ = _along(ia, dim)
+    at = _along(ia, dim)
     zeros = (xa == 0).astype(np.int64) if include_self else np.zeros(np.shape(xa), np.int64)
-    np.add.at(zeros, where_, (sa == 0).astype(np.int64))
-    nz_x = np.where(xa == 0, 1, xa) if include_self else np.ones_like(xa)
-    prod_nz = np.array(nz_x, copy=True)
-    np.multiply.at(prod_nz, where_, np.where(sa == 0, 1, sa))
-    gx = g * where(zeros == 0, out / lift(nz_x),
-                   where((zeros == 1) & (xa == 0), lift(prod_nz), 0.0))
-    z_at = zeros[where_]
-    src_v = _region(src, ia.shape) if T else sa
-    gs = gat(g) * where(z_at == 0, gat(out) / where(sa == 0, 1.0, src_v),
-                        where((z_at == 1) & (sa == 0), lift(prod_nz[where_]), 0.0))
+    np.add.at(zeros, at, (sa == 0).astype(np.int64))
+    s_reg = _region(src, ia.shape) if T else sa
+    nz_x = where(xa == 0, 1.0, x) if include_self else lift(np.ones(np.shape(xa), sa.dtype))
+    nz_s = where(sa == 0, 1.0, s_reg)
+    if T:
+        prod_nz = scatter_reduce(nz_x, dim, plain(ia), nz_s, "prod")
+    else:
+        prod_nz = np.array(nz_x, copy=True)
+        np.multiply.at(prod_nz, at, nz_s)
+    gx = g * where(zeros == 0, out / nz_x, where((zeros == 1) & (xa == 0), prod_nz, 0.0))
+    z_at = zeros[at]
+    gs = gat(g) * where(z_at == 0, gat(out) / nz_s,
+                        where((z_at == 1) & (sa == 0), gat(prod_nz), 0.0))
     return gx, gs
 
 
