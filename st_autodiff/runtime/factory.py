@@ -45,7 +45,7 @@ def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
         dtypes.refuse_complex("c", f"can't make a tensor of {data.dtype} data")
     if dtype is not None and data.dtype != dtype.np:
         data = data.astype(dtype.np)
-    if device is not None and dtypes.device(device).type == "cuda":
+    if device is not None and device is not dtypes.CPU and dtypes.device(device).type == "cuda":
         from .methods import _cuda_backend
 
         data = _cuda_backend().asarray(data)
