@@ -85,11 +85,17 @@ class Generator:
         if n >= 16 and dtype in (dtypes.float32, dtypes.float64):
             return self._normal_blocks(n, dtype)
         out = np.empty(n, dtype.np)
+        # the uniforms of every pair this call starts, drawn at once (the same words in the
+        # same order as one draw per pair: the twister's stream does not depend on sizes)
+        pairs = -(-(n - (self._next_normal is not None)) // 2)
+        us = self.uniform(2 * pairs, dtypes.float64).tolist() if pairs > 0 else []
+        k = 0
         for i in range(n):
             if self._next_normal is not None:
                 out[i], self._next_normal = self._next_normal, None
                 continue
-            u1, u2 = self.uniform(2, dtypes.float64)
+            u1, u2 = us[k], us[k + 1]
+            k += 2
             radius = math.sqrt(-2.0 * math.log1p(-u2))
             theta = 2.0 * math.pi * u1
             self._next_normal = radius * math.sin(theta)
