@@ -154,7 +154,7 @@ def _gen(generator: Generator | None) -> Generator:
 def uniform_data(shape: tuple, dtype: dtypes.dtype, low: float = 0.0, high: float = 1.0,
                  generator: Generator | None = None) -> np.ndarray:
     """An array of uniform values in ``[low, high)``."""
-    n = int(np.prod(shape))
+    n = int(math.prod(shape))
     u = _gen(generator).uniform(n, dtype if dtype.is_floating_point else dtypes.float32)
     if (low, high) != (0.0, 1.0):
         u = (u * (high - low) + low).astype(u.dtype)
@@ -164,7 +164,7 @@ def uniform_data(shape: tuple, dtype: dtypes.dtype, low: float = 0.0, high: floa
 def normal_data(shape: tuple, dtype: dtypes.dtype, mean: float = 0.0, std: float = 1.0,
                 generator: Generator | None = None) -> np.ndarray:
     """An array of normal values with ``mean`` and ``std``."""
-    n = int(np.prod(shape))
+    n = int(math.prod(shape))
     z = _gen(generator).normal(n, dtype)
     if (mean, std) != (0.0, 1.0):
         z = (z * std + mean).astype(z.dtype)
@@ -174,7 +174,7 @@ def normal_data(shape: tuple, dtype: dtypes.dtype, mean: float = 0.0, std: float
 def randint_data(low: int, high: int, shape: tuple, generator: Generator | None = None
                  ) -> np.ndarray:
     """Integers in ``[low, high)`` (PyTorch's draw: a word modulo the range)."""
-    n = int(np.prod(shape))
+    n = int(math.prod(shape))
     span = high - low
     gen = _gen(generator)
     if span <= 2**32:
