@@ -92,6 +92,13 @@ def einsum(*args: Any) -> Tensor:
         counts = {c: "".join(specs).count(c) for c in set("".join(specs))}
         out = ell + "".join(sorted((c for c, k in counts.items() if k == 1 and c not in ell),
                                    key=_LETTERS.index))
+    for c in out:
+        if out.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
+                               "output")
+        if not any(c in s for s in specs):
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation "
+                               "for any input operand")
     sizes: dict[str, int] = {}
     for i, (s, t) in enumerate(zip(specs, operands, strict=True)):
         for c, n in zip(s, t.shape, strict=True):

@@ -44,9 +44,34 @@ def _index(op: str, index: Any) -> np.ndarray:
     return idx.reshape(-1)
 
 
-def _bounds(idx: np.ndarray, n: int) -> None:
-    if idx.size and (idx.max() >= n or idx.min() < -n):
-        raise IndexError("index out of range in self")
+def _first_bad(idx: np.ndarray, n: int, lowest: int) -> int | None:
+    bad = idx[(idx >= n) | (idx < lowest)]
+    return int(bad.flat[0]) if bad.size else None
+
+
+def _bounds(idx: np.ndarray, n: int, d: int) -> None:
+    """index_select's checks: PyTorch's dim-0 kernel and its other kernel word them apart."""
+    v = _first_bad(idx, n, 0)
+    if v is not None:
+        if d == 0:
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={v} axis_dim={n}")
+
+
+def _same_dtype(op: str, a: np.ndarray, s: np.ndarray) -> None:
+    if a.dtype != s.dtype:
+        from .dtypes import from_numpy_dtype
+        from .functional import _type_word
+
+        wa, ws = _type_word(from_numpy_dtype(a.dtype)), _type_word(from_numpy_dtype(s.dtype))
+        if op == "index_add":
+            raise RuntimeError(f"index_add_(): self ({wa}) and source ({ws}) must have the same "
+                               "scalar type")
+        if op == "put":
+            raise RuntimeError("put_(): self and source expected to have the same dtype, but "
+                               f"got self.dtype = {wa} and source.dtype = {ws}")
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {wa} and (source) {ws}")
 
 
 # --- index_select ------------------------------------------------------------------------------
@@ -72,7 +97,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     a = input._data
     idx = _index("index_select", index)
     d = _dim(dim, a.ndim)
-    _bounds(idx, a.shape[d] if a.ndim else 1)
+    _bounds(idx, a.shape[d] if a.ndim else 1, d)
     r = np.take(a, idx, axis=d) if a.ndim else np.asarray(a).reshape(1)[idx].reshape(())
     if needs_grad((input,)):
         return record(_INDEX_SELECT, r, (input, d, index), {})
@@ -111,6 +136,11 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     idx = _index("index_add", index)
     d = _dim(dim, a.ndim)
     _check_source("index_add_", a, d, idx, s)
+    _same_dtype("index_add", a, s)
+    v = _first_bad(idx, a.shape[d] if a.ndim else 1, 0)
+    if v is not None:
+        raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size "
+                           f"{a.shape[d] if a.ndim else 1}")
     r = np.array(a, copy=True)
     vals = s * alpha if alpha != 1 else s
     np.add.at(r, _at(d, idx), np.reshape(vals, np.shape(np.take(r, idx, axis=d))))
@@ -140,6 +170,11 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     idx = _index("index_copy", index)
     d = _dim(dim, a.ndim)
     _check_source("index_copy_", a, d, idx, s)
+    _same_dtype("index_copy", a, s)
+    v = _first_bad(idx, a.shape[d] if a.ndim else 1, 0)
+    if v is not None:
+        raise IndexError(f"index_copy_(): index {v} is out of bounds for dimension {d} with "
+                         f"size {a.shape[d] if a.ndim else 1}")
     r = np.array(a, copy=True)
     r[_at(d, idx)] = np.reshape(s, np.shape(r[_at(d, idx)]))
     if needs_grad((input, source)):
@@ -326,6 +361,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         raise IndexError("put_(): Expected source and index to have the same number of "
                          f"elements, but got source.numel() = {s.size}, index.numel() = "
                          f"{idx.size}")
+    _same_dtype("put", a, s)
     idx = _flat_index(idx, a.size).reshape(-1)
     r = np.array(a, copy=True)
     flat = r.reshape(-1)

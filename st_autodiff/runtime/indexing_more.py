@@ -86,6 +86,8 @@ def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> t
     d = _dim(dim, a.ndim)
     idx = np.asarray(index._data)
     s = src._data if isinstance(src, TensorBase) else None
+    if s is not None and s.dtype != a.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     _check_gather(op, a, d, idx, s)
     return a, d, idx, s
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from . import dtypes, factory
 from . import index_ops as X
 from . import indexing_more as G
@@ -104,6 +106,16 @@ def _inplace(fn: Any, name: str) -> Any:
     return method
 
 
+def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """In-place ``masked_fill``: the mask may broadcast to this tensor, not beyond it."""
+    shape = tuple(self.shape)
+    full = tuple(np.broadcast_shapes(shape, tuple(mask.shape)))
+    if full != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(full)}")
+    return inplace(self, X.masked_fill, mask, value)
+
+
 def _put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In-place ``put``: write (or add) ``source`` at flat positions ``index``."""
     return inplace(self, X.put, index, source, accumulate=accumulate)
@@ -116,4 +128,5 @@ def install_methods() -> None:
     for name in _INPLACE:
         setattr(Tensor, name + "_", _inplace(TOP_LEVEL[name], name + "_"))
     Tensor.put_ = _put_
+    Tensor.masked_fill_ = _masked_fill_
     Tensor.type = type_

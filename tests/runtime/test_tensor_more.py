@@ -156,6 +156,26 @@ def test_messages_as_torch() -> None:
          "put_(): Expected source and index to have the same number of elements, but got "
          "source.numel() = 3, index.numel() = 2"),
         (lambda: x.type("foo"), ValueError, "invalid type: 'foo'"),
+        (lambda: x.index_select(1, torch.tensor([-1])), RuntimeError,
+         "INDICES element is out of DATA bounds, id=-1 axis_dim=4"),
+        (lambda: torch.ones(4).masked_fill_(torch.ones(2, 4, dtype=torch.bool), 5.0),
+         RuntimeError, "output with shape [4] doesn't match the broadcast shape [2, 4]"),
+        (lambda: x.scatter_add(1, torch.tensor([[0]]), torch.ones(1, 1, dtype=torch.float64)),
+         RuntimeError, "scatter(): Expected self.dtype to be equal to src.dtype"),
+        (lambda: x.index_add(0, torch.tensor([0]), torch.ones(1, 4, dtype=torch.float64)),
+         RuntimeError, "index_add_(): self (Float) and source (Double) must have the same "
+         "scalar type"),
+        (lambda: x.index_add(0, torch.tensor([3]), torch.ones(1, 4)), RuntimeError,
+         "index 3 is out of bounds for dimension 0 with size 3"),
+        (lambda: x.index_copy(0, torch.tensor([-1]), torch.ones(1, 4)), IndexError,
+         "index_copy_(): index -1 is out of bounds for dimension 0 with size 3"),
+        (lambda: x.put(torch.tensor([0]), torch.ones(1, dtype=torch.float64)), RuntimeError,
+         "put_(): self and source expected to have the same dtype, but got self.dtype = Float "
+         "and source.dtype = Double"),
+        (lambda: torch.einsum("ij->k", x), RuntimeError,
+         "einsum(): output subscript k does not appear in the equation for any input operand"),
+        (lambda: torch.einsum("ij->jj", x), RuntimeError,
+         "einsum(): output subscript j appears more than once in the output"),
     ]
     for fn, kind, message in cases_:
         with pytest.raises(kind) as info:
