@@ -125,7 +125,7 @@ def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, so
 
 _INDEX_ADD = node_class("IndexAddBackward0", _rule_index_add, (0, 3),
                         (("alpha", _p("alpha"), None), ("dim", _DIM, None),
-                         ("index", 2, None), ("source_dim", lambda a, p: a[3].ndim, None)),
+                         ("index", 2, (3,)), ("source_dim", lambda a, p: a[3].ndim, None)),
                         False)
 
 

@@ -166,7 +166,7 @@ def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, src:
 _SCATTER_PLAN = (("dim", _DIM, None), ("index", 2, None))
 _SCATTER0 = node_class("ScatterBackward0", _rule_scatter, (0, 3), _SCATTER_PLAN, False)
 _SCATTER1 = node_class("ScatterBackward1", _rule_scatter, (0,),
-                       _SCATTER_PLAN + (("value", 3, None),), False)
+                       _SCATTER_PLAN, False)
 
 
 def _rule_not_implemented(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> tuple:

@@ -323,3 +323,20 @@ def test_pow_bits_match_torch() -> None:
         want = (real.tensor(x) ** e).numpy()
         got = (torch.tensor(x) ** e).numpy()
         np.testing.assert_array_equal(got, want)
+
+
+# saved attributes as torch 2.13.0 shows them
+def test_saved_attributes_as_torch() -> None:
+    x = torch.randn(3, 4, requires_grad=True)
+    idx = torch.tensor(I2)
+    g = x.gather(1, idx).grad_fn
+    assert g._saved_dim == 1 and g._saved_index.tolist() == I2.tolist()
+    assert g._saved_sparse_grad is False
+    a = x.index_add(0, torch.tensor([0]), torch.ones(1, 4), alpha=2).grad_fn
+    assert (a._saved_alpha, a._saved_dim, a._saved_index, a._saved_source_dim) == (2, 0, None, 2)
+    s = x.index_select(0, torch.tensor([0, 2])).grad_fn
+    assert s._saved_self_sym_sizes == (3, 4) and s._saved_index.tolist() == [0, 2]
+    r = x.scatter_reduce(1, idx, torch.ones(3, 2), "amax").grad_fn
+    assert (r._saved_dim, r._saved_include_self, r._saved_reduce) == (1, True, "amax")
+    p = x.put(torch.tensor([1]), torch.ones(1)).grad_fn
+    assert p._saved_accumulate is False and p._saved_index.tolist() == [1]
