@@ -111,6 +111,12 @@ def _infer(shape: tuple, numel: int) -> tuple:
 
 def _try_view(a: Any, shape: tuple) -> Any:
     """``a`` seen with ``shape`` without copying, or None when that needs a copy."""
+    if type(a) is np.ndarray and a.base is None:
+        # the usual case, a fresh array: a plain reshape is a view exactly when the result's
+        # base is ``a`` (a copy's base is a new temporary); cheaper than ``copy=False``
+        r = a.reshape(shape)
+        if r.base is a:
+            return r
     try:
         return a.reshape(shape, copy=False)  # (NumPy >= 2.1: raises instead of copying)
     except ValueError:
