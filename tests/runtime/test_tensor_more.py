@@ -340,3 +340,26 @@ def test_saved_attributes_as_torch() -> None:
     assert (r._saved_dim, r._saved_include_self, r._saved_reduce) == (1, True, "amax")
     p = x.put(torch.tensor([1]), torch.ones(1)).grad_fn
     assert p._saved_accumulate is False and p._saved_index.tolist() == [1]
+
+
+def test_prod_with_zeros_second_derivative() -> None:
+    """The create_graph gradient of a product holding zeros, differentiated again."""
+    xa = np.array([[0.0, 2.0, 3.0], [1.5, 0.0, -1.0]])
+    sa = np.array([[0.0, 4.0], [2.0, -3.0]])
+    idx = torch.tensor([[0, 0], [1, 2]])
+    w = torch.tensor(np.arange(6.0).reshape(2, 3))
+    v = [np.random.default_rng(1).standard_normal((2, 3)),
+         np.random.default_rng(2).standard_normal((2, 2))]
+
+    def first(x_: np.ndarray, s_: np.ndarray, create: bool = False) -> Any:
+        x = torch.tensor(x_, requires_grad=True)
+        s = torch.tensor(s_, requires_grad=True)
+        r = x.scatter_reduce(1, idx, s, "prod")
+        gs = torch.autograd.grad(((r * w) ** 2).sum(), (x, s), create_graph=create)
+        total = sum((g * torch.tensor(v[i])).sum() for i, g in enumerate(gs))
+        return (x, s, total) if create else total.item()
+
+    x, s, total = first(xa, sa, create=True)
+    got = torch.autograd.grad(total, (x, s))
+    for k in range(2):
+        np.testing.assert_allclose(got[k].numpy(), _numeric(first, [xa, sa], k), atol=1e-6)
