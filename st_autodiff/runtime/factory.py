@@ -187,7 +187,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
 
 
 def _like(input: Tensor, dtype: Any, device: Any) -> tuple[tuple, dtypes.dtype, Any]:
-    return (input._data.shape, _dt(dtype, input.dtype),
+    return (tuple(input.shape), _dt(dtype, input.dtype),
             device if device is not None else input.device)
 
 
