@@ -233,3 +233,9 @@ def check_grads(
             f"got {got[worst]:.6g}, expected {expected[worst]:.6g} "
             f"(atol={a_tol:g}, rtol={r_tol:g})"
         )
+
+
+# issue 12, tensor part: ``torch.testing.assert_close`` for the eager runtime
+from .runtime.assert_close import assert_close  # noqa: E402
+
+__all__ += ["assert_close"]

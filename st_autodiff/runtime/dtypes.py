@@ -98,6 +98,9 @@ def refuse_complex(kind: str, what: str) -> None:
 
 def from_numpy_dtype(np_dtype: Any) -> dtype:
     """The runtime dtype of a NumPy dtype; a TypeError for unsupported ones."""
+    found = _BY_NP.get(np_dtype)  # the hot path (Tensor.dtype): no message formatting
+    if found is not None:
+        return found
     refuse_complex(np.dtype(np_dtype).kind, f"can't convert np.ndarray of type "
                    f"{np.dtype(np_dtype)}")
     try:

@@ -32,13 +32,20 @@ _COPY_WARNING = (
 )
 
 
+# issue 12, tensor part: ``torch.set_default_device`` (None: the host)
+_DEFAULT_DEVICE: list = [None]
+
+
 def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
             requires_grad: bool) -> Tensor:
     """Cast, place and wrap freshly made data (0-d data is kept as a NumPy scalar)."""
-    dtypes.refuse_complex(data.dtype.kind, f"can't make a tensor of {data.dtype} data")
+    if device is None:
+        device = _DEFAULT_DEVICE[0]
+    if data.dtype.kind == "c":
+        dtypes.refuse_complex("c", f"can't make a tensor of {data.dtype} data")
     if dtype is not None and data.dtype != dtype.np:
         data = data.astype(dtype.np)
-    if device is not None and dtypes.device(device).type == "cuda":
+    if device is not None and device is not dtypes.CPU and dtypes.device(device).type == "cuda":
         from .methods import _cuda_backend
 
         data = _cuda_backend().asarray(data)
@@ -132,7 +139,10 @@ def scalar_like(value: Any, other: Tensor) -> Tensor:
 def _size(size: tuple) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list, dtypes.Size)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    for s in size:  # the usual case, plain ints, needs no conversion
+        if type(s) is not int:
+            return tuple(int(s) for s in size)
+    return size
 
 
 def _dt(dtype: Any, default: dtypes.dtype | None = None) -> dtypes.dtype:

@@ -84,6 +84,24 @@ def _rule_zero(ops: Any, g: Any, out: Any, x: Any, *rest: Any, **params: Any) ->
 
 # --- elementwise unary ---------------------------------------------------------------------
 
+def _sigmoid_fast(d: Any) -> Any:
+    """``1 / (1 + exp(-x))`` as PyTorch's CPU kernel writes it (closer to its bits than the
+    shared kernel, and 3x cheaper); the shared kernel for scalars and other arrays."""
+    if type(d) is np.ndarray and d.dtype.kind == "f" and d.dtype.itemsize >= 4:
+        if d.size and np.minimum.reduce(d, axis=None) > -80.0:  # exp(-x) cannot overflow
+            e = np.exp(-d)
+            e += 1
+            return np.reciprocal(e, out=e)
+        with np.errstate(over="ignore"):
+            return 1 / (1 + np.exp(-d))
+    return _k_sigmoid(d)
+
+
+def _relu_fast(d: Any) -> Any:
+    """``max(x, 0)``: NumPy's ufunc directly for NumPy arrays."""
+    return np.maximum(d, 0) if type(d) is np.ndarray else _k_relu(d)
+
+
 def _unary(name: str, op: Op, node: str, plan: tuple, kernel: Callable[[Any], Any] | None = None,
            keeps_out: bool = True, rule: Callable[..., tuple] | None = None,
            int_ok: bool = False) -> Callable:
@@ -130,8 +148,8 @@ atanh = _unary("atanh", Op.ARCTANH, "AtanhBackward0", SELF, keeps_out=False)
 abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True)  # noqa: A001
 neg = _unary("neg", Op.NEG, "NegBackward0", NONE, keeps_out=False, int_ok=True)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "ReciprocalBackward0", RESULT)
-sigmoid = _unary("sigmoid", Op.SIGMOID, "SigmoidBackward0", RESULT, kernel=_k_sigmoid)
-relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_k_relu, int_ok=True)
+sigmoid = _unary("sigmoid", Op.SIGMOID, "SigmoidBackward0", RESULT, kernel=_sigmoid_fast)
+relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_relu_fast, int_ok=True)
 _ZERO_KW: dict[str, Any] = {"keeps_out": False, "rule": _rule_zero, "int_ok": True}
 sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, **_ZERO_KW)
 floor = _unary("floor", Op.FLOOR, "FloorBackward0", NONE, **_ZERO_KW)
@@ -357,6 +375,11 @@ _pow_cls2 = node_class("PowBackward2", RULES[Op.POW], (1,),
                        (("self", _arg(0), None), ("exponent", 1, None), RESULT[0]))
 
 
+# tensor part: exponent -> kernel with PyTorch's bits (checked against torch 2.13)
+_POW_FAST: dict = {2: lambda d: d * d, 3: lambda d: d * d * d, -2: lambda d: 1 / (d * d),
+                   -0.5: lambda d: 1 / np.sqrt(d)}
+
+
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     """``input ** exponent`` for tensors and Python numbers on either side."""
     if not isinstance(input, TensorBase):
@@ -372,7 +395,10 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
         return plain(r)
     exponent = _scalar(exponent)
     ad = _with_scalar(ad, exponent)
-    r = ad ** exponent
+    # tensor part: PyTorch's kernel special-cases these exponents (same bits as below);
+    # NumPy's general power is slower and rounds x ** 3 differently
+    fast = _POW_FAST.get(exponent) if ad.dtype.kind == "f" else None
+    r = fast(ad) if fast is not None else ad ** exponent
     if input._requires_grad and STATE.enabled:
         return record(_pow_cls0, r, (input, exponent), EMPTY)
     return plain(r)

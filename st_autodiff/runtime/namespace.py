@@ -344,4 +344,13 @@ from .nn.pooling import TOP_LEVEL as _POOL_TOP  # noqa: E402
 
 globals().update(_POOL_TOP)
 __all__ += ["batch_norm", "conv1d", "conv2d", *sorted(_POOL_TOP)]
+# tensor part (issue 12): gather/scatter/index_*/masked_*/take/put, einsum, default device,
+# Tensor.type with legacy types (runtime/tensor_more.py), and torch.testing
+from .. import testing  # noqa: E402
+from .tensor_more import TOP_LEVEL as _TENSOR_TOP  # noqa: E402
+from .tensor_more import install_methods as _install_tensor_methods  # noqa: E402
+
+globals().update(_TENSOR_TOP)
+_install_tensor_methods()
+__all__ += sorted(_TENSOR_TOP) + ["testing"]
 NAMES = list(__all__)

@@ -85,11 +85,17 @@ class Generator:
         if n >= 16 and dtype in (dtypes.float32, dtypes.float64):
             return self._normal_blocks(n, dtype)
         out = np.empty(n, dtype.np)
+        # the uniforms of every pair this call starts, drawn at once (the same words in the
+        # same order as one draw per pair: the twister's stream does not depend on sizes)
+        pairs = -(-(n - (self._next_normal is not None)) // 2)
+        us = self.uniform(2 * pairs, dtypes.float64).tolist() if pairs > 0 else []
+        k = 0
         for i in range(n):
             if self._next_normal is not None:
                 out[i], self._next_normal = self._next_normal, None
                 continue
-            u1, u2 = self.uniform(2, dtypes.float64)
+            u1, u2 = us[k], us[k + 1]
+            k += 2
             radius = math.sqrt(-2.0 * math.log1p(-u2))
             theta = 2.0 * math.pi * u1
             self._next_normal = radius * math.sin(theta)
@@ -148,7 +154,7 @@ def _gen(generator: Generator | None) -> Generator:
 def uniform_data(shape: tuple, dtype: dtypes.dtype, low: float = 0.0, high: float = 1.0,
                  generator: Generator | None = None) -> np.ndarray:
     """An array of uniform values in ``[low, high)``."""
-    n = int(np.prod(shape))
+    n = int(math.prod(shape))
     u = _gen(generator).uniform(n, dtype if dtype.is_floating_point else dtypes.float32)
     if (low, high) != (0.0, 1.0):
         u = (u * (high - low) + low).astype(u.dtype)
@@ -158,7 +164,7 @@ def uniform_data(shape: tuple, dtype: dtypes.dtype, low: float = 0.0, high: floa
 def normal_data(shape: tuple, dtype: dtypes.dtype, mean: float = 0.0, std: float = 1.0,
                 generator: Generator | None = None) -> np.ndarray:
     """An array of normal values with ``mean`` and ``std``."""
-    n = int(np.prod(shape))
+    n = int(math.prod(shape))
     z = _gen(generator).normal(n, dtype)
     if (mean, std) != (0.0, 1.0):
         z = (z * std + mean).astype(z.dtype)
@@ -168,7 +174,7 @@ def normal_data(shape: tuple, dtype: dtypes.dtype, mean: float = 0.0, std: float
 def randint_data(low: int, high: int, shape: tuple, generator: Generator | None = None
                  ) -> np.ndarray:
     """Integers in ``[low, high)`` (PyTorch's draw: a word modulo the range)."""
-    n = int(np.prod(shape))
+    n = int(math.prod(shape))
     span = high - low
     gen = _gen(generator)
     if span <= 2**32:

@@ -11,6 +11,7 @@ evenly between ties, as PyTorch does.
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -73,7 +74,15 @@ def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple, plan1: t
         axes = dims_of(dim, d.ndim)
         if d.dtype.kind == "b" or (d.dtype.kind in "iu" and op in (Op.SUM, Op.PROD)):
             d = d.astype(np.int64)
-        r = kernel(d, axis=axes, keepdims=bool(keepdim))
+        if op is Op.SUM and type(d) is np.ndarray:
+            r = np.add.reduce(d, axis=axes, keepdims=bool(keepdim))  # np.sum minus its wrapper
+        elif op is Op.MEAN and type(d) is np.ndarray and d.size and d.dtype.itemsize >= 4:
+            # np.mean's own steps (sum, then divide by the count in the input's float dtype)
+            # without its Python wrapper: the same bits
+            n = d.size if axes is None else math.prod(d.shape[k] for k in axes)
+            r = np.add.reduce(d, axis=axes, keepdims=bool(keepdim)) / n
+        else:
+            r = kernel(d, axis=axes, keepdims=bool(keepdim))
         if not (input._requires_grad and STATE.enabled):
             return plain(r)
         if dim is None:

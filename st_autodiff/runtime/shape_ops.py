@@ -11,6 +11,7 @@ basic) are in ``indexing.py``.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -85,10 +86,15 @@ def _shape_arg(shape: tuple) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape ``(2, 3)``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, dtypes.Size)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    for s in shape:  # the usual case, plain ints, needs no conversion
+        if type(s) is not int:
+            return tuple(int(s) for s in shape)
+    return shape
 
 
 def _infer(shape: tuple, numel: int) -> tuple:
+    if -1 not in shape and math.prod(shape) == numel:  # fast path: nothing to infer
+        return shape
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = int(np.prod([s for s in shape if s != -1])) if shape else 1
@@ -105,6 +111,12 @@ def _infer(shape: tuple, numel: int) -> tuple:
 
 def _try_view(a: Any, shape: tuple) -> Any:
     """``a`` seen with ``shape`` without copying, or None when that needs a copy."""
+    if type(a) is np.ndarray and a.base is None:
+        # the usual case, a fresh array: a plain reshape is a view exactly when the result's
+        # base is ``a`` (a copy's base is a new temporary); cheaper than ``copy=False``
+        r = a.reshape(shape)
+        if r.base is a:
+            return r
     try:
         return a.reshape(shape, copy=False)  # (NumPy >= 2.1: raises instead of copying)
     except ValueError:
@@ -191,7 +203,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
     a = input._array()
     axis = _dim(dim, a.ndim + 1)
-    return _view_op(input, np.expand_dims(a, axis), _UNSQUEEZE, (), {"axis": axis},
+    return _view_op(input, a[(slice(None),) * axis + (None,)], _UNSQUEEZE, (), {"axis": axis},
                     Op.EXPAND_DIMS)
 
 

@@ -14,6 +14,7 @@ node after ``OP_INFO[op].backward_name``.
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -179,7 +180,16 @@ class ArrayOps(derivatives.ArrayOps):
         return unbroadcast(g, shape)
 
     def broadcast_to(self, x: Any, shape: tuple) -> Any:
-        return x if getattr(x, "shape", None) == tuple(shape) else self.xp.broadcast_to(x, shape)
+        if getattr(x, "shape", None) == tuple(shape):
+            return x
+        # a reduction's gradient: filling a small array beats np.broadcast_to's Python
+        # wrapper (same values; large shapes keep the zero-copy view)
+        dt = getattr(x, "dtype", None)
+        if dt is not None and self.xp is np and x.ndim == 0 and math.prod(shape) <= 65536:
+            out = np.empty(shape, dt)
+            out.fill(x)
+            return out
+        return self.xp.broadcast_to(x, shape)
 
     @staticmethod
     def astype(x: Any, dtype: Any = None) -> Any:
