@@ -1,0 +1,199 @@
+"""Recurrent layers, layer norm, attention and the transformer encoder against PyTorch.
+
+Each check runs the same code on both libraries (``lib`` is ``st_autodiff`` or ``torch``)
+from the same seed and compares initial parameters (bit for bit), outputs, gradients,
+``grad_fn`` names, reprs and error messages.  Skipped where torch is not installed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import st_autodiff
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.torch
+
+LIBS = {"st": st_autodiff, "torch": torch}
+
+
+def both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """``fn(st_autodiff)`` and ``fn(torch)``, each after ``manual_seed(0)``."""
+    out = []
+    for lib in LIBS.values():
+        lib.manual_seed(0)
+        out.append(fn(lib))
+    return out[0], out[1]
+
+
+def arrays(values: Any) -> list[np.ndarray]:
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    return [np.asarray(v.detach().numpy()) if hasattr(v, "detach") else np.asarray(v)
+            for v in values]
+
+
+def assert_close(ours: Any, theirs: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    for a, b in zip(arrays(ours), arrays(theirs), strict=True):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def name(t: Any) -> str | None:
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def error_of(fn: Callable[[], Any]) -> tuple[str, str]:
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        return type(e).__name__, str(e)
+    return ("none", "")
+
+
+# --- recurrent layers ------------------------------------------------------------------------
+
+RNN_CASES = [
+    ("RNN", {}), ("RNN", {"nonlinearity": "relu", "num_layers": 2}),
+    ("RNN", {"bidirectional": True, "batch_first": True}), ("RNN", {"bias": False}),
+    ("LSTM", {}), ("LSTM", {"num_layers": 2, "bidirectional": True}),
+    ("LSTM", {"batch_first": True}), ("LSTM", {"proj_size": 2, "num_layers": 2}),
+    ("LSTM", {"bias": False, "bidirectional": True, "batch_first": True}),
+    ("GRU", {}), ("GRU", {"num_layers": 3, "bidirectional": True}),
+    ("GRU", {"batch_first": True, "bias": False}),
+]
+
+
+def _state_names(h: Any) -> list:
+    return [name(t) for t in (h if isinstance(h, tuple) else (h,))]
+
+
+@pytest.mark.parametrize("kind,kw", RNN_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("with_state", [False, True])
+def test_recurrent_layers_match(kind, kw, dtype, with_state):
+    """Initial parameters bit for bit; outputs, states, gradients and node names."""
+
+    def run(lib):
+        dt = getattr(lib, dtype)
+        m = getattr(lib.nn, kind)(3, 4, dtype=dt, **kw)
+        dirs = 2 if kw.get("bidirectional") else 1
+        layers = kw.get("num_layers", 1)
+        shape = (2, 5, 3) if kw.get("batch_first") else (5, 2, 3)
+        x = lib.randn(*shape, dtype=dt, requires_grad=True)
+        args: tuple = (x,)
+        if with_state:
+            out_size = kw.get("proj_size", 0) or 4
+            h0 = lib.randn(layers * dirs, 2, out_size, dtype=dt, requires_grad=True)
+            if kind == "LSTM":
+                c0 = lib.randn(layers * dirs, 2, 4, dtype=dt, requires_grad=True)
+                args += ((h0, c0),)
+            else:
+                args += (h0,)
+        out, h = m(*args)
+        states = h if isinstance(h, tuple) else (h,)
+        loss = out.pow(2).sum() + sum((s * s.detach().cos()).sum() for s in states)
+        loss.backward()
+        leaves = [x] + [p for p in m.parameters()]
+        if with_state:
+            leaves += list(args[1]) if kind == "LSTM" else [args[1]]
+        init = [p.detach().clone() for p in m.parameters()]
+        return (init, [out, *states], [t.grad for t in leaves], name(out), _state_names(h),
+                [n for n, _ in m.named_parameters()], repr(m))
+
+    ours, theirs = both(run)
+    for a, b in zip(arrays(ours[0]), arrays(theirs[0])):
+        np.testing.assert_array_equal(a, b)
+    tol = {"rtol": 1e-4, "atol": 1e-5} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-12}
+    assert_close(ours[1], theirs[1], **tol)
+    assert_close(ours[2], theirs[2], **tol)
+    assert ours[3:] == theirs[3:]
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_recurrent_layers_unbatched_and_eval(kind):
+    def run(lib):
+        m = getattr(lib.nn, kind)(3, 4, num_layers=2)
+        x = lib.randn(6, 3, requires_grad=True)
+        out, h = m(x)
+        m.eval()
+        with lib.no_grad():
+            out2, _ = m(x)
+        return [out, *(h if isinstance(h, tuple) else (h,))], name(out), out2.grad_fn
+
+    ours, theirs = both(run)
+    assert_close(ours[0], theirs[0], rtol=1e-4, atol=1e-5)
+    assert ours[1:] == theirs[1:]
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_recurrent_dropout_between_layers_in_training(kind):
+    """Dropout draws the same mask as PyTorch's CPU kernel, so training runs agree."""
+
+    def run(lib):
+        m = getattr(lib.nn, kind)(3, 4, num_layers=3, dropout=0.4)
+        out, _ = m(lib.randn(5, 2, 3))
+        return out
+
+    assert_close(*both(run), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("batched", [True, False])
+def test_cells_match(kind, batched):
+    def run(lib):
+        cell = getattr(lib.nn, kind)(3, 4)
+        x = lib.randn(*((2, 3) if batched else (3,)), requires_grad=True)
+        out = cell(x)
+        out = cell(x, out)
+        h = out[0] if isinstance(out, tuple) else out
+        (h.sum() * 2 + (out[1].sum() if isinstance(out, tuple) else 0)).backward()
+        return ([p.detach().clone() for p in cell.parameters()], h, x.grad,
+                [p.grad for p in cell.parameters()], name(h), repr(cell))
+
+    ours, theirs = both(run)
+    for a, b in zip(arrays(ours[0]), arrays(theirs[0])):
+        np.testing.assert_array_equal(a, b)
+    for k in (1, 2, 3):
+        assert_close(ours[k], theirs[k], rtol=1e-5, atol=1e-6)
+    assert ours[4:] == theirs[4:]
+
+
+def test_recurrent_reprs_and_errors():
+    def run(lib):
+        nn = lib.nn
+        reprs = [repr(m) for m in (
+            nn.RNN(3, 4, nonlinearity="relu", bias=False, batch_first=True),
+            nn.LSTM(3, 4, 2, dropout=0.5, bidirectional=True, proj_size=2),
+            nn.GRU(3, 4, num_layers=2), nn.RNNCell(3, 4, nonlinearity="relu"),
+            nn.GRUCell(3, 4, bias=False), nn.LSTMCell(2, 3))]
+        errors = [error_of(f) for f in (
+            lambda: nn.LSTM(3, 4, dropout=1.5), lambda: nn.LSTM(3, 4, num_layers=0),
+            lambda: nn.GRU(3, 0), lambda: nn.LSTM(3, 4, proj_size=4),
+            lambda: nn.LSTM(3, 4, proj_size=-1), lambda: nn.RNN(3, 4, nonlinearity="sig"),
+            lambda: nn.GRU(3, 4)(lib.randn(5, 2, 2)),
+            lambda: nn.GRU(3, 4)(lib.randn(5, 2, 3), lib.randn(1, 3, 4)),
+            lambda: nn.GRU(3, 4)(lib.randn(2, 5, 2, 3)),
+            lambda: nn.RNN(3, 4)(lib.randn(2, 5, 2, 3)),
+            lambda: nn.RNN(3, 4)(lib.randn(5, 3), lib.randn(1, 2, 4)),
+            lambda: nn.RNN(3, 4)(lib.randn(2, 5, 3), lib.randn(4)),
+            lambda: nn.LSTM(3, 4)(lib.randn(5, 2, 3), (lib.randn(1, 2, 4), lib.randn(1, 3, 4))),
+            lambda: nn.LSTM(3, 4)(lib.randn(5, 3), (lib.randn(1, 1, 4), lib.randn(1, 4))),
+            lambda: nn.GRUCell(3, 4)(lib.randn(2, 2, 3)),
+            lambda: nn.GRUCell(3, 4)(lib.randn(2, 3), lib.randn(3, 4)),
+            lambda: nn.GRUCell(3, 4)(lib.randn(2, 2)),
+            lambda: nn.LSTMCell(3, 4)(lib.randn(2, 3), (lib.randn(2, 5), lib.randn(2, 4))),
+            lambda: nn.LSTMCell(3, 4)(lib.randn(2, 3), (lib.randn(2, 4), lib.randn(2, 5))))]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            nn.LSTM(3, 4, dropout=0.5)
+        return reprs, errors, [str(w.message) for w in caught]
+
+    ours, theirs = both(run)
+    assert ours == theirs
