@@ -27,3 +27,9 @@ __all__ = [
     "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "l1_loss", "linear",
     "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
 ]
+
+# --- rnn part (issue 12): layer norm and attention ---
+from ..runtime.nn.normalization import layer_norm  # noqa: E402
+
+__all__ += ["layer_norm"]
+# --- end rnn part ---

@@ -197,3 +197,43 @@ def test_recurrent_reprs_and_errors():
 
     ours, theirs = both(run)
     assert ours == theirs
+
+
+# --- layer norm ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [{}, {"eps": 1e-3}, {"elementwise_affine": False},
+                                {"bias": False}])
+@pytest.mark.parametrize("shape", [(4,), (3, 4)])
+def test_layer_norm_module_matches(kw, shape):
+    def run(lib):
+        m = lib.nn.LayerNorm(shape, **kw)
+        if m.weight is not None:
+            with lib.no_grad():
+                m.weight.uniform_(0.5, 1.5)
+                if m.bias is not None:
+                    m.bias.uniform_(-1, 1)
+        x = lib.randn(2, 3, 4, requires_grad=True)
+        y = m(x)
+        (y * lib.arange(y.numel()).reshape(y.shape).sin()).sum().backward(retain_graph=True)
+        grads = [x.grad] + [p.grad for p in m.parameters()]
+        fn = y.grad_fn
+        return (y, grads, fn._saved_result1, fn._saved_result2, name(y), repr(m),
+                fn._saved_normalized_shape, [n for n, _ in m.named_parameters()],
+                [f is None for f, _ in fn.next_functions])
+
+    ours, theirs = both(run)
+    for k in range(4):
+        assert_close(ours[k], theirs[k], rtol=1e-5, atol=2e-6)
+    assert ours[4:] == theirs[4:]
+
+
+def test_layer_norm_errors():
+    def run(lib):
+        F, x = lib.nn.functional, lib.randn(2, 5, 3)
+        return [error_of(f) for f in (
+            lambda: F.layer_norm(x, (4,)), lambda: F.layer_norm(x, (3,), lib.ones(4)),
+            lambda: F.layer_norm(x, (3,), None, lib.ones(4)), lambda: F.layer_norm(x, 3),
+            lambda: F.layer_norm(x, (2, 5, 3, 1)))]
+
+    ours, theirs = both(run)
+    assert ours == theirs
