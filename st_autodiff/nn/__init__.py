@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 # --- rnn part (issue 12): recurrent layers, layer norm, attention, transformer encoder ---
+from ..runtime.nn.attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: E402
 from ..runtime.nn.normalization import LayerNorm  # noqa: E402
 from ..runtime.nn.rnn import (  # noqa: E402
     GRU,
@@ -46,6 +47,6 @@ from ..runtime.nn.rnn import (  # noqa: E402
     RNNCellBase,
 )
 
-__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "LayerNorm", "RNN", "RNNBase", "RNNCell",
-            "RNNCellBase"]
+__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "LayerNorm", "MultiheadAttention",
+            "NonDynamicallyQuantizableLinear", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 # --- end rnn part ---

@@ -29,7 +29,11 @@ __all__ = [
 ]
 
 # --- rnn part (issue 12): layer norm and attention ---
+from ..runtime.nn.attention import (  # noqa: E402
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 from ..runtime.nn.normalization import layer_norm  # noqa: E402
 
-__all__ += ["layer_norm"]
+__all__ += ["layer_norm", "multi_head_attention_forward", "scaled_dot_product_attention"]
 # --- end rnn part ---

@@ -71,6 +71,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if nd == 1 and bias is None:
         return RF.matmul(input, wt)
     lead = tuple(input.shape[:-1])
+    # rnn part (issue 12): an input that cannot be viewed as a matrix (a transposed batch)
+    # goes PyTorch's matmul route: a copied matrix, ``MmBackward0``, then ``AddBackward0``.
+    if not input.is_contiguous():
+        out = nodes.unsafe_view(RF.mm(S.reshape(input, -1, input.shape[-1]), wt),
+                                lead + (weight.shape[0],))
+        return out if bias is None else RF.add(out, bias)
     flat = S.view(input, -1, input.shape[-1])
     if bias is None:
         return nodes.unsafe_view(RF.mm(flat, wt), lead + (weight.shape[0],))
