@@ -46,7 +46,9 @@ from ..runtime.nn.rnn import (  # noqa: E402
     RNNCell,
     RNNCellBase,
 )
+from ..runtime.nn.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
 
 __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "LayerNorm", "MultiheadAttention",
-            "NonDynamicallyQuantizableLinear", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
+            "NonDynamicallyQuantizableLinear", "RNN", "RNNBase", "RNNCell", "RNNCellBase",
+            "TransformerEncoder", "TransformerEncoderLayer"]
 # --- end rnn part ---

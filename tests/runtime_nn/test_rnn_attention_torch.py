@@ -237,3 +237,177 @@ def test_layer_norm_errors():
 
     ours, theirs = both(run)
     assert ours == theirs
+
+
+# --- attention -------------------------------------------------------------------------------
+
+def graph_names(t: Any) -> list[str]:
+    """Every node reachable from ``t.grad_fn``, breadth first (for route checks)."""
+    seen, order, queue = set(), [], [t.grad_fn]
+    while queue:
+        fn = queue.pop(0)
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        order.append(fn.name())
+        queue.extend(f for f, _ in fn.next_functions)
+    return order
+
+
+SDPA_CASES = [
+    ((2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4), {}),
+    ((2, 3, 5, 4), (2, 3, 5, 4), (2, 3, 5, 4), {"is_causal": True}),
+    ((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4), {"mask": "bool_dead_row"}),
+    ((2, 1, 4, 3), (2, 1, 5, 3), (2, 1, 5, 3), {"mask": "float", "scale": 0.3}),
+    ((3, 5, 4), (3, 6, 4), (3, 6, 4), {"mask": "bool"}),
+    ((2, 2, 5, 4), (2, 2, 6, 4), (2, 2, 6, 7), {}),
+    ((5, 4), (6, 4), (6, 4), {"is_causal": True}),
+]
+
+
+@pytest.mark.parametrize("qs,ks,vs,kw", SDPA_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_scaled_dot_product_attention_matches(qs, ks, vs, kw, dtype):
+    def run(lib):
+        dt = getattr(lib, dtype)
+        q, k, v = (lib.randn(*s, dtype=dt, requires_grad=True) for s in (qs, ks, vs))
+        args = {key: val for key, val in kw.items() if key != "mask"}
+        L, S = qs[-2], ks[-2]
+        if kw.get("mask") == "float":
+            args["attn_mask"] = lib.randn(L, S, dtype=dt)
+        elif kw.get("mask") == "bool":
+            args["attn_mask"] = lib.randn(L, S) > 0
+        elif kw.get("mask") == "bool_dead_row":
+            args["attn_mask"] = lib.tensor([[True, False, True], [False] * 3, [True] * 3])
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, **args)
+        (out * out.detach().cos()).sum().backward()
+        return out, [q.grad, k.grad, v.grad], name(out)
+
+    ours, theirs = both(run)
+    tol = {"rtol": 1e-5, "atol": 1e-6} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-13}
+    assert_close(ours[0], theirs[0], **tol)
+    assert_close(ours[1], theirs[1], **tol)
+    assert ours[2] == theirs[2]
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"need_weights": False}, {"average_attn_weights": False}, {"kpm": True},
+    {"mask": "bool"}, {"mask": "float", "kpm": True, "need_weights": False},
+    {"mask": "3d"}, {"mask": "causal", "need_weights": False}, {"cross": "kv"},
+    {"cross": "separate"}, {"cross": "qkv", "bias": False}])
+@pytest.mark.parametrize("layout", ["seq_first", "batch_first", "unbatched"])
+def test_multihead_attention_matches(kw, layout):
+    """Initial parameters bit for bit, outputs, weights, gradients and node names."""
+    if layout == "unbatched" and (kw.get("kpm") or kw.get("mask") == "3d"):
+        pytest.skip("these masks have batch dimensions")
+
+    def run(lib):
+        kdim = 5 if kw.get("cross") == "separate" else None
+        m = lib.nn.MultiheadAttention(6, 2, bias=kw.get("bias", True), kdim=kdim, vdim=kdim,
+                                      batch_first=layout == "batch_first")
+        L, S = 5, (4 if kw.get("cross") else 5)
+
+        def seq(n: int, e: int = 6) -> Any:
+            shape = {"seq_first": (n, 2, e), "batch_first": (2, n, e), "unbatched": (n, e)}
+            return lib.randn(*shape[layout], requires_grad=True)
+
+        q = seq(L)
+        k = seq(S, kdim or 6) if kw.get("cross") else q
+        v = k if kw.get("cross") == "kv" else (seq(S, kdim or 6) if kw.get("cross") else q)
+        args: dict = {n: kw[n] for n in ("need_weights", "average_attn_weights") if n in kw}
+        if kw.get("kpm"):
+            args["key_padding_mask"] = lib.tensor([[False] * (S - 1) + [True],
+                                                   [False, True] + [False] * (S - 2)])
+        mk = kw.get("mask")
+        if mk in ("bool", "causal"):
+            args["attn_mask"] = lib.tensor(np.triu(np.ones((L, S), dtype=bool), 1))
+            args["is_causal"] = mk == "causal"
+        elif mk == "float":
+            args["attn_mask"] = lib.randn(L, S)
+        elif mk == "3d":
+            args["attn_mask"] = lib.randn(4, L, S)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out, w = m(q, k, v, **args)
+        (out.sin().sum() + (w.pow(2).sum() if w is not None else 0)).backward()
+        leaves = [q, k, v] + list(m.parameters())
+        return ([p.detach().clone() for p in m.parameters()], [out] + ([w] if w is not None
+                else []), [t.grad for t in leaves if t.grad is not None], name(out),
+                None if w is None else name(w), repr(m),
+                [n for n, _ in m.named_parameters()])
+
+    ours, theirs = both(run)
+    for a, b in zip(arrays(ours[0]), arrays(theirs[0]), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert_close(ours[1], theirs[1], rtol=1e-5, atol=1e-6)
+    assert_close(ours[2], theirs[2], rtol=1e-4, atol=1e-5)
+    assert ours[3:] == theirs[3:]
+
+
+def test_attention_errors_and_warnings():
+    def run(lib):
+        nn, q = lib.nn, lib.randn(5, 2, 4)
+        m = nn.MultiheadAttention(4, 2)
+        errors = [error_of(f) for f in (
+            lambda: nn.MultiheadAttention(5, 2), lambda: nn.MultiheadAttention(0, 2),
+            lambda: m(q, q, q, attn_mask=lib.zeros(3, 3)),
+            lambda: m(q, q, q, attn_mask=lib.zeros(3, 3, 3)),
+            lambda: m(q, q, q, attn_mask=lib.zeros(5, 5, dtype=lib.int64)),
+            lambda: m(q, q, q, is_causal=True), lambda: m(q[:, :, :3], q, q),
+            lambda: m(q, q[:3], q[:2]), lambda: m(q, q[0], q[0]),
+            lambda: nn.TransformerEncoderLayer(4, 2, activation="tanh"))]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m(q, q, q, key_padding_mask=lib.zeros(2, 5, dtype=lib.bool),
+              attn_mask=lib.zeros(5, 5))
+        return errors, [str(w.message) for w in caught]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+# --- transformer encoder ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [
+    {}, {"norm_first": True}, {"activation": "gelu", "batch_first": True},
+    {"bias": False, "layer_norm_eps": 1e-3}, {"batch_first": True, "norm_first": True}])
+@pytest.mark.parametrize("training", [False, True])
+def test_transformer_encoder_matches(kw, training):
+    """Two layers and a final norm; in training the dropout masks are drawn as PyTorch
+    draws them, so even training-mode outputs agree."""
+
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layer = lib.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, **kw)
+            enc = lib.nn.TransformerEncoder(layer, 2, norm=lib.nn.LayerNorm(8))
+        enc.train(training)
+        shape = (3, 5, 8) if kw.get("batch_first") else (5, 3, 8)
+        x = lib.randn(*shape, requires_grad=True)
+        kpm = lib.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
+        mask = lib.tensor(np.triu(np.ones((5, 5), dtype=bool), 1))
+        out = enc(x, mask=mask, src_key_padding_mask=kpm)
+        out.pow(2).sum().backward()
+        grads = [x.grad] + [p.grad for p in enc.parameters()]
+        return (out, grads, name(out), repr(enc), [str(w.message) for w in caught],
+                [n for n, _ in enc.named_parameters()], name(layer(x)))
+
+    ours, theirs = both(run)
+    assert_close(ours[0], theirs[0], rtol=1e-4, atol=1e-5)
+    assert_close(ours[1], theirs[1], rtol=1e-3, atol=1e-4)
+    assert ours[2:] == theirs[2:]
+
+
+@pytest.mark.parametrize("kpm_rows", [((0, 0, 0, 0), (0, 0, 1, 1)), ((0, 1, 0, 0), (0, 0, 0, 1))])
+def test_transformer_encoder_nested_route_in_evaluation(kpm_rows):
+    """Evaluation without grad, batch first, padding mask: padded positions come out zero
+    when the padding is at the end of each row (PyTorch's nested-tensor route)."""
+
+    def run(lib):
+        layer = lib.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True)
+        enc = lib.nn.TransformerEncoder(layer, 2).eval()
+        x = lib.randn(2, 4, 4)
+        with lib.no_grad():
+            return enc(x, src_key_padding_mask=lib.tensor(kpm_rows, dtype=lib.bool))
+
+    assert_close(*both(run), rtol=1e-4, atol=1e-5)
