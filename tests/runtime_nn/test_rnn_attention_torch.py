@@ -354,7 +354,18 @@ def test_attention_errors_and_warnings():
             lambda: m(q, q, q, attn_mask=lib.zeros(3, 3, 3)),
             lambda: m(q, q, q, attn_mask=lib.zeros(5, 5, dtype=lib.int64)),
             lambda: m(q, q, q, is_causal=True), lambda: m(q[:, :, :3], q, q),
-            lambda: m(q, q[:3], q[:2]), lambda: m(q, q[0], q[0]),
+            lambda: m(q, q[:3], q[:2]), lambda: m(q, q[0], q[0]), lambda: m(q[0], q, q),
+            lambda: m(q[None], q[None], q[None]),
+            lambda: m(q, q, q, key_padding_mask=lib.zeros(2, 5, 1, dtype=lib.bool)),
+            lambda: m(q[:, 0], q[:, 0], q[:, 0], key_padding_mask=lib.zeros(2, 5)),
+            lambda: m(q[:, 0], q[:, 0], q[:, 0], attn_mask=lib.zeros(3, 5, 5)),
+            lambda: m(q, q, q, attn_mask=lib.zeros(1, 1, 5, 5)),
+            lambda: m(q, q, q, key_padding_mask=lib.zeros(2, 4, dtype=lib.bool)),
+            lambda: m(q, q, q, key_padding_mask=lib.zeros(3, 5, dtype=lib.bool)),
+            lambda: lib.nn.functional.scaled_dot_product_attention(
+                q, q, q, attn_mask=lib.ones(2, 2, dtype=lib.bool), is_causal=True),
+            lambda: nn.RNNCell(3, 4, nonlinearity="x")(lib.randn(2, 3)),
+            lambda: nn.LSTM(3, 4)(lib.randn(5, 2, 3), lib.randn(1, 2, 4)),
             lambda: nn.TransformerEncoderLayer(4, 2, activation="tanh"))]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -113,10 +113,10 @@ def _additive_mask(attn_mask: Tensor | None, is_causal: bool, q: Tensor, k: Tens
     mask = None
     if is_causal:
         keep = np.tril(np.ones((L, S_), dtype=bool))
-        mask = plain(np.where(keep, 0.0, -np.inf).astype(dt.np))
+        mask = plain(np.where(keep, 0.0, -np.inf).astype(dt.np)).to(q.device)
     if attn_mask is not None:
         if attn_mask.dtype.name == "bool":
-            extra = plain(np.where(attn_mask._host(), 0.0, -np.inf).astype(dt.np))
+            extra = plain(np.where(attn_mask._host(), 0.0, -np.inf).astype(dt.np)).to(q.device)
         else:
             extra = attn_mask
         mask = extra if mask is None else RF.add(mask, extra)
@@ -146,11 +146,16 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         raise NotImplementedError("scaled_dot_product_attention: enable_gqa with fewer key "
                                   "heads than query heads is not supported by st_autodiff")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     mask = _additive_mask(attn_mask, is_causal, query, key)
     scores_shape = np.broadcast_shapes(tuple(query.shape[:-1]) + (key.shape[-2],),
                                        tuple(mask.shape) if mask is not None else ())
     dead = _dead_rows(mask, scores_shape)
+    if dead is not None:
+        dead = dead.to(query.device)
     fused = (query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0
              and query.shape[-1] == key.shape[-1] == value.shape[-1]
              and query.shape[:2] == key.shape[:2] == value.shape[:2]
@@ -186,7 +191,7 @@ def _canonical_mask(mask: Tensor | None, name: str, other: Tensor | None, other_
         warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
                       "type for both instead.", UserWarning, stacklevel=4)
     if kind == "bool":
-        return plain(np.where(mask._host(), -np.inf, 0.0).astype(target.dtype.np))
+        return plain(np.where(mask._host(), -np.inf, 0.0).astype(target.dtype.np)).to(target.device)
     return mask
 
 
@@ -320,9 +325,10 @@ def multi_head_attention_forward(
     k = S.transpose(S.view(k, k.shape[0], heads, head_dim), 0, 1)
     v = S.transpose(S.view(v, v.shape[0], heads, head_dim), 0, 1)
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                 f"{key_padding_mask.shape}")
+        for d, want in enumerate((bsz, src_len)):
+            if key_padding_mask.shape[d] != want:
+                raise AssertionError(f"Expected key_padded_mask.shape[{d}] to be {want}, but got "
+                                     f"{key_padding_mask.shape[d]}")
         kpm = S.reshape(S.expand(S.view(key_padding_mask, bsz, 1, 1, src_len),
                                  -1, num_heads, -1, -1), heads, 1, src_len)
         attn_mask = kpm if attn_mask is None else RF.add(attn_mask, kpm)

@@ -245,7 +245,7 @@ class RNNBase(Module):
         if not batched:
             input = S.unsqueeze(input, batch_dim)
         if hx is not None:
-            parts = tuple(hx) if lstm else (hx,)
+            parts = (hx[0], hx[1]) if lstm else (hx,)
             dims = [p.dim() for p in parts]
             if any(d != want for d in dims):
                 kind = "batched 3-D" if batched else "unbatched 2-D"

@@ -196,8 +196,8 @@ class TransformerEncoder(Module):
             output = layer(output, src_mask=mask, is_causal=causal,
                            src_key_padding_mask=src_key_padding_mask)
         if padded is not None:  # the nested route leaves padded positions at zero
-            output = RF.mul(output, plain(np.logical_not(padded)[..., None]
-                                          .astype(output.dtype.np)))
+            keep = plain(np.logical_not(padded)[..., None].astype(output.dtype.np))
+            output = RF.mul(output, keep.to(output.device))
         if self.norm is not None:
             output = self.norm(output)
         return output
