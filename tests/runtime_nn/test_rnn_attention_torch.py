@@ -366,6 +366,9 @@ def test_attention_errors_and_warnings():
                 q, q, q, attn_mask=lib.ones(2, 2, dtype=lib.bool), is_causal=True),
             lambda: nn.RNNCell(3, 4, nonlinearity="x")(lib.randn(2, 3)),
             lambda: nn.LSTM(3, 4)(lib.randn(5, 2, 3), lib.randn(1, 2, 4)),
+            lambda: nn.LSTM(3, 4)(lib.randn(5, 2, 3, dtype=lib.float64)),
+            lambda: nn.GRU(3, 4)(lib.randn(0, 2, 3)),
+            lambda: nn.LayerNorm(3)(lib.randn(2, 3, dtype=lib.float64)),
             lambda: nn.TransformerEncoderLayer(4, 2, activation="tanh"))]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -62,6 +62,8 @@ def _check(input: Tensor, shape: tuple, weight: Tensor | None, bias: Tensor | No
         stars = ", ".join(["*"] + [str(s) for s in shape])
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[{stars}], but got input of size{got}")
+    if any(t is not None and t.dtype != input.dtype for t in (weight, bias)):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     for t, what in ((weight, "weight"), (bias, "bias")):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but "

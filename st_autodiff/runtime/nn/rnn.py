@@ -239,6 +239,11 @@ class RNNBase(Module):
         if input.dim() not in (2, 3):
             tail = "instead" if lstm or name == "GRU" else "tensor instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D {tail}")
+        weight = getattr(self, self._flat_weights_names[0])
+        if input.dtype != weight.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({weight.dtype}). Convert input: input.to({weight.dtype}), or "
+                             f"convert model: model.to({input.dtype})")
         batched = input.dim() == 3
         batch_dim = 0 if self.batch_first else 1
         want = 3 if batched else 2
@@ -273,6 +278,8 @@ class RNNBase(Module):
             else:
                 self._check_hidden(parts[0], self._hidden_shape(batch, real_hidden))
         x = S.transpose(input, 0, 1) if self.batch_first else input
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         out, h_n, c_n = self._run(x, parts[0], parts[1] if lstm else None)
         if self.batch_first:
             out = S.transpose(out, 0, 1)
