@@ -46,9 +46,16 @@ from ..runtime.nn.rnn import (  # noqa: E402
     RNNCell,
     RNNCellBase,
 )
-from ..runtime.nn.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+from ..runtime.nn.transformer import (  # noqa: E402
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "LayerNorm", "MultiheadAttention",
             "NonDynamicallyQuantizableLinear", "RNN", "RNNBase", "RNNCell", "RNNCellBase",
-            "TransformerEncoder", "TransformerEncoderLayer"]
+            "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer"]
 # --- end rnn part ---

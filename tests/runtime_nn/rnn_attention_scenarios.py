@@ -183,3 +183,20 @@ def encoder_eval(lib: Any) -> dict:
 @scenario
 def encoder_train_norm_first_gelu(lib: Any) -> dict:
     return _encoder(lib, True, norm_first=True, activation="gelu")
+
+
+@scenario
+def transformer_train(lib: Any) -> dict:
+    """The encoder-decoder model in training: Xavier re-draws and every dropout mask."""
+    lib.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = lib.nn.Transformer(8, 2, 1, 2, 16, batch_first=True)
+    src = ramp(lib, 2, 5, 8).requires_grad_()
+    tgt = ramp(lib, 2, 3, 8, scale=0.53).requires_grad_()
+    mask = lib.nn.Transformer.generate_square_subsequent_mask(3)
+    out = model(src, tgt, tgt_mask=mask)
+    out.pow(2).sum().backward()
+    return {"out": flat(out), "grad_src": flat(src.grad), "grad_tgt": flat(tgt.grad),
+            "param": flat(model.decoder.layers[1].multihead_attn.in_proj_weight, 8),
+            "name": node(out), "mask": repr(mask)}

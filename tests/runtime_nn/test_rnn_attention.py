@@ -187,6 +187,23 @@ def test_transformer_encoder_gradients(kw: dict) -> None:
     check_module(make, x, lambda m, x: m(x, mask=mask))
 
 
+@pytest.mark.parametrize("kw", [{}, {"norm_first": True, "batch_first": True}])
+def test_transformer_decoder_gradients(kw: dict) -> None:
+    memory = torch.tensor(normal(*((2, 4, 4) if kw.get("batch_first") else (4, 2, 4))))
+    tgt_mask = nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64)
+    kpm = torch.tensor([[False, False, False, True], [False] * 4])
+
+    def make() -> Any:
+        layer = nn.TransformerDecoderLayer(4, 2, dim_feedforward=6, dropout=0.0, **kw)
+        return nn.TransformerDecoder(layer, 2, norm=nn.LayerNorm(4))
+
+    def call(m: Any, x: Any) -> Any:
+        return m(x, memory, tgt_mask=tgt_mask, memory_key_padding_mask=kpm)
+
+    x = normal(2, 3, 4) if kw.get("batch_first") else normal(3, 2, 4)
+    check_module(make, x, call)
+
+
 # --- scaled dot-product attention ----------------------------------------------------------------
 
 def _check_function(fn: Callable[..., Any], inputs: list[np.ndarray], second: bool = True) -> None:

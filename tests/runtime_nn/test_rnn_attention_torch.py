@@ -425,3 +425,48 @@ def test_transformer_encoder_nested_route_in_evaluation(kpm_rows):
             return enc(x, src_key_padding_mask=lib.tensor(kpm_rows, dtype=lib.bool))
 
     assert_close(*both(run), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [{}, {"norm_first": True, "activation": "gelu"},
+                                {"batch_first": True}])
+@pytest.mark.parametrize("training", [False, True])
+def test_transformer_matches(kw, training):
+    """The encoder-decoder model: Xavier re-draw of every matrix, causal target mask from
+    ``generate_square_subsequent_mask``, padding masks, and dropout in training."""
+
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = lib.nn.Transformer(8, 2, 2, 2, 16, **kw)
+        model.train(training)
+        bf = kw.get("batch_first", False)
+        src = lib.randn(*((3, 5, 8) if bf else (5, 3, 8)), requires_grad=True)
+        tgt = lib.randn(*((3, 4, 8) if bf else (4, 3, 8)), requires_grad=True)
+        tgt_mask = lib.nn.Transformer.generate_square_subsequent_mask(4)
+        kpm = lib.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
+        out = model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=kpm,
+                    memory_key_padding_mask=kpm)
+        out.pow(2).sum().backward()
+        return ([p.detach().clone() for p in model.parameters()], out,
+                [src.grad, tgt.grad] + [p.grad for p in model.parameters()], name(out),
+                repr(model), [str(w.message) for w in caught], repr(tgt_mask))
+
+    ours, theirs = both(run)
+    for a, b in zip(arrays(ours[0]), arrays(theirs[0]), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert_close(ours[1], theirs[1], rtol=1e-4, atol=1e-5)
+    assert_close(ours[2], theirs[2], rtol=1e-3, atol=1e-4)
+    assert ours[3:] == theirs[3:]
+
+
+def test_transformer_errors():
+    def run(lib):
+        model = lib.nn.Transformer(8, 2, 1, 1, 16)
+        return [error_of(f) for f in (
+            lambda: model(lib.randn(5, 3, 8), lib.randn(4, 2, 8)),
+            lambda: model(lib.randn(5, 3, 8), lib.randn(4, 3, 6)))]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = both(run)
+    assert ours == theirs

@@ -1,4 +1,5 @@
-"""The transformer encoder: ``nn.TransformerEncoderLayer`` and ``nn.TransformerEncoder``.
+"""Transformers: ``nn.TransformerEncoderLayer``/``TransformerEncoder``, the decoder
+counterparts ``TransformerDecoderLayer``/``TransformerDecoder``, and ``nn.Transformer``.
 
 A layer is self-attention and a two-layer feed-forward block, each wrapped in a residual
 connection with layer norm after it (``norm_first=False``, the original design) or before
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import functional as RF
+from ..dtypes import get_default_dtype
 from ..function import node_class
 from ..grad_mode import STATE
 from ..tensor import Tensor, plain
@@ -36,11 +38,13 @@ from ..tensor_ops import array_ops_for, record
 from . import functional as F
 from .attention import MultiheadAttention, _canonical_mask
 from .containers import ModuleList
+from .init import xavier_uniform_
 from .layers import Dropout, Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoder", "TransformerEncoderLayer"]
+__all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+           "TransformerEncoderLayer", "generate_square_subsequent_mask"]
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -218,3 +222,166 @@ class TransformerEncoder(Module):
         if self.mask_check and (np.diff(padded.astype(np.int8), axis=1) < 0).any():
             return None  # padding not only at the end of a row: PyTorch takes the dense route
         return padded
+
+
+# --- decoder and the whole model -------------------------------------------------------------
+
+def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+    """A ``(sz, sz)`` float mask with ``-inf`` above the diagonal (no peeking ahead)."""
+    dt = dtype if dtype is not None else get_default_dtype()
+    data = np.triu(np.full((sz, sz), -np.inf), 1).astype(dt.np)
+    return plain(data).to(device) if device is not None else plain(data)
+
+
+def _is_causal_mask(mask: Tensor | None, is_causal: bool | None, size: int) -> bool:
+    """The causal hint: as given, or (when ``None``) whether ``mask`` is the causal mask."""
+    if is_causal is not None or mask is None:
+        return bool(is_causal)
+    if tuple(mask.shape) != (size, size):
+        return False
+    causal = np.triu(np.full((size, size), -np.inf), 1)
+    values = mask._host()
+    if values.dtype == np.bool_:
+        values = np.where(values, -np.inf, 0.0)
+    return bool((values == causal).all())
+
+
+class TransformerDecoderLayer(Module):
+    """Masked self-attention, attention to the encoder's output (``memory``) and a
+    feed-forward block, each with a residual and a layer norm."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: Any = F.relu, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        for k in (1, 2, 3):
+            setattr(self, f"norm{k}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for k in (1, 2, 3):
+            setattr(self, f"dropout{k}", Dropout(dropout))
+        self.activation = _activation(activation) if isinstance(activation, str) else activation
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        sa = (tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+        ca = (memory_mask, memory_key_padding_mask, memory_is_causal)
+        if self.norm_first:
+            x = RF.add(x, self._attend(self.self_attn, self.norm1(x), None, *sa, self.dropout1))
+            x = RF.add(x, self._attend(self.multihead_attn, self.norm2(x), memory, *ca,
+                                       self.dropout2))
+            x = RF.add(x, self._ff_block(self.norm3(x)))
+        else:
+            x = self.norm1(RF.add(x, self._attend(self.self_attn, x, None, *sa, self.dropout1)))
+            x = self.norm2(RF.add(x, self._attend(self.multihead_attn, x, memory, *ca,
+                                                  self.dropout2)))
+            x = self.norm3(RF.add(x, self._ff_block(x)))
+        return x
+
+    @staticmethod
+    def _attend(attn: Module, x: Tensor, memory: Tensor | None, mask: Tensor | None,
+                key_padding_mask: Tensor | None, is_causal: bool, dropout: Module) -> Tensor:
+        kv = x if memory is None else memory
+        out = attn(x, kv, kv, attn_mask=mask, key_padding_mask=key_padding_mask,
+                   is_causal=is_causal, need_weights=False)[0]
+        return dropout(out)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then ``norm``."""
+
+    def __init__(self, decoder_layer: Module, num_layers: int,
+                 norm: Module | None = None) -> None:
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        first = self.layers[0] if len(self.layers) else None
+        batch_first = first is not None and first.self_attn.batch_first
+        seq_len = tgt.shape[1 if batch_first and tgt.dim() == 3 else 0]
+        causal = _is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        output = tgt
+        for layer in self.layers:
+            output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                           tgt_key_padding_mask=tgt_key_padding_mask,
+                           memory_key_padding_mask=memory_key_padding_mask,
+                           tgt_is_causal=causal, memory_is_causal=memory_is_causal)
+        return self.norm(output) if self.norm is not None else output
+
+
+class Transformer(Module):
+    """An encoder-decoder transformer: ``TransformerEncoder`` over ``src`` and
+    ``TransformerDecoder`` over ``tgt`` attending to the encoder's output.
+
+    Every parameter with more than one dimension is re-drawn Xavier-uniform after
+    construction, in parameter order, as PyTorch does.
+    """
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: Any = F.relu, custom_encoder: Any = None, custom_decoder: Any = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        shared = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                  batch_first, norm_first, bias)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(*shared, **kw)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(*shared, **kw)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+        for p in self.parameters():
+            if p.dim() > 1:
+                xavier_uniform_(p)
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batch_dim = 0 if self.batch_first else 1
+        if src.dim() == 3 and src.shape[batch_dim] != tgt.shape[batch_dim]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
