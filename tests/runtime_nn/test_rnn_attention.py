@@ -165,6 +165,18 @@ def test_multihead_attention_gradients(need_weights: bool, batch_first: bool) ->
     check_module(make, normal(2, 3, 4) if batch_first else normal(3, 2, 4), call)
 
 
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_extra_key_attention_gradients(need_weights: bool) -> None:
+    """``add_bias_kv`` (learned extra key and value) and ``add_zero_attn`` (a zero one)."""
+    kpm = torch.tensor([[False, False, True], [False, False, False]])
+
+    def call(m: Any, x: Any) -> Any:
+        return m(x, x, x, key_padding_mask=kpm, need_weights=need_weights)
+
+    check_module(lambda: nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True),
+                 normal(3, 2, 4), call)
+
+
 def test_separate_projection_attention_gradients() -> None:
     k = torch.tensor(normal(4, 2, 3))
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import functional as RF
 from .. import shape_ops as S
-from ..factory import empty
+from ..factory import empty, zeros
 from ..function import node_class
 from ..grad_mode import STATE
 from ..tensor import Tensor, plain
@@ -257,6 +257,14 @@ def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mas
                          f"{query.dim()}-D query tensor")
 
 
+def _pad_last(mask: Tensor | None) -> Tensor | None:
+    """``mask`` with one more key column that takes part (a zero in an additive mask)."""
+    if mask is None:
+        return None
+    extra = zeros(tuple(mask.shape[:-1]) + (1,), dtype=mask.dtype, device=mask.device)
+    return S.cat([mask, extra], -1)
+
+
 def multi_head_attention_forward(
         query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
         in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
@@ -270,10 +278,9 @@ def multi_head_attention_forward(
         is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
     """Multi-head attention over sequence-first ``(L, N, E)`` (or unbatched ``(L, E)``)
     inputs; returns the output and the attention weights (or ``None``)."""
-    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None \
-            or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: add_bias_kv, add_zero_attn "
-                                  "and static keys/values are not supported by st_autodiff")
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static keys/values are not "
+                                  "supported by st_autodiff")
     batched = _check_mha_shapes(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = (S.unsqueeze(t, 1) for t in (query, key, value))
@@ -320,10 +327,21 @@ def multi_head_attention_forward(
         elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
             raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
                                f"be {(bsz * num_heads, tgt_len, src_len)}.")
+    if bias_k is not None and bias_v is not None:  # one learned key and value more
+        k = S.cat([k, S.repeat(bias_k, 1, bsz, 1)])
+        v = S.cat([v, S.repeat(bias_v, 1, bsz, 1)])
+        attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k and bias_v must both be given or both be None")
     heads = bsz * num_heads
     q = S.transpose(S.view(q, tgt_len, heads, head_dim), 0, 1)
     k = S.transpose(S.view(k, k.shape[0], heads, head_dim), 0, 1)
     v = S.transpose(S.view(v, v.shape[0], heads, head_dim), 0, 1)
+    if add_zero_attn:  # and an all-zero key and value
+        zero = zeros((heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        k, v = S.cat([k, zero], 1), S.cat([v, zero], 1)
+        attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
+    src_len = k.shape[1]
     if key_padding_mask is not None:
         for d, want in enumerate((bsz, src_len)):
             if key_padding_mask.shape[d] != want:
@@ -386,9 +404,6 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim="
                              f"{embed_dim} and num_heads={num_heads} instead")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
-                                      "supported by st_autodiff")
         super().__init__()
         kw = {"device": device, "dtype": dtype}
         self.embed_dim = embed_dim
@@ -415,7 +430,11 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        self.bias_k = self.bias_v = None
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
@@ -429,6 +448,10 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor,
                 key_padding_mask: Tensor | None = None, need_weights: bool = True,
