@@ -17,9 +17,8 @@ recomputes the attention weights ``p`` from ``q`` and ``k`` and is written with 
 projections, heads folded into the batch, boolean masks turned into ``-inf`` additive
 masks (``True`` means *masked* here, the opposite of ``scaled_dot_product_attention``),
 and, when weights are wanted, explicit batched products so the weights can be returned
-(averaged over heads unless ``average_attn_weights=False``).  One internal node differs:
-the masked score is an ``AddBackward0`` of the mask and a ``BmmBackward0`` where PyTorch
-records one ``BaddbmmBackward0``.
+(averaged over heads unless ``average_attn_weights=False``); a masked score is one
+``BaddbmmBackward0`` node, as in PyTorch.
 
 >>> import st_autodiff as torch
 >>> mha = torch.nn.MultiheadAttention(4, 2)
@@ -98,7 +97,8 @@ def _flash(q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, dead: Tensor | 
     p = _softmax_rows(s)
     if dead is not None:
         p = np.where(dead._data, 0, p)
-    data = (p @ v._data).astype(qd.dtype, copy=False)
+    data = np.empty_like(qd)  # laid out like the query, as PyTorch's kernel lays it out
+    data[...] = p @ v._data
     args = (q, k, v, bias, dead)
     if STATE.enabled and (q._requires_grad or k._requires_grad or v._requires_grad):
         return record(_FLASH, data, args, {"scale": scale, "causal": causal})
@@ -257,6 +257,24 @@ def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mas
                          f"{query.dim()}-D query tensor")
 
 
+def _rule_baddbmm(ops: Any, g: Any, out: Any, base: Any, b1: Any, b2: Any) -> tuple:
+    """``d(base + b1 @ b2)``: ``g`` (the engine sums it to ``base``), ``g b2^T``, ``b1^T g``."""
+    return (g, g @ ops.swapaxes(b2, axis1=-1, axis2=-2), ops.swapaxes(b1, axis1=-1, axis2=-2) @ g)
+
+
+_BADDBMM = node_class("BaddbmmBackward0", _rule_baddbmm, (0, 1, 2),
+                      (("alpha", lambda a, p: 1, None), ("batch1", 1, (2,)),
+                       ("batch2", 2, (1,)), ("beta", lambda a, p: 1, None)), False)
+
+
+def _baddbmm(base: Tensor, b1: Tensor, b2: Tensor) -> Tensor:
+    """``base + b1 @ b2`` for batches of matrices, as one ``BaddbmmBackward0`` node."""
+    data = base._data + b1._data @ b2._data
+    if STATE.enabled and (base._requires_grad or b1._requires_grad or b2._requires_grad):
+        return record(_BADDBMM, data, (base, b1, b2), {})
+    return plain(data)
+
+
 def _pad_last(mask: Tensor | None) -> Tensor | None:
     """``mask`` with one more key column that takes part (a zero in an additive mask)."""
     if mask is None:
@@ -354,9 +372,10 @@ def multi_head_attention_forward(
         dropout_p = 0.0
     if need_weights:
         q_scaled = RF.mul(q, math.sqrt(1.0 / float(head_dim)))
-        scores = RF.bmm(q_scaled, S.transpose(k, -2, -1))
-        if attn_mask is not None:
-            scores = RF.add(attn_mask, scores)
+        if attn_mask is None:
+            scores = RF.bmm(q_scaled, S.transpose(k, -2, -1))
+        else:
+            scores = _baddbmm(attn_mask, q_scaled, S.transpose(k, -2, -1))
         weights = RF.softmax(scores, -1)
         if dropout_p > 0.0:
             weights = F.dropout(weights, dropout_p)
