@@ -104,8 +104,10 @@ def test_recurrent_layers_match(kind, kw, dtype, with_state):
         if with_state:
             leaves += list(args[1]) if kind == "LSTM" else [args[1]]
         init = [p.detach().clone() for p in m.parameters()]
+        fused = kind == "LSTM" and dtype == "float32" and not kw.get("proj_size")
         return (init, [out, *states], [t.grad for t in leaves], name(out), _state_names(h),
-                [n for n, _ in m.named_parameters()], repr(m))
+                [n for n, _ in m.named_parameters()], repr(m),
+                None if fused else graph_names(out))  # torch's oneDNN LSTM is one node
 
     ours, theirs = both(run)
     for a, b in zip(arrays(ours[0]), arrays(theirs[0])):
@@ -155,7 +157,7 @@ def test_cells_match(kind, batched):
         h = out[0] if isinstance(out, tuple) else out
         (h.sum() * 2 + (out[1].sum() if isinstance(out, tuple) else 0)).backward()
         return ([p.detach().clone() for p in cell.parameters()], h, x.grad,
-                [p.grad for p in cell.parameters()], name(h), repr(cell))
+                [p.grad for p in cell.parameters()], name(h), repr(cell), graph_names(h))
 
     ours, theirs = both(run)
     for a, b in zip(arrays(ours[0]), arrays(theirs[0])):

@@ -13,9 +13,10 @@ Parameters are created in PyTorch's order (per layer, per direction: ``weight_ih
 all drawn from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))`` in that order, so a
 seeded model starts from PyTorch's numbers.
 
-One naming difference is papered over: for float32 input PyTorch runs an LSTM layer as a
-single oneDNN kernel whose node is ``MkldnnRnnLayerBackward0``.  Here the layer is still
-unrolled, and the stacking node of the layer's output takes that name, so
+The recorded graph is PyTorch's node for node (``UnbindBackward0`` of the initial states,
+``UnsafeSplitBackward0`` of the gates ...), with one exception: for float32 input PyTorch
+runs an LSTM layer as a single oneDNN kernel whose node is ``MkldnnRnnLayerBackward0``.
+Here the layer is still unrolled and the stacking node of its output takes that name, so
 ``type(output.grad_fn).__name__`` reads as in PyTorch; the nodes behind it differ.
 
 >>> import st_autodiff as torch
@@ -57,6 +58,13 @@ def _renamed(t: Tensor, name: str) -> Tensor:
     return t
 
 
+def _unsafe_chunk(t: Tensor, chunks: int) -> tuple:
+    """``t`` in ``chunks`` along dim 1, as PyTorch's cells split it (``UnsafeSplitBackward0``)."""
+    pieces = S.chunk(t, chunks, 1)
+    _renamed(pieces[0], "UnsafeSplitBackward0")  # the pieces share one node
+    return pieces
+
+
 # --- one time step ---------------------------------------------------------------------------
 
 def _tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -71,7 +79,7 @@ def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | No
                w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
     """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
     ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting)."""
-    i, f, g, o = S.chunk(RF.add(F.linear(h, w_hh, b_hh), gi), 4, 1)
+    i, f, g, o = _unsafe_chunk(RF.add(F.linear(h, w_hh, b_hh), gi), 4)
     c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
     h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
     if w_hr is not None:
@@ -82,8 +90,8 @@ def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | No
 def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     """Reset ``r`` and update ``z`` gates; ``n = tanh(i_n + r (W_hn h + b_hn))``;
     ``h' = (h - n) z + n`` (that is ``(1 - z) n + z h``)."""
-    ir, iz, i_n = S.chunk(gi, 3, 1)
-    hr, hz, h_n = S.chunk(F.linear(h, w_hh, b_hh), 3, 1)
+    ir, iz, i_n = _unsafe_chunk(gi, 3)
+    hr, hz, h_n = _unsafe_chunk(F.linear(h, w_hh, b_hh), 3)
     r = RF.sigmoid(RF.add(hr, ir))
     z = RF.sigmoid(RF.add(hz, iz))
     n = RF.tanh(RF.add(i_n, RF.mul(h_n, r)))
@@ -187,13 +195,15 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         h_last: list[Tensor] = []
         c_last: list[Tensor] = []
+        h_first = S.unbind(h0, 0)
+        c_first = S.unbind(c0, 0) if c0 is not None else None
         for layer in range(self.num_layers):
             outs = []
             for d in range(directions):
                 k = layer * directions + d
                 params = [getattr(self, name) for name in self._all_weights[k]]
-                out, h, c = self._direction(x, params, h0[k], None if c0 is None else c0[k],
-                                            reverse=d == 1)
+                out, h, c = self._direction(x, params, h_first[k],
+                                            None if c_first is None else c_first[k], d == 1)
                 outs.append(out)
                 h_last.append(h)
                 if c is not None:
@@ -211,8 +221,6 @@ class RNNBase(Module):
         w_ih, w_hh = params[0], params[1]
         b_ih, b_hh = (params[2], params[3]) if self.bias else (None, None)
         w_hr = params[-1] if self.proj_size > 0 else None
-        if not x.is_contiguous():  # nn.functional.linear views its input as a matrix
-            x = S.contiguous(x)
         steps = S.unbind(F.linear(x, w_ih, b_ih), 0)
         order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
         outs: list[Any] = [None] * len(steps)
@@ -453,8 +461,8 @@ class RNNCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, (h,), batched = self._prepare(input, (hx,))
-        pre = RF.add(F.linear(x, self.weight_ih, self.bias_ih),
-                     F.linear(h, self.weight_hh, self.bias_hh))
+        pre = RF.add(F.linear(h, self.weight_hh, self.bias_hh),
+                     F.linear(x, self.weight_ih, self.bias_ih))
         if self.nonlinearity == "tanh":
             out = RF.tanh(pre)
         elif self.nonlinearity == "relu":
