@@ -6,12 +6,8 @@ PyTorch on the CPU it takes one of two routes: four-dimensional inputs with one 
 and no dropout run as one fused node, ``ScaledDotProductFlashAttentionForCpuBackward0``
 (edges to ``q``, ``k``, ``v``); everything else is composed from recorded ops (the "math"
 route, whose last node is the matrix product's).  Both give a row whose every key is
-masked out zeros instead of NaN, as PyTorch's safe softmax does.  The fused node's rule
-recomputes the attention weights ``p`` from ``q`` and ``k`` and is written with the rules'
-``ops`` protocol, so it is twice differentiable::
-
-    dv = p^T g,   ds = p * (g v^T - rowsum(g v^T * p)),   dq = ds k * scale,
-    dk = ds^T q * scale
+masked out zeros instead of NaN, as PyTorch's safe softmax does.  The fused nodes, twice
+differentiable, live in ``attention_nodes.py``.
 
 ``multi_head_attention_forward`` follows PyTorch's algorithm: packed or separate input
 projections, heads folded into the batch, boolean masks turned into ``-inf`` additive
@@ -38,12 +34,9 @@ import numpy as np
 from .. import functional as RF
 from .. import shape_ops as S
 from ..factory import empty, zeros
-from ..function import node_class
-from ..grad_mode import STATE
 from ..tensor import Tensor, plain
-from ..tensor_ops import record
+from . import attention_nodes, init, nodes
 from . import functional as F
-from . import init, nodes
 from .layers import Linear
 from .module import Module
 from .parameter import Parameter
@@ -53,57 +46,6 @@ __all__ = ["MultiheadAttention", "NonDynamicallyQuantizableLinear",
 
 
 # --- scaled dot-product attention -------------------------------------------------------------
-
-def _rule_flash(ops: Any, g: Any, out: Any, q: Any, k: Any, v: Any, bias: Any, dead: Any,
-                scale: float = 1.0, **_: Any) -> tuple:
-    """The gradients of ``softmax(q k^T scale + bias) v`` (see the module docstring)."""
-    s = (q @ ops.swapaxes(k, axis1=-1, axis2=-2)) * scale
-    if bias is not None:
-        s = s + bias
-    if dead is not None:
-        s = ops.where(dead, 0.0, s)
-    p = ops.softmax(s, axis=-1)
-    if dead is not None:
-        p = ops.where(dead, 0.0, p)
-    dv = ops.swapaxes(p, axis1=-1, axis2=-2) @ g
-    dp = g @ ops.swapaxes(v, axis1=-1, axis2=-2)
-    ds = p * (dp - ops.sum(dp * p, axis=-1, keepdims=True))
-    dq = (ds @ k) * scale
-    dk = (ops.swapaxes(ds, axis1=-1, axis2=-2) @ q) * scale
-    return (dq, dk, dv, None, None)
-
-
-_FLASH_PLAN = (("dropout_p", lambda a, p: 0.0, None), ("is_causal", lambda a, p: p["causal"], None),
-               ("key", 1, None), ("query", 0, None), ("scale", lambda a, p: p["scale"], None),
-               ("value", 2, None))
-_FLASH = node_class("ScaledDotProductFlashAttentionForCpuBackward0", _rule_flash, (0, 1, 2),
-                    _FLASH_PLAN, False)
-
-
-def _softmax_rows(s: Any) -> Any:
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _flash(q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, dead: Tensor | None,
-           scale: float, causal: bool) -> Tensor:
-    """The fused route: one node over ``q``, ``k`` and ``v``."""
-    qd: Any = q._data
-    s = (qd @ np.swapaxes(k._data, -1, -2)) * qd.dtype.type(scale)
-    if bias is not None:
-        s = s + bias._data
-    if dead is not None:
-        s = np.where(dead._data, 0, s)
-    p = _softmax_rows(s)
-    if dead is not None:
-        p = np.where(dead._data, 0, p)
-    data = np.empty_like(qd)  # laid out like the query, as PyTorch's kernel lays it out
-    data[...] = p @ v._data
-    args = (q, k, v, bias, dead)
-    if STATE.enabled and (q._requires_grad or k._requires_grad or v._requires_grad):
-        return record(_FLASH, data, args, {"scale": scale, "causal": causal})
-    return plain(data)
-
 
 def _additive_mask(attn_mask: Tensor | None, is_causal: bool, q: Tensor, k: Tensor
                    ) -> Tensor | None:
@@ -162,16 +104,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
              and (mask is None or not mask.requires_grad)
              and query.dtype.name in ("float32", "float64"))
     if fused:
-        return _flash(query, key, value, mask, dead, scale, is_causal)
+        return attention_nodes.flash(query, key, value, mask, dead, scale, is_causal)
     root = math.sqrt(scale)
-    scores = RF.matmul(RF.mul(query, root), RF.mul(S.transpose(key, -2, -1), root))
+    scores = RF.matmul(nodes.mul_scalar(query, root),
+                       nodes.mul_scalar(S.transpose(key, -2, -1), root))
     if mask is not None:
         scores = RF.add(scores, mask)
-    if dead is not None:
-        scores = nodes.masked_fill(scores, dead, 0.0)
-    weights = RF.softmax(scores, -1)
-    if dead is not None:
-        weights = nodes.masked_fill(weights, dead, 0.0)
+    weights = attention_nodes.safe_softmax(scores)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p, True)
     return RF.matmul(weights, value)
@@ -255,24 +194,6 @@ def _check_mha_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mas
         return False
     raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received "
                          f"{query.dim()}-D query tensor")
-
-
-def _rule_baddbmm(ops: Any, g: Any, out: Any, base: Any, b1: Any, b2: Any) -> tuple:
-    """``d(base + b1 @ b2)``: ``g`` (the engine sums it to ``base``), ``g b2^T``, ``b1^T g``."""
-    return (g, g @ ops.swapaxes(b2, axis1=-1, axis2=-2), ops.swapaxes(b1, axis1=-1, axis2=-2) @ g)
-
-
-_BADDBMM = node_class("BaddbmmBackward0", _rule_baddbmm, (0, 1, 2),
-                      (("alpha", lambda a, p: 1, None), ("batch1", 1, (2,)),
-                       ("batch2", 2, (1,)), ("beta", lambda a, p: 1, None)), False)
-
-
-def _baddbmm(base: Tensor, b1: Tensor, b2: Tensor) -> Tensor:
-    """``base + b1 @ b2`` for batches of matrices, as one ``BaddbmmBackward0`` node."""
-    data = base._data + b1._data @ b2._data
-    if STATE.enabled and (base._requires_grad or b1._requires_grad or b2._requires_grad):
-        return record(_BADDBMM, data, (base, b1, b2), {})
-    return plain(data)
 
 
 def _pad_last(mask: Tensor | None) -> Tensor | None:
@@ -375,7 +296,7 @@ def multi_head_attention_forward(
         if attn_mask is None:
             scores = RF.bmm(q_scaled, S.transpose(k, -2, -1))
         else:
-            scores = _baddbmm(attn_mask, q_scaled, S.transpose(k, -2, -1))
+            scores = attention_nodes.baddbmm(attn_mask, q_scaled, S.transpose(k, -2, -1))
         weights = RF.softmax(scores, -1)
         if dropout_p > 0.0:
             weights = F.dropout(weights, dropout_p)
