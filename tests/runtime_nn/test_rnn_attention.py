@@ -327,3 +327,21 @@ def test_lstm_parameters_in_torch_order() -> None:
     assert m.weight_ih_l1.shape == (16, 4) and m.weight_hh_l0.shape == (16, 2)
     out, (h, c) = m(torch.zeros(5, 2, 3))
     assert (out.shape, h.shape, c.shape) == ((5, 2, 4), (4, 2, 2), (4, 2, 4))
+
+
+def test_projecting_float32_lstm_warns_once_like_torch() -> None:
+    """torch 2.13 says once per process that oneDNN cannot run a projecting LSTM."""
+    import warnings
+
+    from st_autodiff.runtime.nn import rnn
+
+    rnn._WARNED.discard("projection")
+    m = nn.LSTM(3, 4, proj_size=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            m(torch.zeros(2, 1, 3))
+        m.double()(torch.zeros(2, 1, 3, dtype=torch.float64))
+    assert [str(w.message) for w in caught] == [
+        "LSTM with projections is not supported with oneDNN. Using default implementation. "
+        "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)"]

@@ -285,6 +285,8 @@ class RNNBase(Module):
                                    "hidden[1]")
             else:
                 self._check_hidden(parts[0], self._hidden_shape(batch, real_hidden))
+        if lstm and self.proj_size and input.dtype.name == "float32":
+            _warn_projection_once()
         x = S.transpose(input, 0, 1) if self.batch_first else input
         if x.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
@@ -298,6 +300,18 @@ class RNNBase(Module):
             h_n = S.squeeze(h_n, 1)
             c_n = S.squeeze(c_n, 1) if c_n is not None else None
         return out, h_n, c_n
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_projection_once() -> None:
+    """PyTorch's once-per-process notice that a projecting float32 LSTM is not fused."""
+    if "projection" not in _WARNED:
+        _WARNED.add("projection")
+        warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
+                      "implementation. (Triggered internally at /__w/pytorch/pytorch/aten/src/"
+                      "ATen/native/RNN.cpp:1512.)", UserWarning, stacklevel=3)
 
 
 def _check_settings(mode: str, hidden_size: int, num_layers: int, dropout: Any,
