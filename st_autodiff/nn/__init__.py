@@ -36,16 +36,8 @@ __all__ = [
 # --- rnn part (issue 12): recurrent layers, layer norm, attention, transformer encoder ---
 from ..runtime.nn.attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: E402
 from ..runtime.nn.normalization import LayerNorm  # noqa: E402
-from ..runtime.nn.rnn import (  # noqa: E402
-    GRU,
-    LSTM,
-    RNN,
-    GRUCell,
-    LSTMCell,
-    RNNBase,
-    RNNCell,
-    RNNCellBase,
-)
+from ..runtime.nn.rnn import GRU, LSTM, RNN, RNNBase  # noqa: E402
+from ..runtime.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: E402
 from ..runtime.nn.transformer import (  # noqa: E402
     Transformer,
     TransformerDecoder,
