@@ -60,3 +60,21 @@ __all__ += [
     "AvgPool1d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d",
     "MaxPool2d",
 ]
+# --- rnn part (issue 12): recurrent layers, layer norm, attention, transformer encoder ---
+from ..runtime.nn.attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: E402
+from ..runtime.nn.normalization import LayerNorm  # noqa: E402
+from ..runtime.nn.rnn import GRU, LSTM, RNN, RNNBase  # noqa: E402
+from ..runtime.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: E402
+from ..runtime.nn.transformer import (  # noqa: E402
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+
+__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "LayerNorm", "MultiheadAttention",
+            "NonDynamicallyQuantizableLinear", "RNN", "RNNBase", "RNNCell", "RNNCellBase",
+            "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer"]
+# --- end rnn part ---

@@ -53,3 +53,12 @@ __all__ += [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "avg_pool1d", "avg_pool2d", "batch_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
 ]
+# --- rnn part (issue 12): layer norm and attention ---
+from ..runtime.nn.attention import (  # noqa: E402
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
+from ..runtime.nn.normalization import layer_norm  # noqa: E402
+
+__all__ += ["layer_norm", "multi_head_attention_forward", "scaled_dot_product_attention"]
+# --- end rnn part ---

@@ -146,6 +146,17 @@ case("L1Loss sum", lambda x, t: nn.L1Loss(reduction="sum")(x, t), away(2, 3), np
 case("CrossEntropyLoss", lambda x: nn.CrossEntropyLoss()(x, long(1, 0)), normal(2, 3))
 case("BCEWithLogitsLoss", lambda x, t: nn.BCEWithLogitsLoss()(x, t), normal(2, 3), unit(2, 3))
 
+# --- rnn part (issue 12): layer norm and attention (more in test_rnn_attention.py) ---
+case("layer_norm", lambda x, w, b: F.layer_norm(x, (3,), w, b), normal(2, 4, 3), normal(3),
+     normal(3))
+case("scaled_dot_product_attention", F.scaled_dot_product_attention, normal(1, 2, 3, 4),
+     normal(1, 2, 5, 4), normal(1, 2, 5, 4))
+case("multi_head_attention_forward",
+     lambda q, w, ow: F.multi_head_attention_forward(q, q, q, 4, 2, w, None, None, None, False,
+                                                     0.0, ow, None)[0],
+     normal(3, 2, 4), normal(12, 4), normal(4, 4))
+# --- end rnn part ---
+
 
 def _tensors(arrays: tuple, requires_grad: bool) -> list:
     return [torch.tensor(a, dtype=torch.float64, requires_grad=requires_grad) for a in arrays]

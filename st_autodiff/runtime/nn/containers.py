@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .module import Module
+from .module import Module, _indent
 
 __all__ = ["ModuleList", "Sequential"]
 
@@ -104,6 +104,21 @@ class ModuleList(_Indexed):
         self._modules.clear()
         for i, module in enumerate(kept):
             self._modules[str(i)] = module
+
+    # rnn part (issue 12): PyTorch prints runs of equal children once, as ``(0-1): 2 x ...``
+    def __repr__(self) -> str:
+        reprs = [repr(m) for m in self._modules.values()]
+        if not reprs:
+            return "ModuleList()"
+        lines, start = [], 0
+        for end in range(1, len(reprs) + 1):
+            if end == len(reprs) or reprs[end] != reprs[start]:
+                body = _indent(reprs[start], 2)
+                count = end - start
+                lines.append(f"({start}): {body}" if count == 1
+                             else f"({start}-{end - 1}): {count} x {body}")
+                start = end
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
     def insert(self, index: int, module: Module) -> None:
         """Put ``module`` before position ``index``."""

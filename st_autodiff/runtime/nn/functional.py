@@ -71,6 +71,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if nd == 1 and bias is None:
         return RF.matmul(input, wt)
     lead = tuple(input.shape[:-1])
+    # rnn part (issue 12): an input that cannot be viewed as a matrix (a transposed batch)
+    # goes PyTorch's matmul route: a copied matrix, ``MmBackward0``, then ``AddBackward0``.
+    if not input.is_contiguous():
+        out = nodes.unsafe_view(RF.mm(S.reshape(input, -1, input.shape[-1]), wt),
+                                lead + (weight.shape[0],))
+        return out if bias is None else RF.add(out, bias)
     flat = S.view(input, -1, input.shape[-1])
     if bias is None:
         return nodes.unsafe_view(RF.mm(flat, wt), lead + (weight.shape[0],))
@@ -120,9 +126,33 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     else:
         # PyTorch's CPU Bernoulli draw: one double-precision uniform per element, kept when
         # below 1 - p; the kept ones are scaled in the input's dtype.
-        keep = RF.lt(rand(tuple(input.shape), dtype=float64, device=input.device), 1.0 - p)
+        # rnn part (issue 12): the mask is laid out like the input, so the draws fill a
+        # permuted view (a transposed batch) in its memory order, as PyTorch's do.
+        order = _memory_order(input)
+        if order is None:
+            draws = rand(tuple(input.shape), dtype=float64, device=input.device)
+        else:
+            inverse = tuple(int(i) for i in np.argsort(order))
+            draws = S.permute(rand(tuple(input.shape[i] for i in order), dtype=float64,
+                                   device=input.device), *inverse)
+        keep = RF.lt(draws, 1.0 - p)
         noise = RF.div(keep.to(input.dtype), 1.0 - p)
     return input.mul_(noise) if inplace else RF.mul(input, noise)
+
+
+def _memory_order(t: Tensor) -> tuple[int, ...] | None:
+    """The dims from outermost to innermost in memory, for a dense permuted view (else
+    ``None``: contiguous, or not a permutation of a dense layout)."""
+    a: Any = t._data
+    if a.ndim < 2 or a.flags.c_contiguous or not a.size:
+        return None
+    order = tuple(sorted(range(a.ndim), key=lambda i: -a.strides[i]))
+    step = a.itemsize
+    for i in reversed(order):
+        if a.shape[i] != 1 and a.strides[i] != step:
+            return None
+        step *= a.shape[i]
+    return order
 
 
 # --- losses ----------------------------------------------------------------------------------
