@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..runtime.optim import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
-
+from ..runtime.optim import LBFGS, SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
+from . import lr_scheduler
 
 __all__ = ["LBFGS", "SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

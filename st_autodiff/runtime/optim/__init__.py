@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
