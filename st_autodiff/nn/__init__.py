@@ -32,3 +32,8 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU", "Sequential",
     "Sigmoid", "Softmax", "Tanh", "functional", "init",
 ]
+
+# --- optim part (issue 12): torch.nn.utils ---
+from . import utils  # noqa: E402
+
+__all__ += ["utils"]

@@ -20,3 +20,8 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU", "Sequential",
     "Sigmoid", "Softmax", "Tanh", "functional", "init",
 ]
+
+# --- optim part (issue 12): torch.nn.utils (gradient clipping, parameter vectors) ---
+from . import utils  # noqa: E402
+
+__all__ += ["utils"]

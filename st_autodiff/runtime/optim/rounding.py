@@ -92,7 +92,7 @@ def sqrt(x: Any) -> Any:
         return np.sqrt(x)
     regular = np.isfinite(x) & (x > 0)
     with np.errstate(invalid="ignore"):
-        out = np.sqrt(x)
+        out = np.sqrt(x, out=np.empty_like(x))
     if not np.any(regular):
         return out
     v = x[regular]
