@@ -98,7 +98,7 @@ def sqrt(x: Any) -> Any:
     v = x[regular]
     # tiny inputs are scaled by 2**64 first (their residual would otherwise underflow)
     tiny = v < np.float32(2.0**-64)
-    v = np.where(tiny, v * np.float32(2.0**64), v)
+    v = np.where(tiny, np.where(tiny, v, 0) * np.float32(2.0**64), v)
     y = rsqrt14(v)
     s = v * y
     r = fma(-s, s, v)
