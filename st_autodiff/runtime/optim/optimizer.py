@@ -177,11 +177,12 @@ class Optimizer:
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__} ("]
+        text = f"{type(self).__name__} ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
-        return "\n".join(lines) + "\n)"
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                            if key != "params")
+        return text + ")"
 
 
 def check_non_negative(value: float, what: str) -> None:

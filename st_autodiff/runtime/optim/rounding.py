@@ -46,9 +46,29 @@ def _round_to_float32(s: Any, err: Any) -> Any:
     other = np.nextafter(r, np.where(off > 0, np.float32(np.inf), np.float32(-np.inf)))
     half = (other.astype(np.float64) - back) * 0.5
     tie = (off != 0) & (off == half) & (err != 0)
-    if np.any(tie):
-        up = np.sign(err) == np.sign(off)
-        r = np.where(tie & up, other, r)
+    up = np.sign(err) == np.sign(off)
+    return np.where(tie & up, other, r)
+
+
+#: the low 29 bits of a float64 that lies halfway between two normal float32 numbers
+_LOW_BITS = np.uint64((1 << 29) - 1)
+_HALFWAY = np.uint64(1 << 28)
+
+
+def _fma32(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` for float32 operands, rounded once to float32."""
+    product = np.multiply(a, b, dtype=np.float64)  # exact: 24 + 24 bits
+    s = np.add(product, c, dtype=np.float64)
+    r = s.astype(np.float32)
+    # rounding s again can only go wrong where s sits exactly halfway between two float32
+    # numbers (or where the result is subnormal, whose halfway points lie elsewhere)
+    suspect = (s.view(np.uint64) & _LOW_BITS) == _HALFWAY
+    suspect |= np.abs(s) < 2.0**-125
+    if np.any(suspect):
+        p_s, c_s = np.broadcast_to(product, s.shape)[suspect], np.broadcast_to(
+            np.asarray(c, dtype=np.float64), s.shape)[suspect]
+        total, err = _two_sum(p_s, c_s)
+        r[suspect] = _round_to_float32(total, err)
     return r
 
 
@@ -70,9 +90,9 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     """``a * b + c`` with a single rounding, in the common dtype of the arrays."""
     dtype = np.result_type(a, b, c)
     if dtype == np.float32:
-        a64, b64, c64 = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
-        s, err = _two_sum(a64 * b64, c64)
-        return np.asarray(_round_to_float32(np.asarray(s), np.asarray(err)), dtype=np.float32)
+        shape = np.broadcast(a, b, c).shape
+        out = _fma32(*(np.atleast_1d(x) for x in (a, b, c)))
+        return out.reshape(shape) if shape else out[0]
     a, b, c = (np.asarray(x, dtype=dtype) for x in (a, b, c))
     p, perr = _two_prod(a, b)
     s, serr = _two_sum(p, c)
@@ -90,6 +110,8 @@ def sqrt(x: Any) -> Any:
     x = np.asarray(x)
     if x.dtype != np.float32:
         return np.sqrt(x)
+    if x.size and np.all(x >= np.float32(2.0**-64)) and np.all(x < np.float32(np.inf)):
+        return _newton_sqrt(x)  # the common case: nothing special, nothing tiny
     regular = np.isfinite(x) & (x > 0)
     with np.errstate(invalid="ignore"):
         out = np.sqrt(x, out=np.empty_like(x))
@@ -99,12 +121,17 @@ def sqrt(x: Any) -> Any:
     # tiny inputs are scaled by 2**64 first (their residual would otherwise underflow)
     tiny = v < np.float32(2.0**-64)
     v = np.where(tiny, np.where(tiny, v, 0) * np.float32(2.0**64), v)
+    root = _newton_sqrt(v)
+    out[regular] = np.where(tiny, root * np.float32(2.0**-32), root)
+    return out
+
+
+def _newton_sqrt(v: Any) -> Any:
+    """MKL's step for positive normal float32 ``v`` (at least 2**-64)."""
     y = rsqrt14(v)
     s = v * y
     r = fma(-s, s, v)
-    root = fma(r, y * np.float32(0.5), s)
-    out[regular] = np.where(tiny, root * np.float32(2.0**-32), root)
-    return out
+    return fma(r, y * np.float32(0.5), s)
 
 
 def add(a: Any, b: Any, alpha: float = 1) -> Any:

@@ -41,33 +41,47 @@ _PIECES = (
     "v/NS/oUHnn89xcxGr4PScw7u/2Bu1PEYnv+i4srd5oVSskHKVmpeC67Ed2+oL9GIJ2uBeeeq0F9kjo5O6aoZlg3eDBER"
     "EXlDJyIiIiIiIiIiIiKiBd1YQERERETUi/4HEtEBGA=="
 )
-_starts: Any = None
-_outputs: Any = None
+_blocks: Any = None
 
 
 def _table() -> tuple[Any, Any]:
     """Each piece's first input (as ``mantissa + (odd exponent) << 23``) and its output bits."""
-    global _starts, _outputs
-    if _starts is None:
-        raw = zlib.decompress(base64.b64decode("".join(_PIECES)))
-        lengths = np.frombuffer(raw[: 2 * (_COUNT - 1)], dtype=np.uint16).astype(np.int64)
-        drops = np.frombuffer(raw[2 * (_COUNT - 1):], dtype=np.uint8).astype(np.int64)
-        _starts = np.concatenate([[0], np.cumsum(lengths)])
-        _outputs = (_FIRST_OUTPUT - 128 * np.concatenate([[0], np.cumsum(drops)])).astype(
-            np.uint32)
-    return _starts, _outputs
+    raw = zlib.decompress(base64.b64decode("".join(_PIECES)))
+    lengths = np.frombuffer(raw[: 2 * (_COUNT - 1)], dtype=np.uint16).astype(np.int64)
+    drops = np.frombuffer(raw[2 * (_COUNT - 1):], dtype=np.uint8).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    outputs = (_FIRST_OUTPUT - 128 * np.concatenate([[0], np.cumsum(drops)])).astype(np.uint32)
+    return starts, outputs
+
+
+def _block_table() -> Any:
+    """The output for the first input of each block of 256 and for the rest of the block.
+
+    Every piece starts at a multiple of 256 or one past it, so within a block the output
+    can change only after its first input."""
+    global _blocks
+    if _blocks is None:
+        starts, outputs = _table()
+        first = np.arange(1 << 16, dtype=np.int64) << 8
+        at = np.searchsorted(starts, np.stack([first, first + 255]), side="right") - 1
+        _blocks = np.ascontiguousarray(outputs[at].T).reshape(-1)  # [2k]: first, [2k+1]: rest
+    return _blocks
 
 
 def rsqrt14(x: Any) -> Any:
     """``VRSQRT14PS`` of positive finite float32 values ``x`` (a float32 array)."""
     x = np.asarray(x, dtype=np.float32)
     tiny = x < np.float32(2.0**-126)  # subnormal: scale up by 2**64, scale the result by 2**32
-    scaled = np.where(tiny, np.where(tiny, x, 0) * np.float32(2.0**64), x)
-    bits = scaled.view(np.uint32).astype(np.int64)
-    exponent = (bits >> 23) - 126  # 0 for [0.5, 1)
+    any_tiny = bool(np.any(tiny))
+    scaled = np.where(tiny, np.where(tiny, x, 0) * np.float32(2.0**64), x) if any_tiny else x
+    bits = scaled.view(np.uint32)
+    exponent = (bits >> np.uint32(23)).astype(np.int32) - 126  # 0 for [0.5, 1)
     odd = exponent & 1
-    starts, outputs = _table()
-    piece = np.searchsorted(starts, (bits & 0x7FFFFF) + (odd << 23), side="right") - 1
-    base = outputs[piece].view(np.float32)
-    shift = -(exponent - odd) // 2 + np.where(tiny, 32, 0)
-    return np.ldexp(base, shift.astype(np.int32)).astype(np.float32)
+    index = (bits & np.uint32(0x7FFFFF)) + (odd.astype(np.uint32) << np.uint32(23))
+    rest = ((index & np.uint32(255)) != 0).astype(np.uint32)
+    base = _block_table()[((index >> np.uint32(8)) << np.uint32(1)) | rest]
+    shift = -((exponent - odd) >> 1)
+    if any_tiny:
+        shift = shift + np.where(tiny, 32, 0)
+    # scale by 2**shift by moving the exponent field (the results are normal numbers)
+    return (base.view(np.int32) + (shift.astype(np.int32) << 23)).view(np.float32)
