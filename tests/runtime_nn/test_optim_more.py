@@ -352,6 +352,23 @@ def test_lbfgs_solves_a_quadratic_exactly_enough(line_search):
     assert state["func_evals"] >= state["n_iter"]
 
 
+def test_load_state_dict_casts_buffers_keeps_step_and_replaces_settings():
+    p = nn.Parameter(torch.ones(2, dtype=torch.float64))
+    opt = torch.optim.Adam([p], lr=0.1)
+    opt.param_groups[0]["initial_lr"] = 0.1
+    p.grad = torch.ones(2, dtype=torch.float64)
+    opt.step()
+    q = nn.Parameter(torch.ones(2))
+    twin = torch.optim.AdamW([q], lr=0.5)
+    twin.load_state_dict(opt.state_dict())
+    state = twin.state[q]
+    assert state["exp_avg"].dtype is torch.float32 and state["step"].dtype is torch.float32
+    assert state["exp_avg"] is not opt.state[p]["exp_avg"]
+    group = twin.param_groups[0]
+    assert group["lr"] == 0.1 and group["initial_lr"] == 0.1 and group["params"] == [q]
+    assert group["decoupled_weight_decay"] is True  # AdamW insists, as in PyTorch
+
+
 def test_lbfgs_errors():
     a, b = nn.Parameter(torch.ones(1)), nn.Parameter(torch.ones(1))
     with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):

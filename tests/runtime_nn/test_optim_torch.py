@@ -103,6 +103,34 @@ def test_float32_trajectories_are_bit_identical(case):
     assert _bits_differ(ours, theirs) == 0
 
 
+@pytest.mark.parametrize("case", list(OPTIMIZER_RUNS))
+def test_pytorchs_foreach_implementation_gives_the_same_bits(case):
+    # PyTorch's multi-tensor (foreach=True) path rounds like its single-tensor default
+    name, settings, steps = OPTIMIZER_RUNS[case]
+    ours = run_optimizer(st_autodiff, name, settings, steps, 10_000)
+    theirs = run_optimizer(torch, name, dict(settings, foreach=True), steps, 10_000)
+    assert _bits_differ(ours, theirs) == 0
+
+
+def _loaded(lib: Any) -> str:
+    p = lib.nn.Parameter(lib.ones(2, dtype=lib.float64))
+    opt = lib.optim.AdamW([p], lr=0.1)
+    lib.optim.lr_scheduler.StepLR(opt, 2)  # adds initial_lr to the group
+    p.grad = lib.ones(2, dtype=lib.float64)
+    opt.step()
+    q = lib.nn.Parameter(lib.ones(2))
+    twin = lib.optim.AdamW([q], lr=0.5)
+    saved = opt.state_dict()
+    saved["param_groups"][0]["decoupled_weight_decay"] = False
+    twin.load_state_dict(saved)
+    state = {k: (str(v.dtype).split(".")[-1], v.tolist()) for k, v in twin.state[q].items()}
+    return repr((state, twin.param_groups[0]))
+
+
+def test_load_state_dict_casts_buffers_and_takes_saved_settings():
+    assert _loaded(st_autodiff) == _loaded(torch)
+
+
 @pytest.mark.parametrize("name,settings", [
     ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5, weight_decay=0.1)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
