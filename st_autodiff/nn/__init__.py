@@ -78,3 +78,7 @@ __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "LayerNorm", "MultiheadAttenti
             "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
             "TransformerEncoderLayer"]
 # --- end rnn part ---
+# --- optim part (issue 12): torch.nn.utils ---
+from . import utils  # noqa: E402
+
+__all__ += ["utils"]

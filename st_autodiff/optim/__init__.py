@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from ..runtime.optim import SGD, Adam, Optimizer
+from ..runtime.optim import LBFGS, SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
+from . import lr_scheduler
 
-__all__ = ["SGD", "Adam", "Optimizer"]
+__all__ = ["LBFGS", "SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

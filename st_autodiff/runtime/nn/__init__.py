@@ -59,3 +59,7 @@ __all__ += [  # conv (issue 12)
     "AvgPool1d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d",
     "MaxPool2d",
 ]
+# --- optim part (issue 12): torch.nn.utils (gradient clipping, parameter vectors) ---
+from . import utils  # noqa: E402
+
+__all__ += ["utils"]

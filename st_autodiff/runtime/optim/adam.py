@@ -1,4 +1,4 @@
-"""``Adam``: adaptive moment estimation, with PyTorch's update equations.
+"""``Adam`` and ``AdamW``: adaptive moment estimation, with PyTorch's update equations.
 
 For a parameter ``p`` with gradient ``g`` (negated first when ``maximize``) at step
 ``t = 1, 2, ...``::
@@ -11,20 +11,22 @@ For a parameter ``p`` with gradient ``g`` (negated first when ``maximize``) at s
     p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
 
 ``state[p]`` holds ``step`` (a float32 0-d tensor), ``exp_avg`` (m), ``exp_avg_sq`` (v)
-and, with amsgrad, ``max_exp_avg_sq``.
+and, with amsgrad, ``max_exp_avg_sq``.  The scalar factors are Python floats, the array
+arithmetic rounds like PyTorch's CPU kernels (``rounding``), so float32 runs are
+bit-identical to PyTorch's default single-tensor implementation.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from ..tensor import Tensor, plain
+from . import rounding as r
 from .optimizer import Optimizer, array_of, new_buffer
 
-__all__ = ["Adam"]
+__all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
@@ -63,31 +65,42 @@ class Adam(Optimizer):
         lr, wd = group["lr"], group["weight_decay"]
         if group["maximize"]:
             grad = -grad
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                data *= 1 - lr * wd
-            else:
-                grad = grad + wd * data
         counter = array_of(state["step"])
         counter += 1
-        step = float(counter)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                data[...] = r.mul(data, 1 - lr * wd)
+            else:
+                grad = r.add(grad, data, wd)
         m = array_of(state["exp_avg"])
-        _lerp_into(m, grad, 1 - beta1)
+        m[...] = r.lerp(m, grad, 1 - beta1)
         v = array_of(state["exp_avg_sq"])
-        v *= beta2
-        v += (1 - beta2) * grad * grad
-        if group["amsgrad"]:
-            v = np.maximum(array_of(state["max_exp_avg_sq"]), v,
-                           out=array_of(state["max_exp_avg_sq"]))
+        v[...] = r.addcmul(r.mul(v, beta2), grad, grad, 1 - beta2)
+        step = float(counter)
         step_size = lr / (1 - beta1**step)
-        denom = np.sqrt(v) / math.sqrt(1 - beta2**step) + group["eps"]
-        data += -step_size * m / denom
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        if group["amsgrad"]:
+            v_max = array_of(state["max_exp_avg_sq"])
+            np.maximum(v_max, v, out=v_max)
+            v = v_max
+        denom = r.div(r.sqrt(v), bias_correction2_sqrt) + r.scalar(group["eps"], v)
+        data[...] = r.addcdiv(data, m, denom, -step_size)
 
 
-def _lerp_into(start: Any, end: Any, weight: float) -> None:
-    """``start += weight * (end - start)`` in place, with PyTorch's two-sided formula."""
-    w = start.dtype.type(weight)
-    if abs(w) < 0.5:
-        start += w * (end - start)
-    else:
-        start[...] = end - (end - start) * (1 - w)
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``p = p * (1 - lr * weight_decay)`` before the
+    update), default ``weight_decay=1e-2``."""
+
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

@@ -153,7 +153,8 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore settings and buffers saved by ``state_dict`` (buffers are copied)."""
+        """Restore settings and buffers saved by ``state_dict``: buffers are copied (in the
+        parameter's dtype, except ``step``), each group takes the saved settings."""
         saved = state_dict["param_groups"]
         if len(saved) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -161,13 +162,19 @@ class Optimizer:
             raise ValueError("loaded state dict contains a parameter group that doesn't match "
                              "the size of optimizer's group")
         by_index: dict[int, Tensor] = {}
+        groups = []
         for old, group in zip(saved, self.param_groups):
             by_index.update(zip(old["params"], group["params"]))
-            group.update({k: v for k, v in old.items() if k != "params"})
-        self.state = defaultdict(dict)
+            groups.append(dict(old, params=group["params"]))  # the saved settings only
+        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         for k, buffers in state_dict["state"].items():
             if k in by_index:
-                self.state[by_index[k]] = deepcopy(buffers)
+                p = by_index[k]
+                state[p] = {key: value if key == "step" else _cast_like(p, value)
+                            for key, value in deepcopy(buffers).items()}
+            else:
+                state[k] = deepcopy(buffers)
+        self.__setstate__({"state": state, "param_groups": groups})
 
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state,
@@ -177,11 +184,25 @@ class Optimizer:
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__} ("]
+        text = f"{type(self).__name__} ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
-        return "\n".join(lines) + "\n)"
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                            if key != "params")
+        return text + ")"
+
+
+def _cast_like(param: Tensor, value: Any) -> Any:
+    """A saved buffer (or a list or dict of them) in a floating parameter's dtype."""
+    if isinstance(value, Tensor):
+        if param.is_floating_point() and value.is_floating_point():
+            return value.to(param.dtype)
+        return value
+    if isinstance(value, dict):
+        return {k: _cast_like(param, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_like(param, v) for v in value)
+    return value
 
 
 def check_non_negative(value: float, what: str) -> None:

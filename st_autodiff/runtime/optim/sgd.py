@@ -9,7 +9,9 @@ For a parameter ``p`` with gradient ``g`` (negated first when ``maximize``)::
     g = g + momentum * b  if nesterov  else  b
     p = p - lr * g
 
-The buffer ``b`` is kept in ``state[p]['momentum_buffer']``.
+The buffer ``b`` is kept in ``state[p]['momentum_buffer']``.  Each ``x + c * y`` is one fused
+multiply-add and ``momentum * b`` a separate product, as in PyTorch's CPU kernels, so float32
+steps are bit-identical to PyTorch's default (single-tensor) implementation.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Tensor
+from . import rounding as r
 from .optimizer import Optimizer, array_of, copy_buffer
 
 __all__ = ["SGD"]
@@ -57,7 +60,7 @@ class SGD(Optimizer):
         if group["maximize"]:
             grad = -grad
         if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * data
+            grad = r.add(grad, data, group["weight_decay"])
         momentum = group["momentum"]
         if momentum != 0:
             state = self.state[p]
@@ -67,7 +70,6 @@ class SGD(Optimizer):
                 b = array_of(buf)
             else:
                 b = array_of(buf)
-                b *= momentum
-                b += (1 - group["dampening"]) * grad
-            grad = grad + momentum * b if group["nesterov"] else b
-        data += -group["lr"] * grad
+                b[...] = r.add(r.mul(b, momentum), grad, 1 - group["dampening"])
+            grad = r.add(grad, b, momentum) if group["nesterov"] else b
+        data[...] = r.add(data, grad, -group["lr"])
