@@ -12,7 +12,7 @@ for i in range(N):
         signals[i, 0, starts[i]:starts[i] + 3] += torch.tensor([1.0, -1.0, 1.0])
 
 model = nn.Sequential(
-    nn.Conv1d(1, 4, kernel_size=3, padding=1),
+    nn.Conv1d(1, 4, kernel_size=3, padding=1, bias=False),  # BatchNorm1d removes a bias
     nn.BatchNorm1d(4),
     nn.ReLU(),
     nn.MaxPool1d(2),

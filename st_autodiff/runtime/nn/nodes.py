@@ -252,6 +252,8 @@ def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
         data = xp.asarray(data)
     if not needs_grad((logp,)):
         return plain(data)
+    if not all_valid and not np.isscalar(coef):  # ignored targets get +0, never -0
+        coef = np.where(valid, coef, dt.type(0))
     pick = np.zeros(lp.shape, dt)
     pick[index] = coef
     if xp is not np:
