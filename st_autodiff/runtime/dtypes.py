@@ -58,7 +58,12 @@ int16 = dtype("int16", np.int16, "ShortTensor")
 int32 = dtype("int32", np.int32, "IntTensor")
 int64 = dtype("int64", np.int64, "LongTensor")
 bool_ = dtype("bool", np.bool_, "BoolTensor")
+#: complex types name what ``torch.fft`` returns (a ``SpectrumTensor``); complex tensors
+#: themselves are refused, so these are not in ``ALL_DTYPES``
+complex64 = dtype("complex64", np.complex64, "ComplexFloatTensor")
+complex128 = dtype("complex128", np.complex128, "ComplexDoubleTensor")
 half, float_, double = float16, float32, float64
+cfloat, cdouble = complex64, complex128
 short, int_, long = int16, int32, int64
 
 ALL_DTYPES: tuple[dtype, ...] = (float16, float32, float64, uint8, int8, int16, int32, int64,

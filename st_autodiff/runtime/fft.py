@@ -69,6 +69,32 @@ class SpectrumTensor:
     def is_complex(self) -> bool:
         return True
 
+    @property
+    def dtype(self) -> Any:
+        """``torch.complex64`` for float32 parts, ``torch.complex128`` for float64."""
+        from . import dtypes
+
+        return dtypes.complex64 if self.real.dtype is dtypes.float32 else dtypes.complex128
+
+    @property
+    def device(self) -> Any:
+        return self.real.device
+
+    @property
+    def requires_grad(self) -> bool:
+        return bool(self.real.requires_grad or self.imag.requires_grad)
+
+    def numel(self) -> int:
+        return int(self.real.numel())
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """``spectrum[10:] = 0``: a write into both parts (a real value leaves imag 0)."""
+        if isinstance(value, SpectrumTensor):
+            self.real[index], self.imag[index] = value.real, value.imag
+        else:
+            self.real[index] = _real(value, "=")
+            self.imag[index] = 0.0
+
     def __repr__(self) -> str:
         return f"SpectrumTensor(real={self.real!r}, imag={self.imag!r})"
 
