@@ -167,3 +167,17 @@ class Function:
         wrapped = tuple(make(o._data, node, i) if isinstance(o, TensorBase) else o
                         for i, o in enumerate(outs))
         return wrapped if isinstance(out, tuple) else wrapped[0]
+
+
+# --- part "autograd" (issue 12): functional, gradcheck, profiler submodules ---------------
+def _install_submodules() -> None:
+    """Make ``autograd.functional`` / ``autograd.profiler`` importable as in torch."""
+    import sys
+
+    from .runtime import autograd_functional as _functional
+
+    sys.modules[__name__ + ".functional"] = _functional
+    globals()["functional"] = _functional
+
+
+_install_submodules()
