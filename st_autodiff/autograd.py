@@ -169,15 +169,12 @@ class Function:
         return wrapped if isinstance(out, tuple) else wrapped[0]
 
 
-# --- part "autograd" (issue 12): functional, gradcheck, profiler submodules ---------------
-def _install_submodules() -> None:
-    """Make ``autograd.functional`` / ``autograd.profiler`` importable as in torch."""
-    import sys
 
-    from .runtime import autograd_functional as _functional
+# --- part "autograd" (issue 12): functional, gradcheck, profiler -------------------------
+import sys as _sys  # noqa: E402
 
-    sys.modules[__name__ + ".functional"] = _functional
-    globals()["functional"] = _functional
+from .runtime import autograd_functional as functional  # noqa: E402
+from .runtime.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
-
-_install_submodules()
+_sys.modules[__name__ + ".functional"] = functional  # ``import torch.autograd.functional``
+__all__ += ["GradcheckError", "functional", "gradcheck", "gradgradcheck"]
