@@ -12,10 +12,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from .runtime import grad_mode
+from .runtime.backend import namespace_for
 from .runtime.engine import backward as _backward
 from .runtime.engine import grad as _grad
 from .runtime.function import Node, TensorBase, next_seq
@@ -25,7 +27,7 @@ from .runtime.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .runtime.tensor import Tensor, edge_of, make, plain
+from .runtime.tensor import FLOAT_ONLY_NEW, Tensor, edge_of, make, plain
 
 __all__ = [
     "Function", "FunctionCtx", "Variable", "backward", "enable_grad", "grad", "inference_mode",
@@ -64,11 +66,31 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                  materialize_grads)
 
 
-def Variable(data: Tensor, requires_grad: bool = False, volatile: bool = False) -> Tensor:  # noqa: N802
-    """The pre-0.4 wrapper: today simply the tensor (with ``requires_grad`` set)."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+class _VariableMeta(type):
+    """Every Tensor is an instance of ``Variable``, as in PyTorch."""
+
+    def __instancecheck__(cls, other: Any) -> bool:
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: ``Variable(x)`` is a new leaf sharing ``x``'s storage.
+
+    ``x`` itself is left alone (its ``requires_grad`` and graph are unchanged); the new
+    leaf requires grad when asked to.
+    """
+
+    def __new__(cls, data: Any = None, requires_grad: bool = False,  # type: ignore[misc]
+                volatile: bool = False) -> Tensor:
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with "
+                          "torch.no_grad():` instead.", UserWarning, stacklevel=2)
+        leaf = data.detach()
+        if requires_grad:
+            leaf._set_requires_grad(True, FLOAT_ONLY_NEW)
+        return leaf
 
 
 class FunctionCtx:
@@ -95,14 +117,20 @@ class FunctionCtx:
 
 
 class _FunctionNode(Node):
-    """The graph node of one ``Function.apply`` call; its backward is the user's."""
+    """The graph node of one ``Function.apply`` call; its backward is the user's.
 
-    __slots__ = ("_fn", "_ctx", "_outs")
+    ``_metas`` holds, per forward output, its (shape, dtype, array module) or ``None`` for
+    a non-Tensor output: a missing gradient is materialized as zeros of that kind unless
+    ``ctx.set_materialize_grads(False)`` (then the user's backward gets ``None``).
+    """
+
+    __slots__ = ("_fn", "_ctx", "_outs", "_metas")
 
     def __init__(self, fn: type, ctx: FunctionCtx, tensor_args: Sequence[Any], nout: int) -> None:
         self._fn = fn
         self._ctx = ctx
         self._outs = nout
+        self._metas: tuple = ()
         self.next_functions = tuple(edge_of(a) if isinstance(a, TensorBase) else (None, 0)
                                     for a in tensor_args)
         self._seq = next_seq()
@@ -112,7 +140,22 @@ class _FunctionNode(Node):
     def _nout(self) -> int:  # type: ignore[override]
         return self._outs
 
+    def __repr__(self) -> str:
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def _materialize(self, grads: list, tensors: bool) -> list:
+        out = []
+        for g, meta in zip(grads, self._metas, strict=False):
+            if g is None and meta is not None:
+                shape, dtype, xp = meta
+                g = xp.zeros(shape, dtype=dtype)
+                g = plain(g) if tensors else g
+            out.append(g)
+        return out + list(grads[len(out):])
+
     def backward(self, grads: list, ops: Any) -> list:
+        if self._ctx.materialize_grads:
+            grads = self._materialize(grads, ops.tensors)
         wrapped = [g if ops.tensors or g is None else plain(g) for g in grads]
         with grad_mode.set_grad_enabled(ops.tensors):
             result = self._fn.backward(self._ctx, *wrapped)
@@ -125,6 +168,43 @@ class _FunctionNode(Node):
             else:
                 out.append(g if ops.tensors else g._data)
         return out + [None] * (len(self.next_functions) - len(out))
+
+
+def _output_meta(o: Any) -> tuple | None:
+    if not isinstance(o, TensorBase):
+        return None
+    d = o._data
+    return (d.shape, d.dtype, namespace_for(d))
+
+
+def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple, outs: tuple) -> tuple:
+    """The outputs of ``apply``: differentiable ones get ``node`` as ``grad_fn``.
+
+    Outputs passed to ``ctx.mark_non_differentiable`` and integer outputs do not require
+    grad; inputs passed to ``ctx.mark_dirty`` (changed in place) are returned themselves,
+    now made by ``node``; other inputs returned unchanged come back as new aliases.
+    """
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    dirty = {id(t) for t in ctx._dirty}
+    inputs = {id(a) for a in args if isinstance(a, TensorBase)}
+    wrapped = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, TensorBase):
+            wrapped.append(o)
+        elif id(o) in dirty:
+            if o._grad_fn is None and o._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
+            old = o._grad_fn
+            o._grad_fn, o._output_nr, o._requires_grad = node, i, True
+            if old is not None:
+                o._move_retain(old)
+            wrapped.append(o)
+        elif id(o) in non_diff or o._data.dtype.kind not in "fc":
+            wrapped.append(o.detach() if id(o) in inputs or o._requires_grad else o)
+        else:
+            wrapped.append(make(o._data, node, i))
+    return tuple(wrapped)
 
 
 _NODE_CLASSES: dict[type, type] = {}
@@ -164,8 +244,8 @@ class Function:
             node_cls = type(f"{cls.__name__}Backward", (_FunctionNode,), {"__slots__": ()})
             _NODE_CLASSES[cls] = node_cls
         node = node_cls(cls, ctx, args, len(outs))
-        wrapped = tuple(make(o._data, node, i) if isinstance(o, TensorBase) else o
-                        for i, o in enumerate(outs))
+        node._metas = tuple(_output_meta(o) for o in outs)
+        wrapped = _wrap_outputs(node, ctx, args, outs)
         return wrapped if isinstance(out, tuple) else wrapped[0]
 
 
