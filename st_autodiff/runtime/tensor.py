@@ -296,7 +296,7 @@ class Tensor(TensorBase):
 
                 self._grad = F.copy_like(g) if (g._requires_grad and STATE.enabled) else \
                     g.detach().clone()
-            elif STATE.enabled and (g._requires_grad or old._requires_grad):
+            elif STATE.enabled:  # torch: out of place whenever grad mode is on
                 self._grad = old + g
             else:
                 old._add_into(g._data)
@@ -305,6 +305,14 @@ class Tensor(TensorBase):
             self._grad = plain(g if isinstance(g, np.generic) else g.copy())
         else:
             old._add_into(g)
+
+    def _accumulate_retained(self, g: Any, ops: Any) -> None:
+        """Part "autograd": a retained non-leaf grad is never changed in place (torch)."""
+        old = self._grad
+        if ops.tensors:
+            self._grad = g.clone() if old is None else old + g
+        else:
+            self._grad = plain(g.copy() if old is None else old._data + g)
 
     def _add_into(self, g: Any) -> None:
         """``self += g`` on raw data, keeping the storage (and bumping the version)."""
