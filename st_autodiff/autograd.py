@@ -124,13 +124,14 @@ class _FunctionNode(Node):
     ``ctx.set_materialize_grads(False)`` (then the user's backward gets ``None``).
     """
 
-    __slots__ = ("_fn", "_ctx", "_outs", "_metas")
+    __slots__ = ("_fn", "_ctx", "_outs", "_metas", "_tensor_args")
 
     def __init__(self, fn: type, ctx: FunctionCtx, tensor_args: Sequence[Any], nout: int) -> None:
         self._fn = fn
         self._ctx = ctx
         self._outs = nout
         self._metas: tuple = ()
+        self._tensor_args = tuple(isinstance(a, TensorBase) for a in tensor_args)
         self.next_functions = tuple(edge_of(a) if isinstance(a, TensorBase) else (None, 0)
                                     for a in tensor_args)
         self._seq = next_seq()
@@ -162,8 +163,9 @@ class _FunctionNode(Node):
         if not isinstance(result, tuple):
             result = (result,)
         out = []
-        for (fn, _), g in zip(self.next_functions, result, strict=False):
-            if fn is None or g is None:
+        # a Tensor input that needs no gradient still reports its gradient (hooks see it)
+        for is_tensor, g in zip(self._tensor_args, result, strict=False):
+            if not is_tensor or g is None:
                 out.append(None)
             else:
                 out.append(g if ops.tensors else g._data)
