@@ -255,8 +255,11 @@ class Function:
 # --- part "autograd" (issue 12): functional, gradcheck, profiler -------------------------
 import sys as _sys  # noqa: E402
 
+from . import profiler as _torch_profiler  # noqa: E402, F401  (``torch.profiler``)
 from .runtime import autograd_functional as functional  # noqa: E402
+from .runtime import profiler  # noqa: E402
 from .runtime.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 _sys.modules[__name__ + ".functional"] = functional  # ``import torch.autograd.functional``
-__all__ += ["GradcheckError", "functional", "gradcheck", "gradgradcheck"]
+_sys.modules[__name__ + ".profiler"] = profiler
+__all__ += ["GradcheckError", "functional", "gradcheck", "gradgradcheck", "profiler"]
