@@ -257,9 +257,11 @@ import sys as _sys  # noqa: E402
 
 from . import profiler as _torch_profiler  # noqa: E402, F401  (``torch.profiler``)
 from .runtime import autograd_functional as functional  # noqa: E402
+from .runtime import gradcheck as _gradcheck_module  # noqa: E402
 from .runtime import profiler  # noqa: E402
-from .runtime.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from .runtime.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 _sys.modules[__name__ + ".functional"] = functional  # ``import torch.autograd.functional``
 _sys.modules[__name__ + ".profiler"] = profiler
-__all__ += ["GradcheckError", "functional", "gradcheck", "gradgradcheck", "profiler"]
+_sys.modules[__name__ + ".gradcheck"] = _gradcheck_module  # its GradcheckError
+__all__ += ["functional", "gradcheck", "gradgradcheck", "profiler"]
