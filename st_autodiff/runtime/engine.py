@@ -350,7 +350,8 @@ def _hook_name(hook: Any) -> str:
 
 
 def _same_count(hook: Any, new: Any, old: Sequence[Any]) -> list:
-    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
     if len(new) != len(old):
         raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
                            f"values (got {len(new)}, but expected {len(old)})")
@@ -359,10 +360,12 @@ def _same_count(hook: Any, new: Any, old: Sequence[Any]) -> list:
 
 def _checked(hook: Any, new: Any, old: Any) -> Any:
     """``new`` (a hook's replacement for gradient ``old``), refused when its kind differs."""
-    if new is None or old is None:
+    if new is None:
         return new
     if not isinstance(new, Tensor):
-        raise TypeError(f"expected Tensor or None (got {type(new).__name__})")
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is None:
+        return new
     old_shape = tuple(getattr(old, "shape", ()))
     if tuple(new._data.shape) != old_shape:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")

@@ -244,6 +244,15 @@ show(lambda: y.sum().backward())
 y = x * 2
 y.grad_fn.register_prehook(lambda go: (torch.ones(3),))
 show(lambda: y.sum().backward())
+for register, hook in (("register_hook", lambda gi, go: (3.0, None)),
+                       ("register_hook", lambda gi, go: [torch.ones(2), None]),
+                       ("register_prehook", lambda go: 3.0)):
+    y = x * 2
+    getattr(y.grad_fn, register)(hook)
+    show(lambda: y.sum().backward())
+y = x * 2
+y.register_hook(lambda g: 3.0)
+show(lambda: y.sum().backward())
 a = torch.tensor([1., 2.], requires_grad=True)
 b = a * 2
 c = b * 3
