@@ -238,12 +238,23 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0,
              skip_first: int = 0, skip_first_wait: int = 0) -> Callable[[int], ProfilerAction]:
     """Step ``n`` -> action: skip ``skip_first``, then cycles of wait, warmup and active
     steps (``repeat`` cycles; 0 repeats forever)."""
+    if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
+        raise AssertionError(
+            f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} "
+            f"(need >= 0), active={active} (need > 0), repeat={repeat} (need >= 0), "
+            f"skip_first={skip_first} (need >= 0).")
+    if warmup == 0:
+        warnings.warn("Profiler won't be using warmup, this can skew profiler results",
+                      UserWarning, stacklevel=2)
+    cycle = wait + warmup + active
+
     def action(step: int) -> ProfilerAction:
+        if step < 0:
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
         if step < skip_first:
             return ProfilerAction.NONE
-        step -= skip_first
-        cycle = wait + warmup + active
-        if repeat > 0 and step // cycle >= repeat:
+        step = step - skip_first + (wait if skip_first_wait else 0)
+        if repeat > 0 and step / cycle >= repeat:
             return ProfilerAction.NONE
         pos = step % cycle
         if pos < wait:
@@ -326,9 +337,8 @@ class profile:  # noqa: N801  (spelled like torch.autograd.profiler.profile)
         self.function_events = EventList(sorted(self._events, key=lambda e: e.start_us))
 
     def _check_finish(self) -> EventList:
-        if self.function_events is None:
-            raise RuntimeError("Profiler didn't finish running")
-        return self.function_events
+        """The finished events (empty before the profile ran or while it runs, as torch)."""
+        return EventList() if self.function_events is None else self.function_events
 
     def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
                      group_by_overload_name: bool = False) -> EventList:
@@ -352,9 +362,14 @@ class profile:  # noqa: N801  (spelled like torch.autograd.profiler.profile)
         self._check_finish().export_chrome_trace(path)
 
     def __str__(self) -> str:
-        return str(self._check_finish())
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return str(self.function_events)
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return repr(self.function_events)
 
 
 class torch_profile(profile):  # noqa: N801

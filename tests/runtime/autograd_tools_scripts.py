@@ -321,9 +321,27 @@ print(o is a, type(o.grad_fn).__name__)
 '''
 
 
+PROFILER_API = '''
+def profiled():
+    with torch.autograd.profiler.profile(use_cuda=True) as p:
+        torch.ones(2) * 2
+    return type(p.key_averages()).__name__, type(p.key_averages()[0]).__name__
+caught(profiled)
+P = torch.profiler
+print(P.ProfilerActivity.CPU, P.ProfilerActivity.CUDA, P.schedule(wait=1, warmup=1, active=2)(3))
+print([P.schedule(wait=1, warmup=1, active=2, repeat=1)(i) for i in range(6)])
+caught(lambda: P.schedule(wait=0, warmup=0, active=1, skip_first=2)(1))
+show(lambda: P.schedule(wait=0, warmup=1, active=0))
+show(lambda: P.schedule(wait=1, warmup=1, active=1)(-1))
+print(str(torch.autograd.profiler.profile()), repr(torch.autograd.profiler.profile()))
+show(lambda: torch.autograd.profiler.profile().key_averages())
+with torch.autograd.profiler.profile() as running:
+    print(repr(str(running)), len(running.key_averages()))
+'''
+
 SCRIPTS = {"functional": FUNCTIONAL, "gradcheck": GRADCHECK,
            "variable_function": VARIABLE_FUNCTION, "semantics": SEMANTICS,
-           "module_hooks": MODULE_HOOKS}
+           "module_hooks": MODULE_HOOKS, "profiler_api": PROFILER_API}
 
 
 def run(script: str, lib: Any) -> str:
