@@ -105,6 +105,12 @@ print(gc(lambda a: a.long(), (x,)), gc(Bad.apply, (x,), raise_exception=False))
 show(lambda: gc(Bad.apply, (x,)))
 show(lambda: gc(lambda a, b: (a * b, Bad.apply(b)), (x, x.detach().clone().requires_grad_())))
 show(lambda: ggc(Bad2.apply, (x,)))
+x2 = torch.tensor([3., 4.], dtype=torch.float64, requires_grad=True)
+for fast in (False, True):
+    print(gc(lambda a, b: (a * b).tanh() @ b, (x, x2), fast_mode=fast))
+    show(lambda: gc(lambda a, n, b: Bad2.apply(b) * a, (x, 3, x2), fast_mode=fast))
+show(lambda: gc(Bad.apply, (x,), fast_mode=True))
+show(lambda: gc(lambda a, b: (a.detach() * 1, Bad.apply(b)), (x, x2)))
 show(lambda: gc(lambda a: a ** 2, (x.detach(),)))
 caught(lambda: gc(lambda a: a * 2, (torch.tensor([1., 2.], requires_grad=True),), eps=1e-3,
                   atol=1e-2, rtol=1e-2))
