@@ -272,3 +272,18 @@ def test_torch_profiler_schedule() -> None:
             prof.step()
     assert len(saved) == 1
     assert {e.key: e.count for e in saved[0]} == {"aten::mul": 2}
+
+
+def test_profiler_names_custom_functions_and_restores_everything() -> None:
+    apply_before = vars(torch.autograd.Function)["apply"]
+    mul_before = vars(torch.Tensor)["__mul__"]
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.profiler.profile() as prof:
+        _WrongBackward.apply(x).sum().backward()
+    keys = {e.key for e in prof.key_averages()}
+    assert {"_WrongBackward", "_WrongBackwardBackward",
+            "autograd::engine::evaluate_function: _WrongBackwardBackward"} <= keys
+    assert vars(torch.autograd.Function)["apply"] is apply_before
+    assert vars(torch.Tensor)["__mul__"] is mul_before
+    y = _WrongBackward.apply(x)  # the restored classmethod still binds the subclass
+    assert y.grad_fn.name() == "_WrongBackwardBackward"
