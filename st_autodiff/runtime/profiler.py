@@ -172,7 +172,8 @@ def _public_functions() -> dict[int, tuple[FunctionType, str]]:
                 "aten::fft_" if modname.endswith("fft") else "aten::"))
         for attr, val in vars(mod).items():
             if (isinstance(val, FunctionType) and not attr.startswith("_")
-                    and attr not in _NOT_OPS and id(val) not in found):
+                    and attr not in _NOT_OPS and id(val) not in found
+                    and val.__module__.startswith("st_autodiff.runtime")):  # not the compiler's
                 found[id(val)] = (val, prefix + _ATEN_NAMES.get(attr, attr))
     return found
 
