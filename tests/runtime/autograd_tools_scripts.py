@@ -76,6 +76,27 @@ for call in [lambda: AF.jacobian(f, 3), lambda: AF.jacobian(lambda a: 3, x),
              lambda: AF.vhp(lambda a, b: (a ** 2).sum(), (x, x), (x,)),
              lambda: AF.vhp(lambda a, b: (a ** 2).sum(), (x, x), (x, x[:2]))]:
     show(call)
+y = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([0.5, -1.], requires_grad=True)
+o, j = AF.jvp(lambda a: (a ** 3).sin(), y, w, create_graph=True)
+print(o, j, j.requires_grad)
+j.sum().backward(); print(y.grad, w.grad)
+y.grad = None
+o, h = AF.hvp(lambda a: (a ** 3).sin().sum(), y, torch.ones(2), create_graph=True)
+print(o, h); h.sum().backward(); print(y.grad)
+y.grad = None
+H = AF.hessian(lambda a, b: (a * b.exp()).sum(), (y, w), create_graph=True)
+print(H)
+H[0][1].sum().backward(); print(y.grad, w.grad)
+print(AF.jacobian(lambda a: a.exp(), y))
+print(AF.vjp(lambda a, b: (a * b, b), (y, w), (torch.ones(2), torch.ones(2)), create_graph=True))
+print(AF.jacobian(lambda a: a.sum(), torch.tensor(3.)),
+      AF.hessian(lambda a: a ** 3, torch.tensor(2.)))
+print(AF.jacobian(lambda a: (a, a * 2), (torch.tensor(3.),)))
+print(y.grad_fn, y.requires_grad, y.is_leaf)
+x64 = torch.tensor([1., 2.], dtype=torch.float64)
+print(AF.jacobian(lambda a: a * 2, x64).dtype,
+      AF.hvp(lambda a: (a ** 3).sum(), x64, torch.ones(2, dtype=torch.float64))[1].dtype)
 '''
 
 GRADCHECK = '''
