@@ -12,15 +12,18 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from .runtime import grad_mode
 from .runtime.backend import namespace_for
 from .runtime.engine import backward as _backward
 from .runtime.engine import grad as _grad
-from .runtime.function import Node, TensorBase, next_seq
+from .runtime.function import Meta, Node, TensorBase, fit, next_seq
 from .runtime.grad_mode import (
     enable_grad,
     inference_mode,
@@ -104,6 +107,10 @@ class FunctionCtx:
         self._non_differentiable: tuple = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, TensorBase):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
         self.saved_tensors = tensors
 
     def mark_dirty(self, *tensors: Any) -> None:
@@ -124,7 +131,7 @@ class _FunctionNode(Node):
     ``ctx.set_materialize_grads(False)`` (then the user's backward gets ``None``).
     """
 
-    __slots__ = ("_fn", "_ctx", "_outs", "_metas", "_tensor_args")
+    __slots__ = ("_fn", "_ctx", "_outs", "_metas", "_tensor_args", "_in_meta")
 
     def __init__(self, fn: type, ctx: FunctionCtx, tensor_args: Sequence[Any], nout: int) -> None:
         self._fn = fn
@@ -132,6 +139,8 @@ class _FunctionNode(Node):
         self._outs = nout
         self._metas: tuple = ()
         self._tensor_args = tuple(isinstance(a, TensorBase) for a in tensor_args)
+        self._in_meta = tuple(Meta(a._data) if isinstance(a, TensorBase) else None
+                              for a in tensor_args)
         self.next_functions = tuple(edge_of(a) if isinstance(a, TensorBase) else (None, 0)
                                     for a in tensor_args)
         self._seq = next_seq()
@@ -159,17 +168,44 @@ class _FunctionNode(Node):
             grads = self._materialize(grads, ops.tensors)
         wrapped = [g if ops.tensors or g is None else plain(g) for g in grads]
         with grad_mode.set_grad_enabled(ops.tensors):
-            result = self._fn.backward(self._ctx, *wrapped)
-        if not isinstance(result, tuple):
-            result = (result,)
+            result = _user_backward(self._fn)(self._ctx, *wrapped)
+        result = self._check_count(result if isinstance(result, tuple) else (result,))
         out = []
         # a Tensor input that needs no gradient still reports its gradient (hooks see it)
-        for is_tensor, g in zip(self._tensor_args, result, strict=False):
-            if not is_tensor or g is None:
+        for i, (meta, g) in enumerate(zip(self._in_meta, result, strict=True)):
+            if meta is None or g is None:
                 out.append(None)
+                continue
+            shape = tuple(g._data.shape)
+            if shape != meta.shape or g._data.dtype != meta.dtype:
+                if shape != meta.shape and np.broadcast_shapes(meta.shape, shape) != shape:
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {i} - "
+                        f"got {list(shape)} but expected shape compatible with "
+                        f"{list(meta.shape)}")
+                g = fit(ops, g if ops.tensors else g._data, meta)
+                out.append(g)
             else:
                 out.append(g if ops.tensors else g._data)
-        return out + [None] * (len(self.next_functions) - len(out))
+        return out
+
+    def _check_count(self, result: tuple) -> tuple:
+        expected = len(self.next_functions)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                               f"gradients (expected {expected}, got {len(result)})")
+        return result
+
+
+def _user_backward(fn: type) -> Any:
+    """The user's ``backward`` or ``vjp`` (defining both is an error, as in torch)."""
+    backward_fn, vjp_fn = fn.backward, fn.vjp
+    if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                           "not allowed. You should only implement one of them.")
+    return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
 
 def _output_meta(o: Any) -> tuple | None:
@@ -230,13 +266,24 @@ class Function:
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")
 
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> Any:
+        """Override to fill ``ctx`` when ``forward`` takes no ``ctx`` (torch 2 style)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, TensorBase) and a._requires_grad
                                      for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args)
+            if cls.setup_context is not Function.setup_context:  # forward without ctx
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args)
         record = grad_mode.STATE.enabled and any(ctx.needs_input_grad)
         outs = out if isinstance(out, tuple) else (out,)
         if not record:
@@ -252,8 +299,51 @@ class Function:
 
 
 
+class _DelayedError(Node):
+    """Stands after a ``once_differentiable`` backward: differentiating through it fails."""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+        self.next_functions = ((None, 0),) * n
+        self._seq = next_seq()
+        self._hooks = None
+
+    @property
+    def _nout(self) -> int:  # type: ignore[override]
+        return self._n
+
+    def name(self) -> str:
+        return "DelayedError"
+
+    def backward(self, grads: list, ops: Any) -> list:
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Decorate a custom ``backward`` that is not itself differentiable: it runs without
+    recording, and a ``create_graph`` result that needs a graph fails when differentiated."""
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled() or not any(
+                isinstance(a, TensorBase) and a._requires_grad for a in args):
+            return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        node = _DelayedError(len(outs))
+        wrapped = tuple(make(o._data, node, i) if isinstance(o, TensorBase) else o
+                        for i, o in enumerate(outs))
+        return wrapped if isinstance(outputs, tuple) else wrapped[0]
+
+    return wrapper
+
+
 # --- part "autograd" (issue 12): functional, gradcheck, profiler -------------------------
 import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
 
 from . import profiler as _torch_profiler  # noqa: E402, F401  (``torch.profiler``)
 from .runtime import autograd_functional as functional  # noqa: E402
@@ -264,4 +354,9 @@ from .runtime.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 _sys.modules[__name__ + ".functional"] = functional  # ``import torch.autograd.functional``
 _sys.modules[__name__ + ".profiler"] = profiler
 _sys.modules[__name__ + ".gradcheck"] = _gradcheck_module  # its GradcheckError
-__all__ += ["functional", "gradcheck", "gradgradcheck", "profiler"]
+function = _types.ModuleType(__name__ + ".function", "torch.autograd.function")
+function.Function, function.FunctionCtx = Function, FunctionCtx
+function.once_differentiable = once_differentiable
+_sys.modules[function.__name__] = function
+__all__ += ["function", "functional", "once_differentiable", "gradcheck", "gradgradcheck",
+            "profiler"]

@@ -366,9 +366,74 @@ with torch.autograd.profiler.profile() as running:
     print(repr(str(running)), len(running.key_averages()))
 '''
 
+FUNCTION_API = '''
+once_differentiable = torch.autograd.function.once_differentiable
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(x, k):
+        return x ** 3 * k
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, k = inputs
+        ctx.save_for_backward(x)
+        ctx.k = k
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 3 * x ** 2 * ctx.k * g, None
+x = torch.tensor([1., 2.], requires_grad=True)
+y = Cube.apply(x, 2.0); print(y, y.grad_fn.name())
+g, = torch.autograd.grad(y.sum(), x, create_graph=True); print(g)
+print(torch.autograd.grad(g.sum(), x))
+class Once(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x); return x.exp()
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        x, = ctx.saved_tensors; return g * x.exp()
+y = Once.apply(x)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+print(g, g.requires_grad, g.grad_fn)
+show(lambda: g.sum().backward())
+y = Once.apply(x); y.sum().backward(); print(x.grad)
+class V(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x): return x * 2
+    @staticmethod
+    def vjp(ctx, g): return g * 2
+x.grad = None; V.apply(x).sum().backward(); print(x.grad)
+class S(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x): ctx.save_for_backward(x, 3); return x * 2
+    @staticmethod
+    def backward(ctx, g): return g
+show(lambda: S.apply(x))
+class N(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x): return x * 2
+show(lambda: N.apply(x).sum().backward())
+class W(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x): return x * 2
+    @staticmethod
+    def backward(ctx, g): return g, g
+show(lambda: W.apply(x).sum().backward())
+class Sh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x): return x * 2
+    @staticmethod
+    def backward(ctx, g): return g[:1]
+show(lambda: Sh.apply(x).sum().backward())
+print(torch.autograd.function.Function is torch.autograd.Function,
+      torch.autograd.function.FunctionCtx is torch.autograd.function.FunctionCtx)
+'''
+
 SCRIPTS = {"functional": FUNCTIONAL, "gradcheck": GRADCHECK,
            "variable_function": VARIABLE_FUNCTION, "semantics": SEMANTICS,
-           "module_hooks": MODULE_HOOKS, "profiler_api": PROFILER_API}
+           "module_hooks": MODULE_HOOKS, "profiler_api": PROFILER_API,
+           "function_api": FUNCTION_API}
 
 
 def run(script: str, lib: Any) -> str:
