@@ -430,10 +430,33 @@ print(torch.autograd.function.Function is torch.autograd.Function,
       torch.autograd.function.FunctionCtx is torch.autograd.function.FunctionCtx)
 '''
 
+LEGACY_HOOKS = '''
+nn = torch.nn
+torch.manual_seed(0)
+lin = nn.Linear(3, 2)
+lin.register_backward_hook(lambda m, gi, go: print(
+    "legacy", type(m).__name__, [None if g is None else tuple(g.shape) for g in gi], go))
+x = torch.tensor([[1., 2., 3.]], requires_grad=True)
+caught(lambda: lin(x).sum().backward())
+caught(lambda: lin.register_full_backward_hook(lambda m, gi, go: None))
+lin2 = nn.Linear(3, 2); lin2.register_full_backward_hook(lambda m, gi, go: None)
+caught(lambda: lin2.register_backward_hook(lambda m, gi, go: None))
+seq = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+seq.register_backward_hook(lambda m, gi, go: print("seq", gi, go))
+caught(lambda: seq(x).sum().backward())
+r = nn.ReLU(); r.register_backward_hook(lambda m, gi, go: (gi[0] * 2,))
+x.grad = None
+caught(lambda: (r(x) * 1).sum().backward()); print(x.grad)
+class Two(nn.Module):
+    def forward(self, a): return a * 2, a + 1
+t = Two(); t.register_backward_hook(lambda m, gi, go: print("two", gi, go))
+caught(lambda: t(x)[0].sum().backward())
+'''
+
 SCRIPTS = {"functional": FUNCTIONAL, "gradcheck": GRADCHECK,
            "variable_function": VARIABLE_FUNCTION, "semantics": SEMANTICS,
            "module_hooks": MODULE_HOOKS, "profiler_api": PROFILER_API,
-           "function_api": FUNCTION_API}
+           "function_api": FUNCTION_API, "legacy_hooks": LEGACY_HOOKS}
 
 
 def run(script: str, lib: Any) -> str:

@@ -14,6 +14,7 @@ tuple; non-Tensor positions are ``None``.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
@@ -25,7 +26,8 @@ from ..hooks import HookDict, RemovableHandle, add_hook
 from ..tensor import Tensor
 
 __all__ = ["BackwardHook", "BackwardHookFunction", "call_with_backward_hooks",
-           "register_full_backward_hook", "register_full_backward_pre_hook"]
+           "register_backward_hook", "register_full_backward_hook",
+           "register_full_backward_pre_hook"]
 
 _NO_INPUT_GRAD = (
     "Full backward hook is firing when gradients are computed with respect to module outputs "
@@ -98,10 +100,28 @@ def _add(registry: HookDict, hook: Callable[..., Any], prepend: bool) -> Removab
     return handle
 
 
+_BOTH = ("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+         "Please use only one of them.")
+
+
+def _set_kind(module: Any, full: bool) -> None:
+    if module.__dict__.get("_is_full_backward_hook", full) is not full:
+        raise RuntimeError(_BOTH)
+    object.__setattr__(module, "_is_full_backward_hook", full)
+
+
 def register_full_backward_hook(module: Any, hook: Callable[..., Any],
                                 prepend: bool = False) -> RemovableHandle:
     """Register ``hook(module, grad_input, grad_output) -> tuple | None``."""
+    _set_kind(module, True)
     return _add(_hooks(module, "_backward_hooks"), hook, prepend)
+
+
+def register_backward_hook(module: Any, hook: Callable[..., Any]) -> RemovableHandle:
+    """The deprecated hook on the node that made the module's output (PyTorch's
+    ``register_backward_hook``): ``grad_input`` are that node's input gradients only."""
+    _set_kind(module, False)
+    return _add(_hooks(module, "_backward_hooks"), hook, False)
 
 
 def register_full_backward_pre_hook(module: Any, hook: Callable[..., Any],
@@ -210,15 +230,74 @@ def call_with_backward_hooks(module: Any, forward_pre: HookDict, forward_post: H
         new = hook(module, args)
         if new is not None:
             args = new if isinstance(new, tuple) else (new,)
-    bw = BackwardHook(module, list(module.__dict__.get("_backward_hooks", {}).values()),
-                      list(module.__dict__.get("_backward_pre_hooks", {}).values()))
-    args = bw.setup_input_hook(args)
+    hooks = list(module.__dict__.get("_backward_hooks", {}).values())
+    full = module.__dict__.get("_is_full_backward_hook", True)
+    pre = list(module.__dict__.get("_backward_pre_hooks", {}).values())
+    bw = BackwardHook(module, hooks if full else [], pre) if (full and hooks) or pre else None
+    if bw is not None:
+        args = bw.setup_input_hook(args)
     result = module.forward(*args, **kwargs)
     for hook in list(forward_post.values()):
         new = hook(module, args, result)
         if new is not None:
             result = new
-    if not isinstance(result, (Tensor, tuple)):
-        warnings.warn("For backward hooks to be called, module output should be a Tensor or a "
-                      f"tuple of Tensors but received {type(result)}", UserWarning, stacklevel=3)
-    return bw.setup_output_hook(result)
+    if bw is not None:
+        if not isinstance(result, (Tensor, tuple)):
+            warnings.warn("For backward hooks to be called, module output should be a Tensor "
+                          f"or a tuple of Tensors but received {type(result)}", UserWarning,
+                          stacklevel=3)
+        result = bw.setup_output_hook(result)
+    if hooks and not full:
+        _attach_legacy(module, hooks, args, result)
+    return result
+
+
+def _attach_legacy(module: Any, hooks: list, args: tuple, result: Any) -> None:
+    """Non-full hooks go on the node of the first Tensor in the output (as PyTorch)."""
+    var = result
+    while not isinstance(var, Tensor):
+        var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(
+            var, dict) else var[0]
+    node = var.grad_fn
+    if node is None:
+        return
+    for hook in hooks:
+        node.register_hook(functools.partial(_call_legacy, hook, module))
+    _warn_legacy(args, result, node)
+
+
+def _call_legacy(hook: Callable[..., Any], module: Any, grad_input: tuple,
+                 grad_output: tuple) -> Any:
+    return hook(module, grad_input, grad_output)
+
+
+_MISSING = ("is deprecated and will be removed in future versions. This hook will be missing "
+            "some {} Please use register_full_backward_hook to get the documented behavior.")
+
+
+def _warn_legacy(inputs: tuple, result: Any, node: Any) -> None:
+    """PyTorch's FutureWarnings when a non-full hook cannot see every gradient."""
+    def warn(text: str) -> None:
+        warnings.warn(text, FutureWarning, stacklevel=_user_stacklevel())
+
+    results = (result,) if isinstance(result, Tensor) else result
+    if not (isinstance(results, tuple) and all(isinstance(r, Tensor) for r in results)):
+        warn("Using non-full backward hooks on a Module that does not return a single Tensor "
+             "or a tuple of Tensors " + _MISSING.format("of the grad_output."))
+        return
+    if not all(isinstance(i, Tensor) for i in inputs):
+        warn("Using non-full backward hooks on a Module that does not take as input a single "
+             "Tensor or a tuple of Tensors " + _MISSING.format("of the grad_input."))
+        return
+    out_fns = {r.grad_fn for r in results if r.grad_fn is not None}
+    if not out_fns or (len(out_fns) == 1 and node not in out_fns):
+        warn("Using a non-full backward hook when outputs are nested in python data structure "
+             "is deprecated and will be removed in future versions. This hook will be missing "
+             "some grad_output.")
+    elif len(out_fns) > 1:
+        warn("Using a non-full backward hook when outputs are generated by different autograd "
+             "Nodes " + _MISSING.format("grad_output."))
+    elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {
+            fn for fn, _ in node.next_functions}:
+        warn("Using a non-full backward hook when the forward contains multiple autograd Nodes "
+             + _MISSING.format("grad_input."))

@@ -107,6 +107,11 @@ class Module:
         """``hook(module, grad_output)`` before the module's backward; may replace it."""
         return backward_hooks.register_full_backward_pre_hook(self, hook, prepend)
 
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Deprecated in PyTorch: ``hook(module, grad_input, grad_output)`` on the node that
+        made the output (use ``register_full_backward_hook``)."""
+        return backward_hooks.register_backward_hook(self, hook)
+
     # --- registration ----------------------------------------------------------------------
 
     def _check_name(self, name: Any, kind: str, table: str) -> None:
