@@ -23,6 +23,7 @@ from .runtime import grad_mode
 from .runtime.backend import namespace_for
 from .runtime.engine import backward as _backward
 from .runtime.engine import grad as _grad
+from .runtime.factory import zeros_like
 from .runtime.function import Meta, Node, TensorBase, fit, next_seq
 from .runtime.grad_mode import (
     enable_grad,
@@ -64,9 +65,52 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     ``materialize_grads=True``).
     """
     if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                  materialize_grads)
+
+
+def _batched_grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None,
+                  create_graph: bool, allow_unused: bool | None,
+                  materialize_grads: bool) -> tuple:
+    """``is_grads_batched=True``: one ``grad`` per row of the cotangents, stacked (PyTorch
+    vmaps the backward instead, so its graph under ``create_graph`` has other nodes)."""
+    from .runtime.shape_ops import stack
+
+    outs = (outputs,) if isinstance(outputs, TensorBase) else tuple(outputs)
+    single = isinstance(inputs, TensorBase)
+    ins = (inputs,) if single else tuple(inputs)
+    gos = (grad_outputs,) if isinstance(grad_outputs, TensorBase) or grad_outputs is None \
+        else tuple(grad_outputs)
+    if gos == (None,):
+        gos = (None,) * len(outs)
+    for i, (o, g) in enumerate(zip(outs, gos, strict=True)):
+        if g is None:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {g.shape[1:]} and output[{i}] has a "
+                f"shape of {o.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+    rows = []
+    batch = gos[0].shape[0]
+    for b in range(batch):
+        keep = True if b < batch - 1 else retain_graph
+        rows.append(_grad(outs, ins, tuple(g[b] for g in gos), keep, create_graph,
+                          True if allow_unused is None and materialize_grads else allow_unused,
+                          False))
+    result = []
+    for k, inp in enumerate(ins):
+        col = [r[k] for r in rows]
+        if all(g is None for g in col):
+            result.append(zeros_like(inp) if materialize_grads else None)
+        else:
+            result.append(stack([g if g is not None else zeros_like(inp) for g in col]))
+    return tuple(result)
 
 
 class _VariableMeta(type):

@@ -453,10 +453,28 @@ t = Two(); t.register_backward_hook(lambda m, gi, go: print("two", gi, go))
 caught(lambda: t(x)[0].sum().backward())
 '''
 
+BATCHED_GRAD = '''
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+print(torch.autograd.grad(x ** 2, x, torch.eye(3), is_grads_batched=True))
+print(torch.autograd.grad((x ** 2, x.sum() * 2), (x,),
+                          (torch.eye(3)[:2], torch.tensor([1., 2.])), is_grads_batched=True))
+w = torch.tensor(1., requires_grad=True)
+print(torch.autograd.grad(x ** 2, (x, w), torch.eye(3), is_grads_batched=True,
+                          allow_unused=True))
+print(torch.autograd.grad(x ** 2, (x, w), torch.eye(3), is_grads_batched=True,
+                          materialize_grads=True))
+g, = torch.autograd.grad(x ** 2, x, torch.eye(3), is_grads_batched=True,
+                        create_graph=True)
+print(g.detach(), g.requires_grad)  # (torch's graph: vmapped nodes)
+show(lambda: torch.autograd.grad(x * 2, x, is_grads_batched=True))
+show(lambda: torch.autograd.grad(x * 2, x, torch.ones(3), is_grads_batched=True))
+'''
+
 SCRIPTS = {"functional": FUNCTIONAL, "gradcheck": GRADCHECK,
            "variable_function": VARIABLE_FUNCTION, "semantics": SEMANTICS,
            "module_hooks": MODULE_HOOKS, "profiler_api": PROFILER_API,
-           "function_api": FUNCTION_API, "legacy_hooks": LEGACY_HOOKS}
+           "function_api": FUNCTION_API, "legacy_hooks": LEGACY_HOOKS,
+           "batched_grad": BATCHED_GRAD}
 
 
 def run(script: str, lib: Any) -> str:
