@@ -390,17 +390,20 @@ import sys as _sys  # noqa: E402
 import types as _types  # noqa: E402
 
 from . import profiler as _torch_profiler  # noqa: E402, F401  (``torch.profiler``)
+from .runtime import anomaly_mode, profiler  # noqa: E402
 from .runtime import autograd_functional as functional  # noqa: E402
 from .runtime import gradcheck as _gradcheck_module  # noqa: E402
-from .runtime import profiler  # noqa: E402
+from .runtime.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .runtime.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 _sys.modules[__name__ + ".functional"] = functional  # ``import torch.autograd.functional``
 _sys.modules[__name__ + ".profiler"] = profiler
 _sys.modules[__name__ + ".gradcheck"] = _gradcheck_module  # its GradcheckError
+_sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
 function = _types.ModuleType(__name__ + ".function", "torch.autograd.function")
 function.Function, function.FunctionCtx = Function, FunctionCtx
 function.once_differentiable = once_differentiable
 _sys.modules[function.__name__] = function
-__all__ += ["function", "functional", "once_differentiable", "gradcheck", "gradgradcheck",
+__all__ += ["anomaly_mode", "detect_anomaly", "function", "functional", "once_differentiable",
+            "set_detect_anomaly", "gradcheck", "gradgradcheck",
             "profiler"]

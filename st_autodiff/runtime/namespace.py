@@ -323,4 +323,8 @@ __all__ += sorted(_SPECIAL_TOP)
 from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
 
 __all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
+# part "autograd" (issue 12): anomaly-mode queries
+from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
+
+__all__ += ["is_anomaly_check_nan_enabled", "is_anomaly_enabled"]
 NAMES = list(__all__)

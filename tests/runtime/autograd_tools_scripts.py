@@ -470,11 +470,56 @@ show(lambda: torch.autograd.grad(x * 2, x, is_grads_batched=True))
 show(lambda: torch.autograd.grad(x * 2, x, torch.ones(3), is_grads_batched=True))
 '''
 
+ANOMALY = '''
+def first_lines(f):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        show(f)
+    for x in w:
+        print(x.category.__name__, repr(str(x.message).splitlines()[0]))
+print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+def run():
+    x = torch.tensor([0., 1.], requires_grad=True)
+    with torch.autograd.detect_anomaly():
+        y = x.sqrt() * 0
+        print(torch.is_anomaly_enabled())
+        y.sum().backward()
+first_lines(run)
+def run2():
+    x = torch.tensor([0., 1.], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        y = x.sqrt() * 0
+        y.sum().backward()
+    return x.grad
+first_lines(run2)
+def run3():
+    x = torch.tensor([0., 1.], requires_grad=True)
+    with torch.autograd.detect_anomaly(check_nan=False):
+        y = x.sqrt() * 0
+        y.sum().backward()
+    return x.grad
+first_lines(run3)
+print(type(torch.autograd.set_detect_anomaly(False)).__name__, torch.is_anomaly_enabled())
+torch.autograd.set_detect_anomaly(True)
+print(torch.is_anomaly_enabled())
+torch.autograd.set_detect_anomaly(False)
+def traced():
+    x = torch.tensor([0., 1.], requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with torch.autograd.set_detect_anomaly(True):
+            y = x.sqrt() * 0
+            show(lambda: y.sum().backward())
+    return [("Error detected in SqrtBackward0" in str(m.message), "in traced" in str(m.message))
+            for m in w]
+print(traced(), torch.is_anomaly_enabled())
+'''
+
 SCRIPTS = {"functional": FUNCTIONAL, "gradcheck": GRADCHECK,
            "variable_function": VARIABLE_FUNCTION, "semantics": SEMANTICS,
            "module_hooks": MODULE_HOOKS, "profiler_api": PROFILER_API,
            "function_api": FUNCTION_API, "legacy_hooks": LEGACY_HOOKS,
-           "batched_grad": BATCHED_GRAD}
+           "batched_grad": BATCHED_GRAD, "anomaly": ANOMALY}
 
 
 def run(script: str, lib: Any) -> str:
