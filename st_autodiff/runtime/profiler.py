@@ -52,13 +52,15 @@ def _shapes(args: tuple) -> list:
     return [list(a._data.shape) if isinstance(a, Tensor) else [] for a in args]
 
 
-def _begin(name: str, args: tuple = (), user: bool = False) -> FunctionEvent | None:
+def _begin(name: str, args: tuple = (), user: bool = False,
+           shapes: list | None = None) -> FunctionEvent | None:
     prof = _ACTIVE[-1] if _ACTIVE else None
     if prof is None or not prof._recording:
         return None
     stack = _REC.open
     evt = FunctionEvent(len(prof._events), name, prof._now(),
-                        _shapes(args) if prof.record_shapes and not user else [], user)
+                        (shapes if shapes is not None else _shapes(args))
+                        if prof.record_shapes and not user else [], user)
     if stack:
         evt.cpu_parent = stack[-1]
         stack[-1].cpu_children.append(evt)
@@ -88,7 +90,6 @@ def _timed(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         finally:
             _end(evt)
 
-    wrapper.__wrapped_by_profiler__ = fn  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -97,7 +98,8 @@ def _timed_backward(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(node: Node, grads: list, ops: Any) -> Any:
         name = node.name()
         outer = _begin(f"autograd::engine::evaluate_function: {name}")
-        inner = _begin(name, tuple(g if isinstance(g, Tensor) else _Shaped(g) for g in grads))
+        inner = _begin(name, shapes=[[] if g is None else list(getattr(g, "shape", ()))
+                                     for g in grads])
         try:
             return fn(node, grads, ops)
         finally:
@@ -118,21 +120,6 @@ def _timed_apply(original: classmethod) -> classmethod:
             _end(evt)
 
     return classmethod(functools.wraps(fn)(apply))
-
-
-class _Shaped(Tensor):
-    """A stand-in carrying a raw gradient's shape for ``record_shapes`` (never computed on)."""
-
-    __slots__ = ()
-
-    def __new__(cls, value: Any) -> Any:  # type: ignore[misc]
-        t = object.__new__(cls)
-        t._data = value if hasattr(value, "shape") else _NoShape()
-        return t
-
-
-class _NoShape:
-    shape = ()
 
 
 _DUNDERS = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub",
