@@ -252,14 +252,10 @@ def _jacobian_rows(i: int, out: Tensor, inputs: tuple, create_graph: bool,
                                    f"differentiable with respect to input {k}. This is not "
                                    "allowed in strict mode when create_graph=True.")
             rows[k].append(g)
-    blocks = []
-    for k, inp in enumerate(inputs):
-        shape = tuple(out.size()) + tuple(inp.size())
-        if rows[k]:
-            blocks.append(stack(rows[k], dim=0).view(shape))
-        else:
-            blocks.append(zeros_like(inp).new_zeros(shape))
-    return tuple(blocks)
+    if not flat.nelement():
+        raise RuntimeError("stack expects a non-empty TensorList")  # torch's (empty output)
+    return tuple(stack(rows[k], dim=0).view(tuple(out.size()) + tuple(inp.size()))
+                 for k, inp in enumerate(inputs))
 
 
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
