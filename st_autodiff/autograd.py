@@ -3,6 +3,8 @@
 ``backward(tensors, grad_tensors)`` accumulates gradients into the leaves' ``.grad``
 (``t.backward()`` is ``backward(t)``); ``grad(outputs, inputs)`` returns them instead.
 ``Function`` defines an op by its forward and backward, as ``torch.autograd.Function``.
+Also here, as in torch: ``functional`` (jacobian, hessian, vjp, jvp, hvp, vhp),
+``gradcheck``/``gradgradcheck``, ``profiler``, ``detect_anomaly``, ``Variable``.
 
 >>> import st_autodiff as torch
 >>> x = torch.tensor(2.0, requires_grad=True)
