@@ -3,6 +3,8 @@
 ``backward(tensors, grad_tensors)`` accumulates gradients into the leaves' ``.grad``
 (``t.backward()`` is ``backward(t)``); ``grad(outputs, inputs)`` returns them instead.
 ``Function`` defines an op by its forward and backward, as ``torch.autograd.Function``.
+Also here, as in torch: ``functional`` (jacobian, hessian, vjp, jvp, hvp, vhp),
+``gradcheck``/``gradgradcheck``, ``profiler``, ``detect_anomaly``, ``Variable``.
 
 >>> import st_autodiff as torch
 >>> x = torch.tensor(2.0, requires_grad=True)
@@ -12,20 +14,26 @@
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .runtime import grad_mode
+from .runtime.backend import namespace_for
 from .runtime.engine import backward as _backward
 from .runtime.engine import grad as _grad
-from .runtime.function import Node, TensorBase, next_seq
+from .runtime.factory import zeros_like
+from .runtime.function import Meta, Node, TensorBase, fit, next_seq
 from .runtime.grad_mode import (
     enable_grad,
     inference_mode,
     no_grad,
     set_grad_enabled,
 )
-from .runtime.tensor import Tensor, edge_of, make, plain
+from .runtime.tensor import FLOAT_ONLY_NEW, Tensor, edge_of, make, plain
 
 __all__ = [
     "Function", "FunctionCtx", "Variable", "backward", "enable_grad", "grad", "inference_mode",
@@ -59,16 +67,79 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     ``materialize_grads=True``).
     """
     if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                  materialize_grads)
 
 
-def Variable(data: Tensor, requires_grad: bool = False, volatile: bool = False) -> Tensor:  # noqa: N802
-    """The pre-0.4 wrapper: today simply the tensor (with ``requires_grad`` set)."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+def _batched_grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None,
+                  create_graph: bool, allow_unused: bool | None,
+                  materialize_grads: bool) -> tuple:
+    """``is_grads_batched=True``: one ``grad`` per row of the cotangents, stacked (PyTorch
+    vmaps the backward instead, so its graph under ``create_graph`` has other nodes)."""
+    from .runtime.shape_ops import stack
+
+    outs = (outputs,) if isinstance(outputs, TensorBase) else tuple(outputs)
+    single = isinstance(inputs, TensorBase)
+    ins = (inputs,) if single else tuple(inputs)
+    gos = (grad_outputs,) if isinstance(grad_outputs, TensorBase) or grad_outputs is None \
+        else tuple(grad_outputs)
+    if gos == (None,):
+        gos = (None,) * len(outs)
+    for i, (o, g) in enumerate(zip(outs, gos, strict=True)):
+        if g is None:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {g.shape[1:]} and output[{i}] has a "
+                f"shape of {o.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+    rows = []
+    batch = gos[0].shape[0]
+    for b in range(batch):
+        keep = True if b < batch - 1 else retain_graph
+        rows.append(_grad(outs, ins, tuple(g[b] for g in gos), keep, create_graph,
+                          True if allow_unused is None and materialize_grads else allow_unused,
+                          False))
+    result = []
+    for k, inp in enumerate(ins):
+        col = [r[k] for r in rows]
+        if all(g is None for g in col):
+            result.append(zeros_like(inp) if materialize_grads else None)
+        else:
+            result.append(stack([g if g is not None else zeros_like(inp) for g in col]))
+    return tuple(result)
+
+
+class _VariableMeta(type):
+    """Every Tensor is an instance of ``Variable``, as in PyTorch."""
+
+    def __instancecheck__(cls, other: Any) -> bool:
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: ``Variable(x)`` is a new leaf sharing ``x``'s storage.
+
+    ``x`` itself is left alone (its ``requires_grad`` and graph are unchanged); the new
+    leaf requires grad when asked to.
+    """
+
+    def __new__(cls, data: Any = None, requires_grad: bool = False,  # type: ignore[misc]
+                volatile: bool = False) -> Tensor:
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with "
+                          "torch.no_grad():` instead.", UserWarning, stacklevel=2)
+        leaf = data.detach()
+        if requires_grad:
+            leaf._set_requires_grad(True, FLOAT_ONLY_NEW)
+        return leaf
 
 
 class FunctionCtx:
@@ -82,6 +153,10 @@ class FunctionCtx:
         self._non_differentiable: tuple = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, TensorBase):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
         self.saved_tensors = tensors
 
     def mark_dirty(self, *tensors: Any) -> None:
@@ -95,14 +170,23 @@ class FunctionCtx:
 
 
 class _FunctionNode(Node):
-    """The graph node of one ``Function.apply`` call; its backward is the user's."""
+    """The graph node of one ``Function.apply`` call; its backward is the user's.
 
-    __slots__ = ("_fn", "_ctx", "_outs")
+    ``_metas`` holds, per forward output, its (shape, dtype, array module) or ``None`` for
+    a non-Tensor output: a missing gradient is materialized as zeros of that kind unless
+    ``ctx.set_materialize_grads(False)`` (then the user's backward gets ``None``).
+    """
+
+    __slots__ = ("_fn", "_ctx", "_outs", "_metas", "_tensor_args", "_in_meta")
 
     def __init__(self, fn: type, ctx: FunctionCtx, tensor_args: Sequence[Any], nout: int) -> None:
         self._fn = fn
         self._ctx = ctx
         self._outs = nout
+        self._metas: tuple = ()
+        self._tensor_args = tuple(isinstance(a, TensorBase) for a in tensor_args)
+        self._in_meta = tuple(Meta(a._data) if isinstance(a, TensorBase) else None
+                              for a in tensor_args)
         self.next_functions = tuple(edge_of(a) if isinstance(a, TensorBase) else (None, 0)
                                     for a in tensor_args)
         self._seq = next_seq()
@@ -112,19 +196,99 @@ class _FunctionNode(Node):
     def _nout(self) -> int:  # type: ignore[override]
         return self._outs
 
+    def __repr__(self) -> str:
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def _materialize(self, grads: list, tensors: bool) -> list:
+        out = []
+        for g, meta in zip(grads, self._metas, strict=False):
+            if g is None and meta is not None:
+                shape, dtype, xp = meta
+                g = xp.zeros(shape, dtype=dtype)
+                g = plain(g) if tensors else g
+            out.append(g)
+        return out + list(grads[len(out):])
+
     def backward(self, grads: list, ops: Any) -> list:
+        if self._ctx.materialize_grads:
+            grads = self._materialize(grads, ops.tensors)
         wrapped = [g if ops.tensors or g is None else plain(g) for g in grads]
         with grad_mode.set_grad_enabled(ops.tensors):
-            result = self._fn.backward(self._ctx, *wrapped)
-        if not isinstance(result, tuple):
-            result = (result,)
+            result = _user_backward(self._fn)(self._ctx, *wrapped)
+        result = self._check_count(result if isinstance(result, tuple) else (result,))
         out = []
-        for (fn, _), g in zip(self.next_functions, result, strict=False):
-            if fn is None or g is None:
+        # a Tensor input that needs no gradient still reports its gradient (hooks see it)
+        for i, (meta, g) in enumerate(zip(self._in_meta, result, strict=True)):
+            if meta is None or g is None:
                 out.append(None)
+                continue
+            shape = tuple(g._data.shape)
+            if shape != meta.shape or g._data.dtype != meta.dtype:
+                if shape != meta.shape and np.broadcast_shapes(meta.shape, shape) != shape:
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {i} - "
+                        f"got {list(shape)} but expected shape compatible with "
+                        f"{list(meta.shape)}")
+                g = fit(ops, g if ops.tensors else g._data, meta)
+                out.append(g)
             else:
                 out.append(g if ops.tensors else g._data)
-        return out + [None] * (len(self.next_functions) - len(out))
+        return out
+
+    def _check_count(self, result: tuple) -> tuple:
+        expected = len(self.next_functions)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                               f"gradients (expected {expected}, got {len(result)})")
+        return result
+
+
+def _user_backward(fn: type) -> Any:
+    """The user's ``backward`` or ``vjp`` (defining both is an error, as in torch)."""
+    backward_fn, vjp_fn = fn.backward, fn.vjp
+    if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                           "not allowed. You should only implement one of them.")
+    return vjp_fn if vjp_fn is not Function.vjp else backward_fn
+
+
+def _output_meta(o: Any) -> tuple | None:
+    if not isinstance(o, TensorBase):
+        return None
+    d = o._data
+    return (d.shape, d.dtype, namespace_for(d))
+
+
+def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple, outs: tuple) -> tuple:
+    """The outputs of ``apply``: differentiable ones get ``node`` as ``grad_fn``.
+
+    Outputs passed to ``ctx.mark_non_differentiable`` and integer outputs do not require
+    grad; inputs passed to ``ctx.mark_dirty`` (changed in place) are returned themselves,
+    now made by ``node``; other inputs returned unchanged come back as new aliases.
+    """
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    dirty = {id(t) for t in ctx._dirty}
+    inputs = {id(a) for a in args if isinstance(a, TensorBase)}
+    wrapped = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, TensorBase):
+            wrapped.append(o)
+        elif id(o) in dirty:
+            if o._grad_fn is None and o._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
+            old = o._grad_fn
+            o._grad_fn, o._output_nr, o._requires_grad = node, i, True
+            if old is not None:
+                o._move_retain(old)
+            wrapped.append(o)
+        elif id(o) in non_diff or o._data.dtype.kind not in "fc":
+            wrapped.append(o.detach() if id(o) in inputs or o._requires_grad else o)
+        else:
+            wrapped.append(make(o._data, node, i))
+    return tuple(wrapped)
 
 
 _NODE_CLASSES: dict[type, type] = {}
@@ -148,13 +312,24 @@ class Function:
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")
 
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> Any:
+        """Override to fill ``ctx`` when ``forward`` takes no ``ctx`` (torch 2 style)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, TensorBase) and a._requires_grad
                                      for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args)
+            if cls.setup_context is not Function.setup_context:  # forward without ctx
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args)
         record = grad_mode.STATE.enabled and any(ctx.needs_input_grad)
         outs = out if isinstance(out, tuple) else (out,)
         if not record:
@@ -164,6 +339,73 @@ class Function:
             node_cls = type(f"{cls.__name__}Backward", (_FunctionNode,), {"__slots__": ()})
             _NODE_CLASSES[cls] = node_cls
         node = node_cls(cls, ctx, args, len(outs))
+        node._metas = tuple(_output_meta(o) for o in outs)
+        wrapped = _wrap_outputs(node, ctx, args, outs)
+        return wrapped if isinstance(out, tuple) else wrapped[0]
+
+
+
+class _DelayedError(Node):
+    """Stands after a ``once_differentiable`` backward: differentiating through it fails."""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+        self.next_functions = ((None, 0),) * n
+        self._seq = next_seq()
+        self._hooks = None
+
+    @property
+    def _nout(self) -> int:  # type: ignore[override]
+        return self._n
+
+    def name(self) -> str:
+        return "DelayedError"
+
+    def backward(self, grads: list, ops: Any) -> list:
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Decorate a custom ``backward`` that is not itself differentiable: it runs without
+    recording, and a ``create_graph`` result that needs a graph fails when differentiated."""
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled() or not any(
+                isinstance(a, TensorBase) and a._requires_grad for a in args):
+            return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        node = _DelayedError(len(outs))
         wrapped = tuple(make(o._data, node, i) if isinstance(o, TensorBase) else o
                         for i, o in enumerate(outs))
-        return wrapped if isinstance(out, tuple) else wrapped[0]
+        return wrapped if isinstance(outputs, tuple) else wrapped[0]
+
+    return wrapper
+
+
+# --- part "autograd" (issue 12): functional, gradcheck, profiler -------------------------
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+from . import profiler as _torch_profiler  # noqa: E402, F401  (``torch.profiler``)
+from .runtime import anomaly_mode, profiler  # noqa: E402
+from .runtime import autograd_functional as functional  # noqa: E402
+from .runtime import gradcheck as _gradcheck_module  # noqa: E402
+from .runtime.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from .runtime.gradcheck import gradcheck, gradgradcheck  # noqa: E402
+
+_sys.modules[__name__ + ".functional"] = functional  # ``import torch.autograd.functional``
+_sys.modules[__name__ + ".profiler"] = profiler
+_sys.modules[__name__ + ".gradcheck"] = _gradcheck_module  # its GradcheckError
+_sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
+function = _types.ModuleType(__name__ + ".function", "torch.autograd.function")
+function.Function, function.FunctionCtx = Function, FunctionCtx
+function.once_differentiable = once_differentiable
+_sys.modules[function.__name__] = function
+__all__ += ["anomaly_mode", "detect_anomaly", "function", "functional", "once_differentiable",
+            "set_detect_anomaly", "gradcheck", "gradgradcheck",
+            "profiler"]

@@ -102,6 +102,9 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = inputs
+        for t in inputs:  # part "autograd": torch retains the grads of non-leaf inputs
+            if t._grad_fn is not None:
+                t.retain_grad()
     if create_graph and not _warned_cycle[0]:
         _warned_cycle[0] = True
         warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=3)
@@ -312,11 +315,11 @@ def _tensor_hooks(task: _Task, node: Node, grads: list) -> list:
         for hook in list(registry.values()):
             new = hook(_wrap(task, grads[nr]))
             if new is not None:
-                grads[nr] = _unwrap(task, new)
+                grads[nr] = _unwrap(task, _checked(hook, new, grads[nr]))
     for nr, ref in retain.items():
         t = ref()
         if t is not None and grads[nr] is not None:
-            t._accumulate(grads[nr], task.ops)
+            t._accumulate_retained(grads[nr], task.ops)
     return grads
 
 
@@ -326,15 +329,15 @@ def _capture(task: _Task, node: Node, grads: list, wanted: list, found: list,
         g = grads[nr]
         if capture:
             found[slot] = g
-        elif g is not None and not isinstance(node, AccumulateGrad):
-            t._accumulate(g, task.ops)  # backward(inputs=[non_leaf]) fills its .grad
+        elif g is not None and not isinstance(node, AccumulateGrad) and not t.retains_grad:
+            t._accumulate_retained(g, task.ops)  # backward(inputs=[non_leaf]) fills .grad
 
 
 def _call_pre_hooks(task: _Task, registry: dict, grads: list) -> list:
     for hook in list(registry.values()):
         new = hook(tuple(_wrap(task, g) for g in grads))
         if new is not None:
-            grads = [_unwrap(task, g) for g in new]
+            grads = [_unwrap(task, _checked(hook, n, g)) for n, g in _same_count(hook, new, grads)]
     return grads
 
 
@@ -343,5 +346,38 @@ def _call_post_hooks(task: _Task, registry: dict, out: Sequence[Any], grads: lis
     for hook in list(registry.values()):
         new = hook(tuple(_wrap(task, g) for g in out), tuple(_wrap(task, g) for g in grads))
         if new is not None:
-            out = [_unwrap(task, g) for g in new]
+            out = [_unwrap(task, _checked(hook, n, g)) for n, g in _same_count(hook, new, out)]
     return out
+
+
+# --- part "autograd" (issue 12): torch's checks on values returned by hooks --------------
+def _hook_name(hook: Any) -> str:
+    return getattr(hook, "__name__", "<unknown>")
+
+
+def _same_count(hook: Any, new: Any, old: Sequence[Any]) -> list:
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(new)}, but expected {len(old)})")
+    return list(zip(new, old, strict=True))
+
+
+def _checked(hook: Any, new: Any, old: Any) -> Any:
+    """``new`` (a hook's replacement for gradient ``old``), refused when its kind differs."""
+    if new is None:
+        return new
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is None:
+        return new
+    old_shape = tuple(getattr(old, "shape", ()))
+    if tuple(new._data.shape) != old_shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    old_dtype = old._data.dtype if isinstance(old, Tensor) else old.dtype
+    if new._data.dtype != old_dtype:
+        was = (old if isinstance(old, Tensor) else plain(old)).type()
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"{was} got {new.type()})")
+    return new

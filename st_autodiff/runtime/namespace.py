@@ -277,7 +277,8 @@ __all__ = [
     "atan", "atan2", "atanh", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "cdist", "ceil",
     "chunk",
     "clamp", "clamp_", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos",
-    "cdouble", "cfloat", "complex64", "complex128", "cosh", "cuda", "cumsum", "detach", "device", "dist", "div", "divide", "dot", "double",
+    "cdouble", "cfloat", "complex64", "complex128",
+    "cosh", "cuda", "cumsum", "detach", "device", "dist", "div", "divide", "dot", "double",
     "dtype", "empty", "empty_like", "enable_grad", "eq", "equal", "exp", "exp2", "expm1", "eye",
     "flatten", "flip", "float", "float16", "float32", "float64", "floor", "floor_divide", "fmax",
     "fmin", "from_numpy", "full", "full_like", "ge", "ger", "get_default_dtype", "get_rng_state",
@@ -357,4 +358,8 @@ from .tensor_more import install_methods as _install_tensor_methods  # noqa: E40
 globals().update(_TENSOR_TOP)
 _install_tensor_methods()
 __all__ += sorted(_TENSOR_TOP) + ["testing"]
+# part "autograd" (issue 12): anomaly-mode queries
+from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
+
+__all__ += ["is_anomaly_check_nan_enabled", "is_anomaly_enabled"]
 NAMES = list(__all__)

@@ -49,6 +49,7 @@ NON_LEAF_FLAG = (
     "var_no_grad = var.detach()."
 )
 FLOAT_ONLY = "only Tensors of floating point and complex dtype can require gradients"
+FLOAT_ONLY_NEW = "Only Tensors of floating point and complex dtype can require gradients"
 # dtype names as PyTorch's messages spell them (C++ element type / ScalarType name)
 _CPP = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
         "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -93,7 +94,7 @@ class Tensor(TensorBase):
         _init(t, data._array(), False, None)
         t._vc = data._vc if data._vc is not None else [0]
         if require_grad:
-            t.requires_grad_(True)
+            t._set_requires_grad(True, FLOAT_ONLY_NEW)
         return t
 
     def _array(self) -> Any:
@@ -202,6 +203,8 @@ class Tensor(TensorBase):
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place (leaves only) and return the tensor."""
+        if requires_grad and self._grad_fn is not None:
+            return self  # part "autograd": a non-leaf already requires grad (torch: no error)
         self._set_requires_grad(requires_grad,
                                 "only Tensors of floating point dtype can require gradients")
         return self
@@ -293,7 +296,7 @@ class Tensor(TensorBase):
 
                 self._grad = F.copy_like(g) if (g._requires_grad and STATE.enabled) else \
                     g.detach().clone()
-            elif STATE.enabled and (g._requires_grad or old._requires_grad):
+            elif STATE.enabled:  # torch: out of place whenever grad mode is on
                 self._grad = old + g
             else:
                 old._add_into(g._data)
@@ -302,6 +305,14 @@ class Tensor(TensorBase):
             self._grad = plain(g if isinstance(g, np.generic) else g.copy())
         else:
             old._add_into(g)
+
+    def _accumulate_retained(self, g: Any, ops: Any) -> None:
+        """Part "autograd": a retained non-leaf grad is never changed in place (torch)."""
+        old = self._grad
+        if ops.tensors:
+            self._grad = g.clone() if old is None else old + g
+        else:
+            self._grad = plain(g.copy() if old is None else old._data + g)
 
     def _add_into(self, g: Any) -> None:
         """``self += g`` on raw data, keeping the storage (and bumping the version)."""

@@ -22,6 +22,7 @@ from typing import Any
 from ..grad_mode import no_grad
 from ..hooks import HookDict, RemovableHandle, add_hook
 from ..tensor import Tensor
+from . import backward_hooks
 from .parameter import Parameter
 from .state import IncompatibleKeys, load_state_dict
 
@@ -69,6 +70,11 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the forward pre-hooks, ``forward``, then the forward hooks."""
+        # part "autograd": backward hooks (registered lazily into the instance dict)
+        if ("_backward_hooks" in self.__dict__ or "_backward_pre_hooks" in self.__dict__) \
+                and backward_hooks.has_backward_hooks(self):
+            return backward_hooks.call_with_backward_hooks(
+                self, self._forward_pre_hooks, self._forward_hooks, args, kwargs)
         if not self._forward_pre_hooks and not self._forward_hooks:
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
@@ -89,6 +95,22 @@ class Module:
     def register_forward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """``hook(module, args, output)`` after ``forward``; may return a new output."""
         return add_hook(self._forward_hooks, hook)
+
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` once the inputs' gradients are known;
+        may return a replacement ``grad_input`` (part "autograd", see backward_hooks)."""
+        return backward_hooks.register_full_backward_hook(self, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` before the module's backward; may replace it."""
+        return backward_hooks.register_full_backward_pre_hook(self, hook, prepend)
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Deprecated in PyTorch: ``hook(module, grad_input, grad_output)`` on the node that
+        made the output (use ``register_full_backward_hook``)."""
+        return backward_hooks.register_backward_hook(self, hook)
 
     # --- registration ----------------------------------------------------------------------
 
