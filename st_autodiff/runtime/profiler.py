@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import re
 import sys
 import threading
 import time
@@ -89,6 +90,29 @@ def _timed(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         finally:
             _end(evt)
+
+    return wrapper
+
+
+def _aten_of_node(cls: type) -> str:
+    """``AddmmBackward0`` -> ``aten::addmm``: the dispatcher op a graph node records."""
+    stem = re.sub(r"Backward\d*$", "", cls.__name__)
+    stem = re.sub(r"(\d)D", r"\1d", stem)
+    return "aten::" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", stem).lower()
+
+
+def _noted(record: Callable[..., Any]) -> Callable[..., Any]:
+    """``tensor_ops.record`` that also lists the op its node stands for (``linear`` records
+    an ``AddmmBackward0``, so the profile shows ``aten::addmm`` inside ``aten::linear``, as
+    PyTorch's dispatcher does); the op already ran, so the event only counts."""
+
+    @functools.wraps(record)
+    def wrapper(cls: type, *rest: Any) -> Any:
+        name = _aten_of_node(cls)
+        stack = _REC.open
+        if name.startswith("aten::") and not (stack and stack[-1].name == name):
+            _end(_begin(name, rest[1] if len(rest) > 1 else ()))
+        return record(cls, *rest)
 
     return wrapper
 
@@ -186,6 +210,14 @@ class _Patches:
             for attr, val in list(vars(mod).items()):
                 if isinstance(val, FunctionType) and id(val) in wrappers:
                     self._set(mod, attr, wrappers[id(val)])
+        from . import tensor_ops  # noqa: PLC0415
+
+        notes = {id(f): _noted(f) for f in (tensor_ops.record, tensor_ops.record_multi)}
+        for modname, mod in list(sys.modules.items()):
+            if modname.startswith("st_autodiff.runtime") and mod is not None:
+                for attr, val in list(vars(mod).items()):
+                    if id(val) in notes:
+                        self._set(mod, attr, notes[id(val)])
         for cls in _node_classes():
             self._set(cls, "backward", _timed_backward(cls.__dict__["backward"]))
         autograd = sys.modules.get("st_autodiff.autograd")
