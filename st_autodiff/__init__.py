@@ -6,46 +6,179 @@ and generate a readable Python adjoint that runs on NumPy or CuPy.
 The eager runtime speaks PyTorch: ``import st_autodiff as torch`` gives ``tensor``,
 ``Tensor``, the dtypes, factories, math functions, grad modes and ``autograd``, so code
 written for ``torch.autograd`` runs unchanged (see ``runtime/namespace.py`` for the names).
+
+Importing the package loads nothing but this file: each name is imported on its first
+use (PEP 562 ``__getattr__``).  The compiler (libcst, the passes, SciPy's decompositions)
+loads when a compiler name such as ``grad`` is first read, the eager runtime when a
+runtime name such as ``tensor`` is, so an eager user never imports libcst and
+``import st_autodiff`` costs little more than NumPy's own import.
 """
 
 from __future__ import annotations
 
-from . import autograd
-from .api import (
-    GradFunction,
-    ShapeDtype,
-    custom_jvp,
-    custom_vjp,
-    explain,
-    grad,
-    hessian,
-    hvp,
-    jacfwd,
-    jacobian,
-    jacrev,
-    jvp,
-    register_vjp,
-    stop_gradient,
-    value_and_grad,
-    vjp,
-)
-from .config import config
-from .errors import (
-    CompileError,
-    DerivativeRuntimeError,
-    EvaluationError,
-    NonScalarOutputError,
-    NoRuleError,
-    SourceUnavailableError,
-    StaticRaiseError,
-    StAutodiffError,
-    UnsupportedRecursionError,
-    UnsupportedSyntaxError,
-    WrtError,
-)
-from .runtime.namespace import *  # noqa: F403  (the PyTorch-style names, listed in NAMES)
-from .runtime.namespace import NAMES as _RUNTIME_NAMES
-from .transforms.effects import register_inactive
+import importlib
+import importlib.util
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+    from . import autograd as autograd
+    from . import nn as nn
+    from . import optim as optim
+    from .api import (
+        GradFunction as GradFunction,
+    )
+    from .api import (
+        ShapeDtype as ShapeDtype,
+    )
+    from .api import (
+        custom_jvp as custom_jvp,
+    )
+    from .api import (
+        custom_vjp as custom_vjp,
+    )
+    from .api import (
+        explain as explain,
+    )
+    from .api import (
+        grad as grad,
+    )
+    from .api import (
+        hessian as hessian,
+    )
+    from .api import (
+        hvp as hvp,
+    )
+    from .api import (
+        jacfwd as jacfwd,
+    )
+    from .api import (
+        jacobian as jacobian,
+    )
+    from .api import (
+        jacrev as jacrev,
+    )
+    from .api import (
+        jvp as jvp,
+    )
+    from .api import (
+        register_vjp as register_vjp,
+    )
+    from .api import (
+        stop_gradient as stop_gradient,
+    )
+    from .api import (
+        value_and_grad as value_and_grad,
+    )
+    from .api import (
+        vjp as vjp,
+    )
+    from .bridge import function as function
+    from .config import config as config
+    from .errors import (
+        CompileError as CompileError,
+    )
+    from .errors import (
+        DerivativeRuntimeError as DerivativeRuntimeError,
+    )
+    from .errors import (
+        EvaluationError as EvaluationError,
+    )
+    from .errors import (
+        NonScalarOutputError as NonScalarOutputError,
+    )
+    from .errors import (
+        NoRuleError as NoRuleError,
+    )
+    from .errors import (
+        SourceUnavailableError as SourceUnavailableError,
+    )
+    from .errors import (
+        StaticRaiseError as StaticRaiseError,
+    )
+    from .errors import (
+        StAutodiffError as StAutodiffError,
+    )
+    from .errors import (
+        UnsupportedRecursionError as UnsupportedRecursionError,
+    )
+    from .errors import (
+        UnsupportedSyntaxError as UnsupportedSyntaxError,
+    )
+    from .errors import (
+        WrtError as WrtError,
+    )
+    from .runtime import distributions as distributions
+    from .runtime import fft as fft
+    from .runtime import linalg_more as _linalg_more
+
+    linalg = _linalg_more
+    from .runtime import special as special
+    from .runtime.namespace import *  # noqa: F403
+    from .transforms.effects import register_inactive as register_inactive
+
+#: compiler names -> the module that defines them
+_COMPILER = {
+    **dict.fromkeys(
+        ("GradFunction", "ShapeDtype", "custom_jvp", "custom_vjp", "explain", "grad",
+         "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "register_vjp",
+         "stop_gradient", "value_and_grad", "vjp"), "api"),
+    **dict.fromkeys(
+        ("CompileError", "DerivativeRuntimeError", "EvaluationError", "NonScalarOutputError",
+         "NoRuleError", "SourceUnavailableError", "StaticRaiseError", "StAutodiffError",
+         "UnsupportedRecursionError", "UnsupportedSyntaxError", "WrtError"), "errors"),
+    "config": "config",
+    "function": "bridge",  # compiled functions inside eager graphs
+    "register_inactive": "transforms.effects",
+}
+#: public submodules under another name or place
+_MODULES = {"fft": "runtime.fft", "special": "runtime.special",
+            "linalg": "runtime.linalg_more", "distributions": "distributions",
+            "autograd": "autograd", "nn": "nn", "optim": "optim"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on its first use (see the module docstring)."""
+    if name in _COMPILER:
+        if _COMPILER[name] == "api":
+            importlib.import_module(".ir.infer", __name__)  # the type rules, loaded once
+        value = getattr(importlib.import_module("." + _COMPILER[name], __name__), name)
+    elif name in _MODULES:
+        value = importlib.import_module("." + _MODULES[name], __name__)
+    elif name == "__version__":
+        value = _version()
+    elif name == "__all__":
+        value = sorted({*_COMPILER, *_MODULES, "__version__", *_runtime().NAMES})
+    elif name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    elif importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a subpackage
+        value = importlib.import_module("." + name, __name__)
+    else:
+        runtime = _runtime()
+        if name not in runtime.NAMES:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(runtime, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__getattr__("__all__")})
+
+
+def _runtime() -> Any:
+    """The eager runtime's public names (``runtime/namespace.py``), loaded once; all of
+    them become attributes of this module at that moment."""
+    module_name = __name__ + ".runtime.namespace"
+    loading = sys.modules.get(module_name)
+    if loading is not None and not hasattr(loading, "NAMES"):  # asked while it loads
+        raise AttributeError("the eager runtime is still being imported")
+    ns = importlib.import_module(".runtime.namespace", __name__)
+    g = globals()
+    for key in ns.NAMES:
+        if key not in g:
+            g[key] = getattr(ns, key)
+    return ns
 
 
 def _version() -> str:
@@ -56,64 +189,3 @@ def _version() -> str:
         return version("st-autodiff")
     except PackageNotFoundError:  # a source tree on sys.path, never installed
         return "0+unknown"
-
-
-__version__ = _version()
-
-__all__ = [
-    "CompileError",
-    "DerivativeRuntimeError",
-    "EvaluationError",
-    "GradFunction",
-    "NoRuleError",
-    "NonScalarOutputError",
-    "ShapeDtype",
-    "SourceUnavailableError",
-    "StAutodiffError",
-    "StaticRaiseError",
-    "UnsupportedRecursionError",
-    "UnsupportedSyntaxError",
-    "WrtError",
-    "__version__",
-    "custom_jvp",
-    "custom_vjp",
-    "grad",
-    "hessian",
-    "hvp",
-    "jacfwd",
-    "jacobian",
-    "jacrev",
-    "jvp",
-    "register_inactive",
-    "register_vjp",
-    "stop_gradient",
-    "value_and_grad",
-    "vjp",
-    "autograd",
-    "config",
-    "explain",
-]
-__all__ += _RUNTIME_NAMES
-
-from . import nn, optim  # noqa: E402  (after the runtime names: nn builds on them)
-from .bridge import function  # noqa: E402  (compiled functions inside eager graphs)
-from .ir import infer as _infer  # noqa: E402, F401  (type rules: loaded once, at import)
-from .runtime import fft, special  # noqa: E402  (torch.fft: spectra as real pairs; torch.special)
-from .runtime import linalg_more as linalg  # noqa: E402  (torch.linalg decompositions)
-
-__all__ += ["fft", "function", "linalg", "nn", "optim", "special"]
-
-# --- dists family: torch.distributions (also importable as ``st_autodiff.distributions``) ---
-import sys as _sys  # noqa: E402
-
-from .runtime import distributions  # noqa: E402
-
-# one module object per file: ``import st_autodiff.distributions.constraints`` finds the
-# runtime's module instead of loading the file a second time under another name
-_sys.modules[__name__ + ".distributions"] = distributions
-for _sub in distributions.SUBMODULES:
-    _sys.modules[f"{__name__}.distributions.{_sub}"] = _sys.modules[
-        f"{distributions.__name__}.{_sub}"]
-del _sub
-__all__ += ["distributions"]
-
