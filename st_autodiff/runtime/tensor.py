@@ -22,7 +22,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,11 @@ from . import dtypes
 from .function import AccumulateGrad, Node, TensorBase
 from .grad_mode import STATE
 from .hooks import HookDict, RemovableHandle, add_hook
+
+if TYPE_CHECKING:  # the methods installed at import time, for type checkers (generated)
+    from .tensor_api import TensorMethods as _InstalledMethods
+else:
+    _InstalledMethods = object
 
 __all__ = ["Tensor", "edge_of", "make", "plain"]
 
@@ -71,7 +76,7 @@ class Extra:
         self.view: tuple | None = None  # steps (op, params, input shape) from _base
 
 
-class Tensor(TensorBase):
+class Tensor(TensorBase, _InstalledMethods):
     """A multi-dimensional array that can record the ops applied to it (see module doc)."""
 
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_grad", "_vc", "_base",

@@ -1,0 +1,49 @@
+"""Typing of the public API: gradient functions keep their function's parameters, and
+``Tensor`` declares the methods the runtime installs, so ``mypy --strict`` checks a
+program that uses both (``examples/typed_usage.py``) and catches a wrong call."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.tensor_api_gen import TARGET, render
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_installed_method_declarations_are_current() -> None:
+    assert TARGET.read_text() == render(), "run: python -m tests.tensor_api_gen"
+
+
+def _mypy(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("mypy")  # a test extra; only its absence skips
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+                           "--cache-dir", str(tmp_path / "cache"), str(path)], cwd=ROOT,
+                          capture_output=True, text=True, check=False, timeout=600)
+
+
+def test_typed_example_passes_mypy_strict(tmp_path: Path) -> None:
+    run = _mypy(ROOT / "examples" / "typed_usage.py", tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_mypy_sees_wrong_calls(tmp_path: Path) -> None:
+    bad = tmp_path / "bad_usage.py"
+    bad.write_text(
+        "import numpy as np\n"
+        "import numpy.typing as npt\n"
+        "import st_autodiff as st\n\n\n"
+        "def loss(w: npt.NDArray[np.float64], x: npt.NDArray[np.float64]) -> float:\n"
+        "    return float(np.sum(w * x))\n\n\n"
+        "g = st.grad(loss)\n"
+        "g(np.ones(3))\n"                      # a missing argument
+        "t = st.tensor([1.0, 2.0])\n"
+        "t.sum(keepdim=True, nonsense=1)\n")   # no such keyword
+    run = _mypy(bad, tmp_path)
+    assert run.returncode == 1
+    assert 'Missing positional argument "x"' in run.stdout, run.stdout
+    assert 'Unexpected keyword argument "nonsense"' in run.stdout, run.stdout
