@@ -324,3 +324,55 @@ from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
 
 __all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
 NAMES = list(__all__)
+# names family (issue 12): sorting, order statistics, counting, triangles, diagonals, grids
+from .counting import (  # noqa: E402
+    bincount,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    bucketize,
+    count_nonzero,
+    heaviside,
+    histc,
+    isin,
+    searchsorted,
+    tril_indices,
+    triu_indices,
+    unique,
+    unique_consecutive,
+)
+from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk  # noqa: E402
+from .tensor_more import (  # noqa: E402
+    cartesian_prod,
+    cross,
+    diag,
+    diag_embed,
+    diagflat,
+    fliplr,
+    flipud,
+    frac,
+    meshgrid,
+    repeat_interleave,
+    roll,
+    rot90,
+    sgn,
+    tensor_split,
+    tril,
+    triu,
+)
+
+__all__ += [
+    "argsort", "bincount", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "bucketize", "cartesian_prod", "count_nonzero", "cross",
+    "diag", "diag_embed", "diagflat", "fliplr", "flipud", "frac", "heaviside", "histc", "isin",
+    "kthvalue", "median", "meshgrid", "mode", "msort", "nanmedian", "repeat_interleave", "roll",
+    "rot90", "searchsorted", "sgn", "sort", "tensor_split", "topk", "tril", "tril_indices",
+    "triu", "triu_indices", "unique", "unique_consecutive",
+]
+from .tensor_more_methods import install as _install_names_methods  # noqa: E402
+
+_install_names_methods()
+NAMES = list(__all__)

@@ -1,0 +1,226 @@
+"""Sorting and order statistics: ``sort``, ``argsort``, ``msort``, ``topk``, ``kthvalue``,
+``median``, ``nanmedian`` and ``mode``, as PyTorch computes them on the CPU.
+
+Every op that returns values picked out of its input records one node (``SortBackward0``,
+``TopkBackward0`` ...) over the input and the int64 indices it chose; its backward scatters
+the incoming gradient back to those positions (the rule of ``take_along_axis``).  The
+indices output has no graph, as in PyTorch.  Ordering follows PyTorch: NaN sorts above
+every number, ``sort`` is stable (descending keeps equal elements in their original order),
+medians of an even count are the lower middle value, and ``mode`` returns the smallest of
+the most frequent values with the index of its last occurrence.  Where PyTorch leaves the
+choice among equal elements unspecified (``topk``, ``kthvalue`` and ``median`` with
+``dim``) this module takes the first in stable order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .function import node_class
+from .grad_mode import STATE
+from .reductions import _return_type, _rule_max_dim
+from .tensor import Tensor, _dim, plain
+from .tensor_ops import record
+
+__all__ = ["argsort", "kthvalue", "median", "mode", "msort", "nanmedian", "sort", "topk"]
+
+RETURN_TYPES = {n: _return_type(n) for n in ("sort", "topk", "kthvalue", "median",
+                                               "nanmedian", "mode")}
+
+
+def _plan(keepdim: bool) -> tuple:
+    plan: tuple = (("dim", lambda a, p: p["dim"], None), ("indices", 1, None))
+    if keepdim:
+        plan += (("keepdim", lambda a, p: p["keepdim"], None),)
+    return plan + (("self_sym_sizes", lambda a, p: tuple(a[0].shape), None),)
+
+
+_NODES = {name: node_class(name, _rule_max_dim, (0,), _plan(keep), False)
+          for name, keep in (("SortBackward0", False), ("SortBackward1", False),
+                             ("TopkBackward0", False), ("KthvalueBackward0", True),
+                             ("MedianBackward1", True), ("NanmedianBackward1", True),
+                             ("ModeBackward0", True))}
+
+
+def _picked(name: str, input: Tensor, data: Any, idx: Any, dim: int, keepdim: bool,
+            kind: str) -> Any:
+    """``(values, indices)`` of a picking op, recording ``name`` when input needs grad."""
+    idx = np.asarray(idx, dtype=np.int64)
+    if input._requires_grad and STATE.enabled and input._data.dtype.kind == "f":
+        values = record(_NODES[name], data, (input, idx), {"dim": dim, "keepdim": keepdim})
+    else:
+        values = plain(data)
+    return RETURN_TYPES[kind](values, plain(idx))
+
+
+def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable sorting indices along ``axis``; NaN is the largest value."""
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable")
+    n = a.shape[axis]
+    flipped = np.flip(a, axis)
+    return np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
+         stable: bool | None = None) -> Any:
+    """The values along ``dim`` in order, and where each came from (``return_types.sort``).
+
+    >>> import st_autodiff as torch
+    >>> torch.sort(torch.tensor([3, 1, 2])).indices
+    tensor([1, 2, 0])
+    """
+    a = input._data
+    axis = _dim(dim, a.ndim)
+    if a.ndim == 0:
+        return _picked("SortBackward0" if stable is None else "SortBackward1", input, a.copy(),
+                       np.int64(0), 0, True, "sort")
+    idx = _stable_order(a, axis, bool(descending))
+    data = np.take_along_axis(a, idx, axis)
+    return _picked("SortBackward0" if stable is None else "SortBackward1", input, data, idx,
+                   axis, True, "sort")
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+            ) -> Tensor:
+    """The int64 indices that sort ``input`` along ``dim`` (stable)."""
+    a = input._data
+    if a.ndim == 0:
+        return plain(np.int64(0))
+    return plain(_stable_order(a, _dim(dim, a.ndim), bool(descending)).astype(np.int64))
+
+
+def msort(input: Tensor) -> Tensor:
+    """``sort(input, dim=0).values``."""
+    return sort(input, 0).values
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+         ) -> Any:
+    """The ``k`` largest (or smallest) values along ``dim`` with their indices."""
+    a = input._data
+    axis = _dim(dim, a.ndim)
+    n = a.shape[axis] if a.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if a.ndim == 0:
+        return _picked("TopkBackward0", input, a.copy(), np.int64(0), 0, True, "topk")
+    idx = np.take(_stable_order(a, axis, bool(largest)), np.arange(k), axis=axis)
+    return _picked("TopkBackward0", input, np.take_along_axis(a, idx, axis), idx, axis, True,
+                   "topk")
+
+
+def _kth(a: np.ndarray, axis: int, pos: Any) -> np.ndarray:
+    """Indices (keepdims) of the element at sorted position ``pos`` along ``axis``."""
+    order = _stable_order(a, axis, False)
+    if np.ndim(pos) == 0:
+        return np.take(order, [int(pos)], axis=axis)
+    return np.take_along_axis(order, np.expand_dims(pos, axis), axis)
+
+
+def _finish(name: str, kind: str, input: Tensor, a: np.ndarray, idx: np.ndarray, axis: int,
+            keepdim: bool) -> Any:
+    data = np.take_along_axis(a, idx, axis) if a.ndim else a.copy()
+    if not keepdim and a.ndim:
+        idx, data = np.squeeze(idx, axis), np.squeeze(data, axis)
+    return _picked(name, input, data, idx, axis, bool(keepdim), kind)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    a = input._data
+    axis = _dim(dim, a.ndim)
+    n = a.shape[axis] if a.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    idx = _kth(a, axis, k - 1) if a.ndim else np.int64(0)
+    return _finish("KthvalueBackward0", "kthvalue", input, a, idx, axis, keepdim)
+
+
+def _rule_even(ops: Any, g: Any, out: Any, x: Any, share: Any) -> tuple:
+    """``median()``/``nanmedian()`` of all elements: the gradient is shared evenly by the
+    elements equal to the result."""
+    return (ops.mul(g, ops.const(share)), None)
+
+
+_MEDIAN_ALL = {n: node_class(n, _rule_even, (0,), (("self", 0, None), ("result", "result",
+                                                                         None)), False)
+               for n in ("MedianBackward0", "NanmedianBackward0")}
+
+
+def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
+    a = input._data
+    if a.size == 0:
+        raise IndexError("median() input tensor cannot be empty")
+    flat = a.reshape(-1)
+    nans = np.isnan(flat) if a.dtype.kind == "f" else np.zeros(flat.shape, bool)
+    order = np.sort(flat[~nans] if ignore_nan else flat, kind="stable")
+    if order.size == 0 or (nans.any() and not ignore_nan):
+        value = np.asarray(np.nan, dtype=a.dtype)
+    else:
+        value = np.asarray(order[(order.size - 1) // 2], dtype=a.dtype)
+    name = "NanmedianBackward0" if ignore_nan else "MedianBackward0"
+    if input._requires_grad and STATE.enabled and a.dtype.kind == "f":
+        mask = np.isnan(a) if np.isnan(value) else a == value
+        share = (mask / mask.sum()).astype(a.dtype)
+        return record(_MEDIAN_ALL[name], value, (input, share), {})
+    return plain(value)
+
+
+def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool) -> Any:
+    if dim is None:
+        return _median_all(input, ignore_nan)
+    a = input._data
+    axis = _dim(dim, a.ndim)
+    kind = "nanmedian" if ignore_nan else "median"
+    name = "NanmedianBackward1" if ignore_nan else "MedianBackward1"
+    if a.ndim == 0:
+        return _finish(name, kind, input, a, np.int64(0), 0, keepdim)
+    n = a.shape[axis]
+    if n == 0:
+        raise IndexError(f"{kind}(): Expected reduction dim {axis} to have non-zero size.")
+    if a.dtype.kind == "f":
+        nans = np.isnan(a).sum(axis=axis)
+        if ignore_nan:  # lower middle of the numbers; all NaN: the first NaN
+            pos = np.where(nans == n, 0, (n - nans - 1) // 2)
+        else:  # any NaN: the first NaN (NaN sorts last)
+            pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+    else:
+        pos = np.full(np.delete(a.shape, axis), (n - 1) // 2)
+    return _finish(name, kind, input, a, _kth(a, axis, pos), axis, keepdim)
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median of all elements, or ``(values, indices)`` along ``dim``; NaN wins."""
+    return _median(input, dim, keepdim, False)
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``median`` ignoring NaN (NaN only where every element is NaN)."""
+    return _median(input, dim, keepdim, True)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest on ties) and the index of its last
+    occurrence."""
+    a = input._data
+    axis = _dim(dim, a.ndim)
+    if a.ndim == 0:
+        return _finish("ModeBackward0", "mode", input, a, np.int64(0), 0, keepdim)
+    moved = np.moveaxis(a, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    picks = np.empty(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):
+        order = np.argsort(row, kind="stable")
+        sorted_row = row[order]
+        new = sorted_row[1:] != sorted_row[:-1]
+        if row.dtype.kind == "f":  # NaN equals NaN here
+            new &= ~(np.isnan(sorted_row[1:]) & np.isnan(sorted_row[:-1]))
+        starts = np.flatnonzero(np.r_[True, new])
+        counts = np.diff(np.r_[starts, row.size])
+        best = int(np.argmax(counts))  # the first (smallest) value among the most frequent
+        picks[r] = order[starts[best]:starts[best] + counts[best]].max()
+    idx = np.moveaxis(picks.reshape(moved.shape[:-1] + (1,)), -1, axis)
+    return _finish("ModeBackward0", "mode", input, a, idx, axis, keepdim)
