@@ -372,7 +372,51 @@ __all__ += [
     "rot90", "searchsorted", "sgn", "sort", "tensor_split", "topk", "tril", "tril_indices",
     "triu", "triu_indices", "unique", "unique_consecutive",
 ]
+from .tensor_extras import (  # noqa: E402, F811
+    aminmax,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    clamp_max,
+    clamp_min,
+    column_stack,
+    combinations,
+    copysign,
+    cummax,
+    cummin,
+    cumprod,
+    deg2rad,
+    dstack,
+    float_power,
+    is_complex,
+    is_nonzero,
+    is_same_size,
+    lerp,
+    logaddexp2,
+    logcumsumexp,
+    moveaxis,
+    nan_to_num,
+    positive,
+    rad2deg,
+    ravel,
+    row_stack,
+    signbit,
+    std_mean,
+    unflatten,
+    var_mean,
+)
 from .tensor_more_methods import install as _install_names_methods  # noqa: E402
+
+__all__ += [
+    "aminmax", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+    "broadcast_tensors", "column_stack", "combinations", "copysign", "cummax", "cummin",
+    "cumprod", "deg2rad", "dstack", "float_power", "is_complex", "is_nonzero", "is_same_size",
+    "logaddexp2", "logcumsumexp", "moveaxis", "nan_to_num", "positive", "rad2deg", "ravel",
+    "row_stack", "signbit", "std_mean", "unflatten", "var_mean",
+]
 
 _install_names_methods()
 NAMES = list(__all__)

@@ -14,6 +14,7 @@ from typing import Any
 from . import counting as C
 from . import functional as F
 from . import sorting as O
+from . import tensor_extras as X
 from . import tensor_more as M
 from .inplace import inplace
 from .tensor import Tensor
@@ -26,6 +27,9 @@ _FROM = {
        "diagflat fill_diagonal_ cross tensor_split frac sgn",
     C: "bincount histc unique unique_consecutive isin count_nonzero heaviside bitwise_and "
        "bitwise_or bitwise_xor bitwise_not bitwise_left_shift bitwise_right_shift",
+    X: "lerp clamp_min clamp_max cumprod cummax cummin logcumsumexp aminmax nan_to_num "
+       "copysign signbit float_power deg2rad rad2deg logaddexp2 positive unflatten ravel "
+       "moveaxis is_nonzero is_complex is_same_size",
 }
 
 
@@ -43,6 +47,9 @@ _INPLACE = {
     "logical_and_": F.logical_and, "logical_or_": F.logical_or, "logical_xor_": F.logical_xor,
     "logical_not_": F.logical_not, "bitwise_and_": C.bitwise_and, "bitwise_or_": C.bitwise_or,
     "bitwise_xor_": C.bitwise_xor, "bitwise_not_": C.bitwise_not, "heaviside_": C.heaviside,
+    "lerp_": X.lerp, "clamp_min_": X.clamp_min, "clamp_max_": X.clamp_max,
+    "cumprod_": X.cumprod, "nan_to_num_": X.nan_to_num, "copysign_": X.copysign,
+    "deg2rad_": X.deg2rad, "rad2deg_": X.rad2deg,
 }
 
 
