@@ -5,11 +5,12 @@ Every op that returns values picked out of its input records one node (``SortBac
 ``TopkBackward0`` ...) over the input and the int64 indices it chose; its backward scatters
 the incoming gradient back to those positions (the rule of ``take_along_axis``).  The
 indices output has no graph, as in PyTorch.  Ordering follows PyTorch: NaN sorts above
-every number, ``sort`` is stable (descending keeps equal elements in their original order),
-medians of an even count are the lower middle value, and ``mode`` returns the smallest of
-the most frequent values with the index of its last occurrence.  Where PyTorch leaves the
-choice among equal elements unspecified (``topk``, ``kthvalue`` and ``median`` with
-``dim``) this module takes the first in stable order.
+every number, ``stable=True`` keeps equal elements in their original order (also when
+descending), ``stable=False`` (the default) orders equal elements as ``std::sort`` does
+(``introsort.py``; stable for rows of at most 16), medians of an even count are the lower
+middle value, and ``mode`` returns the smallest of the most frequent values with the index
+of its last occurrence.  Among equal elements ``topk`` and ``kthvalue`` take the first in
+stable order, where PyTorch's selection algorithms may pick another.
 """
 
 from __future__ import annotations
@@ -61,7 +62,46 @@ def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
         return np.argsort(a, axis=axis, kind="stable")
     n = a.shape[axis]
     flipped = np.flip(a, axis)
-    return np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
+    return np.ascontiguousarray(np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"),
+                                        axis))
+
+
+#: rows up to this long with equal elements replay ``std::sort`` (pure Python) when
+#: ``stable`` is not asked for; longer ones keep the stable order
+_REPLAY_LIMIT = 20000
+
+
+def _sort_order(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
+    """The indices PyTorch's CPU sort gives: stable, or for ``stable=False`` the order
+    ``std::sort`` leaves equal elements in (the same as stable for rows of at most 16)."""
+    order = _stable_order(a, axis, descending)
+    n = a.shape[axis]
+    if stable or n <= 16 or n > _REPLAY_LIMIT:
+        return order
+    moved = np.moveaxis(order, axis, -1)
+    keys = np.moveaxis(a, axis, -1)
+    ranked = np.take_along_axis(keys, moved, -1)
+    tied = (ranked[..., 1:] == ranked[..., :-1]).any(-1)
+    if a.dtype.kind == "f":
+        tied |= np.isnan(ranked).sum(-1) > 1
+    if not tied.any():
+        return order
+    from .introsort import std_sort_order
+
+    less = _greater if descending else _less
+    moved = moved.copy()
+    for row in np.ndindex(tied.shape):
+        if tied[row]:
+            moved[row] = std_sort_order(keys[row].tolist(), less)
+    return np.ascontiguousarray(np.moveaxis(moved, -1, axis))
+
+
+def _less(x: Any, y: Any) -> bool:
+    return (x < y) or (x == x and y != y)  # NaN (x != x) above every number
+
+
+def _greater(x: Any, y: Any) -> bool:
+    return (x > y) or (x != x and y == y)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
@@ -77,7 +117,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
     if a.ndim == 0:
         return _picked("SortBackward0" if stable is None else "SortBackward1", input, a.copy(),
                        np.int64(0), 0, True, "sort")
-    idx = _stable_order(a, axis, bool(descending))
+    idx = _sort_order(a, axis, bool(descending), bool(stable))
     data = np.take_along_axis(a, idx, axis)
     return _picked("SortBackward0" if stable is None else "SortBackward1", input, data, idx,
                    axis, True, "sort")
@@ -89,7 +129,8 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     a = input._data
     if a.ndim == 0:
         return plain(np.int64(0))
-    return plain(_stable_order(a, _dim(dim, a.ndim), bool(descending)).astype(np.int64))
+    order = _sort_order(a, _dim(dim, a.ndim), bool(descending), bool(stable))
+    return plain(order.astype(np.int64))
 
 
 def msort(input: Tensor) -> Tensor:

@@ -211,7 +211,7 @@ def _embed_data(a: Any, offset: int, d1: int, d2: int) -> Any:
     out = np.zeros(a.shape[:-1] + (m, m), dtype=a.dtype)
     i = np.arange(n)
     out[..., i + max(-offset, 0), i + max(offset, 0)] = a
-    return np.moveaxis(out, (-2, -1), (d1, d2))
+    return np.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2)))
 
 
 def _rule_embed(ops: Any, g: Any, out: Any, x: Any, offset: int = 0, dim1: int = -2,

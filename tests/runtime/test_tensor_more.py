@@ -294,3 +294,20 @@ def test_orthogonal_is_orthogonal_and_trunc_normal_stays_in_range() -> None:
     assert abs(float(t.mean()) - expected_mean) < 0.05
     assert math.isclose(torch.nn.init.calculate_gain("leaky_relu", 0.2),
                         math.sqrt(2.0 / 1.04))
+
+
+def test_std_sort_replay_sorts_and_is_stable_up_to_16() -> None:
+    """The replay of ``std::sort`` gives a sorting permutation at every length, and the
+    stable order for up to 16 elements (its insertion-sort range)."""
+    from st_autodiff.runtime.introsort import std_sort_order
+
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 2, 5, 16, 17, 40, 300):
+        keys = rng.integers(0, 4, n).tolist()
+        order = std_sort_order(keys, lambda x, y: x < y)
+        assert sorted(order) == list(range(n))
+        assert [keys[i] for i in order] == sorted(keys)
+        if n <= 16:
+            assert order == sorted(range(n), key=lambda i: keys[i])
+    worst = list(range(200, 0, -1)) * 3  # many partition levels
+    assert [worst[i] for i in std_sort_order(worst, lambda x, y: x < y)] == sorted(worst)
