@@ -13,6 +13,7 @@ from typing import Any
 
 from . import counting as C
 from . import functional as F
+from . import shape_more as H
 from . import sorting as O
 from . import tensor_extras as X
 from . import tensor_more as M
@@ -28,8 +29,8 @@ _FROM = {
     C: "bincount histc unique unique_consecutive isin count_nonzero heaviside bitwise_and "
        "bitwise_or bitwise_xor bitwise_not bitwise_left_shift bitwise_right_shift",
     X: "lerp clamp_min clamp_max cumprod cummax cummin logcumsumexp aminmax nan_to_num "
-       "copysign signbit float_power deg2rad rad2deg logaddexp2 positive unflatten ravel "
-       "moveaxis is_nonzero is_complex is_same_size",
+       "copysign signbit float_power deg2rad rad2deg logaddexp2 positive",
+    H: "unflatten ravel moveaxis is_nonzero is_complex is_same_size",
 }
 
 
