@@ -372,6 +372,18 @@ __all__ += [
     "rot90", "searchsorted", "sgn", "sort", "tensor_split", "topk", "tril", "tril_indices",
     "triu", "triu_indices", "unique", "unique_consecutive",
 ]
+from .contractions import (  # noqa: E402
+    addbmm,
+    addmv,
+    baddbmm,
+    chain_matmul,
+    gcd,
+    kron,
+    lcm,
+    tensordot,
+    trapezoid,
+    trapz,
+)
 from .shape_more import (  # noqa: E402
     atleast_1d,
     atleast_2d,
@@ -417,7 +429,8 @@ __all__ += [
     "broadcast_tensors", "column_stack", "combinations", "copysign", "cummax", "cummin",
     "cumprod", "deg2rad", "dstack", "float_power", "is_complex", "is_nonzero", "is_same_size",
     "logaddexp2", "logcumsumexp", "moveaxis", "nan_to_num", "positive", "rad2deg", "ravel",
-    "row_stack", "signbit", "std_mean", "unflatten", "var_mean",
+    "row_stack", "signbit", "std_mean", "unflatten", "var_mean", "addbmm", "addmv", "baddbmm",
+    "chain_matmul", "gcd", "kron", "lcm", "tensordot", "trapezoid", "trapz",
 ]
 
 _install_names_methods()

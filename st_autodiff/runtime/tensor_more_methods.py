@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import contractions as P
 from . import counting as C
 from . import functional as F
 from . import shape_more as H
@@ -31,6 +32,7 @@ _FROM = {
     X: "lerp clamp_min clamp_max cumprod cummax cummin logcumsumexp aminmax nan_to_num "
        "copysign signbit float_power deg2rad rad2deg logaddexp2 positive",
     H: "unflatten ravel moveaxis is_nonzero is_complex is_same_size",
+    P: "addmv baddbmm addbmm kron gcd lcm",
 }
 
 
@@ -50,7 +52,8 @@ _INPLACE = {
     "bitwise_xor_": C.bitwise_xor, "bitwise_not_": C.bitwise_not, "heaviside_": C.heaviside,
     "lerp_": X.lerp, "clamp_min_": X.clamp_min, "clamp_max_": X.clamp_max,
     "cumprod_": X.cumprod, "nan_to_num_": X.nan_to_num, "copysign_": X.copysign,
-    "deg2rad_": X.deg2rad, "rad2deg_": X.rad2deg,
+    "deg2rad_": X.deg2rad, "rad2deg_": X.rad2deg, "addmv_": P.addmv, "baddbmm_": P.baddbmm,
+    "addbmm_": P.addbmm, "gcd_": P.gcd, "lcm_": P.lcm,
 }
 
 

@@ -113,7 +113,8 @@ SECOND_ORDER = ["sort", "topk", "kthvalue", "median_dim", "median_all", "triu_k"
                 "rot90_k", "repeat_interleave_t", "diag_vec_k", "diag_embed_dims", "diag_mat",
                 "cross", "fill_diagonal_", "frac", "meshgrid_xy", "cartesian_prod", "lerp_tensor",
                 "clamp_min_tensor", "cumprod", "cummax", "logcumsumexp", "std_mean", "var_mean",
-                "aminmax", "copysign", "block_diag", "combinations", "deg2rad"]
+                "aminmax", "copysign", "block_diag", "combinations", "deg2rad", "addmv", "baddbmm",
+                "addbmm", "tensordot", "kron", "trapezoid_x"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)
