@@ -11,15 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import contractions as P
 from . import counting as C
 from . import functional as F
+from . import numpy_more as N
+from . import reductions as R
 from . import shape_more as H
+from . import shape_ops as S
 from . import sorting as O
 from . import tensor_extras as X
 from . import tensor_more as M
+from .function import TensorBase, node_class
+from .grad_mode import STATE
 from .inplace import inplace
-from .tensor import Tensor
+from .tensor import Tensor, _dim, plain
+from .tensor_ops import record
 
 __all__ = ["install"]
 
@@ -53,8 +61,72 @@ _INPLACE = {
     "lerp_": X.lerp, "clamp_min_": X.clamp_min, "clamp_max_": X.clamp_max,
     "cumprod_": X.cumprod, "nan_to_num_": X.nan_to_num, "copysign_": X.copysign,
     "deg2rad_": X.deg2rad, "rad2deg_": X.rad2deg, "addmv_": P.addmv, "baddbmm_": P.baddbmm,
-    "addbmm_": P.addbmm, "gcd_": P.gcd, "lcm_": P.lcm,
+    "addbmm_": P.addbmm, "gcd_": P.gcd, "lcm_": P.lcm, "fmod_": N.fmod,
+    "cumsum_": R.cumsum, "fix_": F.trunc, "floor_divide_": F.floor_divide,
+    "true_divide_": F.div,
 }
+
+
+def _rule_zero(ops: Any, g: Any, out: Any, x: Any, other: Any) -> tuple:
+    """A comparison written in place: its value is piecewise constant, no gradient."""
+    return ops.zeros_like(g), None if not hasattr(other, "shape") else ops.zeros_like(other)
+
+
+_COMPARE = {(n, k): node_class(f"{n.capitalize()}Backward{k}", _rule_zero,
+                               (0, 1) if k else (0,), (), False)
+            for n in ("eq", "ne", "lt", "gt", "le", "ge") for k in (0, 1)}
+
+
+def _compare_inplace(name: str) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        def compute(t: Tensor, o: Any) -> Tensor:
+            res = getattr(F, name)(t, o)._data.astype(t._data.dtype)
+            tensor = isinstance(o, TensorBase)
+            if STATE.enabled and t._requires_grad and t._data.dtype.kind == "f":
+                return record(_COMPARE[(name, int(tensor))], res, (t, o), {})
+            return plain(res)
+
+        return inplace(self, compute, other)
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"``{name}`` written into this tensor as 0/1 in its own dtype."
+    return method
+
+
+def stride(self: Tensor, dim: int | None = None) -> Any:
+    """Elements to step over for one step in each dimension."""
+    a = self._data
+    steps = tuple(s // a.itemsize for s in a.strides)
+    return steps if dim is None else steps[_dim(dim, a.ndim)]
+
+
+def storage_offset(self: Tensor) -> int:
+    """Where this tensor starts in the memory it shares with its base, in elements."""
+    a = self._data
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return int(start // a.itemsize)
+
+
+def sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """Sum the dimensions that ``size`` broadcasts over (``SumBackward1``, then a view when
+    leading dimensions go)."""
+    target = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) \
+        else tuple(size)
+    shape = tuple(self.shape)
+    lead = len(shape) - len(target)
+    if lead < 0 or any(t not in (1, s) for t, s in zip(target, shape[lead:], strict=True)):
+        raise RuntimeError(f"size {{{', '.join(map(str, target))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, shape))}}}.")
+    dims = list(range(lead)) + [i + lead for i, (t, s) in
+                                enumerate(zip(target, shape[lead:], strict=True))
+                                if t == 1 and s != 1]
+    if not dims:
+        return self
+    out = R.sum(self, dims, keepdim=True)  # one reduction, then drop the leading ones
+    return S.view(out, *target) if lead else out
 
 
 def install() -> None:
@@ -64,3 +136,10 @@ def install() -> None:
             setattr(Tensor, name, getattr(module, name))
     for name, fn in _INPLACE.items():
         setattr(Tensor, name, _inplace_method(fn, name))
+    for name in ("eq", "ne", "lt", "gt", "le", "ge"):
+        setattr(Tensor, f"{name}_", _compare_inplace(name))
+    for name in ("fmod", "diff", "nansum", "nanmean"):
+        setattr(Tensor, name, getattr(N, name))
+    Tensor.stride = stride
+    Tensor.storage_offset = storage_offset
+    Tensor.sum_to_size = sum_to_size

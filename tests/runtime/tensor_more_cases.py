@@ -161,6 +161,15 @@ CASES: dict[str, tuple] = {
     "trapezoid_x": (lambda L, y, x: L.trapezoid(y, x), [M34, np.cumsum(np.abs(V5[:4]))]),
     "trapz_dim": (lambda L, y: L.trapz(y, dim=0), [M34]),
     "gcd_lcm": (lambda L, a: (L.gcd(a, L.tensor(6)), L.lcm(a + 1, L.tensor(4))), [LABELS]),
+    # methods (tensor_more_methods.py)
+    "eq_": (lambda L, x: (x * 1).eq_(x[0, 0].item()), [M34]),
+    "lt_": (lambda L, x, y: (x * 1).lt_(y), [M34, M34[:, ::-1].copy()]),
+    "cumsum_": (lambda L, x: (x * 1).cumsum_(1), [M34]),
+    "fix_": (lambda L, x: (x * 3).fix_(), [M34]),
+    "true_divide_": (lambda L, x: (x * 1).true_divide_(4), [M34]),
+    "fmod_method": (lambda L, x: (x * 3).fmod(1.5), [M34]),
+    "sum_to_size": (lambda L, x: x.sum_to_size(3, 1), [T234]),
+    "sum_to_size_lead": (lambda L, x: x.sum_to_size((1, 4)), [T234]),
     # counting
     "bincount": (lambda L, x: L.bincount(x), [LABELS]),
     "bincount_w": (lambda L, x: x.bincount(L.tensor([0.5, 1.0, 2.0, 1.0, 1.0, 1.0, 3.0]), 9),

@@ -312,3 +312,11 @@ def test_std_sort_replay_sorts_and_is_stable_up_to_16() -> None:
             assert order == sorted(range(n), key=lambda i: keys[i])
     worst = list(range(200, 0, -1)) * 3  # many partition levels
     assert [worst[i] for i in std_sort_order(worst, lambda x, y: x < y)] == sorted(worst)
+
+
+def test_stride_and_storage_offset() -> None:
+    """As PyTorch 2.13.0 gives them for a contiguous (2, 3) tensor and its views."""
+    x = torch.arange(6.0).reshape(2, 3)
+    assert x.stride() == (3, 1) and x.t().stride() == (1, 3) and x.stride(-1) == 1
+    assert x.storage_offset() == 0 and x[1:].storage_offset() == 3
+    assert x[:, 2].storage_offset() == 2 and x[1, 1:].stride() == (1,)
