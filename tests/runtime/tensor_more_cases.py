@@ -194,6 +194,62 @@ CASES: dict[str, tuple] = {
                               x.bitwise_xor(5), L.bitwise_not(x)), [SEQ]),
 }
 
+#: one-line calls at the edges (empty, 0-d, int, NaN, inf); their reprs are compared
+EDGES = [
+    'torch.unique(a, sorted=False)',
+    'torch.unique(a, sorted=False, return_inverse=True)[1][:10]',
+    "torch.unique(torch.tensor([1., float('nan'), float('nan'), 0.]), return_counts=True)",
+    'torch.bincount(torch.tensor([], dtype=torch.int64), minlength=3)',
+    'torch.histc(torch.tensor([0., 1., 1., 2., 5.]), bins=5, min=1, max=2)',
+    'torch.searchsorted(torch.tensor([3, 1, 2]), torch.tensor([2, 3]),'
+    ' sorter=torch.tensor([1, 2, 0]))',
+    'torch.unique_consecutive(torch.tensor([[1, 1], [1, 1], [2, 3]]), dim=0, return_counts=True)',
+    'torch.topk(torch.tensor([]), 0)',
+    'torch.sort(torch.tensor([]))',
+    'torch.median(torch.tensor([]))',
+    'torch.triu(torch.ones(2, 3, 3), -1)',
+    'torch.diag(torch.tensor([[1, 2], [3, 4]]), -1)',
+    'torch.repeat_interleave(torch.tensor(2.), 3)',
+    'torch.roll(torch.tensor(2.), 1)',
+    'torch.cartesian_prod(torch.tensor([1, 2]))',
+    'torch.tensor_split(torch.arange(7), torch.tensor([2, 5]))',
+    'torch.isin(torch.tensor([1, 2]), 2)',
+    'torch.count_nonzero(torch.zeros(2, 3), dim=(0, 1))',
+    'torch.kthvalue(torch.tensor(3.), 1)',
+    'torch.sort(torch.tensor(3.))',
+    'torch.mode(torch.tensor([2., 2., 1., 1.]))',
+    "torch.meshgrid(torch.tensor(1.), torch.tensor([1., 2.]), indexing='xy')",
+    'torch.tril_indices(3, 3, dtype=torch.int32)',
+    'torch.aminmax(torch.tensor([1, 5, 3]))',
+    "torch.nan_to_num(torch.tensor([float('inf'), -float('inf'), float('nan')]))",
+    'torch.cumprod(torch.tensor([1, 2, 3]), 0)',
+    "torch.cummax(torch.tensor([1., float('nan'), 0.]), 0)",
+    'torch.std_mean(torch.tensor([1., 2., 4.]))',
+    'torch.float_power(torch.tensor([2]), 3)',
+    "torch.logcumsumexp(torch.tensor([0., 1., -float('inf')]), 0)",
+    'torch.block_diag(torch.tensor(1), torch.tensor([2, 3]))',
+    'torch.combinations(torch.tensor([1, 2, 3]), 3)',
+    'torch.combinations(torch.tensor([1, 2, 3]), with_replacement=True)',
+    'torch.atleast_1d(torch.tensor(1.))',
+    'torch.broadcast_shapes((2, 1), (3,))',
+    'torch.kron(torch.eye(2), torch.ones(2, 2))',
+    'torch.tensordot(torch.ones(2, 3), torch.ones(3, 2), dims=1)',
+    'torch.gcd(torch.tensor([4, 6]), torch.tensor([6, 9]))',
+    'torch.lerp(torch.tensor([1., 2.]), torch.tensor([3., 4.]), torch.tensor(0.5))',
+    'torch.clamp_min(torch.tensor([1, 5]), 3)',
+    'torch.clamp_max(torch.tensor([1, 5]), 2.5)',
+    'torch.copysign(torch.tensor([1, -2]), -1)',
+    'torch.deg2rad(torch.tensor([180]))',
+    'torch.rot90(torch.arange(6).reshape(2, 3), 1, [1, 0])',
+    'torch.diag_embed(torch.tensor([1, 2]), -1)',
+    'torch.frac(torch.tensor([-1.5, 2.25]))',
+    'torch.sgn(torch.tensor([-2, 0, 3]))',
+    'torch.heaviside(torch.tensor([-1, 0, 2]), torch.tensor(7))',
+    'torch.bitwise_left_shift(torch.tensor([1, 2]), 2)',
+    'torch.bitwise_not(torch.tensor([True, False]))',
+]
+
+
 DIFFERENTIABLE = [n for n, (_f, ins) in CASES.items() if ins[0].dtype.kind == "f"
                   and n not in ("triu_bool", "triu_indices", "tril_indices", "sort_bool",
                                 "fill_diagonal_wrap", "repeat_interleave_counts", "heaviside",
@@ -260,11 +316,20 @@ def run_case(L: Any, name: str) -> dict:
     return desc
 
 
+def edge_repr(L: Any, expr: str) -> str:
+    """The repr of ``expr`` (``torch`` bound to ``L``), or the error it raises."""
+    try:
+        return repr(eval(expr, {"torch": L}))
+    except Exception as exc:  # the error is what the edge shows
+        return f"{type(exc).__name__}: {exc}"
+
+
 def main() -> None:
     """Store what PyTorch shows for every case."""
     import torch
 
-    stored = {"torch": torch.__version__, "cases": {n: run_case(torch, n) for n in CASES}}
+    stored = {"torch": torch.__version__, "cases": {n: run_case(torch, n) for n in CASES},
+              "edges": {e: edge_repr(torch, e) for e in EDGES}}
     VALUES.write_text(json.dumps(stored, indent=0, sort_keys=True) + "\n")
     print(f"wrote {VALUES} ({len(CASES)} cases, torch {torch.__version__})")
 

@@ -16,9 +16,10 @@ import pytest
 
 import st_autodiff as torch
 
-from .tensor_more_cases import CASES, DIFFERENTIABLE, VALUES, leaves, run_case
+from .tensor_more_cases import CASES, DIFFERENTIABLE, EDGES, VALUES, edge_repr, leaves, run_case
 
 STORED = json.loads(VALUES.read_text())["cases"]
+STORED_EDGES = json.loads(VALUES.read_text())["edges"]
 
 
 def same(got: Any, exp: Any, tol: float = 1e-12) -> bool:
@@ -43,6 +44,11 @@ def test_the_checker_fails_on_a_difference() -> None:
 def test_matches_stored_torch_output(name: str) -> None:
     """Outputs (type, dtype, shape, values, grad_fn) and input gradients as torch gave."""
     assert same(run_case(torch, name), STORED[name])
+
+
+@pytest.mark.parametrize("expr", EDGES)
+def test_edge_repr_matches_stored_torch(expr: str) -> None:
+    assert edge_repr(torch, expr) == STORED_EDGES[expr]
 
 
 # --- gradients against central differences ------------------------------------------------

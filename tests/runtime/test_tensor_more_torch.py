@@ -14,7 +14,7 @@ import pytest
 
 import st_autodiff
 
-from .tensor_more_cases import CASES, VALUES, run_case
+from .tensor_more_cases import CASES, EDGES, VALUES, edge_repr, run_case
 from .test_tensor_more import ERRORS, same
 
 torch = pytest.importorskip("torch")
@@ -31,6 +31,7 @@ def test_stored_values_are_what_this_torch_gives() -> None:
     stored = json.loads(VALUES.read_text())
     for name in CASES:
         assert same(stored["cases"][name], run_case(torch, name), tol=0.0), name
+    assert stored["edges"] == {e: edge_repr(torch, e) for e in EDGES}
 
 
 REPRS = [
@@ -48,6 +49,11 @@ REPRS = [
     "torch.tensor([[1., 2.], [3., 4.]], requires_grad=True).roll(1, 1)",
     "torch.tensor([1., 2.], requires_grad=True).diag()",
 ]
+
+
+@pytest.mark.parametrize("expr", EDGES)
+def test_edge_matches_torch(expr: str) -> None:
+    assert edge_repr(st_autodiff, expr) == edge_repr(torch, expr)
 
 
 @pytest.mark.parametrize("expr", REPRS)
