@@ -326,3 +326,32 @@ def test_stride_and_storage_offset() -> None:
     assert x.stride() == (3, 1) and x.t().stride() == (1, 3) and x.stride(-1) == 1
     assert x.storage_offset() == 0 and x[1:].storage_offset() == 3
     assert x[:, 2].storage_offset() == 2 and x[1, 1:].stride() == (1,)
+
+
+@pytest.mark.parametrize("fill", [
+    lambda t: torch.nn.init.trunc_normal_(t), lambda t: torch.nn.init.orthogonal_(t),
+    lambda t: torch.nn.init.eye_(t), lambda t: torch.nn.init.dirac_(t.view(2, 3, 1)),
+    lambda t: torch.nn.init.kaiming_normal_(t, mode="fan_out", nonlinearity="relu"),
+    lambda t: torch.nn.init.xavier_normal_(t), lambda t: torch.nn.init.constant_(t, 0.5),
+])
+def test_init_fills_leaves_that_require_grad(fill: Any) -> None:
+    """As on ``nn.Parameter``s: written under no_grad, still a leaf that requires grad."""
+    w = torch.empty(2, 3, requires_grad=True)
+    fill(w)
+    assert w.requires_grad and w.is_leaf and w.grad_fn is None
+
+
+GAINS_TORCH = [  # calculate_gain as PyTorch 2.13.0 returns it
+    (("linear",), 1), (("conv_transpose3d",), 1), (("sigmoid",), 1), (("tanh",), 5.0 / 3),
+    (("relu",), math.sqrt(2.0)), (("leaky_relu",), math.sqrt(2.0 / (1 + 0.01**2))),
+    (("leaky_relu", 0.2), math.sqrt(2.0 / 1.04)), (("selu",), 0.75),
+]
+
+
+def test_calculate_gain() -> None:
+    for args, expected in GAINS_TORCH:
+        assert torch.nn.init.calculate_gain(*args) == expected
+    with pytest.raises(ValueError, match="negative_slope True not a valid number"):
+        torch.nn.init.calculate_gain("leaky_relu", True)
+    with pytest.raises(ValueError, match="Unsupported nonlinearity gelu"):
+        torch.nn.init.calculate_gain("gelu")
