@@ -9,8 +9,9 @@ every number, ``stable=True`` keeps equal elements in their original order (also
 descending), ``stable=False`` (the default) orders equal elements as ``std::sort`` does
 (``introsort.py``; stable for rows of at most 16), medians of an even count are the lower
 middle value, and ``mode`` returns the smallest of the most frequent values with the index
-of its last occurrence.  Among equal elements ``topk`` and ``kthvalue`` take the first in
-stable order, where PyTorch's selection algorithms may pick another.
+of its last occurrence.  ``topk`` replays the C++ selection PyTorch runs where equal
+elements (or ``sorted=False``) make it matter; ``kthvalue`` takes the first of equal
+elements in stable order, where PyTorch's own quickselect may pick another.
 """
 
 from __future__ import annotations
@@ -140,7 +141,10 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
          ) -> Any:
-    """The ``k`` largest (or smallest) values along ``dim`` with their indices."""
+    """The ``k`` largest (or smallest) values along ``dim`` with their indices.
+
+    Ties, and the order with ``sorted=False``, follow PyTorch's CPU kernel: a partial sort
+    when ``64 * k <= n``, else ``nth_element`` (then a sort of the first ``k - 1``)."""
     a = input._data
     axis = _dim(dim, a.ndim)
     n = a.shape[axis] if a.ndim else 1
@@ -148,9 +152,44 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError("selected index k out of range")
     if a.ndim == 0:
         return _picked("TopkBackward0", input, a.copy(), np.int64(0), 0, True, "topk")
-    idx = np.take(_stable_order(a, axis, bool(largest)), np.arange(k), axis=axis)
+    order = _stable_order(a, axis, bool(largest))
+    idx = np.take(order, np.arange(k), axis=axis)
+    if k and n <= _REPLAY_LIMIT:
+        idx = _replay_topk(a, order, idx, axis, k, bool(largest), bool(sorted))
     return _picked("TopkBackward0", input, np.take_along_axis(a, idx, axis), idx, axis, True,
                    "topk")
+
+
+def _replay_topk(a: np.ndarray, order: np.ndarray, idx: np.ndarray, axis: int, k: int,
+                 largest: bool, sorted_: bool) -> np.ndarray:
+    """``idx`` with the rows whose result depends on the selection algorithm replaced by
+    its replay (rows with equal elements, and every row when ``sorted=False``)."""
+    from .introsort import std_nth_element_order, std_partial_sort_order, std_sort_range
+
+    keys = np.moveaxis(a, axis, -1)
+    ranked = np.take_along_axis(keys, np.moveaxis(order, axis, -1), -1)
+    redo = (ranked[..., 1:] == ranked[..., :-1]).any(-1)
+    if a.dtype.kind == "f":
+        redo |= np.isnan(ranked).sum(-1) > 1
+    if not sorted_:
+        redo = np.ones(redo.shape, bool)
+    if not redo.any():
+        return idx
+    less = _greater if largest else _less
+    out = np.moveaxis(idx, axis, -1).copy()
+    n = keys.shape[-1]
+    for row in np.ndindex(redo.shape):
+        if not redo[row]:
+            continue
+        values = keys[row].tolist()
+        if k * 64 <= n:
+            picked = std_partial_sort_order(values, k, less)
+        else:
+            picked = std_nth_element_order(values, k - 1, less)
+            if sorted_:
+                picked = std_sort_range(picked, values, 0, k - 1, less)
+        out[row] = picked[:k]
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
 
 
 def _kth(a: np.ndarray, axis: int, pos: Any) -> np.ndarray:
