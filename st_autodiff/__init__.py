@@ -31,17 +31,17 @@ from .api import (
 )
 from .config import config
 from .errors import (
-    CompileError,
-    DerivativeRuntimeError,
-    EvaluationError,
-    NonScalarOutputError,
-    NoRuleError,
-    SourceUnavailableError,
-    StaticRaiseError,
-    StAutodiffError,
-    UnsupportedRecursionError,
-    UnsupportedSyntaxError,
-    WrtError,
+                     CompileError,
+                     DerivativeRuntimeError,
+                     EvaluationError,
+                     NonScalarOutputError,
+                     NoRuleError,
+                     SourceUnavailableError,
+                     StAutodiffError,
+                     StaticRaiseError,
+                     UnsupportedRecursionError,
+                     UnsupportedSyntaxError,
+                     WrtError,
 )
 from .runtime.namespace import *  # noqa: F403  (the PyTorch-style names, listed in NAMES)
 from .runtime.namespace import NAMES as _RUNTIME_NAMES
