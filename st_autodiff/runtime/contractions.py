@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes
 from . import shape_ops as S
 from .function import TensorBase, node_class
 from .grad_mode import STATE
@@ -22,8 +23,8 @@ from .tensor import Tensor, _dim, plain
 from .tensor_extras import _renamed
 from .tensor_ops import record
 
-__all__ = ["addbmm", "addmv", "baddbmm", "chain_matmul", "gcd", "kron", "lcm", "tensordot",
-           "trapezoid", "trapz"]
+__all__ = ["addbmm", "addmv", "baddbmm", "chain_matmul", "corrcoef", "cov", "gcd", "kron", "lcm",
+           "tensordot", "trapezoid", "trapz", "vander"]
 
 
 def _grad(*values: Any) -> bool:
@@ -190,6 +191,84 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
 def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """``trapezoid`` under its older name."""
     return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Any = None,
+        aweights: Any = None) -> Tensor:
+    """The covariance matrix of the variables in ``input``'s rows (observations in
+    columns), optionally weighted; a 0-d tensor for one variable."""
+    from .functional import div, matmul, mul, sub, sum
+
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    x = S.reshape(input, 1, -1) if input.ndim < 2 else input
+    if x._data.dtype.kind != "f":
+        x = x.to(dtypes.get_default_dtype())
+    n = x.shape[1]
+    weights = None
+    for w in (fweights, aweights):
+        if w is not None:
+            weights = w if weights is None else mul(weights, w)
+    if weights is None:
+        total = n
+        avg = sum(x, 1) / n
+    else:
+        total = sum(weights)
+        avg = div(sum(mul(x, weights), 1), total)
+    if weights is None:
+        norm: Any = total - correction
+    elif correction == 0:
+        norm = total
+    elif aweights is None:
+        norm = sub(total, correction)
+    else:
+        norm = sub(total, div(mul(sum(mul(weights, aweights)), correction), total))
+    centred = sub(x, S.unsqueeze(avg, 1))
+    scaled = centred if weights is None else mul(centred, weights)
+    prod = matmul(scaled, S.t(centred))
+    if not isinstance(norm, TensorBase) and norm <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = 0
+    return S.squeeze(div(prod, norm))
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in ``input``'s rows, clipped to
+    ``[-1, 1]``."""
+    from .conditional import clamp
+    from .functional import div, sqrt
+
+    c = cov(input)
+    if c.ndim == 0:
+        return div(c, c)
+    d = sqrt(c.diagonal())
+    c = div(c, S.unsqueeze(d, 1))
+    c = div(c, S.unsqueeze(d, 0))
+    return clamp(c, -1, 1)
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of a 1-D tensor: columns ``x**(N-1) ... x**0`` (or increasing
+    powers)."""
+    from .factory import ones
+    from .tensor_extras import cumprod
+
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if n == 0:
+        return plain(np.zeros((x.shape[0], 0), x._data.dtype))
+    first = ones(x.shape[0], 1, dtype=x.dtype)
+    if n == 1:
+        out = first
+    else:
+        rest = S.expand(S.unsqueeze(x, 1), x.shape[0], n - 1)
+        out = cumprod(S.cat([first, rest], 1), 1)
+    return out if increasing else S.flip(out, [1])
 
 
 def _integer_op(ufunc: Any, name: str) -> Any:

@@ -377,12 +377,15 @@ from .contractions import (  # noqa: E402
     addmv,
     baddbmm,
     chain_matmul,
+    corrcoef,
+    cov,
     gcd,
     kron,
     lcm,
     tensordot,
     trapezoid,
     trapz,
+    vander,
 )
 from .shape_more import (  # noqa: E402
     atleast_1d,
@@ -430,7 +433,8 @@ __all__ += [
     "cumprod", "deg2rad", "dstack", "float_power", "is_complex", "is_nonzero", "is_same_size",
     "logaddexp2", "logcumsumexp", "moveaxis", "nan_to_num", "positive", "rad2deg", "ravel",
     "row_stack", "signbit", "std_mean", "unflatten", "var_mean", "addbmm", "addmv", "baddbmm",
-    "chain_matmul", "gcd", "kron", "lcm", "tensordot", "trapezoid", "trapz",
+    "chain_matmul", "corrcoef", "cov", "gcd", "kron", "lcm", "tensordot", "trapezoid", "trapz",
+    "vander",
 ]
 
 _install_names_methods()

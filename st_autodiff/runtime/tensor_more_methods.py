@@ -40,7 +40,7 @@ _FROM = {
     X: "lerp clamp_min clamp_max cumprod cummax cummin logcumsumexp aminmax nan_to_num "
        "copysign signbit float_power deg2rad rad2deg logaddexp2 positive",
     H: "unflatten ravel moveaxis is_nonzero is_complex is_same_size",
-    P: "addmv baddbmm addbmm kron gcd lcm",
+    P: "addmv baddbmm addbmm kron gcd lcm cov corrcoef",
 }
 
 

@@ -166,6 +166,15 @@ CASES: dict[str, tuple] = {
     "trapezoid": (lambda L, y: L.trapezoid(y, dx=0.5), [M34]),
     "trapezoid_x": (lambda L, y, x: L.trapezoid(y, x), [M34, np.cumsum(np.abs(V5[:4]))]),
     "trapz_dim": (lambda L, y: L.trapz(y, dim=0), [M34]),
+    "cov": (lambda L, x: L.cov(x), [M34]),
+    "cov_vector": (lambda L, x: x.cov(correction=0), [V5]),
+    "cov_weights": (lambda L, x: L.cov(x, fweights=L.tensor([1, 2, 1, 3]),
+                                       aweights=L.tensor([0.5, 1.0, 2.0, 1.0],
+                                                         dtype=L.float64)), [M34]),
+    "corrcoef": (lambda L, x: L.corrcoef(x.detach()), [M34]),
+    # torch 2.13 cannot backward through corrcoef and vander (an in-place write): values only
+    "vander": (lambda L, x: L.vander(x.detach(), 4), [V3]),
+    "vander_increasing": (lambda L, x: L.vander(x.detach(), increasing=True), [V3]),
     "gcd_lcm": (lambda L, a: (L.gcd(a, L.tensor(6)), L.lcm(a + 1, L.tensor(4))), [LABELS]),
     # methods (tensor_more_methods.py)
     "eq_": (lambda L, x: (x * 1).eq_(x[0, 0].item()), [M34]),

@@ -364,3 +364,25 @@ def test_calculate_gain() -> None:
         torch.nn.init.calculate_gain("leaky_relu", True)
     with pytest.raises(ValueError, match="Unsupported nonlinearity gelu"):
         torch.nn.init.calculate_gain("gelu")
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: torch.vander(x[0], 4), lambda x: torch.vander(x[0], increasing=True),
+    lambda x: torch.corrcoef(x), lambda x: torch.cov(x, correction=0),
+])
+def test_composites_torch_cannot_differentiate_match_central_differences(make: Any) -> None:
+    """PyTorch 2.13 fails in backward through ``vander`` and ``corrcoef``: checked here
+    against central differences only."""
+    base = np.array([[0.3, -1.1, 0.8, 1.7], [0.9, 0.2, -0.4, 1.1], [1.5, -0.6, 0.1, 0.4]])
+    w = np.cos(np.arange(16.0))
+
+    def f(arrays: list) -> float:
+        with torch.no_grad():
+            out = make(torch.tensor(arrays[0]))
+        return float((out * torch.tensor(w[:out.numel()].reshape(tuple(out.shape)))).sum())
+
+    x = torch.tensor(base, requires_grad=True)
+    out = make(x)
+    (g,) = torch.autograd.grad((out * torch.tensor(w[:out.numel()].reshape(tuple(out.shape))))
+                               .sum(), x)
+    np.testing.assert_allclose(g.numpy(), _numeric_grad(f, [base])[0], rtol=1e-6, atol=1e-7)
