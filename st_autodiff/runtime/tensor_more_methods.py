@@ -129,6 +129,44 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     return S.view(out, *target) if lead else out
 
 
+def _inplace_view(name: str, op: Any, node: Any) -> Any:
+    """``t.<name>(...)``: ``t`` itself takes the shape of ``op(t, ...)`` (same storage, version
+    bumped) and, when recorded, its node (named ``node`` or ``node(args)``)."""
+    def method(self: Tensor, *args: Any) -> Tensor:
+        from .inplace import _alias, check_inplace
+
+        check_inplace(self)
+        if self._base is not None and self._requires_grad and STATE.enabled:
+            raise RuntimeError(f"{name}: changing the shape of a view that requires grad in "
+                               "place is not supported by st_autodiff; use the out-of-place "
+                               f"{name[:-1]}")
+        r = op(_alias(self), *args)  # the node keeps the old shape through the alias
+        if r._grad_fn is not None:
+            X._renamed(r, node(args) if callable(node) else node)
+            self._grad_fn, self._output_nr = r._grad_fn, 0
+        self._data = r._data
+        self._bump()
+        return self
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``: this tensor takes the new shape."
+    return method
+
+
+def _squeeze_node(args: tuple) -> str:
+    if not args:
+        return "SqueezeBackward3"
+    return "SqueezeBackward5" if isinstance(args[0], (tuple, list)) else "SqueezeBackward4"
+
+
+_INPLACE_VIEWS = {
+    "unsqueeze_": (S.unsqueeze, "UnsqueezeBackward1"), "squeeze_": (S.squeeze, _squeeze_node),
+    "t_": (S.t, "TBackward1"), "transpose_": (S.transpose, "TransposeBackward1"),
+    "swapaxes_": (S.transpose, "TransposeBackward1"), "swapdims_": (S.transpose,
+                                                                     "TransposeBackward1"),
+}
+
+
 def install() -> None:
     """Attach the family's methods to ``Tensor``."""
     for module, names in _FROM.items():
@@ -140,6 +178,8 @@ def install() -> None:
         setattr(Tensor, f"{name}_", _compare_inplace(name))
     for name in ("fmod", "diff", "nansum", "nanmean"):
         setattr(Tensor, name, getattr(N, name))
+    for name, (op, node) in _INPLACE_VIEWS.items():
+        setattr(Tensor, name, _inplace_view(name, op, node))
     Tensor.stride = stride
     Tensor.storage_offset = storage_offset
     Tensor.sum_to_size = sum_to_size

@@ -386,3 +386,28 @@ def test_composites_torch_cannot_differentiate_match_central_differences(make: A
     (g,) = torch.autograd.grad((out * torch.tensor(w[:out.numel()].reshape(tuple(out.shape))))
                                .sum(), x)
     np.testing.assert_allclose(g.numpy(), _numeric_grad(f, [base])[0], rtol=1e-6, atol=1e-7)
+
+
+def test_inplace_shape_methods() -> None:
+    """``t_``/``transpose_``/``squeeze_``/``unsqueeze_`` as in PyTorch 2.13.0: same tensor,
+    new shape, version bumped, PyTorch's node names, gradients through the old shape."""
+    y = torch.arange(6.0).reshape(2, 3)
+    assert y.t_() is y and tuple(y.shape) == (3, 2) and y._version == 1
+    assert y.stride() == (1, 3) and y.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    w = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    a = w * 2
+    a.transpose_(0, 1)
+    assert a.grad_fn.name() == "TransposeBackward1"
+    (a * torch.arange(6.0).reshape(3, 2)).sum().backward()
+    assert w.grad.tolist() == [[0.0, 4.0, 8.0], [2.0, 6.0, 10.0]]
+    for args, name in (((), "SqueezeBackward3"), ((1,), "SqueezeBackward4"),
+                       (((1,),), "SqueezeBackward5")):
+        b = torch.ones(2, 1, 3, requires_grad=True) * 2
+        b.squeeze_(*args)
+        assert b.grad_fn.name() == name and tuple(b.shape) == (2, 3)
+    c = torch.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        c.unsqueeze_(0)
+    d = c * 1
+    d.unsqueeze_(-1)
+    assert d.grad_fn.name() == "UnsqueezeBackward1" and tuple(d.shape) == (2, 3, 1)
