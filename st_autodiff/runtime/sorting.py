@@ -67,9 +67,11 @@ def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
                                         axis))
 
 
-#: rows up to this long with equal elements replay ``std::sort`` (pure Python) when
-#: ``stable`` is not asked for; longer ones keep the stable order
-_REPLAY_LIMIT = 20000
+#: the replays of the C++ algorithms are pure Python: they run on at most this many
+#: elements per call (rows to replay times their length); beyond it ``sort`` keeps the
+#: stable order and ``topk`` the sorted one, which can differ from PyTorch among equal
+#: elements (and in the order of ``sorted=False``)
+_REPLAY_LIMIT = 200_000
 
 
 def _sort_order(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
@@ -77,7 +79,7 @@ def _sort_order(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.
     ``std::sort`` leaves equal elements in (the same as stable for rows of at most 16)."""
     order = _stable_order(a, axis, descending)
     n = a.shape[axis]
-    if stable or n <= 16 or n > _REPLAY_LIMIT:
+    if stable or n <= 16:
         return order
     moved = np.moveaxis(order, axis, -1)
     keys = np.moveaxis(a, axis, -1)
@@ -85,7 +87,7 @@ def _sort_order(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.
     tied = (ranked[..., 1:] == ranked[..., :-1]).any(-1)
     if a.dtype.kind == "f":
         tied |= np.isnan(ranked).sum(-1) > 1
-    if not tied.any():
+    if not tied.any() or int(tied.sum()) * n > _REPLAY_LIMIT:
         return order
     from .introsort import std_sort_order
 
@@ -154,7 +156,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         return _picked("TopkBackward0", input, a.copy(), np.int64(0), 0, True, "topk")
     order = _stable_order(a, axis, bool(largest))
     idx = np.take(order, np.arange(k), axis=axis)
-    if k and n <= _REPLAY_LIMIT:
+    if k:
         idx = _replay_topk(a, order, idx, axis, k, bool(largest), bool(sorted))
     return _picked("TopkBackward0", input, np.take_along_axis(a, idx, axis), idx, axis, True,
                    "topk")
@@ -173,7 +175,7 @@ def _replay_topk(a: np.ndarray, order: np.ndarray, idx: np.ndarray, axis: int, k
         redo |= np.isnan(ranked).sum(-1) > 1
     if not sorted_:
         redo = np.ones(redo.shape, bool)
-    if not redo.any():
+    if not redo.any() or int(redo.sum()) * keys.shape[-1] > _REPLAY_LIMIT:
         return idx
     less = _greater if largest else _less
     out = np.moveaxis(idx, axis, -1).copy()

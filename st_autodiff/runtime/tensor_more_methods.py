@@ -35,7 +35,7 @@ _FROM = {
     O: "sort argsort msort topk kthvalue median nanmedian mode",
     M: "triu tril triu_ tril_ fliplr flipud roll rot90 repeat_interleave diag diag_embed "
        "diagflat fill_diagonal_ cross tensor_split frac sgn",
-    C: "bincount histc unique unique_consecutive isin count_nonzero heaviside bitwise_and "
+    C: "bincount histc unique unique_consecutive count_nonzero heaviside bitwise_and "
        "bitwise_or bitwise_xor bitwise_not bitwise_left_shift bitwise_right_shift",
     X: "lerp clamp_min clamp_max cumprod cummax cummin logcumsumexp aminmax nan_to_num "
        "copysign signbit float_power deg2rad rad2deg logaddexp2 positive",

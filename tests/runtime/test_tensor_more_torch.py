@@ -122,3 +122,15 @@ def test_init_draw_matches_torch(k: int, dtype: str) -> None:
     theirs = _draw(torch, shape, fill, dtype)
     tol = 1e-12 if dtype == "float64" else 1e-6
     np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_every_added_method_and_name_exists_in_torch() -> None:
+    """No Tensor method or torch.* name of the family that PyTorch lacks (``Tensor.isin``
+    is not one, for instance)."""
+    from st_autodiff.runtime import tensor_more_methods as methods
+    from st_autodiff.runtime.namespace import NAMES
+
+    added = [n for names in methods._FROM.values() for n in names.split()]
+    added += list(methods._INPLACE) + list(methods._INPLACE_VIEWS)
+    assert [n for n in added if not hasattr(torch.Tensor, n)] == []
+    assert [n for n in NAMES if not hasattr(torch, n)] == []
