@@ -5,10 +5,14 @@ from __future__ import annotations
 from ..runtime.nn.init import (
     calculate_gain,
     constant_,
+    dirac_,
+    eye_,
     kaiming_normal_,
     kaiming_uniform_,
     normal_,
     ones_,
+    orthogonal_,
+    trunc_normal_,
     uniform_,
     xavier_normal_,
     xavier_uniform_,
@@ -16,6 +20,7 @@ from ..runtime.nn.init import (
 )
 
 __all__ = [
-    "calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
-    "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
+    "calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_",
+    "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
+    "xavier_uniform_", "zeros_",
 ]

@@ -363,3 +363,118 @@ from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # no
 
 __all__ += ["is_anomaly_check_nan_enabled", "is_anomaly_enabled"]
 NAMES = list(__all__)
+# names family (issue 12): sorting, order statistics, counting, triangles, diagonals, grids
+from .counting import (  # noqa: E402
+    bincount,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    bucketize,
+    count_nonzero,
+    heaviside,
+    histc,
+    isin,
+    searchsorted,
+    tril_indices,
+    triu_indices,
+    unique,
+    unique_consecutive,
+)
+from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk  # noqa: E402
+from .tensor_misc import (  # noqa: E402
+    cartesian_prod,
+    cross,
+    diag,
+    diag_embed,
+    diagflat,
+    fliplr,
+    flipud,
+    frac,
+    meshgrid,
+    repeat_interleave,
+    roll,
+    rot90,
+    sgn,
+    tensor_split,
+    tril,
+    triu,
+)
+
+__all__ += [
+    "argsort", "bincount", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "bucketize", "cartesian_prod", "count_nonzero", "cross",
+    "diag", "diag_embed", "diagflat", "fliplr", "flipud", "frac", "heaviside", "histc", "isin",
+    "kthvalue", "median", "meshgrid", "mode", "msort", "nanmedian", "repeat_interleave", "roll",
+    "rot90", "searchsorted", "sgn", "sort", "tensor_split", "topk", "tril", "tril_indices",
+    "triu", "triu_indices", "unique", "unique_consecutive",
+]
+from .contractions import (  # noqa: E402
+    addbmm,
+    addmv,
+    baddbmm,
+    chain_matmul,
+    corrcoef,
+    cov,
+    gcd,
+    kron,
+    lcm,
+    tensordot,
+    trapezoid,
+    trapz,
+    vander,
+)
+from .shape_more import (  # noqa: E402
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    column_stack,
+    combinations,
+    dstack,
+    is_complex,
+    is_nonzero,
+    is_same_size,
+    moveaxis,
+    ravel,
+    row_stack,
+    unflatten,
+)
+from .tensor_extras import (  # noqa: E402, F811
+    aminmax,
+    clamp_max,
+    clamp_min,
+    copysign,
+    cummax,
+    cummin,
+    cumprod,
+    deg2rad,
+    float_power,
+    lerp,
+    logaddexp2,
+    logcumsumexp,
+    nan_to_num,
+    positive,
+    rad2deg,
+    signbit,
+    std_mean,
+    var_mean,
+)
+from .tensor_more_methods import install as _install_names_methods  # noqa: E402
+
+__all__ += [
+    "aminmax", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+    "broadcast_tensors", "column_stack", "combinations", "copysign", "cummax", "cummin",
+    "cumprod", "deg2rad", "dstack", "float_power", "is_complex", "is_nonzero", "is_same_size",
+    "logaddexp2", "logcumsumexp", "moveaxis", "nan_to_num", "positive", "rad2deg", "ravel",
+    "row_stack", "signbit", "std_mean", "unflatten", "var_mean", "addbmm", "addmv", "baddbmm",
+    "chain_matmul", "corrcoef", "cov", "gcd", "kron", "lcm", "tensordot", "trapezoid", "trapz",
+    "vander",
+]
+
+_install_names_methods()
+NAMES = list(__all__)

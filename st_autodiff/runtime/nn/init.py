@@ -26,8 +26,9 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = [
-    "calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
-    "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
+    "calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_",
+    "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
+    "xavier_uniform_", "zeros_",
 ]
 
 _LINEAR_LIKE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
@@ -153,3 +154,137 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Any = None) -> Tensor:
+    """Fill with ``N(mean, std**2)`` restricted to ``[a, b]``, by rejection, drawing as
+    PyTorch 2.13 draws (so a seeded run gets the same numbers).
+
+    When ``[a, b]`` holds more than 30% of the mass: a normal draw for every element, and
+    whole-tensor redraws whose values replace the ones still outside ``[a, b]``.  Otherwise
+    uniform proposals in ``[a, b]``, each accepted when ``log(u)`` of a second uniform draw
+    is at most the log density relative to its peak on ``[a, b]``.
+    """
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    with no_grad():
+        mass = cdf((b - mean) / std) - cdf((a - mean) / std)
+        if mass > 0.3:
+            values = _rejected_normal(tensor, mean, std, a, b, generator)
+        else:
+            values = _rejected_uniform(tensor, mean, std, a, b, generator)
+        return tensor.copy_(from_numpy(values).to(tensor.device))
+
+
+def _draw(tensor: Tensor, kind: str, lo: float, hi: float, generator: Any) -> np.ndarray:
+    """One draw for every element of ``tensor`` (on the CPU), as a NumPy array."""
+    t = empty_like(tensor, device="cpu")
+    if kind == "normal":
+        normal_(t, lo, hi, generator)
+    else:
+        uniform_(t, lo, hi, generator)
+    return t.numpy()
+
+
+def _rejected_normal(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                     generator: Any) -> np.ndarray:
+    result = _draw(tensor, "normal", mean, std, generator)
+    dt = result.dtype.type
+    lo, hi = dt(a), dt(b)
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            return result
+        result = np.where(outside, _draw(tensor, "normal", mean, std, generator), result)
+
+
+def _rejected_uniform(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                      generator: Any) -> np.ndarray:
+    peak = max(a, min(mean, b))
+    log_peak = -0.5 * ((peak - mean) / std) ** 2
+
+    def log_density(x: np.ndarray) -> np.ndarray:  # relative to the peak, in x's dtype
+        dt = x.dtype.type
+        return ((x - dt(mean)) / dt(std)) ** 2 * dt(-0.5) - dt(log_peak)
+
+    def rejected(candidates: np.ndarray) -> np.ndarray:
+        u = _draw(tensor, "uniform", 0.0, 1.0, generator)
+        return np.log(u) > log_density(candidates)
+
+    result = _draw(tensor, "uniform", a, b, generator)
+    pending = rejected(result)
+    while pending.any():
+        candidates = _draw(tensor, "uniform", a, b, generator)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, rejected(candidates), pending)
+    return result
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix (the trailing dims flattened): the Q of a QR
+    factorisation of a standard normal draw, its columns' signs fixed by R's diagonal so
+    that the result is uniformly distributed."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with no_grad():
+        flat = tensor.new_empty((rows, cols), device="cpu").normal_(0, 1, generator=generator)
+        m = flat.numpy()
+        if rows < cols:
+            m = m.T
+        q, r = _qr(m)
+        q = q * np.sign(np.diagonal(r))
+        if rows < cols:
+            q = q.T
+        values = from_numpy(np.ascontiguousarray(q).reshape(tuple(tensor.shape)))
+        tensor.copy_(values.to(tensor.device))
+        return tensor.mul_(gain)
+
+
+def _qr(m: np.ndarray) -> tuple:
+    """The reduced QR of ``m`` in its own precision (LAPACK ``geqrf``/``orgqr`` through SciPy
+    when installed, as PyTorch computes it; NumPy's otherwise)."""
+    try:
+        import scipy.linalg  # noqa: PLC0415
+    except ImportError:
+        q, r = np.linalg.qr(m)
+        return q.astype(m.dtype), r.astype(m.dtype)
+    return scipy.linalg.qr(m, mode="economic", check_finite=False)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity (ones on the main diagonal)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        values = np.eye(*tuple(tensor.shape), dtype=tensor.detach().numpy().dtype)
+        return tensor.copy_(from_numpy(values).to(tensor.device))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta, so the convolution
+    copies its input channels (``groups`` blocks of output channels)."""
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    shape = tuple(tensor.shape)
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = shape[0] // groups
+    n = min(out_per_group, shape[1])
+    values = np.zeros(shape, dtype=tensor.detach().numpy().dtype)
+    centre = tuple(s // 2 for s in shape[2:])
+    for g in range(groups):
+        for d in range(n):
+            values[(g * out_per_group + d, d) + centre] = 1
+    with no_grad():
+        return tensor.copy_(from_numpy(values).to(tensor.device))
