@@ -74,7 +74,6 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         vjp as vjp,
     )
     from .bridge import function as function
-    from .config import config as config
     from .errors import (
         CompileError as CompileError,
     )
@@ -117,6 +116,10 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .runtime.namespace import *  # noqa: F403
     from .transforms.effects import register_inactive as register_inactive
 
+# ``config`` is bound now: a name that is also a submodule's would otherwise be replaced
+# by the module object as soon as anything imports ``st_autodiff.config``
+from .config import config as config  # noqa: E402
+
 #: compiler names -> the module that defines them
 _COMPILER = {
     **dict.fromkeys(
@@ -127,7 +130,6 @@ _COMPILER = {
         ("CompileError", "DerivativeRuntimeError", "EvaluationError", "NonScalarOutputError",
          "NoRuleError", "SourceUnavailableError", "StaticRaiseError", "StAutodiffError",
          "UnsupportedRecursionError", "UnsupportedSyntaxError", "WrtError"), "errors"),
-    "config": "config",
     "function": "bridge",  # compiled functions inside eager graphs
     "register_inactive": "transforms.effects",
 }

@@ -122,14 +122,19 @@ def splits(lib: Any) -> dict:
                 range(10), [3, 7], generator=lib.Generator().manual_seed(42))]}
 
 
+def _ordered(value: Any) -> str:
+    """An OrderedDict's type and items (its repr changed in Python 3.12)."""
+    return f"{type(value).__name__} {list(value.items())!r}"
+
+
 def collation(lib: Any) -> dict:
     d = data_of(lib)
     return {
         "mixed": repr(d.default_collate([(1, 2.0, "a", {"k": np.array([1, 2])}),
                                          (3, 4.0, "b", {"k": np.array([3, 4])})])),
         "namedtuple": repr(d.default_collate([Pair(1, lib.ones(2)), Pair(2, lib.zeros(2))])),
-        "ordered": repr(d.default_collate([OrderedDict(a=1, b=[True, 1.5]),
-                                           OrderedDict(a=2, b=[False, 2.5])])),
+        "ordered": _ordered(d.default_collate([OrderedDict(a=1, b=[True, 1.5]),
+                                               OrderedDict(a=2, b=[False, 2.5])])),
         "numpy_scalars": repr(d.default_collate([np.float32(1.5), np.float32(2)])),
         "no_batching": repr(list(d.DataLoader([np.array([1, 2]), np.array([3, 4])],
                                               batch_size=None))),
