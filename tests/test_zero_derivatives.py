@@ -24,6 +24,9 @@ import pytest
 import st_autodiff as st
 from st_autodiff import catalog
 
+# np.fix is deprecated in NumPy 2.5 but still a function users call: its case stays
+pytestmark = pytest.mark.filterwarnings("ignore:numpy.fix is deprecated:DeprecationWarning")
+
 H = 1e-6
 _W = np.array([0.7, -1.3, 0.4, 2.1, -0.6])  # fixed weights of the sorted values
 

@@ -24,6 +24,11 @@ from st_autodiff.utils.data import DataLoader, Dataset, IterableDataset, TensorD
 
 from .data_cases import CASES
 
+# Python 3.12+ warns that fork() in a process with threads (NumPy's BLAS pool) may deadlock;
+# worker processes are forked as PyTorch's DataLoader forks them on Linux
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded, use of fork:DeprecationWarning")
+
 REFERENCE = json.loads((Path(__file__).parent / "data" / "torch_data.json").read_text())
 
 
