@@ -150,7 +150,7 @@ def __getattr__(name: str) -> Any:
     elif name == "__version__":
         value = _version()
     elif name == "__all__":
-        value = sorted({*_COMPILER, *_MODULES, "__version__", *_runtime().NAMES})
+        value = sorted({*_COMPILER, *_MODULES, "__version__", "config", *_runtime().NAMES})
     elif name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     elif importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a subpackage
