@@ -36,12 +36,14 @@ from typing import Any
 from .. import functional as RF
 from .. import shape_ops as S
 from ..factory import empty, zeros
+from ..indexing import select
 from ..function import node_class
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .rnn_fused import lstm_layer
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -195,15 +197,25 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         h_last: list[Tensor] = []
         c_last: list[Tensor] = []
-        h_first = S.unbind(h0, 0)
-        c_first = S.unbind(c0, 0) if c0 is not None else None
+        fused = self.mode == "LSTM" and self.proj_size == 0 and x.dtype.name == "float32"
+        if fused:  # PyTorch's oneDNN layer selects each initial state (SelectBackward0)
+            h_first: Any = [select(h0, 0, k) for k in range(h0.shape[0])]
+            c_first: Any = [select(c0, 0, k) for k in range(h0.shape[0])]  # type: ignore[arg-type]
+        else:
+            h_first = S.unbind(h0, 0)
+            c_first = S.unbind(c0, 0) if c0 is not None else None
         for layer in range(self.num_layers):
             outs = []
             for d in range(directions):
                 k = layer * directions + d
                 params = [getattr(self, name) for name in self._all_weights[k]]
-                out, h, c = self._direction(x, params, h_first[k],
-                                            None if c_first is None else c_first[k], d == 1)
+                if fused:
+                    b_ih, b_hh = (params[2], params[3]) if self.bias else (None, None)
+                    out, h, c = lstm_layer(x, params[0], params[1], b_ih, b_hh, h_first[k],
+                                           c_first[k], d == 1)
+                else:
+                    out, h, c = self._direction(x, params, h_first[k],
+                                                None if c_first is None else c_first[k], d == 1)
                 outs.append(out)
                 h_last.append(h)
                 if c is not None:
@@ -235,10 +247,7 @@ class RNNBase(Module):
             else:
                 h = _relu_step(steps[t], h, w_hh, b_hh)
             outs[t] = h
-        out = S.stack(outs, 0)
-        if mode == "LSTM" and w_hr is None and x.dtype.name == "float32":
-            out = _renamed(out, "MkldnnRnnLayerBackward0")
-        return out, h, c
+        return S.stack(outs, 0), h, c
 
     def _forward(self, input: Tensor, hx: Any) -> tuple:
         """Shape handling shared by the three layers; returns output, h_n, c_n."""

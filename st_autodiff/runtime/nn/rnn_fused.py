@@ -1,0 +1,171 @@
+"""One LSTM layer direction as a single graph node (PyTorch's ``MkldnnRnnLayerBackward0``).
+
+For float32 input without projection PyTorch runs each layer and direction of an LSTM as
+one oneDNN kernel: one node over ``(input, weight_ih, weight_hh, bias_ih, bias_hh, hx,
+cx)`` with three outputs (the sequence of hidden states, the final ``h`` and ``c``).  This
+module does the same in NumPy, which is also what makes the layer fast: the input
+projection of every step is one matrix product, then a short loop per time step runs the
+recurrence on arrays (no recorded op per gate), keeping the gate activations for the
+backward.
+
+The backward is backpropagation through time written out: per step only the two
+recurrent gradients ``dh`` and ``dc`` are chained (the factors they meet are computed for
+all steps at once beforehand), and the weight, bias and input gradients are a few matrix
+products over all steps afterwards.  Under ``create_graph`` the rule instead rebuilds the
+layer from recorded ops (``rnn._lstm_step``) on fresh aliases of its inputs and lets the
+engine differentiate that with ``create_graph``, so derivatives of every order are those of
+the unrolled layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import shape_ops as S
+from ..engine import grad
+from ..function import MultiRuleNode, node_class
+from ..grad_mode import enable_grad
+from ..tensor import Tensor, plain
+from ..tensor_ops import needs_grad, record_multi
+
+__all__ = ["lstm_layer"]
+
+
+def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: Any,
+             reverse: bool) -> tuple:
+    """Outputs ``(out, h_T, c_T)`` and the cache the backward needs, all arrays."""
+    steps, batch = x.shape[0], x.shape[1]
+    hidden = w_hh.shape[1]
+    dt = x.dtype
+    gi = x.reshape(steps * batch, x.shape[2]) @ w_ih.T
+    if b_ih is not None:
+        gi += b_ih
+    gi = gi.reshape(steps, batch, 4 * hidden)
+    w_hh_t = w_hh.T
+    acts = np.empty((steps, batch, 4 * hidden), dt)   # sigmoid of i, f, o; tanh of g
+    cs = np.empty((steps + 1, batch, hidden), dt)     # c_(-1) = c0, then c_t in run order
+    tcs = np.empty((steps, batch, hidden), dt)        # tanh(c_t)
+    hs = np.empty((steps + 1, batch, hidden), dt)     # h_(-1) = h0, then h_t in run order
+    hs[0] = h0
+    cs[0] = c0
+    h2, h3 = 2 * hidden, 3 * hidden
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    with np.errstate(over="ignore"):
+        for k, t in enumerate(order):
+            pre = hs[k] @ w_hh_t
+            if b_hh is not None:
+                pre += b_hh
+            pre += gi[t]
+            a = acts[k]
+            np.negative(pre, out=a)
+            np.exp(a, out=a)
+            a += 1
+            np.reciprocal(a, out=a)
+            np.tanh(pre[:, h2:h3], out=a[:, h2:h3])
+            c = cs[k + 1]
+            np.multiply(a[:, hidden:h2], cs[k], out=c)
+            c += a[:, :hidden] * a[:, h2:h3]
+            tc = tcs[k]
+            np.tanh(c, out=tc)
+            np.multiply(a[:, h3:], tc, out=hs[k + 1])
+    out = hs[1:][::-1] if reverse else hs[1:]
+    return (np.ascontiguousarray(out), hs[steps].copy(), cs[steps].copy()), (acts, cs, tcs, hs)
+
+
+def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cache: tuple,
+              reverse: bool, need: tuple) -> tuple:
+    """``(gx, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_h0, g_c0)`` on arrays."""
+    acts, cs, tcs, hs = cache
+    steps, batch, four = acts.shape
+    hidden = four // 4
+    h2, h3 = 2 * hidden, 3 * hidden
+    if reverse:
+        g_out = g_out[::-1]
+    i, f, g, o = acts[..., :hidden], acts[..., hidden:h2], acts[..., h2:h3], acts[..., h3:]
+    # Factors met by dc (for i, f, g) and by dh (for o) in each step, for all steps at once.
+    k = np.empty((steps, batch, 4, hidden), acts.dtype)
+    np.multiply(g, i * (1 - i), out=k[:, :, 0])
+    np.multiply(cs[:-1], f * (1 - f), out=k[:, :, 1])
+    np.multiply(i, 1 - g * g, out=k[:, :, 2])
+    np.multiply(tcs, o * (1 - o), out=k[:, :, 3])
+    through = o * (1 - tcs * tcs)                     # d c_t / d h_t path factor
+    d = np.empty_like(k)
+    dh = g_h.copy()
+    dc = g_c.copy()
+    for t in range(steps - 1, -1, -1):
+        dh += g_out[t]
+        dc += dh * through[t]
+        dt = d[t]
+        np.multiply(k[t, :, :3], dc[:, None, :], out=dt[:, :3])
+        np.multiply(k[t, :, 3], dh, out=dt[:, 3])
+        dh = dt.reshape(batch, four) @ w_hh
+        dc *= f[t]
+    d2 = d.reshape(steps * batch, four)
+    gw_hh = d2.T @ hs[:-1].reshape(steps * batch, hidden)
+    gb = d2.sum(0) if need[3] or need[4] else None
+    if reverse:
+        d = d[::-1]
+    d2 = d.reshape(steps * batch, four)
+    x2 = x.reshape(steps * batch, x.shape[2])
+    gx = (d2 @ w_ih).reshape(x.shape) if need[0] else None
+    gw_ih = d2.T @ x2 if need[1] else None
+    return gx, gw_ih, gw_hh, gb, gb, dh, dc
+
+
+def _unrolled(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Any, b_hh: Any, h: Tensor,
+              c: Tensor, reverse: bool) -> tuple:
+    """The same layer from recorded ops (for a ``create_graph`` backward)."""
+    from . import functional as F
+    from .rnn import _lstm_step
+
+    steps = S.unbind(F.linear(x, w_ih, b_ih), 0)
+    order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
+    outs: list[Any] = [None] * len(steps)
+    for t in order:
+        h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, None)
+        outs[t] = h
+    return S.stack(outs, 0), h, c
+
+
+def _rule(ops: Any, gs: tuple, out: Any, x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any,
+          h0: Any, c0: Any, reverse: bool = False, need: tuple = (), cache: Any = None,
+          **_: Any) -> tuple:
+    if not ops.tensors:
+        return _backward(gs[0], gs[1], gs[2], x, w_ih, w_hh, cache, reverse, need)
+    # Fresh aliases: only the partial derivatives through this node's own inputs belong here.
+    ins = [None if a is None else S.view_as(a, a) for a in (x, w_ih, w_hh, b_ih, b_hh, h0, c0)]
+    with enable_grad():
+        outs = _unrolled(*ins, reverse)
+    wrt = [t for t in ins if t is not None and t.requires_grad]
+    found = iter(grad(list(outs), wrt, list(gs), allow_unused=True, create_graph=True,
+                      materialize_grads=True) if wrt else [])
+    return tuple(next(found) if t is not None and t.requires_grad else None for t in ins)
+
+
+def _param(name: str) -> Any:
+    return lambda args, params: params[name]
+
+
+_PLAN = (("batch_first", lambda a, p: False, None), ("bidirectional", lambda a, p: False, None),
+         ("cx_", 6, None), ("has_biases", lambda a, p: a[3] is not None, None),
+         ("hidden_size", lambda a, p: a[2].shape[1], None), ("hx_", 5, None),
+         ("input", 0, None), ("mode", lambda a, p: 2, None), ("num_layers", lambda a, p: 1, None),
+         ("reverse", _param("reverse"), None), ("weight0", 1, None), ("weight1", 2, None),
+         ("weight2", 3, None), ("weight3", 4, None))
+_LSTM_LAYER = node_class("MkldnnRnnLayerBackward0", _rule, (0, 1, 2, 3, 4, 5, 6), _PLAN, False,
+                         MultiRuleNode)
+
+
+def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
+               b_hh: Tensor | None, h0: Tensor, c0: Tensor, reverse: bool) -> tuple:
+    """One direction of one LSTM layer over time-major ``x``: ``(output, h_n, c_n)``."""
+    arrays = [None if a is None else a._data for a in (x, w_ih, w_hh, b_ih, b_hh, h0, c0)]
+    datas, cache = _forward(*arrays, reverse)
+    args = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
+    if not needs_grad(args):
+        return tuple(plain(d) for d in datas)
+    need = tuple(a is not None and a._requires_grad for a in args)
+    params = {"reverse": reverse, "need": need, "cache": cache}
+    return record_multi(_LSTM_LAYER, datas, args, params)
