@@ -36,8 +36,8 @@ from typing import Any
 from .. import functional as RF
 from .. import shape_ops as S
 from ..factory import empty, zeros
-from ..indexing import select
 from ..function import node_class
+from ..indexing import select
 from ..tensor import Tensor
 from . import functional as F
 from . import init

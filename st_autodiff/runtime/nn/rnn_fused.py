@@ -43,34 +43,40 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     if b_ih is not None:
         gi += b_ih
     gi = gi.reshape(steps, batch, 4 * hidden)
-    w_hh_t = w_hh.T
+    if reverse:
+        gi = gi[::-1]
+    w_hh_t = np.ascontiguousarray(w_hh.T)
     acts = np.empty((steps, batch, 4 * hidden), dt)   # sigmoid of i, f, o; tanh of g
     cs = np.empty((steps + 1, batch, hidden), dt)     # c_(-1) = c0, then c_t in run order
     tcs = np.empty((steps, batch, hidden), dt)        # tanh(c_t)
     hs = np.empty((steps + 1, batch, hidden), dt)     # h_(-1) = h0, then h_t in run order
     hs[0] = h0
     cs[0] = c0
-    h2, h3 = 2 * hidden, 3 * hidden
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    pre = np.empty((batch, 4 * hidden), dt)
+    gates = pre[:, 2 * hidden:3 * hidden]
+    one = dt.type(1)
+    # Per-step views made in bulk: (sigmoid/tanh block, i, f, g, o) of each step.
+    views = zip(acts, acts[..., :hidden], acts[..., hidden:2 * hidden],
+                acts[..., 2 * hidden:3 * hidden], acts[..., 3 * hidden:], gi, hs[:-1], hs[1:],
+                cs[:-1], cs[1:], tcs)
+    dot, add, mul, neg, exp, rec, tanh = (np.dot, np.add, np.multiply, np.negative, np.exp,
+                                          np.reciprocal, np.tanh)
     with np.errstate(over="ignore"):
-        for k, t in enumerate(order):
-            pre = hs[k] @ w_hh_t
+        for a, i, f, g, o, gi_t, h, h_new, c, c_new, tc in views:
+            dot(h, w_hh_t, out=pre)
             if b_hh is not None:
-                pre += b_hh
-            pre += gi[t]
-            a = acts[k]
-            np.negative(pre, out=a)
-            np.exp(a, out=a)
-            a += 1
-            np.reciprocal(a, out=a)
-            np.tanh(pre[:, h2:h3], out=a[:, h2:h3])
-            c = cs[k + 1]
-            np.multiply(a[:, hidden:h2], cs[k], out=c)
-            c += a[:, :hidden] * a[:, h2:h3]
-            tc = tcs[k]
-            np.tanh(c, out=tc)
-            np.multiply(a[:, h3:], tc, out=hs[k + 1])
-    out = hs[1:][::-1] if reverse else hs[1:]
+                add(pre, b_hh, out=pre)
+            add(pre, gi_t, out=pre)
+            neg(pre, out=a)
+            exp(a, out=a)
+            add(a, one, out=a)
+            rec(a, out=a)
+            tanh(gates, out=g)
+            mul(f, c, out=c_new)
+            c_new += i * g
+            tanh(c_new, out=tc)
+            mul(o, tc, out=h_new)
+    out = hs[:0:-1] if reverse else hs[1:]
     return (np.ascontiguousarray(out), hs[steps].copy(), cs[steps].copy()), (acts, cs, tcs, hs)
 
 
@@ -94,14 +100,20 @@ def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cach
     d = np.empty_like(k)
     dh = g_h.copy()
     dc = g_c.copy()
-    for t in range(steps - 1, -1, -1):
-        dh += g_out[t]
-        dc += dh * through[t]
-        dt = d[t]
-        np.multiply(k[t, :, :3], dc[:, None, :], out=dt[:, :3])
-        np.multiply(k[t, :, 3], dh, out=dt[:, 3])
-        dh = dt.reshape(batch, four) @ w_hh
-        dc *= f[t]
+    dc3 = dc[:, None, :]
+    add, mul, dot = np.add, np.multiply, np.dot
+    tmp = np.empty_like(dh)
+    w = np.ascontiguousarray(w_hh)
+    views = zip(reversed(g_out), reversed(through), reversed(k[:, :, :3]), reversed(k[:, :, 3]),
+                reversed(d), reversed(d[:, :, :3]), reversed(d[:, :, 3]), reversed(f))
+    for g_t, th, k3, ko, d_t, d3, do, f_t in views:
+        add(dh, g_t, out=dh)
+        mul(dh, th, out=tmp)
+        add(dc, tmp, out=dc)
+        mul(k3, dc3, out=d3)
+        mul(ko, dh, out=do)
+        dot(d_t.reshape(batch, four), w, out=dh)
+        mul(dc, f_t, out=dc)
     d2 = d.reshape(steps * batch, four)
     gw_hh = d2.T @ hs[:-1].reshape(steps * batch, hidden)
     gb = d2.sum(0) if need[3] or need[4] else None
@@ -154,8 +166,21 @@ _PLAN = (("batch_first", lambda a, p: False, None), ("bidirectional", lambda a, 
          ("input", 0, None), ("mode", lambda a, p: 2, None), ("num_layers", lambda a, p: 1, None),
          ("reverse", _param("reverse"), None), ("weight0", 1, None), ("weight1", 2, None),
          ("weight2", 3, None), ("weight3", 4, None))
+class _LayerNode(MultiRuleNode):
+    """Three outputs, also after its saved values are freed (so that a second backward
+    reports the freed graph); freeing also drops the forward's cache."""
+
+    __slots__ = ()
+
+    _nout = 3  # type: ignore[assignment]
+
+    def _release(self) -> None:
+        super()._release()
+        self._params.pop("cache", None)
+
+
 _LSTM_LAYER = node_class("MkldnnRnnLayerBackward0", _rule, (0, 1, 2, 3, 4, 5, 6), _PLAN, False,
-                         MultiRuleNode)
+                         _LayerNode)
 
 
 def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
