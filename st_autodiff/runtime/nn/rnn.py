@@ -36,9 +36,10 @@ from typing import Any
 from .. import functional as RF
 from .. import shape_ops as S
 from ..factory import empty, zeros
-from ..function import node_class
+from ..function import MultiRuleNode, node_class
 from ..indexing import select
-from ..tensor import Tensor
+from ..tensor import Tensor, plain
+from ..tensor_ops import needs_grad, record_multi
 from . import functional as F
 from . import init
 from .module import Module
@@ -60,11 +61,20 @@ def _renamed(t: Tensor, name: str) -> Tensor:
     return t
 
 
+_UNSAFE_SPLIT = node_class("UnsafeSplitBackward0", S._SPLIT._rule, S._SPLIT._edges,
+                           S._SPLIT._plan, False, MultiRuleNode)
+
+
 def _unsafe_chunk(t: Tensor, chunks: int) -> tuple:
-    """``t`` in ``chunks`` along dim 1, as PyTorch's cells split it (``UnsafeSplitBackward0``)."""
-    pieces = S.chunk(t, chunks, 1)
-    _renamed(pieces[0], "UnsafeSplitBackward0")  # the pieces share one node
-    return pieces
+    """``t`` (2-d, columns a multiple of ``chunks``) in ``chunks`` along dim 1, as PyTorch's
+    cells split it: one ``UnsafeSplitBackward0`` node whose pieces are not tracked as views."""
+    a = t._data
+    size = a.shape[1] // chunks
+    datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
+    if not needs_grad((t,)):
+        return tuple(plain(d) for d in datas)
+    cuts = tuple(range(size, size * chunks, size))
+    return record_multi(_UNSAFE_SPLIT, datas, (t,), {"indices_or_sections": cuts, "axis": 1})
 
 
 # --- one time step ---------------------------------------------------------------------------

@@ -45,7 +45,15 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     gi = gi.reshape(steps, batch, 4 * hidden)
     if reverse:
         gi = gi[::-1]
-    w_hh_t = np.ascontiguousarray(w_hh.T)
+    # The pre-activations of the sigmoid gates (i, f, o) are made negated, so that exp of
+    # them is exp(-x) without a negation per step; negation is exact, so the values (and
+    # the sigmoids) are bit for bit those of the plain pre-activations.
+    flip = np.ones(4 * hidden, dt)
+    flip[:2 * hidden] = -1
+    flip[3 * hidden:] = -1
+    gi = gi * flip
+    w_hh_t = np.ascontiguousarray(w_hh.T) * flip
+    b_hh = None if b_hh is None else b_hh * flip
     acts = np.empty((steps, batch, 4 * hidden), dt)   # sigmoid of i, f, o; tanh of g
     cs = np.empty((steps + 1, batch, hidden), dt)     # c_(-1) = c0, then c_t in run order
     tcs = np.empty((steps, batch, hidden), dt)        # tanh(c_t)
@@ -54,26 +62,26 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     cs[0] = c0
     pre = np.empty((batch, 4 * hidden), dt)
     gates = pre[:, 2 * hidden:3 * hidden]
+    tmp = np.empty((batch, hidden), dt)
     one = dt.type(1)
     # Per-step views made in bulk: (sigmoid/tanh block, i, f, g, o) of each step.
     views = zip(acts, acts[..., :hidden], acts[..., hidden:2 * hidden],
                 acts[..., 2 * hidden:3 * hidden], acts[..., 3 * hidden:], gi, hs[:-1], hs[1:],
                 cs[:-1], cs[1:], tcs)
-    dot, add, mul, neg, exp, rec, tanh = (np.dot, np.add, np.multiply, np.negative, np.exp,
-                                          np.reciprocal, np.tanh)
+    dot, add, mul, exp, rec, tanh = np.dot, np.add, np.multiply, np.exp, np.reciprocal, np.tanh
     with np.errstate(over="ignore"):
         for a, i, f, g, o, gi_t, h, h_new, c, c_new, tc in views:
             dot(h, w_hh_t, out=pre)
             if b_hh is not None:
                 add(pre, b_hh, out=pre)
             add(pre, gi_t, out=pre)
-            neg(pre, out=a)
-            exp(a, out=a)
+            exp(pre, out=a)
             add(a, one, out=a)
             rec(a, out=a)
             tanh(gates, out=g)
             mul(f, c, out=c_new)
-            c_new += i * g
+            mul(i, g, out=tmp)
+            add(c_new, tmp, out=c_new)
             tanh(c_new, out=tc)
             mul(o, tc, out=h_new)
     out = hs[:0:-1] if reverse else hs[1:]
