@@ -36,15 +36,15 @@ from typing import Any
 from .. import functional as RF
 from .. import shape_ops as S
 from ..factory import empty, zeros
-from ..function import MultiRuleNode, node_class
+from ..function import node_class
 from ..indexing import select
-from ..tensor import Tensor, plain
-from ..tensor_ops import needs_grad, record_multi
+from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
 from .rnn_fused import lstm_layer
+from .rnn_steps import gru_step, unsafe_chunk
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -61,22 +61,6 @@ def _renamed(t: Tensor, name: str) -> Tensor:
     return t
 
 
-_UNSAFE_SPLIT = node_class("UnsafeSplitBackward0", S._SPLIT._rule, S._SPLIT._edges,
-                           S._SPLIT._plan, False, MultiRuleNode)
-
-
-def _unsafe_chunk(t: Tensor, chunks: int) -> tuple:
-    """``t`` (2-d, columns a multiple of ``chunks``) in ``chunks`` along dim 1, as PyTorch's
-    cells split it: one ``UnsafeSplitBackward0`` node whose pieces are not tracked as views."""
-    a = t._data
-    size = a.shape[1] // chunks
-    datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
-    if not needs_grad((t,)):
-        return tuple(plain(d) for d in datas)
-    cuts = tuple(range(size, size * chunks, size))
-    return record_multi(_UNSAFE_SPLIT, datas, (t,), {"indices_or_sections": cuts, "axis": 1})
-
-
 # --- one time step ---------------------------------------------------------------------------
 
 def _tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -91,23 +75,12 @@ def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | No
                w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
     """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
     ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting)."""
-    i, f, g, o = _unsafe_chunk(RF.add(F.linear(h, w_hh, b_hh), gi), 4)
+    i, f, g, o = unsafe_chunk(RF.add(F.linear(h, w_hh, b_hh), gi), 4)
     c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
     h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
     if w_hr is not None:
         h_new = RF.matmul(h_new, S.t(w_hr))
     return h_new, c_new
-
-
-def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    """Reset ``r`` and update ``z`` gates; ``n = tanh(i_n + r (W_hn h + b_hn))``;
-    ``h' = (h - n) z + n`` (that is ``(1 - z) n + z h``)."""
-    ir, iz, i_n = _unsafe_chunk(gi, 3)
-    hr, hz, h_n = _unsafe_chunk(F.linear(h, w_hh, b_hh), 3)
-    r = RF.sigmoid(RF.add(hr, ir))
-    z = RF.sigmoid(RF.add(hz, iz))
-    n = RF.tanh(RF.add(i_n, RF.mul(h_n, r)))
-    return RF.add(RF.mul(RF.sub(h, n), z), n)
 
 
 # --- the layers --------------------------------------------------------------------------
@@ -251,7 +224,7 @@ class RNNBase(Module):
             if mode == "LSTM":
                 h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
             elif mode == "GRU":
-                h = _gru_step(steps[t], h, w_hh, b_hh)
+                h = gru_step(steps[t], h, w_hh, b_hh)
             elif mode == "RNN_TANH":
                 h = _tanh_step(steps[t], h, w_hh, b_hh)
             else:

@@ -24,7 +24,8 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .rnn import _gru_step, _lstm_step
+from .rnn import _lstm_step
+from .rnn_steps import gru_step
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "RNNCellBase"]
 
@@ -139,5 +140,5 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, (h,), batched = self._prepare(input, (hx,))
         gi = F.linear(x, self.weight_ih, self.bias_ih)
-        out = _gru_step(gi, h, self.weight_hh, self.bias_hh)
+        out = gru_step(gi, h, self.weight_hh, self.bias_hh)
         return out if batched else S.squeeze(out, 0)
