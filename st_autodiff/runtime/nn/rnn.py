@@ -44,7 +44,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 from .rnn_fused import lstm_layer
-from .rnn_steps import gru_step, unsafe_chunk
+from .rnn_steps import gru_step, lstm_step
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -69,18 +69,6 @@ def _tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tens
 
 def _relu_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     return RF.relu(RF.add(F.linear(h, w_hh, b_hh), gi))
-
-
-def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None,
-               w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
-    """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
-    ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting)."""
-    i, f, g, o = unsafe_chunk(RF.add(F.linear(h, w_hh, b_hh), gi), 4)
-    c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
-    h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
-    if w_hr is not None:
-        h_new = RF.matmul(h_new, S.t(w_hr))
-    return h_new, c_new
 
 
 # --- the layers --------------------------------------------------------------------------
@@ -222,7 +210,7 @@ class RNNBase(Module):
         mode = self.mode
         for t in order:
             if mode == "LSTM":
-                h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
+                h, c = lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
             elif mode == "GRU":
                 h = gru_step(steps[t], h, w_hh, b_hh)
             elif mode == "RNN_TANH":

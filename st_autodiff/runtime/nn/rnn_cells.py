@@ -24,8 +24,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .rnn import _lstm_step
-from .rnn_steps import gru_step
+from .rnn_steps import gru_step, lstm_step
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "RNNCellBase"]
 
@@ -124,7 +123,7 @@ class LSTMCell(RNNCellBase):
                 hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         x, (h, c), batched = self._prepare(input, (None, None) if hx is None else tuple(hx))
         gi = F.linear(x, self.weight_ih, self.bias_ih)
-        h_new, c_new = _lstm_step(gi, h, c, self.weight_hh, self.bias_hh, None)
+        h_new, c_new = lstm_step(gi, h, c, self.weight_hh, self.bias_hh, None)
         if not batched:
             return S.squeeze(h_new, 0), S.squeeze(c_new, 0)
         return h_new, c_new

@@ -12,7 +12,7 @@ The backward is backpropagation through time written out: per step only the two
 recurrent gradients ``dh`` and ``dc`` are chained (the factors they meet are computed for
 all steps at once beforehand), and the weight, bias and input gradients are a few matrix
 products over all steps afterwards.  Under ``create_graph`` the rule instead rebuilds the
-layer from recorded ops (``rnn._lstm_step``) on fresh aliases of its inputs and lets the
+layer from recorded ops (``rnn_steps.lstm_step``) on fresh aliases of its inputs and lets the
 engine differentiate that with ``create_graph``, so derivatives of every order are those of
 the unrolled layer.
 """
@@ -29,6 +29,8 @@ from ..function import MultiRuleNode, node_class
 from ..grad_mode import enable_grad
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record_multi
+from . import functional as F
+from .rnn_steps import lstm_step
 
 __all__ = ["lstm_layer"]
 
@@ -137,14 +139,11 @@ def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cach
 def _unrolled(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Any, b_hh: Any, h: Tensor,
               c: Tensor, reverse: bool) -> tuple:
     """The same layer from recorded ops (for a ``create_graph`` backward)."""
-    from . import functional as F
-    from .rnn import _lstm_step
-
     steps = S.unbind(F.linear(x, w_ih, b_ih), 0)
     order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
     outs: list[Any] = [None] * len(steps)
     for t in order:
-        h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, None)
+        h, c = lstm_step(steps[t], h, c, w_hh, b_hh, None)
         outs[t] = h
     return S.stack(outs, 0), h, c
 

@@ -1,4 +1,4 @@
-"""Recorded recurrent steps with their arithmetic done in bulk (``GRU`` and ``GRUCell``).
+"""Recorded recurrent steps with their arithmetic done in bulk (GRU and unfused LSTM steps).
 
 PyTorch's CPU GRU is unrolled: every time step records its own nodes (``AddBackward0``,
 ``SigmoidBackward0``, ``MulBackward0`` ...), and the graph a program can inspect is that
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import functional as RF
+from .. import shape_ops as S
 from ..function import MultiRuleNode, node_class
 from ..grad_mode import enable_grad
 from ..shape_ops import _SPLIT
@@ -27,7 +28,7 @@ from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
 
-__all__ = ["gru_step", "unsafe_chunk"]
+__all__ = ["gru_step", "lstm_step", "unsafe_chunk"]
 
 _UNSAFE_SPLIT = node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges, _SPLIT._plan,
                            False, MultiRuleNode)
@@ -101,3 +102,37 @@ def _gru_ops(ir: Tensor, iz: Tensor, i_n: Tensor, hr: Tensor, hz: Tensor, h_n: T
     z = RF.sigmoid(RF.add(hz, iz))
     n = RF.tanh(RF.add(i_n, RF.mul(h_n, r)))
     return RF.add(RF.mul(RF.sub(h, n), z), n)
+
+
+def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None,
+              w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
+    """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
+    ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting).  The three sigmoids are taken
+    as one array over all gates."""
+    summed = RF.add(F.linear(h, w_hh, b_hh), gi)
+    i, f, g, o = unsafe_chunk(summed, 4)
+    if c._data.dtype != summed._data.dtype:
+        c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
+        h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
+    else:
+        k = _classes()
+        size = c._data.shape[1]
+        act = _sigmoid(summed._data)  # the g block's sigmoid goes unused
+        sig, mul = k["sigmoid"], k["mul"]
+        sf = _rec(sig, act[:, size:2 * size], (f,))
+        fc_data = act[:, size:2 * size] * c._data
+        fc = _rec(mul, fc_data, (sf, c))
+        si = _rec(sig, act[:, :size], (i,))
+        tg_data = np.tanh(g._data)
+        tg = _rec(k["tanh"], tg_data, (g,))
+        ig_data = act[:, :size] * tg_data
+        ig = _rec(mul, ig_data, (si, tg))
+        c_data = fc_data + ig_data
+        c_new = _rec(k["add"], c_data, (fc, ig))
+        so = _rec(sig, act[:, 3 * size:], (o,))
+        tc_data = np.tanh(c_data)
+        tc = _rec(k["tanh"], tc_data, (c_new,))
+        h_new = _rec(mul, act[:, 3 * size:] * tc_data, (so, tc))
+    if w_hr is not None:
+        h_new = RF.matmul(h_new, S.t(w_hr))
+    return h_new, c_new
