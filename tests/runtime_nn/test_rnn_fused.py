@@ -4,6 +4,8 @@
   every input, forward and reversed, with and without biases, with gradients arriving at
   all three outputs; and against the unrolled layer of recorded ops.
 * A ``create_graph`` gradient through the node is itself correct (second derivatives).
+* The bulk GRU/LSTM steps of ``rnn_steps.py`` give the op-by-op composition's values and
+  gradients bit for bit, with the same recorded nodes.
 * Node structure as torch 2.13 (CPU) shows it for a float32 LSTM (facts written down from
   torch: each layer and direction is one ``MkldnnRnnLayerBackward0`` over ``(input,
   weight_ih, weight_hh, bias_ih, bias_hh, hx, cx)``; ``h_n``/``c_n`` stack its outputs 1
@@ -19,7 +21,10 @@ import pytest
 
 import st_autodiff as torch
 import st_autodiff.nn as nn
+from st_autodiff.runtime import functional as RF
+from st_autodiff.runtime.nn import functional as F
 from st_autodiff.runtime.nn.rnn_fused import _unrolled, lstm_layer
+from st_autodiff.runtime.nn.rnn_steps import gru_step, lstm_step, unsafe_chunk
 from st_autodiff.testing import check_vjp
 
 _rng = np.random.default_rng(31)
@@ -147,3 +152,57 @@ def test_second_backward_without_retain_graph_is_refused() -> None:
     loss.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         loss.backward()
+
+
+# --- the bulk steps of rnn_steps.py against the op-by-op composition ---------------------------
+
+def _names(t: Any) -> list[str]:
+    seen, order, queue = set(), [], [t.grad_fn]
+    while queue:
+        fn = queue.pop(0)
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        order.append(fn.name())
+        queue.extend(f for f, _ in fn.next_functions)
+    return order
+
+
+def _gru_by_ops(gi: Any, h: Any, w_hh: Any, b_hh: Any) -> Any:
+    ir, iz, i_n = unsafe_chunk(gi, 3)
+    hr, hz, h_n = unsafe_chunk(F.linear(h, w_hh, b_hh), 3)
+    r = RF.sigmoid(RF.add(hr, ir))
+    z = RF.sigmoid(RF.add(hz, iz))
+    n = RF.tanh(RF.add(i_n, RF.mul(h_n, r)))
+    return RF.add(RF.mul(RF.sub(h, n), z), n)
+
+
+def _lstm_by_ops(gi: Any, h: Any, c: Any, w_hh: Any, b_hh: Any) -> tuple:
+    i, f, g, o = unsafe_chunk(RF.add(F.linear(h, w_hh, b_hh), gi), 4)
+    c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
+    return RF.mul(RF.sigmoid(o), RF.tanh(c_new)), c_new
+
+
+@pytest.mark.parametrize("kind", ["gru", "lstm"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_bulk_steps_equal_the_op_by_op_composition(kind: str, dtype: Any) -> None:
+    """Same values and gradients bit for bit, same recorded nodes in the same order."""
+    chunks = 3 if kind == "gru" else 4
+    shapes = [(2, chunks * 3), (2, 3), (chunks * 3, 3), (chunks * 3,), (2, 3)]
+    arrays = [_rng.standard_normal(s) * 3 for s in shapes]   # some gates saturate
+    results = []
+    for fast in (True, False):
+        ts = [torch.tensor(a, dtype=dtype, requires_grad=True) for a in arrays]
+        if kind == "gru":
+            outs = [gru_step(*ts[:4]) if fast else _gru_by_ops(*ts[:4])]
+        else:
+            gi, h, w, b, c = ts
+            outs = list(lstm_step(gi, h, c, w, b, None) if fast else _lstm_by_ops(gi, h, c, w, b))
+        torch.autograd.backward(outs, [torch.ones_like(o) * (k + 1) for k, o in enumerate(outs)])
+        used = ts[:4] if kind == "gru" else ts
+        results.append(([o.detach().numpy() for o in outs], [t.grad.numpy() for t in used],
+                        [_names(o) for o in outs]))
+    (va, ga, na), (vb, gb, nb) = results
+    assert na == nb
+    for a, b in zip(va + ga, vb + gb):
+        np.testing.assert_array_equal(a, b)

@@ -1,12 +1,13 @@
 """Recurrent layers: ``RNN``, ``LSTM`` and ``GRU`` (their one-step cells: ``rnn_cells.py``).
 
-The layers are composed from the runtime's recorded ops, one cell step per time step, so
-backpropagation through time is the engine's ordinary backward over that unrolled graph
-(and a ``create_graph`` backward gives second derivatives).  The arithmetic follows
-PyTorch's CPU implementation step for step: the input projection of a whole sequence is
-one ``linear`` split into time steps, each step adds the hidden projection to it, the
-steps of a direction are stacked (``StackBackward0``), two directions are concatenated
-on the feature dimension (``CatBackward0``) and the final states are stacked.
+Most layers are composed from the runtime's recorded ops, one cell step per time step
+(``rnn_steps.py``), so backpropagation through time is the engine's ordinary backward over
+that unrolled graph (and a ``create_graph`` backward gives second derivatives).  The
+arithmetic follows PyTorch's CPU implementation step for step: the input projection of a
+whole sequence is one ``linear`` split into time steps, each step adds the hidden
+projection to it, the steps of a direction are stacked (``StackBackward0``), two
+directions are concatenated on the feature dimension (``CatBackward0``) and the final
+states are stacked.
 
 Parameters are created in PyTorch's order (per layer, per direction: ``weight_ih``,
 ``weight_hh``, ``bias_ih``, ``bias_hh``, then ``weight_hr`` for a projecting LSTM) and
@@ -14,10 +15,11 @@ all drawn from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))`` in that order, s
 seeded model starts from PyTorch's numbers.
 
 The recorded graph is PyTorch's node for node (``UnbindBackward0`` of the initial states,
-``UnsafeSplitBackward0`` of the gates ...), with one exception: for float32 input PyTorch
-runs an LSTM layer as a single oneDNN kernel whose node is ``MkldnnRnnLayerBackward0``.
-Here the layer is still unrolled and the stacking node of its output takes that name, so
-``type(output.grad_fn).__name__`` reads as in PyTorch; the nodes behind it differ.
+``UnsafeSplitBackward0`` of the gates ...).  For float32 input PyTorch runs each layer and
+direction of an LSTM without projection as a single oneDNN kernel
+(``MkldnnRnnLayerBackward0``, the initial states taken with ``SelectBackward0``); so does
+this module (``rnn_fused.py``: a NumPy loop forward, backpropagation through time written
+out backward), which is also what makes that layer fast.
 
 >>> import st_autodiff as torch
 >>> lstm = torch.nn.LSTM(3, 4, num_layers=2)

@@ -193,9 +193,11 @@ _LSTM_LAYER = node_class("MkldnnRnnLayerBackward0", _rule, (0, 1, 2, 3, 4, 5, 6)
 def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
                b_hh: Tensor | None, h0: Tensor, c0: Tensor, reverse: bool) -> tuple:
     """One direction of one LSTM layer over time-major ``x``: ``(output, h_n, c_n)``."""
-    arrays = [None if a is None else a._data for a in (x, w_ih, w_hh, b_ih, b_hh, h0, c0)]
-    datas, cache = _forward(*arrays, reverse)
     args = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
+    arrays = [None if a is None else a._data for a in args]
+    if any(a is not None and type(a) is not np.ndarray for a in arrays):
+        return _unrolled(*args, reverse)  # CuPy arrays: the recorded ops run on the GPU
+    datas, cache = _forward(*arrays, reverse)
     if not needs_grad(args):
         return tuple(plain(d) for d in datas)
     need = tuple(a is not None and a._requires_grad for a in args)

@@ -57,6 +57,14 @@ def _classes() -> dict[str, type]:
     return {name: type(t._grad_fn) for name, t in made.items()}
 
 
+def _bulk(first: Tensor, *others: Tensor) -> bool:
+    """Whether the step's arrays are NumPy arrays of one dtype (else it runs op by op:
+    mixed dtypes promote, CuPy arrays stay on the GPU)."""
+    a = first._data
+    return type(a) is np.ndarray and all(
+        type(t._data) is np.ndarray and t._data.dtype == a.dtype for t in others)
+
+
 def _rec(cls: type, data: Any, args: tuple) -> Tensor:
     return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
 
@@ -75,7 +83,7 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
     ir, iz, i_n = unsafe_chunk(gi, 3)
     gh = F.linear(h, w_hh, b_hh)
     hr, hz, h_n = unsafe_chunk(gh, 3)
-    if gi._data.dtype != gh._data.dtype or h._data.dtype != gh._data.dtype:
+    if not _bulk(gh, gi, h):
         return _gru_ops(ir, iz, i_n, hr, hz, h_n, h)
     c = _classes()
     size = h_n._data.shape[1]
@@ -111,7 +119,7 @@ def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | Non
     as one array over all gates."""
     summed = RF.add(F.linear(h, w_hh, b_hh), gi)
     i, f, g, o = unsafe_chunk(summed, 4)
-    if c._data.dtype != summed._data.dtype:
+    if not _bulk(summed, c):
         c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
         h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
     else:
