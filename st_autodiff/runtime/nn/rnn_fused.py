@@ -47,63 +47,66 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     gi = gi.reshape(steps, batch, 4 * hidden)
     if reverse:
         gi = gi[::-1]
-    # The pre-activations of the sigmoid gates (i, f, o) are made negated, so that exp of
-    # them is exp(-x) without a negation per step; negation is exact, so the values (and
-    # the sigmoids) are bit for bit those of the plain pre-activations.
+    # Inside the loop the gates are ordered (f, i, o, g) rather than PyTorch's (i, f, g, o):
+    # the three sigmoids are one block, and f, i meet (c_prev, g) side by side in one
+    # product.  The pre-activations of the sigmoid gates are made negated, so that exp of
+    # them is exp(-x) without a negation per step.  Permuting and negating are exact, so
+    # every value is bit for bit that of the plain order.
+    h1, h2, h3 = hidden, 2 * hidden, 3 * hidden
+    order = np.r_[h1:h2, 0:h1, h3:4 * hidden, h2:h3]
     flip = np.ones(4 * hidden, dt)
-    flip[:2 * hidden] = -1
-    flip[3 * hidden:] = -1
-    gi = gi * flip
-    w_hh_t = np.ascontiguousarray(w_hh.T) * flip
-    b_hh = None if b_hh is None else b_hh * flip
-    acts = np.empty((steps, batch, 4 * hidden), dt)   # sigmoid of i, f, o; tanh of g
-    cs = np.empty((steps + 1, batch, hidden), dt)     # c_(-1) = c0, then c_t in run order
+    flip[:h3] = -1
+    gi = gi[..., order] * flip
+    w_hh_t = np.ascontiguousarray(w_hh[order].T) * flip
+    b_hh = None if b_hh is None else b_hh[order] * flip
+    acts = np.empty((steps, batch, h3), dt)           # sigmoid of f, i, o
+    cg = np.empty((steps + 1, batch, h2), dt)         # (c_(t-1), g_t); c_T last
     tcs = np.empty((steps, batch, hidden), dt)        # tanh(c_t)
     hs = np.empty((steps + 1, batch, hidden), dt)     # h_(-1) = h0, then h_t in run order
     hs[0] = h0
-    cs[0] = c0
+    cg[0, :, :h1] = c0
     pre = np.empty((batch, 4 * hidden), dt)
-    gates = pre[:, 2 * hidden:3 * hidden]
-    tmp = np.empty((batch, hidden), dt)
+    pre_s, pre_g = pre[:, :h3], pre[:, h3:]
+    prod = np.empty((batch, h2), dt)
+    fc, ig = prod[:, :h1], prod[:, h1:]
     one = dt.type(1)
-    # Per-step views made in bulk: (sigmoid/tanh block, i, f, g, o) of each step.
-    views = zip(acts, acts[..., :hidden], acts[..., hidden:2 * hidden],
-                acts[..., 2 * hidden:3 * hidden], acts[..., 3 * hidden:], gi, hs[:-1], hs[1:],
-                cs[:-1], cs[1:], tcs)
+    # Per-step views made in bulk.
+    views = zip(acts, acts[..., :h2], acts[..., h2:], gi, hs[:-1], hs[1:], cg[:-1],
+                cg[:-1, :, h1:], cg[1:, :, :h1], tcs)
     dot, add, mul, exp, rec, tanh = np.dot, np.add, np.multiply, np.exp, np.reciprocal, np.tanh
     with np.errstate(over="ignore"):
-        for a, i, f, g, o, gi_t, h, h_new, c, c_new, tc in views:
+        for a, fi, o, gi_t, h, h_new, cg_t, g, c_new, tc in views:
             dot(h, w_hh_t, out=pre)
             if b_hh is not None:
                 add(pre, b_hh, out=pre)
             add(pre, gi_t, out=pre)
-            exp(pre, out=a)
+            exp(pre_s, out=a)
             add(a, one, out=a)
             rec(a, out=a)
-            tanh(gates, out=g)
-            mul(f, c, out=c_new)
-            mul(i, g, out=tmp)
-            add(c_new, tmp, out=c_new)
+            tanh(pre_g, out=g)
+            mul(fi, cg_t, out=prod)                    # f c_(t-1) and i g
+            add(fc, ig, out=c_new)
             tanh(c_new, out=tc)
             mul(o, tc, out=h_new)
     out = hs[:0:-1] if reverse else hs[1:]
-    return (np.ascontiguousarray(out), hs[steps].copy(), cs[steps].copy()), (acts, cs, tcs, hs)
+    datas = (np.ascontiguousarray(out), hs[steps].copy(), cg[steps, :, :h1].copy())
+    return datas, (acts, cg, tcs, hs)
 
 
 def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cache: tuple,
               reverse: bool, need: tuple) -> tuple:
     """``(gx, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_h0, g_c0)`` on arrays."""
-    acts, cs, tcs, hs = cache
-    steps, batch, four = acts.shape
-    hidden = four // 4
-    h2, h3 = 2 * hidden, 3 * hidden
+    acts, cg, tcs, hs = cache
+    steps, batch, hidden = tcs.shape
+    four, h2 = 4 * hidden, 2 * hidden
     if reverse:
         g_out = g_out[::-1]
-    i, f, g, o = acts[..., :hidden], acts[..., hidden:h2], acts[..., h2:h3], acts[..., h3:]
+    f, i, o = acts[..., :hidden], acts[..., hidden:h2], acts[..., h2:]
+    g, c_prev = cg[:-1, :, hidden:], cg[:-1, :, :hidden]
     # Factors met by dc (for i, f, g) and by dh (for o) in each step, for all steps at once.
     k = np.empty((steps, batch, 4, hidden), acts.dtype)
     np.multiply(g, i * (1 - i), out=k[:, :, 0])
-    np.multiply(cs[:-1], f * (1 - f), out=k[:, :, 1])
+    np.multiply(c_prev, f * (1 - f), out=k[:, :, 1])
     np.multiply(i, 1 - g * g, out=k[:, :, 2])
     np.multiply(tcs, o * (1 - o), out=k[:, :, 3])
     through = o * (1 - tcs * tcs)                     # d c_t / d h_t path factor
