@@ -123,6 +123,7 @@ def test_float32_lstm_is_one_node_per_layer_like_torch() -> None:
         [("MkldnnRnnLayerBackward0", 1)] * 2)
     assert [k for _, k in c.grad_fn.next_functions] == [2, 2]
     assert layer._saved_reverse is False and layer._saved_hidden_size == 4
+    assert (layer._saved_num_layers, layer._saved_train, layer._saved_mode) == (2, True, 2)
     with torch.no_grad():
         assert lstm(torch.randn(5, 2, 3))[0].grad_fn is None
 

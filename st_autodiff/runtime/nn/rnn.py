@@ -171,6 +171,8 @@ class RNNBase(Module):
         h_last: list[Tensor] = []
         c_last: list[Tensor] = []
         fused = self.mode == "LSTM" and self.proj_size == 0 and x.dtype.name == "float32"
+        shown = {"batch_first": self.batch_first, "bidirectional": self.bidirectional,
+                 "num_layers": self.num_layers, "train": self.training}
         if fused:  # PyTorch's oneDNN layer selects each initial state (SelectBackward0)
             h_first: Any = [select(h0, 0, k) for k in range(h0.shape[0])]
             c_first: Any = [select(c0, 0, k) for k in range(h0.shape[0])]  # type: ignore[arg-type]
@@ -185,7 +187,7 @@ class RNNBase(Module):
                 if fused:
                     b_ih, b_hh = (params[2], params[3]) if self.bias else (None, None)
                     out, h, c = lstm_layer(x, params[0], params[1], b_ih, b_hh, h_first[k],
-                                           c_first[k], d == 1)
+                                           c_first[k], d == 1, shown)
                 else:
                     out, h, c = self._direction(x, params, h_first[k],
                                                 None if c_first is None else c_first[k], d == 1)

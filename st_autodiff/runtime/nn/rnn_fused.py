@@ -170,11 +170,14 @@ def _param(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-_PLAN = (("batch_first", lambda a, p: False, None), ("bidirectional", lambda a, p: False, None),
+_PLAN = (("batch_first", _param("batch_first"), None),
+         ("batch_sizes", lambda a, p: (), None),
+         ("bidirectional", _param("bidirectional"), None),
          ("cx_", 6, None), ("has_biases", lambda a, p: a[3] is not None, None),
          ("hidden_size", lambda a, p: a[2].shape[1], None), ("hx_", 5, None),
-         ("input", 0, None), ("mode", lambda a, p: 2, None), ("num_layers", lambda a, p: 1, None),
-         ("reverse", _param("reverse"), None), ("weight0", 1, None), ("weight1", 2, None),
+         ("input", 0, None), ("mode", lambda a, p: 2, None),
+         ("num_layers", _param("num_layers"), None), ("reverse", _param("reverse"), None),
+         ("train", _param("train"), None), ("weight0", 1, None), ("weight1", 2, None),
          ("weight2", 3, None), ("weight3", 4, None))
 class _LayerNode(MultiRuleNode):
     """Three outputs, also after its saved values are freed (so that a second backward
@@ -194,8 +197,12 @@ _LSTM_LAYER = node_class("MkldnnRnnLayerBackward0", _rule, (0, 1, 2, 3, 4, 5, 6)
 
 
 def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
-               b_hh: Tensor | None, h0: Tensor, c0: Tensor, reverse: bool) -> tuple:
-    """One direction of one LSTM layer over time-major ``x``: ``(output, h_n, c_n)``."""
+               b_hh: Tensor | None, h0: Tensor, c0: Tensor, reverse: bool,
+               module: dict | None = None) -> tuple:
+    """One direction of one LSTM layer over time-major ``x``: ``(output, h_n, c_n)``.
+
+    ``module`` holds the settings the node shows as saved (``batch_first``,
+    ``bidirectional``, ``num_layers``, ``train``), as PyTorch records the module's."""
     args = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
     arrays = [None if a is None else a._data for a in args]
     if any(a is not None and type(a) is not np.ndarray for a in arrays):
@@ -204,5 +211,6 @@ def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
     if not needs_grad(args):
         return tuple(plain(d) for d in datas)
     need = tuple(a is not None and a._requires_grad for a in args)
-    params = {"reverse": reverse, "need": need, "cache": cache}
+    params = {"batch_first": False, "bidirectional": False, "num_layers": 1, "train": True,
+              **(module or {}), "reverse": reverse, "need": need, "cache": cache}
     return record_multi(_LSTM_LAYER, datas, args, params)
