@@ -174,6 +174,7 @@ class RNNBase(Module):
         shown = {"batch_first": self.batch_first, "bidirectional": self.bidirectional,
                  "num_layers": self.num_layers, "train": self.training}
         if fused:  # PyTorch's oneDNN layer selects each initial state (SelectBackward0)
+            x = x.contiguous()  # and copies a transposed batch (CloneBackward0)
             h_first: Any = [select(h0, 0, k) for k in range(h0.shape[0])]
             c_first: Any = [select(c0, 0, k) for k in range(h0.shape[0])]  # type: ignore[arg-type]
         else:
