@@ -1,12 +1,13 @@
 """Recurrent layers: ``RNN``, ``LSTM`` and ``GRU`` (their one-step cells: ``rnn_cells.py``).
 
-The layers are composed from the runtime's recorded ops, one cell step per time step, so
-backpropagation through time is the engine's ordinary backward over that unrolled graph
-(and a ``create_graph`` backward gives second derivatives).  The arithmetic follows
-PyTorch's CPU implementation step for step: the input projection of a whole sequence is
-one ``linear`` split into time steps, each step adds the hidden projection to it, the
-steps of a direction are stacked (``StackBackward0``), two directions are concatenated
-on the feature dimension (``CatBackward0``) and the final states are stacked.
+Most layers are composed from the runtime's recorded ops, one cell step per time step
+(``rnn_steps.py``), so backpropagation through time is the engine's ordinary backward over
+that unrolled graph (and a ``create_graph`` backward gives second derivatives).  The
+arithmetic follows PyTorch's CPU implementation step for step: the input projection of a
+whole sequence is one ``linear`` split into time steps, each step adds the hidden
+projection to it, the steps of a direction are stacked (``StackBackward0``), two
+directions are concatenated on the feature dimension (``CatBackward0``) and the final
+states are stacked.
 
 Parameters are created in PyTorch's order (per layer, per direction: ``weight_ih``,
 ``weight_hh``, ``bias_ih``, ``bias_hh``, then ``weight_hr`` for a projecting LSTM) and
@@ -14,10 +15,11 @@ all drawn from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))`` in that order, s
 seeded model starts from PyTorch's numbers.
 
 The recorded graph is PyTorch's node for node (``UnbindBackward0`` of the initial states,
-``UnsafeSplitBackward0`` of the gates ...), with one exception: for float32 input PyTorch
-runs an LSTM layer as a single oneDNN kernel whose node is ``MkldnnRnnLayerBackward0``.
-Here the layer is still unrolled and the stacking node of its output takes that name, so
-``type(output.grad_fn).__name__`` reads as in PyTorch; the nodes behind it differ.
+``UnsafeSplitBackward0`` of the gates ...).  For float32 input PyTorch runs each layer and
+direction of an LSTM without projection as a single oneDNN kernel
+(``MkldnnRnnLayerBackward0``, the initial states taken with ``SelectBackward0``); so does
+this module (``rnn_fused.py``: a NumPy loop forward, backpropagation through time written
+out backward), which is also what makes that layer fast.
 
 >>> import st_autodiff as torch
 >>> lstm = torch.nn.LSTM(3, 4, num_layers=2)
@@ -37,11 +39,14 @@ from .. import functional as RF
 from .. import shape_ops as S
 from ..factory import empty, zeros
 from ..function import node_class
+from ..indexing import select
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .rnn_fused import lstm_layer
+from .rnn_steps import gru_step, lstm_step
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -58,13 +63,6 @@ def _renamed(t: Tensor, name: str) -> Tensor:
     return t
 
 
-def _unsafe_chunk(t: Tensor, chunks: int) -> tuple:
-    """``t`` in ``chunks`` along dim 1, as PyTorch's cells split it (``UnsafeSplitBackward0``)."""
-    pieces = S.chunk(t, chunks, 1)
-    _renamed(pieces[0], "UnsafeSplitBackward0")  # the pieces share one node
-    return pieces
-
-
 # --- one time step ---------------------------------------------------------------------------
 
 def _tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -73,29 +71,6 @@ def _tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tens
 
 def _relu_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     return RF.relu(RF.add(F.linear(h, w_hh, b_hh), gi))
-
-
-def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None,
-               w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
-    """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
-    ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting)."""
-    i, f, g, o = _unsafe_chunk(RF.add(F.linear(h, w_hh, b_hh), gi), 4)
-    c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
-    h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
-    if w_hr is not None:
-        h_new = RF.matmul(h_new, S.t(w_hr))
-    return h_new, c_new
-
-
-def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    """Reset ``r`` and update ``z`` gates; ``n = tanh(i_n + r (W_hn h + b_hn))``;
-    ``h' = (h - n) z + n`` (that is ``(1 - z) n + z h``)."""
-    ir, iz, i_n = _unsafe_chunk(gi, 3)
-    hr, hz, h_n = _unsafe_chunk(F.linear(h, w_hh, b_hh), 3)
-    r = RF.sigmoid(RF.add(hr, ir))
-    z = RF.sigmoid(RF.add(hz, iz))
-    n = RF.tanh(RF.add(i_n, RF.mul(h_n, r)))
-    return RF.add(RF.mul(RF.sub(h, n), z), n)
 
 
 # --- the layers --------------------------------------------------------------------------
@@ -195,15 +170,28 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         h_last: list[Tensor] = []
         c_last: list[Tensor] = []
-        h_first = S.unbind(h0, 0)
-        c_first = S.unbind(c0, 0) if c0 is not None else None
+        fused = self.mode == "LSTM" and self.proj_size == 0 and x.dtype.name == "float32"
+        shown = {"batch_first": self.batch_first, "bidirectional": self.bidirectional,
+                 "num_layers": self.num_layers, "train": self.training}
+        if fused:  # PyTorch's oneDNN layer selects each initial state (SelectBackward0)
+            x = x.contiguous()  # and copies a transposed batch (CloneBackward0)
+            h_first: Any = [select(h0, 0, k) for k in range(h0.shape[0])]
+            c_first: Any = [select(c0, 0, k) for k in range(h0.shape[0])]  # type: ignore[arg-type]
+        else:
+            h_first = S.unbind(h0, 0)
+            c_first = S.unbind(c0, 0) if c0 is not None else None
         for layer in range(self.num_layers):
             outs = []
             for d in range(directions):
                 k = layer * directions + d
                 params = [getattr(self, name) for name in self._all_weights[k]]
-                out, h, c = self._direction(x, params, h_first[k],
-                                            None if c_first is None else c_first[k], d == 1)
+                if fused:
+                    b_ih, b_hh = (params[2], params[3]) if self.bias else (None, None)
+                    out, h, c = lstm_layer(x, params[0], params[1], b_ih, b_hh, h_first[k],
+                                           c_first[k], d == 1, shown)
+                else:
+                    out, h, c = self._direction(x, params, h_first[k],
+                                                None if c_first is None else c_first[k], d == 1)
                 outs.append(out)
                 h_last.append(h)
                 if c is not None:
@@ -227,18 +215,15 @@ class RNNBase(Module):
         mode = self.mode
         for t in order:
             if mode == "LSTM":
-                h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
+                h, c = lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
             elif mode == "GRU":
-                h = _gru_step(steps[t], h, w_hh, b_hh)
+                h = gru_step(steps[t], h, w_hh, b_hh)
             elif mode == "RNN_TANH":
                 h = _tanh_step(steps[t], h, w_hh, b_hh)
             else:
                 h = _relu_step(steps[t], h, w_hh, b_hh)
             outs[t] = h
-        out = S.stack(outs, 0)
-        if mode == "LSTM" and w_hr is None and x.dtype.name == "float32":
-            out = _renamed(out, "MkldnnRnnLayerBackward0")
-        return out, h, c
+        return S.stack(outs, 0), h, c
 
     def _forward(self, input: Tensor, hx: Any) -> tuple:
         """Shape handling shared by the three layers; returns output, h_n, c_n."""

@@ -24,7 +24,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .rnn import _gru_step, _lstm_step
+from .rnn_steps import gru_step, lstm_step
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "RNNCellBase"]
 
@@ -123,7 +123,7 @@ class LSTMCell(RNNCellBase):
                 hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         x, (h, c), batched = self._prepare(input, (None, None) if hx is None else tuple(hx))
         gi = F.linear(x, self.weight_ih, self.bias_ih)
-        h_new, c_new = _lstm_step(gi, h, c, self.weight_hh, self.bias_hh, None)
+        h_new, c_new = lstm_step(gi, h, c, self.weight_hh, self.bias_hh, None)
         if not batched:
             return S.squeeze(h_new, 0), S.squeeze(c_new, 0)
         return h_new, c_new
@@ -139,5 +139,5 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, (h,), batched = self._prepare(input, (hx,))
         gi = F.linear(x, self.weight_ih, self.bias_ih)
-        out = _gru_step(gi, h, self.weight_hh, self.bias_hh)
+        out = gru_step(gi, h, self.weight_hh, self.bias_hh)
         return out if batched else S.squeeze(out, 0)

@@ -1,0 +1,146 @@
+"""Recorded recurrent steps with their arithmetic done in bulk (GRU and unfused LSTM steps).
+
+PyTorch's CPU GRU is unrolled: every time step records its own nodes (``AddBackward0``,
+``SigmoidBackward0``, ``MulBackward0`` ...), and the graph a program can inspect is that
+unrolled graph, so it is kept node for node.  What changes here is only how the values are
+made: the reset and update gates are summed and squashed as one array (one addition and
+one sigmoid over both), and each node is then recorded directly over its piece, with the
+node classes the runtime's own ``add``/``sub``/``mul``/``sigmoid``/``tanh`` record.  The
+values are bit for bit those of the op-by-op composition (the same operations on the same
+operands, elementwise; no recorded array is written afterwards); the nodes, their order and
+their saved tensors are the same too, so backward, ``create_graph`` and in-place checks
+behave as before.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .. import functional as RF
+from .. import shape_ops as S
+from ..function import MultiRuleNode, node_class
+from ..grad_mode import enable_grad
+from ..shape_ops import _SPLIT
+from ..tensor import Tensor, plain
+from ..tensor_ops import needs_grad, record, record_multi
+from . import functional as F
+
+__all__ = ["gru_step", "lstm_step", "unsafe_chunk"]
+
+_UNSAFE_SPLIT = node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges, _SPLIT._plan,
+                           False, MultiRuleNode)
+_EMPTY: dict = {}
+
+
+def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
+    """``t`` (2-d, columns a multiple of ``chunks``) in ``chunks`` along dim 1, as PyTorch's
+    cells split it: one ``UnsafeSplitBackward0`` node whose pieces are not tracked as views."""
+    a = t._data
+    size = a.shape[1] // chunks
+    datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
+    if not needs_grad((t,)):
+        return tuple(plain(d) for d in datas)
+    cuts = tuple(range(size, size * chunks, size))
+    return record_multi(_UNSAFE_SPLIT, datas, (t,), {"indices_or_sections": cuts, "axis": 1})
+
+
+@cache
+def _classes() -> dict[str, type]:
+    """The node classes of the runtime's elementwise ops, read off one recorded use each."""
+    p = plain(np.ones(1)).requires_grad_()
+    with enable_grad():
+        made = {"add": RF.add(p, p), "sub": RF.sub(p, p), "mul": RF.mul(p, p),
+                "sigmoid": RF.sigmoid(p), "tanh": RF.tanh(p)}
+    return {name: type(t._grad_fn) for name, t in made.items()}
+
+
+def _bulk(first: Tensor, *others: Tensor) -> bool:
+    """Whether the step's arrays are NumPy arrays of one dtype (else it runs op by op:
+    mixed dtypes promote, CuPy arrays stay on the GPU)."""
+    a = first._data
+    return type(a) is np.ndarray and all(
+        type(t._data) is np.ndarray and t._data.dtype == a.dtype for t in others)
+
+
+def _rec(cls: type, data: Any, args: tuple) -> Tensor:
+    return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
+
+
+def _sigmoid(x: Any) -> Any:
+    """``1 / (1 + exp(-x))`` in place of a fresh array (PyTorch's CPU formula)."""
+    with np.errstate(over="ignore"):
+        e = np.exp(-x)
+    e += 1
+    return np.reciprocal(e, out=e)
+
+
+def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    """Reset ``r`` and update ``z`` gates; ``n = tanh(i_n + r (W_hn h + b_hn))``;
+    ``h' = (h - n) z + n`` (that is ``(1 - z) n + z h``)."""
+    ir, iz, i_n = unsafe_chunk(gi, 3)
+    gh = F.linear(h, w_hh, b_hh)
+    hr, hz, h_n = unsafe_chunk(gh, 3)
+    if not _bulk(gh, gi, h):
+        return _gru_ops(ir, iz, i_n, hr, hz, h_n, h)
+    c = _classes()
+    size = h_n._data.shape[1]
+    pre = gh._data[:, :2 * size] + gi._data[:, :2 * size]   # hr + ir and hz + iz at once
+    act = _sigmoid(pre)
+    r = _rec(c["sigmoid"], act[:, :size], (_rec(c["add"], pre[:, :size], (hr, ir)),))
+    z = _rec(c["sigmoid"], act[:, size:], (_rec(c["add"], pre[:, size:], (hz, iz)),))
+    m_data = h_n._data * act[:, :size]
+    m = _rec(c["mul"], m_data, (h_n, r))
+    n_pre = i_n._data + m_data
+    n_data = np.tanh(n_pre)
+    n = _rec(c["tanh"], n_data, (_rec(c["add"], n_pre, (i_n, m)),))
+    diff = h._data - n_data
+    s = _rec(c["sub"], diff, (h, n))
+    sz_data = diff * act[:, size:]
+    sz = _rec(c["mul"], sz_data, (s, z))
+    return _rec(c["add"], sz_data + n_data, (sz, n))
+
+
+def _gru_ops(ir: Tensor, iz: Tensor, i_n: Tensor, hr: Tensor, hz: Tensor, h_n: Tensor,
+             h: Tensor) -> Tensor:
+    """The same step op by op (mixed dtypes take the ops' own promotion)."""
+    r = RF.sigmoid(RF.add(hr, ir))
+    z = RF.sigmoid(RF.add(hz, iz))
+    n = RF.tanh(RF.add(i_n, RF.mul(h_n, r)))
+    return RF.add(RF.mul(RF.sub(h, n), z), n)
+
+
+def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None,
+              w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
+    """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
+    ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting).  The three sigmoids are taken
+    as one array over all gates."""
+    summed = RF.add(F.linear(h, w_hh, b_hh), gi)
+    i, f, g, o = unsafe_chunk(summed, 4)
+    if not _bulk(summed, c):
+        c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
+        h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
+    else:
+        k = _classes()
+        size = c._data.shape[1]
+        act = _sigmoid(summed._data)  # the g block's sigmoid goes unused
+        sig, mul = k["sigmoid"], k["mul"]
+        sf = _rec(sig, act[:, size:2 * size], (f,))
+        fc_data = act[:, size:2 * size] * c._data
+        fc = _rec(mul, fc_data, (sf, c))
+        si = _rec(sig, act[:, :size], (i,))
+        tg_data = np.tanh(g._data)
+        tg = _rec(k["tanh"], tg_data, (g,))
+        ig_data = act[:, :size] * tg_data
+        ig = _rec(mul, ig_data, (si, tg))
+        c_data = fc_data + ig_data
+        c_new = _rec(k["add"], c_data, (fc, ig))
+        so = _rec(sig, act[:, 3 * size:], (o,))
+        tc_data = np.tanh(c_data)
+        tc = _rec(k["tanh"], tc_data, (c_new,))
+        h_new = _rec(mul, act[:, 3 * size:] * tc_data, (so, tc))
+    if w_hr is not None:
+        h_new = RF.matmul(h_new, S.t(w_hr))
+    return h_new, c_new
