@@ -25,13 +25,13 @@ HEADER = '''# ruff: noqa: E501  (generated: one declaration per line)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-class TensorMethods:
+class TensorMethods(Protocol):
     """The installed methods and properties of ``Tensor`` (signatures only)."""
 
 '''

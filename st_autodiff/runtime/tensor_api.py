@@ -9,13 +9,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-class TensorMethods:
+class TensorMethods(Protocol):
     """The installed methods and properties of ``Tensor`` (signatures only)."""
 
     @property
