@@ -90,7 +90,7 @@ def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
     for where in offsets[1:]:
         np.maximum(best, xp[where], out=best)
     which = np.zeros(best.shape, np.int64)
-    for k in range(len(offsets) - 1, 0, -1):
+    for k in range(len(offsets) - 1, -1, -1):
         which = np.where(xp[offsets[k]] == best, k, which)
     if np.isnan(best).any():
         for k, where in enumerate(offsets):
