@@ -92,6 +92,9 @@ def test_non_finite_values_stay_where_they_belong() -> None:
     gx = CK.conv_dx_arrays(g, w_inf, x.shape, p)
     assert np.isinf(gx).sum() == 4 and not np.isnan(gx).any()
     assert not np.isnan(CK.conv_arrays(x, w, p)).any()
+    both_x, both_w = CK.conv_backward_arrays(g, x, w_inf, True, True, p)
+    np.testing.assert_array_equal(both_x, gx)
+    np.testing.assert_array_equal(both_w, gw)
 
 
 def _reference_max(x: np.ndarray, k: int, s: int, pad: int) -> tuple[np.ndarray, np.ndarray]:

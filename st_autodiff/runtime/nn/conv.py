@@ -36,7 +36,7 @@ from ..grad_mode import STATE
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
-from .conv_kernels import conv_arrays, conv_dw_arrays, conv_dx_arrays
+from .conv_kernels import conv_arrays, conv_backward_arrays
 from .linear_pairs import require_cpu
 from .module import Module
 from .padding import constant_pad, pad_by_mode
@@ -72,13 +72,12 @@ def _backward_any(ops: Any, gy: Any, x: Any, w: Any, need: tuple, p: dict) -> tu
 
 def _backward_arrays(gy: Any, x: Any, w: Any, need: tuple, p: dict) -> tuple:
     nd = p["nd"]
-    g4 = _to4(gy, nd)
     gx = gw = gb = None
-    if need[0]:
-        gx = _from4(conv_dx_arrays(g4, _to4(w, nd), _to4(x, nd).shape, p), nd)
-    if need[1]:
-        gw = _from4(conv_dw_arrays(g4, _to4(x, nd), _to4(w, nd).shape, p), nd).astype(
-            w.dtype, copy=False)
+    if need[0] or need[1]:
+        gx, gw = conv_backward_arrays(_to4(gy, nd), _to4(x, nd), _to4(w, nd), need[0],
+                                      need[1], p)
+        gx = None if gx is None else _from4(gx, nd)
+        gw = None if gw is None else _from4(gw, nd).astype(w.dtype, copy=False)
     if need[2]:
         gb = gy.sum(axis=(0, *range(2, gy.ndim)))
     return gx, gw, gb

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["conv_arrays", "conv_dw_arrays", "conv_dx_arrays"]
+__all__ = ["conv_arrays", "conv_backward_arrays", "conv_dw_arrays", "conv_dx_arrays"]
 
 Pads = tuple[tuple[int, int], tuple[int, int]]
 
@@ -139,11 +139,33 @@ def _rows(gy: Any, grid: _Grid, groups: int) -> Any:
     return rows.reshape(groups, o // groups, -1)
 
 
+#: OpenBLAS slows down several-fold on these short, very wide products once they pass
+#: about 8192 columns; the products below go in blocks of this many columns beyond that.
+_BLOCK = 4096
+
+
+def _blocks(n: int) -> list[slice]:
+    if n <= 2 * _BLOCK:
+        return [slice(0, n)]
+    return [slice(a, min(a + _BLOCK, n)) for a in range(0, n, _BLOCK)]
+
+
 def _gemm(a: Any, b: Any) -> Any:
-    """``a @ b`` over a leading group axis (one BLAS call when there is one group)."""
-    if a.shape[0] == 1:
-        return np.dot(a[0], b[0])[None]
-    return np.matmul(a, b)
+    """``a @ b`` over a leading group axis, in blocks of ``b``'s columns."""
+    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), np.result_type(a, b))
+    for g in range(a.shape[0]):
+        for cols in _blocks(b.shape[2]):
+            np.matmul(a[g], b[g, :, cols], out=out[g, :, cols])
+    return out
+
+
+def _gemm_nt(a: Any, b: Any) -> Any:
+    """``a @ b^T`` over a leading group axis, summed over blocks of the shared columns."""
+    out = None
+    for cols in _blocks(a.shape[2]):
+        part = np.matmul(a[:, :, cols], b[:, :, cols].transpose(0, 2, 1))
+        out = part if out is None else np.add(out, part, out=out)
+    return out
 
 
 def conv_arrays(x: Any, w: Any, p: dict) -> Any:
@@ -158,23 +180,21 @@ def conv_arrays(x: Any, w: Any, p: dict) -> Any:
     return np.ascontiguousarray(y.transpose(1, 0, 2, 3))
 
 
-def conv_dx_arrays(gy: Any, w: Any, xshape: tuple, p: dict) -> Any:
-    """The input gradient of ``conv``: the columns ``w^T rows(gy)`` added back into place."""
-    g = p["groups"]
+def _dx(gy_rows: Any, w: Any, grid: _Grid, groups: int, dtype: Any) -> Any:
+    """The input gradient from the output gradient's rows: ``w^T rows`` added into place."""
     o = w.shape[0]
-    grid = _grid(xshape, w.shape[2:], p, _finite(w))
-    wt = w.reshape(g, o // g, -1).transpose(0, 2, 1)
-    gcols = _gemm(wt, _rows(gy, grid, g)).reshape(grid.c, grid.kh * grid.kw, grid.length)
+    wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)
+    gcols = _gemm(wt, gy_rows).reshape(grid.c, grid.kh * grid.kw, grid.length)
     (top, _), (left, _) = grid.pads
     if grid.wide:
         shifts = grid.shifts()
         length = grid.length
-        flat = np.zeros((grid.c, length + shifts[-1]), gy.dtype)
+        flat = np.zeros((grid.c, length + shifts[-1]), dtype)
         for k, s in enumerate(shifts):
             flat[:, s:s + length] += gcols[:, k]
         padded = flat[:, :length].reshape(grid.c, grid.n, grid.hp, grid.wp)
     else:
-        padded = np.zeros((grid.c, grid.n, grid.hp, grid.wp), gy.dtype)
+        padded = np.zeros((grid.c, grid.n, grid.hp, grid.wp), dtype)
         view = gcols.reshape(grid.c, grid.kh * grid.kw, grid.n, grid.oh, grid.ow)
         for k, (rows, cs) in enumerate(grid.slices()):
             padded[:, :, rows, cs] += view[:, k]
@@ -182,10 +202,27 @@ def conv_dx_arrays(gy: Any, w: Any, xshape: tuple, p: dict) -> Any:
     return np.ascontiguousarray(gx.transpose(1, 0, 2, 3))
 
 
+def conv_backward_arrays(gy: Any, x: Any, w: Any, need_x: bool, need_w: bool,
+                         p: dict) -> tuple[Any, Any]:
+    """``(gx, gw)`` of ``conv(x, w)`` for the output gradient ``gy`` (``None`` where not
+    needed), sharing the gradient's rows between the two products."""
+    g = p["groups"]
+    wide_ok = (not need_x or _finite(w)) and (not need_w or _finite(x))
+    grid = _grid(x.shape, w.shape[2:], p, wide_ok)
+    rows = _rows(gy, grid, g)
+    gx = _dx(rows, w, grid, g, gy.dtype) if need_x else None
+    gw = _gemm_nt(rows, _columns(x, grid, g)).reshape(w.shape) if need_w else None
+    return gx, gw
+
+
+def conv_dx_arrays(gy: Any, w: Any, xshape: tuple, p: dict) -> Any:
+    """The input gradient of ``conv``: the columns ``w^T rows(gy)`` added back into place."""
+    grid = _grid(xshape, w.shape[2:], p, _finite(w))
+    return _dx(_rows(gy, grid, p["groups"]), w, grid, p["groups"], gy.dtype)
+
+
 def conv_dw_arrays(gy: Any, x: Any, wshape: tuple, p: dict) -> Any:
     """The weight gradient of ``conv``: ``rows(gy) @ columns(x)^T`` per group."""
     g = p["groups"]
     grid = _grid(x.shape, wshape[2:], p, _finite(x))
-    cols = _columns(x, grid, g)
-    gw = _gemm(_rows(gy, grid, g), cols.transpose(0, 2, 1))  # (G, O/G, Cg*KH*KW)
-    return gw.reshape(wshape)
+    return _gemm_nt(_rows(gy, grid, g), _columns(x, grid, g)).reshape(wshape)
