@@ -10,8 +10,8 @@ backward reuses the saved ones.
 
 The backward is the closed form: with ``xhat = (x - mean) * invstd`` over ``M`` values
 per channel, ``gx = w * invstd / M * (M g - sum(g) - xhat * sum(g xhat))`` in training and
-``gx = w * invstd * g`` in evaluation; ``gw = sum(g xhat)``, ``gb = sum(g)`` (both sums
-accumulated in double precision, as PyTorch's CPU kernel does).  Under
+``gx = w * invstd * g`` in evaluation; ``gw = sum(g xhat)``, ``gb = sum(g)`` (evaluated in
+PyTorch's CPU arrangement, the sums accumulated in double precision).  Under
 ``create_graph`` the same formula is evaluated with recorded Tensor operations (the batch
 statistics recomputed from ``x``) inside one ``NativeBatchNormBackwardBackward0`` node
 over (grad, input, weight), as PyTorch records it; that node's own backward differentiates
@@ -86,24 +86,29 @@ def _rule_bn(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any, rm: Any = None,
 
 def _grads_arrays(g: Any, x: Any, w: Any, rm: Any, rv: Any, training: bool, eps: float,
                   need: tuple, stats: tuple | None = None) -> tuple:
-    """``(gx, gw, gb)`` on arrays, ``None`` where not needed (the closed form; the two sums
-    accumulate in double precision).  ``stats``: the forward's saved mean and invstd."""
+    """``(gx, gw, gb)`` on arrays, ``None`` where not needed.  ``stats``: the forward's saved
+    mean and invstd.  PyTorch's CPU arrangement of the closed form: with ``xc = x - mean``
+    and ``dotp = sum(g xc)``, ``gx = (g - sum(g)/M - xc dotp invstd^2/M) invstd w``,
+    ``gw = dotp invstd``, ``gb = sum(g)``; the two sums accumulate in double precision."""
     bs = _bshape(x.ndim)
     mean, invstd = _stats_arrays(x, training, rm, rv, eps) if stats is None else stats
-    xhat = (x - mean.reshape(bs)) * invstd.reshape(bs)
+    xc = x - mean.reshape(bs)
     g3 = _rows3(g)
-    sum_g = np.einsum("ncm->c", g3, dtype=np.float64).astype(g.dtype)
-    sum_gx = np.einsum("ncm,ncm->c", g3, _rows3(xhat), dtype=np.float64).astype(g.dtype)
+    sum_g = np.einsum("ncm->c", g3, dtype=np.float64)
+    dotp = np.einsum("ncm,ncm->c", g3, _rows3(xc), dtype=np.float64)
+    inv = invstd.astype(np.float64)
     scale = invstd if w is None else invstd * w
     gx = None
     if need[0]:
         if training:
             m = x.size // x.shape[1]
-            gx = (scale / m).reshape(bs) * (m * g - sum_g.reshape(bs)
-                                            - xhat * sum_gx.reshape(bs))
+            gx = g - (sum_g / m).astype(g.dtype).reshape(bs)
+            gx -= xc * (dotp * inv * inv / m).astype(g.dtype).reshape(bs)
+            gx *= scale.reshape(bs)
         else:
             gx = g * scale.reshape(bs)
-    return gx, sum_gx if need[1] else None, sum_g if need[2] else None
+    gw = (dotp * inv).astype(g.dtype) if need[1] else None
+    return gx, gw, sum_g.astype(g.dtype) if need[2] else None
 
 
 def _grads_tensors(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any, training: bool,
@@ -233,7 +238,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     bs = _bshape(x.ndim)
     alpha = invstd if weight is None else invstd * weight._data
     beta = -mean * alpha if bias is None else bias._data - mean * alpha
-    data = (x * alpha.reshape(bs) + beta.reshape(bs)).astype(x.dtype, copy=False)
+    data = x * alpha.reshape(bs)
+    data += beta.reshape(bs)
+    data = data.astype(x.dtype, copy=False)
     if training and (running_mean is not None or running_var is not None):
         _update(moments, x.size // c, running_mean, running_var, momentum)
     if not needs_grad((input, weight, bias)):
@@ -320,8 +327,10 @@ class _BatchNorm(Module):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            count = self.num_batches_tracked
             with no_grad():
-                self.num_batches_tracked.add_(1)
+                check_inplace(count)
+            write(count, count._data + 1)
             if self.momentum is None:  # a cumulative average of every batch seen
                 factor = 1.0 / float(self.num_batches_tracked.item())
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
