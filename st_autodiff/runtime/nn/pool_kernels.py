@@ -74,6 +74,22 @@ def _first_inside(o: int, s: int, pad: int, d: int) -> Any:
     return np.where(start < 0, start + (-start + d - 1) // d * d, start)
 
 
+@functools.lru_cache(maxsize=256)
+def _max_tables(key: tuple) -> tuple[list, list, Any]:
+    """Per geometry: each offset's slices, each offset's flat positions ``(OH, OW[, 1])``,
+    and each window's first position inside the input (PyTorch's start)."""
+    last, w, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow) = key
+    p = {"kernel": (kh, kw), "stride": (sh, sw), "dilation": (dh, dw), "out_hw": (oh, ow)}
+    base = (np.arange(oh)[:, None] * sh - ph) * w + (np.arange(ow)[None, :] * sw - pw)
+    first = _first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)[None, :]
+    if last:
+        base, first = base[:, :, None], first[:, :, None]
+    positions = [base + (i * dh * w + j * dw) for i in range(kh) for j in range(kw)]
+    for a in (*positions, first):
+        a.flags.writeable = False
+    return _offsets(p, last), positions, first
+
+
 def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
     """The windows' maxima and their flat positions within the plane (``int64``).
 
@@ -83,27 +99,19 @@ def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
     xs = planes(x)
     last = _channels_last(xs.shape[0], p)
     xp = _padded(xs, p, -np.inf, last)
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = p["kernel"], p["stride"], p["pad"], p["dilation"]
-    oh, ow = p["out_hw"]
-    offsets = _offsets(p, last)
+    offsets, positions, first = _max_tables((last, x.shape[-1], *(
+        tuple(p[k]) for k in ("kernel", "stride", "pad", "dilation", "out_hw"))))
     best = xp[offsets[0]].copy()
     for where in offsets[1:]:
         np.maximum(best, xp[where], out=best)
-    which = np.zeros(best.shape, np.int64)
-    for k in range(len(offsets) - 1, -1, -1):
-        which = np.where(xp[offsets[k]] == best, k, which)
-    if np.isnan(best).any():
-        for k, where in enumerate(offsets):
+    index = np.broadcast_to(positions[0], best.shape)
+    for where, pos in zip(offsets[::-1], positions[::-1]):
+        index = np.where(xp[where] == best, pos, index)
+    if not np.isfinite(best.sum()):
+        for where, pos in zip(offsets, positions):
             v = xp[where]
-            which = np.where(v != v, k, which)
-    w = x.shape[-1]
-    shift = np.array([i * dh * w + j * dw for i in range(kh) for j in range(kw)])
-    base = (np.arange(oh)[:, None] * sh - ph) * w + (np.arange(ow)[None, :] * sw - pw)
-    index = (base[:, :, None] if last else base) + shift[which]
-    if best.dtype.kind == "f" and (best == -np.inf).any():
-        first = (_first_inside(oh, sh, ph, dh)[:, None] * w
-                 + _first_inside(ow, sw, pw, dw)[None, :])
-        index = np.where(best == -np.inf, first[:, :, None] if last else first, index)
+            index = np.where(v != v, pos, index)
+        index = np.where(best == -np.inf, first, index)
     out = p["out_shape"]
     return _planar(best, last).reshape(out), _planar(index, last).reshape(out)
 
