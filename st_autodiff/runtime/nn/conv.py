@@ -188,7 +188,7 @@ def _settings(weight: Any, nd: int, stride: Any, padding: Any, dilation: Any,
 
 def _check(input: Tensor, weight: Tensor, bias: Tensor | None, nd: int, p: dict) -> None:
     name = f"conv{nd}d"
-    shape, wshape = tuple(input.shape), tuple(weight.shape)
+    shape, wshape = input._data.shape, weight._data.shape
     if len(wshape) != nd + 2:
         raise RuntimeError("weight should have at least three dimensions" if len(wshape) < 3
                            else f"Expected {len(wshape)}-dimensional input for "
@@ -205,7 +205,7 @@ def _check(input: Tensor, weight: Tensor, bias: Tensor | None, nd: int, p: dict)
         raise RuntimeError(f"Given groups={groups}, weight of size {list(wshape)}, expected "
                            f"input{list(shape)} to have {wshape[1] * groups} channels, but got "
                            f"{shape[1]} channels instead")
-    if bias is not None and tuple(bias.shape) != (wshape[0],):
+    if bias is not None and bias._data.shape != (wshape[0],):
         raise RuntimeError(f"Given weight of size {list(wshape)}, expected bias to be 1-dimensional"
                            f" with {wshape[0]} elements, but got bias of size "
                            f"{list(bias.shape)} instead")
