@@ -172,3 +172,31 @@ def test_batch_norm_running_statistics_and_version() -> None:
     np.testing.assert_allclose(bn.running_mean.numpy(), 0.25 * mean, rtol=1e-6)
     np.testing.assert_allclose(bn.running_var.numpy(), 0.75 + 0.25 * var, rtol=1e-6)
     assert bn.running_mean._version == before + 1
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: F.max_pool2d(x, (3, 2), stride=(2, 1), padding=1, dilation=(1, 2),
+                           ceil_mode=True, return_indices=True),
+    lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True,
+                           count_include_pad=False),
+    lambda x: F.avg_pool2d(x, (2, 3), divisor_override=4),
+    lambda x: F.max_pool1d(x[:, :, 0], 3, stride=2, padding=1, ceil_mode=True,
+                           return_indices=True),
+], ids=["max2d", "avg2d", "avg2d-override", "max1d"])
+def test_planes_last_equals_planes_first(call: object) -> None:
+    """Many planes (worked on as ``(H, W, P)``) give what one plane at a time gives."""
+    x = torch.tensor(_rng.standard_normal((30, 2, 6, 7)), requires_grad=True)
+    many = call(x)  # type: ignore[operator]
+    many = many if isinstance(many, tuple) else (many,)
+    g = torch.tensor(_rng.standard_normal(tuple(many[0].shape)))
+    (gx,) = torch.autograd.grad(many[0], x, g)
+    for n in range(0, 30, 7):
+        for c in range(2):
+            xi = x[n:n + 1, c:c + 1].detach().requires_grad_()
+            one = call(xi)  # type: ignore[operator]
+            one = one if isinstance(one, tuple) else (one,)
+            for a, b in zip(many, one):
+                np.testing.assert_array_equal(a[n:n + 1, c:c + 1].detach().numpy(),
+                                              b.detach().numpy())
+            (gi,) = torch.autograd.grad(one[0], xi, g[n:n + 1, c:c + 1])
+            np.testing.assert_array_equal(gx[n:n + 1, c:c + 1].numpy(), gi.numpy())
