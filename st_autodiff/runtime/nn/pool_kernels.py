@@ -75,19 +75,35 @@ def _first_inside(o: int, s: int, pad: int, d: int) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
-def _max_tables(key: tuple) -> tuple[list, list, Any]:
-    """Per geometry: each offset's slices, each offset's flat positions ``(OH, OW[, 1])``,
-    and each window's first position inside the input (PyTorch's start)."""
+def _max_tables(key: tuple) -> tuple[list, Any, Any, Any]:
+    """Per geometry: each offset's slices, each window's flat start ``(OH, OW[, 1])``, each
+    offset's flat shift, and each window's first position inside the input (PyTorch's
+    start)."""
     last, w, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow) = key
     p = {"kernel": (kh, kw), "stride": (sh, sw), "dilation": (dh, dw), "out_hw": (oh, ow)}
     base = (np.arange(oh)[:, None] * sh - ph) * w + (np.arange(ow)[None, :] * sw - pw)
     first = _first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)[None, :]
     if last:
         base, first = base[:, :, None], first[:, :, None]
-    positions = [base + (i * dh * w + j * dw) for i in range(kh) for j in range(kw)]
-    for a in (*positions, first):
+    shift = np.array([i * dh * w + j * dw for i in range(kh) for j in range(kw)], np.int64)
+    for a in (base, first, shift):
         a.flags.writeable = False
-    return _offsets(p, last), positions, first
+    return _offsets(p, last), base, shift, first
+
+
+def _first_match(xp: Any, offsets: list, best: Any) -> Any:
+    """For each window, the first offset whose value equals ``best`` (0 where none does),
+    with boolean masks only (no data-dependent branches)."""
+    k = len(offsets)
+    dtype = np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int64
+    found = xp[offsets[0]] == best
+    which = np.zeros(best.shape, dtype)
+    for n, where in enumerate(offsets[1:], 1):
+        eq = xp[where] == best
+        np.greater(eq, found, out=eq)  # equal here and not before
+        np.add(which, eq.astype(dtype) * dtype(n), out=which)
+        np.logical_or(found, eq, out=found)
+    return which
 
 
 def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
@@ -99,18 +115,16 @@ def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
     xs = planes(x)
     last = _channels_last(xs.shape[0], p)
     xp = _padded(xs, p, -np.inf, last)
-    offsets, positions, first = _max_tables((last, x.shape[-1], *(
+    offsets, base, shift, first = _max_tables((last, x.shape[-1], *(
         tuple(p[k]) for k in ("kernel", "stride", "pad", "dilation", "out_hw"))))
     best = xp[offsets[0]].copy()
     for where in offsets[1:]:
         np.maximum(best, xp[where], out=best)
-    index = np.broadcast_to(positions[0], best.shape)
-    for where, pos in zip(offsets[::-1], positions[::-1]):
-        index = np.where(xp[where] == best, pos, index)
+    index = base + np.take(shift, _first_match(xp, offsets, best))
     if not np.isfinite(best.sum()):
-        for where, pos in zip(offsets, positions):
+        for where, step in zip(offsets, shift):
             v = xp[where]
-            index = np.where(v != v, pos, index)
+            index = np.where(v != v, base + step, index)
         index = np.where(best == -np.inf, first, index)
     out = p["out_shape"]
     return _planar(best, last).reshape(out), _planar(index, last).reshape(out)
