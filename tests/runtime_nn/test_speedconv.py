@@ -200,3 +200,23 @@ def test_planes_last_equals_planes_first(call: object) -> None:
                                               b.detach().numpy())
             (gi,) = torch.autograd.grad(one[0], xi, g[n:n + 1, c:c + 1])
             np.testing.assert_array_equal(gx[n:n + 1, c:c + 1].numpy(), gi.numpy())
+
+
+def test_wide_products_in_blocks_and_empty_batches() -> None:
+    """Past 8192 positions the products run in column blocks; an empty batch still works."""
+    p = {"stride": (1, 1), "dilation": (1, 1), "pads": ((1, 1), (1, 1)), "groups": 1}
+    x, w = _rng.standard_normal((2, 3, 70, 70)), _rng.standard_normal((4, 3, 3, 3))
+    y = CK.conv_arrays(x, w, p)
+    np.testing.assert_allclose(y, _reference_conv(x, w, p), rtol=1e-11, atol=1e-11)
+    g = _rng.standard_normal(y.shape)
+    gx, gw = CK.conv_backward_arrays(g, x, w, True, True, p)
+    u, v = _rng.standard_normal(x.shape), _rng.standard_normal(w.shape)
+    assert float(np.sum(gx * u)) == pytest.approx(float(np.sum(CK.conv_arrays(u, w, p) * g)))
+    assert float(np.sum(gw * v)) == pytest.approx(float(np.sum(CK.conv_arrays(x, v, p) * g)))
+    empty = torch.zeros(0, 2, 5, 5, requires_grad=True)
+    weight = torch.ones(3, 2, 3, 3, requires_grad=True)
+    out = F.conv2d(empty, weight, padding=1)
+    pooled = F.max_pool2d(out, 2) + F.avg_pool2d(out, 2)
+    pooled.sum().backward()
+    assert tuple(out.shape) == (0, 3, 5, 5) and tuple(empty.grad.shape) == (0, 2, 5, 5)
+    assert float(weight.grad.abs().sum()) == 0.0

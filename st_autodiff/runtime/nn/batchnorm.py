@@ -20,6 +20,7 @@ the same composition, so derivatives of every order are exact.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ def _bshape(ndim: int) -> tuple[int, ...]:
 
 def _rows3(a: Any) -> Any:
     """``(N, C, ...)`` as ``(N, C, M)`` (a view): every reduction below is over axes 0 and 2."""
-    return a.reshape(a.shape[0], a.shape[1], -1)
+    return a.reshape(a.shape[0], a.shape[1], math.prod(a.shape[2:]))
 
 
 def _batch_moments(x: Any) -> tuple[Any, Any]:

@@ -126,17 +126,18 @@ def _columns(x: Any, grid: _Grid, groups: int) -> Any:
         view = cols.reshape(grid.c, grid.kh * grid.kw, grid.n, grid.oh, grid.ow)
         for k, (rows, cs) in enumerate(grid.slices()):
             view[:, k] = padded[:, :, rows, cs]
-    return cols.reshape(groups, -1, length)
+    return cols.reshape(groups, grid.c // groups * grid.kh * grid.kw, length)
 
 
 def _rows(gy: Any, grid: _Grid, groups: int) -> Any:
     """The output gradient ``(N, O, OH, OW)`` as ``(G, O/G, L)`` on the grid's positions."""
     o = gy.shape[1]
     if not grid.wide:
-        return np.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(groups, o // groups, -1)
+        return np.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(groups, o // groups,
+                                                                     grid.length)
     rows = np.zeros((o, grid.n, grid.hp, grid.wp), gy.dtype)
     rows[:, :, :grid.oh, :grid.ow] = gy.transpose(1, 0, 2, 3)
-    return rows.reshape(groups, o // groups, -1)
+    return rows.reshape(groups, o // groups, grid.length)
 
 
 #: OpenBLAS slows down several-fold on these short, very wide products once they pass

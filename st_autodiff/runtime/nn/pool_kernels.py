@@ -133,8 +133,9 @@ def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
 def gather(x: Any, p: dict) -> Any:
     """The entries of ``x`` at ``p["index"]`` (per plane)."""
     xs = planes(x)
-    idx = p["index"].reshape(xs.shape[0], -1)
-    return np.take_along_axis(xs.reshape(xs.shape[0], -1), idx, 1).reshape(p["out_shape"])
+    n, h, w = xs.shape
+    idx = p["index"].reshape(n, math.prod(p["out_shape"][-2:]))
+    return np.take_along_axis(xs.reshape(n, h * w), idx, 1).reshape(p["out_shape"])
 
 
 def scatter(g: Any, p: dict) -> Any:
@@ -142,7 +143,8 @@ def scatter(g: Any, p: dict) -> Any:
     shape = p["in_shape"]
     n_planes = math.prod(shape[:-2])
     size = shape[-2] * shape[-1]
-    idx = p["index"].reshape(n_planes, -1) + (np.arange(n_planes) * size)[:, None]
+    idx = p["index"].reshape(n_planes, math.prod(p["out_shape"][-2:]))
+    idx = idx + (np.arange(n_planes) * size)[:, None]
     if p.get("disjoint"):
         flat = np.zeros(n_planes * size, g.dtype)
         flat[idx.ravel()] = g.ravel()
