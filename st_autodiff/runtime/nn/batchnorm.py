@@ -5,11 +5,13 @@ what PyTorch saves: the batch mean and inverse standard deviation in training
 (``_saved_result1``/``_saved_result2``), the running statistics in evaluation.  In training
 the running statistics are updated in place with the unbiased batch variance, as PyTorch
 does: ``running = (1 - momentum) * running + momentum * batch``.  Statistics are computed
-in double precision and rounded to the input's dtype.
+once per forward in double precision (two passes) and rounded to the input's dtype; the
+backward reuses the saved ones.
 
 The backward is the closed form: with ``xhat = (x - mean) * invstd`` over ``M`` values
 per channel, ``gx = w * invstd / M * (M g - sum(g) - xhat * sum(g xhat))`` in training and
-``gx = w * invstd * g`` in evaluation; ``gw = sum(g xhat)``, ``gb = sum(g)``.  Under
+``gx = w * invstd * g`` in evaluation; ``gw = sum(g xhat)``, ``gb = sum(g)`` (evaluated in
+PyTorch's CPU arrangement, the sums accumulated in double precision).  Under
 ``create_graph`` the same formula is evaluated with recorded Tensor operations (the batch
 statistics recomputed from ``x``) inside one ``NativeBatchNormBackwardBackward0`` node
 over (grad, input, weight), as PyTorch records it; that node's own backward differentiates
@@ -18,6 +20,7 @@ the same composition, so derivatives of every order are exact.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -28,6 +31,7 @@ from ..engine import grad
 from ..factory import empty, ones, tensor, zeros
 from ..function import MultiRuleNode, node_class
 from ..grad_mode import enable_grad, no_grad
+from ..inplace import check_inplace, write
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
@@ -46,13 +50,27 @@ def _bshape(ndim: int) -> tuple[int, ...]:
     return (1, -1) + (1,) * (ndim - 2)
 
 
-def _stats_arrays(x: Any, training: bool, rm: Any, rv: Any, eps: float) -> tuple[Any, Any]:
-    """Mean and inverse standard deviation per channel, as arrays of ``x``'s dtype."""
+def _rows3(a: Any) -> Any:
+    """``(N, C, ...)`` as ``(N, C, M)`` (a view): every reduction below is over axes 0 and 2."""
+    return a.reshape(a.shape[0], a.shape[1], math.prod(a.shape[2:]))
+
+
+def _batch_moments(x: Any) -> tuple[Any, Any]:
+    """Per-channel mean and biased variance of ``x`` in double precision (two passes, as
+    PyTorch's CPU kernel accumulates them)."""
+    x64 = _rows3(x).astype(np.float64)
+    m = x64.shape[0] * x64.shape[2]
+    mean = np.einsum("ncm->c", x64) / m
+    centred = x64 - mean[:, None]
+    return mean, np.einsum("ncm,ncm->c", centred, centred) / m
+
+
+def _stats_arrays(x: Any, training: bool, rm: Any, rv: Any, eps: float,
+                  moments: tuple | None = None) -> tuple[Any, Any]:
+    """Mean and inverse standard deviation per channel, as arrays of ``x``'s dtype
+    (``moments``: the batch's double-precision mean and variance, when known)."""
     if training:
-        x64 = x.astype(np.float64)
-        axes = _axes(x.ndim)
-        mean = x64.mean(axis=axes)
-        var = x64.var(axis=axes)
+        mean, var = _batch_moments(x) if moments is None else moments
     else:
         mean, var = rm.astype(np.float64), rv.astype(np.float64)
     return mean.astype(x.dtype), (1.0 / np.sqrt(var + eps)).astype(x.dtype)
@@ -60,30 +78,38 @@ def _stats_arrays(x: Any, training: bool, rm: Any, rv: Any, eps: float) -> tuple
 
 def _rule_bn(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any, rm: Any = None,
              rv: Any = None, training: bool = True, eps: float = 1e-5, need: tuple = (),
-             **_: Any) -> tuple:
+             results: tuple = (), **_: Any) -> tuple:
+    stats = (results[0]._data, results[1]._data) if training and results else None
     if ops.tensors:
-        return batch_norm_backward(g, x, w, rm, rv, training, eps, need)
-    return _grads_arrays(g, x, w, rm, rv, training, eps, need)
+        return batch_norm_backward(g, x, w, rm, rv, training, eps, need, stats)
+    return _grads_arrays(g, x, w, rm, rv, training, eps, need, stats)
 
 
 def _grads_arrays(g: Any, x: Any, w: Any, rm: Any, rv: Any, training: bool, eps: float,
-                  need: tuple) -> tuple:
-    """``(gx, gw, gb)`` on arrays, ``None`` where not needed (the closed form)."""
-    axes, bs = _axes(x.ndim), _bshape(x.ndim)
-    mean, invstd = _stats_arrays(x, training, rm, rv, eps)
-    xhat = (x - mean.reshape(bs)) * invstd.reshape(bs)
-    sum_g = g.sum(axis=axes)
-    sum_gx = (g * xhat).sum(axis=axes)
+                  need: tuple, stats: tuple | None = None) -> tuple:
+    """``(gx, gw, gb)`` on arrays, ``None`` where not needed.  ``stats``: the forward's saved
+    mean and invstd.  PyTorch's CPU arrangement of the closed form: with ``xc = x - mean``
+    and ``dotp = sum(g xc)``, ``gx = (g - sum(g)/M - xc dotp invstd^2/M) invstd w``,
+    ``gw = dotp invstd``, ``gb = sum(g)``; the two sums accumulate in double precision."""
+    bs = _bshape(x.ndim)
+    mean, invstd = _stats_arrays(x, training, rm, rv, eps) if stats is None else stats
+    xc = x - mean.reshape(bs)
+    g3 = _rows3(g)
+    sum_g = np.einsum("ncm->c", g3, dtype=np.float64)
+    dotp = np.einsum("ncm,ncm->c", g3, _rows3(xc), dtype=np.float64)
+    inv = invstd.astype(np.float64)
     scale = invstd if w is None else invstd * w
     gx = None
     if need[0]:
         if training:
             m = x.size // x.shape[1]
-            gx = (scale / m).reshape(bs) * (m * g - sum_g.reshape(bs)
-                                            - xhat * sum_gx.reshape(bs))
+            gx = g - (sum_g / m).astype(g.dtype).reshape(bs)
+            gx -= xc * (dotp * inv * inv / m).astype(g.dtype).reshape(bs)
+            gx *= scale.reshape(bs)
         else:
             gx = g * scale.reshape(bs)
-    return gx, sum_gx if need[1] else None, sum_g if need[2] else None
+    gw = (dotp * inv).astype(g.dtype) if need[1] else None
+    return gx, gw, sum_g.astype(g.dtype) if need[2] else None
 
 
 def _grads_tensors(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any, training: bool,
@@ -114,10 +140,11 @@ def _grads_tensors(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any, tra
 
 
 def batch_norm_backward(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any,
-                        training: bool, eps: float, need: tuple) -> tuple:
+                        training: bool, eps: float, need: tuple,
+                        stats: tuple | None = None) -> tuple:
     """``(gx, gw, gb)`` as Tensors from one ``NativeBatchNormBackwardBackward0`` node."""
     arrays = _grads_arrays(g._data, x._data, None if w is None else w._data, rm, rv, training,
-                           eps, need)
+                           eps, need, stats)
     datas = tuple(a for a in arrays if a is not None)
     if needs_grad((g, x, w)):
         params = {"rm": rm, "rv": rv, "training": training, "eps": eps, "need": need}
@@ -207,13 +234,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     x = input._data
     rm = None if running_mean is None else running_mean._data
     rv = None if running_var is None else running_var._data
-    mean, invstd = _stats_arrays(x, training, rm, rv, eps)
+    moments = _batch_moments(x) if training else None
+    mean, invstd = _stats_arrays(x, training, rm, rv, eps, moments)
     bs = _bshape(x.ndim)
     alpha = invstd if weight is None else invstd * weight._data
     beta = -mean * alpha if bias is None else bias._data - mean * alpha
-    data = (x * alpha.reshape(bs) + beta.reshape(bs)).astype(x.dtype, copy=False)
+    data = x * alpha.reshape(bs)
+    data += beta.reshape(bs)
+    data = data.astype(x.dtype, copy=False)
     if training and (running_mean is not None or running_var is not None):
-        _update(x, running_mean, running_var, momentum)
+        _update(moments, x.size // c, running_mean, running_var, momentum)
     if not needs_grad((input, weight, bias)):
         return plain(data)
     empty_stat = np.zeros(0, x.dtype)
@@ -228,21 +258,18 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return record(_BN, data, (input, weight, bias), params)
 
 
-def _update(x: Any, running_mean: Tensor | None, running_var: Tensor | None,
+def _update(moments: Any, n: int, running_mean: Tensor | None, running_var: Tensor | None,
             momentum: float) -> None:
-    """``running = (1 - momentum) * running + momentum * batch`` (unbiased variance)."""
-    x64 = x.astype(np.float64)
-    axes = _axes(x.ndim)
-    with no_grad():
-        if running_mean is not None:
-            new = (1 - momentum) * running_mean._data.astype(np.float64) + momentum * x64.mean(
-                axis=axes)
-            running_mean.copy_(plain(new.astype(running_mean._data.dtype)))
-        if running_var is not None:
-            n = x.size // x.shape[1]
-            var = x64.var(axis=axes) * (n / (n - 1))
-            new = (1 - momentum) * running_var._data.astype(np.float64) + momentum * var
-            running_var.copy_(plain(new.astype(running_var._data.dtype)))
+    """``running = (1 - momentum) * running + momentum * batch`` (unbiased variance), from the
+    batch's double-precision ``moments`` over ``n`` values per channel; written in place with
+    a version bump, as ``copy_`` would."""
+    mean, var = moments
+    for t, batch in ((running_mean, mean), (running_var, var * (n / (n - 1)))):
+        if t is not None:
+            new = (1 - momentum) * t._data.astype(np.float64) + momentum * batch
+            with no_grad():
+                check_inplace(t)
+            write(t, new.astype(t._data.dtype))
 
 
 class _BatchNorm(Module):
@@ -301,8 +328,10 @@ class _BatchNorm(Module):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            count = self.num_batches_tracked
             with no_grad():
-                self.num_batches_tracked.add_(1)
+                check_inplace(count)
+            write(count, count._data + 1)
             if self.momentum is None:  # a cumulative average of every batch seen
                 factor = 1.0 / float(self.num_batches_tracked.item())
         use_batch = self.training or (self.running_mean is None and self.running_var is None)

@@ -18,9 +18,9 @@ are recorded through the same two nodes, so every order is differentiable.
 
 An asymmetric ``padding='same'`` pads the odd remainder first (``ConstantPadNdBackward0``)
 and other padding modes pad first too (``padding.py``), as PyTorch does.  One-dimensional
-convolutions run the two-dimensional kernels on a height of 1.  The kernels work on NumPy
-arrays (``as_strided`` windows, ``matmul`` over groups), with no Python loop over pixels;
-the input gradient loops only over kernel offsets.
+convolutions run the two-dimensional kernels on a height of 1.  The kernels
+(``conv_kernels.py``) work on NumPy arrays: one column matrix and one matrix product per
+group, with Python loops only over kernel offsets.
 """
 
 from __future__ import annotations
@@ -29,9 +29,6 @@ import math
 import warnings
 from typing import Any
 
-import numpy as np
-from numpy.lib.stride_tricks import as_strided
-
 from .. import shape_ops as S
 from ..factory import empty
 from ..function import MultiRuleNode, node_class
@@ -39,6 +36,7 @@ from ..grad_mode import STATE
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
+from .conv_kernels import conv_arrays, conv_backward_arrays
 from .linear_pairs import require_cpu
 from .module import Module
 from .padding import constant_pad, pad_by_mode
@@ -46,74 +44,8 @@ from .parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d", "conv1d", "conv2d", "convolution"]
 
-Pads = tuple[tuple[int, int], tuple[int, int]]
 
-
-# --- array kernels (2-d; a 1-d input arrives with a height of 1) ------------------------------
-
-def _out_len(n: int, pad: tuple[int, int], k: int, s: int, d: int) -> int:
-    return (n + pad[0] + pad[1] - d * (k - 1) - 1) // s + 1
-
-
-def _columns(x: Any, kshape: tuple[int, int], p: dict) -> tuple[Any, int, int]:
-    """im2col of the padded input: ``(G, N*OH*OW, Cg*KH*KW)`` and the output size."""
-    (kh, kw), (sh, sw), (dh, dw), pads, g = kshape, p["stride"], p["dilation"], p["pads"], p[
-        "groups"]
-    n, c, h, w = x.shape
-    oh, ow = _out_len(h, pads[0], kh, sh, dh), _out_len(w, pads[1], kw, sw, dw)
-    if any(pads[0] + pads[1]):
-        x = np.pad(x, ((0, 0), (0, 0), pads[0], pads[1]))
-    x = np.ascontiguousarray(x)
-    s0, s1, s2, s3 = x.strides
-    win = as_strided(x, (n, g, c // g, kh, kw, oh, ow),
-                     (s0, s1 * (c // g), s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw), writeable=False)
-    cols = win.transpose(1, 0, 5, 6, 2, 3, 4).reshape(g, n * oh * ow, (c // g) * kh * kw)
-    return cols, oh, ow
-
-
-def _grad_rows(gy: Any, groups: int) -> Any:
-    """``(N, O, OH, OW)`` as ``(G, N*OH*OW, O/G)``."""
-    n, o, oh, ow = gy.shape
-    return gy.reshape(n, groups, o // groups, oh, ow).transpose(1, 0, 3, 4, 2).reshape(
-        groups, n * oh * ow, o // groups)
-
-
-def conv_arrays(x: Any, w: Any, p: dict) -> Any:
-    """``conv(x, w)`` without bias for 4-d arrays: ``(N, C, H, W) * (O, C/G, KH, KW)``."""
-    g = p["groups"]
-    o = w.shape[0]
-    cols, oh, ow = _columns(x, w.shape[2:], p)
-    wmat = w.reshape(g, o // g, -1).transpose(0, 2, 1)
-    y = np.matmul(cols, wmat)  # (G, N*OH*OW, O/G)
-    n = x.shape[0]
-    return np.ascontiguousarray(
-        y.reshape(g, n, oh, ow, o // g).transpose(1, 0, 4, 2, 3).reshape(n, o, oh, ow))
-
-
-def conv_dx_arrays(gy: Any, w: Any, xshape: tuple, p: dict) -> Any:
-    """The input gradient of ``conv``: the columns ``gy @ w`` added back into place."""
-    g, (sh, sw), (dh, dw), pads = p["groups"], p["stride"], p["dilation"], p["pads"]
-    n, c, h, wd = xshape
-    o, cg, kh, kw = w.shape
-    oh, ow = gy.shape[2:]
-    gcols = np.matmul(_grad_rows(gy, g), w.reshape(g, o // g, -1))  # (G, N*OH*OW, Cg*KH*KW)
-    gcols = gcols.reshape(g, n, oh, ow, cg, kh, kw).transpose(1, 0, 4, 5, 6, 2, 3).reshape(
-        n, c, kh, kw, oh, ow)
-    gx = np.zeros((n, c, h + pads[0][0] + pads[0][1], wd + pads[1][0] + pads[1][1]), gy.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            gx[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-               j * dw:j * dw + sw * (ow - 1) + 1:sw] += gcols[:, :, i, j]
-    return gx[:, :, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + wd]
-
-
-def conv_dw_arrays(gy: Any, x: Any, wshape: tuple, p: dict) -> Any:
-    """The weight gradient of ``conv``: ``gy^T @ columns(x)`` per group."""
-    g = p["groups"]
-    cols, _, _ = _columns(x, wshape[2:], p)
-    gw = np.matmul(_grad_rows(gy, g).transpose(0, 2, 1), cols)  # (G, O/G, Cg*KH*KW)
-    return gw.reshape(wshape)
-
+# --- 1-d inputs as 2-d ones with a height of 1 ------------------------------------------------
 
 def _to4(a: Any, nd: int) -> Any:
     return a[:, :, None, :] if nd == 1 else a
@@ -140,13 +72,12 @@ def _backward_any(ops: Any, gy: Any, x: Any, w: Any, need: tuple, p: dict) -> tu
 
 def _backward_arrays(gy: Any, x: Any, w: Any, need: tuple, p: dict) -> tuple:
     nd = p["nd"]
-    g4 = _to4(gy, nd)
     gx = gw = gb = None
-    if need[0]:
-        gx = _from4(conv_dx_arrays(g4, _to4(w, nd), _to4(x, nd).shape, p), nd)
-    if need[1]:
-        gw = _from4(conv_dw_arrays(g4, _to4(x, nd), _to4(w, nd).shape, p), nd).astype(
-            w.dtype, copy=False)
+    if need[0] or need[1]:
+        gx, gw = conv_backward_arrays(_to4(gy, nd), _to4(x, nd), _to4(w, nd), need[0],
+                                      need[1], p)
+        gx = None if gx is None else _from4(gx, nd)
+        gw = None if gw is None else _from4(gw, nd).astype(w.dtype, copy=False)
     if need[2]:
         gb = gy.sum(axis=(0, *range(2, gy.ndim)))
     return gx, gw, gb
@@ -257,7 +188,7 @@ def _settings(weight: Any, nd: int, stride: Any, padding: Any, dilation: Any,
 
 def _check(input: Tensor, weight: Tensor, bias: Tensor | None, nd: int, p: dict) -> None:
     name = f"conv{nd}d"
-    shape, wshape = tuple(input.shape), tuple(weight.shape)
+    shape, wshape = input._data.shape, weight._data.shape
     if len(wshape) != nd + 2:
         raise RuntimeError("weight should have at least three dimensions" if len(wshape) < 3
                            else f"Expected {len(wshape)}-dimensional input for "
@@ -274,7 +205,7 @@ def _check(input: Tensor, weight: Tensor, bias: Tensor | None, nd: int, p: dict)
         raise RuntimeError(f"Given groups={groups}, weight of size {list(wshape)}, expected "
                            f"input{list(shape)} to have {wshape[1] * groups} channels, but got "
                            f"{shape[1]} channels instead")
-    if bias is not None and tuple(bias.shape) != (wshape[0],):
+    if bias is not None and bias._data.shape != (wshape[0],):
         raise RuntimeError(f"Given weight of size {list(wshape)}, expected bias to be 1-dimensional"
                            f" with {wshape[0]} elements, but got bias of size "
                            f"{list(bias.shape)} instead")

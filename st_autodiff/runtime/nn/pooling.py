@@ -9,23 +9,24 @@ adjoint ``A^T`` and two node classes named as PyTorch names them: the forward re
 backward records ``A^T``'s node (``...BackwardBackward0``), whose backward applies ``A``
 again.  Every order of derivative is therefore exact and recorded.
 
-The kernels work on planes ``(P, H, W)`` (all leading dimensions flattened) with
-``as_strided`` windows; max pools gather and scatter through flat indices (``bincount``),
-average pools add back over the kernel offsets.  One-dimensional pools are the
-two-dimensional ones on a height of 1 between ``unsqueeze`` and ``squeeze``, as in PyTorch.
+The max and average kernels (``pool_kernels.py``) work on planes ``(P, H, W)`` (all
+leading dimensions flattened) with one whole-array step per kernel offset; max pools
+gather and scatter through flat indices, average pools add back over the kernel offsets.
+One-dimensional pools are the two-dimensional ones on a height of 1 between ``unsqueeze``
+and ``squeeze``, as in PyTorch.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .. import reductions as R
 from .. import shape_ops as S
 from ..tensor import Tensor, plain
+from ..tensor_ops import needs_grad, record
+from . import pool_kernels as K
 from .linear_pairs import apply_map, linear_pair, require_cpu
 from .module import Module
 
@@ -37,10 +38,6 @@ __all__ = [
 ]
 
 
-def _planes(a: Any) -> Any:
-    return a.reshape((-1,) + a.shape[-2:])
-
-
 # --- window geometry --------------------------------------------------------------------------
 
 def _out_len(n: int, k: int, s: int, pad: int, d: int, ceil: bool) -> int:
@@ -49,19 +46,6 @@ def _out_len(n: int, k: int, s: int, pad: int, d: int, ceil: bool) -> int:
     if ceil and (out - 1) * s >= n + pad:
         out -= 1
     return out
-
-
-def _windows(x: Any, p: dict, value: float) -> Any:
-    """``(P, OH, OW, KH, KW)`` windows of planes ``x`` padded with ``value``."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = p["kernel"], p["stride"], p["pad"], p["dilation"]
-    oh, ow = p["out_hw"]
-    h, w = x.shape[-2:]
-    bottom = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - h - ph)
-    right = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - w - pw)
-    xp = np.pad(x, ((0, 0), (ph, bottom), (pw, right)), constant_values=value)
-    s0, s1, s2 = xp.strides
-    return as_strided(xp, (xp.shape[0], oh, ow, kh, kw),
-                      (s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw), writeable=False)
 
 
 def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
@@ -109,49 +93,24 @@ def _pair2(v: Any) -> tuple[int, int]:
     return (int(v), int(v))
 
 
-# --- gather / scatter by flat indices (max pools) ---------------------------------------------
+# --- max pools -------------------------------------------------------------------------------
 
-def _gather(x: Any, p: dict) -> Any:
-    planes = _planes(x)
-    idx = p["index"].reshape(planes.shape[0], -1)
-    return np.take_along_axis(planes.reshape(planes.shape[0], -1), idx, 1).reshape(
-        p["out_shape"])
-
-
-def _scatter(g: Any, p: dict) -> Any:
-    shape = p["in_shape"]
-    n_planes = math.prod(shape[:-2])
-    size = shape[-2] * shape[-1]
-    idx = p["index"].reshape(n_planes, -1) + (np.arange(n_planes) * size)[:, None]
-    flat = np.bincount(idx.ravel(), weights=g.ravel(), minlength=n_planes * size)
-    return flat.astype(g.dtype, copy=False).reshape(shape)
-
-
-_MAX = linear_pair(_gather, _scatter, "MaxPool2DWithIndices",
-             ("ceil_mode", "dilation", "kernel_size", "padding", "result1", "stride"))
-_ADAPTIVE_MAX = linear_pair(_gather, _scatter, "AdaptiveMaxPool2D", ("result1",))
-
-
-def _max_index(x: Any, p: dict) -> Any:
-    """The flat position (within its plane) of each window's first maximum."""
-    win = _windows(_planes(x), p, -np.inf)
-    n, oh, ow, kh, kw = win.shape
-    k = win.reshape(n, oh, ow, kh * kw).argmax(axis=-1)
-    (sh, sw), (ph, pw), (dh, dw) = p["stride"], p["pad"], p["dilation"]
-    rows = np.arange(oh)[:, None] * sh - ph + (k // kw) * dh
-    cols = np.arange(ow)[None, :] * sw - pw + (k % kw) * dw
-    return (rows * x.shape[-1] + cols).reshape(p["out_shape"]).astype(np.int64)
+_MAX = linear_pair(K.gather, K.scatter, "MaxPool2DWithIndices",
+                   ("ceil_mode", "dilation", "kernel_size", "padding", "result1", "stride"))
+_ADAPTIVE_MAX = linear_pair(K.gather, K.scatter, "AdaptiveMaxPool2D", ("result1",))
 
 
 def _max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, return_indices: bool) -> Any:
     p = _geometry(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
-    p["index"] = _max_index(input._data, p)
+    data, p["index"] = K.max_pool_arrays(input._data, p)
+    p["disjoint"] = K.disjoint(p)
     indices = plain(p["index"])
     p["saved"] = {"ceil_mode": ceil_mode, "dilation": p["dilation"], "kernel_size": p["kernel"],
                   "padding": p["pad"], "result1": indices,
                   "stride": () if _unset(stride) else p["stride"]}
-    out = apply_map(_MAX.fwd_cls, _MAX.fwd, input, {**p, "pair": _MAX})
+    p["pair"] = _MAX
+    out = record(_MAX.fwd_cls, data, (input,), p) if needs_grad((input,)) else plain(data)
     return (out, indices) if return_indices else out
 
 
@@ -219,44 +178,9 @@ def _check_max_pool1d(n: int, k: int, s: int, pad: int, d: int, ceil: bool) -> N
 
 # --- average pools ----------------------------------------------------------------------------
 
-def _divisors(p: dict) -> Any:
-    """``(OH, OW)`` divisors: the override, or the window's size (padding counted or not)."""
-    if p["divisor_override"]:
-        return np.asarray(float(p["divisor_override"]))
-    full, real = [], []
-    for n, k, s, pad, o in zip(p["in_shape"][-2:], p["kernel"], p["stride"], p["pad"],
-                               p["out_hw"]):
-        start = np.arange(o) * s - pad
-        end = np.minimum(start + k, n + pad)
-        full.append(end - start)
-        real.append(np.minimum(end, n) - np.maximum(start, 0))
-    sizes = full if p["count_include_pad"] else real
-    return (sizes[0][:, None] * sizes[1][None, :]).astype(np.float64)
-
-
-def _avg(x: Any, p: dict) -> Any:
-    win = _windows(_planes(x), p, 0.0)
-    total = win.sum(axis=(-2, -1))
-    return (total / p["divisor"].astype(x.dtype)).astype(x.dtype).reshape(p["out_shape"])
-
-
-def _avg_adjoint(g: Any, p: dict) -> Any:
-    (kh, kw), (sh, sw), (ph, pw) = p["kernel"], p["stride"], p["pad"]
-    shape = p["in_shape"]
-    h, w = shape[-2:]
-    oh, ow = p["out_hw"]
-    share = _planes(g) / p["divisor"].astype(g.dtype)
-    gx = np.zeros((share.shape[0], max(h + 2 * ph, (oh - 1) * sh + kh),
-                   max(w + 2 * pw, (ow - 1) * sw + kw)), g.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            gx[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += share
-    return np.ascontiguousarray(gx[:, ph:ph + h, pw:pw + w]).reshape(shape)
-
-
-_AVG = linear_pair(_avg, _avg_adjoint, "AvgPool2D",
-             ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding",
-              "stride"))
+_AVG = linear_pair(K.avg, K.avg_adjoint, "AvgPool2D",
+                   ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size",
+                    "padding", "stride"))
 
 
 def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
@@ -265,7 +189,7 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
         raise RuntimeError("divisor must be not zero")
     p = _geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
     p.update(count_include_pad=count_include_pad, divisor_override=divisor_override)
-    p["divisor"] = _divisors(p)
+    p["divisor"] = K.divisors(p)
     p["saved"] = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
                   "divisor_override": divisor_override, "kernel_size": p["kernel"],
                   "padding": p["pad"],
@@ -306,13 +230,13 @@ def _membership(n: int, o: int) -> tuple[Any, Any]:
 
 def _adaptive_avg(x: Any, p: dict) -> Any:
     mh, mw = p["member"]
-    s = np.matmul(np.matmul(mh.astype(x.dtype), _planes(x)), mw.T.astype(x.dtype))
+    s = np.matmul(np.matmul(mh.astype(x.dtype), K.planes(x)), mw.T.astype(x.dtype))
     return (s / p["count"].astype(x.dtype)).reshape(p["out_shape"])
 
 
 def _adaptive_avg_adjoint(g: Any, p: dict) -> Any:
     mh, mw = p["member"]
-    share = _planes(g) / p["count"].astype(g.dtype)
+    share = K.planes(g) / p["count"].astype(g.dtype)
     return np.matmul(np.matmul(mh.T.astype(g.dtype), share), mw.astype(g.dtype)).reshape(
         p["in_shape"])
 
@@ -365,7 +289,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     r, c = _window_positions(h, oh), _window_positions(w, ow)
     flat = r[:, None, :, None] * w + c[None, :, None, :]  # (OH, OW, KH, KW)
     cand = flat.reshape(oh, ow, -1)
-    planes = _planes(x).reshape(-1, h * w)
+    planes = K.planes(x).reshape(-1, h * w)
     k = planes[:, cand].argmax(axis=-1)
     index = np.take_along_axis(np.broadcast_to(cand, k.shape + cand.shape[-1:]),
                                k[..., None], -1)[..., 0]
