@@ -1,0 +1,65 @@
+"""A group's one-array update (``optim.batched``) gives the bits of the per-parameter path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import st_autodiff as torch
+
+CASES = [
+    ("SGD", {"lr": 0.1}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.01}),
+    ("Adam", {"lr": 0.05}),
+    ("Adam", {"lr": 0.05, "amsgrad": True, "weight_decay": 0.1, "maximize": True}),
+    ("AdamW", {"lr": 0.05}),
+    ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.5}),
+    ("Adagrad", {"lr": 0.3, "lr_decay": 1e-3}),
+]
+
+
+def _run(name: str, kwargs: dict, batched: bool, dtype: torch.dtype) -> list:
+    torch.manual_seed(0)
+    params = [torch.randn(*s, dtype=dtype, requires_grad=True) for s in ((3, 4), (4,), (2, 2, 2))]
+    opt = getattr(torch.optim, name)(params, **kwargs)
+    if not batched:  # one parameter per group: always the per-parameter path
+        opt = getattr(torch.optim, name)([{"params": [p]} for p in params], **kwargs)
+    for _ in range(4):
+        opt.zero_grad()
+        sum(((p * p * p).sum() + p.sin().sum()) for p in params).backward()
+        opt.step()
+    out = [p.detach().numpy().copy() for p in params]
+    for p in params:
+        for key, value in opt.state[p].items():
+            out.append((key, np.asarray(value.numpy()).copy()))
+    return out
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(("name", "kwargs"), CASES)
+def test_group_update_is_bit_identical(name: str, kwargs: dict, dtype: torch.dtype) -> None:
+    one, each = _run(name, kwargs, True, dtype), _run(name, kwargs, False, dtype)
+    assert len(one) == len(each)
+    for a, b in zip(one, each):
+        if isinstance(a, tuple):
+            assert a[0] == b[0]
+            a, b = a[1], b[1]
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()
+
+
+def test_unequal_steps_fall_back() -> None:
+    a = torch.ones(3, requires_grad=True)
+    b = torch.ones(2, requires_grad=True)
+    opt = torch.optim.Adam([a, b], lr=0.1)
+    a.grad = torch.ones(3)
+    opt.step()  # only a steps
+    a.grad, b.grad = torch.ones(3), torch.ones(2)
+    opt.step()
+    assert float(opt.state[a]["step"]) == 2.0 and float(opt.state[b]["step"]) == 1.0
+    c = torch.ones(2, requires_grad=True)
+    alone = torch.optim.Adam([c], lr=0.1)
+    c.grad = torch.ones(2)
+    alone.step()
+    assert torch.equal(b.detach(), c.detach())
+    assert not torch.equal(a.detach(), torch.full((3,), float(c[0])))
