@@ -53,6 +53,9 @@ def _round_to_float32(s: Any, err: Any) -> Any:
 #: the low 29 bits of a float64 that lies halfway between two normal float32 numbers
 _LOW_BITS = np.uint64((1 << 29) - 1)
 _HALFWAY = np.uint64(1 << 28)
+_ABS_BITS = np.uint64((1 << 63) - 1)
+_ONE = np.uint64(1)
+_TINY_BITS = np.array(2.0**-125).view(np.uint64) - _ONE
 
 
 def _fma32(a: Any, b: Any, c: Any) -> Any:
@@ -62,9 +65,11 @@ def _fma32(a: Any, b: Any, c: Any) -> Any:
     r = s.astype(np.float32)
     # rounding s again can only go wrong where s sits exactly halfway between two float32
     # numbers (or where the result is subnormal, whose halfway points lie elsewhere)
-    suspect = (s.view(np.uint64) & _LOW_BITS) == _HALFWAY
-    suspect |= np.abs(s) < 2.0**-125
-    if np.any(suspect):
+    bits = s.view(np.uint64)
+    suspect = (bits & _LOW_BITS) == _HALFWAY
+    # speedcore: nonzero |s| below 2**-125, on the bits (an exact zero rounds exactly)
+    suspect |= (bits & _ABS_BITS) - _ONE < _TINY_BITS
+    if suspect.any():
         p_s, c_s = np.broadcast_to(product, s.shape)[suspect], np.broadcast_to(
             np.asarray(c, dtype=np.float64), s.shape)[suspect]
         total, err = _two_sum(p_s, c_s)
@@ -90,6 +95,9 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     """``a * b + c`` with a single rounding, in the common dtype of the arrays."""
     dtype = np.result_type(a, b, c)
     if dtype == np.float32:
+        if type(c) is np.ndarray and c.ndim and c.shape == np.broadcast_shapes(
+                np.shape(a), np.shape(b), c.shape):
+            return _fma32(a, b, c)  # speedcore: the common case, no reshaping needed
         shape = np.broadcast(a, b, c).shape
         out = _fma32(*(np.atleast_1d(x) for x in (a, b, c)))
         return out.reshape(shape) if shape else out[0]
