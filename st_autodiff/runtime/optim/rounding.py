@@ -91,12 +91,17 @@ def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
+def _fits(x: Any, shape: tuple) -> bool:
+    """Whether ``x`` is a scalar or an array of exactly ``shape``."""
+    s = getattr(x, "shape", ())
+    return s == () or s == shape
+
+
 def fma(a: Any, b: Any, c: Any) -> Any:
     """``a * b + c`` with a single rounding, in the common dtype of the arrays."""
     dtype = np.result_type(a, b, c)
     if dtype == np.float32:
-        if type(c) is np.ndarray and c.ndim and c.shape == np.broadcast_shapes(
-                np.shape(a), np.shape(b), c.shape):
+        if type(c) is np.ndarray and c.ndim and _fits(a, c.shape) and _fits(b, c.shape):
             return _fma32(a, b, c)  # speedcore: the common case, no reshaping needed
         shape = np.broadcast(a, b, c).shape
         out = _fma32(*(np.atleast_1d(x) for x in (a, b, c)))
