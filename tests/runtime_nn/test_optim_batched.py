@@ -63,3 +63,15 @@ def test_unequal_steps_fall_back() -> None:
     alone.step()
     assert torch.equal(b.detach(), c.detach())
     assert not torch.equal(a.detach(), torch.full((3,), float(c[0])))
+
+
+def test_rsqrt14_bit_folding_matches_the_staged_computation() -> None:
+    """Arrays take the folded bit operations, a 0-d input the step-by-step computation."""
+    from st_autodiff.runtime.optim.rsqrt14 import rsqrt14
+
+    rng = np.random.default_rng(12)
+    bits = rng.integers(1 << 23, 0x7F800000, 3000, dtype=np.uint32)
+    bits[:4] = [1 << 23, 0x7F7FFFFF, 0x3F800000, 0x3F000000]
+    x = bits.view(np.float32)
+    staged = np.array([rsqrt14(np.float32(v)) for v in x], dtype=np.float32)
+    assert rsqrt14(x).tobytes() == staged.tobytes()

@@ -123,7 +123,7 @@ def sqrt(x: Any) -> Any:
     x = np.asarray(x)
     if x.dtype != np.float32:
         return np.sqrt(x)
-    if x.size and np.all(x >= np.float32(2.0**-64)) and np.all(x < np.float32(np.inf)):
+    if x.size and x.min() >= np.float32(2.0**-64) and x.max() < np.float32(np.inf):
         return _newton_sqrt(x)  # the common case: nothing special, nothing tiny
     regular = np.isfinite(x) & (x > 0)
     with np.errstate(invalid="ignore"):
