@@ -123,8 +123,15 @@ def sqrt(x: Any) -> Any:
     x = np.asarray(x)
     if x.dtype != np.float32:
         return np.sqrt(x)
-    if x.size and x.min() >= np.float32(2.0**-64) and x.max() < np.float32(np.inf):
-        return _newton_sqrt(x)  # the common case: nothing special, nothing tiny
+    if x.size:
+        lo, hi = x.min(), x.max()
+        if lo >= np.float32(2.0**-64) and hi < np.float32(np.inf):
+            return _newton_sqrt(x)  # the common case: nothing special, nothing tiny
+        if lo >= 0 and hi < np.float32(np.inf):  # speedcore: zeros (e.g. unused rows) too
+            pos = x > 0
+            v = np.where(pos, x, np.float32(1))
+            if v.min() >= np.float32(2.0**-64):
+                return np.where(pos, _newton_sqrt(v), x)  # sqrt(+-0) is +-0
     regular = np.isfinite(x) & (x > 0)
     with np.errstate(invalid="ignore"):
         out = np.sqrt(x, out=np.empty_like(x))
