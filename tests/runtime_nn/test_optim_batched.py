@@ -75,3 +75,16 @@ def test_rsqrt14_bit_folding_matches_the_staged_computation() -> None:
     x = bits.view(np.float32)
     staged = np.array([rsqrt14(np.float32(v)) for v in x], dtype=np.float32)
     assert rsqrt14(x).tobytes() == staged.tobytes()
+
+
+def test_sqrt_with_zeros_matches_the_general_path() -> None:
+    """Zeros take the Newton step's shortcut; a negative entry forces the general path."""
+    from st_autodiff.runtime.optim.rounding import sqrt
+
+    rng = np.random.default_rng(5)
+    x = rng.random(2000).astype(np.float32) * np.float32(3.0)
+    x[::7] = 0
+    x[::11] = -0.0
+    with np.errstate(invalid="ignore"):
+        general = sqrt(np.concatenate([np.float32([-1.0]), x]))[1:]
+    assert sqrt(x).tobytes() == general.tobytes()
