@@ -243,6 +243,9 @@ def _execute(roots: list, values: list, keep: bool, create_graph: bool,
     return found
 
 
+_ACC_BACKWARD = AccumulateGrad.backward  # speedcore: the unwrapped original
+
+
 def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: bool) -> None:
     """Run ready nodes until none is left (the hot loop: kept flat on purpose)."""
     heap = task.heap
@@ -295,9 +298,6 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
             deps[fn] = left
             if left == 0:
                 push(heap, (-fn._seq, next(tick), fn))
-
-
-_ACC_BACKWARD = AccumulateGrad.backward  # speedcore: the unwrapped original
 
 
 def _wrap(task: _Task, g: Any) -> Any:

@@ -88,3 +88,13 @@ def test_sqrt_with_zeros_matches_the_general_path() -> None:
     with np.errstate(invalid="ignore"):
         general = sqrt(np.concatenate([np.float32([-1.0]), x]))[1:]
     assert sqrt(x).tobytes() == general.tobytes()
+
+
+def test_parameters_sharing_an_array_are_updated_in_turn() -> None:
+    """Two views of one array: the second update sees the first, as parameter by parameter."""
+    base = torch.zeros(4)
+    views = [torch.nn.Parameter(base[0:3]), torch.nn.Parameter(base[1:4])]
+    for p in views:
+        p.grad = torch.ones(3)
+    torch.optim.SGD(views, lr=1.0).step()
+    assert views[0].tolist() == [-1.0, -2.0, -2.0] and views[1].tolist() == [-2.0, -2.0, -1.0]

@@ -8,8 +8,9 @@ steps).  Running their ``_update`` once on the flattened, concatenated arrays th
 exactly the bits of running it parameter by parameter, while paying NumPy's per-call cost once
 per group instead of once per parameter.  The results are scattered back into each parameter's
 storage and buffers in place.  Anything outside that pattern (one parameter, repeated
-parameters, mixed dtypes, buffers of other shapes, unequal step counts, a subclass with its own
-``_update``, non-NumPy storage) takes the per-parameter path.
+parameters or parameters viewing the same array, mixed dtypes, buffers of other shapes,
+unequal step counts, a subclass with its own ``_update``, non-NumPy storage) takes the
+per-parameter path.
 """
 
 from __future__ import annotations
@@ -35,10 +36,15 @@ def _layout(opt: Any, params: list[Tensor], grads: list[Any]) -> tuple[Any, bool
     state = opt.state
     keys = None
     step = None
+    owners = set()
     for p, g in zip(params, grads):
         d = p._data
         if type(d) is not np.ndarray or type(g) is not np.ndarray or g.shape != d.shape:
             return None
+        owner = id(d if d.base is None else d.base)
+        if owner in owners:  # two parameters that may share memory: update them in turn
+            return None
+        owners.add(owner)
         if dtype is None:
             dtype = d.dtype
             if dtype.kind != "f":
