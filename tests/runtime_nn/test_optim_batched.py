@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -98,3 +101,50 @@ def test_parameters_sharing_an_array_are_updated_in_turn() -> None:
         p.grad = torch.ones(3)
     torch.optim.SGD(views, lr=1.0).step()
     assert views[0].tolist() == [-1.0, -2.0, -2.0] and views[1].tolist() == [-2.0, -2.0, -1.0]
+
+
+def _nearest_float32(x: Fraction) -> float:
+    """``x`` rounded to the nearest float32, ties to even (exact rational arithmetic)."""
+    if x == 0:
+        return 0.0
+    e = max(math.floor(math.log2(abs(x))), -126)
+    while abs(x) >= Fraction(2) ** (e + 1) and e >= -126:  # log2 of a Fraction can be off
+        e += 1
+    while e > -126 and abs(x) < Fraction(2) ** e:
+        e -= 1
+    quantum = Fraction(2) ** (e - 23)
+    n = x / quantum
+    m = math.floor(n)
+    if n - m > Fraction(1, 2) or (n - m == Fraction(1, 2) and m % 2):
+        m += 1
+    return float(m * quantum)
+
+
+def test_fma32_rounds_once_on_ties_and_subnormals() -> None:
+    """``fma`` against exact rational arithmetic where double rounding would bite."""
+    from st_autodiff.runtime.optim.rounding import fma
+
+    rng = np.random.default_rng(9)
+    n = 400
+    a = rng.integers(-(2**12), 2**12, n).astype(np.float32)
+    b = rng.integers(-(2**12), 2**12, n).astype(np.float32) * np.float32(1.5)
+    c = (rng.integers(-(2**30), 2**30, n) * 1.0).astype(np.float32)
+    tiny_a = (rng.standard_normal(n) * 2.0**-70).astype(np.float32)
+    tiny_c = (rng.standard_normal(n) * 2.0**-140).astype(np.float32)
+    mid_a = (rng.standard_normal(n) * 2.0**-75).astype(np.float32)
+    mid_c = (rng.standard_normal(n) * 2.0**-126).astype(np.float32)
+    # products a hair below half a float32 step of c: the float64 sum lands on the tie
+    sign = rng.choice(np.float32([-1.0, 1.0]), n)
+    near_a = np.full(n, 2.0**-12 * (1 + 2.0**-23), np.float32)
+    near_b = np.full(n, 2.0**-12 * (1 - 2.0**-23), np.float32) * sign
+    near_c = (1 + rng.integers(0, 2**23, n) * 2.0**-23).astype(np.float32)
+    sub_a = np.full(n, 2.0**-75 * (1 + 2.0**-23), np.float32)
+    sub_b = np.full(n, 2.0**-75 * (1 - 2.0**-23), np.float32) * sign
+    sub_c = (rng.integers(-(2**20), 2**20, n) * 2.0**-149).astype(np.float32)
+    for x, y, z in ((a, b, c), (tiny_a, tiny_a[::-1].copy(), tiny_c),
+                    (mid_a, mid_a[::-1].copy(), mid_c), (near_a, near_b, near_c),
+                    (sub_a, sub_b, sub_c)):
+        got = fma(x, y, z)
+        want = [_nearest_float32(Fraction(float(p)) * Fraction(float(q)) + Fraction(float(s)))
+                for p, q, s in zip(x, y, z)]
+        assert got.tolist() == want
