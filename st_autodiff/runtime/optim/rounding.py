@@ -113,12 +113,17 @@ def fma(a: Any, b: Any, c: Any) -> Any:
         shape = np.broadcast(a, b, c).shape
         out = _fma32(*(np.atleast_1d(x) for x in (a, b, c)))
         return out.reshape(shape) if shape else out[0]
-    a, b, c = (np.asarray(x, dtype=dtype) for x in (a, b, c))
+    a = np.asarray(a, dtype=dtype)
+    b = np.asarray(b, dtype=dtype)
+    c = np.asarray(c, dtype=dtype)
     p, perr = _two_prod(a, b)
     s, serr = _two_sum(p, c)
     with np.errstate(invalid="ignore", over="ignore"):
         fixed = s + (perr + serr)
-    return np.where(np.isfinite(fixed), fixed, a * b + c)
+    finite = np.isfinite(fixed)
+    if finite.all():  # speedcore: nothing to replace (np.where would copy ``fixed``)
+        return np.asarray(fixed)
+    return np.where(finite, fixed, a * b + c)
 
 
 def sqrt(x: Any) -> Any:
