@@ -243,6 +243,9 @@ def _execute(roots: list, values: list, keep: bool, create_graph: bool,
     return found
 
 
+_ACC_BACKWARD = AccumulateGrad.backward  # speedcore: the unwrapped original
+
+
 def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: bool) -> None:
     """Run ready nodes until none is left (the hot loop: kept flat on purpose)."""
     heap = task.heap
@@ -252,10 +255,20 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
     keep = task.keep
     tick = task.tick
     pop, push = heapq.heappop, heapq.heappush
+    # speedcore: a leaf without hooks takes its gradient directly, unless the profiler or
+    # anomaly mode wrapped AccumulateGrad.backward
+    plain_leaves = not wanted and runs is None and AccumulateGrad.backward is _ACC_BACKWARD
     while heap:
         node = pop(heap)[2]
         grads = buffers.pop(node, None) or [None] * node._nout
         hooks = node._hooks
+        if plain_leaves and type(node) is AccumulateGrad and hooks is None:
+            var = node.variable
+            ex = var._extra
+            if ex is None or (ex.hooks is None and ex.post is None):
+                if grads[0] is not None:
+                    var._accumulate(grads[0], ops)
+                continue
         if hooks is not None or type(node) is AccumulateGrad:
             grads = _tensor_hooks(task, node, grads)
         if wanted and node in wanted:

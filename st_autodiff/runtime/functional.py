@@ -367,7 +367,13 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     return plain(np.asarray(np.floor_divide(a, b))[()])
 
 
-_pow_cls0 = node_class("PowBackward0", RULES[Op.POW], (0,),
+def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple:
+    """speedcore: ``RULES[Op.POW]``'s base gradient alone (the exponent is a number, so the
+    exponent's gradient, a logarithm, would be thrown away)."""
+    return g * y * x ** (y - 1), None
+
+
+_pow_cls0 = node_class("PowBackward0", _rule_pow_scalar, (0,),
                        (("self", 0, None), ("exponent", _arg(1), None)), True)
 _pow_cls1 = node_class("PowBackward1", RULES[Op.POW], (0, 1),
                        (("self", 0, None), ("exponent", 1, None), ("result", "result", (1,))))

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivatives import RULES
+from ..derivatives import RULES, _matmul_vjp
 from ..ir.ops import Op
 from .function import node_class
 from .functional import (
@@ -40,13 +40,23 @@ def _mm_plan(a: str, b: str) -> tuple:
             (f"{b}_sym_sizes", _sizes(1), None))
 
 
+def _rule_matmul(ops: Any, g: Any, out: Any, x: Any, y: Any, live: int | None = None) -> tuple:
+    """speedcore: the table's ``matmul`` rule, computing only input ``live``'s gradient when
+    the other input needs none (its edge is empty, so its gradient would be dropped)."""
+    nx, ny = ops.rank(x), ops.rank(y)
+    if live is None or nx is None or ny is None:
+        return RULES[Op.MATMUL](ops, g, out, x, y)
+    part = _matmul_vjp(ops, g, x, y, nx, ny, live)[0]
+    return (part, None) if live == 0 else (None, part)
+
+
 _MATMUL = {
-    "dot": node_class("DotBackward0", RULES[Op.MATMUL], (0, 1),
+    "dot": node_class("DotBackward0", _rule_matmul, (0, 1),
                       (("self", 0, (1,)), ("tensor", 1, (0,))), False),
-    "mm": node_class("MmBackward0", RULES[Op.MATMUL], (0, 1), _mm_plan("self", "mat2"), False),
-    "mv": node_class("MvBackward0", RULES[Op.MATMUL], (0, 1),
+    "mm": node_class("MmBackward0", _rule_matmul, (0, 1), _mm_plan("self", "mat2"), False),
+    "mv": node_class("MvBackward0", _rule_matmul, (0, 1),
                      (("self", 0, (1,)), ("vec", 1, (0,))), False),
-    "bmm": node_class("BmmBackward0", RULES[Op.MATMUL], (0, 1),
+    "bmm": node_class("BmmBackward0", _rule_matmul, (0, 1),
                       (("self", 0, (1,)), ("mat2", 1, (0,))), False),
     "vm": node_class("SqueezeBackward4", RULES[Op.MATMUL], (0, 1), _MUL_PLAN, False),
     "batched": node_class("UnsafeViewBackward0", RULES[Op.MATMUL], (0, 1), _MUL_PLAN, False),
@@ -64,7 +74,10 @@ def _matmul_node(kind: str, a: Tensor, b: Tensor) -> Tensor:
     except ValueError:
         raise _matmul_error(kind, ad, bd) from None
     if STATE.enabled and (a._requires_grad or b._requires_grad):
-        return record(_MATMUL[kind], r, (a, b), EMPTY)
+        # speedcore: one input without grad: only the other's gradient is computed
+        params = EMPTY if a._requires_grad and b._requires_grad else {
+            "live": 0 if a._requires_grad else 1}
+        return record(_MATMUL[kind], r, (a, b), params)
     return plain(r)
 
 

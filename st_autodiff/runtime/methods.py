@@ -20,7 +20,7 @@ from . import functional as F
 from . import shape_ops as S
 from .function import TensorBase, node_class
 from .grad_mode import STATE
-from .inplace import inplace, setitem
+from .inplace import check_inplace, inplace, setitem
 from .protocols import install_protocols
 from .tensor import Tensor, plain
 from .tensor_ops import needs_grad, record
@@ -157,6 +157,14 @@ def _constant(cls: type, make: Any) -> Any:
 
 def zero_(self: Tensor) -> Tensor:
     """Set every element to 0."""
+    d = self._data
+    if not (STATE.enabled and self._requires_grad) and type(d) is np.ndarray \
+            and d.flags.writeable:
+        # speedcore: nothing to record (a gradient's ``zero_()``): write the zeros in place
+        check_inplace(self)
+        d[...] = 0
+        self._bump()
+        return self
     return inplace(self, _constant(_ZERO, lambda t: np.zeros_like(t._data)))
 
 

@@ -203,6 +203,14 @@ class ArrayOps(derivatives.ArrayOps):
         return self.xp.zeros(meta.shape, meta.dtype)
 
 
+#: ops that ``ir.kernels.run`` evaluates in a way of their own (speedcore)
+_RUN_SPECIAL = frozenset(getattr(Op, name) for name in (
+    "CONST", "TUPLE", "ITEM", "SHAPE", "GETITEM", "CALL", "OPAQUE_CALL", "CALL_VJP",
+    "INDEX_ADD", "SCATTER_ADD", "SETITEM", "LIST", "LIST_GET", "LIST_LEN", "LIST_CONCAT",
+    "LIST_REVERSE", "LIST_SLICE", "LIST_STACK", "LIST_CATENATE", "IF", "FOR", "WHILE",
+    "EINSUM", "ASTYPE"))
+
+
 def _array_fn(op: Op, xp: Any) -> Any:
     info = OP_INFO[op]
     if info.spelling is Spelling.INFIX:
@@ -213,6 +221,20 @@ def _array_fn(op: Op, xp: Any) -> Any:
             and not info.variadic):
         return resolve(xp, info.numpy)
     defaults = info.param_defaults
+    if (info.spelling is Spelling.CALL and info.numpy and not info.variadic
+            and op not in _RUN_SPECIAL and not info.numpy.startswith("rt.")):
+        # speedcore: what ``run`` ends with for a plain NumPy function, without walking its
+        # list of special ops on every call
+        fn = resolve(xp, info.numpy)
+
+        def direct(*inputs: Any, **params: Any) -> Any:
+            full = dict(defaults)
+            full.update(params)
+            if "dtype" in full:
+                return run(op, xp, inputs, full)
+            return fn(*inputs, **full)
+
+        return direct
 
     def call(*inputs: Any, **params: Any) -> Any:
         full = dict(defaults)
@@ -220,6 +242,7 @@ def _array_fn(op: Op, xp: Any) -> Any:
         return run(op, xp, inputs, full)
 
     return call
+
 
 
 class _TensorMeta:

@@ -208,10 +208,16 @@ class Module:
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        for table in ("_parameters", "_buffers", "_modules"):
-            entries = d.get(table)
-            if entries is not None and name in entries:
-                return entries[name]
+        # speedcore: the three tables unrolled (this runs for every ``self.weight``)
+        entries = d.get("_parameters")
+        if entries is not None and name in entries:
+            return entries[name]
+        entries = d.get("_buffers")
+        if entries is not None and name in entries:
+            return entries[name]
+        entries = d.get("_modules")
+        if entries is not None and name in entries:
+            return entries[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..grad_mode import enable_grad
 from ..tensor import Tensor, plain
+from .batched import update_group
 
 __all__ = ["Optimizer"]
 
@@ -125,11 +126,16 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
-            for p in group["params"]:
-                g = grad_array(p)
-                if g is not None:
-                    self._update(p, g, group)
+            # speedcore: a group of elementwise updates runs once on all its parameters
+            params = [p for p in group["params"] if p._grad is not None]
+            grads = [p._grad._data for p in params]
+            if update_group(self, params, grads, group):
+                for p in params:
                     p._bump()
+                continue
+            for p, g in zip(params, grads):
+                self._update(p, g, group)
+                p._bump()
         return loss
 
     def _update(self, p: Tensor, grad: Any, group: dict[str, Any]) -> None:
