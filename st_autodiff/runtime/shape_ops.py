@@ -40,8 +40,34 @@ def _p(name: str) -> Any:
 _SIZES = (("self_sym_sizes", _sizes, None),)
 
 
+def _fast_reshape_rule(ops: Any, g: Any, out: Any, x: Any, shape: Any) -> tuple:
+    """The reshape rule; on NumPy arrays ``g.reshape`` (what ``np.reshape`` calls)."""
+    if not ops.tensors and type(g) is np.ndarray and type(x) is np.ndarray:
+        return (g.reshape(x.shape), None)
+    return RULES[Op.RESHAPE](ops, g, out, x, shape)
+
+
+def _fast_squeeze_rule(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> tuple:
+    """The squeeze rule; on NumPy arrays ``g.reshape`` (what ``np.reshape`` calls)."""
+    if not ops.tensors and type(g) is np.ndarray and type(x) is np.ndarray:
+        return (g.reshape(x.shape),)
+    return RULES[Op.SQUEEZE](ops, g, out, x, axis=axis)
+
+
+def _fast_swapaxes_rule(ops: Any, g: Any, out: Any, x: Any, axis1: int = 0,
+                        axis2: int = 1) -> tuple:
+    """The transpose rule; on NumPy arrays ``g.swapaxes`` (what ``np.swapaxes`` calls)."""
+    if not ops.tensors and type(g) is np.ndarray:
+        return (g.swapaxes(axis1, axis2),)
+    return RULES[Op.SWAPAXES](ops, g, out, x, axis1=axis1, axis2=axis2)
+
+
+_FAST_RULES = {Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
+               Op.SWAPAXES: _fast_swapaxes_rule}
+
+
 def _cls(name: str, op: Op, plan: tuple = _SIZES, edges: tuple = (0,)) -> type:
-    return node_class(name, RULES[op], edges, plan, False)
+    return node_class(name, _FAST_RULES.get(op, RULES[op]), edges, plan, False)
 
 
 _VIEW = _cls("ViewBackward0", Op.RESHAPE)
