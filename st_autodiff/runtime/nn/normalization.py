@@ -61,7 +61,14 @@ def _rule_layer_norm(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any,
         xhat = (x - mean) * rstd
         gy = g if w is None else g * w
         gx = rstd * (gy - _mean(gy, axes) - xhat * _mean(gy * xhat, axes))
-        return (gx, g * xhat, g)
+        lead = tuple(range(x.ndim - len(axes)))
+        if not lead or type(g) is not np.ndarray or g.shape != x.shape:
+            return (gx, g * xhat, g)
+        # the weight's and bias's gradients summed over the leading dims here, as the
+        # engine's unbroadcast would (the same reduction, without its wrappers)
+        gw = None if w is None else np.add.reduce(g * xhat, axis=lead)
+        gb = None if b is None else np.add.reduce(g, axis=lead)
+        return (gx, gw, gb)
     mean = ops.mean(x, axis=axes, keepdims=True)
     xc = x - mean
     rstd = 1.0 / ops.sqrt(ops.mean(xc * xc, axis=axes, keepdims=True) + eps)
