@@ -123,7 +123,7 @@ def _infer(shape: tuple, numel: int) -> tuple:
         return shape
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+    known = math.prod(s for s in shape if s != -1)  # exact ints (np.prod's wrapper is slow)
     if -1 in shape:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input "
