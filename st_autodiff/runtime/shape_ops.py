@@ -253,7 +253,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     if a.ndim == 0:
         return _view_op(input, a, _ALIAS, (), {}, Op.ASARRAY)
     d0, d1 = _dim(dim0, a.ndim), _dim(dim1, a.ndim)
-    return _view_op(input, np.swapaxes(a, d0, d1), _TRANSPOSE, (), {"axis1": d0, "axis2": d1},
+    return _view_op(input, a.swapaxes(d0, d1), _TRANSPOSE, (), {"axis1": d0, "axis2": d1},
                     Op.SWAPAXES)
 
 

@@ -64,7 +64,7 @@ def flash(q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, dead: Tensor | N
            scale: float, causal: bool) -> Tensor:
     """The fused route: one node over ``q``, ``k`` and ``v``."""
     qd: Any = q._data
-    s = (qd @ np.swapaxes(k._data, -1, -2)) * qd.dtype.type(scale)
+    s = (qd @ k._data.swapaxes(-1, -2)) * qd.dtype.type(scale)
     if bias is not None:
         s = s + bias._data
     if dead is not None:
