@@ -184,11 +184,19 @@ class _FunctionNode(Node):
         self._ctx = ctx
         self._outs = nout
         self._metas: tuple = ()
-        self._tensor_args = tuple(isinstance(a, TensorBase) for a in tensor_args)
-        self._in_meta = tuple(Meta(a._data) if isinstance(a, TensorBase) else None
-                              for a in tensor_args)
-        self.next_functions = tuple(edge_of(a) if isinstance(a, TensorBase) else (None, 0)
-                                    for a in tensor_args)
+        flags, metas, edges = [], [], []
+        for a in tensor_args:  # one pass over the arguments (this runs once per apply)
+            if isinstance(a, TensorBase):
+                flags.append(True)
+                metas.append(Meta(a._data))
+                edges.append(edge_of(a))
+            else:
+                flags.append(False)
+                metas.append(None)
+                edges.append((None, 0))
+        self._tensor_args = tuple(flags)
+        self._in_meta = tuple(metas)
+        self.next_functions = tuple(edges)
         self._seq = next_seq()
         self._hooks = None
 
@@ -210,9 +218,9 @@ class _FunctionNode(Node):
         return out + list(grads[len(out):])
 
     def backward(self, grads: list, ops: Any) -> list:
-        if self._ctx.materialize_grads:
+        if self._ctx.materialize_grads and any(g is None for g in grads):
             grads = self._materialize(grads, ops.tensors)
-        wrapped = [g if ops.tensors or g is None else plain(g) for g in grads]
+        wrapped = grads if ops.tensors else [None if g is None else plain(g) for g in grads]
         with grad_mode.set_grad_enabled(ops.tensors):
             result = _user_backward(self._fn)(self._ctx, *wrapped)
         result = self._check_count(result if isinstance(result, tuple) else (result,))
@@ -268,6 +276,9 @@ def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple, outs: tupl
     grad; inputs passed to ``ctx.mark_dirty`` (changed in place) are returned themselves,
     now made by ``node``; other inputs returned unchanged come back as new aliases.
     """
+    if not ctx._non_differentiable and not ctx._dirty:  # the usual case: fresh float outputs
+        if all(isinstance(o, TensorBase) and o._data.dtype.kind in "fc" for o in outs):
+            return tuple(make(o._data, node, i) for i, o in enumerate(outs))
     non_diff = {id(t) for t in ctx._non_differentiable}
     dirty = {id(t) for t in ctx._dirty}
     inputs = {id(a) for a in args if isinstance(a, TensorBase)}

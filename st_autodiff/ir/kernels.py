@@ -259,13 +259,25 @@ def relu(x: Any) -> Any:
 def softmax(x: Any, axis: int = -1) -> Any:
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability."""
     xp = array_namespace(x)
+    if _plain_numpy(xp, x):  # the same reductions without np.max/np.sum's Python wrappers
+        e = xp.exp(x - xp.maximum.reduce(x, axis=axis, keepdims=True))
+        return e / xp.add.reduce(e, axis=axis, keepdims=True)
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
     return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def _plain_numpy(xp: Any, x: Any) -> bool:
+    """True for a NumPy ndarray (not a subclass), whose ufunc reductions are what
+    ``np.max``/``np.sum`` end in."""
+    return xp.__name__ == "numpy" and type(x) is xp.ndarray
 
 
 def log_softmax(x: Any, axis: int = -1) -> Any:
     """``x - logsumexp(x)`` along ``axis``."""
     xp = array_namespace(x)
+    if _plain_numpy(xp, x):
+        s = x - xp.maximum.reduce(x, axis=axis, keepdims=True)
+        return s - xp.log(xp.add.reduce(xp.exp(s), axis=axis, keepdims=True))
     s = x - xp.max(x, axis=axis, keepdims=True)
     return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
 

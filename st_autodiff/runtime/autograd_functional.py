@@ -19,11 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from . import grad_mode
 from .engine import grad as _engine_grad
 from .factory import zeros_like
 from .shape_ops import stack
-from .tensor import Tensor
+from .tensor import Tensor, plain
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
@@ -237,9 +239,19 @@ def _jacobian_rows(i: int, out: Tensor, inputs: tuple, create_graph: bool,
                    strict: bool) -> tuple:
     """The Jacobian blocks of output ``i``: one gradient per output element, stacked."""
     rows: tuple[list, ...] = tuple([] for _ in inputs)
-    flat = out.reshape(-1)
-    for j in range(out.nelement()):
-        grads = _grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
+    n = out.nelement()
+    host = type(out._data) is np.ndarray
+    flat = None if host else out.reshape(-1)
+    for j in range(n):
+        if host:
+            # the gradient of ``out.reshape(-1)[j]`` is that of ``out`` seeded with a
+            # one-hot (the same values), without recording a view and a select per row
+            seed = np.zeros(out._data.shape, out._data.dtype)
+            seed.reshape(-1)[j] = 1
+            grads = _grad((out,), inputs, (plain(seed),), retain_graph=True,
+                          create_graph=create_graph)
+        else:
+            grads = _grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
         for k, (g, inp) in enumerate(zip(grads, inputs, strict=True)):
             if g is None:
                 if strict:
@@ -252,7 +264,7 @@ def _jacobian_rows(i: int, out: Tensor, inputs: tuple, create_graph: bool,
                                    f"differentiable with respect to input {k}. This is not "
                                    "allowed in strict mode when create_graph=True.")
             rows[k].append(g)
-    if not flat.nelement():
+    if not n:
         raise RuntimeError("stack expects a non-empty TensorList")  # torch's (empty output)
     return tuple(stack(rows[k], dim=0).view(tuple(out.size()) + tuple(inp.size()))
                  for k, inp in enumerate(inputs))

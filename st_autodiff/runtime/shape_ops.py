@@ -40,8 +40,34 @@ def _p(name: str) -> Any:
 _SIZES = (("self_sym_sizes", _sizes, None),)
 
 
+def _fast_reshape_rule(ops: Any, g: Any, out: Any, x: Any, shape: Any) -> tuple:
+    """The reshape rule; on NumPy arrays ``g.reshape`` (what ``np.reshape`` calls)."""
+    if not ops.tensors and type(g) is np.ndarray and type(x) is np.ndarray:
+        return (g.reshape(x.shape), None)
+    return RULES[Op.RESHAPE](ops, g, out, x, shape)
+
+
+def _fast_squeeze_rule(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> tuple:
+    """The squeeze rule; on NumPy arrays ``g.reshape`` (what ``np.reshape`` calls)."""
+    if not ops.tensors and type(g) is np.ndarray and type(x) is np.ndarray:
+        return (g.reshape(x.shape),)
+    return RULES[Op.SQUEEZE](ops, g, out, x, axis=axis)
+
+
+def _fast_swapaxes_rule(ops: Any, g: Any, out: Any, x: Any, axis1: int = 0,
+                        axis2: int = 1) -> tuple:
+    """The transpose rule; on NumPy arrays ``g.swapaxes`` (what ``np.swapaxes`` calls)."""
+    if not ops.tensors and type(g) is np.ndarray:
+        return (g.swapaxes(axis1, axis2),)
+    return RULES[Op.SWAPAXES](ops, g, out, x, axis1=axis1, axis2=axis2)
+
+
+_FAST_RULES = {Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
+               Op.SWAPAXES: _fast_swapaxes_rule}
+
+
 def _cls(name: str, op: Op, plan: tuple = _SIZES, edges: tuple = (0,)) -> type:
-    return node_class(name, RULES[op], edges, plan, False)
+    return node_class(name, _FAST_RULES.get(op, RULES[op]), edges, plan, False)
 
 
 _VIEW = _cls("ViewBackward0", Op.RESHAPE)
@@ -97,7 +123,7 @@ def _infer(shape: tuple, numel: int) -> tuple:
         return shape
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+    known = math.prod(s for s in shape if s != -1)  # exact ints (np.prod's wrapper is slow)
     if -1 in shape:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input "
@@ -227,7 +253,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     if a.ndim == 0:
         return _view_op(input, a, _ALIAS, (), {}, Op.ASARRAY)
     d0, d1 = _dim(dim0, a.ndim), _dim(dim1, a.ndim)
-    return _view_op(input, np.swapaxes(a, d0, d1), _TRANSPOSE, (), {"axis1": d0, "axis2": d1},
+    return _view_op(input, a.swapaxes(d0, d1), _TRANSPOSE, (), {"axis1": d0, "axis2": d1},
                     Op.SWAPAXES)
 
 

@@ -27,16 +27,19 @@ __all__ = ["baddbmm", "flash", "safe_softmax"]
 
 
 def _rule_flash(ops: Any, g: Any, out: Any, q: Any, k: Any, v: Any, bias: Any, dead: Any,
-                scale: float = 1.0, **_: Any) -> tuple:
+                scale: float = 1.0, weights: Any = None, **_: Any) -> tuple:
     """The gradients of ``softmax(q k^T scale + bias) v`` (see the module docstring)."""
-    s = (q @ ops.swapaxes(k, axis1=-1, axis2=-2)) * scale
-    if bias is not None:
-        s = s + bias
-    if dead is not None:
-        s = ops.where(dead, 0.0, s)
-    p = ops.softmax(s, axis=-1)
-    if dead is not None:
-        p = ops.where(dead, 0.0, p)
+    if weights is not None and not ops.tensors:
+        p = weights  # on arrays: the forward's weights, computed by the very same steps
+    else:
+        s = (q @ ops.swapaxes(k, axis1=-1, axis2=-2)) * scale
+        if bias is not None:
+            s = s + bias
+        if dead is not None:
+            s = ops.where(dead, 0.0, s)
+        p = ops.softmax(s, axis=-1)
+        if dead is not None:
+            p = ops.where(dead, 0.0, p)
     dv = ops.swapaxes(p, axis1=-1, axis2=-2) @ g
     dp = g @ ops.swapaxes(v, axis1=-1, axis2=-2)
     ds = p * (dp - ops.sum(dp * p, axis=-1, keepdims=True))
@@ -61,7 +64,7 @@ def flash(q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, dead: Tensor | N
            scale: float, causal: bool) -> Tensor:
     """The fused route: one node over ``q``, ``k`` and ``v``."""
     qd: Any = q._data
-    s = (qd @ np.swapaxes(k._data, -1, -2)) * qd.dtype.type(scale)
+    s = (qd @ k._data.swapaxes(-1, -2)) * qd.dtype.type(scale)
     if bias is not None:
         s = s + bias._data
     if dead is not None:
@@ -73,7 +76,7 @@ def flash(q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, dead: Tensor | N
     data[...] = p @ v._data
     args = (q, k, v, bias, dead)
     if STATE.enabled and (q._requires_grad or k._requires_grad or v._requires_grad):
-        return record(_FLASH, data, args, {"scale": scale, "causal": causal})
+        return record(_FLASH, data, args, {"scale": scale, "causal": causal, "weights": p})
     return plain(data)
 
 

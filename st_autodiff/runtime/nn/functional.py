@@ -70,17 +70,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return RF.mm(input, wt) if bias is None else nodes.addmm(bias, input, wt)
     if nd == 1 and bias is None:
         return RF.matmul(input, wt)
-    lead = tuple(input.shape[:-1])
+    lead = tuple(a.shape[:-1])  # the array's shape: cheaper than Tensor.shape's Size
     # rnn part (issue 12): an input that cannot be viewed as a matrix (a transposed batch)
     # goes PyTorch's matmul route: a copied matrix, ``MmBackward0``, then ``AddBackward0``.
     if not input.is_contiguous():
-        out = nodes.unsafe_view(RF.mm(S.reshape(input, -1, input.shape[-1]), wt),
-                                lead + (weight.shape[0],))
+        out = nodes.unsafe_view(RF.mm(S.reshape(input, -1, a.shape[-1]), wt),
+                                lead + (w.shape[0],))
         return out if bias is None else RF.add(out, bias)
-    flat = S.view(input, -1, input.shape[-1])
+    flat = S.view(input, -1, a.shape[-1])
     if bias is None:
-        return nodes.unsafe_view(RF.mm(flat, wt), lead + (weight.shape[0],))
-    return S.view(nodes.addmm(bias, flat, wt), *lead, weight.shape[0])
+        return nodes.unsafe_view(RF.mm(flat, wt), lead + (w.shape[0],))
+    return S.view(nodes.addmm(bias, flat, wt), *lead, w.shape[0])
 
 
 def _c_name(t: Tensor) -> str:

@@ -71,7 +71,11 @@ def _rule_addmm(ops: Any, g: Any, out: Any, bias: Any, mat1: Any, mat2: Any,
                 need1: bool = True, need2: bool = True) -> tuple:
     """``d(bias + mat1 @ mat2)``: ``g`` for the bias (the engine sums it to the bias's
     shape), ``g @ mat2.T`` and ``mat1.T @ g``, each only when that operand needs it."""
-    return (g, g @ mat2.T if need1 else None, mat1.T @ g if need2 else None)
+    gb = g
+    if (not ops.tensors and type(g) is np.ndarray and type(bias) is np.ndarray
+            and bias.ndim == 1 and g.ndim == 2 and bias.shape[0] == g.shape[1]):
+        gb = np.add.reduce(g, axis=0)  # the engine's sum over the rows, without its wrapper
+    return (gb, g @ mat2.T if need1 else None, mat1.T @ g if need2 else None)
 
 
 _ADDMM_PLAN = (("alpha", _const(1), None), ("beta", _const(1), None),

@@ -35,9 +35,40 @@ from .parameter import Parameter
 __all__ = ["LayerNorm", "layer_norm"]
 
 
+def _mean(a: Any, axes: tuple) -> Any:
+    """``a.mean(axis=axes, keepdims=True)`` with the same steps (a sum, then a division by
+    the count as ``intp``) without ``np.mean``'s Python wrapper, for float32 and float64."""
+    if type(a) is not np.ndarray or a.dtype not in _FAST_MEAN:
+        return a.mean(axis=axes, keepdims=True)
+    total = np.add.reduce(a, axis=axes, keepdims=True)
+    count = 1
+    for ax in axes:
+        count *= a.shape[ax]
+    if count == 0:
+        return a.mean(axis=axes, keepdims=True)
+    return np.true_divide(total, np.intp(count), out=total, casting="unsafe")
+
+
+_FAST_MEAN = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _rule_layer_norm(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any,
-                     axes: tuple = (-1,), eps: float = 1e-5, **_: Any) -> tuple:
+                     axes: tuple = (-1,), eps: float = 1e-5, mean: Any = None,
+                     rstd: Any = None, **_: Any) -> tuple:
     """The gradients of ``(x - mean) * rstd * w + b`` (see the module docstring)."""
+    if not ops.tensors and type(x) is np.ndarray and mean is not None:
+        # on arrays: the forward's mean and 1/std are these very values (same steps)
+        xhat = (x - mean) * rstd
+        gy = g if w is None else g * w
+        gx = rstd * (gy - _mean(gy, axes) - xhat * _mean(gy * xhat, axes))
+        lead = tuple(range(x.ndim - len(axes)))
+        if not lead or type(g) is not np.ndarray or g.shape != x.shape:
+            return (gx, g * xhat, g)
+        # the weight's and bias's gradients summed over the leading dims here, as the
+        # engine's unbroadcast would (the same reduction, without its wrappers)
+        gw = None if w is None else np.add.reduce(g * xhat, axis=lead)
+        gb = None if b is None else np.add.reduce(g, axis=lead)
+        return (gx, gw, gb)
     mean = ops.mean(x, axis=axes, keepdims=True)
     xc = x - mean
     rstd = 1.0 / ops.sqrt(ops.mean(xc * xc, axis=axes, keepdims=True) + eps)
@@ -81,9 +112,9 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     _check(input, shape, weight, bias)
     x: Any = input._data
     axes = tuple(range(x.ndim - len(shape), x.ndim))
-    mean = x.mean(axis=axes, keepdims=True)
+    mean = _mean(x, axes)
     xc = x - mean
-    rstd = (1.0 / np.sqrt((xc * xc).mean(axis=axes, keepdims=True) + eps)).astype(x.dtype)
+    rstd = (1.0 / np.sqrt(_mean(xc * xc, axes) + eps)).astype(x.dtype)
     data = xc * rstd
     if weight is not None:
         data = data * weight._data
