@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import st_autodiff.transforms  # noqa: F401  (the compiler registers the rules of its own ops)
 from st_autodiff.derivatives import (
     JVP_RULES,
     NONDIFFERENTIABLE,
