@@ -14,7 +14,6 @@ behave as before.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -22,16 +21,16 @@ import numpy as np
 from .. import functional as RF
 from .. import shape_ops as S
 from ..function import MultiRuleNode, node_class
-from ..grad_mode import enable_grad
 from ..shape_ops import _SPLIT
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
+from .rnn_step_nodes import split_class, step_classes
 
 __all__ = ["gru_step", "lstm_step", "unsafe_chunk"]
 
-_UNSAFE_SPLIT = node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges, _SPLIT._plan,
-                           False, MultiRuleNode)
+_UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges,
+                                       _SPLIT._plan, False, MultiRuleNode))
 _EMPTY: dict = {}
 
 
@@ -45,16 +44,6 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
         return tuple(plain(d) for d in datas)
     cuts = tuple(range(size, size * chunks, size))
     return record_multi(_UNSAFE_SPLIT, datas, (t,), {"indices_or_sections": cuts, "axis": 1})
-
-
-@cache
-def _classes() -> dict[str, type]:
-    """The node classes of the runtime's elementwise ops, read off one recorded use each."""
-    p = plain(np.ones(1)).requires_grad_()
-    with enable_grad():
-        made = {"add": RF.add(p, p), "sub": RF.sub(p, p), "mul": RF.mul(p, p),
-                "sigmoid": RF.sigmoid(p), "tanh": RF.tanh(p)}
-    return {name: type(t._grad_fn) for name, t in made.items()}
 
 
 def _bulk(first: Tensor, *others: Tensor) -> bool:
@@ -85,7 +74,7 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
     hr, hz, h_n = unsafe_chunk(gh, 3)
     if not _bulk(gh, gi, h):
         return _gru_ops(ir, iz, i_n, hr, hz, h_n, h)
-    c = _classes()
+    c = step_classes()
     size = h_n._data.shape[1]
     pre = gh._data[:, :2 * size] + gi._data[:, :2 * size]   # hr + ir and hz + iz at once
     act = _sigmoid(pre)
@@ -123,7 +112,7 @@ def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | Non
         c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
         h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
     else:
-        k = _classes()
+        k = step_classes()
         size = c._data.shape[1]
         act = _sigmoid(summed._data)  # the g block's sigmoid goes unused
         sig, mul = k["sigmoid"], k["mul"]
