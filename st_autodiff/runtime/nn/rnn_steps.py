@@ -20,9 +20,9 @@ import numpy as np
 
 from .. import functional as RF
 from .. import shape_ops as S
-from ..function import MultiRuleNode, node_class
+from ..function import MultiRuleNode, next_seq, node_class, save_plan
 from ..shape_ops import _SPLIT
-from ..tensor import Tensor, plain
+from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
 from .rnn_step_nodes import split_class, step_classes
@@ -58,6 +58,35 @@ def _rec(cls: type, data: Any, args: tuple) -> Tensor:
     return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
 
 
+_new = object.__new__
+_RECORD = record
+
+
+def _fast(cls: type, data: Any, args: tuple) -> Tensor:
+    """``record(cls, data, args, {})`` for Tensor ``args`` of which one requires grad, with
+    grad mode on: the same node, fields and saved values, built without the generic checks."""
+    node = _new(cls)
+    node.next_functions = tuple([(a._grad_fn, a._output_nr) if a._grad_fn is not None
+                                 else edge_of(a) for a in args])
+    node._seq = next_seq()
+    node._hooks = None
+    node._args = args
+    node._params = _EMPTY
+    node._out = data if cls._keeps_out else None
+    out = make(data, node)
+    saved = save_plan(node, args) if cls._tensor_saves else ()
+    node._saved = saved + ((None, out._vc, 0),) if cls._saves_result else saved
+    return out
+
+
+def _recorder(*step_inputs: Tensor) -> Any:
+    """``_fast`` when every node of the step records (some step input requires grad, and no
+    profiler has wrapped ``record``), else ``_rec``, which decides node by node."""
+    if record is _RECORD and needs_grad(step_inputs):
+        return _fast
+    return _rec
+
+
 def _sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))`` in place of a fresh array (PyTorch's CPU formula)."""
     with np.errstate(over="ignore"):
@@ -75,6 +104,7 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
     if not _bulk(gh, gi, h):
         return _gru_ops(ir, iz, i_n, hr, hz, h_n, h)
     c = step_classes()
+    _rec = _recorder(gi, gh)  # GRU: h requires grad only if gh does
     size = h_n._data.shape[1]
     pre = gh._data[:, :2 * size] + gi._data[:, :2 * size]   # hr + ir and hz + iz at once
     act = _sigmoid(pre)
@@ -113,6 +143,7 @@ def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | Non
         h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
     else:
         k = step_classes()
+        _rec = _recorder(summed)  # else c alone may require grad: decided node by node
         size = c._data.shape[1]
         act = _sigmoid(summed._data)  # the g block's sigmoid goes unused
         sig, mul = k["sigmoid"], k["mul"]
