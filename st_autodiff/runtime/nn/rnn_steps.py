@@ -32,6 +32,9 @@ __all__ = ["gru_step", "lstm_step", "unsafe_chunk"]
 _UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges,
                                        _SPLIT._plan, False, MultiRuleNode))
 _EMPTY: dict = {}
+_new = object.__new__
+_RECORD = record
+_RECORD_MULTI = record_multi
 
 
 def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
@@ -43,7 +46,19 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
     if not needs_grad((t,)):
         return tuple(plain(d) for d in datas)
     cuts = tuple(range(size, size * chunks, size))
-    return record_multi(_UNSAFE_SPLIT, datas, (t,), {"indices_or_sections": cuts, "axis": 1})
+    params = {"indices_or_sections": cuts, "axis": 1}
+    if record_multi is not _RECORD_MULTI:  # the profiler notes each recorded op
+        return record_multi(_UNSAFE_SPLIT, datas, (t,), params)
+    node = _new(_UNSAFE_SPLIT)  # record_multi's node, built directly
+    fn = t._grad_fn
+    node.next_functions = ((fn, t._output_nr) if fn is not None else edge_of(t),)
+    node._seq = next_seq()
+    node._hooks = None
+    node._args = (t,)
+    node._params = params
+    node._out = datas
+    node._saved = ()  # a split saves no tensor
+    return tuple([make(d, node, i) for i, d in enumerate(datas)])
 
 
 def _bulk(first: Tensor, *others: Tensor) -> bool:
@@ -57,9 +72,6 @@ def _bulk(first: Tensor, *others: Tensor) -> bool:
 def _rec(cls: type, data: Any, args: tuple) -> Tensor:
     return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
 
-
-_new = object.__new__
-_RECORD = record
 
 
 def _fast(cls: type, data: Any, args: tuple) -> Tensor:
@@ -89,8 +101,9 @@ def _recorder(*step_inputs: Tensor) -> Any:
 
 def _sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))`` in place of a fresh array (PyTorch's CPU formula)."""
+    e = np.negative(x)
     with np.errstate(over="ignore"):
-        e = np.exp(-x)
+        np.exp(e, out=e)
     e += 1
     return np.reciprocal(e, out=e)
 
