@@ -48,7 +48,8 @@ def _binary(base: type, rule: Any) -> type:
             return slow(self, grads, ops)
         x, y = self._args
         xd, yd = x._data, y._data
-        if not (_fits(g, xd) and _fits(g, yd)):
+        if (type(g) is not np.ndarray or g.shape != xd.shape or g.shape != yd.shape
+                or g.dtype != xd.dtype or g.dtype != yd.dtype):
             return slow(self, grads, ops)
         (fx, _), (fy, _) = self.next_functions
         return rule(g, xd, yd, fx is not None, fy is not None)
@@ -128,6 +129,33 @@ def split_class(base: type) -> type:
                 return slow(self, grads, ops)
             full.append(g)
         return [np.concatenate(full, axis=1)]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+def addmm_class(base: type) -> type:
+    """``base`` (``AddmmBackward0``) with a backward for NumPy arrays: the bias gradient
+    summed over rows as ``fit`` sums it, ``g @ mat2.T`` and ``mat1.T @ g`` as the rule."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        saved = self._saved
+        if ops.tensors or saved is None or (saved and not _versions_ok(saved)):
+            return slow(self, grads, ops)
+        g = grads[0]
+        bias, m1, m2 = self._args
+        a1, a2, bd = m1._data, m2._data, bias._data
+        if (type(g) is not np.ndarray or g.dtype != a1.dtype or g.dtype != a2.dtype
+                or g.dtype != bd.dtype or g.shape != (a1.shape[0], a2.shape[1])
+                or bd.shape != (g.shape[1],)):
+            return slow(self, grads, ops)
+        (fb, _), (f1, _), (f2, _) = self.next_functions
+        params = self._params
+        return [g.sum(axis=(0,), keepdims=True).reshape(bd.shape) if fb is not None else None,
+                g @ a2.T if f1 is not None and params["need1"] else None,
+                a1.T @ g if f2 is not None and params["need2"] else None]
 
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,

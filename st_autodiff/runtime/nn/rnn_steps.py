@@ -21,11 +21,13 @@ import numpy as np
 from .. import functional as RF
 from .. import shape_ops as S
 from ..function import MultiRuleNode, next_seq, node_class, save_plan
+from ..grad_mode import STATE
 from ..shape_ops import _SPLIT
 from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
-from .rnn_step_nodes import split_class, step_classes
+from . import nodes
+from .rnn_step_nodes import addmm_class, split_class, step_classes
 
 __all__ = ["gru_step", "lstm_step", "unsafe_chunk"]
 
@@ -108,11 +110,31 @@ def _sigmoid(x: Any) -> Any:
     return np.reciprocal(e, out=e)
 
 
+_ADDMM = addmm_class(nodes._ADDMM)
+
+
+def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    """``F.linear(x, w, b)`` for a matrix ``x``: ``TBackward0`` then ``AddmmBackward0`` (the
+    latter with the cheaper backward of ``addmm_class``); other cases go to ``F.linear``."""
+    a, wd = x._data, w._data
+    if (b is None or a.ndim != 2 or wd.ndim != 2 or a.dtype != wd.dtype
+            or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
+            or record is not _RECORD):
+        return F.linear(x, w, b)
+    wt = S.t(w)
+    data = a @ wt._data
+    data += b._data
+    r1, r2 = x._requires_grad, wt._requires_grad
+    if (r1 or r2 or b._requires_grad) and STATE.enabled:
+        return record(_ADDMM, data, (b, x, wt), {"need1": r1, "need2": r2})
+    return plain(data)
+
+
 def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     """Reset ``r`` and update ``z`` gates; ``n = tanh(i_n + r (W_hn h + b_hn))``;
     ``h' = (h - n) z + n`` (that is ``(1 - z) n + z h``)."""
     ir, iz, i_n = unsafe_chunk(gi, 3)
-    gh = F.linear(h, w_hh, b_hh)
+    gh = _linear(h, w_hh, b_hh)
     hr, hz, h_n = unsafe_chunk(gh, 3)
     if not _bulk(gh, gi, h):
         return _gru_ops(ir, iz, i_n, hr, hz, h_n, h)
@@ -149,7 +171,7 @@ def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | Non
     """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
     ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting).  The three sigmoids are taken
     as one array over all gates."""
-    summed = RF.add(F.linear(h, w_hh, b_hh), gi)
+    summed = RF.add(_linear(h, w_hh, b_hh), gi)
     i, f, g, o = unsafe_chunk(summed, 4)
     if not _bulk(summed, c):
         c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
