@@ -46,7 +46,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 from .rnn_fused import lstm_layer
-from .rnn_steps import gru_step, lstm_step
+from .rnn_steps import gru_step, lstm_step, tanh_step
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -65,8 +65,7 @@ def _renamed(t: Tensor, name: str) -> Tensor:
 
 # --- one time step ---------------------------------------------------------------------------
 
-def _tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    return RF.tanh(RF.add(F.linear(h, w_hh, b_hh), gi))
+_tanh_step = tanh_step
 
 
 def _relu_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:

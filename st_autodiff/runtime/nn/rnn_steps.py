@@ -29,7 +29,7 @@ from . import functional as F
 from . import nodes
 from .rnn_step_nodes import addmm_class, split_class, step_classes
 
-__all__ = ["gru_step", "lstm_step", "unsafe_chunk"]
+__all__ = ["gru_step", "lstm_step", "tanh_step", "unsafe_chunk"]
 
 _UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges,
                                        _SPLIT._plan, False, MultiRuleNode))
@@ -155,6 +155,20 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
     sz_data = diff * act[:, size:]
     sz = _rec(c["mul"], sz_data, (s, z))
     return _rec(c["add"], sz_data + n_data, (sz, n))
+
+
+def tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    """``tanh(W_hh h + b_hh + gi)``: ``RF.tanh(RF.add(F.linear(h, w_hh, b_hh), gi))`` with
+    the cheaper nodes of ``rnn_step_nodes`` (same-shaped NumPy arrays of one dtype)."""
+    pre = _linear(h, w_hh, b_hh)
+    pd, gd = pre._data, gi._data
+    if (type(pd) is not np.ndarray or type(gd) is not np.ndarray or pd.dtype != gd.dtype
+            or pd.shape != gd.shape):
+        return RF.tanh(RF.add(pre, gi))
+    c = step_classes()
+    _rec = _recorder(pre, gi)
+    s_data = pd + gd
+    return _rec(c["tanh"], np.tanh(s_data), (_rec(c["add"], s_data, (pre, gi)),))
 
 
 def _gru_ops(ir: Tensor, iz: Tensor, i_n: Tensor, hr: Tensor, hz: Tensor, h_n: Tensor,
