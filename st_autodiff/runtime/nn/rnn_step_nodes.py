@@ -160,3 +160,24 @@ def addmm_class(base: type) -> type:
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,
                                           "__qualname__": base.__qualname__})
+
+
+def transpose_class(base: type) -> type:
+    """``base`` (``TBackward0`` of a matrix) with a backward that transposes a NumPy gradient
+    directly, as the rule's ``ops.transpose(g)`` does (a view; no arithmetic)."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        g = grads[0]
+        if ops.tensors or self._saved is None or type(g) is not np.ndarray:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        x = self._args[0]._data
+        if g.ndim != 2 or g.dtype != x.dtype or g.shape[::-1] != x.shape:
+            return slow(self, grads, ops)
+        return [np.transpose(g)]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})

@@ -18,16 +18,17 @@ from typing import Any
 
 import numpy as np
 
+from ...ir.ops import Op
 from .. import functional as RF
 from .. import shape_ops as S
 from ..function import MultiRuleNode, next_seq, node_class, save_plan
 from ..grad_mode import STATE
-from ..shape_ops import _SPLIT
+from ..shape_ops import _SPLIT, _view_op
 from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
 from . import nodes
-from .rnn_step_nodes import addmm_class, split_class, step_classes
+from .rnn_step_nodes import addmm_class, split_class, step_classes, transpose_class
 
 __all__ = ["gru_step", "lstm_step", "tanh_step", "unsafe_chunk"]
 
@@ -111,17 +112,18 @@ def _sigmoid(x: Any) -> Any:
 
 
 _ADDMM = addmm_class(nodes._ADDMM)
+_T = transpose_class(S._T)
 
 
 def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
     """``F.linear(x, w, b)`` for a matrix ``x``: ``TBackward0`` then ``AddmmBackward0`` (the
     latter with the cheaper backward of ``addmm_class``); other cases go to ``F.linear``."""
     a, wd = x._data, w._data
-    if (b is None or a.ndim != 2 or wd.ndim != 2 or a.dtype != wd.dtype
-            or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
+    if (b is None or type(wd) is not np.ndarray or a.ndim != 2 or wd.ndim != 2
+            or a.dtype != wd.dtype or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
             or record is not _RECORD):
         return F.linear(x, w, b)
-    wt = S.t(w)
+    wt = _view_op(w, wd.T, _T, (), {"axes": None}, Op.TRANSPOSE)  # ``S.t(w)``
     data = a @ wt._data
     data += b._data
     r1, r2 = x._requires_grad, wt._requires_grad
