@@ -76,7 +76,6 @@ def _rec(cls: type, data: Any, args: tuple) -> Tensor:
     return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
 
 
-
 def _fast(cls: type, data: Any, args: tuple) -> Tensor:
     """``record(cls, data, args, {})`` for Tensor ``args`` of which one requires grad, with
     grad mode on: the same node, fields and saved values, built without the generic checks."""
@@ -88,9 +87,17 @@ def _fast(cls: type, data: Any, args: tuple) -> Tensor:
     node._args = args
     node._params = _EMPTY
     node._out = data if cls._keeps_out else None
-    out = make(data, node)
+    out = _new(Tensor)  # ``make(data, node)``, inlined
+    out._data = data
+    out._requires_grad = True
+    out._grad_fn = node
+    out._grad = None
+    out._vc = vc = [0]
+    out._base = None
+    out._output_nr = 0
+    out._extra = None
     saved = save_plan(node, args) if cls._tensor_saves else ()
-    node._saved = saved + ((None, out._vc, 0),) if cls._saves_result else saved
+    node._saved = saved + ((None, vc, 0),) if cls._saves_result else saved
     return out
 
 
