@@ -181,3 +181,28 @@ def transpose_class(base: type) -> type:
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,
                                           "__qualname__": base.__qualname__})
+
+
+def unbind_class(base: type) -> type:
+    """``base`` (``UnbindBackward0``) with a backward that stacks NumPy gradients directly
+    (what the rule's ``expand_dims`` and ``concatenate`` make; a missing one is zeros)."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        pieces = self._out
+        if ops.tensors or self._saved is None or pieces is None:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        full = []
+        for g, o in zip(grads, pieces, strict=True):
+            if g is None:
+                g = np.zeros_like(o)
+            elif not _fits(g, o):
+                return slow(self, grads, ops)
+            full.append(g)
+        return [np.stack(full, axis=self._params["axis"])]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})

@@ -28,9 +28,9 @@ from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
 from . import nodes
-from .rnn_step_nodes import addmm_class, split_class, step_classes, transpose_class
+from .rnn_step_nodes import addmm_class, split_class, step_classes, transpose_class, unbind_class
 
-__all__ = ["gru_step", "lstm_step", "tanh_step", "unsafe_chunk"]
+__all__ = ["gru_step", "lstm_step", "tanh_step", "unbind0", "unsafe_chunk"]
 
 _UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges,
                                        _SPLIT._plan, False, MultiRuleNode))
@@ -137,6 +137,20 @@ def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
     if (r1 or r2 or b._requires_grad) and STATE.enabled:
         return record(_ADDMM, data, (b, x, wt), {"need1": r1, "need2": r2})
     return plain(data)
+
+
+_UNBIND = unbind_class(S._UNBIND)
+
+
+def unbind0(t: Tensor) -> tuple:
+    """``S.unbind(t, 0)`` (views, one ``UnbindBackward0``) whose node stacks NumPy gradients
+    directly (``unbind_class``)."""
+    a = t._array()
+    if type(a) is not np.ndarray or a.ndim == 0 or record_multi is not _RECORD_MULTI:
+        return S.unbind(t, 0)
+    n = a.shape[0]
+    return S._pieces(t, [a[i, ...] for i in range(n)], _UNBIND, {"axis": 0},
+                     [(i,) for i in range(n)])
 
 
 def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
