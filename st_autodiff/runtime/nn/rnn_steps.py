@@ -166,16 +166,17 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
     size = h_n._data.shape[1]
     pre = gh._data[:, :2 * size] + gi._data[:, :2 * size]   # hr + ir and hz + iz at once
     act = _sigmoid(pre)
-    r = _rec(c["sigmoid"], act[:, :size], (_rec(c["add"], pre[:, :size], (hr, ir)),))
-    z = _rec(c["sigmoid"], act[:, size:], (_rec(c["add"], pre[:, size:], (hz, iz)),))
-    m_data = h_n._data * act[:, :size]
+    act_r, act_z = act[:, :size], act[:, size:]
+    r = _rec(c["sigmoid"], act_r, (_rec(c["add"], pre[:, :size], (hr, ir)),))
+    z = _rec(c["sigmoid"], act_z, (_rec(c["add"], pre[:, size:], (hz, iz)),))
+    m_data = h_n._data * act_r
     m = _rec(c["mul"], m_data, (h_n, r))
     n_pre = i_n._data + m_data
     n_data = np.tanh(n_pre)
     n = _rec(c["tanh"], n_data, (_rec(c["add"], n_pre, (i_n, m)),))
     diff = h._data - n_data
     s = _rec(c["sub"], diff, (h, n))
-    sz_data = diff * act[:, size:]
+    sz_data = diff * act_z
     sz = _rec(c["mul"], sz_data, (s, z))
     return _rec(c["add"], sz_data + n_data, (sz, n))
 
