@@ -97,7 +97,8 @@ def _mul(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
 @cache
 def step_classes() -> dict[str, type]:
     """The fast subclasses of the runtime's add/sub/mul/sigmoid/tanh node classes."""
-    p = plain(np.ones(1)).requires_grad_()
+    p = plain(np.ones(1))
+    p._requires_grad = True  # (a leaf; made at import, before Tensor has its methods)
     with enable_grad():
         made = {"add": RF.add(p, p), "sub": RF.sub(p, p), "mul": RF.mul(p, p),
                 "sigmoid": RF.sigmoid(p), "tanh": RF.tanh(p)}

@@ -36,8 +36,9 @@ _UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SP
                                        _SPLIT._plan, False, MultiRuleNode))
 _EMPTY: dict = {}
 _new = object.__new__
-_RECORD = record
-_RECORD_MULTI = record_multi
+# the unpatched recorders, in a tuple: the profiler replaces every module attribute that *is*
+# ``record`` or ``record_multi`` by a noting wrapper, and then the fast paths must step aside
+_ORIGINAL = (record, record_multi)
 
 
 def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
@@ -50,7 +51,7 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
         return tuple(plain(d) for d in datas)
     cuts = tuple(range(size, size * chunks, size))
     params = {"indices_or_sections": cuts, "axis": 1}
-    if record_multi is not _RECORD_MULTI:  # the profiler notes each recorded op
+    if record_multi is not _ORIGINAL[1]:  # the profiler notes each recorded op
         return record_multi(_UNSAFE_SPLIT, datas, (t,), params)
     node = _new(_UNSAFE_SPLIT)  # record_multi's node, built directly
     fn = t._grad_fn
@@ -104,7 +105,7 @@ def _fast(cls: type, data: Any, args: tuple) -> Tensor:
 def _recorder(*step_inputs: Tensor) -> Any:
     """``_fast`` when every node of the step records (some step input requires grad, and no
     profiler has wrapped ``record``), else ``_rec``, which decides node by node."""
-    if record is _RECORD and needs_grad(step_inputs):
+    if record is _ORIGINAL[0] and needs_grad(step_inputs):
         return _fast
     return _rec
 
@@ -128,7 +129,7 @@ def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
     a, wd = x._data, w._data
     if (b is None or type(wd) is not np.ndarray or a.ndim != 2 or wd.ndim != 2
             or a.dtype != wd.dtype or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
-            or record is not _RECORD):
+            or record is not _ORIGINAL[0]):
         return F.linear(x, w, b)
     wt = _view_op(w, wd.T, _T, (), {"axes": None}, Op.TRANSPOSE)  # ``S.t(w)``
     data = a @ wt._data
@@ -140,13 +141,14 @@ def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
 
 
 _UNBIND = unbind_class(S._UNBIND)
+step_classes()  # made now, so that a profiler started later finds (and times) them
 
 
 def unbind0(t: Tensor) -> tuple:
     """``S.unbind(t, 0)`` (views, one ``UnbindBackward0``) whose node stacks NumPy gradients
     directly (``unbind_class``)."""
     a = t._array()
-    if type(a) is not np.ndarray or a.ndim == 0 or record_multi is not _RECORD_MULTI:
+    if type(a) is not np.ndarray or a.ndim == 0 or record_multi is not _ORIGINAL[1]:
         return S.unbind(t, 0)
     n = a.shape[0]
     return S._pieces(t, [a[i, ...] for i in range(n)], _UNBIND, {"axis": 0},
