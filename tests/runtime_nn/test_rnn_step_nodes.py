@@ -115,3 +115,17 @@ def test_hooks_on_step_nodes_see_and_replace_gradients() -> None:
         results.append([s.numpy() for s in seen] + [t.grad.numpy() for t in (gi, h, w, b)])
     for a, c in zip(*results, strict=True):
         np.testing.assert_array_equal(a, c)
+
+
+def test_the_profiler_sees_every_step_op_and_node() -> None:
+    """Under a profiler the steps record through its noted ``record`` and the fast nodes'
+    backward is timed: one ``aten::sigmoid`` and one SigmoidBackward0 per gate and step."""
+    gru = torch.nn.GRU(2, 3, bidirectional=True)
+    x = torch.randn(4, 2, 2)
+    with torch.profiler.profile() as prof:
+        gru(x)[0].sum().backward()
+    names = [e.name for e in prof.events()]
+    gates = 2 * 4 * 2  # r and z, 4 steps, 2 directions
+    assert names.count("aten::sigmoid") == gates
+    assert names.count("autograd::engine::evaluate_function: SigmoidBackward0") == gates
+    assert names.count("autograd::engine::evaluate_function: SubBackward0") == gates // 2
