@@ -4,8 +4,10 @@ PyTorch's CPU GRU is unrolled: every time step records its own nodes (``AddBackw
 ``SigmoidBackward0``, ``MulBackward0`` ...), and the graph a program can inspect is that
 unrolled graph, so it is kept node for node.  What changes here is only how the values are
 made: the reset and update gates are summed and squashed as one array (one addition and
-one sigmoid over both), and each node is then recorded directly over its piece, with the
-node classes the runtime's own ``add``/``sub``/``mul``/``sigmoid``/``tanh`` record.  The
+one sigmoid over both), and each node is then recorded directly over its piece, with
+subclasses (same names, same saved values) of the node classes the runtime's own
+``add``/``sub``/``mul``/``sigmoid``/``tanh``/``addmm``/``t``/``unbind`` record, whose backward
+is cheaper for NumPy arrays (``rnn_step_nodes.py``).  The
 values are bit for bit those of the op-by-op composition (the same operations on the same
 operands, elementwise; no recorded array is written afterwards); the nodes, their order and
 their saved tensors are the same too, so backward, ``create_graph`` and in-place checks
