@@ -46,7 +46,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 from .rnn_fused import lstm_layer
-from .rnn_steps import gru_step, lstm_step
+from .rnn_steps import gru_step, lstm_step, tanh_step, unbind0
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -65,8 +65,7 @@ def _renamed(t: Tensor, name: str) -> Tensor:
 
 # --- one time step ---------------------------------------------------------------------------
 
-def _tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    return RF.tanh(RF.add(F.linear(h, w_hh, b_hh), gi))
+_tanh_step = tanh_step
 
 
 def _relu_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -209,7 +208,7 @@ class RNNBase(Module):
         w_ih, w_hh = params[0], params[1]
         b_ih, b_hh = (params[2], params[3]) if self.bias else (None, None)
         w_hr = params[-1] if self.proj_size > 0 else None
-        steps = S.unbind(F.linear(x, w_ih, b_ih), 0)
+        steps = unbind0(F.linear(x, w_ih, b_ih))
         order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
         outs: list[Any] = [None] * len(steps)
         mode = self.mode

@@ -4,8 +4,10 @@ PyTorch's CPU GRU is unrolled: every time step records its own nodes (``AddBackw
 ``SigmoidBackward0``, ``MulBackward0`` ...), and the graph a program can inspect is that
 unrolled graph, so it is kept node for node.  What changes here is only how the values are
 made: the reset and update gates are summed and squashed as one array (one addition and
-one sigmoid over both), and each node is then recorded directly over its piece, with the
-node classes the runtime's own ``add``/``sub``/``mul``/``sigmoid``/``tanh`` record.  The
+one sigmoid over both), and each node is then recorded directly over its piece, with
+subclasses (same names, same saved values) of the node classes the runtime's own
+``add``/``sub``/``mul``/``sigmoid``/``tanh``/``addmm``/``t``/``unbind`` record, whose backward
+is cheaper for NumPy arrays (``rnn_step_nodes.py``).  The
 values are bit for bit those of the op-by-op composition (the same operations on the same
 operands, elementwise; no recorded array is written afterwards); the nodes, their order and
 their saved tensors are the same too, so backward, ``create_graph`` and in-place checks
@@ -14,25 +16,31 @@ behave as before.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
 
+from ...ir.ops import Op
 from .. import functional as RF
 from .. import shape_ops as S
-from ..function import MultiRuleNode, node_class
-from ..grad_mode import enable_grad
-from ..shape_ops import _SPLIT
-from ..tensor import Tensor, plain
+from ..function import MultiRuleNode, next_seq, node_class, save_plan
+from ..grad_mode import STATE
+from ..shape_ops import _SPLIT, _view_op
+from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
+from . import nodes
+from .rnn_step_nodes import addmm_class, split_class, step_classes, transpose_class, unbind_class
 
-__all__ = ["gru_step", "lstm_step", "unsafe_chunk"]
+__all__ = ["gru_step", "lstm_step", "tanh_step", "unbind0", "unsafe_chunk"]
 
-_UNSAFE_SPLIT = node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges, _SPLIT._plan,
-                           False, MultiRuleNode)
+_UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges,
+                                       _SPLIT._plan, False, MultiRuleNode))
 _EMPTY: dict = {}
+_new = object.__new__
+# the unpatched recorders, in a tuple: the profiler replaces every module attribute that *is*
+# ``record`` or ``record_multi`` by a noting wrapper, and then the fast paths must step aside
+_ORIGINAL = (record, record_multi)
 
 
 def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
@@ -44,17 +52,19 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
     if not needs_grad((t,)):
         return tuple(plain(d) for d in datas)
     cuts = tuple(range(size, size * chunks, size))
-    return record_multi(_UNSAFE_SPLIT, datas, (t,), {"indices_or_sections": cuts, "axis": 1})
-
-
-@cache
-def _classes() -> dict[str, type]:
-    """The node classes of the runtime's elementwise ops, read off one recorded use each."""
-    p = plain(np.ones(1)).requires_grad_()
-    with enable_grad():
-        made = {"add": RF.add(p, p), "sub": RF.sub(p, p), "mul": RF.mul(p, p),
-                "sigmoid": RF.sigmoid(p), "tanh": RF.tanh(p)}
-    return {name: type(t._grad_fn) for name, t in made.items()}
+    params = {"indices_or_sections": cuts, "axis": 1}
+    if record_multi is not _ORIGINAL[1]:  # the profiler notes each recorded op
+        return record_multi(_UNSAFE_SPLIT, datas, (t,), params)
+    node = _new(_UNSAFE_SPLIT)  # record_multi's node, built directly
+    fn = t._grad_fn
+    node.next_functions = ((fn, t._output_nr) if fn is not None else edge_of(t),)
+    node._seq = next_seq()
+    node._hooks = None
+    node._args = (t,)
+    node._params = params
+    node._out = datas
+    node._saved = ()  # a split saves no tensor
+    return tuple([make(d, node, i) for i, d in enumerate(datas)])
 
 
 def _bulk(first: Tensor, *others: Tensor) -> bool:
@@ -69,38 +79,124 @@ def _rec(cls: type, data: Any, args: tuple) -> Tensor:
     return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
 
 
+def _fast(cls: type, data: Any, args: tuple) -> Tensor:
+    """``record(cls, data, args, {})`` for Tensor ``args`` of which one requires grad, with
+    grad mode on: the same node, fields and saved values, built without the generic checks."""
+    node = _new(cls)
+    node.next_functions = tuple([(a._grad_fn, a._output_nr) if a._grad_fn is not None
+                                 else edge_of(a) for a in args])
+    node._seq = next_seq()
+    node._hooks = None
+    node._args = args
+    node._params = _EMPTY
+    node._out = data if cls._keeps_out else None
+    out = _new(Tensor)  # ``make(data, node)``, inlined
+    out._data = data
+    out._requires_grad = True
+    out._grad_fn = node
+    out._grad = None
+    out._vc = vc = [0]
+    out._base = None
+    out._output_nr = 0
+    out._extra = None
+    saved = save_plan(node, args) if cls._tensor_saves else ()
+    node._saved = saved + ((None, vc, 0),) if cls._saves_result else saved
+    return out
+
+
+def _recorder(*step_inputs: Tensor) -> Any:
+    """``_fast`` when every node of the step records (some step input requires grad, and no
+    profiler has wrapped ``record``), else ``_rec``, which decides node by node."""
+    if record is _ORIGINAL[0] and needs_grad(step_inputs):
+        return _fast
+    return _rec
+
+
 def _sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))`` in place of a fresh array (PyTorch's CPU formula)."""
+    e = np.negative(x)
     with np.errstate(over="ignore"):
-        e = np.exp(-x)
+        np.exp(e, out=e)
     e += 1
     return np.reciprocal(e, out=e)
+
+
+_ADDMM = addmm_class(nodes._ADDMM)
+_T = transpose_class(S._T)
+
+
+def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    """``F.linear(x, w, b)`` for a matrix ``x``: ``TBackward0`` then ``AddmmBackward0`` (the
+    latter with the cheaper backward of ``addmm_class``); other cases go to ``F.linear``."""
+    a, wd = x._data, w._data
+    if (b is None or type(wd) is not np.ndarray or a.ndim != 2 or wd.ndim != 2
+            or a.dtype != wd.dtype or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
+            or record is not _ORIGINAL[0]):
+        return F.linear(x, w, b)
+    wt = _view_op(w, wd.T, _T, (), {"axes": None}, Op.TRANSPOSE)  # ``S.t(w)``
+    data = a @ wt._data
+    data += b._data
+    r1, r2 = x._requires_grad, wt._requires_grad
+    if (r1 or r2 or b._requires_grad) and STATE.enabled:
+        return record(_ADDMM, data, (b, x, wt), {"need1": r1, "need2": r2})
+    return plain(data)
+
+
+_UNBIND = unbind_class(S._UNBIND)
+step_classes()  # made now, so that a profiler started later finds (and times) them
+
+
+def unbind0(t: Tensor) -> tuple:
+    """``S.unbind(t, 0)`` (views, one ``UnbindBackward0``) whose node stacks NumPy gradients
+    directly (``unbind_class``)."""
+    a = t._array()
+    if type(a) is not np.ndarray or a.ndim == 0 or record_multi is not _ORIGINAL[1]:
+        return S.unbind(t, 0)
+    n = a.shape[0]
+    return S._pieces(t, [a[i, ...] for i in range(n)], _UNBIND, {"axis": 0},
+                     [(i,) for i in range(n)])
 
 
 def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     """Reset ``r`` and update ``z`` gates; ``n = tanh(i_n + r (W_hn h + b_hn))``;
     ``h' = (h - n) z + n`` (that is ``(1 - z) n + z h``)."""
     ir, iz, i_n = unsafe_chunk(gi, 3)
-    gh = F.linear(h, w_hh, b_hh)
+    gh = _linear(h, w_hh, b_hh)
     hr, hz, h_n = unsafe_chunk(gh, 3)
     if not _bulk(gh, gi, h):
         return _gru_ops(ir, iz, i_n, hr, hz, h_n, h)
-    c = _classes()
+    c = step_classes()
+    _rec = _recorder(gi, gh)  # GRU: h requires grad only if gh does
     size = h_n._data.shape[1]
     pre = gh._data[:, :2 * size] + gi._data[:, :2 * size]   # hr + ir and hz + iz at once
     act = _sigmoid(pre)
-    r = _rec(c["sigmoid"], act[:, :size], (_rec(c["add"], pre[:, :size], (hr, ir)),))
-    z = _rec(c["sigmoid"], act[:, size:], (_rec(c["add"], pre[:, size:], (hz, iz)),))
-    m_data = h_n._data * act[:, :size]
+    act_r, act_z = act[:, :size], act[:, size:]
+    r = _rec(c["sigmoid"], act_r, (_rec(c["add"], pre[:, :size], (hr, ir)),))
+    z = _rec(c["sigmoid"], act_z, (_rec(c["add"], pre[:, size:], (hz, iz)),))
+    m_data = h_n._data * act_r
     m = _rec(c["mul"], m_data, (h_n, r))
     n_pre = i_n._data + m_data
     n_data = np.tanh(n_pre)
     n = _rec(c["tanh"], n_data, (_rec(c["add"], n_pre, (i_n, m)),))
     diff = h._data - n_data
     s = _rec(c["sub"], diff, (h, n))
-    sz_data = diff * act[:, size:]
+    sz_data = diff * act_z
     sz = _rec(c["mul"], sz_data, (s, z))
     return _rec(c["add"], sz_data + n_data, (sz, n))
+
+
+def tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    """``tanh(W_hh h + b_hh + gi)``: ``RF.tanh(RF.add(F.linear(h, w_hh, b_hh), gi))`` with
+    the cheaper nodes of ``rnn_step_nodes`` (same-shaped NumPy arrays of one dtype)."""
+    pre = _linear(h, w_hh, b_hh)
+    pd, gd = pre._data, gi._data
+    if (type(pd) is not np.ndarray or type(gd) is not np.ndarray or pd.dtype != gd.dtype
+            or pd.shape != gd.shape):
+        return RF.tanh(RF.add(pre, gi))
+    c = step_classes()
+    _rec = _recorder(pre, gi)
+    s_data = pd + gd
+    return _rec(c["tanh"], np.tanh(s_data), (_rec(c["add"], s_data, (pre, gi)),))
 
 
 def _gru_ops(ir: Tensor, iz: Tensor, i_n: Tensor, hr: Tensor, hz: Tensor, h_n: Tensor,
@@ -117,13 +213,14 @@ def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | Non
     """Gates ``i, f, g, o`` from the summed projections; ``c' = f c + i g``,
     ``h' = o tanh(c')`` (times ``w_hr.T`` when projecting).  The three sigmoids are taken
     as one array over all gates."""
-    summed = RF.add(F.linear(h, w_hh, b_hh), gi)
+    summed = RF.add(_linear(h, w_hh, b_hh), gi)
     i, f, g, o = unsafe_chunk(summed, 4)
     if not _bulk(summed, c):
         c_new = RF.add(RF.mul(RF.sigmoid(f), c), RF.mul(RF.sigmoid(i), RF.tanh(g)))
         h_new = RF.mul(RF.sigmoid(o), RF.tanh(c_new))
     else:
-        k = _classes()
+        k = step_classes()
+        _rec = _recorder(summed)  # else c alone may require grad: decided node by node
         size = c._data.shape[1]
         act = _sigmoid(summed._data)  # the g block's sigmoid goes unused
         sig, mul = k["sigmoid"], k["mul"]

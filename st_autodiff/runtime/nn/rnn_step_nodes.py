@@ -1,0 +1,211 @@
+"""Node classes the bulk recurrent steps record: PyTorch's elementwise nodes, run cheaper.
+
+An unrolled GRU or LSTM records a dozen small elementwise nodes per time step, and for
+arrays of a few hundred numbers the generic ``RuleNode.backward`` (saved-value checks, the
+rule called through the shared table, a shape and dtype fit per edge) costs more than the
+arithmetic.  Each class here subclasses the runtime's own node class (same name, same saved
+values, same ``_saved_*`` attributes) and overrides only ``backward`` for the common case:
+NumPy arrays, a gradient of the inputs' shape and dtype, no ``create_graph``.  It evaluates
+the same expression as the shared rule (``g * out * (1 - out)`` for sigmoid ...) in the same
+order, so the gradients are bit for bit those of the generic path, which every other case
+(freed graph, in-place modified input, Tensor gradients, other shapes) still takes.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .. import functional as RF
+from ..grad_mode import enable_grad
+from ..tensor import plain
+
+__all__ = ["step_classes"]
+
+
+def _versions_ok(saved: tuple) -> bool:
+    for _tensor, counter, version in saved:
+        if counter[0] != version:
+            return False
+    return True
+
+
+def _fits(g: Any, a: Any) -> bool:
+    """Whether gradient ``g`` is a NumPy array of the shape and dtype of array ``a``."""
+    return type(g) is np.ndarray and g.shape == a.shape and g.dtype == a.dtype
+
+
+def _binary(base: type, rule: Any) -> type:
+    """``base`` with a backward for two same-shaped inputs; ``rule(g, x, y, need_x, need_y)``."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        saved = self._saved
+        g = grads[0]
+        if ops.tensors or saved is None or (saved and not _versions_ok(saved)):
+            return slow(self, grads, ops)
+        x, y = self._args
+        xd, yd = x._data, y._data
+        if (type(g) is not np.ndarray or g.shape != xd.shape or g.shape != yd.shape
+                or g.dtype != xd.dtype or g.dtype != yd.dtype):
+            return slow(self, grads, ops)
+        (fx, _), (fy, _) = self.next_functions
+        return rule(g, xd, yd, fx is not None, fy is not None)
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+def _unary(base: type, rule: Any) -> type:
+    """``base`` (which saves its result) with a backward ``rule(g, out)``."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        saved = self._saved
+        g = grads[0]
+        out = self._out
+        if ops.tensors or not saved or not _versions_ok(saved):
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        x = self._args[0]._data
+        if (type(g) is not np.ndarray or g.shape != out.shape or g.shape != x.shape
+                or g.dtype != out.dtype or g.dtype != x.dtype):
+            return slow(self, grads, ops)
+        return [rule(g, out)]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+def _add(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+    return [g if nx else None, g if ny else None]
+
+
+def _sub(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+    return [g if nx else None, -g if ny else None]
+
+
+def _mul(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+    return [g * y if nx else None, g * x if ny else None]
+
+
+@cache
+def step_classes() -> dict[str, type]:
+    """The fast subclasses of the runtime's add/sub/mul/sigmoid/tanh node classes."""
+    p = plain(np.ones(1))
+    p._requires_grad = True  # (a leaf; made at import, before Tensor has its methods)
+    with enable_grad():
+        made = {"add": RF.add(p, p), "sub": RF.sub(p, p), "mul": RF.mul(p, p),
+                "sigmoid": RF.sigmoid(p), "tanh": RF.tanh(p)}
+    base = {name: type(t._grad_fn) for name, t in made.items()}
+    return {
+        "add": _binary(base["add"], _add),
+        "sub": _binary(base["sub"], _sub),
+        "mul": _binary(base["mul"], _mul),
+        # the shared rules' expressions, in their order (derivatives/__init__.py)
+        "sigmoid": _unary(base["sigmoid"], lambda g, out: g * out * (1 - out)),
+        "tanh": _unary(base["tanh"], lambda g, out: g * (1 - out * out)),
+    }
+
+
+def split_class(base: type) -> type:
+    """``base`` (a split node over dim 1 of a 2-d array) with a backward that concatenates
+    NumPy gradients directly (a missing piece's gradient is zeros, as ``fill_missing``)."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        pieces = self._out
+        if ops.tensors or self._saved is None or pieces is None:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        full = []
+        for g, o in zip(grads, pieces, strict=True):
+            if g is None:
+                g = np.zeros_like(o)
+            elif not _fits(g, o):
+                return slow(self, grads, ops)
+            full.append(g)
+        return [np.concatenate(full, axis=1)]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+def addmm_class(base: type) -> type:
+    """``base`` (``AddmmBackward0``) with a backward for NumPy arrays: the bias gradient
+    summed over rows as ``fit`` sums it, ``g @ mat2.T`` and ``mat1.T @ g`` as the rule."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        saved = self._saved
+        if ops.tensors or saved is None or (saved and not _versions_ok(saved)):
+            return slow(self, grads, ops)
+        g = grads[0]
+        bias, m1, m2 = self._args
+        a1, a2, bd = m1._data, m2._data, bias._data
+        if (type(g) is not np.ndarray or g.dtype != a1.dtype or g.dtype != a2.dtype
+                or g.dtype != bd.dtype or g.shape != (a1.shape[0], a2.shape[1])
+                or bd.shape != (g.shape[1],)):
+            return slow(self, grads, ops)
+        (fb, _), (f1, _), (f2, _) = self.next_functions
+        params = self._params
+        return [g.sum(axis=(0,), keepdims=True).reshape(bd.shape) if fb is not None else None,
+                g @ a2.T if f1 is not None and params["need1"] else None,
+                a1.T @ g if f2 is not None and params["need2"] else None]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+def transpose_class(base: type) -> type:
+    """``base`` (``TBackward0`` of a matrix) with a backward that transposes a NumPy gradient
+    directly, as the rule's ``ops.transpose(g)`` does (a view; no arithmetic)."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        g = grads[0]
+        if ops.tensors or self._saved is None or type(g) is not np.ndarray:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        x = self._args[0]._data
+        if g.ndim != 2 or g.dtype != x.dtype or g.shape[::-1] != x.shape:
+            return slow(self, grads, ops)
+        return [np.transpose(g)]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+def unbind_class(base: type) -> type:
+    """``base`` (``UnbindBackward0``) with a backward that stacks NumPy gradients directly
+    (what the rule's ``expand_dims`` and ``concatenate`` make; a missing one is zeros)."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> list:
+        pieces = self._out
+        if ops.tensors or self._saved is None or pieces is None:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        full = []
+        for g, o in zip(grads, pieces, strict=True):
+            if g is None:
+                g = np.zeros_like(o)
+            elif not _fits(g, o):
+                return slow(self, grads, ops)
+            full.append(g)
+        return [np.stack(full, axis=self._params["axis"])]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
