@@ -18,9 +18,9 @@ import numpy as np
 from . import dtypes
 from . import shape_ops as S
 from .function import TensorBase, node_class
+from .function import renamed as _renamed
 from .grad_mode import STATE
 from .tensor import Tensor, _dim, plain
-from .tensor_extras import _renamed
 from .tensor_ops import record
 
 __all__ = ["addbmm", "addmv", "baddbmm", "chain_matmul", "corrcoef", "cov", "gcd", "kron", "lcm",

@@ -345,6 +345,17 @@ def node_class(name: str, rule: Callable[..., tuple], edges: tuple[int, ...],
     return cls
 
 
+def renamed(t: Any, name: str) -> Any:
+    """``t`` with its node shown as ``name``: PyTorch's name for a node the runtime makes
+    from a generic rule (same rule, edges and saved values; only the class changes)."""
+    fn = t._grad_fn
+    if fn is not None:
+        cls = type(fn)
+        fn.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out,
+                                  cls.__mro__[1])
+    return t
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds the incoming gradient into ``.grad``."""
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..derivatives import RULES, _matmul_vjp
 from ..ir.ops import Op
 from .function import node_class
+from .function import renamed as _renamed
 from .functional import (
     _MUL_PLAN,
     EMPTY,
@@ -29,7 +30,7 @@ from .functional import (
     sub,
 )
 from .grad_mode import STATE
-from .reductions import _renamed, norm
+from .reductions import norm
 from .tensor import Tensor, plain
 from .tensor_ops import record
 

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..ir.ops import Op
-from .reductions import _renamed
+from .function import renamed as _renamed
 from .tensor import Tensor, plain
 from .tensor_ops import apply_op
 

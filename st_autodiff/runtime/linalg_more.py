@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..ir.ops import Op
+from .function import renamed as _renamed
 from .linalg_family import (
     cholesky,
     cond,
@@ -37,7 +38,6 @@ from .linalg_family import (
     tensorsolve,
     vecdot,
 )
-from .reductions import _renamed
 from .tensor_ops import apply_op
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",

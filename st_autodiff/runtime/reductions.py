@@ -24,7 +24,7 @@ from ..ir.kernels import resolve
 from ..ir.kernels import softmax as _k_softmax
 from ..ir.ops import OP_INFO, Op
 from . import dtypes
-from .function import TensorBase, node_class
+from .function import TensorBase, node_class, renamed
 from .functional import (
     NONE,
     RESULT,
@@ -279,16 +279,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
     d = input if dtype is None else input.to(dtype)
     out = apply_op(Op.CUMSUM, d, axis=_dim(dim, input.ndim))
-    return _renamed(out, "CumsumBackward0")
-
-
-def _renamed(t: Tensor, name: str) -> Tensor:
-    """Give a generic node PyTorch's name (same rule, same edges)."""
-    fn = t._grad_fn
-    if fn is not None:
-        cls = type(fn)
-        fn.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out)
-    return t
+    return renamed(out, "CumsumBackward0")
 
 
 # --- softmax family --------------------------------------------------------------------------

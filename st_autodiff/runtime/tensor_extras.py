@@ -17,7 +17,7 @@ import numpy as np
 from ..derivatives import RULES
 from ..ir.ops import Op
 from . import dtypes
-from .function import MultiRuleNode, TensorBase, node_class
+from .function import MultiRuleNode, TensorBase, node_class, renamed
 from .grad_mode import STATE
 from .reductions import _return_type, _rule_max_dim, dims_of
 from .tensor import Tensor, _dim, plain
@@ -37,16 +37,6 @@ def _p(name: str) -> Any:
 def _grad(*values: Any) -> bool:
     return STATE.enabled and any(isinstance(v, TensorBase) and v._requires_grad
                                  for v in values)
-
-
-def _renamed(t: Tensor, name: str) -> Tensor:
-    """Give a generic node PyTorch's name (same rule, same edges)."""
-    fn = t._grad_fn
-    if fn is not None:
-        cls = type(fn)
-        fn.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out,
-                                  cls.__mro__[1])
-    return t
 
 
 # --- lerp and one-sided clamps ----------------------------------------------------------------
@@ -131,7 +121,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     d = input if dtype is None else input.to(dtype)
     if d._data.dtype.kind == "b":
         d = d.long()
-    return _renamed(apply_op(Op.CUMPROD, d, axis=_dim(dim, input.ndim)), "CumprodBackward0")
+    return renamed(apply_op(Op.CUMPROD, d, axis=_dim(dim, input.ndim)), "CumprodBackward0")
 
 
 _CUM = {n: node_class(n, _rule_max_dim, (0,),
@@ -378,7 +368,7 @@ def _scaled(name: str, op: Op, factor: float) -> Any:
             d = d.astype(dtypes.get_default_dtype().np)
         if not _grad(input):
             return plain(d * d.dtype.type(factor))
-        return _renamed(apply_op(op, input if input._data is d else plain(d)),
+        return renamed(apply_op(op, input if input._data is d else plain(d)),
                         name + "Backward0")
 
     return fn
@@ -390,7 +380,7 @@ rad2deg = _scaled("Rad2Deg", Op.RAD2DEG, 180 / math.pi)
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)``, computed stably."""
-    return _renamed(apply_op(Op.LOGADDEXP2, input, other), "Logaddexp2Backward0")
+    return renamed(apply_op(Op.LOGADDEXP2, input, other), "Logaddexp2Backward0")
 
 
 def positive(input: Tensor) -> Tensor:

@@ -23,7 +23,7 @@ from . import shape_ops as S
 from . import sorting as O
 from . import tensor_extras as X
 from . import tensor_misc as M
-from .function import TensorBase, node_class
+from .function import TensorBase, node_class, renamed
 from .grad_mode import STATE
 from .inplace import inplace
 from .tensor import Tensor, _dim, plain
@@ -142,7 +142,7 @@ def _inplace_view(name: str, op: Any, node: Any) -> Any:
                                f"{name[:-1]}")
         r = op(_alias(self), *args)  # the node keeps the old shape through the alias
         if r._grad_fn is not None:
-            X._renamed(r, node(args) if callable(node) else node)
+            renamed(r, node(args) if callable(node) else node)
             self._grad_fn, self._output_nr = r._grad_fn, 0
         self._data = r._data
         self._bump()

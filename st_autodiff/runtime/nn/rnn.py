@@ -38,7 +38,7 @@ from typing import Any
 from .. import functional as RF
 from .. import shape_ops as S
 from ..factory import empty, zeros
-from ..function import node_class
+from ..function import renamed
 from ..indexing import select
 from ..tensor import Tensor
 from . import functional as F
@@ -51,16 +51,6 @@ from .rnn_steps import gru_step, lstm_step, tanh_step, unbind0
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
-
-
-def _renamed(t: Tensor, name: str) -> Tensor:
-    """``t`` with its node shown as ``name`` (same rule, same edges, same saved values)."""
-    fn = t._grad_fn
-    if fn is not None:
-        cls = type(fn)
-        fn.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out,
-                                  cls.__mro__[1])
-    return t
 
 
 # --- one time step ---------------------------------------------------------------------------
@@ -278,7 +268,7 @@ class RNNBase(Module):
         if self.batch_first:
             out = S.transpose(out, 0, 1)
             if not lstm:
-                out = _renamed(out, "TransposeBackward1")
+                out = renamed(out, "TransposeBackward1")
         if not batched:
             out = S.squeeze(out, batch_dim)
             h_n = S.squeeze(h_n, 1)
