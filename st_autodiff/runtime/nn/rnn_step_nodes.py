@@ -113,25 +113,32 @@ def step_classes() -> dict[str, type]:
     }
 
 
+def _joined(node: Any, grads: list, ops: Any, slow: Any, join: Any) -> list:
+    """The input gradient of a node that split its input into ``node._out``: the pieces'
+    NumPy gradients joined by ``join`` (a missing one is zeros, as ``fill_missing``), or the
+    rule's own backward where that fast path does not apply."""
+    pieces = node._out
+    if ops.tensors or node._saved is None or pieces is None:
+        return slow(node, grads, ops)  # type: ignore[no-any-return]
+    if node.next_functions[0][0] is None:
+        return [None]
+    full = []
+    for g, o in zip(grads, pieces, strict=True):
+        if g is None:
+            g = np.zeros_like(o)
+        elif not _fits(g, o):
+            return slow(node, grads, ops)  # type: ignore[no-any-return]
+        full.append(g)
+    return [join(full)]
+
+
 def split_class(base: type) -> type:
     """``base`` (a split node over dim 1 of a 2-d array) with a backward that concatenates
     NumPy gradients directly (a missing piece's gradient is zeros, as ``fill_missing``)."""
     slow = base.backward
 
     def backward(self: Any, grads: list, ops: Any) -> list:
-        pieces = self._out
-        if ops.tensors or self._saved is None or pieces is None:
-            return slow(self, grads, ops)
-        if self.next_functions[0][0] is None:
-            return [None]
-        full = []
-        for g, o in zip(grads, pieces, strict=True):
-            if g is None:
-                g = np.zeros_like(o)
-            elif not _fits(g, o):
-                return slow(self, grads, ops)
-            full.append(g)
-        return [np.concatenate(full, axis=1)]
+        return _joined(self, grads, ops, slow, lambda full: np.concatenate(full, axis=1))
 
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,
@@ -192,19 +199,8 @@ def unbind_class(base: type) -> type:
     slow = base.backward
 
     def backward(self: Any, grads: list, ops: Any) -> list:
-        pieces = self._out
-        if ops.tensors or self._saved is None or pieces is None:
-            return slow(self, grads, ops)
-        if self.next_functions[0][0] is None:
-            return [None]
-        full = []
-        for g, o in zip(grads, pieces, strict=True):
-            if g is None:
-                g = np.zeros_like(o)
-            elif not _fits(g, o):
-                return slow(self, grads, ops)
-            full.append(g)
-        return [np.stack(full, axis=self._params["axis"])]
+        return _joined(self, grads, ops, slow,
+                       lambda full: np.stack(full, axis=self._params["axis"]))
 
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,
