@@ -153,6 +153,18 @@ def _zeros_for_none(grads: tuple, refs: tuple, strict: bool, stage: str) -> tupl
     return tuple(out)
 
 
+def _product(outputs: tuple, outputs_tuple: bool, grad_args: tuple, like: tuple,
+             like_tuple: bool, strict: bool, stage: str, create_graph: bool) -> tuple:
+    """The last step of vjp, jvp, vhp and hvp: ``autograd.grad(*grad_args)`` in the grad
+    mode PyTorch uses there, a part without a gradient as zeros shaped like ``like``, and
+    ``(outputs, result)`` unpacked as the inputs were given."""
+    enabled = True if create_graph else grad_mode.is_grad_enabled()
+    with grad_mode.set_grad_enabled(enabled):
+        res = _zeros_for_none(_grad(*grad_args, create_graph=create_graph), like, strict, stage)
+    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
+            _unpack(_finish(res, create_graph), like_tuple))
+
+
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple:
     """``(func(*inputs), v^T J)``: the vector-Jacobian product at ``inputs``."""
@@ -169,11 +181,8 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function "
                                "returns a single Tensor with a single element.")
-    enabled = True if create_graph else grad_mode.is_grad_enabled()
-    with grad_mode.set_grad_enabled(enabled):
-        res = _zeros_for_none(_grad(outputs, inputs, v, create_graph), inputs, strict, "back")
-    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
-            _unpack(_finish(res, create_graph), inputs_tuple))
+    return _product(outputs, outputs_tuple, (outputs, inputs, v), inputs, inputs_tuple,
+                    strict, "back", create_graph)
 
 
 def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -195,12 +204,8 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         cotangents = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _grad(outputs, inputs, cotangents, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    enabled = True if create_graph else grad_mode.is_grad_enabled()
-    with grad_mode.set_grad_enabled(enabled):
-        res = _grad(grad_inputs, cotangents, v, create_graph=create_graph)
-        res = _zeros_for_none(res, outputs, strict, "back_trick")
-    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
-            _unpack(_finish(res, create_graph), outputs_tuple))
+    return _product(outputs, outputs_tuple, (grad_inputs, cotangents, v), outputs,
+                    outputs_tuple, strict, "back_trick", create_graph)
 
 
 _STRATEGY = ('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -332,12 +337,8 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with grad_mode.enable_grad():
         inputs_tuple, inputs, v, outputs_tuple, outputs, jac = _scalar_function_setup(
             func, inputs, v, create_graph, strict, "vhp")
-    enabled = True if create_graph else grad_mode.is_grad_enabled()
-    with grad_mode.set_grad_enabled(enabled):
-        res = _zeros_for_none(_grad(jac, inputs, v, create_graph=create_graph), inputs,
-                              strict, "double_back")
-    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
-            _unpack(_finish(res, create_graph), inputs_tuple))
+    return _product(outputs, outputs_tuple, (jac, inputs, v), inputs, inputs_tuple, strict,
+                    "double_back", create_graph)
 
 
 def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -349,9 +350,5 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    enabled = True if create_graph else grad_mode.is_grad_enabled()
-    with grad_mode.set_grad_enabled(enabled):
-        res = _grad(double_back, grad_jac, v, create_graph=create_graph)
-        res = _zeros_for_none(res, inputs, strict, "double_back_trick")
-    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
-            _unpack(_finish(res, create_graph), inputs_tuple))
+    return _product(outputs, outputs_tuple, (double_back, grad_jac, v), inputs, inputs_tuple,
+                    strict, "double_back_trick", create_graph)
