@@ -14,29 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import st_autodiff
-
 torch = pytest.importorskip("torch")
 
 pytestmark = pytest.mark.torch
 
-LIBS = {"st": st_autodiff, "torch": torch}
-
-
-def both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:
-    """``fn(st_autodiff)`` and ``fn(torch)``, each after ``manual_seed(0)``."""
-    out = []
-    for lib in LIBS.values():
-        lib.manual_seed(0)
-        out.append(fn(lib))
-    return out[0], out[1]
-
-
-def arrays(values: Any) -> list[np.ndarray]:
-    if not isinstance(values, (list, tuple)):
-        values = [values]
-    return [np.asarray(v.detach().numpy()) if hasattr(v, "detach") else np.asarray(v)
-            for v in values]
+from .test_nn_vs_torch import arrays, both  # noqa: E402  (the same helpers)
 
 
 def assert_close(ours: Any, theirs: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
