@@ -123,6 +123,19 @@ def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, so
     return (g, None, None, gs.reshape(tuple(source.shape)))
 
 
+def _source_args(name: str, input: Tensor, dim: int, index: Tensor, source: Tensor
+                 ) -> tuple:
+    """The checked arguments of ``index_add``/``index_copy``: the arrays, the flat index,
+    the dim, its size and the first index out of range (``None`` when all are in range)."""
+    a, s = input._data, source._data
+    idx = _index(name, index)
+    d = _dim(dim, a.ndim)
+    _check_source(name + "_", a, d, idx, s)
+    _same_dtype(name, a, s)
+    size = a.shape[d] if a.ndim else 1
+    return a, s, idx, d, size, _first_bad(idx, size, 0)
+
+
 _INDEX_ADD = node_class("IndexAddBackward0", _rule_index_add, (0, 3),
                         (("alpha", _p("alpha"), None), ("dim", _DIM, None),
                          ("index", 2, (3,)), ("source_dim", lambda a, p: a[3].ndim, None)),
@@ -132,15 +145,9 @@ _INDEX_ADD = node_class("IndexAddBackward0", _rule_index_add, (0, 3),
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
               ) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
-    a, s = input._data, source._data
-    idx = _index("index_add", index)
-    d = _dim(dim, a.ndim)
-    _check_source("index_add_", a, d, idx, s)
-    _same_dtype("index_add", a, s)
-    v = _first_bad(idx, a.shape[d] if a.ndim else 1, 0)
+    a, s, idx, d, size, v = _source_args("index_add", input, dim, index, source)
     if v is not None:
-        raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size "
-                           f"{a.shape[d] if a.ndim else 1}")
+        raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size {size}")
     r = np.array(a, copy=True)
     vals = s * alpha if alpha != 1 else s
     np.add.at(r, _at(d, idx), np.reshape(vals, np.shape(np.take(r, idx, axis=d))))
@@ -166,15 +173,10 @@ _INDEX_COPY = node_class("IndexCopyBackward0", _rule_index_copy, (0, 3),
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with the slices at ``index`` along ``dim`` replaced by ``source``."""
-    a, s = input._data, source._data
-    idx = _index("index_copy", index)
-    d = _dim(dim, a.ndim)
-    _check_source("index_copy_", a, d, idx, s)
-    _same_dtype("index_copy", a, s)
-    v = _first_bad(idx, a.shape[d] if a.ndim else 1, 0)
+    a, s, idx, d, size, v = _source_args("index_copy", input, dim, index, source)
     if v is not None:
         raise IndexError(f"index_copy_(): index {v} is out of bounds for dimension {d} with "
-                         f"size {a.shape[d] if a.ndim else 1}")
+                         f"size {size}")
     r = np.array(a, copy=True)
     r[_at(d, idx)] = np.reshape(s, np.shape(r[_at(d, idx)]))
     if needs_grad((input, source)):
