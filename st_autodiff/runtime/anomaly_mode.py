@@ -18,6 +18,7 @@ import os
 import sys
 import traceback
 import warnings
+from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
@@ -31,7 +32,7 @@ __all__ = ["detect_anomaly", "is_anomaly_check_nan_enabled", "is_anomaly_enabled
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STATE = {"enabled": False, "check_nan": True}
-_STACKS: dict[int, list] = {}
+_STACKS: dict[int, list[Any]] = {}
 _UNDO: list[tuple[Any, str, Any]] = []
 
 
@@ -86,12 +87,12 @@ class detect_anomaly:  # noqa: N801
         _set(self.prev, self.prev_check_nan)
 
 
-def _user_frames() -> list:
+def _user_frames() -> list[Any]:
     return [f for f in traceback.extract_stack()[:-2]
             if not f.filename.startswith(_PACKAGE)]
 
 
-def _recording_seq(original: Any) -> Any:
+def _recording_seq(original: Callable[[], int]) -> Callable[[], int]:
     def next_seq() -> int:
         seq = original()
         _STACKS[seq] = _user_frames()
@@ -108,7 +109,7 @@ def _has_nan(g: Any) -> bool:
 
 def _checked_backward(fn: Any) -> Any:
     @functools.wraps(fn)
-    def backward(node: Node, grads: list, ops: Any) -> Any:
+    def backward(node: Node, grads: list[Any], ops: Any) -> Any:
         try:
             out = fn(node, grads, ops)
             if _STATE["check_nan"]:
@@ -118,7 +119,7 @@ def _checked_backward(fn: Any) -> Any:
                                            f"its {i}th output.")
             return out
         except Exception:
-            frames = _STACKS.get(getattr(node, "_seq", None), [])
+            frames = _STACKS.get(getattr(node, "_seq", -1), [])
             warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
                           "caused the error:\n" + "".join(traceback.format_list(frames)).rstrip(),
                           UserWarning, stacklevel=2)

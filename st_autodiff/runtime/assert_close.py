@@ -29,7 +29,7 @@ class _Mismatch(AssertionError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-        self.path: list = []
+        self.path: list[Any] = []
 
 
 def _tols(dtype_name: str, rtol: float | None, atol: float | None) -> tuple[float, float]:
@@ -188,7 +188,7 @@ def _argmax(v: np.ndarray) -> int:
     return int(np.argmax(flat))
 
 
-def _index(i: int, shape: tuple) -> str:
+def _index(i: int, shape: tuple[Any, ...]) -> str:
     return "(" + ", ".join(str(int(k)) for k in np.unravel_index(i, shape)) + \
         ("," if len(shape) == 1 else "") + ")"
 

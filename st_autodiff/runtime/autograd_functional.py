@@ -30,7 +30,7 @@ from .tensor import Tensor, plain
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
-def _as_tuple(value: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
+def _as_tuple(value: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple[Any, ...]]:
     """``(was_tuple, tuple_of_tensors)`` with PyTorch's TypeError for anything else."""
     is_tuple = isinstance(value, tuple)
     items = value if is_tuple else (value,)
@@ -54,7 +54,7 @@ def _unpack(res: Any, to_unpack: Any) -> Any:
     return res if to_unpack else res[0]
 
 
-def _prepare(inputs: tuple, create_graph: bool, need_graph: bool) -> tuple:
+def _prepare(inputs: tuple[Any, ...], create_graph: bool, need_graph: bool) -> tuple[Any, ...]:
     """Fresh tensors to differentiate with respect to (linked to the caller's graph only
     with ``create_graph``)."""
     out = []
@@ -75,7 +75,7 @@ def _finish(values: Any, create_graph: bool) -> Any:
     return None if values is None else values.detach()
 
 
-def _validate_v(v: tuple, other: tuple, other_is_tuple: bool) -> None:
+def _validate_v(v: tuple[Any, ...], other: tuple[Any, ...], other_is_tuple: bool) -> None:
     if len(v) != len(other):
         if other_is_tuple:
             raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but "
@@ -119,7 +119,7 @@ _STRICT_UNUSED = {
 }
 
 
-def _check_requires_grad(values: tuple, kind: str, strict: bool) -> None:
+def _check_requires_grad(values: tuple[Any, ...], kind: str, strict: bool) -> None:
     if not strict:
         return
     for i, v in enumerate(values):
@@ -129,8 +129,8 @@ def _check_requires_grad(values: tuple, kind: str, strict: bool) -> None:
             raise RuntimeError(_STRICT_NEEDS_GRAD[kind].format(i=i))
 
 
-def _grad(outputs: tuple, inputs: tuple, grad_outputs: tuple | None = None,
-          create_graph: bool = False, retain_graph: bool | None = None) -> tuple:
+def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outputs: tuple | None = None,
+          create_graph: bool = False, retain_graph: bool | None = None) -> tuple[Any, ...]:
     """``autograd.grad`` over the outputs that require grad; ``None`` for unused inputs."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -142,7 +142,8 @@ def _grad(outputs: tuple, inputs: tuple, grad_outputs: tuple | None = None,
                         retain_graph, create_graph, allow_unused=True)
 
 
-def _zeros_for_none(grads: tuple, refs: tuple, strict: bool, stage: str) -> tuple:
+def _zeros_for_none(grads: tuple[Any, ...], refs: tuple[Any, ...], strict: bool,
+                    stage: str) -> tuple:
     out = []
     for i, (g, ref) in enumerate(zip(grads, refs, strict=True)):
         if g is None:
@@ -153,8 +154,8 @@ def _zeros_for_none(grads: tuple, refs: tuple, strict: bool, stage: str) -> tupl
     return tuple(out)
 
 
-def _product(outputs: tuple, outputs_tuple: bool, grad_args: tuple, like: tuple,
-             like_tuple: bool, strict: bool, stage: str, create_graph: bool) -> tuple:
+def _product(outputs: tuple[Any, ...], outputs_tuple: bool, grad_args: tuple[Any, ...], like: tuple,
+             like_tuple: bool, strict: bool, stage: str, create_graph: bool) -> tuple[Any, ...]:
     """The last step of vjp, jvp, vhp and hvp: ``autograd.grad(*grad_args)`` in the grad
     mode PyTorch uses there, a part without a gradient as zeros shaped like ``like``, and
     ``(outputs, result)`` unpacked as the inputs were given."""
@@ -166,7 +167,7 @@ def _product(outputs: tuple, outputs_tuple: bool, grad_args: tuple, like: tuple,
 
 
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
+        strict: bool = False) -> tuple[Any, ...]:
     """``(func(*inputs), v^T J)``: the vector-Jacobian product at ``inputs``."""
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
@@ -186,7 +187,7 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
 
 
 def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
+        strict: bool = False) -> tuple[Any, ...]:
     """``(func(*inputs), J v)``: the Jacobian-vector product (double-backward trick)."""
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -240,10 +241,10 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     return _unpack(_finish(result, create_graph), (outputs_tuple, inputs_tuple))
 
 
-def _jacobian_rows(i: int, out: Tensor, inputs: tuple, create_graph: bool,
-                   strict: bool) -> tuple:
+def _jacobian_rows(i: int, out: Tensor, inputs: tuple[Any, ...], create_graph: bool,
+                   strict: bool) -> tuple[Any, ...]:
     """The Jacobian blocks of output ``i``: one gradient per output element, stacked."""
-    rows: tuple[list, ...] = tuple([] for _ in inputs)
+    rows: tuple[list[Any], ...] = tuple([] for _ in inputs)
     n = out.nelement()
     host = type(out._data) is np.ndarray
     flat = None if host else out.reshape(-1)
@@ -294,7 +295,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
                                "contain a single element")
         return out.squeeze()
 
-    def jac_func(*inp: Tensor) -> tuple:
+    def jac_func(*inp: Tensor) -> tuple[Any, ...]:
         if outer_jacobian_strategy == "forward-mode":
             inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(single_output, inp, create_graph=True)
@@ -307,7 +308,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
 
 
 def _scalar_function_setup(func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool,
-                           strict: bool, name: str) -> tuple:
+                           strict: bool, name: str) -> tuple[Any, ...]:
     """Shared start of ``hvp``/``vhp``: inputs, v, outputs and the first gradient."""
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
     inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -332,7 +333,7 @@ def _scalar_function_setup(func: Callable[..., Any], inputs: Any, v: Any, create
 
 
 def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
+        strict: bool = False) -> tuple[Any, ...]:
     """``(func(*inputs), v^T H)`` for a scalar ``func``."""
     with grad_mode.enable_grad():
         inputs_tuple, inputs, v, outputs_tuple, outputs, jac = _scalar_function_setup(
@@ -342,7 +343,7 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
 
 
 def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
+        strict: bool = False) -> tuple[Any, ...]:
     """``(func(*inputs), H v)`` for a scalar ``func`` (double-backward trick)."""
     with grad_mode.enable_grad():
         inputs_tuple, inputs, v, outputs_tuple, outputs, jac = _scalar_function_setup(

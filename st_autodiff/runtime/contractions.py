@@ -41,25 +41,25 @@ def _scale(ops: Any, g: Any, factor: Any) -> Any:
 
 
 def _rule_addmv(ops: Any, g: Any, out: Any, input: Any, mat: Any, vec: Any, beta: Any = 1,
-                alpha: Any = 1) -> tuple:
+                alpha: Any = 1) -> tuple[Any, ...]:
     return (_scale(ops, g, beta), _scale(ops, ops.outer(g, vec), alpha),
             _scale(ops, ops.matmul(_mT(ops, mat), g), alpha))
 
 
 def _rule_baddbmm(ops: Any, g: Any, out: Any, input: Any, b1: Any, b2: Any, beta: Any = 1,
-                  alpha: Any = 1) -> tuple:
+                  alpha: Any = 1) -> tuple[Any, ...]:
     return (_scale(ops, g, beta), _scale(ops, ops.matmul(g, _mT(ops, b2)), alpha),
             _scale(ops, ops.matmul(_mT(ops, b1), g), alpha))
 
 
 def _rule_addbmm(ops: Any, g: Any, out: Any, input: Any, b1: Any, b2: Any, beta: Any = 1,
-                 alpha: Any = 1) -> tuple:
+                 alpha: Any = 1) -> tuple[Any, ...]:
     gb = ops.expand_dims(g, axis=0)
     return (_scale(ops, g, beta), _scale(ops, ops.matmul(gb, _mT(ops, b2)), alpha),
             _scale(ops, ops.matmul(_mT(ops, b1), gb), alpha))
 
 
-def _plan(a: str, b: str) -> tuple:
+def _plan(a: str, b: str) -> tuple[Any, ...]:
     return (("alpha", lambda args, p: p["alpha"], None), ("beta", lambda args, p: p["beta"],
                                                            None), (a, 1, (2,)), (b, 2, (1,)))
 

@@ -154,7 +154,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     a = input._data
     if dim is None:
         moved = a.reshape(-1, 1)
-        shape_inverse: tuple = a.shape
+        shape_inverse: tuple[Any, ...] = a.shape
     else:
         axis = _dim(dim, a.ndim)
         moved = np.moveaxis(a, axis, 0).reshape(a.shape[axis], -1)

@@ -36,7 +36,7 @@ def _sublist(spec: Any) -> str:
     return "".join(out)
 
 
-def _parse_args(args: tuple) -> tuple[str, list]:
+def _parse_args(args: tuple[Any, ...]) -> tuple[str, list[Any]]:
     """The equation and operands of both spellings (string, or operand/sublist pairs)."""
     if isinstance(args[0], str):
         ops = list(args[1])if len(args) == 2 and isinstance(args[1], (list, tuple)) else \
@@ -121,7 +121,7 @@ def einsum(*args: Any) -> Tensor:
     return t
 
 
-def _prepare(t: Tensor, s: str, out: str, others: list) -> tuple[Tensor, str]:
+def _prepare(t: Tensor, s: str, out: str, others: list[Any]) -> tuple[Tensor, str]:
     """Take diagonals of repeated subscripts; sum away those used nowhere else."""
     from .linalg_family import diagonal
 
@@ -148,7 +148,7 @@ def _finish_single(t: Tensor, s: str, out: str) -> Tensor:
     return t
 
 
-def _pair(a: Tensor, sa: str, b: Tensor, sb: str, rest: str, sizes: dict, last: bool,
+def _pair(a: Tensor, sa: str, b: Tensor, sb: str, rest: str, sizes: dict[Any, Any], last: bool,
           out: str) -> tuple[Tensor, str]:
     """The product of two prepared operands, keeping the subscripts in ``rest``."""
     contracted = [c for c in sa if c in sb and c not in rest]
@@ -181,7 +181,7 @@ def _size(a: Tensor, sa: str, b: Tensor, sb: str, c: str) -> int:
     return max(na, nb)
 
 
-def _prod(a: Tensor, sa: str, cs: list, b: Tensor | None = None, sb: str = "") -> int:
+def _prod(a: Tensor, sa: str, cs: list[Any], b: Tensor | None = None, sb: str = "") -> int:
     n = 1
     for c in cs:
         n *= _size(a, sa, b, sb, c) if b is not None else a.shape[sa.index(c)]
@@ -196,7 +196,7 @@ def _aligned(t: Tensor, s: str, order: str) -> Tensor:
     return t.reshape(shape)
 
 
-def _expand_batch(a: Tensor, sa: str, b: Tensor, sb: str, batch: list) -> tuple:
+def _expand_batch(a: Tensor, sa: str, b: Tensor, sb: str, batch: list[Any]) -> tuple[Any, ...]:
     """Broadcast size-1 batch dimensions of one operand to the other's size."""
     for t, s, other, so in ((a, sa, b, sb), (b, sb, a, sa)):
         want = [other.shape[so.index(c)] if c in batch and t.shape[i] == 1 else t.shape[i]

@@ -105,7 +105,7 @@ class _BareDecorator(_ModeContext):
         self = super().__new__(cls)
         if func is None:
             return self
-        self.__init__()
+        cls.__init__(self)
         return self(func)
 
 
@@ -172,7 +172,7 @@ class inference_mode(_ModeContext):  # noqa: N801
         self = super().__new__(cls)
         if isinstance(mode, bool):
             return self
-        self.__init__(True)
+        cls.__init__(self, True)
         return self(mode)
 
     def __init__(self, mode: bool = True) -> None:

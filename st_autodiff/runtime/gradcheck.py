@@ -61,7 +61,7 @@ class GradcheckError(RuntimeError):
 GradcheckError.__module__ = "torch.autograd.gradcheck"
 
 
-def _as_tuple(x: Any) -> tuple:
+def _as_tuple(x: Any) -> tuple[Any, ...]:
     if isinstance(x, tuple):
         return x
     if isinstance(x, list):
@@ -69,19 +69,20 @@ def _as_tuple(x: Any) -> tuple:
     return (x,)
 
 
-def _diff_inputs(inputs: tuple) -> list[tuple[int, Tensor]]:
+def _diff_inputs(inputs: tuple[Any, ...]) -> list[tuple[int, Tensor]]:
     return [(i, t) for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
 
 
-def _float_outputs(out: tuple) -> list[Tensor]:
+def _float_outputs(out: tuple[Any, ...]) -> list[Tensor]:
     return [o for o in out if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
 
 
-def _call(func: Callable[..., Any], inputs: tuple) -> tuple:
+def _call(func: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     return _as_tuple(func(*inputs))
 
 
-def _numerical(func: Callable[..., Any], inputs: tuple, eps: float) -> list[list[np.ndarray]]:
+def _numerical(func: Callable[..., Any], inputs: tuple[Any, ...],
+               eps: float) -> list[list[np.ndarray]]:
     """Central-difference Jacobians ``[input][output]``, each (input numel, output numel)."""
     # perturbed copies keep requires_grad: ``func`` may differentiate (gradgradcheck)
     base = list(inputs)
@@ -169,7 +170,7 @@ def _check_zero_cotangent(outputs: list[Tensor], diff: list[Tensor]) -> None:
             raise GradcheckError("grad is incorrect size")
 
 
-def _run(func: Callable[..., Any], inputs: tuple, eps: float, atol: float, rtol: float,
+def _run(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float, atol: float, rtol: float,
          nondet_tol: float, check_grad_dtypes: bool, fast_mode: bool) -> None:
     diff_pairs = _diff_inputs(inputs)
     for idx, t in diff_pairs:
@@ -191,7 +192,8 @@ def _run(func: Callable[..., Any], inputs: tuple, eps: float, atol: float, rtol:
         _check_zero_cotangent(outputs, diff)
 
 
-def _slow(func: Callable[..., Any], inputs: tuple, out: tuple, outputs: list[Tensor],
+def _slow(func: Callable[..., Any], inputs: tuple[Any, ...], out: tuple[Any, ...],
+          outputs: list[Tensor],
           diff: list[Tensor], eps: float, atol: float, rtol: float, nondet_tol: float,
           check_grad_dtypes: bool) -> None:
     """Every Jacobian entry; indices in messages count differentiable outputs and inputs."""
@@ -240,7 +242,7 @@ def _unit_vectors(tensors: list[Tensor], gen: Any) -> list[np.ndarray]:
     return out
 
 
-def _directional(func: Callable[..., Any], inputs: tuple, pos: int, u: np.ndarray,
+def _directional(func: Callable[..., Any], inputs: tuple[Any, ...], pos: int, u: np.ndarray,
                  eps: float) -> list[np.ndarray]:
     """``(f(x + eps u) - f(x - eps u)) / 2 eps`` for each floating output (flattened)."""
     t = inputs[pos]
@@ -254,7 +256,8 @@ def _directional(func: Callable[..., Any], inputs: tuple, pos: int, u: np.ndarra
     return [((b - a) / (2 * eps)).reshape(-1) for a, b in zip(outs[0], outs[1], strict=True)]
 
 
-def _fast(func: Callable[..., Any], inputs: tuple, out: tuple, outputs: list[Tensor],
+def _fast(func: Callable[..., Any], inputs: tuple[Any, ...], out: tuple[Any, ...],
+          outputs: list[Tensor],
           diff: list[Tensor], eps: float, atol: float, rtol: float, nondet_tol: float,
           check_grad_dtypes: bool) -> None:
     """PyTorch's fast mode: compare ``v^T J u`` for random unit ``u`` (per input) and
@@ -294,7 +297,8 @@ def _fast(func: Callable[..., Any], inputs: tuple, out: tuple, outputs: list[Ten
                     + _slow_recheck(func, inputs, out, outputs, diff, k, j, eps, atol, rtol))
 
 
-def _slow_recheck(func: Callable[..., Any], inputs: tuple, out: tuple, outputs: list[Tensor],
+def _slow_recheck(func: Callable[..., Any], inputs: tuple[Any, ...], out: tuple[Any, ...],
+                  outputs: list[Tensor],
                   diff: list[Tensor], k: int, j: int, eps: float, atol: float,
                   rtol: float) -> str:
     """The slow-mode Jacobians of the failing pair, appended to a fast-mode failure."""
@@ -356,7 +360,7 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 
-    def first_derivative(*args: Any) -> tuple:
+    def first_derivative(*args: Any) -> tuple[Any, ...]:
         ins, vs = args[:n_in], args[n_in:]
         outs = [o for o in _call(func, ins) if isinstance(o, Tensor) and o.requires_grad]
         diff = tuple(t for _, t in _diff_inputs(ins))

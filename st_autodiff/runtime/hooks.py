@@ -41,7 +41,7 @@ class RemovableHandle:
         self.remove()
 
 
-class HookDict(dict):
+class HookDict(dict[Any, Any]):
     """A dict that can be weakly referenced (plain dicts cannot)."""
 
     __slots__ = ("__weakref__",)

@@ -21,13 +21,13 @@ __all__ = ["std_nth_element_order", "std_partial_sort_order", "std_sort_order"]
 _THRESHOLD = 16
 
 
-def std_sort_order(keys: list, less: Callable[[Any, Any], bool]) -> list[int]:
+def std_sort_order(keys: list[Any], less: Callable[[Any, Any], bool]) -> list[int]:
     """The original positions of ``keys`` in the order ``std::sort(..., less)`` leaves
     them."""
     return _Sorter(keys, less).run()
 
 
-def std_nth_element_order(keys: list, nth: int, less: Callable[[Any, Any], bool]) -> list[int]:
+def std_nth_element_order(keys: list[Any], nth: int, less: Callable[[Any, Any], bool]) -> list[int]:
     """The positions in the order ``std::nth_element(first, first + nth, last, less)``
     leaves them (introselect: the element at ``nth`` is where a full sort would put it)."""
     sorter = _Sorter(keys, less)
@@ -35,7 +35,7 @@ def std_nth_element_order(keys: list, nth: int, less: Callable[[Any, Any], bool]
     return sorter.a
 
 
-def std_partial_sort_order(keys: list, middle: int, less: Callable[[Any, Any], bool]
+def std_partial_sort_order(keys: list[Any], middle: int, less: Callable[[Any, Any], bool]
                            ) -> list[int]:
     """The positions in the order ``std::partial_sort(first, first + middle, last, less)``
     leaves them (heap selection, then the heap sorted)."""
@@ -45,7 +45,7 @@ def std_partial_sort_order(keys: list, middle: int, less: Callable[[Any, Any], b
     return sorter.a
 
 
-def std_sort_range(order: list, keys: list, first: int, last: int,
+def std_sort_range(order: list[Any], keys: list[Any], first: int, last: int,
                    less: Callable[[Any, Any], bool]) -> list[int]:
     """``order`` with ``std::sort`` run over ``order[first:last]``."""
     sorter = _Sorter(keys, less)
@@ -57,7 +57,7 @@ def std_sort_range(order: list, keys: list, first: int, last: int,
 class _Sorter:
     """One run of the algorithm over ``self.a``, a list of positions into ``keys``."""
 
-    def __init__(self, keys: list, less: Callable[[Any, Any], bool]) -> None:
+    def __init__(self, keys: list[Any], less: Callable[[Any, Any], bool]) -> None:
         self.a = list(range(len(keys)))
         self.keys = keys
         self.less = less

@@ -36,12 +36,13 @@ from .tensor_ops import record
 
 # --- linear algebra --------------------------------------------------------------------------
 
-def _mm_plan(a: str, b: str) -> tuple:
+def _mm_plan(a: str, b: str) -> tuple[Any, ...]:
     return ((a, 0, (1,)), (b, 1, (0,)), (f"{a}_sym_sizes", _sizes(0), None),
             (f"{b}_sym_sizes", _sizes(1), None))
 
 
-def _rule_matmul(ops: Any, g: Any, out: Any, x: Any, y: Any, live: int | None = None) -> tuple:
+def _rule_matmul(ops: Any, g: Any, out: Any, x: Any, y: Any, live: int | None = None) -> tuple[Any,
+                 ...]:
     """speedcore: the table's ``matmul`` rule, computing only input ``live``'s gradient when
     the other input needs none (its edge is empty, so its gradient would be dropped)."""
     nx, ny = ops.rank(x), ops.rank(y)
@@ -102,7 +103,7 @@ _UNSAFE_VIEW = node_class("UnsafeViewBackward0", RULES[Op.RESHAPE], (0,),
                           (("self_sym_sizes", _sizes(), None),), False)
 
 
-def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
+def _unsafe_view(t: Tensor, shape: tuple[Any, ...]) -> Tensor:
     data = t._data.reshape(shape)
     if needs_grad_any(t):
         return record(_UNSAFE_VIEW, data, (t, shape), EMPTY)

@@ -284,7 +284,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
     return _renamed(x, "LinalgLuSolveBackward0")
 
 
-def _cutoff(s: Any, shape: tuple, atol: Any, rtol: Any) -> Any:
+def _cutoff(s: Any, shape: tuple[Any, ...], atol: Any, rtol: Any) -> Any:
     """PyTorch's threshold ``max(atol, rtol * s_max)`` (``rtol`` defaults to
     ``max(m, n) eps`` when neither is given, else to 0)."""
     eps = np.finfo(s.dtype).eps

@@ -5,6 +5,7 @@ Importing this module also attaches the op methods to ``Tensor`` (``methods.inst
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from . import cuda, methods
@@ -240,16 +241,16 @@ int = int_  # noqa: A001
 bool = bool_  # noqa: A001
 
 
-def is_tensor(obj: Any) -> bool:
+def is_tensor(obj: Any) -> builtins.bool:
     """True for a ``Tensor``."""
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(input: Tensor) -> bool:
+def is_floating_point(input: Tensor) -> builtins.bool:
     return input.is_floating_point()
 
 
-def numel(input: Tensor) -> int:
+def numel(input: Tensor) -> builtins.int:
     return input.numel()
 
 

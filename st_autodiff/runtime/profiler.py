@@ -49,12 +49,12 @@ _REC = _Recorder()
 _ACTIVE: list[profile] = []
 
 
-def _shapes(args: tuple) -> list:
+def _shapes(args: tuple[Any, ...]) -> list[Any]:
     return [list(a._data.shape) if isinstance(a, Tensor) else [] for a in args]
 
 
-def _begin(name: str, args: tuple = (), user: bool = False,
-           shapes: list | None = None) -> FunctionEvent | None:
+def _begin(name: str, args: tuple[Any, ...] = (), user: bool = False,
+           shapes: list[Any] | None = None) -> FunctionEvent | None:
     prof = _ACTIVE[-1] if _ACTIVE else None
     if prof is None or not prof._recording:
         return None
@@ -119,7 +119,7 @@ def _noted(record: Callable[..., Any]) -> Callable[..., Any]:
 
 def _timed_backward(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
-    def wrapper(node: Node, grads: list, ops: Any) -> Any:
+    def wrapper(node: Node, grads: list[Any], ops: Any) -> Any:
         name = node.name()
         outer = _begin(f"autograd::engine::evaluate_function: {name}")
         inner = _begin(name, shapes=[[] if g is None else list(getattr(g, "shape", ()))
@@ -133,7 +133,7 @@ def _timed_backward(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _timed_apply(original: classmethod) -> classmethod:
+def _timed_apply(original: classmethod[Any, Any, Any]) -> classmethod[Any, Any, Any]:
     fn = original.__func__
 
     def apply(cls: type, *args: Any) -> Any:
@@ -473,6 +473,5 @@ class record_function(contextlib.ContextDecorator):  # noqa: N801
         self._evt.append(_begin(self.name, user=True))
         return self
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> None:
         _end(self._evt.pop() if self._evt else None)
-        return False

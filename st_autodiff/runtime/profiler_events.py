@@ -19,7 +19,7 @@ __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg"]
 class FunctionEvent:
     """One timed range: an op call, a node's backward or a ``record_function`` block."""
 
-    def __init__(self, id: int, name: str, start_us: float, input_shapes: list,
+    def __init__(self, id: int, name: str, start_us: float, input_shapes: list[Any],
                  is_user_annotation: bool = False) -> None:
         self.id = id
         self.name = self.key = name
@@ -102,12 +102,12 @@ def _share(us: float, total: float) -> str:
     return "NaN" if total == 0 else f"{us * 100.0 / total:.2f}%"
 
 
-class EventList(list):
+class EventList(list[Any]):
     """A list of events with PyTorch's summaries (``key_averages``, ``table``)."""
 
     def key_averages(self, group_by_input_shapes: bool = False,
                      group_by_stack_n: int = 0) -> EventList:
-        stats: dict[tuple, FunctionEventAvg] = {}
+        stats: dict[tuple[Any, ...], FunctionEventAvg] = {}
         for evt in self:
             key = (evt.key, str(evt.input_shapes)) if group_by_input_shapes else (evt.key,)
             stats.setdefault(key, FunctionEventAvg()).add(evt)
@@ -162,7 +162,7 @@ def _unit(us: float, default: str, unit: str | None) -> str:
     return default
 
 
-def _table(events: list, sort_by: str | None, row_limit: int, max_name: int | None,
+def _table(events: list[Any], sort_by: str | None, row_limit: int, max_name: int | None,
            max_shapes: int | None, header: str | None, top_only: bool,
            unit: str | None) -> str:
     if not events:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ def __format__(self, spec: str) -> str:
         return format(self.item(), spec)
     return format(str(self), spec)
 
-def __deepcopy__(self, memo: dict) -> Tensor:
+def __deepcopy__(self, memo: dict[Any, Any]) -> Tensor:
     if self._grad_fn is not None:
         raise RuntimeError(
             "Only Tensors created explicitly by the user (graph leaves) support the "
@@ -66,7 +67,7 @@ def __deepcopy__(self, memo: dict) -> Tensor:
     memo[id(self)] = t
     return t
 
-def __reduce_ex__(self, protocol: int) -> tuple:
+def __reduce_ex__(self, protocol: int) -> tuple[Any, ...]:
     return (rebuild, (self._host(), self._requires_grad))
 
 

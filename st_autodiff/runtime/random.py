@@ -55,10 +55,10 @@ class Generator:
         self.manual_seed(s)
         return s
 
-    def get_state(self) -> tuple:
+    def get_state(self) -> tuple[Any, ...]:
         return (self._seed, self._state.get_state(), self._next_normal)
 
-    def set_state(self, state: tuple) -> None:
+    def set_state(self, state: tuple[Any, ...]) -> None:
         self._seed, inner, self._next_normal = state
         self._state = np.random.RandomState()
         self._state.set_state(inner)
@@ -144,11 +144,11 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def get_rng_state() -> tuple:
+def get_rng_state() -> tuple[Any, ...]:
     return default_generator.get_state()
 
 
-def set_rng_state(state: tuple) -> None:
+def set_rng_state(state: tuple[Any, ...]) -> None:
     default_generator.set_state(state)
 
 
@@ -156,7 +156,7 @@ def _gen(generator: Generator | None) -> Generator:
     return default_generator if generator is None else generator
 
 
-def uniform_data(shape: tuple, dtype: dtypes.dtype, low: float = 0.0, high: float = 1.0,
+def uniform_data(shape: tuple[Any, ...], dtype: dtypes.dtype, low: float = 0.0, high: float = 1.0,
                  generator: Generator | None = None) -> np.ndarray:
     """An array of uniform values in ``[low, high)``."""
     n = int(math.prod(shape))
@@ -166,7 +166,7 @@ def uniform_data(shape: tuple, dtype: dtypes.dtype, low: float = 0.0, high: floa
     return u.reshape(shape).astype(dtype.np, copy=False)
 
 
-def normal_data(shape: tuple, dtype: dtypes.dtype, mean: float = 0.0, std: float = 1.0,
+def normal_data(shape: tuple[Any, ...], dtype: dtypes.dtype, mean: float = 0.0, std: float = 1.0,
                 generator: Generator | None = None) -> np.ndarray:
     """An array of normal values with ``mean`` and ``std``."""
     n = int(math.prod(shape))
@@ -176,7 +176,7 @@ def normal_data(shape: tuple, dtype: dtypes.dtype, mean: float = 0.0, std: float
     return z.reshape(shape)
 
 
-def randint_data(low: int, high: int, shape: tuple, generator: Generator | None = None
+def randint_data(low: int, high: int, shape: tuple[Any, ...], generator: Generator | None = None
                  ) -> np.ndarray:
     """Integers in ``[low, high)`` (PyTorch's draw: a word modulo the range)."""
     n = int(math.prod(shape))

@@ -36,7 +36,7 @@ def _draws(gen: Generator, n: int, wide: bool) -> list[int]:
     return [(int(w[2 * i]) << 32) | int(w[2 * i + 1]) for i in range(n)]
 
 
-def random_data(shape: tuple, dtype: dtypes.dtype, low: int | None = None,
+def random_data(shape: tuple[Any, ...], dtype: dtypes.dtype, low: int | None = None,
                 high: int | None = None, generator: Generator | None = None) -> np.ndarray:
     """Values for ``random_`` on a tensor of ``shape`` and ``dtype`` (see the module doc)."""
     n = int(np.prod(shape))
@@ -83,4 +83,4 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
 def install_random_() -> None:
     """Attach ``random_`` to ``Tensor`` (if no other part has)."""
     if not hasattr(Tensor, "random_"):
-        Tensor.random_ = random_  # type: ignore[attr-defined]
+        Tensor.random_ = random_

@@ -151,7 +151,7 @@ def _placer(map_location: Any) -> Callable[[Tensor, str], Tensor]:
                                f"but torch.cuda.device_count() is {cuda.device_count()}. "
                                f"Please use torch.load with map_location to map your "
                                f"storages to an existing device.")
-        return t.to(dev)  # type: ignore[attr-defined]
+        return t.to(dev)
 
     if map_location is None:
         return lambda t, loc: move(t, loc) if loc.startswith("cuda") else t
@@ -195,13 +195,13 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
         return Unpickler(pkl, load_storage, weights_only).load()
 
 
-def add_safe_globals(safe_globals: list) -> None:
+def add_safe_globals(safe_globals: list[Any]) -> None:
     """Let ``load(weights_only=True)`` build these classes or call these functions (an
     entry may also be ``(obj, "module.name")``)."""
     SAFE_GLOBALS.extend(safe_globals)
 
 
-def get_safe_globals() -> list:
+def get_safe_globals() -> list[Any]:
     return list(SAFE_GLOBALS)
 
 
@@ -210,7 +210,7 @@ def clear_safe_globals() -> None:
 
 
 @contextlib.contextmanager
-def safe_globals(safe_globals: list) -> Iterator[None]:
+def safe_globals(safe_globals: list[Any]) -> Iterator[None]:
     """``add_safe_globals`` for the duration of a ``with`` block."""
     before = list(SAFE_GLOBALS)
     SAFE_GLOBALS.extend(safe_globals)

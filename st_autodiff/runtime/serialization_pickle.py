@@ -84,7 +84,7 @@ class _Bare:
         self.tensor = tensor
 
 
-def _contiguous_strides(shape: tuple) -> tuple:
+def _contiguous_strides(shape: tuple[Any, ...]) -> tuple[Any, ...]:
     strides, step = [], 1
     for n in reversed(shape):
         strides.append(step)
@@ -92,14 +92,14 @@ def _contiguous_strides(shape: tuple) -> tuple:
     return tuple(reversed(strides))
 
 
-class Writer(pickle._Pickler):  # type: ignore[misc, name-defined]
+class Writer(pickle._Pickler):
     """A protocol-2 pickler that writes tensors the way ``torch.save`` does.
 
     Tensors viewing one NumPy buffer (a view saved with its base) share one storage.
     ``storages`` lists them in key order once ``dump`` returns.
     """
 
-    dispatch = pickle._Pickler.dispatch.copy()  # type: ignore[attr-defined]
+    dispatch = pickle._Pickler.dispatch.copy()
     dispatch[TorchName] = _save_torch_name
     dispatch[dtypes.dtype] = _save_torch_name
 
@@ -133,15 +133,15 @@ class Writer(pickle._Pickler):  # type: ignore[misc, name-defined]
             return (TorchName.of("torch", "Size"), (tuple(obj),))
         return NotImplemented
 
-    def _tensor(self, t: Tensor, requires_grad: bool) -> tuple:
+    def _tensor(self, t: Tensor, requires_grad: bool) -> tuple[Any, ...]:
         ref, offset, stride = self._storage_of(t._host())
         if t.is_cuda:  # a host copy: its own storage, recorded where it lives
             ref.location = str(t.device)
-        args: tuple = (ref, offset, tuple(t.shape), stride, requires_grad,
+        args: tuple[Any, ...] = (ref, offset, tuple(t.shape), stride, requires_grad,
                        collections.OrderedDict())
         return (TorchName.of("torch._utils", "_rebuild_tensor_v2"), args)
 
-    def _storage_of(self, a: np.ndarray) -> tuple[StorageRef, int, tuple]:
+    def _storage_of(self, a: np.ndarray) -> tuple[StorageRef, int, tuple[Any, ...]]:
         """The storage holding ``a``, ``a``'s offset in it and its strides (in elements)."""
         root = a
         while isinstance(root.base, np.ndarray):
@@ -167,7 +167,7 @@ class Writer(pickle._Pickler):  # type: ignore[misc, name-defined]
 # --- reading -----------------------------------------------------------------------------
 
 
-def rebuild_tensor(storage: np.ndarray, offset: int, size: tuple, stride: tuple,
+def rebuild_tensor(storage: np.ndarray, offset: int, size: tuple[Any, ...], stride: tuple[Any, ...],
                    requires_grad: bool, backward_hooks: Any = None, metadata: Any = None
                    ) -> Tensor:
     """``torch._utils._rebuild_tensor_v2``: a tensor viewing ``storage`` (no copy)."""
@@ -208,7 +208,8 @@ def _set_state(obj: Any, state: Any) -> None:
         setattr(obj, k, v)
 
 
-def _rebuild_from_type_v2(func: Callable, new_type: Any, args: tuple, state: Any) -> Any:
+def _rebuild_from_type_v2(func: Callable[..., Any], new_type: Any, args: tuple[Any, ...],
+                          state: Any) -> Any:
     out = func(*args)
     if isinstance(new_type, type) and not isinstance(out, new_type):
         out = new_type(out) if issubclass(new_type, Tensor) else out
@@ -288,7 +289,7 @@ class Unpickler(pickle.Unpickler):
     """Reads ``data.pkl``: PyTorch's names become ours; ``load_storage(type, key, location,
     numel)`` supplies each storage as a flat array."""
 
-    def __init__(self, file: Any, load_storage: Callable, weights_only: bool) -> None:
+    def __init__(self, file: Any, load_storage: Callable[..., Any], weights_only: bool) -> None:
         super().__init__(file, encoding="utf-8")
         self._load_storage = load_storage
         self._weights_only = weights_only

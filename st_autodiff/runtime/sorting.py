@@ -32,8 +32,8 @@ RETURN_TYPES = {n: _return_type(n) for n in ("sort", "topk", "kthvalue", "median
                                                "nanmedian", "mode")}
 
 
-def _plan(keepdim: bool) -> tuple:
-    plan: tuple = (("dim", lambda a, p: p["dim"], None), ("indices", 1, None))
+def _plan(keepdim: bool) -> tuple[Any, ...]:
+    plan: tuple[Any, ...] = (("dim", lambda a, p: p["dim"], None), ("indices", 1, None))
     if keepdim:
         plan += (("keepdim", lambda a, p: p["keepdim"], None),)
     return plan + (("self_sym_sizes", lambda a, p: tuple(a[0].shape), None),)
@@ -100,11 +100,11 @@ def _sort_order(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.
 
 
 def _less(x: Any, y: Any) -> bool:
-    return (x < y) or (x == x and y != y)  # NaN (x != x) above every number
+    return bool((x < y) or (x == x and y != y))  # NaN (x != x) above every number
 
 
 def _greater(x: Any, y: Any) -> bool:
-    return (x > y) or (x != x and y == y)
+    return bool((x > y) or (x != x and y == y))
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
@@ -221,7 +221,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     return _finish("KthvalueBackward0", "kthvalue", input, a, idx, axis, keepdim)
 
 
-def _rule_even(ops: Any, g: Any, out: Any, x: Any, share: Any) -> tuple:
+def _rule_even(ops: Any, g: Any, out: Any, x: Any, share: Any) -> tuple[Any, ...]:
     """``median()``/``nanmedian()`` of all elements: the gradient is shared evenly by the
     elements equal to the result."""
     return (ops.mul(g, ops.const(share)), None)

@@ -99,12 +99,12 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     return _logit_plain(input)
 
 
-def _checked(rule: Callable[..., tuple], names: tuple[str, ...], fname: str,
-             strict: bool) -> Callable[..., tuple]:
+def _checked(rule: Callable[..., tuple[Any, ...]], names: tuple[str, ...], fname: str,
+             strict: bool) -> Callable[..., tuple[Any, ...]]:
     """``rule`` with its ``NotDifferentiable`` answers made None (``strict=False``: that
     argument needs no gradient) or an error raised at backward (``strict=True``)."""
 
-    def checked(ops: Any, g: Any, out: Any, *inputs: Any) -> tuple:
+    def checked(ops: Any, g: Any, out: Any, *inputs: Any) -> tuple[Any, ...]:
         grads = rule(ops, g, out, *inputs)
         for k, d in enumerate(grads):
             if isinstance(d, NotDifferentiable):
@@ -163,7 +163,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return _polygamma(n, input)
 
 
-def _mvlgamma_rule(ops: Any, g: Any, out: Any, x: Any, p: int = 1) -> tuple:
+def _mvlgamma_rule(ops: Any, g: Any, out: Any, x: Any, p: int = 1) -> tuple[Any, ...]:
     """d/dx multigammaln(x, p) = sum(digamma(x - j / 2), j < p): digamma has rules, so the
     node can be differentiated again."""
     total = ops.digamma(x)
@@ -212,4 +212,4 @@ def install_methods() -> None:
     for name in ("lgamma", "digamma", "erf", "erfc", "erfinv", "i0", "sinc", "logit", "xlogy",
                  "mvlgamma", "igamma", "igammac"):
         setattr(Tensor, name, TOP_LEVEL[name])
-    Tensor.polygamma = lambda self, n: polygamma(n, self)  # type: ignore[attr-defined]
+    Tensor.polygamma = lambda self, n: polygamma(n, self)
