@@ -16,33 +16,33 @@ from typing import Any
 
 from .kernels_fft import cdiv, cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: F401  (fft family: rt.<name>)
 from .kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: F401  (linalg family)
-from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special ops)
-    betaln,
-    boxcox,
-    digamma,
-    entr,
-    erf,
-    erfc,
-    erfinv,
-    expit,
-    gammainc,
-    gammaincc,
-    gammaln,
-    huber,
-    kl_div,
-    log_expit,
-    log_ndtr,
-    logit,
-    ndtr,
-    ndtri,
-    polygamma,
-    pseudo_huber,
-    rel_entr,
-    sinc,
-    svd,
-    xlog1py,
-    xlogy,
-)
+
+# rt.<name> of the scipy.special ops, re-exported by name (mypy --strict)
+from .kernels_special import betaln as betaln
+from .kernels_special import boxcox as boxcox
+from .kernels_special import digamma as digamma
+from .kernels_special import entr as entr
+from .kernels_special import erf as erf
+from .kernels_special import erfc as erfc
+from .kernels_special import erfinv as erfinv
+from .kernels_special import expit as expit
+from .kernels_special import gammainc as gammainc
+from .kernels_special import gammaincc as gammaincc
+from .kernels_special import gammaln as gammaln
+from .kernels_special import huber as huber
+from .kernels_special import kl_div as kl_div
+from .kernels_special import log_expit as log_expit
+from .kernels_special import log_ndtr as log_ndtr
+from .kernels_special import logit as logit
+from .kernels_special import ndtr as ndtr
+from .kernels_special import ndtri as ndtri
+from .kernels_special import polygamma as polygamma
+from .kernels_special import pseudo_huber as pseudo_huber
+from .kernels_special import rel_entr as rel_entr
+from .kernels_special import sinc as sinc
+from .kernels_special import svd as svd
+from .kernels_special import xlog1py as xlog1py
+from .kernels_special import xlogy as xlogy
 from .kernels_special_more import KERNELS as _SPECIAL_MORE  # special family (issue 11)
 from .ops import OP_INFO, Op, Spelling
 from .types import Type, type_module
