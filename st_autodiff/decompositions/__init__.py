@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -50,7 +50,7 @@ def _diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = NO, append: Any = N
     if not (given(prepend) or given(append)):
         return impl.diff, (a, n, axis)
     one = shape[:axis] + (1,) + shape[axis + 1:]
-    parts = []
+    parts: list[Any] = []
     for extra in (prepend, append):
         if not given(extra):
             parts.append(np.zeros(shape[:axis] + (0,) + shape[axis + 1:], dtype_of(a)))
@@ -83,7 +83,7 @@ def _average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fal
                         if axis is None or i in (axis if isinstance(axis, tuple) else (axis,))])
         return impl.average_returned, (a, axis, kd, float(size))
     wshape = shape_of(weights, "weights")
-    reshape: tuple = ()
+    reshape: tuple[Any, ...] = ()
     if wshape != shape:
         if axis is None:
             raise Unsupported("axis must be specified when shapes of a and weights differ")
@@ -320,7 +320,7 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> S
         tuple(norm_axis_index(ax, len(shape)) for ax in axis) if isinstance(axis, tuple)
         else (norm_axis_index(axis, len(shape)),))
     if len(varargs) == 0:
-        dxs: tuple = (1.0,) * len(axes)
+        dxs: tuple[Any, ...] = (1.0,) * len(axes)
     elif len(varargs) == 1:
         dxs = varargs * len(axes)
     elif len(varargs) == len(axes):
@@ -356,7 +356,8 @@ def _asanyarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = Non
     return (impl.asarray, (a,)) if dtype is None else (impl.asarray_dtype, (a, dtype))
 
 
-def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Selection:
+def _searchsorted(a: Any, v: Any, side: Literal["left", "right"] = "left",
+                  sorter: Any = None) -> Selection:
     """Integer positions (no derivative): by NumPy when every argument is a constant, else
     by counting the elements of ``a`` below ``v``."""
     a, v, sorter = constant(a), constant(v), constant(sorter)
@@ -422,7 +423,7 @@ _TABLE: dict[int, Callable[..., Selection]] = {}
 
 
 def _build() -> None:
-    table = {
+    table: dict[Any, Callable[..., Selection]] = {
         np.diff: _diff, np.ptp: _ptp, np.average: _average, np.quantile: _quantile,
         np.percentile: _percentile, np.median: _median, np.interp: _interp,
         np.trapezoid: _trapezoid, np.cov: _cov, np.corrcoef: _corrcoef,

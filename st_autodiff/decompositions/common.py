@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.graph import Node
+from ..ir.graph import Node as Node  # re-exported: the selectors import it from here
 from ..ir.ops import Op
 
-Selection = tuple[Callable[..., Any], tuple]
+Selection = tuple[Callable[..., Any], tuple[Any, ...]]
 
 
 #: stats: implementation files whose nodes the lowering locates at the user's call (their

@@ -38,7 +38,7 @@ again), never a wrong value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -91,13 +91,13 @@ class Problem:
 
     # --- the right-hand side and its derivatives -------------------------------------
 
-    def call_args(self, t: Any, y: Any, args: tuple) -> tuple:
+    def call_args(self, t: Any, y: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
         return (t, y, *args) if self.tfirst else (y, t, *args)
 
-    def f(self, t: Any, y: Any, args: tuple) -> Any:
+    def f(self, t: Any, y: Any, args: tuple[Any, ...]) -> Any:
         return np.asarray(self.func(*self.call_args(t, y, args)), dtype=np.float64).ravel()
 
-    def vjp(self, t: Any, y: Any, args: tuple, a: Any) -> tuple[Any, Any, list[Any]]:
+    def vjp(self, t: Any, y: Any, args: tuple[Any, ...], a: Any) -> tuple[Any, Any, list[Any]]:
         """``f``, ``a . df/dy`` and ``a . df/dp`` for each argument (flat, or None)."""
         call = self.call_args(float(t), y, args)
         pair = self._pair
@@ -113,7 +113,8 @@ class Problem:
                 for g in gargs]
         return (np.asarray(out, dtype=np.float64).ravel(), _flat_or_zeros(gy, y), flat)
 
-    def jvp(self, t: Any, y: Any, args: tuple, s: Any, dots: tuple) -> tuple[Any, Any]:
+    def jvp(self, t: Any, y: Any, args: tuple[Any, ...], s: Any,
+            dots: tuple[Any, ...]) -> tuple[Any, Any]:
         """``f`` and ``df/dy s + df/dp dots`` (``None`` dots are zero)."""
         primals = self.call_args(t, y, args)
         tangents = self.call_args(None, s, dots)
@@ -146,7 +147,8 @@ class Problem:
         _check(sol, "the adjoint solve of solve_ivp")
         return sol.y[:, -1]
 
-    def dense(self, t_from: float, t_to: float, y: Any, args: tuple) -> Callable[..., Any]:
+    def dense(self, t_from: float, t_to: float, y: Any,
+              args: tuple[Any, ...]) -> Callable[..., Any]:
         """``y(t)`` on ``[t_from, t_to]`` from ``y`` at ``t_from``: SciPy's dense output of
         the same method (LSODA for ``odeint``, whose algorithm it is), same tolerances."""
         o = self.options
@@ -162,7 +164,7 @@ class Problem:
         sol = _integrate().solve_ivp(lambda t, v: self.f(t, v, args), (t_from, t_to), y,
                                      method=method, dense_output=True, **tol)
         _check(sol, "the forward solve of the adjoint")
-        return sol.sol
+        return cast(Callable[..., Any], sol.sol)
 
     def grid(self, rhs: Callable[..., Any], z: Any, t0: float, times: Any, tf: float,
              atol: Any) -> Any:
@@ -191,7 +193,7 @@ def _check(sol: Any, what: str) -> None:
         raise RuntimeError(f"{what} failed: {sol.message}")
 
 
-def _split(func: Any, call: tuple) -> Callable[..., Any] | None:
+def _split(func: Any, call: tuple[Any, ...]) -> Callable[..., Any] | None:
     """``(call, a) -> (f, *grads)``: the generated forward and backward functions of
     ``st.vjp(func)`` called directly (what ``st.vjp`` does on every call, less its
     argument checks and cache look-up), where the arguments are plain and the output one
@@ -208,7 +210,7 @@ def _split(func: Any, call: tuple) -> Callable[..., Any] | None:
         return None
     n = len(call)
 
-    def run(call: tuple, a: Any) -> tuple:
+    def run(call: tuple[Any, ...], a: Any) -> tuple[Any, ...]:
         out, residuals = fwd(*call)
         grads = bwd(*residuals, np.reshape(a, out.shape).astype(out.dtype, copy=False))
         grads = grads if isinstance(grads, tuple) else (grads,)
@@ -237,12 +239,12 @@ def _flat_or_zeros(v: Any, like: Any) -> Any:
     return np.asarray(v, dtype=np.float64).ravel()
 
 
-def _pack(args: tuple) -> list[int]:
+def _pack(args: tuple[Any, ...]) -> list[int]:
     """The sizes of the floating-point arguments in ``pbar`` (0 for the others)."""
     return [int(np.size(a)) if is_float(a) else 0 for a in args]
 
 
-def adjoint(problem: Problem, t0: float, y0: Any, times: Any, ys: Any, g: Any, args: tuple
+def adjoint(problem: Problem, t0: float, y0: Any, times: Any, ys: Any, g: Any, args: tuple[Any, ...]
             ) -> tuple[Any, float, Any, list[Any]]:
     """``(y0_bar, t0_bar, times_bar, arg_bars)`` for readings ``ys[k] = y(times[k])`` with
     cotangents ``g[k]`` (see the module docstring).  Between two readings the state comes
@@ -288,8 +290,8 @@ def adjoint(problem: Problem, t0: float, y0: Any, times: Any, ys: Any, g: Any, a
     return a, t0_bar, times_bar, arg_bars
 
 
-def tangent(problem: Problem, t0: float, y0: Any, times: Any, tf: float, args: tuple,
-            t0_dot: Any, y0_dot: Any, times_dot: Any, arg_dots: tuple) -> Any:
+def tangent(problem: Problem, t0: float, y0: Any, times: Any, tf: float, args: tuple[Any, ...],
+            t0_dot: Any, y0_dot: Any, times_dot: Any, arg_dots: tuple[Any, ...]) -> Any:
     """The tangents ``(len(times), n)`` of the readings (see the module docstring)."""
     y0 = np.asarray(y0, dtype=np.float64).ravel()
     n = np.size(y0)
@@ -328,7 +330,7 @@ class OdeintKernel:
         return _integrate().odeint(p.func, y0, t, args=tuple(args), tfirst=p.tfirst,
                                    **p.options)
 
-    def vjp(self, g: Any, out: Any, y0: Any, t: Any, *args: Any) -> tuple:
+    def vjp(self, g: Any, out: Any, y0: Any, t: Any, *args: Any) -> tuple[Any, ...]:
         t = np.asarray(t, dtype=np.float64)
         y0_bar, t0_bar, t_bar, arg_bars = adjoint(self.problem, float(t[0]), y0, t, out, g,
                                                   args)
@@ -364,7 +366,7 @@ class IvpKernel:
         return sol.t, sol.y
 
     def vjp(self, g: Any, out: Any, t0: Any, tf: Any, y0: Any, t_eval: Any, *args: Any
-            ) -> tuple:
+            ) -> tuple[Any, ...]:
         gt, gy = g
         times, ys = out
         y0_bar, t0_bar, times_bar, arg_bars = adjoint(self.problem, float(t0), y0, times,
@@ -384,7 +386,7 @@ class IvpKernel:
                                                                       dtype=np.float64)
         return t_dot, np.transpose(ys_dot)
 
-    def out_type(self, t0: Any, tf: Any, y0: Any, *rest: Any) -> tuple:
+    def out_type(self, t0: Any, tf: Any, y0: Any, *rest: Any) -> tuple[Any, Any]:
         return (ShapeDtype((self.n_eval,), np.float64),
                 ShapeDtype((_length(y0), self.n_eval), np.float64))
 
@@ -405,13 +407,13 @@ class QuadKernel:
     def __call__(self, a: Any, b: Any, *args: Any) -> tuple[Any, Any]:
         return tuple(_integrate().quad(self.func, a, b, args=tuple(args), **self.options))
 
-    def _edge(self, x: Any, args: tuple) -> float:
+    def _edge(self, x: Any, args: tuple[Any, ...]) -> float:
         return 0.0 if not np.isfinite(x) else float(self.func(x, *args))
 
     def _eps(self) -> dict[str, Any]:
         return {k: v for k, v in self.options.items() if k in ("epsabs", "epsrel")}
 
-    def vjp(self, g: Any, out: Any, a: Any, b: Any, *args: Any) -> tuple:
+    def vjp(self, g: Any, out: Any, a: Any, b: Any, *args: Any) -> tuple[Any, ...]:
         gy = 0.0 if g[0] is None else float(g[0])
         sizes = _pack(args)
         bars: list[Any] = [None] * len(args)
@@ -448,7 +450,7 @@ class QuadKernel:
             dy += _integrate().quad(integrand, a, b, **self.options)[0]
         return dy, 0.0
 
-    def out_type(self, a: Any, b: Any, *args: Any) -> tuple:
+    def out_type(self, a: Any, b: Any, *args: Any) -> tuple[Any, Any]:
         return (float, float)
 
 
@@ -481,7 +483,7 @@ def kernel(key: Any, make: Callable[[], Any]) -> Any:
     return found
 
 
-def _rule(method: Callable[..., Any]) -> Callable[..., Any]:
+def _rule(method: Any) -> Callable[..., Any]:
     """A plain function calling ``method`` that the compiler will not read again."""
 
     def rule(*args: Any) -> Any:

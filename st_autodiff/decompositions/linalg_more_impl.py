@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from numpy.linalg._linalg import EigResult, QRResult
 
-from ..ir.kernels import eig as rt_eig
-from ..ir.kernels import eigvals as rt_eigvals
-from ..ir.kernels import qr as rt_qr
+from ..ir.kernels_linalg import eig as rt_eig
+from ..ir.kernels_linalg import eigvals as rt_eigvals
+from ..ir.kernels_linalg import qr as rt_qr
 from . import linalg_more_kernels as kernels
 from .scipy_linalg_impl import check_finite
 

@@ -110,23 +110,23 @@ def power_frechet(a: Any, e: Any, t: Any) -> Any:
     return _corner(fractional_matrix_power(_block(a, e), t), np.shape(a)[-1])
 
 
-def _cosm_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _cosm_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     return (cosm_frechet(_t(a), g),)
 
 
-def _sinm_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _sinm_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     return (sinm_frechet(_t(a), g),)
 
 
-def _tanm_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _tanm_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     return (tanm_frechet(_t(a), g),)
 
 
-def _tanhm_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _tanhm_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     return (tanhm_frechet(_t(a), g),)
 
 
-def _power_vjp(g: Any, out: Any, a: Any, t: Any) -> tuple:
+def _power_vjp(g: Any, out: Any, a: Any, t: Any) -> tuple[Any, Any]:
     return power_frechet(_t(a), g, t), np.sum(g * (logm(a) @ out))
 
 
@@ -147,19 +147,19 @@ def _square_type(a: Any) -> ShapeDtype:
 # --- expm_frechet -----------------------------------------------------------------------
 
 
-def expm_frechet_sps(a: Any, e: Any) -> tuple:
+def expm_frechet_sps(a: Any, e: Any) -> tuple[Any, Any]:
     """``scipy.linalg.expm_frechet(a, e)`` (method 'SPS'): ``(expm(a), L(a, e))``."""
     x, lx = _linalg().expm_frechet(a, e, method="SPS", check_finite=False)
     return x, lx
 
 
-def expm_frechet_block(a: Any, e: Any) -> tuple:
+def expm_frechet_block(a: Any, e: Any) -> tuple[Any, Any]:
     """``scipy.linalg.expm_frechet(a, e, method='blockEnlarge')``."""
     x, lx = _linalg().expm_frechet(a, e, method="blockEnlarge", check_finite=False)
     return x, lx
 
 
-def _pair_vjp(g: Any, out: Any, a: Any, e: Any) -> tuple:
+def _pair_vjp(g: Any, out: Any, a: Any, e: Any) -> tuple[Any, Any]:
     gx, gl = g
     n = np.shape(a)[-1]
     top = np.concatenate((gx, gl), axis=-1)
@@ -168,17 +168,17 @@ def _pair_vjp(g: Any, out: Any, a: Any, e: Any) -> tuple:
     return full[..., :n, :n] + full[..., n:, n:], full[..., :n, n:]
 
 
-def _pair_jvp(a: Any, e: Any, ta: Any, te: Any) -> tuple:
+def _pair_jvp(a: Any, e: Any, ta: Any, te: Any) -> tuple[Any, Any]:
     n = np.shape(a)[-1]
     d = _expm_block_frechet(_block(a, e), _block(ta, te))
     return d[..., :n, :n], d[..., :n, n:]
 
 
-def _pair_type(a: Any, e: Any) -> tuple:
+def _pair_type(a: Any, e: Any) -> tuple[Any, Any]:
     return ShapeDtype(a.shape, np.float64), ShapeDtype(a.shape, np.float64)
 
 
-def _pair_block_type(a: Any, e: Any) -> tuple:
+def _pair_block_type(a: Any, e: Any) -> tuple[Any, Any]:
     dtype = _lapack_dtype(a.dtype, e.dtype)
     return ShapeDtype(a.shape, dtype), ShapeDtype(a.shape, dtype)
 
@@ -206,7 +206,7 @@ def cho_solve_banded_upper(cb: Any, b: Any) -> Any:
     return _linalg().cho_solve_banded((cb, False), b, check_finite=False)
 
 
-def _band_index(rows: int, n: int, lower: bool, symmetric: bool) -> tuple:
+def _band_index(rows: int, n: int, lower: bool, symmetric: bool) -> tuple[Any, ...]:
     """Where the dense matrix reads the band (``dense = padded[r, c]``, ``padded`` being the
     band with a row of zeros appended), and which dense entries each band entry stands for
     (``(bi, bj)``, and ``(bj, bi)`` where ``twice``; ``valid`` marks entries inside the
@@ -265,7 +265,7 @@ def _cho(cb: Any, b: Any, lower: bool) -> Any:
     return cho_solve_banded_upper(cb, b)
 
 
-def solveh_vjp(g: Any, out: Any, ab: Any, b: Any, lower: bool) -> tuple:
+def solveh_vjp(g: Any, out: Any, ab: Any, b: Any, lower: bool) -> tuple[Any, Any]:
     gb = _solveh(ab, g, lower)
     return dense_band(-(gb @ _t(out)), np.shape(ab)[0], lower, True), gb
 
@@ -275,7 +275,7 @@ def solveh_jvp(ab: Any, b: Any, tab: Any, tb: Any, lower: bool) -> Any:
     return _solveh(ab, tb - band_dense(tab, lower, True) @ x, lower)
 
 
-def cho_vjp(g: Any, out: Any, cb: Any, b: Any, lower: bool) -> tuple:
+def cho_vjp(g: Any, out: Any, cb: Any, b: Any, lower: bool) -> tuple[Any, Any]:
     gb = _cho(cb, g, lower)
     ga = -(gb @ _t(out))
     factor = band_dense(cb, lower, False)
@@ -297,11 +297,11 @@ def cho_jvp(cb: Any, b: Any, tcb: Any, tb: Any, lower: bool) -> Any:
     return _cho(cb, tb - da @ x, lower)
 
 
-def _solveh_lower_vjp(g: Any, out: Any, ab: Any, b: Any) -> tuple:
+def _solveh_lower_vjp(g: Any, out: Any, ab: Any, b: Any) -> tuple[Any, ...]:
     return solveh_vjp(g, out, ab, b, True)
 
 
-def _solveh_upper_vjp(g: Any, out: Any, ab: Any, b: Any) -> tuple:
+def _solveh_upper_vjp(g: Any, out: Any, ab: Any, b: Any) -> tuple[Any, ...]:
     return solveh_vjp(g, out, ab, b, False)
 
 
@@ -313,11 +313,11 @@ def _solveh_upper_jvp(ab: Any, b: Any, tab: Any, tb: Any) -> Any:
     return solveh_jvp(ab, b, tab, tb, False)
 
 
-def _cho_lower_vjp(g: Any, out: Any, cb: Any, b: Any) -> tuple:
+def _cho_lower_vjp(g: Any, out: Any, cb: Any, b: Any) -> tuple[Any, ...]:
     return cho_vjp(g, out, cb, b, True)
 
 
-def _cho_upper_vjp(g: Any, out: Any, cb: Any, b: Any) -> tuple:
+def _cho_upper_vjp(g: Any, out: Any, cb: Any, b: Any) -> tuple[Any, ...]:
     return cho_vjp(g, out, cb, b, False)
 
 
@@ -355,7 +355,7 @@ def _outside(ab: Any, lower: bool) -> Any:
     return 1.0 - _band_index(rows, n, lower, False)[4]
 
 
-def cholesky_banded_vjp(g: Any, out: Any, ab: Any, lower: bool) -> tuple:
+def cholesky_banded_vjp(g: Any, out: Any, ab: Any, lower: bool) -> tuple[Any]:
     factor = _lower_factor(out, lower)
     gl = _lower_factor(g, lower)
     x = np.linalg.solve(_t(factor), _phi(_t(factor) @ gl))  # L^-T phi(L^T gL)
@@ -373,11 +373,11 @@ def cholesky_banded_jvp(ab: Any, tab: Any, lower: bool) -> Any:
             + tab * _outside(ab, lower))
 
 
-def _chol_lower_vjp(g: Any, out: Any, ab: Any) -> tuple:
+def _chol_lower_vjp(g: Any, out: Any, ab: Any) -> tuple[Any, ...]:
     return cholesky_banded_vjp(g, out, ab, True)
 
 
-def _chol_upper_vjp(g: Any, out: Any, ab: Any) -> tuple:
+def _chol_upper_vjp(g: Any, out: Any, ab: Any) -> tuple[Any, ...]:
     return cholesky_banded_vjp(g, out, ab, False)
 
 

@@ -10,7 +10,7 @@ arguments resolved), so the code here needs no ``is None`` tests.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.linalg._linalg import SVDResult
@@ -295,13 +295,13 @@ def identity(x: Any) -> Any:
     return x
 
 
-def broadcast_arrays(shape: tuple, same: tuple, *args: Any) -> tuple:
+def broadcast_arrays(shape: tuple[int, ...], same: tuple[Any, ...], *args: Any) -> tuple[Any, ...]:
     """``np.broadcast_arrays``: views of the arguments with the common ``shape``."""
     return tuple(np.asarray(a) if keep else np.broadcast_to(a, shape)
                  for a, keep in zip(args, same))
 
 
-def broadcast_arrays_at_run_time(*args: Any) -> tuple:
+def broadcast_arrays_at_run_time(*args: Any) -> tuple[Any, ...]:
     """``np.broadcast_arrays`` where a shape is known only at run time: each argument
     selected by ``np.where`` under an all-False mask of the common shape, which gives its
     values and dtype at that shape (NumPy raises as ``np.broadcast_arrays`` does when the
@@ -335,7 +335,7 @@ def svd(a: Any, full_matrices: bool) -> Any:
     return SVDResult(u, s, vh)  # linalg family: NumPy's named result
 
 
-def eigvalsh(a: Any, uplo: str) -> Any:
+def eigvalsh(a: Any, uplo: Literal["L", "U"]) -> Any:
     return np.linalg.eigvalsh(a, UPLO=uplo)
 
 

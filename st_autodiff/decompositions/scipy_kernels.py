@@ -105,7 +105,7 @@ def correlate_valid(g: Any, v: Any) -> Any:
 # transposes, so two kernels close the rules under differentiation -----------------------
 
 
-def _convolve_vjp(g: Any, out: Any, a: Any, v: Any) -> tuple:
+def _convolve_vjp(g: Any, out: Any, a: Any, v: Any) -> tuple[Any, Any]:
     return correlate_valid(g, v), correlate_valid(g, a)
 
 
@@ -113,7 +113,7 @@ def _convolve_jvp(a: Any, v: Any, ta: Any, tv: Any) -> Any:
     return convolve_full(ta, v) + convolve_full(a, tv)
 
 
-def _correlate_vjp(y: Any, out: Any, g: Any, v: Any) -> tuple:
+def _correlate_vjp(y: Any, out: Any, g: Any, v: Any) -> tuple[Any, Any]:
     return convolve_full(y, v), correlate_valid(g, y)
 
 
@@ -163,7 +163,7 @@ def _lfilter_grads(g: Any, y: Any, b: Any, a: Any, x: Any) -> tuple[Any, Any, An
     return gx, gb, ga, w
 
 
-def _lfilter_vjp(g: Any, out: Any, b: Any, a: Any, x: Any) -> tuple:
+def _lfilter_vjp(g: Any, out: Any, b: Any, a: Any, x: Any) -> tuple[Any, Any, Any]:
     gx, gb, ga, _w = _lfilter_grads(g, out, b, a, x)
     return gb, ga, gx
 
@@ -176,7 +176,7 @@ def _injection(zi: Any, n: int) -> Any:
     return np.concatenate((zi, np.zeros_like(zi[..., :1]) * np.zeros(n - k)), axis=-1)
 
 
-def _lfilter_zi_vjp(g: Any, out: Any, b: Any, a: Any, x: Any, zi: Any) -> tuple:
+def _lfilter_zi_vjp(g: Any, out: Any, b: Any, a: Any, x: Any, zi: Any) -> tuple[Any, Any, Any, Any]:
     gx, gb, ga, w = _lfilter_grads(g, out, b, a, x)
     n, k = np.shape(x)[-1], np.shape(zi)[-1]
     c = _injection(zi, n)
@@ -209,7 +209,7 @@ def _lfilter_type(b: Any, a: Any, x: Any, *zi: Any) -> ShapeDtype:
 # --- sqrtm / solve_sylvester rules ------------------------------------------------------
 
 
-def _sqrtm_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _sqrtm_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     xt = np.swapaxes(out, -1, -2)
     return (solve_sylvester(xt, xt, g),)
 
@@ -219,7 +219,7 @@ def _sqrtm_jvp(a: Any, t: Any) -> Any:
     return solve_sylvester(x, x, t)
 
 
-def _sylvester_vjp(g: Any, out: Any, a: Any, b: Any, q: Any) -> tuple:
+def _sylvester_vjp(g: Any, out: Any, a: Any, b: Any, q: Any) -> tuple[Any, Any, Any]:
     gq = solve_sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), g)
     return -(gq @ np.swapaxes(out, -1, -2)), -(np.swapaxes(out, -1, -2) @ gq), gq
 

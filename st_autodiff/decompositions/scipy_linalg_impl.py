@@ -13,7 +13,7 @@ permission SciPy may ignore: nothing is written into the caller's arrays here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -184,7 +184,7 @@ def eigh(a: Any, lower: bool, values_only: bool, finite: bool) -> Any:
     signs pick, constant near the point, as for any eigenvector sign convention)."""
     if finite:
         check_finite(a)
-    uplo = "L" if lower else "U"
+    uplo: Literal["L", "U"] = "L" if lower else "U"
     if values_only:
         return np.linalg.eigvalsh(a, UPLO=uplo)
     w, v = np.linalg.eigh(a, UPLO=uplo)

@@ -122,12 +122,12 @@ def _t(x: Any) -> Any:
     return np.swapaxes(x, -1, -2)
 
 
-def _solve_lower_vjp(g: Any, out: Any, a: Any, b: Any) -> tuple:
+def _solve_lower_vjp(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
     gb = solve_upper(_t(a), g)
     return -np.tril(gb @ _t(out)), gb
 
 
-def _solve_upper_vjp(g: Any, out: Any, a: Any, b: Any) -> tuple:
+def _solve_upper_vjp(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
     gb = solve_lower(_t(a), g)
     return -np.triu(gb @ _t(out)), gb
 
@@ -176,7 +176,7 @@ def logm_frechet(a: Any, e: Any) -> Any:
     return logm(_block(a, e))[..., :n, n:]
 
 
-def _expm_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _expm_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     return (expm_frechet(_t(a), g),)
 
 
@@ -184,7 +184,7 @@ def _expm_jvp(a: Any, t: Any) -> Any:
     return expm_frechet(a, t)
 
 
-def _logm_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _logm_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     return (logm_frechet(_t(a), g),)
 
 
@@ -197,7 +197,7 @@ def _lu_factors(lu: Any) -> tuple[Any, Any]:
     return np.tril(lu, -1) + eye, np.triu(lu)
 
 
-def _lu_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _lu_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     lower, upper = _lu_factors(out)
     inverse = pivots_permutation(lu_pivots(a))[1]
     gf = np.tril(_t(lower) @ np.tril(g, -1), -1) + np.triu(np.triu(g) @ _t(upper))
@@ -213,7 +213,7 @@ def _lu_jvp(a: Any, t: Any) -> Any:
     return np.tril(lower @ np.tril(f, -1), -1) + np.triu(f) @ upper
 
 
-def _pivots_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _pivots_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     return (np.zeros_like(a),)
 
 
@@ -225,7 +225,7 @@ def _pivots_type(a: Any) -> ShapeDtype:
     return ShapeDtype((a.shape[-1],), np.int32)
 
 
-def _permutation_vjp(g: Any, out: Any, piv: Any) -> tuple:
+def _permutation_vjp(g: Any, out: Any, piv: Any) -> tuple[Any]:
     return (np.zeros(np.shape(piv)),)
 
 
@@ -233,11 +233,11 @@ def _permutation_jvp(piv: Any, t: Any) -> Any:
     return np.zeros(np.shape(piv)), np.zeros(np.shape(piv))
 
 
-def _permutation_type(piv: Any) -> tuple:
+def _permutation_type(piv: Any) -> tuple[Any, Any]:
     return (ShapeDtype(piv.shape, np.intp), ShapeDtype(piv.shape, np.intp))
 
 
-def _qr_vjp(g: Any, out: Any, a: Any) -> tuple:
+def _qr_vjp(g: Any, out: Any, a: Any) -> tuple[Any]:
     gq, gr = g
     q, r = out
     k = gr @ _t(r) - _t(q) @ gq
@@ -245,20 +245,20 @@ def _qr_vjp(g: Any, out: Any, a: Any) -> tuple:
     return (_t(solve_upper(r, _t(gq + q @ adjoint))),)  # (gQ + Q P*(K)) R^-T
 
 
-def _qr_jvp(a: Any, t: Any) -> tuple:
+def _qr_jvp(a: Any, t: Any) -> tuple[Any, Any]:
     q, r = qr_reduced(a)
     m = _t(solve_lower(_t(r), _t(_t(q) @ t)))  # Q^T dA R^-1
     p = np.triu(m) + _t(np.tril(m, -1))
     return _t(solve_lower(_t(r), _t(t))) - q @ p, p @ r
 
 
-def _qr_type(a: Any) -> tuple:
+def _qr_type(a: Any) -> tuple[Any, Any]:
     m, n = a.shape
     dtype = _lapack_dtype(a.dtype)
     return ShapeDtype((m, n), dtype), ShapeDtype((n, n), dtype)
 
 
-def _signs_vjp(g: Any, out: Any, a: Any, v: Any) -> tuple:
+def _signs_vjp(g: Any, out: Any, a: Any, v: Any) -> tuple[Any, Any]:
     return np.zeros_like(a), np.zeros_like(v)
 
 

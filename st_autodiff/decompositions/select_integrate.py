@@ -94,7 +94,8 @@ def _runtime(*values: Any) -> bool:
                for v in values)
 
 
-def _compiles(func: Any, name: str, head: tuple, args: tuple, inputs: tuple) -> None:
+def _compiles(func: Any, name: str, head: tuple[Any, ...], args: tuple[Any, ...],
+              inputs: tuple[Any, ...]) -> None:
     """Compile ``st.vjp`` of ``func`` on the kinds the solver passes it (``head``: a
     float64 state and a float time, or a float point for ``quad``, then ``args``), so
     that a function the compiler cannot read is an error here, at the user's call.  A
@@ -114,7 +115,7 @@ def _compiles(func: Any, name: str, head: tuple, args: tuple, inputs: tuple) -> 
                           f"the solve: {exc}") from None
 
 
-def _args(args: Any) -> tuple:
+def _args(args: Any) -> tuple[Any, ...]:
     if args is None:
         return ()
     if not isinstance(args, (tuple, list)):

@@ -82,7 +82,7 @@ def _cond(x: Any, p: Any = None) -> Selection:
 def _tensorsolve(a: Any, b: Any, axes: Any = None) -> Selection:
     sa, sb = shape_of(a), shape_of(b, "b")
     an = len(sa)
-    order = None
+    order: list[int] | tuple[int, ...] | None = None
     if axes is not None:
         order = list(range(an))
         for k in static(axes, "axes"):
@@ -106,7 +106,7 @@ def _trace(x: Any, /, *, offset: Any = 0, dtype: Any = None) -> Selection:
     return impl.trace, (x, operator.index(static(offset, "offset")))
 
 
-def _chain(order: Any, i: int, j: int, steps: list) -> None:
+def _chain(order: Any, i: int, j: int, steps: list[Any]) -> None:
     """NumPy's recursive ``_multi_dot`` as steps on slots (the product ``i..j`` ends in
     slot ``i``)."""
     if i == j:
@@ -141,7 +141,9 @@ def _multi_dot(arrays: Any, *, out: Any = None) -> Selection:
         cheaper_left = a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0)
         steps = [(0, 1), (0, 2)] if cheaper_left else [(1, 2), (0, 1)]
     else:
-        from numpy.linalg._linalg import _multi_dot_matrix_chain_order  # noqa: PLC0415
+        from numpy.linalg._linalg import (  # type: ignore[attr-defined]  # noqa: PLC0415
+            _multi_dot_matrix_chain_order,  # private: not in NumPy's stubs
+        )
 
         order = _multi_dot_matrix_chain_order([np.empty(s) for s in shapes])
         steps = []

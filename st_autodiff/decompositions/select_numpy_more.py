@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numpy.lib import _function_base_impl as _fb
+from numpy.lib import _function_base_impl
 
 from . import numpy_impl as base
 from . import numpy_more_impl as impl
@@ -31,6 +31,9 @@ from .common import (
     shape_of,
     static,
 )
+
+#: NumPy's private i0 coefficients: not in NumPy's stubs
+_fb: Any = _function_base_impl
 
 # --- elementwise ------------------------------------------------------------------------
 
@@ -323,7 +326,7 @@ _TABLE: dict[int, Callable[..., Selection]] = {}
 
 
 def _build() -> None:
-    table = {
+    table: dict[Any, Callable[..., Selection]] = {
         **stats.table(),
         np.copysign: _copysign, np.heaviside: _heaviside, np.divmod: _divmod,
         np.frexp: _frexp, np.modf: _modf, np.conj: _conj, np.conjugate: _conj,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from numpy.lib import _function_base_impl as _fb
+from numpy.lib import _function_base_impl
 
 from . import numpy_impl as base
 from . import numpy_more_impl as impl
@@ -28,6 +28,9 @@ from .common import (
     shape_of,
     static,
 )
+
+#: NumPy's private quantile helpers (methods, indexes, gamma): not in NumPy's stubs
+_fb: Any = _function_base_impl
 
 # --- ufunc.reduce / ufunc.accumulate ----------------------------------------------------
 
@@ -150,7 +153,7 @@ def _nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool 
     return impl.nanmedian, (a, ax, keep(keepdims), flat, nd)
 
 
-def _median_args(a: Any, axis: Any, keepdims: bool) -> tuple:
+def _median_args(a: Any, axis: Any, keepdims: bool) -> tuple[Any, ...]:
     ax, flat, _ = _reduced_axis(a, axis)
     if keepdims and flat:
         raise Unsupported("keepdims=True with axis=None is not supported")
@@ -165,7 +168,7 @@ def _q_array(q: Any, scale: float) -> np.ndarray:
         q = np.asanyarray(np.true_divide(q, scale))
     if q.ndim > 1:
         raise Unsupported("q must be a number or a 1-d sequence")
-    return q
+    return cast(np.ndarray, q)
 
 
 def _nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,

@@ -195,7 +195,7 @@ def _real(x: Any, what: str) -> tuple[int, ...]:
     return shape_of(x, what)
 
 
-def _window(s1: tuple, s2: tuple, mode: str) -> tuple:
+def _window(s1: tuple[Any, ...], s2: tuple[Any, ...], mode: str) -> tuple[Any, ...]:
     full = tuple(a + b - 1 for a, b in zip(s1, s2))
     if mode == "full":
         return tuple(slice(0, f) for f in full)

@@ -57,7 +57,7 @@ _DISCRETE = ("pmf", "logpmf", "cdf", "logcdf", "sf", "logsf")
 
 
 def _bind(name: str, method: str, point: str, shapes: tuple[str, ...], names: tuple[str, ...],
-          defaults: dict[str, Any], args: tuple, kwargs: dict[str, Any]) -> list[Any]:
+          defaults: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     """The point, then each of ``names`` (shapes, loc, scale), as SciPy binds them."""
     kwargs = dict(kwargs)
     if args:

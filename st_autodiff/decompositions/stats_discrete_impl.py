@@ -37,7 +37,7 @@ SITE_LOCATED.add(__file__)
 _INF = math.inf
 
 
-def _argcheck(dist: str, p: tuple) -> Any:
+def _argcheck(dist: str, p: tuple[Any, ...]) -> Any:
     if dist == "poisson":
         return p[0] >= 0
     n, q = p
@@ -46,7 +46,7 @@ def _argcheck(dist: str, p: tuple) -> Any:
     return (n > 0) & (q > 0) & (q <= 1)
 
 
-def _logpmf(dist: str, k: Any, p: tuple) -> Any:
+def _logpmf(dist: str, k: Any, p: tuple[Any, ...]) -> Any:
     if dist == "poisson":
         return rt.xlogy(k, p[0]) - rt.gammaln(k + 1) - p[0]
     n, q = p
@@ -58,7 +58,7 @@ def _logpmf(dist: str, k: Any, p: tuple) -> Any:
     return coeff + n * np.log(q) + rt.xlog1py(k, -q)
 
 
-def _cdf(dist: str, k: Any, p: tuple) -> Any:
+def _cdf(dist: str, k: Any, p: tuple[Any, ...]) -> Any:
     k = np.floor(k)
     if dist == "poisson":
         return rt.gammaincc(k + 1, p[0])
@@ -68,7 +68,7 @@ def _cdf(dist: str, k: Any, p: tuple) -> Any:
     return betainc(n, k + 1, q)
 
 
-def _sf(dist: str, k: Any, p: tuple) -> Any:
+def _sf(dist: str, k: Any, p: tuple[Any, ...]) -> Any:
     k = np.floor(k)
     if dist == "poisson":
         return rt.gammainc(k + 1, p[0])
@@ -78,7 +78,7 @@ def _sf(dist: str, k: Any, p: tuple) -> Any:
     return betaincc(n, k + 1, q)
 
 
-def _logcdf(dist: str, k: Any, p: tuple) -> Any:
+def _logcdf(dist: str, k: Any, p: tuple[Any, ...]) -> Any:
     cdf = _cdf(dist, k, p)
     if dist != "nbinom":
         return np.log(cdf)
@@ -89,14 +89,14 @@ def _logcdf(dist: str, k: Any, p: tuple) -> Any:
                     np.log(np.where(high, 0.5, cdf)))
 
 
-def _safe(dist: str, p: tuple, ok0: Any) -> tuple:
+def _safe(dist: str, p: tuple[Any, ...], ok0: Any) -> tuple[Any, ...]:
     """The parameters, replaced where they are invalid (their results are unused)."""
     if dist == "poisson":
         return (np.where(ok0, p[0], 1.0),)
     return np.where(ok0, p[0], 1.0), np.where(ok0, p[1], 0.5)
 
 
-def method(dist: str, name: str, k: Any, loc: Any, what: tuple, *p: Any) -> Any:
+def method(dist: str, name: str, k: Any, loc: Any, what: tuple[Any, ...], *p: Any) -> Any:
     """``dist.<name>(k, *p, loc)`` for ``pmf``, ``logpmf``, ``cdf``, ``logcdf``, ``sf``,
     ``logsf``."""
     k = rt.no_derivative(k, what=what[0])

@@ -71,7 +71,7 @@ def _result(out: Any) -> Any:
     return out
 
 
-def _argcheck(p: tuple, scale: Any) -> Any:
+def _argcheck(p: tuple[Any, ...], scale: Any) -> Any:
     """``rv_generic._argcheck`` (every shape parameter ``> 0``) and ``scale > 0``."""
     ok = scale > 0
     for v in p:
@@ -79,12 +79,12 @@ def _argcheck(p: tuple, scale: Any) -> Any:
     return ok
 
 
-def _safe(p: tuple, ok0: Any) -> tuple:
+def _safe(p: tuple[Any, ...], ok0: Any) -> tuple[Any, ...]:
     """The shape parameters, 1.0 where the parameters are invalid (value unused)."""
     return tuple(np.where(ok0, v, 1.0) for v in p)
 
 
-def _nd(p: tuple, what: tuple) -> tuple:
+def _nd(p: tuple[Any, ...], what: tuple[Any, ...]) -> tuple[Any, ...]:
     """The shape parameters through ``rt.no_derivative`` (named by ``what``)."""
     return tuple(rt.no_derivative(v, what=w) for v, w in zip(p, what))
 
@@ -103,7 +103,7 @@ def _infinite_df(df: Any) -> tuple[Any, Any]:
     return big, np.where(big, 1.0, df)
 
 
-def _logpdf(dist: str, z: Any, p: tuple) -> Any:
+def _logpdf(dist: str, z: Any, p: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return -z ** 2 / 2.0 - _NORM_PDF_LOGC
     if dist == "t":
@@ -139,7 +139,7 @@ def _logpdf(dist: str, z: Any, p: tuple) -> Any:
     return np.zeros_like(z)  # uniform: log(1.0)
 
 
-def _pdf(dist: str, z: Any, p: tuple) -> Any:
+def _pdf(dist: str, z: Any, p: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return np.exp(-z ** 2 / 2.0) / _NORM_PDF_C
     if dist == "t":
@@ -164,7 +164,7 @@ def _laplace_cdf(z: Any) -> Any:
                     0.5 * np.exp(np.where(pos, 0.0, z)))
 
 
-def _cdf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
+def _cdf(dist: str, z: Any, p: tuple[Any, ...], what: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return rt.ndtr(z)
     if dist == "t":
@@ -190,7 +190,7 @@ def _cdf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
     return z  # uniform
 
 
-def _sf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
+def _sf(dist: str, z: Any, p: tuple[Any, ...], what: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return rt.ndtr(-z)
     if dist == "t":
@@ -216,7 +216,7 @@ def _sf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
     return 1.0 - z  # uniform
 
 
-def _logcdf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
+def _logcdf(dist: str, z: Any, p: tuple[Any, ...], what: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return rt.log_ndtr(z)
     if dist == "logistic":
@@ -230,7 +230,7 @@ def _logcdf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
                     np.log1p(-np.where(lower, 0.5, sf)))
 
 
-def _logsf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
+def _logsf(dist: str, z: Any, p: tuple[Any, ...], what: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return rt.log_ndtr(-z)
     if dist == "logistic":
@@ -246,7 +246,7 @@ def _logsf(dist: str, z: Any, p: tuple, what: tuple) -> Any:
                     np.log1p(-np.where(upper, 0.5, cdf)))
 
 
-def _ppf(dist: str, q: Any, p: tuple, what: tuple) -> Any:
+def _ppf(dist: str, q: Any, p: tuple[Any, ...], what: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return rt.ndtri(q)
     if dist == "t":
@@ -274,7 +274,7 @@ def _ppf(dist: str, q: Any, p: tuple, what: tuple) -> Any:
     return q  # uniform
 
 
-def _isf(dist: str, q: Any, p: tuple, what: tuple) -> Any:
+def _isf(dist: str, q: Any, p: tuple[Any, ...], what: tuple[Any, ...]) -> Any:
     if dist == "norm":
         return -rt.ndtri(q)
     if dist == "t":
@@ -331,7 +331,7 @@ def density(dist: str, log: bool, x: Any, loc: Any, scale: Any, *p: Any) -> Any:
     return _result(np.where(ok, value, np.where(bad, np.nan, outside)))
 
 
-def distribution(dist: str, method: str, x: Any, loc: Any, scale: Any, what: tuple,
+def distribution(dist: str, method: str, x: Any, loc: Any, scale: Any, what: tuple[Any, ...],
                  *p: Any) -> Any:
     """``dist.<method>(x, *p, loc, scale)`` for ``cdf``, ``logcdf``, ``sf``, ``logsf``."""
     lo, hi, inside = SUPPORT[dist]
@@ -354,7 +354,7 @@ def distribution(dist: str, method: str, x: Any, loc: Any, scale: Any, what: tup
     return _result(np.where(ok, value, np.where(bad, np.nan, np.where(end, at_end, outside))))
 
 
-def quantile(dist: str, inverse: bool, q: Any, loc: Any, scale: Any, what: tuple,
+def quantile(dist: str, inverse: bool, q: Any, loc: Any, scale: Any, what: tuple[Any, ...],
              *p: Any) -> Any:
     """``dist.ppf(q, *p, loc, scale)`` or (``inverse``) ``dist.isf``."""
     lo, hi, _inside = SUPPORT[dist]

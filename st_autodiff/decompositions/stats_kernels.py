@@ -133,7 +133,7 @@ def _like(grad: Any, arg: Any) -> Any:
     return rt.unbroadcast(grad, np.shape(arg))
 
 
-def _stdtr_vjp(g: Any, out: Any, df: Any, x: Any) -> tuple:
+def _stdtr_vjp(g: Any, out: Any, df: Any, x: Any) -> tuple[Any, Any]:
     return None, _like(g * t_density(df, x), x)
 
 
@@ -141,7 +141,7 @@ def _stdtr_jvp(df: Any, x: Any, tdf: Any, tx: Any) -> Any:
     return tx * t_density(df, x)
 
 
-def _betainc_vjp(g: Any, out: Any, a: Any, b: Any, x: Any) -> tuple:
+def _betainc_vjp(g: Any, out: Any, a: Any, b: Any, x: Any) -> tuple[Any, Any, Any]:
     return None, None, _like(g * beta_density(a, b, x), x)
 
 
@@ -149,7 +149,7 @@ def _betainc_jvp(a: Any, b: Any, x: Any, ta: Any, tb: Any, tx: Any) -> Any:
     return tx * beta_density(a, b, x)
 
 
-def _betaincc_vjp(g: Any, out: Any, a: Any, b: Any, x: Any) -> tuple:
+def _betaincc_vjp(g: Any, out: Any, a: Any, b: Any, x: Any) -> tuple[Any, Any, Any]:
     return None, None, _like(-(g * beta_density(a, b, x)), x)
 
 
@@ -157,7 +157,7 @@ def _betaincc_jvp(a: Any, b: Any, x: Any, ta: Any, tb: Any, tx: Any) -> Any:
     return -(tx * beta_density(a, b, x))
 
 
-def _poch_vjp(g: Any, out: Any, a: Any, m: Any) -> tuple:
+def _poch_vjp(g: Any, out: Any, a: Any, m: Any) -> tuple[Any, Any]:
     up = rt.digamma(a + m)
     return _like(g * (out * (up - rt.digamma(a))), a), _like(g * (out * up), m)
 
@@ -173,7 +173,7 @@ def gamma_density(a: Any, x: Any) -> Any:
     return np.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a))
 
 
-def _stdtrit_vjp(g: Any, out: Any, df: Any, q: Any) -> tuple:
+def _stdtrit_vjp(g: Any, out: Any, df: Any, q: Any) -> tuple[Any, Any]:
     return None, _like(g / t_density(df, out), q)
 
 
@@ -181,7 +181,7 @@ def _stdtrit_jvp(df: Any, q: Any, tdf: Any, tq: Any) -> Any:
     return tq / t_density(df, stdtrit(df, q))
 
 
-def _gammaincinv_vjp(g: Any, out: Any, a: Any, q: Any) -> tuple:
+def _gammaincinv_vjp(g: Any, out: Any, a: Any, q: Any) -> tuple[Any, Any]:
     return None, _like(g / gamma_density(a, out), q)
 
 
@@ -189,7 +189,7 @@ def _gammaincinv_jvp(a: Any, q: Any, ta: Any, tq: Any) -> Any:
     return tq / gamma_density(a, gammaincinv(a, q))
 
 
-def _gammainccinv_vjp(g: Any, out: Any, a: Any, q: Any) -> tuple:
+def _gammainccinv_vjp(g: Any, out: Any, a: Any, q: Any) -> tuple[Any, Any]:
     return None, _like(-g / gamma_density(a, out), q)
 
 
@@ -197,7 +197,7 @@ def _gammainccinv_jvp(a: Any, q: Any, ta: Any, tq: Any) -> Any:
     return -tq / gamma_density(a, gammainccinv(a, q))
 
 
-def _beta_ppf_vjp(g: Any, out: Any, q: Any, a: Any, b: Any) -> tuple:
+def _beta_ppf_vjp(g: Any, out: Any, q: Any, a: Any, b: Any) -> tuple[Any, Any, Any]:
     return _like(g / beta_density(a, b, out), q), None, None
 
 
@@ -205,7 +205,7 @@ def _beta_ppf_jvp(q: Any, a: Any, b: Any, tq: Any, ta: Any, tb: Any) -> Any:
     return tq / beta_density(a, b, beta_ppf(q, a, b))
 
 
-def _betainccinv_vjp(g: Any, out: Any, a: Any, b: Any, q: Any) -> tuple:
+def _betainccinv_vjp(g: Any, out: Any, a: Any, b: Any, q: Any) -> tuple[Any, Any, Any]:
     return None, None, _like(-g / beta_density(a, b, out), q)
 
 
@@ -213,7 +213,7 @@ def _betainccinv_jvp(a: Any, b: Any, q: Any, ta: Any, tb: Any, tq: Any) -> Any:
     return -tq / beta_density(a, b, betainccinv(a, b, q))
 
 
-def _cauchy_ppf_vjp(g: Any, out: Any, q: Any) -> tuple:
+def _cauchy_ppf_vjp(g: Any, out: Any, q: Any) -> tuple[Any]:
     return (g * (np.pi * (1 + out * out)),)
 
 
@@ -222,7 +222,7 @@ def _cauchy_ppf_jvp(q: Any, tq: Any) -> Any:
     return tq * (np.pi * (1 + out * out))
 
 
-def _cauchy_isf_vjp(g: Any, out: Any, q: Any) -> tuple:
+def _cauchy_isf_vjp(g: Any, out: Any, q: Any) -> tuple[Any]:
     return (-(g * (np.pi * (1 + out * out))),)
 
 

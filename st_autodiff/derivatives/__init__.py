@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import string
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as _np
 
@@ -53,11 +53,16 @@ from ..ir.kernels import run
 from ..ir.ops import OP_INFO, Op
 from ..ir.versioned import VersionedDict
 
-VjpRule = Callable[..., tuple]
+#: What a VJP rule returns: one gradient contribution (or ``None``) per input.
+Grads = tuple[Any, ...]
+
+VjpRule = Callable[..., Grads]
 
 RULES: dict[Op, VjpRule] = {}
 
 JvpRule = Callable[..., Any]
+
+_T = TypeVar("_T")
 
 #: Op -> JVP rule, filled by ``derivatives.jvp`` (imported at the bottom of this module).
 JVP_RULES: dict[Op, JvpRule] = {}
@@ -112,18 +117,18 @@ _unary(Op.NEG, lambda ops, g, out, x: -g)
 
 
 @rule(Op.ASTYPE)
-def _astype(ops, g, out, x, dtype=None, copy=True):
+def _astype(ops: Any, g: Any, out: Any, x: Any, dtype: Any = None, copy: bool = True) -> Grads:
     dt = ops.dtype(x)
     return (g if dt is None or dt == ops.dtype(g) else ops.astype(g, dtype=dt),)
 
 
 @rule(Op.GETITEM)
-def _getitem(ops, g, out, x, *dyn, index=None):
+def _getitem(ops: Any, g: Any, out: Any, x: Any, *dyn: Any, index: Any = None) -> Grads:
     return (ops.scatter_add(ops.shape(x), g, *dyn, index=index),) + (None,) * len(dyn)
 
 
 @rule(Op.INDEX_ADD)
-def _index_add(ops, g, out, x, v, *dyn, index=None):
+def _index_add(ops: Any, g: Any, out: Any, x: Any, v: Any, *dyn: Any, index: Any = None) -> Grads:
     if ops.known_shape(x) == ():  # a 0-d base: its cotangent may be a Python number
         g = ops.asarray(g)
     gv = ops.getitem(g, *dyn, index=index)
@@ -133,12 +138,13 @@ def _index_add(ops, g, out, x, v, *dyn, index=None):
 
 
 @rule(Op.SCATTER_ADD)
-def _scatter_add(ops, g, out, shape, v, *dyn, index=None):
+def _scatter_add(ops: Any, g: Any, out: Any, shape: Any, v: Any, *dyn: Any,
+                 index: Any = None) -> Grads:
     return (None, ops.getitem(g, *dyn, index=index)) + (None,) * len(dyn)
 
 
 @rule(Op.SETITEM)
-def _setitem(ops, g, out, x, v, *dyn, index=None):
+def _setitem(ops: Any, g: Any, out: Any, x: Any, v: Any, *dyn: Any, index: Any = None) -> Grads:
     # out = x with v written at index: x keeps the gradient everywhere v did not land; v
     # gets the region's gradient, only where its write survived (NumPy keeps the last of
     # repeated integer indices), summed down to v's shape (v broadcasts into the region).
@@ -150,7 +156,7 @@ def _setitem(ops, g, out, x, v, *dyn, index=None):
     return (ops.setitem(g, 0.0, *dyn, index=index), _sum_to(ops, gv, v)) + (None,) * len(dyn)
 
 
-def _may_repeat(ops, dyn, index) -> bool:
+def _may_repeat(ops: Any, dyn: Any, index: Any) -> bool:
     """Whether ``index`` may name one position twice: an integer array (its values are
     not known when the rule runs) or a static list with repeats, or several lists (their
     combinations).  Slices, ints and boolean masks never do."""
@@ -169,7 +175,7 @@ def _may_repeat(ops, dyn, index) -> bool:
     return len(set(values)) != len(values) or (min(values) < 0 <= max(values))
 
 
-def _last_writes(ops, g, region, dyn, index):
+def _last_writes(ops: Any, g: Any, region: Any, dyn: Any, index: Any) -> Any:
     """A boolean mask shaped like ``region`` (``g[index]``): True where that element's
     write is the one the assignment kept.  Each element of the region writes its own
     number into an integer array of ``g``'s shape at ``index`` (the same last-write rule as
@@ -179,7 +185,7 @@ def _last_writes(ops, g, region, dyn, index):
     return ops.eq(ops.getitem(slots, *dyn, index=index), ids)
 
 
-def _sum_to(ops, g, like):
+def _sum_to(ops: Any, g: Any, like: Any) -> Any:
     """``g``, the gradient of a region ``like`` was broadcast into by an assignment, summed
     down to ``like``'s shape.  An assignment (unlike arithmetic) also drops leading
     size-1 axes of ``like``, so ``like`` may have more axes than ``g``; this is why the
@@ -221,7 +227,7 @@ RULES[Op.FULL_LIKE] = lambda ops, g, out, x, fill_value, dtype=None: (
     None, _sum_to(ops, g, fill_value))
 
 
-def linspace_weights(ops, out, num):
+def linspace_weights(ops: Any, out: Any, num: Any) -> Any:
     """``w`` with ``linspace(a, b, num) == a * (1 - w) + b * w``, shaped to broadcast
     against ``out`` (whose first axis is the sample axis; array endpoints add axes)."""
     nd = ops.rank(out)
@@ -232,12 +238,12 @@ def linspace_weights(ops, out, num):
 
 
 @rule(Op.LINSPACE)
-def _linspace(ops, g, out, start, stop, num=50):
+def _linspace(ops: Any, g: Any, out: Any, start: Any, stop: Any, num: int = 50) -> Grads:
     w = linspace_weights(ops, out, num)
     return _sum_to(ops, g * (1.0 - w), start), _sum_to(ops, g * w, stop)
 
 
-def arange_steps(ops, out):
+def arange_steps(ops: Any, out: Any) -> Any:
     """``0, 1, ..., n - 1`` for ``out = arange(start, stop, step)``: ``out[i]`` is
     ``start + i * step``.  Counted at run time: with float bounds the length ``n`` is
     known only then (it is piecewise constant in the inputs)."""
@@ -249,7 +255,7 @@ RULES[Op.ARANGE] = lambda ops, g, out, start, stop, step, dtype=None: (
 
 
 @rule(Op.UNBROADCAST)
-def _unbroadcast(ops, g, out, x, shape):
+def _unbroadcast(ops: Any, g: Any, out: Any, x: Any, shape: Any) -> Grads:
     return ops.broadcast_to(g, ops.shape(x)), None
 
 
@@ -261,7 +267,7 @@ CUSTOM_VJPS: dict[Callable[..., Any], Callable[..., Any]] = VersionedDict()
 
 
 @rule(Op.CALL)
-def _call(ops, g, out, *args, fn=None, out_type=None):
+def _call(ops: Any, g: Any, out: Any, *args: Any, fn: Any = None, out_type: Any = None) -> Grads:
     if isinstance(g, tuple) and not isinstance(out_type, (tuple, list)):
         raise RuleError(_UNTYPED_TUPLE.format(getattr(fn, "__name__", "the function")))
     if isinstance(out_type, (tuple, list)):  # a tuple output: the rule gets tuples
@@ -271,7 +277,7 @@ def _call(ops, g, out, *args, fn=None, out_type=None):
 
 
 @rule(Op.CALL_VJP)
-def _call_vjp(ops, g, out, *args, fn=None):
+def _call_vjp(ops: Any, g: Any, out: Any, *args: Any, fn: Any = None) -> Grads:
     raise RuleError("the gradient of a function with a registered VJP cannot be "
                     "differentiated again (its rule is opaque NumPy code); write the function "
                     "with NumPy operations st_autodiff knows to get higher derivatives")
@@ -294,7 +300,7 @@ class VjpCall:
         self.__qualname__ = getattr(rule_fn, "__qualname__", None) or self.__name__
         self.__module__ = getattr(rule_fn, "__module__", None) or __name__
 
-    def __call__(self, g: Any, out: Any, *args: Any) -> tuple:
+    def __call__(self, g: Any, out: Any, *args: Any) -> Grads:
         grads = self.rule(g, out, *args)
         name = getattr(self.fn, "__name__", None) or type(self.fn).__name__
         if not isinstance(grads, (tuple, list)):
@@ -399,7 +405,7 @@ RULES[Op.HYPOT] = lambda ops, g, out, x, y: (g * x / safe_divisor(ops, out),
                                               g * y / safe_divisor(ops, out))
 
 
-def safe_divisor(ops, v):
+def safe_divisor(ops: Any, v: Any) -> Any:
     """``v`` with zeros replaced by ones: the divisor of a rule whose numerator is zero
     wherever ``v`` is (norm-like ops at the origin, std of equal values), so the quotient
     is the 0 subgradient there (PyTorch's convention; JAX gives NaN) instead of 0/0."""
@@ -413,7 +419,7 @@ RULES[Op.LOGADDEXP2] = lambda ops, g, out, x, y: (
 
 
 @rule(Op.POW)
-def _pow(ops, g, out, x, y):
+def _pow(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     # d/dy uses log(x): only where x > 0 (elsewhere the derivative does not exist for
     # non-integer y; 0 is what PyTorch and JAX give for x == 0).
     safe = ops.where(x > 0, x, 1)
@@ -421,16 +427,16 @@ def _pow(ops, g, out, x, y):
 
 
 @rule(Op.ARCTAN2)
-def _arctan2(ops, g, out, x, y):
+def _arctan2(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     # out = arctan2(x, y): x is the ordinate, y the abscissa.
     denom = ops.square(x) + ops.square(y)
     return g * y / denom, -g * x / denom
 
 
-def _select_rule(first_wins, second_wins):
+def _select_rule(first_wins: Any, second_wins: Any) -> Any:
     """max/min-style rules: the winner gets ``g``; ties split it evenly."""
 
-    def vjp(ops, g, out, x, y):
+    def vjp(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
         half = ops.where(ops.eq(x, y), g * 0.5, 0)
         return ops.where(first_wins(ops, x, y), g, half), ops.where(
             second_wins(ops, x, y), g, half)
@@ -453,7 +459,7 @@ RULES[Op.WHERE] = lambda ops, g, out, c, x, y: (None, ops.where(c, g, 0), ops.wh
 
 
 @rule(Op.CLIP)
-def _clip(ops, g, out, x, lo, hi):
+def _clip(ops: Any, g: Any, out: Any, x: Any, lo: Any, hi: Any) -> Grads:
     # np.clip accepts None for a missing bound: that side neither clips nor gets a gradient
     if lo is None:
         return ops.where(x <= hi, g, 0), None, ops.where(x > hi, g, 0)
@@ -465,7 +471,7 @@ def _clip(ops, g, out, x, lo, hi):
 
 # --- reductions -----------------------------------------------------------------------
 
-def _axes(ops, x, axis) -> tuple[int, ...]:
+def _axes(ops: Any, x: Any, axis: Any) -> tuple[int, ...]:
     """Reduction axes as a sorted tuple of non-negative ints."""
     nd = ops.ndim(x)
     if axis is None:
@@ -474,21 +480,21 @@ def _axes(ops, x, axis) -> tuple[int, ...]:
     return tuple(sorted(a % nd for a in axes))
 
 
-def _unreduce(ops, g, x, axis, keepdims):
+def _unreduce(ops: Any, g: Any, x: Any, axis: Any, keepdims: Any) -> Any:
     """Broadcast the adjoint of a reduction back to the shape of its input."""
     if not keepdims and axis is not None:
         g = ops.expand_dims(g, axis=axis)
     return ops.broadcast_to(g, ops.shape(x))
 
 
-def mask_like(ops, mask, x):
+def mask_like(ops: Any, mask: Any, x: Any) -> Any:
     """A boolean ``mask`` as numbers of ``x``'s dtype; left boolean where the dtype is not
     known (arithmetic with a float gradient gives the float dtype itself)."""
     dt = ops.dtype(x)
     return mask if dt is None else ops.astype(mask, dtype=dt)
 
 
-def _count(ops, x, axis) -> Any:
+def _count(ops: Any, x: Any, axis: Any) -> Any:
     """How many elements each output of a reduction over ``axis`` sums: a number when
     ``x``'s shape is known, else counted at run time (``x[i:i + k]`` in a loop)."""
     shape = ops.known_shape(x)
@@ -499,31 +505,34 @@ def _count(ops, x, axis) -> Any:
 
 
 @rule(Op.SUM)
-def _sum(ops, g, out, x, axis=None, keepdims=False):
+def _sum(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Grads:
     return (_unreduce(ops, g, x, axis, keepdims),)
 
 
 @rule(Op.MEAN)
-def _mean(ops, g, out, x, axis=None, keepdims=False):
+def _mean(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Grads:
     return (_unreduce(ops, g / _count(ops, x, axis), x, axis, keepdims),)
 
 
 @rule(Op.MAX, Op.MIN)
-def _extremum(ops, g, out, x, axis=None, keepdims=False):
+def _extremum(ops: Any, g: Any, out: Any, x: Any, axis: Any = None,
+              keepdims: bool = False) -> Grads:
     hit = mask_like(ops, ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), x)
     share = _unreduce(ops, g, x, axis, keepdims) / ops.sum(hit, axis=axis, keepdims=True)
     return (hit * share,)
 
 
 @rule(Op.VAR)
-def _var(ops, g, out, x, axis=None, keepdims=False, ddof=0):
+def _var(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
+         ddof: int = 0) -> Grads:
     centred = x - ops.mean(x, axis=axis, keepdims=True)
     scale = 2.0 / (_count(ops, x, axis) - ddof)
     return (_unreduce(ops, g, x, axis, keepdims) * centred * scale,)
 
 
 @rule(Op.STD)
-def _std(ops, g, out, x, axis=None, keepdims=False, ddof=0):
+def _std(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
+         ddof: int = 0) -> Grads:
     centred = x - ops.mean(x, axis=axis, keepdims=True)
     scale = 1.0 / (_count(ops, x, axis) - ddof)
     # equal values (a length-1 axis): std is 0 and centred is 0; the gradient is 0
@@ -531,13 +540,13 @@ def _std(ops, g, out, x, axis=None, keepdims=False, ddof=0):
 
 
 @rule(Op.PROD)
-def _prod(ops, g, out, x, axis=None, keepdims=False):
+def _prod(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False) -> Grads:
     # Product of all other elements, computed with exclusive scans so zeros are exact.
     if axis is None and ops.known_shape(x) is None:  # np.prod(np.stack(xs)): one vector
         others = _others(ops, ops.reshape(x, (-1,)))
         return (ops.reshape(g * others, ops.shape(x)),)
     if ops.known_shape(x) is None:  # axes of an array of unknown shape: axis by axis
-        axes = list(axis) if isinstance(axis, tuple) else [axis]
+        axes: list[Any] | tuple[int, ...] = list(axis) if isinstance(axis, tuple) else [axis]
         return (_unreduce(ops, g, x, axis, keepdims) * _others_along(ops, x, axes),)
     axes = _axes(ops, x, axis)
     shape = ops.static_shape(x)
@@ -552,7 +561,7 @@ def _prod(ops, g, out, x, axis=None, keepdims=False):
     return (ops.transpose(back, axes=inverse),)
 
 
-def _others_along(ops, x, axes):
+def _others_along(ops: Any, x: Any, axes: Any) -> Any:
     """For each element of ``x``, the product of the others in its slice over ``axes``
     (shaped like ``x``): the last axis's exclusive products times, broadcast, those of
     the product over that axis along the remaining axes; exact with zeros, and needs no
@@ -568,7 +577,7 @@ def _others_along(ops, x, axes):
     return along * _others_along(ops, ops.prod(x, axis=a, keepdims=True), axes[:-1])
 
 
-def _others(ops, flat):
+def _others(ops: Any, flat: Any) -> Any:
     """For each element of ``flat``'s last axis, the product of the others on it."""
     lead = (Ellipsis, ("slice", None, -1, None))
     ones = ops.ones_like(ops.getitem(flat, index=(Ellipsis, ("slice", None, 1, None))))
@@ -579,19 +588,19 @@ def _others(ops, flat):
     return left * ops.flip(right, axis=-1)
 
 
-def _reverse_cumsum(ops, g, axis):
+def _reverse_cumsum(ops: Any, g: Any, axis: Any) -> Any:
     return ops.flip(ops.cumsum(ops.flip(g, axis=axis), axis=axis), axis=axis)
 
 
 @rule(Op.CUMSUM)
-def _cumsum(ops, g, out, x, axis=None):
+def _cumsum(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> Grads:
     if axis is None:
         return (ops.reshape(_reverse_cumsum(ops, g, 0), ops.shape(x)),)
     return (_reverse_cumsum(ops, g, axis),)
 
 
 @rule(Op.CUMPROD)
-def _cumprod(ops, g, out, x, axis=None):
+def _cumprod(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> Grads:
     # Division form, exact wherever x != 0 (a zero before i zeroes both sides).  At the
     # first zero of a slice the gradient is the reverse cumsum of g times the product of
     # the other items, which is cumprod(x with zeros as 1) while no second zero has
@@ -612,22 +621,22 @@ def _cumprod(ops, g, out, x, axis=None):
 
 # --- linear algebra -------------------------------------------------------------------
 
-def _mT(ops, a):
+def _mT(ops: Any, a: Any) -> Any:
     return ops.swapaxes(a, axis1=-1, axis2=-2)
 
 
-def by_rank(ops, x, fn):
+def by_rank(ops: Any, x: Any, fn: Callable[..., Grads]) -> Grads:
     """``fn(low)`` with ``low`` whether ``x`` has at most one dimension: decided now when
     the compiler knows ``x``'s rank, else at run time (an ``if`` on ``x.ndim <= 1`` in the
     generated code, each branch written for its case).  ``fn`` returns a tuple."""
     r = ops.rank(x)
     if r is not None:
         return fn(r <= 1)
-    return ops.branch(ops.at_most_1d(x), lambda: fn(True), lambda: fn(False))
+    return cast(Grads, ops.branch(ops.at_most_1d(x), lambda: fn(True), lambda: fn(False)))
 
 
 @rule(Op.MATMUL)
-def _matmul(ops, g, out, x, y):
+def _matmul(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     nx, ny = ops.rank(x), ops.rank(y)
     if nx is not None and ny is not None:
         return _matmul_vjp(ops, g, x, y, nx, ny)
@@ -637,13 +646,13 @@ def _matmul(ops, g, out, x, y):
         ops, g, x, y, 1 if vx else nx or 3, 1 if vy else ny or 3, k)) for k in (0, 1))
 
 
-def _by_ranks(ops, x, y, fn):
+def _by_ranks(ops: Any, x: Any, y: Any, fn: Any) -> Any:
     """``fn(x is 1-d, y is 1-d)`` (see ``by_rank``), its only value.  Rules call it once
     per gradient, so that an unused gradient's ``if`` is dead code as a whole."""
     return by_rank(ops, x, lambda vx: by_rank(ops, y, lambda vy: fn(vx, vy)))[0]
 
 
-def _matmul_vjp(ops, g, x, y, nx, ny, only=None):
+def _matmul_vjp(ops: Any, g: Any, x: Any, y: Any, nx: Any, ny: Any, only: Any = None) -> Grads:
     """Both gradients of ``x @ y`` for these ranks, or (``only`` = 0 or 1) just one."""
     gx, gy = _matmul_parts(ops, g, x, y, nx, ny)
     if only is not None:
@@ -654,7 +663,7 @@ def _matmul_vjp(ops, g, x, y, nx, ny, only=None):
     return gx(), gy()
 
 
-def _matmul_parts(ops, g, x, y, nx, ny):
+def _matmul_parts(ops: Any, g: Any, x: Any, y: Any, nx: Any, ny: Any) -> Grads:
     if nx == 1 and ny == 1:
         return lambda: g * y, lambda: g * x
     if nx == 1:  # (k,) @ (..., k, m): g is (..., m)
@@ -677,10 +686,10 @@ _DOT_SPECS = {(False, False): ("ij,kj->ik", "ik,ij->kj"), (True, False): ("j,kj-
 
 
 @rule(Op.DOT)
-def _dot(ops, g, out, x, y):
+def _dot(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     nx, ny = ops.rank(x), ops.rank(y)
     if nx is None or ny is None:
-        def vjp(vx, vy, k):
+        def vjp(vx: Any, vy: Any, k: Any) -> tuple[Any]:
             if vx and vy:
                 return (g * y if k == 0 else g * x),
             spec = _DOT_SPECS[(vx, vy)][k]
@@ -697,18 +706,18 @@ def _dot(ops, g, out, x, y):
 
 
 @rule(Op.VDOT)
-def _vdot(ops, g, out, x, y):
+def _vdot(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     return ops.reshape(g * ops.ravel(y), ops.shape(x)), ops.reshape(g * ops.ravel(x),
                                                                     ops.shape(y))
 
 
 @rule(Op.OUTER)
-def _outer(ops, g, out, x, y):
+def _outer(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     return (ops.reshape(g @ ops.ravel(y), ops.shape(x)),
             ops.reshape(ops.ravel(x) @ g, ops.shape(y)))
 
 
-def _tensordot_axes(ops, x, y, axes) -> tuple[list[int], list[int]]:
+def _tensordot_axes(ops: Any, x: Any, y: Any, axes: Any) -> tuple[list[int], list[int]]:
     nx, ny = ops.ndim(x), ops.ndim(y)
     if isinstance(axes, int):
         return list(range(nx - axes, nx)), list(range(axes))
@@ -718,7 +727,7 @@ def _tensordot_axes(ops, x, y, axes) -> tuple[list[int], list[int]]:
     return [a % nx for a in ax], [a % ny for a in ay]
 
 
-def _tensordot_vjp(ops, g, x, y, ax, ay):
+def _tensordot_vjp(ops: Any, g: Any, x: Any, y: Any, ax: Any, ay: Any) -> Grads:
     nx, ny = ops.ndim(x), ops.ndim(y)
     free_x = [i for i in range(nx) if i not in ax]
     free_y = [i for i in range(ny) if i not in ay]
@@ -733,20 +742,20 @@ def _tensordot_vjp(ops, g, x, y, ax, ay):
 
 
 @rule(Op.TENSORDOT)
-def _tensordot(ops, g, out, x, y, axes=2):
+def _tensordot(ops: Any, g: Any, out: Any, x: Any, y: Any, axes: Any = 2) -> Grads:
     ax, ay = _tensordot_axes(ops, x, y, axes)
     return _tensordot_vjp(ops, g, x, y, ax, ay)
 
 
 @rule(Op.INNER)
-def _inner(ops, g, out, x, y):
+def _inner(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     if ops.ndim(x) == 0 or ops.ndim(y) == 0:
         return RULES[Op.MUL](ops, g, out, x, y)
     return _tensordot_vjp(ops, g, x, y, [ops.ndim(x) - 1], [ops.ndim(y) - 1])
 
 
 @rule(Op.EINSUM)
-def _einsum(ops, g, out, *operands, subscripts=None):
+def _einsum(ops: Any, g: Any, out: Any, *operands: Any, subscripts: Any = None) -> Grads:
     ellipsis = "..." in subscripts  # only then are the ranks needed
     if ellipsis and any(ops.rank(o) is None for o in operands):
         ins, outs = _parse_einsum_batch(subscripts, len(operands))
@@ -832,7 +841,7 @@ def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
     return ins, rhs
 
 
-def _diagonal_vjp(ops, g, x, offset, axis1, axis2):
+def _diagonal_vjp(ops: Any, g: Any, x: Any, offset: Any, axis1: Any, axis2: Any) -> Any:
     """Place ``g`` (diagonal values on its last axis) back on the diagonal of ``x``."""
     if ops.known_shape(x) is None:  # the diagonal's positions counted at run time
         i = ops.arange(0, ops.getitem(ops.shape(g), index=(-1,)), 1)
@@ -855,25 +864,28 @@ def _diagonal_vjp(ops, g, x, offset, axis1, axis2):
 
 
 @rule(Op.DIAGONAL)
-def _diagonal(ops, g, out, x, offset=0, axis1=0, axis2=1):
+def _diagonal(ops: Any, g: Any, out: Any, x: Any, offset: int = 0, axis1: int = 0,
+              axis2: int = 1) -> Grads:
     return (_diagonal_vjp(ops, g, x, offset, axis1, axis2),)
 
 
 @rule(Op.TRACE)
-def _trace(ops, g, out, x, offset=0, axis1=0, axis2=1):
+def _trace(ops: Any, g: Any, out: Any, x: Any, offset: int = 0, axis1: int = 0,
+           axis2: int = 1) -> Grads:
     diag = ops.diagonal(x, offset=offset, axis1=axis1, axis2=axis2)
     gd = ops.broadcast_to(ops.expand_dims(g, axis=-1), ops.shape(diag))
     return (_diagonal_vjp(ops, gd, x, offset, axis1, axis2),)
 
 
 @rule(Op.DIAG)
-def _diag(ops, g, out, x, k=0):
+def _diag(ops: Any, g: Any, out: Any, x: Any, k: int = 0) -> Grads:
     return by_rank(ops, x, lambda low: (ops.diagonal(g, offset=k) if low else
                                         _diagonal_vjp(ops, g, x, k, 0, 1),))
 
 
 @rule(Op.NORM)
-def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
+def _norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None, axis: Any = None,
+          keepdims: bool = False) -> Grads:
     nd = ops.rank(x)
     if nd is None and axis is None and ord is not None:  # a vector or a matrix norm
         if ord in (2, -2):  # the matrix case has no gradient rule: the rank decides
@@ -890,7 +902,8 @@ def _norm(ops, g, out, x, ord=None, axis=None, keepdims=False):
 _MATRIX_ORDS = (None, "fro", 1, -1, _np.inf, -_np.inf)
 
 
-def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
+def _norm_vjp(ops: Any, g: Any, out: Any, x: Any, ord: Any, axis: Any, keepdims: Any,
+              nd: Any) -> Grads:
     """The gradient of ``norm(x, ord, axis)``; ``nd`` is ``x``'s rank, or ``None`` where
     unknown (then every axis is counted from the end or is all of them)."""
     matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and nd == 2
@@ -930,20 +943,20 @@ def _norm_vjp(ops, g, out, x, ord, axis, keepdims, nd):
 
 
 @rule(Op.INV)
-def _inv(ops, g, out, x):
+def _inv(ops: Any, g: Any, out: Any, x: Any) -> Grads:
     t = _mT(ops, out)
     return (-(t @ g @ t),)
 
 
 @rule(Op.SOLVE)
-def _solve(ops, g, out, a, b):
+def _solve(ops: Any, g: Any, out: Any, a: Any, b: Any) -> Grads:
     if ops.rank(b) is None:  # b's rank is known at run time only: one if per gradient
         return tuple(by_rank(ops, b, lambda vec, k=k: _solve_vjp(ops, g, out, a, vec, k))[0]
                      for k in (0, 1))
     return _solve_vjp(ops, g, out, a, ops.rank(b) == 1)
 
 
-def _solve_vjp(ops, g, out, a, vec, only=None):
+def _solve_vjp(ops: Any, g: Any, out: Any, a: Any, vec: Any, only: Any = None) -> Grads:
     """Both gradients of ``solve(a, b)`` (``vec``: ``b`` is 1-d), or just ``only``'s."""
     if vec:  # one right-hand side, solved against every matrix of a's batch
         gb = ops.squeeze(ops.solve(_mT(ops, a), ops.expand_dims(g, axis=-1)), axis=-1)
@@ -959,17 +972,17 @@ def _solve_vjp(ops, g, out, a, vec, only=None):
 
 
 @rule(Op.DET)
-def _det(ops, g, out, x):
+def _det(ops: Any, g: Any, out: Any, x: Any) -> Grads:
     scale = ops.expand_dims(g * out, axis=(-1, -2))
     return (scale * _mT(ops, ops.inv(x)),)
 
 
 @rule(Op.SLOGDET)
-def _slogdet(ops, g, out, x):
+def _slogdet(ops: Any, g: Any, out: Any, x: Any) -> Grads:
     return (ops.expand_dims(g[1], axis=(-1, -2)) * _mT(ops, ops.inv(x)),)
 
 
-def diagonal_part(ops, p, x):
+def diagonal_part(ops: Any, p: Any, x: Any) -> Any:
     """``p`` (square in its last two axes, like ``x``) with everything off the diagonal
     zeroed: times the identity where ``x``'s size is known, else ``triu(tril(p))``."""
     shape = ops.known_shape(x)
@@ -979,7 +992,7 @@ def diagonal_part(ops, p, x):
 
 
 @rule(Op.CHOLESKY)
-def _cholesky(ops, g, out, x):
+def _cholesky(ops: Any, g: Any, out: Any, x: Any) -> Grads:
     # Murray (2016): with L = out, P = Phi(L^T gL), gA = sym(L^-T P L^-1).
     p = ops.tril(_mT(ops, out) @ g)
     p = p - diagonal_part(ops, 0.5 * p, x)
@@ -1006,7 +1019,7 @@ RULES[Op.TRIL] = lambda ops, g, out, x, k=0: (ops.tril(g, k=k),)
 
 
 @rule(Op.TRANSPOSE)
-def _transpose(ops, g, out, x, axes=None):
+def _transpose(ops: Any, g: Any, out: Any, x: Any, axes: Any = None) -> Grads:
     if axes is None:
         return (ops.transpose(g),)
     nd = len(axes)  # a permutation of every axis
@@ -1014,12 +1027,12 @@ def _transpose(ops, g, out, x, axes=None):
 
 
 @rule(Op.ROLL)
-def _roll(ops, g, out, x, shift=0, axis=None):
+def _roll(ops: Any, g: Any, out: Any, x: Any, shift: Any = 0, axis: Any = None) -> Grads:
     back = tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
     return (ops.roll(g, shift=back, axis=axis),)
 
 
-def _split_back(ops, g, arrays, axis, sizes):
+def _split_back(ops: Any, g: Any, arrays: Any, axis: Any, sizes: Any) -> Grads:
     """Cut ``g`` along ``axis`` into pieces of ``sizes`` and shape each like its input."""
     cuts = tuple(int(c) for c in _np.cumsum(sizes)[:-1])
     pieces = ops.split(g, indices_or_sections=cuts, axis=axis)
@@ -1027,7 +1040,7 @@ def _split_back(ops, g, arrays, axis, sizes):
 
 
 @rule(Op.CONCATENATE)
-def _concatenate(ops, g, out, *arrays, axis=0):
+def _concatenate(ops: Any, g: Any, out: Any, *arrays: Any, axis: Any = 0) -> Grads:
     if axis is None:  # the arrays were flattened first
         if any(ops.known_shape(a) is None for a in arrays):
             return _split_like(ops, g, arrays, [ops.ravel(a) for a in arrays], 0)
@@ -1039,7 +1052,7 @@ def _concatenate(ops, g, out, *arrays, axis=0):
     return _split_back(ops, g, arrays, axis, [ops.static_shape(a)[axis] for a in arrays])
 
 
-def _split_like(ops, g, arrays, pieces, axis):
+def _split_like(ops: Any, g: Any, arrays: Any, pieces: Any, axis: Any) -> Grads:
     """Cut ``g`` along ``axis`` into parts as long as ``pieces`` there (lengths read at
     run time), each shaped like its input in ``arrays``."""
     parts = ops.list_split_like(g, ops.list(*pieces), axis=axis)
@@ -1048,12 +1061,12 @@ def _split_like(ops, g, arrays, pieces, axis):
 
 
 @rule(Op.STACK)
-def _stack(ops, g, out, *arrays, axis=0):
+def _stack(ops: Any, g: Any, out: Any, *arrays: Any, axis: int = 0) -> Grads:
     return _split_back(ops, g, arrays, axis, [1] * len(arrays))
 
 
 @rule(Op.HSTACK)
-def _hstack(ops, g, out, *arrays):
+def _hstack(ops: Any, g: Any, out: Any, *arrays: Any) -> Grads:
     if any(ops.known_shape(a) is None for a in arrays):  # sizes known at run time only
         # 0-d and 1-d arrays are joined along axis 0 (flat), larger ones along axis 1
         return tuple(by_rank(ops, arrays[0], lambda low: _split_like(
@@ -1065,7 +1078,7 @@ def _hstack(ops, g, out, *arrays):
 
 
 @rule(Op.VSTACK)
-def _vstack(ops, g, out, *arrays):
+def _vstack(ops: Any, g: Any, out: Any, *arrays: Any) -> Grads:
     if any(ops.known_shape(a) is None for a in arrays):  # sizes known at run time only
         rows = [by_rank(ops, a, lambda low, a=a: (ops.reshape(a, (1, -1)) if low else a,))[0]
                 for a in arrays]
@@ -1076,12 +1089,13 @@ def _vstack(ops, g, out, *arrays):
 
 
 @rule(Op.SPLIT)
-def _split(ops, g, out, x, indices_or_sections=2, axis=0):
+def _split(ops: Any, g: Any, out: Any, x: Any, indices_or_sections: Any = 2,
+           axis: int = 0) -> Grads:
     return (ops.concatenate(*g, axis=axis),)
 
 
 @rule(Op.TILE)
-def _tile(ops, g, out, x, reps=1):
+def _tile(ops: Any, g: Any, out: Any, x: Any, reps: Any = 1) -> Grads:
     if ops.known_shape(x) is None:  # each copy's gradient summed into its source element,
         # numbered by tiling the element numbers the same way
         flat = ops.shape(ops.ravel(x))
@@ -1100,7 +1114,7 @@ def _tile(ops, g, out, x, reps=1):
 
 
 @rule(Op.REPEAT)
-def _repeat(ops, g, out, x, repeats=1, axis=None):
+def _repeat(ops: Any, g: Any, out: Any, x: Any, repeats: Any = 1, axis: Any = None) -> Grads:
     if not isinstance(repeats, int):
         raise RuleError("the gradient of np.repeat needs an integer repeat count; "
                         "repeat each element the same number of times")
@@ -1122,7 +1136,7 @@ def _repeat(ops, g, out, x, repeats=1, axis=None):
 
 
 @rule(Op.PAD)
-def _pad(ops, g, out, x, pad_width=0, constant_values=0):
+def _pad(ops: Any, g: Any, out: Any, x: Any, pad_width: Any = 0, constant_values: Any = 0) -> Grads:
     shape = ops.known_shape(x)
     given = _np.asarray(pad_width, dtype=int)
     if shape is None:  # slices counted from both ends: x[b:-a] on each axis
@@ -1144,7 +1158,7 @@ def _pad(ops, g, out, x, pad_width=0, constant_values=0):
 
 
 @rule(Op.SORT)
-def _sort(ops, g, out, x, axis=-1):
+def _sort(ops: Any, g: Any, out: Any, x: Any, axis: Any = -1) -> Grads:
     if axis is None:
         flat = ops.ravel(x)
         return (ops.reshape(_sort(ops, g, out, flat, axis=-1)[0], ops.shape(x)),)
@@ -1153,7 +1167,7 @@ def _sort(ops, g, out, x, axis=-1):
 
 
 @rule(Op.TAKE)
-def _take(ops, g, out, x, indices, axis=None):
+def _take(ops: Any, g: Any, out: Any, x: Any, indices: Any, axis: Any = None) -> Grads:
     if axis is None:
         flat = ops.scatter_add(_flat_shape(ops, x), g, indices, index=(("in", 0),))
         return ops.reshape(flat, ops.shape(x)), None
@@ -1166,14 +1180,14 @@ def _take(ops, g, out, x, indices, axis=None):
     return ops.scatter_add(ops.shape(x), g, indices, index=index), None
 
 
-def _flat_shape(ops, x):
+def _flat_shape(ops: Any, x: Any) -> Any:
     """The shape of ``x`` flattened: ``(x.size,)``, read at run time if need be."""
     shape = ops.known_shape(x)
     return ops.shape(ops.ravel(x)) if shape is None else (math.prod(shape),)
 
 
 @rule(Op.TAKE_ALONG_AXIS)
-def _take_along_axis(ops, g, out, x, indices, axis=-1):
+def _take_along_axis(ops: Any, g: Any, out: Any, x: Any, indices: Any, axis: Any = -1) -> Grads:
     if axis is None:  # 1-d indices into the flattened array
         flat = ops.scatter_add(_flat_shape(ops, x), g, indices, index=(("in", 0),))
         return ops.reshape(flat, ops.shape(x)), None
@@ -1200,7 +1214,7 @@ def _take_along_axis(ops, g, out, x, indices, axis=-1):
     return ops.scatter_add(ops.shape(x), g, *grids, indices, index=tuple(parts)), None
 
 
-def _take_along_unknown(ops, g, x, indices, axis):
+def _take_along_unknown(ops: Any, g: Any, x: Any, indices: Any, axis: Any) -> Any:
     """The gradient of ``take_along_axis`` for an ``x`` of unknown shape: with ``axis``
     moved last, each picked value's gradient goes where its index equals the position
     (a comparison against ``0..n-1`` counted at run time, summed over the picks), then
@@ -1224,16 +1238,16 @@ _unary(Op.RELU, lambda ops, g, out, x: g * (out > 0))  # a bool mask keeps g's d
 
 
 @rule(Op.SOFTMAX)
-def _softmax(ops, g, out, x, axis=-1):
+def _softmax(ops: Any, g: Any, out: Any, x: Any, axis: Any = -1) -> Grads:
     return (out * (g - ops.sum(g * out, axis=axis, keepdims=True)),)
 
 
 @rule(Op.LOG_SOFTMAX)
-def _log_softmax(ops, g, out, x, axis=-1):
+def _log_softmax(ops: Any, g: Any, out: Any, x: Any, axis: Any = -1) -> Grads:
     return (g - ops.exp(out) * ops.sum(g, axis=axis, keepdims=True),)
 
 
-def logsumexp_from_parts(ops, g, e, s):
+def logsumexp_from_parts(ops: Any, g: Any, e: Any, s: Any) -> Any:
     """The VJP of ``log(s) + m`` with ``e = exp(a - m)``, ``s = sum(e)`` (the stable
     log-sum-exp written out): ``g * softmax(a) = g * e / s``, reusing the forward's ``e``
     and ``s`` (``g / s`` first: both are reduced, so it is the cheap division).  The
@@ -1242,7 +1256,8 @@ def logsumexp_from_parts(ops, g, e, s):
 
 
 @rule(Op.LOGSUMEXP)
-def _logsumexp(ops, g, out, x, axis=None, keepdims=False):
+def _logsumexp(ops: Any, g: Any, out: Any, x: Any, axis: Any = None,
+               keepdims: bool = False) -> Grads:
     return (_unreduce(ops, g, x, axis, keepdims) * ops.exp(x - _unreduce(ops, out, x, axis,
                                                                          keepdims)),)
 
@@ -1284,7 +1299,7 @@ class ArrayOps:
         return len(getattr(x, "shape", ())) <= 1
 
     @staticmethod
-    def branch(cond: Any, then: Callable[[], tuple], orelse: Callable[[], tuple]) -> tuple:
+    def branch(cond: Any, then: Callable[[], _T], orelse: Callable[[], _T]) -> _T:
         return then() if cond else orelse()
 
     @staticmethod
@@ -1297,7 +1312,7 @@ class ArrayOps:
         return value
 
 
-def _lookup(table: dict[Op, Any], op: Op, kind: str, missing: str, where: str) -> Any:
+def _lookup(table: dict[Op, _T], op: Op, kind: str, missing: str, where: str) -> _T:
     """``table[op]``, or a ``RuleError`` saying whether ``op`` has none by design."""
     try:
         return table[op]

@@ -30,16 +30,18 @@ the same formulas hold.  Zero padding and truncation (``n=``, ``s=``) are separa
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as _np
 
 from ..ir.ops import Op
-from . import RULES
+from . import RULES, Grads
 from .jvp import jvp_rule
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-def _weights(ops, like, axis: int, n: int, interior: float):
+def _weights(ops: Any, like: Any, axis: int, n: int, interior: float) -> Any:
     """A constant shaped to broadcast along ``axis`` of ``like`` (rank known): 1 on the DC
     bin and on the Nyquist bin of an even ``n``, ``interior`` on the other bins of the
     ``n // 2 + 1`` kept."""
@@ -55,31 +57,34 @@ def _weights(ops, like, axis: int, n: int, interior: float):
     return ops.const(w.reshape(shape).astype(dt))
 
 
-def _zero(v):
+def _zero(v: Any) -> Any:
     return 0.0 if v is None else v
 
 
-def _c2c_vjp(ops, g, out, re, im, axes=(), norm="backward", lib="numpy", inverse=False):
+def _c2c_vjp(ops: Any, g: Any, out: Any, re: Any, im: Any, axes: Any = (), norm: str = "backward",
+             lib: str = "numpy", inverse: bool = False) -> Grads:
     gr, gi = g
     z = ops.fft_c2c(_zero(gr), _zero(gi), axes=axes, norm=_SWAP[norm], lib=lib,
                     inverse=not inverse)
     return (z[0], z[1])
 
 
-def _r2c_vjp(ops, g, out, x, axes=(), norm="backward", lib="numpy"):
+def _r2c_vjp(ops: Any, g: Any, out: Any, x: Any, axes: Any = (), norm: str = "backward",
+             lib: str = "numpy") -> Grads:
     gr, gi = (_zero(v) for v in g)
     n = ops.static_shape(x)[axes[-1]]
     w = _weights(ops, x, axes[-1], n, 0.5)
     return (ops.fft_c2r(ops.mul(gr, w), ops.mul(gi, w), axes=axes, norm=_SWAP[norm], lib=lib, n=n),)
 
 
-def _c2r_vjp(ops, g, out, re, im, axes=(), norm="backward", lib="numpy", n=0):
+def _c2r_vjp(ops: Any, g: Any, out: Any, re: Any, im: Any, axes: Any = (), norm: str = "backward",
+             lib: str = "numpy", n: int = 0) -> Grads:
     z = ops.fft_r2c(g, axes=axes, norm=_SWAP[norm], lib=lib)
     w = _weights(ops, g, axes[-1], n, 2.0)
     return (ops.mul(z[0], w), ops.mul(z[1], w))  # (ops.mul: w is a raw constant)
 
 
-def _cmul_vjp(ops, g, out, ar, ai, br, bi):
+def _cmul_vjp(ops: Any, g: Any, out: Any, ar: Any, ai: Any, br: Any, bi: Any) -> Grads:
     # z = a * b is complex-linear in each factor: its transpose multiplies by the conjugate
     gr, gi = (_zero(v) for v in g)
     da = ops.cmul(gr, gi, br, -bi)
@@ -87,7 +92,7 @@ def _cmul_vjp(ops, g, out, ar, ai, br, bi):
     return (da[0], da[1], db[0], db[1])
 
 
-def _cdiv_vjp(ops, g, out, ar, ai, br, bi):
+def _cdiv_vjp(ops: Any, g: Any, out: Any, ar: Any, ai: Any, br: Any, bi: Any) -> Grads:
     # z = a / b: dz = da / b - z db / b; transposed, a gets g / conj(b) and b gets
     # -conj(z) g / conj(b)
     gr, gi = (_zero(v) for v in g)
@@ -97,7 +102,7 @@ def _cdiv_vjp(ops, g, out, ar, ai, br, bi):
     return (da[0], da[1], db[0], db[1])
 
 
-def _quotient(ops, out, ar, ai, br, bi):
+def _quotient(ops: Any, out: Any, ar: Any, ai: Any, br: Any, bi: Any) -> Any:
     """Both parts of ``cdiv``'s output (the adjoint pass passes only those the program
     reads; the rest is computed again)."""
     out = tuple(out)
@@ -112,7 +117,7 @@ RULES[Op.FFT_C2R] = _c2r_vjp
 
 
 @jvp_rule(Op.FFT_C2C)
-def _c2c_jvp(ops, tangents, out, re, im, **params):
+def _c2c_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, re: Any, im: Any, **params: Any) -> Any:
     tr, ti = tangents
     if tr is None and ti is None:
         return None  # (no tangent: the convention of every multi-output op)
@@ -123,7 +128,7 @@ def _c2c_jvp(ops, tangents, out, re, im, **params):
 
 
 @jvp_rule(Op.FFT_R2C)
-def _r2c_jvp(ops, tangents, out, x, **params):
+def _r2c_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, **params: Any) -> Any:
     if tangents[0] is None:
         return None  # (no tangent: the convention of every multi-output op)
     z = ops.fft_r2c(tangents[0], **params)
@@ -131,7 +136,7 @@ def _r2c_jvp(ops, tangents, out, x, **params):
 
 
 @jvp_rule(Op.FFT_C2R)
-def _c2r_jvp(ops, tangents, out, re, im, **params):
+def _c2r_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, re: Any, im: Any, **params: Any) -> Any:
     tr, ti = tangents
     if tr is None and ti is None:
         return None
@@ -141,7 +146,8 @@ def _c2r_jvp(ops, tangents, out, re, im, **params):
 
 
 @jvp_rule(Op.CMUL)
-def _cmul_jvp(ops, tangents, out, ar, ai, br, bi):
+def _cmul_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, ar: Any, ai: Any, br: Any,
+              bi: Any) -> Any:
     tar, tai, tbr, tbi = tangents
     terms = []
     for tr, ti, (cr, ci) in ((tar, tai, (br, bi)), (tbr, tbi, (ar, ai))):
@@ -157,7 +163,8 @@ def _cmul_jvp(ops, tangents, out, ar, ai, br, bi):
 
 
 @jvp_rule(Op.CDIV)
-def _cdiv_jvp(ops, tangents, out, ar, ai, br, bi):
+def _cdiv_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, ar: Any, ai: Any, br: Any,
+              bi: Any) -> Any:
     tar, tai, tbr, tbi = tangents
     if all(t is None for t in tangents):
         return None  # (no tangent: the convention of every multi-output op)

@@ -61,7 +61,8 @@ def jvp1(*ops_: Op) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     input is the first; a zero (None) tangent gives None without running ``fn``."""
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        def jvp(ops, tangents, out, x, *rest, **params):
+        def jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, *rest: Any,
+                **params: Any) -> Any:
             t = tangents[0]
             return None if t is None else fn(ops, t, out, x, *rest, **params)
 
@@ -71,7 +72,7 @@ def jvp1(*ops_: Op) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return register
 
 
-def _total(ops, out, *terms):
+def _total(ops: Any, out: Any, *terms: Any) -> Any:
     """The sum of the terms that are not None, broadcast up to the shape of ``out`` (an
     input's tangent can be smaller than the output it broadcasts into); None if all are."""
     present = [t for t in terms if t is not None]
@@ -96,7 +97,7 @@ def _joined(op: Op) -> None:
     """An op linear in all its inputs together (concatenate): the op on the tangents, with
     zeros for the inputs that have none, since they fill their part of the output."""
 
-    def jvp(ops, tangents, out, *arrays, **params):
+    def jvp(ops: Any, tangents: tuple[Any, ...], out: Any, *arrays: Any, **params: Any) -> Any:
         if all(t is None for t in tangents):
             return None
         ts = [ops.zeros_like(a) if t is None else t for t, a in zip(tangents, arrays)]
@@ -109,7 +110,7 @@ def _multilinear(op: Op) -> None:
     """An op linear in each input separately (a product): one term per input that has a
     tangent, the op with that input replaced by its tangent."""
 
-    def jvp(ops, tangents, out, *inputs, **params):
+    def jvp(ops: Any, tangents: tuple[Any, ...], out: Any, *inputs: Any, **params: Any) -> Any:
         fn = getattr(ops, op.value)
         return _total(ops, out, *(None if t is None else fn(*inputs[:i], t, *inputs[i + 1:],
                                                             **params)
@@ -129,7 +130,7 @@ def _binary_jvp(op: Op, dx: Callable[..., Any], dy: Callable[..., Any]) -> None:
     """An elementwise binary op: ``dx(ops, tx, out, x, y)`` and ``dy(ops, ty, out, x, y)``
     are the terms of each input's tangent."""
 
-    def jvp(ops, tangents, out, x, y):
+    def jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, y: Any) -> Any:
         tx, ty = tangents
         return _total(ops, out, None if tx is None else dx(ops, tx, out, x, y),
                       None if ty is None else dy(ops, ty, out, x, y))
@@ -173,7 +174,8 @@ jvp_rule(Op.FULL, Op.FULL_LIKE)(
 
 
 @jvp_rule(Op.LINSPACE)
-def _linspace_jvp(ops, tangents, out, start, stop, num=50):
+def _linspace_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, start: Any, stop: Any,
+                  num: int = 50) -> Any:
     ta, tb = tangents
     w = linspace_weights(ops, out, num)
     return _total(ops, out, None if ta is None else ta * (1.0 - w),
@@ -181,7 +183,8 @@ def _linspace_jvp(ops, tangents, out, start, stop, num=50):
 
 
 @jvp_rule(Op.ARANGE)
-def _arange_jvp(ops, tangents, out, start, stop, step, dtype=None):
+def _arange_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, start: Any, stop: Any, step: Any,
+                dtype: Any = None) -> Any:
     ta, _, tc = tangents
     return _total(ops, out, ta, None if tc is None else tc * arange_steps(ops, out))
 
@@ -197,7 +200,7 @@ for _op, (_first, _second) in _WINS.items():
 
 
 @jvp_rule(Op.WHERE)
-def _where_jvp(ops, tangents, out, c, x, y):
+def _where_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, c: Any, x: Any, y: Any) -> Any:
     _, tx, ty = tangents
     if tx is None and ty is None:
         return None
@@ -205,7 +208,7 @@ def _where_jvp(ops, tangents, out, c, x, y):
 
 
 @jvp_rule(Op.CLIP)
-def _clip_jvp(ops, tangents, out, x, lo, hi):
+def _clip_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, lo: Any, hi: Any) -> Any:
     tx, tlo, thi = tangents
     if tx is None:
         inside = None
@@ -221,20 +224,22 @@ def _clip_jvp(ops, tangents, out, x, lo, hi):
 
 
 @jvp1(Op.ASTYPE)
-def _astype_jvp(ops, t, out, x, dtype=None, copy=True):
+def _astype_jvp(ops: Any, t: Any, out: Any, x: Any, dtype: Any = None, copy: bool = True) -> Any:
     if dtype is not None and not _np.issubdtype(_np.dtype(dtype), _np.inexact):
         return None  # an integer or boolean result has no tangent
     return ops.astype(t, dtype=dtype)
 
 
 @jvp_rule(Op.SCATTER_ADD)
-def _scatter_add_jvp(ops, tangents, out, shape, v, *dyn, index=None):
+def _scatter_add_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, shape: Any, v: Any, *dyn: Any,
+                     index: Any = None) -> Any:
     t = tangents[1]
     return None if t is None else ops.scatter_add(shape, t, *dyn, index=index)
 
 
 @jvp_rule(Op.INDEX_ADD)
-def _index_add_jvp(ops, tangents, out, x, v, *dyn, index=None):
+def _index_add_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, v: Any, *dyn: Any,
+                   index: Any = None) -> Any:
     tx, tv = tangents[:2]
     if tv is None:
         return tx
@@ -244,7 +249,8 @@ def _index_add_jvp(ops, tangents, out, x, v, *dyn, index=None):
 
 
 @jvp_rule(Op.SETITEM)
-def _setitem_jvp(ops, tangents, out, x, v, *dyn, index=None):
+def _setitem_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, v: Any, *dyn: Any,
+                 index: Any = None) -> Any:
     # the same write on the tangents: x's tangent outside the region, v's (broadcast by
     # the assignment, last write kept as in the primal) inside it
     tx, tv = tangents[:2]
@@ -258,13 +264,14 @@ def _setitem_jvp(ops, tangents, out, x, v, *dyn, index=None):
 
 
 @jvp1(Op.MAX, Op.MIN)
-def _extremum_jvp(ops, t, out, x, axis=None, keepdims=False):
+def _extremum_jvp(ops: Any, t: Any, out: Any, x: Any, axis: Any = None,
+                  keepdims: bool = False) -> Any:
     hit = mask_like(ops, ops.eq(x, _unreduce(ops, out, x, axis, keepdims)), x)
     return (ops.sum(hit * t, axis=axis, keepdims=keepdims)
             / ops.sum(hit, axis=axis, keepdims=keepdims))
 
 
-def _centred_dot(ops, t, x, axis, keepdims, ddof):
+def _centred_dot(ops: Any, t: Any, x: Any, axis: Any, keepdims: Any, ddof: Any) -> Any:
     """``sum((x - mean(x)) * t) / (n - ddof)`` over ``axis``: half the tangent of var."""
     centred = x - ops.mean(x, axis=axis, keepdims=True)
     return ops.sum(centred * t, axis=axis, keepdims=keepdims) * (
@@ -282,7 +289,8 @@ def _via_partials(op: Op) -> None:
     of a cotangent of ones is ``d out / d x`` elementwise, and the JVP sums it against the
     tangent (prod keeps its exact-at-zero form; norm keeps its cases and its errors)."""
 
-    def jvp(ops, t, out, x, axis=None, keepdims=False, **params):
+    def jvp(ops: Any, t: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
+            **params: Any) -> Any:
         (d,) = RULES[op](ops, ops.ones_like(out), out, x, axis=axis, keepdims=keepdims,
                          **params)
         return ops.sum(d * t, axis=axis, keepdims=keepdims)
@@ -295,7 +303,7 @@ _via_partials(Op.NORM)
 
 
 @jvp1(Op.CUMPROD)
-def _cumprod_jvp(ops, t, out, x, axis=None):
+def _cumprod_jvp(ops: Any, t: Any, out: Any, x: Any, axis: Any = None) -> Any:
     # Before a slice's first zero: out * cumsum(t / x).  From the first zero k on, until a
     # second zero, only x_k's term survives: t_k times the product of the other items,
     # cumprod(x with zeros as 1); after a second zero, 0 (the VJP rule's cases).
@@ -331,13 +339,14 @@ jvp1(Op.PAD)(lambda ops, t, out, x, pad_width=0, constant_values=0:
 
 
 @jvp1(Op.SPLIT)
-def _split_jvp(ops, t, out, x, indices_or_sections=2, axis=0):
+def _split_jvp(ops: Any, t: Any, out: Any, x: Any, indices_or_sections: Any = 2,
+               axis: int = 0) -> Any:
     pieces = ops.split(t, indices_or_sections=indices_or_sections, axis=axis)
     return tuple(pieces[i] for i in range(len(out)))
 
 
 @jvp1(Op.CHOLESKY)
-def _cholesky_jvp(ops, t, out, x):
+def _cholesky_jvp(ops: Any, t: Any, out: Any, x: Any) -> Any:
     # dL = L Phi(L^-1 sym(dA) L^-T), Phi: the lower triangle with the diagonal halved
     linv = ops.inv(out)
     m = linv @ (0.5 * (t + _mT(ops, t))) @ _mT(ops, linv)
@@ -345,7 +354,7 @@ def _cholesky_jvp(ops, t, out, x):
 
 
 @jvp_rule(Op.SOLVE)
-def _solve_jvp(ops, tangents, out, a, b):
+def _solve_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, a: Any, b: Any) -> Any:
     # out = a^-1 b, so d out = a^-1 (db - da @ out)
     ta, tb = tangents
     if ta is None and tb is None:
@@ -355,7 +364,7 @@ def _solve_jvp(ops, tangents, out, a, b):
     return _solve_tangent(ops, ta, tb, out, a, ops.rank(b) == 1)
 
 
-def _solve_tangent(ops, ta, tb, out, a, vec):
+def _solve_tangent(ops: Any, ta: Any, tb: Any, out: Any, a: Any, vec: Any) -> Any:
     """The tangent of ``solve(a, b)``; ``vec``: ``b`` is one right-hand side (1-d)."""
     o = ops.expand_dims(out, axis=-1) if vec else out
     tb = tb if tb is None or not vec else ops.expand_dims(tb, axis=-1)
@@ -372,7 +381,8 @@ CUSTOM_JVPS: dict[Callable[..., Any], Callable[..., Any]] = VersionedDict()
 
 
 @jvp_rule(Op.CALL)
-def _call_jvp(ops, tangents, out, *args, fn=None, out_type=None):
+def _call_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, *args: Any, fn: Any = None,
+              out_type: Any = None) -> Any:
     tangent = CUSTOM_JVPS.get(fn)
     if tangent is None:
         name = getattr(fn, "__name__", None) or type(fn).__name__
@@ -398,7 +408,7 @@ def _floating(dtype: str | None) -> bool:
 
 
 @jvp_rule(Op.CALL_VJP)
-def _call_vjp_jvp(ops, tangents, out, *args, fn=None):
+def _call_vjp_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, *args: Any, fn: Any = None) -> Any:
     name = getattr(fn, "__name__", None) or type(fn).__name__
     raise RuleError(f"forward mode through the registered VJP {name} (forward over reverse "
                     "of a function with a custom rule) is not supported: the rule is opaque "

@@ -16,14 +16,16 @@ vector output, the norms) have finite derivatives everywhere they are simple.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as _np
 
 from ..ir.ops import Op
-from . import RULES, RuleError, _mT
+from . import RULES, Grads, RuleError, _mT
 from .jvp import jvp_rule
 
 
-def _absent(ops, v) -> bool:
+def _absent(ops: Any, v: Any) -> bool:
     """Whether the cotangent ``v`` is the zeros the adjoint pass puts for an unused output
     (then the terms that divide by eigenvalue gaps are left out, not multiplied by 0)."""
     node = getattr(v, "node", None)
@@ -33,7 +35,7 @@ def _absent(ops, v) -> bool:
     return isinstance(data, _np.ndarray) and not data.any()
 
 
-def _eye(ops, w):
+def _eye(ops: Any, w: Any) -> Any:
     """The identity of the size of the vector ``w`` (batched like ``w``'s outer product
     where the size is known only at run time)."""
     shape = ops.known_shape(w)
@@ -43,25 +45,25 @@ def _eye(ops, w):
     return ops.triu(ops.tril(ones))
 
 
-def _gaps(ops, w, x):
+def _gaps(ops: Any, w: Any, x: Any) -> Any:
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it."""
     eye = _eye(ops, w)
     d = ops.expand_dims(w, axis=-2) - ops.expand_dims(w, axis=-1)
     return 1 / (d + eye) - eye
 
 
-def _sym(ops, a):
+def _sym(ops: Any, a: Any) -> Any:
     return (a + _mT(ops, a)) * 0.5
 
 
-def _read(ops, t, uplo):
+def _read(ops: Any, t: Any, uplo: Any) -> Any:
     """The symmetric matrix eigh sees of ``t``: its ``uplo`` triangle, mirrored."""
     if uplo == "U":
         return ops.triu(t) + _mT(ops, ops.triu(t, k=1))
     return ops.tril(t) + _mT(ops, ops.tril(t, k=-1))
 
 
-def _read_adjoint(ops, s, uplo):
+def _read_adjoint(ops: Any, s: Any, uplo: Any) -> Any:
     """The adjoint of ``_read`` at the symmetric ``s``: the triangle eigh reads, its
     off-diagonal entries counted twice (each stands for two entries of the matrix)."""
     if uplo == "U":
@@ -69,7 +71,7 @@ def _read_adjoint(ops, s, uplo):
     return ops.tril(s) + ops.tril(s, k=-1)
 
 
-def _diag_matrix(ops, v, like):
+def _diag_matrix(ops: Any, v: Any, like: Any) -> Any:
     """``v`` (..., k) on the diagonal of a (..., k, k) matrix."""
     return ops.expand_dims(v, axis=-1) * _eye(ops, v)
 
@@ -78,7 +80,7 @@ def _diag_matrix(ops, v, like):
 
 
 @jvp_rule(Op.EIGVALSH)
-def _eigvalsh_jvp(ops, tangents, out, x, UPLO="L"):
+def _eigvalsh_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, UPLO: str = "L") -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -86,7 +88,7 @@ def _eigvalsh_jvp(ops, tangents, out, x, UPLO="L"):
     return ops.sum(v * (_read(ops, t, UPLO) @ v), axis=-2)
 
 
-def _eigvalsh_vjp(ops, g, out, x, UPLO="L"):
+def _eigvalsh_vjp(ops: Any, g: Any, out: Any, x: Any, UPLO: str = "L") -> Grads:
     v = ops.eigh(x, UPLO=UPLO)[1]
     return (_read_adjoint(ops, (v * ops.expand_dims(g, axis=-2)) @ _mT(ops, v), UPLO),)
 
@@ -94,7 +96,7 @@ def _eigvalsh_vjp(ops, g, out, x, UPLO="L"):
 RULES[Op.EIGVALSH] = _eigvalsh_vjp
 
 
-def _parts(ops, parts, n, recompute):
+def _parts(ops: Any, parts: Any, n: Any, recompute: Any) -> Any:
     """All ``n`` parts of a tuple-valued op's adjoint or output: the adjoint pass passes
     only as many as the program reads (a missing adjoint is None; a missing output is
     computed again)."""
@@ -105,7 +107,7 @@ def _parts(ops, parts, n, recompute):
         recompute()[i] for i in range(n))
 
 
-def _eigh_vjp(ops, g, out, x, UPLO="L"):
+def _eigh_vjp(ops: Any, g: Any, out: Any, x: Any, UPLO: str = "L") -> Grads:
     gw, gv = _parts(ops, g, 2, None)
     w, v = _parts(ops, out, 2, lambda: ops.eigh(x, UPLO=UPLO))
     inner = 0 if _absent(ops, gw) else _diag_matrix(ops, gw, x)
@@ -115,7 +117,7 @@ def _eigh_vjp(ops, g, out, x, UPLO="L"):
 
 
 @jvp_rule(Op.EIGH)
-def _eigh_jvp(ops, tangents, out, x, UPLO="L"):
+def _eigh_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, UPLO: str = "L") -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -132,7 +134,7 @@ RULES[Op.EIGH] = _eigh_vjp
 
 
 @jvp_rule(Op.SVDVALS)
-def _svdvals_jvp(ops, tangents, out, x):
+def _svdvals_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any) -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -140,7 +142,7 @@ def _svdvals_jvp(ops, tangents, out, x):
     return ops.sum(u * (t @ _mT(ops, vh)), axis=-2)
 
 
-def _svdvals_vjp(ops, g, out, x):
+def _svdvals_vjp(ops: Any, g: Any, out: Any, x: Any) -> Grads:
     usv = ops.svd(x, full_matrices=False)
     return ((usv[0] * ops.expand_dims(g, axis=-2)) @ usv[2],)
 
@@ -148,7 +150,8 @@ def _svdvals_vjp(ops, g, out, x):
 RULES[Op.SVDVALS] = _svdvals_vjp
 
 
-def _reduced(ops, x, full_matrices, gu=None, gvh=None):
+def _reduced(ops: Any, x: Any, full_matrices: Any, gu: Any = None,
+             gvh: Any = None) -> tuple[Any, Any, Any]:
     """``x``'s sizes; with ``full_matrices`` of a non-square matrix, the extra columns of
     U (rows of Vh) must be unused: their derivative is not defined."""
     shape = ops.known_shape(x)
@@ -163,7 +166,7 @@ def _reduced(ops, x, full_matrices, gu=None, gvh=None):
     return m, n, k
 
 
-def _svd_vjp(ops, g, out, x, full_matrices=True):
+def _svd_vjp(ops: Any, g: Any, out: Any, x: Any, full_matrices: bool = True) -> Grads:
     gu, gs, gvh = _parts(ops, g, 3, None)
     u, s, vh = _parts(ops, out, 3, lambda: ops.svd(x, full_matrices=full_matrices))
     m, n, _k = _reduced(ops, x, full_matrices)
@@ -187,7 +190,8 @@ def _svd_vjp(ops, g, out, x, full_matrices=True):
 
 
 @jvp_rule(Op.SVD)
-def _svd_jvp(ops, tangents, out, x, full_matrices=True):
+def _svd_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any,
+             full_matrices: bool = True) -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -218,7 +222,7 @@ RULES[Op.SVD] = _svd_vjp
 # --- the spectral and nuclear matrix norms (np.linalg.norm's ord 2, -2, 'nuc') ----------
 
 
-def spectral_norm_vjp(ops, g, x, ord, keepdims):
+def spectral_norm_vjp(ops: Any, g: Any, x: Any, ord: Any, keepdims: Any) -> Any:
     """The gradient of ``norm(x, ord)`` for ``ord`` in 2, -2, 'nuc' over the last two
     axes: ``U Vh`` (nuclear) or the outer product of the extreme singular vectors."""
     usv = ops.svd(x, full_matrices=False)

@@ -26,35 +26,37 @@ Derivations (``^-T`` the inverse transpose, ``P(M) = triu(M) + tril(M, -1)^T``):
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as _np
 
 from ..ir.ops import Op
-from . import RULES, RuleError, _mT
+from . import RULES, Grads, RuleError, _mT
 from .jvp import jvp_rule
 from .linalg import _absent, _diag_matrix, _gaps, _parts
 
 
-def _sizes(ops, x, what):
+def _sizes(ops: Any, x: Any, what: Any) -> tuple[Any, Any]:
     shape = ops.known_shape(x)
     if shape is None:
         raise RuleError(f"the derivative of {what} needs the matrix size at compile time")
     return shape[-2], shape[-1]
 
 
-def _cols(ops, x, start, stop):
+def _cols(ops: Any, x: Any, start: Any, stop: Any) -> Any:
     return ops.take(x, ops.const(_np.arange(start, stop)), axis=-1)
 
 
-def _rows(ops, x, start, stop):
+def _rows(ops: Any, x: Any, start: Any, stop: Any) -> Any:
     return ops.take(x, ops.const(_np.arange(start, stop)), axis=-2)
 
 
-def _right_inv_t(ops, y, r):
+def _right_inv_t(ops: Any, y: Any, r: Any) -> Any:
     """``y R^-T``."""
     return _mT(ops, ops.solve(r, _mT(ops, y)))
 
 
-def _right_inv(ops, y, r):
+def _right_inv(ops: Any, y: Any, r: Any) -> Any:
     """``y R^-1``."""
     return _mT(ops, ops.solve(_mT(ops, r), _mT(ops, y)))
 
@@ -62,19 +64,19 @@ def _right_inv(ops, y, r):
 # --- qr ---------------------------------------------------------------------------------
 
 
-def _qr_square_vjp(ops, gq, gr, q, r):
+def _qr_square_vjp(ops: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
     k = gr @ _mT(ops, r) - _mT(ops, q) @ gq
     adjoint = ops.triu(k) + _mT(ops, ops.triu(k, k=1))
     return _right_inv_t(ops, gq + q @ adjoint, r)
 
 
-def _qr_square_jvp(ops, t, q, r):
+def _qr_square_jvp(ops: Any, t: Any, q: Any, r: Any) -> tuple[Any, Any]:
     m = _right_inv(ops, _mT(ops, q) @ t, r)
     p = ops.triu(m) + _mT(ops, ops.tril(m, k=-1))
     return _right_inv(ops, t, r) - q @ p, p @ r
 
 
-def _qr_check(ops, x, mode):
+def _qr_check(ops: Any, x: Any, mode: Any) -> tuple[Any, Any]:
     m, n = _sizes(ops, x, "qr")
     if mode == "complete" and m > n:
         raise RuleError("the derivative of qr with mode='complete' of a matrix with more rows "
@@ -83,7 +85,7 @@ def _qr_check(ops, x, mode):
     return m, n
 
 
-def _qr_vjp(ops, g, out, x, mode="reduced"):
+def _qr_vjp(ops: Any, g: Any, out: Any, x: Any, mode: str = "reduced") -> Grads:
     m, n = _qr_check(ops, x, mode)
     gq, gr = _parts(ops, g, 2, None)
     q, r = _parts(ops, out, 2, lambda: ops.qr(x, mode=mode))
@@ -99,7 +101,7 @@ def _qr_vjp(ops, g, out, x, mode="reduced"):
 
 
 @jvp_rule(Op.QR)
-def _qr_jvp(ops, tangents, out, x, mode="reduced"):
+def _qr_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, mode: str = "reduced") -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -118,7 +120,7 @@ RULES[Op.QR] = _qr_vjp
 # --- eig / eigvals (real spectra) -------------------------------------------------------
 
 
-def _eig_vjp(ops, g, out, x, scipy=False):
+def _eig_vjp(ops: Any, g: Any, out: Any, x: Any, scipy: bool = False) -> Grads:
     gw, gv = _parts(ops, g, 2, None)
     w, v = _parts(ops, out, 2, lambda: ops.eig(x, scipy=scipy))
     inner = 0 if _absent(ops, gw) else _diag_matrix(ops, gw, x)
@@ -129,7 +131,7 @@ def _eig_vjp(ops, g, out, x, scipy=False):
 
 
 @jvp_rule(Op.EIG)
-def _eig_jvp(ops, tangents, out, x, scipy=False):
+def _eig_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, scipy: bool = False) -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -143,7 +145,7 @@ def _eig_jvp(ops, tangents, out, x, scipy=False):
 RULES[Op.EIG] = _eig_vjp
 
 
-def _matched_vectors(ops, w, x, scipy):
+def _matched_vectors(ops: Any, w: Any, x: Any, scipy: Any) -> Any:
     """The eigenvectors of ``x`` in the order of the eigenvalues ``w`` (``eigvals`` runs
     LAPACK without vectors, whose order need not be ``eig``'s)."""
     w2, v = (ops.eig(x, scipy=scipy)[i] for i in range(2))
@@ -152,13 +154,13 @@ def _matched_vectors(ops, w, x, scipy):
     return ops.take_along_axis(v, ops.expand_dims(order, axis=-2), axis=-1)
 
 
-def _eigvals_vjp(ops, g, out, x, scipy=False):
+def _eigvals_vjp(ops: Any, g: Any, out: Any, x: Any, scipy: bool = False) -> Grads:
     v = _matched_vectors(ops, out, x, scipy)
     return (ops.solve(_mT(ops, v), _diag_matrix(ops, g, x) @ _mT(ops, v)),)
 
 
 @jvp_rule(Op.EIGVALS)
-def _eigvals_jvp(ops, tangents, out, x, scipy=False):
+def _eigvals_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, scipy: bool = False) -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -172,7 +174,7 @@ RULES[Op.EIGVALS] = _eigvals_vjp
 # --- lu ---------------------------------------------------------------------------------
 
 
-def _lu_vjp(ops, g, out, x):
+def _lu_vjp(ops: Any, g: Any, out: Any, x: Any) -> Grads:
     _gp, gl, gu = _parts(ops, g, 3, None)
     p, lower, upper = _parts(ops, out, 3, lambda: ops.lu(x))
     inner = 0
@@ -187,7 +189,7 @@ def _lu_vjp(ops, g, out, x):
 
 
 @jvp_rule(Op.LU)
-def _lu_jvp(ops, tangents, out, x):
+def _lu_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any) -> Any:
     t = tangents[0]
     if t is None:
         return None
@@ -202,7 +204,7 @@ RULES[Op.LU] = _lu_vjp
 # --- matrix_exp -------------------------------------------------------------------------
 
 
-def _frechet(ops, a, e):
+def _frechet(ops: Any, a: Any, e: Any) -> Any:
     """The Fréchet derivative of ``exp`` at ``a`` in the direction ``e``."""
     n = _sizes(ops, a, "matrix_exp")[1]
     top = ops.concatenate(a, e, axis=-1)
@@ -211,12 +213,12 @@ def _frechet(ops, a, e):
     return _cols(ops, _rows(ops, block, 0, n), n, 2 * n)
 
 
-def _matrix_exp_vjp(ops, g, out, x):
+def _matrix_exp_vjp(ops: Any, g: Any, out: Any, x: Any) -> Grads:
     return (_frechet(ops, _mT(ops, x), g),)
 
 
 @jvp_rule(Op.MATRIX_EXP)
-def _matrix_exp_jvp(ops, tangents, out, x):
+def _matrix_exp_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any) -> Any:
     t = tangents[0]
     return None if t is None else _frechet(ops, x, t)
 

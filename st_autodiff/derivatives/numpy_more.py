@@ -8,6 +8,8 @@ derivative (an integer value is never active).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir.ops import Op
 from . import RULES
 from .jvp import _binary_jvp, jvp_rule
@@ -20,6 +22,6 @@ RULES[Op.LDEXP] = lambda ops, g, out, x, i: (ops.ldexp(g, i), None)
 
 
 @jvp_rule(Op.LDEXP)
-def _ldexp_jvp(ops, tangents, out, x, i):
+def _ldexp_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, i: Any) -> Any:
     tx, _ = tangents
     return None if tx is None else ops.ldexp(tx, i)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..ir.ops import Op
-from . import RULES, RuleError
+from . import RULES, Grads, RuleError
 from .jvp import _diagonal_jvp, _total, jvp_rule
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -56,7 +56,7 @@ _unary(Op.ENTR, lambda ops, g, out, x: -g * (ops.log(x) + 1))
 _SINC_SMALL = 1e-3
 
 
-def _sinc_slope(ops, out, x):
+def _sinc_slope(ops: Any, out: Any, x: Any) -> Any:
     """d sinc(x) = (cos(pi x) - sinc(x)) / x; its Taylor series near 0 (exact to double
     precision for |x| < 1e-3), so that the second derivative at 0 is right too."""
     small = ops.abs(x) < _SINC_SMALL
@@ -77,12 +77,12 @@ def _binary(op: Op, partials: Partials) -> None:
     """``partials(ops, out, a, b) -> (d out/d a, d out/d b)``; a partial may be None (an
     integer order) or ``NotDifferentiable``."""
 
-    def vjp(ops, g, out, a, b):
+    def vjp(ops: Any, g: Any, out: Any, a: Any, b: Any) -> Grads:
         da, db = partials(ops, out, a, b)
         return tuple(d if d is None or isinstance(d, NotDifferentiable) else g * d
                      for d in (da, db))
 
-    def jvp(ops, tangents, out, a, b):
+    def jvp(ops: Any, tangents: tuple[Any, ...], out: Any, a: Any, b: Any) -> Any:
         if all(t is None for t in tangents):
             return None
         terms = []
@@ -98,23 +98,23 @@ def _binary(op: Op, partials: Partials) -> None:
     jvp_rule(op)(jvp)
 
 
-def _safe(ops, x, v):
+def _safe(ops: Any, x: Any, v: Any) -> Any:
     """``v`` where ``x != 0``, else 1: the divisor of ``x / v`` (zero where ``x`` is)."""
     return ops.where(ops.eq(x, 0), 1, v)
 
 
-def _huber(ops, out, delta, r):
+def _huber(ops: Any, out: Any, delta: Any, r: Any) -> tuple[Any, Any]:
     inside = ops.abs(r) <= delta
     return (ops.where(inside, 0, ops.abs(r) - delta),
             ops.where(inside, r, delta * ops.sign(r)))
 
 
-def _pseudo_huber(ops, out, delta, r):
+def _pseudo_huber(ops: Any, out: Any, delta: Any, r: Any) -> tuple[Any, Any]:
     s = ops.sqrt(1 + ops.square(r / delta))  # out = delta^2 (s - 1)
     return delta * ops.square(s - 1) / s, r / s
 
 
-def _boxcox(ops, out, x, lmbda):
+def _boxcox(ops: Any, out: Any, x: Any, lmbda: Any) -> tuple[Any, Any]:
     # d/d lmbda (x^l - 1) / l = (x^l log x - out) / l, and (log x)^2 / 2 at l = 0
     zero = ops.eq(lmbda, 0)
     log_x = ops.log(x)
@@ -122,7 +122,7 @@ def _boxcox(ops, out, x, lmbda):
     return x ** (lmbda - 1), ops.where(zero, ops.square(log_x) * 0.5, general)
 
 
-def _gammainc_x(ops, a, x):
+def _gammainc_x(ops: Any, a: Any, x: Any) -> Any:
     """d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)."""
     return ops.exp((a - 1) * ops.log(x) - x - ops.gammaln(a))
 

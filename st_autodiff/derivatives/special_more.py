@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..ir.ops import Op
-from . import RULES, RuleError
+from . import RULES, Grads, RuleError
 from .jvp import _total, jvp_rule
 from .special import NotDifferentiable, _unary
 
@@ -70,7 +70,7 @@ _unary(Op.SINDG, lambda ops, g, out, x: g * (ops.cosdg(x) * _DEG))
 _unary(Op.COSDG, lambda ops, g, out, x: g * (ops.sindg(x) * -_DEG))
 
 
-def _spence_slope(ops, x):
+def _spence_slope(ops: Any, x: Any) -> Any:
     """d/dz spence(z) = log(z) / (1 - z), whose limit at z = 1 is -1."""
     one = ops.eq(x, 1)
     return ops.where(one, -1, ops.log(x) / ops.where(one, 1, 1 - x))
@@ -81,7 +81,7 @@ _unary(Op.SPENCE, lambda ops, g, out, x: g * _spence_slope(ops, x))
 _EXPREL_SMALL = 1e-3
 
 
-def _exprel_slope(ops, out, x):
+def _exprel_slope(ops: Any, out: Any, x: Any) -> Any:
     """d exprel(x) = (exp(x) - exprel(x)) / x; near 0 its Taylor series (1/2 + x/3 + x^2/8
     + x^3/30, exact to double precision for |x| < 1e-3) so that 0 and the second derivative
     there are right."""
@@ -96,15 +96,15 @@ _unary(Op.EXPREL, lambda ops, g, out, x: g * _exprel_slope(ops, out, x))
 # --- several arguments: partial derivatives, shared by the VJP and the JVP -------------
 
 
-def _partials(op: Op, partials: Callable[..., tuple]) -> None:
+def _partials(op: Op, partials: Callable[..., tuple[Any, ...]]) -> None:
     """``partials(ops, out, *inputs)``: one partial derivative per input, each a value,
     None (an input with no gradient) or ``NotDifferentiable``."""
 
-    def vjp(ops, g, out, *inputs):
+    def vjp(ops: Any, g: Any, out: Any, *inputs: Any) -> Grads:
         return tuple(d if d is None or isinstance(d, NotDifferentiable) else g * d
                      for d in partials(ops, out, *inputs))
 
-    def jvp(ops, tangents, out, *inputs):
+    def jvp(ops: Any, tangents: tuple[Any, ...], out: Any, *inputs: Any) -> Any:
         if all(t is None for t in tangents):
             return None
         terms = []
@@ -149,7 +149,7 @@ _bessel(Op.KVE, "kve", lambda ops, out, v, x: out
         - (ops.kve(v - 1, x) + ops.kve(v + 1, x)) * 0.5)
 
 
-def _expn_slope(ops, out, n, x):
+def _expn_slope(ops: Any, out: Any, n: Any, x: Any) -> Any:
     """d/dx E_n(x) = -E_(n-1)(x), and -E_0(x) (1 + 1/x) for n = 0 (the other branch is
     evaluated at order max(n - 1, 0), so it stays finite)."""
     zero = ops.eq(n, 0)
@@ -164,30 +164,30 @@ RULES[Op.RIEMANN_ZETA] = lambda ops, g, out, x: (_RIEMANN,)
 jvp_rule(Op.RIEMANN_ZETA)(lambda ops, tangents, out, x: _riemann_jvp(tangents))
 
 
-def _riemann_jvp(tangents: tuple) -> None:
+def _riemann_jvp(tangents: tuple[Any, ...]) -> None:
     if tangents[0] is not None:
         raise RuleError(_RIEMANN.message)
 
 
-def _digammas(ops, out, a, b):
+def _digammas(ops: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
     """Partials of beta(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
     both = ops.digamma(a + b)
     return out * (ops.digamma(a) - both), out * (ops.digamma(b) - both)
 
 
-def _binom(ops, out, n, k):
+def _binom(ops: Any, out: Any, n: Any, k: Any) -> tuple[Any, Any]:
     """binom(n, k) = Gamma(n + 1) / (Gamma(k + 1) Gamma(n - k + 1))."""
     rest = ops.digamma(n - k + 1)
     return out * (ops.digamma(n + 1) - rest), out * (rest - ops.digamma(k + 1))
 
 
-def _poch(ops, out, z, m):
+def _poch(ops: Any, out: Any, z: Any, m: Any) -> tuple[Any, Any]:
     """poch(z, m) = Gamma(z + m) / Gamma(z)."""
     top = ops.digamma(z + m)
     return out * (top - ops.digamma(z)), out * top
 
 
-def _boxcox1p(ops, out, x, lmbda):
+def _boxcox1p(ops: Any, out: Any, x: Any, lmbda: Any) -> tuple[Any, Any]:
     """boxcox(1 + x, lmbda): in lmbda ((1+x)^l log(1+x) - out) / l, log(1+x)^2 / 2 at 0."""
     zero = ops.eq(lmbda, 0)
     log_y = ops.log1p(x)
@@ -196,7 +196,7 @@ def _boxcox1p(ops, out, x, lmbda):
     return y_l / (x + 1), ops.where(zero, ops.square(log_y) * 0.5, general)
 
 
-def _inv_boxcox(ops, out, y, lmbda):
+def _inv_boxcox(ops: Any, out: Any, y: Any, lmbda: Any) -> tuple[Any, Any]:
     """out = (1 + l y)^(1/l) (exp(y) at l = 0): in y out^(1 - l); in l
     out (y / (l (1 + l y)) - log(1 + l y) / l^2), whose limit at l = 0 is -out y^2 / 2."""
     zero = ops.eq(lmbda, 0)
@@ -206,7 +206,7 @@ def _inv_boxcox(ops, out, y, lmbda):
     return out / ops.where(zero, 1, base), ops.where(zero, out * ops.square(y) * -0.5, general)
 
 
-def _owens_t(ops, out, h, a):
+def _owens_t(ops: Any, out: Any, h: Any, a: Any) -> tuple[Any, Any]:
     """T(h, a) = 1/(2 pi) int_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt."""
     dh = ops.exp(ops.square(h) * -0.5) * ops.erf(a * h / math.sqrt(2)) * (-0.5 / _SQRT_2PI)
     s = 1 + ops.square(a)
@@ -214,7 +214,7 @@ def _owens_t(ops, out, h, a):
     return dh, da
 
 
-def _betainc(ops, out, a, b, x):
+def _betainc(ops: Any, out: Any, a: Any, b: Any, x: Any) -> tuple[Any, Any, Any]:
     """d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b); a and b have no rule."""
     density = ops.exp(ops.xlogy(a - 1, x) + ops.xlog1py(b - 1, -x) - ops.betaln(a, b))
     why = "its derivatives in a and b are not closed forms"

@@ -11,8 +11,10 @@ located at the user's call, and the JVP rule raises: never a silent zero.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir.ops import Op
-from . import RULES, RuleError
+from . import RULES, Grads, RuleError
 from .jvp import jvp_rule
 from .special import NotDifferentiable
 
@@ -22,12 +24,13 @@ def _message(what: str) -> str:
             "(st.stop_gradient) or leave it out of wrt")
 
 
-def _no_derivative_vjp(ops, g, out, x, what=""):
+def _no_derivative_vjp(ops: Any, g: Any, out: Any, x: Any, what: str = "") -> Grads:
     return (NotDifferentiable(_message(what)),)
 
 
 @jvp_rule(Op.NO_DERIVATIVE)
-def _no_derivative_jvp(ops, tangents, out, x, what=""):
+def _no_derivative_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any,
+                       what: str = "") -> Any:
     if tangents[0] is None:
         return None
     raise RuleError(_message(what))

@@ -137,7 +137,7 @@ class NotKnown(Exception):
 _STRUCTURAL = frozenset({Op.TUPLE, Op.ITEM, Op.LIST, Op.LIST_CONCAT, Op.LIST_REVERSE})
 
 
-def evaluate(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
+def evaluate(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """What the compiler knows of ``op`` applied to ``inputs``: the concrete result when
     every input is concrete (constants fold), else an abstract one from the op's type
     rule, never from running the computation on data.  A passed-through call
@@ -184,7 +184,7 @@ def runs_calls(params: dict[str, Any]) -> bool:
         n.op in OPAQUE or runs_calls(n.kwargs) for n in v.nodes) for v in params.values())
 
 
-def _probe(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
+def _probe(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """An op without a type rule: run on O(1)-memory stand-ins of its inputs' types and
     keep only the result's type (its data says nothing)."""
     concrete = dummy(inputs)
@@ -233,7 +233,7 @@ def abstract_result(value: Any) -> Any:
 UNKNOWN: Any = Abstract(Type("object"))
 
 
-def region_value(op: Op, params: dict[str, Any], n_inputs: int) -> tuple:
+def region_value(op: Op, params: dict[str, Any], n_inputs: int) -> tuple[Any, ...]:
     """The abstract outputs of an ``if``/``for``/``while`` node, from its bodies' types:
     neither the branch nor the trip count depends on an example."""
     if op is Op.IF:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .abstract import Abstract, NotKnown
 from .kernels import OPAQUE, compiling
@@ -112,7 +112,7 @@ class CompileTimeError(Exception):
         self.loc = loc
 
 
-Evaluator = Callable[[Op, tuple, dict], Any]
+Evaluator = Callable[[Op, tuple[Any, ...], dict[str, Any]], Any]
 
 
 def holds_node(v: Any) -> bool:
@@ -422,7 +422,7 @@ _LIST_VALUED = frozenset({Op.LIST, Op.LIST_CONCAT, Op.LIST_ZEROS, Op.LIST_ADD,
                           Op.LIST_SPLIT_LIKE})
 
 
-def index_may_repeat(index: tuple, dyn: tuple[Node, ...] | list[Node]) -> bool:
+def index_may_repeat(index: tuple[Any, ...], dyn: tuple[Node, ...] | list[Node]) -> bool:
     """Whether an index may name one element twice (an integer array or a list): then
     ``a[index] += v`` does not accumulate, ``index_add`` must."""
     if any(isinstance(e, tuple) and e and e[0] == "list" for e in index):
@@ -473,7 +473,7 @@ def _soft_type(op: Op, inputs: tuple[Node, ...]) -> Type | None:
     types = [i.type for i in inputs]
     if any(t is None or t.kind == "none" for t in types):
         return None
-    ranked = sorted(types, key=lambda t: (not t.is_float, t.kind != "array"))
+    ranked = sorted(cast(list[Type], types), key=lambda t: (not t.is_float, t.kind != "array"))
     return ranked[0].without_shape()
 
 

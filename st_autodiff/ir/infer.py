@@ -59,7 +59,7 @@ __all__ = ["NoTypeRule", "infer", "has_rule"]
 Rule = Any
 
 
-def infer(op: Op, inputs: tuple, params: dict[str, Any]) -> Any:
+def infer(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """The abstract result of ``op`` on ``inputs`` (some ``Abstract``) with ``params``
     (the node's full params).  Raises ``NoTypeRule`` where no rule applies, and NumPy's
     own error where the op would refuse the input shapes.
@@ -93,7 +93,7 @@ _MEMO_LIMIT = 16384
 _MISS = object()
 
 
-def _memo_key(op: Op, inputs: tuple, params: dict) -> Any:
+def _memo_key(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """A key for ``infer``'s memo: the input types, static values with their Python
     types (``1``, ``1.0`` and ``True`` differ), the params; ``None`` if unhashable (a
     constant array, a list param)."""
@@ -132,7 +132,7 @@ def has_rule(op: Op) -> bool:
 # --- elementwise ----------------------------------------------------------------------
 
 
-def _elementwise(op: Op, inputs: tuple, params: dict) -> Any:
+def _elementwise(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """Broadcast shapes; dtype, scalar-ness and Python kinds from a probe."""
     if not any_abstract(inputs) and not any(
             isinstance(v, (np.ndarray, list, tuple)) for v in inputs):
@@ -154,7 +154,7 @@ def _elementwise(op: Op, inputs: tuple, params: dict) -> Any:
     return make(probe(op, [stand_in(v) for v in inputs], params), shape)
 
 
-def _types_first(op: Op, inputs: tuple, params: dict) -> Any:
+def _types_first(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """numpy-more family: ``np.ldexp`` checks its input types before it broadcasts, so a
     float exponent is its TypeError even where the shapes do not broadcast either."""
     if any_abstract(inputs) or any(isinstance(v, (np.ndarray, list, tuple)) for v in inputs):
@@ -162,7 +162,7 @@ def _types_first(op: Op, inputs: tuple, params: dict) -> Any:
     return _elementwise(op, inputs, params)
 
 
-def _value_dependent_pow(inputs: tuple, params: dict) -> Any:
+def _value_dependent_pow(inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """``array ** e`` for a runtime NumPy exponent under NumPy < 2.3, which computes an
     exponent of one element with value 2, 0.5, -1, 0 or 1 by a fast path keeping the base's
     dtype: the type when every such value and a plain one (3) give the same, else NotKnown."""
@@ -171,7 +171,7 @@ def _value_dependent_pow(inputs: tuple, params: dict) -> Any:
     for value in (3, 2, 0.5, -1, 0, 1):
         try:
             outs.append(probe(Op.POW, [stand_in(inputs[0]), stand_in(inputs[1], None, value)],
-                              params))  # type: ignore[arg-type]
+                              params))
         except Exception:  # noqa: BLE001, S112  (NumPy refuses this value: int ** -1)
             continue
     kinds = {(type(o), getattr(o, "dtype", None)) for o in outs}
@@ -203,7 +203,7 @@ _REDUCTIONS = (Op.SUM, Op.MEAN, Op.PROD, Op.MAX, Op.MIN, Op.VAR, Op.STD, Op.ANY,
                Op.LOGSUMEXP)
 
 
-def _probe_rank(shape: tuple | None, axis: Any) -> tuple[int, ...]:
+def _probe_rank(shape: tuple[int, ...] | None, axis: Any) -> tuple[int, ...]:
     """The stand-in shape for a reduction probe: ``tiny`` of the real shape, or, when
     it is unknown, just enough dimensions for ``axis``."""
     if shape is not None:
@@ -214,7 +214,7 @@ def _probe_rank(shape: tuple | None, axis: Any) -> tuple[int, ...]:
     return (1,) * max(1, front + back)  # (axes counted from each end stay distinct)
 
 
-def _reduced(shape: tuple | None, axis: Any, keepdims: bool) -> tuple | None:
+def _reduced(shape: tuple[int, ...] | None, axis: Any, keepdims: bool) -> tuple[int, ...] | None:
     """The shape left by reducing ``axis`` (None: all) of ``shape``."""
     if shape is None:
         return () if axis is None and not keepdims else None
@@ -226,7 +226,7 @@ def _reduced(shape: tuple | None, axis: Any, keepdims: bool) -> tuple | None:
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _reduction(op: Op, inputs: tuple, params: dict) -> Any:
+def _reduction(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x = inputs[0]
     shape = shape_of(x)
     axis = params.get("axis")
@@ -246,7 +246,7 @@ def _reduction(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, out)
 
 
-def _softmax(op: Op, inputs: tuple, params: dict) -> Any:
+def _softmax(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x = inputs[0]
     shape = shape_of(x)
     if shape is not None:
@@ -257,7 +257,7 @@ def _softmax(op: Op, inputs: tuple, params: dict) -> Any:
 # --- casts and copies -----------------------------------------------------------------
 
 
-def _same_shape(op: Op, inputs: tuple, params: dict) -> Any:
+def _same_shape(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """``astype``, ``asarray``, ``*_like``: the input's shape, the probe's dtype."""
     x = inputs[0]
     if op is Op.ASARRAY and isinstance(x, (list, tuple)) and not any_abstract(x):
@@ -271,14 +271,14 @@ def _same_shape(op: Op, inputs: tuple, params: dict) -> Any:
     return make(probe(op, args, params), shape)
 
 
-def _stop_gradient(op: Op, inputs: tuple, params: dict) -> Any:
+def _stop_gradient(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     return abstract_of(inputs[0])
 
 
 # --- creation -------------------------------------------------------------------------
 
 
-def _zeros(op: Op, inputs: tuple, params: dict) -> Any:
+def _zeros(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """zeros/ones/full: the shape input's value when static, else unknown."""
     shape = static_shape(inputs[0])
     if shape is not None and any(d < 0 for d in shape):
@@ -290,7 +290,7 @@ def _zeros(op: Op, inputs: tuple, params: dict) -> Any:
     return array(probe(op, args, params).dtype, shape)  # (probed 0-d: the dtype only)
 
 
-def _eye(op: Op, inputs: tuple, params: dict) -> Any:
+def _eye(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     n, m = inputs[0], params.get("M")
     known = not is_abs(n) and not is_abs(m)
     shape = (int(n), int(n if m is None else m)) if known else None
@@ -311,7 +311,7 @@ def _arange_length(start: Any, stop: Any, step: Any) -> int:
     return max(n, 0)
 
 
-def _arange(op: Op, inputs: tuple, params: dict) -> Any:
+def _arange(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     start, stop, step = (tuple(inputs) + (None, None))[:3]
     if any_abstract((start, stop, step)):
         shape = None
@@ -330,7 +330,7 @@ def _small(v: Any, fill: Any) -> Any:
     return type(v)(fill)
 
 
-def _linspace(op: Op, inputs: tuple, params: dict) -> Any:
+def _linspace(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     num = params.get("num", 50)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -342,27 +342,27 @@ def _linspace(op: Op, inputs: tuple, params: dict) -> Any:
 # --- structure ------------------------------------------------------------------------
 
 
-def _tuple(op: Op, inputs: tuple, params: dict) -> Any:
+def _tuple(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     return abstract_of(tuple(inputs))
 
 
-def _item(op: Op, inputs: tuple, params: dict) -> Any:
+def _item(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x = inputs[0]
     if isinstance(x, (tuple, list)):
         return abstract_of(x[params["index"]])
     raise NoTypeRule("item of a value that is not a tuple")
 
 
-def _shape(op: Op, inputs: tuple, params: dict) -> Any:
+def _shape(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     return Abstract(Type("tuple")) if shape is None else tuple(shape)
 
 
-def _const(op: Op, inputs: tuple, params: dict) -> Any:
+def _const(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     return abstract_of(params["value"])
 
 
-def _call(op: Op, inputs: tuple, params: dict) -> Any:
+def _call(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """A user's function: typed by its declared ``out_type``, never called."""
     return _from_spec(params.get("out_type"))
 
@@ -397,10 +397,10 @@ def _from_spec(spec: Any) -> Any:
     return abstract_of(spec)  # a concrete example
 
 
-def _call_vjp(op: Op, inputs: tuple, params: dict) -> Any:
+def _call_vjp(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """A user's rule: one gradient per argument, typed like it (None where it is not
     floating point), as ``kernels`` gives while compiling."""
-    out = []
+    out: list[Abstract | None] = []
     for a in inputs[2:]:
         if isinstance(a, Abstract) and a.type.kind == "float" or type(a) is float:
             out.append(Abstract(Type("float", "float64", ())))

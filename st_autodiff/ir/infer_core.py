@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, overload
 
 import numpy as np
 
@@ -61,7 +62,7 @@ def shape_of(v: Any) -> tuple[int, ...] | None:
     if isinstance(v, (list, tuple)):
         if not any_abstract(v):
             return tuple(np.shape(v))
-        shapes = [shape_of(x) for x in v]
+        shapes: list[Any] = [shape_of(x) for x in v]  # None where unknown
         if any(s is None for s in shapes):
             return None
         if len(set(shapes)) > 1:
@@ -91,7 +92,7 @@ def tiny(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(min(int(d), 1) for d in shape)
 
 
-def stand_in(v: Any, shape: tuple[int, ...] | None = None, fill: int = 1) -> Any:
+def stand_in(v: Any, shape: tuple[int, ...] | None = None, fill: float = 1) -> Any:
     """A tiny concrete value of ``v``'s kind and dtype for a probe: Python numbers and
     NumPy scalars of the same type, arrays of ``shape`` (default: ``tiny`` of the real
     shape, 0-d when it is unknown) filled with ``fill``; other values as they are."""
@@ -147,7 +148,7 @@ _CACHE: dict[Any, Any] = {}
 _CACHE_LIMIT = 4096
 
 
-def probe(op: Op, args: tuple | list, params: dict[str, Any], fn: Any = None) -> Any:
+def probe(op: Op, args: tuple[Any, ...] | list[Any], params: dict[str, Any], fn: Any = None) -> Any:
     """Run ``op``'s kernel (or ``fn(*args)``) on tiny stand-ins, quietly; cached by the
     stand-ins and params.  NumPy's errors propagate (a bad axis or ``ord``)."""
     try:
@@ -172,7 +173,7 @@ def probe(op: Op, args: tuple | list, params: dict[str, Any], fn: Any = None) ->
     return value
 
 
-def probe_any(op: Op, inputs: tuple | list, params: dict[str, Any], fn: Any = None,
+def probe_any(op: Op, inputs: tuple[Any, ...] | list[Any], params: dict[str, Any], fn: Any = None,
               fill: dict[int, int] | None = None) -> Any:
     """``probe`` on stand-ins of ``inputs``; inputs of unknown shape get a rank that the
     op accepts (the other inputs' ranks first, then 1, 2, 0, 3, 4): the dtype and the
@@ -236,6 +237,10 @@ def with_shape(a: Any, shape: tuple[int, ...] | None) -> Any:
     return Abstract(Type("array", a.type.dtype, shape), generic=a.generic and shape == ())
 
 
+@overload
+def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]: ...
+@overload
+def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None: ...
 def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
     """``np.broadcast_shapes`` (without its cost) with NumPy's operand error; ``None``
     if any shape is unknown."""
@@ -254,7 +259,8 @@ def broadcast(*shapes: tuple[int, ...] | None) -> tuple[int, ...] | None:
     return tuple(out)
 
 
-def fits(v: tuple | None, target: list | None, grows: bool = True) -> None:
+def fits(v: tuple[Any, ...] | None, target: Sequence[int | None] | None,
+         grows: bool = True) -> None:
     """ValueError when a value of shape ``v`` cannot be written into ``target`` (its
     unknown dimensions, ``None``, accept anything).  Assignment drops leading 1s of
     ``v`` (``grows``); an in-place add does not."""
@@ -272,12 +278,12 @@ def fits(v: tuple | None, target: list | None, grows: bool = True) -> None:
                          f"{spell(v)} into shape {spell(tuple(target))}")
 
 
-def spell(s: tuple) -> str:
+def spell(s: tuple[Any, ...]) -> str:
     """A shape as NumPy's messages spell it: ``(3,)``, ``(2,3)``."""
     return f"({s[0]},)" if len(s) == 1 else str(tuple(s)).replace(" ", "")
 
 
-def size(shape: tuple[int, ...]) -> int:
+def size(shape: Iterable[int]) -> int:
     """The number of elements of ``shape``."""
     return math.prod(shape)
 

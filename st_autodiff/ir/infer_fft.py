@@ -13,7 +13,7 @@ from .infer_core import array, dtype_of, shape_of
 from .ops import Op
 
 
-def _dtype(inputs: tuple) -> np.dtype:
+def _dtype(inputs: tuple[Any, ...]) -> np.dtype:
     kinds = [dtype_of(v) for v in inputs if not (isinstance(v, (int, float)) and v == 0)]
     single = all(dt in (np.float32, np.float16) for dt in kinds) and kinds
     return np.dtype(np.float32 if single else np.float64)
@@ -23,9 +23,9 @@ def _part(dt: np.dtype, shape: tuple[int, ...] | None) -> Any:
     return array(dt, shape)
 
 
-def _fft(op: Op, inputs: tuple, params: dict) -> Any:
+def _fft(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     arrays = [v for v in inputs if not (isinstance(v, (int, float)) and v == 0)]
-    shapes = [shape_of(v) for v in arrays]
+    shapes: list[Any] = [shape_of(v) for v in arrays]  # None where unknown
     dt = _dtype(inputs)
     if any(s is None for s in shapes):  # the dtype is known, the shape is not
         return _part(dt, None) if op is Op.FFT_C2R else (_part(dt, None), _part(dt, None))
@@ -39,8 +39,8 @@ def _fft(op: Op, inputs: tuple, params: dict) -> Any:
     return (_part(dt, tuple(shape)), _part(dt, tuple(shape)))
 
 
-def _cmul(op: Op, inputs: tuple, params: dict) -> Any:
-    shapes = [shape_of(v) for v in inputs]
+def _cmul(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    shapes: list[Any] = [shape_of(v) for v in inputs]  # None where unknown
     dt = np.result_type(*[v if isinstance(v, (int, float)) else dtype_of(v) for v in inputs])
     shape = None if any(s is None for s in shapes) else tuple(np.broadcast_shapes(*shapes))
     return (_part(dt, shape), _part(dt, shape))

@@ -12,7 +12,7 @@ front.  A mask's count is data: unknown unless the mask is a constant.  Dtype an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -68,13 +68,13 @@ def _kind(e: Any) -> str:
                      "(`None`) and integer or boolean arrays are valid indices")
 
 
-def index_shape(shape: tuple | None, index: tuple) -> tuple | None:
+def index_shape(shape: tuple[int, ...] | None, index: tuple[Any, ...]) -> tuple[int, ...] | None:
     """The shape of ``x[index]`` for ``x`` of ``shape``; ``None`` when unknown."""
     dims = index_dims(shape, index)
     return None if dims is None or None in dims else tuple(dims)
 
 
-def index_dims(shape: tuple | None, index: tuple) -> list | None:
+def index_dims(shape: tuple[int, ...] | None, index: tuple[Any, ...]) -> list[Any] | None:
     """The dimensions of ``x[index]``, ``None`` for each one the types do not give (a
     mask's count, a slice with runtime bounds); ``None`` when the rank is unknown."""
     kinds = [_kind(e) for e in index]
@@ -85,17 +85,18 @@ def index_dims(shape: tuple | None, index: tuple) -> list | None:
         return None
     nd = len(shape)
     consumed = sum(k in ("int", "slice", "adv") for k in kinds) + sum(
-        len(shape_of(e)) for e, k in zip(index, kinds) if k == "mask")  # type: ignore[arg-type]
+        len(shape_of(e)) for e, k in zip(index, kinds) if k == "mask")  # type: ignore[arg-type, misc]
     if consumed > nd:
         raise IndexError(f"too many indices for array: array is {nd}-dimensional, but "
                          f"{consumed} were indexed")
     advanced = any(k in ("adv", "mask", "bool0") for k in kinds)
     out: list[int | None] = []
-    blocks: list[tuple] = []
+    blocks: list[tuple[Any, ...]] = []
     marked: list[int] = []
     block_at = 0
     dim = 0
-    checks: list[tuple] = []  # (array, axis size, axis): checked unless the gather is empty
+    # (array, axis size, axis): checked unless the gather is empty
+    checks: list[tuple[Any, int, int]] = []
     for i, (e, k) in enumerate(zip(index, kinds)):
         if k in ("adv", "mask", "bool0") or k == "int" and advanced:
             if not marked:
@@ -146,7 +147,7 @@ def index_dims(shape: tuple | None, index: tuple) -> list | None:
     return out
 
 
-def _broadcast_blocks(blocks: list[tuple]) -> list:
+def _broadcast_blocks(blocks: list[tuple[Any, ...]]) -> list[Any]:
     """Advanced index shapes broadcast together; ``None`` dims (a mask's count) stay
     unknown unless another index array fixes them."""
     nd = max((len(b) for b in blocks), default=0)
@@ -179,9 +180,9 @@ def _check_bounds(e: Any, n: int, dim: int) -> None:
         raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
 
 
-def _probe_index(index: tuple) -> tuple:
+def _probe_index(index: tuple[Any, ...]) -> tuple[Any, ...]:
     """The index a tiny stand-in is probed with: valid wherever the real one is."""
-    out = []
+    out: list[Any] = []
     for e in index:
         k = _kind(e)
         if k == "slice":
@@ -194,7 +195,7 @@ def _probe_index(index: tuple) -> tuple:
             out.append(np.zeros(tiny(s) if s is not None else (1,), np.intp))
         elif k == "mask":  # as empty as the real one (empty gathers skip bounds checks)
             full = not isinstance(e, Abstract) and bool(np.any(e))
-            out.append(np.full(tiny(shape_of(e)), full, bool))
+            out.append(np.full(tiny(cast(tuple[int, ...], shape_of(e))), full, bool))
         elif k == "bool0":
             out.append(True if isinstance(e, Abstract) else e)
         else:
@@ -211,7 +212,7 @@ def _array_in(x: Any, write: bool = False) -> None:
         raise TypeError(f"'{name}' object does not support item assignment")
 
 
-def _getitem(op: Op, inputs: tuple, params: dict) -> Any:
+def _getitem(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x = inputs[0]
     index = build_index(params["index"], inputs[1:])
     if isinstance(x, (tuple, list)):
@@ -229,7 +230,7 @@ def _getitem(op: Op, inputs: tuple, params: dict) -> Any:
     return array(res.dtype, shape, generic=isinstance(res, np.generic))
 
 
-def _container_item(x: tuple | list, index: tuple) -> Any:
+def _container_item(x: tuple[Any, ...] | list[Any], index: tuple[Any, ...]) -> Any:
     if len(index) != 1:
         raise TypeError(f"{type(x).__name__} indices must be integers or slices, not tuple")
     i = index[0]
@@ -246,14 +247,15 @@ def _container_item(x: tuple | list, index: tuple) -> Any:
 _OLD_NUMPY = tuple(int(p) for p in np.__version__.split(".")[:2]) < (2, 3)
 
 
-def _write(op: Op, inputs: tuple, params: dict) -> Any:
+def _write(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """setitem, index_add: a copy of ``x`` of its own type; ``v`` must fit."""
     x, v = inputs[0], inputs[1]
     _array_in(x, write=True)
     index = build_index(params["index"], inputs[2:])
     shape = shape_of(x)
     if _OLD_NUMPY and shape is not None and (0 in shape or (
-            0 < len(shape_of(v) or ()) and all(d == 1 for d in shape_of(v)))):
+            0 < len(shape_of(v) or ()) and all(d == 1 for d in cast(tuple[int, ...],
+                                                                     shape_of(v))))):
         # NumPy < 2.3 bends its write rules at empty axes and one-element values:
         # typed by running the kernel on stand-ins instead
         raise NoTypeRule("a write NumPy < 2.3 checks by its own older rules")
@@ -279,7 +281,7 @@ def _write(op: Op, inputs: tuple, params: dict) -> Any:
     return array(res.dtype, shape)
 
 
-def _scatter_add(op: Op, inputs: tuple, params: dict) -> Any:
+def _scatter_add(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """Zeros of the ``shape`` input (dtype: ``g``'s, float64 for Python numbers) with
     ``g`` added at the index."""
     g = inputs[1]

@@ -25,11 +25,11 @@ from .ops import Op
 _LinAlgError = np.linalg.LinAlgError
 
 
-def _spell(s: tuple) -> str:
+def _spell(s: tuple[Any, ...]) -> str:
     return f"({s[0]},)" if len(s) == 1 else str(tuple(s)).replace(" ", "")
 
 
-def _args(inputs: tuple, ranks: tuple[int, ...]) -> list:
+def _args(inputs: tuple[Any, ...], ranks: tuple[int, ...]) -> list[Any]:
     """Tiny stand-ins; an input of unknown shape gets the rank the op needs (and then
     every dimension is 1, so that no 0 clashes with a guessed 1)."""
     shapes = [shape_of(v) for v in inputs]
@@ -39,7 +39,7 @@ def _args(inputs: tuple, ranks: tuple[int, ...]) -> list:
         inputs, ranks, shapes)]
 
 
-def _matmul(op: Op, inputs: tuple, params: dict) -> Any:
+def _matmul(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     sa, sb = shape_of(inputs[0]), shape_of(inputs[1])
     res = probe(op, _args(inputs, (2, 2)), params)  # NumPy's error for 0-d operands
     if sa is None or sb is None:
@@ -56,7 +56,7 @@ def _matmul(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, out)
 
 
-def _dot(op: Op, inputs: tuple, params: dict) -> Any:
+def _dot(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     sa, sb = shape_of(inputs[0]), shape_of(inputs[1])
     res = probe(op, _args(inputs, (1, 1)), params)
     if sa is None or sb is None:
@@ -75,20 +75,20 @@ def _dot(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, out)
 
 
-def _vdot(op: Op, inputs: tuple, params: dict) -> Any:
+def _vdot(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     sa, sb = shape_of(inputs[0]), shape_of(inputs[1])
     if sa is not None and sb is not None and size(sa) != size(sb):
         raise ValueError("vectors have different lengths")
     return make(probe(op, _args(inputs, (1, 1)), params), ())
 
 
-def _outer(op: Op, inputs: tuple, params: dict) -> Any:
+def _outer(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     sa, sb = shape_of(inputs[0]), shape_of(inputs[1])
     out = None if sa is None or sb is None else (size(sa), size(sb))
     return make(probe(op, _args(inputs, (1, 1)), params), out)
 
 
-def _tensordot(op: Op, inputs: tuple, params: dict) -> Any:
+def _tensordot(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     sa, sb = shape_of(inputs[0]), shape_of(inputs[1])
     axes = params.get("axes", 2)
     if isinstance(axes, (int, np.integer)):
@@ -119,12 +119,12 @@ def _tensordot(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, out)
 
 
-def _einsum(op: Op, inputs: tuple, params: dict) -> Any:
+def _einsum(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     subscripts = params["subscripts"].replace(" ", "")
     lhs, arrow, rhs = subscripts.partition("->")
     terms = lhs.split(",")
     ranks = tuple(len(t.replace("...", "")) for t in terms)
-    shapes = [shape_of(v) for v in inputs]
+    shapes: list[Any] = [shape_of(v) for v in inputs]  # None where unknown
     res = probe(op, _args(inputs, ranks + (0,) * (len(inputs) - len(ranks))), params)
     if any(s is None for s in shapes):
         return make(res, None)
@@ -157,7 +157,7 @@ def _einsum(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, out)
 
 
-def _trace(op: Op, inputs: tuple, params: dict) -> Any:
+def _trace(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     a1, a2 = params.get("axis1", 0), params.get("axis2", 1)
     front = max([a + 1 for a in (a1, a2) if a >= 0], default=0)
@@ -169,7 +169,7 @@ def _trace(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, tuple(d for i, d in enumerate(shape) if i not in axes))
 
 
-def _norm(op: Op, inputs: tuple, params: dict) -> Any:
+def _norm(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     axis, keep, order = params.get("axis"), params.get("keepdims"), params.get("ord")
     if shape is None:
@@ -194,7 +194,7 @@ def _norm(op: Op, inputs: tuple, params: dict) -> Any:
     return make(probe(op, _args(inputs, (0,)), params), out)
 
 
-def _square(shape: tuple) -> None:
+def _square(shape: tuple[int, ...]) -> None:
     if len(shape) < 2:
         raise _LinAlgError(f"{len(shape)}-dimensional array given. Array must be at least "
                            "two-dimensional")
@@ -202,7 +202,7 @@ def _square(shape: tuple) -> None:
         raise _LinAlgError("Last 2 dimensions of the array must be square")
 
 
-def _matrix(op: Op, inputs: tuple, params: dict) -> Any:
+def _matrix(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """inv, cholesky (same shape), det, slogdet (the batch shape)."""
     shape = shape_of(inputs[0])
     if shape is not None:
@@ -214,7 +214,7 @@ def _matrix(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, out)
 
 
-def _solve(op: Op, inputs: tuple, params: dict) -> Any:
+def _solve(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     sa, sb = shape_of(inputs[0]), shape_of(inputs[1])
     if sa is not None:
         _square(sa)
@@ -226,7 +226,7 @@ def _solve(op: Op, inputs: tuple, params: dict) -> Any:
         name, sig, k, out = "solve1", "(m,m),(m)->(m)", sb[0], sa[:-2] + (m,)
     else:
         name, sig, k = "solve", "(m,m),(m,n)->(m,n)", sb[-2]
-        out = broadcast(sa[:-2], sb[:-2]) + (m, sb[-1])  # type: ignore[operator]
+        out = broadcast(sa[:-2], sb[:-2]) + (m, sb[-1])
     if k != m:
         raise ValueError(f"{name}: Input operand 1 has a mismatch in its core dimension 0, "
                          f"with gufunc signature {sig} (size {k} is different from {m})")

@@ -11,12 +11,12 @@ from .infer_linalg import _LinAlgError, _square
 from .ops import Op
 
 
-def _probe(op: Op, inputs: tuple, params: dict) -> Any:
+def _probe(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     return shape, probe(op, [stand_in(inputs[0], (1, 1) if shape is None else None)], params)
 
 
-def _eigh(op: Op, inputs: tuple, params: dict) -> Any:
+def _eigh(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape, res = _probe(op, inputs, params)
     if shape is not None:
         _square(shape)
@@ -26,7 +26,7 @@ def _eigh(op: Op, inputs: tuple, params: dict) -> Any:
     return (make(w, None if shape is None else shape[:-1]), make(v, shape))
 
 
-def _svd(op: Op, inputs: tuple, params: dict) -> Any:
+def _svd(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape, res = _probe(op, inputs, params)
     if shape is not None and len(shape) < 2:
         raise _LinAlgError(f"{len(shape)}-dimensional array given. Array must be at least "
@@ -43,7 +43,7 @@ def _svd(op: Op, inputs: tuple, params: dict) -> Any:
     return (make(u, (*batch, m, m if full else k)), s, make(vh, (*batch, n if full else k, n)))
 
 
-def _qr(op: Op, inputs: tuple, params: dict) -> Any:
+def _qr(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape, res = _probe(op, inputs, params)
     if shape is None:
         return tuple(make(r, None) for r in res)
@@ -55,7 +55,7 @@ def _qr(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res[0], (*batch, m, k)), make(res[1], (*batch, k, n))
 
 
-def _square_op(op: Op, inputs: tuple, params: dict) -> Any:
+def _square_op(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """eig, eigvals, lu and matrix_exp: one square matrix (or a stack of them) in."""
     shape, res = _probe(op, inputs, params)
     if shape is not None:

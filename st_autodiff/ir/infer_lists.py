@@ -54,16 +54,16 @@ def item_type(v: Any) -> Any:
     raise NoTypeRule(f"a list op on a {type(v).__name__}")
 
 
-def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
+def rules(infer: Callable[[Op, tuple[Any, ...], dict[str, Any]], Any]) -> dict[Op, Any]:
     """The list rules; ``infer`` types the item arithmetic (``add``, ``take``)."""
 
     def add(a: Any, b: Any) -> Any:
         return infer(Op.ADD, (a, b), {})
 
-    def list_(op: Op, inputs: tuple, params: dict) -> Any:
+    def list_(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         return abstract_of(list(inputs))
 
-    def get(op: Op, inputs: tuple, params: dict) -> Any:
+    def get(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         items, i = inputs
         if isinstance(items, (list, tuple)) and static_int(i):
             return items[i]
@@ -72,27 +72,27 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
             raise NoTypeRule("an item of a list of items of different or unknown types")
         return t
 
-    def length(op: Op, inputs: tuple, params: dict) -> Any:
+    def length(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         items = inputs[0]
         return len(items) if isinstance(items, (list, tuple)) else Abstract(Type("int"))
 
-    def concat(op: Op, inputs: tuple, params: dict) -> Any:
+    def concat(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         a, b = inputs
         if isinstance(a, list) and isinstance(b, list):
             return a + b
         return alist(join([item_type(a), item_type(b)]))
 
-    def reverse(op: Op, inputs: tuple, params: dict) -> Any:
+    def reverse(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         items = inputs[0]
         return list(reversed(items)) if isinstance(items, list) else items
 
-    def slice_(op: Op, inputs: tuple, params: dict) -> Any:
+    def slice_(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         items, start, stop = inputs
         if isinstance(items, list) and not any_abstract((start, stop)):
             return items[start:stop]
         return alist(item_type(items))
 
-    def stack(op: Op, inputs: tuple, params: dict) -> Any:
+    def stack(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         items = inputs[0]
         if is_alist(items):
             if items.item is None:
@@ -108,7 +108,7 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
                     fn=lambda *xs: fn(xs, axis=params.get("axis", 0)))
         return make(res, None)
 
-    def sum_(op: Op, inputs: tuple, params: dict) -> Any:
+    def sum_(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         items = inputs[0]
         if isinstance(items, list):
             if not items:
@@ -127,10 +127,10 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
             return Abstract(total.type, generic=True)
         return with_shape(total, None)
 
-    def zeros(op: Op, inputs: tuple, params: dict) -> Any:
+    def zeros(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         return _zeros(inputs[0])
 
-    def list_add(op: Op, inputs: tuple, params: dict) -> Any:
+    def list_add(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         return _add(*inputs)
 
     def _add(a: Any, b: Any) -> Any:
@@ -150,7 +150,7 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
         x = item_type(a)
         return alist(None if x is None else _add(x, b))
 
-    def unstack(op: Op, inputs: tuple, params: dict) -> Any:
+    def unstack(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         x, axis = inputs[0], params.get("axis", 0)
         shape = shape_of(x)
         if shape is not None and shape[axis] == 0:
@@ -160,7 +160,7 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
             return alist(item)
         return [item] * shape[axis]
 
-    def index_add(op: Op, inputs: tuple, params: dict) -> Any:
+    def index_add(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         items, i, g = inputs
         if isinstance(items, list) and static_int(i):
             out = list(items)
@@ -171,23 +171,23 @@ def rules(infer: Callable[[Op, tuple, dict], Any]) -> dict[Op, Any]:
             raise NoTypeRule("adding into a list item chosen at run time")
         return items
 
-    def gather(op: Op, inputs: tuple, params: dict) -> Any:
+    def gather(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         n = len(inputs) // 2
         ys, flags = inputs[:n], inputs[n:]
         if all(f is None for f in flags) and all(y is None or isinstance(y, list)
                                                  for y in ys):
-            some = next((y for y in ys if y is not None), [])
+            some: list[Any] = next((y for y in ys if y is not None), [])
             return [None if y is None else y[t] for t in range(len(some)) for y in ys]
         return alist(join([item_type(y) for y in ys if y is not None]))
 
-    def ungather(op: Op, inputs: tuple, params: dict) -> Any:
+    def ungather(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         g, flags, site = inputs[0], inputs[1:], params.get("site", 0)
         n = len(flags)
         if all(f is None for f in flags) and isinstance(g, list):
             return [g[t * n + site] for t in range(len(g) // n if n else 0)]
         return alist(join([item_type(g), _FLOAT]))
 
-    def split_like(op: Op, inputs: tuple, params: dict) -> Any:
+    def split_like(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
         x, items, axis = inputs[0], inputs[1], params.get("axis", 0)
         shape = shape_of(x)
         piece = make(probe(Op.SPLIT, [stand_in(x, (1,) * (axis + 1) if shape is None

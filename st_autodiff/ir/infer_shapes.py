@@ -54,7 +54,7 @@ def zero_strided(v: Any) -> Any:
     return stand_in(v)
 
 
-def _view(op: Op, inputs: tuple, params: dict) -> Any:
+def _view(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """An op that returns a view: run it on a zero-strided dummy (exact, O(1))."""
     x = inputs[0]
     if isinstance(x, Abstract) and x.type.kind == "array" and x.shape is None:
@@ -67,11 +67,12 @@ def _view(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, tuple(res.shape))
 
 
-def _tiny_probe(op: Op, inputs: tuple, params: dict, shape: tuple | None) -> Any:
+def _tiny_probe(op: Op, inputs: tuple[Any, ...], params: dict[str, Any],
+                shape: tuple[int, ...] | None) -> Any:
     return make(probe_any(op, inputs, params), shape)
 
 
-def _reshape(op: Op, inputs: tuple, params: dict) -> Any:
+def _reshape(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x, target = inputs
     shape, target = shape_of(x), static_shape(target)
     out = None
@@ -98,23 +99,23 @@ def _reshape(op: Op, inputs: tuple, params: dict) -> Any:
     return make(probe(op, [xs, (-1,) if out is None else tiny(out)], params), out)
 
 
-def _spell(shape: tuple) -> str:
+def _spell(shape: tuple[int, ...]) -> str:
     """A shape as NumPy's reshape error spells it (``-1`` as ``newaxis``)."""
     parts = ["newaxis" if d == -1 else str(d) for d in shape]
     return f"({parts[0]},)" if len(parts) == 1 else f"({','.join(parts)})"
 
 
-def _ravel(op: Op, inputs: tuple, params: dict) -> Any:
+def _ravel(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     return _tiny_probe(op, inputs, params, None if shape is None else (size(shape),))
 
 
-def _same(op: Op, inputs: tuple, params: dict) -> Any:
+def _same(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """roll: the input's shape (the probe checks the axes)."""
     return _tiny_probe(op, inputs, params, shape_of(inputs[0]))
 
 
-def _sort(op: Op, inputs: tuple, params: dict) -> Any:
+def _sort(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     if shape == ():  # the probe is exact (argsort of a 0-d array is 1-d)
         res = probe_any(op, inputs, params)
@@ -124,16 +125,16 @@ def _sort(op: Op, inputs: tuple, params: dict) -> Any:
     return _tiny_probe(op, inputs, params, shape)
 
 
-def _triangle(op: Op, inputs: tuple, params: dict) -> Any:
+def _triangle(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     if shape is not None and len(shape) == 1:
         shape = (shape[0], shape[0])
     return _tiny_probe(op, inputs, params, shape)
 
 
-def _diag(op: Op, inputs: tuple, params: dict) -> Any:
+def _diag(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape, k = shape_of(inputs[0]), params.get("k", 0)
-    out = None
+    out: tuple[int, ...] | None = None
     if shape is not None:
         if len(shape) == 1:
             n = shape[0] + abs(k)
@@ -146,8 +147,8 @@ def _diag(op: Op, inputs: tuple, params: dict) -> Any:
     return _tiny_probe(op, inputs, params, out)
 
 
-def _concatenate(op: Op, inputs: tuple, params: dict) -> Any:
-    shapes = [shape_of(v) for v in inputs]
+def _concatenate(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    shapes: list[Any] = [shape_of(v) for v in inputs]  # None where unknown
     out = None
     if op is Op.HSTACK and all(s is not None for s in shapes):
         shapes = [s if len(s) else (1,) for s in shapes]
@@ -170,7 +171,7 @@ def _concatenate(op: Op, inputs: tuple, params: dict) -> Any:
     return _tiny_probe(op, inputs, params, out)
 
 
-def _join(shapes: list, axis: int) -> tuple | None:
+def _join(shapes: list[tuple[int, ...]], axis: int) -> tuple[int, ...] | None:
     """The shape of ``np.concatenate`` of arrays of ``shapes`` along ``axis``."""
     if not shapes:
         return None  # the probe raises NumPy's "need at least one array"
@@ -193,7 +194,7 @@ def _join(shapes: list, axis: int) -> tuple | None:
     return shapes[0][:axis] + (sum(s[axis] for s in shapes),) + shapes[0][axis + 1:]
 
 
-def _split(op: Op, inputs: tuple, params: dict) -> Any:
+def _split(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x = inputs[0]
     shape, sections = shape_of(x), params["indices_or_sections"]
     axis = params.get("axis", 0)
@@ -219,7 +220,7 @@ def _split(op: Op, inputs: tuple, params: dict) -> Any:
             for n in lengths]  # (np.split gives a list)
 
 
-def _tile(op: Op, inputs: tuple, params: dict) -> Any:
+def _tile(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape, reps = shape_of(inputs[0]), params["reps"]
     reps = (int(reps),) if static_int(reps) else tuple(int(r) for r in reps)
     out = None
@@ -231,7 +232,7 @@ def _tile(op: Op, inputs: tuple, params: dict) -> Any:
     return make(probe_any(op, inputs, dict(params, reps=(1,) * len(reps))), out)
 
 
-def _repeat(op: Op, inputs: tuple, params: dict) -> Any:
+def _repeat(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape, rep, axis = shape_of(inputs[0]), params["repeats"], params.get("axis")
     out = None
     if shape is not None:
@@ -250,7 +251,7 @@ def _repeat(op: Op, inputs: tuple, params: dict) -> Any:
     return make(probe_any(op, inputs, dict(params, repeats=1)), out)
 
 
-def _pad(op: Op, inputs: tuple, params: dict) -> Any:
+def _pad(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     shape = shape_of(inputs[0])
     out = None
     if shape is not None:
@@ -275,7 +276,7 @@ def _pad_pairs(width: Any, nd: int) -> list[tuple[int, int]]:
     return pairs
 
 
-def _take(op: Op, inputs: tuple, params: dict) -> Any:
+def _take(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x, ind = inputs
     shape, ishape, axis = shape_of(x), shape_of(ind), params.get("axis")
     out = None
@@ -298,10 +299,10 @@ def _take(op: Op, inputs: tuple, params: dict) -> Any:
     return make(res, out)
 
 
-def _take_along_axis(op: Op, inputs: tuple, params: dict) -> Any:
+def _take_along_axis(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x, ind = inputs
     shape, ishape, axis = shape_of(x), shape_of(ind), params["axis"]
-    out = None
+    out: tuple[int, ...] | None = None
     if shape is not None and ishape is not None:
         if axis is None:
             if len(ishape) != 1:
@@ -319,11 +320,11 @@ def _take_along_axis(op: Op, inputs: tuple, params: dict) -> Any:
                 raise IndexError("shape mismatch: indexing arrays could not be broadcast "
                                  "together with shapes" + str(exc).split("shapes")[1]) \
                     from None
-            out = rest[:ax] + (ishape[ax],) + rest[ax + 1:]  # type: ignore[index]
+            out = rest[:ax] + (ishape[ax],) + rest[ax + 1:]
     return make(probe_any(op, inputs, params, fill={1: 0}), out)
 
 
-def _nonzero(op: Op, inputs: tuple, params: dict) -> Any:
+def _nonzero(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     x = inputs[0]
     if shape_of(x) is None:
         raise NoTypeRule("nonzero of an array of unknown rank")
@@ -331,7 +332,7 @@ def _nonzero(op: Op, inputs: tuple, params: dict) -> Any:
     return tuple(array(p.dtype, None) for p in parts)
 
 
-def _unbroadcast(op: Op, inputs: tuple, params: dict) -> Any:
+def _unbroadcast(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """``kernels.unbroadcast`` on shapes: ``x`` itself when nothing is summed, else the
     sum over the broadcast axes reshaped to the target."""
     x, target = inputs

@@ -16,7 +16,7 @@ class InterpreterError(RuntimeError):
     """A node failed; the message names the node, its op and its source location."""
 
 
-def interpret(graph: Graph, *args: Any, xp: Any = None) -> tuple:
+def interpret(graph: Graph, *args: Any, xp: Any = None) -> tuple[Any, ...]:
     """Run ``graph`` on ``args`` and return its outputs as a tuple."""
     if len(args) != len(graph.args):
         raise TypeError(f"{graph.name} takes {len(graph.args)} arguments, got {len(args)}")

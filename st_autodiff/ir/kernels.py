@@ -11,51 +11,51 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .kernels_fft import cdiv, cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: F401  (fft family: rt.<name>)
 from .kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: F401  (linalg family)
-from .kernels_special import (  # noqa: F401  (rt.<name> of the scipy.special ops)
-    betaln,
-    boxcox,
-    digamma,
-    entr,
-    erf,
-    erfc,
-    erfinv,
-    expit,
-    gammainc,
-    gammaincc,
-    gammaln,
-    huber,
-    kl_div,
-    log_expit,
-    log_ndtr,
-    logit,
-    ndtr,
-    ndtri,
-    polygamma,
-    pseudo_huber,
-    rel_entr,
-    sinc,
-    svd,
-    xlog1py,
-    xlogy,
-)
+
+# rt.<name> of the scipy.special ops, re-exported by name (mypy --strict)
+from .kernels_special import betaln as betaln
+from .kernels_special import boxcox as boxcox
+from .kernels_special import digamma as digamma
+from .kernels_special import entr as entr
+from .kernels_special import erf as erf
+from .kernels_special import erfc as erfc
+from .kernels_special import erfinv as erfinv
+from .kernels_special import expit as expit
+from .kernels_special import gammainc as gammainc
+from .kernels_special import gammaincc as gammaincc
+from .kernels_special import gammaln as gammaln
+from .kernels_special import huber as huber
+from .kernels_special import kl_div as kl_div
+from .kernels_special import log_expit as log_expit
+from .kernels_special import log_ndtr as log_ndtr
+from .kernels_special import logit as logit
+from .kernels_special import ndtr as ndtr
+from .kernels_special import ndtri as ndtri
+from .kernels_special import polygamma as polygamma
+from .kernels_special import pseudo_huber as pseudo_huber
+from .kernels_special import rel_entr as rel_entr
+from .kernels_special import sinc as sinc
+from .kernels_special import svd as svd
+from .kernels_special import xlog1py as xlog1py
+from .kernels_special import xlogy as xlogy
 from .kernels_special_more import KERNELS as _SPECIAL_MORE  # special family (issue 11)
 from .ops import OP_INFO, Op, Spelling
 from .types import Type, type_module
 
 globals().update(_SPECIAL_MORE)  # rt.<name> of the scipy.special ops of kernels_special_more
 
-_INFIX = {
+_INFIX: dict[str, Callable[..., Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
     "**": operator.pow, "%": operator.mod, "//": operator.floordiv, "@": operator.matmul,
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge,
 }
-_PREFIX = {"-": operator.neg, "+": operator.pos}
+_PREFIX: dict[str, Callable[..., Any]] = {"-": operator.neg, "+": operator.pos}
 
 
 def resolve(xp: Any, path: str) -> Any:
@@ -73,7 +73,7 @@ def dtype_param(xp: Any, name: str | None) -> Any:
     return None if name is None else getattr(xp, name)
 
 
-def build_index(index: tuple, dyn: tuple) -> tuple:
+def build_index(index: tuple[Any, ...], dyn: tuple[Any, ...]) -> tuple[Any, ...]:
     """Rebuild a runtime index tuple from its static structure and dynamic parts."""
 
     def part(entry: Any) -> Any:
@@ -90,7 +90,7 @@ def build_index(index: tuple, dyn: tuple) -> tuple:
     return tuple(part(e) for e in index)
 
 
-def unbroadcast(g: Any, shape: tuple) -> Any:
+def unbroadcast(g: Any, shape: tuple[int, ...]) -> Any:
     """Sum ``g`` down to ``shape`` (the adjoint of NumPy broadcasting)."""
     gshape = getattr(g, "shape", ())
     if tuple(gshape) == tuple(shape):
@@ -102,7 +102,7 @@ def unbroadcast(g: Any, shape: tuple) -> Any:
     return out.reshape(shape) if lead or axes else out
 
 
-def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
+def scatter_add(shape: tuple[int, ...], g: Any, index: tuple[Any, ...]) -> Any:
     """Zeros of ``shape`` with ``g`` added at ``index``; repeated indices accumulate."""
     xp = array_namespace(g)
     return index_add_(xp.zeros(shape, dtype=getattr(g, "dtype", float)), index, g)
@@ -122,12 +122,12 @@ def no_derivative(x: Any, what: str = "") -> Any:
     return x
 
 
-def index_add(x: Any, g: Any, index: tuple) -> Any:
+def index_add(x: Any, g: Any, index: tuple[Any, ...]) -> Any:
     """A copy of ``x`` with ``g`` added at ``index`` (the functional form)."""
     return index_add_(x.copy(), index, g)
 
 
-def index_add_(out: Any, index: tuple, g: Any) -> Any:
+def index_add_(out: Any, index: tuple[Any, ...], g: Any) -> Any:
     """Add ``g`` into ``out`` at ``index`` in place; repeated indices accumulate."""
     advanced = any(getattr(i, "dtype", None) is not None and i.dtype != bool
                    or isinstance(i, list) for i in index)
@@ -142,14 +142,14 @@ def index_add_(out: Any, index: tuple, g: Any) -> Any:
     return out
 
 
-def setitem(x: Any, v: Any, index: tuple) -> Any:
+def setitem(x: Any, v: Any, index: tuple[Any, ...]) -> Any:
     """A copy of ``x`` with ``v`` written at ``index`` (``x[index] = v`` as a value)."""
     out = x.copy()
     out[index] = v
     return out
 
 
-def list_sum(items: list) -> Any:
+def list_sum(items: list[Any]) -> Any:
     """``sum(items)`` as Python computes it (``0 + items[0] + ...``); an empty list sums
     to a float64 zero rather than the int 0 (generated code may read its ``.shape``)."""
     if not items:
@@ -159,7 +159,7 @@ def list_sum(items: list) -> Any:
     return sum(items)
 
 
-def list_zeros(items: list | None) -> list | None:
+def list_zeros(items: list[Any] | None) -> list[Any] | None:
     """Zeros shaped like each item: the adjoint of a list nothing flowed into.  None (a
     loop-carried list before its first assignment) has no adjoint: None.  A None item
     (an iteration that appended nothing) gets 0.0, a zero of any shape."""
@@ -170,7 +170,7 @@ def list_zeros(items: list | None) -> list | None:
             for v in items]
 
 
-def list_add(a: list, b: Any) -> list:
+def list_add(a: list[Any], b: Any) -> list[Any]:
     """Item-by-item sum of two equally long lists (adjoints of one list); ``b`` that is
     not a list is added to every item (the adjoint of ``sum(xs)``)."""
     if a is None or b is None:  # the adjoint of a carried list before its first value
@@ -181,7 +181,7 @@ def list_add(a: list, b: Any) -> list:
     return [list_add(x, b) if isinstance(x, list) else x + b for x in a]
 
 
-def list_gather(*parts: Any) -> list:
+def list_gather(*parts: Any) -> list[Any]:
     """The list a loop built with appends that some iterations skip: ``parts`` holds one
     list per append site (an item for every iteration) and then one list of flags per
     site (None for a site that always appends); iteration by iteration, site by site,
@@ -189,7 +189,7 @@ def list_gather(*parts: Any) -> list:
     n = len(parts) // 2
     ys, flags = parts[:n], parts[n:]
     out = []
-    some = next((y for y in ys if y is not None), [])
+    some: list[Any] = next((y for y in ys if y is not None), [])
     for t in range(_iterations(flags, some, 1)):
         for s in range(n):
             if flags[s] is None or flags[s][t]:
@@ -197,7 +197,7 @@ def list_gather(*parts: Any) -> list:
     return out
 
 
-def list_ungather(g: list, *flags: Any, site: int = 0) -> list:
+def list_ungather(g: list[Any], *flags: Any, site: int = 0) -> list[Any]:
     """The items of ``g`` (shaped like ``list_gather``'s result) that append site
     ``site`` made, one per iteration, 0.0 (a zero of any shape) where it made none: the
     adjoint of ``list_gather`` for that site."""
@@ -212,7 +212,7 @@ def list_ungather(g: list, *flags: Any, site: int = 0) -> list:
     return out
 
 
-def _iterations(flags: tuple, items: list, per: int) -> int:
+def _iterations(flags: tuple[Any, ...], items: list[Any], per: int) -> int:
     """How many iterations ran: a flag list's length, else ``len(items) // per``."""
     for f in flags:
         if f is not None:
@@ -220,7 +220,7 @@ def _iterations(flags: tuple, items: list, per: int) -> int:
     return len(items) // per if per else 0
 
 
-def list_split_like(x: Any, items: list, axis: int = 0) -> list:
+def list_split_like(x: Any, items: list[Any], axis: int = 0) -> list[Any]:
     """``x`` cut along ``axis`` into pieces as long as ``items``: the adjoint of
     ``np.concatenate(items)``."""
     xp = array_namespace(x)
@@ -231,14 +231,14 @@ def list_split_like(x: Any, items: list, axis: int = 0) -> list:
     return list(xp.split(x, cuts, axis=axis)) if items else []
 
 
-def list_index_add(items: list, index: int, g: Any) -> list:
+def list_index_add(items: list[Any], index: int, g: Any) -> list[Any]:
     """A copy of ``items`` with ``g`` added to item ``index`` (the adjoint of ``xs[k]``)."""
     out = list(items)
     out[index] = out[index] + g
     return out
 
 
-def list_unstack(x: Any, axis: int = 0) -> list:
+def list_unstack(x: Any, axis: int = 0) -> list[Any]:
     """``list(x)`` along ``axis``: the adjoint of ``np.stack``."""
     xp = array_namespace(x)
     return [xp.take(x, k, axis=axis) for k in range(x.shape[axis])]
@@ -359,7 +359,7 @@ def _zero_gradient(xp: Any, a: Any) -> Any:
     return None
 
 
-def call_opaque(inputs: tuple, params: dict[str, Any]) -> Any:
+def call_opaque(inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """Run an ``opaque_call`` node: ``fn(*args, **kwargs)``, or ``args[0].method(...)``;
     the last ``len(keywords)`` inputs are the keyword arguments."""
     keywords = params.get("keywords") or ()
@@ -378,7 +378,7 @@ def call_opaque(inputs: tuple, params: dict[str, Any]) -> Any:
     return made
 
 
-def run(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
+def run(op: Op, xp: Any, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """Evaluate one op on concrete inputs."""
     info = OP_INFO[op]
     sp = info.spelling

@@ -139,11 +139,11 @@ def cook_nd(name: str, shape: tuple[int, ...], s: Any, axes: Any
 
 
 def fit_plan(shape: tuple[int, ...], axes: tuple[int, ...], sizes: tuple[int, ...]
-             ) -> tuple[tuple | None, tuple | None]:
+             ) -> tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]:
     """How ``n=``/``s=`` fit an input of ``shape`` to ``sizes`` along ``axes``: the
     ``getitem`` index that truncates and the ``pad`` widths that zero-pad (None where
     nothing is cut or padded); both engines emit these ops before a transform."""
-    index = [("slice", None, None, None)] * len(shape)
+    index: list[tuple[str, None, int | None, None]] = [("slice", None, None, None)] * len(shape)
     pad = [(0, 0)] * len(shape)
     for ax, size in zip(axes, sizes):
         if shape[ax] > size:

@@ -34,7 +34,7 @@ def _check_square(x: Any) -> None:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
 
 
-def qr(x: Any, mode: str = "reduced") -> tuple:
+def qr(x: Any, mode: str = "reduced") -> tuple[Any, Any]:
     """``np.linalg.qr(x, mode)`` (``'reduced'`` or ``'complete'``) as a tuple ``(Q, R)``
     (CuPy's for a CuPy array)."""
     from .kernels import array_namespace  # noqa: PLC0415 (kernels imports this module)
@@ -53,7 +53,7 @@ def _real_spectrum(w: Any, where: str) -> Any:
                      "supported)")
 
 
-def eig(x: Any, scipy: bool = False) -> tuple:
+def eig(x: Any, scipy: bool = False) -> tuple[Any, Any]:
     """The real eigenvalues and unit eigenvectors of ``x`` (``np.linalg.eig``, or
     ``scipy.linalg.eig`` where ``scipy``); a ``ValueError`` if an eigenvalue is complex."""
     if scipy:
@@ -81,7 +81,7 @@ def matrix_exp(x: Any) -> Any:
     return _scipy_linalg().expm(x)
 
 
-def lu(x: Any) -> tuple:
+def lu(x: Any) -> tuple[Any, Any, Any]:
     """``x = P L U`` with partial pivoting (``scipy.linalg.lu``): ``P`` a permutation
     matrix (no derivative), ``L`` unit lower and ``U`` upper triangular."""
     _check_square(x)

@@ -117,7 +117,7 @@ def gammaincc(a: Any, x: Any) -> Any:
     return _sp().gammaincc(a, x)
 
 
-def svd(x: Any, full_matrices: bool = True) -> tuple:
+def svd(x: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
     """``np.linalg.svd(x, full_matrices)`` as a plain tuple ``(U, S, Vh)``."""
     u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
     return u, s, vh

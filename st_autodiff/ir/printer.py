@@ -38,7 +38,7 @@ def format_value(v: Any) -> str:
     return repr(v)
 
 
-def format_index(index: tuple, dyn: list[str]) -> str:
+def format_index(index: tuple[Any, ...], dyn: list[str]) -> str:
     """``[1:3, None, %i]`` style text of a getitem index structure."""
 
     def part(e: Any) -> str:

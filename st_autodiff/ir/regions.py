@@ -22,6 +22,7 @@ body).  Conventions, shared by every pass:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .ops import Op
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 REGIONS = frozenset({Op.IF, Op.FOR, Op.WHILE})
 
 
-def run_region(op: Op, xp: Any, inputs: tuple, params: dict[str, Any]) -> Any:
+def run_region(op: Op, xp: Any, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """Evaluate one region node on concrete inputs (the reference semantics)."""
     from .interpret import interpret  # noqa: PLC0415  (interpret runs kernels, which run us)
 
@@ -50,7 +51,8 @@ def for_layout(params: dict[str, Any], n_inputs: int) -> tuple[int, int, int]:
     return n_xs, n_carry, n_inputs - 3 - n_xs - n_carry
 
 
-def _run_for(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -> tuple:
+def _run_for(interpret: Any, xp: Any, inputs: tuple[Any, ...],
+             params: dict[str, Any]) -> tuple[Any, ...]:
     start, stop, step = (int(v) for v in inputs[:3])
     n_xs, n_carry, _ = for_layout(params, len(inputs))
     xs = inputs[3:3 + n_xs]
@@ -58,6 +60,7 @@ def _run_for(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -> 
     free = list(inputs[3 + n_xs + n_carry:])
     body: Graph = params["body"]
     n_ys, has_break = params["n_ys"], params["has_break"]
+    positions: range | Iterator[int]
     positions = range(len(range(start, stop, step)))
     if params["reverse"]:
         positions = reversed(positions)
@@ -75,7 +78,8 @@ def _run_for(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -> 
     return (*carry, *ys, trips)
 
 
-def _run_while(interpret: Any, xp: Any, inputs: tuple, params: dict[str, Any]) -> tuple:
+def _run_while(interpret: Any, xp: Any, inputs: tuple[Any, ...],
+               params: dict[str, Any]) -> tuple[Any, ...]:
     n_carry, n_ys = params["n_carry"], params["n_ys"]
     carry = list(inputs[:n_carry])
     free = list(inputs[n_carry:])

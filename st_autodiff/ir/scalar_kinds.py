@@ -25,7 +25,7 @@ Anything else is unknown, and a query that depends on it stays a located refusal
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -226,7 +226,7 @@ def unknown(lw: Any, node: Any) -> Any:
 def kind_unknown(lw: Any) -> set[tuple[int, int]]:
     """Keys (``node_key``) of the nodes whose kind is not their op's
     (``transforms/kind_calls``)."""
-    return lw.__dict__.setdefault("kind_unknown", set())
+    return cast(set[tuple[int, int]], lw.__dict__.setdefault("kind_unknown", set()))
 
 
 def node_key(lw: Any, node: Node) -> tuple[int, int]:

@@ -9,7 +9,7 @@ treat unknown as "could be anything" and stay correct.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 _SHORT = {
     "float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64", "int32": "i32",
@@ -74,7 +74,7 @@ def type_of(value: Any) -> Type:
     if isinstance(value, type):  # a class (np.ndarray has shape and dtype descriptors)
         return Type("object")
     if isinstance(getattr(value, "type", None), Type):  # an ``Abstract``: its own type
-        return value.type
+        return cast(Type, value.type)
     dtype = getattr(value, "dtype", None)
     shape = getattr(value, "shape", None)
     if dtype is not None and isinstance(shape, tuple) and not callable(value):

@@ -15,7 +15,7 @@ def version() -> int:
     return _CHANGES[0]
 
 
-class VersionedDict(dict):  # type: ignore[type-arg]
+class VersionedDict(dict[Any, Any]):
     """A dict whose every change bumps ``version()``."""
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -46,6 +46,7 @@ class VersionedDict(dict):  # type: ignore[type-arg]
         _CHANGES[0] += 1
         return super().setdefault(key, default)
 
-    def __ior__(self, other: Any) -> Any:
+    # mypy checks this against dict's overloaded ``__or__`` (dict's own ``__ior__`` would fail too)
+    def __ior__(self, other: Any) -> Any:  # type: ignore[misc]
         _CHANGES[0] += 1
         return super().__ior__(other)
