@@ -92,6 +92,9 @@ def _compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer],
     _refuse_callable_wrt(parsed, example_args, req.wrt)  # (a function: no gradient)
     low = lower(parsed, example_args, make_resolver, code=code)
     _check(low.graph, options, stages, "lower")
+    # [dask part, issue 15] a branch on lazy (Dask) data is refused here, located
+    from .lazy_conditions import check_lazy_conditions  # noqa: PLC0415
+    check_lazy_conditions(low.graph, [s[0] for s in parsed.slots], example_args)
     if req.mode == "jvp":
         return _compile_jvp(parsed, low, example_args, req, options, stages, xp, rt)
     tree = out_tree(low)
