@@ -16,6 +16,11 @@ def namespace_for(*values: Any) -> Any:
     for v in values:
         if type(v).__module__.startswith("cupy"):
             return importlib.import_module("cupy")
+        # [dask part, issue 15] Dask arrays: dask.array, whose asarray stays lazy
+        # (numpy.asarray of a Dask array would compute it); NumPy's other functions
+        # already dispatch to Dask through __array_function__
+        if type(v).__module__.startswith("dask."):
+            return importlib.import_module("dask.array")
     return np
 
 
