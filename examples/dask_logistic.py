@@ -59,7 +59,7 @@ def connect(address: str | None, workers: int, memory: str) -> Client:
     if address:
         return Client(address)
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, memory_limit=memory,
-                           dashboard_address=None)
+                           dashboard_address=":0")
     return Client(cluster)
 
 

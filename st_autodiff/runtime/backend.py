@@ -16,11 +16,10 @@ def namespace_for(*values: Any) -> Any:
     for v in values:
         if type(v).__module__.startswith("cupy"):
             return importlib.import_module("cupy")
-        # [dask part, issue 15] Dask arrays: dask.array, whose asarray stays lazy
-        # (numpy.asarray of a Dask array would compute it); NumPy's other functions
-        # already dispatch to Dask through __array_function__
+        # [dask part, issue 15] Dask arrays: dask.array, then NumPy (dask_namespace.py)
         if type(v).__module__.startswith("dask."):
-            return importlib.import_module("dask.array")
+            from .dask_namespace import dask_namespace  # noqa: PLC0415
+            return dask_namespace()
     return np
 
 

@@ -57,7 +57,7 @@ class Marked:
 @pytest.fixture(scope="module")
 def client() -> Iterator[distributed.Client]:
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
