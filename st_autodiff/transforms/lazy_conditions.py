@@ -1,11 +1,12 @@
 """Branches on lazy data: refused while compiling, with the place and the alternative.
 
 A Dask array is a graph of work not yet done.  Generated code that branches on a value
-computed from one (``if x.sum() > 0:``, ``while err > tol:``, a ``break`` on data) would
-have to run that graph to answer Python's ``bool()``: Dask would silently compute it in
-the middle of what the user expects to stay a lazy gradient, once per branch, on the
-whole data.  Instead, the specialisation for lazy arguments is refused when it is
-compiled, at the ``if``/``while`` in the user's source, with the two ways out: select
+computed from one (``if x.sum() > 0:``, ``while err > tol:``, a ``break`` or an
+``assert`` on data) would have to run that graph to answer Python's ``bool()``: Dask
+would silently compute it in the middle of what the user expects to stay a lazy
+gradient, once per branch, on the whole data.  Instead, the specialisation for lazy
+arguments is refused when it is compiled, at the ``if``/``while``/``assert`` in the
+user's source, with the two ways out: select
 with ``np.where`` (both sides computed, lazily) or compute the condition first and pass
 it in as a plain value.
 
@@ -26,10 +27,15 @@ from ..errors import CompileError
 from ..ir.graph import Graph, Loc, Node
 from ..ir.ops import Op
 from ..ir.regions import for_layout
+from .effects_kinds import check_assert
 
 _HINT = ("the condition needs a computed value, and the arguments are lazy (Dask): "
          "select with np.where(cond, a, b) so that both sides stay lazy, or compute the "
          "condition first (dask.compute) and pass it in as a plain value")
+
+_ASSERT_HINT = ("checking it needs a computed value, and the arguments are lazy (Dask): "
+                "check the data before the call (dask.compute), or leave the check out of "
+                "the differentiated function")
 
 
 class LazyConditionError(CompileError):
@@ -83,6 +89,8 @@ def _walk(graph: Graph, arg_taint: Sequence[bool], strict: bool = True) -> list[
             out = _loop(n, [], ins[:n_carry], ins[n_carry:], n_carry, strict)
             lazy[n] = any(out) or any(ins)
         else:
+            if strict and n.op is Op.OPAQUE_CALL and n.param("fn") is check_assert and ins[0]:
+                _refuse("assert", n.loc)
             lazy[n] = any(ins)
     return [lazy.get(o, False) for o in graph.outputs]
 
@@ -110,5 +118,7 @@ def _refuse(what: str, loc: Loc | None) -> None:
     text = {"if": "a Python `if` on a value computed from lazy (Dask) arrays",
             "while": "a `while` loop whose test (or a `break` in it) is computed from lazy "
                      "(Dask) arrays",
-            "for": "a `for` over a range whose bound is computed from lazy (Dask) arrays"}
-    raise LazyConditionError(text[what] + " cannot stay lazy", loc, _HINT)
+            "for": "a `for` over a range whose bound is computed from lazy (Dask) arrays",
+            "assert": "an `assert` on a value computed from lazy (Dask) arrays"}
+    hint = _ASSERT_HINT if what == "assert" else _HINT
+    raise LazyConditionError(text[what] + " cannot stay lazy", loc, hint)

@@ -190,6 +190,12 @@ def branch_break(w, x):
     return s
 
 
+def branch_assert(w, x):
+    s = np.sum(x @ w)
+    assert s > -100.0, "too small"  # LINE-ASSERT
+    return s
+
+
 def _line(tag: str) -> int:
     lines = Path(__file__).read_text().splitlines()
     return next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(tag))
@@ -198,7 +204,8 @@ def _line(tag: str) -> int:
 @pytest.mark.parametrize("fn, tag, col, word", [
     (branch_if, "LINE-IF", 5, "`if`"), (branch_while, "LINE-WHILE", 5, "`while`"),
     (branch_ifexp, "LINE-IFEXP", 12, "`if`"), (branch_break, "LINE-BREAK", 9, "`if`"),
-], ids=["if", "while", "ifexp", "break"])
+    (branch_assert, "LINE-ASSERT", 5, "`assert`"),
+], ids=["if", "while", "ifexp", "break", "assert"])
 def test_a_branch_on_lazy_data_is_a_located_error(fn, tag: str, col: int, word: str) -> None:
     marked = Marked()
     x = marked(np.ones((8, 2)), 4)
@@ -207,7 +214,8 @@ def test_a_branch_on_lazy_data_is_a_located_error(fn, tag: str, col: int, word: 
     text = str(info.value)
     assert text.startswith(f"{__file__}:{_line(tag)}:{col}: error: ")
     assert word in text and "lazy (Dask)" in text
-    assert "np.where" in text and "compute the condition first" in text
+    assert ("np.where" in text and "compute the condition first" in text) if word != (
+        "`assert`") else "check the data before the call" in text
     assert marked.ran == []  # refusing it computed nothing
     # the same function on NumPy data: Python decides the branch, as before
     np.testing.assert_allclose(st.grad(fn)(np.ones(2), np.ones((8, 2))),
