@@ -16,15 +16,14 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import dask
+import dask.array as da
+import dask.distributed as distributed
 import numpy as np
 import pytest
 
 import st_autodiff as st
 from st_autodiff.transforms.lazy_conditions import LazyConditionError
-
-da = pytest.importorskip("dask.array")
-dask = pytest.importorskip("dask")
-distributed = pytest.importorskip("dask.distributed")
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -153,7 +152,13 @@ def test_the_example_trains_on_the_cluster(client: distributed.Client,
     example = importlib.util.module_from_spec(spec)
     sys.modules["dask_logistic"] = example
     spec.loader.exec_module(example)
-    example.train(rows=20_000, features=4, chunk=5_000, steps=3, lr=2.0, client=client)
+    def no_local_cluster(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the example started a LocalCluster although given an address")
+
+    example.LocalCluster = no_local_cluster
+    # the one line that picks the cluster: here the test's cluster, by its address
+    example.main(["--address", client.scheduler.address, "--rows", "20000", "--chunk", "5000",
+                  "--features", "4", "--steps", "3"])
     out = capsys.readouterr().out
     losses = [float(line.split()[3]) for line in out.splitlines() if line.startswith("step")]
     assert len(losses) == 3 and losses[0] == pytest.approx(np.log(2.0))
