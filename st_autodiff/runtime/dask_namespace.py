@@ -1,42 +1,77 @@
 """The namespace generated code runs on for Dask arrays: ``dask.array``, then NumPy.
 
 Generated code calls its ``xp`` global as it would call NumPy.  For Dask inputs ``xp`` is
-``dask.array`` first: its functions build lazy graphs (``numpy.asarray`` of a Dask array
-would compute it).  A function ``dask.array`` lacks (``split``, ``take_along_axis``, some
-of ``linalg``) falls back to NumPy's, which hands Dask arrays to Dask's
-``__array_function__``: Dask then computes its inputs and says so in a ``FutureWarning``.
-The result is right either way; only these functions are not lazy.
+this namespace: a function called with a Dask array among its arguments is
+``dask.array``'s, which builds a lazy graph (``numpy.asarray`` of a Dask array would
+compute it); called on NumPy arrays and Python numbers only (the seed ``out_bar``, a
+parameter's shape) it is NumPy's, which takes scalars where Dask's functions want arrays.
+
+A function ``dask.array`` lacks (``split``, ``take_along_axis``, some of ``linalg``) is
+NumPy's in every case: NumPy hands Dask arrays to Dask's ``__array_function__``, which
+computes them and says so in a ``FutureWarning``.  The result is right either way; only
+those functions are not lazy.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 
-class FallbackNamespace(types.ModuleType):
-    """Attributes of ``first``, else of ``second``; submodules both have are merged too."""
+def _holds_dask(values: Any) -> bool:
+    for v in values:
+        if hasattr(type(v), "__dask_graph__"):
+            return True
+        if isinstance(v, (list, tuple)) and _holds_dask(v):
+            return True
+    return False
 
-    def __init__(self, first: Any, second: Any) -> None:
-        super().__init__(first.__name__)
-        self._first = first
-        self._second = second
+
+def _dispatch(lazy: Callable[..., Any], eager: Callable[..., Any]) -> Callable[..., Any]:
+    """``lazy`` when an argument is (or a list argument holds) a Dask array, else
+    ``eager``."""
+    @functools.wraps(eager)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if _holds_dask(args) or _holds_dask(kwargs.values()):
+            return lazy(*args, **kwargs)
+        return eager(*args, **kwargs)
+
+    return call
+
+
+class FallbackNamespace(types.ModuleType):
+    """Functions of ``lazy`` on lazy arguments, of ``eager`` otherwise; other attributes
+    (dtypes, constants) and functions ``lazy`` lacks are ``eager``'s; submodules both
+    have are merged the same way."""
+
+    def __init__(self, lazy: Any, eager: Any) -> None:
+        super().__init__(lazy.__name__)
+        self._lazy = lazy
+        self._eager = eager
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        got = getattr(self._first, name, None)
-        other = getattr(self._second, name, None)
-        if got is None:
-            if other is None:
-                raise AttributeError(f"neither {self._first.__name__} nor "
-                                     f"{self._second.__name__} has {name!r}")
-            got = other
-        elif isinstance(got, types.ModuleType) and isinstance(other, types.ModuleType):
-            got = FallbackNamespace(got, other)
+        lazy = getattr(self._lazy, name, None)
+        eager = getattr(self._eager, name, None)
+        if eager is None:
+            if lazy is None:
+                raise AttributeError(f"neither {self._lazy.__name__} nor "
+                                     f"{self._eager.__name__} has {name!r}")
+            got = lazy
+        elif lazy is None:
+            got = eager
+        elif isinstance(lazy, types.ModuleType) and isinstance(eager, types.ModuleType):
+            got = FallbackNamespace(lazy, eager)
+        elif callable(lazy) and callable(eager) and not isinstance(eager, type):
+            got = _dispatch(lazy, eager)
+        else:
+            got = eager  # a dtype, a constant
         setattr(self, name, got)  # (once: later reads are plain attribute reads)
         return got
 
@@ -45,7 +80,7 @@ _DASK: FallbackNamespace | None = None
 
 
 def dask_namespace() -> FallbackNamespace:
-    """``dask.array`` with NumPy behind it (one shared instance)."""
+    """``dask.array`` with NumPy for eager arguments and what Dask lacks (one instance)."""
     global _DASK
     if _DASK is None:
         _DASK = FallbackNamespace(importlib.import_module("dask.array"), np)
