@@ -1,10 +1,10 @@
 """The namespace generated code runs on for Dask arrays: ``dask.array``, then NumPy.
 
 Generated code calls its ``xp`` global as it would call NumPy.  For Dask inputs ``xp`` is
-this namespace: a function called with a Dask array among its arguments is
-``dask.array``'s, which builds a lazy graph (``numpy.asarray`` of a Dask array would
-compute it); called on NumPy arrays and Python numbers only (the seed ``out_bar``, a
-parameter's shape) it is NumPy's, which takes scalars where Dask's functions want arrays.
+this namespace: its functions are ``dask.array``'s, which build lazy graphs
+(``numpy.asarray`` of a Dask array would compute it) and make buffers (``zeros``) that
+lazy values can be written into.  Where one of them fails on arguments that hold no Dask
+array (``da.reshape`` of the Python float seed ``out_bar``), NumPy's runs instead.
 
 A function ``dask.array`` lacks (``split``, ``take_along_axis``, some of ``linalg``) is
 NumPy's in every case: NumPy hands Dask arrays to Dask's ``__array_function__``, which
@@ -33,21 +33,24 @@ def _holds_dask(values: Any) -> bool:
 
 
 def _dispatch(lazy: Callable[..., Any], eager: Callable[..., Any]) -> Callable[..., Any]:
-    """``lazy`` when an argument is (or a list argument holds) a Dask array, else
-    ``eager``."""
+    """``lazy``; where it fails on arguments that hold no Dask array (``da.reshape`` of a
+    Python float), ``eager``."""
     @functools.wraps(eager)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if _holds_dask(args) or _holds_dask(kwargs.values()):
+        try:
             return lazy(*args, **kwargs)
-        return eager(*args, **kwargs)
+        except (TypeError, AttributeError, ValueError, NotImplementedError):
+            if _holds_dask(args) or _holds_dask(kwargs.values()):
+                raise
+            return eager(*args, **kwargs)
 
     return call
 
 
 class FallbackNamespace(types.ModuleType):
-    """Functions of ``lazy`` on lazy arguments, of ``eager`` otherwise; other attributes
-    (dtypes, constants) and functions ``lazy`` lacks are ``eager``'s; submodules both
-    have are merged the same way."""
+    """Functions of ``lazy``, falling back to ``eager``'s on arguments ``lazy`` refuses
+    (``_dispatch``); other attributes (dtypes, constants) and functions ``lazy`` lacks
+    are ``eager``'s; submodules both have are merged the same way."""
 
     def __init__(self, lazy: Any, eager: Any) -> None:
         super().__init__(lazy.__name__)
