@@ -39,7 +39,8 @@ _ASSERT_HINT = ("checking it needs a computed value, and the arguments are lazy 
 
 
 class LazyConditionError(CompileError):
-    """A Python ``if``/``while``/``break`` on a value computed from lazy (Dask) arguments."""
+    """A Python ``if``/``while``/``break``/``assert`` on a value computed from lazy (Dask)
+    arguments, or a lazy argument of unknown shape: what cannot stay lazy."""
 
 
 def is_lazy(value: Any) -> bool:
@@ -49,6 +50,22 @@ def is_lazy(value: Any) -> bool:
     if isinstance(value, dict):
         return any(is_lazy(v) for v in value.values())
     return hasattr(type(value), "__dask_graph__")
+
+
+def check_lazy_shapes(parsed: Any, example_args: Sequence[Any] | None) -> None:
+    """Raise ``LazyConditionError`` at the parameter bound to a lazy array whose shape is
+    not known (``nan`` in it: a filter's result): code is compiled for shapes."""
+    if not example_args:
+        return
+    for (name, param, _), a in zip(parsed.slots, example_args):
+        shape = getattr(a, "shape", None) if is_lazy(a) else None
+        if shape is not None and any(d != d for d in shape):  # nan: unknown
+            raise LazyConditionError(
+                f"{name} is a Dask array of unknown shape {shape} (its chunk sizes are not "
+                "known), and the gradient is compiled for shapes", parsed.loc(param),
+                f"call {name}.compute_chunk_sizes() first (it runs the graph to count the "
+                "rows), or keep the shape: mask with np.where(cond, x, 0.0) instead of "
+                "filtering with x[cond]")
 
 
 def check_lazy_conditions(graph: Graph, slot_names: Sequence[str],

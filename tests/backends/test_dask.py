@@ -301,3 +301,23 @@ def test_generated_steps_stay_lazy(fn) -> None:
     assert close(got, st.grad(fn)(x))
     fd = central(lambda t: fn(t["x"]), {"x": x})["x"]
     assert np.allclose(got, fd, rtol=1e-6, atol=1e-8)
+
+
+def sum_of_sines(x):
+    return np.sum(np.sin(x))
+
+
+def test_a_lazy_argument_of_unknown_shape_is_a_located_error() -> None:
+    marked = Marked()
+    x = marked(np.arange(10.0), 5)
+    kept = x[x > 2.5]  # a filter: Dask does not know how many rows are left
+    with pytest.raises(LazyConditionError) as info:
+        st.grad(sum_of_sines)(kept)
+    text = str(info.value)
+    line = sum_of_sines.__code__.co_firstlineno
+    assert text.startswith(f"{__file__}:{line}:18: error: x is a Dask array of unknown shape")
+    assert "compute_chunk_sizes()" in text and "np.where" in text
+    assert marked.ran == []
+    with dask.config.set(scheduler="sync"):
+        g = st.grad(sum_of_sines)(kept.compute_chunk_sizes())
+        assert close(g.compute(), np.cos(np.arange(3.0, 10.0)))
