@@ -16,6 +16,10 @@ def namespace_for(*values: Any) -> Any:
     for v in values:
         if type(v).__module__.startswith("cupy"):
             return importlib.import_module("cupy")
+        # [dask part, issue 15] Dask arrays: dask.array, then NumPy (dask_namespace.py)
+        if type(v).__module__.startswith("dask."):
+            from .dask_namespace import dask_namespace  # noqa: PLC0415
+            return dask_namespace()
     return np
 
 

@@ -90,8 +90,12 @@ def _compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer],
     stages = Stages()
     stages["parse"] = lambda: parsed.module.tree.code_for_node(parsed.node)
     _refuse_callable_wrt(parsed, example_args, req.wrt)  # (a function: no gradient)
+    # [dask part, issue 15] lazy (Dask) arguments: shapes known, no branch on their data
+    from .lazy_conditions import check_lazy_conditions, check_lazy_shapes  # noqa: PLC0415
+    check_lazy_shapes(parsed, example_args)
     low = lower(parsed, example_args, make_resolver, code=code)
     _check(low.graph, options, stages, "lower")
+    check_lazy_conditions(low.graph, [s[0] for s in parsed.slots], example_args)
     if req.mode == "jvp":
         return _compile_jvp(parsed, low, example_args, req, options, stages, xp, rt)
     tree = out_tree(low)
