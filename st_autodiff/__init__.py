@@ -84,6 +84,9 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         EvaluationError as EvaluationError,
     )
     from .errors import (
+        LazyConditionError as LazyConditionError,
+    )
+    from .errors import (
         NonScalarOutputError as NonScalarOutputError,
     )
     from .errors import (
@@ -127,7 +130,8 @@ _COMPILER = {
          "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "register_vjp",
          "stop_gradient", "value_and_grad", "vjp"), "api"),
     **dict.fromkeys(
-        ("CompileError", "DerivativeRuntimeError", "EvaluationError", "NonScalarOutputError",
+        ("CompileError", "DerivativeRuntimeError", "EvaluationError", "LazyConditionError",
+         "NonScalarOutputError",
          "NoRuleError", "SourceUnavailableError", "StaticRaiseError", "StAutodiffError",
          "UnsupportedRecursionError", "UnsupportedSyntaxError", "WrtError"), "errors"),
     "function": "bridge",  # compiled functions inside eager graphs

@@ -108,6 +108,11 @@ class EvaluationError(CompileError):
     """The user's function failed on the example arguments while compiling."""
 
 
+class LazyConditionError(CompileError):
+    """A Python ``if``/``while``/``break``/``assert`` on a value computed from lazy (Dask)
+    arguments, or a lazy argument of unknown shape: what cannot stay lazy."""
+
+
 class DerivativeRuntimeError(CompileError):
     """A derivative failed at run time at these inputs (``inv`` in the gradient of
     ``det`` of a singular matrix): located at the user's line it differentiates.  The

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import CompileError
+from ..errors import LazyConditionError
 from ..ir.graph import Graph, Loc, Node
 from ..ir.ops import Op
 from ..ir.regions import for_layout
@@ -36,11 +36,6 @@ _HINT = ("the condition needs a computed value, and the arguments are lazy (Dask
 _ASSERT_HINT = ("checking it needs a computed value, and the arguments are lazy (Dask): "
                 "check the data before the call (dask.compute), or leave the check out of "
                 "the differentiated function")
-
-
-class LazyConditionError(CompileError):
-    """A Python ``if``/``while``/``break``/``assert`` on a value computed from lazy (Dask)
-    arguments, or a lazy argument of unknown shape: what cannot stay lazy."""
 
 
 def is_lazy(value: Any) -> bool:

@@ -27,7 +27,7 @@ import numpy as np
 from dask.callbacks import Callback
 
 import st_autodiff as st
-from st_autodiff.transforms.lazy_conditions import LazyConditionError
+from st_autodiff import LazyConditionError
 from tests.corpus import CORPUS
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import st_autodiff as st
-from st_autodiff.transforms.lazy_conditions import LazyConditionError
+from st_autodiff import LazyConditionError
 
 ROOT = Path(__file__).resolve().parents[2]
 
