@@ -9,7 +9,7 @@ expanded where their length and keys are known when compiling).
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -18,16 +18,15 @@ from ..ir.graph import Node
 from .parse import ParsedFunction
 from .scope import Scope
 
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
-class BindingLowering:
+
+class BindingLowering(LowererAPI):
     """Argument binding for the lowerer (see the module docstring); its methods use the
     ``Lowerer``'s ``fail``, ``expr``, ``example``, ``unpack`` and ``fn_stack``."""
-
-    fn_stack: list[ParsedFunction]
-    fail: Any
-    expr: Any
-    example: Any
-    unpack: Any
 
     def bind_arguments(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -33,6 +33,11 @@ from .lists import TupleList
 from .loops import _Range, _Reversed, _Zip
 from .parse import synthesize
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 #: a comprehension clause with more items than this is looped over, not unrolled
 MAX_UNROLL = 256
@@ -84,7 +89,7 @@ _DESUGARED: dict[int, tuple[cst.CSTNode, _Desugared]] = {}
 _INFO: dict[int, tuple[cst.CSTNode, cst.CSTNode, int]] = {}  # synthetic -> (comp, level)
 
 
-class ComprehensionLowering:
+class ComprehensionLowering(LowererAPI):
     """The comprehension and generator half of ``lower.Lowerer`` (module docstring)."""
 
     # --- comprehensions -----------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -46,6 +46,9 @@ from .scope import (
     key_name,
     visible_name,
 )
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 _LIST_KERNELS = {op.value: op for op in (
     Op.LIST_ZEROS, Op.LIST_ADD, Op.LIST_SUM, Op.LIST_UNSTACK, Op.LIST_INDEX_ADD,
@@ -127,7 +130,7 @@ class ControlLowering(LoopLowering, ListLowering):
         elif isinstance(stmt, _WhileGuard):
             self.statement(stmt, scope)
         elif isinstance(stmt, (cst.Try, cst.TryStar, cst.ClassDef)):
-            static_stmts.statement(self, stmt, scope)
+            static_stmts.statement(cast("Lowerer", self), stmt, scope)
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self.statement(small, scope)
@@ -156,7 +159,8 @@ class ControlLowering(LoopLowering, ListLowering):
         view = self.dict_view(fn, args, kwargs, e)  # comprehensions.py: d.items() of a static d
         if view is not NotImplemented:
             return view
-        done = small_ops.iterator_call(self, fn, args, kwargs, e)  # iter/next, sets
+        done = small_ops.iterator_call(cast("Lowerer", self), fn, args, kwargs,
+                                       e)  # iter/next, sets
         if done is not NotImplemented:
             return done
         owner = getattr(fn, "__self__", None)
@@ -266,7 +270,8 @@ class ControlLowering(LoopLowering, ListLowering):
 
     def if_statement(self, stmt: cst.If, scope: Scope) -> None:
         cond = self.condition(self.expr(stmt.test, scope), stmt.test)
-        cond = static_conditions.fold(self, cond, stmt.test)  # constants only: decided now
+        # constants only: decided now
+        cond = static_conditions.fold(cast("Lowerer", self), cond, stmt.test)
         orelse = stmt.orelse
         if isinstance(orelse, cst.If):
             other: Any = [orelse]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -50,6 +50,12 @@ from .star import literal_items
 from .static_format import equals_string, string_binary
 from .static_stmts import static_exception
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
+
 _BINARY = {
     cst.Add: Op.ADD, cst.Subtract: Op.SUB, cst.Multiply: Op.MUL, cst.Divide: Op.DIV,
     cst.Power: Op.POW, cst.Modulo: Op.MOD, cst.FloorDivide: Op.FLOORDIV,
@@ -70,7 +76,7 @@ _SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", 
                     "__array__"}
 
 
-class ExpressionLowering:
+class ExpressionLowering(LowererAPI):
     """The expression half of ``lower.Lowerer`` (see the module docstring)."""
 
 
@@ -92,7 +98,7 @@ class ExpressionLowering:
                             "compiling", e, "give it the same value on both sides, or "
                             "compute it from static values only")
         if isinstance(value, Deleted):
-            raise small_ops.deleted_read(self, e, value)
+            raise small_ops.deleted_read(cast("Lowerer", self), e, value)
         return value
 
     expr_Name = name
@@ -107,16 +113,17 @@ class ExpressionLowering:
         return e.evaluated_value
 
     def expr_FormattedString(self, e: cst.FormattedString, scope: Scope) -> Any:
-        if static_format.lenient(self):  # the message of a raise certain to happen
-            return static_format.formatted_string(self, e, scope)
-        return effects.formatted_string(self, e, scope)  # static: a str; else a node
+        if static_format.lenient(cast("Lowerer", self)):  # the message of a raise certain to happen
+            return static_format.formatted_string(cast("Lowerer", self), e, scope)
+        # static: a str; else a node
+        return effects.formatted_string(cast("Lowerer", self), e, scope)
 
     def expr_Ellipsis(self, e: cst.Ellipsis, scope: Scope) -> Any:
         return Ellipsis
 
     def expr_Imaginary(self, e: cst.Imaginary, scope: Scope) -> Any:
         # static while it meets static values only: to_node refuses it at the literal
-        return static_numpy.complex_literal(self, e)
+        return static_numpy.complex_literal(cast("Lowerer", self), e)
 
     def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
         out: dict[Any, Any] = {}
@@ -192,7 +199,7 @@ class ExpressionLowering:
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
 
     def binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
-        paired = complex_pairs.binary(self, op, a, b, where)  # fft family: spectra
+        paired = complex_pairs.binary(cast("Lowerer", self), op, a, b, where)  # fft family: spectra
         if paired is not NotImplemented:
             return paired
         if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
@@ -205,11 +212,12 @@ class ExpressionLowering:
             if value is not None:
                 return value
         if isinstance(b, str) and isinstance(a, Node) and op in (Op.EQ, Op.NE):
-            answer = equals_string(self, a, op is Op.NE, where)  # x == 'text': by type
+            # x == 'text': by type
+            answer = equals_string(cast("Lowerer", self), a, op is Op.NE, where)
             if answer is not None:
                 return answer
         if isinstance(a, str) or isinstance(b, str) and not isinstance(a, Node):
-            return string_binary(self, op, a, b, where)
+            return string_binary(cast("Lowerer", self), op, a, b, where)
         done = object_binary(self, op, a, b, where)  # p + q of objects built here
         if done is not NOT_OBJECTS:
             return done
@@ -217,7 +225,7 @@ class ExpressionLowering:
             try:
                 return run(op, np, (a, b), {})
             except Exception as exc:
-                raise static_exception(self, exc, where) from None
+                raise static_exception(cast("Lowerer", self), exc, where) from None
         return self.emit(op, [a, b], None, where)
 
     def sequence_binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
@@ -248,7 +256,7 @@ class ExpressionLowering:
     def expr_UnaryOperation(self, e: cst.UnaryOperation, scope: Scope) -> Any:
         v = self.expr(e.expression, scope)
         if isinstance(v, complex_pairs.Pair):  # fft family: -z of a spectrum
-            return complex_pairs.unary(self, _UNARY_WORDS[type(e.operator)], v, e)
+            return complex_pairs.unary(cast("Lowerer", self), _UNARY_WORDS[type(e.operator)], v, e)
         if isinstance(v, static_numpy.StaticArray):
             word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
             return static_numpy.unary(self, word[type(e.operator)], v, e)  # type: ignore
@@ -344,7 +352,7 @@ class ExpressionLowering:
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
         if isinstance(base, complex_pairs.Pair):  # fft family: z.real of a spectrum
-            return complex_pairs.attribute(self, base, attr, e)
+            return complex_pairs.attribute(cast("Lowerer", self), base, attr, e)
         if isinstance(base, static_numpy.StaticArray):
             return static_numpy_calls.attribute(self, base, attr, e)  # type: ignore[arg-type]
         got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
@@ -359,18 +367,20 @@ class ExpressionLowering:
             owner = getattr(base, "__name__", None) if isinstance(base, types.ModuleType) \
                 else None
             what = f"module {owner!r}" if owner else f"{type(base).__name__} object"
-            raise static_exception(self, AttributeError(f"{what} has no attribute {attr!r}"),
+            raise static_exception(cast("Lowerer", self),
+                                   AttributeError(f"{what} has no attribute {attr!r}"),
                                    e) from None
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
-        kind_calls.python_attribute(self, x, attr, e)  # s.dtype of a Python float
+        kind_calls.python_attribute(cast("Lowerer", self), x, attr, e)  # s.dtype of a Python float
         t = x.type
         if t is not None and t.kind == "object":  # an opaque object: its methods run as-is
-            return effects.object_attribute(self, x, attr, e)
+            return effects.object_attribute(cast("Lowerer", self), x, attr, e)
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
         if attr in ("ndim", "size", "shape") and (t is None or t.shape is None or None in t.shape):
-            known = static_conditions.constant_example(self, x)  # of constants only
+            # of constants only
+            known = static_conditions.constant_example(cast("Lowerer", self), x)
             if known is not None:
                 return getattr(np.asarray(known), attr)
         if attr == "shape":
@@ -386,7 +396,8 @@ class ExpressionLowering:
                 return math.prod(t.shape)  # type: ignore[arg-type]
             return np.dtype(t.dtype)
         if attr == "real":
-            identity.same_node_new_object(self, x)  # a view in NumPy: another object
+            # a view in NumPy: another object
+            identity.same_node_new_object(cast("Lowerer", self), x)
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
@@ -422,7 +433,7 @@ class ExpressionLowering:
         if len(parts) == 1 and isinstance(parts[0], tuple):
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
         if isinstance(base, complex_pairs.Pair):  # fft family: z[k] of a spectrum
-            return complex_pairs.getitem(self, base, parts, e)
+            return complex_pairs.getitem(cast("Lowerer", self), base, parts, e)
         if is_concatenator(base):
             return concatenate_items(self, base, parts, e)
         if isinstance(base, static_numpy.StaticArray):
@@ -435,7 +446,8 @@ class ExpressionLowering:
             base = self.to_node(base, e)  # an array constant read at a runtime index
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
-                item = like_shapes.runtime_item(self, base, parts, e)  # [1, *xs][k]
+                # [1, *xs][k]
+                item = like_shapes.runtime_item(cast("Lowerer", self), base, parts, e)
                 if item is not NotImplemented:
                     return item
                 raise self.fail("indexing a constant with a runtime value is not supported",
@@ -447,7 +459,7 @@ class ExpressionLowering:
             try:
                 return base[idx]
             except Exception as exc:  # KeyError, IndexError: Python's, at the user's line
-                raise static_exception(self, exc, e) from None
+                raise static_exception(cast("Lowerer", self), exc, e) from None
         if base.type is not None and base.type.kind == "list":
             if len(parts) == 1 and isinstance(parts[0], slice):
                 return self.list_slice(base, parts[0], e)
@@ -511,7 +523,7 @@ class ExpressionLowering:
         args, kwargs = aliases.out_keyword(fn, args, kwargs)  # np.exp(x, x): out=x
         if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
             static_numpy_writes.out_target(self, e, kwargs, scope)  # type: ignore[arg-type]
-            done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
+            done = numpy_keywords.keyword_call(cast("Lowerer", self), fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done
         fn = static_numpy_writes.method_target(self, fn, args, kwargs, e, scope)  # type: ignore

@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 import types
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 import numpy as np
@@ -28,6 +28,11 @@ from .comprehensions import MAX_UNROLL, _clauses, _Items, _names, _runtime
 from .generator_reads import reads_immutable
 from .parse import ParsedFunction, synthesize
 from .scope import Closure, Scope
+
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 #: builtins that consume an iterable argument completely, at once
 _CONSUMERS = {builtins.sum, builtins.list, builtins.tuple, builtins.max, builtins.min,
@@ -74,7 +79,7 @@ class GeneratorValue:
     unaffected: bool = False
 
 
-class GeneratorLowering:
+class GeneratorLowering(LowererAPI):
     """The generator half of ``lower.Lowerer`` (see the module docstring)."""
 
     def generator_items(self, it: Any, where: cst.CSTNode) -> Any:

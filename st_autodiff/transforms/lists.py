@@ -20,7 +20,7 @@ is set (a single site that always appends is its own stack, nothing to gather).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -28,6 +28,11 @@ from ..errors import CompileError
 from ..ir.graph import GraphBuilder, Loc, Node
 from ..ir.ops import Op
 from .scope import MISSING, Scope
+
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 
 class Appender:
@@ -52,7 +57,7 @@ class TupleList:
         self.lists = lists
 
 
-class ListLowering:
+class ListLowering(LowererAPI):
     """The list-building half of ``ControlLowering`` (see the module docstring)."""
 
     def append_statement(self, call: cst.BaseExpression, scope: Scope) -> bool:

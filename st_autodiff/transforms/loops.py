@@ -11,7 +11,7 @@ appends to are built by ``lists.ListLowering``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -29,8 +29,14 @@ from .parse import synthetic_origin
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
 from .static_while import UNROLL_INDICES, carries_indices, run_static_while
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
-class LoopLowering:
+
+class LoopLowering(LowererAPI):
     """The loop half of ``ControlLowering`` (see the module docstring)."""
 
     # --- loops ------------------------------------------------------------------------
@@ -40,7 +46,7 @@ class LoopLowering:
             raise self.fail("async for cannot be differentiated", stmt)
         it = self.expr(stmt.iter, scope)
         if type(it).__name__ == "GeneratorValue":
-            small_ops.refuse_for_else(self, stmt)
+            small_ops.refuse_for_else(cast("Lowerer", self), stmt)
             self.for_generator(stmt, it, scope)  # comprehensions.py
             return
         self.for_items(stmt, it, scope)
@@ -69,7 +75,7 @@ class LoopLowering:
             return
         runs = _static_range(streams)
         if runs is not None and len(runs) <= UNROLL_INDICES and carries_indices(
-                self, stmt, scope):
+                cast("Lowerer", self), stmt, scope):
             self.unroll(stmt, list(runs), scope)  # each trip indexes with other slices
             return
         if runs is not None and len(runs) <= UNROLL_OBJECTS and carries_objects(
@@ -79,7 +85,7 @@ class LoopLowering:
         if runs is not None and len(runs) <= UNROLL_STATIC and static_only(self, stmt, scope):
             self.unroll(stmt, list(runs), scope)  # static values only: Python's own trips
             return
-        small_ops.refuse_for_else(self, stmt)
+        small_ops.refuse_for_else(cast("Lowerer", self), stmt)
         self.loop(stmt, scope, streams)
 
     def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
@@ -163,7 +169,7 @@ class LoopLowering:
         broke = scope.vars.get("#brk", False)
         scope.vars["#brk"] = False
         if stmt.orelse is not None:
-            small_ops.for_else(self, stmt, broke, scope)
+            small_ops.for_else(cast("Lowerer", self), stmt, broke, scope)
 
     def while_statement(self, stmt: cst.While, scope: Scope) -> None:
         if stmt.orelse is not None:
@@ -253,7 +259,7 @@ class LoopLowering:
                     self.run_stmts(body_stmts, sc)
                 else:
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
-                small_ops.check_loop_body(self, before, sc.vars, stmt)
+                small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
                 outs = []
                 for k, key in slots:
                     v = sc.vars.get(k, MISSING)

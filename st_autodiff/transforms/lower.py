@@ -154,6 +154,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
               ObjectLowering, StaticLowering, ComprehensionLowering, GeneratorLowering):
     """Walks libcst statements and expressions, building the graph."""
 
+    # set only while in use (read with ``getattr``): ``static_numpy`` turns static arrays
+    # off for one call, and counts in-place writes to them in ``static_epoch``
+    static_numpy_off: bool
+    static_epoch: int
+
     def __init__(self, name: str, evaluate: bool) -> None:
         self.b = GraphBuilder(name, _evaluate if evaluate else None)
         self.fn_stack: list[ParsedFunction] = []

@@ -27,7 +27,7 @@ import inspect
 import threading
 import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -37,6 +37,12 @@ from ..ir.graph import GraphBuilder, Node
 from ..ir.types import type_module
 from . import generator_contexts
 from .instance_dict import InstanceDict
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 #: classes implemented in C that are safe to build when compiling from static arguments
 #: (and exceptions, which ``raise`` builds)
@@ -69,16 +75,8 @@ class Built:
     runtime: dict[str, Any] = field(default_factory=dict)
 
 
-class ObjectLowering:
+class ObjectLowering(LowererAPI):
     """Constructed objects for ``lower.Lowerer`` (see the module docstring)."""
-
-    b: GraphBuilder
-    fail: Any
-    inline_python: Any
-    binary: Any
-    const_of_global: Any
-    static_attribute: Any
-    active_scopes: list[Any]
 
     @property
     def built(self) -> dict[int, Built]:
@@ -251,7 +249,8 @@ class ObjectLowering:
         """``obj.attr = value`` on a built instance (static values on the instance,
         runtime values in the shadow mapping)."""
         rec = self.built_of(obj)
-        if rec is None and generator_contexts.first_local_write(self, obj, attr, value, e):
+        if rec is None and generator_contexts.first_local_write(cast("Lowerer", self), obj, attr,
+                                                                value, e):
             return  # a thread-local cache filled on first use (generator_contexts)
         if rec is None:
             raise self.fail("attribute writes are supported only on objects built inside "
@@ -333,7 +332,7 @@ class ObjectLowering:
         if isinstance(fn, types.BuiltinMethodType) and type(owner) is np.ndarray:
             from .dispatch import array_method  # noqa: PLC0415  (dispatch imports us)
 
-            done = array_method(self, owner, fn.__name__, args, kwargs, e)
+            done = array_method(cast("Lowerer", self), owner, fn.__name__, args, kwargs, e)
             if done is not NotImplemented:  # a method of a constant array: its op
                 return done
         if isinstance(fn, types.BuiltinMethodType) and type(owner) in (dict, list, tuple) \

@@ -52,7 +52,7 @@ names may refer to it, is not searched): refusals, never a silent wrong result.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -66,6 +66,9 @@ from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
 from .zero_d_writes import is_zero_d_ndarray
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 #: Ops whose value holds its inputs themselves (tuples; runtime lists where the op table
 #: has them), and ops whose value is one of the arrays a container holds.
@@ -460,7 +463,8 @@ class WriteLowering(LoopAliasing):
                     if isinstance(item, Node):
                         yield sc, k, held, item
                     elif isinstance(item, static_numpy.StaticArray):
-                        for node in static_numpy.nodes_sharing(self, item):  # its memory
+                        # its memory
+                        for node in static_numpy.nodes_sharing(cast("Lowerer", self), item):
                             yield sc, k, held, node  # as nodes it was handed out as
                     elif isinstance(item, (tuple, list)):
                         if id(item) not in seen:
