@@ -130,7 +130,7 @@ class ComprehensionLowering(LowererAPI):
         if any(f.asynchronous is not None for f in _clauses(e.for_in)):
             raise self.fail("asynchronous comprehensions cannot be differentiated", e)
         sugar = _desugar(e)
-        mark = len(self._write_log())  # type: ignore[attr-defined]
+        mark = len(self._write_log())
         state = _State()
         states = self.__dict__.setdefault("_comp_states", {})
         saved = states.get(id(e))
@@ -139,12 +139,12 @@ class ComprehensionLowering(LowererAPI):
                 states[id(e)] = state
                 state.modes = {}
                 child = Scope(scope, None)
-                child.comprehension = e  # type: ignore[attr-defined]  (where a walrus binds)
+                child.comprehension = e  # (where a walrus binds)
                 child.vars[sugar.target] = _Items()
                 try:
-                    self.compound(sugar.loop, child)  # type: ignore[attr-defined]
+                    self.compound(sugar.loop, child)
                 except _Restart as r:
-                    del self._write_log()[mark:]  # type: ignore[attr-defined]
+                    del self._write_log()[mark:]
                     state.loop_levels.add(r.level)
                     continue
                 out = child.vars[sugar.target]
@@ -160,8 +160,8 @@ class ComprehensionLowering(LowererAPI):
         state: _State = self.__dict__["_comp_states"][id(comp)]
         where = e.args[0].value
         it = self.expr(where, scope)
-        it = self.generator_items(it, where)  # type: ignore[attr-defined]
-        it = self.tuple_items(it, where)  # type: ignore[attr-defined]
+        it = self.generator_items(it, where)
+        it = self.tuple_items(it, where)
         items = self._static_items(it, where)
         streamable = not isinstance(it, (list, tuple)) and self._streamable(it, where)
         if items is not None and (len(items) <= MAX_UNROLL or not streamable) and (
@@ -186,7 +186,7 @@ class ComprehensionLowering(LowererAPI):
         state: _State = self.__dict__["_comp_states"][id(comp)]
         where = e.args[0].value
         value = self.expr(where, scope)
-        cond = self.condition(value, where)  # type: ignore[attr-defined]
+        cond = self.condition(value, where)
         if not isinstance(cond, Node):
             return cond
         modes = [state.modes.get(k) for k in range(level + 1)]
@@ -216,7 +216,7 @@ class ComprehensionLowering(LowererAPI):
             parts = [self._static_items(p, where) for p in it.parts]
             if any(p is None for p in parts):
                 return None
-            return list(zip(*parts))  # type: ignore[misc]
+            return list(zip(*parts))
         if isinstance(it, _Range) or isinstance(it, TupleList):
             return None
         if isinstance(it, Node):
@@ -236,7 +236,7 @@ class ComprehensionLowering(LowererAPI):
         if isinstance(it, (dict, set, frozenset, str)):
             return False
         try:
-            return self.streams(it, where) is not None  # type: ignore[attr-defined]
+            return self.streams(it, where) is not None
         except CompileError:
             return False
 
@@ -266,7 +266,7 @@ class ComprehensionLowering(LowererAPI):
                                     kind=CompileError)
             acc = items[0]
             for v in items[1:]:
-                acc = self.call(fn, [acc, v], {}, e)  # type: ignore[attr-defined]
+                acc = self.call(fn, [acc, v], {}, e)
             return acc
         if fn is builtins.dict and len(args) == 1 and not kwargs and isinstance(
                 args[0], (list, tuple)) and _runtime(args[0]) and all(
@@ -276,7 +276,7 @@ class ComprehensionLowering(LowererAPI):
                 isinstance(args[0], (list, tuple)) and _runtime(args[0]):
             out: Any = fn is builtins.all  # any([]) is False, all([]) is True
             for v in args[0]:  # Python's truth value of each item, combined
-                c = self.condition(v, e)  # type: ignore[attr-defined]
+                c = self.condition(v, e)
                 out = self.logical(Op.LOGICAL_AND if fn is builtins.all else Op.LOGICAL_OR,
                                    out, c, e) if isinstance(c, Node) or isinstance(
                     out, Node) else (out and c if fn is builtins.all else out or c)

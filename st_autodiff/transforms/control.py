@@ -126,7 +126,7 @@ class ControlLowering(LoopLowering, ListLowering):
         elif isinstance(stmt, cst.With):
             from .with_blocks import with_statement  # noqa: PLC0415  (it lowers the body)
 
-            with_statement(self, stmt, scope)  # type: ignore[arg-type]
+            with_statement(cast("Lowerer", self), stmt, scope)
         elif isinstance(stmt, _WhileGuard):
             self.statement(stmt, scope)
         elif isinstance(stmt, (cst.Try, cst.TryStar, cst.ClassDef)):
@@ -320,7 +320,7 @@ class ControlLowering(LoopLowering, ListLowering):
             results.append((sub, vars_))
         raised = [v.pop(RAISED, False) for _, v in results]
         if all(raised):
-            scope.raised = True  # type: ignore[attr-defined]  (every way on raises)
+            scope.raised = True  # (every way on raises)
         elif any(raised):  # the join is the other branch's state: the raising one stops
             _stop(results[raised.index(True)][1], results[raised.index(False)][1], before)
         names = sorted({k for _, v in results for k in v
@@ -421,7 +421,7 @@ class ControlLowering(LoopLowering, ListLowering):
             visible = visible_name(name)
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
             if any(self.may_be_none(v.get(name, MISSING)) for _, v in results):
-                self.maybe_none.add(scope.vars[name])  # type: ignore[attr-defined]
+                self.maybe_none.add(scope.vars[name])
 
     def may_be_none(self, v: Any) -> bool:
         """Whether ``v`` (a value a path leaves in a name) is, or may be, ``None`` when
@@ -430,7 +430,7 @@ class ControlLowering(LoopLowering, ListLowering):
         if v is None or v is MISSING:
             return True
         return isinstance(v, Node) and (v.type is not None and v.type.kind == "none" or
-                                        v in self.maybe_none)  # type: ignore[attr-defined]
+                                        v in self.maybe_none)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
                   fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:

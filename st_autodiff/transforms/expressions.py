@@ -169,8 +169,8 @@ class ExpressionLowering(LowererAPI):
             return self.expr(e.body if cond else e.orelse, scope)
         # Python's truth value (a list's length; an array must have one element), never
         # NumPy's elementwise choice
-        cond = self.condition(cond, e.test)  # type: ignore[attr-defined]
-        cond = static_conditions.fold(self, cond, e.test)  # type: ignore[arg-type]
+        cond = self.condition(cond, e.test)
+        cond = static_conditions.fold(cast("Lowerer", self), cond, e.test)
         if not isinstance(cond, Node):
             return self.expr(e.body if cond else e.orelse, scope)
         # a branch, as Python runs it: only the side taken is computed, so the other
@@ -183,7 +183,7 @@ class ExpressionLowering(LowererAPI):
                 sc.vars[key] = self.expr(branch, sc)
             return fn
 
-        self.branch(cond, side(e.body), side(e.orelse), scope, e)  # type: ignore[attr-defined]
+        self.branch(cond, side(e.body), side(e.orelse), scope, e)
         return scope.vars.pop(key)
 
     def expr_BinaryOperation(self, e: cst.BinaryOperation, scope: Scope) -> Any:
@@ -192,7 +192,7 @@ class ExpressionLowering(LowererAPI):
         if logical is not None:
             return self.logical(logical, self.expr(e.left, scope), self.expr(e.right, scope), e)
         if op is None:
-            shifted = small_ops.binary_shift(self, e, scope)  # type: ignore[arg-type]
+            shifted = small_ops.binary_shift(cast("Lowerer", self), e, scope)
             if shifted is not None:
                 return shifted
             raise self.fail(f"the operator {type(e.operator).__name__} is not supported", e)
@@ -203,10 +203,10 @@ class ExpressionLowering(LowererAPI):
         if paired is not NotImplemented:
             return paired
         if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
-            folded = static_numpy.binary(self, op, a, b, where)  # type: ignore[arg-type]
+            folded = static_numpy.binary(cast("Lowerer", self), op, a, b, where)
             if folded is not None:
                 return folded
-            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
+            a, b = (static_numpy.materialize_all(cast("Lowerer", self), v, where) for v in (a, b))
         if _sequence(a) or _sequence(b):
             value = self.sequence_binary(op, a, b, where)
             if value is not None:
@@ -259,9 +259,9 @@ class ExpressionLowering(LowererAPI):
             return complex_pairs.unary(cast("Lowerer", self), _UNARY_WORDS[type(e.operator)], v, e)
         if isinstance(v, static_numpy.StaticArray):
             word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
-            return static_numpy.unary(self, word[type(e.operator)], v, e)  # type: ignore
+            return static_numpy.unary(cast("Lowerer", self), word[type(e.operator)], v, e)
         word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
-        done = object_unary(self, word[type(e.operator)], v, e)  # type: ignore[index]
+        done = object_unary(self, word[type(e.operator)], v, e)
         if done is not NOT_OBJECTS:
             return done
         if isinstance(e.operator, cst.Not):
@@ -289,7 +289,7 @@ class ExpressionLowering(LowererAPI):
             if op is None:  # in, not in, is, is not: static (or a located refusal)
                 word = {cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
                         cst.NotIn: "not in"}[type(target.operator)]
-                part = static_calls.compare(self, word, left, right, e)  # type: ignore
+                part = static_calls.compare(cast("Lowerer", self), word, left, right, e)
             else:
                 part = self.binary(op, left, right, e)
             result = part if result is None else unknown(  # (Python's and: an operand)
@@ -300,10 +300,10 @@ class ExpressionLowering(LowererAPI):
     def logical(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
         """``a & b`` (``|``, ``^``): Python semantics on constants, logical ops on masks."""
         if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
-            folded = static_numpy.bitwise(self, op, a, b, where)  # type: ignore[arg-type]
+            folded = static_numpy.bitwise(cast("Lowerer", self), op, a, b, where)
             if folded is not None:
                 return folded
-            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
+            a, b = (static_numpy.materialize_all(cast("Lowerer", self), v, where) for v in (a, b))
         if not isinstance(a, Node) and not isinstance(b, Node):
             fn = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
                   Op.LOGICAL_XOR: lambda: a ^ b}[op]
@@ -354,15 +354,15 @@ class ExpressionLowering(LowererAPI):
         if isinstance(base, complex_pairs.Pair):  # fft family: z.real of a spectrum
             return complex_pairs.attribute(cast("Lowerer", self), base, attr, e)
         if isinstance(base, static_numpy.StaticArray):
-            return static_numpy_calls.attribute(self, base, attr, e)  # type: ignore[arg-type]
-        got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
+            return static_numpy_calls.attribute(cast("Lowerer", self), base, attr, e)
+        got = record_attribute(cast("Lowerer", self), base, attr, e)
         if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
             return got
         if self.built_of(base.__self__ if isinstance(base, super) else base  # type: ignore
                          ) is not None:
-            return self.object_attribute(base, attr, e)  # type: ignore[attr-defined]
+            return self.object_attribute(base, attr, e)
         try:
-            return self.static_attribute(base, attr)  # type: ignore[attr-defined]
+            return self.static_attribute(base, attr)
         except AttributeError:
             owner = getattr(base, "__name__", None) if isinstance(base, types.ModuleType) \
                 else None
@@ -406,8 +406,8 @@ class ExpressionLowering(LowererAPI):
         if more is not NotImplemented:
             return more
         if attr == "flags" and (t is None or t.kind == "array"):
-            return layout_queries.Flags(self, x, e)  # type: ignore[arg-type]
-        value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
+            return layout_queries.Flags(cast("Lowerer", self), x, e)
+        value = static_queries.array_attribute(cast("Lowerer", self), x, attr, e)
         if value is not NotImplemented:
             return value
         if attr in ("fill", "sort", "partition") and (t is None or t.kind == "array"):
@@ -437,10 +437,10 @@ class ExpressionLowering(LowererAPI):
         if is_concatenator(base):
             return concatenate_items(self, base, parts, e)
         if isinstance(base, static_numpy.StaticArray):
-            got = static_numpy.getitem(self, base, parts, e)  # type: ignore[arg-type]
+            got = static_numpy.getitem(cast("Lowerer", self), base, parts, e)
             if got is not None:
                 return got
-            base = static_numpy.materialize(self, base, e)  # type: ignore[arg-type]
+            base = static_numpy.materialize(cast("Lowerer", self), base, e)
         parts = [static_numpy.index_value(p) for p in parts]
         if isinstance(base, np.ndarray) and any(isinstance(p, Node) for p in parts):
             base = self.to_node(base, e)  # an array constant read at a runtime index
@@ -517,16 +517,16 @@ class ExpressionLowering(LowererAPI):
         fn = static_calls.alias(self.expr(e.func, scope))
         if inplace.is_writer(fn):  # np.place, np.copyto, ...: a write into a named array
             return inplace.writer_call(self, fn, e, scope)
-        args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
+        args, kwargs = self.call_arguments(e, scope)
         if aliases.is_shares_memory(fn):
             return aliases.shares_memory_call(self, fn, args, kwargs, e, scope)
         args, kwargs = aliases.out_keyword(fn, args, kwargs)  # np.exp(x, x): out=x
         if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
-            static_numpy_writes.out_target(self, e, kwargs, scope)  # type: ignore[arg-type]
+            static_numpy_writes.out_target(cast("Lowerer", self), e, kwargs, scope)
             done = numpy_keywords.keyword_call(cast("Lowerer", self), fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done
-        fn = static_numpy_writes.method_target(self, fn, args, kwargs, e, scope)  # type: ignore
+        fn = static_numpy_writes.method_target(cast("Lowerer", self), fn, args, kwargs, e, scope)
         if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
             return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)

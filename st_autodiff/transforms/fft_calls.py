@@ -144,7 +144,7 @@ def _fit(lw: Lowerer, x: Any, axes: tuple[int, ...], sizes: tuple[int, ...],
 
 
 def _shift(lw: Lowerer, name: str, x: Any, axes: Any, shape: tuple[int, ...],
-           e: cst.CSTNode) -> Any:
+           e: cst.Call) -> Any:
     """``fftshift``/``ifftshift``: a ``roll`` by half of each size (of each part)."""
     if axes is None:
         axes = tuple(range(len(shape)))

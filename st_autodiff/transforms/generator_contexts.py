@@ -105,8 +105,8 @@ def lower(lw: Lowerer, factory: Any, args: list[Any], kwargs: dict[str, Any],
           run_body: Callable[[Any], None], scope: Scope, e: cst.CSTNode) -> None:
     """Lower ``with factory(*args, **kwargs) as v: body`` (see the module docstring)."""
     if isinstance(factory, types.MethodType):  # a method: the object is the first argument
-        factory, args = factory.__func__, [factory.__self__, *args]  # type: ignore[assignment]
-    gen = factory.__wrapped__  # type: ignore[attr-defined]
+        factory, args = factory.__func__, [factory.__self__, *args]
+    gen = factory.__wrapped__
     parsed = parse_function(gen)
     yield_stmt, yield_node, under_try = _the_yield(lw, parsed, e)
     marker = _WithBody(cst.Name("with_body"), [cst.Arg(
@@ -120,7 +120,7 @@ def lower(lw: Lowerer, factory: Any, args: list[Any], kwargs: dict[str, Any],
     contexts = lw.__dict__.setdefault("generator_contexts", {})
     contexts[id(marker)] = ctx
     if "expr__WithBody" not in lw.__dict__:
-        lw.expr__WithBody = types.MethodType(_with_body, lw)  # type: ignore[attr-defined]
+        lw.expr__WithBody = types.MethodType(_with_body, lw)
     ext = lw.external
     restoring: list[dict[int, tuple[dict, dict]]] = ext.__dict__.setdefault("restoring", [])
     restoring.append({})
@@ -161,7 +161,7 @@ def _lower_checked(lw: Lowerer, gen: types.FunctionType, body: ParsedFunction,
                    ) -> None:
     """Lower the generator around the body; refuse when it leaves an outside dict it
     wrote into changed."""
-    written = lw.external.restoring[-1]  # type: ignore[attr-defined]
+    written = lw.external.restoring[-1]
     try:
         _inline(lw, gen, body, args, kwargs, e)
     except StaticRaiseError:
@@ -224,7 +224,7 @@ def _with_body(lw: Lowerer, e: _WithBody, scope: Scope) -> None:
                       "yield unconditionally", kind=UnsupportedSyntaxError)
     value = lw.expr(e.args[0].value, scope)
     ctx.ran = True
-    for target, _ in lw.external.restoring[-1].values():  # type: ignore[attr-defined]
+    for target, _ in lw.external.restoring[-1].values():
         _static_values(lw, target, ctx)
     lw.fn_stack.append(ctx.caller)
     lw.active_scopes.append(ctx.caller_scope)
@@ -238,7 +238,7 @@ def _with_body(lw: Lowerer, e: _WithBody, scope: Scope) -> None:
         lw.region_depth = saved
         lw.active_scopes.pop()
         lw.fn_stack.pop()
-    for target, _ in lw.external.restoring[-1].values():  # type: ignore[attr-defined]
+    for target, _ in lw.external.restoring[-1].values():
         _static_values(lw, target, ctx)
 
 
@@ -297,7 +297,7 @@ def first_local_write(lw: Lowerer, obj: Any, attr: str, value: Any, e: cst.CSTNo
 
 
 def _not_restored(lw: Lowerer, e: cst.CSTNode, why: str) -> CompileError:
-    return lw.fail("this with block writes into a dict that lives outside the function, "  # type: ignore[return-value]
+    return lw.fail("this with block writes into a dict that lives outside the function, "
                    f"and {why}: Python changes it on every call, compiled code would change "
                    "it once, while compiling", e, "restore the dict in a finally block "
                    "after the yield", kind=UnsupportedSyntaxError)

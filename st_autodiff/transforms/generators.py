@@ -98,7 +98,7 @@ class GeneratorLowering(LowererAPI):
 
     def _mutations(self) -> tuple[int, int]:
         """How many in-place writes (arrays, static containers) lowering has accepted."""
-        return len(self._write_log()), self.external.writes  # type: ignore[attr-defined]
+        return len(self._write_log()), self.external.writes
 
     def consume_generator(self, gen: GeneratorValue, where: cst.CSTNode, direct: bool
                           ) -> Any:
@@ -123,7 +123,7 @@ class GeneratorLowering(LowererAPI):
                             "build a list first: for v in [... for ...]")
         items = self.consume_generator(gen, stmt.iter, direct=stmt.iter is gen.node)
         before = self._mutations()
-        self.for_items(stmt, items, scope)  # type: ignore[attr-defined]
+        self.for_items(stmt, items, scope)
         if self._mutations() != before and not gen.unaffected:
             raise self.fail("this loop changes a list, dict or array in place while it "
                             "iterates over a generator, which Python runs item by item "
@@ -185,7 +185,7 @@ class GeneratorLowering(LowererAPI):
                 except Exception as exc:  # noqa: BLE001  (the user's error, located)
                     raise self.fail(f"{type(exc).__name__}: {exc}", e,
                                     kind=CompileError) from None
-            return self.call(fn, fixed, kws, e)  # type: ignore[attr-defined]
+            return self.call(fn, fixed, kws, e)
         what = getattr(fn, "__name__", type(fn).__name__)
         raise self.fail(f"a generator passed to {what}(), which is not known to consume it "
                         "at once", e, "pass a list instead: [... for ...]")
@@ -218,7 +218,7 @@ class GeneratorLowering(LowererAPI):
         scope.vars[target] = _Items()
         before = self._mutations()
         caller = self.fn
-        items = self.lower_function(body, args, kwargs, scope, where)  # type: ignore[attr-defined]
+        items = self.lower_function(body, args, kwargs, scope, where)
         if isinstance(items, _Items):
             items = list(items)
         return GeneratorValue(items, where, self.loc(where), _free_reads(fn.node), caller,
@@ -231,7 +231,7 @@ class GeneratorLowering(LowererAPI):
         it = self.expr(where, scope)
         if isinstance(it, GeneratorValue):
             return it  # for_statement consumes it
-        it = self.tuple_items(it, where)  # type: ignore[attr-defined]
+        it = self.tuple_items(it, where)
         items = self._static_items(it, where)
         if items is not None and len(items) <= MAX_UNROLL:
             return items
@@ -308,7 +308,7 @@ def _generator_body(node: cst.FunctionDef) -> tuple[cst.FunctionDef, str]:
             y = updated.value
             if not isinstance(y, cst.Yield) or isinstance(y.value, cst.From):
                 return updated
-            return append(y.value, original)  # type: ignore[arg-type]
+            return append(y.value, original)
 
         def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
                                       updated: cst.SimpleStatementLine) -> Any:

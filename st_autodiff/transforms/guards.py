@@ -148,7 +148,7 @@ class Guards:
 
     def _add(self, key: tuple, *check: Any) -> None:
         if key not in self._checks:
-            self._checks[key] = check  # type: ignore[assignment]
+            self._checks[key] = check
             self._check = None
 
     # --- checking -----------------------------------------------------------------------

@@ -46,7 +46,7 @@ _HINT = "compare values with ==, or test `is None` on optional arguments"
 def _roots(lw: Lowerer) -> dict[Node, Node]:
     roots: dict[Node, Node] | None = getattr(lw, "identity_roots", None)
     if roots is None:
-        roots = lw.identity_roots = {}  # type: ignore[attr-defined]
+        roots = lw.identity_roots = {}
     return roots
 
 
@@ -69,7 +69,7 @@ def same_node_new_object(lw: Lowerer, node: Any) -> None:
     if isinstance(node, Node):
         marked = getattr(lw, "identity_shared", None)
         if marked is None:
-            marked = lw.identity_shared = set()  # type: ignore[attr-defined]
+            marked = lw.identity_shared = set()
         marked.add(node)
 
 
@@ -107,9 +107,9 @@ def identical(lw: Lowerer, a: Node, b: Node, e: cst.CSTNode) -> bool:
     slots = {current(n): i for n, i in getattr(lw, "arg_slots", {}).items()}
     if ra in slots and rb in slots:
         i, j = sorted((slots[ra], slots[rb]))
-        examples = lw.example_args  # type: ignore[attr-defined]
+        examples = lw.example_args
         same = examples[i] is examples[j]
-        checks = lw.identity_checks  # type: ignore[attr-defined]
+        checks = lw.identity_checks
         if (i, j, same) not in checks:
             checks.append((i, j, same))
         return same

@@ -50,7 +50,7 @@ class Deferred:
 def _recorded(lw: Lowerer) -> dict[Node, Any]:
     table: dict[Node, Any] | None = getattr(lw, "layout_facts", None)
     if table is None:
-        table = lw.layout_facts = {}  # type: ignore[attr-defined]
+        table = lw.layout_facts = {}
     return table
 
 
@@ -80,7 +80,7 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
             # (the memory order of a C or F array follows from that flag: cheaper to check)
             checked = ("c", True) if got == "C" and value.flags.c_contiguous else (
                 ("f", True) if got == "F" and value.flags.f_contiguous else (fact, got))
-            layout.add_fact(lw.identity_checks, slots[node], *checked)  # type: ignore[arg-type]
+            layout.add_fact(lw.identity_checks, slots[node], *checked)
             return got
         if node.op is Op.CONST:
             value = node.param("value")
@@ -232,7 +232,7 @@ def copy(lw: Lowerer, x: Node, args: list[Any], kwargs: dict[str, Any], e: cst.C
 
 
 def contiguous(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
-               e: cst.CSTNode) -> Any:
+               e: cst.Call) -> Any:
     """``np.ascontiguousarray(x, dtype)``/``np.asfortranarray(x, dtype)``: ``x`` itself
     where it is already laid out so (and of that dtype), else a copy laid out so; at
     least 1-d."""

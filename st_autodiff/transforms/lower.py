@@ -158,6 +158,12 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     # off for one call, and counts in-place writes to them in ``static_epoch``
     static_numpy_off: bool
     static_epoch: int
+    # side tables made on first use: ``identity`` (which nodes are one object),
+    # ``layout_queries`` (layout facts), ``generator_contexts`` (its with-body expression)
+    identity_roots: dict[Node, Node]
+    identity_shared: set[Node]
+    layout_facts: dict[Node, Any]
+    expr__WithBody: Callable[..., Any]
 
     def __init__(self, name: str, evaluate: bool) -> None:
         self.b = GraphBuilder(name, _evaluate if evaluate else None)

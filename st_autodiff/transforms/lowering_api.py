@@ -44,6 +44,7 @@ class LowererAPI(Protocol):
     guards: Guards
     region_depth: int
     main_builder: GraphBuilder | None
+    maybe_none: set[Node]
 
     # --- lower.Lowerer ----------------------------------------------------------------
     @property
@@ -76,8 +77,19 @@ class LowererAPI(Protocol):
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
                       where: cst.CSTNode) -> Any: ...
 
+    def lower_function(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
+                       scope: Scope, where: cst.CSTNode | None) -> Any: ...
+
     # --- control.ControlLowering ------------------------------------------------------
     def run_stmts(self, stmts: Any, scope: Scope) -> None: ...
+
+    def compound(self, stmt: Any, scope: Scope) -> None: ...
+
+    def branch(self, cond: Node, then_fn: Callable[[Scope], None],
+               else_fn: Callable[[Scope], None] | None, scope: Scope,
+               where: cst.CSTNode) -> None: ...
+
+    def may_be_none(self, v: Any) -> bool: ...
 
     def guarded(self, stopped: Node, fn: Callable[[Scope], None], scope: Scope,
                 where: cst.CSTNode) -> None: ...
@@ -95,6 +107,19 @@ class LowererAPI(Protocol):
 
     def finish_region(self, sub: GraphBuilder, outputs: list[Node], args: list[Node]
                       ) -> Any: ...
+
+    # --- loops.LoopLowering ----------------------------------------------------------
+    def for_items(self, stmt: cst.For, it: Any, scope: Scope) -> None: ...
+
+    def tuple_items(self, it: Any, where: cst.CSTNode) -> Any: ...
+
+    def streams(self, it: Any, where: cst.CSTNode) -> list[tuple[Any, ...]] | None: ...
+
+    # --- binding.BindingLowering --------------------------------------------------------
+    def call_arguments(self, e: cst.Call, scope: Scope) -> tuple[list[Any], dict[str, Any]]:
+        ...
+
+    def star_items(self, v: Any, where: cst.CSTNode) -> list[Any]: ...
 
     # --- expressions.ExpressionLowering -----------------------------------------------
     def expr(self, e: cst.BaseExpression, scope: Scope) -> Any: ...
@@ -168,3 +193,5 @@ class LowererAPI(Protocol):
 
     # --- objects.ObjectLowering -------------------------------------------------------
     def built_of(self, obj: Any) -> Built | None: ...
+
+    def object_attribute(self, base: Any, attr: str, e: cst.CSTNode) -> Any: ...

@@ -93,7 +93,7 @@ class ObjectLowering(LowererAPI):
     # --- construction -------------------------------------------------------------------
 
     def construct(self, cls: type, args: list[Any], kwargs: dict[str, Any],
-                  e: cst.CSTNode) -> Any:
+                  e: cst.Call) -> Any:
         """``cls(*args, **kwargs)`` in the differentiated code."""
         name = f"{cls.__module__}.{cls.__qualname__}"
         static = not any(holds_runtime(v) for v in [*args, *kwargs.values()])
@@ -137,7 +137,7 @@ class ObjectLowering(LowererAPI):
         return obj
 
     def _dataclass_init(self, obj: Any, args: list[Any], kwargs: dict[str, Any],
-                        e: cst.CSTNode) -> None:
+                        e: cst.Call) -> None:
         """A dataclass's generated ``__init__`` (built by ``exec``, without source), run
         as it is written: fields bound as the signature binds them, then
         ``__post_init__`` with the ``InitVar`` values."""
@@ -155,7 +155,7 @@ class ObjectLowering(LowererAPI):
             elif f.default is not dataclasses.MISSING:
                 value = f.default
             elif f.default_factory is not dataclasses.MISSING:
-                value = self.call(f.default_factory, [], {}, e)  # type: ignore[attr-defined]
+                value = self.call(f.default_factory, [], {}, e)
             elif not f.init:
                 continue
             else:
@@ -287,7 +287,7 @@ class ObjectLowering(LowererAPI):
 
     def attribute_target(self, target: cst.Attribute, scope: Any) -> Any:
         """The object of an attribute assignment target (refused unless built here)."""
-        base = self.expr(target.value, scope)  # type: ignore[attr-defined]
+        base = self.expr(target.value, scope)
         if self.built_of(base) is None and not isinstance(base, threading.local):
             raise self.fail("assignment to an attribute is supported only on objects built "
                             "inside the differentiated code", target,
@@ -306,14 +306,14 @@ class ObjectLowering(LowererAPI):
                 t.kind == "array" and t.shape != ()) or t is None and isinstance(current, Node):
             raise self.fail(f"in-place update of the array attribute {attr!r}", where,
                             f"write self.{attr} = self.{attr} {'+'} ... to make a new array")
-        rhs = self.expr(value, scope)  # type: ignore[attr-defined]
+        rhs = self.expr(value, scope)
         if isinstance(current, (list, tuple)):
             raise self.fail(f"in-place update of the sequence attribute {attr!r}", where,
                             "build a new list and assign it")
         self.set_attribute(obj, attr, self.binary(op, current, rhs, where), target)
 
     def call_special(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
-                     e: cst.CSTNode) -> Any:
+                     e: cst.Call) -> Any:
         """``super()``, ``object.__setattr__(self, ...)``, ``getattr`` on a built instance
         and calls of callable objects; NotImplemented for other calls."""
         if fn is super:
@@ -323,8 +323,8 @@ class ObjectLowering(LowererAPI):
             self.set_attribute(args[0], args[1], args[2], e, through_setter=False)
             return None
         if fn is map and len(args) >= 2 and not kwargs:  # consumed at once: calls in order
-            columns = [self.star_items(a, e) for a in args[1:]]  # type: ignore[attr-defined]
-            return [self.call(args[0], list(row), {}, e)  # type: ignore[attr-defined]
+            columns = [self.star_items(a, e) for a in args[1:]]
+            return [self.call(args[0], list(row), {}, e)
                     for row in zip(*columns)]
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, InstanceDict):
@@ -338,8 +338,8 @@ class ObjectLowering(LowererAPI):
         if isinstance(fn, types.BuiltinMethodType) and type(owner) in (dict, list, tuple) \
                 and fn.__name__ in _READ_METHODS.get(type(owner), ()):
             if fn.__name__ == "update":
-                self.external.check_write(owner, "write into",  # type: ignore[attr-defined]
-                                          self.loc(e))  # type: ignore[attr-defined]
+                self.external.check_write(owner, "write into",
+                                          self.loc(e))
             try:  # reads of a Python container (its items may be runtime values)
                 return fn(*args, **kwargs)
             except Exception as exc:
@@ -365,7 +365,7 @@ class ObjectLowering(LowererAPI):
             return super(args[0], args[1])
         if args:
             raise self.fail("super() takes zero or two arguments here", e, kind=CompileError)
-        fn = self.fn  # type: ignore[attr-defined]
+        fn = self.fn
         scope = self.active_scopes[-1] if self.active_scopes else None
         if scope is None or not fn.positional:
             raise self.fail("super(): no arguments", e, kind=CompileError)

@@ -291,7 +291,7 @@ class StaticLowering(LowererAPI):
         value = self.expr(e.value, scope)
         home, comps = scope, []
         while getattr(home, "comprehension", None) is not None and home.parent is not None:
-            comps.append(home.comprehension)  # type: ignore[attr-defined]
+            comps.append(home.comprehension)
             home = home.parent  # a comprehension's walrus binds in the enclosing function
         if comps:
             if _holds_runtime(value) or self.b is not (self.main_builder or self.b):

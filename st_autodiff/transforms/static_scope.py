@@ -109,7 +109,7 @@ class StaticScope:
                 return closures.setdefault(id(value), Closure(value, Scope(None, resolve)))
             return lw.const_of_global(name, value)
 
-        resolve.static_scope = self  # type: ignore[attr-defined]  (imports in functions)
+        resolve.static_scope = self  # type: ignore[attr-defined]  # a function's attribute
         return resolve
 
     def value(self, name: str, before: int | None = None) -> Any:

@@ -102,7 +102,7 @@ def static_exception(lw: Lowerer, exc: BaseException, where: cst.CSTNode,
                      message: str | None = None) -> StaticRaiseError:
     """The located error for ``exc``, raised by static evaluation at ``where``."""
     err = StaticRaiseError(exc, lw.loc(where), _STATIC_HINT, message)
-    err.builder = lw.b  # type: ignore[attr-defined]
+    err.builder = lw.b
     return err
 
 
@@ -138,7 +138,7 @@ def _runtime_raise(lw: Lowerer, s: cst.Raise, scope: Scope) -> None:
     from .effects import emit_raise  # noqa: PLC0415  (effects imports the lowering)
 
     emit_raise(lw, cls, parts, s)
-    scope.raised = True  # type: ignore[attr-defined]  (an if's join ignores this branch)
+    scope.raised = True  # (an if's join ignores this branch)
 
 
 def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:

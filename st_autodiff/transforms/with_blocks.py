@@ -62,13 +62,13 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
     if isinstance(e, cst.Call):
         fn = lw.expr(e.func, scope)
         if generator_contexts.is_generator_manager(fn):
-            args, kwargs = lw.call_arguments(e, scope)  # type: ignore[attr-defined]
+            args, kwargs = lw.call_arguments(e, scope)
             generator_contexts.lower(lw, fn, args, kwargs, lambda value: (
                 _bind(lw, item, value, scope), _items(lw, rest, stmt, scope)), scope, e)
             return
         if _is_known(fn):
             factory = fn
-            args, kwargs = lw.call_arguments(e, scope)  # type: ignore[attr-defined]
+            args, kwargs = lw.call_arguments(e, scope)
         elif isinstance(fn, type) or isinstance(fn, types.BuiltinFunctionType):
             raise _refused(lw, getattr(fn, "__name__", "this manager"), e,
                            "create the manager outside the function" if isinstance(
