@@ -9,7 +9,7 @@ expanded where their length and keys are known when compiling).
 from __future__ import annotations
 
 import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -125,7 +125,7 @@ class BindingLowering(LowererAPI):
         if isinstance(v, (map, filter, zip, enumerate, reversed)):
             return list(v)  # made by a pure call folded on static values (static_calls)
         if type(v).__name__ == "StaticArray":  # an array known when compiling: its items
-            return v.items()
+            return cast("list[Any]", v.items())
         if isinstance(v, Node):
             t = v.type
             if t is not None and t.kind == "array" and t.shape:
@@ -141,6 +141,7 @@ class BindingLowering(LowererAPI):
 def mangled(code: Any, attr: str) -> str:
     """``__w`` as Python compiled it in ``code`` (``_Net__w`` in a method of ``Net``):
     the name in the code's (or its nested functions') names that mangles ``attr``."""
+    found: set[str]
     todo, found = [code], set()
     while todo:
         c = todo.pop()

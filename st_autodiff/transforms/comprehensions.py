@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -35,6 +35,8 @@ from .parse import synthesize
 from .scope import Scope
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .lowering_api import LowererAPI
 else:
     LowererAPI = object  # the shared interface exists for the type checker only
@@ -51,7 +53,7 @@ class _Restart(Exception):
         self.level = level
 
 
-class _Items(list):
+class _Items(list[Any]):
     """The list a comprehension appends to while it is lowered (not a user's list:
     ``ExternalObjects`` does not count its appends as writes)."""
 
@@ -206,7 +208,7 @@ class ComprehensionLowering(LowererAPI):
             return list(it)
         if isinstance(it, (dict, set, frozenset, type({}.keys()), type({}.values()),
                            type({}.items()))):
-            if any(_runtime(v) for v in it):
+            if any(_runtime(v) for v in cast("Iterable[Any]", it)):
                 return None
             return list(it)
         if isinstance(it, _Reversed):

@@ -343,8 +343,8 @@ class ControlLowering(LoopLowering, ListLowering):
                 continue
             items = _list_items(k, a, b)
             if items is not None:  # lists of values (a returned list): one output per item
-                for side, lst in enumerate(items):
-                    results[side][1][k] = lst
+                for pos, lst in enumerate(items):
+                    results[pos][1][k] = lst
                 for i, (x, y) in enumerate(zip(*items)):
                     if not _same(x, y):
                         outs.append((k, i))
@@ -411,8 +411,8 @@ class ControlLowering(LoopLowering, ListLowering):
                          where)
         for name in dict_names:  # the branches worked on copies: start from one side's
             scope.vars[name] = type(results[0][1][name])(results[0][1][name])
-        for k, name in enumerate(outs):
-            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where))
+        for pos, name in enumerate(outs):
+            item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=self.loc(where))
             if not isinstance(name, str):
                 dname, key = name
                 scope.vars[dname][key] = item if isinstance(key, int) else \
@@ -473,13 +473,14 @@ class ControlLowering(LoopLowering, ListLowering):
         aliases.check_outputs(self, sub, outputs)
         for n in args:
             sub.capture(n)
+        assert sub.captures is not None  # (a body's builder)
         own = [a for a in sub.args if a not in set(sub.captures.values())]
         sub.args = own + [sub.captures[n] for n in args]
         graph = sub.finish(outputs)
         scalar_kinds.note_finished(self, sub, graph)  # its marks of unknown kind, kept
         return graph
 
-def _list_items(k: str, a: Any, b: Any) -> tuple[list, list] | None:
+def _list_items(k: str, a: Any, b: Any) -> tuple[list[Any], list[Any]] | None:
     """The items of two returned lists of values (no containers) of one length, which an
     ``if`` merges item by item; the return value of a branch that did not return is a
     list of None (read only where the other branch returned).  None for anything else,
@@ -508,6 +509,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (list, dict)) and type(a) is type(b) and len(a) == len(b):
         # each branch works on its own copy: unchanged means the same items
         if isinstance(a, dict):
+            assert isinstance(b, dict)  # (of a's type)
             return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
         return all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, Node) or isinstance(b, Node):

@@ -305,7 +305,7 @@ class ExpressionLowering(LowererAPI):
                 return folded
             a, b = (static_numpy.materialize_all(cast("Lowerer", self), v, where) for v in (a, b))
         if not isinstance(a, Node) and not isinstance(b, Node):
-            fn = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
+            fn: Callable[[], Any] = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
                   Op.LOGICAL_XOR: lambda: a ^ b}[op]
             return fn()
         for v in (a, b):
@@ -485,7 +485,7 @@ class ExpressionLowering(LowererAPI):
         raise self.fail("lists built at run time can only be sliced with step 1, or reversed "
                         "whole with [::-1]", e, "stack them first: np.stack(xs)[a:b:k]")
 
-    def index_spec(self, parts: Any, e: cst.CSTNode) -> tuple[tuple, list[Node]]:
+    def index_spec(self, parts: Any, e: cst.CSTNode) -> tuple[tuple[Any, ...], list[Node]]:
         """An index as the IR's static structure plus its runtime parts (``("in", k)``)."""
         dyn: list[Node] = []
 
@@ -509,6 +509,7 @@ class ExpressionLowering(LowererAPI):
         s = el.slice
         if isinstance(s, cst.Index):
             return self.expr(s.value, scope)
+        assert isinstance(s, cst.Slice)
         bounds = [None if b is None else self.expr(b, scope) for b in (s.lower, s.upper,
                                                                          s.step)]
         return slice(*bounds)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 import types
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -208,12 +208,13 @@ class GeneratorLowering(LowererAPI):
                            scope: Scope, where: cst.CSTNode | None) -> GeneratorValue:
         """A call of a generator function: its body inlined with every ``yield`` appending
         to a list, which becomes the items of the returned ``GeneratorValue``."""
+        assert isinstance(fn.node, cst.FunctionDef)  # (is_generator_function)
         if where is None:
             raise CompileError(f"{fn.name}() is a generator function: calling it returns a "
                                "generator, not a value to differentiate",
                                fn.loc(_first_yield(fn.node)),
                                "return a value instead of yielding (sum(...), np.stack(...))")
-        node, target = _generator_body(fn.node)  # type: ignore[arg-type]
+        node, target = _generator_body(fn.node)
         body = ParsedFunction(fn.name, node, fn.module, fn.defaults, fn.layout, fn.fixed)
         scope.vars[target] = _Items()
         before = self._mutations()
@@ -352,7 +353,7 @@ def _generator_body(node: cst.FunctionDef) -> tuple[cst.FunctionDef, str]:
     synthesize(end.body[0], node)
     body = new.body
     stmts = [*body.body, end] if isinstance(body, cst.IndentedBlock) else [
-        cst.SimpleStatementLine(list(body.body)), end]
+        cst.SimpleStatementLine(list(cast(cst.SimpleStatementSuite, body).body)), end]
     out = new.with_changes(body=cst.IndentedBlock(stmts))
     synthesize(out, node)
     synthesize(out.body, node)

@@ -151,7 +151,8 @@ class ListLowering(LowererAPI):
                 layout.append((at, len(ys) - 1))
         return app.arity, layout
 
-    def gathered(self, node: Node, n_slots: int, sites: tuple[int | None, list],
+    def gathered(self, node: Node, n_slots: int,
+                 sites: tuple[int | None, list[tuple[list[int], int | None]]],
                  prefix: Any, where: cst.CSTNode) -> Any:
         """The list a loop's append sites built after ``prefix``: the one stack of a site
         that always appends, else ``list_gather`` of every site's stacks and flags; a
@@ -193,7 +194,7 @@ class ListLowering(LowererAPI):
                         "or measured with len()", e, "append each item to a list of its "
                         "own to stack or sum them")
 
-    def tuple_list_item(self, lst: TupleList, index: Any, e: cst.CSTNode) -> tuple:
+    def tuple_list_item(self, lst: TupleList, index: Any, e: cst.CSTNode) -> tuple[Any, ...]:
         """``pairs[k]``: the tuple of the components' ``k``-th items."""
         if isinstance(index, (slice, tuple)):
             raise self.fail("a list of tuples built in a loop can only be indexed with one "

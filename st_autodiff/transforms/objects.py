@@ -230,7 +230,7 @@ class ObjectLowering(LowererAPI):
                                 "Python getter", e)
             return self.inline_python(found.fget, [obj], {}, e)
         if isinstance(found, functools.cached_property):
-            return self.inline_python(found.func, [obj], {}, e)
+            return self.inline_python(cast(types.FunctionType, found.func), [obj], {}, e)
         if isinstance(found, (types.MemberDescriptorType, types.GetSetDescriptorType)):
             try:
                 return self.const_of_global(attr, found.__get__(obj, type(obj)))

@@ -110,7 +110,7 @@ def percent(lw: Lowerer, fmt: str, args: Any, where: cst.CSTNode) -> str:
     """``fmt % args`` on static values (Python's printf-style formatting)."""
     values = static_value(lw, args, where)
     try:
-        return fmt % values
+        return cast(str, fmt % values)
     except Exception as exc:
         raise _failed(lw, exc, where) from None
 
@@ -121,7 +121,7 @@ def call_format(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     a = [static_value(lw, v, where) for v in args]
     k = {key: static_value(lw, v, where) for key, v in kwargs.items()}
     try:
-        return fn(*a, **k)
+        return cast(str, fn(*a, **k))
     except Exception as exc:
         raise _failed(lw, exc, where) from None
 

@@ -58,7 +58,7 @@ import libcst as cst
 import numpy as np
 
 from ..ir.abstract import is_numpy_scalar
-from ..ir.graph import Node, index_may_repeat
+from ..ir.graph import GraphBuilder, Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from . import aliases, nested_writes, static_numpy
@@ -124,7 +124,8 @@ class WriteLowering(LoopAliasing):
         self.check_writable(name, value, scope, target)
         return name, value
 
-    def write_index(self, target: cst.Subscript, scope: Scope) -> tuple[tuple, list[Node]]:
+    def write_index(self, target: cst.Subscript, scope: Scope
+                    ) -> tuple[tuple[Any, ...], list[Node]]:
         """The subscript of ``target`` as the IR's static index and its runtime parts."""
         parts = [self.index_part(el, scope) for el in target.slice]
         if len(parts) == 1 and isinstance(parts[0], tuple):
@@ -149,7 +150,7 @@ class WriteLowering(LoopAliasing):
             raise self._refuse(name, why, where, copy_hint, update)
         self._check_holders(name, value, scope, where, update, copy_hint)
 
-    def check_dict_item(self, label: str, d: dict, key: Any, scope: Scope,
+    def check_dict_item(self, label: str, d: dict[Any, Any], key: Any, scope: Scope,
                         where: cst.CSTNode, update: str) -> None:
         """``d[key] op= v`` on an array a dict holds updates that array in place: refuse
         it (``label`` names the item in messages) when something other than this entry of
@@ -171,8 +172,8 @@ class WriteLowering(LoopAliasing):
         """The part of ``check_writable`` that looks for other holders of the memory."""
         memory, same = self._memory(value, name, scope, where, update)
         aliases.start(self, value)
-        for k, m in memory.items():
-            why = self._foreign(m, k in same)
+        for key, m in memory.items():
+            why = self._foreign(m, key in same)
             if why is not None:
                 raise self._refuse(name, why, where, copy_hint, update)
         if len(self.fn_stack) > 1 and self.b.captures is not None and \
@@ -255,6 +256,7 @@ class WriteLowering(LoopAliasing):
                                 f"assign it a new value instead: {name} = ...")
             return
         if isinstance(value, Node):
+            assert t is not None  # (returned above when unknown)
             what = {"float": "a number", "int": "an integer", "bool": "a boolean",
                     "tuple": "a tuple", "list": "a list"}.get(t.kind, f"a {t.kind} value")
         elif isinstance(value, np.ndarray):
@@ -418,7 +420,7 @@ class WriteLowering(LoopAliasing):
         carried = self._carried()
         if _key(arg) in carried:
             return carried[_key(arg)], True
-        b = self.b  # the region may be this body or one it is nested in
+        b: GraphBuilder | None = self.b  # the region may be this body or one it is nested in
         while b is not None:
             for outer, inner in (b.captures or {}).items():
                 if _key(inner) == _key(arg):
@@ -498,7 +500,7 @@ class WriteLowering(LoopAliasing):
         return " (held by a closure)"
 
 
-def _accumulates(base: Node, value: Any, index: tuple, dyn: list[Node]) -> bool:
+def _accumulates(base: Node, value: Any, index: tuple[Any, ...], dyn: list[Node]) -> bool:
     """Whether ``base[index] += value`` is ``index_add``: the index names each position
     once (``index_may_repeat``: no integer arrays or lists), the sum keeps the array's
     dtype, and the shapes are known (so the adjoint can sum the value's gradient down to
