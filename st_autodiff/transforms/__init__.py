@@ -70,7 +70,8 @@ class Compiled:
     bwd: Callable[..., Any] | None = None  # split mode: (*residuals, out_bar) -> gradients
     out_tree: Any = None  # what the function returns (a ``trees`` spec over its outputs)
     guards: Any = None  # what lowering read from outside the arguments (guards.Guards)
-    same_args: tuple = ()  # `a is b` between arguments: (i, j, answer), checked per call
+    # `a is b` between arguments: (i, j, answer), checked per call
+    same_args: tuple[tuple[int, int, bool], ...] = ()
 
 
 def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],

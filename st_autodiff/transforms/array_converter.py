@@ -27,7 +27,10 @@ from typing import Any
 import numpy as np
 
 try:  # NumPy 2
-    from numpy._core._multiarray_umath import _array_converter as NUMPY_CONVERTER
+    from numpy._core._multiarray_umath import (  # type: ignore[import-not-found]  # no stubs
+        _array_converter,
+    )
+    NUMPY_CONVERTER: Any = _array_converter
 except ImportError:  # NumPy 1 has no such class (nothing to alias)
     NUMPY_CONVERTER = None
 

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 import numpy as np
 
 from ..errors import CompileError, WrtError
 from ..ir.graph import Node
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 STATIC = "static"  # (the head ``specialize.STATIC`` gives a static argument's key)
 
@@ -165,7 +168,7 @@ def _describe(value: Any) -> str:
     return f"a {kind} {name}" if isinstance(name, str) else f"a callable {kind} object"
 
 
-def call_node(lw: Any, fn: Node, e: cst.Call) -> CompileError:
+def call_node(lw: Lowerer, fn: Node, e: cst.Call) -> CompileError:
     """The located error for calling a value computed at run time (never a callable the
     compiler can see through)."""
     t = fn.type

@@ -134,6 +134,7 @@ def call_method(lw: Lowerer, m: OpaqueMethod, args: list[Any], kwargs: dict[str,
     member = getattr(cls, m.name, None) if cls is not None else None
     kind = None
     if member is not None:
+        assert cls is not None
         reg = _registered(member)
         if reg is not None:
             kind = Kind(f"{cls.__name__}.{m.name}", True, bool(reg.mutates), reg.out_type,
@@ -389,8 +390,7 @@ def no_rule(n: Node, forward: bool = False) -> NoRuleError:
 def _register_rules() -> None:
     """``opaque_call`` has no derivative: its rules raise the located error (they run
     only for active nodes; forward mode skips the calls the outputs do not read)."""
-    from ..derivatives import RULES  # noqa: PLC0415
-    from ..derivatives.jvp import JVP_RULES  # noqa: PLC0415
+    from ..derivatives import JVP_RULES, RULES  # noqa: PLC0415  (filled by derivatives.jvp)
 
     def vjp(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> Any:
         raise no_rule(ops.current)

@@ -65,7 +65,7 @@ def primal_index(n: Node, r: Node, k: int) -> int:
     if n.op is Op.IF:
         return k
     n_carry, n_ys = n.param("n_carry"), n.param("n_ys")
-    carry_all = r.param("n_carry")
+    carry_all: int = r.param("n_carry")
     if k < n_carry:
         return k
     if k < n_carry + n_ys:

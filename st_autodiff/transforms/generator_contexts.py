@@ -122,7 +122,8 @@ def lower(lw: Lowerer, factory: Any, args: list[Any], kwargs: dict[str, Any],
     if "expr__WithBody" not in lw.__dict__:
         lw.expr__WithBody = types.MethodType(_with_body, lw)
     ext = lw.external
-    restoring: list[dict[int, tuple[dict, dict]]] = ext.__dict__.setdefault("restoring", [])
+    restoring: list[dict[int, tuple[dict[Any, Any], dict[Any, Any]]]] = ext.__dict__.setdefault(
+        "restoring", [])
     restoring.append({})
     places = ext.__dict__.setdefault("restoring_at", [])
     places.append((lw, lw.b))
@@ -242,7 +243,7 @@ def _with_body(lw: Lowerer, e: _WithBody, scope: Scope) -> None:
         _static_values(lw, target, ctx)
 
 
-def _static_values(lw: Lowerer, target: dict, ctx: _Context) -> None:
+def _static_values(lw: Lowerer, target: dict[Any, Any], ctx: _Context) -> None:
     if any(isinstance(v, Node) for v in target.values()):
         raise lw.fail("a value computed at run time is stored in a dict that lives outside "
                       "the function, inside a context manager", ctx.yield_node,
@@ -265,7 +266,7 @@ def write_allowed(external: Any, target: Any) -> bool:
     return True
 
 
-def _same(target: dict, snap: dict) -> bool:
+def _same(target: dict[Any, Any], snap: dict[Any, Any]) -> bool:
     """Whether ``target`` holds what ``snap`` held: same keys, same or equal values."""
     if target.keys() != snap.keys():
         return False

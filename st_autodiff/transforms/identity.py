@@ -96,7 +96,7 @@ def _new_each_time(node: Node) -> bool:
 def identical(lw: Lowerer, a: Node, b: Node, e: cst.CSTNode) -> bool:
     """``a is b`` for two runtime values: Python's answer, or a located refusal."""
     ra, rb = root(lw, a), root(lw, b)
-    shared = getattr(lw, "identity_shared", set())
+    shared: set[Node] = getattr(lw, "identity_shared", set())
     if ra is rb:
         if ra in shared or ra in lw.retyped:
             raise lw.fail("`is` on a value that stands for two different objects here "
@@ -108,6 +108,7 @@ def identical(lw: Lowerer, a: Node, b: Node, e: cst.CSTNode) -> bool:
     if ra in slots and rb in slots:
         i, j = sorted((slots[ra], slots[rb]))
         examples = lw.example_args
+        assert examples is not None  # (arguments have slots)
         same = examples[i] is examples[j]
         checks = lw.identity_checks
         if (i, j, same) not in checks:

@@ -38,6 +38,8 @@ class Deferred:
     order, but reading an argument's flags for it would make every such function check
     them on every call (and read flags that a Dask or CuPy array may not have)."""
 
+    _facts: dict[str, Any] | None
+
     def __init__(self, make: Any) -> None:
         self._make, self._facts = make, None
 

@@ -25,7 +25,7 @@ def load(gen: Generated, xp: Any, rt: Any) -> Callable[..., Any]:
     namespace: dict[str, Any] = {"xp": xp, "rt": rt, "__name__": "st_autodiff.generated"}
     namespace.update(gen.globals)
     exec(compile(gen.source, filename, "exec"), namespace)  # noqa: S102 (our own codegen)
-    fn = namespace[gen.name]
+    fn: Callable[..., Any] = namespace[gen.name]
     fn.__st_line_map__ = gen.line_map
     first = next((k + 1 for k, line in enumerate(lines) if line.strip() == "# adjoint"), None)
     if first is not None:

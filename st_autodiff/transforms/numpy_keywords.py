@@ -148,7 +148,7 @@ def _initial(lw: Lowerer, fn: Any, op: Op, args: list[Any], kwargs: dict[str, An
         return NotImplemented  # all static: NumPy's own answer while compiling
     kwargs = dict(kwargs)
     initial = kwargs.pop("initial")
-    x = args[0] if args else kwargs.get("a")
+    x: Any = args[0] if args else kwargs.get("a")
     t = x.type if isinstance(x, Node) else None
     shape = t.shape if t is not None else np.shape(x)
     dtype = t.dtype if t is not None else np.asarray(x).dtype

@@ -16,7 +16,7 @@ from ..ir.graph import Graph, Node
 from ..ir.kernels import OPAQUE, compiling
 from ..ir.ops import ELEMENTWISE, Op
 from ..ir.types import type_of
-from .effects import has_effect
+from .effects_graph import has_effect
 
 
 def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = None
@@ -178,7 +178,7 @@ def _const_like(n: Node, value: Any) -> Node:
 
 
 def _replace(n: Node, inputs: tuple[Node, ...], like: Node, op: Op | None = None,
-             params: tuple | None = None) -> Node:
+             params: tuple[Any, ...] | None = None) -> Node:
     """A node computing ``op(inputs)`` with the type, name and location of ``like``."""
     return Node(like.id, op or n.op, inputs, n.params if params is None else params,
                 like.type, like.name, like.loc, like.role)
@@ -223,11 +223,11 @@ def _elide_broadcasts(graph: Graph) -> Any:
                 full(i, n.type.shape) for i in n.inputs)
         return bool(known(o))
 
-    def full(o: Node, shape: tuple | None) -> bool:
+    def full(o: Node, shape: tuple[int | None, ...] | None) -> bool:
         return shape is not None and o.type is not None and o.type.shape == shape and \
             not shrunk(o)
 
-    def absorbs(u: Node, via: Node, shape: tuple, depth: int) -> bool:
+    def absorbs(u: Node, via: Node, shape: tuple[int | None, ...], depth: int) -> bool:
         """Reading ``via`` un-broadcast still gives ``u`` (or its readers) full shape."""
         if u.op in (Op.SCATTER_ADD, Op.INDEX_ADD):
             return u.inputs[1] is via  # assignment broadcasts the values

@@ -242,7 +242,7 @@ def del_statement(lw: Lowerer, target: cst.BaseExpression, scope: Scope) -> None
         if isinstance(base, (dict, list)):
             lw.external.check_write(base, "delete from", lw.loc(target))
             parts = [lw.index_part(el, scope) for el in target.slice]
-            key = parts[0] if len(parts) == 1 else tuple(parts)
+            key: Any = parts[0] if len(parts) == 1 else tuple(parts)
             if isinstance(key, Node) or isinstance(key, slice) and any(
                     isinstance(p, Node) for p in (key.start, key.stop, key.step)):
                 raise lw.fail("the index of del must be known when compiling", target,

@@ -115,7 +115,7 @@ def _too_big(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     name = getattr(fn, "__name__", "")
     if name not in _CREATION_SIZES or not _numpy_callable(fn):
         return False
-    shape = args[0] if args else kwargs.get("shape", kwargs.get("N"))
+    shape: Any = args[0] if args else kwargs.get("shape", kwargs.get("N"))
     try:
         dims = [int(shape)] if not isinstance(shape, (tuple, list)) else [int(d) for d in shape]
         if name == "arange":  # arange(stop) or arange(start, stop[, step])

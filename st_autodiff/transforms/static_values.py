@@ -149,7 +149,7 @@ _SYMBOLS = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.POW: "**", Op
             Op.FLOORDIV: "//", Op.MATMUL: "@"}
 
 
-def list_item_write(lw: Lowerer, lst: list, target: cst.Subscript, value: Any,
+def list_item_write(lw: Lowerer, lst: list[Any], target: cst.Subscript, value: Any,
                     scope: Scope, op: Op | None = None, where: cst.CSTNode | None = None
                     ) -> None:
     """``lst[i] = v`` (``op``: ``lst[i] op= v``) on a list built while compiling, with an

@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from . import effects, generator_contexts, runtime_raises
+from . import effects, effects_kinds, generator_contexts, runtime_raises
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -92,7 +92,7 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         return
     if factory in _RUNTIME:
         _static_args(lw, factory, args, kwargs, e)
-        enter = effects.emit(lw, factory, None, args, kwargs, e, True, effects.OBJECT,
+        enter = effects.emit(lw, factory, None, args, kwargs, e, True, effects_kinds.OBJECT,
                              "enter")
         _bind(lw, item, enter, scope)
         before = len(lw.b.nodes)
@@ -101,7 +101,7 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         # runs, read or not (the exit node reads it, so no pass drops it)
         kept = [n for n in lw.b.nodes[before:] if n.op is not Op.CONST and lw.b.owns(
             n)] if factory is np.errstate and "raise" in kwargs.values() else []
-        effects.emit(lw, None, "__exit__", [enter, *kept], {}, e, True, effects.NONE,
+        effects.emit(lw, None, "__exit__", [enter, *kept], {}, e, True, effects_kinds.NONE,
                      "exit")
         return
     _user_manager(lw, factory, item, rest, stmt, scope, e)  # a static Python manager
@@ -221,8 +221,8 @@ def mirror(b: GraphBuilder, n: Node, opened: dict[Node, Node], reverse: bool) ->
     again = opened.pop(enter, None)
     if again is not None:
         params = {**enter.kwargs, "fn": None, "method": "__exit__", "keywords": (),
-                  "out_type": effects.NONE, "block": "exit"}
-        b.emit(Op.OPAQUE_CALL, [again], params, loc=n.loc, type=effects.NONE, role="with")
+                  "out_type": effects_kinds.NONE, "block": "exit"}
+        b.emit(Op.OPAQUE_CALL, [again], params, loc=n.loc, type=effects_kinds.NONE, role="with")
 
 
 def with_lines(body: list[tuple[str, Node | None]]) -> list[tuple[str, Node | None]]:

@@ -41,8 +41,8 @@ class Partial:
     runtime values, which a real ``partial`` cannot hold for the compiler)."""
 
     fn: Any
-    args: tuple
-    kwargs: tuple  # (key, value) pairs
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...]  # (key, value) pairs
 
 
 def unwrap(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
