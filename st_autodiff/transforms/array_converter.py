@@ -60,7 +60,8 @@ class ArrayConverter:
         """Per input, whether it was a scalar (Python or NumPy), not an array."""
         return tuple(isinstance(a, (*_PY_SCALARS, np.generic)) for a in self._inputs)
 
-    def as_arrays(self, subok: bool = True, pyscalars: str = "convert_if_no_array") -> tuple:
+    def as_arrays(self, subok: bool = True, pyscalars: str = "convert_if_no_array"
+                  ) -> tuple[Any, ...]:
         """The inputs as arrays; Python scalars kept for ``"preserve"``, and for
         ``"convert_if_no_array"`` unless every input is one."""
         if pyscalars not in ("convert", "preserve", "convert_if_no_array"):

@@ -42,7 +42,7 @@ def _table() -> dict[int, tuple[str, str, Any]]:
     if _KINDS is None:
         table = {id(getattr(np.fft, n)): (n, "numpy", getattr(np.fft, n)) for n in _NAMES}
         try:
-            import scipy.fft as sfft  # noqa: PLC0415  (SciPy is optional)
+            import scipy.fft as sfft  # type: ignore[import-untyped]  # noqa: PLC0415
         except ImportError:  # pragma: no cover
             sfft = None
         if sfft is not None:

@@ -43,7 +43,7 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -109,6 +109,7 @@ def lower(lw: Lowerer, factory: Any, args: list[Any], kwargs: dict[str, Any],
     gen = factory.__wrapped__
     parsed = parse_function(gen)
     yield_stmt, yield_node, under_try = _the_yield(lw, parsed, e)
+    assert not isinstance(yield_node.value, cst.From)  # (_the_yield refuses yield from)
     marker = _WithBody(cst.Name("with_body"), [cst.Arg(
         yield_node.value if yield_node.value is not None else cst.Name("None"))])
     synthesize(marker, yield_node)
@@ -322,7 +323,8 @@ def _the_yield(lw: Lowerer, parsed: ParsedFunction, e: cst.CSTNode
                     isinstance(stack[-1], cst.Expr) and not isinstance(n.value, cst.From)
                 loop = any(isinstance(s, (cst.For, cst.While)) for s in stack)
                 tried = any(isinstance(s, cst.Try) for s in stack)
-                found.append((line if ok else None, n, loop, tried))
+                found.append((cast(cst.SimpleStatementLine, line) if ok else None, n, loop,
+                              tried))
             stack.append(n)
             return True
 

@@ -30,7 +30,7 @@ class InstanceDict:
         return cast("dict[str, Any]", object.__getattribute__(self.obj, "__dict__"))
 
     def _runtime(self) -> dict[str, Any]:
-        return self.lw.built_of(self.obj).runtime
+        return cast("dict[str, Any]", self.lw.built_of(self.obj).runtime)
 
     def set(self, key: Any, value: Any, e: cst.CSTNode) -> None:
         """``obj.__dict__[key] = value``: an attribute write without the class's setter."""

@@ -120,7 +120,7 @@ class ObjectLowering(LowererAPI):
                 "metaclass or a custom __setattr__)", self.loc(e),
                 "build the object outside the function and pass it in or close over it")
         try:
-            obj = object.__new__(cls)
+            obj: Any = object.__new__(cls)
         except TypeError as exc:  # abstract classes
             raise self.fail(f"TypeError: {exc}", e, kind=CompileError) from None
         rec = Built(obj, self.b)
@@ -177,7 +177,7 @@ class ObjectLowering(LowererAPI):
     def object_attribute(self, base: Any, attr: str, e: cst.CSTNode) -> Any:
         """``base.attr`` where ``base`` is a built instance or ``super()`` over one."""
         if isinstance(base, super):
-            obj, start = base.__self__, base.__thisclass__
+            obj, start = base.__self__, base.__thisclass__  # type: ignore[attr-defined]
         else:
             obj, start = base, None
         rec = self.built_of(obj)
@@ -383,8 +383,9 @@ class ObjectLowering(LowererAPI):
 _NOTHING = object()
 #: methods of Python containers that read them, and dict.update of a dict that does not
 #: outlive the call (called as Python calls them)
-_READ_METHODS = {dict: ("get", "keys", "values", "items", "copy", "update"),
-                 list: ("index", "count", "copy"), tuple: ("index", "count")}
+_READ_METHODS: dict[type, tuple[str, ...]] = {
+    dict: ("get", "keys", "values", "items", "copy", "update"),
+    list: ("index", "count", "copy"), tuple: ("index", "count")}
 
 
 def _object_init(self: Any) -> None:

@@ -219,6 +219,7 @@ def _elide_broadcasts(graph: Graph) -> Any:
                 stack.extend(todo)
                 continue
             stack.pop()
+            assert n.type is not None  # (unknown types return early)
             memo[n.id] = any(known(i) for i in n.inputs) and not any(
                 full(i, n.type.shape) for i in n.inputs)
         return bool(known(o))

@@ -168,7 +168,7 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
     if t is None:
         raise lw.fail(f"{name}() of a runtime value whose type is not known", e,
                       _NEEDS_EXAMPLES)
-    exact = _is_argument(lw, v)
+    exact: Any = _is_argument(lw, v)  # (below: the stand-in value, or None)
     known = lw.example(v)
     if t.kind == "none":
         return [None]
@@ -203,7 +203,7 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
             lw, v, _is_argument)
         if kind is None and t.kind == "array":
             kind = zero_d_kind(lw, v)  # np.empty(()) and writes into it; out[()] of it
-        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(kind)
+        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(kind)  # type: ignore[arg-type]  # None: none
         if exact is not None:
             return [exact]
     if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one

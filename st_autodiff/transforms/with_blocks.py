@@ -58,13 +58,18 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         return
     item, rest = items[0], items[1:]
     e = item.item
+    args: list[Any]
+    kwargs: dict[str, Any]
     factory, args, kwargs = None, [], {}
     if isinstance(e, cst.Call):
         fn = lw.expr(e.func, scope)
         if generator_contexts.is_generator_manager(fn):
             args, kwargs = lw.call_arguments(e, scope)
-            generator_contexts.lower(lw, fn, args, kwargs, lambda value: (
-                _bind(lw, item, value, scope), _items(lw, rest, stmt, scope)), scope, e)
+            def run_body(value: Any) -> None:  # binds the yielded value, then the rest
+                _bind(lw, item, value, scope)
+                _items(lw, rest, stmt, scope)
+
+            generator_contexts.lower(lw, fn, args, kwargs, run_body, scope, e)
             return
         if _is_known(fn):
             factory = fn
@@ -111,7 +116,8 @@ def _is_known(fn: Any) -> bool:
     return any(fn is k for k in (*_RUNTIME, contextlib.nullcontext, contextlib.suppress))
 
 
-def _as_factory(lw: Lowerer, manager: Any, e: cst.CSTNode) -> tuple[Any, list, dict]:
+def _as_factory(lw: Lowerer, manager: Any, e: cst.CSTNode
+                ) -> tuple[Any, list[Any], dict[str, Any]]:
     """A static manager object as ``(factory, args, kwargs)``: a global ``np.errstate``
     is entered again by its settings; other objects are their own factory."""
     if isinstance(manager, np.errstate):
