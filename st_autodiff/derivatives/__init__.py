@@ -1233,7 +1233,7 @@ def _log_softmax(ops, g, out, x, axis=-1):
     return (g - ops.exp(out) * ops.sum(g, axis=axis, keepdims=True),)
 
 
-def logsumexp_from_parts(ops, g, e, s):
+def logsumexp_from_parts(ops: Any, g: Any, e: Any, s: Any) -> Any:
     """The VJP of ``log(s) + m`` with ``e = exp(a - m)``, ``s = sum(e)`` (the stable
     log-sum-exp written out): ``g * softmax(a) = g * e / s``, reusing the forward's ``e``
     and ``s`` (``g / s`` first: both are reduced, so it is the cheap division).  The

@@ -208,6 +208,7 @@ def _check_request(graph: Graph, parsed: ParsedFunction, req: Request,
     scalar = t is None or t.is_scalar or (  # an unknown shape (sum of a list empty for
         t.shape is None and np.ndim(values.get(out, 0.0)) == 0)  # the example): its value
     if req.mode != "vjp" and not scalar:
+        assert t is not None  # (an unknown type counts as scalar)
         raise NonScalarOutputError(
             f"grad needs a scalar output, but {parsed.name}() returns an array of shape "
             f"{t.shape}", out.loc or parsed.loc(parsed.node),

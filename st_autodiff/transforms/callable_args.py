@@ -96,7 +96,8 @@ def callable_kind(value: Any) -> Any:
     if not is_static_callable(value):
         return type(value)
     t = type(value)
-    if t is not types.MethodType and t.__eq__ is object.__eq__ and t.__hash__ is not None:
+    if t is not types.MethodType and t.__eq__ is object.__eq__ and (  # type: ignore[comparison-overlap]  # slot functions compared by identity
+            t.__hash__ is not None):
         return (STATIC, t, value)  # compared by identity, in C (the cached-call hot path)
     return (STATIC, t, CallableKey(value))
 
@@ -186,7 +187,7 @@ _NOT_CALLABLE = (bool, int, float, complex, str, bytes, type(None), tuple, list,
                  np.ndarray, np.generic)
 
 
-def call_static(lw: Any, fn: Any, e: cst.Call) -> CompileError | None:
+def call_static(lw: Lowerer, fn: Any, e: cst.Call) -> CompileError | None:
     """The located error for calling a static value that is not callable (an int passed
     where a function was expected), or None."""
     if not isinstance(fn, _NOT_CALLABLE) or isinstance(fn, type):

@@ -210,7 +210,7 @@ class _Writer(RegionWriter):
         if n.op is Op.CONST:
             return self.const(n)
         if sp is Spelling.INFIX:
-            p = _PREC[info.infix]  # type: ignore[index]
+            p = _PREC[cast(str, info.infix)]  # (an infix op has its symbol)
             right_assoc = info.infix == "**"
             chains = p == _PREC["<"]  # a < b < c chains in Python: (a < b) < c must not
             left = self.ref(ins[0], p + 1 if right_assoc or chains else p)
@@ -273,7 +273,8 @@ class _Writer(RegionWriter):
                 return f"xp.asarray({self.ref(ins[0])}).{info.numpy}({', '.join(params)})", \
                     _ATOM
             return f"{self.ref(ins[0], _ATOM)}.{info.numpy}({', '.join(params)})", _ATOM
-        fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy  # type: ignore
+        assert info.numpy is not None  # (an op spelt as a call has its NumPy name)
+        fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy
         if sp is Spelling.SEQCALL:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
             return f"{fn}({', '.join([seq + ')'] + params)})", _ATOM

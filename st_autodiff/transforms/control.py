@@ -74,7 +74,7 @@ class ControlLowering(LoopLowering, ListLowering):
             if isinstance(state, Node):
                 rest = stmts[k + 1:]
                 if rest:
-                    self.guarded(state, lambda sc, rest=rest: self.run_stmts(rest, sc),  # type: ignore[misc]
+                    self.guarded(state, lambda sc, rest=rest: self.run_stmts(rest, sc),  # type: ignore[misc]  # lambda with defaults
                                  scope, stmt)
                 return
 

@@ -33,7 +33,7 @@ import logging
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -491,6 +491,6 @@ def emit_assert(lw: Lowerer, cond: Any, message_parts: list[Any], node: cst.CSTN
 
 
 def emit_print(lw: Lowerer, args: list[Any], kwargs: dict[str, Any],
-               node: cst.CSTNode) -> Node:
+               node: cst.Call) -> Node:
     """``print(*args, **kwargs)`` in the compiled code, once per call, in order."""
-    return passthrough(lw, builtins.print, args, kwargs, node)  # type: ignore[arg-type]
+    return cast(Node, passthrough(lw, builtins.print, args, kwargs, node))

@@ -234,7 +234,7 @@ def _draw_type(name: str) -> Any:
                 int(s) for s in size)
             return Type("array", dtype, shape)
         params = [v for k, v in bound.items() if k not in ("size", "dtype", "out")]
-        shapes = []
+        shapes: list[Any] = []
         for p in params:
             if isinstance(p, Node):
                 t = p.type
@@ -259,7 +259,8 @@ def _ufunc_type(fn: np.ufunc) -> Any:
     def rule(lw: Lowerer, _: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if kwargs or fn.nout != 1 or len(args) != fn.nin:
             return None
-        shapes, empties = [], []
+        shapes: list[Any] = []
+        empties: list[Any] = []
         for a in args:
             t = a.type if isinstance(a, Node) else None
             if isinstance(a, Node):

@@ -358,7 +358,7 @@ class ExpressionLowering(LowererAPI):
         got = record_attribute(cast("Lowerer", self), base, attr, e)
         if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
             return got
-        if self.built_of(base.__self__ if isinstance(base, super) else base  # type: ignore
+        if self.built_of(base.__self__ if isinstance(base, super) else base  # type: ignore[attr-defined]  # super's __self__: not in typeshed
                          ) is not None:
             return self.object_attribute(base, attr, e)
         try:
@@ -391,9 +391,9 @@ class ExpressionLowering(LowererAPI):
                 raise self.fail(f"x.{attr} is not known when compiling without example "
                                 "arguments", e, "call the gradient with arguments first")
             if attr == "ndim":
-                return len(t.shape)  # type: ignore[arg-type]
+                return len(t.shape)  # type: ignore[arg-type]  # not None: refused above
             if attr == "size":
-                return math.prod(t.shape)  # type: ignore[arg-type]
+                return math.prod(t.shape)  # type: ignore[arg-type]  # not None: refused above
             return np.dtype(t.dtype)
         if attr == "real":
             # a view in NumPy: another object

@@ -114,7 +114,8 @@ def lower(lw: Lowerer, factory: Any, args: list[Any], kwargs: dict[str, Any],
         yield_node.value if yield_node.value is not None else cst.Name("None"))])
     synthesize(marker, yield_node)
     synthesize(marker.func, yield_node)
-    node = _replace(parsed.node, yield_stmt, marker)  # type: ignore[arg-type]
+    assert isinstance(parsed.node, cst.FunctionDef)  # (a generator function's def)
+    node = _replace(parsed.node, yield_stmt, marker)
     body = ParsedFunction(parsed.name, node, parsed.module, parsed.defaults, parsed.layout,
                           parsed.fixed)
     ctx = _Context(marker, run_body, lw.fn, scope, lw.region_depth, lw.b, yield_node)

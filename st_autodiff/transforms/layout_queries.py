@@ -207,7 +207,7 @@ def _order_facts(lw: Lowerer, x: Node, order: str, e: cst.CSTNode, what: str
         order = "F" if fact(lw, x, "f", e, what) and not fact(lw, x, "c", e, what) else "C"
     if order == "K":
         got = layout.infer(x, "k", _leaf(lw))
-        order = got if got in ("C", "F") else None  # type: ignore[assignment]  # unknown
+        order = got if got in ("C", "F") else None  # type: ignore[assignment]  # None: layout unknown
     facts: dict[str, Any] = {"w": True, "a": True}
     if order is not None:
         simple = x.type is not None and x.type.shape is not None and (

@@ -120,7 +120,7 @@ def _linspace(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if not isinstance(start, Node) and not isinstance(stop, Node):
         from .static_calls import fresh  # noqa: PLC0415
 
-        return fresh(lw, np.linspace(start, stop, num, endpoint=endpoint,  # type: ignore[call-overload]
+        return fresh(lw, np.linspace(start, stop, num, endpoint=endpoint,  # type: ignore[call-overload]  # retstep not a literal
                                      retstep=bool(static["retstep"]),
                                      dtype=static["dtype"]), e)
     y = lw.call(fn, [start, stop, num if endpoint else num + 1], {}, e)

@@ -148,7 +148,7 @@ class ObjectLowering(LowererAPI):
             raise self.fail(f"{cls.__qualname__}() {exc}", e, kind=CompileError) from None
         init_vars: list[Any] = []
         for f in _all_fields(cls):
-            if f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
+            if f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]  # dataclasses internals
                 continue
             if f.init and f.name in bound.arguments:
                 value = bound.arguments[f.name]
@@ -161,7 +161,7 @@ class ObjectLowering(LowererAPI):
             else:
                 raise self.fail(f"{cls.__qualname__}() missing argument {f.name!r}", e,
                                 kind=CompileError)
-            if f._field_type is dataclasses._FIELD_INITVAR:  # type: ignore[attr-defined]
+            if f._field_type is dataclasses._FIELD_INITVAR:  # type: ignore[attr-defined]  # dataclasses internals
                 init_vars.append(value)
             else:
                 self.set_attribute(obj, f.name, value, e, through_setter=False)
@@ -177,7 +177,7 @@ class ObjectLowering(LowererAPI):
     def object_attribute(self, base: Any, attr: str, e: cst.CSTNode) -> Any:
         """``base.attr`` where ``base`` is a built instance or ``super()`` over one."""
         if isinstance(base, super):
-            obj, start = base.__self__, base.__thisclass__  # type: ignore[attr-defined]
+            obj, start = base.__self__, base.__thisclass__  # type: ignore[attr-defined]  # not in typeshed
         else:
             obj, start = base, None
         rec = self.built_of(obj)
@@ -398,8 +398,9 @@ def _made_by_c(cls: type) -> bool:
     or ``__init__``, a metaclass ``__call__``, a custom ``__setattr__``)."""
     init = _class_lookup(cls, "__init__")
     python_init = isinstance(init, types.FunctionType) or init is object.__init__
-    return type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__ or \
-        not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls)
+    return (type(cls).__call__ is not type.__call__
+            or cls.__new__ is not object.__new__  # type: ignore[comparison-overlap]  # slot functions compared by identity
+            or not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls))
 
 
 def plain_namedtuple(cls: type) -> bool:
@@ -495,4 +496,4 @@ def _generated(init: Any) -> bool:
 
 def _all_fields(cls: type) -> list[Any]:
     """Every field of a dataclass, ``InitVar`` pseudo-fields included, in order."""
-    return list(getattr(cls, dataclasses._FIELDS).values())  # type: ignore[attr-defined]
+    return list(getattr(cls, dataclasses._FIELDS).values())  # type: ignore[attr-defined]  # dataclasses internals

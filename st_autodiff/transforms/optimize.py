@@ -9,6 +9,7 @@ when every reader is elementwise and already has an operand of shape ``s``.  Wit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..ir.abstract import Abstract, NotKnown, evaluate
@@ -96,7 +97,7 @@ def _strip_neg(m: Node, uses: dict[int, int]) -> Node | None:
     return None
 
 
-def _factor(a: Node, b: Node, uses: dict[int, int]) -> Any:
+def _factor(a: Node, b: Node, uses: dict[int, int]) -> Callable[[Node], Node] | None:
     """``s*p + s*q -> s*(p + q)`` and ``(-s)*p + s*q -> s*(q - p)`` for one scalar ``s``:
     one multiplication of whole arrays instead of two (the adjoint of a sum of terms)."""
     if a.op is not Op.MUL or b.op is not Op.MUL or uses.get(a.id, 0) > 1 or \

@@ -496,7 +496,8 @@ def region_vjp(em: Emitter, n: Node, info: RegionAdjoint, got: dict[int, Node], 
         seeds = [got[k] if k in got else zeros(item(n, k)) for k in info.seeded]
         res = [item(n, k) for k in info.stacked]
         needed = [n.inputs[k] for k in info.passed]
-        then, orelse = info.bwd  # type: ignore[misc]
+        assert isinstance(info.bwd, tuple)  # (an if's two reverse branches)
+        then, orelse = info.bwd
         r = b.emit(Op.IF, [n.inputs[0], *seeds, *res, *needed],
                    {"then": then, "orelse": orelse}, loc=n.loc, role="IfBackward0")
         return [(n.inputs[k], item(r, j)) for j, k in enumerate(info.active_in)]

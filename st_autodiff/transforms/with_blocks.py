@@ -188,8 +188,8 @@ def _suppressed(lw: Lowerer, args: list[Any], e: cst.CSTNode) -> tuple[type, ...
 
 
 def _refused(lw: Lowerer, name: str, e: cst.CSTNode, hint: str | None = None
-             ) -> UnsupportedSyntaxError:
-    return lw.fail(f"with blocks over {name} are not supported: the compiler keeps "  # type: ignore[return-value]
+             ) -> CompileError:
+    return lw.fail(f"with blocks over {name} are not supported: the compiler keeps "
                    "np.errstate and warnings.catch_warnings in the compiled code, and reads "
                    "managers written in Python", e, hint or "use one of those, or move the "
                    "with block out of the function", kind=UnsupportedSyntaxError)
