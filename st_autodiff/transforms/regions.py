@@ -139,7 +139,7 @@ def _n_outputs(m: Node) -> int:
 
 def _is_trips(item: Node) -> bool:
     region = item.inputs[0]
-    return bool(item.param("index") == _trips_index(region))
+    return cast(bool, item.param("index") == _trips_index(region))
 
 
 def _trips_index(region: Node) -> int:
