@@ -10,7 +10,7 @@ The message reads like a compiler diagnostic::
 
 from __future__ import annotations
 
-from .ir.graph import Loc
+from .ir.graph import GraphBuilder, Loc
 
 
 class StAutodiffError(Exception):
@@ -71,6 +71,8 @@ class StaticRaiseError(CompileError):
     or a failed ``assert`` reached for these argument types, shapes and static values, or
     static evaluation failing as Python would (``TABLE[name]`` without the key).
     ``exception`` is the exception Python raises there."""
+
+    builder: GraphBuilder  # set by transforms.static_stmts: the graph it was raised in
 
     def __init__(self, exception: BaseException, loc: Loc | None = None,
                  hint: str | None = None, message: str | None = None) -> None:

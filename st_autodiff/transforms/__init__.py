@@ -70,7 +70,8 @@ class Compiled:
     bwd: Callable[..., Any] | None = None  # split mode: (*residuals, out_bar) -> gradients
     out_tree: Any = None  # what the function returns (a ``trees`` spec over its outputs)
     guards: Any = None  # what lowering read from outside the arguments (guards.Guards)
-    same_args: tuple = ()  # `a is b` between arguments: (i, j, answer), checked per call
+    # `a is b` between arguments: (i, j, answer), checked per call
+    same_args: tuple[tuple[int, int, bool], ...] = ()
 
 
 def compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer], Any],
@@ -211,6 +212,7 @@ def _check_request(graph: Graph, parsed: ParsedFunction, req: Request,
     scalar = t is None or t.is_scalar or (  # an unknown shape (sum of a list empty for
         t.shape is None and np.ndim(values.get(out, 0.0)) == 0)  # the example): its value
     if req.mode != "vjp" and not scalar:
+        assert t is not None  # (an unknown type counts as scalar)
         raise NonScalarOutputError(
             f"grad needs a scalar output, but {parsed.name}() returns an array of shape "
             f"{t.shape}", out.loc or parsed.loc(parsed.node),

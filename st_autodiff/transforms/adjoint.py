@@ -15,7 +15,8 @@ are materialised only for a gradient that is returned.  The adjoint of a named v
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -107,7 +108,7 @@ class Emitter:
     def emit(self, op: Op, *inputs: Any) -> Var:
         return self.emit_params(op, list(inputs), {})
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Callable[..., Var]:
         try:
             op = Op(name)
         except ValueError:
@@ -184,6 +185,7 @@ class Emitter:
         for sub, outs in made:
             for n in union:
                 sub.capture(n)
+            assert sub.captures is not None  # (a body's builder)
             own = [a for a in sub.args if a not in set(sub.captures.values())]
             sub.args = own + [sub.captures[n] for n in union]
             graphs.append(sub.finish(outs))
@@ -379,7 +381,7 @@ def _ones_like(value: Any) -> Any:
     return np.ones_like(value) if hasattr(value, "shape") else 1.0
 
 
-def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:
+def item_node(b: GraphBuilder, graph: Graph, n: Node, i: int) -> Node:
     """The node reading part ``i`` of the tuple-valued ``n`` (made if the graph has none)."""
     for m in graph.nodes:
         if m.op is Op.ITEM and m.inputs[0] is n and m.param("index") == i:
@@ -388,7 +390,7 @@ def item_node(b: GraphBuilder, graph: Any, n: Node, i: int) -> Node:
     return b.emit(Op.ITEM, [n], {"index": i}, loc=n.loc, type=out_type[i] if out_type else None)
 
 
-def _tuple_adjoint(em: Emitter, n: Node, got: dict[int, Node], graph: Any) -> tuple:
+def _tuple_adjoint(em: Emitter, n: Node, got: dict[int, Node], graph: Any) -> tuple[Any, ...]:
     count = max(max(got) + 1, n_items(n) or 0)  # a user's rule gets every item's adjoint
     for m in graph.nodes:
         if m.op is Op.ITEM and m.inputs[0] is n:
@@ -423,7 +425,7 @@ def _may_broadcast(n: Node, g: Node, x: Node) -> bool:
     """Whether ``g`` may need summing down to ``x``'s shape (always checked when known)."""
     known = g.type is not None and x.type is not None and None not in (g.type.shape,
                                                                        x.type.shape)
-    return g.type.shape != x.type.shape if known else n.op in _BROADCASTING  # type: ignore
+    return g.type.shape != x.type.shape if known else n.op in _BROADCASTING  # type: ignore[union-attr]  # known: both set
 
 
 def _unbroadcast(em: Emitter, g: Node, x: Node) -> Node:
@@ -488,7 +490,7 @@ def _final_gradient(em: Emitter, x: Node, g: Node | None, values: dict[Node, Any
                 g = em.getitem(g, index=()).node
         elif unsure:
             g = em.astype(em.asarray(g), dtype=t.dtype, copy=False).node
-        elif g.type.dtype != t.dtype and t.dtype is not None:
+        elif cast(Type, g.type).dtype != t.dtype and t.dtype is not None:  # (g.type known)
             g = em.astype(g, dtype=t.dtype).node
     if g.name is None:
         g = b.rename(g, (x.name or "x") + "_bar")

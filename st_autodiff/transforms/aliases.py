@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
 def _state(lw: Any) -> dict[str, Any]:
     """The per-lowering alias state (made on first use: the mixin has no ``__init__``)."""
-    st = lw.__dict__.get("_alias_state")
+    st: dict[str, Any] | None = lw.__dict__.get("_alias_state")
     if st is None:
         st = lw.__dict__["_alias_state"] = {"pending": [], "objects": [], "same": set(),
                                             "superseded": {}}
@@ -152,7 +152,7 @@ def _same_array(lw: Any, v: Node, written: Node, same: set[NodeKey]) -> bool:
 def same_object_source(lw: Any, n: Node) -> Node | None:
     """The array ``n`` is the very object of (``np.asarray(x)`` of an ndarray, recorded by
     ``identity.same_object``), for ``writes._parents``; None for other nodes."""
-    roots = lw.__dict__.get("identity_roots")
+    roots: dict[Node, Node] | None = lw.__dict__.get("identity_roots")
     if not roots:
         return None
     current = getattr(lw.b, "_current", lambda m: m)

@@ -17,7 +17,7 @@ refuses both when anything else holds the list.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -25,6 +25,11 @@ from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Loc, Node
 from ..ir.ops import Op
 from .scope import Closure, Scope, scope_chain
+
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 #: ``(id, op, inputs, params, loc)`` identifies a node across ``rename`` (which replaces a
 #: node by a renamed copy sharing its inputs and params) and across region builders
@@ -36,7 +41,7 @@ def _key(n: Node) -> NodeKey:
     return (n.id, n.op, id(n.inputs), id(n.params), n.loc)
 
 
-class LoopAliasing:
+class LoopAliasing(LowererAPI):
     """The cross-iteration half of ``writes.WriteLowering``, and the check that a list
     changed in place has no other holder (see the module docstring)."""
 

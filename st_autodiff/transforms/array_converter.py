@@ -27,7 +27,10 @@ from typing import Any
 import numpy as np
 
 try:  # NumPy 2
-    from numpy._core._multiarray_umath import _array_converter as NUMPY_CONVERTER
+    from numpy._core._multiarray_umath import (  # type: ignore[import-not-found]  # no stubs
+        _array_converter,
+    )
+    NUMPY_CONVERTER: Any = _array_converter
 except ImportError:  # NumPy 1 has no such class (nothing to alias)
     NUMPY_CONVERTER = None
 
@@ -57,7 +60,8 @@ class ArrayConverter:
         """Per input, whether it was a scalar (Python or NumPy), not an array."""
         return tuple(isinstance(a, (*_PY_SCALARS, np.generic)) for a in self._inputs)
 
-    def as_arrays(self, subok: bool = True, pyscalars: str = "convert_if_no_array") -> tuple:
+    def as_arrays(self, subok: bool = True, pyscalars: str = "convert_if_no_array"
+                  ) -> tuple[Any, ...]:
         """The inputs as arrays; Python scalars kept for ``"preserve"``, and for
         ``"convert_if_no_array"`` unless every input is one."""
         if pyscalars not in ("convert", "preserve", "convert_if_no_array"):

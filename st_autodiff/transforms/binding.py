@@ -9,7 +9,7 @@ expanded where their length and keys are known when compiling).
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -18,16 +18,15 @@ from ..ir.graph import Node
 from .parse import ParsedFunction
 from .scope import Scope
 
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
-class BindingLowering:
+
+class BindingLowering(LowererAPI):
     """Argument binding for the lowerer (see the module docstring); its methods use the
     ``Lowerer``'s ``fail``, ``expr``, ``example``, ``unpack`` and ``fn_stack``."""
-
-    fn_stack: list[ParsedFunction]
-    fail: Any
-    expr: Any
-    example: Any
-    unpack: Any
 
     def bind_arguments(self, fn: ParsedFunction, args: list[Any], kwargs: dict[str, Any],
                        scope: Scope, where: cst.CSTNode | None) -> dict[str, Any]:
@@ -126,7 +125,7 @@ class BindingLowering:
         if isinstance(v, (map, filter, zip, enumerate, reversed)):
             return list(v)  # made by a pure call folded on static values (static_calls)
         if type(v).__name__ == "StaticArray":  # an array known when compiling: its items
-            return v.items()
+            return cast("list[Any]", v.items())
         if isinstance(v, Node):
             t = v.type
             if t is not None and t.kind == "array" and t.shape:
@@ -142,6 +141,7 @@ class BindingLowering:
 def mangled(code: Any, attr: str) -> str:
     """``__w`` as Python compiled it in ``code`` (``_Net__w`` in a method of ``Net``):
     the name in the code's (or its nested functions') names that mangles ``attr``."""
+    found: set[str]
     todo, found = [code], set()
     while todo:
         c = todo.pop()

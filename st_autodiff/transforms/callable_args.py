@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 import numpy as np
 
 from ..errors import CompileError, WrtError
 from ..ir.graph import Node
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 STATIC = "static"  # (the head ``specialize.STATIC`` gives a static argument's key)
 
@@ -93,7 +96,8 @@ def callable_kind(value: Any) -> Any:
     if not is_static_callable(value):
         return type(value)
     t = type(value)
-    if t is not types.MethodType and t.__eq__ is object.__eq__ and t.__hash__ is not None:
+    if t is not types.MethodType and t.__eq__ is object.__eq__ and (  # type: ignore[comparison-overlap]  # slot functions compared by identity
+            t.__hash__ is not None):
         return (STATIC, t, value)  # compared by identity, in C (the cached-call hot path)
     return (STATIC, t, CallableKey(value))
 
@@ -165,7 +169,7 @@ def _describe(value: Any) -> str:
     return f"a {kind} {name}" if isinstance(name, str) else f"a callable {kind} object"
 
 
-def call_node(lw: Any, fn: Node, e: cst.Call) -> CompileError:
+def call_node(lw: Lowerer, fn: Node, e: cst.Call) -> CompileError:
     """The located error for calling a value computed at run time (never a callable the
     compiler can see through)."""
     t = fn.type
@@ -183,7 +187,7 @@ _NOT_CALLABLE = (bool, int, float, complex, str, bytes, type(None), tuple, list,
                  np.ndarray, np.generic)
 
 
-def call_static(lw: Any, fn: Any, e: cst.Call) -> CompileError | None:
+def call_static(lw: Lowerer, fn: Any, e: cst.Call) -> CompileError | None:
     """The located error for calling a static value that is not callable (an int passed
     where a function was expected), or None."""
     if not isinstance(fn, _NOT_CALLABLE) or isinstance(fn, type):

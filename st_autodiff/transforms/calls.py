@@ -104,7 +104,7 @@ def dtype_name(value: Any) -> str | None:
     if value is None:
         return None
     try:
-        return np.dtype(value).name
+        return str(np.dtype(value).name)
     except TypeError:
         return None
 

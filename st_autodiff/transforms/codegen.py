@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -76,7 +76,7 @@ class _Writer(RegionWriter):
         self.region_text: dict[Node, str] = {}
         self.users = graph.users()
         self.outputs = set(graph.outputs)
-        self.ns = Namespace("_t", {name}) if parent is None else parent.ns
+        self.ns: Namespace = Namespace("_t", {name}) if parent is None else parent.ns
         self.names: dict[Node, str] = {}
         self.globals: dict[str, Any] = {} if parent is None else parent.globals
         self.adjoint = self._sections()
@@ -122,7 +122,7 @@ class _Writer(RegionWriter):
         no other reader: they add into that buffer in place, under one name (the name of
         the chain's last node, e.g. ``c_bar``)."""
         in_place: dict[Node, Node] = {}
-        self.acc_add: set[Node] = set()
+        self.acc_add = set()
         if self.parent is not None:  # a reverse loop's accumulators: add in place
             outs = list(self.g.outputs)
             for n in self.g.nodes:
@@ -210,7 +210,7 @@ class _Writer(RegionWriter):
         if n.op is Op.CONST:
             return self.const(n)
         if sp is Spelling.INFIX:
-            p = _PREC[info.infix]  # type: ignore[index]
+            p = _PREC[cast(str, info.infix)]  # (an infix op has its symbol)
             right_assoc = info.infix == "**"
             chains = p == _PREC["<"]  # a < b < c chains in Python: (a < b) < c must not
             left = self.ref(ins[0], p + 1 if right_assoc or chains else p)
@@ -273,7 +273,8 @@ class _Writer(RegionWriter):
                 return f"xp.asarray({self.ref(ins[0])}).{info.numpy}({', '.join(params)})", \
                     _ATOM
             return f"{self.ref(ins[0], _ATOM)}.{info.numpy}({', '.join(params)})", _ATOM
-        fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy  # type: ignore
+        assert info.numpy is not None  # (an op spelt as a call has its NumPy name)
+        fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy
         if sp is Spelling.SEQCALL:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
             return f"{fn}({', '.join([seq + ')'] + params)})", _ATOM
@@ -292,7 +293,7 @@ class _Writer(RegionWriter):
 
     def params(self, n: Node) -> list[str]:
         defaults = OP_INFO[n.op].param_defaults
-        out = []
+        out: list[str] = []
         for k, v in n.params:
             if defaults.get(k) is not REQUIRED and _equal(v, defaults.get(k)):
                 continue
@@ -303,7 +304,7 @@ class _Writer(RegionWriter):
                 out.append(f"{k}={text}")
         return out
 
-    def index(self, index: tuple, dyn: tuple[Node, ...], as_tuple: bool = False) -> str:
+    def index(self, index: tuple[Any, ...], dyn: tuple[Node, ...], as_tuple: bool = False) -> str:
         def part(e: Any, top: bool) -> str:
             if isinstance(e, tuple) and e:
                 if e[0] == "in":
@@ -414,7 +415,8 @@ class _Writer(RegionWriter):
                   returns: str) -> Generated:
         has = [a.op is Op.ARG and a.name in self.defaults for a in params]
         trailing = [all(has[k:]) for k in range(len(params))]  # Python: defaults come last
-        sig = ", ".join(self.names[a] + (f"={self.defaults[a.name]}" if trailing[k] else "")
+        sig = ", ".join(self.names[a] + (f"={self.defaults[cast(str, a.name)]}"
+                                         if trailing[k] else "")
                         for k, a in enumerate(params))
         lines = [f"def {name}({sig}):"]
         line_map: dict[int, str] = {}
@@ -437,7 +439,7 @@ class _Writer(RegionWriter):
             size = {m: len(self.expr(m)[0]) for m in inner}
             excess = len(self.statement(n)) - _WIDTH + 4  # a temporary's name costs ~4
             enough = [m for m in inner if size[m] >= excess]
-            big = min(enough, key=size.__getitem__) if enough else max(inner, key=size.get)
+            big = min(enough, key=size.__getitem__) if enough else max(inner, key=size.__getitem__)
             self.inline.discard(big)
             self.names[big] = self.ns.fresh(big.name)
             hoisted = [m for m in hoisted if m not in self._inlined_under(big)]

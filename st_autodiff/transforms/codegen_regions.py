@@ -12,17 +12,46 @@ Bodies are written by a nested writer that shares the function's names and globa
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ir.graph import Graph, Node
 from ..ir.ops import Op
 from ..ir.regions import for_layout
 from .regions import ACCUMULATE
 
+if TYPE_CHECKING:
+    from ..ir.names import Namespace
+
 _IND = "    "
 
 
-class RegionWriter:
+class _WriterAPI(Protocol):
+    """What ``RegionWriter`` uses of ``codegen._Writer`` (its base while type checking)."""
+
+    users: dict[Node, list[Node]]
+    outputs: set[Node]
+    ns: Namespace
+    names: dict[Node, str]
+    name: str
+    functional: bool
+    region_text: dict[Node, str]
+    adjoint: set[Node]
+    split: bool
+
+    def __init__(self, graph: Graph, name: str, defaults: dict[str, str],
+                 functional: bool = False, parent: Any = None,
+                 private: frozenset[Node] = frozenset()) -> None: ...
+
+    def ref(self, n: Node, prec: int = 0) -> str: ...
+
+
+if TYPE_CHECKING:
+    _WriterBase = _WriterAPI
+else:
+    _WriterBase = object  # the interface exists for the type checker only
+
+
+class RegionWriter(_WriterBase):
     """Mixed into ``codegen._Writer``."""
 
     def _items_of(self, n: Node) -> dict[int, Node]:

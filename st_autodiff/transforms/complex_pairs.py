@@ -39,7 +39,7 @@ from __future__ import annotations
 import builtins
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -200,7 +200,7 @@ def getitem(lw: Lowerer, z: Pair, parts: list[Any], e: cst.CSTNode) -> Pair:
 
 
 def _abs_table(lw: Lowerer) -> dict[Node, Pair]:
-    return lw.__dict__.setdefault("complex_abs", {})
+    return cast("dict[Node, Pair]", lw.__dict__.setdefault("complex_abs", {}))
 
 
 def _abs_parts(lw: Lowerer, v: Any) -> Pair | None:

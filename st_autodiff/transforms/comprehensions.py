@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -33,6 +33,13 @@ from .lists import TupleList
 from .loops import _Range, _Reversed, _Zip
 from .parse import synthesize
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 #: a comprehension clause with more items than this is looped over, not unrolled
 MAX_UNROLL = 256
@@ -46,7 +53,7 @@ class _Restart(Exception):
         self.level = level
 
 
-class _Items(list):
+class _Items(list[Any]):
     """The list a comprehension appends to while it is lowered (not a user's list:
     ``ExternalObjects`` does not count its appends as writes)."""
 
@@ -84,7 +91,7 @@ _DESUGARED: dict[int, tuple[cst.CSTNode, _Desugared]] = {}
 _INFO: dict[int, tuple[cst.CSTNode, cst.CSTNode, int]] = {}  # synthetic -> (comp, level)
 
 
-class ComprehensionLowering:
+class ComprehensionLowering(LowererAPI):
     """The comprehension and generator half of ``lower.Lowerer`` (module docstring)."""
 
     # --- comprehensions -----------------------------------------------------------------
@@ -125,7 +132,7 @@ class ComprehensionLowering:
         if any(f.asynchronous is not None for f in _clauses(e.for_in)):
             raise self.fail("asynchronous comprehensions cannot be differentiated", e)
         sugar = _desugar(e)
-        mark = len(self._write_log())  # type: ignore[attr-defined]
+        mark = len(self._write_log())
         state = _State()
         states = self.__dict__.setdefault("_comp_states", {})
         saved = states.get(id(e))
@@ -134,12 +141,12 @@ class ComprehensionLowering:
                 states[id(e)] = state
                 state.modes = {}
                 child = Scope(scope, None)
-                child.comprehension = e  # type: ignore[attr-defined]  (where a walrus binds)
+                child.comprehension = e  # (where a walrus binds)
                 child.vars[sugar.target] = _Items()
                 try:
-                    self.compound(sugar.loop, child)  # type: ignore[attr-defined]
+                    self.compound(sugar.loop, child)
                 except _Restart as r:
-                    del self._write_log()[mark:]  # type: ignore[attr-defined]
+                    del self._write_log()[mark:]
                     state.loop_levels.add(r.level)
                     continue
                 out = child.vars[sugar.target]
@@ -155,8 +162,8 @@ class ComprehensionLowering:
         state: _State = self.__dict__["_comp_states"][id(comp)]
         where = e.args[0].value
         it = self.expr(where, scope)
-        it = self.generator_items(it, where)  # type: ignore[attr-defined]
-        it = self.tuple_items(it, where)  # type: ignore[attr-defined]
+        it = self.generator_items(it, where)
+        it = self.tuple_items(it, where)
         items = self._static_items(it, where)
         streamable = not isinstance(it, (list, tuple)) and self._streamable(it, where)
         if items is not None and (len(items) <= MAX_UNROLL or not streamable) and (
@@ -181,7 +188,7 @@ class ComprehensionLowering:
         state: _State = self.__dict__["_comp_states"][id(comp)]
         where = e.args[0].value
         value = self.expr(where, scope)
-        cond = self.condition(value, where)  # type: ignore[attr-defined]
+        cond = self.condition(value, where)
         if not isinstance(cond, Node):
             return cond
         modes = [state.modes.get(k) for k in range(level + 1)]
@@ -201,7 +208,7 @@ class ComprehensionLowering:
             return list(it)
         if isinstance(it, (dict, set, frozenset, type({}.keys()), type({}.values()),
                            type({}.items()))):
-            if any(_runtime(v) for v in it):
+            if any(_runtime(v) for v in cast("Iterable[Any]", it)):
                 return None
             return list(it)
         if isinstance(it, _Reversed):
@@ -211,7 +218,7 @@ class ComprehensionLowering:
             parts = [self._static_items(p, where) for p in it.parts]
             if any(p is None for p in parts):
                 return None
-            return list(zip(*parts))  # type: ignore[misc]
+            return list(zip(*parts))
         if isinstance(it, _Range) or isinstance(it, TupleList):
             return None
         if isinstance(it, Node):
@@ -231,7 +238,7 @@ class ComprehensionLowering:
         if isinstance(it, (dict, set, frozenset, str)):
             return False
         try:
-            return self.streams(it, where) is not None  # type: ignore[attr-defined]
+            return self.streams(it, where) is not None
         except CompileError:
             return False
 
@@ -261,7 +268,7 @@ class ComprehensionLowering:
                                     kind=CompileError)
             acc = items[0]
             for v in items[1:]:
-                acc = self.call(fn, [acc, v], {}, e)  # type: ignore[attr-defined]
+                acc = self.call(fn, [acc, v], {}, e)
             return acc
         if fn is builtins.dict and len(args) == 1 and not kwargs and isinstance(
                 args[0], (list, tuple)) and _runtime(args[0]) and all(
@@ -271,7 +278,7 @@ class ComprehensionLowering:
                 isinstance(args[0], (list, tuple)) and _runtime(args[0]):
             out: Any = fn is builtins.all  # any([]) is False, all([]) is True
             for v in args[0]:  # Python's truth value of each item, combined
-                c = self.condition(v, e)  # type: ignore[attr-defined]
+                c = self.condition(v, e)
                 out = self.logical(Op.LOGICAL_AND if fn is builtins.all else Op.LOGICAL_OR,
                                    out, c, e) if isinstance(c, Node) or isinstance(
                     out, Node) else (out and c if fn is builtins.all else out or c)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -47,6 +47,9 @@ from .scope import (
     visible_name,
 )
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 _LIST_KERNELS = {op.value: op for op in (
     Op.LIST_ZEROS, Op.LIST_ADD, Op.LIST_SUM, Op.LIST_UNSTACK, Op.LIST_INDEX_ADD,
     Op.LIST_GATHER, Op.LIST_UNGATHER, Op.LIST_SPLIT_LIKE)}
@@ -71,7 +74,7 @@ class ControlLowering(LoopLowering, ListLowering):
             if isinstance(state, Node):
                 rest = stmts[k + 1:]
                 if rest:
-                    self.guarded(state, lambda sc, rest=rest: self.run_stmts(rest, sc),
+                    self.guarded(state, lambda sc, rest=rest: self.run_stmts(rest, sc),  # type: ignore[misc]  # lambda with defaults
                                  scope, stmt)
                 return
 
@@ -123,11 +126,11 @@ class ControlLowering(LoopLowering, ListLowering):
         elif isinstance(stmt, cst.With):
             from .with_blocks import with_statement  # noqa: PLC0415  (it lowers the body)
 
-            with_statement(self, stmt, scope)  # type: ignore[arg-type]
+            with_statement(cast("Lowerer", self), stmt, scope)
         elif isinstance(stmt, _WhileGuard):
             self.statement(stmt, scope)
         elif isinstance(stmt, (cst.Try, cst.TryStar, cst.ClassDef)):
-            static_stmts.statement(self, stmt, scope)
+            static_stmts.statement(cast("Lowerer", self), stmt, scope)
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self.statement(small, scope)
@@ -156,7 +159,8 @@ class ControlLowering(LoopLowering, ListLowering):
         view = self.dict_view(fn, args, kwargs, e)  # comprehensions.py: d.items() of a static d
         if view is not NotImplemented:
             return view
-        done = small_ops.iterator_call(self, fn, args, kwargs, e)  # iter/next, sets
+        done = small_ops.iterator_call(cast("Lowerer", self), fn, args, kwargs,
+                                       e)  # iter/next, sets
         if done is not NotImplemented:
             return done
         owner = getattr(fn, "__self__", None)
@@ -266,7 +270,8 @@ class ControlLowering(LoopLowering, ListLowering):
 
     def if_statement(self, stmt: cst.If, scope: Scope) -> None:
         cond = self.condition(self.expr(stmt.test, scope), stmt.test)
-        cond = static_conditions.fold(self, cond, stmt.test)  # constants only: decided now
+        # constants only: decided now
+        cond = static_conditions.fold(cast("Lowerer", self), cond, stmt.test)
         orelse = stmt.orelse
         if isinstance(orelse, cst.If):
             other: Any = [orelse]
@@ -315,7 +320,7 @@ class ControlLowering(LoopLowering, ListLowering):
             results.append((sub, vars_))
         raised = [v.pop(RAISED, False) for _, v in results]
         if all(raised):
-            scope.raised = True  # type: ignore[attr-defined]  (every way on raises)
+            scope.raised = True  # (every way on raises)
         elif any(raised):  # the join is the other branch's state: the raising one stops
             _stop(results[raised.index(True)][1], results[raised.index(False)][1], before)
         names = sorted({k for _, v in results for k in v
@@ -338,8 +343,8 @@ class ControlLowering(LoopLowering, ListLowering):
                 continue
             items = _list_items(k, a, b)
             if items is not None:  # lists of values (a returned list): one output per item
-                for side, lst in enumerate(items):
-                    results[side][1][k] = lst
+                for pos, lst in enumerate(items):
+                    results[pos][1][k] = lst
                 for i, (x, y) in enumerate(zip(*items)):
                     if not _same(x, y):
                         outs.append((k, i))
@@ -406,8 +411,8 @@ class ControlLowering(LoopLowering, ListLowering):
                          where)
         for name in dict_names:  # the branches worked on copies: start from one side's
             scope.vars[name] = type(results[0][1][name])(results[0][1][name])
-        for k, name in enumerate(outs):
-            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=self.loc(where))
+        for pos, name in enumerate(outs):
+            item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=self.loc(where))
             if not isinstance(name, str):
                 dname, key = name
                 scope.vars[dname][key] = item if isinstance(key, int) else \
@@ -416,7 +421,7 @@ class ControlLowering(LoopLowering, ListLowering):
             visible = visible_name(name)
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
             if any(self.may_be_none(v.get(name, MISSING)) for _, v in results):
-                self.maybe_none.add(scope.vars[name])  # type: ignore[attr-defined]
+                self.maybe_none.add(scope.vars[name])
 
     def may_be_none(self, v: Any) -> bool:
         """Whether ``v`` (a value a path leaves in a name) is, or may be, ``None`` when
@@ -425,7 +430,7 @@ class ControlLowering(LoopLowering, ListLowering):
         if v is None or v is MISSING:
             return True
         return isinstance(v, Node) and (v.type is not None and v.type.kind == "none" or
-                                        v in self.maybe_none)  # type: ignore[attr-defined]
+                                        v in self.maybe_none)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
                   fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:
@@ -468,13 +473,14 @@ class ControlLowering(LoopLowering, ListLowering):
         aliases.check_outputs(self, sub, outputs)
         for n in args:
             sub.capture(n)
+        assert sub.captures is not None  # (a body's builder)
         own = [a for a in sub.args if a not in set(sub.captures.values())]
         sub.args = own + [sub.captures[n] for n in args]
         graph = sub.finish(outputs)
         scalar_kinds.note_finished(self, sub, graph)  # its marks of unknown kind, kept
         return graph
 
-def _list_items(k: str, a: Any, b: Any) -> tuple[list, list] | None:
+def _list_items(k: str, a: Any, b: Any) -> tuple[list[Any], list[Any]] | None:
     """The items of two returned lists of values (no containers) of one length, which an
     ``if`` merges item by item; the return value of a branch that did not return is a
     list of None (read only where the other branch returned).  None for anything else,
@@ -503,6 +509,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (list, dict)) and type(a) is type(b) and len(a) == len(b):
         # each branch works on its own copy: unchanged means the same items
         if isinstance(a, dict):
+            assert isinstance(b, dict)  # (of a's type)
             return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
         return all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, Node) or isinstance(b, Node):

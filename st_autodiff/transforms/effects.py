@@ -33,7 +33,7 @@ import logging
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -134,6 +134,7 @@ def call_method(lw: Lowerer, m: OpaqueMethod, args: list[Any], kwargs: dict[str,
     member = getattr(cls, m.name, None) if cls is not None else None
     kind = None
     if member is not None:
+        assert cls is not None
         reg = _registered(member)
         if reg is not None:
             kind = Kind(f"{cls.__name__}.{m.name}", True, bool(reg.mutates), reg.out_type,
@@ -389,8 +390,7 @@ def no_rule(n: Node, forward: bool = False) -> NoRuleError:
 def _register_rules() -> None:
     """``opaque_call`` has no derivative: its rules raise the located error (they run
     only for active nodes; forward mode skips the calls the outputs do not read)."""
-    from ..derivatives import RULES  # noqa: PLC0415
-    from ..derivatives.jvp import JVP_RULES  # noqa: PLC0415
+    from ..derivatives import JVP_RULES, RULES  # noqa: PLC0415  (filled by derivatives.jvp)
 
     def vjp(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> Any:
         raise no_rule(ops.current)
@@ -491,6 +491,6 @@ def emit_assert(lw: Lowerer, cond: Any, message_parts: list[Any], node: cst.CSTN
 
 
 def emit_print(lw: Lowerer, args: list[Any], kwargs: dict[str, Any],
-               node: cst.CSTNode) -> Node:
+               node: cst.Call) -> Node:
     """``print(*args, **kwargs)`` in the compiled code, once per call, in order."""
-    return passthrough(lw, builtins.print, args, kwargs, node)  # type: ignore[arg-type]
+    return cast(Node, passthrough(lw, builtins.print, args, kwargs, node))

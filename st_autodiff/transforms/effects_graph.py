@@ -64,8 +64,9 @@ def primal_index(n: Node, r: Node, k: int) -> int:
     first, then their stacks after the carried tangents, then the trip count."""
     if n.op is Op.IF:
         return k
-    n_carry, n_ys = n.param("n_carry"), n.param("n_ys")
-    carry_all = r.param("n_carry")
+    n_carry: int = n.param("n_carry")
+    n_ys: int = n.param("n_ys")
+    carry_all: int = r.param("n_carry")
     if k < n_carry:
         return k
     if k < n_carry + n_ys:

@@ -218,6 +218,7 @@ def _draw_type(name: str) -> Any:
             if not args:
                 return Type("float", "float64", ())
             return Type("array", dtype, tuple(int(a) for a in args))
+        bound: dict[str, Any] | None
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs).arguments
         except (TypeError, ValueError):
@@ -233,7 +234,7 @@ def _draw_type(name: str) -> Any:
                 int(s) for s in size)
             return Type("array", dtype, shape)
         params = [v for k, v in bound.items() if k not in ("size", "dtype", "out")]
-        shapes = []
+        shapes: list[Any] = []
         for p in params:
             if isinstance(p, Node):
                 t = p.type
@@ -258,7 +259,8 @@ def _ufunc_type(fn: np.ufunc) -> Any:
     def rule(lw: Lowerer, _: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if kwargs or fn.nout != 1 or len(args) != fn.nin:
             return None
-        shapes, empties = [], []
+        shapes: list[Any] = []
+        empties: list[Any] = []
         for a in args:
             t = a.type if isinstance(a, Node) else None
             if isinstance(a, Node):
@@ -279,7 +281,8 @@ def _ufunc_type(fn: np.ufunc) -> Any:
             shape = np.broadcast_shapes(*shapes)
         except Exception:  # noqa: BLE001  (no loop for these dtypes: type unknown)
             return None
-        if shape == () and all(isinstance(a, Node) and a.type.kind == "float" or
+        if shape == () and all(isinstance(a, Node) and a.type is not None and
+                               a.type.kind == "float" or
                                isinstance(a, float) for a in args):
             return Type("array", dtype, ())  # a NumPy scalar
         return Type("array", dtype, shape)
@@ -290,7 +293,7 @@ def _ufunc_type(fn: np.ufunc) -> Any:
 # --- runtime formatting, raise and assert ------------------------------------------------
 
 
-def format_parts(template: tuple, *values: Any) -> str:
+def format_parts(template: tuple[Any, ...], *values: Any) -> str:
     """An f-string at run time: ``template`` holds literal text and, for each value,
     ``(conversion, format_spec)``, as Python's f-string would apply them."""
     out, it = [], iter(values)
@@ -301,7 +304,8 @@ def format_parts(template: tuple, *values: Any) -> str:
         conversion, spec = piece
         v = next(it)
         if conversion is not None:
-            v = {"r": repr, "s": str, "a": ascii}[conversion](v)
+            convert: dict[str, Callable[[Any], str]] = {"r": repr, "s": str, "a": ascii}
+            v = convert[conversion](v)
         out.append(format(v, spec))
     return "".join(out)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -50,6 +50,12 @@ from .star import literal_items
 from .static_format import equals_string, string_binary
 from .static_stmts import static_exception
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
+
 _BINARY = {
     cst.Add: Op.ADD, cst.Subtract: Op.SUB, cst.Multiply: Op.MUL, cst.Divide: Op.DIV,
     cst.Power: Op.POW, cst.Modulo: Op.MOD, cst.FloorDivide: Op.FLOORDIV,
@@ -70,7 +76,7 @@ _SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", 
                     "__array__"}
 
 
-class ExpressionLowering:
+class ExpressionLowering(LowererAPI):
     """The expression half of ``lower.Lowerer`` (see the module docstring)."""
 
 
@@ -92,7 +98,7 @@ class ExpressionLowering:
                             "compiling", e, "give it the same value on both sides, or "
                             "compute it from static values only")
         if isinstance(value, Deleted):
-            raise small_ops.deleted_read(self, e, value)
+            raise small_ops.deleted_read(cast("Lowerer", self), e, value)
         return value
 
     expr_Name = name
@@ -107,16 +113,17 @@ class ExpressionLowering:
         return e.evaluated_value
 
     def expr_FormattedString(self, e: cst.FormattedString, scope: Scope) -> Any:
-        if static_format.lenient(self):  # the message of a raise certain to happen
-            return static_format.formatted_string(self, e, scope)
-        return effects.formatted_string(self, e, scope)  # static: a str; else a node
+        if static_format.lenient(cast("Lowerer", self)):  # the message of a raise certain to happen
+            return static_format.formatted_string(cast("Lowerer", self), e, scope)
+        # static: a str; else a node
+        return effects.formatted_string(cast("Lowerer", self), e, scope)
 
     def expr_Ellipsis(self, e: cst.Ellipsis, scope: Scope) -> Any:
         return Ellipsis
 
     def expr_Imaginary(self, e: cst.Imaginary, scope: Scope) -> Any:
         # static while it meets static values only: to_node refuses it at the literal
-        return static_numpy.complex_literal(self, e)
+        return static_numpy.complex_literal(cast("Lowerer", self), e)
 
     def expr_Dict(self, e: cst.Dict, scope: Scope) -> Any:
         out: dict[Any, Any] = {}
@@ -162,8 +169,8 @@ class ExpressionLowering:
             return self.expr(e.body if cond else e.orelse, scope)
         # Python's truth value (a list's length; an array must have one element), never
         # NumPy's elementwise choice
-        cond = self.condition(cond, e.test)  # type: ignore[attr-defined]
-        cond = static_conditions.fold(self, cond, e.test)  # type: ignore[arg-type]
+        cond = self.condition(cond, e.test)
+        cond = static_conditions.fold(cast("Lowerer", self), cond, e.test)
         if not isinstance(cond, Node):
             return self.expr(e.body if cond else e.orelse, scope)
         # a branch, as Python runs it: only the side taken is computed, so the other
@@ -176,7 +183,7 @@ class ExpressionLowering:
                 sc.vars[key] = self.expr(branch, sc)
             return fn
 
-        self.branch(cond, side(e.body), side(e.orelse), scope, e)  # type: ignore[attr-defined]
+        self.branch(cond, side(e.body), side(e.orelse), scope, e)
         return scope.vars.pop(key)
 
     def expr_BinaryOperation(self, e: cst.BinaryOperation, scope: Scope) -> Any:
@@ -185,31 +192,32 @@ class ExpressionLowering:
         if logical is not None:
             return self.logical(logical, self.expr(e.left, scope), self.expr(e.right, scope), e)
         if op is None:
-            shifted = small_ops.binary_shift(self, e, scope)  # type: ignore[arg-type]
+            shifted = small_ops.binary_shift(cast("Lowerer", self), e, scope)
             if shifted is not None:
                 return shifted
             raise self.fail(f"the operator {type(e.operator).__name__} is not supported", e)
         return self.binary(op, self.expr(e.left, scope), self.expr(e.right, scope), e)
 
     def binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
-        paired = complex_pairs.binary(self, op, a, b, where)  # fft family: spectra
+        paired = complex_pairs.binary(cast("Lowerer", self), op, a, b, where)  # fft family: spectra
         if paired is not NotImplemented:
             return paired
         if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
-            folded = static_numpy.binary(self, op, a, b, where)  # type: ignore[arg-type]
+            folded = static_numpy.binary(cast("Lowerer", self), op, a, b, where)
             if folded is not None:
                 return folded
-            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
+            a, b = (static_numpy.materialize_all(cast("Lowerer", self), v, where) for v in (a, b))
         if _sequence(a) or _sequence(b):
             value = self.sequence_binary(op, a, b, where)
             if value is not None:
                 return value
         if isinstance(b, str) and isinstance(a, Node) and op in (Op.EQ, Op.NE):
-            answer = equals_string(self, a, op is Op.NE, where)  # x == 'text': by type
+            # x == 'text': by type
+            answer = equals_string(cast("Lowerer", self), a, op is Op.NE, where)
             if answer is not None:
                 return answer
         if isinstance(a, str) or isinstance(b, str) and not isinstance(a, Node):
-            return string_binary(self, op, a, b, where)
+            return string_binary(cast("Lowerer", self), op, a, b, where)
         done = object_binary(self, op, a, b, where)  # p + q of objects built here
         if done is not NOT_OBJECTS:
             return done
@@ -217,7 +225,7 @@ class ExpressionLowering:
             try:
                 return run(op, np, (a, b), {})
             except Exception as exc:
-                raise static_exception(self, exc, where) from None
+                raise static_exception(cast("Lowerer", self), exc, where) from None
         return self.emit(op, [a, b], None, where)
 
     def sequence_binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
@@ -248,12 +256,12 @@ class ExpressionLowering:
     def expr_UnaryOperation(self, e: cst.UnaryOperation, scope: Scope) -> Any:
         v = self.expr(e.expression, scope)
         if isinstance(v, complex_pairs.Pair):  # fft family: -z of a spectrum
-            return complex_pairs.unary(self, _UNARY_WORDS[type(e.operator)], v, e)
+            return complex_pairs.unary(cast("Lowerer", self), _UNARY_WORDS[type(e.operator)], v, e)
         if isinstance(v, static_numpy.StaticArray):
             word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
-            return static_numpy.unary(self, word[type(e.operator)], v, e)  # type: ignore
+            return static_numpy.unary(cast("Lowerer", self), word[type(e.operator)], v, e)
         word = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
-        done = object_unary(self, word[type(e.operator)], v, e)  # type: ignore[index]
+        done = object_unary(self, word[type(e.operator)], v, e)
         if done is not NOT_OBJECTS:
             return done
         if isinstance(e.operator, cst.Not):
@@ -281,7 +289,7 @@ class ExpressionLowering:
             if op is None:  # in, not in, is, is not: static (or a located refusal)
                 word = {cst.Is: "is", cst.IsNot: "is not", cst.In: "in",
                         cst.NotIn: "not in"}[type(target.operator)]
-                part = static_calls.compare(self, word, left, right, e)  # type: ignore
+                part = static_calls.compare(cast("Lowerer", self), word, left, right, e)
             else:
                 part = self.binary(op, left, right, e)
             result = part if result is None else unknown(  # (Python's and: an operand)
@@ -292,12 +300,12 @@ class ExpressionLowering:
     def logical(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
         """``a & b`` (``|``, ``^``): Python semantics on constants, logical ops on masks."""
         if isinstance(a, static_numpy.StaticArray) or isinstance(b, static_numpy.StaticArray):
-            folded = static_numpy.bitwise(self, op, a, b, where)  # type: ignore[arg-type]
+            folded = static_numpy.bitwise(cast("Lowerer", self), op, a, b, where)
             if folded is not None:
                 return folded
-            a, b = (static_numpy.materialize_all(self, v, where) for v in (a, b))  # type: ignore
+            a, b = (static_numpy.materialize_all(cast("Lowerer", self), v, where) for v in (a, b))
         if not isinstance(a, Node) and not isinstance(b, Node):
-            fn = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
+            fn: Callable[[], Any] = {Op.LOGICAL_AND: lambda: a & b, Op.LOGICAL_OR: lambda: a | b,
                   Op.LOGICAL_XOR: lambda: a ^ b}[op]
             return fn()
         for v in (a, b):
@@ -344,33 +352,35 @@ class ExpressionLowering:
         if isinstance(base, Node):
             return self.array_attribute(base, attr, e)
         if isinstance(base, complex_pairs.Pair):  # fft family: z.real of a spectrum
-            return complex_pairs.attribute(self, base, attr, e)
+            return complex_pairs.attribute(cast("Lowerer", self), base, attr, e)
         if isinstance(base, static_numpy.StaticArray):
-            return static_numpy_calls.attribute(self, base, attr, e)  # type: ignore[arg-type]
-        got = record_attribute(self, base, attr, e)  # type: ignore[arg-type]
+            return static_numpy_calls.attribute(cast("Lowerer", self), base, attr, e)
+        got = record_attribute(cast("Lowerer", self), base, attr, e)
         if got is not NOT_HANDLED:  # a property of a NamedTuple/dataclass argument
             return got
-        if self.built_of(base.__self__ if isinstance(base, super) else base  # type: ignore
+        if self.built_of(base.__self__ if isinstance(base, super) else base  # type: ignore[attr-defined]  # super's __self__: not in typeshed
                          ) is not None:
-            return self.object_attribute(base, attr, e)  # type: ignore[attr-defined]
+            return self.object_attribute(base, attr, e)
         try:
-            return self.static_attribute(base, attr)  # type: ignore[attr-defined]
+            return self.static_attribute(base, attr)
         except AttributeError:
             owner = getattr(base, "__name__", None) if isinstance(base, types.ModuleType) \
                 else None
             what = f"module {owner!r}" if owner else f"{type(base).__name__} object"
-            raise static_exception(self, AttributeError(f"{what} has no attribute {attr!r}"),
+            raise static_exception(cast("Lowerer", self),
+                                   AttributeError(f"{what} has no attribute {attr!r}"),
                                    e) from None
 
     def array_attribute(self, x: Node, attr: str, e: cst.CSTNode) -> Any:
-        kind_calls.python_attribute(self, x, attr, e)  # s.dtype of a Python float
+        kind_calls.python_attribute(cast("Lowerer", self), x, attr, e)  # s.dtype of a Python float
         t = x.type
         if t is not None and t.kind == "object":  # an opaque object: its methods run as-is
-            return effects.object_attribute(self, x, attr, e)
+            return effects.object_attribute(cast("Lowerer", self), x, attr, e)
         if attr == "T":
             return self.emit(Op.TRANSPOSE, [x], None, e)
         if attr in ("ndim", "size", "shape") and (t is None or t.shape is None or None in t.shape):
-            known = static_conditions.constant_example(self, x)  # of constants only
+            # of constants only
+            known = static_conditions.constant_example(cast("Lowerer", self), x)
             if known is not None:
                 return getattr(np.asarray(known), attr)
         if attr == "shape":
@@ -381,12 +391,13 @@ class ExpressionLowering:
                 raise self.fail(f"x.{attr} is not known when compiling without example "
                                 "arguments", e, "call the gradient with arguments first")
             if attr == "ndim":
-                return len(t.shape)  # type: ignore[arg-type]
+                return len(t.shape)  # type: ignore[arg-type]  # not None: refused above
             if attr == "size":
-                return math.prod(t.shape)  # type: ignore[arg-type]
+                return math.prod(t.shape)  # type: ignore[arg-type]  # not None: refused above
             return np.dtype(t.dtype)
         if attr == "real":
-            identity.same_node_new_object(self, x)  # a view in NumPy: another object
+            # a view in NumPy: another object
+            identity.same_node_new_object(cast("Lowerer", self), x)
             return x
         if attr in calls.METHODS or attr in _SPECIAL_METHODS:
             return BoundMethod(x, attr)
@@ -395,8 +406,8 @@ class ExpressionLowering:
         if more is not NotImplemented:
             return more
         if attr == "flags" and (t is None or t.kind == "array"):
-            return layout_queries.Flags(self, x, e)  # type: ignore[arg-type]
-        value = static_queries.array_attribute(self, x, attr, e)  # type: ignore[arg-type]
+            return layout_queries.Flags(cast("Lowerer", self), x, e)
+        value = static_queries.array_attribute(cast("Lowerer", self), x, attr, e)
         if value is not NotImplemented:
             return value
         if attr in ("fill", "sort", "partition") and (t is None or t.kind == "array"):
@@ -422,20 +433,21 @@ class ExpressionLowering:
         if len(parts) == 1 and isinstance(parts[0], tuple):
             parts = list(parts[0])  # x[idx] with a tuple idx means x[idx[0], idx[1], ...]
         if isinstance(base, complex_pairs.Pair):  # fft family: z[k] of a spectrum
-            return complex_pairs.getitem(self, base, parts, e)
+            return complex_pairs.getitem(cast("Lowerer", self), base, parts, e)
         if is_concatenator(base):
             return concatenate_items(self, base, parts, e)
         if isinstance(base, static_numpy.StaticArray):
-            got = static_numpy.getitem(self, base, parts, e)  # type: ignore[arg-type]
+            got = static_numpy.getitem(cast("Lowerer", self), base, parts, e)
             if got is not None:
                 return got
-            base = static_numpy.materialize(self, base, e)  # type: ignore[arg-type]
+            base = static_numpy.materialize(cast("Lowerer", self), base, e)
         parts = [static_numpy.index_value(p) for p in parts]
         if isinstance(base, np.ndarray) and any(isinstance(p, Node) for p in parts):
             base = self.to_node(base, e)  # an array constant read at a runtime index
         if not isinstance(base, Node):
             if any(isinstance(p, Node) for p in parts):
-                item = like_shapes.runtime_item(self, base, parts, e)  # [1, *xs][k]
+                # [1, *xs][k]
+                item = like_shapes.runtime_item(cast("Lowerer", self), base, parts, e)
                 if item is not NotImplemented:
                     return item
                 raise self.fail("indexing a constant with a runtime value is not supported",
@@ -447,7 +459,7 @@ class ExpressionLowering:
             try:
                 return base[idx]
             except Exception as exc:  # KeyError, IndexError: Python's, at the user's line
-                raise static_exception(self, exc, e) from None
+                raise static_exception(cast("Lowerer", self), exc, e) from None
         if base.type is not None and base.type.kind == "list":
             if len(parts) == 1 and isinstance(parts[0], slice):
                 return self.list_slice(base, parts[0], e)
@@ -473,7 +485,7 @@ class ExpressionLowering:
         raise self.fail("lists built at run time can only be sliced with step 1, or reversed "
                         "whole with [::-1]", e, "stack them first: np.stack(xs)[a:b:k]")
 
-    def index_spec(self, parts: Any, e: cst.CSTNode) -> tuple[tuple, list[Node]]:
+    def index_spec(self, parts: Any, e: cst.CSTNode) -> tuple[tuple[Any, ...], list[Node]]:
         """An index as the IR's static structure plus its runtime parts (``("in", k)``)."""
         dyn: list[Node] = []
 
@@ -497,6 +509,7 @@ class ExpressionLowering:
         s = el.slice
         if isinstance(s, cst.Index):
             return self.expr(s.value, scope)
+        assert isinstance(s, cst.Slice)
         bounds = [None if b is None else self.expr(b, scope) for b in (s.lower, s.upper,
                                                                          s.step)]
         return slice(*bounds)
@@ -505,16 +518,16 @@ class ExpressionLowering:
         fn = static_calls.alias(self.expr(e.func, scope))
         if inplace.is_writer(fn):  # np.place, np.copyto, ...: a write into a named array
             return inplace.writer_call(self, fn, e, scope)
-        args, kwargs = self.call_arguments(e, scope)  # type: ignore[attr-defined]
+        args, kwargs = self.call_arguments(e, scope)
         if aliases.is_shares_memory(fn):
             return aliases.shares_memory_call(self, fn, args, kwargs, e, scope)
         args, kwargs = aliases.out_keyword(fn, args, kwargs)  # np.exp(x, x): out=x
         if kwargs and not numpy_keywords.KEYWORDS.isdisjoint(kwargs):
-            static_numpy_writes.out_target(self, e, kwargs, scope)  # type: ignore[arg-type]
-            done = numpy_keywords.keyword_call(self, fn, args, kwargs, e, scope)
+            static_numpy_writes.out_target(cast("Lowerer", self), e, kwargs, scope)
+            done = numpy_keywords.keyword_call(cast("Lowerer", self), fn, args, kwargs, e, scope)
             if done is not NotImplemented:
                 return done
-        fn = static_numpy_writes.method_target(self, fn, args, kwargs, e, scope)  # type: ignore
+        fn = static_numpy_writes.method_target(cast("Lowerer", self), fn, args, kwargs, e, scope)
         if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
             return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)

@@ -30,6 +30,10 @@ _MAX_ITEMS = 10_000
 class ExternalObjects:
     """Ids of mutable containers that exist outside the function being compiled."""
 
+    # set while a generator context is lowered (``generator_contexts``): per level, the
+    # outside dicts written into, by id: (the dict, its contents before)
+    restoring: list[dict[int, tuple[dict[Any, Any], dict[Any, Any]]]]
+
     def __init__(self) -> None:
         # id -> (object, how it was reached); the object is kept so its id is not reused
         self._seen: dict[int, tuple[Any, str]] = {}

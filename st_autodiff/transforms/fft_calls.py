@@ -42,7 +42,7 @@ def _table() -> dict[int, tuple[str, str, Any]]:
     if _KINDS is None:
         table = {id(getattr(np.fft, n)): (n, "numpy", getattr(np.fft, n)) for n in _NAMES}
         try:
-            import scipy.fft as sfft  # noqa: PLC0415  (SciPy is optional)
+            import scipy.fft as sfft  # type: ignore[import-untyped]  # no stubs  # noqa: PLC0415
         except ImportError:  # pragma: no cover
             sfft = None
         if sfft is not None:
@@ -135,7 +135,9 @@ def _fit(lw: Lowerer, x: Any, axes: tuple[int, ...], sizes: tuple[int, ...],
     """``x`` truncated or padded with zeros to ``sizes`` along ``axes``."""
     if not isinstance(x, Node):
         return x  # the number 0.0: a real input's imaginary part
-    cut, pad = fit_plan(known_shape(x), axes, sizes)
+    shape = known_shape(x)
+    assert shape is not None  # (checked before the transform)
+    cut, pad = fit_plan(shape, axes, sizes)
     if cut is not None:
         x = lw.emit(Op.GETITEM, [x], {"index": cut}, e)
     if pad is not None:
@@ -144,7 +146,7 @@ def _fit(lw: Lowerer, x: Any, axes: tuple[int, ...], sizes: tuple[int, ...],
 
 
 def _shift(lw: Lowerer, name: str, x: Any, axes: Any, shape: tuple[int, ...],
-           e: cst.CSTNode) -> Any:
+           e: cst.Call) -> Any:
     """``fftshift``/``ifftshift``: a ``roll`` by half of each size (of each part)."""
     if axes is None:
         axes = tuple(range(len(shape)))

@@ -26,7 +26,7 @@ from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
-from .effects import body_read, has_effect, holds_opaque, merge_regions, useful_nodes
+from .effects_graph import body_read, has_effect, holds_opaque, merge_regions, useful_nodes
 from .lower import Lowered, _evaluate
 from .regions import carries_derivative, is_float_type
 from .with_blocks import mirror
@@ -48,7 +48,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         example = tangent_examples[k] if tangent_examples is not None else None
         tan[a] = b.arg((a.name or f"x{i}") + "_dot", a.type if example is None
                        else type_of(example), abstract_of(example), a.loc)  # never its data
-    parts: dict[Node, tuple] = {}
+    parts: dict[Node, tuple[Any, ...]] = {}
     once: dict[Node, Node] = {}  # primal region -> tangent region (regions with effects)
     # a passed-through call the outputs do not read needs no tangent (print(x))
     useful = useful_nodes(graph, read) if holds_opaque(graph) else set()
@@ -125,7 +125,7 @@ def _zero_tangent(em: Emitter, o: Node) -> Node:
 
 
 def region_jvp(em: Emitter, n: Node, tan: dict[Node, Node], values: dict[Node, Any],
-               graph: Any, useful: set[Node] | None = None) -> tuple:
+               graph: Any, useful: set[Node] | None = None) -> tuple[Any, ...]:
     """The region again, each body differentiated forward: it carries a tangent beside
     every float value and returns the tangents of its outputs (``None`` for the rest)."""
     b = em.b

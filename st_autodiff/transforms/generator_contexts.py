@@ -43,7 +43,7 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -105,24 +105,27 @@ def lower(lw: Lowerer, factory: Any, args: list[Any], kwargs: dict[str, Any],
           run_body: Callable[[Any], None], scope: Scope, e: cst.CSTNode) -> None:
     """Lower ``with factory(*args, **kwargs) as v: body`` (see the module docstring)."""
     if isinstance(factory, types.MethodType):  # a method: the object is the first argument
-        factory, args = factory.__func__, [factory.__self__, *args]  # type: ignore[assignment]
-    gen = factory.__wrapped__  # type: ignore[attr-defined]
+        factory, args = factory.__func__, [factory.__self__, *args]
+    gen = factory.__wrapped__
     parsed = parse_function(gen)
     yield_stmt, yield_node, under_try = _the_yield(lw, parsed, e)
+    assert not isinstance(yield_node.value, cst.From)  # (_the_yield refuses yield from)
     marker = _WithBody(cst.Name("with_body"), [cst.Arg(
         yield_node.value if yield_node.value is not None else cst.Name("None"))])
     synthesize(marker, yield_node)
     synthesize(marker.func, yield_node)
-    node = _replace(parsed.node, yield_stmt, marker)  # type: ignore[arg-type]
+    assert isinstance(parsed.node, cst.FunctionDef)  # (a generator function's def)
+    node = _replace(parsed.node, yield_stmt, marker)
     body = ParsedFunction(parsed.name, node, parsed.module, parsed.defaults, parsed.layout,
                           parsed.fixed)
     ctx = _Context(marker, run_body, lw.fn, scope, lw.region_depth, lw.b, yield_node)
     contexts = lw.__dict__.setdefault("generator_contexts", {})
     contexts[id(marker)] = ctx
     if "expr__WithBody" not in lw.__dict__:
-        lw.expr__WithBody = types.MethodType(_with_body, lw)  # type: ignore[attr-defined]
+        lw.expr__WithBody = types.MethodType(_with_body, lw)
     ext = lw.external
-    restoring: list[dict[int, tuple[dict, dict]]] = ext.__dict__.setdefault("restoring", [])
+    restoring: list[dict[int, tuple[dict[Any, Any], dict[Any, Any]]]] = ext.__dict__.setdefault(
+        "restoring", [])
     restoring.append({})
     places = ext.__dict__.setdefault("restoring_at", [])
     places.append((lw, lw.b))
@@ -161,7 +164,7 @@ def _lower_checked(lw: Lowerer, gen: types.FunctionType, body: ParsedFunction,
                    ) -> None:
     """Lower the generator around the body; refuse when it leaves an outside dict it
     wrote into changed."""
-    written = lw.external.restoring[-1]  # type: ignore[attr-defined]
+    written = lw.external.restoring[-1]
     try:
         _inline(lw, gen, body, args, kwargs, e)
     except StaticRaiseError:
@@ -224,7 +227,7 @@ def _with_body(lw: Lowerer, e: _WithBody, scope: Scope) -> None:
                       "yield unconditionally", kind=UnsupportedSyntaxError)
     value = lw.expr(e.args[0].value, scope)
     ctx.ran = True
-    for target, _ in lw.external.restoring[-1].values():  # type: ignore[attr-defined]
+    for target, _ in lw.external.restoring[-1].values():
         _static_values(lw, target, ctx)
     lw.fn_stack.append(ctx.caller)
     lw.active_scopes.append(ctx.caller_scope)
@@ -238,11 +241,11 @@ def _with_body(lw: Lowerer, e: _WithBody, scope: Scope) -> None:
         lw.region_depth = saved
         lw.active_scopes.pop()
         lw.fn_stack.pop()
-    for target, _ in lw.external.restoring[-1].values():  # type: ignore[attr-defined]
+    for target, _ in lw.external.restoring[-1].values():
         _static_values(lw, target, ctx)
 
 
-def _static_values(lw: Lowerer, target: dict, ctx: _Context) -> None:
+def _static_values(lw: Lowerer, target: dict[Any, Any], ctx: _Context) -> None:
     if any(isinstance(v, Node) for v in target.values()):
         raise lw.fail("a value computed at run time is stored in a dict that lives outside "
                       "the function, inside a context manager", ctx.yield_node,
@@ -265,7 +268,7 @@ def write_allowed(external: Any, target: Any) -> bool:
     return True
 
 
-def _same(target: dict, snap: dict) -> bool:
+def _same(target: dict[Any, Any], snap: dict[Any, Any]) -> bool:
     """Whether ``target`` holds what ``snap`` held: same keys, same or equal values."""
     if target.keys() != snap.keys():
         return False
@@ -297,7 +300,7 @@ def first_local_write(lw: Lowerer, obj: Any, attr: str, value: Any, e: cst.CSTNo
 
 
 def _not_restored(lw: Lowerer, e: cst.CSTNode, why: str) -> CompileError:
-    return lw.fail("this with block writes into a dict that lives outside the function, "  # type: ignore[return-value]
+    return lw.fail("this with block writes into a dict that lives outside the function, "
                    f"and {why}: Python changes it on every call, compiled code would change "
                    "it once, while compiling", e, "restore the dict in a finally block "
                    "after the yield", kind=UnsupportedSyntaxError)
@@ -321,7 +324,8 @@ def _the_yield(lw: Lowerer, parsed: ParsedFunction, e: cst.CSTNode
                     isinstance(stack[-1], cst.Expr) and not isinstance(n.value, cst.From)
                 loop = any(isinstance(s, (cst.For, cst.While)) for s in stack)
                 tried = any(isinstance(s, cst.Try) for s in stack)
-                found.append((line if ok else None, n, loop, tried))
+                found.append((cast(cst.SimpleStatementLine, line) if ok else None, n, loop,
+                              tried))
             stack.append(n)
             return True
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 import types
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -28,6 +28,11 @@ from .comprehensions import MAX_UNROLL, _clauses, _Items, _names, _runtime
 from .generator_reads import reads_immutable
 from .parse import ParsedFunction, synthesize
 from .scope import Closure, Scope
+
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 #: builtins that consume an iterable argument completely, at once
 _CONSUMERS = {builtins.sum, builtins.list, builtins.tuple, builtins.max, builtins.min,
@@ -74,7 +79,7 @@ class GeneratorValue:
     unaffected: bool = False
 
 
-class GeneratorLowering:
+class GeneratorLowering(LowererAPI):
     """The generator half of ``lower.Lowerer`` (see the module docstring)."""
 
     def generator_items(self, it: Any, where: cst.CSTNode) -> Any:
@@ -93,7 +98,7 @@ class GeneratorLowering:
 
     def _mutations(self) -> tuple[int, int]:
         """How many in-place writes (arrays, static containers) lowering has accepted."""
-        return len(self._write_log()), self.external.writes  # type: ignore[attr-defined]
+        return len(self._write_log()), self.external.writes
 
     def consume_generator(self, gen: GeneratorValue, where: cst.CSTNode, direct: bool
                           ) -> Any:
@@ -118,7 +123,7 @@ class GeneratorLowering:
                             "build a list first: for v in [... for ...]")
         items = self.consume_generator(gen, stmt.iter, direct=stmt.iter is gen.node)
         before = self._mutations()
-        self.for_items(stmt, items, scope)  # type: ignore[attr-defined]
+        self.for_items(stmt, items, scope)
         if self._mutations() != before and not gen.unaffected:
             raise self.fail("this loop changes a list, dict or array in place while it "
                             "iterates over a generator, which Python runs item by item "
@@ -180,7 +185,7 @@ class GeneratorLowering:
                 except Exception as exc:  # noqa: BLE001  (the user's error, located)
                     raise self.fail(f"{type(exc).__name__}: {exc}", e,
                                     kind=CompileError) from None
-            return self.call(fn, fixed, kws, e)  # type: ignore[attr-defined]
+            return self.call(fn, fixed, kws, e)
         what = getattr(fn, "__name__", type(fn).__name__)
         raise self.fail(f"a generator passed to {what}(), which is not known to consume it "
                         "at once", e, "pass a list instead: [... for ...]")
@@ -203,17 +208,18 @@ class GeneratorLowering:
                            scope: Scope, where: cst.CSTNode | None) -> GeneratorValue:
         """A call of a generator function: its body inlined with every ``yield`` appending
         to a list, which becomes the items of the returned ``GeneratorValue``."""
+        assert isinstance(fn.node, cst.FunctionDef)  # (is_generator_function)
         if where is None:
             raise CompileError(f"{fn.name}() is a generator function: calling it returns a "
                                "generator, not a value to differentiate",
                                fn.loc(_first_yield(fn.node)),
                                "return a value instead of yielding (sum(...), np.stack(...))")
-        node, target = _generator_body(fn.node)  # type: ignore[arg-type]
+        node, target = _generator_body(fn.node)
         body = ParsedFunction(fn.name, node, fn.module, fn.defaults, fn.layout, fn.fixed)
         scope.vars[target] = _Items()
         before = self._mutations()
         caller = self.fn
-        items = self.lower_function(body, args, kwargs, scope, where)  # type: ignore[attr-defined]
+        items = self.lower_function(body, args, kwargs, scope, where)
         if isinstance(items, _Items):
             items = list(items)
         return GeneratorValue(items, where, self.loc(where), _free_reads(fn.node), caller,
@@ -226,7 +232,7 @@ class GeneratorLowering:
         it = self.expr(where, scope)
         if isinstance(it, GeneratorValue):
             return it  # for_statement consumes it
-        it = self.tuple_items(it, where)  # type: ignore[attr-defined]
+        it = self.tuple_items(it, where)
         items = self._static_items(it, where)
         if items is not None and len(items) <= MAX_UNROLL:
             return items
@@ -303,7 +309,7 @@ def _generator_body(node: cst.FunctionDef) -> tuple[cst.FunctionDef, str]:
             y = updated.value
             if not isinstance(y, cst.Yield) or isinstance(y.value, cst.From):
                 return updated
-            return append(y.value, original)  # type: ignore[arg-type]
+            return append(y.value, original)
 
         def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
                                       updated: cst.SimpleStatementLine) -> Any:
@@ -347,7 +353,7 @@ def _generator_body(node: cst.FunctionDef) -> tuple[cst.FunctionDef, str]:
     synthesize(end.body[0], node)
     body = new.body
     stmts = [*body.body, end] if isinstance(body, cst.IndentedBlock) else [
-        cst.SimpleStatementLine(list(body.body)), end]
+        cst.SimpleStatementLine(list(cast(cst.SimpleStatementSuite, body).body)), end]
     out = new.with_changes(body=cst.IndentedBlock(stmts))
     synthesize(out, node)
     synthesize(out.body, node)

@@ -55,7 +55,7 @@ def _value_like(v: Any) -> bool:
     return isinstance(v, _IMMUTABLE)
 
 
-def _same_items(container: Any, items: tuple) -> bool:
+def _same_items(container: Any, items: tuple[Any, ...]) -> bool:
     """A list's items, or a dict's keys and values, are still ``items`` (identity)."""
     now = tuple(container.items()) if isinstance(container, dict) else tuple(container)
     if len(now) != len(items):
@@ -69,7 +69,8 @@ class Guards:
     """The compile-time reads of one specialisation (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._checks: dict[tuple, tuple[str, str, Any, Any]] = {}  # key -> (kind, text, ...)
+        # key -> (kind, text, ...)
+        self._checks: dict[tuple[Any, ...], tuple[str, str, Any, Any]] = {}
         self._external: dict[int, Any] = {}  # objects that came from outside, kept alive
         self._check: Callable[[], bool] | None = None
 
@@ -102,12 +103,12 @@ class Guards:
         elif isinstance(v, types.MethodType):
             self.note(v.__self__)
 
-    def global_read(self, glb: dict, name: str, value: Any) -> None:
+    def global_read(self, glb: dict[str, Any], name: str, value: Any) -> None:
         """``name`` looked up in a module's globals."""
         self._add(("global", id(glb), name), "global", glb, name, value)
         self.note(value)
 
-    def builtin_read(self, glb: dict, name: str) -> None:
+    def builtin_read(self, glb: dict[str, Any], name: str) -> None:
         """``name`` fell through to the builtins: it must stay unshadowed by a global."""
         self._add(("builtin", id(glb), name), "builtin", glb, name)
 
@@ -146,9 +147,9 @@ class Guards:
         self._external.update(other._external)
         self._check = None
 
-    def _add(self, key: tuple, *check: Any) -> None:
+    def _add(self, key: tuple[Any, ...], *check: Any) -> None:
         if key not in self._checks:
-            self._checks[key] = check  # type: ignore[assignment]
+            self._checks[key] = check
             self._check = None
 
     # --- checking -----------------------------------------------------------------------
@@ -183,7 +184,7 @@ class Guards:
         return ns
 
     @staticmethod
-    def _text(i: int, c: tuple) -> str:
+    def _text(i: int, c: tuple[Any, ...]) -> str:
         kind, _, key, *expected = c
         if kind == "builtin":
             return f"{key!r} not in h{i}"
@@ -223,7 +224,7 @@ def _compile(texts: list[str], ns: dict[str, Any]) -> Callable[[], bool]:
     return fn
 
 
-def _describe(c: tuple) -> str:
+def _describe(c: tuple[Any, ...]) -> str:
     kind, holder, key = c[0], c[1], c[2]
     if kind in ("global", "builtin"):
         return f"global {key!r} of {holder.get('__name__', '?')}"

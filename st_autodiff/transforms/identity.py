@@ -46,7 +46,7 @@ _HINT = "compare values with ==, or test `is None` on optional arguments"
 def _roots(lw: Lowerer) -> dict[Node, Node]:
     roots: dict[Node, Node] | None = getattr(lw, "identity_roots", None)
     if roots is None:
-        roots = lw.identity_roots = {}  # type: ignore[attr-defined]
+        roots = lw.identity_roots = {}
     return roots
 
 
@@ -69,7 +69,7 @@ def same_node_new_object(lw: Lowerer, node: Any) -> None:
     if isinstance(node, Node):
         marked = getattr(lw, "identity_shared", None)
         if marked is None:
-            marked = lw.identity_shared = set()  # type: ignore[attr-defined]
+            marked = lw.identity_shared = set()
         marked.add(node)
 
 
@@ -96,7 +96,7 @@ def _new_each_time(node: Node) -> bool:
 def identical(lw: Lowerer, a: Node, b: Node, e: cst.CSTNode) -> bool:
     """``a is b`` for two runtime values: Python's answer, or a located refusal."""
     ra, rb = root(lw, a), root(lw, b)
-    shared = getattr(lw, "identity_shared", set())
+    shared: set[Node] = getattr(lw, "identity_shared", set())
     if ra is rb:
         if ra in shared or ra in lw.retyped:
             raise lw.fail("`is` on a value that stands for two different objects here "
@@ -107,9 +107,10 @@ def identical(lw: Lowerer, a: Node, b: Node, e: cst.CSTNode) -> bool:
     slots = {current(n): i for n, i in getattr(lw, "arg_slots", {}).items()}
     if ra in slots and rb in slots:
         i, j = sorted((slots[ra], slots[rb]))
-        examples = lw.example_args  # type: ignore[attr-defined]
+        examples = lw.example_args
+        assert examples is not None  # (arguments have slots)
         same = examples[i] is examples[j]
-        checks = lw.identity_checks  # type: ignore[attr-defined]
+        checks = lw.identity_checks
         if (i, j, same) not in checks:
             checks.append((i, j, same))
         return same

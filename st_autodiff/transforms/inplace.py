@@ -26,7 +26,7 @@ globals or views of them stays a located refusal, as for ``x[i] = v``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -35,6 +35,9 @@ from ..ir.graph import Node
 from ..ir.ops import Op
 from . import aliases, static_numpy, static_numpy_writes
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 
 class InPlaceMethod:
@@ -288,7 +291,7 @@ def _shape(v: Any) -> tuple[int, ...] | None:
         if t is None or t.shape is None:
             return None
         return tuple(t.shape)
-    return np.shape(v)
+    return cast("tuple[int, ...]", np.shape(v))
 
 
 def _dtype(v: Any) -> np.dtype | None:
@@ -335,6 +338,6 @@ def _getitem(lw: Any, base: Any, parts: list[Any], e: cst.Call) -> Any:
     return lw.emit(Op.GETITEM, [base, *dyn], {"index": index}, e)
 
 
-def _unknown(lw: Any, what: str, e: cst.Call) -> Exception:
+def _unknown(lw: Lowerer, what: str, e: cst.Call) -> Exception:
     return lw.fail(f"{what} needs the shape of the array it writes into when compiling", e,
                    "call the gradient with arguments first")

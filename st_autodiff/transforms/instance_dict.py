@@ -13,7 +13,7 @@ The real ``__dict__`` of an object that outlives the call stays a refused extern
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -27,10 +27,10 @@ class InstanceDict:
         self.lw, self.obj, self.e = lw, obj, e
 
     def _own(self) -> dict[str, Any]:
-        return object.__getattribute__(self.obj, "__dict__")
+        return cast("dict[str, Any]", object.__getattribute__(self.obj, "__dict__"))
 
     def _runtime(self) -> dict[str, Any]:
-        return self.lw.built_of(self.obj).runtime
+        return cast("dict[str, Any]", self.lw.built_of(self.obj).runtime)
 
     def set(self, key: Any, value: Any, e: cst.CSTNode) -> None:
         """``obj.__dict__[key] = value``: an attribute write without the class's setter."""

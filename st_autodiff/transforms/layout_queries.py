@@ -38,6 +38,8 @@ class Deferred:
     order, but reading an argument's flags for it would make every such function check
     them on every call (and read flags that a Dask or CuPy array may not have)."""
 
+    _facts: dict[str, Any] | None
+
     def __init__(self, make: Any) -> None:
         self._make, self._facts = make, None
 
@@ -50,7 +52,7 @@ class Deferred:
 def _recorded(lw: Lowerer) -> dict[Node, Any]:
     table: dict[Node, Any] | None = getattr(lw, "layout_facts", None)
     if table is None:
-        table = lw.layout_facts = {}  # type: ignore[attr-defined]
+        table = lw.layout_facts = {}
     return table
 
 
@@ -80,7 +82,7 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
             # (the memory order of a C or F array follows from that flag: cheaper to check)
             checked = ("c", True) if got == "C" and value.flags.c_contiguous else (
                 ("f", True) if got == "F" and value.flags.f_contiguous else (fact, got))
-            layout.add_fact(lw.identity_checks, slots[node], *checked)  # type: ignore[arg-type]
+            layout.add_fact(lw.identity_checks, slots[node], *checked)
             return got
         if node.op is Op.CONST:
             value = node.param("value")
@@ -205,7 +207,7 @@ def _order_facts(lw: Lowerer, x: Node, order: str, e: cst.CSTNode, what: str
         order = "F" if fact(lw, x, "f", e, what) and not fact(lw, x, "c", e, what) else "C"
     if order == "K":
         got = layout.infer(x, "k", _leaf(lw))
-        order = got if got in ("C", "F") else None
+        order = got if got in ("C", "F") else None  # type: ignore[assignment]  # None: layout unknown
     facts: dict[str, Any] = {"w": True, "a": True}
     if order is not None:
         simple = x.type is not None and x.type.shape is not None and (
@@ -232,7 +234,7 @@ def copy(lw: Lowerer, x: Node, args: list[Any], kwargs: dict[str, Any], e: cst.C
 
 
 def contiguous(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
-               e: cst.CSTNode) -> Any:
+               e: cst.Call) -> Any:
     """``np.ascontiguousarray(x, dtype)``/``np.asfortranarray(x, dtype)``: ``x`` itself
     where it is already laid out so (and of that dtype), else a copy laid out so; at
     least 1-d."""

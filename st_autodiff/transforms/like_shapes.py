@@ -129,6 +129,7 @@ def _same_typed(lw: Lowerer, base: list[Any], e: cst.CSTNode) -> list[Any] | Non
     if len(types) != 1 or None in types:
         return None
     (t,) = types
+    assert t is not None  # (None is not in types)
     if t.kind == "array" and t.shape == () and t.dtype is not None:
         def make(v: Any) -> Any:
             return lw.to_node(np.asarray(v, dtype=t.dtype), e)

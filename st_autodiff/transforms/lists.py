@@ -20,7 +20,7 @@ is set (a single site that always appends is its own stack, nothing to gather).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -28,6 +28,11 @@ from ..errors import CompileError
 from ..ir.graph import GraphBuilder, Loc, Node
 from ..ir.ops import Op
 from .scope import MISSING, Scope
+
+if TYPE_CHECKING:
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 
 class Appender:
@@ -52,7 +57,7 @@ class TupleList:
         self.lists = lists
 
 
-class ListLowering:
+class ListLowering(LowererAPI):
     """The list-building half of ``ControlLowering`` (see the module docstring)."""
 
     def append_statement(self, call: cst.BaseExpression, scope: Scope) -> bool:
@@ -146,7 +151,8 @@ class ListLowering:
                 layout.append((at, len(ys) - 1))
         return app.arity, layout
 
-    def gathered(self, node: Node, n_slots: int, sites: tuple[int | None, list],
+    def gathered(self, node: Node, n_slots: int,
+                 sites: tuple[int | None, list[tuple[list[int], int | None]]],
                  prefix: Any, where: cst.CSTNode) -> Any:
         """The list a loop's append sites built after ``prefix``: the one stack of a site
         that always appends, else ``list_gather`` of every site's stacks and flags; a
@@ -188,7 +194,7 @@ class ListLowering:
                         "or measured with len()", e, "append each item to a list of its "
                         "own to stack or sum them")
 
-    def tuple_list_item(self, lst: TupleList, index: Any, e: cst.CSTNode) -> tuple:
+    def tuple_list_item(self, lst: TupleList, index: Any, e: cst.CSTNode) -> tuple[Any, ...]:
         """``pairs[k]``: the tuple of the components' ``k``-th items."""
         if isinstance(index, (slice, tuple)):
             raise self.fail("a list of tuples built in a loop can only be indexed with one "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import linecache
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from .codegen import Generated
 
@@ -25,12 +25,12 @@ def load(gen: Generated, xp: Any, rt: Any) -> Callable[..., Any]:
     namespace: dict[str, Any] = {"xp": xp, "rt": rt, "__name__": "st_autodiff.generated"}
     namespace.update(gen.globals)
     exec(compile(gen.source, filename, "exec"), namespace)  # noqa: S102 (our own codegen)
-    fn = namespace[gen.name]
+    fn: Any = namespace[gen.name]
     fn.__st_line_map__ = gen.line_map
     first = next((k + 1 for k, line in enumerate(lines) if line.strip() == "# adjoint"), None)
     if first is not None:
         ADJOINT_LINES[filename] = (first, gen.line_map)
-    return fn
+    return cast("Callable[..., Any]", fn)
 
 
 _PACKAGE = __file__.rsplit("/transforms/", 1)[0]

@@ -11,7 +11,7 @@ appends to are built by ``lists.ListLowering``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -29,8 +29,14 @@ from .parse import synthetic_origin
 from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
 from .static_while import UNROLL_INDICES, carries_indices, run_static_while
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
-class LoopLowering:
+
+class LoopLowering(LowererAPI):
     """The loop half of ``ControlLowering`` (see the module docstring)."""
 
     # --- loops ------------------------------------------------------------------------
@@ -40,7 +46,7 @@ class LoopLowering:
             raise self.fail("async for cannot be differentiated", stmt)
         it = self.expr(stmt.iter, scope)
         if type(it).__name__ == "GeneratorValue":
-            small_ops.refuse_for_else(self, stmt)
+            small_ops.refuse_for_else(cast("Lowerer", self), stmt)
             self.for_generator(stmt, it, scope)  # comprehensions.py
             return
         self.for_items(stmt, it, scope)
@@ -69,7 +75,7 @@ class LoopLowering:
             return
         runs = _static_range(streams)
         if runs is not None and len(runs) <= UNROLL_INDICES and carries_indices(
-                self, stmt, scope):
+                cast("Lowerer", self), stmt, scope):
             self.unroll(stmt, list(runs), scope)  # each trip indexes with other slices
             return
         if runs is not None and len(runs) <= UNROLL_OBJECTS and carries_objects(
@@ -79,7 +85,7 @@ class LoopLowering:
         if runs is not None and len(runs) <= UNROLL_STATIC and static_only(self, stmt, scope):
             self.unroll(stmt, list(runs), scope)  # static values only: Python's own trips
             return
-        small_ops.refuse_for_else(self, stmt)
+        small_ops.refuse_for_else(cast("Lowerer", self), stmt)
         self.loop(stmt, scope, streams)
 
     def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
@@ -105,14 +111,14 @@ class LoopLowering:
                             where, "call the function with arguments first")
         return [self.emit(Op.ITEM, [it], {"index": k}, where) for k in range(len(value))]
 
-    def streams(self, it: Any, where: cst.CSTNode) -> list[tuple] | None:
+    def streams(self, it: Any, where: cst.CSTNode) -> list[tuple[Any, ...]] | None:
         """What a ``for`` iterates over: ``[("range", start, stop, step, rev) |
         ("array", node, rev) | ("list", node, rev)]``, or None for a static sequence."""
         if isinstance(it, _Zip):
             parts = [self.streams(p, where) for p in it.parts]
             if any(p is None for p in parts):
                 return None
-            return [s for p in parts for s in p]  # type: ignore[union-attr]
+            return [s for p in parts if p is not None for s in p]
         if isinstance(it, _Reversed):
             inner = self.streams(it.value, where)
             if inner is None:
@@ -163,21 +169,22 @@ class LoopLowering:
         broke = scope.vars.get("#brk", False)
         scope.vars["#brk"] = False
         if stmt.orelse is not None:
-            small_ops.for_else(self, stmt, broke, scope)
+            small_ops.for_else(cast("Lowerer", self), stmt, broke, scope)
 
     def while_statement(self, stmt: cst.While, scope: Scope) -> None:
         if stmt.orelse is not None:
             raise self.fail("while ... else is not supported", stmt.orelse,
                             "set a flag before break and test it after the loop")
-        if run_static_while(self, stmt, scope):  # type: ignore[arg-type]
+        if run_static_while(cast("Lowerer", self), stmt, scope):
             return
         self.loop(stmt, scope, None)
 
-    def loop(self, stmt: cst.For | cst.While, scope: Scope, streams: list[tuple] | None,
+    def loop(self, stmt: cst.For | cst.While, scope: Scope, streams: list[tuple[Any, ...]] | None,
              may_peel: bool = True) -> None:
         """A ``for`` over streams or a ``while``, as a region node."""
         where = stmt
         if streams is not None:
+            assert isinstance(stmt, cst.For)  # (streams: a for loop's)
             header = self.loop_range(streams, stmt.iter)
             if header is None:
                 return  # zero trips, known at compile time
@@ -208,6 +215,7 @@ class LoopLowering:
             (n.type, self.example(n)) if n is not None else (Type("none"), None)
             for n in inits]
         kind = "for" if streams is not None else "while"
+        i_value: int | Abstract | None
         i_value, zero_trips = None, False
         if streams is not None:  # the index of the first iteration, for example values
             first = [self.example(v) for v in (start, stop, step)]
@@ -229,6 +237,7 @@ class LoopLowering:
             with self.building(sub):
                 xs_nodes: list[Node] = []
                 if streams is not None:
+                    assert isinstance(stmt, cst.For)
                     i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
@@ -249,11 +258,13 @@ class LoopLowering:
                     sc.vars[f] = False
                 sc.vars["#ret"] = False
                 if streams is not None:
+                    assert isinstance(stmt, cst.For)
                     self.assign(stmt.target, target_value, sc)
                     self.run_stmts(body_stmts, sc)
                 else:
+                    assert isinstance(stmt, cst.While)
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
-                small_ops.check_loop_body(self, before, sc.vars, stmt)
+                small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
                 outs = []
                 for k, key in slots:
                     v = sc.vars.get(k, MISSING)
@@ -301,17 +312,18 @@ class LoopLowering:
                  for name, (_, layout) in zip(appended, layouts) for ats, _ in layout
                  for at in ats]
         self.check_loop_aliases(sub, slots, slot_args, outs, sites, mark)
+        assert sub.captures is not None  # (a body's builder)
         captured = list(sub.captures)
         body_outs = outs + ys + ([go_on] if go_on is not None else [])
         graph = self.finish_region(sub, body_outs, captured)
         self.b.values.update(sub.values)  # the body keeps its example values
         init_nodes = [n if n is not None else self.b.const(None) for n in inits]
-        for k, ((t, _), n) in enumerate(zip(guess, init_nodes)):
+        for pos, ((t, _), n) in enumerate(zip(guess, init_nodes)):
             if t is not None and t.kind == "array" and n.type is not None and \
                     n.type.kind in ("float", "int", "bool"):
                 # a Python number the loop turns into an array (p = 0.0; p = p * x + c):
                 # a 0-d array from the start, so the body's arrays are arrays every time
-                init_nodes[k] = self.emit(Op.ASARRAY, [n], None, where)
+                init_nodes[pos] = self.emit(Op.ASARRAY, [n], None, where)
         params: dict[str, Any] = {"body": graph, "n_carry": len(slots), "n_ys": len(ys),
                                   "has_break": go_on is not None}
         if streams is not None:
@@ -321,16 +333,16 @@ class LoopLowering:
         else:
             node = self.emit(Op.WHILE, [*init_nodes, *captured], params, where)
         loc = self.loc(stmt)
-        for k, (name, key) in enumerate(slots):
-            item = self.b.emit(Op.ITEM, [node], {"index": k}, loc=loc)
+        for pos, (name, key) in enumerate(slots):
+            item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=loc)
             if key is not None:
                 if scope.vars.get(name) is before.get(name):
                     scope.vars[name] = {}
                 scope.vars[name][key] = self.b.rename(item, key_name(name, key))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
-            if self.may_be_none(inits[k]) or self.may_be_none(outs[k]):  # type: ignore
-                self.maybe_none.add(scope.vars[name])  # type: ignore[attr-defined]
+            if self.may_be_none(inits[pos]) or self.may_be_none(outs[pos]):
+                self.maybe_none.add(scope.vars[name])
         for name, layout in zip(appended, layouts):
             built = self.gathered(node, len(slots), layout, before[name], stmt)
             if built is not None:  # else its appends sit in branches never lowered
@@ -365,7 +377,7 @@ class LoopLowering:
                 run_rest(scope)
         scope.vars["#brk"] = False
 
-    def loop_range(self, streams: list[tuple], where: cst.CSTNode) -> Any:
+    def loop_range(self, streams: list[tuple[Any, ...]], where: cst.CSTNode) -> Any:
         """``(start, stop, step, reverse, positional)`` of the loop, or None when it is
         known to run zero times.  A lone range keeps its own bounds; anything else
         iterates positions ``0 .. n-1`` (``positional``)."""
@@ -393,7 +405,7 @@ class LoopLowering:
             return None
         return 0, n, 1, reverse, True
 
-    def stream_length(self, s: tuple, where: cst.CSTNode) -> Any:
+    def stream_length(self, s: tuple[Any, ...], where: cst.CSTNode) -> Any:
         if s[0] == "range":
             _, start, stop, step, _ = s
             if all(isinstance(v, int) for v in (start, stop, step)):
@@ -417,7 +429,7 @@ class LoopLowering:
         shape = self.emit(Op.SHAPE, [node], None, where)
         return self.emit(Op.ITEM, [shape], {"index": 0}, where)
 
-    def stream_items(self, streams: list[tuple], i: Node, positional: bool, start: Any,
+    def stream_items(self, streams: list[tuple[Any, ...]], i: Node, positional: bool, start: Any,
                      step: Any, sub: GraphBuilder, xs: list[Node], where: cst.CSTNode) -> Any:
         """The loop target's value inside the body, from the position/index ``i``."""
         values = []
@@ -490,7 +502,7 @@ class _Zip:
         self.parts = parts
 
     @property
-    def items(self) -> list[tuple]:
+    def items(self) -> list[tuple[Any, ...]]:
         parts = []
         for p in self.parts:
             if isinstance(p, _Reversed) and isinstance(p.value, (range, list, tuple)):
@@ -508,7 +520,7 @@ class _Reversed:
         self.value = value
 
 
-def _static_range(streams: list[tuple]) -> range | None:
+def _static_range(streams: list[tuple[Any, ...]]) -> range | None:
     """The one ``range`` a loop runs over, in the order it runs, when its bounds are
     known at compile time."""
     if len(streams) != 1 or streams[0][0] != "range":
@@ -542,7 +554,7 @@ def _shape(t: Type) -> tuple[int, ...] | None:
     return () if t.kind in ("float", "int", "bool") else t.shape
 
 
-def _item_type(items: list) -> Type | None:
+def _item_type(items: list[Any]) -> Type | None:
     """The type of every item of a runtime list, from all of the example's items (the
     first one alone may be the object-dtype zero of an iteration whose branch skipped
     the value), unknown when they disagree or some item is a ``None`` placeholder."""
@@ -556,9 +568,10 @@ def _item_type(items: list) -> Type | None:
     if None in types or not types:
         return None
     first = next(iter(types))
+    assert first is not None  # (None is not in types)
     if len(types) == 1:
         return first
-    if all(t.kind == first.kind and t.dtype == first.dtype for t in types):
+    if all(t.kind == first.kind and t.dtype == first.dtype for t in types if t is not None):
         return first.without_shape()  # x[:i] pushed for each i
     return None
 

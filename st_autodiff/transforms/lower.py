@@ -28,7 +28,7 @@ import builtins
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 import numpy as np
@@ -65,13 +65,14 @@ from . import (
 from .array_converter import ArrayConverter
 from .binding import BindingLowering, mangled
 from .comprehensions import ComprehensionLowering
-from .control import FLAGS, ControlLowering, _WhileGuard
+from .control import ControlLowering
 from .depth import recursion_key
 from .expressions import ExpressionLowering
 from .external import ExternalObjects
 from .generators import GeneratorLowering, GeneratorValue, is_generator_function
 from .guards import Guards, is_library
 from .instance_dict import InstanceDict
+from .loops import _WhileGuard
 from .no_complex import (
     HINT,
     MESSAGE,
@@ -82,7 +83,7 @@ from .no_complex import (
 )
 from .objects import ObjectLowering
 from .parse import ParsedFunction, parse_function
-from .scope import Closure, Scope
+from .scope import FLAGS, Closure, Scope
 from .star import assign_starred, starred_index
 from .static_format import StaticLowering
 from .static_while import check_static_guard
@@ -154,6 +155,17 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
               ObjectLowering, StaticLowering, ComprehensionLowering, GeneratorLowering):
     """Walks libcst statements and expressions, building the graph."""
 
+    # set only while in use (read with ``getattr``): ``static_numpy`` turns static arrays
+    # off for one call, and counts in-place writes to them in ``static_epoch``
+    static_numpy_off: bool
+    static_epoch: int
+    # side tables made on first use: ``identity`` (which nodes are one object),
+    # ``layout_queries`` (layout facts), ``generator_contexts`` (its with-body expression)
+    identity_roots: dict[Node, Node]
+    identity_shared: set[Node]
+    layout_facts: dict[Node, Any]
+    expr__WithBody: Callable[..., Any]
+
     def __init__(self, name: str, evaluate: bool) -> None:
         self.b = GraphBuilder(name, _evaluate if evaluate else None)
         self.fn_stack: list[ParsedFunction] = []
@@ -161,7 +173,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.user_sites: list[Loc] = []  # stats: the user's calls into library code
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.entry_params: dict[int, dict[str, Any]] = {}  # id(scope): its bound arguments
-        self.global_consts: dict[tuple[int, str], Node] = {}
+        self.global_consts: dict[tuple[int, str, int], Node] = {}
         self.frames: list[tuple[Any, Any]] = []  # (function node, static key) being inlined
         self.external = ExternalObjects()  # containers that outlive the call
         self.guards = Guards()  # what lowering read from outside the arguments
@@ -358,6 +370,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 raise self.fail("return without a value", s, kind=CompileError)
             scope.vars["#retval"] = None if s.value is None else self.expr(s.value, scope)
             if len(self.fn_stack) <= 1 and isinstance(scope.vars["#retval"], complex_pairs.Pair):
+                assert s.value is not None
                 raise complex_pairs.refuse(self, "a return", s.value)  # (fft family)
             scope.vars["#ret"] = True
             return _MISSING
@@ -540,8 +553,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                         for i in range(n)]
             return [self.emit(Op.ITEM, [value], {"index": i}, where) for i in range(n)]
         if isinstance(value, ArrayConverter):  # NumPy's converter: its default as_arrays()
-            return self.unpack(self.inline_python(ArrayConverter.as_arrays, [value], {},
-                                                  where), n, where)
+            as_arrays = cast(types.FunctionType, ArrayConverter.as_arrays)
+            return self.unpack(self.inline_python(as_arrays, [value], {}, where), n, where)
         raise self.fail(f"cannot unpack a {type(value).__name__}", where, kind=CompileError)
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:

@@ -25,7 +25,7 @@ from .scope import Scope
 
 #: one level of a write chain: the array written at this level, its static index and the
 #: index's runtime parts, and the subscript node (for locations)
-Level = tuple[Node, tuple, list[Node], cst.Subscript]
+Level = tuple[Node, tuple[Any, ...], list[Node], cst.Subscript]
 
 
 def levels(lw: Any, target: cst.Subscript, scope: Scope) -> tuple[str, list[Level]]:

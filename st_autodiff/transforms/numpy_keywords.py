@@ -120,7 +120,7 @@ def _linspace(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if not isinstance(start, Node) and not isinstance(stop, Node):
         from .static_calls import fresh  # noqa: PLC0415
 
-        return fresh(lw, np.linspace(start, stop, num, endpoint=endpoint,
+        return fresh(lw, np.linspace(start, stop, num, endpoint=endpoint,  # type: ignore[call-overload]  # retstep not a literal
                                      retstep=bool(static["retstep"]),
                                      dtype=static["dtype"]), e)
     y = lw.call(fn, [start, stop, num if endpoint else num + 1], {}, e)
@@ -148,7 +148,7 @@ def _initial(lw: Lowerer, fn: Any, op: Op, args: list[Any], kwargs: dict[str, An
         return NotImplemented  # all static: NumPy's own answer while compiling
     kwargs = dict(kwargs)
     initial = kwargs.pop("initial")
-    x = args[0] if args else kwargs.get("a")
+    x: Any = args[0] if args else kwargs.get("a")
     t = x.type if isinstance(x, Node) else None
     shape = t.shape if t is not None else np.shape(x)
     dtype = t.dtype if t is not None else np.asarray(x).dtype

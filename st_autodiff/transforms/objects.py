@@ -27,7 +27,7 @@ import inspect
 import threading
 import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -37,6 +37,12 @@ from ..ir.graph import GraphBuilder, Node
 from ..ir.types import type_module
 from . import generator_contexts
 from .instance_dict import InstanceDict
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+    from .lowering_api import LowererAPI
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 #: classes implemented in C that are safe to build when compiling from static arguments
 #: (and exceptions, which ``raise`` builds)
@@ -69,16 +75,8 @@ class Built:
     runtime: dict[str, Any] = field(default_factory=dict)
 
 
-class ObjectLowering:
+class ObjectLowering(LowererAPI):
     """Constructed objects for ``lower.Lowerer`` (see the module docstring)."""
-
-    b: GraphBuilder
-    fail: Any
-    inline_python: Any
-    binary: Any
-    const_of_global: Any
-    static_attribute: Any
-    active_scopes: list[Any]
 
     @property
     def built(self) -> dict[int, Built]:
@@ -95,7 +93,7 @@ class ObjectLowering:
     # --- construction -------------------------------------------------------------------
 
     def construct(self, cls: type, args: list[Any], kwargs: dict[str, Any],
-                  e: cst.CSTNode) -> Any:
+                  e: cst.Call) -> Any:
         """``cls(*args, **kwargs)`` in the differentiated code."""
         name = f"{cls.__module__}.{cls.__qualname__}"
         static = not any(holds_runtime(v) for v in [*args, *kwargs.values()])
@@ -122,7 +120,7 @@ class ObjectLowering:
                 "metaclass or a custom __setattr__)", self.loc(e),
                 "build the object outside the function and pass it in or close over it")
         try:
-            obj = object.__new__(cls)
+            obj: Any = object.__new__(cls)
         except TypeError as exc:  # abstract classes
             raise self.fail(f"TypeError: {exc}", e, kind=CompileError) from None
         rec = Built(obj, self.b)
@@ -139,7 +137,7 @@ class ObjectLowering:
         return obj
 
     def _dataclass_init(self, obj: Any, args: list[Any], kwargs: dict[str, Any],
-                        e: cst.CSTNode) -> None:
+                        e: cst.Call) -> None:
         """A dataclass's generated ``__init__`` (built by ``exec``, without source), run
         as it is written: fields bound as the signature binds them, then
         ``__post_init__`` with the ``InitVar`` values."""
@@ -150,20 +148,20 @@ class ObjectLowering:
             raise self.fail(f"{cls.__qualname__}() {exc}", e, kind=CompileError) from None
         init_vars: list[Any] = []
         for f in _all_fields(cls):
-            if f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
+            if f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]  # dataclasses internals
                 continue
             if f.init and f.name in bound.arguments:
                 value = bound.arguments[f.name]
             elif f.default is not dataclasses.MISSING:
                 value = f.default
             elif f.default_factory is not dataclasses.MISSING:
-                value = self.call(f.default_factory, [], {}, e)  # type: ignore[attr-defined]
+                value = self.call(f.default_factory, [], {}, e)
             elif not f.init:
                 continue
             else:
                 raise self.fail(f"{cls.__qualname__}() missing argument {f.name!r}", e,
                                 kind=CompileError)
-            if f._field_type is dataclasses._FIELD_INITVAR:  # type: ignore[attr-defined]
+            if f._field_type is dataclasses._FIELD_INITVAR:  # type: ignore[attr-defined]  # dataclasses internals
                 init_vars.append(value)
             else:
                 self.set_attribute(obj, f.name, value, e, through_setter=False)
@@ -179,7 +177,7 @@ class ObjectLowering:
     def object_attribute(self, base: Any, attr: str, e: cst.CSTNode) -> Any:
         """``base.attr`` where ``base`` is a built instance or ``super()`` over one."""
         if isinstance(base, super):
-            obj, start = base.__self__, base.__thisclass__
+            obj, start = base.__self__, base.__thisclass__  # type: ignore[attr-defined]  # not in typeshed
         else:
             obj, start = base, None
         rec = self.built_of(obj)
@@ -232,7 +230,7 @@ class ObjectLowering:
                                 "Python getter", e)
             return self.inline_python(found.fget, [obj], {}, e)
         if isinstance(found, functools.cached_property):
-            return self.inline_python(found.func, [obj], {}, e)
+            return self.inline_python(cast(types.FunctionType, found.func), [obj], {}, e)
         if isinstance(found, (types.MemberDescriptorType, types.GetSetDescriptorType)):
             try:
                 return self.const_of_global(attr, found.__get__(obj, type(obj)))
@@ -251,7 +249,8 @@ class ObjectLowering:
         """``obj.attr = value`` on a built instance (static values on the instance,
         runtime values in the shadow mapping)."""
         rec = self.built_of(obj)
-        if rec is None and generator_contexts.first_local_write(self, obj, attr, value, e):
+        if rec is None and generator_contexts.first_local_write(cast("Lowerer", self), obj, attr,
+                                                                value, e):
             return  # a thread-local cache filled on first use (generator_contexts)
         if rec is None:
             raise self.fail("attribute writes are supported only on objects built inside "
@@ -288,7 +287,7 @@ class ObjectLowering:
 
     def attribute_target(self, target: cst.Attribute, scope: Any) -> Any:
         """The object of an attribute assignment target (refused unless built here)."""
-        base = self.expr(target.value, scope)  # type: ignore[attr-defined]
+        base = self.expr(target.value, scope)
         if self.built_of(base) is None and not isinstance(base, threading.local):
             raise self.fail("assignment to an attribute is supported only on objects built "
                             "inside the differentiated code", target,
@@ -307,14 +306,14 @@ class ObjectLowering:
                 t.kind == "array" and t.shape != ()) or t is None and isinstance(current, Node):
             raise self.fail(f"in-place update of the array attribute {attr!r}", where,
                             f"write self.{attr} = self.{attr} {'+'} ... to make a new array")
-        rhs = self.expr(value, scope)  # type: ignore[attr-defined]
+        rhs = self.expr(value, scope)
         if isinstance(current, (list, tuple)):
             raise self.fail(f"in-place update of the sequence attribute {attr!r}", where,
                             "build a new list and assign it")
         self.set_attribute(obj, attr, self.binary(op, current, rhs, where), target)
 
     def call_special(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
-                     e: cst.CSTNode) -> Any:
+                     e: cst.Call) -> Any:
         """``super()``, ``object.__setattr__(self, ...)``, ``getattr`` on a built instance
         and calls of callable objects; NotImplemented for other calls."""
         if fn is super:
@@ -324,8 +323,8 @@ class ObjectLowering:
             self.set_attribute(args[0], args[1], args[2], e, through_setter=False)
             return None
         if fn is map and len(args) >= 2 and not kwargs:  # consumed at once: calls in order
-            columns = [self.star_items(a, e) for a in args[1:]]  # type: ignore[attr-defined]
-            return [self.call(args[0], list(row), {}, e)  # type: ignore[attr-defined]
+            columns = [self.star_items(a, e) for a in args[1:]]
+            return [self.call(args[0], list(row), {}, e)
                     for row in zip(*columns)]
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, InstanceDict):
@@ -333,14 +332,14 @@ class ObjectLowering:
         if isinstance(fn, types.BuiltinMethodType) and type(owner) is np.ndarray:
             from .dispatch import array_method  # noqa: PLC0415  (dispatch imports us)
 
-            done = array_method(self, owner, fn.__name__, args, kwargs, e)
+            done = array_method(cast("Lowerer", self), owner, fn.__name__, args, kwargs, e)
             if done is not NotImplemented:  # a method of a constant array: its op
                 return done
         if isinstance(fn, types.BuiltinMethodType) and type(owner) in (dict, list, tuple) \
                 and fn.__name__ in _READ_METHODS.get(type(owner), ()):
             if fn.__name__ == "update":
-                self.external.check_write(owner, "write into",  # type: ignore[attr-defined]
-                                          self.loc(e))  # type: ignore[attr-defined]
+                self.external.check_write(owner, "write into",
+                                          self.loc(e))
             try:  # reads of a Python container (its items may be runtime values)
                 return fn(*args, **kwargs)
             except Exception as exc:
@@ -366,7 +365,7 @@ class ObjectLowering:
             return super(args[0], args[1])
         if args:
             raise self.fail("super() takes zero or two arguments here", e, kind=CompileError)
-        fn = self.fn  # type: ignore[attr-defined]
+        fn = self.fn
         scope = self.active_scopes[-1] if self.active_scopes else None
         if scope is None or not fn.positional:
             raise self.fail("super(): no arguments", e, kind=CompileError)
@@ -384,8 +383,9 @@ class ObjectLowering:
 _NOTHING = object()
 #: methods of Python containers that read them, and dict.update of a dict that does not
 #: outlive the call (called as Python calls them)
-_READ_METHODS = {dict: ("get", "keys", "values", "items", "copy", "update"),
-                 list: ("index", "count", "copy"), tuple: ("index", "count")}
+_READ_METHODS: dict[type, tuple[str, ...]] = {
+    dict: ("get", "keys", "values", "items", "copy", "update"),
+    list: ("index", "count", "copy"), tuple: ("index", "count")}
 
 
 def _object_init(self: Any) -> None:
@@ -398,8 +398,9 @@ def _made_by_c(cls: type) -> bool:
     or ``__init__``, a metaclass ``__call__``, a custom ``__setattr__``)."""
     init = _class_lookup(cls, "__init__")
     python_init = isinstance(init, types.FunctionType) or init is object.__init__
-    return type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__ or \
-        not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls)
+    return (type(cls).__call__ is not type.__call__
+            or cls.__new__ is not object.__new__  # type: ignore[comparison-overlap]  # slot functions compared by identity
+            or not python_init or not _plain_setattr(cls) and not _frozen_dataclass(cls))
 
 
 def plain_namedtuple(cls: type) -> bool:
@@ -495,4 +496,4 @@ def _generated(init: Any) -> bool:
 
 def _all_fields(cls: type) -> list[Any]:
     """Every field of a dataclass, ``InitVar`` pseudo-fields included, in order."""
-    return list(getattr(cls, dataclasses._FIELDS).values())  # type: ignore[attr-defined]
+    return list(getattr(cls, dataclasses._FIELDS).values())  # type: ignore[attr-defined]  # dataclasses internals

@@ -9,6 +9,7 @@ when every reader is elementwise and already has an operand of shape ``s``.  Wit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..ir.abstract import Abstract, NotKnown, evaluate
@@ -16,7 +17,7 @@ from ..ir.graph import Graph, Node
 from ..ir.kernels import OPAQUE, compiling
 from ..ir.ops import ELEMENTWISE, Op
 from ..ir.types import type_of
-from .effects import has_effect
+from .effects_graph import has_effect
 
 
 def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = None
@@ -96,7 +97,7 @@ def _strip_neg(m: Node, uses: dict[int, int]) -> Node | None:
     return None
 
 
-def _factor(a: Node, b: Node, uses: dict[int, int]) -> Any:
+def _factor(a: Node, b: Node, uses: dict[int, int]) -> Callable[[Node], Node] | None:
     """``s*p + s*q -> s*(p + q)`` and ``(-s)*p + s*q -> s*(q - p)`` for one scalar ``s``:
     one multiplication of whole arrays instead of two (the adjoint of a sum of terms)."""
     if a.op is not Op.MUL or b.op is not Op.MUL or uses.get(a.id, 0) > 1 or \
@@ -178,7 +179,7 @@ def _const_like(n: Node, value: Any) -> Node:
 
 
 def _replace(n: Node, inputs: tuple[Node, ...], like: Node, op: Op | None = None,
-             params: tuple | None = None) -> Node:
+             params: tuple[Any, ...] | None = None) -> Node:
     """A node computing ``op(inputs)`` with the type, name and location of ``like``."""
     return Node(like.id, op or n.op, inputs, n.params if params is None else params,
                 like.type, like.name, like.loc, like.role)
@@ -219,15 +220,16 @@ def _elide_broadcasts(graph: Graph) -> Any:
                 stack.extend(todo)
                 continue
             stack.pop()
+            assert n.type is not None  # (unknown types return early)
             memo[n.id] = any(known(i) for i in n.inputs) and not any(
                 full(i, n.type.shape) for i in n.inputs)
         return bool(known(o))
 
-    def full(o: Node, shape: tuple | None) -> bool:
+    def full(o: Node, shape: tuple[int | None, ...] | None) -> bool:
         return shape is not None and o.type is not None and o.type.shape == shape and \
             not shrunk(o)
 
-    def absorbs(u: Node, via: Node, shape: tuple, depth: int) -> bool:
+    def absorbs(u: Node, via: Node, shape: tuple[int | None, ...], depth: int) -> bool:
         """Reading ``via`` un-broadcast still gives ``u`` (or its readers) full shape."""
         if u.op in (Op.SCATTER_ADD, Op.INDEX_ADD):
             return u.inputs[1] is via  # assignment broadcasts the values

@@ -109,7 +109,7 @@ class ParsedFunction:
     module: ParsedModule
     defaults: dict[str, Any] = field(default_factory=dict)
     layout: Layout = Layout()
-    fixed: tuple = ()  # values of the leading positional parameters (a method's self)
+    fixed: tuple[Any, ...] = ()  # values of the leading positional parameters (a method's self)
 
     def loc(self, node: cst.CSTNode) -> Loc:
         """The file location of a node of this function."""
@@ -159,7 +159,7 @@ class ParsedFunction:
         """The generated function's parameter names (see ``slots``)."""
         return [name for name, _, _ in self.slots]
 
-    def with_layout(self, layout: Layout, fixed: tuple = ()) -> ParsedFunction:
+    def with_layout(self, layout: Layout, fixed: tuple[Any, ...] = ()) -> ParsedFunction:
         """This function specialised on one call's ``*args`` length and ``**kwargs`` keys,
         with ``fixed`` bound to its first positional parameters."""
         return ParsedFunction(self.name, self.node, self.module, self.defaults,

@@ -17,12 +17,17 @@ loop iterates are not stacked: the reverse loop has them too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..ir.graph import Graph, GraphBuilder, Node
 from ..ir.ops import ELEMENTWISE, Op
 from ..ir.regions import REGIONS, for_layout, output_type
 from ..ir.types import Type
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .adjoint import Emitter
 
 #: role of the node that adds one iteration's gradient into a reverse loop's accumulator
 #: (a fresh zeros array the loop owns): codegen writes it in place, ``W_bar += g``
@@ -59,7 +64,8 @@ def carries_derivative(t: Type | None) -> bool:
 
 
 def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
-            adjoint_body: Any) -> tuple[Graph, dict[Node, Any], dict[Node, RegionAdjoint]]:
+            adjoint_body: Any
+            ) -> tuple[Graph, dict[Node, Any], dict[Node, RegionAdjoint], frozenset[Node]]:
     """``graph`` with every active region returning its residuals too; ``adjoint_body``
     is ``adjoint.adjoint_graph`` (passed in: the two modules call each other)."""
     side: dict[Node, RegionAdjoint] = {}
@@ -105,7 +111,7 @@ def augment(graph: Graph, values: dict[Node, Any], active: frozenset[Node],
     out = Graph(graph.name, tuple(mapping[a] for a in graph.args), tuple(b.nodes),
                 tuple(mapping[o] for o in graph.outputs), graph.output_names)
     active_new = frozenset(mapping[n] for n in active)
-    return out, new_values, side, active_new  # type: ignore[return-value]
+    return out, new_values, side, active_new
 
 
 def _evaluate_region(old: Node, m: Node, values: dict[Node, Any], new_values: dict[Node, Any]
@@ -128,19 +134,19 @@ def _n_outputs(m: Node) -> int:
     p = m.kwargs
     if m.op is Op.IF:
         return len(p["then"].outputs)
-    return p["n_carry"] + p["n_ys"] + 1
+    return cast(int, p["n_carry"] + p["n_ys"] + 1)
 
 
 def _is_trips(item: Node) -> bool:
     region = item.inputs[0]
-    return item.param("index") == _trips_index(region)
+    return cast(bool, item.param("index") == _trips_index(region))
 
 
 def _trips_index(region: Node) -> int:
     p = region.kwargs
     if region.op is Op.IF:
         return -1
-    return p["n_carry"] + p["n_ys"]
+    return cast(int, p["n_carry"] + p["n_ys"])
 
 
 def _augment_region(n: Node, active: frozenset[Node], values: dict[Node, Any],
@@ -289,7 +295,7 @@ def _augment_if(n: Node, active: frozenset[Node], values: dict[Node, Any],
            and ins[k] in active]
     n_out = len(branches[0].outputs)
     def listy(k: int) -> bool:
-        return any(g.outputs[k].type is not None and g.outputs[k].type.kind == "list"
+        return any((t := g.outputs[k].type) is not None and t.kind == "list"
                    for g in branches)
 
     # a list made in one branch is None on the other side: it is seeded only when a
@@ -366,11 +372,12 @@ def _recomputable(candidates: list[Node], arg_pos: dict[Node, int], first_free: 
                   has_index: int, cheap: frozenset[Op] = _CHEAP) -> set[Node]:
     """The candidates (and what they are made of) that only read constants, loop-invariant
     arguments and the loop index, through ``cheap`` ops."""
-    memo: dict[Node, bool] = {}
+    memo: dict[Node, bool | int] = {}
 
-    def ok(x: Node) -> bool:
+    def ok(x: Node) -> bool | int:
         if x in memo:
             return memo[x]
+        res: bool | int
         if x.op is Op.CONST:
             res = True
         elif x in arg_pos:
@@ -467,8 +474,9 @@ def _mapped(rb: GraphBuilder, g: Node | None, m: dict[Node, Node], like: Node) -
     raise AssertionError(f"gradient {g} is not in the reverse body")
 
 
-def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], graph: Graph,
-               item_node: Any) -> list[tuple[Node, Node]]:
+def region_vjp(em: Emitter, n: Node, info: RegionAdjoint, got: dict[int, Node], graph: Graph,
+               item_node: Callable[[GraphBuilder, Any, Node, int], Node]
+               ) -> list[tuple[Node, Node]]:
     """Emit the reverse region of ``n``; ``(input, gradient)`` pairs for its inputs."""
     b = em.b
 
@@ -488,7 +496,8 @@ def region_vjp(em: Any, n: Node, info: RegionAdjoint, got: dict[int, Node], grap
         seeds = [got[k] if k in got else zeros(item(n, k)) for k in info.seeded]
         res = [item(n, k) for k in info.stacked]
         needed = [n.inputs[k] for k in info.passed]
-        then, orelse = info.bwd  # type: ignore[misc]
+        assert isinstance(info.bwd, tuple)  # (an if's two reverse branches)
+        then, orelse = info.bwd
         r = b.emit(Op.IF, [n.inputs[0], *seeds, *res, *needed],
                    {"then": then, "orelse": orelse}, loc=n.loc, role="IfBackward0")
         return [(n.inputs[k], item(r, j)) for j, k in enumerate(info.active_in)]

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -143,7 +144,7 @@ def _tier(n: Node) -> tuple[type, ...]:
     return ARITHMETIC
 
 
-def culprit(nodes: list[Node], handler_classes: tuple[type, ...]) -> Node | None:
+def culprit(nodes: list[Node], handler_classes: Sequence[type]) -> Node | None:
     """The first of ``nodes`` that may raise an exception a handler of
     ``handler_classes`` catches (to say where, in a refusal)."""
     for n in nodes:
@@ -159,7 +160,7 @@ def what(n: Node) -> str:
     return f"{name} at {n.loc.short()}" if n.loc is not None else str(name)
 
 
-def caught(handler_classes: tuple[type, ...], runtime: tuple[type, ...]) -> list[type]:
+def caught(handler_classes: Sequence[type], runtime: tuple[type, ...]) -> list[type]:
     """The classes of a handler that may catch one of ``runtime`` (a superclass or a
     subclass of one), leaving out those the generated code never raises."""
     return [c for c in handler_classes if not issubclass(c, NEVER_RAISED) and any(
@@ -197,7 +198,7 @@ def describe(own: tuple[type, ...]) -> str:
     return ", ".join(sorted(c.__name__ for c in own))
 
 
-def refusal(nodes: list[Node], handler_classes: tuple[type, ...]) -> str:
+def refusal(nodes: list[Node], handler_classes: Sequence[type]) -> str:
     """Why a handler of ``handler_classes`` cannot be decided while compiling: the op of
     the ``try`` body that may raise what it catches, and what that op may raise."""
     n = culprit(nodes, handler_classes)

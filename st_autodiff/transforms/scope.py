@@ -10,10 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir.graph import Node
 from .parse import ParsedFunction
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 @dataclass(eq=False)
@@ -26,6 +29,11 @@ class Closure:
 
 class Scope:
     """Variables of one function activation; misses go to ``parent`` then ``outer``."""
+
+    # set on some scopes only (read with ``getattr``): a branch's scope that ends in a
+    # runtime raise; a comprehension's scope, the comprehension (where a walrus binds)
+    raised: bool
+    comprehension: cst.BaseExpression
 
     def __init__(self, parent: Scope | None, outer: Callable[[str], Any] | None) -> None:
         self.vars: dict[str, Any] = {}

@@ -242,7 +242,7 @@ def del_statement(lw: Lowerer, target: cst.BaseExpression, scope: Scope) -> None
         if isinstance(base, (dict, list)):
             lw.external.check_write(base, "delete from", lw.loc(target))
             parts = [lw.index_part(el, scope) for el in target.slice]
-            key = parts[0] if len(parts) == 1 else tuple(parts)
+            key: Any = parts[0] if len(parts) == 1 else tuple(parts)
             if isinstance(key, Node) or isinstance(key, slice) and any(
                     isinstance(p, Node) for p in (key.start, key.stop, key.step)):
                 raise lw.fail("the index of del must be known when compiling", target,
@@ -287,12 +287,13 @@ def refuse_for_else(lw: Lowerer, stmt: cst.For) -> None:
 def for_else(lw: Lowerer, stmt: cst.For, broke: Any, scope: Scope) -> None:
     """The ``else`` of an unrolled ``for``: run when no ``break`` (nor ``return``) ended
     the loop, as Python does; refused when a ``break`` is decided at run time."""
+    assert stmt.orelse is not None  # (called for a for ... else)
     returned = scope.vars.get("#ret", False)
     if broke is True or returned is True:
         return
     if isinstance(broke, Node) or isinstance(returned, Node):
         raise lw.fail("for ... else after a break or return decided at run time is not "
-                      "supported", stmt.orelse,  # type: ignore[arg-type]
+                      "supported", stmt.orelse,
                       "set a flag before break and test it after the loop",
                       kind=UnsupportedSyntaxError)
-    lw.run_stmts(lw.suite(stmt.orelse.body), scope)  # type: ignore[union-attr]
+    lw.run_stmts(lw.suite(stmt.orelse.body), scope)

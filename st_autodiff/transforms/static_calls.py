@@ -41,7 +41,7 @@ _NEEDS_EXAMPLES = "call the gradient with arguments first (types come from them)
 # --- comparisons --------------------------------------------------------------------------
 
 
-def compare(lw: Lowerer, word: str, left: Any, right: Any, e: cst.CSTNode) -> bool:
+def compare(lw: Lowerer, word: str, left: Any, right: Any, e: cst.CSTNode) -> bool | Node:
     """``left <word> right`` for ``in``, ``not in``, ``is``, ``is not``: a Python bool, or a
     located refusal where the answer depends on run-time data or identity."""
     if word in ("is", "is not"):
@@ -236,7 +236,7 @@ def fresh(lw: Lowerer, value: Any, e: cst.Call) -> Any:
     return value
 
 
-def _in(group: frozenset, fn: Any) -> bool:
+def _in(group: frozenset[Any], fn: Any) -> bool:
     try:
         return fn in group
     except TypeError:  # unhashable: not a builtin
@@ -324,7 +324,7 @@ def _calls_back(v: Any) -> bool:
 
 #: NumPy spellings that mean the same op here (``asanyarray`` keeps ndarray subclasses,
 #: which the compiler does not make; ``_array_converter`` and ``broadcast`` are C code)
-ALIASES = {id(np.asanyarray): np.asarray}
+ALIASES: dict[int, Any] = {id(np.asanyarray): np.asarray}
 ALIASES[id(np.broadcast)] = Broadcast  # C classes as Python the compiler reads
 if NUMPY_CONVERTER is not None:
     ALIASES[id(NUMPY_CONVERTER)] = ArrayConverter

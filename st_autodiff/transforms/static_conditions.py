@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
-from ..ir.graph import Node
+from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def _constant_arrays(lw: Lowerer, node: Node) -> list[np.ndarray] | None:
     return list(arrays.values())
 
 
-class _Captured(dict):
+class _Captured(dict[Node, Node]):
     """Region arguments back to the enclosing builders' nodes they capture."""
 
     def __missing__(self, key: Node) -> Node:
@@ -106,7 +106,7 @@ class _Captured(dict):
 
 def _captured(lw: Lowerer) -> _Captured:
     out = _Captured()
-    b = lw.b
+    b: GraphBuilder | None = lw.b
     chain = []
     while b is not None:
         chain.append(b)

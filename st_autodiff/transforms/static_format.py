@@ -26,7 +26,7 @@ import ast
 import contextlib
 import operator
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -39,7 +39,10 @@ from .parse import LAZY_HINTS
 
 if TYPE_CHECKING:
     from .lower import Lowerer
+    from .lowering_api import LowererAPI
     from .scope import Scope
+else:
+    LowererAPI = object  # the shared interface exists for the type checker only
 
 
 class RuntimeValue:
@@ -107,7 +110,7 @@ def percent(lw: Lowerer, fmt: str, args: Any, where: cst.CSTNode) -> str:
     """``fmt % args`` on static values (Python's printf-style formatting)."""
     values = static_value(lw, args, where)
     try:
-        return fmt % values
+        return cast(str, fmt % values)
     except Exception as exc:
         raise _failed(lw, exc, where) from None
 
@@ -118,7 +121,7 @@ def call_format(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     a = [static_value(lw, v, where) for v in args]
     k = {key: static_value(lw, v, where) for key, v in kwargs.items()}
     try:
-        return fn(*a, **k)
+        return cast(str, fn(*a, **k))
     except Exception as exc:
         raise _failed(lw, exc, where) from None
 
@@ -260,63 +263,64 @@ def refuse_lazily(lw: Lowerer, node: cst.CSTNode) -> CompileError:
     return lw.fail(message, node, hint)
 
 
-class StaticLowering:
+class StaticLowering(LowererAPI):
     """Expressions of ``lower.Lowerer`` decided here: strings (``static_format``) and the
     lazily refused ones."""
 
-    def expr_FormattedString(self: Lowerer, e: cst.FormattedString, scope: Scope) -> str:
-        return formatted_string(self, e, scope)
+    def expr_FormattedString(self, e: cst.FormattedString, scope: Scope) -> str:
+        return formatted_string(cast("Lowerer", self), e, scope)
 
-    def expr_ConcatenatedString(self: Lowerer, e: cst.ConcatenatedString, scope: Scope
+    def expr_ConcatenatedString(self, e: cst.ConcatenatedString, scope: Scope
                                 ) -> Any:
         left, right = self.expr(e.left, scope), self.expr(e.right, scope)
         if isinstance(left, bytes) != isinstance(right, bytes):
             raise self.fail("cannot mix bytes and nonbytes literals", e, kind=CompileError)
         if isinstance(left, Node) or isinstance(right, Node):  # an f-string of runtime values
-            if lenient(self):
+            if lenient(cast("Lowerer", self)):
                 return RuntimeValue()
             from .effects import concatenate_strings  # noqa: PLC0415
 
-            return concatenate_strings(self, left, right, e)
+            return concatenate_strings(cast("Lowerer", self), left, right, e)
         return left + right
 
-    def expr_NamedExpr(self: Lowerer, e: cst.NamedExpr, scope: Scope) -> Any:
+    def expr_NamedExpr(self, e: cst.NamedExpr, scope: Scope) -> Any:
         """``(name := value)``: assigns ``name`` in the function's scope, then is the value.
         Inside a comprehension it would bind in the enclosing function: refused there."""
         if not isinstance(e.target, cst.Name):
-            raise refuse_lazily(self, e)
+            raise refuse_lazily(cast("Lowerer", self), e)
         value = self.expr(e.value, scope)
         home, comps = scope, []
         while getattr(home, "comprehension", None) is not None and home.parent is not None:
-            comps.append(home.comprehension)  # type: ignore[attr-defined]
+            comps.append(home.comprehension)
             home = home.parent  # a comprehension's walrus binds in the enclosing function
         if comps:
             if _holds_runtime(value) or self.b is not (self.main_builder or self.b):
-                raise refuse_lazily(self, e)  # (static values, comprehensions unrolled: only)
+                # (static values, comprehensions unrolled: only)
+                raise refuse_lazily(cast("Lowerer", self), e)
             if any(isinstance(c, cst.GeneratorExp) for c in comps):
                 # consumed eagerly here, lazily in Python (``any`` stops early): only a
                 # name the rest of the function never reads keeps Python's meaning
                 if _reads_outside(self.fn_stack[-1].node, comps[-1], e.target.value):
-                    raise refuse_lazily(self, e)
+                    raise refuse_lazily(cast("Lowerer", self), e)
                 home = scope
         self.assign(e.target, value, home)
         return home.vars[e.target.value]
 
-    def expr_Set(self: Lowerer, e: cst.Set, scope: Scope) -> Any:
+    def expr_Set(self, e: cst.Set, scope: Scope) -> Any:
         """A set of static values (``{"linear", "cubic"}``) is a Python set; one holding a
         runtime value is refused."""
         items = []
         for el in e.elements:
             if not isinstance(el, cst.Element):
-                raise refuse_lazily(self, e)
+                raise refuse_lazily(cast("Lowerer", self), e)
             v = self.expr(el.value, scope)
             if isinstance(v, Node) and v.op is Op.CONST and not isinstance(
                     v.param("value"), np.ndarray):
                 v = v.param("value")
             if isinstance(v, Node) or type_module(v).startswith("st_autodiff"):
-                raise refuse_lazily(self, e)
+                raise refuse_lazily(cast("Lowerer", self), e)
             items.append(v)
         try:
             return set(items)
         except TypeError as exc:  # unhashable
-            raise _failed(self, exc, e) from None
+            raise _failed(cast("Lowerer", self), exc, e) from None

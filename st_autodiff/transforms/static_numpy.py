@@ -21,7 +21,7 @@ shapes and arrays give lists of static tuples.
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -141,7 +141,7 @@ def materialize(lw: Lowerer, sa: StaticArray, where: cst.CSTNode) -> Node:
 
 def _handed(lw: Lowerer) -> dict[int, tuple[np.ndarray, Node]]:
     """The static arrays handed out as nodes so far, with those nodes (by node)."""
-    return lw.__dict__.setdefault("static_handed", {})
+    return cast("dict[int, tuple[np.ndarray, Node]]", lw.__dict__.setdefault("static_handed", {}))
 
 
 def nodes_sharing(lw: Lowerer, sa: StaticArray) -> list[Node]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -115,7 +115,7 @@ def _too_big(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     name = getattr(fn, "__name__", "")
     if name not in _CREATION_SIZES or not _numpy_callable(fn):
         return False
-    shape = args[0] if args else kwargs.get("shape", kwargs.get("N"))
+    shape: Any = args[0] if args else kwargs.get("shape", kwargs.get("N"))
     try:
         dims = [int(shape)] if not isinstance(shape, (tuple, list)) else [int(d) for d in shape]
         if name == "arange":  # arange(stop) or arange(start, stop[, step])
@@ -357,7 +357,7 @@ def _method(lw: Lowerer, fn: StaticMethod, args: list[Any], kwargs: dict[str, An
             return value
         node = None
         if isinstance(value, np.ndarray) and _current(lw, sa) and not is_complex_value(value):
-            node = _ordinary(lw, lambda: lw.call(lw.array_attribute(sa.node, name, e),
+            node = _ordinary(lw, lambda: lw.call(lw.array_attribute(cast(Node, sa.node), name, e),
                                                  materialize_all(lw, list(args), e),
                                                  materialize_all(lw, dict(kwargs), e), e))
         return wrap(lw, value, node, [sa, *values])

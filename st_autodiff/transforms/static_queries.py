@@ -124,7 +124,7 @@ def _made_class(lw: Lowerer, v: Any) -> type | None:
     """The exact class of an opaque object a known constructor made, else None."""
     if not isinstance(v, Node) or v.type is None or v.type.kind != "object":
         return None
-    made = getattr(lw.example(v), "cls", None)  # type: ignore[attr-defined]
+    made = getattr(lw.example(v), "cls", None)
     return made if isinstance(made, type) else None
 
 
@@ -168,8 +168,8 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
     if t is None:
         raise lw.fail(f"{name}() of a runtime value whose type is not known", e,
                       _NEEDS_EXAMPLES)
-    exact = _is_argument(lw, v)
-    known = lw.example(v)  # type: ignore[attr-defined]
+    exact: Any = _is_argument(lw, v)  # (below: the stand-in value, or None)
+    known = lw.example(v)
     if t.kind == "none":
         return [None]
     if t.kind in ("tuple", "object") and exact and known is not None and not isinstance(
@@ -200,16 +200,16 @@ def _stand_ins(lw: Lowerer, v: Any, level: str, name: str, e: cst.CSTNode) -> li
     scalar, zero_d = dtype.type(1), np.ones((), dtype)
     if t.kind != "array" or t.shape == ():
         kind = ARRAY if marked_ndarray(lw, v) else exact_kind(
-            lw, v, _is_argument)  # type: ignore[arg-type]
+            lw, v, _is_argument)
         if kind is None and t.kind == "array":
             kind = zero_d_kind(lw, v)  # np.empty(()) and writes into it; out[()] of it
-        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(kind)
+        exact = {PYTHON: python, NUMPY: scalar, ARRAY: zero_d}.get(kind)  # type: ignore[arg-type]  # None: none
         if exact is not None:
             return [exact]
     if t.kind != "array":  # a Python number, or a NumPy scalar the rules typed as one
         return [python] if exact else [python, scalar]
     if t.shape is None:
-        if level != "shape" and exact_kind(lw, v, _is_argument) == ARRAY:  # type: ignore[arg-type]
+        if level != "shape" and exact_kind(lw, v, _is_argument) == ARRAY:
             return [zero_d]  # an ndarray (x[mask]): its Python type and dtype are known
         if level == "shape":
             raise lw.fail(f"{name}() of a runtime value whose shape is not known", e,
@@ -269,11 +269,11 @@ def attribute_query(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any
             return has
         if not has and len(args) == 3:
             return args[2]
-        return lw.array_attribute(obj, attr, e)  # type: ignore[attr-defined]
+        return lw.array_attribute(obj, attr, e)
     obj = _const(obj)
-    if what == "getattr" and lw.built_of(obj) is not None:  # type: ignore[attr-defined]
+    if what == "getattr" and lw.built_of(obj) is not None:
         try:  # an object built here: its runtime attributes too, as ``obj.name`` reads them
-            return lw.object_attribute(obj, attr, e)  # type: ignore[attr-defined]
+            return lw.object_attribute(obj, attr, e)
         except CompileError:
             if len(args) == 3 and not hasattr(obj, attr):
                 return args[2]
@@ -310,7 +310,7 @@ def array_attribute(lw: Lowerer, x: Node, attr: str, e: cst.CSTNode) -> Any:
         raise lw.fail(f"x.{attr} is not known when compiling without example arguments", e,
                       _NEEDS_EXAMPLES)
     size = np.dtype(t.dtype).itemsize
-    return size if attr == "itemsize" else size * math.prod(t.shape)  # type: ignore[arg-type]
+    return size if attr == "itemsize" else size * math.prod(t.shape)  # type: ignore[arg-type]  # not None: refused above
 
 
 def ravel(lw: Lowerer, x: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call,
@@ -411,7 +411,7 @@ def _tuple_items(lw: Lowerer, x: Node, e: cst.CSTNode) -> list[Any] | None:
     """The items of a runtime tuple (its length from the type), else None."""
     if x.type is None or x.type.kind != "tuple":
         return None
-    known = lw.example(x)  # type: ignore[attr-defined]
+    known = lw.example(x)
     if not isinstance(known, tuple):
         raise lw.fail("the length of this runtime tuple is not known", e, _NEEDS_EXAMPLES)
     return [lw.emit(Op.ITEM, [x], {"index": i}, e) for i in range(len(known))]

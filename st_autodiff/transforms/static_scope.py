@@ -109,7 +109,7 @@ class StaticScope:
                 return closures.setdefault(id(value), Closure(value, Scope(None, resolve)))
             return lw.const_of_global(name, value)
 
-        resolve.static_scope = self  # type: ignore[attr-defined]  (imports in functions)
+        resolve.static_scope = self  # type: ignore[attr-defined]  # a function's attribute
         return resolve
 
     def value(self, name: str, before: int | None = None) -> Any:
@@ -141,7 +141,7 @@ class StaticScope:
                 full = _dotted(alias.name)
                 top = full.split(".")[0]
                 self._bind(alias.evaluated_alias or top, i,
-                           lambda f=full, a=alias: self._import(f, a, top_level=not a.asname))
+                           lambda f=full, a=alias: self._import(f, a, top_level=not a.asname))  # type: ignore[misc]  # lambda with defaults
         elif isinstance(s, cst.ImportFrom) and not s.relative and s.module is not None:
             mod = _dotted(s.module)
             if isinstance(s.names, cst.ImportStar):
@@ -150,12 +150,12 @@ class StaticScope:
             for alias in s.names:
                 attr = _dotted(alias.name)
                 self._bind(alias.evaluated_alias or attr, i,
-                           lambda a=attr, n=alias: self._from(mod, a, n))
+                           lambda a=attr, n=alias: self._from(mod, a, n))  # type: ignore[misc]  # lambda with defaults
         elif isinstance(s, (cst.Assign, cst.AnnAssign)) and s.value is not None:
             targets = [t.target for t in s.targets] if isinstance(s, cst.Assign) else [s.target]
             for t in targets:
                 if isinstance(t, cst.Name):
-                    self._bind(t.value, i, lambda v=s.value: self._eval(v, i))
+                    self._bind(t.value, i, lambda v=s.value: self._eval(v, i))  # type: ignore[misc]  # lambda with defaults
                 else:
                     for name in _bound_names(s):
                         self._bind(name, i, _refuse("it is unpacked or modified", s))
@@ -245,7 +245,7 @@ class StaticScope:
         if isinstance(e, cst.Subscript):
             parts = [ev(el.slice.value, before) if isinstance(el.slice, cst.Index)
                      else slice(*(None if x is None else ev(x, before)
-                                  for x in (el.slice.lower, el.slice.upper, el.slice.step)))
+                                  for x in (el.slice.lower, el.slice.upper, el.slice.step)))  # type: ignore[attr-defined]  # a Slice
                      for el in e.slice]
             return ev(e.value, before)[parts[0] if len(parts) == 1 else tuple(parts)]
         if isinstance(e, cst.Call) and not any(a.star for a in e.args):

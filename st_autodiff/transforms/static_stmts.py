@@ -49,7 +49,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -102,7 +102,7 @@ def static_exception(lw: Lowerer, exc: BaseException, where: cst.CSTNode,
                      message: str | None = None) -> StaticRaiseError:
     """The located error for ``exc``, raised by static evaluation at ``where``."""
     err = StaticRaiseError(exc, lw.loc(where), _STATIC_HINT, message)
-    err.builder = lw.b  # type: ignore[attr-defined]
+    err.builder = lw.b
     return err
 
 
@@ -138,7 +138,7 @@ def _runtime_raise(lw: Lowerer, s: cst.Raise, scope: Scope) -> None:
     from .effects import emit_raise  # noqa: PLC0415  (effects imports the lowering)
 
     emit_raise(lw, cls, parts, s)
-    scope.raised = True  # type: ignore[attr-defined]  (an if's join ignores this branch)
+    scope.raised = True  # (an if's join ignores this branch)
 
 
 def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
@@ -158,6 +158,7 @@ def statement(lw: Lowerer, s: cst.CSTNode, scope: Scope) -> None:
     elif isinstance(s, cst.Assert):
         assert_statement(lw, s, scope)
     else:
+        assert isinstance(s, (cst.Import, cst.ImportFrom))
         import_statement(lw, s, scope)
 
 
@@ -378,7 +379,7 @@ def import_statement(lw: Lowerer, s: cst.Import | cst.ImportFrom, scope: Scope) 
             dotted = _dotted(alias.name)
             module = _import(lw, dotted, s, scope)
             if alias.asname is not None:
-                scope.vars[alias.asname.name.value] = module
+                scope.vars[cast(cst.Name, alias.asname.name).value] = module
             else:
                 top = dotted.split(".")[0]
                 scope.vars[top] = sys.modules.get(top) or _import(lw, top, s, scope)
@@ -403,7 +404,7 @@ def import_statement(lw: Lowerer, s: cst.Import | cst.ImportFrom, scope: Scope) 
             except CompileError:
                 raise static_exception(lw, ImportError(
                     f"cannot import name {attr!r} from {name!r}"), alias) from None
-        bound = alias.asname.name.value if alias.asname is not None else attr
+        bound = cast(cst.Name, alias.asname.name).value if alias.asname is not None else attr
         scope.vars[bound] = lw.const_of_global(bound, value)
 
 
@@ -422,7 +423,7 @@ def _import(lw: Lowerer, name: str, where: cst.CSTNode, scope: Scope | None = No
     cli = _cli_scope(scope)
     if cli is not None:
         try:
-            return cli._import(name, where)  # noqa: SLF001
+            return cast(types.ModuleType, cli._import(name, where))  # noqa: SLF001
         except Exception as exc:  # _Unresolvable: (reason, node)
             if "user code" in str(exc.args[0]):
                 raise lw.fail(str(exc.args[0]), where, kind=CompileError) from None

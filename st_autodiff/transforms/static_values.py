@@ -149,7 +149,7 @@ _SYMBOLS = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.POW: "**", Op
             Op.FLOORDIV: "//", Op.MATMUL: "@"}
 
 
-def list_item_write(lw: Lowerer, lst: list, target: cst.Subscript, value: Any,
+def list_item_write(lw: Lowerer, lst: list[Any], target: cst.Subscript, value: Any,
                     scope: Scope, op: Op | None = None, where: cst.CSTNode | None = None
                     ) -> None:
     """``lst[i] = v`` (``op``: ``lst[i] op= v``) on a list built while compiling, with an
@@ -157,7 +157,7 @@ def list_item_write(lw: Lowerer, lst: list, target: cst.Subscript, value: Any,
     where = where or target
     lw.external.check_write(lst, "write into", lw.loc(target))
     parts = [lw.index_part(el, scope) for el in target.slice]
-    key = parts[0] if len(parts) == 1 else tuple(parts)
+    key: Any = parts[0] if len(parts) == 1 else tuple(parts)
     if holds_node([key]) or isinstance(key, slice) and holds_node(
             [key.start, key.stop, key.step]):
         raise lw.fail("the index of a list known when compiling must be known when "

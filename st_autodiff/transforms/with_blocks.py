@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
-from . import effects, generator_contexts, runtime_raises
+from . import effects, effects_kinds, generator_contexts, runtime_raises
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -58,17 +58,22 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         return
     item, rest = items[0], items[1:]
     e = item.item
+    args: list[Any]
+    kwargs: dict[str, Any]
     factory, args, kwargs = None, [], {}
     if isinstance(e, cst.Call):
         fn = lw.expr(e.func, scope)
         if generator_contexts.is_generator_manager(fn):
-            args, kwargs = lw.call_arguments(e, scope)  # type: ignore[attr-defined]
-            generator_contexts.lower(lw, fn, args, kwargs, lambda value: (
-                _bind(lw, item, value, scope), _items(lw, rest, stmt, scope)), scope, e)
+            args, kwargs = lw.call_arguments(e, scope)
+            def run_body(value: Any) -> None:  # binds the yielded value, then the rest
+                _bind(lw, item, value, scope)
+                _items(lw, rest, stmt, scope)
+
+            generator_contexts.lower(lw, fn, args, kwargs, run_body, scope, e)
             return
         if _is_known(fn):
             factory = fn
-            args, kwargs = lw.call_arguments(e, scope)  # type: ignore[attr-defined]
+            args, kwargs = lw.call_arguments(e, scope)
         elif isinstance(fn, type) or isinstance(fn, types.BuiltinFunctionType):
             raise _refused(lw, getattr(fn, "__name__", "this manager"), e,
                            "create the manager outside the function" if isinstance(
@@ -92,7 +97,7 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         return
     if factory in _RUNTIME:
         _static_args(lw, factory, args, kwargs, e)
-        enter = effects.emit(lw, factory, None, args, kwargs, e, True, effects.OBJECT,
+        enter = effects.emit(lw, factory, None, args, kwargs, e, True, effects_kinds.OBJECT,
                              "enter")
         _bind(lw, item, enter, scope)
         before = len(lw.b.nodes)
@@ -101,7 +106,7 @@ def _items(lw: Lowerer, items: list[cst.WithItem], stmt: cst.With, scope: Scope)
         # runs, read or not (the exit node reads it, so no pass drops it)
         kept = [n for n in lw.b.nodes[before:] if n.op is not Op.CONST and lw.b.owns(
             n)] if factory is np.errstate and "raise" in kwargs.values() else []
-        effects.emit(lw, None, "__exit__", [enter, *kept], {}, e, True, effects.NONE,
+        effects.emit(lw, None, "__exit__", [enter, *kept], {}, e, True, effects_kinds.NONE,
                      "exit")
         return
     _user_manager(lw, factory, item, rest, stmt, scope, e)  # a static Python manager
@@ -111,7 +116,8 @@ def _is_known(fn: Any) -> bool:
     return any(fn is k for k in (*_RUNTIME, contextlib.nullcontext, contextlib.suppress))
 
 
-def _as_factory(lw: Lowerer, manager: Any, e: cst.CSTNode) -> tuple[Any, list, dict]:
+def _as_factory(lw: Lowerer, manager: Any, e: cst.CSTNode
+                ) -> tuple[Any, list[Any], dict[str, Any]]:
     """A static manager object as ``(factory, args, kwargs)``: a global ``np.errstate``
     is entered again by its settings; other objects are their own factory."""
     if isinstance(manager, np.errstate):
@@ -182,8 +188,8 @@ def _suppressed(lw: Lowerer, args: list[Any], e: cst.CSTNode) -> tuple[type, ...
 
 
 def _refused(lw: Lowerer, name: str, e: cst.CSTNode, hint: str | None = None
-             ) -> UnsupportedSyntaxError:
-    return lw.fail(f"with blocks over {name} are not supported: the compiler keeps "  # type: ignore[return-value]
+             ) -> CompileError:
+    return lw.fail(f"with blocks over {name} are not supported: the compiler keeps "
                    "np.errstate and warnings.catch_warnings in the compiled code, and reads "
                    "managers written in Python", e, hint or "use one of those, or move the "
                    "with block out of the function", kind=UnsupportedSyntaxError)
@@ -221,8 +227,8 @@ def mirror(b: GraphBuilder, n: Node, opened: dict[Node, Node], reverse: bool) ->
     again = opened.pop(enter, None)
     if again is not None:
         params = {**enter.kwargs, "fn": None, "method": "__exit__", "keywords": (),
-                  "out_type": effects.NONE, "block": "exit"}
-        b.emit(Op.OPAQUE_CALL, [again], params, loc=n.loc, type=effects.NONE, role="with")
+                  "out_type": effects_kinds.NONE, "block": "exit"}
+        b.emit(Op.OPAQUE_CALL, [again], params, loc=n.loc, type=effects_kinds.NONE, role="with")
 
 
 def with_lines(body: list[tuple[str, Node | None]]) -> list[tuple[str, Node | None]]:

@@ -41,12 +41,12 @@ class Partial:
     runtime values, which a real ``partial`` cannot hold for the compiler)."""
 
     fn: Any
-    args: tuple
-    kwargs: tuple  # (key, value) pairs
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...]  # (key, value) pairs
 
 
 def unwrap(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
-           e: cst.CSTNode) -> Any:
+           e: cst.Call) -> Any:
     """Lower a call through a wrapper; NotImplemented when ``fn`` is none of those."""
     if isinstance(fn, Partial):
         return lw.call(fn.fn, [*fn.args, *args], {**dict(fn.kwargs), **kwargs}, e)
@@ -57,7 +57,7 @@ def unwrap(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if type(fn).__name__ == "_ArrayFunctionDispatcher" and isinstance(
             getattr(fn, "_implementation", None), types.FunctionType):
         return lw.inline_python(fn._implementation, args, kwargs, e)
-    if isinstance(fn, functools._lru_cache_wrapper):  # type: ignore[attr-defined]
+    if isinstance(fn, functools._lru_cache_wrapper):
         for v in [*args, *kwargs.values()]:
             t = v.type if isinstance(v, Node) else None
             if isinstance(v, Node) and (t is None or t.kind != "array" or t.shape != ()):
@@ -110,7 +110,7 @@ def partial_call(lw: Lowerer, args: list[Any], kwargs: dict[str, Any],
 # --- transparent wrappers ---------------------------------------------------------------
 
 def transparent(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
-                e: cst.CSTNode) -> Any:
+                e: cst.Call) -> Any:
     """A call through a registered transparent wrapper, lowered as a call of the function
     it wraps; NotImplemented for other callables."""
     if not isinstance(fn, types.FunctionType):
@@ -137,8 +137,8 @@ def _sklearn_validate(lw: Lowerer, fn: types.FunctionType, args: list[Any],
     func, constraints = cells.get("func"), cells.get("parameter_constraints")
     if func is None or constraints is None:
         return
-    from sklearn import get_config  # noqa: PLC0415
-    from sklearn.utils._param_validation import (  # noqa: PLC0415
+    from sklearn import get_config  # type: ignore[import-untyped]  # no stubs  # noqa: PLC0415
+    from sklearn.utils._param_validation import (  # type: ignore[import-untyped]  # no stubs  # noqa: PLC0415
         validate_parameter_constraints,
     )
 

@@ -52,13 +52,13 @@ names may refer to it, is not searched): refusals, never a silent wrong result.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
 
 from ..ir.abstract import is_numpy_scalar
-from ..ir.graph import Node, index_may_repeat
+from ..ir.graph import GraphBuilder, Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from . import aliases, nested_writes, static_numpy
@@ -66,6 +66,9 @@ from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
 from .zero_d_writes import is_zero_d_ndarray
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 #: Ops whose value holds its inputs themselves (tuples; runtime lists where the op table
 #: has them), and ops whose value is one of the arrays a container holds.
@@ -121,7 +124,8 @@ class WriteLowering(LoopAliasing):
         self.check_writable(name, value, scope, target)
         return name, value
 
-    def write_index(self, target: cst.Subscript, scope: Scope) -> tuple[tuple, list[Node]]:
+    def write_index(self, target: cst.Subscript, scope: Scope
+                    ) -> tuple[tuple[Any, ...], list[Node]]:
         """The subscript of ``target`` as the IR's static index and its runtime parts."""
         parts = [self.index_part(el, scope) for el in target.slice]
         if len(parts) == 1 and isinstance(parts[0], tuple):
@@ -146,7 +150,7 @@ class WriteLowering(LoopAliasing):
             raise self._refuse(name, why, where, copy_hint, update)
         self._check_holders(name, value, scope, where, update, copy_hint)
 
-    def check_dict_item(self, label: str, d: dict, key: Any, scope: Scope,
+    def check_dict_item(self, label: str, d: dict[Any, Any], key: Any, scope: Scope,
                         where: cst.CSTNode, update: str) -> None:
         """``d[key] op= v`` on an array a dict holds updates that array in place: refuse
         it (``label`` names the item in messages) when something other than this entry of
@@ -168,8 +172,8 @@ class WriteLowering(LoopAliasing):
         """The part of ``check_writable`` that looks for other holders of the memory."""
         memory, same = self._memory(value, name, scope, where, update)
         aliases.start(self, value)
-        for k, m in memory.items():
-            why = self._foreign(m, k in same)
+        for key, m in memory.items():
+            why = self._foreign(m, key in same)
             if why is not None:
                 raise self._refuse(name, why, where, copy_hint, update)
         if len(self.fn_stack) > 1 and self.b.captures is not None and \
@@ -252,6 +256,7 @@ class WriteLowering(LoopAliasing):
                                 f"assign it a new value instead: {name} = ...")
             return
         if isinstance(value, Node):
+            assert t is not None  # (returned above when unknown)
             what = {"float": "a number", "int": "an integer", "bool": "a boolean",
                     "tuple": "a tuple", "list": "a list"}.get(t.kind, f"a {t.kind} value")
         elif isinstance(value, np.ndarray):
@@ -415,7 +420,7 @@ class WriteLowering(LoopAliasing):
         carried = self._carried()
         if _key(arg) in carried:
             return carried[_key(arg)], True
-        b = self.b  # the region may be this body or one it is nested in
+        b: GraphBuilder | None = self.b  # the region may be this body or one it is nested in
         while b is not None:
             for outer, inner in (b.captures or {}).items():
                 if _key(inner) == _key(arg):
@@ -460,7 +465,8 @@ class WriteLowering(LoopAliasing):
                     if isinstance(item, Node):
                         yield sc, k, held, item
                     elif isinstance(item, static_numpy.StaticArray):
-                        for node in static_numpy.nodes_sharing(self, item):  # its memory
+                        # its memory
+                        for node in static_numpy.nodes_sharing(cast("Lowerer", self), item):
                             yield sc, k, held, node  # as nodes it was handed out as
                     elif isinstance(item, (tuple, list)):
                         if id(item) not in seen:
@@ -494,7 +500,7 @@ class WriteLowering(LoopAliasing):
         return " (held by a closure)"
 
 
-def _accumulates(base: Node, value: Any, index: tuple, dyn: list[Node]) -> bool:
+def _accumulates(base: Node, value: Any, index: tuple[Any, ...], dyn: list[Node]) -> bool:
     """Whether ``base[index] += value`` is ``index_add``: the index names each position
     once (``index_may_repeat``: no integer arrays or lists), the sum keeps the array's
     dtype, and the shapes are known (so the adjoint can sum the value's gradient down to

@@ -25,7 +25,7 @@ _ALWAYS_ARRAY = frozenset({Op.ZEROS, Op.ONES, Op.FULL, Op.ZEROS_LIKE, Op.ONES_LI
 _WRITES = frozenset({Op.SETITEM, Op.INDEX_ADD})
 
 
-def _unknown(lw: Any) -> set:
+def _unknown(lw: Any) -> set[tuple[int, int]]:
     return kind_unknown(lw) | {node_key(lw, n) for n in getattr(lw, "retyped", ())}
 
 
