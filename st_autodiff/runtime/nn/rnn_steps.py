@@ -30,7 +30,7 @@ from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
 from . import nodes
-from .rnn_step_nodes import addmm_class, split_class, step_classes, transpose_class, unbind_class
+from .rnn_step_nodes import split_class, step_classes, unbind_class
 
 __all__ = ["gru_step", "lstm_step", "tanh_step", "unbind0", "unsafe_chunk"]
 
@@ -121,13 +121,14 @@ def _sigmoid(x: Any) -> Any:
     return np.reciprocal(e, out=e)
 
 
-_ADDMM = addmm_class(nodes._ADDMM)
-_T = transpose_class(S._T)
+_ADDMM = nodes._ADDMM  # (both with fast_nodes' cheaper backward)
+_T = S._T
 
 
 def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
     """``F.linear(x, w, b)`` for a matrix ``x``: ``TBackward0`` then ``AddmmBackward0`` (the
-    latter with the cheaper backward of ``addmm_class``); other cases go to ``F.linear``."""
+    latter with the cheaper backward of ``fast_nodes.addmm_class``); other cases go to
+    ``F.linear``."""
     a, wd = x._data, w._data
     if (b is None or type(wd) is not np.ndarray or a.ndim != 2 or wd.ndim != 2
             or a.dtype != wd.dtype or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
