@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .float_errors import ALL, quiet, restore
 from .function import AccumulateGrad, Node
 from .grad_mode import STATE
 from .tensor import Tensor, edge_of, plain
@@ -231,14 +232,15 @@ def _execute(roots: list, values: list, keep: bool, create_graph: bool,
     found: list = [None] * (len(targets) if targets is not None else 0)
     prev = STATE.enabled
     STATE.enabled = create_graph
+    token = quiet(ALL)  # ``np.errstate(all="ignore")``, cheaper
     try:
-        with np.errstate(all="ignore"):
-            for (node, nr), g in zip(roots, values, strict=True):
-                if node in deps:
-                    task.add(node, nr, g)
-                    task.done_edge(node)
-            _loop(task, wanted, runs, found, capture)
+        for (node, nr), g in zip(roots, values, strict=True):
+            if node in deps:
+                task.add(node, nr, g)
+                task.done_edge(node)
+        _loop(task, wanted, runs, found, capture)
     finally:
+        restore(token)
         STATE.enabled = prev
     return found
 
