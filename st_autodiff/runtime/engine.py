@@ -253,6 +253,7 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
     heap = task.heap
     buffers = task.buffers
     deps = task.deps
+    get_dep = deps.get
     ops = task.ops
     keep = task.keep
     tick = task.tick
@@ -288,7 +289,10 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
         if not keep:
             node._release()
         for (fn, nr), g in zip(node.next_functions, out):
-            if fn is None or fn not in deps:
+            if fn is None:
+                continue
+            left = get_dep(fn)
+            if left is None:  # outside the run (``inputs`` restricted it)
                 continue
             if g is not None:
                 buf = buffers.get(fn)
@@ -296,7 +300,7 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
                     buf = buffers[fn] = [None] * fn._nout
                 old = buf[nr]
                 buf[nr] = g if old is None else old + g
-            left = deps[fn] - 1
+            left -= 1
             deps[fn] = left
             if left == 0:
                 push(heap, (-fn._seq, next(tick), fn))

@@ -16,6 +16,7 @@ behave as before.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -49,11 +50,13 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
     cells split it: one ``UnsafeSplitBackward0`` node whose pieces are not tracked as views."""
     a = t._data
     size = a.shape[1] // chunks
-    datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
-    if not needs_grad((t,)):
-        return tuple(plain(d) for d in datas)
-    cuts = tuple(range(size, size * chunks, size))
-    params = {"indices_or_sections": cuts, "axis": 1}
+    if chunks == 3:  # the GRU's gates, without a generator
+        datas: tuple = (a[:, :size], a[:, size:2 * size], a[:, 2 * size:3 * size])
+    else:
+        datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
+    if not (t._requires_grad and STATE.enabled):
+        return tuple([plain(d) for d in datas])
+    params = {"indices_or_sections": _cuts(size, chunks), "axis": 1}
     if record_multi is not _ORIGINAL[1]:  # the profiler notes each recorded op
         return record_multi(_UNSAFE_SPLIT, datas, (t,), params)
     node = _new(_UNSAFE_SPLIT)  # record_multi's node, built directly
@@ -66,6 +69,12 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
     node._out = datas
     node._saved = ()  # a split saves no tensor
     return tuple([make(d, node, i) for i, d in enumerate(datas)])
+
+
+@cache
+def _cuts(size: int, chunks: int) -> tuple:
+    """Where ``unsafe_chunk`` cuts (the split's ``indices_or_sections``)."""
+    return tuple(range(size, size * chunks, size))
 
 
 def _bulk(first: Tensor, *others: Tensor) -> bool:
@@ -84,8 +93,14 @@ def _fast(cls: type, data: Any, args: tuple) -> Tensor:
     """``record(cls, data, args, {})`` for Tensor ``args`` of which one requires grad, with
     grad mode on: the same node, fields and saved values, built without the generic checks."""
     node = _new(cls)
-    node.next_functions = tuple([(a._grad_fn, a._output_nr) if a._grad_fn is not None
-                                 else edge_of(a) for a in args])
+    if len(args) == 2:  # unrolled for the binary nodes, the most common here
+        a, b = args
+        fa, fb = a._grad_fn, b._grad_fn
+        node.next_functions = ((fa, a._output_nr) if fa is not None else edge_of(a),
+                               (fb, b._output_nr) if fb is not None else edge_of(b))
+    else:
+        node.next_functions = tuple([(a._grad_fn, a._output_nr) if a._grad_fn is not None
+                                     else edge_of(a) for a in args])
     node._seq = next_seq()
     node._hooks = None
     node._args = args
