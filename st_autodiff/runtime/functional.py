@@ -233,11 +233,13 @@ def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
             if STATE.enabled and (input._requires_grad or other._requires_grad):
                 return record(cls, r, (input, other), EMPTY)
             return plain(r)
-        other = _scalar(other)
-        if not isinstance(other, (int, float)):
-            if isinstance(other, complex):
-                dtypes.refuse_complex("c", f"{name}(): a complex number")
-            return NotImplemented
+        kind = type(other)
+        if kind is not float and kind is not int:  # part "speed": Python numbers go straight
+            other = _scalar(other)
+            if not isinstance(other, (int, float)):
+                if isinstance(other, complex):
+                    dtypes.refuse_complex("c", f"{name}(): a complex number")
+                return NotImplemented
         if ad.dtype.kind != "f":
             ad = _with_scalar(ad, other, true_div)
         r = kernel(ad, other)
