@@ -99,3 +99,29 @@ def test_double_backward_goes_through_the_generic_rules() -> None:
     d = x.detach().numpy()
     expected = 2 * (1 - t * t) - 2 * d * t * (1 - t * t)
     np.testing.assert_allclose(gg.numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bit_select_is_np_where_bit_for_bit(dtype: str) -> None:
+    from st_autodiff.runtime import select_bits as bits
+    from st_autodiff.runtime.nn import activations as A
+
+    x = (RNG.standard_normal((30, 20)) * 3).astype(dtype)
+    for step, value in ((7, 0.0), (11, -0.0), (13, np.inf), (17, -np.inf), (19, np.nan)):
+        x.flat[::step] = value
+    g = RNG.standard_normal(x.shape).astype(dtype)
+    g.flat[::23] = np.nan
+    uint = np.uint32 if dtype == "float32" else np.uint64
+
+    def same(a: np.ndarray, b: np.ndarray) -> bool:
+        return a.dtype == b.dtype and a.shape == b.shape and bool(
+            (a.view(uint) == b.view(uint)).all())
+
+    assert bits.fits(x, g) and not bits.fits(x, g[:2]) and not bits.fits(x[0, 0], g[0, 0])
+    assert same(bits.select(x > 0, g, g * 0.1), np.where(x > 0, g, g * 0.1))
+    assert same(bits.keep(x < 0, x), np.where(x < 0, x, 0.0).astype(dtype))
+    with np.errstate(all="ignore"):
+        assert same(A._rule_leaky(ARRAY_OPS, g, None, x, 0.2)[0], np.where(x > 0, g, g * 0.2))
+        slope = np.exp(np.where(x < 0, x, 0.0).astype(dtype) * 1.5) * (1.5 * 1.3 * 1.1)
+        assert same(A._rule_elu(ARRAY_OPS, g, None, x, 1.3, 1.1, 1.5)[0],
+                    np.where(x > 0, g * 1.1, g * slope))
