@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .float_errors import ALL, quiet, restore
 from .function import AccumulateGrad, Node
 from .grad_mode import STATE
 from .tensor import Tensor, edge_of, plain
@@ -231,14 +232,15 @@ def _execute(roots: list, values: list, keep: bool, create_graph: bool,
     found: list = [None] * (len(targets) if targets is not None else 0)
     prev = STATE.enabled
     STATE.enabled = create_graph
+    token = quiet(ALL)  # ``np.errstate(all="ignore")``, cheaper
     try:
-        with np.errstate(all="ignore"):
-            for (node, nr), g in zip(roots, values, strict=True):
-                if node in deps:
-                    task.add(node, nr, g)
-                    task.done_edge(node)
-            _loop(task, wanted, runs, found, capture)
+        for (node, nr), g in zip(roots, values, strict=True):
+            if node in deps:
+                task.add(node, nr, g)
+                task.done_edge(node)
+        _loop(task, wanted, runs, found, capture)
     finally:
+        restore(token)
         STATE.enabled = prev
     return found
 
@@ -251,6 +253,7 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
     heap = task.heap
     buffers = task.buffers
     deps = task.deps
+    get_dep = deps.get
     ops = task.ops
     keep = task.keep
     tick = task.tick
@@ -286,7 +289,10 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
         if not keep:
             node._release()
         for (fn, nr), g in zip(node.next_functions, out):
-            if fn is None or fn not in deps:
+            if fn is None:
+                continue
+            left = get_dep(fn)
+            if left is None:  # outside the run (``inputs`` restricted it)
                 continue
             if g is not None:
                 buf = buffers.get(fn)
@@ -294,7 +300,7 @@ def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: boo
                     buf = buffers[fn] = [None] * fn._nout
                 old = buf[nr]
                 buf[nr] = g if old is None else old + g
-            left = deps[fn] - 1
+            left -= 1
             deps[fn] = left
             if left == 0:
                 push(heap, (-fn._seq, next(tick), fn))

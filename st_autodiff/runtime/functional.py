@@ -30,6 +30,7 @@ from ..ir.kernels import resolve
 from ..ir.kernels import sigmoid as _k_sigmoid
 from ..ir.ops import OP_INFO, Op
 from . import dtypes
+from .fast_nodes import binary_class, unary_class
 from .function import TensorBase, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, plain
@@ -105,7 +106,7 @@ def _relu_fast(d: Any) -> Any:
 def _unary(name: str, op: Op, node: str, plan: tuple, kernel: Callable[[Any], Any] | None = None,
            keeps_out: bool = True, rule: Callable[..., tuple] | None = None,
            int_ok: bool = False) -> Callable:
-    cls = node_class(node, rule or RULES[op], (0,), plan, keeps_out)
+    cls = unary_class(node_class(node, rule or RULES[op], (0,), plan, keeps_out))  # "speed"
     fn_kernel = kernel or resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
 
     def fn(input: Tensor) -> Tensor:
@@ -208,8 +209,10 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
 
 
 def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
-            true_div: bool = False) -> Callable:
+            true_div: bool = False, fast: str | None = None) -> Callable:
     cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
+    if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
+        cls = binary_class(cls, fast)
     kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
 
     def fn(input: Any, other: Any) -> Tensor:
@@ -230,11 +233,13 @@ def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
             if STATE.enabled and (input._requires_grad or other._requires_grad):
                 return record(cls, r, (input, other), EMPTY)
             return plain(r)
-        other = _scalar(other)
-        if not isinstance(other, (int, float)):
-            if isinstance(other, complex):
-                dtypes.refuse_complex("c", f"{name}(): a complex number")
-            return NotImplemented
+        kind = type(other)
+        if kind is not float and kind is not int:  # part "speed": Python numbers go straight
+            other = _scalar(other)
+            if not isinstance(other, (int, float)):
+                if isinstance(other, complex):
+                    dtypes.refuse_complex("c", f"{name}(): a complex number")
+                return NotImplemented
         if ad.dtype.kind != "f":
             ad = _with_scalar(ad, other, true_div)
         r = kernel(ad, other)
@@ -257,9 +262,9 @@ def _reflected(fn: Callable, input: Any, other: Any, name: str) -> Tensor:
 
 
 _MUL_PLAN = (("self", 0, (1,)), ("other", 1, (0,)))
-_add = _binary("add", Op.ADD, "AddBackward0", (("alpha", lambda a, p: 1, None),))
-_sub = _binary("sub", Op.SUB, "SubBackward0", (("alpha", lambda a, p: 1, None),))
-mul = _binary("mul", Op.MUL, "MulBackward0", _MUL_PLAN)
+_add = _binary("add", Op.ADD, "AddBackward0", (("alpha", lambda a, p: 1, None),), fast="add")
+_sub = _binary("sub", Op.SUB, "SubBackward0", (("alpha", lambda a, p: 1, None),), fast="sub")
+mul = _binary("mul", Op.MUL, "MulBackward0", _MUL_PLAN, fast="mul")
 _div = _binary("div", Op.DIV, "DivBackward0", (("self", 0, (1,)), ("other", 1, None)),
                keeps_out=True, true_div=True)
 maximum = _binary("maximum", Op.MAXIMUM, "MaximumBackward0", _MUL_PLAN)

@@ -20,6 +20,7 @@ import numpy as np
 from ..derivatives import RULES
 from ..ir.ops import Op
 from . import dtypes
+from .fast_nodes import transpose_class
 from .function import MultiRuleNode, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, _dim, plain
@@ -75,7 +76,7 @@ _UNSAFE_VIEW = _cls("UnsafeViewBackward0", Op.RESHAPE)
 _SQUEEZE = {k: _cls(f"SqueezeBackward{k}", Op.SQUEEZE) for k in (0, 1, 2)}
 _UNSQUEEZE = _cls("UnsqueezeBackward0", Op.EXPAND_DIMS, (("dim", _p("axis"), None),))
 _PERMUTE = _cls("PermuteBackward0", Op.TRANSPOSE, (("dims", _p("axes"), None),))
-_T = _cls("TBackward0", Op.TRANSPOSE, ())
+_T = transpose_class(_cls("TBackward0", Op.TRANSPOSE, ()))  # part "speed": cheaper backward
 _TRANSPOSE = _cls("TransposeBackward0", Op.SWAPAXES, (("dim0", _p("axis1"), None),
                                                        ("dim1", _p("axis2"), None)))
 _EXPAND = _cls("ExpandBackward0", Op.BROADCAST_TO)

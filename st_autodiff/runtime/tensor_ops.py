@@ -40,21 +40,31 @@ _INFIX_FN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": opera
 
 def _new_node(cls: type, args: tuple, params: dict) -> RuleNode:
     node = _new(cls)
-    edges = []
-    add = edges.append
-    for k in cls._edges:
-        a = args[k]
+    which = cls._edges
+    if len(which) == 1:  # part "speed": the usual one or two edges without a list
+        a = args[which[0]]
         if isinstance(a, TensorBase):
             fn = a._grad_fn
-            add((fn, a._output_nr) if fn is not None else edge_of(a))
+            node.next_functions = ((fn, a._output_nr) if fn is not None else edge_of(a),)
         else:
-            add(NO_EDGE)
-    node.next_functions = tuple(edges)
+            node.next_functions = (NO_EDGE,)
+    elif len(which) == 2:
+        node.next_functions = (_edge(args[which[0]]), _edge(args[which[1]]))
+    else:
+        node.next_functions = tuple([_edge(args[k]) for k in which])
     node._seq = next_seq()
     node._hooks = None
     node._args = args
     node._params = params
     return node
+
+
+def _edge(a: Any) -> tuple:
+    """The graph edge of an op argument (``NO_EDGE`` for a constant)."""
+    if isinstance(a, TensorBase):
+        fn = a._grad_fn
+        return (fn, a._output_nr) if fn is not None else edge_of(a)
+    return NO_EDGE
 
 
 def record(cls: type, data: Any, args: tuple, params: dict) -> Tensor:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import functional as RF
+from .. import select_bits as bits
 from .. import shape_ops as S
 from ..function import TensorBase, node_class
 from ..inplace import inplace as _inplace
@@ -160,15 +161,23 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 def _elu(ops: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
          input_scale: float = 1.0) -> Any:
     neg = ops.expm1(ops.minimum(x, 0.0) * input_scale) * (alpha * scale)
-    return ops.where(x > 0, x * scale, neg)
+    pos = x * scale
+    if not ops.tensors and bits.fits(x, pos, neg):  # part "speed": no per-element branch
+        return bits.select(x > 0, pos, neg)
+    return ops.where(x > 0, pos, neg)
 
 
 def _rule_elu(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
               input_scale: float = 1.0) -> tuple:
     # ``where(x < 0, x, 0)`` rather than ``minimum(x, 0)``: its derivative at 0 is 0, which
     # gives PyTorch's second derivative there (its double backward masks with ``x < 0``)
-    slope = ops.exp(ops.where(x < 0, x, 0.0) * input_scale) * (input_scale * alpha * scale)
-    return (ops.where(x > 0, g * scale, g * slope),)
+    fast = not ops.tensors and bits.fits(x, g)  # part "speed": the same values on the bits
+    below = bits.keep(x < 0, x) if fast else ops.where(x < 0, x, 0.0)
+    slope = ops.exp(below * input_scale) * (input_scale * alpha * scale)
+    pos, neg = g * scale, g * slope
+    if fast and bits.fits(x, pos, neg):
+        return (bits.select(x > 0, pos, neg),)
+    return (ops.where(x > 0, pos, neg),)
 
 
 def _rule_elu_result(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0,
@@ -219,11 +228,17 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 # --- piecewise linear: leaky_relu, hardtanh, relu6, threshold, shrinks --------------------------
 
 def _leaky(ops: Any, x: Any, negative_slope: float = 0.01) -> Any:
-    return ops.where(x > 0, x, x * negative_slope)
+    scaled = x * negative_slope
+    if not ops.tensors and bits.fits(x, scaled):  # part "speed": no per-element branch
+        return bits.select(x > 0, x, scaled)
+    return ops.where(x > 0, x, scaled)
 
 
 def _rule_leaky(ops: Any, g: Any, out: Any, x: Any, negative_slope: float = 0.01) -> tuple:
-    return (ops.where(x > 0, g, g * negative_slope),)
+    scaled = g * negative_slope
+    if not ops.tensors and bits.fits(x, g, scaled):  # part "speed": the same values
+        return (bits.select(x > 0, g, scaled),)
+    return (ops.where(x > 0, g, scaled),)
 
 
 def _rule_leaky_result(ops: Any, g: Any, out: Any, x: Any,

@@ -19,17 +19,11 @@ from typing import Any
 import numpy as np
 
 from .. import functional as RF
+from ..fast_nodes import versions_ok
 from ..grad_mode import enable_grad
 from ..tensor import plain
 
 __all__ = ["step_classes"]
-
-
-def _versions_ok(saved: tuple) -> bool:
-    for _tensor, counter, version in saved:
-        if counter[0] != version:
-            return False
-    return True
 
 
 def _fits(g: Any, a: Any) -> bool:
@@ -44,7 +38,7 @@ def _binary(base: type, rule: Any) -> type:
     def backward(self: Any, grads: list, ops: Any) -> list:
         saved = self._saved
         g = grads[0]
-        if ops.tensors or saved is None or (saved and not _versions_ok(saved)):
+        if ops.tensors or saved is None or (saved and not versions_ok(saved)):
             return slow(self, grads, ops)
         x, y = self._args
         xd, yd = x._data, y._data
@@ -67,7 +61,7 @@ def _unary(base: type, rule: Any) -> type:
         saved = self._saved
         g = grads[0]
         out = self._out
-        if ops.tensors or not saved or not _versions_ok(saved):
+        if ops.tensors or not saved or not versions_ok(saved):
             return slow(self, grads, ops)
         if self.next_functions[0][0] is None:
             return [None]
@@ -139,54 +133,6 @@ def split_class(base: type) -> type:
 
     def backward(self: Any, grads: list, ops: Any) -> list:
         return _joined(self, grads, ops, slow, lambda full: np.concatenate(full, axis=1))
-
-    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
-                                          "__module__": base.__module__,
-                                          "__qualname__": base.__qualname__})
-
-
-def addmm_class(base: type) -> type:
-    """``base`` (``AddmmBackward0``) with a backward for NumPy arrays: the bias gradient
-    summed over rows as ``fit`` sums it, ``g @ mat2.T`` and ``mat1.T @ g`` as the rule."""
-    slow = base.backward
-
-    def backward(self: Any, grads: list, ops: Any) -> list:
-        saved = self._saved
-        if ops.tensors or saved is None or (saved and not _versions_ok(saved)):
-            return slow(self, grads, ops)
-        g = grads[0]
-        bias, m1, m2 = self._args
-        a1, a2, bd = m1._data, m2._data, bias._data
-        if (type(g) is not np.ndarray or g.dtype != a1.dtype or g.dtype != a2.dtype
-                or g.dtype != bd.dtype or g.shape != (a1.shape[0], a2.shape[1])
-                or bd.shape != (g.shape[1],)):
-            return slow(self, grads, ops)
-        (fb, _), (f1, _), (f2, _) = self.next_functions
-        params = self._params
-        return [g.sum(axis=(0,), keepdims=True).reshape(bd.shape) if fb is not None else None,
-                g @ a2.T if f1 is not None and params["need1"] else None,
-                a1.T @ g if f2 is not None and params["need2"] else None]
-
-    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
-                                          "__module__": base.__module__,
-                                          "__qualname__": base.__qualname__})
-
-
-def transpose_class(base: type) -> type:
-    """``base`` (``TBackward0`` of a matrix) with a backward that transposes a NumPy gradient
-    directly, as the rule's ``ops.transpose(g)`` does (a view; no arithmetic)."""
-    slow = base.backward
-
-    def backward(self: Any, grads: list, ops: Any) -> list:
-        g = grads[0]
-        if ops.tensors or self._saved is None or type(g) is not np.ndarray:
-            return slow(self, grads, ops)
-        if self.next_functions[0][0] is None:
-            return [None]
-        x = self._args[0]._data
-        if g.ndim != 2 or g.dtype != x.dtype or g.shape[::-1] != x.shape:
-            return slow(self, grads, ops)
-        return [np.transpose(g)]
 
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,

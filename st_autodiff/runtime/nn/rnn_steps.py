@@ -16,6 +16,7 @@ behave as before.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ import numpy as np
 from ...ir.ops import Op
 from .. import functional as RF
 from .. import shape_ops as S
+from ..float_errors import OVER, quiet, restore
 from ..function import MultiRuleNode, next_seq, node_class, save_plan
 from ..grad_mode import STATE
 from ..shape_ops import _SPLIT, _view_op
@@ -30,7 +32,7 @@ from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
 from . import nodes
-from .rnn_step_nodes import addmm_class, split_class, step_classes, transpose_class, unbind_class
+from .rnn_step_nodes import split_class, step_classes, unbind_class
 
 __all__ = ["gru_step", "lstm_step", "tanh_step", "unbind0", "unsafe_chunk"]
 
@@ -48,11 +50,13 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
     cells split it: one ``UnsafeSplitBackward0`` node whose pieces are not tracked as views."""
     a = t._data
     size = a.shape[1] // chunks
-    datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
-    if not needs_grad((t,)):
-        return tuple(plain(d) for d in datas)
-    cuts = tuple(range(size, size * chunks, size))
-    params = {"indices_or_sections": cuts, "axis": 1}
+    if chunks == 3:  # the GRU's gates, without a generator
+        datas: tuple = (a[:, :size], a[:, size:2 * size], a[:, 2 * size:3 * size])
+    else:
+        datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
+    if not (t._requires_grad and STATE.enabled):
+        return tuple([plain(d) for d in datas])
+    params = {"indices_or_sections": _cuts(size, chunks), "axis": 1}
     if record_multi is not _ORIGINAL[1]:  # the profiler notes each recorded op
         return record_multi(_UNSAFE_SPLIT, datas, (t,), params)
     node = _new(_UNSAFE_SPLIT)  # record_multi's node, built directly
@@ -65,6 +69,12 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
     node._out = datas
     node._saved = ()  # a split saves no tensor
     return tuple([make(d, node, i) for i, d in enumerate(datas)])
+
+
+@cache
+def _cuts(size: int, chunks: int) -> tuple:
+    """Where ``unsafe_chunk`` cuts (the split's ``indices_or_sections``)."""
+    return tuple(range(size, size * chunks, size))
 
 
 def _bulk(first: Tensor, *others: Tensor) -> bool:
@@ -83,8 +93,14 @@ def _fast(cls: type, data: Any, args: tuple) -> Tensor:
     """``record(cls, data, args, {})`` for Tensor ``args`` of which one requires grad, with
     grad mode on: the same node, fields and saved values, built without the generic checks."""
     node = _new(cls)
-    node.next_functions = tuple([(a._grad_fn, a._output_nr) if a._grad_fn is not None
-                                 else edge_of(a) for a in args])
+    if len(args) == 2:  # unrolled for the binary nodes, the most common here
+        a, b = args
+        fa, fb = a._grad_fn, b._grad_fn
+        node.next_functions = ((fa, a._output_nr) if fa is not None else edge_of(a),
+                               (fb, b._output_nr) if fb is not None else edge_of(b))
+    else:
+        node.next_functions = tuple([(a._grad_fn, a._output_nr) if a._grad_fn is not None
+                                     else edge_of(a) for a in args])
     node._seq = next_seq()
     node._hooks = None
     node._args = args
@@ -115,19 +131,23 @@ def _recorder(*step_inputs: Tensor) -> Any:
 def _sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))`` in place of a fresh array (PyTorch's CPU formula)."""
     e = np.negative(x)
-    with np.errstate(over="ignore"):
+    token = quiet(OVER)  # ``np.errstate(over="ignore")``, cheaper
+    try:
         np.exp(e, out=e)
+    finally:
+        restore(token)
     e += 1
     return np.reciprocal(e, out=e)
 
 
-_ADDMM = addmm_class(nodes._ADDMM)
-_T = transpose_class(S._T)
+_ADDMM = nodes._ADDMM  # (both with fast_nodes' cheaper backward)
+_T = S._T
 
 
 def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
     """``F.linear(x, w, b)`` for a matrix ``x``: ``TBackward0`` then ``AddmmBackward0`` (the
-    latter with the cheaper backward of ``addmm_class``); other cases go to ``F.linear``."""
+    latter with the cheaper backward of ``fast_nodes.addmm_class``); other cases go to
+    ``F.linear``."""
     a, wd = x._data, w._data
     if (b is None or type(wd) is not np.ndarray or a.ndim != 2 or wd.ndim != 2
             or a.dtype != wd.dtype or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
