@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .device import add_at, is_device, to_device, xp_of
 from .function import TensorBase, node_class
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import needs_grad, record
@@ -37,7 +38,7 @@ def _DIM(args: tuple, params: dict) -> int:  # noqa: N802
 
 def _along(index: np.ndarray, dim: int) -> tuple:
     """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
-    idx = list(np.indices(index.shape, sparse=True))
+    idx = list(xp_of(index).indices(index.shape, sparse=True))
     idx[dim] = index
     return tuple(idx)
 
@@ -71,6 +72,11 @@ def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
                     f"Size does not match at dimension {d} expected index {list(idx.shape)} to "
                     f"be no larger than self {list(a.shape)} apart from dimension {dim}")
     n = a.shape[dim] if a.ndim else 1
+    if is_device(idx):  # one host synchronisation: a bad index must not wrap silently
+        if idx.size and bool(((idx >= n) | (idx < 0)).any()):
+            bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+        return
     if idx.size and (idx.max() >= n or idx.min() < 0):
         bad = idx.max() if idx.max() >= n else idx.min()
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
@@ -84,12 +90,18 @@ def _region(src: np.ndarray, shape: tuple) -> np.ndarray:
 def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> tuple:
     a = input._data
     d = _dim(dim, a.ndim)
-    idx = np.asarray(index._data)
+    idx = index._data
+    idx = to_device(idx) if is_device(a) else np.asarray(idx)
     s = src._data if isinstance(src, TensorBase) else None
     if s is not None and s.dtype != a.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     _check_gather(op, a, d, idx, s)
     return a, d, idx, s
+
+
+def _index_like(index: Any, like: Any) -> Any:
+    """A saved index array where ``like`` lives (host NumPy, or the device)."""
+    return to_device(index) if is_device(like) else np.asarray(index)
 
 
 def _tensor(x: Any) -> Tensor:
@@ -100,8 +112,8 @@ def _tensor(x: Any) -> Tensor:
 
 def _gather_data(a: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray:
     if a.ndim == 0:
-        return np.broadcast_to(a, idx.shape).copy()
-    return np.asarray(a)[_along(idx, d)]
+        return xp_of(a).broadcast_to(a, idx.shape).copy()
+    return (a if is_device(a) else np.asarray(a))[_along(idx, d)]
 
 
 def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple:
@@ -110,10 +122,11 @@ def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tu
         from .factory import zeros_like
 
         return (scatter_add(zeros_like(x), dim, index, g), None, None)
+    xp = xp_of(g)
     if not np.ndim(x):
-        return (np.asarray(g).sum().astype(g.dtype), None, None)
-    z = np.zeros(np.shape(x), dtype=g.dtype)
-    np.add.at(z, _along(np.asarray(index), dim), g)
+        return (xp.asarray(g).sum().astype(g.dtype), None, None)
+    z = xp.zeros(np.shape(x), dtype=g.dtype)
+    add_at(z, _along(_index_like(index, g), dim), g)
     return (z, None, None)
 
 
@@ -153,12 +166,13 @@ def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, src:
         gx = scatter(g, dim, index, 0.0)
         gs = gather(g, dim, index) if isinstance(src, TensorBase) else None
         return (gx, None, None, gs)
-    idx = _along(np.asarray(index), dim)
-    gx = np.array(g, copy=True)
+    xp = xp_of(g)
+    idx = _along(_index_like(index, g), dim)
+    gx = g.copy()
     gx[idx] = 0
     gs = None
     if hasattr(src, "shape") and np.ndim(src):
-        gs = np.zeros(np.shape(src), g.dtype)
+        gs = xp.zeros(np.shape(src), g.dtype)
         gs[tuple(slice(0, n) for n in np.shape(index))] = g[idx]
     return (gx, None, None, gs)
 
@@ -191,13 +205,14 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
             raise RuntimeError("reduce argument must be either add or multiply.")
         if is_tensor:
             warnings.warn(_REDUCE_WARNING, UserWarning, stacklevel=2)
-    r = np.array(a, copy=True)
+    xp = xp_of(a)
+    r = xp.array(a, copy=True)
     where = _along(idx, d) if r.ndim else ()
     vals = _region(s, idx.shape).astype(r.dtype) if is_tensor else _value(src)
     if reduce == "add":
-        np.add.at(r, where, vals)
+        add_at(r, where, vals)
     elif reduce == "multiply":
-        np.multiply.at(r, where, vals)
+        xp.multiply.at(r, where, vals)
     else:
         r[where] = vals
     if not needs_grad((input, src)):
@@ -213,8 +228,8 @@ def _rule_scatter_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
     """``x`` passes the gradient through; ``src`` gathers it from its destinations."""
     if ops.tensors:
         return (g, None, None, gather(g, dim, index))
-    gs = np.zeros(np.shape(src), g.dtype)
-    gs[tuple(slice(0, n) for n in np.shape(index))] = g[_along(np.asarray(index), dim)]
+    gs = xp_of(g).zeros(np.shape(src), g.dtype)
+    gs[tuple(slice(0, n) for n in np.shape(index))] = g[_along(_index_like(index, g), dim)]
     return (g, None, None, gs)
 
 
@@ -225,8 +240,9 @@ _SCATTER_ADD = node_class("ScatterAddBackward0", _rule_scatter_add, (0, 3),
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeats accumulate)."""
     a, d, idx, s = _prep("scatter_add", input, dim, index, src)
-    r = np.array(a, dtype=np.result_type(a, s), copy=True)
-    np.add.at(r, _along(idx, d), _region(s, idx.shape))
+    dt = np.result_type(a.dtype, s.dtype)
+    r = a.astype(dt, copy=True) if is_device(a) else np.array(a, dtype=dt, copy=True)
+    add_at(r, _along(idx, d), _region(s, idx.shape))
     if needs_grad((input, src)):
         return record(_SCATTER_ADD, r, (input, d, index, src), {})
     return plain(r)

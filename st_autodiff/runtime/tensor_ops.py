@@ -25,6 +25,7 @@ from ..derivatives import RULES
 from ..ir.kernels import resolve, run, unbroadcast
 from ..ir.ops import OP_INFO, Op, Spelling
 from . import dtypes
+from .device import is_device, xp_of
 from .function import Meta, MultiRuleNode, RuleNode, TensorBase, next_seq, node_class, save_plan
 from .grad_mode import STATE
 from .tensor import NO_EDGE, Tensor, edge_of, make, plain
@@ -136,18 +137,13 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
 
 def _as_data(d: Any) -> Any:
     """Keep arrays and NumPy scalars; anything else becomes an array."""
-    if isinstance(d, (np.ndarray, np.generic)) or hasattr(d, "__cuda_array_interface__"):
+    if isinstance(d, (np.ndarray, np.generic)) or is_device(d):
         return d
     return np.asarray(d)
 
 
 def _namespace(raw: tuple) -> Any:
-    for v in raw:
-        if type(v).__module__.startswith("cupy"):
-            from .backend import namespace_for
-
-            return namespace_for(v)
-    return np
+    return xp_of(*raw)
 
 
 # --- the ops namespaces ------------------------------------------------------------------
@@ -317,19 +313,17 @@ class TensorOps(derivatives.ArrayOps):
 
 ARRAY_OPS = ArrayOps(np)
 TENSOR_OPS = TensorOps()
-_GPU_OPS: dict[str, ArrayOps] = {}
+_GPU_OPS: dict[int, ArrayOps] = {}
 
 
 def array_ops_for(value: Any) -> ArrayOps:
     """ARRAY_OPS for NumPy values, a CuPy twin for GPU values."""
-    mod = type(value).__module__
-    if not mod.startswith("cupy"):
+    if isinstance(value, (np.ndarray, np.generic)) or not is_device(value):
         return ARRAY_OPS
-    ops = _GPU_OPS.get("cupy")
+    xp = xp_of(value)
+    ops = _GPU_OPS.get(id(xp))
     if ops is None:
-        from .backend import get_backend
-
-        ops = _GPU_OPS["cupy"] = ArrayOps(get_backend("cupy"))
+        ops = _GPU_OPS[id(xp)] = ArrayOps(xp)
     return ops
 
 
