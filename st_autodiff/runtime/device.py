@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["add_at", "cuda_available", "cuda_namespace", "is_device", "standin_active", "to_device",
-           "to_host", "use_standin", "xp_of"]
+__all__ = ["add_at", "asarray", "copy", "cuda_available", "cuda_namespace", "is_device",
+           "standin_active", "to_device", "to_host", "use_standin", "xp_of", "zeros"]
 
 _STATE = {"standin": os.environ.get("ST_AUTODIFF_CUDA", "").lower() == "standin"}
 
@@ -93,3 +93,24 @@ def add_at(out: Any, index: Any, values: Any) -> None:
     from ..ir.kernels import index_add_
 
     index_add_(out, index if isinstance(index, tuple) else (index,), values)
+
+
+# --- NumPy's array constructors, following the data's device -----------------------------
+# (for host data each is exactly the NumPy call it replaces)
+
+def asarray(x: Any, dtype: Any = None) -> Any:
+    """``np.asarray(x, dtype)`` for host data; the device library's ``asarray`` for device
+    data (which stays on the device)."""
+    if is_device(x):
+        return xp_of(x).asarray(x, dtype=dtype)
+    return np.asarray(x, dtype=dtype)
+
+
+def copy(x: Any) -> Any:
+    """``np.array(x, copy=True)``: a fresh array on ``x``'s device."""
+    return x.copy() if is_device(x) else np.array(x, copy=True)
+
+
+def zeros(shape: Any, dtype: Any, like: Any) -> Any:
+    """Zeros on the device of ``like``."""
+    return xp_of(like).zeros(shape, dtype)

@@ -167,6 +167,12 @@ class ArrayOps(derivatives.ArrayOps):
     def meta(x: Any) -> Any:
         return x
 
+    def const(self, value: Any) -> Any:
+        """A rule's host constant (an index grid ...), moved to the device of this ops."""
+        if self.xp is not np and isinstance(value, np.ndarray):
+            return self.xp.asarray(value)
+        return value
+
     @staticmethod
     def dtype_name(x: Any) -> str:
         return str(x.dtype)
@@ -181,11 +187,13 @@ class ArrayOps(derivatives.ArrayOps):
         # a reduction's gradient: filling a small array beats np.broadcast_to's Python
         # wrapper (same values; large shapes keep the zero-copy view)
         dt = getattr(x, "dtype", None)
-        if dt is not None and self.xp is np and x.ndim == 0 and math.prod(shape) <= 65536:
+        if dt is not None and self.xp is np and x.ndim == 0 and math.prod(shape) <= 65536 \
+                and not is_device(x):
             out = np.empty(shape, dt)
             out.fill(x)
             return out
-        return self.xp.broadcast_to(x, shape)
+        # a graph that crosses devices: the gradient stays where it is
+        return xp_of(x).broadcast_to(x, shape) if is_device(x) else self.xp.broadcast_to(x, shape)
 
     @staticmethod
     def astype(x: Any, dtype: Any = None) -> Any:
