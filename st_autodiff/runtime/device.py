@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["add_at", "asarray", "copy", "cuda_available", "cuda_namespace", "is_device",
-           "standin_active", "to_device", "to_host", "use_standin", "xp_of", "zeros"]
+           "standin_active", "sparse_grids", "to_device", "to_host", "use_standin", "xp_of",
+           "zeros"]
 
 _STATE = {"standin": os.environ.get("ST_AUTODIFF_CUDA", "").lower() == "standin"}
 
@@ -114,3 +115,12 @@ def copy(x: Any) -> Any:
 def zeros(shape: Any, dtype: Any, like: Any) -> Any:
     """Zeros on the device of ``like``."""
     return xp_of(like).zeros(shape, dtype)
+
+
+def sparse_grids(shape: tuple, like: Any) -> list:
+    """``np.indices(shape, sparse=True)`` on the device of ``like`` (CuPy's ``indices``
+    has no ``sparse``): one ``arange`` per axis, shaped to broadcast."""
+    xp = xp_of(like)
+    nd = len(shape)
+    return [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (nd - k - 1))
+            for k, n in enumerate(shape)]

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .device import add_at, is_device, to_device, xp_of
+from .device import add_at, is_device, sparse_grids, to_device, xp_of
 from .function import TensorBase, node_class
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import needs_grad, record
@@ -38,7 +38,8 @@ def _DIM(args: tuple, params: dict) -> int:  # noqa: N802
 
 def _along(index: np.ndarray, dim: int) -> tuple:
     """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
-    idx = list(xp_of(index).indices(index.shape, sparse=True))
+    idx = sparse_grids(index.shape, index) if is_device(index) else list(
+        np.indices(index.shape, sparse=True))
     idx[dim] = index
     return tuple(idx)
 

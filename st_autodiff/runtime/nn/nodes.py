@@ -27,7 +27,7 @@ import numpy as np
 
 from ...derivatives import RULES
 from ...ir.ops import Op
-from ..device import is_device, to_device, xp_of
+from ..device import is_device, sparse_grids, to_device, xp_of
 from ..function import node_class
 from ..grad_mode import STATE
 from ..tensor import Tensor, plain
@@ -311,7 +311,8 @@ def _class_index(classes: Any, ndim: int) -> tuple:
         return (classes,)
     if ndim == 2:
         return (xp.arange(classes.shape[0]), classes)
-    grids: list[Any] = list(xp.indices(classes.shape, sparse=True))
+    grids: list[Any] = sparse_grids(classes.shape, classes) if xp is not np else list(
+        np.indices(classes.shape, sparse=True))
     return (grids[0], classes, *grids[1:])
 
 
