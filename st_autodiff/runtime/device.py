@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["add_at", "asarray", "copy", "cuda_available", "cuda_namespace", "is_device",
-           "standin_active", "sparse_grids", "to_device", "to_host", "use_standin", "xp_of",
-           "zeros"]
+__all__ = ["add_at", "asarray", "ascontiguous", "copy", "cuda_available", "cuda_namespace",
+           "is_device", "same_device", "sparse_grids", "standin_active", "to_device", "to_host",
+           "use_standin", "xp_of", "zeros"]
 
 _STATE = {"standin": os.environ.get("ST_AUTODIFF_CUDA", "").lower() == "standin"}
 
@@ -124,3 +124,21 @@ def sparse_grids(shape: tuple, like: Any) -> list:
     nd = len(shape)
     return [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (nd - k - 1))
             for k, n in enumerate(shape)]
+
+
+def same_device(a: Any, b: Any) -> tuple[Any, Any]:
+    """A host and a device operand made combinable as PyTorch combines them: a 0-d host
+    operand joins the device one as a scalar; a host array with a device array is an
+    error (PyTorch's words)."""
+    da = is_device(a)
+    host = b if da else a
+    if getattr(host, "ndim", 0) == 0:
+        scalar = np.asarray(host)[()]
+        return (a, scalar) if da else (scalar, b)
+    raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                       "devices, cuda:0 and cpu!")
+
+
+def ascontiguous(x: Any) -> Any:
+    """``np.ascontiguousarray(x)`` on ``x``'s device."""
+    return xp_of(x).ascontiguousarray(x) if is_device(x) else np.ascontiguousarray(x)

@@ -30,6 +30,7 @@ from ..ir.kernels import resolve
 from ..ir.kernels import sigmoid as _k_sigmoid
 from ..ir.ops import OP_INFO, Op
 from . import dtypes
+from .device import is_device, same_device
 from .function import TensorBase, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, plain
@@ -227,6 +228,10 @@ def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
                 r = kernel(ad, bd)
             except ValueError:
                 raise _broadcast_error(ad, bd) from None
+            except TypeError:  # a host and a device operand (checked only then: no cost)
+                if is_device(ad) == is_device(bd):
+                    raise
+                r = kernel(*same_device(ad, bd))
             if STATE.enabled and (input._requires_grad or other._requires_grad):
                 return record(cls, r, (input, other), EMPTY)
             return plain(r)

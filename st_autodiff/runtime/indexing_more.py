@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
 from .device import add_at, is_device, sparse_grids, to_device, xp_of
 from .function import TensorBase, node_class
 from .tensor import Tensor, _dim, plain
@@ -258,9 +259,9 @@ def _scatter_reduce_data(a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray, 
     """The reduced values and, per output position, how many values were combined."""
     where = _along(idx, d)
     vals = _region(s, idx.shape)
-    r = np.array(a, copy=True)
-    hit = np.zeros(a.shape, np.int64)
-    np.add.at(hit, where, 1)
+    r = D.copy(a)
+    hit = D.zeros(a.shape, np.int64, like=a)
+    add_at(hit, where, 1)
     if not include_self:
         start = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
         if start is None:

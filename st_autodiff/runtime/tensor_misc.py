@@ -20,6 +20,7 @@ import numpy as np
 
 from ..derivatives import RULES
 from ..ir.ops import Op
+from . import device as D
 from . import shape_ops as S
 from .function import TensorBase, node_class
 from .grad_mode import STATE
@@ -150,7 +151,7 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    data = np.ascontiguousarray(np.rot90(a, k, (d0, d1)))
+    data = D.ascontiguous(np.rot90(a, k, (d0, d1)))
     if _grad(input):
         return record(_ROT90, data, (input,), {"k": int(k), "dims": (d0, d1)})
     return plain(data)
@@ -208,10 +209,10 @@ def _embed_data(a: Any, offset: int, d1: int, d2: int) -> Any:
     """``a``'s last dim placed on the ``offset`` diagonal of new dims ``d1``, ``d2``."""
     n = a.shape[-1] if a.ndim else 1
     m = n + abs(offset)
-    out = np.zeros(a.shape[:-1] + (m, m), dtype=a.dtype)
-    i = np.arange(n)
+    out = D.zeros(a.shape[:-1] + (m, m), a.dtype, like=a)
+    i = D.xp_of(a).arange(n)
     out[..., i + max(-offset, 0), i + max(offset, 0)] = a
-    return np.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2)))
+    return D.ascontiguous(np.moveaxis(out, (-2, -1), (d1, d2)))
 
 
 def _rule_embed(ops: Any, g: Any, out: Any, x: Any, offset: int = 0, dim1: int = -2,

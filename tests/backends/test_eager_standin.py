@@ -93,3 +93,11 @@ def test_training_keeps_everything_on_the_device(standin: None) -> None:
     assert device_standin.SYNCS == {"bool": 2}
     assert all(p.is_cuda and p.grad.is_cuda for p in model.parameters())
     assert np.isfinite(loss.item())
+
+
+def test_mixing_devices_follows_torch(standin: None) -> None:
+    """A 0-d host tensor joins a device tensor as a scalar; a host array is an error."""
+    x = torch.ones(3, device="cuda")
+    assert (x * torch.tensor(2.0)).is_cuda and (torch.tensor(2.0) + x).tolist() == [3.0] * 3
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+        x + torch.ones(3)
