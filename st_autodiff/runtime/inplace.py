@@ -25,6 +25,7 @@ import numpy as np
 from ..derivatives import RULES
 from ..ir.ops import Op
 from . import dtypes
+from .device import is_device, to_device
 from .function import Meta, Node, RuleNode, TensorBase, next_seq, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, edge_of
@@ -70,6 +71,8 @@ def write(t: Tensor, values: Any) -> None:
     if isinstance(d, np.generic):
         t._data = np.asarray(values, dtype=d.dtype)[()]
     else:
+        if isinstance(values, np.ndarray) and is_device(d):  # bke: copy_ from the host
+            values = to_device(values)
         try:
             d[...] = values
         except ValueError as exc:
