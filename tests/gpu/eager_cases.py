@@ -173,3 +173,24 @@ def optimizers(T: Any, dev: str) -> dict:  # noqa: N803
             opt.step()
         out[name] = _host(w)
     return out
+
+
+@case
+def compare_save_and_copy(T: Any, dev: str) -> dict:  # noqa: N803
+    import copy
+    import io
+
+    x = _data(T, dev, 4, 3, seed=9)
+    flags = T.stack([(x > 0).any(1), (x == x).all(1), T.isclose(x, x * (1 + 1e-9)).all(1),
+                     x.isfinite().all(1)]).to(T.float64)
+    model = _init(T, T.nn.Sequential(T.nn.Linear(3, 2), T.nn.Tanh())).to(dev)
+    buf = io.BytesIO()
+    T.save(model.state_dict(), buf)
+    buf.seek(0)
+    state = T.load(buf)
+    assert all(v.device.type == dev for v in state.values())
+    twin = copy.deepcopy(model)
+    assert all(p.device.type == dev for p in twin.parameters())
+    twin.load_state_dict(state)
+    assert T.equal(twin(x), model(x))
+    return {"flags": _host(flags), "out": _host(twin(x))}
