@@ -23,7 +23,9 @@ This module reproduces exactly that contract on top of NumPy:
   the stand-in through ``__array_ufunc__``/``__array_function__`` as they do for CuPy;
 * ``float(d)``, ``int(d)``, ``bool(d)``, ``d.item()``, ``d.tolist()`` work (CuPy allows
   them; each is a device synchronisation) and are counted in ``SYNCS`` so tests can see
-  host round trips.
+  host round trips;
+* NumPy keywords that CuPy's functions lack are refused too (``_CUPY_LACKS``: add one
+  whenever a GPU run finds another), so CPU tests catch them as well.
 
 Select it for ``device='cuda'`` tensors with ``ST_AUTODIFF_CUDA=standin`` (see
 ``runtime/device.py``); the stand-in's device reports itself as ``cuda:0``.
@@ -45,6 +47,8 @@ _IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.
 SYNCS: dict[str, int] = {}
 # functions that take host data in on purpose (host -> device copies)
 _ENTRY = frozenset({"asarray", "array", "asanyarray", "ascontiguousarray"})
+# keywords NumPy has and CuPy's function of the same name lacks (found on a GPU)
+_CUPY_LACKS = {"indices": frozenset({"sparse"})}
 
 
 class _Device:
@@ -91,8 +95,12 @@ def _wrap(r: Any) -> Any:
 def _device_fn(fn: Callable, name: str) -> Callable:
     """``fn`` with stand-in arguments unwrapped and results wrapped."""
     entry = name in _ENTRY
+    lacks = _CUPY_LACKS.get(name, frozenset())
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        if lacks.intersection(kwargs):
+            raise TypeError(f"{name}() got an unexpected keyword argument "
+                            f"'{sorted(lacks.intersection(kwargs))[0]}' (as CuPy's does)")
         if entry and args and not isinstance(args[0], StandinArray):
             first = np.asarray(args[0]) if not isinstance(args[0], np.ndarray) else args[0]
             args = (first, *args[1:])
