@@ -29,6 +29,7 @@ from ..ir.kernels import relu as _k_relu
 from ..ir.kernels import resolve
 from ..ir.kernels import sigmoid as _k_sigmoid
 from ..ir.ops import OP_INFO, Op
+from . import device as D
 from . import dtypes
 from .device import is_device, same_device
 from .function import TensorBase, node_class
@@ -369,7 +370,7 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     """Floor division (no gradient, as in PyTorch)."""
     a = input._data if isinstance(input, TensorBase) else input
     b = other._data if isinstance(other, TensorBase) else _scalar(other)
-    return plain(np.asarray(np.floor_divide(a, b))[()])
+    return plain(D.asarray(np.floor_divide(a, b))[()])
 
 
 def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple:

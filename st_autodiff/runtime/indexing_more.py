@@ -282,9 +282,9 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
     """PyTorch's scatter_reduce gradients: sum/mean spread, prod divides out, amax/amin
     share the gradient evenly among the values that reached the extreme."""
     T = ops.tensors  # noqa: N806
-    xa, ia, sa = (_arr(x), np.asarray(_arr(index)), _arr(src)) if T else (x, index, src)
-    hit = np.zeros(np.shape(xa), np.int64)
-    np.add.at(hit, _along(ia, dim), 1)
+    xa, ia, sa = (_arr(x), D.asarray(_arr(index)), _arr(src)) if T else (x, index, src)
+    hit = D.zeros(np.shape(xa), np.int64, like=xa)
+    add_at(hit, _along(ia, dim), 1)
     scattered = hit > 0
     if T:
         from . import functional as F
@@ -302,7 +302,7 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
             return v
 
         def gat(v: Any) -> Any:
-            return np.asarray(v)[_along(ia, dim)]
+            return D.asarray(v)[_along(ia, dim)]
 
         def where(c: Any, u: Any, v: Any) -> Any:
             return np.where(c, u, v)
@@ -321,10 +321,10 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
             gx = where(scattered, zero, g)
     else:
         res = out
-        self_is = (xa == _arr(res)) if include_self else np.zeros(np.shape(xa), bool)
-        src_is = (_region(sa, ia.shape) == np.asarray(_arr(res))[_along(ia, dim)])
+        self_is = (xa == _arr(res)) if include_self else D.zeros(np.shape(xa), bool, like=xa)
+        src_is = (_region(sa, ia.shape) == D.asarray(_arr(res))[_along(ia, dim)])
         n = self_is.astype(np.int64)
-        np.add.at(n, _along(ia, dim), src_is)
+        add_at(n, _along(ia, dim), src_is)
         share = g / lift(np.maximum(n, 1).astype(np.dtype(str(_arr(g).dtype))))
         gx = where(self_is, share, zero) if include_self else where(scattered, zero, g)
         gs = where(src_is, gat(share), zero)
@@ -337,15 +337,17 @@ def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
     that factor gets the product of the others (a differentiable ``scatter_reduce``)."""
     xa, sa = _arr(x), _region(_arr(src), ia.shape)
     at = _along(ia, dim)
-    zeros = (xa == 0).astype(np.int64) if include_self else np.zeros(np.shape(xa), np.int64)
-    np.add.at(zeros, at, (sa == 0).astype(np.int64))
+    zeros = (xa == 0).astype(np.int64) if include_self else D.zeros(np.shape(xa), np.int64,
+                                                                      like=xa)
+    add_at(zeros, at, (sa == 0).astype(np.int64))
     s_reg = _region(src, ia.shape) if T else sa
-    nz_x = where(xa == 0, 1.0, x) if include_self else lift(np.ones(np.shape(xa), sa.dtype))
+    ones = D.zeros(np.shape(xa), sa.dtype, like=xa) + 1
+    nz_x = where(xa == 0, 1.0, x) if include_self else lift(ones)
     nz_s = where(sa == 0, 1.0, s_reg)
     if T:
         prod_nz = scatter_reduce(nz_x, dim, plain(ia), nz_s, "prod")
     else:
-        prod_nz = np.array(nz_x, copy=True)
+        prod_nz = D.copy(nz_x)
         np.multiply.at(prod_nz, at, nz_s)
     gx = g * where(zeros == 0, out / nz_x, where((zeros == 1) & (xa == 0), prod_nz, 0.0))
     z_at = zeros[at]
@@ -364,7 +366,7 @@ def _pad(gs: Any, sa: Any, ia: np.ndarray, T: bool) -> Any:  # noqa: N803
         full = zeros(*np.shape(sa), dtype=gs.dtype)
         full[tuple(slice(0, n) for n in ia.shape)] = gs
         return full
-    full = np.zeros(np.shape(sa), gs.dtype)
+    full = D.zeros(np.shape(sa), gs.dtype, like=gs)
     full[tuple(slice(0, n) for n in ia.shape)] = gs
     return full
 

@@ -241,7 +241,7 @@ def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
     if order.size == 0 or (nans.any() and not ignore_nan):
         value = np.asarray(np.nan, dtype=a.dtype)
     else:
-        value = np.asarray(order[(order.size - 1) // 2], dtype=a.dtype)
+        value = D.asarray(order[(order.size - 1) // 2], dtype=a.dtype)
     name = "NanmedianBackward0" if ignore_nan else "MedianBackward0"
     if input._requires_grad and STATE.enabled and a.dtype.kind == "f":
         mask = np.isnan(a) if np.isnan(value) else a == value
