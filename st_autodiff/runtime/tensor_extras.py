@@ -140,9 +140,9 @@ def _cumulative_pick(input: Tensor, dim: int, largest: bool) -> Any:
     else:
         moved = np.moveaxis(a, axis, -1)
         n = moved.shape[-1]
-        idx = np.zeros(moved.shape, np.int64)
+        idx = D.zeros(moved.shape, np.int64, like=a)
         best = moved[..., 0].copy()
-        where = np.zeros(moved.shape[:-1], np.int64)
+        where = D.zeros(moved.shape[:-1], np.int64, like=a)
         for i in range(n):  # ties and NaN move the index forward, as in PyTorch
             cur = moved[..., i]
             nan_cur = np.isnan(cur) if a.dtype.kind == "f" else False

@@ -190,8 +190,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
                                f"{input.shape[axis]}")
         if (counts < 0).any():
             raise RuntimeError("repeats can not be negative")
-        index = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-        data = np.take(input._data, index, axis=axis)
+        index = np.repeat(D.xp_of(counts).arange(counts.size, dtype=np.int64), counts)
+        data = np.take(input._data, D.to_device(index) if D.is_device(input._data) else index,
+                       axis=axis)
         if _grad(input):
             return record(_INDEX_SELECT, data, (input, index), {"dim": axis})
         return plain(data)
@@ -295,7 +296,7 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
         data = t._data.copy()
         data[where] = value
         if _grad(t):
-            keep = np.ones(data.shape, dtype=data.dtype)
+            keep = D.zeros(data.shape, data.dtype, like=data) + 1
             keep[where] = 0
             return record(_COPY_SLICES, data, (t, keep), {})
         return plain(data)

@@ -116,7 +116,8 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
     xp = _namespace(raw)
     if xp is np:
         data = run(op, np, raw, full)
-    else:
+    else:  # a rule's host constants (index grids, zeros) join the device operands there
+        raw = tuple(xp.asarray(v) if type(v) is np.ndarray and v.ndim else v for v in raw)
         data = run(op, xp, raw, full)
     if info.multi:
         datas = tuple(_as_data(d) for d in data)
