@@ -149,6 +149,9 @@ def _advanced(cur: Tensor, advanced: list) -> Tensor:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if is_device(cur._data) and not is_device(arr):
             arr = to_device(arr)  # a host index into a device tensor: copied there once
+        elif is_device(arr) and not is_device(cur._data):
+            raise RuntimeError("indices should be either on cpu or on the same device as the "
+                               "indexed tensor (cpu)")
         if arr.dtype.kind == "b":
             shape = cur.shape[dim:dim + arr.ndim]
             if tuple(arr.shape) != tuple(shape):

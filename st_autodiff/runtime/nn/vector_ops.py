@@ -85,8 +85,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     fill = 0 if value is None else value
     grow = [(max(a, 0), max(b, 0)) for a, b in pairs]
     crop = [(max(-a, 0), max(-b, 0)) for a, b in pairs]
-    data = _grow_then_crop(_NP, x, grow, crop, np.asarray(fill).astype(x.dtype))
-    data = np.ascontiguousarray(data)
+    data = _grow_then_crop(_NP, x, grow, crop, np.asarray(fill).astype(x.dtype)[()])
+    data = xp_of(data).ascontiguousarray(data)
     if needs_grad((input,)):
         return record(_PAD, data, (input,), {"pairs": tuple(pairs), "pad": pad})
     return plain(data)
