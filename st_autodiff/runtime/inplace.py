@@ -231,6 +231,9 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     is_tensor = isinstance(value, TensorBase)
     vd = value._data if is_tensor else value
     target = t._array()
+    if is_device(target):  # bke: host index parts and values are copied to the device
+        np_index = tuple(to_device(p) if isinstance(p, np.ndarray) else p for p in np_index)
+        vd = to_device(vd) if isinstance(vd, np.ndarray) else vd
     try:
         target[np_index] = vd
     except ValueError as exc:
