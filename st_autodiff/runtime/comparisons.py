@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
 from .function import TensorBase
 from .functional import _broadcast_error, _scalar
 from .tensor import Tensor, plain
@@ -32,6 +33,10 @@ def _compare(ufunc: Callable[..., Any], name: str) -> Callable[..., Any]:
             return plain(ufunc(a, b))
         except ValueError:
             raise _broadcast_error(a, b) from None
+        except TypeError:  # a host and a device operand (checked only then: no cost)
+            if D.is_device(a) == D.is_device(b):
+                raise
+            return plain(ufunc(*D.same_device(a, b)))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}``: a bool tensor (no gradient)."
@@ -84,7 +89,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 def _reduce_bool(ufunc: Callable[..., Any], name: str) -> Callable[..., Any]:
     def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
-        return plain(np.asarray(ufunc(input._data != 0, axis=axis, keepdims=keepdim)))
+        return plain(D.asarray(ufunc(input._data != 0, axis=axis, keepdims=keepdim)))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``{name}`` over ``dim`` (all dims by default): a bool tensor (no gradient)."

@@ -33,7 +33,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
                            f"with dtype {_type_word(condition.dtype)}")
     target = dtypes.result_type(*(v for v in (input, other))).np
     xs = [v._data.astype(target, copy=False) if isinstance(v, TensorBase)
-          else np.asarray(_scalar(v), dtype=target) for v in (input, other)]
+          else np.asarray(_scalar(v), dtype=target)[()] for v in (input, other)]
     r = np.where(c, xs[0], xs[1])
     if STATE.enabled and any(isinstance(v, TensorBase) and v._requires_grad
                              for v in (input, other)):

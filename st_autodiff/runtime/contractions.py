@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
 from . import dtypes
 from . import shape_ops as S
 from .function import TensorBase, node_class
@@ -79,7 +80,7 @@ def _fused(cls: type, input: Tensor, a: Tensor, b: Tensor, product: Any, beta: A
         data = np.broadcast_to(data, np.broadcast_shapes(data.shape, base.shape)).copy()
     else:
         data = (base * beta if beta != 1 else base) + data
-    data = np.asarray(data, dtype=np.result_type(base, a._data, b._data))
+    data = D.asarray(data, dtype=np.result_type(base, a._data, b._data))
     if _grad(input, a, b):
         return record(cls, data, (input, a, b), {"beta": beta, "alpha": alpha})
     return plain(data)
@@ -278,7 +279,7 @@ def _integer_op(ufunc: Any, name: str) -> Any:
         if a.dtype.kind == "f" or b.dtype.kind == "f":
             word = "Float" if (a if a.dtype.kind == "f" else b).dtype == np.float32 else "Double"
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{word}\'')
-        return plain(np.asarray(ufunc(a, b)))
+        return plain(D.asarray(ufunc(a, b)))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}`` of integer tensors."

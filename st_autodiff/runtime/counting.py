@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
 from . import dtypes
 from .function import TensorBase
 from .tensor import Tensor, _dim, plain
@@ -101,7 +102,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     how = "right" if right else "left"
     dt = _index_dtype(out_int32)
     if seq.ndim == 1:
-        return plain(np.asarray(np.searchsorted(seq, values, side=how)).astype(dt))
+        return plain(D.asarray(np.searchsorted(seq, values, side=how)).astype(dt))
     if values.ndim != seq.ndim or values.shape[:-1] != seq.shape[:-1]:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
                            "first N-1 dimensions of boundaries tensor and input value tensor "
@@ -178,7 +179,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Whether each of ``elements`` occurs in ``test_elements`` (a bool tensor)."""
     a, b = _data(elements), _data(test_elements)
-    return plain(np.asarray(np.isin(a, b, invert=invert)))
+    return plain(D.asarray(np.isin(a, b, invert=invert)))
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
@@ -190,7 +191,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     axes = tuple(_dim(d, a.ndim) for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
-    return plain(np.asarray(np.count_nonzero(a, axis=axes)).astype(np.int64))
+    return plain(D.asarray(np.count_nonzero(a, axis=axes)).astype(np.int64))
 
 
 def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype: Any) -> Tensor:
@@ -219,7 +220,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     a, v = input._data, _data(values)
     if a.dtype != v.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return plain(np.asarray(np.heaviside(a, v)).astype(a.dtype))
+    return plain(D.asarray(np.heaviside(a, v)).astype(a.dtype))
 
 
 def _bitwise(ufunc: Any, name: str) -> Any:
@@ -232,7 +233,7 @@ def _bitwise(ufunc: Any, name: str) -> Any:
             dt = dtypes.result_type(input, other).np
         else:
             dt = a.dtype if isinstance(input, TensorBase) else b.dtype
-        return plain(np.asarray(ufunc(a.astype(dt), b.astype(dt))))
+        return plain(D.asarray(ufunc(a.astype(dt), b.astype(dt))))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"``{name}`` elementwise on integer or bool tensors."

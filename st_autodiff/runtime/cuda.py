@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from .backend import gpu_available
+from .device import cuda_available, standin_active
 
 __all__ = ["device_count", "is_available", "manual_seed", "manual_seed_all", "synchronize"]
 
 
 def is_available() -> bool:
-    """True when CuPy imports and sees a CUDA device."""
-    return gpu_available()
+    """True when CuPy imports and sees a CUDA device (or the CPU stand-in is selected)."""
+    return cuda_available()
 
 
 def device_count() -> int:
+    if standin_active():
+        return 1
     if not gpu_available():
         return 0
     from .backend import get_backend
@@ -21,7 +24,7 @@ def device_count() -> int:
 
 
 def synchronize(device: object = None) -> None:
-    if gpu_available():
+    if not standin_active() and gpu_available():
         from .backend import get_backend
 
         get_backend("cupy").cuda.Device().synchronize()

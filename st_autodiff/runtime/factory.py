@@ -16,6 +16,7 @@ import numpy as np
 
 from . import dtypes
 from . import random as rnd
+from .device import is_device
 from .function import TensorBase
 from .tensor import Tensor, plain
 
@@ -187,8 +188,12 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
 
 
 def _like(input: Tensor, dtype: Any, device: Any) -> tuple[tuple, dtypes.dtype, Any]:
-    return (tuple(input.shape), _dt(dtype, input.dtype),
-            device if device is not None else input.device)
+    if device is None:  # (autograd hands raw arrays here too: theirs is CPU or cuda)
+        device = input.device if isinstance(input, TensorBase) else \
+            "cuda" if is_device(input) else None
+    dt = input.dtype
+    return (tuple(input.shape), _dt(dtype, dt if isinstance(dt, dtypes.dtype) else
+                                    dtypes.from_numpy_dtype(dt)), device)
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,

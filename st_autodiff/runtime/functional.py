@@ -29,7 +29,9 @@ from ..ir.kernels import relu as _k_relu
 from ..ir.kernels import resolve
 from ..ir.kernels import sigmoid as _k_sigmoid
 from ..ir.ops import OP_INFO, Op
+from . import device as D
 from . import dtypes
+from .device import is_device, same_device
 from .fast_nodes import binary_class, unary_class
 from .function import TensorBase, node_class
 from .grad_mode import STATE
@@ -230,6 +232,10 @@ def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
                 r = kernel(ad, bd)
             except ValueError:
                 raise _broadcast_error(ad, bd) from None
+            except TypeError:  # a host and a device operand (checked only then: no cost)
+                if is_device(ad) == is_device(bd):
+                    raise
+                r = kernel(*same_device(ad, bd))
             if STATE.enabled and (input._requires_grad or other._requires_grad):
                 return record(cls, r, (input, other), EMPTY)
             return plain(r)
@@ -369,7 +375,7 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     """Floor division (no gradient, as in PyTorch)."""
     a = input._data if isinstance(input, TensorBase) else input
     b = other._data if isinstance(other, TensorBase) else _scalar(other)
-    return plain(np.asarray(np.floor_divide(a, b))[()])
+    return plain(D.asarray(np.floor_divide(a, b))[()])
 
 
 def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple:

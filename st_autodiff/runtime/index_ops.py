@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
 from .function import TensorBase, node_class
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import needs_grad, record
@@ -36,7 +37,7 @@ def _index(op: str, index: Any) -> np.ndarray:
     """The index as a 1-D NumPy integer array (PyTorch's checks for a vector index)."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    idx = np.asarray(index._data)
+    idx = D.asarray(index._data)
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     if idx.dtype.kind not in "iu":
@@ -82,8 +83,8 @@ def _rule_index_select(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any)
         from .factory import zeros_like
 
         return (index_add(zeros_like(x), dim, index, g), None, None)
-    z = np.zeros(np.shape(x), g.dtype)
-    np.add.at(z, _at(dim, np.asarray(index).reshape(-1)), g)
+    z = D.zeros(np.shape(x), g.dtype, like=g)
+    D.add_at(z, _at(dim, D.asarray(index).reshape(-1)), g)
     return (z, None, None)
 
 
@@ -98,7 +99,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     idx = _index("index_select", index)
     d = _dim(dim, a.ndim)
     _bounds(idx, a.shape[d] if a.ndim else 1, d)
-    r = np.take(a, idx, axis=d) if a.ndim else np.asarray(a).reshape(1)[idx].reshape(())
+    r = np.take(a, idx, axis=d) if a.ndim else D.asarray(a).reshape(1)[idx].reshape(())
     if needs_grad((input,)):
         return record(_INDEX_SELECT, r, (input, d, index), {})
     return plain(r)
@@ -117,7 +118,7 @@ def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, so
     if ops.tensors:
         gs = index_select(g, dim, index)
     else:
-        gs = np.take(g, np.asarray(index).reshape(-1), axis=dim)
+        gs = np.take(g, D.asarray(index).reshape(-1), axis=dim)
     if alpha != 1:
         gs = gs * alpha
     return (g, None, None, gs.reshape(tuple(source.shape)))
@@ -148,9 +149,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     a, s, idx, d, size, v = _source_args("index_add", input, dim, index, source)
     if v is not None:
         raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size {size}")
-    r = np.array(a, copy=True)
+    r = D.copy(a)
     vals = s * alpha if alpha != 1 else s
-    np.add.at(r, _at(d, idx), np.reshape(vals, np.shape(np.take(r, idx, axis=d))))
+    D.add_at(r, _at(d, idx), np.reshape(vals, np.shape(np.take(r, idx, axis=d))))
     if needs_grad((input, source)):
         return record(_INDEX_ADD, r, (input, d, index, source), {"alpha": alpha})
     return plain(r)
@@ -161,8 +162,8 @@ def _rule_index_copy(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
     if ops.tensors:
         return (index_fill(g, dim, index, 0.0), None, None,
                 index_select(g, dim, index).reshape(tuple(source.shape)))
-    idx = np.asarray(index).reshape(-1)
-    gx = np.array(g, copy=True)
+    idx = D.asarray(index).reshape(-1)
+    gx = D.copy(g)
     gx[_at(dim, idx)] = 0
     return (gx, None, None, np.take(g, idx, axis=dim).reshape(np.shape(source)))
 
@@ -177,7 +178,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if v is not None:
         raise IndexError(f"index_copy_(): index {v} is out of bounds for dimension {d} with "
                          f"size {size}")
-    r = np.array(a, copy=True)
+    r = D.copy(a)
     r[_at(d, idx)] = np.reshape(s, np.shape(r[_at(d, idx)]))
     if needs_grad((input, source)):
         return record(_INDEX_COPY, r, (input, d, index, source), {})
@@ -188,11 +189,11 @@ def _rule_index_fill(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
                      value: Any) -> tuple:
     if ops.tensors:
         n = max(tuple(g.shape)[dim], 1)
-        once = plain(np.unique(np.asarray(index._data).reshape(-1) % n))
+        once = plain(np.unique(D.asarray(index._data).reshape(-1) % n))
         gv = index_select(g, dim, once).sum() if isinstance(value, TensorBase) else None
         return (index_fill(g, dim, index, 0.0), None, None, gv)
-    idx = np.asarray(index).reshape(-1)
-    gx = np.array(g, copy=True)
+    idx = D.asarray(index).reshape(-1)
+    gx = D.copy(g)
     gx[_at(dim, idx)] = 0
     gv = None
     if hasattr(value, "shape"):
@@ -214,7 +215,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     a = input._data
     idx = _index("index_fill", index)
     d = _dim(dim, a.ndim)
-    r = np.array(a, copy=True)
+    r = D.copy(a)
     r[_at(d, idx)] = value.item() if is_tensor else value
     if needs_grad((input, value)):
         return record(_INDEX_FILL[int(is_tensor)], r, (input, d, index, value), {})
@@ -224,7 +225,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 # --- masked_fill / masked_select ---------------------------------------------------------------
 
 def _mask(op: str, mask: Any) -> np.ndarray:
-    m = np.asarray(mask._data)
+    m = D.asarray(mask._data)
     if m.dtype.kind != "b":
         raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
                            f"{_word(mask)}")
@@ -240,10 +241,10 @@ def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any, value: Any)
     if ops.tensors:
         from . import functional as F
 
-        m = plain(np.asarray(mask._data if isinstance(mask, TensorBase) else mask))
+        m = plain(D.asarray(mask._data if isinstance(mask, TensorBase) else mask))
         gv = F.where(m, g, 0.0).sum() if isinstance(value, TensorBase) else None
         return (F.where(m, 0.0, g), None, gv)
-    m = np.asarray(mask)
+    m = D.asarray(mask)
     gv = np.where(m, g, 0).sum().astype(g.dtype) if hasattr(value, "shape") else None
     return (np.where(m, 0, g).astype(g.dtype), None, gv)
 
@@ -264,23 +265,23 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     v = value.item() if is_tensor else value
     if a.dtype.kind != "f" and isinstance(v, float) and not float(v).is_integer():
         v = int(v)
-    r = np.where(m, np.asarray(v).astype(a.dtype), a)
+    r = np.where(m, np.asarray(v).astype(a.dtype)[()], a)  # a scalar: fine on any device
     if needs_grad((input, value)):
         return record(_MASKED_FILL[int(is_tensor)], r, (input, mask, value), {})
     return plain(r)
 
 
 def _rule_masked_select(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple:
-    m = np.asarray(mask._data if isinstance(mask, TensorBase) else mask)
+    m = D.asarray(mask._data if isinstance(mask, TensorBase) else mask)
     shape = np.broadcast_shapes(tuple(x.shape), m.shape)
     mb = np.broadcast_to(m, shape)
     if ops.tensors:
         from .factory import zeros
 
-        z = zeros(*shape, dtype=g.dtype)
+        z = zeros(*shape, dtype=g.dtype, device=g.device)
         z[plain(mb)] = g
         return (z, None)
-    z = np.zeros(shape, g.dtype)
+    z = D.zeros(shape, g.dtype, like=g)
     z[mb] = g
     return (z, None)
 
@@ -316,8 +317,8 @@ def _rule_take(ops: Any, g: Any, out: Any, x: Any, index: Any) -> tuple:
         from .factory import zeros_like
 
         return (put(zeros_like(x), index, g, accumulate=True), None)
-    z = np.zeros(int(np.prod(np.shape(x))), g.dtype)
-    np.add.at(z, np.asarray(index).reshape(-1), np.reshape(g, -1))
+    z = D.zeros(int(np.prod(np.shape(x))), g.dtype, like=g)
+    D.add_at(z, D.asarray(index).reshape(-1), np.reshape(g, -1))
     return (z.reshape(np.shape(x)), None)
 
 
@@ -327,8 +328,8 @@ _TAKE = node_class("TakeBackward0", _rule_take, (0,), (("index", 1, None), ("sel
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of the flattened ``input`` at ``index``, in ``index``'s shape."""
-    a = np.asarray(input._data)
-    idx = _flat_index(np.asarray(index._data), a.size)
+    a = D.asarray(input._data)
+    idx = _flat_index(D.asarray(index._data), a.size)
     r = a.reshape(-1)[idx]
     if needs_grad((input,)):
         return record(_TAKE, r, (input, index), {})
@@ -342,10 +343,10 @@ def _rule_put(ops: Any, g: Any, out: Any, x: Any, index: Any, source: Any,
 
         gx = g if accumulate else put(g, index, zeros_like(source))
         return (gx, None, take(g, index).reshape(tuple(source.shape)))
-    flat = np.asarray(index).reshape(-1)
+    flat = D.asarray(index).reshape(-1)
     gx = g
     if not accumulate:
-        gx = np.array(g, copy=True)
+        gx = D.copy(g)
         gx.reshape(-1)[flat] = 0
     return (gx, None, np.reshape(g, -1)[flat].reshape(np.shape(source)))
 
@@ -357,18 +358,18 @@ _PUT = node_class("PutBackward0", _rule_put, (0, 2),
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``source`` written (or added) at flat positions ``index``."""
-    a, s = np.asarray(input._data), np.asarray(source._data)
-    idx = np.asarray(index._data)
+    a, s = D.asarray(input._data), D.asarray(source._data)
+    idx = D.asarray(index._data)
     if s.size != idx.size:
         raise IndexError("put_(): Expected source and index to have the same number of "
                          f"elements, but got source.numel() = {s.size}, index.numel() = "
                          f"{idx.size}")
     _same_dtype("put", a, s)
     idx = _flat_index(idx, a.size).reshape(-1)
-    r = np.array(a, copy=True)
+    r = D.copy(a)
     flat = r.reshape(-1)
     if accumulate:
-        np.add.at(flat, idx, s.reshape(-1))
+        D.add_at(flat, idx, s.reshape(-1))
     else:
         flat[idx] = s.reshape(-1)
     if needs_grad((input, source)):

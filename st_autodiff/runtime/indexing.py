@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ir.kernels import build_index
 from ..ir.ops import Op
+from .device import is_device, to_device
 from .function import TensorBase
 from .shape_ops import _ALIAS, _FULL, _INT64_MAX, _SIZES, _cls, _view_op, unsqueeze
 from .tensor import Tensor, _dim, plain
@@ -80,10 +81,10 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 def _index_part(c: Any) -> Any:
     """One index component as int, slice, None, Ellipsis or an index array."""
     if isinstance(c, TensorBase):
-        d = c._host()
+        d = c._data
         if d.ndim == 0 and d.dtype.kind in "iu":
             return int(d)
-        return d
+        return d if is_device(d) else np.asarray(d)  # a device index stays there
     if isinstance(c, (list, np.ndarray)):
         return np.asarray([x._host() if isinstance(x, TensorBase) else x for x in c]
                           if isinstance(c, list) else c)
@@ -146,6 +147,11 @@ def _advanced(cur: Tensor, advanced: list) -> Tensor:
         static.extend([_FULL] * (dim - at))
         if arr.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if is_device(cur._data) and not is_device(arr):
+            arr = to_device(arr)  # a host index into a device tensor: copied there once
+        elif is_device(arr) and not is_device(cur._data):
+            raise RuntimeError("indices should be either on cpu or on the same device as the "
+                               "indexed tensor (cpu)")
         if arr.dtype.kind == "b":
             shape = cur.shape[dim:dim + arr.ndim]
             if tuple(arr.shape) != tuple(shape):
@@ -157,13 +163,13 @@ def _advanced(cur: Tensor, advanced: list) -> Tensor:
             n = cur.shape[dim]
             bad = arr[(arr >= n) | (arr < -n)]
             if bad.size:
-                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension "
+                raise IndexError(f"index {int(bad.ravel()[0])} is out of bounds for dimension "
                                  f"{dim} with size {n}")
             at = dim + 1
         static.append(("in", len(dyn)))
         dyn.append(arr)
     data = cur._data[build_index(tuple(static), tuple(dyn))]
-    if not isinstance(data, np.ndarray) and not hasattr(data, "__cuda_array_interface__"):
+    if not isinstance(data, np.ndarray) and not is_device(data):
         data = np.asarray(data)[()]
     if needs_grad((cur,)):
         return record(_INDEX, data, (cur, *dyn), {"index": tuple(static)})

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
+from .device import add_at, is_device, sparse_grids, to_device, xp_of
 from .function import TensorBase, node_class
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import needs_grad, record
@@ -37,7 +39,8 @@ def _DIM(args: tuple, params: dict) -> int:  # noqa: N802
 
 def _along(index: np.ndarray, dim: int) -> tuple:
     """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
-    idx = list(np.indices(index.shape, sparse=True))
+    idx = sparse_grids(index.shape, index) if is_device(index) else list(
+        np.indices(index.shape, sparse=True))
     idx[dim] = index
     return tuple(idx)
 
@@ -71,6 +74,11 @@ def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
                     f"Size does not match at dimension {d} expected index {list(idx.shape)} to "
                     f"be no larger than self {list(a.shape)} apart from dimension {dim}")
     n = a.shape[dim] if a.ndim else 1
+    if is_device(idx):  # one host synchronisation: a bad index must not wrap silently
+        if idx.size and bool(((idx >= n) | (idx < 0)).any()):
+            bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+        return
     if idx.size and (idx.max() >= n or idx.min() < 0):
         bad = idx.max() if idx.max() >= n else idx.min()
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
@@ -84,12 +92,18 @@ def _region(src: np.ndarray, shape: tuple) -> np.ndarray:
 def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> tuple:
     a = input._data
     d = _dim(dim, a.ndim)
-    idx = np.asarray(index._data)
+    idx = index._data
+    idx = to_device(idx) if is_device(a) else np.asarray(idx)
     s = src._data if isinstance(src, TensorBase) else None
     if s is not None and s.dtype != a.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     _check_gather(op, a, d, idx, s)
     return a, d, idx, s
+
+
+def _index_like(index: Any, like: Any) -> Any:
+    """A saved index array where ``like`` lives (host NumPy, or the device)."""
+    return to_device(index) if is_device(like) else np.asarray(index)
 
 
 def _tensor(x: Any) -> Tensor:
@@ -100,8 +114,8 @@ def _tensor(x: Any) -> Tensor:
 
 def _gather_data(a: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray:
     if a.ndim == 0:
-        return np.broadcast_to(a, idx.shape).copy()
-    return np.asarray(a)[_along(idx, d)]
+        return xp_of(a).broadcast_to(a, idx.shape).copy()
+    return (a if is_device(a) else np.asarray(a))[_along(idx, d)]
 
 
 def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple:
@@ -110,10 +124,11 @@ def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tu
         from .factory import zeros_like
 
         return (scatter_add(zeros_like(x), dim, index, g), None, None)
+    xp = xp_of(g)
     if not np.ndim(x):
-        return (np.asarray(g).sum().astype(g.dtype), None, None)
-    z = np.zeros(np.shape(x), dtype=g.dtype)
-    np.add.at(z, _along(np.asarray(index), dim), g)
+        return (xp.asarray(g).sum().astype(g.dtype), None, None)
+    z = xp.zeros(np.shape(x), dtype=g.dtype)
+    add_at(z, _along(_index_like(index, g), dim), g)
     return (z, None, None)
 
 
@@ -153,12 +168,13 @@ def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, src:
         gx = scatter(g, dim, index, 0.0)
         gs = gather(g, dim, index) if isinstance(src, TensorBase) else None
         return (gx, None, None, gs)
-    idx = _along(np.asarray(index), dim)
-    gx = np.array(g, copy=True)
+    xp = xp_of(g)
+    idx = _along(_index_like(index, g), dim)
+    gx = g.copy()
     gx[idx] = 0
     gs = None
     if hasattr(src, "shape") and np.ndim(src):
-        gs = np.zeros(np.shape(src), g.dtype)
+        gs = xp.zeros(np.shape(src), g.dtype)
         gs[tuple(slice(0, n) for n in np.shape(index))] = g[idx]
     return (gx, None, None, gs)
 
@@ -191,13 +207,14 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
             raise RuntimeError("reduce argument must be either add or multiply.")
         if is_tensor:
             warnings.warn(_REDUCE_WARNING, UserWarning, stacklevel=2)
-    r = np.array(a, copy=True)
+    xp = xp_of(a)
+    r = xp.array(a, copy=True)
     where = _along(idx, d) if r.ndim else ()
     vals = _region(s, idx.shape).astype(r.dtype) if is_tensor else _value(src)
     if reduce == "add":
-        np.add.at(r, where, vals)
+        add_at(r, where, vals)
     elif reduce == "multiply":
-        np.multiply.at(r, where, vals)
+        xp.multiply.at(r, where, vals)
     else:
         r[where] = vals
     if not needs_grad((input, src)):
@@ -213,8 +230,8 @@ def _rule_scatter_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
     """``x`` passes the gradient through; ``src`` gathers it from its destinations."""
     if ops.tensors:
         return (g, None, None, gather(g, dim, index))
-    gs = np.zeros(np.shape(src), g.dtype)
-    gs[tuple(slice(0, n) for n in np.shape(index))] = g[_along(np.asarray(index), dim)]
+    gs = xp_of(g).zeros(np.shape(src), g.dtype)
+    gs[tuple(slice(0, n) for n in np.shape(index))] = g[_along(_index_like(index, g), dim)]
     return (g, None, None, gs)
 
 
@@ -225,8 +242,9 @@ _SCATTER_ADD = node_class("ScatterAddBackward0", _rule_scatter_add, (0, 3),
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeats accumulate)."""
     a, d, idx, s = _prep("scatter_add", input, dim, index, src)
-    r = np.array(a, dtype=np.result_type(a, s), copy=True)
-    np.add.at(r, _along(idx, d), _region(s, idx.shape))
+    dt = np.result_type(a.dtype, s.dtype)
+    r = a.astype(dt, copy=True) if is_device(a) else np.array(a, dtype=dt, copy=True)
+    add_at(r, _along(idx, d), _region(s, idx.shape))
     if needs_grad((input, src)):
         return record(_SCATTER_ADD, r, (input, d, index, src), {})
     return plain(r)
@@ -241,9 +259,9 @@ def _scatter_reduce_data(a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray, 
     """The reduced values and, per output position, how many values were combined."""
     where = _along(idx, d)
     vals = _region(s, idx.shape)
-    r = np.array(a, copy=True)
-    hit = np.zeros(a.shape, np.int64)
-    np.add.at(hit, where, 1)
+    r = D.copy(a)
+    hit = D.zeros(a.shape, np.int64, like=a)
+    add_at(hit, where, 1)
     if not include_self:
         start = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
         if start is None:
@@ -264,9 +282,9 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
     """PyTorch's scatter_reduce gradients: sum/mean spread, prod divides out, amax/amin
     share the gradient evenly among the values that reached the extreme."""
     T = ops.tensors  # noqa: N806
-    xa, ia, sa = (_arr(x), np.asarray(_arr(index)), _arr(src)) if T else (x, index, src)
-    hit = np.zeros(np.shape(xa), np.int64)
-    np.add.at(hit, _along(ia, dim), 1)
+    xa, ia, sa = (_arr(x), D.asarray(_arr(index)), _arr(src)) if T else (x, index, src)
+    hit = D.zeros(np.shape(xa), np.int64, like=xa)
+    add_at(hit, _along(ia, dim), 1)
     scattered = hit > 0
     if T:
         from . import functional as F
@@ -284,7 +302,7 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
             return v
 
         def gat(v: Any) -> Any:
-            return np.asarray(v)[_along(ia, dim)]
+            return D.asarray(v)[_along(ia, dim)]
 
         def where(c: Any, u: Any, v: Any) -> Any:
             return np.where(c, u, v)
@@ -303,10 +321,10 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
             gx = where(scattered, zero, g)
     else:
         res = out
-        self_is = (xa == _arr(res)) if include_self else np.zeros(np.shape(xa), bool)
-        src_is = (_region(sa, ia.shape) == np.asarray(_arr(res))[_along(ia, dim)])
+        self_is = (xa == _arr(res)) if include_self else D.zeros(np.shape(xa), bool, like=xa)
+        src_is = (_region(sa, ia.shape) == D.asarray(_arr(res))[_along(ia, dim)])
         n = self_is.astype(np.int64)
-        np.add.at(n, _along(ia, dim), src_is)
+        add_at(n, _along(ia, dim), src_is)
         share = g / lift(np.maximum(n, 1).astype(np.dtype(str(_arr(g).dtype))))
         gx = where(self_is, share, zero) if include_self else where(scattered, zero, g)
         gs = where(src_is, gat(share), zero)
@@ -319,15 +337,17 @@ def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
     that factor gets the product of the others (a differentiable ``scatter_reduce``)."""
     xa, sa = _arr(x), _region(_arr(src), ia.shape)
     at = _along(ia, dim)
-    zeros = (xa == 0).astype(np.int64) if include_self else np.zeros(np.shape(xa), np.int64)
-    np.add.at(zeros, at, (sa == 0).astype(np.int64))
+    zeros = (xa == 0).astype(np.int64) if include_self else D.zeros(np.shape(xa), np.int64,
+                                                                      like=xa)
+    add_at(zeros, at, (sa == 0).astype(np.int64))
     s_reg = _region(src, ia.shape) if T else sa
-    nz_x = where(xa == 0, 1.0, x) if include_self else lift(np.ones(np.shape(xa), sa.dtype))
+    ones = D.zeros(np.shape(xa), sa.dtype, like=xa) + 1
+    nz_x = where(xa == 0, 1.0, x) if include_self else lift(ones)
     nz_s = where(sa == 0, 1.0, s_reg)
     if T:
         prod_nz = scatter_reduce(nz_x, dim, plain(ia), nz_s, "prod")
     else:
-        prod_nz = np.array(nz_x, copy=True)
+        prod_nz = D.copy(nz_x)
         np.multiply.at(prod_nz, at, nz_s)
     gx = g * where(zeros == 0, out / nz_x, where((zeros == 1) & (xa == 0), prod_nz, 0.0))
     z_at = zeros[at]
@@ -346,7 +366,7 @@ def _pad(gs: Any, sa: Any, ia: np.ndarray, T: bool) -> Any:  # noqa: N803
         full = zeros(*np.shape(sa), dtype=gs.dtype)
         full[tuple(slice(0, n) for n in ia.shape)] = gs
         return full
-    full = np.zeros(np.shape(sa), gs.dtype)
+    full = D.zeros(np.shape(sa), gs.dtype, like=gs)
     full[tuple(slice(0, n) for n in ia.shape)] = gs
     return full
 

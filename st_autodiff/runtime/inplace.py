@@ -25,6 +25,7 @@ import numpy as np
 from ..derivatives import RULES
 from ..ir.ops import Op
 from . import dtypes
+from .device import is_device, to_device
 from .function import Meta, Node, RuleNode, TensorBase, next_seq, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, edge_of
@@ -70,6 +71,8 @@ def write(t: Tensor, values: Any) -> None:
     if isinstance(d, np.generic):
         t._data = np.asarray(values, dtype=d.dtype)[()]
     else:
+        if isinstance(values, np.ndarray) and is_device(d):  # bke: copy_ from the host
+            values = to_device(values)
         try:
             d[...] = values
         except ValueError as exc:
@@ -228,6 +231,9 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     is_tensor = isinstance(value, TensorBase)
     vd = value._data if is_tensor else value
     target = t._array()
+    if is_device(target):  # bke: host index parts and values are copied to the device
+        np_index = tuple(to_device(p) if isinstance(p, np.ndarray) else p for p in np_index)
+        vd = to_device(vd) if isinstance(vd, np.ndarray) else vd
     try:
         target[np_index] = vd
     except ValueError as exc:

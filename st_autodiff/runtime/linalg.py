@@ -8,12 +8,14 @@ batched products broadcast and use ``bmm``.  All of them run the table's ``matmu
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
 from ..derivatives import RULES, _matmul_vjp
 from ..ir.ops import Op
+from .device import is_device, same_device
 from .function import node_class
 from .function import renamed as _renamed
 from .functional import (
@@ -75,6 +77,10 @@ def _matmul_node(kind: str, a: Tensor, b: Tensor) -> Tensor:
         r = ad @ bd
     except ValueError:
         raise _matmul_error(kind, ad, bd) from None
+    except TypeError:  # bke: a host and a device operand (PyTorch's words for the mix)
+        if is_device(ad) == is_device(bd):
+            raise
+        r = operator.matmul(*same_device(ad, bd))
     if STATE.enabled and (a._requires_grad or b._requires_grad):
         # speedcore: one input without grad: only the other's gradient is computed
         params = EMPTY if a._requires_grad and b._requires_grad else {

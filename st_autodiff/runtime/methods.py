@@ -18,6 +18,7 @@ from ..ir.ops import Op
 from . import dtypes
 from . import functional as F
 from . import shape_ops as S
+from .device import cuda_namespace, to_device, to_host
 from .function import TensorBase, node_class
 from .grad_mode import STATE
 from .inplace import check_inplace, inplace, setitem
@@ -35,21 +36,16 @@ def _rule_device(ops: Any, g: Any, out: Any, x: Any, device: str = "cpu") -> tup
     if ops.tensors:
         return (g.to(device),)
     if device == "cpu":
-        return (g.get() if hasattr(g, "get") and not isinstance(g, np.generic) else g,)
-    from .backend import get_backend
-
-    return (get_backend("cupy").asarray(g),)
+        return (to_host(g),)
+    return (to_device(g),)
 
 
 _TO_DEVICE = node_class("ToCopyBackward0", _rule_device, (0,), (), False)
 
 
 def _cuda_backend() -> Any:
-    from .backend import get_backend, gpu_available
-
-    if not gpu_available():
-        raise AssertionError("Torch not compiled with CUDA enabled")
-    return get_backend("cupy")
+    """The array library of ``cuda`` tensors (CuPy, or the CPU stand-in)."""
+    return cuda_namespace()
 
 
 def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any]:
@@ -95,9 +91,9 @@ def _cast(t: Tensor, dtype: dtypes.dtype) -> Tensor:
 
 def _move(t: Tensor, device: dtypes.device) -> Tensor:
     if device.type == "cuda":
-        data = _cuda_backend().asarray(t._data)
+        data = to_device(t._data)
     else:
-        data = t._data.get() if hasattr(t._data, "get") else t._data
+        data = to_host(t._data)
     if needs_grad((t,)):
         return record(_TO_DEVICE, data, (t,), {"device": str(t.device)})
     return plain(data)

@@ -68,11 +68,11 @@ def __deepcopy__(self, memo: dict[Any, Any]) -> Tensor:
     return t
 
 def __reduce_ex__(self, protocol: int) -> tuple[Any, ...]:
-    return (rebuild, (self._host(), self._requires_grad))
+    return (rebuild, (self._host(), self._requires_grad, str(self.device)))
 
 
-def rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
-    t = plain(array)
+def rebuild(array: np.ndarray, requires_grad: bool, device: str = "cpu") -> Tensor:
+    t = plain(array) if device == "cpu" else plain(array).to(device)  # bke: back on its device
     t._requires_grad = requires_grad
     return t
 

@@ -24,6 +24,7 @@ from ..ir.kernels import resolve
 from ..ir.kernels import softmax as _k_softmax
 from ..ir.ops import OP_INFO, Op
 from . import dtypes
+from .device import is_device, xp_of
 from .function import TensorBase, node_class, renamed
 from .functional import (
     NONE,
@@ -196,14 +197,14 @@ min = _select_along("min", np.argmin, "MinBackward0", _min_all)  # noqa: A001
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     d = input._data
     if dim is None:
-        return plain(np.int64(np.argmax(d)))
+        return plain(np.argmax(d).astype(np.int64))
     return plain(np.argmax(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     d = input._data
     if dim is None:
-        return plain(np.int64(np.argmin(d)))
+        return plain(np.argmin(d).astype(np.int64))
     return plain(np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 
@@ -255,17 +256,19 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     if axes is None or (len(axes) > 1 and (ord_ is not None or len(axes) > 2)):
         if axes is not None and len(axes) != d.ndim:
             raise NotImplementedError("norm over several (not all) dims with p != 2")
-        r = np.linalg.norm(d.reshape(-1), ord=ord_)
+        xp = xp_of(d)
+        r = xp.linalg.norm(d.reshape(-1), ord=ord_)
         if keepdim:
-            r = np.reshape(r, (1,) * d.ndim)
-        r = np.asarray(r, dtype=d.dtype)[()]
+            r = xp.reshape(r, (1,) * d.ndim)
+        r = xp.asarray(r, dtype=d.dtype)[()]
         if rec:
             if keepdim:
                 raise NotImplementedError("norm(keepdim=True) over all dims with autograd")
             return record(_flat_norm_cls, r, (input,), {"ord": ord_})
         return plain(r)
     axis = axes[0] if len(axes) == 1 else axes
-    r = np.asarray(np.linalg.norm(d, ord=ord_, axis=axis, keepdims=bool(keepdim)),
+    xp = xp_of(d)
+    r = xp.asarray(xp.linalg.norm(d, ord=ord_, axis=axis, keepdims=bool(keepdim)),
                    dtype=d.dtype)[()]
     if rec:
         return record(_norm_cls, r, (input,), {"ord": ord_, "axis": axis,
@@ -294,7 +297,8 @@ def _softmax_like(op: Op, node: str, kernel: Callable) -> Callable:
         if dim is None:
             dim = 0 if d.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
         axis = _dim(dim, d.ndim) if d.ndim else None
-        r = kernel(d, axis=axis) if d.ndim else kernel(np.asarray(d), axis=None)
+        r = kernel(d, axis=axis) if d.ndim else kernel(
+            d if is_device(d) else np.asarray(d), axis=None)
         if input._requires_grad and STATE.enabled:
             return record(cls, r, (input,), {"axis": axis})
         return plain(r)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
-from .backend import namespace_for
+from .device import xp_of
 from .tensor import Tensor, plain
 
 __all__ = ["SAFE_GLOBALS", "STORAGE_DTYPES", "TorchName", "Unpickler", "Writer",
@@ -171,7 +171,7 @@ def rebuild_tensor(storage: np.ndarray, offset: int, size: tuple[Any, ...], stri
                    requires_grad: bool, backward_hooks: Any = None, metadata: Any = None
                    ) -> Tensor:
     """``torch._utils._rebuild_tensor_v2``: a tensor viewing ``storage`` (no copy)."""
-    xp = namespace_for(storage)  # NumPy, or CuPy for storages mapped to a GPU
+    xp = xp_of(storage)  # NumPy, or the device library for storages mapped to a GPU
     item = storage.dtype.itemsize
     size = tuple(int(n) for n in size)
     strides = tuple(int(s) * item for s in stride)

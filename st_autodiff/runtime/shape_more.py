@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
 from . import dtypes
 from . import shape_ops as S
 from .function import TensorBase, node_class
@@ -142,7 +143,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     dt = dtypes.result_type(*tensors).np if len(tensors) > 1 else mats[0].dtype
     rows = sum(m.shape[0] for m in mats)
     cols = sum(m.shape[1] for m in mats)
-    data = np.zeros((rows, cols), dt)
+    data = D.zeros((rows, cols), dt, like=mats[0])
     spans, r, c = [], 0, 0
     for m in mats:
         data[r:r + m.shape[0], c:c + m.shape[1]] = m

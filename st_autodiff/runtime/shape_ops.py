@@ -20,6 +20,7 @@ import numpy as np
 from ..derivatives import RULES
 from ..ir.ops import Op
 from . import dtypes
+from .device import xp_of
 from .fast_nodes import transpose_class
 from .function import MultiRuleNode, node_class
 from .grad_mode import STATE
@@ -336,16 +337,16 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     """The tensor itself when C-contiguous, else a contiguous copy."""
     d = input._data
-    if not isinstance(d, np.ndarray) or d.flags.c_contiguous:
+    if isinstance(d, np.generic) or d.flags.c_contiguous:  # (device arrays have flags too)
         return input
     out = clone(input)
-    out._data = np.ascontiguousarray(out._data)
+    out._data = xp_of(d).ascontiguousarray(out._data)
     return out
 
 
 def is_contiguous(input: Tensor, memory_format: Any = None) -> bool:
     d = input._data
-    return not isinstance(d, np.ndarray) or bool(d.flags.c_contiguous)
+    return isinstance(d, np.generic) or bool(d.flags.c_contiguous)
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:

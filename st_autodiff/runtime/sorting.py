@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from . import device as D
 from .function import node_class
 from .grad_mode import STATE
 from .reductions import _return_type, _rule_max_dim
@@ -49,7 +50,7 @@ _NODES = {name: node_class(name, _rule_max_dim, (0,), _plan(keep), False)
 def _picked(name: str, input: Tensor, data: Any, idx: Any, dim: int, keepdim: bool,
             kind: str) -> Any:
     """``(values, indices)`` of a picking op, recording ``name`` when input needs grad."""
-    idx = np.asarray(idx, dtype=np.int64)
+    idx = D.asarray(idx, dtype=np.int64)
     if input._requires_grad and STATE.enabled and input._data.dtype.kind == "f":
         values = record(_NODES[name], data, (input, idx), {"dim": dim, "keepdim": keepdim})
     else:
@@ -63,8 +64,8 @@ def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
         return np.argsort(a, axis=axis, kind="stable")
     n = a.shape[axis]
     flipped = np.flip(a, axis)
-    return np.ascontiguousarray(np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"),
-                                        axis))
+    back = np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
+    return D.xp_of(a).ascontiguousarray(back)
 
 
 #: the replays of the C++ algorithms are pure Python: they run on at most this many
@@ -79,7 +80,7 @@ def _sort_order(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.
     ``std::sort`` leaves equal elements in (the same as stable for rows of at most 16)."""
     order = _stable_order(a, axis, descending)
     n = a.shape[axis]
-    if stable or n <= 16:
+    if stable or n <= 16 or D.is_device(a):  # (a GPU sort is no std::sort: stable there)
         return order
     moved = np.moveaxis(order, axis, -1)
     keys = np.moveaxis(a, axis, -1)
@@ -155,8 +156,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if a.ndim == 0:
         return _picked("TopkBackward0", input, a.copy(), np.int64(0), 0, True, "topk")
     order = _stable_order(a, axis, bool(largest))
-    idx = np.take(order, np.arange(k), axis=axis)
-    if k:
+    idx = order[(slice(None),) * axis + (slice(0, k),)]
+    if k and not D.is_device(a):  # the CPU kernel's tie order; stable order on a device
         idx = _replay_topk(a, order, idx, axis, k, bool(largest), bool(sorted))
     return _picked("TopkBackward0", input, np.take_along_axis(a, idx, axis), idx, axis, True,
                    "topk")
@@ -240,7 +241,7 @@ def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
     if order.size == 0 or (nans.any() and not ignore_nan):
         value = np.asarray(np.nan, dtype=a.dtype)
     else:
-        value = np.asarray(order[(order.size - 1) // 2], dtype=a.dtype)
+        value = D.asarray(order[(order.size - 1) // 2], dtype=a.dtype)
     name = "NanmedianBackward0" if ignore_nan else "MedianBackward0"
     if input._requires_grad and STATE.enabled and a.dtype.kind == "f":
         mask = np.isnan(a) if np.isnan(value) else a == value

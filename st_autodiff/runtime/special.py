@@ -26,6 +26,7 @@ from ..derivatives import RULES
 from ..derivatives.special import NotDifferentiable
 from ..ir.kernels import resolve
 from ..ir.ops import OP_INFO, Op
+from . import device as D
 from . import dtypes
 from .function import TensorBase, node_class
 from .functional import (
@@ -134,7 +135,7 @@ def _special2(fname: str, op: Op, node: str, names: tuple[str, str],
             target = dtypes.get_default_dtype().np
         data = [a._data.astype(target, copy=False) if isinstance(a, TensorBase)
                 else a.item() if isinstance(a, np.generic) else a for a in args]
-        r = np.asarray(kernel(*data))
+        r = D.asarray(kernel(*data))
         r = r if r.dtype == target else r.astype(target)
         wants = [isinstance(a, TensorBase) and a._requires_grad for a in args]
         if STATE.enabled and any(wants):

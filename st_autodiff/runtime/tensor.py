@@ -112,7 +112,9 @@ class Tensor(TensorBase, _InstalledMethods):
     def _host(self) -> np.ndarray:
         """The values as a NumPy array on the host (a copy for GPU tensors)."""
         d = self._data
-        return d.get() if hasattr(d, "get") and not isinstance(d, np.generic) else np.asarray(d)
+        if isinstance(d, (np.ndarray, np.generic)):
+            return np.asarray(d)
+        return d.get()  # a device array: the one explicit device -> host copy
 
     def _ex(self) -> Extra:
         ex = self._extra
@@ -155,9 +157,10 @@ class Tensor(TensorBase, _InstalledMethods):
 
     @property
     def device(self) -> dtypes.device:
-        if type(self._data).__module__.startswith("cupy"):
-            return dtypes.device("cuda", int(self._data.device.id))
-        return dtypes.CPU
+        d = self._data
+        if isinstance(d, (np.ndarray, np.generic)):
+            return dtypes.CPU
+        return dtypes.device("cuda", int(d.device.id))  # CuPy or the CPU stand-in
 
     @property
     def is_cuda(self) -> bool:

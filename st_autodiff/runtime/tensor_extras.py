@@ -16,6 +16,7 @@ import numpy as np
 
 from ..derivatives import RULES
 from ..ir.ops import Op
+from . import device as D
 from . import dtypes
 from .function import MultiRuleNode, TensorBase, node_class, renamed
 from .grad_mode import STATE
@@ -61,14 +62,14 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     if isinstance(weight, TensorBase):
         w = weight._data
         data = np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
-        data = np.asarray(data, dtype=np.result_type(a, b, w))
+        data = D.asarray(data, dtype=np.result_type(a, b, w))
         if _grad(input, end, weight):
             return record(_LERP1, data, (input, end, weight), {})
         return plain(data)
     w = float(weight.item() if hasattr(weight, "item") else weight)
     wt = a.dtype.type(w)
     data = a + wt * (b - a) if abs(w) < 0.5 else b - (b - a) * (a.dtype.type(1) - wt)
-    data = np.asarray(data, dtype=np.result_type(a, b))
+    data = D.asarray(data, dtype=np.result_type(a, b))
     if _grad(input, end):
         return record(_LERP0, data, (input, end, w), {})
     return plain(data)
@@ -95,8 +96,8 @@ def _one_sided(input: Tensor, bound: Any, side: str) -> Tensor:
         d = d.astype(dtypes.get_default_dtype().np)
     data = np.maximum(d, v) if side == "min" else np.minimum(d, v)
     if not tensor:
-        data = np.asarray(data, dtype=d.dtype)
-    elif np.isnan(v).any() if np.asarray(v).dtype.kind == "f" else False:
+        data = D.asarray(data, dtype=d.dtype)
+    elif np.isnan(v).any() if D.asarray(v).dtype.kind == "f" else False:
         data = np.where(np.isnan(v), v, data)
     args = (input, bound, None) if side == "min" else (input, None, bound)
     if _grad(input, bound) and data.dtype.kind == "f":
@@ -139,9 +140,9 @@ def _cumulative_pick(input: Tensor, dim: int, largest: bool) -> Any:
     else:
         moved = np.moveaxis(a, axis, -1)
         n = moved.shape[-1]
-        idx = np.zeros(moved.shape, np.int64)
+        idx = D.zeros(moved.shape, np.int64, like=a)
         best = moved[..., 0].copy()
-        where = np.zeros(moved.shape[:-1], np.int64)
+        where = D.zeros(moved.shape[:-1], np.int64, like=a)
         for i in range(n):  # ties and NaN move the index forward, as in PyTorch
             cur = moved[..., i]
             nan_cur = np.isnan(cur) if a.dtype.kind == "f" else False
@@ -228,7 +229,7 @@ def _moments(op: Op, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
     axes = dims_of(dim, d.ndim)
     first = (d.std if op is Op.STD else d.var)(axis=axes, ddof=ddof, keepdims=bool(keepdim))
     mean = d.mean(axis=axes, keepdims=bool(keepdim))
-    datas = (np.asarray(first, d.dtype), np.asarray(mean, d.dtype))
+    datas = (D.asarray(first, d.dtype), D.asarray(mean, d.dtype))
     if _grad(input):
         return record_multi(_MOMENTS[op], datas, (input,),
                             {"op": op, "axis": axes, "keepdims": bool(keepdim), "ddof": ddof})
@@ -285,8 +286,8 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
     axis = None if dim is None else _dim(dim, a.ndim)
-    datas = (np.asarray(a.min(axis=axis, keepdims=keepdim)),
-             np.asarray(a.max(axis=axis, keepdims=keepdim)))
+    datas = (D.asarray(a.min(axis=axis, keepdims=keepdim)),
+             D.asarray(a.max(axis=axis, keepdims=keepdim)))
     if _grad(input) and a.dtype.kind == "f":
         outs = record_multi(_AMINMAX, datas, (input,), {"axis": axis, "keepdims": keepdim})
     else:
@@ -332,12 +333,12 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     if a.dtype.kind != "f":
         a = a.astype(dtypes.get_default_dtype().np)
     data = np.copysign(a, b)
-    data = np.asarray(data, dtype=np.result_type(a, b) if isinstance(b, np.ndarray) else a.dtype)
+    data = D.asarray(data, dtype=np.result_type(a, b) if isinstance(b, np.ndarray) else a.dtype)
     if _grad(input):
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = np.where(a == 0, 0, np.broadcast_to(data, data.shape) / a)
         kind = 0 if isinstance(other, TensorBase) else 1
-        return record(_COPYSIGN[kind], data, (input, other, np.asarray(ratio, data.dtype)), {})
+        return record(_COPYSIGN[kind], data, (input, other, D.asarray(ratio, data.dtype)), {})
     return plain(data)
 
 

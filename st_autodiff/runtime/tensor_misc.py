@@ -20,6 +20,7 @@ import numpy as np
 
 from ..derivatives import RULES
 from ..ir.ops import Op
+from . import device as D
 from . import shape_ops as S
 from .function import TensorBase, node_class
 from .grad_mode import STATE
@@ -150,7 +151,7 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    data = np.ascontiguousarray(np.rot90(a, k, (d0, d1)))
+    data = D.ascontiguous(np.rot90(a, k, (d0, d1)))
     if _grad(input):
         return record(_ROT90, data, (input,), {"k": int(k), "dims": (d0, d1)})
     return plain(data)
@@ -189,8 +190,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
                                f"{input.shape[axis]}")
         if (counts < 0).any():
             raise RuntimeError("repeats can not be negative")
-        index = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-        data = np.take(input._data, index, axis=axis)
+        index = np.repeat(D.xp_of(counts).arange(counts.size, dtype=np.int64), counts)
+        data = np.take(input._data, D.to_device(index) if D.is_device(input._data) else index,
+                       axis=axis)
         if _grad(input):
             return record(_INDEX_SELECT, data, (input, index), {"dim": axis})
         return plain(data)
@@ -208,10 +210,10 @@ def _embed_data(a: Any, offset: int, d1: int, d2: int) -> Any:
     """``a``'s last dim placed on the ``offset`` diagonal of new dims ``d1``, ``d2``."""
     n = a.shape[-1] if a.ndim else 1
     m = n + abs(offset)
-    out = np.zeros(a.shape[:-1] + (m, m), dtype=a.dtype)
-    i = np.arange(n)
+    out = D.zeros(a.shape[:-1] + (m, m), a.dtype, like=a)
+    i = D.xp_of(a).arange(n)
     out[..., i + max(-offset, 0), i + max(offset, 0)] = a
-    return np.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2)))
+    return D.ascontiguous(np.moveaxis(out, (-2, -1), (d1, d2)))
 
 
 def _rule_embed(ops: Any, g: Any, out: Any, x: Any, offset: int = 0, dim1: int = -2,
@@ -294,7 +296,7 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
         data = t._data.copy()
         data[where] = value
         if _grad(t):
-            keep = np.ones(data.shape, dtype=data.dtype)
+            keep = D.zeros(data.shape, data.dtype, like=data) + 1
             keep[where] = 0
             return record(_COPY_SLICES, data, (t, keep), {})
         return plain(data)

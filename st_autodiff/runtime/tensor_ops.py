@@ -25,6 +25,7 @@ from ..derivatives import RULES
 from ..ir.kernels import resolve, run, unbroadcast
 from ..ir.ops import OP_INFO, Op, Spelling
 from . import dtypes
+from .device import is_device, xp_of
 from .function import Meta, MultiRuleNode, RuleNode, TensorBase, next_seq, node_class, save_plan
 from .grad_mode import STATE
 from .tensor import NO_EDGE, Tensor, edge_of, make, plain
@@ -125,7 +126,8 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
     xp = _namespace(raw)
     if xp is np:
         data = run(op, np, raw, full)
-    else:
+    else:  # a rule's host constants (index grids, zeros) join the device operands there
+        raw = tuple(xp.asarray(v) if type(v) is np.ndarray and v.ndim else v for v in raw)
         data = run(op, xp, raw, full)
     if info.multi:
         datas = tuple(_as_data(d) for d in data)
@@ -146,18 +148,13 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
 
 def _as_data(d: Any) -> Any:
     """Keep arrays and NumPy scalars; anything else becomes an array."""
-    if isinstance(d, (np.ndarray, np.generic)) or hasattr(d, "__cuda_array_interface__"):
+    if isinstance(d, (np.ndarray, np.generic)) or is_device(d):
         return d
     return np.asarray(d)
 
 
 def _namespace(raw: tuple) -> Any:
-    for v in raw:
-        if type(v).__module__.startswith("cupy"):
-            from .backend import namespace_for
-
-            return namespace_for(v)
-    return np
+    return xp_of(*raw)
 
 
 # --- the ops namespaces ------------------------------------------------------------------
@@ -181,6 +178,12 @@ class ArrayOps(derivatives.ArrayOps):
     def meta(x: Any) -> Any:
         return x
 
+    def const(self, value: Any) -> Any:
+        """A rule's host constant (an index grid ...), moved to the device of this ops."""
+        if self.xp is not np and isinstance(value, np.ndarray):
+            return self.xp.asarray(value)
+        return value
+
     @staticmethod
     def dtype_name(x: Any) -> str:
         return str(x.dtype)
@@ -195,11 +198,13 @@ class ArrayOps(derivatives.ArrayOps):
         # a reduction's gradient: filling a small array beats np.broadcast_to's Python
         # wrapper (same values; large shapes keep the zero-copy view)
         dt = getattr(x, "dtype", None)
-        if dt is not None and self.xp is np and x.ndim == 0 and math.prod(shape) <= 65536:
+        if dt is not None and self.xp is np and x.ndim == 0 and math.prod(shape) <= 65536 \
+                and not is_device(x):
             out = np.empty(shape, dt)
             out.fill(x)
             return out
-        return self.xp.broadcast_to(x, shape)
+        # a graph that crosses devices: the gradient stays where it is
+        return xp_of(x).broadcast_to(x, shape) if is_device(x) else self.xp.broadcast_to(x, shape)
 
     @staticmethod
     def astype(x: Any, dtype: Any = None) -> Any:
@@ -327,19 +332,17 @@ class TensorOps(derivatives.ArrayOps):
 
 ARRAY_OPS = ArrayOps(np)
 TENSOR_OPS = TensorOps()
-_GPU_OPS: dict[str, ArrayOps] = {}
+_GPU_OPS: dict[int, ArrayOps] = {}
 
 
 def array_ops_for(value: Any) -> ArrayOps:
     """ARRAY_OPS for NumPy values, a CuPy twin for GPU values."""
-    mod = type(value).__module__
-    if not mod.startswith("cupy"):
+    if isinstance(value, (np.ndarray, np.generic)) or not is_device(value):
         return ARRAY_OPS
-    ops = _GPU_OPS.get("cupy")
+    xp = xp_of(value)
+    ops = _GPU_OPS.get(id(xp))
     if ops is None:
-        from .backend import get_backend
-
-        ops = _GPU_OPS["cupy"] = ArrayOps(get_backend("cupy"))
+        ops = _GPU_OPS[id(xp)] = ArrayOps(xp)
     return ops
 
 

@@ -449,21 +449,34 @@ def test_third_order_by_differences(kind: str) -> None:
     assert abs(got - fd) <= 1e-6 * max(1.0, abs(fd))
 
 
-def test_cuda_tensors_are_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kernels are NumPy-only: a CuPy array is refused with a message, not a crash."""
-    from st_autodiff.runtime.nn import linear_pairs
+def test_conv_pool_bn_padding_run_on_the_device_standin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15: the kernels follow their input's namespace; on the CPU device stand-in
+    (``cuda`` tensors that refuse every silent host conversion) values and gradients
+    equal the host's."""
+    from st_autodiff.runtime import device
 
-    monkeypatch.setattr(linear_pairs, "namespace_for", lambda *arrays: object())
-    x = torch.zeros(1, 1, 4, 4)
-    calls = {"conv2d": lambda: F.conv2d(x, torch.zeros(1, 1, 2, 2)),
-             "max_pool2d": lambda: F.max_pool2d(x, 2),
-             "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(x, 2),
-             "batch_norm": lambda: F.batch_norm(x, None, None, training=True),
-             "reflect padding": lambda: nn.Conv2d(1, 1, 3, padding=1,
-                                                  padding_mode="reflect")(x)}
+    monkeypatch.setitem(device._STATE, "standin", True)
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal((2, 2, 5, 5))
+    wa = rng.standard_normal((2, 2, 2, 2))
+    calls = {"conv2d": lambda x, w: F.conv2d(x, w, padding=1, stride=2),
+             "max_pool2d": lambda x, w: F.max_pool2d(x * w.sum(), 2, padding=1),
+             "avg_pool2d": lambda x, w: F.avg_pool2d(x * w.sum(), 3, stride=1),
+             "adaptive_avg_pool2d": lambda x, w: F.adaptive_avg_pool2d(x * w.sum(), 3),
+             "adaptive_max_pool2d": lambda x, w: F.adaptive_max_pool2d(x * w.sum(), 2),
+             "batch_norm": lambda x, w: F.batch_norm(x * w.sum(), None, None, training=True),
+             "reflect padding": lambda x, w: F.pad(x * w.sum(), (1, 1, 2, 0), mode="reflect")}
     for name, call in calls.items():
-        with pytest.raises(NotImplementedError, match=f"^{name} on a CUDA tensor"):
-            call()
+        got = []
+        for dev in ("cpu", "cuda"):
+            x = torch.tensor(xa, device=dev, requires_grad=True)
+            w = torch.tensor(wa, device=dev, requires_grad=True)
+            y = call(x, w)
+            assert y.device.type == dev, name
+            (y.sin().sum()).backward()
+            got.append([t.detach().cpu().numpy() for t in (y, x.grad, w.grad)])
+        for a, b in zip(*got):
+            np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12, err_msg=name)
 
 
 def test_train_cnn_example_learns() -> None:

@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import reductions as R
 from .. import shape_ops as S
+from ..device import xp_of
 from ..engine import grad
 from ..factory import empty, ones, tensor, zeros
 from ..function import MultiRuleNode, node_class
@@ -35,7 +36,6 @@ from ..inplace import check_inplace, write
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
-from .linear_pairs import require_cpu
 from .module import Module
 from .parameter import Parameter
 
@@ -230,7 +230,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"),
                     (weight, "weight"), (bias, "bias")):
         _check_len(t, name, c)
-    require_cpu("batch_norm", input, weight, bias, running_mean, running_var)
     x = input._data
     rm = None if running_mean is None else running_mean._data
     rv = None if running_var is None else running_var._data
@@ -246,7 +245,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         _update(moments, x.size // c, running_mean, running_var, momentum)
     if not needs_grad((input, weight, bias)):
         return plain(data)
-    empty_stat = np.zeros(0, x.dtype)
+    empty_stat = xp_of(x).zeros(0, x.dtype)
     results = (plain(mean), plain(invstd)) if training else (plain(empty_stat),
                                                              plain(empty_stat))
     need = (input._requires_grad, weight is not None and weight._requires_grad,

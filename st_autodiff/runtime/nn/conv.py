@@ -37,7 +37,6 @@ from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import init
 from .conv_kernels import conv_arrays, conv_backward_arrays
-from .linear_pairs import require_cpu
 from .module import Module
 from .padding import constant_pad, pad_by_mode
 from .parameter import Parameter
@@ -236,7 +235,6 @@ def _word(t: Tensor) -> str:
 
 def _conv(nd: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
           padding: Any, dilation: Any, groups: int) -> Tensor:
-    require_cpu(f"conv{nd}d", input, weight, bias)
     p = _settings(weight, nd, stride, padding, dilation, groups)
     unbatched = input.dim() == nd + 1
     x = S.unsqueeze(input, 0) if unbatched else input

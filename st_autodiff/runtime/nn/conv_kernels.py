@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ..device import is_device, xp_of
+
 __all__ = ["conv_arrays", "conv_backward_arrays", "conv_dw_arrays", "conv_dx_arrays"]
 
 Pads = tuple[tuple[int, int], tuple[int, int]]
@@ -86,7 +88,10 @@ class _Grid:
 
 def _finite(a: Any) -> bool:
     """Whether every entry of ``a`` is finite (a finite sum implies it; an overflowing sum
-    only costs the wide grid)."""
+    only costs the wide grid).  Device arrays say False: the exact grid costs no host
+    synchronisation."""
+    if is_device(a):
+        return False
     return bool(np.isfinite(a.sum()))
 
 
@@ -102,11 +107,12 @@ def _grid(xshape: tuple, kshape: tuple, p: dict, wide_ok: bool = True) -> _Grid:
 
 def _padded_channels_first(x: Any, grid: _Grid, slack: int) -> Any:
     """The zero-padded input as ``(C, N*H'*W' + slack)`` (channel-major, flat)."""
+    xp = xp_of(x)
     (top, _), (left, _) = grid.pads
     size = grid.n * grid.hp * grid.wp
     if slack == 0 and grid.hp == grid.h and grid.wp == grid.w:
-        return np.ascontiguousarray(x.transpose(1, 0, 2, 3)).reshape(grid.c, size)
-    buf = np.zeros((grid.c, size + slack), x.dtype)
+        return xp.ascontiguousarray(x.transpose(1, 0, 2, 3)).reshape(grid.c, size)
+    buf = xp.zeros((grid.c, size + slack), x.dtype)
     view = buf[:, :size].reshape(grid.c, grid.n, grid.hp, grid.wp)
     view[:, :, top:top + grid.h, left:left + grid.w] = x.transpose(1, 0, 2, 3)
     return buf
@@ -114,8 +120,9 @@ def _padded_channels_first(x: Any, grid: _Grid, slack: int) -> Any:
 
 def _columns(x: Any, grid: _Grid, groups: int) -> Any:
     """im2col: ``(G, Cg*KH*KW, L)``."""
+    xp = xp_of(x)
     length = grid.length
-    cols = np.empty((grid.c, grid.kh * grid.kw, length), x.dtype)
+    cols = xp.empty((grid.c, grid.kh * grid.kw, length), x.dtype)
     if grid.wide:
         shifts = grid.shifts()
         flat = _padded_channels_first(x, grid, shifts[-1])
@@ -131,11 +138,12 @@ def _columns(x: Any, grid: _Grid, groups: int) -> Any:
 
 def _rows(gy: Any, grid: _Grid, groups: int) -> Any:
     """The output gradient ``(N, O, OH, OW)`` as ``(G, O/G, L)`` on the grid's positions."""
+    xp = xp_of(gy)
     o = gy.shape[1]
     if not grid.wide:
-        return np.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(groups, o // groups,
+        return xp.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(groups, o // groups,
                                                                      grid.length)
-    rows = np.zeros((o, grid.n, grid.hp, grid.wp), gy.dtype)
+    rows = xp.zeros((o, grid.n, grid.hp, grid.wp), gy.dtype)
     rows[:, :, :grid.oh, :grid.ow] = gy.transpose(1, 0, 2, 3)
     return rows.reshape(groups, o // groups, grid.length)
 
@@ -153,24 +161,27 @@ def _blocks(n: int) -> list[slice]:
 
 def _gemm(a: Any, b: Any) -> Any:
     """``a @ b`` over a leading group axis, in blocks of ``b``'s columns."""
-    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), np.result_type(a, b))
+    xp = xp_of(a)
+    out = xp.empty((a.shape[0], a.shape[1], b.shape[2]), xp.result_type(a, b))
     for g in range(a.shape[0]):
         for cols in _blocks(b.shape[2]):
-            np.matmul(a[g], b[g, :, cols], out=out[g, :, cols])
+            xp.matmul(a[g], b[g, :, cols], out=out[g, :, cols])
     return out
 
 
 def _gemm_nt(a: Any, b: Any) -> Any:
     """``a @ b^T`` over a leading group axis, summed over blocks of the shared columns."""
+    xp = xp_of(a)
     out = None
     for cols in _blocks(a.shape[2]):
-        part = np.matmul(a[:, :, cols], b[:, :, cols].transpose(0, 2, 1))
-        out = part if out is None else np.add(out, part, out=out)
+        part = xp.matmul(a[:, :, cols], b[:, :, cols].transpose(0, 2, 1))
+        out = part if out is None else xp.add(out, part, out=out)
     return out
 
 
 def conv_arrays(x: Any, w: Any, p: dict) -> Any:
     """``conv(x, w)`` without bias: ``(N, C, H, W) * (O, C/G, KH, KW)``."""
+    xp = xp_of(x)
     g, o = p["groups"], w.shape[0]
     grid = _grid(x.shape, w.shape[2:], p)
     y = _gemm(w.reshape(g, o // g, -1), _columns(x, grid, g))  # (G, O/G, L)
@@ -178,11 +189,12 @@ def conv_arrays(x: Any, w: Any, p: dict) -> Any:
         y = y.reshape(o, grid.n, grid.hp, grid.wp)[:, :, :grid.oh, :grid.ow]
     else:
         y = y.reshape(o, grid.n, grid.oh, grid.ow)
-    return np.ascontiguousarray(y.transpose(1, 0, 2, 3))
+    return xp.ascontiguousarray(y.transpose(1, 0, 2, 3))
 
 
 def _dx(gy_rows: Any, w: Any, grid: _Grid, groups: int, dtype: Any) -> Any:
     """The input gradient from the output gradient's rows: ``w^T rows`` added into place."""
+    xp = xp_of(gy_rows)
     o = w.shape[0]
     wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)
     gcols = _gemm(wt, gy_rows).reshape(grid.c, grid.kh * grid.kw, grid.length)
@@ -190,17 +202,17 @@ def _dx(gy_rows: Any, w: Any, grid: _Grid, groups: int, dtype: Any) -> Any:
     if grid.wide:
         shifts = grid.shifts()
         length = grid.length
-        flat = np.zeros((grid.c, length + shifts[-1]), dtype)
+        flat = xp.zeros((grid.c, length + shifts[-1]), dtype)
         for k, s in enumerate(shifts):
             flat[:, s:s + length] += gcols[:, k]
         padded = flat[:, :length].reshape(grid.c, grid.n, grid.hp, grid.wp)
     else:
-        padded = np.zeros((grid.c, grid.n, grid.hp, grid.wp), dtype)
+        padded = xp.zeros((grid.c, grid.n, grid.hp, grid.wp), dtype)
         view = gcols.reshape(grid.c, grid.kh * grid.kw, grid.n, grid.oh, grid.ow)
         for k, (rows, cs) in enumerate(grid.slices()):
             padded[:, :, rows, cs] += view[:, k]
     gx = padded[:, :, top:top + grid.h, left:left + grid.w]
-    return np.ascontiguousarray(gx.transpose(1, 0, 2, 3))
+    return xp.ascontiguousarray(gx.transpose(1, 0, 2, 3))
 
 
 def conv_backward_arrays(gy: Any, x: Any, w: Any, need_x: bool, need_w: bool,

@@ -14,14 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from ..backend import namespace_for
 from ..function import node_class
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record
 
-__all__ = ["LinearPair", "apply_map", "linear_pair", "require_cpu"]
+__all__ = ["LinearPair", "apply_map", "linear_pair"]
 
 
 @dataclass(eq=False)
@@ -71,12 +68,3 @@ def linear_pair(fwd: Any, adj: Any, name: str, saved: tuple) -> LinearPair:
     pair.fwd_cls = node_class(f"{name}Backward0", _rule_fwd, (0,), plan, False)
     pair.adj_cls = node_class(f"{name}BackwardBackward0", _rule_adj, (0, 1), (), False)
     return pair
-
-
-def require_cpu(name: str, *tensors: Tensor | None) -> None:
-    """Refuse CUDA (CuPy) tensors clearly: the conv, pooling and batch-norm kernels are
-    NumPy-only."""
-    datas = [t._data for t in tensors if t is not None]
-    if namespace_for(*datas) is not np:
-        raise NotImplementedError(f"{name} on a CUDA tensor is not supported by st_autodiff "
-                                  "yet; move the tensors to the CPU with .cpu()")

@@ -27,7 +27,7 @@ import numpy as np
 
 from ...derivatives import RULES
 from ...ir.ops import Op
-from ..backend import namespace_for
+from ..device import is_device, sparse_grids, to_device, xp_of
 from ..fast_nodes import addmm_class
 from ..function import node_class
 from ..grad_mode import STATE
@@ -214,10 +214,11 @@ def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
     the shapes are checked by the caller.  Targets equal to ``ignore_index`` count zero.
     The picking is done on the host; a GPU input gets its loss and gradient back there.
     """
-    xp = namespace_for(logp._data)
+    if is_device(logp._data):
+        return _nll_device(logp, target, weight, ignore_index, reduction)
     valid: Any
     total: Any
-    lp: Any = logp._data if xp is np else logp._host()
+    lp: Any = logp._data
     dt = lp.dtype
     axis = 0 if lp.ndim == 1 else 1
     tgt: Any = np.asarray(target._host())
@@ -255,28 +256,66 @@ def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
                 data, coef = dt.type(data / total), coef / total
             else:  # every target ignored: 0 / 0, as in PyTorch
                 data, coef = dt.type(np.nan), coef * dt.type(np.nan)
-    if xp is not np:
-        data = xp.asarray(data)
     if not needs_grad((logp,)):
         return plain(data)
     if not all_valid and not np.isscalar(coef):  # ignored targets get +0, never -0
         coef = np.where(valid, coef, dt.type(0))
     pick = np.zeros(lp.shape, dt)
     pick[index] = coef
-    if xp is not np:
-        pick = xp.asarray(pick)
     params = {"pick": pick, "axis": axis, "reduction": reduction,
               "ignore_index": ignore_index, "total_weight": np.asarray(total)}
     return record(_NLL, data, (logp, target, weight), params)
 
 
+def _nll_device(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+                reduction: int) -> Tensor:
+    """``nll`` on a device: the same values, computed where the data lives.  The one host
+    synchronisation is the bounds check (a bad class index is an error, as PyTorch's
+    device assert, never a silently wrapped index); ``0 / 0`` for all-ignored targets
+    needs no test (it is NaN by itself)."""
+    lp = logp._data
+    xp = xp_of(lp)
+    dt = lp.dtype
+    axis = 0 if lp.ndim == 1 else 1
+    tgt = to_device(target._data)
+    n_classes = lp.shape[axis]
+    valid = tgt != ignore_index
+    safe = xp.where(valid, tgt, 0)
+    bad = (safe < 0) | (safe >= n_classes)
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(safe[bad].ravel()[0])} is out of bounds.")
+    index = _class_index(safe, lp.ndim)
+    picked = lp[index]
+    w = valid.astype(dt)
+    if weight is not None:
+        w = w * to_device(weight._data).astype(dt)[safe]
+    losses = -(w * picked) + dt.type(0)  # ignored entries are +0, never -0
+    if reduction == _NONE:
+        data, total, coef = losses, dt.type(0), -w
+    else:
+        total = w.sum(dtype=dt)
+        data = losses.sum(dtype=dt)
+        coef = -w
+        if reduction == _MEAN:
+            data, coef = data / total, coef / total
+    if not needs_grad((logp,)):
+        return plain(data)
+    pick = xp.zeros(lp.shape, dt)
+    pick[index] = coef + dt.type(0)
+    params = {"pick": pick, "axis": axis, "reduction": reduction,
+              "ignore_index": ignore_index, "total_weight": total}
+    return record(_NLL, data, (logp, target, weight), params)
+
+
 def _class_index(classes: Any, ndim: int) -> tuple:
     """The index that picks, at every position, the entry of class ``classes[...]``."""
+    xp = xp_of(classes)
     if ndim == 1:
         return (classes,)
     if ndim == 2:
-        return (np.arange(classes.shape[0]), classes)
-    grids: list[Any] = list(np.indices(classes.shape, sparse=True))
+        return (xp.arange(classes.shape[0]), classes)
+    grids: list[Any] = sparse_grids(classes.shape, classes) if xp is not np else list(
+        np.indices(classes.shape, sparse=True))
     return (grids[0], classes, *grids[1:])
 
 

@@ -17,11 +17,13 @@ from typing import Any
 import numpy as np
 
 from .. import shape_ops as S
+from ..device import xp_of
 from ..function import node_class
 from ..indexing import narrow
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record
-from .linear_pairs import apply_map, linear_pair, require_cpu
+from . import pool_kernels as K
+from .linear_pairs import apply_map, linear_pair
 
 __all__ = ["constant_pad", "pad_by_mode"]
 
@@ -54,7 +56,7 @@ _CONSTANT_PAD = node_class("ConstantPadNdBackward0", _rule_constant_pad, (0,),
 
 def constant_pad(input: Tensor, pad: tuple) -> Tensor:
     """``input`` padded with zeros (or cut, for negative amounts) by ``pad``."""
-    data = np.ascontiguousarray(_pad_array(input._data, pad))
+    data = xp_of(input._data).ascontiguousarray(_pad_array(input._data, pad))
     if needs_grad((input,)):
         return record(_CONSTANT_PAD, data, (input,), {"pad": tuple(pad)})
     return plain(data)
@@ -62,7 +64,7 @@ def constant_pad(input: Tensor, pad: tuple) -> Tensor:
 
 def _pad_gather(x: Any, p: dict) -> Any:
     nd = p["nd"]
-    return x.reshape(x.shape[:-nd] + (-1,))[..., p["index"]]
+    return x.reshape(x.shape[:-nd] + (-1,))[..., K.placed_like(p["index"], x)]
 
 
 def _pad_scatter(g: Any, p: dict) -> Any:
@@ -70,8 +72,10 @@ def _pad_scatter(g: Any, p: dict) -> Any:
     nd = p["nd"]
     size = math.prod(shape[-nd:])
     planes = math.prod(shape[:-nd])
-    flat = (np.arange(planes)[:, None] * size + index.ravel()[None, :]).ravel()
-    total = np.bincount(flat, weights=g.ravel(), minlength=planes * size)
+    xp = xp_of(g)
+    index = K.placed_like(index, g)
+    flat = (xp.arange(planes)[:, None] * size + index.ravel()[None, :]).ravel()
+    total = xp.bincount(flat, weights=g.ravel(), minlength=planes * size)
     return total.astype(g.dtype, copy=False).reshape(shape)
 
 
@@ -90,7 +94,6 @@ def _pad_pair(mode: str, nd: int) -> Any:
 def pad_by_mode(input: Tensor, pad: tuple, mode: str) -> Tensor:
     """``input`` padded on its last ``len(pad) // 2`` dimensions by ``mode`` (``reflect``,
     ``replicate`` or ``circular``)."""
-    require_cpu(f"{mode} padding", input)
     nd = len(pad) // 2
     pairs = _pairs(pad)
     lead = input.dim() - nd

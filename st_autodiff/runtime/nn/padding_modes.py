@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..device import is_device, to_device, xp_of
 from ..factory import empty
 from ..function import node_class
 from ..tensor import Tensor, plain
@@ -77,7 +78,8 @@ def pad_by_mode(input: Tensor, pad: tuple, mode: str, value: Any) -> Tensor:
     maps = tuple((axis, _source(shape[axis], a, b, mode), shape[axis]) for axis, a, b in pairs)
     data = input._data
     for axis, source, _n in maps:
-        data = np.take(data, source, axis=axis)
+        data = xp_of(data).take(data, to_device(source) if is_device(data) else source,
+                                axis=axis)
     if not needs_grad((input,)):
         return plain(data)
     cls = node_class(_NAMES[mode].format(k), _rule_pad_mode, (0,),

@@ -40,8 +40,11 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol: Any) -> tuple:
-        return (_rebuild_parameter, (self._host(), self._requires_grad))
+        return (_rebuild_parameter, (self._host(), self._requires_grad, str(self.device)))
 
 
-def _rebuild_parameter(array: np.ndarray, requires_grad: bool) -> Parameter:
-    return Parameter(plain(array), requires_grad)
+def _rebuild_parameter(array: np.ndarray, requires_grad: bool,
+                       device: str = "cpu") -> Parameter:
+    """Unpickling: the values, back on the device they were saved from."""
+    data = plain(array)
+    return Parameter(data if device == "cpu" else data.to(device), requires_grad)

@@ -19,7 +19,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["avg", "avg_adjoint", "divisors", "gather", "max_pool_arrays", "planes", "scatter"]
+from ..device import is_device, to_device, xp_of
+
+__all__ = ["avg", "avg_adjoint", "divisors", "gather", "max_pool_arrays", "placed_like", "planes",
+           "scatter"]
 
 
 def planes(a: Any) -> Any:
@@ -42,10 +45,11 @@ def _padded(xs: Any, p: dict, value: float, last: bool) -> Any:
     bottom = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - h - ph)
     right = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - w - pw)
     src = xs.transpose(1, 2, 0) if last else xs
+    xp = xp_of(xs)
     if ph == pw == bottom == right == 0:
-        return np.ascontiguousarray(src) if last else src
+        return xp.ascontiguousarray(src) if last else src
     shape = (h + ph + bottom, w + pw + right, n) if last else (n, h + ph + bottom, w + pw + right)
-    out = np.full(shape, value, xs.dtype)
+    out = xp.full(shape, value, xs.dtype)
     if last:
         out[ph:ph + h, pw:pw + w] = src
     else:
@@ -65,7 +69,7 @@ def _offsets(p: dict, last: bool) -> list[tuple]:
 
 def _planar(a: Any, last: bool) -> Any:
     """``(OH, OW, P)`` back to contiguous ``(P, OH, OW)`` when ``last``."""
-    return np.ascontiguousarray(a.transpose(2, 0, 1)) if last else a
+    return xp_of(a).ascontiguousarray(a.transpose(2, 0, 1)) if last else a
 
 
 def _first_inside(o: int, s: int, pad: int, d: int) -> Any:
@@ -91,19 +95,25 @@ def _max_tables(key: tuple) -> tuple[list, Any, Any, Any]:
     return _offsets(p, last), base, shift, first
 
 
-def _first_match(xp: Any, offsets: list, best: Any) -> Any:
+def _first_match(padded: Any, offsets: list, best: Any) -> Any:
     """For each window, the first offset whose value equals ``best`` (0 where none does),
     with boolean masks only (no data-dependent branches)."""
+    xp = xp_of(best)
     k = len(offsets)
     dtype = np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int64
-    found = xp[offsets[0]] == best
-    which = np.zeros(best.shape, dtype)
+    found = padded[offsets[0]] == best
+    which = xp.zeros(best.shape, dtype)
     for n, where in enumerate(offsets[1:], 1):
-        eq = xp[where] == best
-        np.greater(eq, found, out=eq)  # equal here and not before
-        np.add(which, eq.astype(dtype) * dtype(n), out=which)
-        np.logical_or(found, eq, out=found)
+        eq = padded[where] == best
+        xp.greater(eq, found, out=eq)  # equal here and not before
+        xp.add(which, eq.astype(dtype) * dtype(n), out=which)
+        xp.logical_or(found, eq, out=found)
     return which
+
+
+def placed_like(table: Any, like: Any) -> Any:
+    """A host table (indices, divisors) where ``like`` lives (copied to a device)."""
+    return to_device(table) if is_device(like) else table
 
 
 def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
@@ -114,18 +124,23 @@ def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
     first position inside the input (padding never competes)."""
     xs = planes(x)
     last = _channels_last(xs.shape[0], p)
-    xp = _padded(xs, p, -np.inf, last)
+    padded = _padded(xs, p, -np.inf, last)
     offsets, base, shift, first = _max_tables((last, x.shape[-1], *(
         tuple(p[k]) for k in ("kernel", "stride", "pad", "dilation", "out_hw"))))
-    best = xp[offsets[0]].copy()
+    xp = xp_of(x)
+    device = xp is not np
+    if device:
+        base, first = placed_like(base, x), placed_like(first, x)
+    best = padded[offsets[0]].copy()
     for where in offsets[1:]:
-        np.maximum(best, xp[where], out=best)
-    index = base + np.take(shift, _first_match(xp, offsets, best))
-    if not np.isfinite(best.sum()):
-        for where, step in zip(offsets, shift):
-            v = xp[where]
-            index = np.where(v != v, base + step, index)
-        index = np.where(best == -np.inf, first, index)
+        xp.maximum(best, padded[where], out=best)
+    index = base + xp.take(placed_like(shift, x), _first_match(padded, offsets, best))
+    # on a device the NaN/-inf pass always runs (testing for it would sync with the host)
+    if device or not np.isfinite(best.sum()):
+        for where, step in zip(offsets, shift.tolist()):
+            v = padded[where]
+            index = xp.where(v != v, base + step, index)
+        index = xp.where(best == -np.inf, first, index)
     out = p["out_shape"]
     return _planar(best, last).reshape(out), _planar(index, last).reshape(out)
 
@@ -135,7 +150,7 @@ def gather(x: Any, p: dict) -> Any:
     xs = planes(x)
     n, h, w = xs.shape
     idx = p["index"].reshape(n, math.prod(p["out_shape"][-2:]))
-    return np.take_along_axis(xs.reshape(n, h * w), idx, 1).reshape(p["out_shape"])
+    return xp_of(xs).take_along_axis(xs.reshape(n, h * w), idx, 1).reshape(p["out_shape"])
 
 
 def scatter(g: Any, p: dict) -> Any:
@@ -144,12 +159,13 @@ def scatter(g: Any, p: dict) -> Any:
     n_planes = math.prod(shape[:-2])
     size = shape[-2] * shape[-1]
     idx = p["index"].reshape(n_planes, math.prod(p["out_shape"][-2:]))
-    idx = idx + (np.arange(n_planes) * size)[:, None]
+    xp = xp_of(g)
+    idx = idx + (xp.arange(n_planes) * size)[:, None]
     if p.get("disjoint"):
-        flat = np.zeros(n_planes * size, g.dtype)
+        flat = xp.zeros(n_planes * size, g.dtype)
         flat[idx.ravel()] = g.ravel()
         return flat.reshape(shape)
-    flat = np.bincount(idx.ravel(), weights=g.ravel(), minlength=n_planes * size)
+    flat = xp.bincount(idx.ravel(), weights=g.ravel(), minlength=n_planes * size)
     return flat.astype(g.dtype, copy=False).reshape(shape)
 
 
@@ -186,12 +202,12 @@ def avg(x: Any, p: dict) -> Any:
     """Average pool: the window sums (row-major over offsets) over the divisors."""
     xs = planes(x)
     last = _channels_last(xs.shape[0], p)
-    xp = _padded(xs, p, 0.0, last)
+    padded = _padded(xs, p, 0.0, last)
     total = None
     for where in _offsets(p, last):
-        v = xp[where]
-        total = v.copy() if total is None else np.add(total, v, out=total)
-    div = p["divisor"].astype(x.dtype)
+        v = padded[where]
+        total = v.copy() if total is None else xp_of(v).add(total, v, out=total)
+    div = placed_like(p["divisor"].astype(x.dtype), x)
     total = total / (div[..., None] if last and div.ndim else div)
     return _planar(total, last).reshape(p["out_shape"])
 
@@ -202,19 +218,20 @@ def avg_adjoint(g: Any, p: dict) -> Any:
     shape = p["in_shape"]
     h, w = shape[-2:]
     oh, ow = p["out_hw"]
-    share = planes(g) / p["divisor"].astype(g.dtype)
+    share = planes(g) / placed_like(p["divisor"].astype(g.dtype), g)
+    xp = xp_of(g)
     n = share.shape[0]
     last = _channels_last(n, p)
     hp, wp = max(h + 2 * ph, (oh - 1) * sh + kh), max(w + 2 * pw, (ow - 1) * sw + kw)
     if last:
-        share = np.ascontiguousarray(share.transpose(1, 2, 0))
-        gx = np.zeros((hp, wp, n), g.dtype)
+        share = xp.ascontiguousarray(share.transpose(1, 2, 0))
+        gx = xp.zeros((hp, wp, n), g.dtype)
     else:
-        gx = np.zeros((n, hp, wp), g.dtype)
+        gx = xp.zeros((n, hp, wp), g.dtype)
     for where in _offsets(p, last):
         gx[where] += share
     if last:
-        return np.ascontiguousarray(gx[ph:ph + h, pw:pw + w].transpose(2, 0, 1)).reshape(shape)
+        return xp.ascontiguousarray(gx[ph:ph + h, pw:pw + w].transpose(2, 0, 1)).reshape(shape)
     if (hp, wp) == (h, w):
         return gx.reshape(shape)
-    return np.ascontiguousarray(gx[:, ph:ph + h, pw:pw + w]).reshape(shape)
+    return xp.ascontiguousarray(gx[:, ph:ph + h, pw:pw + w]).reshape(shape)

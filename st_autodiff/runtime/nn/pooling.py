@@ -24,10 +24,11 @@ import numpy as np
 
 from .. import reductions as R
 from .. import shape_ops as S
+from ..device import xp_of
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record
 from . import pool_kernels as K
-from .linear_pairs import apply_map, linear_pair, require_cpu
+from .linear_pairs import apply_map, linear_pair
 from .module import Module
 
 __all__ = [
@@ -50,7 +51,6 @@ def _out_len(n: int, k: int, s: int, pad: int, d: int, ceil: bool) -> int:
 
 def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, name: str) -> dict:
-    require_cpu(name, x)
     k = _pair2(kernel_size)
     s = k if _unset(stride) else _pair2(stride)
     pad, dil = _pair2(padding), _pair2(dilation)
@@ -229,16 +229,17 @@ def _membership(n: int, o: int) -> tuple[Any, Any]:
 
 
 def _adaptive_avg(x: Any, p: dict) -> Any:
-    mh, mw = p["member"]
-    s = np.matmul(np.matmul(mh.astype(x.dtype), K.planes(x)), mw.T.astype(x.dtype))
-    return (s / p["count"].astype(x.dtype)).reshape(p["out_shape"])
+    mh, mw, count = (K.placed_like(a.astype(x.dtype), x) for a in (*p["member"], p["count"]))
+    xp = xp_of(x)
+    s = xp.matmul(xp.matmul(mh, K.planes(x)), mw.T)
+    return (s / count).reshape(p["out_shape"])
 
 
 def _adaptive_avg_adjoint(g: Any, p: dict) -> Any:
-    mh, mw = p["member"]
-    share = K.planes(g) / p["count"].astype(g.dtype)
-    return np.matmul(np.matmul(mh.T.astype(g.dtype), share), mw.astype(g.dtype)).reshape(
-        p["in_shape"])
+    mh, mw, count = (K.placed_like(a.astype(g.dtype), g) for a in (*p["member"], p["count"]))
+    xp = xp_of(g)
+    share = K.planes(g) / count
+    return xp.matmul(xp.matmul(mh.T, share), mw).reshape(p["in_shape"])
 
 
 _ADAPTIVE_AVG = linear_pair(_adaptive_avg, _adaptive_avg_adjoint, "AdaptiveAvgPool2D", ())
@@ -261,7 +262,6 @@ def _output_size(input: Tensor, output_size: Any, name: str) -> tuple[int, int]:
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average ``(N, C, H, W)`` over a grid of ``output_size`` near-equal windows."""
-    require_cpu("adaptive_avg_pool2d", input)
     oh, ow = _output_size(input, output_size, "adaptive_avg_pool2d")
     if (oh, ow) == (1, 1):
         return R.mean(input, (-1, -2), keepdim=True)
@@ -281,7 +281,6 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """The maximum of ``(N, C, H, W)`` over a grid of ``output_size`` near-equal windows."""
-    require_cpu("adaptive_max_pool2d", input)
     oh, ow = _output_size(input, output_size, "adaptive_max_pool2d")
     x = input._data
     shape = tuple(x.shape)
@@ -290,8 +289,10 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     flat = r[:, None, :, None] * w + c[None, :, None, :]  # (OH, OW, KH, KW)
     cand = flat.reshape(oh, ow, -1)
     planes = K.planes(x).reshape(-1, h * w)
+    xp = xp_of(x)
+    cand = K.placed_like(cand, x)
     k = planes[:, cand].argmax(axis=-1)
-    index = np.take_along_axis(np.broadcast_to(cand, k.shape + cand.shape[-1:]),
+    index = xp.take_along_axis(xp.broadcast_to(cand, k.shape + cand.shape[-1:]),
                                k[..., None], -1)[..., 0]
     index = index.reshape(shape[:-2] + (oh, ow)).astype(np.int64)
     indices = plain(index)

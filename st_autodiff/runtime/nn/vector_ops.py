@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import functional as RF
 from .. import shape_ops as S
+from ..device import is_device, xp_of
 from ..function import TensorBase, node_class
 from ..grad_mode import no_grad
 from ..reductions import norm
@@ -84,8 +85,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     fill = 0 if value is None else value
     grow = [(max(a, 0), max(b, 0)) for a, b in pairs]
     crop = [(max(-a, 0), max(-b, 0)) for a, b in pairs]
-    data = _grow_then_crop(_NP, x, grow, crop, np.asarray(fill).astype(x.dtype))
-    data = np.ascontiguousarray(data)
+    data = _grow_then_crop(_NP, x, grow, crop, np.asarray(fill).astype(x.dtype)[()])
+    data = xp_of(data).ascontiguousarray(data)
     if needs_grad((input,)):
         return record(_PAD, data, (input,), {"pairs": tuple(pairs), "pad": pad})
     return plain(data)
@@ -96,6 +97,8 @@ class _NumpyOps:
 
     @staticmethod
     def pad(x: Any, pad_width: tuple, constant_values: Any) -> Any:
+        if is_device(x) and isinstance(constant_values, np.ndarray):
+            constant_values = constant_values[()]  # a host scalar for a device array
         return np.pad(x, pad_width, constant_values=constant_values)
 
     @staticmethod
@@ -112,19 +115,20 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """A ``(*tensor.shape, num_classes)`` int64 tensor with a 1 at each class index."""
     if not isinstance(tensor, TensorBase) or tensor._data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    idx = np.asarray(tensor._host())
+    idx = tensor._data
+    xp = xp_of(idx)
     if num_classes == -1:
         if idx.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(idx.max()) + 1
-    if idx.size:
-        if idx.min() < 0:
+    if idx.size:  # (on a device: one synchronisation for the range check, as PyTorch)
+        if int(idx.min()) < 0:
             raise RuntimeError("Class values must be non-negative.")
-        if idx.max() >= num_classes:
+        if int(idx.max()) >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.zeros(idx.shape + (num_classes,), dtype=np.int64)
-    np.put_along_axis(out, idx[..., None], 1, axis=-1)
-    return plain(out)
+    # a comparison with the class numbers: the same ones, and it runs on any device
+    classes = xp.arange(num_classes, dtype=np.int64)
+    return plain((idx[..., None] == classes).astype(np.int64))
 
 
 # --- normalize, cosine_similarity, pairwise_distance ------------------------------------------

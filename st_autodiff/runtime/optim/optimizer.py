@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..device import is_device, xp_of
 from ..grad_mode import enable_grad
 from ..tensor import Tensor, plain
 from .batched import update_group
@@ -45,7 +46,9 @@ def grad_array(p: Tensor) -> Any:
 
 def new_buffer(like: Any) -> Tensor:
     """A state tensor owning a zero-filled array shaped like ``like``."""
-    return plain(np.zeros_like(like) if isinstance(like, np.ndarray) else like * 0)
+    if isinstance(like, np.ndarray):
+        return plain(np.zeros_like(like))
+    return plain(xp_of(like).zeros_like(like) if is_device(like) else like * 0)
 
 
 def copy_buffer(value: Any) -> Tensor:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..device import is_device, xp_of
 from .rsqrt14 import rsqrt14
 
 __all__ = ["add", "addcdiv", "addcmul", "div", "fma", "lerp", "mul", "scalar", "sqrt"]
@@ -28,7 +29,8 @@ __all__ = ["add", "addcdiv", "addcmul", "div", "fma", "lerp", "mul", "scalar", "
 
 def scalar(value: float, like: Any) -> Any:
     """``value`` cast to the dtype of array ``like`` (how a kernel sees a Python scalar)."""
-    return np.asarray(like).dtype.type(value)
+    dt = like.dtype if hasattr(like, "dtype") else np.asarray(like).dtype
+    return dt.type(value)
 
 
 def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
@@ -105,7 +107,12 @@ def _fits(x: Any, shape: tuple) -> bool:
 
 
 def fma(a: Any, b: Any, c: Any) -> Any:
-    """``a * b + c`` with a single rounding, in the common dtype of the arrays."""
+    """``a * b + c`` with a single rounding, in the common dtype of the arrays.
+
+    On a device (CuPy, the stand-in) this is the plain ``a * b + c``: GPU kernels fuse or
+    round as their compiler chooses, so PyTorch CPU's bits are not the reference there."""
+    if is_device(c) or is_device(a) or is_device(b):
+        return a * b + c
     dtype = np.result_type(a, b, c)
     if dtype == np.float32:
         if type(c) is np.ndarray and c.ndim and _fits(a, c.shape) and _fits(b, c.shape):
@@ -131,7 +138,9 @@ def sqrt(x: Any) -> Any:
     step ``s + (x - s*s) * y/2`` from ``s = x*y``, ``y = VRSQRT14PS(x)``, with fused
     multiply-adds.  Zeros, infinities, NaNs, negatives and float64 take NumPy's correctly
     rounded ``sqrt`` (MKL's float64 path is not reproduced; it differs in the last bit for
-    under 1% of inputs)."""
+    under 1% of inputs).  Device arrays take their library's ``sqrt``."""
+    if is_device(x):
+        return xp_of(x).sqrt(x)
     x = np.asarray(x)
     if x.dtype != np.float32:
         return np.sqrt(x)

@@ -1,0 +1,103 @@
+"""Issue 15: the eager runtime on the CPU device stand-in (``runtime/device_standin.py``).
+
+``cuda`` tensors are backed by a CuPy-shaped double that refuses every silent host
+conversion, so these tests fail wherever the runtime would copy device data to NumPy
+behind the user's back.  Each case of ``tests/gpu/eager_cases.py`` runs on the host and on
+the stand-in and must agree (float64: to rounding; the optimizers' PyTorch-CPU rounding
+emulation is host-only, so device steps may differ in the last bits).  The same cases run
+on a real GPU in ``tests/gpu/test_eager_cuda.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from gpu.eager_cases import CASES
+
+import st_autodiff as torch
+from st_autodiff.runtime import device, device_standin
+
+
+@pytest.fixture
+def standin() -> Iterator[None]:
+    old = device.standin_active()
+    device.use_standin(True)
+    yield
+    device.use_standin(old)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_on_the_standin_matches_the_host(name: str, standin: None) -> None:
+    host = CASES[name](torch, "cpu")
+    dev = CASES[name](torch, "cuda")
+    assert host.keys() == dev.keys()
+    for key in host:
+        np.testing.assert_allclose(dev[key], host[key], rtol=1e-9, atol=1e-12,
+                                   err_msg=f"{name}: {key}")
+
+
+def test_standin_refuses_silent_host_conversions(standin: None) -> None:
+    """The double behaves as CuPy does: no ``__array__``, no mixing with NumPy arrays."""
+    d = device_standin.xp.arange(3.0)
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array"):
+        np.asarray(d)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        d + np.ones(3)
+    assert type(np.exp(d)) is device_standin.StandinArray  # NumPy calls dispatch to it
+    assert type(d.sum()) is device_standin.StandinArray  # reductions stay on the device
+    assert float(d.sum()) == 3.0 and d.get().tolist() == [0.0, 1.0, 2.0]
+
+
+def test_cuda_tensors_behave_as_torch_words_them(standin: None) -> None:
+    x = torch.tensor([1.5, -2.0], device="cuda", requires_grad=True)
+    assert x.is_cuda and str(x.device) == "cuda:0" and x.get_device() == 0
+    assert repr(x) == "tensor([ 1.5000, -2.0000], device='cuda:0', requires_grad=True)"
+    with pytest.raises(TypeError, match="^can't convert cuda:0 device type tensor to numpy"):
+        x.detach().numpy()
+    assert x.sum().item() == -0.5 and x.tolist() == [1.5, -2.0]
+    y = x.cpu()
+    assert y.grad_fn.name() == "ToCopyBackward0" and not y.is_cuda
+    (y * y).sum().backward()
+    assert x.grad.is_cuda and x.grad.tolist() == [3.0, -4.0]
+    assert torch.cuda.is_available() and torch.cuda.device_count() == 1
+
+
+def test_set_default_device_makes_factories_place_on_the_device(standin: None) -> None:
+    torch.set_default_device("cuda")
+    try:
+        made = [torch.zeros(2), torch.ones(2, 3), torch.randn(4), torch.arange(3),
+                torch.tensor([1.0]), torch.full((2,), 7.0), torch.eye(2)]
+    finally:
+        torch.set_default_device(None)
+    assert all(t.is_cuda for t in made)
+    assert not torch.zeros(2).is_cuda
+
+
+def test_training_keeps_everything_on_the_device(standin: None) -> None:
+    """A training step never reads device data on the host: only the final ``.item()``."""
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(),
+                                torch.nn.MaxPool2d(2), torch.nn.Flatten(),
+                                torch.nn.Linear(8, 2)).cuda()
+    opt = torch.optim.Adam(model.parameters())
+    x = torch.randn(3, 1, 6, 6, device="cuda")
+    target = torch.tensor([0, 1, 1], device="cuda")
+    device_standin.SYNCS.clear()
+    for _ in range(2):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), target)
+        loss.backward()
+        opt.step()
+    # the one synchronisation per step is cross_entropy's bounds check on the targets
+    assert device_standin.SYNCS == {"bool": 2}
+    assert all(p.is_cuda and p.grad.is_cuda for p in model.parameters())
+    assert np.isfinite(loss.item())
+
+
+def test_mixing_devices_follows_torch(standin: None) -> None:
+    """A 0-d host tensor joins a device tensor as a scalar; a host array is an error."""
+    x = torch.ones(3, device="cuda")
+    assert (x * torch.tensor(2.0)).is_cuda and (torch.tensor(2.0) + x).tolist() == [3.0] * 3
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+        x + torch.ones(3)

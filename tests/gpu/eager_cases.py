@@ -1,0 +1,196 @@
+"""Eager-runtime checks written once, run on any device of any torch-like module.
+
+Each case is ``case(T, dev) -> dict of NumPy arrays``: ``T`` is ``st_autodiff`` (or real
+``torch``), ``dev`` is ``"cpu"`` or ``"cuda"``.  Inputs and initial weights come from a
+fixed NumPy generator and are placed with ``.to(dev)``, so every (module, device) pair
+starts from the same numbers; results are read back with ``.detach().cpu().numpy()``.
+Used by ``tests/backends/test_eager_standin.py`` (the CPU device stand-in against the
+host) and ``tests/gpu/test_eager_cuda.py`` (CuPy against the host and against PyTorch
+CUDA).  Everything is float64 so device and host agree to rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+Case = Callable[[Any, str], dict[str, np.ndarray]]
+CASES: dict[str, Case] = {}
+
+
+def case(fn: Case) -> Case:
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def _host(t: Any) -> np.ndarray:
+    return np.asarray(t.detach().cpu().numpy())
+
+
+def _data(T: Any, dev: str, *shape: int, seed: int = 0, scale: float = 1.0,  # noqa: N803
+          grad: bool = False) -> Any:
+    a = np.random.default_rng(seed).standard_normal(shape) * scale
+    t = T.tensor(a, dtype=T.float64).to(dev)
+    return t.requires_grad_(True) if grad else t
+
+
+def _init(T: Any, module: Any, seed: int = 1, scale: float = 0.3) -> Any:  # noqa: N803
+    """Fixed float64 weights (same numbers in every library), then the module itself."""
+    rng = np.random.default_rng(seed)
+    module = module.double()
+    with T.no_grad():
+        for _name, p in sorted(module.named_parameters()):
+            p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)) * scale, dtype=T.float64))
+    return module
+
+
+def _train(T: Any, model: Any, opt: Any, loss_fn: Callable[[], Any], steps: int) -> dict:  # noqa: N803
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    out = {"losses": _host(T.stack(losses))}
+    for name, p in sorted(model.named_parameters()):
+        out[name] = _host(p)
+    return out
+
+
+@case
+def elementwise_and_reductions(T: Any, dev: str) -> dict:  # noqa: N803
+    x = _data(T, dev, 5, 4, grad=True)
+    y = ((x.sin() * x.exp()).sum(1).softmax(0)[2] + x.mean() + (x @ x.T).trace() + x.norm()
+         + x.logsumexp(1).sum() + x.var(0).sum() + x.abs().max() + x.cumsum(1)[:, -1].prod()
+         + T.where(x > 0, x.tanh(), x.sigmoid()).sum() + x.clamp(-0.5, 0.5).pow(3).sum())
+    y.backward()
+    assert x.grad.device.type == dev
+    return {"y": _host(y), "grad": _host(x.grad)}
+
+
+@case
+def shapes_and_indexing(T: Any, dev: str) -> dict:  # noqa: N803
+    x = _data(T, dev, 6, 5, grad=True)
+    idx = T.tensor([0, 2, 2, 5]).to(dev)
+    col = T.tensor([[1], [0], [4], [3], [2], [2]]).to(dev)
+    parts = [x[idx] ** 2, x.gather(1, col).expand(6, 5), x.t().reshape(6, 5),
+             x[1:4].flip(0).repeat(2, 1)]
+    z = T.cat(parts, 0)
+    s = T.stack([x, x * 2], 0).permute(1, 2, 0).sum((0, 1))
+    m = x.masked_fill(x < 0, 0.0).sum() + x[x > 0.5].sum() + x.max(1).values.sum()
+    y = (z * z).mean() + s.sum() + m + x.unsqueeze(0).squeeze().diagonal().sum()
+    y.backward()
+    return {"y": _host(y), "grad": _host(x.grad), "argmax": _host(x.argmax(1)),
+            "sorted": _host(x.sort(1).values), "topk": _host(x.topk(2, 1).indices)}
+
+
+@case
+def device_moves(T: Any, dev: str) -> dict:  # noqa: N803
+    x = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, requires_grad=True)
+    y = x.to(dev)
+    assert y.device.type == dev
+    if dev == "cuda":
+        assert y.grad_fn.name() == "ToCopyBackward0" and str(y.device) == "cuda:0"
+    z = (y * y).sum().cpu() + y.cpu().sum()
+    z.backward()
+    assert x.grad.device.type == "cpu"
+    return {"z": _host(z), "grad": _host(x.grad), "item": np.asarray(y.sum().item()),
+            "tolist": np.asarray(y.tolist())}
+
+
+@case
+def mlp_adam_mse(T: Any, dev: str) -> dict:  # noqa: N803
+    nn = T.nn
+    model = _init(T, nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))).to(dev)
+    opt = T.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = _data(T, dev, 32, 8, seed=2), _data(T, dev, 32, 1, seed=3)
+    return _train(T, model, opt, lambda: nn.functional.mse_loss(model(x), y), 5)
+
+
+@case
+def cnn_sgd_cross_entropy(T: Any, dev: str) -> dict:  # noqa: N803
+    nn = T.nn
+    model = _init(T, nn.Sequential(
+        nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(4, 4, 3, stride=2), nn.Tanh(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Linear(4, 3))).to(dev)
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True)
+    x = _data(T, dev, 4, 2, 10, 10, seed=4)
+    target = T.tensor([0, 2, 1, 2]).to(dev)
+    return _train(T, model, opt, lambda: nn.functional.cross_entropy(model(x), target), 3)
+
+
+@case
+def lstm_adamw(T: Any, dev: str) -> dict:  # noqa: N803
+    nn = T.nn
+    lstm = _init(T, nn.LSTM(3, 5, num_layers=2, batch_first=True)).to(dev)
+    head = _init(T, nn.Linear(5, 1), seed=5).to(dev)
+    model = nn.ModuleDict({"lstm": lstm, "head": head})
+    opt = T.optim.AdamW(model.parameters(), lr=1e-2)
+    x, y = _data(T, dev, 2, 6, 3, seed=6), _data(T, dev, 2, 1, seed=7)
+
+    def loss() -> Any:
+        out, _state = lstm(x)
+        return ((head(out[:, -1]) - y) ** 2).mean()
+
+    return _train(T, model, opt, loss, 3)
+
+
+@case
+def embedding_layernorm_nll(T: Any, dev: str) -> dict:  # noqa: N803
+    nn = T.nn
+    model = _init(T, nn.Sequential(nn.Embedding(7, 6), nn.LayerNorm(6), nn.GELU(),
+                                   nn.Dropout(0.0), nn.Linear(6, 7))).to(dev)
+    opt = T.optim.RMSprop(model.parameters(), lr=1e-2)
+    tokens = T.tensor([[0, 3, 6], [2, 2, 5]]).to(dev)
+    target = T.tensor([[3, 6, 1], [2, 5, -100]]).to(dev)
+
+    def loss() -> Any:
+        logits = model(tokens)
+        return nn.functional.cross_entropy(logits.reshape(-1, 7), target.reshape(-1),
+                                           ignore_index=-100, label_smoothing=0.0)
+
+    return _train(T, model, opt, loss, 3)
+
+
+@case
+def optimizers(T: Any, dev: str) -> dict:  # noqa: N803
+    out = {}
+    makers = {"sgd": lambda ps: T.optim.SGD(ps, lr=0.1, momentum=0.5, weight_decay=0.01),
+              "adam_amsgrad": lambda ps: T.optim.Adam(ps, lr=0.1, amsgrad=True),
+              "adamw": lambda ps: T.optim.AdamW(ps, lr=0.1),
+              "rmsprop": lambda ps: T.optim.RMSprop(ps, lr=0.01, momentum=0.9),
+              "adagrad": lambda ps: T.optim.Adagrad(ps, lr=0.1)}
+    for name, make in makers.items():
+        w = _data(T, dev, 3, 4, seed=8).requires_grad_(True)
+        opt = make([w])
+        for _ in range(3):
+            opt.zero_grad()
+            ((w - 1.0) ** 4).sum().backward()
+            opt.step()
+        out[name] = _host(w)
+    return out
+
+
+@case
+def compare_save_and_copy(T: Any, dev: str) -> dict:  # noqa: N803
+    import copy
+    import io
+
+    x = _data(T, dev, 4, 3, seed=9)
+    flags = T.stack([(x > 0).any(1), (x == x).all(1), T.isclose(x, x * (1 + 1e-9)).all(1),
+                     x.isfinite().all(1)]).to(T.float64)
+    model = _init(T, T.nn.Sequential(T.nn.Linear(3, 2), T.nn.Tanh())).to(dev)
+    buf = io.BytesIO()
+    T.save(model.state_dict(), buf)
+    buf.seek(0)
+    state = T.load(buf)
+    assert all(v.device.type == dev for v in state.values())
+    twin = copy.deepcopy(model)
+    assert all(p.device.type == dev for p in twin.parameters())
+    twin.load_state_dict(state)
+    assert T.equal(twin(x), model(x))
+    return {"flags": _host(flags), "out": _host(twin(x))}
