@@ -106,7 +106,10 @@ def render() -> str:
         elif inspect.isfunction(value):
             if name.startswith("__") and name not in _OPERATORS:
                 continue
-            lines.append(f"    def {name}({_params(value)}) -> {_returns(value)}: ...\n\n")
+            # (part mypyr: ``==``/``!=`` compare elementwise, so they return a Tensor where
+            # object's return a bool: the override is deliberate, as in NumPy's stubs)
+            ignore = "  # type: ignore[override]" if name in _ELEMENTWISE_EQ else ""
+            lines.append(f"    def {name}({_params(value)}) -> {_returns(value)}: ...{ignore}\n\n")
     return "".join(lines).rstrip("\n") + "\n"
 
 
@@ -118,8 +121,10 @@ _OPERATORS = {
     "__rmatmul__", "__neg__", "__pos__", "__abs__", "__invert__", "__and__", "__rand__",
     "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__", "__gt__", "__ge__",
     "__getitem__", "__setitem__", "__len__", "__iter__", "__float__", "__int__",
-    "__bool__", "__index__", "__contains__", "__lshift__", "__rshift__",
+    "__bool__", "__index__", "__contains__", "__lshift__", "__rshift__", "__eq__", "__ne__",
 }
+#: comparisons that override object's (bool) with an elementwise Tensor result
+_ELEMENTWISE_EQ = {"__eq__", "__ne__"}
 
 
 if __name__ == "__main__":
