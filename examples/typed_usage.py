@@ -38,6 +38,8 @@ def main() -> None:
     out.backward()
     assert t.grad is not None
     print(bool(st.allclose(t.grad, st.tensor(dloss(w, x, y)), atol=1e-9)))
+    p = st.nn.Parameter(st.zeros(3))  # Tensor and its subclasses are constructible
+    assert bool((p == 0).all())  # == compares elementwise: a Tensor
 
 
 if __name__ == "__main__":

@@ -29,9 +29,6 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         GradFunction as GradFunction,
     )
     from .api import (
-        ShapeDtype as ShapeDtype,
-    )
-    from .api import (
         custom_jvp as custom_jvp,
     )
     from .api import (
@@ -117,7 +114,10 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     linalg = _linalg_more
     from .runtime import special as special
     from .runtime.namespace import *  # noqa: F403
-    from .transforms.effects import register_inactive as register_inactive
+    from .transforms.call_types import ShapeDtype as ShapeDtype
+    from .transforms.effects_kinds import register_inactive as register_inactive
+
+    __version__: str  # (read from the installed distribution's metadata: _version)
 
 # ``config`` is bound now: a name that is also a submodule's would otherwise be replaced
 # by the module object as soon as anything imports ``st_autodiff.config``

@@ -58,7 +58,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
     """The gradients of ``outputs`` with respect to each of ``inputs`` (a tuple).
 
     ``.grad`` fields are not touched.  With ``create_graph=True`` the results are
@@ -75,7 +75,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 
 def _batched_grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None,
                   create_graph: bool, allow_unused: bool | None,
-                  materialize_grads: bool) -> tuple:
+                  materialize_grads: bool) -> tuple[Any, ...]:
     """``is_grads_batched=True``: one ``grad`` per row of the cotangents, stacked (PyTorch
     vmaps the backward instead, so its graph under ``create_graph`` has other nodes)."""
     from .runtime.shape_ops import stack
@@ -146,11 +146,11 @@ class FunctionCtx:
     """The ``ctx`` of a custom ``Function``: what forward leaves for backward."""
 
     def __init__(self) -> None:
-        self.saved_tensors: tuple = ()
-        self.needs_input_grad: tuple = ()
+        self.saved_tensors: tuple[Any, ...] = ()
+        self.needs_input_grad: tuple[bool, ...] = ()
         self.materialize_grads = True
-        self._dirty: tuple = ()
-        self._non_differentiable: tuple = ()
+        self._dirty: tuple[Any, ...] = ()
+        self._non_differentiable: tuple[Any, ...] = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         for i, t in enumerate(tensors):
@@ -179,14 +179,17 @@ class _FunctionNode(Node):
 
     __slots__ = ("_fn", "_ctx", "_outs", "_metas", "_tensor_args", "_in_meta")
 
-    def __init__(self, fn: type, ctx: FunctionCtx, tensor_args: Sequence[Any], nout: int) -> None:
+    def __init__(self, fn: type[Function], ctx: FunctionCtx, tensor_args: Sequence[Any],
+                 nout: int) -> None:
         self._fn = fn
         self._ctx = ctx
         self._outs = nout
-        self._metas: tuple = ()
-        flags, metas, edges = [], [], []
+        self._metas: tuple[tuple[Any, Any, Any] | None, ...] = ()
+        flags: list[bool] = []
+        metas: list[Meta | None] = []
+        edges: list[tuple[Node | None, int]] = []
         for a in tensor_args:  # one pass over the arguments (this runs once per apply)
-            if isinstance(a, TensorBase):
+            if isinstance(a, Tensor):
                 flags.append(True)
                 metas.append(Meta(a._data))
                 edges.append(edge_of(a))
@@ -207,8 +210,8 @@ class _FunctionNode(Node):
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
-    def _materialize(self, grads: list, tensors: bool) -> list:
-        out = []
+    def _materialize(self, grads: list[Any], tensors: bool) -> list[Any]:
+        out: list[Any] = []
         for g, meta in zip(grads, self._metas, strict=False):
             if g is None and meta is not None:
                 shape, dtype, xp = meta
@@ -217,14 +220,14 @@ class _FunctionNode(Node):
             out.append(g)
         return out + list(grads[len(out):])
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         if self._ctx.materialize_grads and any(g is None for g in grads):
             grads = self._materialize(grads, ops.tensors)
         wrapped = grads if ops.tensors else [None if g is None else plain(g) for g in grads]
         with grad_mode.set_grad_enabled(ops.tensors):
             result = _user_backward(self._fn)(self._ctx, *wrapped)
         result = self._check_count(result if isinstance(result, tuple) else (result,))
-        out = []
+        out: list[Any] = []
         # a Tensor input that needs no gradient still reports its gradient (hooks see it)
         for i, (meta, g) in enumerate(zip(self._in_meta, result, strict=True)):
             if meta is None or g is None:
@@ -243,7 +246,7 @@ class _FunctionNode(Node):
                 out.append(g if ops.tensors else g._data)
         return out
 
-    def _check_count(self, result: tuple) -> tuple:
+    def _check_count(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
         expected = len(self.next_functions)
         if len(result) > expected and all(g is None for g in result[expected:]):
             result = result[:expected]
@@ -253,7 +256,7 @@ class _FunctionNode(Node):
         return result
 
 
-def _user_backward(fn: type) -> Any:
+def _user_backward(fn: type[Function]) -> Any:
     """The user's ``backward`` or ``vjp`` (defining both is an error, as in torch)."""
     backward_fn, vjp_fn = fn.backward, fn.vjp
     if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
@@ -262,14 +265,15 @@ def _user_backward(fn: type) -> Any:
     return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
 
-def _output_meta(o: Any) -> tuple | None:
-    if not isinstance(o, TensorBase):
+def _output_meta(o: Any) -> tuple[Any, Any, Any] | None:
+    if not isinstance(o, Tensor):
         return None
     d = o._data
     return (d.shape, d.dtype, namespace_for(d))
 
 
-def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple, outs: tuple) -> tuple:
+def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple[Any, ...],
+                  outs: tuple[Any, ...]) -> tuple[Any, ...]:
     """The outputs of ``apply``: differentiable ones get ``node`` as ``grad_fn``.
 
     Outputs passed to ``ctx.mark_non_differentiable`` and integer outputs do not require
@@ -277,14 +281,14 @@ def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple, outs: tupl
     now made by ``node``; other inputs returned unchanged come back as new aliases.
     """
     if not ctx._non_differentiable and not ctx._dirty:  # the usual case: fresh float outputs
-        if all(isinstance(o, TensorBase) and o._data.dtype.kind in "fc" for o in outs):
+        if all(isinstance(o, Tensor) and o._data.dtype.kind in "fc" for o in outs):
             return tuple(make(o._data, node, i) for i, o in enumerate(outs))
     non_diff = {id(t) for t in ctx._non_differentiable}
     dirty = {id(t) for t in ctx._dirty}
     inputs = {id(a) for a in args if isinstance(a, TensorBase)}
-    wrapped = []
+    wrapped: list[Any] = []
     for i, o in enumerate(outs):
-        if not isinstance(o, TensorBase):
+        if not isinstance(o, Tensor):
             wrapped.append(o)
         elif id(o) in dirty:
             if o._grad_fn is None and o._requires_grad:
@@ -326,14 +330,14 @@ class Function:
     vjp = backward
 
     @staticmethod
-    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> Any:
+    def setup_context(ctx: FunctionCtx, inputs: tuple[Any, ...], output: Any) -> Any:
         """Override to fill ``ctx`` when ``forward`` takes no ``ctx`` (torch 2 style)."""
         raise NotImplementedError("setup_context is not implemented.")
 
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, TensorBase) and a._requires_grad
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad
                                      for a in args)
         with no_grad():
             if cls.setup_context is not Function.setup_context:  # forward without ctx
@@ -374,7 +378,7 @@ class _DelayedError(Node):
     def name(self) -> str:
         return "DelayedError"
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         raise RuntimeError("trying to differentiate twice a function that was marked with "
                            "@once_differentiable")
 
@@ -387,11 +391,11 @@ def once_differentiable(fn: Any) -> Any:
         with no_grad():
             outputs = fn(ctx, *args)
         if not grad_mode.is_grad_enabled() or not any(
-                isinstance(a, TensorBase) and a._requires_grad for a in args):
+                isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
         node = _DelayedError(len(outs))
-        wrapped = tuple(make(o._data, node, i) if isinstance(o, TensorBase) else o
+        wrapped = tuple(make(o._data, node, i) if isinstance(o, Tensor) else o
                         for i, o in enumerate(outs))
         return wrapped if isinstance(outputs, tuple) else wrapped[0]
 
@@ -414,8 +418,8 @@ _sys.modules[__name__ + ".profiler"] = profiler
 _sys.modules[__name__ + ".gradcheck"] = _gradcheck_module  # its GradcheckError
 _sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
 function = _types.ModuleType(__name__ + ".function", "torch.autograd.function")
-function.Function, function.FunctionCtx = Function, FunctionCtx
-function.once_differentiable = once_differentiable
+function.__dict__.update(Function=Function, FunctionCtx=FunctionCtx,
+                         once_differentiable=once_differentiable)
 _sys.modules[function.__name__] = function
 __all__ += ["anomaly_mode", "detect_anomaly", "function", "functional", "once_differentiable",
             "set_detect_anomaly", "gradcheck", "gradgradcheck",

@@ -284,7 +284,7 @@ def _highlight(text: str, lexer: str) -> str:
     except ImportError:
         return text
 
-    class IRLexer(RegexLexer):
+    class IRLexer(RegexLexer):  # type: ignore[misc]  # pygments has no stubs: Any base
         """The printed SSA graph: ``%t0: f64[4,2] = matmul %x, %w  # f.py:3``."""
 
         tokens = {"root": [
@@ -297,4 +297,5 @@ def _highlight(text: str, lexer: str) -> str:
             (r"\s+|.", Text),
         ]}
 
-    return highlight(text, IRLexer() if lexer == "ir" else PythonLexer(), TerminalFormatter())
+    out: str = highlight(text, IRLexer() if lexer == "ir" else PythonLexer(), TerminalFormatter())
+    return out

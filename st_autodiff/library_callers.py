@@ -114,13 +114,14 @@ def library_caller(fn: Any) -> Callable[..., Any] | None:
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):  # a C function without one (np.dot on NumPy 2.2)
-            sig = _op_signature(fn)
-            if sig is None:
+            op_sig = _op_signature(fn)
+            if op_sig is None:
                 return None
+            sig = op_sig
         # the required positional parameters by name (wrt= can name them), the rest passed
         # on only when the call gives them: NumPy's defaults (np._NoValue) stay unwritten
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        names = []
+        names: list[str] = []
         for p in sig.parameters.values():
             if p.kind not in kinds or p.default is not p.empty:
                 break

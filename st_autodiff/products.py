@@ -10,23 +10,24 @@ from __future__ import annotations
 import inspect
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from . import trees
-from .api import _PLAIN, GradFunction, Options, P, Wrt, _is_float, _is_tree, grad
+from .api import _PLAIN, GradFunction, P, Wrt, _is_float, _is_tree, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
 from .library_callers import library_caller
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
+from .transforms import Compiled, Options
 from .transforms.callable_args import wrt_error
 from .transforms.external import argument
 from .trees_classes import Record, Static, make
 
 
-def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
+def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(fn(*args), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per argument.
 
     JAX's convention: the cotangent has the structure of the output (a tuple, list or
@@ -47,8 +48,8 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     return _vjp(fn, args, None)
 
 
-def _vjp(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
-         ) -> tuple[Any, Callable[[Any], tuple]]:
+def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
+         ) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``vjp``, with some arguments static or dynamic (``jacrev(..., static_argnums)``):
     static ones are constants of the generated code and get no gradient (``None``)."""
     flat, floats, g = _vjp_function(fn, args, argspec)
@@ -56,11 +57,11 @@ def _vjp(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
         fwd, bwd = g.split(*flat.leaves)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
-    out_spec = g._last.out_tree  # type: ignore[union-attr]  (split sets it)
+    out_spec = cast(Compiled, g._last).out_tree  # (split sets it)
     out, residuals = fwd(*flat.leaves)
     outs = trees.leaves_like(out_spec, out, "the output", none_is_leaf=False)
 
-    def vjp_fn(cotangent: Any) -> tuple:
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if any(np.iscomplexobj(c) for c in trees.flatten(cotangent)[0]):
             raise TypeError("vjp: the cotangent is complex, but complex numbers are not "
                             "supported yet (the function's output is real)")
@@ -77,8 +78,8 @@ def _vjp(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
     return out, vjp_fn
 
 
-def _vjp_function(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
-                  ) -> tuple[_Flat, tuple[int, ...], GradFunction]:
+def _vjp_function(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
+                  ) -> tuple[_Flat, tuple[int, ...], GradFunction[...]]:
     """The leaves of a ``vjp`` call, the differentiated ones, and the compiled function
     (made once per function, structure and argument spec)."""
     # (parameters left out take their defaults: GradFunction binds the call as Python does)
@@ -132,7 +133,8 @@ def _arg_positions(fn: Callable[..., Any], argspec: ArgSpec, n: int, who: str
     return static, dynamic
 
 
-_VJP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_VJP_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, GradFunction[...]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
@@ -160,11 +162,13 @@ def _jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
          argspec: ArgSpec | None) -> tuple[Any, Any]:
     """``jvp``, with some arguments static or dynamic (their tangents must be None)."""
     flat, dots, g = _jvp_function(fn, primals, tangents, argspec)
-    return g.call_flat(*flat.leaves, *(dots[k] for k in g._wrt_spec))
+    result: tuple[Any, Any] = g.call_flat(
+        *flat.leaves, *(dots[k] for k in cast("tuple[int, ...]", g._wrt_spec)))
+    return result
 
 
 def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
-                  argspec: ArgSpec | None) -> tuple[_Flat, list[Any], GradFunction]:
+                  argspec: ArgSpec | None) -> tuple[_Flat, list[Any], GradFunction[...]]:
     """The leaves of a ``jvp`` call, their tangents, and the compiled function."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
@@ -175,7 +179,7 @@ def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequ
     dots: list[Any] = []
     for i, (tree, t) in enumerate(zip(flat.specs, tangents)):
         dots += trees.leaves_like(tree, t, f"tangents[{i}]")
-    wrt = []
+    wrt: list[int] = []
     for k, (p, t) in enumerate(zip(flat.leaves, dots)):
         if t is None:
             continue
@@ -203,7 +207,8 @@ def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequ
     return flat, dots, g
 
 
-_JVP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_JVP_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, GradFunction[...]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
@@ -309,8 +314,8 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
         tangents[positions[0]] = trees.unflatten(aspec, [
             _basis(x, 0) if j == first else None for j, x in enumerate(leaves)])
         flat, dots, g = _jvp_function(fn, args, tangents, argspec)
-        return "jacfwd (first column): " + g.explain(*flat.leaves,
-                                                     *(dots[k] for k in g._wrt_spec))
+        return "jacfwd (first column): " + g.explain(
+            *flat.leaves, *(dots[k] for k in cast("tuple[int, ...]", g._wrt_spec)))
 
     def cache_info() -> CacheInfo:
         return merge_info(f"jacfwd of {getattr(fn, '__qualname__', fn)}",
@@ -320,10 +325,10 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
 
 
 def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
-                 argspec: ArgSpec) -> bool:
+                 argspec: ArgSpec | None) -> bool:
     """Whether the compiled tangent function of ``fn`` runs effects (a print, a random
     draw, a registered inactive function): compiled for the first column, not run."""
-    from .transforms.effects import has_effect  # noqa: PLC0415
+    from .transforms.effects_graph import has_effect  # noqa: PLC0415
 
     tangents: list[Any] = [None] * len(args)
     for p in positions:
@@ -336,7 +341,8 @@ def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
     else:
         return False
     flat, dots, g = _jvp_function(fn, args, tangents, argspec)
-    joint = g.compile(*flat.leaves, *(dots[k] for k in g._wrt_spec)).compiled.joint
+    joint = g.compile(*flat.leaves,
+                      *(dots[k] for k in cast("tuple[int, ...]", g._wrt_spec))).compiled.joint
     return joint is not None and any(has_effect(n) for n in joint.nodes)
 
 
@@ -406,7 +412,7 @@ def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     raise ValueError(f"hvp: mode must be 'forward' or 'reverse', got {mode!r}")
 
 
-def _grad_of(fn: Callable[..., Any]) -> GradFunction:
+def _grad_of(fn: Callable[..., Any]) -> GradFunction[...]:
     """``grad(fn)``, made once per function (so repeated ``hvp`` calls compile once)."""
     g = _GRAD_CACHE.get(fn)
     if g is None:
@@ -414,10 +420,11 @@ def _grad_of(fn: Callable[..., Any]) -> GradFunction:
     return g
 
 
-_GRAD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_GRAD_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], GradFunction[...]] = \
+    weakref.WeakKeyDictionary()
 
 
-def _bound(fn: Callable[..., Any], args: tuple, who: str) -> tuple:
+def _bound(fn: Callable[..., Any], args: tuple[Any, ...], who: str) -> tuple[Any, ...]:
     """``args`` with the positional parameters left out taking their defaults (so that
     ``wrt`` positions index them); keyword-only ones keep theirs inside the call."""
     if isinstance(fn, GradFunction):
@@ -440,7 +447,7 @@ class _Flat:
     ``fn`` as a function of those leaves: structured arguments (tuples, lists and dicts,
     nested) become one argument of the generated code per leaf."""
 
-    def __init__(self, fn: Callable[..., Any], args: tuple, who: str) -> None:
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], who: str) -> None:
         self.name = getattr(fn, "__name__", repr(fn))
         self.specs: list[Any] = []
         self.offsets: list[int] = []
@@ -459,7 +466,7 @@ class _Flat:
         end = self.offsets[i + 1] if i + 1 < len(self.offsets) else len(self.leaves)
         return range(self.offsets[i], end)
 
-    def unflatten(self, leaves: list[Any]) -> tuple:
+    def unflatten(self, leaves: list[Any]) -> tuple[Any, ...]:
         """One value per argument, each in that argument's structure."""
         return tuple(trees.unflatten(s, leaves[o:]) for s, o in zip(self.specs, self.offsets))
 
@@ -541,7 +548,8 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
     return per_fn[key]
 
 
-_FLAT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_FLAT_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[str, Any]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _cotangent(ct: Any, out: Any, where: str) -> Any:
@@ -582,7 +590,7 @@ def _wrt(fn: Callable[..., Any], wrt: Wrt | None, argnums: Wrt | None, who: str)
     return w
 
 
-def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str,
+def _positions(fn: Callable[..., Any], wrt: Any, args: tuple[Any, ...], who: str,
                argspec: ArgSpec | None = None) -> tuple[list[int], bool]:
     """The argument positions ``wrt`` names, and whether it named one (not a tuple);
     none of them may be static."""
@@ -616,11 +624,11 @@ def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str,
     return positions, single
 
 
-def _wrt_leaves(args: tuple, positions: list[int]) -> list[Any]:
+def _wrt_leaves(args: tuple[Any, ...], positions: list[int]) -> list[Any]:
     return [x for p in positions for x in trees.flatten(args[p])[0]]
 
 
-def _assemble(parts: list[Any], out_shape: tuple, x: Any, axis: int) -> Any:
+def _assemble(parts: list[Any], out_shape: tuple[int, ...], x: Any, axis: int) -> Any:
     """One Jacobian block ``d out / d x`` of shape ``out_shape + x.shape`` from its rows
     (``axis=0``, reverse mode) or columns (``axis=-1``, forward mode); ``None`` for an
     ``x`` that is not floating point."""
@@ -654,7 +662,7 @@ def _basis(like: Any, k: int) -> Any:
 
 
 def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str,
-           explain: Callable[..., str], cache_info: Callable[[], CacheInfo]) -> Any:
+           explain: Callable[..., str], cache_info: Callable[[], CacheInfo]) -> Callable[..., Any]:
     """``wrapper`` named after ``fn``, with ``explain(*args)`` and ``cache_info()`` (the
     specialisations it compiled, shared with ``st.vjp``/``st.jvp`` of the same function)."""
     wrapper.explain = explain  # type: ignore[attr-defined]

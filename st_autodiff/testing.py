@@ -28,7 +28,7 @@ tolerance follows the lower precision of the argument and its gradient (see
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -216,7 +216,7 @@ def check_grads(
     grads = _checked(grad_fn(*args), args, nums, "check_grads")
     for i in nums:
         got = np.asarray(grads[i], dtype=np.float64)
-        expected = expected_all[i]
+        expected = cast(np.ndarray, expected_all[i])  # (an array for every i in nums)
         a_tol, r_tol = _tolerances(args[i], grads[i], atol, rtol)
         err = np.abs(got - expected)
         err = np.where(np.isnan(err), np.inf, err)  # a nan gradient is always an error

@@ -25,14 +25,17 @@ HEADER = '''# ruff: noqa: E501  (generated: one declaration per line)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-class TensorMethods(Protocol):
-    """The installed methods and properties of ``Tensor`` (signatures only)."""
+class TensorMethods:
+    """The installed methods and properties of ``Tensor`` (signatures only).
+
+    A plain class, not a ``Protocol``: mypy takes a protocol's bodiless methods for abstract
+    ones, and ``Tensor(...)`` or ``nn.Parameter(...)`` would be refused as abstract."""
 
 '''
 
@@ -102,11 +105,15 @@ def render() -> str:
         value = vars(Tensor)[name]
         if isinstance(value, property):
             ret = _returns(value.fget) if value.fget else "Any"
-            lines.append(f"    @property\n    def {name}(self) -> {ret}: ...\n\n")
+            lines.append(f"    @property\n    def {name}(self) -> {ret}: {_BODY}\n\n")
         elif inspect.isfunction(value):
             if name.startswith("__") and name not in _OPERATORS:
                 continue
-            lines.append(f"    def {name}({_params(value)}) -> {_returns(value)}: ...\n\n")
+            # (part mypyr: ``==``/``!=`` compare elementwise, so they return a Tensor where
+            # object's return a bool: the override is deliberate, as in NumPy's stubs)
+            ignore = "  # type: ignore[override]" if name in _ELEMENTWISE_EQ else ""
+            head = f"    def {name}({_params(value)}) -> {_returns(value)}:"
+            lines.append(f"{head} {_BODY}{ignore}\n\n")
     return "".join(lines).rstrip("\n") + "\n"
 
 
@@ -118,8 +125,12 @@ _OPERATORS = {
     "__rmatmul__", "__neg__", "__pos__", "__abs__", "__invert__", "__and__", "__rand__",
     "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__", "__gt__", "__ge__",
     "__getitem__", "__setitem__", "__len__", "__iter__", "__float__", "__int__",
-    "__bool__", "__index__", "__contains__", "__lshift__", "__rshift__",
+    "__bool__", "__index__", "__contains__", "__lshift__", "__rshift__", "__eq__", "__ne__",
 }
+#: the body of every declaration (never run: the class is imported for type checkers only)
+_BODY = "raise NotImplementedError"
+#: comparisons that override object's (bool) with an elementwise Tensor result
+_ELEMENTWISE_EQ = {"__eq__", "__ne__"}
 
 
 if __name__ == "__main__":

@@ -103,6 +103,11 @@ class Node:
 
     __slots__ = ("next_functions", "_seq", "_hooks", "_metadata", "__weakref__")
 
+    # (part mypyr) what every subclass's __init__ sets, declared for type checkers
+    next_functions: tuple[tuple[Node | None, int], ...]
+    _seq: int
+    _hooks: Hooks | None
+
     _nout = 1
 
     def name(self) -> str:

@@ -107,7 +107,7 @@ def _relu_fast(d: Any) -> Any:
 
 def _unary(name: str, op: Op, node: str, plan: tuple, kernel: Callable[[Any], Any] | None = None,
            keeps_out: bool = True, rule: Callable[..., tuple] | None = None,
-           int_ok: bool = False) -> Callable:
+           int_ok: bool = False) -> Callable[[Tensor], Tensor]:
     cls = unary_class(node_class(node, rule or RULES[op], (0,), plan, keeps_out))  # "speed"
     fn_kernel = kernel or resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
 
@@ -211,7 +211,7 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
 
 
 def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
-            true_div: bool = False, fast: str | None = None) -> Callable:
+            true_div: bool = False, fast: str | None = None) -> Callable[[Any, Any], Tensor]:
     cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
         cls = binary_class(cls, fast)

@@ -58,7 +58,7 @@ def dims_of(dim: Any, ndim: int) -> tuple[int, ...] | None:
 
 
 def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple, plan1: tuple,
-               keeps_out: bool, float_only: bool = False) -> Callable:
+               keeps_out: bool, float_only: bool = False) -> Callable[..., Tensor]:
     cls0 = node_class(node0, RULES[op], (0,), plan0, keeps_out)
     cls1 = node_class(node1, RULES[op], (0,), plan1, keeps_out)
     kernel = _k_logsumexp if op is Op.LOGSUMEXP else resolve(np, OP_INFO[op].numpy)  # type: ignore
@@ -287,7 +287,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 # --- softmax family --------------------------------------------------------------------------
 
-def _softmax_like(op: Op, node: str, kernel: Callable) -> Callable:
+def _softmax_like(op: Op, node: str, kernel: Callable) -> Callable[..., Tensor]:
     cls = node_class(node, RULES[op], (0,), (("dim", _param("axis"), None),) + RESULT)
 
     def fn(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:

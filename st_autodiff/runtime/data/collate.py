@@ -33,7 +33,7 @@ def _is_numpy(elem: Any) -> bool:
     return type(elem).__module__ == "numpy" and not isinstance(elem, (np.str_, np.bytes_))
 
 
-def _same_mapping(elem: Any, cols: dict) -> Any:
+def _same_mapping(elem: Any, cols: dict[Any, Any]) -> Any:
     """``cols`` in ``elem``'s mapping type (a copy updated in place when mutable)."""
     try:
         if isinstance(elem, abc.MutableMapping):
@@ -45,7 +45,7 @@ def _same_mapping(elem: Any, cols: dict) -> Any:
         return cols
 
 
-def _same_sequence(elem: Any, items: list) -> Any:
+def _same_sequence(elem: Any, items: list[Any]) -> Any:
     """``items`` in ``elem``'s sequence type (a copy written in place when mutable)."""
     try:
         if isinstance(elem, abc.MutableSequence):

@@ -32,7 +32,7 @@ class Dataset:
 class IterableDataset(Dataset):
     """A dataset read by iterating it (streams, generators); each worker gets a copy."""
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
     def __add__(self, other: Dataset) -> ChainDataset:  # type: ignore[override]
@@ -47,11 +47,12 @@ class TensorDataset(Dataset):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
-    def __getitem__(self, index: Any) -> tuple:
+    def __getitem__(self, index: Any) -> tuple[Any, ...]:
         return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
-        return self.tensors[0].size(0)
+        n: int = self.tensors[0].size(0)
+        return n
 
 
 class StackDataset(Dataset):
@@ -111,7 +112,7 @@ class ChainDataset(IterableDataset):
     def __init__(self, datasets: Iterable[Dataset]) -> None:
         self.datasets = datasets
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
                 raise AssertionError("ChainDataset only supports IterableDataset")
@@ -138,10 +139,11 @@ class Subset(Dataset):
             return self.dataset[[self.indices[i] for i in idx]]
         return self.dataset[self.indices[idx]]
 
-    def __getitems__(self, indices: list[int]) -> list:
+    def __getitems__(self, indices: list[int]) -> list[Any]:
         many = getattr(self.dataset, "__getitems__", None)
         if callable(many):
-            return many([self.indices[i] for i in indices])
+            samples: list[Any] = many([self.indices[i] for i in indices])
+            return samples
         return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:

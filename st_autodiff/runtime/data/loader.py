@@ -13,12 +13,15 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import random as rng
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, fresh_seed
+
+if TYPE_CHECKING:
+    from .workers import MultiProcessIter
 
 __all__ = ["DataLoader", "Fetcher"]
 
@@ -40,7 +43,7 @@ class Fetcher:
     """Turns one entry of the index stream into a collated batch (or a single sample)."""
 
     def __init__(self, dataset: Any, iterable: bool, auto_collation: bool,
-                 collate_fn: Callable, drop_last: bool) -> None:
+                 collate_fn: Callable[[Any], Any], drop_last: bool) -> None:
         self.dataset = dataset
         self.iterable = iterable
         self.auto_collation = auto_collation
@@ -90,11 +93,12 @@ class DataLoader:
     _initialized = False
 
     def __init__(self, dataset: Dataset, batch_size: int | None = 1,
-                 shuffle: bool | None = None, sampler: Sampler | Iterable | None = None,
-                 batch_sampler: Sampler | Iterable | None = None, num_workers: int = 0,
-                 collate_fn: Callable | None = None, pin_memory: bool = False,
+                 shuffle: bool | None = None, sampler: Sampler | Iterable[Any] | None = None,
+                 batch_sampler: Sampler | Iterable[Any] | None = None, num_workers: int = 0,
+                 collate_fn: Callable[[Any], Any] | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0,
-                 worker_init_fn: Callable | None = None, multiprocessing_context: Any = None,
+                 worker_init_fn: Callable[[int], Any] | None = None,
+                 multiprocessing_context: Any = None,
                  generator: rng.Generator | None = None, *, prefetch_factor: int | None = None,
                  persistent_workers: bool = False, pin_memory_device: str = "",
                  in_order: bool = True) -> None:
@@ -143,7 +147,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._iterable_len: int | None = None
-        self._iterator: Any = None
+        self._iterator: MultiProcessIter | None = None
         self._initialized = True
         _check_worker_count(num_workers)
 
@@ -165,7 +169,7 @@ class DataLoader:
         return Fetcher(self.dataset if dataset is None else dataset, self._iterable,
                        self._auto_collation, self.collate_fn, self.drop_last)
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         if self.num_workers == 0:
             return _SingleProcessIter(self)
         from .workers import MultiProcessIter

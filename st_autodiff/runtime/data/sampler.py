@@ -27,7 +27,7 @@ class Sampler:
     def __init__(self, data_source: Any = None) -> None:
         pass
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError
 
 
@@ -117,7 +117,9 @@ def weighted_draws(weights: np.ndarray, n: int, generator: rng.Generator | None)
     if cumulative[-1] <= 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     draws = rng._gen(generator).uniform(n, dtypes.float64)
-    return np.searchsorted(cumulative / cumulative[-1], draws, side="left").tolist()
+    picks: list[int] = np.searchsorted(cumulative / cumulative[-1], draws,
+                                       side="left").tolist()
+    return picks
 
 
 class WeightedRandomSampler(Sampler):

@@ -83,8 +83,8 @@ class WorkerError:
         raise err
 
 
-def _worker_loop(spec: tuple, init_fn: Any, index_queue: Any, data_queue: Any, worker_id: int,
-                 num_workers: int, base_seed: int) -> None:
+def _worker_loop(spec: tuple[Any, ...], init_fn: Any, index_queue: Any, data_queue: Any,
+                 worker_id: int, num_workers: int, base_seed: int) -> None:
     """The body of one worker process: seed, initialise, then serve tasks until ``None``.
 
     ``spec`` holds the ``Fetcher`` arguments (dataset first), ``init_fn`` the loader's
@@ -178,7 +178,7 @@ class MultiProcessIter(BaseIter):
     def _start_pass(self, first: bool) -> None:
         self._send_idx = 0
         self._rcvd_idx = 0
-        self._tasks: dict[int, tuple] = {}
+        self._tasks: dict[int, tuple[Any, ...]] = {}
         self._outstanding = 0
         self._active = [True] * self._n
         self._cycle = itertools.cycle(range(self._n))
@@ -211,13 +211,14 @@ class MultiProcessIter(BaseIter):
         self._send_idx += 1
         self._outstanding += 1
 
-    def _get(self) -> tuple:
+    def _get(self) -> tuple[int, int, bytes]:
         """The next result from any worker; raises if workers died or the timeout passed."""
         waited = 0.0
         while True:
             step = _POLL_S if self._timeout <= 0 else min(_POLL_S, self._timeout - waited)
             try:
-                return self._data_queue.get(timeout=step)
+                got: tuple[int, int, bytes] = self._data_queue.get(timeout=step)
+                return got
             except queue.Empty:
                 waited += step
                 dead = [str(w.pid) for w in self._workers if not w.is_alive()]

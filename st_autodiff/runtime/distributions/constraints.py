@@ -76,14 +76,16 @@ class dependent_property(property):  # noqa: N801  (PyTorch's spelling)
 
 class _Real(Constraint):
     def _ok(self, v: np.ndarray) -> np.ndarray:
-        return v == v  # noqa: PLR0124  (False for NaN)
+        result: np.ndarray = v == v  # noqa: PLR0124  (False for NaN)
+        return result
 
 
 class _Boolean(Constraint):
     is_discrete = True
 
     def _ok(self, v: np.ndarray) -> np.ndarray:
-        return (v == 0) | (v == 1)
+        result: np.ndarray = (v == 0) | (v == 1)
+        return result
 
 
 class _Bound(Constraint):
@@ -123,7 +125,8 @@ class _IntegerGreaterThan(_Bound):
     is_discrete = True
 
     def _ok(self, v: np.ndarray) -> np.ndarray:
-        return (v % 1 == 0) & (v >= _data(self.lower_bound))
+        result: np.ndarray = (v % 1 == 0) & (v >= _data(self.lower_bound))
+        return result
 
 
 class _Interval(Constraint):
@@ -152,7 +155,8 @@ class _IntegerInterval(_Interval):
     is_discrete = True
 
     def _ok(self, v: np.ndarray) -> np.ndarray:
-        return (v % 1 == 0) & super()._ok(v)
+        result: np.ndarray = (v % 1 == 0) & super()._ok(v)
+        return result
 
 
 class _Simplex(Constraint):
@@ -161,7 +165,8 @@ class _Simplex(Constraint):
     event_dim = 1
 
     def _ok(self, v: np.ndarray) -> np.ndarray:
-        return np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) < 1e-6)
+        result: np.ndarray = np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) < 1e-6)
+        return result
 
 
 class _LowerCholesky(Constraint):
@@ -171,7 +176,8 @@ class _LowerCholesky(Constraint):
 
     def _ok(self, v: np.ndarray) -> np.ndarray:
         lower = np.all(np.tril(v) == v, axis=(-2, -1))
-        return lower & np.all(np.diagonal(v, axis1=-2, axis2=-1) > 0, axis=-1)
+        result: np.ndarray = lower & np.all(np.diagonal(v, axis1=-2, axis2=-1) > 0, axis=-1)
+        return result
 
 
 class _PositiveDefinite(Constraint):
@@ -182,7 +188,8 @@ class _PositiveDefinite(Constraint):
     def _ok(self, v: np.ndarray) -> np.ndarray:
         if v.ndim < 2 or v.shape[-1] != v.shape[-2]:
             return np.zeros(v.shape[:-2], bool)
-        sym = np.all(np.isclose(v, np.swapaxes(v, -1, -2), atol=1e-6), axis=(-2, -1))
+        sym: np.ndarray = np.all(np.isclose(v, np.swapaxes(v, -1, -2), atol=1e-6),
+                                 axis=(-2, -1))
         if not np.all(sym):
             return sym
         flat = v.reshape((-1,) + v.shape[-2:])

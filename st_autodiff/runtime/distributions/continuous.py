@@ -42,7 +42,7 @@ class _LocScale(Distribution):
         if self._validate_args:
             self._validate_sample(value)
 
-    def _shaped(self, sample_shape: Any) -> tuple:
+    def _shaped(self, sample_shape: Any) -> tuple[int, ...]:
         return tuple(self._extended_shape(sample_shape))
 
 
@@ -239,7 +239,7 @@ class Uniform(Distribution):
         super().__init__(() if numbers else self.low.size(), validate_args=validate_args)
 
     @property
-    def support(self) -> constraints.Constraint:  # type: ignore[override]
+    def support(self) -> constraints.Constraint:
         return constraints.interval(self.low, self.high)
 
     @property

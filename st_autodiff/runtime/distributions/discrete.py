@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import factory
 from .. import functional as F
@@ -87,7 +88,8 @@ class Bernoulli(ExponentialFamily):
     @property
     def mode(self) -> Tensor:
         p = self.probs
-        return F.where(p == 0.5, math.nan, (p >= 0.5).to(p.dtype))
+        result: Tensor = F.where(p == 0.5, math.nan, (p >= 0.5).to(p.dtype))
+        return result
 
     @property
     def variance(self) -> Tensor:
@@ -139,7 +141,7 @@ class Categorical(Distribution):
         super().__init__(batch, validate_args=validate_args)
 
     @property
-    def support(self) -> constraints.Constraint:  # type: ignore[override]
+    def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self._num_events - 1)
 
     @lazy_property
@@ -222,7 +224,7 @@ class Poisson(ExponentialFamily):
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():
             shape = tuple(self._extended_shape(sample_shape))
-            lam = np.broadcast_to(self.rate._data, shape)
+            lam: npt.NDArray[Any] = np.broadcast_to(self.rate._data, shape)
             return plain(numpy_rng().poisson(lam).astype(self.rate.dtype.np))
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -274,7 +276,7 @@ class Binomial(_CountWithProbs):
         super().__init__(total_count, probs, logits, validate_args)
 
     @property
-    def support(self) -> constraints.Constraint:  # type: ignore[override]
+    def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self.total_count)
 
     @property
@@ -293,7 +295,7 @@ class Binomial(_CountWithProbs):
         with no_grad():
             shape = tuple(self._extended_shape(sample_shape))
             n = np.broadcast_to(self.total_count._data, shape).astype(np.int64)
-            p = np.broadcast_to(self.probs._data, shape)
+            p: npt.NDArray[Any] = np.broadcast_to(self.probs._data, shape)
             return plain(numpy_rng().binomial(n, p).astype(self._param.dtype.np))
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -367,4 +369,5 @@ class NegativeBinomial(_CountWithProbs):
         log_normalization = -lgamma(n + value) + lgamma(1.0 + value) + lgamma(n)
         # total_count == value == 0 has probability one, where lgamma(0) is infinite
         log_normalization = F.where(n + value == 0.0, 0.0, log_normalization)
-        return log_unnormalized - log_normalization
+        result: Tensor = log_unnormalized - log_normalization
+        return result

@@ -142,8 +142,9 @@ class Dirichlet(ExponentialFamily):
         c = self.concentration
         k = c.size(-1)
         a0 = c.sum(-1)
-        return (lgamma(c).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
-                - ((c - 1.0) * digamma(c)).sum(-1))
+        result: Tensor = (lgamma(c).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
+                          - ((c - 1.0) * digamma(c)).sum(-1))
+        return result
 
 
 class Beta(ExponentialFamily):
@@ -214,7 +215,8 @@ class StudentT(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        return F.where(self.df <= 1, math.nan, self.loc)
+        result: Tensor = F.where(self.df <= 1, math.nan, self.loc)
+        return result
 
     @property
     def mode(self) -> Tensor:
@@ -226,7 +228,8 @@ class StudentT(Distribution):
         safe = F.where(df > 2, df, 3.0)
         finite = self.scale.pow(2) * safe / (safe - 2)
         inf_or_nan = F.where(df > 1, math.inf, math.nan)
-        return F.where(df > 2, finite, inf_or_nan)
+        result: Tensor = F.where(df > 2, finite, inf_or_nan)
+        return result
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         x = standard_normal(tuple(self._extended_shape(sample_shape)), self.df)

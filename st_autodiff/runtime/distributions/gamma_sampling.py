@@ -45,8 +45,9 @@ def _grad_one(a: float, x: float) -> float:
 
     if x <= 0.0 or not math.isfinite(x):
         return 0.0
-    psi = special.digamma(a)
+    psi: float = special.digamma(a)
     log_px = (a - 1) * math.log(x) - x  # log p(x) + lgamma(a)
+    val: float
     if x < a <= 50.0:  # beyond, the lower integrand is too sharply peaked for quad
         log_x = math.log(x)
 
@@ -139,7 +140,7 @@ class _StandardGamma(Function):
 
     @staticmethod
     def forward(ctx: Any, alpha: Tensor) -> Tensor:
-        a = alpha._data
+        a: Any = alpha._data  # an array or a NumPy scalar
         draw = numpy_rng().standard_gamma(np.asarray(a, np.float64))
         tiny = np.finfo(a.dtype).tiny
         x = plain(np.maximum(draw, tiny).astype(a.dtype))
@@ -148,9 +149,11 @@ class _StandardGamma(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return grad * _StandardGammaGrad.apply(ctx.alpha, ctx.x)
+        result: Tensor = grad * _StandardGammaGrad.apply(ctx.alpha, ctx.x)
+        return result
 
 
 def standard_gamma(alpha: Tensor) -> Tensor:
     """Unit-rate gamma draws of ``alpha``'s shape, differentiable in ``alpha``."""
-    return _StandardGamma.apply(alpha)
+    result: Tensor = _StandardGamma.apply(alpha)
+    return result

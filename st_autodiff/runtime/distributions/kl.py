@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import functional as F
 from ..tensor import Tensor
@@ -23,23 +23,24 @@ from .utils import diagonal, digamma, lgamma, softplus, solve_lower
 __all__ = ["kl_divergence", "register_kl"]
 
 _KL_REGISTRY: dict[tuple[type, type], Callable[[Any, Any], Tensor]] = {}
+_KLFunction = TypeVar("_KLFunction", bound=Callable[..., Tensor])
 
 
-def register_kl(type_p: type, type_q: type) -> Callable:
+def register_kl(type_p: type, type_q: type) -> Callable[[_KLFunction], _KLFunction]:
     """Decorator registering ``fun(p, q)`` as KL(p || q) for the pair of types."""
     for t, name in ((type_p, "type_p"), (type_q, "type_q")):
         if not (isinstance(t, type) and issubclass(t, Distribution)):
             raise TypeError(f"Expected {name} to be a Distribution subclass but got {t}")
 
-    def decorator(fun: Callable) -> Callable:
+    def decorator(fun: _KLFunction) -> _KLFunction:
         _KL_REGISTRY[type_p, type_q] = fun
         return fun
 
     return decorator
 
 
-def _dispatch(tp: type, tq: type) -> Callable | None:
-    best: tuple[int, Callable] | None = None
+def _dispatch(tp: type, tq: type) -> Callable[[Any, Any], Tensor] | None:
+    best: tuple[int, Callable[[Any, Any], Tensor]] | None = None
     for i, a in enumerate(tp.__mro__):
         for j, b in enumerate(tq.__mro__):
             fun = _KL_REGISTRY.get((a, b))
@@ -86,7 +87,8 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t1 = F.where(p.probs == 0, 0.0, F.where(q.probs == 0, math.inf, t1))
     t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
     t2 = F.where(p.probs == 1, 0.0, F.where(q.probs == 1, math.inf, t2))
-    return t1 + t2
+    result: Tensor = t1 + t2
+    return result
 
 
 @register_kl(Categorical, Categorical)
@@ -94,7 +96,8 @@ def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
     t = p.probs * (p.logits - q.logits)
     t = F.where((q.probs == 0).expand_as(t), math.inf, t)
     t = F.where((p.probs == 0).expand_as(t), 0.0, t)
-    return t.sum(-1)
+    result: Tensor = t.sum(-1)
+    return result
 
 
 @register_kl(Exponential, Exponential)
@@ -159,4 +162,5 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     # trace(X X^T) for X = lq^{-1} lp: solve column by column (columns of lp as vectors)
     term2 = solve_lower(lq.unsqueeze(-3), lp.mT).pow(2).sum((-2, -1))
     term3 = batch_mahalanobis(lq, q.loc - p.loc)
-    return half_term1 + 0.5 * (term2 + term3 - n)
+    result: Tensor = half_term1 + 0.5 * (term2 + term3 - n)
+    return result

@@ -32,7 +32,8 @@ def _x_log_x(t: Tensor) -> Tensor:
 
 
 def _inf_where(mask: Tensor, t: Tensor) -> Tensor:
-    return F.where(mask, math.inf, t)
+    result: Tensor = F.where(mask, math.inf, t)
+    return result
 
 
 @register_kl(Binomial, Binomial)

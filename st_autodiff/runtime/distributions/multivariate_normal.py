@@ -70,7 +70,7 @@ class MultivariateNormal(Distribution):
             assert precision_matrix is not None
             self._unbroadcasted_scale_tril = cholesky(apply_op(Op.INV, precision_matrix))
 
-    def _matrix_shape(self) -> tuple:
+    def _matrix_shape(self) -> tuple[int, ...]:
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
 
     @lazy_property
@@ -85,7 +85,8 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self) -> Tensor:
         lower = self._unbroadcasted_scale_tril
-        return apply_op(Op.INV, lower @ lower.mT).expand(self._matrix_shape())
+        result: Tensor = apply_op(Op.INV, lower @ lower.mT).expand(self._matrix_shape())
+        return result
 
     @property
     def mean(self) -> Tensor:
@@ -113,9 +114,11 @@ class MultivariateNormal(Distribution):
         diff = value - self.loc
         m = batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
         k = self._event_shape[0]
-        return -0.5 * (k * math.log(2 * math.pi) + m) - self._half_log_det()
+        result: Tensor = -0.5 * (k * math.log(2 * math.pi) + m) - self._half_log_det()
+        return result
 
     def entropy(self) -> Tensor:
         k = self._event_shape[0]
         h = 0.5 * k * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
-        return h if len(self._batch_shape) == 0 else h.expand(tuple(self._batch_shape))
+        result: Tensor = h if len(self._batch_shape) == 0 else h.expand(tuple(self._batch_shape))
+        return result

@@ -9,7 +9,8 @@ the shared rule table; nothing here writes a derivative of its own.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -54,15 +55,18 @@ def logsigmoid(x: Tensor) -> Tensor:
 
 def diagonal(x: Tensor) -> Tensor:
     """The diagonal of the last two dimensions."""
-    return apply_op(Op.DIAGONAL, x, offset=0, axis1=-2, axis2=-1)
+    result: Tensor = apply_op(Op.DIAGONAL, x, offset=0, axis1=-2, axis2=-1)
+    return result
 
 
 def tril(x: Tensor) -> Tensor:
-    return apply_op(Op.TRIL, x, k=0)
+    result: Tensor = apply_op(Op.TRIL, x, k=0)
+    return result
 
 
 def cholesky(x: Tensor) -> Tensor:
-    return apply_op(Op.CHOLESKY, x)
+    result: Tensor = apply_op(Op.CHOLESKY, x)
+    return result
 
 
 def solve_lower(lower: Tensor, b: Tensor) -> Tensor:
@@ -70,12 +74,14 @@ def solve_lower(lower: Tensor, b: Tensor) -> Tensor:
 
     Only the lower triangle is read (``tril`` first), so the upper triangle gets a zero
     gradient as with a triangular solve."""
-    return apply_op(Op.SOLVE, tril(lower), b.unsqueeze(-1)).squeeze(-1)
+    result: Tensor = apply_op(Op.SOLVE, tril(lower), b.unsqueeze(-1)).squeeze(-1)
+    return result
 
 
 def take_last(x: Tensor, index: Tensor) -> Tensor:
     """``x[..., index]`` along the last dimension (``gather(-1, index)``)."""
-    return apply_op(Op.TAKE_ALONG_AXIS, x, index, axis=-1)
+    result: Tensor = apply_op(Op.TAKE_ALONG_AXIS, x, index, axis=-1)
+    return result
 
 
 class _NoDerivative(Function):
@@ -94,20 +100,29 @@ class _NoDerivative(Function):
 def gammainc(a: Tensor, x: Tensor) -> Tensor:
     """The regularised lower incomplete gamma function.  It is not differentiable in ``a``:
     as in PyTorch, a backward that reaches ``a`` raises ``NotImplementedError``."""
-    out = apply_op(Op.GAMMAINC, a.detach(), x)
+    out: Tensor = apply_op(Op.GAMMAINC, a.detach(), x)
     if a.requires_grad and is_grad_enabled():
         out = out + _NoDerivative.apply(a, "igamma: input")
     return out
 
 
-class lazy_property:  # noqa: N801  (PyTorch's spelling)
+_T = TypeVar("_T")
+
+
+class lazy_property(Generic[_T]):  # noqa: N801  (PyTorch's spelling)
     """A parameter computed on first access from another one (``logits`` from ``probs``),
     then stored on the instance, where ``__repr__`` and validation see it."""
 
-    def __init__(self, wrapped: Any) -> None:
+    def __init__(self, wrapped: Callable[[Any], _T]) -> None:
         self.wrapped = wrapped
         self.__doc__ = wrapped.__doc__
         self.__name__ = wrapped.__name__
+
+    @overload
+    def __get__(self, instance: None, obj_type: Any = None) -> lazy_property[_T]: ...
+
+    @overload
+    def __get__(self, instance: object, obj_type: Any = None) -> _T: ...
 
     def __get__(self, instance: Any, obj_type: Any = None) -> Any:
         if instance is None:
@@ -115,6 +130,9 @@ class lazy_property:  # noqa: N801  (PyTorch's spelling)
         value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+    if TYPE_CHECKING:  # the instance's own value replaces it (no __set__ at run time)
+        def __set__(self, instance: object, value: _T) -> None: ...
 
 
 def _is_number(v: Any) -> bool:
@@ -164,12 +182,13 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 
 # --- random draws ------------------------------------------------------------------------
 
-def standard_normal(shape: tuple, like: Tensor) -> Tensor:
+def standard_normal(shape: tuple[int, ...], like: Tensor) -> Tensor:
     """Standard normal values drawn from the PyTorch-compatible default generator."""
     return plain(normal_data(tuple(shape), like.dtype))
 
 
-def standard_uniform(shape: tuple, like: Tensor, low: float = 0.0, high: float = 1.0) -> Tensor:
+def standard_uniform(shape: tuple[int, ...], like: Tensor, low: float = 0.0,
+                     high: float = 1.0) -> Tensor:
     """Uniform values in ``[low, high)`` from the default generator."""
     return plain(uniform_data(tuple(shape), like.dtype, low, high))
 

@@ -23,7 +23,8 @@ class _Indexed(Module):
         n = len(self._modules)
         if not -n <= idx < n:
             raise IndexError(f"index {idx} is out of range")
-        return list(self._modules)[idx % n]
+        result: str = list(self._modules)[idx % n]
+        return result
 
     def __len__(self) -> int:
         return len(self._modules)

@@ -88,13 +88,15 @@ class Unflatten(Module):
 class ModuleDict(Module):
     """Modules held under string keys, in insertion order (no ``forward`` of its own)."""
 
-    def __init__(self, modules: Mapping[str, Module] | Iterable | None = None) -> None:
+    def __init__(self, modules: Mapping[str, Module] | Iterable[Any] | None = None
+                 ) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)
 
     def __getitem__(self, key: str) -> Module:
-        return self._modules[key]
+        module: Module = self._modules[key]
+        return module
 
     def __setitem__(self, key: str, module: Module) -> None:
         self.add_module(key, module)
@@ -133,7 +135,7 @@ class ModuleDict(Module):
         """The modules, in order."""
         return self._modules.values()
 
-    def update(self, modules: Mapping[str, Module] | Iterable) -> None:
+    def update(self, modules: Mapping[str, Module] | Iterable[Any]) -> None:
         """Add (or replace) entries from a mapping or from ``(key, module)`` pairs."""
         pairs = modules.items() if isinstance(modules, Mapping) else modules
         for j, pair in enumerate(pairs):
@@ -186,7 +188,8 @@ class ParameterList(Module):
         setattr(self, self._key(idx), _as_parameter(param))
 
     def __len__(self) -> int:
-        return self._size
+        result: int = self._size
+        return result
 
     def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(self._size))

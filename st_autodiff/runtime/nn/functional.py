@@ -395,8 +395,9 @@ from .vector_ops import *  # noqa: E402, F403
 _nll_up_to_2d = _nll
 
 
-def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
-         code: int) -> Tensor:
+# (a deliberate redefinition: the 1-d/2-d _nll lives on as _nll_up_to_2d)
+def _nll(input: Tensor, target: Tensor, weight: Tensor | None,  # type: ignore[no-redef]
+         ignore_index: int, code: int) -> Tensor:
     """``nll_loss`` of any rank; spatial inputs are recorded as ``NllLoss2DBackward0``."""
     return _layers_losses.nll_nd(_nll_up_to_2d, input, target, weight, ignore_index, code)
 

@@ -211,11 +211,13 @@ def _rejected_uniform(tensor: Tensor, mean: float, std: float, a: float, b: floa
 
     def log_density(x: np.ndarray) -> np.ndarray:  # relative to the peak, in x's dtype
         dt = x.dtype.type
-        return ((x - dt(mean)) / dt(std)) ** 2 * dt(-0.5) - dt(log_peak)
+        result: np.ndarray = ((x - dt(mean)) / dt(std)) ** 2 * dt(-0.5) - dt(log_peak)
+        return result
 
     def rejected(candidates: np.ndarray) -> np.ndarray:
         u = _draw(tensor, "uniform", 0.0, 1.0, generator)
-        return np.log(u) > log_density(candidates)
+        result: np.ndarray = np.log(u) > log_density(candidates)
+        return result
 
     result = _draw(tensor, "uniform", a, b, generator)
     pending = rejected(result)
@@ -250,7 +252,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
         return tensor.mul_(gain)
 
 
-def _qr(m: np.ndarray) -> tuple:
+def _qr(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The reduced QR of ``m`` in its own precision (LAPACK ``geqrf``/``orgqr`` through SciPy
     when installed, as PyTorch computes it; NumPy's otherwise)."""
     try:

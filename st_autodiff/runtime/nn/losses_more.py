@@ -86,7 +86,8 @@ def _clamped_logs(ops: Any, x: Any) -> tuple[Any, Any]:
     return ops.maximum(ops.log(x), -100.0), ops.maximum(ops.log(1.0 - x), -100.0)
 
 
-def _rule_bce(ops: Any, g: Any, out: Any, x: Any, t: Any, w: Any, reduction: int = _MEAN) -> tuple:
+def _rule_bce(ops: Any, g: Any, out: Any, x: Any, t: Any, w: Any, reduction: int = _MEAN
+              ) -> tuple[Any, ...]:
     """``d/dx = w (x - t) / max(x (1 - x), 1e-12)``; ``d/dt = w (log(1 - x) - log x)``."""
     g = _scale(ops, g, x, reduction)
     gx = g * (x - t) / ops.maximum((1.0 - x) * x, 1e-12)
@@ -153,7 +154,7 @@ def _expand_weight(weight: Tensor, input: Tensor) -> Tensor:
 # --- smooth_l1_loss and huber_loss ---------------------------------------------------------------
 
 def _rule_smooth_l1(ops: Any, g: Any, out: Any, x: Any, t: Any, reduction: int = _MEAN,
-                    beta: float = 1.0) -> tuple:
+                    beta: float = 1.0) -> tuple[Any, ...]:
     """``d/dx``: ``sign(d)`` outside ``[-beta, beta]``, ``d / beta`` inside."""
     d = x - t
     inner = ops.where(d > beta, 1.0, d / beta)
@@ -162,7 +163,7 @@ def _rule_smooth_l1(ops: Any, g: Any, out: Any, x: Any, t: Any, reduction: int =
 
 
 def _rule_huber(ops: Any, g: Any, out: Any, x: Any, t: Any, reduction: int = _MEAN,
-                delta: float = 1.0) -> tuple:
+                delta: float = 1.0) -> tuple[Any, ...]:
     """``d/dx``: ``d`` clamped to ``[-delta, delta]``."""
     d = x - t
     inner = ops.where(d > delta, delta, d)
@@ -282,7 +283,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
 # --- soft_margin_loss and margin_ranking_loss -------------------------------------------------
 
 def _rule_soft_margin(ops: Any, g: Any, out: Any, x: Any, y: Any,
-                      reduction: int = _MEAN) -> tuple:
+                      reduction: int = _MEAN) -> tuple[Any, ...]:
     """``d log(1 + exp(-y x)) / dx = -y sigmoid(-y x)``."""
     return (_scale(ops, g, x, reduction) * (-y * ops.sigmoid(-y * x)), None)
 
@@ -339,7 +340,8 @@ def nll_nd(base: Any, input: Tensor, target: Tensor, weight: Tensor | None, igno
                         f"{type(target).__name__}")
     nd = input.ndim
     if nd <= 2:
-        return base(input, target, weight, ignore_index, code)
+        result: Tensor = base(input, target, weight, ignore_index, code)
+        return result
     shape, tshape = tuple(input.shape), tuple(target.shape)
     if tshape[:1] != shape[:1]:
         raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "

@@ -32,7 +32,8 @@ __all__ = ["Module", "typename"]
 def typename(obj: Any) -> str:
     """PyTorch's name for ``obj``'s type in messages (``torch.FloatTensor``, ``int`` ...)."""
     if isinstance(obj, Tensor):
-        return obj.type()
+        tensor_type: str = obj.type()
+        return tensor_type
     module = getattr(obj, "__module__", "") or ""
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     if name is None:
@@ -236,7 +237,7 @@ class Module:
 
     # --- walking the tree ------------------------------------------------------------------
 
-    def named_modules(self, memo: set | None = None, prefix: str = "",
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """``(dotted name, module)`` for this module and every descendant."""
         if memo is None:
@@ -269,7 +270,7 @@ class Module:
 
     def _named_members(self, table: str, prefix: str, recurse: bool,
                        remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
-        seen: set = set()
+        seen: set[int] = set()
         owners = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
                   if recurse else [(prefix, self)])
         for owner_name, owner in owners:
@@ -332,12 +333,12 @@ class Module:
     # --- state -----------------------------------------------------------------------------
 
     def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict:
+                   keep_vars: bool = False) -> OrderedDict[str, Any]:
         """An ordered mapping from dotted names to parameters and persistent buffers
         (detached from the graph unless ``keep_vars``)."""
         if destination is None:
             destination = OrderedDict()
-            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+            destination._metadata = OrderedDict()
         meta = getattr(destination, "_metadata", None)
         if meta is not None:
             meta[prefix[:-1]] = {"version": self._version}
@@ -351,7 +352,8 @@ class Module:
             if child is not None:
                 child.state_dict(destination=destination, prefix=f"{prefix}{name}.",
                                  keep_vars=keep_vars)
-        return destination
+        result: OrderedDict[str, Any] = destination
+        return result
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
                         assign: bool = False) -> IncompatibleKeys:

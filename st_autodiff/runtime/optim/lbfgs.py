@@ -243,8 +243,9 @@ class LBFGS(Optimizer):
                 if group["line_search_fn"] != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 loss, flat_grad, t, ls_evals = _strong_wolfe(
-                    lambda step, d=d: self._evaluate(evaluate, step, d), t, d, loss,
-                    flat_grad, gtd, max_ls=max_eval - evals)
+                    # mypy cannot infer a lambda with a default (d=d binds this pass's d)
+                    lambda step, d=d: self._evaluate(evaluate, step, d),  # type: ignore[misc]
+                    t, d, loss, flat_grad, gtd, max_ls=max_eval - evals)
                 self._move(t, d)
                 done = np.abs(flat_grad).max() <= tol_grad
             else:

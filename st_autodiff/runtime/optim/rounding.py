@@ -100,7 +100,7 @@ def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _fits(x: Any, shape: tuple) -> bool:
+def _fits(x: Any, shape: tuple[int, ...]) -> bool:
     """Whether ``x`` is a scalar or an array of exactly ``shape``."""
     s = getattr(x, "shape", ())
     return s == () or s == shape

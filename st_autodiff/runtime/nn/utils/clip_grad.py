@@ -16,6 +16,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ...grad_mode import no_grad
 from ...tensor import Tensor, plain
@@ -70,7 +71,7 @@ def clip_grads_with_norm_(parameters: Any, max_norm: float, total_norm: Tensor,
     grads = [p._grad for p in _as_list(parameters) if p._grad is not None]
     if not grads:
         return
-    total = np.asarray(total_norm._data)
+    total: npt.NDArray[Any] = np.asarray(total_norm._data)
     kind = total.dtype.type
     coef = (kind(1) / (total + kind(1e-6))) * kind(float(max_norm))
     coef = np.minimum(coef, kind(1.0))

@@ -12,7 +12,8 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 def _typename(obj: object) -> str:
     if isinstance(obj, Tensor):
-        return obj.type()
+        name: str = obj.type()
+        return name
     kind = type(obj)
     module = kind.__module__
     return kind.__qualname__ if module in ("builtins", "") else f"{module}.{kind.__qualname__}"

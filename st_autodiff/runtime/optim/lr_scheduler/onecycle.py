@@ -64,7 +64,7 @@ class OneCycleLR(LRScheduler):
                       (self.total_steps - 1, "max_lr", "min_lr", "base_momentum",
                        "max_momentum")]
         keys = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
-        self._schedule_phases = [dict(zip(keys, phase)) for phase in phases]
+        self._schedule_phases: list[dict[str, Any]] = [dict(zip(keys, phase)) for phase in phases]
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ["cos", "linear"]:
