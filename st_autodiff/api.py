@@ -39,7 +39,7 @@ from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .library_callers import library_caller
 from .runtime import support
-from .runtime.backend import namespace_for
+from .runtime.backend import bound_namespace, namespace_for
 from .specialize import (
     ArgSpec,
     CacheInfo,
@@ -429,7 +429,7 @@ class GradFunction(Generic[P]):
                             "kinds; %s keeps changing (a property that builds a new object "
                             "on every read?): pass it as an argument instead",
                             self.__qualname__, _MAX_SPECIALISATIONS, reason)
-        xp = namespace_for(*args)
+        xp = self._namespace(args, names)
         disk = DiskEntry.for_call(self, key, xp)
         compiled = disk.load(self) if disk is not None else None
         origin = "disk" if compiled is not None else "compiled"
@@ -449,6 +449,13 @@ class GradFunction(Generic[P]):
         self._specs.insert(entry, _MAX_SPECIALISATIONS, self.__qualname__)
         self._last = compiled
         return entry
+
+    def _namespace(self, args: Any, names: Sequence[str] | None) -> Any:
+        """The ``xp`` generated code is bound to for these arguments: their array
+        namespace (``runtime/backend``), or the one ``backend=`` named."""
+        chosen = getattr(self, "_backend", None)
+        ns = chosen if chosen is not None else namespace_for(*args, names=names)
+        return bound_namespace(ns)
 
     def _build(self, args: list[Any] | None, xp: Any, layout: Layout | None = None
                ) -> Compiled:
@@ -510,7 +517,7 @@ class GradFunction(Generic[P]):
             inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
                                  Options(optimize=self._options.optimize, functional=True),
                                  self._argspec)
-            compiled = inner._build(list(args), namespace_for(*args), layout)
+            compiled = inner._build(list(args), self._namespace(args, None), layout)
             guards = compiled.guards
             hit = self._functional[key] = (guards.check() if len(guards) else None,
                                            compiled.fn)

@@ -124,7 +124,7 @@ def no_derivative(x: Any, what: str = "") -> Any:
 
 def index_add(x: Any, g: Any, index: tuple) -> Any:
     """A copy of ``x`` with ``g`` added at ``index`` (the functional form)."""
-    return index_add_(x.copy(), index, g)
+    return index_add_(array_namespace(x).copy(x), index, g)
 
 
 def index_add_(out: Any, index: tuple, g: Any) -> Any:
@@ -138,13 +138,46 @@ def index_add_(out: Any, index: tuple, g: Any) -> Any:
 
         cupyx.scatter_add(out, index, g)
     else:
-        array_namespace(out).add.at(out, index, g)
+        xp = array_namespace(out)
+        at = getattr(getattr(xp, "add", None), "at", None)
+        if at is not None:
+            at(out, index, g)
+        else:  # an array-API namespace: no scatter-add; one index array, a one-hot matmul
+            out = _one_hot_add(xp, out, index, g)
     return out
+
+
+def _one_hot_add(xp: Any, out: Any, index: tuple, g: Any) -> Any:
+    """``out`` with ``g`` added at ``index`` where ``index`` holds one integer index
+    array and full slices (``x[i]``, ``x[:, i]``), on any array-API namespace: the rows
+    of a one-hot matrix (repeated indices accumulate), contracted with ``g``.  Costs
+    O(n * len(i)); a namespace with a scatter-add (NumPy, CuPy) never comes here."""
+    arrays = [k for k, e in enumerate(index) if not isinstance(e, slice)]
+    full = all(e == slice(None) for e in index if isinstance(e, slice))
+    if len(arrays) != 1 or not full:
+        raise TypeError(f"adding into {xp.__name__[15:]} arrays at this index needs a "
+                        "scatter-add, which the array API does not have; index with one "
+                        "integer array (x[i] or x[:, i]) or use NumPy or CuPy arrays")
+    axis = arrays[0]
+    i = index[axis]
+    i = xp.asarray(i) if isinstance(i, list) else i
+    n = out.shape[axis]
+    flat = xp.reshape(i, (-1,))
+    hot = xp.astype(xp.reshape(xp.arange(n), (n, 1)) == xp.reshape(flat, (1, -1)),
+                    out.dtype)
+    g = xp.broadcast_to(xp.asarray(g), out.shape[:axis] + tuple(i.shape) +
+                        out.shape[axis + 1:])
+    lead = g.ndim - out.ndim + 1  # the index array's axes in g, from ``axis`` on
+    g = xp.reshape(g, out.shape[:axis] + (flat.shape[0],) + out.shape[axis + 1:]) \
+        if lead != 1 else g
+    moved = xp.moveaxis(g, axis, -1)  # (..., k)
+    added = xp.moveaxis(xp.matmul(moved, xp.matrix_transpose(hot)), -1, axis)
+    return out + added
 
 
 def setitem(x: Any, v: Any, index: tuple) -> Any:
     """A copy of ``x`` with ``v`` written at ``index`` (``x[index] = v`` as a value)."""
-    out = x.copy()
+    out = array_namespace(x).copy(x)
     out[index] = v
     return out
 
@@ -294,13 +327,16 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 def array_namespace(*values: Any) -> Any:
-    """``cupy`` when any value is a CuPy array, else ``numpy``."""
+    """The ``xp`` of the values' array namespace (``runtime/backend``): ``numpy`` for
+    NumPy arrays and Python numbers, ``cupy`` for CuPy arrays, NumPy's names on the
+    namespace of any other array (``array_api_strict``, Dask)."""
     for v in values:
-        mod = type_module(v)
-        if mod.startswith("cupy"):
-            import cupy  # noqa: PLC0415  (only reached with CuPy arrays)
+        if type(v).__module__ != "numpy" and hasattr(v, "shape") or isinstance(v, list):
+            from ..runtime.backend import bound_namespace, namespace_of  # noqa: PLC0415
 
-            return cupy
+            ns = namespace_of(v)
+            if ns is not None:
+                return bound_namespace(ns)
     import numpy
 
     return numpy

@@ -1,35 +1,146 @@
-"""The array backend: NumPy by default, CuPy when the inputs live on a GPU.
+"""The array backend: which array namespace a call's inputs live in, and the ``xp`` that
+generated code is bound to for it.
 
-Only this module imports CuPy, and only when a CuPy array is seen or asked for.
+A value's namespace comes from the value itself: NumPy arrays and scalars (and Python
+numbers) mean ``numpy``; a CuPy array means ``cupy``; a Dask array means ``dask.array``; any
+other array that has ``__array_namespace__`` (``array_api_strict``, a device library) means
+the namespace it names; PyTorch tensors go through ``array_api_compat`` when it is
+installed.  Only the type and ``__array_namespace__`` are read: never the data, so a Dask
+graph is not computed and a device array is not copied to the host.
+
+Generated code is one source for every backend.  It calls NumPy's names through ``xp``;
+``bound_namespace`` returns, per namespace, the object ``xp`` is bound to: the module itself
+where it has every name generated code uses (NumPy, CuPy, Dask), else a module of NumPy
+names written on the namespace's array-API functions (``runtime/array_api_names``).
+
+Only this module imports CuPy, Dask or ``array_api_compat``, and only when such a value is
+seen or asked for.
 """
 
 from __future__ import annotations
 
 import importlib
+import linecache
+import re
+import sys
+import types
 from typing import Any
 
 import numpy as np
 
-
-def namespace_for(*values: Any) -> Any:
-    """The array module of the values: ``cupy`` if any is a CuPy array, else ``numpy``."""
-    for v in values:
-        if type(v).__module__.startswith("cupy"):
-            return importlib.import_module("cupy")
-    return np
+from ..errors import CompileError, StAutodiffError
 
 
-def get_backend(name: str) -> Any:
-    """``numpy`` or ``cupy`` by name (``cuda``/``gpu`` mean CuPy)."""
+class BackendUnsupportedError(CompileError):
+    """The user's code calls a NumPy function that the arguments' array namespace has
+    no equivalent of (located at the call)."""
+
+
+class BackendError(StAutodiffError, TypeError):
+    """Arguments of one call live in different array namespaces, or a backend asked for
+    by name cannot be used."""
+
+
+def namespace_of(value: Any) -> Any:
+    """The array namespace of one value, or None for a value that is not an array (a
+    Python number, a string, a function).  Containers (tuple, list, dict) are searched."""
+    t = type(value)
+    if t is np.ndarray or isinstance(value, np.generic):
+        return np
+    module = getattr(t, "__module__", None) or ""
+    if not isinstance(module, str):
+        module = ""
+    if module.startswith("cupy"):
+        return importlib.import_module("cupy")
+    if module.startswith("dask") and hasattr(value, "dask"):
+        return importlib.import_module("dask.array")
+    if isinstance(value, np.ndarray):  # a subclass (np.matrix, a poisoned test array)
+        return np
+    if isinstance(value, (tuple, list)):
+        return _first([namespace_of(v) for v in value])
+    if isinstance(value, dict):
+        return _first([namespace_of(v) for v in value.values()])
+    get = getattr(value, "__array_namespace__", None)
+    if get is not None and not isinstance(value, type):
+        return get()
+    if module.startswith("torch") and hasattr(value, "shape"):
+        try:
+            compat = importlib.import_module("array_api_compat")
+        except ImportError as exc:
+            raise BackendError("PyTorch tensors as inputs of a compiled gradient need "
+                               "array_api_compat: pip install array-api-compat") from exc
+        return compat.array_namespace(value)
+    return None
+
+
+def _first(found: list[Any]) -> Any:
+    spaces = [ns for ns in found if ns is not None]
+    return spaces[0] if spaces else None
+
+
+def namespace_for(*values: Any, names: Any = None) -> Any:
+    """The one array namespace of ``values`` (``numpy`` when none is an array).
+
+    Arrays of two namespaces in one call are an error that names the arguments
+    (``names``: one name per value, for the message)."""
+    seen: dict[int, tuple[Any, int]] = {}
+    for i, v in enumerate(values):
+        ns = namespace_of(v)
+        if ns is not None and id(_canonical(ns)) not in seen:
+            seen[id(_canonical(ns))] = (ns, i)
+    if not seen:
+        return np
+    if len(seen) == 1:
+        return next(iter(seen.values()))[0]
+    labels = list(names or ())
+    parts = []
+    for ns, i in seen.values():
+        label = labels[i] if i < len(labels) else f"argument {i}"
+        parts.append(f"{label} is a {namespace_name(ns)} array")
+    raise BackendError(
+        "the arguments of one call live in different array namespaces: "
+        + ", ".join(parts) + "; convert them to one library first (e.g. cupy.asarray, "
+        "dask.array.from_array, xp.asarray) or pass backend= to choose one")
+
+
+def _canonical(ns: Any) -> Any:
+    """``numpy`` for ``array_api_compat.numpy`` (the same arrays), else ``ns``."""
+    name = getattr(ns, "__name__", "")
+    if name.startswith("array_api_compat."):
+        base = name[len("array_api_compat."):]
+        try:
+            return importlib.import_module(base)
+        except ImportError:
+            return ns
+    return ns
+
+
+def namespace_name(ns: Any) -> str:
+    """A namespace's name for messages and cache keys (``numpy``, ``cupy``, ``dask.array``,
+    ``array_api_strict``)."""
+    return str(getattr(_canonical(ns), "__name__", type(ns).__name__))
+
+
+def get_backend(name: Any) -> Any:
+    """A namespace by name (``numpy``/``cpu``, ``cupy``/``cuda``/``gpu``, ``dask``, or any
+    importable module name such as ``array_api_strict``); a module is returned as it is."""
+    if not isinstance(name, str):
+        return name
     if name in ("numpy", "cpu"):
         return np
-    if name in ("cupy", "cuda", "gpu"):
+    if name in ("cupy", "cuda", "gpu") or name.startswith("cuda:"):
         try:
             return importlib.import_module("cupy")
         except ImportError as exc:
-            raise RuntimeError("the CuPy backend needs cupy: pip install "
+            raise BackendError("the CuPy backend needs cupy: pip install "
                                "'st-autodiff[cuda12]' (or [cuda13])") from exc
-    raise ValueError(f"unknown backend {name!r}; use 'numpy' or 'cupy'")
+    if name in ("dask", "dask.array"):
+        return importlib.import_module("dask.array")
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise BackendError(f"unknown backend {name!r}: use 'numpy', 'cupy', 'dask' or the "
+                           "name of an importable array-API module") from exc
 
 
 def gpu_available() -> bool:
@@ -39,3 +150,138 @@ def gpu_available() -> bool:
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:  # any failure (no module, no driver, no device) means no GPU
         return False
+
+
+# --- the ``xp`` of generated code ---------------------------------------------------------
+
+#: names generated code and ``rt`` helpers call that some NumPy-like modules lack
+_EXTRA = ("astype", "copy")
+
+_BOUND: dict[int, tuple[Any, Any]] = {}
+
+
+def bound_namespace(ns: Any) -> Any:
+    """What generated code's ``xp`` is bound to for arrays of ``ns`` (cached per
+    namespace): NumPy itself; CuPy or Dask with the few names they lack added; for any
+    other namespace, NumPy's names written on its array-API functions."""
+    ns = _canonical(ns)
+    hit = _BOUND.get(id(ns))
+    if hit is not None and hit[0] is ns:
+        return hit[1]
+    if ns is np:
+        made = np
+    elif namespace_name(ns) in ("cupy", "dask.array"):
+        made = _numpy_like(ns)
+    else:
+        from .array_api_names import numpy_names  # noqa: PLC0415  (only for such inputs)
+
+        made = numpy_names(ns)
+    _BOUND[id(ns)] = (ns, made)
+    return made
+
+
+def _numpy_like(ns: Any) -> Any:
+    """A module with ``ns``'s names, plus those of ``_EXTRA`` it lacks."""
+    if all(hasattr(ns, n) for n in _EXTRA):
+        return ns
+    mod = types.ModuleType(f"st_autodiff.xp.{ns.__name__}",
+                           f"{ns.__name__} as generated code calls it")
+    mod.__dict__.update({k: v for k, v in vars(ns).items() if not k.startswith("__")})
+    mod.__st_namespace__ = ns  # type: ignore[attr-defined]
+    if not hasattr(ns, "astype"):
+        def astype(x: Any, dtype: Any, /, *, copy: bool = True) -> Any:
+            """``x.astype(dtype)`` as a function (what the array API spells)."""
+            return x.astype(dtype, copy=copy)
+        mod.astype = astype  # type: ignore[attr-defined]
+    if not hasattr(ns, "copy"):
+        def copy(x: Any) -> Any:
+            """A copy of ``x`` (``np.copy``)."""
+            return x.copy()
+        mod.copy = copy  # type: ignore[attr-defined]
+    sys.modules.setdefault(mod.__name__, mod)
+    return mod
+
+
+def base_namespace(xp: Any) -> Any:
+    """The namespace a bound ``xp`` was made for (``xp`` itself for NumPy)."""
+    return getattr(xp, "__st_namespace__", xp)
+
+
+def describe_dtype_name(dt: Any) -> str:
+    """A dtype's name (``float64``) from a NumPy, CuPy, Dask or array-API dtype object,
+    without touching any data."""
+    try:
+        return np.dtype(dt).name
+    except TypeError:
+        pass
+    text = str(dt).rsplit(".", 1)[-1].strip("'>")
+    try:
+        return np.dtype(text).name
+    except TypeError:
+        return text
+
+
+# --- binding generated code to a namespace -------------------------------------------------
+
+_XP_NAME = re.compile(r"\bxp\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+
+
+def check_names(source: str, line_map: dict[int, str], xp: Any) -> None:
+    """Raise ``CompileError`` at the user's line when generated code calls an ``xp.``
+    function that the bound namespace lacks (``np.einsum`` on ``array_api_strict``): at
+    compile time, naming the function and the namespace, rather than an
+    ``AttributeError`` deep in a call."""
+    for k, line in enumerate(source.splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        for path in _XP_NAME.findall(line):
+            obj = xp
+            for part in path.split("."):
+                obj = getattr(obj, part, _MISSING)
+                if obj is _MISSING:
+                    break
+            if obj is _MISSING:
+                raise _missing(path, k, line_map, xp)
+
+
+_MISSING = object()
+
+
+def _missing(path: str, line: int, line_map: dict[int, str], xp: Any) -> Exception:
+    from ..errors import CompileError  # noqa: PLC0415
+    from ..ir.graph import Loc  # noqa: PLC0415
+
+    user = max((k for k in line_map if k <= line), default=None)
+    loc = None
+    if user is not None:
+        file, at, col = line_map[user].rsplit(":", 2)
+        text = (linecache.getline(file, int(at)) or "").rstrip("\n")
+        loc = Loc(file, int(at), int(col), text.strip() and text)
+    name = namespace_name(base_namespace(xp))
+    err = BackendUnsupportedError(
+        f"numpy.{path} (used by this line or its derivative) has no equivalent in "
+        f"{name}, the array namespace of the arguments", loc,
+        f"write it with functions of the array API standard, or call with NumPy arrays "
+        f"(backend='numpy')")
+    assert isinstance(err, CompileError)
+    return err
+
+
+def constants_on(xp: Any, consts: dict[str, Any]) -> dict[str, Any]:
+    """The NumPy arrays among generated code's constants (folded literals, module-level
+    arrays the user's code read) as arrays of ``xp``'s namespace: moved once, when the
+    code is bound, never per call."""
+    out = {}
+    for k, v in consts.items():
+        if isinstance(v, np.ndarray) or isinstance(v, tuple) and any(
+                isinstance(x, np.ndarray) for x in v):
+            out[k] = _on(xp, v)
+    return out
+
+
+def _on(xp: Any, v: Any) -> Any:
+    if isinstance(v, tuple):
+        return tuple(_on(xp, x) for x in v)
+    if isinstance(v, np.ndarray) and v.dtype.kind in "biufc":
+        return xp.asarray(v)
+    return v

@@ -229,7 +229,8 @@ class _Writer(RegionWriter):
                 return f"{self.ref(ins[0], _ATOM)}.shape", _ATOM
             return f"xp.shape({self.ref(ins[0])})", _ATOM
         if n.op is Op.GETITEM:
-            return f"{self.ref(ins[0], _ATOM)}[{self.index(n.param('index'), ins[1:])}]", _ATOM
+            index = _full_index(n.param("index"), ins[0].type, ins[1:])
+            return f"{self.ref(ins[0], _ATOM)}[{self.index(index, ins[1:])}]", _ATOM
         if n.op in (Op.SCATTER_ADD, Op.INDEX_ADD):
             idx = self.index(n.param("index"), ins[2:], as_tuple=True)
             fn = "rt.scatter_add" if n.op is Op.SCATTER_ADD else "rt.index_add"
@@ -265,14 +266,12 @@ class _Writer(RegionWriter):
         if self._is_matrix_transpose(n):
             return f"{self.ref(ins[0], _ATOM)}.T", _ATOM
         params = self.params(n)
-        if n.op is Op.SUM and ins[0].type is not None and ins[0].type.kind == "array":
-            sp = Spelling.METHOD  # a.sum() skips np.sum's Python dispatch (~2 us a call)
-        if sp is Spelling.METHOD:
+        if sp is Spelling.METHOD:  # (backends, issue 15) xp.astype(x, ...): the array API
+            # has no array methods; a Python number or an untyped value: xp.asarray first
+            x = self.ref(ins[0])
             if ins[0].type is None or ins[0].type.kind in ("float", "int", "bool"):
-                # untyped (no example arguments) or a Python number: no array methods
-                return f"xp.asarray({self.ref(ins[0])}).{info.numpy}({', '.join(params)})", \
-                    _ATOM
-            return f"{self.ref(ins[0], _ATOM)}.{info.numpy}({', '.join(params)})", _ATOM
+                x = f"xp.asarray({x})"
+            return f"xp.{info.numpy}({', '.join([x] + params)})", _ATOM
         fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy  # type: ignore
         if sp is Spelling.SEQCALL:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
@@ -285,8 +284,8 @@ class _Writer(RegionWriter):
         t = n.inputs[0].type if n.inputs else None
         if t is None or t.kind != "array":
             return False
-        if n.op is Op.TRANSPOSE:
-            return n.param("axes") is None
+        if n.op is Op.TRANSPOSE:  # (x.T of other ranks is not in the array API)
+            return n.param("axes") is None and t.ndim == 2
         return n.op is Op.SWAPAXES and t.ndim == 2 and {n.param("axis1") % 2,
                                                          n.param("axis2") % 2} == {0, 1}
 
@@ -459,11 +458,12 @@ class _Writer(RegionWriter):
         if n in self.acc_add:
             return f"{target} += {self.ref(n.inputs[1])}"
         if n.op is Op.SETITEM and not self.functional:
-            idx = self.index(n.param("index"), n.inputs[2:])
+            idx = self.index(_full_index(n.param("index"), n.inputs[0].type, n.inputs[2:]),
+                             n.inputs[2:])
             write = f"{target}[{idx}] = {self.ref(n.inputs[1])}"
             if n in self.writes:
                 return write
-            return f"{target} = {self.ref(n.inputs[0], _ATOM)}.copy()\n    {write}"
+            return f"{target} = xp.copy({self.ref(n.inputs[0])})\n    {write}"
         if n.op in REGIONS:
             return self._region(n)
         if n.op is Op.SCATTER_ADD and not self.functional:
@@ -576,6 +576,29 @@ def _paren(text: str, spec: Any) -> str:
 
 def _line(n: Node) -> Any:
     return None if n.loc is None else (n.loc.file, n.loc.line)
+
+
+def _full_index(index: tuple, t: Any, dyn: tuple = ()) -> tuple:
+    """``index`` with a trailing ``...`` when it names fewer axes than the array has
+    (``x[0]`` of a matrix is ``x[0, ...]``): the same in NumPy, and what the array API
+    requires (backends, issue 15)."""
+    if t is None or t.kind != "array" or t.ndim is None or Ellipsis in index:
+        return index
+    named = 0
+    for e in index:
+        if e is None:
+            continue
+        if isinstance(e, tuple) and e and e[0] == "in":
+            et = dyn[e[1]].type if e[1] < len(dyn) else None
+            if et is None or et.kind == "array" and (et.dtype in (None, "bool")):
+                return index  # (a boolean mask names as many axes as it has)
+            if et.kind not in ("int", "array"):
+                return index
+        elif isinstance(e, (bool, np.bool_)) or isinstance(e, tuple) and e and \
+                e[0] == "list":
+            return index
+        named += 1
+    return index + (Ellipsis,) if 0 < named < t.ndim else index
 
 
 def _needs_global(v: Any) -> bool:
