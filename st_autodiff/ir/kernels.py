@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import operator
 from collections.abc import Iterator
 from typing import Any
@@ -98,14 +99,20 @@ def unbroadcast(g: Any, shape: tuple) -> Any:
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if not hasattr(g, "sum"):  # an array-API array: functions, not methods
+        xp = array_namespace(g)
+        out = xp.sum(g, axis=axes, keepdims=True) if axes else g
+        return xp.reshape(out, shape) if lead or axes else out
     out = g.sum(axis=axes, keepdims=True) if axes else g
     return out.reshape(shape) if lead or axes else out
 
 
 def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
     """Zeros of ``shape`` with ``g`` added at ``index``; repeated indices accumulate."""
-    xp = array_namespace(g)
-    return index_add_(xp.zeros(shape, dtype=getattr(g, "dtype", float)), index, g)
+    xp = array_namespace(g, *index)  # (g may be a Python number: the index's namespace)
+    dtype = getattr(g, "dtype", None)
+    return index_add_(xp.zeros(shape, dtype=dtype if dtype is not None else xp.float64),
+                      index, g)
 
 
 def stop_gradient(x: Any) -> Any:
@@ -131,7 +138,15 @@ def index_add_(out: Any, index: tuple, g: Any) -> Any:
     """Add ``g`` into ``out`` at ``index`` in place; repeated indices accumulate."""
     advanced = any(getattr(i, "dtype", None) is not None and i.dtype != bool
                    or isinstance(i, list) for i in index)
+    if not advanced and not hasattr(out, "sum") and any(i is None for i in index):
+        # an array-API array: no newaxis in a write; g reshaped to the axes written
+        index = tuple(i for i in index if i is not None)
+        xp = array_namespace(out)
+        g = xp.reshape(xp.asarray(g), out[(*index, Ellipsis)].shape)
     if not advanced:
+        nd = getattr(out, "ndim", 0)
+        if all(i is not Ellipsis for i in index) and sum(i is not None for i in index) < nd:
+            index = (*index, Ellipsis)  # (the array API indexes every axis)
         out[index] += g
     elif type_module(out).startswith("cupy"):
         import cupyx  # noqa: PLC0415  (only with CuPy arrays)
@@ -148,31 +163,41 @@ def index_add_(out: Any, index: tuple, g: Any) -> Any:
 
 
 def _one_hot_add(xp: Any, out: Any, index: tuple, g: Any) -> Any:
-    """``out`` with ``g`` added at ``index`` where ``index`` holds one integer index
-    array and full slices (``x[i]``, ``x[:, i]``), on any array-API namespace: the rows
-    of a one-hot matrix (repeated indices accumulate), contracted with ``g``.  Costs
-    O(n * len(i)); a namespace with a scatter-add (NumPy, CuPy) never comes here."""
+    """``out`` with ``g`` added at ``index`` on any array-API namespace (no scatter-add
+    there): the index arrays (adjacent, the other entries full slices) are made one
+    linear index into their axes, whose one-hot matrix (repeated indices accumulate) is
+    contracted with ``g``.  Costs O(n * len(i)); NumPy and CuPy never come here."""
+    index = tuple(xp.asarray(e) if isinstance(e, list) else e for e in index)
+    at = next((k for k, e in enumerate(index) if e is Ellipsis), None)
+    if at is not None:
+        fill = (slice(None),) * (out.ndim - len(index) + 1)
+        index = index[:at] + fill + index[at + 1:]
+    index = index + (slice(None),) * (out.ndim - len(index))
     arrays = [k for k, e in enumerate(index) if not isinstance(e, slice)]
     full = all(e == slice(None) for e in index if isinstance(e, slice))
-    if len(arrays) != 1 or not full:
+    ints = all(not isinstance(index[k], bool) and hasattr(index[k], "dtype") or
+               isinstance(index[k], int) for k in arrays)
+    if not arrays or not full or not ints or arrays != list(range(arrays[0],
+                                                                  arrays[-1] + 1)):
         raise TypeError(f"adding into {xp.__name__[15:]} arrays at this index needs a "
-                        "scatter-add, which the array API does not have; index with one "
-                        "integer array (x[i] or x[:, i]) or use NumPy or CuPy arrays")
-    axis = arrays[0]
-    i = index[axis]
-    i = xp.asarray(i) if isinstance(i, list) else i
-    n = out.shape[axis]
-    flat = xp.reshape(i, (-1,))
+                        "scatter-add, which the array API does not have; index with "
+                        "adjacent integer arrays and full slices, or use NumPy or CuPy")
+    a0, a1 = arrays[0], arrays[-1] + 1
+    dims = out.shape[a0:a1]
+    parts = [xp.asarray(index[k]) for k in arrays]
+    bshape = xp.broadcast_arrays(*parts)[0].shape if len(parts) > 1 else parts[0].shape
+    lin = 0
+    for k, p in zip(range(a0, a1), parts):
+        lin = lin * out.shape[k] + xp.astype(xp.broadcast_to(p, bshape), xp.int64)
+    n = math.prod(dims)
+    flat = xp.reshape(lin, (-1,))
     hot = xp.astype(xp.reshape(xp.arange(n), (n, 1)) == xp.reshape(flat, (1, -1)),
                     out.dtype)
-    g = xp.broadcast_to(xp.asarray(g), out.shape[:axis] + tuple(i.shape) +
-                        out.shape[axis + 1:])
-    lead = g.ndim - out.ndim + 1  # the index array's axes in g, from ``axis`` on
-    g = xp.reshape(g, out.shape[:axis] + (flat.shape[0],) + out.shape[axis + 1:]) \
-        if lead != 1 else g
-    moved = xp.moveaxis(g, axis, -1)  # (..., k)
-    added = xp.moveaxis(xp.matmul(moved, xp.matrix_transpose(hot)), -1, axis)
-    return out + added
+    g = xp.broadcast_to(xp.asarray(g), out.shape[:a0] + tuple(bshape) + out.shape[a1:])
+    g = xp.reshape(g, out.shape[:a0] + (flat.shape[0],) + out.shape[a1:])
+    added = xp.moveaxis(xp.matmul(xp.moveaxis(g, a0, -1), xp.matrix_transpose(hot)), -1, a0)
+    merged = xp.reshape(out, out.shape[:a0] + (n,) + out.shape[a1:])
+    return xp.reshape(merged + added, out.shape)
 
 
 def setitem(x: Any, v: Any, index: tuple) -> Any:

@@ -79,6 +79,7 @@ def _axes(axis: Any) -> Any:
 def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure per name)
     """NumPy's spelling of the standard functions whose arguments differ."""
     f: dict[str, Any] = {}
+    name = getattr(ns, "__name__", "this namespace")
 
     def asarray(x: Any, dtype: Any = None, copy: Any = None) -> Any:
         if isinstance(x, (list, tuple)) and any(hasattr(v, "shape") for v in x):
@@ -185,11 +186,13 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
             x, axis = ns.reshape(x, (-1,)), 0
         if isinstance(indices, int):
             lead = (slice(None),) * (axis % x.ndim)
-            return x[(*lead, indices)]
+            return x[(*lead, indices, ...)]
         return ns.take(x, asarray(indices), axis=axis)
 
     def where(cond: Any, a: Any = None, b: Any = None) -> Any:
-        return ns.where(cond, a, b)
+        if not hasattr(a, "shape") and not hasattr(b, "shape"):  # two Python numbers
+            a = ns.asarray(a, dtype=ns.float64 if isinstance(b, float) else None)
+        return ns.where(asarray(cond), a, b)
 
     def maximum(a: Any, b: Any) -> Any:
         return ns.maximum(a, b)
@@ -213,6 +216,7 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
         return ns.broadcast_to(asarray(x), tuple(shape))
 
     def expand_dims(x: Any, axis: Any) -> Any:
+        x = asarray(x)
         if isinstance(axis, tuple):
             for a in sorted(ax % (x.ndim + len(axis)) for ax in axis):
                 x = ns.expand_dims(x, axis=a)
@@ -252,11 +256,62 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
     def vdot(a: Any, b: Any) -> Any:
         return ns.sum(ns.reshape(a, (-1,)) * ns.reshape(b, (-1,)))
 
+    def repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
+        if axis is None:
+            x, axis = ns.reshape(x, (-1,)), 0
+        return ns.repeat(x, repeats, axis=axis)
+
+    def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Any:
+        if mode != "constant":
+            raise TypeError(f"np.pad(mode={mode!r}) on {name}: only mode='constant'")
+        if isinstance(pad_width, int):
+            pad_width = (pad_width, pad_width)
+        widths = [tuple(w) for w in (pad_width if isinstance(pad_width[0], (tuple, list))
+                                     else [pad_width] * x.ndim)]
+        shape = tuple(d + a + b for d, (a, b) in zip(x.shape, widths))
+        out = ns.full(shape, constant_values, dtype=x.dtype)
+        out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, widths))] = x
+        return out
+
+    def hstack(items: Any) -> Any:
+        items = [asarray(v) for v in items]
+        return ns.concat(items, axis=0 if items[0].ndim == 1 else 1)
+
+    def vstack(items: Any) -> Any:
+        return ns.concat([ns.reshape(v, (1, -1)) if v.ndim < 2 else v
+                          for v in map(asarray, items)], axis=0)
+
+    def diag(v: Any, k: int = 0) -> Any:
+        if v.ndim == 2:
+            return diagonal(v, k)
+        n = v.shape[0] + abs(k)
+        eye = ns.eye(n, k=k, dtype=v.dtype)
+        pos = ns.reshape(v, (1, -1)) if k >= 0 else ns.reshape(v, (-1, 1))
+        body = ns.concat([v, ns.zeros((abs(k),), dtype=v.dtype)]) if k >= 0 else \
+            ns.concat([ns.zeros((abs(k),), dtype=v.dtype), v])
+        del pos
+        return eye * (ns.reshape(body, (1, -1)) if k >= 0 else ns.reshape(body, (-1, 1)))
+
+    def exp2(x: Any) -> Any:
+        return ns.pow(2.0, x)
+
+    def cbrt(x: Any) -> Any:
+        return ns.sign(x) * ns.pow(ns.abs(x), 1.0 / 3.0)
+
+    def deg2rad(x: Any) -> Any:
+        return x * (math.pi / 180.0)
+
+    def rad2deg(x: Any) -> Any:
+        return x * (180.0 / math.pi)
+
+    def eye(n: int, M: Any = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
+        return ns.eye(n, M, k=k, dtype=dtype)
+
     def isscalar(x: Any) -> bool:
         return isinstance(x, (int, float, complex, bool))
 
     f.update({k: v for k, v in locals().items() if callable(v) and not k.startswith("_")
-              and k not in ("f", "ns", "reduction", "moments")})
+              and k not in ("f", "ns", "name", "reduction", "moments")})
     f["e"], f["pi"], f["inf"], f["nan"] = ns.e, ns.pi, ns.inf, ns.nan
     f["newaxis"] = ns.newaxis if hasattr(ns, "newaxis") else None
     return f
@@ -270,6 +325,7 @@ def _linalg(ns: Any) -> Any:
         la.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__")})
 
     def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+        x = ns.asarray(x)
         if axis is None and ord is None:
             return base.vector_norm(x, axis=None, keepdims=keepdims)
         if isinstance(axis, tuple) and len(axis) == 2 or axis is None and x.ndim == 2:

@@ -271,17 +271,20 @@ def constants_on(xp: Any, consts: dict[str, Any]) -> dict[str, Any]:
     """The NumPy arrays among generated code's constants (folded literals, module-level
     arrays the user's code read) as arrays of ``xp``'s namespace: moved once, when the
     code is bound, never per call."""
+    # NumPy scalars too, except for CuPy and Dask, which take them as they are
+    kinds = (np.ndarray,) if namespace_name(base_namespace(xp)) in (
+        "cupy", "dask.array") else (np.ndarray, np.generic)
     out = {}
     for k, v in consts.items():
-        if isinstance(v, np.ndarray) or isinstance(v, tuple) and any(
-                isinstance(x, np.ndarray) for x in v):
-            out[k] = _on(xp, v)
+        if isinstance(v, kinds) or isinstance(v, tuple) and any(
+                isinstance(x, kinds) for x in v):
+            out[k] = _on(xp, v, kinds)
     return out
 
 
-def _on(xp: Any, v: Any) -> Any:
+def _on(xp: Any, v: Any, kinds: tuple) -> Any:
     if isinstance(v, tuple):
-        return tuple(_on(xp, x) for x in v)
-    if isinstance(v, np.ndarray) and v.dtype.kind in "biufc":
+        return tuple(_on(xp, x, kinds) for x in v)
+    if isinstance(v, kinds) and v.dtype.kind in "biufc":
         return xp.asarray(v)
     return v

@@ -496,7 +496,8 @@ class _Writer(RegionWriter):
         buf, dyn = self.names[n], n.inputs[2:]
         g = self.ref(n.inputs[1])
         if not index_may_repeat(n.param("index"), dyn):
-            return f"{buf}[{self.index(n.param('index'), dyn)}] += {g}"
+            index = _full_index(n.param("index"), n.type, dyn)
+            return f"{buf}[{self.index(index, dyn)}] += {g}"
         return f"{buf} = rt.index_add_({buf}, {self.index(n.param('index'), dyn, True)}, {g})"
 
     def _scatter_inline(self, n: Node) -> str | None:
@@ -504,11 +505,12 @@ class _Writer(RegionWriter):
         dyn = n.inputs[2:]
         if n.type is None or n.type.dtype is None or n.inputs[0].op is not Op.CONST:
             return None
-        if index_may_repeat(n.param("index"), dyn):
-            return None  # x[[2, 2, 0]]: repeated indices must accumulate
+        if index_may_repeat(n.param("index"), dyn) or None in n.param("index"):
+            return None  # x[[2, 2, 0]]: repeated indices must accumulate; x[:, None]:
+            # the array API writes through no newaxis (rt.scatter_add drops it)
         target = self.names[n]
         shape = self.ref(n.inputs[0])
-        idx = self.index(n.param("index"), dyn)
+        idx = self.index(_full_index(n.param("index"), n.type, dyn), dyn)
         return (f"{target} = xp.zeros({shape}, dtype=xp.{n.type.dtype})\n    "
                 f"{target}[{idx}] = {self.ref(n.inputs[1])}")
 
@@ -582,7 +584,7 @@ def _full_index(index: tuple, t: Any, dyn: tuple = ()) -> tuple:
     """``index`` with a trailing ``...`` when it names fewer axes than the array has
     (``x[0]`` of a matrix is ``x[0, ...]``): the same in NumPy, and what the array API
     requires (backends, issue 15)."""
-    if t is None or t.kind != "array" or t.ndim is None or Ellipsis in index:
+    if t is None or t.kind != "array" or t.ndim is None or any(e is Ellipsis for e in index):
         return index
     named = 0
     for e in index:
@@ -604,8 +606,8 @@ def _full_index(index: tuple, t: Any, dyn: tuple = ()) -> tuple:
 def _needs_global(v: Any) -> bool:
     if v is None or isinstance(v, (bool, int, str)) or v is Ellipsis:
         return False
-    if isinstance(v, float):
-        return False
+    if isinstance(v, float) and not isinstance(v, np.generic):
+        return False  # (a NumPy scalar is a global: bound as an array of other backends)
     if isinstance(v, tuple):
         return any(_needs_global(x) for x in v)
     return True
