@@ -179,7 +179,7 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
             cuts = [n * k // cuts for k in range(1, cuts)]
         edges = [0, *cuts, n]
         lead = (slice(None),) * (axis % x.ndim)
-        return [x[(*lead, slice(a, b))] for a, b in zip(edges[:-1], edges[1:])]
+        return [x[(*lead, slice(a, b), ...)] for a, b in zip(edges[:-1], edges[1:])]
 
     def take(x: Any, indices: Any, axis: Any = None) -> Any:
         if axis is None:
@@ -236,7 +236,7 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
         return ns.matrix_transpose(x)
 
     def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-        return ns.tensordot(a, b, axes=axes)
+        return ns.tensordot(asarray(a), asarray(b), axes=axes)
 
     def diff(x: Any, n: int = 1, axis: int = -1) -> Any:
         return ns.diff(x, axis=axis, n=n)
@@ -285,12 +285,10 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
         if v.ndim == 2:
             return diagonal(v, k)
         n = v.shape[0] + abs(k)
-        eye = ns.eye(n, k=k, dtype=v.dtype)
-        pos = ns.reshape(v, (1, -1)) if k >= 0 else ns.reshape(v, (-1, 1))
-        body = ns.concat([v, ns.zeros((abs(k),), dtype=v.dtype)]) if k >= 0 else \
-            ns.concat([ns.zeros((abs(k),), dtype=v.dtype), v])
-        del pos
-        return eye * (ns.reshape(body, (1, -1)) if k >= 0 else ns.reshape(body, (-1, 1)))
+        body = ns.concat([v, ns.zeros((abs(k),), dtype=v.dtype)])
+        # k >= 0: row i holds v[i] at column i + k; k < 0: column j holds v[j] at j - k
+        scale = ns.reshape(body, (-1, 1)) if k >= 0 else ns.reshape(body, (1, -1))
+        return ns.eye(n, k=k, dtype=v.dtype) * scale
 
     def exp2(x: Any) -> Any:
         return ns.pow(2.0, x)
@@ -306,6 +304,11 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
 
     def eye(n: int, M: Any = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
         return ns.eye(n, M, k=k, dtype=dtype)
+
+    def zeros_like(x: Any, dtype: Any = None) -> Any:
+        if x is None:  # (NumPy: a 0-d object array; the adjoint of an unset value)
+            return 0.0
+        return ns.zeros_like(asarray(x), dtype=dtype)
 
     def isscalar(x: Any) -> bool:
         return isinstance(x, (int, float, complex, bool))

@@ -495,7 +495,7 @@ class _Writer(RegionWriter):
         """``c_bar[3] += g`` (or ``rt.index_add_`` when an index can repeat)."""
         buf, dyn = self.names[n], n.inputs[2:]
         g = self.ref(n.inputs[1])
-        if not index_may_repeat(n.param("index"), dyn):
+        if not index_may_repeat(n.param("index"), dyn) and None not in n.param("index"):
             index = _full_index(n.param("index"), n.type, dyn)
             return f"{buf}[{self.index(index, dyn)}] += {g}"
         return f"{buf} = rt.index_add_({buf}, {self.index(n.param('index'), dyn, True)}, {g})"
