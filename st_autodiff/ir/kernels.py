@@ -173,6 +173,13 @@ def _one_hot_add(xp: Any, out: Any, index: tuple, g: Any) -> Any:
         fill = (slice(None),) * (out.ndim - len(index) + 1)
         index = index[:at] + fill + index[at + 1:]
     index = index + (slice(None),) * (out.ndim - len(index))
+    if any(isinstance(e, slice) and e != slice(None) for e in index):
+        # x[i, 1:]: add into the block the slices pick, then write the block back
+        block = tuple(e if isinstance(e, slice) else slice(None) for e in index)
+        inner = tuple(slice(None) if isinstance(e, slice) else e for e in index)
+        out = xp.asarray(out, copy=True)
+        out[block] = _one_hot_add(xp, out[block], inner, g)
+        return out
     arrays = [k for k, e in enumerate(index) if not isinstance(e, slice)]
     full = all(e == slice(None) for e in index if isinstance(e, slice))
     ints = all(not isinstance(index[k], bool) and hasattr(index[k], "dtype") or

@@ -310,6 +310,17 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
             return 0.0
         return ns.zeros_like(asarray(x), dtype=dtype)
 
+    def fmin(a: Any, b: Any) -> Any:
+        return ns.where(ns.isnan(b), a, ns.where(ns.isnan(a), b, ns.minimum(a, b)))
+
+    def fmax(a: Any, b: Any) -> Any:
+        return ns.where(ns.isnan(b), a, ns.where(ns.isnan(a), b, ns.maximum(a, b)))
+
+    def logaddexp2(a: Any, b: Any) -> Any:
+        m = ns.maximum(a, b)
+        m = ns.where(ns.isfinite(m), m, 0.0)
+        return m + ns.log2(ns.pow(2.0, a - m) + ns.pow(2.0, b - m))
+
     def isscalar(x: Any) -> bool:
         return isinstance(x, (int, float, complex, bool))
 

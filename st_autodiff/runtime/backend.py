@@ -182,8 +182,6 @@ def bound_namespace(ns: Any) -> Any:
 
 def _numpy_like(ns: Any) -> Any:
     """A module with ``ns``'s names, plus those of ``_EXTRA`` it lacks."""
-    if all(hasattr(ns, n) for n in _EXTRA):
-        return ns
     mod = types.ModuleType(f"st_autodiff.xp.{ns.__name__}",
                            f"{ns.__name__} as generated code calls it")
     mod.__dict__.update({k: v for k, v in vars(ns).items() if not k.startswith("__")})
@@ -198,6 +196,13 @@ def _numpy_like(ns: Any) -> Any:
             """A copy of ``x`` (``np.copy``)."""
             return x.copy()
         mod.copy = copy  # type: ignore[attr-defined]
+    zeros_like = ns.zeros_like
+
+    def zeros_like_none(x: Any, *args: Any, **kwargs: Any) -> Any:
+        """``zeros_like``; of None (the adjoint of a value never set) 0.0, as NumPy's
+        0-d object zero adds."""
+        return 0.0 if x is None else zeros_like(x, *args, **kwargs)
+    mod.zeros_like = zeros_like_none  # type: ignore[attr-defined]
     sys.modules.setdefault(mod.__name__, mod)
     return mod
 

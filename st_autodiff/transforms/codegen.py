@@ -273,6 +273,18 @@ class _Writer(RegionWriter):
                 x = f"xp.asarray({x})"
             return f"xp.{info.numpy}({', '.join([x] + params)})", _ATOM
         fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy  # type: ignore
+        if n.op in (Op.MINIMUM, Op.MAXIMUM) and all(
+                i.type is not None and i.type.kind == "int" for i in ins):
+            # (backends, issue 15) two Python ints (zip's length): Python's min/max, an
+            # int on every backend (cupy.minimum would make a device array of it)
+            fn = "min" if n.op is Op.MINIMUM else "max"
+        elif not info.elementwise and not fn.startswith("rt.") and info.inputs[:1] == ("x",) \
+                and ins and ins[0].type is not None and ins[0].type.kind in ("float", "bool"):
+            # a Python number where the function takes an array (np.sum(1.0)): CuPy and
+            # the array API take arrays only
+            first = f"xp.asarray({self.ref(ins[0])})"
+            return f"{fn}({', '.join([first] + [self.ref(i) for i in ins[1:]] + params)})", \
+                _ATOM
         if sp is Spelling.SEQCALL:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
             return f"{fn}({', '.join([seq + ')'] + params)})", _ATOM
