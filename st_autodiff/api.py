@@ -39,7 +39,14 @@ from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .library_callers import library_caller
 from .runtime import support
-from .runtime.backend import bound_namespace, namespace_for
+from .runtime.backend import (
+    BackendError,
+    bound_namespace,
+    choose_backend,
+    namespace_for,
+    namespace_name,
+    namespace_of,
+)
 from .specialize import (
     ArgSpec,
     CacheInfo,
@@ -127,12 +134,13 @@ class GradFunction(Generic[P]):
 
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
                  options: Options, argspec: ArgSpec | None = None,
-                 cache_size: int | None = None) -> None:
+                 cache_size: int | None = None, backend: Any = None) -> None:
         fn = library_caller(fn) or fn  # st.grad(np.sin): a caller read from the rule table
         # state shared by every GradFunction of the same function object and options, so
         # that ``st.grad(f)(x)`` written inside a loop reuses the first one's code
         # (wrt by its text: ``True`` and ``1`` hash alike, but True is a WrtError)
-        shared = shared_state(fn, (repr(wrt), mode, has_aux, options, argspec, cache_size))
+        shared = shared_state(fn, (repr(wrt), mode, has_aux, options, argspec, cache_size,
+                                   None if backend is None else id(backend)))
         if shared.template is not None:  # made before: its attributes, but for fn's
             self.__dict__.update(shared.template)
             self._fn = self._target = fn
@@ -145,6 +153,7 @@ class GradFunction(Generic[P]):
         self._mode = mode
         self._has_aux = has_aux
         self._options = options
+        self._backend = backend  # (backends: the namespace backend=/device= chose)
         if argspec is None and isinstance(fn, GradFunction):  # a derivative of a gradient
             argspec = fn._argspec  # takes its arguments: their static ones stay static
         self._argspec = argspec if argspec else None
@@ -454,7 +463,14 @@ class GradFunction(Generic[P]):
         """The ``xp`` generated code is bound to for these arguments: their array
         namespace (``runtime/backend``), or the one ``backend=`` named."""
         chosen = getattr(self, "_backend", None)
-        ns = chosen if chosen is not None else namespace_for(*args, names=names)
+        ns = namespace_for(*args, names=names)
+        if chosen is not None and not any(namespace_of(a) is not None for a in args):
+            ns = chosen  # (Python numbers only: the chosen namespace's code)
+        elif chosen is not None and namespace_name(ns) != namespace_name(chosen):
+            raise BackendError(
+                f"{self.__qualname__} was made with backend {namespace_name(chosen)!r} but "
+                f"its arguments are {namespace_name(ns)} arrays; convert them first "
+                "(st_autodiff never copies arrays between libraries behind your back)")
         return bound_namespace(ns)
 
     def _build(self, args: list[Any] | None, xp: Any, layout: Layout | None = None
@@ -738,8 +754,8 @@ def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Requ
 
 
 def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wrt | None,
-          has_aux: bool, optimize: bool, argspec: ArgSpec | None, cache_size: int | None
-          ) -> Any:
+          has_aux: bool, optimize: bool, argspec: ArgSpec | None, cache_size: int | None,
+          backend: Any = None, device: Any = None) -> Any:
     if wrt is not None and argnums is not None:
         raise TypeError(f"{mode}() got both wrt and argnums; they are the same argument "
                         "(argnums is JAX's name for it): pass one")
@@ -749,9 +765,10 @@ def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wr
     if cache_size is not None:
         check_cache_size(cache_size, "cache_size")
     options = _OPTIONS[True] if optimize is True else Options(optimize=optimize)
+    ns = choose_backend(backend, device)
     if fn is None:
-        return lambda f: GradFunction(f, spec, mode, has_aux, options, argspec, cache_size)
-    return GradFunction(fn, spec, mode, has_aux, options, argspec, cache_size)
+        return lambda f: GradFunction(f, spec, mode, has_aux, options, argspec, cache_size, ns)
+    return GradFunction(fn, spec, mode, has_aux, options, argspec, cache_size, ns)
 
 
 _OPTIONS = {True: Options(optimize=True)}
@@ -764,7 +781,8 @@ def grad(fn: Callable[P, Any], wrt: Wrt | None = None, *,
          static_argnames: str | Sequence[str] | None = None,
          dynamic_argnums: int | Sequence[int] | None = None,
          dynamic_argnames: str | Sequence[str] | None = None,
-         cache_size: int | None = None) -> GradFunction[P]: ...
+         cache_size: int | None = None, backend: Any = None,
+         device: Any = None) -> GradFunction[P]: ...
 
 
 @overload
@@ -774,7 +792,8 @@ def grad(fn: None = None, wrt: Wrt | None = None, *,
          static_argnames: str | Sequence[str] | None = None,
          dynamic_argnums: int | Sequence[int] | None = None,
          dynamic_argnames: str | Sequence[str] | None = None,
-         cache_size: int | None = None) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
+         cache_size: int | None = None, backend: Any = None, device: Any = None
+         ) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
 
 
 def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
@@ -783,7 +802,7 @@ def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
          static_argnames: str | Sequence[str] | None = None,
          dynamic_argnums: int | Sequence[int] | None = None,
          dynamic_argnames: str | Sequence[str] | None = None,
-         cache_size: int | None = None) -> Any:
+         cache_size: int | None = None, backend: Any = None, device: Any = None) -> Any:
     """The gradient of a scalar function with respect to ``wrt`` (positions or names;
     ``argnums`` is JAX's name for it; the first argument when neither is given).
 
@@ -796,10 +815,16 @@ def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
     JAX); ``dynamic_argnums``/``dynamic_argnames`` make int (or bool) arguments runtime
     values, so that a changing loop length does not compile again.  ``cache_size`` caps
     the specialisations kept (default ``st.config.cache_size``).
+
+    Backends (see ``docs/backends_compiler.md``): generated code runs on the array
+    namespace of the arguments (NumPy, CuPy, Dask, any array-API library); ``backend=``
+    (a module or its name) or ``device=`` (``'cpu'``, ``'cuda'``) fixes it: arrays of
+    another namespace are then an error, never copied.
     """
     try:
         return _make("grad", fn, wrt, argnums, has_aux, optimize, ArgSpec.make(
-            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size)
+            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size,
+            backend, device)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
 
@@ -811,7 +836,8 @@ def value_and_grad(fn: Callable[P, Any], wrt: Wrt | None = None, *,
                    static_argnames: str | Sequence[str] | None = None,
                    dynamic_argnums: int | Sequence[int] | None = None,
                    dynamic_argnames: str | Sequence[str] | None = None,
-                   cache_size: int | None = None) -> GradFunction[P]: ...
+                   cache_size: int | None = None, backend: Any = None,
+         device: Any = None) -> GradFunction[P]: ...
 
 
 @overload
@@ -821,7 +847,7 @@ def value_and_grad(fn: None = None, wrt: Wrt | None = None, *,
                    static_argnames: str | Sequence[str] | None = None,
                    dynamic_argnums: int | Sequence[int] | None = None,
                    dynamic_argnames: str | Sequence[str] | None = None,
-                   cache_size: int | None = None
+                   cache_size: int | None = None, backend: Any = None, device: Any = None
                    ) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
 
 
@@ -831,11 +857,13 @@ def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None,
                    static_argnames: str | Sequence[str] | None = None,
                    dynamic_argnums: int | Sequence[int] | None = None,
                    dynamic_argnames: str | Sequence[str] | None = None,
-                   cache_size: int | None = None) -> Any:
+                   cache_size: int | None = None, backend: Any = None,
+                   device: Any = None) -> Any:
     """Like ``grad``, but the result is ``(value, gradient)``."""
     try:
         return _make("value_and_grad", fn, wrt, argnums, has_aux, optimize, ArgSpec.make(
-            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size)
+            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size,
+            backend, device)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
 
