@@ -270,7 +270,6 @@ _MISSING = object()
 
 
 def _missing(path: str, line: int, line_map: dict[int, str], xp: Any) -> Exception:
-    from ..errors import CompileError  # noqa: PLC0415
     from ..ir.graph import Loc  # noqa: PLC0415
 
     user = max((k for k in line_map if k <= line), default=None)
