@@ -307,3 +307,34 @@ def _on(xp: Any, v: Any, kinds: tuple) -> Any:
     if isinstance(v, kinds) and v.dtype.kind in "biufc":
         return xp.asarray(v)
     return v
+
+
+_SUPPORT: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
+
+
+def bound_support(rt: Any, xp: Any) -> Any:
+    """Generated code's ``rt`` for arrays of ``xp``: ``rt`` itself, but for the helpers
+    that make a new array from Python values only (no array to take the namespace
+    from), which make it with ``xp``: ``scatter_add`` of a Python-number gradient at a
+    list index, ``list_sum`` of an empty list.  Cached per namespace."""
+    if rt is None:
+        return rt
+    hit = _SUPPORT.get((id(rt), id(xp)))
+    if hit is not None and hit[0] is rt and hit[1] is xp:
+        return hit[2]
+    mod = types.ModuleType(f"{rt.__name__}.{namespace_name(base_namespace(xp))}")
+    mod.__dict__.update({k: v for k, v in vars(rt).items() if not k.startswith("__")})
+    base_scatter, base_sum = getattr(rt, "scatter_add", None), getattr(rt, "list_sum", None)
+    if base_scatter is not None:
+        def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
+            """``rt.scatter_add``, a Python-number gradient made an ``xp`` array."""
+            return base_scatter(shape, g if hasattr(g, "shape") else xp.asarray(
+                g, dtype=xp.float64), index)
+        mod.scatter_add = scatter_add  # type: ignore[attr-defined]
+    if base_sum is not None:
+        def list_sum(items: list) -> Any:
+            """``rt.list_sum``; an empty list sums to an ``xp`` float64 zero."""
+            return base_sum(items) if items else xp.asarray(0.0, dtype=xp.float64)
+        mod.list_sum = list_sum  # type: ignore[attr-defined]
+    _SUPPORT[(id(rt), id(xp))] = (rt, xp, mod)
+    return mod

@@ -278,13 +278,16 @@ class _Writer(RegionWriter):
             # (backends, issue 15) two Python ints (zip's length): Python's min/max, an
             # int on every backend (cupy.minimum would make a device array of it)
             fn = "min" if n.op is Op.MINIMUM else "max"
-        elif not info.elementwise and not fn.startswith("rt.") and info.inputs[:1] == ("x",) \
-                and ins and ins[0].type is not None and ins[0].type.kind in ("float", "bool"):
-            # a Python number where the function takes an array (np.sum(1.0)): CuPy and
-            # the array API take arrays only
-            first = f"xp.asarray({self.ref(ins[0])})"
-            return f"{fn}({', '.join([first] + [self.ref(i) for i in ins[1:]] + params)})", \
-                _ATOM
+        elif not info.elementwise and not fn.startswith("rt.") and any(
+                name in ("x", "y") and i.type is not None and i.type.kind in ("float", "bool")
+                for name, i in zip(info.inputs, ins)):
+            # a Python number where the function takes an array (np.sum(1.0),
+            # np.tensordot(a, 2.0)): CuPy and the array API take arrays only
+            refs = [f"xp.asarray({self.ref(i)})" if name in ("x", "y") and i.type is not None
+                    and i.type.kind in ("float", "bool") else self.ref(i)
+                    for name, i in zip(info.inputs, ins)] + [self.ref(i) for i in
+                                                              ins[len(info.inputs):]]
+            return f"{fn}({', '.join(refs + params)})", _ATOM
         if sp is Spelling.SEQCALL:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
             return f"{fn}({', '.join([seq + ')'] + params)})", _ATOM
