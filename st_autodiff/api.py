@@ -43,6 +43,7 @@ from .runtime.backend import (
     BackendError,
     bound_namespace,
     choose_backend,
+    describe_dtype_name,
     namespace_for,
     namespace_name,
     namespace_of,
@@ -533,7 +534,11 @@ class GradFunction(Generic[P]):
             inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
                                  Options(optimize=self._options.optimize, functional=True),
                                  self._argspec)
-            compiled = inner._build(list(args), self._namespace(args, None), layout)
+            self._namespace(args, None)  # (mixed namespaces: the error, here too)
+            # bound to NumPy whatever the arguments: this code is read (lowered) again,
+            # never run, and the compiler reads NumPy's names; the code compiled from it
+            # is bound to the arguments' namespace when it is loaded
+            compiled = inner._build(list(args), np, layout)
             guards = compiled.guards
             hit = self._functional[key] = (guards.check() if len(guards) else None,
                                            compiled.fn)
@@ -912,7 +917,12 @@ def _is_float(a: Any) -> bool:
     if isinstance(a, (float, complex)):  # complex: differentiated, so lowering refuses it
         return True
     dt = getattr(a, "dtype", None)
-    return dt is not None and np.dtype(dt).kind in "fc"
+    if dt is None:
+        return False
+    try:
+        return np.dtype(dt).kind in "fc"
+    except TypeError:  # an array-API dtype object: by its name
+        return np.dtype(describe_dtype_name(dt)).kind in "fc"
 
 
 from .products import (  # noqa: E402  (products builds on GradFunction)

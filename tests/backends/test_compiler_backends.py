@@ -169,3 +169,26 @@ def test_disk_cache_keeps_one_entry_per_namespace(monkeypatch: pytest.MonkeyPatc
     got = st.grad(fresh())(xs.asarray(w), xs.asarray(x), xs.asarray(y))  # from disk
     assert isinstance(got, _ARRAY)
     np.testing.assert_allclose(np.from_dlpack(got), st.grad(fresh())(w, x, y), rtol=1e-13)
+
+
+def layer(w, x):
+    return np.tanh(x @ w)
+
+
+def test_vjp_jvp_jacobians_and_hessian_on_array_api_inputs() -> None:
+    """Every transform returns arrays of the inputs' namespace equal to NumPy's (their
+    seeds, basis vectors and stacked blocks are made in that namespace too)."""
+    w, x, y = _data()
+    on = (xs.asarray(w), xs.asarray(x), xs.asarray(y))
+    cases = {
+        "vjp": lambda w, x, y: st.vjp(layer, w, x)[1](y * 1.0)[0],
+        "jvp": lambda w, x, y: st.jvp(tanh_loss, (w, x, y), (w * 0 + 1, x * 0, y * 0))[1],
+        "jacrev": lambda w, x, y: st.jacrev(layer)(w, x),
+        "jacfwd": lambda w, x, y: st.jacfwd(layer)(w, x),
+        "hessian": lambda w, x, y: st.hessian(tanh_loss)(w, x, y),
+        "jacfwd of grad": lambda w, x, y: st.jacfwd(st.grad(tanh_loss))(w, x, y),
+    }
+    for name, run in cases.items():
+        want, got = run(w, x, y), run(*on)
+        assert isinstance(got, _ARRAY), (name, type(got))
+        np.testing.assert_allclose(np.from_dlpack(got), want, rtol=1e-12, err_msg=name)
