@@ -138,8 +138,10 @@ def index_add_(out: Any, index: tuple, g: Any) -> Any:
     """Add ``g`` into ``out`` at ``index`` in place; repeated indices accumulate."""
     advanced = any(getattr(i, "dtype", None) is not None and i.dtype != bool
                    or isinstance(i, list) for i in index)
-    if not advanced and not hasattr(out, "sum") and any(i is None for i in index):
-        # an array-API array: no newaxis in a write; g reshaped to the axes written
+    if not advanced and not type_module(out).startswith(("numpy", "cupy")) and any(
+            i is None for i in index):
+        # another library (array API, Dask): no newaxis in a write; g reshaped to the
+        # axes written
         index = tuple(i for i in index if i is not None)
         xp = array_namespace(out)
         g = xp.reshape(xp.asarray(g), out[(*index, Ellipsis)].shape)

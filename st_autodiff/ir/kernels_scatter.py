@@ -50,6 +50,6 @@ def one_hot_add(xp: Any, out: Any, index: tuple, g: Any) -> Any:
                     out.dtype)
     g = xp.broadcast_to(xp.asarray(g), out.shape[:a0] + tuple(bshape) + out.shape[a1:])
     g = xp.reshape(g, out.shape[:a0] + (flat.shape[0],) + out.shape[a1:])
-    added = xp.moveaxis(xp.matmul(xp.moveaxis(g, a0, -1), xp.matrix_transpose(hot)), -1, a0)
+    added = xp.moveaxis(xp.matmul(xp.moveaxis(g, a0, -1), hot.T), -1, a0)
     merged = xp.reshape(out, out.shape[:a0] + (n,) + out.shape[a1:])
     return xp.reshape(merged + added, out.shape)

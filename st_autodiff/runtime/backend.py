@@ -213,6 +213,8 @@ def _numpy_like(ns: Any) -> Any:
             """A copy of ``x`` (``np.copy``)."""
             return x.copy()
         mod.copy = copy  # type: ignore[attr-defined]
+    if ns.__name__ == "dask.array":
+        _dask_fixes(mod, ns)
     zeros_like = ns.zeros_like
 
     def zeros_like_none(x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -222,6 +224,38 @@ def _numpy_like(ns: Any) -> Any:
     mod.zeros_like = zeros_like_none  # type: ignore[attr-defined]
     sys.modules.setdefault(mod.__name__, mod)
     return mod
+
+
+def _dask_fixes(mod: Any, da: Any) -> None:
+    """Where ``dask.array`` means something else than NumPy under the same name, or
+    lacks a name whose NumPy meaning it can compute lazily."""
+    linalg = types.ModuleType(f"{mod.__name__}.linalg")
+    linalg.__dict__.update({k: v for k, v in vars(da.linalg).items()
+                            if not k.startswith("__")})
+
+    def cholesky(a: Any) -> Any:
+        """NumPy's lower factor (``dask.array.linalg.cholesky`` returns the upper one)."""
+        return da.linalg.cholesky(a, lower=True)
+    linalg.cholesky = cholesky  # type: ignore[attr-defined]
+    mod.linalg = linalg
+
+    def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list:
+        """``np.split`` by slicing (lazy)."""
+        n = x.shape[axis]
+        cuts = indices_or_sections
+        if isinstance(cuts, int):
+            cuts = [n * k // cuts for k in range(1, cuts)]
+        edges = [0, *cuts, n]
+        lead = (slice(None),) * (axis % x.ndim)
+        return [x[(*lead, slice(a, b))] for a, b in zip(edges[:-1], edges[1:])]
+    mod.split = split
+
+    def repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
+        """``np.repeat``; ``axis=None`` repeats the flattened array."""
+        if axis is None:
+            x, axis = da.reshape(x, (-1,)), 0
+        return da.repeat(x, repeats, axis=axis)
+    mod.repeat = repeat
 
 
 def base_namespace(xp: Any) -> Any:
