@@ -278,7 +278,8 @@ class _Writer(RegionWriter):
             # (backends, issue 15) two Python ints (zip's length): Python's min/max, an
             # int on every backend (cupy.minimum would make a device array of it)
             fn = "min" if n.op is Op.MINIMUM else "max"
-        elif not info.elementwise and not fn.startswith("rt.") and any(
+        elif not info.elementwise and not fn.startswith("rt.") and info.numpy not in (
+                "asarray", "array", "asanyarray", "ascontiguousarray") and any(
                 name in ("x", "y") and i.type is not None and i.type.kind in ("float", "bool")
                 for name, i in zip(info.inputs, ins)):
             # a Python number where the function takes an array (np.sum(1.0),
