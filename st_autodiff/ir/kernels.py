@@ -316,12 +316,12 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 def array_namespace(*values: Any) -> Any:
-    """The ``xp`` of the values' array namespace (``runtime/backend``): ``numpy`` for
+    """The ``xp`` of the values' array namespace (``ir/namespaces``): ``numpy`` for
     NumPy arrays and Python numbers, ``cupy`` for CuPy arrays, NumPy's names on the
     namespace of any other array (``array_api_strict``, Dask)."""
     for v in values:
         if type(v).__module__ != "numpy" and hasattr(v, "shape") or isinstance(v, list):
-            from ..runtime.backend import bound_namespace, namespace_of  # noqa: PLC0415
+            from .namespaces import bound_namespace, namespace_of  # noqa: PLC0415
 
             ns = namespace_of(v)
             if ns is not None:

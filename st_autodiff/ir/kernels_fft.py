@@ -34,7 +34,7 @@ def _lib(lib: str, x: Any) -> Any:
     if type_module(x).startswith("cupy"):
         return sys.modules["cupy"].fft
     if hasattr(x, "shape") and not type_module(x).startswith("numpy"):
-        from ..runtime.backend import namespace_of  # noqa: PLC0415 (backends, issue 15)
+        from .namespaces import namespace_of  # noqa: PLC0415 (backends, issue 15)
 
         ns = namespace_of(x)  # an array-API library's fft extension, never NumPy's
         if ns is not None and ns is not np and hasattr(ns, "fft"):

@@ -19,14 +19,10 @@ import numpy as np
 
 
 def _scipy_linalg(x: Any = None) -> Any:
-    """``scipy.linalg``, or ``cupyx.scipy.linalg`` for a CuPy array (backends)."""
-    if type(x).__module__.startswith("cupy"):
-        import cupyx.scipy.linalg  # noqa: PLC0415 (only with CuPy arrays)
+    """``scipy.linalg``, or ``cupyx.scipy.linalg`` for a CuPy array (``namespaces``)."""
+    from .namespaces import scipy_module  # noqa: PLC0415 (SciPy: optional, loaded on use)
 
-        return cupyx.scipy.linalg
-    import scipy.linalg  # noqa: PLC0415 (optional: only the functions that need it)
-
-    return scipy.linalg
+    return scipy_module("linalg", x)
 
 
 def _check_square(x: Any) -> None:

@@ -13,21 +13,10 @@ import numpy as np
 
 
 def _sp(*values: Any) -> Any:
-    """``scipy.special``, or CuPy's ``cupyx.scipy.special`` when a value is a CuPy array
-    (backends, issue 15: never a hidden copy to the host).  Arrays of another namespace
-    have no such module: a ``TypeError`` that says so."""
-    for v in values:
-        module = type(v).__module__
-        if module.startswith("cupy"):
-            import cupyx.scipy.special  # noqa: PLC0415 (only with CuPy arrays)
+    """``scipy.special``, or ``cupyx.scipy.special`` for CuPy arrays (``namespaces``)."""
+    from .namespaces import scipy_module  # noqa: PLC0415 (SciPy: optional, loaded on use)
 
-            return cupyx.scipy.special
-        if hasattr(v, "shape") and not module.startswith("numpy"):
-            raise TypeError(f"scipy.special has no equivalent for {module.split('.')[0]} "
-                            "arrays; call with NumPy or CuPy arrays")
-    import scipy.special  # noqa: PLC0415 (optional dependency, imported on first use)
-
-    return scipy.special
+    return scipy_module("special", *values)
 
 
 def expit(x: Any) -> Any:

@@ -25,15 +25,11 @@ def load(gen: Generated, xp: Any, rt: Any) -> Callable[..., Any]:
     namespace: dict[str, Any] = {"xp": xp, "rt": rt, "__name__": "st_autodiff.generated"}
     namespace.update(gen.globals)
     if xp is not None and getattr(xp, "__name__", "") != "numpy":  # (backends, issue 15)
-        from ..runtime.backend import (  # noqa: PLC0415
-            bound_support,
-            check_names,
-            constants_on,
-        )
+        from ..runtime import backend  # noqa: PLC0415
 
-        check_names(gen.source, gen.line_map, xp)
-        namespace.update(constants_on(xp, gen.globals))
-        namespace["rt"] = bound_support(rt, xp)
+        backend.check_names(gen.source, gen.line_map, xp)
+        namespace.update(backend.constants_on(xp, gen.globals))
+        namespace["rt"] = backend.bound_support(rt, xp)
     exec(compile(gen.source, filename, "exec"), namespace)  # noqa: S102 (our own codegen)
     fn = namespace[gen.name]
     fn.__st_line_map__ = gen.line_map

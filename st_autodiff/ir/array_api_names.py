@@ -334,7 +334,7 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
 def _linalg(ns: Any) -> Any:
     """``linalg`` with NumPy's spelling: ``norm`` on ``vector_norm``/``matrix_norm``."""
     la = types.ModuleType(f"st_autodiff.xp.{getattr(ns, '__name__', 'ns')}.linalg")
-    base = getattr(ns, "linalg", None)
+    base: Any = getattr(ns, "linalg", None)
     if base is not None:
         la.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__")})
 
