@@ -43,6 +43,10 @@ class BackendUnsupportedError(CompileError):
     no equivalent of (located at the call)."""
 
 
+class BackendUnavailableError(StAutodiffError, RuntimeError):
+    """A backend asked for by name is not installed (CuPy)."""
+
+
 class BackendError(StAutodiffError, TypeError):
     """Arguments of one call live in different array namespaces, or a backend asked for
     by name cannot be used."""
@@ -85,7 +89,7 @@ def get_backend(name: Any) -> Any:
         try:
             return importlib.import_module("cupy")
         except ImportError as exc:
-            raise BackendError("the CuPy backend needs cupy: pip install "
+            raise BackendUnavailableError("the CuPy backend needs cupy: pip install "
                                "'st-autodiff[cuda12]' (or [cuda13])") from exc
     if name in ("dask", "dask.array"):
         return importlib.import_module("dask.array")
