@@ -104,6 +104,10 @@ def _numpy_like(ns: Any) -> Any:
                            f"{ns.__name__} as generated code calls it")
     mod.__dict__.update({k: v for k, v in vars(ns).items() if not k.startswith("__")})
     mod.__st_namespace__ = ns  # type: ignore[attr-defined]
+
+    def __getattr__(name: str) -> Any:  # noqa: N807  (PEP 562: a name ns loads lazily)
+        return getattr(ns, name)
+    mod.__getattr__ = __getattr__  # type: ignore[method-assign]
     if not hasattr(ns, "astype"):
         def astype(x: Any, dtype: Any, /, *, copy: bool = True) -> Any:
             """``x.astype(dtype)`` as a function (what the array API spells)."""
