@@ -39,7 +39,15 @@ from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
 from .library_callers import library_caller
 from .runtime import support
-from .runtime.backend import namespace_for
+from .runtime.backend import (
+    BackendError,
+    bound_namespace,
+    choose_backend,
+    describe_dtype_name,
+    namespace_for,
+    namespace_name,
+    namespace_of,
+)
 from .specialize import (
     ArgSpec,
     CacheInfo,
@@ -127,12 +135,13 @@ class GradFunction(Generic[P]):
 
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
                  options: Options, argspec: ArgSpec | None = None,
-                 cache_size: int | None = None) -> None:
+                 cache_size: int | None = None, backend: Any = None) -> None:
         fn = library_caller(fn) or fn  # st.grad(np.sin): a caller read from the rule table
         # state shared by every GradFunction of the same function object and options, so
         # that ``st.grad(f)(x)`` written inside a loop reuses the first one's code
         # (wrt by its text: ``True`` and ``1`` hash alike, but True is a WrtError)
-        shared = shared_state(fn, (repr(wrt), mode, has_aux, options, argspec, cache_size))
+        shared = shared_state(fn, (repr(wrt), mode, has_aux, options, argspec, cache_size,
+                                   None if backend is None else id(backend)))
         if shared.template is not None:  # made before: its attributes, but for fn's
             self.__dict__.update(shared.template)
             self._fn = self._target = fn
@@ -145,6 +154,7 @@ class GradFunction(Generic[P]):
         self._mode = mode
         self._has_aux = has_aux
         self._options = options
+        self._backend = backend  # (backends: the namespace backend=/device= chose)
         if argspec is None and isinstance(fn, GradFunction):  # a derivative of a gradient
             argspec = fn._argspec  # takes its arguments: their static ones stay static
         self._argspec = argspec if argspec else None
@@ -429,7 +439,7 @@ class GradFunction(Generic[P]):
                             "kinds; %s keeps changing (a property that builds a new object "
                             "on every read?): pass it as an argument instead",
                             self.__qualname__, _MAX_SPECIALISATIONS, reason)
-        xp = namespace_for(*args)
+        xp = self._namespace(args, names)
         disk = DiskEntry.for_call(self, key, xp)
         compiled = disk.load(self) if disk is not None else None
         origin = "disk" if compiled is not None else "compiled"
@@ -449,6 +459,20 @@ class GradFunction(Generic[P]):
         self._specs.insert(entry, _MAX_SPECIALISATIONS, self.__qualname__)
         self._last = compiled
         return entry
+
+    def _namespace(self, args: Any, names: Sequence[str] | None) -> Any:
+        """The ``xp`` generated code is bound to for these arguments: their array
+        namespace (``runtime/backend``), or the one ``backend=`` named."""
+        chosen = getattr(self, "_backend", None)
+        ns = namespace_for(*args, names=names)
+        if chosen is not None and not any(namespace_of(a) is not None for a in args):
+            ns = chosen  # (Python numbers only: the chosen namespace's code)
+        elif chosen is not None and namespace_name(ns) != namespace_name(chosen):
+            raise BackendError(
+                f"{self.__qualname__} was made with backend {namespace_name(chosen)!r} but "
+                f"its arguments are {namespace_name(ns)} arrays; convert them first "
+                "(st_autodiff never copies arrays between libraries behind your back)")
+        return bound_namespace(ns)
 
     def _build(self, args: list[Any] | None, xp: Any, layout: Layout | None = None
                ) -> Compiled:
@@ -510,7 +534,11 @@ class GradFunction(Generic[P]):
             inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
                                  Options(optimize=self._options.optimize, functional=True),
                                  self._argspec)
-            compiled = inner._build(list(args), namespace_for(*args), layout)
+            self._namespace(args, None)  # (mixed namespaces: the error, here too)
+            # bound to NumPy whatever the arguments: this code is read (lowered) again,
+            # never run, and the compiler reads NumPy's names; the code compiled from it
+            # is bound to the arguments' namespace when it is loaded
+            compiled = inner._build(list(args), np, layout)
             guards = compiled.guards
             hit = self._functional[key] = (guards.check() if len(guards) else None,
                                            compiled.fn)
@@ -731,8 +759,8 @@ def _request(wrt: Wrt, parsed: ParsedFunction, mode: str, has_aux: bool) -> Requ
 
 
 def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wrt | None,
-          has_aux: bool, optimize: bool, argspec: ArgSpec | None, cache_size: int | None
-          ) -> Any:
+          has_aux: bool, optimize: bool, argspec: ArgSpec | None, cache_size: int | None,
+          backend: Any = None, device: Any = None) -> Any:
     if wrt is not None and argnums is not None:
         raise TypeError(f"{mode}() got both wrt and argnums; they are the same argument "
                         "(argnums is JAX's name for it): pass one")
@@ -742,9 +770,10 @@ def _make(mode: str, fn: Callable[..., Any] | None, wrt: Wrt | None, argnums: Wr
     if cache_size is not None:
         check_cache_size(cache_size, "cache_size")
     options = _OPTIONS[True] if optimize is True else Options(optimize=optimize)
+    ns = choose_backend(backend, device)
     if fn is None:
-        return lambda f: GradFunction(f, spec, mode, has_aux, options, argspec, cache_size)
-    return GradFunction(fn, spec, mode, has_aux, options, argspec, cache_size)
+        return lambda f: GradFunction(f, spec, mode, has_aux, options, argspec, cache_size, ns)
+    return GradFunction(fn, spec, mode, has_aux, options, argspec, cache_size, ns)
 
 
 _OPTIONS = {True: Options(optimize=True)}
@@ -757,7 +786,8 @@ def grad(fn: Callable[P, Any], wrt: Wrt | None = None, *,
          static_argnames: str | Sequence[str] | None = None,
          dynamic_argnums: int | Sequence[int] | None = None,
          dynamic_argnames: str | Sequence[str] | None = None,
-         cache_size: int | None = None) -> GradFunction[P]: ...
+         cache_size: int | None = None, backend: Any = None,
+         device: Any = None) -> GradFunction[P]: ...
 
 
 @overload
@@ -767,7 +797,8 @@ def grad(fn: None = None, wrt: Wrt | None = None, *,
          static_argnames: str | Sequence[str] | None = None,
          dynamic_argnums: int | Sequence[int] | None = None,
          dynamic_argnames: str | Sequence[str] | None = None,
-         cache_size: int | None = None) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
+         cache_size: int | None = None, backend: Any = None, device: Any = None
+         ) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
 
 
 def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
@@ -776,7 +807,7 @@ def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
          static_argnames: str | Sequence[str] | None = None,
          dynamic_argnums: int | Sequence[int] | None = None,
          dynamic_argnames: str | Sequence[str] | None = None,
-         cache_size: int | None = None) -> Any:
+         cache_size: int | None = None, backend: Any = None, device: Any = None) -> Any:
     """The gradient of a scalar function with respect to ``wrt`` (positions or names;
     ``argnums`` is JAX's name for it; the first argument when neither is given).
 
@@ -789,10 +820,16 @@ def grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None, *,
     JAX); ``dynamic_argnums``/``dynamic_argnames`` make int (or bool) arguments runtime
     values, so that a changing loop length does not compile again.  ``cache_size`` caps
     the specialisations kept (default ``st.config.cache_size``).
+
+    Backends (see ``docs/backends_compiler.md``): generated code runs on the array
+    namespace of the arguments (NumPy, CuPy, Dask, any array-API library); ``backend=``
+    (a module or its name) or ``device=`` (``'cpu'``, ``'cuda'``) fixes it: arrays of
+    another namespace are then an error, never copied.
     """
     try:
         return _make("grad", fn, wrt, argnums, has_aux, optimize, ArgSpec.make(
-            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size)
+            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size,
+            backend, device)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
 
@@ -804,7 +841,8 @@ def value_and_grad(fn: Callable[P, Any], wrt: Wrt | None = None, *,
                    static_argnames: str | Sequence[str] | None = None,
                    dynamic_argnums: int | Sequence[int] | None = None,
                    dynamic_argnames: str | Sequence[str] | None = None,
-                   cache_size: int | None = None) -> GradFunction[P]: ...
+                   cache_size: int | None = None, backend: Any = None,
+         device: Any = None) -> GradFunction[P]: ...
 
 
 @overload
@@ -814,7 +852,7 @@ def value_and_grad(fn: None = None, wrt: Wrt | None = None, *,
                    static_argnames: str | Sequence[str] | None = None,
                    dynamic_argnums: int | Sequence[int] | None = None,
                    dynamic_argnames: str | Sequence[str] | None = None,
-                   cache_size: int | None = None
+                   cache_size: int | None = None, backend: Any = None, device: Any = None
                    ) -> Callable[[Callable[P, Any]], GradFunction[P]]: ...
 
 
@@ -824,11 +862,13 @@ def value_and_grad(fn: Callable[..., Any] | None = None, wrt: Wrt | None = None,
                    static_argnames: str | Sequence[str] | None = None,
                    dynamic_argnums: int | Sequence[int] | None = None,
                    dynamic_argnames: str | Sequence[str] | None = None,
-                   cache_size: int | None = None) -> Any:
+                   cache_size: int | None = None, backend: Any = None,
+                   device: Any = None) -> Any:
     """Like ``grad``, but the result is ``(value, gradient)``."""
     try:
         return _make("value_and_grad", fn, wrt, argnums, has_aux, optimize, ArgSpec.make(
-            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size)
+            static_argnums, static_argnames, dynamic_argnums, dynamic_argnames), cache_size,
+            backend, device)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
 
@@ -877,7 +917,12 @@ def _is_float(a: Any) -> bool:
     if isinstance(a, (float, complex)):  # complex: differentiated, so lowering refuses it
         return True
     dt = getattr(a, "dtype", None)
-    return dt is not None and np.dtype(dt).kind in "fc"
+    if dt is None:
+        return False
+    try:
+        return np.dtype(dt).kind in "fc"
+    except TypeError:  # an array-API dtype object: by its name
+        return np.dtype(describe_dtype_name(dt)).kind in "fc"
 
 
 from .products import (  # noqa: E402  (products builds on GradFunction)

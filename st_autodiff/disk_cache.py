@@ -155,7 +155,9 @@ def _digest(owner: Any, key: Any, xp: Any) -> str:
                              "(numbers, strings, tuples, dtypes) whose text is the same in "
                              "every process")
     source = _source(target)
+    base = getattr(xp, "__st_namespace__", xp)  # (backends: the namespace and its version)
     parts = (FORMAT, _package(), np.__version__, sys.version, getattr(xp, "__name__", ""),
+             getattr(base, "__version__", ""),
              owner._mode, repr(owner._wrt_spec), owner._has_aux, repr(owner._options),
              repr(owner._argspec), repr(key), target.__module__, target.__qualname__,
              source, _code_digest(target.__code__))
@@ -167,8 +169,10 @@ def _plain(v: Any) -> bool:
         return True
     if isinstance(v, tuple):
         return all(_plain(x) for x in v)
-    if isinstance(v, type):
-        return v.__module__ in ("builtins", "numpy") or v.__module__.startswith("numpy.")
+    if isinstance(v, type):  # (an array type of another backend: cupy.ndarray, ...)
+        return v.__module__ != "__main__" and "<locals>" not in v.__qualname__
+    if type(v).__name__.lower() == "dtype":  # an array-API dtype (array_api_strict.float64)
+        return True
     from .transforms.parse import Layout  # noqa: PLC0415
 
     return isinstance(v, Layout)

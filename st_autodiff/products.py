@@ -8,6 +8,7 @@ function, so repeated calls compile once.
 from __future__ import annotations
 
 import inspect
+import math
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -19,7 +20,9 @@ from .api import _PLAIN, GradFunction, P, Wrt, _is_float, _is_tree, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
+from .ir.kernels import array_namespace
 from .library_callers import library_caller
+from .runtime.backend import describe_dtype_name, namespace_of
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms import Compiled, Options
 from .transforms.callable_args import wrt_error
@@ -62,7 +65,7 @@ def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
     outs = trees.leaves_like(out_spec, out, "the output", none_is_leaf=False)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        if any(np.iscomplexobj(c) for c in trees.flatten(cotangent)[0]):
+        if any(_complex(c) for c in trees.flatten(cotangent)[0]):
             raise TypeError("vjp: the cotangent is complex, but complex numbers are not "
                             "supported yet (the function's output is real)")
         cts = trees.leaves_like(out_spec, cotangent, "the cotangent")
@@ -188,11 +191,12 @@ def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequ
             raise ValueError(f"jvp: {where} is given, but that argument is static (a "
                              "compile-time constant); pass None for it")
         if not _is_float(p):
-            if np.any(np.asarray(t) != 0):
+            if namespace_of(t) in (None, np) and np.any(np.asarray(t) != 0):
+                # (another library's tangent is not read: that would compute it)
                 raise ValueError(f"jvp: {where} is not zero, but its primal is not floating "
                                  "point (its tangent is always zero); pass None for it")
             continue
-        if np.iscomplexobj(t) and not np.iscomplexobj(p):
+        if _complex(t) and not _complex(p):
             raise TypeError(f"jvp: {where} is complex, but complex numbers are not "
                             "supported yet (its primal is real)")
         if np.shape(t) != np.shape(p):
@@ -239,7 +243,7 @@ def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
         per_out = []
         for k, o in enumerate(outs):
             rows: list[list[Any]] = []
-            for e in range(np.size(o)):
+            for e in range(_size(o)):
                 cts: list[Any] = [None] * len(outs)
                 cts[k] = _basis(o, e)
                 grads = pullback(trees.unflatten(spec, cts))
@@ -288,7 +292,7 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
             leaves = trees.flatten(args[p])[0]
             for j, x in enumerate(leaves):
                 cols: list[list[Any]] = []
-                for e in range(np.size(x) if _is_float(x) else 0):
+                for e in range(_size(x) if _is_float(x) else 0):
                     dots: list[Any] = [None] * len(leaves)
                     dots[j] = _basis(x, e)
                     tangents: list[Any] = [None] * len(args)
@@ -565,7 +569,7 @@ def _cotangent(ct: Any, out: Any, where: str) -> Any:
                             f"list of {len(out)} items; give one cotangent per item")
         return [_cotangent(c, o, f"{where}[{i}]") for i, (c, o) in enumerate(zip(ct, out))]
     if ct is None:
-        return np.zeros_like(out) if hasattr(out, "shape") else 0.0 * out
+        return array_namespace(out).zeros_like(out) if hasattr(out, "shape") else 0.0 * out
     if np.shape(ct) != np.shape(out):
         raise ValueError(f"vjp: the cotangent{at} has shape {np.shape(ct)}, but the "
                          f"output{at} has shape {np.shape(out)}; a cotangent is shaped like "
@@ -634,10 +638,11 @@ def _assemble(parts: list[Any], out_shape: tuple[int, ...], x: Any, axis: int) -
     ``x`` that is not floating point."""
     if not _is_float(x):
         return None
+    xp = array_namespace(x, *parts)  # (backends: the arguments' library, never NumPy's)
     if not parts:
-        return np.zeros(out_shape + np.shape(x), dtype=np.result_type(x, np.float32))
-    stacked = np.stack([np.asarray(r) for r in parts], axis=axis)
-    return stacked.reshape(out_shape + np.shape(x))
+        return xp.zeros(out_shape + np.shape(x), dtype=_float_dtype(xp, x))
+    stacked = xp.stack([xp.asarray(r) for r in parts], axis=axis)
+    return xp.reshape(stacked, out_shape + np.shape(x))
 
 
 def _nest(out_spec: Any, per_out: list[list[Any]], arg_specs: list[Any], single: bool
@@ -656,9 +661,34 @@ def _nest(out_spec: Any, per_out: list[list[Any]], arg_specs: list[Any], single:
 
 
 def _basis(like: Any, k: int) -> Any:
-    e = np.zeros(np.shape(like), dtype=np.result_type(np.asarray(like).dtype, np.float32))
-    e.flat[k] = 1.0
-    return e
+    if namespace_of(like) in (None, np):
+        e = np.zeros(np.shape(like), dtype=np.result_type(np.asarray(like).dtype, np.float32))
+        e.flat[k] = 1.0
+        return e
+    xp = array_namespace(like)  # (another library: made there, never copied from NumPy)
+    n = _size(like)
+    hot = xp.reshape(xp.arange(n) == k, np.shape(like))
+    return xp.astype(hot, _float_dtype(xp, like))
+
+
+def _size(x: Any) -> int:
+    """How many elements ``x`` has, from its shape (no data read)."""
+    return math.prod(np.shape(x)) if hasattr(x, "shape") else int(np.size(x))
+
+
+def _float_dtype(xp: Any, x: Any) -> Any:
+    """``x``'s dtype if floating point, else float32 promoted as NumPy does (float64
+    but for bool/int8/int16/uint8/uint16, whose float32 suffices)."""
+    name = describe_dtype_name(getattr(x, "dtype", "float64"))
+    return getattr(xp, np.result_type(np.dtype(name), np.float32).name)
+
+
+def _complex(x: Any) -> bool:
+    """Whether ``x`` is complex, from its dtype (no data read)."""
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        return isinstance(x, complex)
+    return np.dtype(describe_dtype_name(dt)).kind == "c"
 
 
 def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str,

@@ -29,6 +29,7 @@ import numpy as np
 from .config import config
 from .ir.layout import checks_hold
 from .ir.versioned import version as rules_version
+from .runtime.backend import describe_dtype_name
 from .transforms.parse import Layout
 
 log = logging.getLogger("st_autodiff")
@@ -169,7 +170,10 @@ _SHORT = {"f": "f", "i": "i", "u": "u", "c": "c"}
 
 def describe_dtype(dt: Any) -> str:
     """``float64`` -> ``f64``, ``int32`` -> ``i32``, ``bool`` -> ``bool``."""
-    d = np.dtype(dt)
+    try:
+        d = np.dtype(dt)
+    except TypeError:  # an array-API dtype object (array_api_strict.float64): by its name
+        d = np.dtype(describe_dtype_name(dt))
     if d.kind in _SHORT:
         return f"{_SHORT[d.kind]}{d.itemsize * 8}"
     return d.name

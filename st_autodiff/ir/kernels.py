@@ -16,6 +16,7 @@ from typing import Any
 
 from .kernels_fft import cdiv, cmul, fft_c2c, fft_c2r, fft_r2c  # noqa: F401  (fft family: rt.<name>)
 from .kernels_linalg import eig, eigvals, lu, matrix_exp, qr  # noqa: F401  (linalg family)
+from .kernels_scatter import one_hot_add
 
 # rt.<name> of the scipy.special ops, re-exported by name (mypy --strict)
 from .kernels_special import betaln as betaln
@@ -98,14 +99,20 @@ def unbroadcast(g: Any, shape: tuple[int, ...]) -> Any:
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if not hasattr(g, "sum"):  # an array-API array: functions, not methods
+        xp = array_namespace(g)
+        out = xp.sum(g, axis=axes, keepdims=True) if axes else g
+        return xp.reshape(out, shape) if lead or axes else out
     out = g.sum(axis=axes, keepdims=True) if axes else g
     return out.reshape(shape) if lead or axes else out
 
 
 def scatter_add(shape: tuple[int, ...], g: Any, index: tuple[Any, ...]) -> Any:
     """Zeros of ``shape`` with ``g`` added at ``index``; repeated indices accumulate."""
-    xp = array_namespace(g)
-    return index_add_(xp.zeros(shape, dtype=getattr(g, "dtype", float)), index, g)
+    xp = array_namespace(g, *index)  # (g may be a Python number: the index's namespace)
+    dtype = getattr(g, "dtype", None)
+    return index_add_(xp.zeros(shape, dtype=dtype if dtype is not None else xp.float64),
+                      index, g)
 
 
 def stop_gradient(x: Any) -> Any:
@@ -124,27 +131,38 @@ def no_derivative(x: Any, what: str = "") -> Any:
 
 def index_add(x: Any, g: Any, index: tuple[Any, ...]) -> Any:
     """A copy of ``x`` with ``g`` added at ``index`` (the functional form)."""
-    return index_add_(x.copy(), index, g)
+    return index_add_(array_namespace(x).copy(x), index, g)
 
 
 def index_add_(out: Any, index: tuple[Any, ...], g: Any) -> Any:
     """Add ``g`` into ``out`` at ``index`` in place; repeated indices accumulate."""
     advanced = any(getattr(i, "dtype", None) is not None and i.dtype != bool
                    or isinstance(i, list) for i in index)
+    if not advanced and not type_module(out).startswith(("numpy", "cupy")) and any(
+            i is None for i in index):
+        # another library (array API, Dask): no newaxis in a write; g reshaped to the
+        # axes written
+        index = tuple(i for i in index if i is not None)
+        xp = array_namespace(out)
+        g = xp.reshape(xp.asarray(g), out[(*index, Ellipsis)].shape)
     if not advanced:
+        nd = getattr(out, "ndim", 0)
+        if all(i is not Ellipsis for i in index) and sum(i is not None for i in index) < nd:
+            index = (*index, Ellipsis)  # (the array API indexes every axis)
         out[index] += g
-    elif type_module(out).startswith("cupy"):
-        import cupyx  # noqa: PLC0415  (only with CuPy arrays)
-
-        cupyx.scatter_add(out, index, g)
-    else:
-        array_namespace(out).add.at(out, index, g)
+    else:  # NumPy's and CuPy's add.at (cupyx.scatter_add is deprecated in CuPy 14)
+        xp = array_namespace(out)
+        at = getattr(getattr(xp, "add", None), "at", None)
+        if at is not None:
+            at(out, index, g)
+        else:  # an array-API namespace: no scatter-add; one index array, a one-hot matmul
+            out = one_hot_add(xp, out, index, g)
     return out
 
 
 def setitem(x: Any, v: Any, index: tuple[Any, ...]) -> Any:
     """A copy of ``x`` with ``v`` written at ``index`` (``x[index] = v`` as a value)."""
-    out = x.copy()
+    out = array_namespace(x).copy(x)
     out[index] = v
     return out
 
@@ -294,16 +312,19 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 def array_namespace(*values: Any) -> Any:
-    """``cupy`` when any value is a CuPy array, else ``numpy``."""
+    """The ``xp`` of the values' array namespace (``ir/namespaces``): ``numpy`` for
+    NumPy arrays and Python numbers, ``cupy`` for CuPy arrays, NumPy's names on the
+    namespace of any other array (``array_api_strict``, Dask)."""
     for v in values:
-        mod = type_module(v)
-        if mod.startswith("cupy"):
-            import cupy  # noqa: PLC0415  (only reached with CuPy arrays)
+        if type(v).__module__ != "numpy" and hasattr(v, "shape") or isinstance(v, list):
+            from .namespaces import bound_namespace, namespace_of  # noqa: PLC0415
 
-            return cupy
-        # bke (issue 15, eager runtime): the CPU device stand-in names its own namespace
-        if mod.endswith("device_standin"):
-            return v.__array_namespace__()
+            # bke (issue 15, eager runtime): the CPU device stand-in names its own namespace
+            if type_module(v).endswith("device_standin"):
+                return v.__array_namespace__()
+            ns = namespace_of(v)
+            if ns is not None:
+                return bound_namespace(ns)
     import numpy
 
     return numpy

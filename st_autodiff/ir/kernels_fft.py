@@ -33,6 +33,12 @@ def _lib(lib: str, x: Any) -> Any:
     then; only ``runtime/backend`` imports it)."""
     if type_module(x).startswith("cupy"):
         return sys.modules["cupy"].fft
+    if hasattr(x, "shape") and not type_module(x).startswith("numpy"):
+        from .namespaces import namespace_of  # noqa: PLC0415 (backends, issue 15)
+
+        ns = namespace_of(x)  # an array-API library's fft extension, never NumPy's
+        if ns is not None and ns is not np and hasattr(ns, "fft"):
+            return ns.fft
     if lib == "scipy":
         import scipy.fft  # noqa: PLC0415  (SciPy is optional)
 

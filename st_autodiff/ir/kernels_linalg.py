@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 
-def _scipy_linalg() -> Any:
-    import scipy.linalg  # noqa: PLC0415 (optional: only the functions that need it)
+def _scipy_linalg(x: Any = None) -> Any:
+    """``scipy.linalg``, or ``cupyx.scipy.linalg`` for a CuPy array (``namespaces``)."""
+    from .namespaces import scipy_module  # noqa: PLC0415 (SciPy: optional, loaded on use)
 
-    return scipy.linalg
+    return scipy_module("linalg", x)
 
 
 def _check_square(x: Any) -> None:
@@ -46,8 +47,8 @@ def qr(x: Any, mode: str = "reduced") -> tuple[Any, Any]:
 def _real_spectrum(w: Any, where: str) -> Any:
     if w.dtype.kind != "c":
         return w
-    if np.all(w.imag == 0):
-        return np.ascontiguousarray(w.real)
+    if bool((w.imag == 0).all()):  # (a check on values: the eigenvalues must be real)
+        return _real_part(w)
     raise ValueError(f"{where}: this matrix has complex eigenvalues; st_autodiff refuses "
                      "complex values (only matrices whose eigenvalues are all real are "
                      "supported)")
@@ -61,9 +62,12 @@ def eig(x: Any, scipy: bool = False) -> tuple[Any, Any]:
         w, v = _scipy_linalg().eig(x)
         w = _real_spectrum(w, "scipy.linalg.eig")
         return w, np.ascontiguousarray(v.real) if v.dtype.kind == "c" else v
-    w, v = np.linalg.eig(x)  # (complex arrays from NumPy 2.5 on, even for real spectra)
+    from .kernels import array_namespace  # noqa: PLC0415 (kernels imports this module)
+
+    # (complex arrays from NumPy 2.5 on, even for real spectra)
+    w, v = array_namespace(x).linalg.eig(x)
     w = _real_spectrum(w, "numpy.linalg.eig")
-    return w, np.ascontiguousarray(v.real) if v.dtype.kind == "c" else v
+    return w, _real_part(v)
 
 
 def eigvals(x: Any, scipy: bool = False) -> Any:
@@ -72,18 +76,28 @@ def eigvals(x: Any, scipy: bool = False) -> Any:
     if scipy:
         _check_square(x)
         return _real_spectrum(_scipy_linalg().eigvals(x), "scipy.linalg.eigvals")
-    return _real_spectrum(np.linalg.eigvals(x), "numpy.linalg.eigvals")
+    from .kernels import array_namespace  # noqa: PLC0415 (kernels imports this module)
+
+    return _real_spectrum(array_namespace(x).linalg.eigvals(x), "numpy.linalg.eigvals")
+
+
+def _real_part(z: Any) -> Any:
+    """The real part of ``z`` as a contiguous array of ``z``'s library (``z`` itself when
+    real)."""
+    if z.dtype.kind != "c":
+        return z
+    return z.real.copy()
 
 
 def matrix_exp(x: Any) -> Any:
     """The matrix exponential (``scipy.linalg.expm``, batched over leading axes)."""
     _check_square(x)
-    return _scipy_linalg().expm(x)
+    return _scipy_linalg(x).expm(x)
 
 
 def lu(x: Any) -> tuple[Any, Any, Any]:
     """``x = P L U`` with partial pivoting (``scipy.linalg.lu``): ``P`` a permutation
     matrix (no derivative), ``L`` unit lower and ``U`` upper triangular."""
     _check_square(x)
-    p, lower, upper = _scipy_linalg().lu(x)
+    p, lower, upper = _scipy_linalg(x).lu(x)
     return p.astype(lower.dtype), lower, upper

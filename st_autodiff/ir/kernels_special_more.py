@@ -37,7 +37,7 @@ _INTEGER_ORDER = frozenset({"yn", "expn"})
 
 def _kernel(name: str, attr: str) -> Callable[..., Any]:
     def kernel(*args: Any) -> Any:
-        out = getattr(_sp(), attr)(*args)
+        out = getattr(_sp(*args), attr)(*args)
         if name in _INTEGER_ORDER:
             dtype = np.result_type(args[-1], 1.0)
             if out.dtype != dtype:

@@ -78,7 +78,14 @@ def type_of(value: Any) -> Type:
     dtype = getattr(value, "dtype", None)
     shape = getattr(value, "shape", None)
     if dtype is not None and isinstance(shape, tuple) and not callable(value):
-        return Type("array", str(dtype), tuple(int(d) for d in shape))
+        # (backends, issue 15: an array-API dtype object's name; a Dask dimension of
+        # unknown length (NaN) or None is an unknown shape)
+        name = str(dtype)
+        if "." in name:
+            name = name.rsplit(".", 1)[-1]
+        if any(d is None or d != d for d in shape):
+            return Type("array", name, None)
+        return Type("array", name, tuple(int(d) for d in shape))
     return Type("object")
 
 

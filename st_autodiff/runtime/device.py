@@ -90,7 +90,7 @@ def to_host(data: Any) -> Any:
 
 def add_at(out: Any, index: Any, values: Any) -> None:
     """``out[index] += values`` in place with repeated indices accumulating (``np.add.at``;
-    ``cupyx.scatter_add`` on CuPy)."""
+    ``cupy.add.at`` on CuPy)."""
     from ..ir.kernels import index_add_
 
     index_add_(out, index if isinstance(index, tuple) else (index,), values)

@@ -229,7 +229,8 @@ class _Writer(RegionWriter):
                 return f"{self.ref(ins[0], _ATOM)}.shape", _ATOM
             return f"xp.shape({self.ref(ins[0])})", _ATOM
         if n.op is Op.GETITEM:
-            return f"{self.ref(ins[0], _ATOM)}[{self.index(n.param('index'), ins[1:])}]", _ATOM
+            index = _full_index(n.param("index"), ins[0].type, ins[1:])
+            return f"{self.ref(ins[0], _ATOM)}[{self.index(index, ins[1:])}]", _ATOM
         if n.op in (Op.SCATTER_ADD, Op.INDEX_ADD):
             idx = self.index(n.param("index"), ins[2:], as_tuple=True)
             fn = "rt.scatter_add" if n.op is Op.SCATTER_ADD else "rt.index_add"
@@ -265,16 +266,30 @@ class _Writer(RegionWriter):
         if self._is_matrix_transpose(n):
             return f"{self.ref(ins[0], _ATOM)}.T", _ATOM
         params = self.params(n)
-        if n.op is Op.SUM and ins[0].type is not None and ins[0].type.kind == "array":
-            sp = Spelling.METHOD  # a.sum() skips np.sum's Python dispatch (~2 us a call)
-        if sp is Spelling.METHOD:
+        if sp is Spelling.METHOD:  # (backends, issue 15) xp.astype(x, ...): the array API
+            # has no array methods; a Python number or an untyped value: xp.asarray first
+            x = self.ref(ins[0])
             if ins[0].type is None or ins[0].type.kind in ("float", "int", "bool"):
-                # untyped (no example arguments) or a Python number: no array methods
-                return f"xp.asarray({self.ref(ins[0])}).{info.numpy}({', '.join(params)})", \
-                    _ATOM
-            return f"{self.ref(ins[0], _ATOM)}.{info.numpy}({', '.join(params)})", _ATOM
+                x = f"xp.asarray({x})"
+            return f"xp.{info.numpy}({', '.join([x] + params)})", _ATOM
         assert info.numpy is not None  # (an op spelt as a call has its NumPy name)
         fn = info.numpy if info.numpy.startswith("rt.") else "xp." + info.numpy
+        if n.op in (Op.MINIMUM, Op.MAXIMUM) and all(
+                i.type is not None and i.type.kind == "int" for i in ins):
+            # (backends, issue 15) two Python ints (zip's length): Python's min/max, an
+            # int on every backend (cupy.minimum would make a device array of it)
+            fn = "min" if n.op is Op.MINIMUM else "max"
+        elif not info.elementwise and not fn.startswith("rt.") and info.numpy not in (
+                "asarray", "array", "asanyarray", "ascontiguousarray") and any(
+                name in ("x", "y") and i.type is not None and i.type.kind in ("float", "bool")
+                for name, i in zip(info.inputs, ins)):
+            # a Python number where the function takes an array (np.sum(1.0),
+            # np.tensordot(a, 2.0)): CuPy and the array API take arrays only
+            refs = [f"xp.asarray({self.ref(i)})" if name in ("x", "y") and i.type is not None
+                    and i.type.kind in ("float", "bool") else self.ref(i)
+                    for name, i in zip(info.inputs, ins)] + [self.ref(i) for i in
+                                                              ins[len(info.inputs):]]
+            return f"{fn}({', '.join(refs + params)})", _ATOM
         if sp is Spelling.SEQCALL:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
             return f"{fn}({', '.join([seq + ')'] + params)})", _ATOM
@@ -286,8 +301,8 @@ class _Writer(RegionWriter):
         t = n.inputs[0].type if n.inputs else None
         if t is None or t.kind != "array":
             return False
-        if n.op is Op.TRANSPOSE:
-            return n.param("axes") is None
+        if n.op is Op.TRANSPOSE:  # (x.T of other ranks is not in the array API)
+            return n.param("axes") is None and t.ndim == 2
         return n.op is Op.SWAPAXES and t.ndim == 2 and {n.param("axis1") % 2,
                                                          n.param("axis2") % 2} == {0, 1}
 
@@ -461,11 +476,12 @@ class _Writer(RegionWriter):
         if n in self.acc_add:
             return f"{target} += {self.ref(n.inputs[1])}"
         if n.op is Op.SETITEM and not self.functional:
-            idx = self.index(n.param("index"), n.inputs[2:])
+            idx = self.index(_full_index(n.param("index"), n.inputs[0].type, n.inputs[2:]),
+                             n.inputs[2:])
             write = f"{target}[{idx}] = {self.ref(n.inputs[1])}"
             if n in self.writes:
                 return write
-            return f"{target} = {self.ref(n.inputs[0], _ATOM)}.copy()\n    {write}"
+            return f"{target} = xp.copy({self.ref(n.inputs[0])})\n    {write}"
         if n.op in REGIONS:
             return self._region(n)
         if n.op is Op.SCATTER_ADD and not self.functional:
@@ -497,8 +513,9 @@ class _Writer(RegionWriter):
         """``c_bar[3] += g`` (or ``rt.index_add_`` when an index can repeat)."""
         buf, dyn = self.names[n], n.inputs[2:]
         g = self.ref(n.inputs[1])
-        if not index_may_repeat(n.param("index"), dyn):
-            return f"{buf}[{self.index(n.param('index'), dyn)}] += {g}"
+        if not index_may_repeat(n.param("index"), dyn) and None not in n.param("index"):
+            index = _full_index(n.param("index"), n.type, dyn)
+            return f"{buf}[{self.index(index, dyn)}] += {g}"
         return f"{buf} = rt.index_add_({buf}, {self.index(n.param('index'), dyn, True)}, {g})"
 
     def _scatter_inline(self, n: Node) -> str | None:
@@ -506,11 +523,12 @@ class _Writer(RegionWriter):
         dyn = n.inputs[2:]
         if n.type is None or n.type.dtype is None or n.inputs[0].op is not Op.CONST:
             return None
-        if index_may_repeat(n.param("index"), dyn):
-            return None  # x[[2, 2, 0]]: repeated indices must accumulate
+        if index_may_repeat(n.param("index"), dyn) or None in n.param("index"):
+            return None  # x[[2, 2, 0]]: repeated indices must accumulate; x[:, None]:
+            # the array API writes through no newaxis (rt.scatter_add drops it)
         target = self.names[n]
         shape = self.ref(n.inputs[0])
-        idx = self.index(n.param("index"), dyn)
+        idx = self.index(_full_index(n.param("index"), n.type, dyn), dyn)
         return (f"{target} = xp.zeros({shape}, dtype=xp.{n.type.dtype})\n    "
                 f"{target}[{idx}] = {self.ref(n.inputs[1])}")
 
@@ -580,11 +598,34 @@ def _line(n: Node) -> Any:
     return None if n.loc is None else (n.loc.file, n.loc.line)
 
 
+def _full_index(index: tuple, t: Any, dyn: tuple = ()) -> tuple:
+    """``index`` with a trailing ``...`` when it names fewer axes than the array has
+    (``x[0]`` of a matrix is ``x[0, ...]``): the same in NumPy, and what the array API
+    requires (backends, issue 15)."""
+    if t is None or t.kind != "array" or t.ndim is None or any(e is Ellipsis for e in index):
+        return index
+    named = 0
+    for e in index:
+        if e is None:
+            continue
+        if isinstance(e, tuple) and e and e[0] == "in":
+            et = dyn[e[1]].type if e[1] < len(dyn) else None
+            if et is None or et.kind == "array" and (et.dtype in (None, "bool")):
+                return index  # (a boolean mask names as many axes as it has)
+            if et.kind not in ("int", "array"):
+                return index
+        elif isinstance(e, (bool, np.bool_)) or isinstance(e, tuple) and e and \
+                e[0] == "list":
+            return index
+        named += 1
+    return index + (Ellipsis,) if 0 < named < t.ndim else index
+
+
 def _needs_global(v: Any) -> bool:
     if v is None or isinstance(v, (bool, int, str)) or v is Ellipsis:
         return False
-    if isinstance(v, float):
-        return False
+    if isinstance(v, float) and not isinstance(v, np.generic):
+        return False  # (a NumPy scalar is a global: bound as an array of other backends)
     if isinstance(v, tuple):
         return any(_needs_global(x) for x in v)
     return True

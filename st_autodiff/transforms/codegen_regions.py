@@ -166,7 +166,7 @@ class RegionWriter(_WriterBase):
             if a in written and array and (self.users[init] != [n] or init.op is Op.ARG or
                                            init.op in MAY_SHARE or init in self.outputs or
                                            residual):
-                text = f"{self.ref(init, 100)}.copy()"  # the loop writes into it
+                text = f"xp.copy({self.ref(init)})"  # the loop writes into it
             if text != name:
                 lines.append(f"{name} = {text}")
         return lines

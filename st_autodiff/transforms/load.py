@@ -24,6 +24,12 @@ def load(gen: Generated, xp: Any, rt: Any) -> Callable[..., Any]:
     linecache.cache[filename] = (len(gen.source), None, lines, filename)
     namespace: dict[str, Any] = {"xp": xp, "rt": rt, "__name__": "st_autodiff.generated"}
     namespace.update(gen.globals)
+    if xp is not None and getattr(xp, "__name__", "") != "numpy":  # (backends, issue 15)
+        from ..runtime import backend  # noqa: PLC0415
+
+        backend.check_names(gen.source, gen.line_map, xp)
+        namespace.update(backend.constants_on(xp, gen.globals))
+        namespace["rt"] = backend.bound_support(rt, xp)
     exec(compile(gen.source, filename, "exec"), namespace)  # noqa: S102 (our own codegen)
     fn: Any = namespace[gen.name]
     fn.__st_line_map__ = gen.line_map
