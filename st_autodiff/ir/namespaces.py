@@ -184,12 +184,16 @@ def describe_dtype_name(dt: Any) -> str:
 
 def scipy_module(which: str, *values: Any) -> Any:
     """``scipy.<which>`` (``special``, ``linalg``), or CuPy's ``cupyx.scipy.<which>`` when
-    a value is a CuPy array: never a hidden copy to the host.  Arrays of another library
-    have no such module: a ``TypeError`` that says so."""
+    a value is a CuPy array: never a hidden copy to the host.  Arrays that take over NumPy
+    ufuncs (``__array_ufunc__``: Dask, the eager runtime's device stand-in) get
+    ``scipy.special``, whose functions are ufuncs; other arrays have no such module: a
+    ``TypeError`` that says so."""
     for v in values:
         module = type(v).__module__
         if module.startswith("cupy"):
             return importlib.import_module(f"cupyx.scipy.{which}")
+        if which == "special" and getattr(type(v), "__array_ufunc__", None) is not None:
+            continue  # scipy.special's functions are ufuncs: such arrays take them over
         if hasattr(v, "shape") and not isinstance(v, type) and not module.startswith(
                 "numpy") and namespace_of(v) is not np:
             raise TypeError(f"scipy.{which} has no equivalent for {module.split('.')[0]} "

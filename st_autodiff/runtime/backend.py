@@ -56,7 +56,8 @@ def namespace_for(*values: Any, names: Any = None) -> Any:
     """The one array namespace of ``values`` (``numpy`` when none is an array).
 
     Arrays of two namespaces in one call are an error that names the arguments
-    (``names``: one name per value, for the message)."""
+    (``names``: one name per value, for the message), except NumPy arrays beside Dask
+    arrays, which Dask takes as constants: the namespace is then Dask's."""
     seen: dict[int, tuple[Any, int]] = {}
     for i, v in enumerate(values):
         ns = namespace_of(v)
@@ -64,6 +65,12 @@ def namespace_for(*values: Any, names: Any = None) -> Any:
             seen[id(_canonical(ns))] = (ns, i)
     if not seen:
         return np
+    if len(seen) == 2 and id(np) in seen:
+        # NumPy arrays beside a library that takes them as constants (Dask: small NumPy
+        # parameters with row-chunked data is how data-parallel gradients are written)
+        other = next(ns for key, (ns, _) in seen.items() if key != id(np))
+        if namespace_name(other).startswith("dask"):
+            return other
     if len(seen) == 1:
         return next(iter(seen.values()))[0]
     labels = list(names or ())
