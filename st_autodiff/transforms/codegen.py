@@ -64,6 +64,18 @@ def generate_split(graph: Graph, fwd_returns: Any, bwd_returns: Any, name: str,
     return _Writer(graph, name, defaults or {}).write_split(fwd_returns, bwd_returns)
 
 
+def _maybe_number(n: Node) -> bool:
+    """Whether ``n`` may hold a Python number at run time: a float or bool, or a 0-d seed
+    argument (a region body's seed ``NAME_bar`` is typed like the output it seeds, but
+    the ``out_bar=1.0`` that arrives from outside is a Python float)."""
+    t = n.type
+    if t is None:
+        return False
+    return t.kind in ("float", "bool") or (n.op is Op.ARG and t.kind == "array"
+                                           and t.shape == () and (n.role == "seed" or str(
+                                               n.name or "").endswith("_bar")))
+
+
 class _Writer(RegionWriter):
     def __init__(self, graph: Graph, name: str, defaults: dict[str, str],
                  functional: bool = False, parent: _Writer | None = None,
@@ -279,16 +291,19 @@ class _Writer(RegionWriter):
             # (backends, issue 15) two Python ints (zip's length): Python's min/max, an
             # int on every backend (cupy.minimum would make a device array of it)
             fn = "min" if n.op is Op.MINIMUM else "max"
+        elif n.op is Op.WHERE and _maybe_number(ins[0]):
+            # a Python condition (a guard on a constant: np.where(2.0 > 0, 2.0, 1)): CuPy
+            # and the array API want an array there
+            refs = [f"xp.asarray({self.ref(ins[0])})"] + [self.ref(i) for i in ins[1:]]
+            return f"{fn}({', '.join(refs + params)})", _ATOM
         elif not info.elementwise and not fn.startswith("rt.") and info.numpy not in (
                 "asarray", "array", "asanyarray", "ascontiguousarray") and any(
-                name in ("x", "y") and i.type is not None and i.type.kind in ("float", "bool")
-                for name, i in zip(info.inputs, ins)):
+                name in ("x", "y") and _maybe_number(i) for name, i in zip(info.inputs, ins)):
             # a Python number where the function takes an array (np.sum(1.0),
             # np.tensordot(a, 2.0)): CuPy and the array API take arrays only
-            refs = [f"xp.asarray({self.ref(i)})" if name in ("x", "y") and i.type is not None
-                    and i.type.kind in ("float", "bool") else self.ref(i)
-                    for name, i in zip(info.inputs, ins)] + [self.ref(i) for i in
-                                                              ins[len(info.inputs):]]
+            refs = [f"xp.asarray({self.ref(i)})" if name in ("x", "y") and _maybe_number(i)
+                    else self.ref(i) for name, i in zip(info.inputs, ins)] + [
+                        self.ref(i) for i in ins[len(info.inputs):]]
             return f"{fn}({', '.join(refs + params)})", _ATOM
         if sp is Spelling.SEQCALL:
             seq = "(" + ", ".join(self.ref(i) for i in ins) + ("," if len(ins) == 1 else "")
