@@ -25,14 +25,13 @@ HEADER = '''# ruff: noqa: E501  (generated: one declaration per line)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a plain class, not a Protocol, so that nothing in it is abstract
     from .tensor import Tensor
 
-
-class TensorMethods(Protocol):
-    """The installed methods and properties of ``Tensor`` (signatures only)."""
+    class TensorMethods:
+        """The installed methods and properties of ``Tensor`` (signatures only)."""
 
 '''
 
@@ -102,11 +101,11 @@ def render() -> str:
         value = vars(Tensor)[name]
         if isinstance(value, property):
             ret = _returns(value.fget) if value.fget else "Any"
-            lines.append(f"    @property\n    def {name}(self) -> {ret}: ...\n\n")
+            lines.append(f"        @property\n        def {name}(self) -> {ret}: ...\n\n")
         elif inspect.isfunction(value):
             if name.startswith("__") and name not in _OPERATORS:
                 continue
-            lines.append(f"    def {name}({_params(value)}) -> {_returns(value)}: ...\n\n")
+            lines.append(f"        def {name}({_params(value)}) -> {_returns(value)}: ...\n\n")
     return "".join(lines).rstrip("\n") + "\n"
 
 

@@ -40,9 +40,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .hooks import HookDict, RemovableHandle, add_hook
+
+if TYPE_CHECKING:
+    from .tensor import Extra, Tensor
 
 __all__ = ["AccumulateGrad", "Meta", "MultiRuleNode", "Node", "RuleNode", "fit", "next_seq",
            "node_class"]
@@ -75,7 +78,7 @@ class Meta:
         self.dtype = getattr(value, "dtype", None)
 
     @classmethod
-    def of(cls, shape: tuple, dtype: Any) -> Meta:
+    def of(cls, shape: tuple[Any, ...], dtype: Any) -> Meta:
         """A Meta for a value of ``shape`` and ``dtype``."""
         m = cls.__new__(cls)
         m.shape, m.dtype = tuple(shape), dtype
@@ -113,15 +116,15 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[Any, Any]:
         """A dict for users to attach information to the node."""
         try:
             return self._metadata
         except AttributeError:
-            self._metadata: dict = {}
+            self._metadata: dict[Any, Any] = {}
             return self._metadata
 
-    def backward(self, grads: list, ops: Any) -> Sequence[Any]:
+    def backward(self, grads: list[Any], ops: Any) -> Sequence[Any]:
         raise NotImplementedError
 
     def _release(self) -> None:
@@ -179,16 +182,16 @@ class RuleNode(Node):
 
     __slots__ = ("_args", "_params", "_out", "_saved")
 
-    _rule: Callable[..., tuple]
+    _rule: Callable[..., tuple[Any, ...]]
     _edges: tuple[int, ...] = ()
-    _plan: tuple = ()
+    _plan: tuple[Any, ...] = ()
     _keeps_out = True
     _freeable = False  # some saved value is a tensor: a second backward must fail
     _multi = False  # the op has several outputs: g and out are tuples
-    _tensor_saves: tuple = ()  # (input index, edge positions that need it, or None)
+    _tensor_saves: tuple[Any, ...] = ()  # (input index, edge positions that need it, or None)
     _saves_result = False
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         saved = self._saved
         if saved:
             for tensor, counter, version in saved:
@@ -277,6 +280,16 @@ class TensorBase:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # Tensor's slots (set by ``tensor._init``), declared for type checkers
+        _data: Any
+        _requires_grad: bool
+        _grad_fn: Node | None
+        _grad: Tensor | None
+        _vc: list[int] | None
+        _base: Tensor | None
+        _output_nr: int
+        _extra: Extra | None
+
 
 def _version_message(node: RuleNode, tensor: Any, now: int, expected: int) -> str:
     from .tensor_ops import describe
@@ -303,7 +316,7 @@ def _short_name(node: Node) -> str:
     return base[: -len("Backward")] if base.endswith("Backward") else name
 
 
-def save_plan(node: RuleNode, args: tuple) -> tuple:
+def save_plan(node: RuleNode, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """The (tensor, version counter, version) triples a new node must check later."""
     saved = []
     fns = node.next_functions
@@ -324,11 +337,11 @@ def save_plan(node: RuleNode, args: tuple) -> tuple:
     return tuple(saved)
 
 
-_CLASSES: dict[tuple, type] = {}
+_CLASSES: dict[tuple[Any, ...], type] = {}
 
 
-def node_class(name: str, rule: Callable[..., tuple], edges: tuple[int, ...],
-               plan: tuple = (), keeps_out: bool = True, base: type = RuleNode) -> type:
+def node_class(name: str, rule: Callable[..., tuple[Any, ...]], edges: tuple[int, ...],
+               plan: tuple[Any, ...] = (), keeps_out: bool = True, base: type = RuleNode) -> type:
     """The node class printed as ``name`` running ``rule`` (one class per configuration)."""
     key = (name, rule, edges, plan, keeps_out, base)
     cls = _CLASSES.get(key)
@@ -370,7 +383,7 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
-    def backward(self, grads: list, ops: Any) -> tuple:
+    def backward(self, grads: list[Any], ops: Any) -> tuple[Any, ...]:
         g = grads[0]
         if g is None:
             return ()
