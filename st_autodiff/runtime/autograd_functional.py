@@ -129,7 +129,8 @@ def _check_requires_grad(values: tuple[Any, ...], kind: str, strict: bool) -> No
             raise RuntimeError(_STRICT_NEEDS_GRAD[kind].format(i=i))
 
 
-def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outputs: tuple | None = None,
+def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...],
+          grad_outputs: tuple[Any, ...] | None = None,
           create_graph: bool = False, retain_graph: bool | None = None) -> tuple[Any, ...]:
     """``autograd.grad`` over the outputs that require grad; ``None`` for unused inputs."""
     if grad_outputs is None:
@@ -143,7 +144,7 @@ def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outputs: tuple
 
 
 def _zeros_for_none(grads: tuple[Any, ...], refs: tuple[Any, ...], strict: bool,
-                    stage: str) -> tuple:
+                    stage: str) -> tuple[Any, ...]:
     out = []
     for i, (g, ref) in enumerate(zip(grads, refs, strict=True)):
         if g is None:
@@ -154,7 +155,8 @@ def _zeros_for_none(grads: tuple[Any, ...], refs: tuple[Any, ...], strict: bool,
     return tuple(out)
 
 
-def _product(outputs: tuple[Any, ...], outputs_tuple: bool, grad_args: tuple[Any, ...], like: tuple,
+def _product(outputs: tuple[Any, ...], outputs_tuple: bool, grad_args: tuple[Any, ...],
+             like: tuple[Any, ...],
              like_tuple: bool, strict: bool, stage: str, create_graph: bool) -> tuple[Any, ...]:
     """The last step of vjp, jvp, vhp and hvp: ``autograd.grad(*grad_args)`` in the grad
     mode PyTorch uses there, a part without a gradient as zeros shaped like ``like``, and

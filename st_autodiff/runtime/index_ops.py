@@ -24,11 +24,11 @@ def _p(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-def _DIM(args: tuple, params: dict) -> int:  # noqa: N802
+def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> int:  # noqa: N802
     return args[1]
 
 
-def _at(d: int, idx: Any) -> tuple:
+def _at(d: int, idx: Any) -> tuple[Any, ...]:
     return (slice(None),) * d + (idx,)
 
 
@@ -76,7 +76,7 @@ def _same_dtype(op: str, a: np.ndarray, s: np.ndarray) -> None:
 
 # --- index_select ------------------------------------------------------------------------------
 
-def _rule_index_select(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple:
+def _rule_index_select(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple[Any, ...]:
     """The gradient goes back to the selected rows (repeats add up)."""
     if ops.tensors:
         from .factory import zeros_like
@@ -113,7 +113,7 @@ def _check_source(op: str, a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray
 
 
 def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, source: Any,
-                    alpha: Any = 1) -> tuple:
+                    alpha: Any = 1) -> tuple[Any, ...]:
     if ops.tensors:
         gs = index_select(g, dim, index)
     else:
@@ -124,7 +124,7 @@ def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, so
 
 
 def _source_args(name: str, input: Tensor, dim: int, index: Tensor, source: Tensor
-                 ) -> tuple:
+                 ) -> tuple[Any, ...]:
     """The checked arguments of ``index_add``/``index_copy``: the arrays, the flat index,
     the dim, its size and the first index out of range (``None`` when all are in range)."""
     a, s = input._data, source._data
@@ -157,7 +157,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 
 def _rule_index_copy(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
-                     source: Any) -> tuple:
+                     source: Any) -> tuple[Any, ...]:
     if ops.tensors:
         return (index_fill(g, dim, index, 0.0), None, None,
                 index_select(g, dim, index).reshape(tuple(source.shape)))
@@ -185,7 +185,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 def _rule_index_fill(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
-                     value: Any) -> tuple:
+                     value: Any) -> tuple[Any, ...]:
     if ops.tensors:
         n = max(tuple(g.shape)[dim], 1)
         once = plain(np.unique(np.asarray(index._data).reshape(-1) % n))
@@ -236,7 +236,7 @@ def _word(t: Tensor) -> str:
             "uint8": "unsigned char"}.get(t.dtype.name, t.dtype.name)
 
 
-def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any, value: Any) -> tuple:
+def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any, value: Any) -> tuple[Any, ...]:
     if ops.tensors:
         from . import functional as F
 
@@ -270,7 +270,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return plain(r)
 
 
-def _rule_masked_select(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple:
+def _rule_masked_select(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple[Any, ...]:
     m = np.asarray(mask._data if isinstance(mask, TensorBase) else mask)
     shape = np.broadcast_shapes(tuple(x.shape), m.shape)
     mb = np.broadcast_to(m, shape)
@@ -311,7 +311,7 @@ def _flat_index(idx: np.ndarray, n: int) -> np.ndarray:
     return idx
 
 
-def _rule_take(ops: Any, g: Any, out: Any, x: Any, index: Any) -> tuple:
+def _rule_take(ops: Any, g: Any, out: Any, x: Any, index: Any) -> tuple[Any, ...]:
     if ops.tensors:
         from .factory import zeros_like
 
@@ -336,7 +336,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 
 def _rule_put(ops: Any, g: Any, out: Any, x: Any, index: Any, source: Any,
-              accumulate: bool = False) -> tuple:
+              accumulate: bool = False) -> tuple[Any, ...]:
     if ops.tensors:
         from .factory import zeros_like
 

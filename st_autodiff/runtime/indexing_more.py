@@ -29,13 +29,13 @@ def _p(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-def _DIM(args: tuple, params: dict) -> int:  # noqa: N802
+def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> int:  # noqa: N802
     return args[1]
 
 
 # --- helpers ----------------------------------------------------------------------------
 
-def _along(index: np.ndarray, dim: int) -> tuple:
+def _along(index: np.ndarray, dim: int) -> tuple[Any, ...]:
     """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
     idx = list(np.indices(index.shape, sparse=True))
     idx[dim] = index
@@ -76,12 +76,12 @@ def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
 
 
-def _region(src: np.ndarray, shape: tuple) -> np.ndarray:
+def _region(src: np.ndarray, shape: tuple[Any, ...]) -> np.ndarray:
     """The leading ``shape`` block of ``src`` (scatter reads only as much src as index)."""
     return src[tuple(slice(0, n) for n in shape)]
 
 
-def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> tuple:
+def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> tuple[Any, ...]:
     a = input._data
     d = _dim(dim, a.ndim)
     idx = np.asarray(index._data)
@@ -104,7 +104,7 @@ def _gather_data(a: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray:
     return np.asarray(a)[_along(idx, d)]
 
 
-def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple:
+def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple[Any, ...]:
     """Each output element came from one input element: scatter-add the gradient back."""
     if ops.tensors:
         from .factory import zeros_like
@@ -147,7 +147,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 # --- scatter family -----------------------------------------------------------------------
 
-def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, src: Any) -> tuple:
+def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
+                  src: Any) -> tuple[Any, ...]:
     """Overwritten positions get nothing; ``src`` gets the gradient at its destinations."""
     if ops.tensors:
         gx = scatter(g, dim, index, 0.0)
@@ -169,7 +170,7 @@ _SCATTER1 = node_class("ScatterBackward1", _rule_scatter, (0,),
                        _SCATTER_PLAN, False)
 
 
-def _rule_not_implemented(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> tuple:
+def _rule_not_implemented(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> tuple[Any, ...]:
     raise RuntimeError("derivative for aten::scatter is not implemented")
 
 
@@ -209,7 +210,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 
 
 def _rule_scatter_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
-                      src: Any) -> tuple:
+                      src: Any) -> tuple[Any, ...]:
     """``x`` passes the gradient through; ``src`` gathers it from its destinations."""
     if ops.tensors:
         return (g, None, None, gather(g, dim, index))
@@ -260,7 +261,7 @@ def _scatter_reduce_data(a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray, 
 
 
 def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, src: Any,
-                         reduce: str = "sum", include_self: bool = True) -> tuple:
+                         reduce: str = "sum", include_self: bool = True) -> tuple[Any, ...]:
     """PyTorch's scatter_reduce gradients: sum/mean spread, prod divides out, amax/amin
     share the gradient evenly among the values that reached the extreme."""
     T = ops.tensors  # noqa: N806
@@ -314,7 +315,7 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
 
 
 def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
-                include_self: bool, T: bool, lift: Any, gat: Any, where: Any) -> tuple:  # noqa: N803
+                include_self: bool, T: bool, lift: Any, gat: Any, where: Any) -> tuple[Any, ...]:  # noqa: N803
     """Gradients of a product: ``out / v`` for each factor; where a group holds one zero,
     that factor gets the product of the others (a differentiable ``scatter_reduce``)."""
     xa, sa = _arr(x), _region(_arr(src), ia.shape)

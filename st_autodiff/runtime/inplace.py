@@ -134,14 +134,14 @@ def _saves(node: Node, src: Tensor) -> bool:
 
 # --- views: CopySlices and AsStridedBackward0 ---------------------------------------------------
 
-def _forward(steps: tuple, g: Any, ops: Any) -> Any:
+def _forward(steps: tuple[Any, ...], g: Any, ops: Any) -> Any:
     """The region of ``g`` (a gradient of the base) that the view covers."""
     for op, extra, params, _shape in steps:
         g = getattr(ops, op.value)(g, *extra, **params)
     return g
 
 
-def _backward(steps: tuple, h: Any, ops: Any) -> Any:
+def _backward(steps: tuple[Any, ...], h: Any, ops: Any) -> Any:
     """``h`` (a gradient of the view) placed into a zero gradient of the base."""
     for op, extra, params, shape in reversed(steps):
         like = Meta.of(shape, getattr(h, "dtype", None))
@@ -154,7 +154,7 @@ class CopySlices(Node):
 
     __slots__ = ("_inner", "_steps")
 
-    def __init__(self, base_edge: tuple, inner: Node, steps: tuple) -> None:
+    def __init__(self, base_edge: tuple[Any, ...], inner: Node, steps: tuple[Any, ...]) -> None:
         self._inner = inner
         self._steps = steps
         self.next_functions = (base_edge,) + tuple(inner.next_functions[1:])
@@ -164,7 +164,7 @@ class CopySlices(Node):
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         g = grads[0]
         gv = _forward(self._steps, g, ops)
         inner = list(self._inner.backward([gv], ops))
@@ -181,13 +181,13 @@ class AsStridedBackward0(Node):
 
     __slots__ = ("_steps",)
 
-    def __init__(self, base_edge: tuple, steps: tuple) -> None:
+    def __init__(self, base_edge: tuple[Any, ...], steps: tuple[Any, ...]) -> None:
         self._steps = steps
         self.next_functions = (base_edge,)
         self._seq = next_seq()
         self._hooks = None
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         return [_backward(self._steps, grads[0], ops)]
 
 
@@ -210,7 +210,7 @@ def _set_grad_fn(t: Tensor, node: Node) -> None:
 
 # --- indexed assignment ---------------------------------------------------------------------------
 
-def _rule_assign(ops: Any, g: Any, out: Any, old: Any, value: Any) -> tuple:
+def _rule_assign(ops: Any, g: Any, out: Any, old: Any, value: Any) -> tuple[Any, ...]:
     """Overwriting a region with ``value``: the old region gets nothing, ``value`` gets ``g``."""
     return (None, g)
 

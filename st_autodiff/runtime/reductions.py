@@ -56,8 +56,9 @@ def dims_of(dim: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted({_dim(d, ndim) for d in seq}))
 
 
-def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple, plan1: tuple,
-               keeps_out: bool, float_only: bool = False) -> Callable:
+def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...],
+               plan1: tuple[Any, ...],
+               keeps_out: bool, float_only: bool = False) -> Callable[..., Any]:
     cls0 = node_class(node0, RULES[op], (0,), plan0, keeps_out)
     cls1 = node_class(node1, RULES[op], (0,), plan1, keeps_out)
     kernel = _k_logsumexp if op is Op.LOGSUMEXP else resolve(np, OP_INFO[op].numpy)  # type: ignore
@@ -147,7 +148,7 @@ _RETURN_TYPES = {n: _return_type(n) for n in ("max", "min", "sort", "mode", "med
 
 
 def _rule_max_dim(ops: Any, g: Any, out: Any, x: Any, idx: Any, dim: int = 0,
-                  keepdim: bool = False) -> tuple:
+                  keepdim: bool = False) -> tuple[Any, ...]:
     """The gradient of ``max``/``min`` along ``dim`` goes to the index they returned."""
     if not keepdim:
         g = ops.expand_dims(g, axis=dim)
@@ -155,7 +156,8 @@ def _rule_max_dim(ops: Any, g: Any, out: Any, x: Any, idx: Any, dim: int = 0,
     return RULES[Op.TAKE_ALONG_AXIS](ops, g, None, x, idx, axis=dim)
 
 
-def _select_along(name: str, arg: Callable, node: str, full: Callable) -> Callable:
+def _select_along(name: str, arg: Callable[..., Any], node: str, full: Callable[...,
+                  Any]) -> Callable[..., Any]:
     plan = (("indices", 1, None), ("dim", _param("dim"), None),
             ("keepdim", _param("keepdim"), None), ("self_sym_sizes", _sizes(), None))
     cls = node_class(node, _rule_max_dim, (0,), plan, False)
@@ -207,7 +209,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return plain(np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 
-def _var_std(op: Op, node: str, keeps_out: bool) -> Callable:
+def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Any]:
     plan = (("correction", _param("ddof"), None), ("dim", _param("axis"), None),
             ("keepdim", _param("keepdims"), None)) + SELF + (RESULT if keeps_out else ())
     cls = node_class(node, RULES[op], (0,), plan, keeps_out)
@@ -233,7 +235,7 @@ var = _var_std(Op.VAR, "VarBackward0", False)
 std = _var_std(Op.STD, "StdBackward0", True)
 
 
-def _rule_flat_norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None) -> tuple:
+def _rule_flat_norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None) -> tuple[Any, ...]:
     """A vector norm over all elements of ``x``: the table's norm rule on ``ravel(x)``."""
     (gf,) = RULES[Op.NORM](ops, g, out, ops.ravel(x), ord=ord)
     return (ops.reshape(gf, ops.shape(x)),)
@@ -284,7 +286,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 # --- softmax family --------------------------------------------------------------------------
 
-def _softmax_like(op: Op, node: str, kernel: Callable) -> Callable:
+def _softmax_like(op: Op, node: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
     cls = node_class(node, RULES[op], (0,), (("dim", _param("axis"), None),) + RESULT)
 
     def fn(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
