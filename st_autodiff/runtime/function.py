@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .hooks import HookDict, RemovableHandle, add_hook
 
@@ -106,6 +106,9 @@ class Node:
 
     __slots__ = ("next_functions", "_seq", "_hooks", "_metadata", "__weakref__")
 
+    next_functions: tuple[tuple[Node | None, int], ...]  # (input's node, its output nr)
+    _seq: float  # creation order (an int; inf for AccumulateGrad)
+    _hooks: Hooks | None
     _nout = 1
 
     def name(self) -> str:
@@ -182,6 +185,10 @@ class RuleNode(Node):
 
     __slots__ = ("_args", "_params", "_out", "_saved")
 
+    _args: Any  # the inputs (a tuple); None once released
+    _params: dict[str, Any]
+    _out: Any  # the result's array (a tuple of them if _multi); None once released
+    _saved: tuple[Any, ...] | None  # (tensor, version counter, version) to check
     _rule: Callable[..., tuple[Any, ...]]
     _edges: tuple[int, ...] = ()
     _plan: tuple[Any, ...] = ()
@@ -337,11 +344,12 @@ def save_plan(node: RuleNode, args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(saved)
 
 
-_CLASSES: dict[tuple[Any, ...], type] = {}
+_CLASSES: dict[tuple[Any, ...], type[RuleNode]] = {}
 
 
 def node_class(name: str, rule: Callable[..., tuple[Any, ...]], edges: tuple[int, ...],
-               plan: tuple[Any, ...] = (), keeps_out: bool = True, base: type = RuleNode) -> type:
+               plan: tuple[Any, ...] = (), keeps_out: bool = True,
+               base: type[RuleNode] = RuleNode) -> type[RuleNode]:
     """The node class printed as ``name`` running ``rule`` (one class per configuration)."""
     key = (name, rule, edges, plan, keeps_out, base)
     cls = _CLASSES.get(key)
@@ -353,17 +361,20 @@ def node_class(name: str, rule: Callable[..., tuple[Any, ...]], edges: tuple[int
         attrs = {"__slots__": (), "_rule": staticmethod(rule), "_edges": edges, "_plan": plan,
                  "_keeps_out": keeps_out, "_freeable": freeable, "_tensor_saves": tensor_saves,
                  "_saves_result": any(src == "result" for _n, src, _need in plan)}
-        cls = type(name, (base,), attrs)
+        cls = cast("type[RuleNode]", type(name, (base,), attrs))  # once per configuration
         _CLASSES[key] = cls
     return cls
 
 
-def renamed(t: Any, name: str) -> Any:
+_T = TypeVar("_T", bound=TensorBase)
+
+
+def renamed(t: _T, name: str) -> _T:
     """``t`` with its node shown as ``name``: PyTorch's name for a node the runtime makes
     from a generic rule (same rule, edges and saved values; only the class changes)."""
     fn = t._grad_fn
     if fn is not None:
-        cls = type(fn)
+        cls: Any = type(fn)  # a RuleNode class made by node_class
         fn.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out,
                                   cls.__mro__[1])
     return t

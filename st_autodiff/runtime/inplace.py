@@ -101,7 +101,8 @@ def inplace(t: Tensor, compute: Callable[..., Tensor], *others: Any, **kwargs: A
     if node is None:
         return t
     if isinstance(node, RuleNode) and node._saved:
-        node._saved = tuple((None, t._vc, t._vc[0]) if (tt is None and c is r._vc) else (tt, c, v)
+        node._saved = tuple((None, t._vc, t._vc[0])  # type: ignore[index]  # grad mode: has one
+                            if (tt is None and c is r._vc) else (tt, c, v)
                             for tt, c, v in node._saved)
     if t._base is None:
         old = t._grad_fn
@@ -128,8 +129,10 @@ def _alias(t: Tensor) -> Tensor:
 
 
 def _saves(node: Node, src: Tensor) -> bool:
-    saved = getattr(node, "_saved", None)
-    return bool(saved) and any(tt is src for tt, _c, _v in saved)
+    saved: tuple[Any, ...] | None = getattr(node, "_saved", None)
+    if not saved:
+        return False
+    return any(tt is src for tt, _c, _v in saved)
 
 
 # --- views: CopySlices and AsStridedBackward0 ---------------------------------------------------
@@ -192,8 +195,9 @@ class AsStridedBackward0(Node):
 
 
 def _rebase_view(t: Tensor, inner: Node) -> None:
-    base = t._base
-    steps = t._extra.view  # type: ignore[union-attr]
+    base, ex = t._base, t._extra
+    assert base is not None and ex is not None and ex.view is not None  # t is a view
+    steps = ex.view
     copy_slices = CopySlices(edge_of(base), inner, steps)
     _set_grad_fn(base, copy_slices)
     t._grad_fn = AsStridedBackward0((copy_slices, 0), steps)
@@ -245,10 +249,11 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     if t._base is None:
         _set_grad_fn(t, CopySlices(edge_of(t), inner, (step,)))
         return
-    base = t._base
-    steps = t._extra.view + (step,)  # type: ignore[union-attr]
+    base, ex = t._base, t._extra
+    assert ex is not None and ex.view is not None  # t is a view
+    steps = ex.view + (step,)
     copy_slices = CopySlices(edge_of(base), inner, steps)
     _set_grad_fn(base, copy_slices)
-    t._grad_fn = AsStridedBackward0((copy_slices, 0), t._extra.view)  # type: ignore[union-attr]
+    t._grad_fn = AsStridedBackward0((copy_slices, 0), ex.view)
     t._output_nr = 0
     t._requires_grad = True

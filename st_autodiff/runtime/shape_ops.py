@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,7 @@ def _fast_swapaxes_rule(ops: Any, g: Any, out: Any, x: Any, axis1: int = 0,
     return RULES[Op.SWAPAXES](ops, g, out, x, axis1=axis1, axis2=axis2)
 
 
-_FAST_RULES = {Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
+_FAST_RULES: dict[Op, Callable[..., tuple[Any, ...]]] = {Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
                Op.SWAPAXES: _fast_swapaxes_rule}
 
 
@@ -95,7 +96,9 @@ def _as_view(src: Tensor, out: Tensor, step: tuple[Any, ...]) -> Tensor:
         steps: tuple[Any, ...] = (step,)
     else:
         out._base = src._base
-        steps = src._extra.view + (step,)  # type: ignore[union-attr]
+        ex = src._extra
+        assert ex is not None and ex.view is not None  # src is a view
+        steps = ex.view + (step,)
     out._ex().view = steps
     return out
 
