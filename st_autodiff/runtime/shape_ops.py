@@ -64,8 +64,9 @@ def _fast_swapaxes_rule(ops: Any, g: Any, out: Any, x: Any, axis1: int = 0,
     return RULES[Op.SWAPAXES](ops, g, out, x, axis1=axis1, axis2=axis2)
 
 
-_FAST_RULES: dict[Op, Callable[..., tuple[Any, ...]]] = {Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
-               Op.SWAPAXES: _fast_swapaxes_rule}
+_FAST_RULES: dict[Op, Callable[..., tuple[Any, ...]]] = {
+    Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
+    Op.SWAPAXES: _fast_swapaxes_rule}
 
 
 def _cls(name: str, op: Op, plan: tuple[Any, ...] = _SIZES, edges: tuple[Any, ...] = (0,)) -> type:
