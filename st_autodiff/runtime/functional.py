@@ -37,8 +37,8 @@ from .tensor import Tensor, plain
 from .tensor_ops import record
 
 EMPTY: dict[str, Any] = {}  # the params of nodes without params (never mutated)
-SELF = (("self", 0, None),)
-RESULT = (("result", "result", None),)
+SELF: tuple[Any, ...] = (("self", 0, None),)
+RESULT: tuple[Any, ...] = (("result", "result", None),)
 NONE: tuple[Any, ...] = ()
 
 
@@ -103,10 +103,10 @@ def _relu_fast(d: Any) -> Any:
     return np.maximum(d, 0) if type(d) is np.ndarray else _k_relu(d)
 
 
-def _unary(name: str, op: Op, node: str, plan: tuple[Any, ...], kernel: Callable[[Any],
-           Any] | None = None,
+def _unary(name: str, op: Op, node: str, plan: tuple[Any, ...],
+           kernel: Callable[[Any], Any] | None = None,
            keeps_out: bool = True, rule: Callable[..., tuple[Any, ...]] | None = None,
-           int_ok: bool = False) -> Callable[..., Any]:
+           int_ok: bool = False) -> Callable[..., Tensor]:
     cls = unary_class(node_class(node, rule or RULES[op], (0,), plan, keeps_out))  # "speed"
     fn_kernel = kernel or resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
 
@@ -180,7 +180,7 @@ def square(input: Tensor) -> Tensor:
 
 # --- elementwise binary --------------------------------------------------------------------
 
-def _promote(a: Tensor, b: Tensor) -> tuple[Any, Any]:
+def _promote(a: TensorBase, b: TensorBase) -> tuple[Any, Any]:
     """Both operands' data in PyTorch's result dtype of the pair."""
     target = dtypes.result_type(a, b).np
     ad, bd = a._data, b._data
@@ -210,7 +210,7 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
 
 
 def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool = False,
-            true_div: bool = False, fast: str | None = None) -> Callable[..., Any]:
+            true_div: bool = False, fast: str | None = None) -> Callable[..., Tensor]:
     cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
         cls = binary_class(cls, fast)
@@ -240,7 +240,7 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
             if not isinstance(other, (int, float)):
                 if isinstance(other, complex):
                     dtypes.refuse_complex("c", f"{name}(): a complex number")
-                return NotImplemented
+                return NotImplemented  # type: ignore[no-any-return]  # operator protocol
         if ad.dtype.kind != "f":
             ad = _with_scalar(ad, other, true_div)
         r = kernel(ad, other)
@@ -253,8 +253,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
     return fn
 
 
-def _reflected(fn: Callable[..., Any], input: Any, other: Any, name: str) -> Tensor:
-    if isinstance(other, TensorBase):
+def _reflected(fn: Callable[..., Tensor], input: Any, other: Any, name: str) -> Tensor:
+    if isinstance(other, Tensor):
         from .factory import scalar_like
 
         return fn(scalar_like(input, other), other)
@@ -262,7 +262,7 @@ def _reflected(fn: Callable[..., Any], input: Any, other: Any, name: str) -> Ten
                     f"{type(input).__name__}")
 
 
-_MUL_PLAN = (("self", 0, (1,)), ("other", 1, (0,)))
+_MUL_PLAN: tuple[Any, ...] = (("self", 0, (1,)), ("other", 1, (0,)))
 _add = _binary("add", Op.ADD, "AddBackward0", (("alpha", lambda a, p: 1, None),), fast="add")
 _sub = _binary("sub", Op.SUB, "SubBackward0", (("alpha", lambda a, p: 1, None),), fast="sub")
 mul = _binary("mul", Op.MUL, "MulBackward0", _MUL_PLAN, fast="mul")
@@ -293,7 +293,8 @@ _add_alpha = node_class("AddBackward0", _scaled(RULES[Op.ADD]), (0, 1), _ALPHA, 
 _sub_alpha = node_class("SubBackward0", _scaled(RULES[Op.SUB]), (0, 1), _ALPHA, False)
 
 
-def _with_alpha(cls: type, base: Callable[..., Any], input: Any, other: Any, alpha: Any) -> Tensor:
+def _with_alpha(cls: type, base: Callable[..., Tensor], input: Any, other: Any,
+                alpha: Any) -> Tensor:
     """``base(input, alpha * other)`` recorded as one node, as PyTorch records it."""
     prev = STATE.enabled
     STATE.enabled = False
