@@ -24,7 +24,7 @@ def _p(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> int:  # noqa: N802
+def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> Any:  # noqa: N802  (the dim given)
     return args[1]
 
 
@@ -114,6 +114,7 @@ def _check_source(op: str, a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray
 
 def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, source: Any,
                     alpha: Any = 1) -> tuple[Any, ...]:
+    gs: Any  # a Tensor or an array
     if ops.tensors:
         gs = index_select(g, dim, index)
     else:
@@ -240,7 +241,7 @@ def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any, value: Any)
     if ops.tensors:
         from . import functional as F
 
-        m = plain(np.asarray(mask._data if isinstance(mask, TensorBase) else mask))
+        m: Any = plain(np.asarray(mask._data if isinstance(mask, TensorBase) else mask))
         gv = F.where(m, g, 0.0).sum() if isinstance(value, TensorBase) else None
         return (F.where(m, 0.0, g), None, gv)
     m = np.asarray(mask)
@@ -277,7 +278,7 @@ def _rule_masked_select(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple[
     if ops.tensors:
         from .factory import zeros
 
-        z = zeros(*shape, dtype=g.dtype)
+        z: Any = zeros(*shape, dtype=g.dtype)  # a Tensor here, an array below
         z[plain(mb)] = g
         return (z, None)
     z = np.zeros(shape, g.dtype)

@@ -15,7 +15,6 @@ import numpy as np
 
 from ..ir.kernels import build_index
 from ..ir.ops import Op
-from .function import TensorBase
 from .shape_ops import _ALIAS, _FULL, _INT64_MAX, _SIZES, _cls, _view_op, unsqueeze
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import needs_grad, record
@@ -79,13 +78,13 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 def _index_part(c: Any) -> Any:
     """One index component as int, slice, None, Ellipsis or an index array."""
-    if isinstance(c, TensorBase):
+    if isinstance(c, Tensor):
         d = c._host()
         if d.ndim == 0 and d.dtype.kind in "iu":
             return int(d)
         return d
     if isinstance(c, (list, np.ndarray)):
-        return np.asarray([x._host() if isinstance(x, TensorBase) else x for x in c]
+        return np.asarray([x._host() if isinstance(x, Tensor) else x for x in c]
                           if isinstance(c, list) else c)
     if isinstance(c, (bool, np.bool_)):
         return np.asarray(c)

@@ -29,7 +29,7 @@ def _p(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> int:  # noqa: N802
+def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> Any:  # noqa: N802  (the dim given)
     return args[1]
 
 
@@ -37,7 +37,7 @@ def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> int:  # noqa: N802
 
 def _along(index: np.ndarray, dim: int) -> tuple[Any, ...]:
     """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
-    idx = list(np.indices(index.shape, sparse=True))
+    idx: list[Any] = list(np.indices(index.shape, sparse=True))
     idx[dim] = index
     return tuple(idx)
 
@@ -47,7 +47,7 @@ def _arr(t: Any) -> Any:
 
 
 def _value(v: Any) -> Any:
-    return v.item() if isinstance(v, (TensorBase, np.generic)) else v
+    return v.item() if isinstance(v, (Tensor, np.generic)) else v
 
 
 def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
@@ -93,7 +93,7 @@ def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> t
 
 
 def _tensor(x: Any) -> Tensor:
-    return x if isinstance(x, TensorBase) else plain(x)
+    return x if isinstance(x, Tensor) else plain(x)
 
 
 # --- gather / take_along_dim ----------------------------------------------------------------
@@ -101,7 +101,8 @@ def _tensor(x: Any) -> Tensor:
 def _gather_data(a: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray:
     if a.ndim == 0:
         return np.broadcast_to(a, idx.shape).copy()
-    return np.asarray(a)[_along(idx, d)]
+    r: np.ndarray = np.asarray(a)[_along(idx, d)]
+    return r
 
 
 def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple[Any, ...]:
@@ -151,8 +152,8 @@ def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
                   src: Any) -> tuple[Any, ...]:
     """Overwritten positions get nothing; ``src`` gets the gradient at its destinations."""
     if ops.tensors:
-        gx = scatter(g, dim, index, 0.0)
-        gs = gather(g, dim, index) if isinstance(src, TensorBase) else None
+        gx: Any = scatter(g, dim, index, 0.0)  # a Tensor here, an array below
+        gs: Any = gather(g, dim, index) if isinstance(src, TensorBase) else None
         return (gx, None, None, gs)
     idx = _along(np.asarray(index), dim)
     gx = np.array(g, copy=True)
@@ -246,7 +247,7 @@ def _scatter_reduce_data(a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray, 
     hit = np.zeros(a.shape, np.int64)
     np.add.at(hit, where, 1)
     if not include_self:
-        start = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
+        start: float | None = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
         if start is None:
             big = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
             start = big if reduce in ("amin", "min") else -big
@@ -325,6 +326,7 @@ def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
     s_reg = _region(src, ia.shape) if T else sa
     nz_x = where(xa == 0, 1.0, x) if include_self else lift(np.ones(np.shape(xa), sa.dtype))
     nz_s = where(sa == 0, 1.0, s_reg)
+    prod_nz: Any  # a Tensor or an array
     if T:
         prod_nz = scatter_reduce(nz_x, dim, plain(ia), nz_s, "prod")
     else:
@@ -344,7 +346,7 @@ def _pad(gs: Any, sa: Any, ia: np.ndarray, T: bool) -> Any:  # noqa: N803
     if T:
         from .factory import zeros
 
-        full = zeros(*np.shape(sa), dtype=gs.dtype)
+        full: Any = zeros(*np.shape(sa), dtype=gs.dtype)  # a Tensor here, an array below
         full[tuple(slice(0, n) for n in ia.shape)] = gs
         return full
     full = np.zeros(np.shape(sa), gs.dtype)
