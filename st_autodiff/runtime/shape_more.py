@@ -185,7 +185,8 @@ def is_nonzero(input: Tensor) -> bool:
 
 def is_complex(input: Tensor) -> bool:
     """False: this runtime's tensors are real."""
-    return input._data.dtype.kind == "c"
+    kind: str = input._data.dtype.kind
+    return kind == "c"
 
 
 def is_same_size(input: Tensor, other: Tensor) -> bool:
