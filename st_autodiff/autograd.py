@@ -58,7 +58,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
     """The gradients of ``outputs`` with respect to each of ``inputs`` (a tuple).
 
     ``.grad`` fields are not touched.  With ``create_graph=True`` the results are
@@ -75,7 +75,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 
 def _batched_grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None,
                   create_graph: bool, allow_unused: bool | None,
-                  materialize_grads: bool) -> tuple:
+                  materialize_grads: bool) -> tuple[Any, ...]:
     """``is_grads_batched=True``: one ``grad`` per row of the cotangents, stacked (PyTorch
     vmaps the backward instead, so its graph under ``create_graph`` has other nodes)."""
     from .runtime.shape_ops import stack
@@ -146,11 +146,11 @@ class FunctionCtx:
     """The ``ctx`` of a custom ``Function``: what forward leaves for backward."""
 
     def __init__(self) -> None:
-        self.saved_tensors: tuple = ()
-        self.needs_input_grad: tuple = ()
+        self.saved_tensors: tuple[Any, ...] = ()
+        self.needs_input_grad: tuple[Any, ...] = ()
         self.materialize_grads = True
-        self._dirty: tuple = ()
-        self._non_differentiable: tuple = ()
+        self._dirty: tuple[Any, ...] = ()
+        self._non_differentiable: tuple[Any, ...] = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         for i, t in enumerate(tensors):
@@ -183,7 +183,7 @@ class _FunctionNode(Node):
         self._fn = fn
         self._ctx = ctx
         self._outs = nout
-        self._metas: tuple = ()
+        self._metas: tuple[Any, ...] = ()
         flags, metas, edges = [], [], []
         for a in tensor_args:  # one pass over the arguments (this runs once per apply)
             if isinstance(a, TensorBase):
@@ -207,7 +207,7 @@ class _FunctionNode(Node):
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
-    def _materialize(self, grads: list, tensors: bool) -> list:
+    def _materialize(self, grads: list[Any], tensors: bool) -> list[Any]:
         out = []
         for g, meta in zip(grads, self._metas, strict=False):
             if g is None and meta is not None:
@@ -217,7 +217,7 @@ class _FunctionNode(Node):
             out.append(g)
         return out + list(grads[len(out):])
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         if self._ctx.materialize_grads and any(g is None for g in grads):
             grads = self._materialize(grads, ops.tensors)
         wrapped = grads if ops.tensors else [None if g is None else plain(g) for g in grads]
@@ -243,7 +243,7 @@ class _FunctionNode(Node):
                 out.append(g if ops.tensors else g._data)
         return out
 
-    def _check_count(self, result: tuple) -> tuple:
+    def _check_count(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
         expected = len(self.next_functions)
         if len(result) > expected and all(g is None for g in result[expected:]):
             result = result[:expected]
@@ -262,14 +262,15 @@ def _user_backward(fn: type) -> Any:
     return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
 
-def _output_meta(o: Any) -> tuple | None:
+def _output_meta(o: Any) -> tuple[Any, ...] | None:
     if not isinstance(o, TensorBase):
         return None
     d = o._data
     return (d.shape, d.dtype, namespace_for(d))
 
 
-def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple, outs: tuple) -> tuple:
+def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple[Any, ...],
+                  outs: tuple[Any, ...]) -> tuple[Any, ...]:
     """The outputs of ``apply``: differentiable ones get ``node`` as ``grad_fn``.
 
     Outputs passed to ``ctx.mark_non_differentiable`` and integer outputs do not require
@@ -326,7 +327,7 @@ class Function:
     vjp = backward
 
     @staticmethod
-    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> Any:
+    def setup_context(ctx: FunctionCtx, inputs: tuple[Any, ...], output: Any) -> Any:
         """Override to fill ``ctx`` when ``forward`` takes no ``ctx`` (torch 2 style)."""
         raise NotImplementedError("setup_context is not implemented.")
 
@@ -374,7 +375,7 @@ class _DelayedError(Node):
     def name(self) -> str:
         return "DelayedError"
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         raise RuntimeError("trying to differentiate twice a function that was marked with "
                            "@once_differentiable")
 

@@ -49,7 +49,7 @@ class CompiledFunction:
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
-        self._grads: dict[tuple[int, ...], GradFunction] = {}
+        self._grads: dict[tuple[int, ...], GradFunction[...]] = {}
         self._node_cls = type(_node_name(self.__name__), (CompiledNode,), {"__slots__": ()})
 
     def __call__(self, *args: Any) -> Any:
@@ -66,7 +66,7 @@ class CompiledFunction:
         node = self._node_cls(self, g, wrt, args, residuals, bwd)
         return make(np.asarray(out) if np.isscalar(out) else out, node, 0)
 
-    def _grad_function(self, wrt: tuple[int, ...]) -> GradFunction:
+    def _grad_function(self, wrt: tuple[int, ...]) -> GradFunction[...]:
         g = self._grads.get(wrt)
         if g is None:
             g = self._grads[wrt] = GradFunction(self._fn, wrt, "vjp", False, Options())
@@ -81,21 +81,22 @@ class CompiledNode(Node):
 
     __slots__ = ("_owner", "_grad", "_wrt", "_inputs", "_versions", "_residuals", "_bwd")
 
-    def __init__(self, owner: CompiledFunction, grad: GradFunction, wrt: tuple[int, ...],
-                 args: tuple, residuals: tuple, bwd: Callable[..., Any]) -> None:
+    def __init__(self, owner: CompiledFunction, grad: GradFunction[...], wrt: tuple[int, ...],
+                 args: tuple[Any, ...], residuals: tuple[Any, ...],
+                 bwd: Callable[..., Any]) -> None:
         self._owner = owner
         self._grad = grad
         self._wrt = wrt
         self._inputs = args
         self._versions = tuple(a._version if isinstance(a, Tensor) else 0 for a in args)
-        self._residuals: tuple | None = residuals
+        self._residuals: tuple[Any, ...] | None = residuals
         self._bwd = bwd
         self.next_functions = tuple(edge_of(args[i]) if i in wrt and args[i]._requires_grad
                                     else (None, 0) for i in range(len(args)))
         self._seq = next_seq()
         self._hooks = None
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         if self._residuals is None:
             raise RuntimeError(FREED)
         self._check_versions()
@@ -113,7 +114,7 @@ class CompiledNode(Node):
                 out[i] = fit(ops, gi if ops.tensors else np.asarray(gi), like)
         return out
 
-    def _differentiable_backward(self, g: Any) -> tuple:
+    def _differentiable_backward(self, g: Any) -> tuple[Any, ...]:
         """Run the generated joint code over recording Tensors (for ``create_graph``)."""
         joint = _joint_on_tensors(self._grad, self._inputs)
         args = [a if isinstance(a, Tensor) else a for a in self._inputs]
@@ -152,7 +153,7 @@ def _wrap_plain(out: Any) -> Any:
     return plain(np.asarray(out)) if np.isscalar(out) or hasattr(out, "dtype") else out
 
 
-def _joint_on_tensors(grad: GradFunction, inputs: tuple) -> Callable[..., Any]:
+def _joint_on_tensors(grad: GradFunction[...], inputs: tuple[Any, ...]) -> Callable[..., Any]:
     """The generated joint function (args..., out_bar) -> grads, loaded over Tensors."""
     raw = tuple(a._data if isinstance(a, Tensor) else a for a in inputs)
     key = tuple(_kind(a) for a in raw)
@@ -223,26 +224,26 @@ class TensorRuntime:
     """``rt`` for generated code running over Tensors."""
 
     @staticmethod
-    def unbroadcast(g: Any, shape: tuple) -> Any:
+    def unbroadcast(g: Any, shape: tuple[Any, ...]) -> Any:
         return apply_op(Op.UNBROADCAST, g, tuple(shape))
 
     @staticmethod
-    def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
+    def scatter_add(shape: tuple[Any, ...], g: Any, index: tuple[Any, ...]) -> Any:
         spec, dyn = _index_spec(index)
         return apply_op(Op.SCATTER_ADD, tuple(shape), g, *dyn, index=spec)
 
     @staticmethod
-    def index_add(x: Any, g: Any, index: tuple) -> Any:
+    def index_add(x: Any, g: Any, index: tuple[Any, ...]) -> Any:
         spec, dyn = _index_spec(index)
         return apply_op(Op.INDEX_ADD, x, g, *dyn, index=spec)
 
     @staticmethod
-    def index_add_(x: Any, index: tuple, g: Any) -> Any:
+    def index_add_(x: Any, index: tuple[Any, ...], g: Any) -> Any:
         """Functional over Tensors (generated code rebinds the result)."""
         return TensorRuntime.index_add(x, g, index)
 
 
-def _index_spec(index: tuple) -> tuple[tuple, list[Any]]:
+def _index_spec(index: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any]]:
     """A runtime index tuple as the IR's static structure plus its dynamic parts."""
     dyn: list[Any] = []
 

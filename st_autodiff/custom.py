@@ -237,7 +237,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
             n = len(args) // 2
             return self.apply_rule(args[:n], args[n:])[1]
 
-        def transpose(g: Any, out: Any, *args: Any) -> tuple:
+        def transpose(g: Any, out: Any, *args: Any) -> tuple[Any, ...]:
             return self._transpose(g, args)
 
         tangent.__name__ = tangent.__qualname__ = f"{self.__name__}_jvp"
@@ -297,7 +297,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
 
     # --- reverse mode: the transpose of the rule -----------------------------------------
 
-    def _transpose(self, g: Any, args: tuple) -> tuple:
+    def _transpose(self, g: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """The VJP of the cotangent ``g`` at ``args``: one gradient (``None`` for
         arguments that are not floating point) per argument."""
         floats = tuple(i for i, a in enumerate(args) if _is_float(a))
@@ -358,7 +358,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801  (JAX's name and convention)
                 wrapper, wrt=tuple(range(n, n + len(dots))))
         return fn
 
-    def _numeric_transpose(self, g: Any, args: tuple, floats: tuple[int, ...],
+    def _numeric_transpose(self, g: Any, args: tuple[Any, ...], floats: tuple[int, ...],
                            zeros: list[Any], key: Any) -> list[Any]:
         """The transpose by columns: rule calls with unit tangents, one per element (the
         fallback for rules the compiler cannot read)."""

@@ -131,7 +131,7 @@ class Primal:
         self.__name__ = owner.__name__
         self.__qualname__ = owner.__qualname__
         self.__module__ = owner.__module__
-        self._kept: dict[tuple[int, ...], tuple[tuple, Any]] = {}
+        self._kept: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
 
     def __call__(self, *args: Any) -> Any:
         pair = self.fwd(*args)
@@ -156,14 +156,14 @@ class Primal:
         return kept[1]
 
 
-def _items(out: Any) -> tuple:
+def _items(out: Any) -> tuple[Any, ...]:
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-_PARTIAL_CALLERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PARTIAL_CALLERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def partial_caller(p: functools.partial) -> Callable[..., Any]:
+def partial_caller(p: functools.partial[Any]) -> Callable[..., Any]:
     """A generated function with the signature of ``functools.partial`` object ``p`` that
     calls ``p.func`` with the bound arguments, so the compiler reads (and inlines) it like
     a user's function; the bound values reach it as globals (read and guarded like any)."""

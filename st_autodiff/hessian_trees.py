@@ -16,7 +16,7 @@ from . import trees
 from .errors import WrtError
 
 
-def tree_hessian(fn: Callable[..., Any], args: tuple, positions: list[int], single: bool,
+def tree_hessian(fn: Callable[..., Any], args: tuple[Any, ...], positions: list[int], single: bool,
                  mode: str) -> Any:
     """The Hessian of ``fn`` at ``args`` for the arguments at ``positions``."""
     from .api import _is_float  # noqa: PLC0415  (products builds on api)

@@ -26,7 +26,7 @@ from .transforms.external import argument
 from .trees_classes import Record, Static, make
 
 
-def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
+def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(fn(*args), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per argument.
 
     JAX's convention: the cotangent has the structure of the output (a tuple, list or
@@ -47,8 +47,8 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple]
     return _vjp(fn, args, None)
 
 
-def _vjp(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
-         ) -> tuple[Any, Callable[[Any], tuple]]:
+def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
+         ) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``vjp``, with some arguments static or dynamic (``jacrev(..., static_argnums)``):
     static ones are constants of the generated code and get no gradient (``None``)."""
     flat, floats, g = _vjp_function(fn, args, argspec)
@@ -60,7 +60,7 @@ def _vjp(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
     out, residuals = fwd(*flat.leaves)
     outs = trees.leaves_like(out_spec, out, "the output", none_is_leaf=False)
 
-    def vjp_fn(cotangent: Any) -> tuple:
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         if any(np.iscomplexobj(c) for c in trees.flatten(cotangent)[0]):
             raise TypeError("vjp: the cotangent is complex, but complex numbers are not "
                             "supported yet (the function's output is real)")
@@ -77,8 +77,8 @@ def _vjp(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
     return out, vjp_fn
 
 
-def _vjp_function(fn: Callable[..., Any], args: tuple, argspec: ArgSpec | None
-                  ) -> tuple[_Flat, tuple[int, ...], GradFunction]:
+def _vjp_function(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
+                  ) -> tuple[_Flat, tuple[int, ...], GradFunction[...]]:
     """The leaves of a ``vjp`` call, the differentiated ones, and the compiled function
     (made once per function, structure and argument spec)."""
     # (parameters left out take their defaults: GradFunction binds the call as Python does)
@@ -132,7 +132,7 @@ def _arg_positions(fn: Callable[..., Any], argspec: ArgSpec, n: int, who: str
     return static, dynamic
 
 
-_VJP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_VJP_CACHE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
@@ -164,7 +164,7 @@ def _jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
 
 def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
-                  argspec: ArgSpec | None) -> tuple[_Flat, list[Any], GradFunction]:
+                  argspec: ArgSpec | None) -> tuple[_Flat, list[Any], GradFunction[...]]:
     """The leaves of a ``jvp`` call, their tangents, and the compiled function."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
@@ -203,7 +203,7 @@ def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequ
     return flat, dots, g
 
 
-_JVP_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_JVP_CACHE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
@@ -406,7 +406,7 @@ def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     raise ValueError(f"hvp: mode must be 'forward' or 'reverse', got {mode!r}")
 
 
-def _grad_of(fn: Callable[..., Any]) -> GradFunction:
+def _grad_of(fn: Callable[..., Any]) -> GradFunction[...]:
     """``grad(fn)``, made once per function (so repeated ``hvp`` calls compile once)."""
     g = _GRAD_CACHE.get(fn)
     if g is None:
@@ -414,10 +414,10 @@ def _grad_of(fn: Callable[..., Any]) -> GradFunction:
     return g
 
 
-_GRAD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_GRAD_CACHE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def _bound(fn: Callable[..., Any], args: tuple, who: str) -> tuple:
+def _bound(fn: Callable[..., Any], args: tuple[Any, ...], who: str) -> tuple[Any, ...]:
     """``args`` with the positional parameters left out taking their defaults (so that
     ``wrt`` positions index them); keyword-only ones keep theirs inside the call."""
     if isinstance(fn, GradFunction):
@@ -440,7 +440,7 @@ class _Flat:
     ``fn`` as a function of those leaves: structured arguments (tuples, lists and dicts,
     nested) become one argument of the generated code per leaf."""
 
-    def __init__(self, fn: Callable[..., Any], args: tuple, who: str) -> None:
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], who: str) -> None:
         self.name = getattr(fn, "__name__", repr(fn))
         self.specs: list[Any] = []
         self.offsets: list[int] = []
@@ -459,7 +459,7 @@ class _Flat:
         end = self.offsets[i + 1] if i + 1 < len(self.offsets) else len(self.leaves)
         return range(self.offsets[i], end)
 
-    def unflatten(self, leaves: list[Any]) -> tuple:
+    def unflatten(self, leaves: list[Any]) -> tuple[Any, ...]:
         """One value per argument, each in that argument's structure."""
         return tuple(trees.unflatten(s, leaves[o:]) for s, o in zip(self.specs, self.offsets))
 
@@ -541,7 +541,7 @@ def _flat_function(fn: Callable[..., Any], specs: list[Any], who: str) -> Any:
     return per_fn[key]
 
 
-_FLAT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_FLAT_CACHE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def _cotangent(ct: Any, out: Any, where: str) -> Any:
@@ -582,7 +582,7 @@ def _wrt(fn: Callable[..., Any], wrt: Wrt | None, argnums: Wrt | None, who: str)
     return w
 
 
-def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str,
+def _positions(fn: Callable[..., Any], wrt: Any, args: tuple[Any, ...], who: str,
                argspec: ArgSpec | None = None) -> tuple[list[int], bool]:
     """The argument positions ``wrt`` names, and whether it named one (not a tuple);
     none of them may be static."""
@@ -616,11 +616,11 @@ def _positions(fn: Callable[..., Any], wrt: Any, args: tuple, who: str,
     return positions, single
 
 
-def _wrt_leaves(args: tuple, positions: list[int]) -> list[Any]:
+def _wrt_leaves(args: tuple[Any, ...], positions: list[int]) -> list[Any]:
     return [x for p in positions for x in trees.flatten(args[p])[0]]
 
 
-def _assemble(parts: list[Any], out_shape: tuple, x: Any, axis: int) -> Any:
+def _assemble(parts: list[Any], out_shape: tuple[Any, ...], x: Any, axis: int) -> Any:
     """One Jacobian block ``d out / d x`` of shape ``out_shape + x.shape`` from its rows
     (``axis=0``, reverse mode) or columns (``axis=-1``, forward mode); ``None`` for an
     ``x`` that is not floating point."""

@@ -216,7 +216,7 @@ def draw_graph(graph: Any, title: str | None = None) -> DotGraph:
     return DotGraph(graph.name, lines)
 
 
-def _draw_body(graph: Any, lines: list[str], counter: list[int], pad: str) -> dict:
+def _draw_body(graph: Any, lines: list[str], counter: list[int], pad: str) -> dict[Any, str]:
     """Draw one graph's nodes into ``lines``; returns node -> DOT id."""
     from .ir.graph import Graph  # noqa: PLC0415
     from .ir.names import Namespace  # noqa: PLC0415
