@@ -179,14 +179,17 @@ class _FunctionNode(Node):
 
     __slots__ = ("_fn", "_ctx", "_outs", "_metas", "_tensor_args", "_in_meta")
 
-    def __init__(self, fn: type, ctx: FunctionCtx, tensor_args: Sequence[Any], nout: int) -> None:
+    def __init__(self, fn: type[Function], ctx: FunctionCtx, tensor_args: Sequence[Any],
+                 nout: int) -> None:
         self._fn = fn
         self._ctx = ctx
         self._outs = nout
         self._metas: tuple[Any, ...] = ()
-        flags, metas, edges = [], [], []
+        flags: list[bool] = []
+        metas: list[Meta | None] = []
+        edges: list[tuple[Node | None, int]] = []
         for a in tensor_args:  # one pass over the arguments (this runs once per apply)
-            if isinstance(a, TensorBase):
+            if isinstance(a, Tensor):
                 flags.append(True)
                 metas.append(Meta(a._data))
                 edges.append(edge_of(a))
@@ -224,7 +227,7 @@ class _FunctionNode(Node):
         with grad_mode.set_grad_enabled(ops.tensors):
             result = _user_backward(self._fn)(self._ctx, *wrapped)
         result = self._check_count(result if isinstance(result, tuple) else (result,))
-        out = []
+        out: list[Any] = []
         # a Tensor input that needs no gradient still reports its gradient (hooks see it)
         for i, (meta, g) in enumerate(zip(self._in_meta, result, strict=True)):
             if meta is None or g is None:
@@ -253,7 +256,7 @@ class _FunctionNode(Node):
         return result
 
 
-def _user_backward(fn: type) -> Any:
+def _user_backward(fn: type[Function]) -> Any:
     """The user's ``backward`` or ``vjp`` (defining both is an error, as in torch)."""
     backward_fn, vjp_fn = fn.backward, fn.vjp
     if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
@@ -285,7 +288,7 @@ def _wrap_outputs(node: _FunctionNode, ctx: FunctionCtx, args: tuple[Any, ...],
     inputs = {id(a) for a in args if isinstance(a, TensorBase)}
     wrapped = []
     for i, o in enumerate(outs):
-        if not isinstance(o, TensorBase):
+        if not isinstance(o, Tensor):
             wrapped.append(o)
         elif id(o) in dirty:
             if o._grad_fn is None and o._requires_grad:
@@ -414,7 +417,7 @@ _sys.modules[__name__ + ".functional"] = functional  # ``import torch.autograd.f
 _sys.modules[__name__ + ".profiler"] = profiler
 _sys.modules[__name__ + ".gradcheck"] = _gradcheck_module  # its GradcheckError
 _sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
-function = _types.ModuleType(__name__ + ".function", "torch.autograd.function")
+function: Any = _types.ModuleType(__name__ + ".function", "torch.autograd.function")
 function.Function, function.FunctionCtx = Function, FunctionCtx
 function.once_differentiable = once_differentiable
 _sys.modules[function.__name__] = function

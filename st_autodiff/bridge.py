@@ -119,7 +119,8 @@ class CompiledNode(Node):
         joint = _joint_on_tensors(self._grad, self._inputs)
         args = [a if isinstance(a, Tensor) else a for a in self._inputs]
         with grad_mode.set_grad_enabled(True):
-            return joint(*args, g)
+            grads: tuple[Any, ...] = joint(*args, g)
+            return grads
 
     def _check_versions(self) -> None:
         for a, v in zip(self._inputs, self._versions):
@@ -157,9 +158,11 @@ def _joint_on_tensors(grad: GradFunction[...], inputs: tuple[Any, ...]) -> Calla
     """The generated joint function (args..., out_bar) -> grads, loaded over Tensors."""
     raw = tuple(a._data if isinstance(a, Tensor) else a for a in inputs)
     key = tuple(_kind(a) for a in raw)
-    hit = grad._tensor_joint.get(key) if hasattr(grad, "_tensor_joint") else None
+    hit: tuple[Callable[[], bool], Any] | None = (
+        grad._tensor_joint.get(key) if hasattr(grad, "_tensor_joint") else None)
     if hit is None or not hit[0]():  # compiled again when a value it read changed (guards)
-        joint = GradFunction(grad._fn, grad._wrt_spec, "vjp_joint", False, Options())
+        joint: GradFunction[...] = GradFunction(grad._fn, grad._wrt_spec, "vjp_joint", False,
+                                                Options())
         compiled = joint._build(list(raw), np)
         hit = (compiled.guards.check(), load(compiled.generated, TENSOR_NUMPY, TensorRuntime))
         if not hasattr(grad, "_tensor_joint"):

@@ -143,8 +143,9 @@ def _classify(fn: Any) -> tuple[str, str] | None:
         if op in NONDIFFERENTIABLE:
             return "zero", op.value
         return ("op", op.value) if op in RULES else None
-    if fft_kind(fn) is not None:
-        return "op", "fft_" + ("shift" if fft_kind(fn)[0].endswith("shift") else "pair")
+    kind = fft_kind(fn)
+    if kind is not None:
+        return "op", "fft_" + ("shift" if kind[0].endswith("shift") else "pair")
     selector = lookup(fn)
     if selector is not None:
         return "decomposition", selector.__module__.rsplit(".", 1)[-1]

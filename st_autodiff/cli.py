@@ -119,7 +119,8 @@ def _parser() -> argparse.ArgumentParser:
 def _version() -> str:
     from . import __version__  # noqa: PLC0415
 
-    return __version__
+    version: str = __version__
+    return version
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -284,7 +285,7 @@ def _highlight(text: str, lexer: str) -> str:
     except ImportError:
         return text
 
-    class IRLexer(RegexLexer):
+    class IRLexer(RegexLexer):  # type: ignore[misc]  # pygments has no type stubs
         """The printed SSA graph: ``%t0: f64[4,2] = matmul %x, %w  # f.py:3``."""
 
         tokens = {"root": [
@@ -297,4 +298,5 @@ def _highlight(text: str, lexer: str) -> str:
             (r"\s+|.", Text),
         ]}
 
-    return highlight(text, IRLexer() if lexer == "ir" else PythonLexer(), TerminalFormatter())
+    out: str = highlight(text, IRLexer() if lexer == "ir" else PythonLexer(), TerminalFormatter())
+    return out

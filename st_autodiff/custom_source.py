@@ -58,7 +58,8 @@ def define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., A
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     namespace = {"__name__": "st_autodiff.generated", **namespace}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own source)
-    return namespace[name]
+    fn: Callable[..., Any] = namespace[name]
+    return fn
 
 
 def caller_of(custom: _CustomFunction) -> Callable[..., Any]:
@@ -160,7 +161,7 @@ def _items(out: Any) -> tuple[Any, ...]:
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-_PARTIAL_CALLERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+_PARTIAL_CALLERS: weakref.WeakKeyDictionary[Any, Callable[..., Any]] = weakref.WeakKeyDictionary()
 
 
 def partial_caller(p: functools.partial[Any]) -> Callable[..., Any]:

@@ -111,6 +111,7 @@ def library_caller(fn: Any) -> Callable[..., Any] | None:
         caller = define(f"def {name}({params}, /):\n    return {call}({params})\n", name,
                         namespace)
     else:
+        sig: inspect.Signature | None
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):  # a C function without one (np.dot on NumPy 2.2)
@@ -120,7 +121,7 @@ def library_caller(fn: Any) -> Callable[..., Any] | None:
         # the required positional parameters by name (wrt= can name them), the rest passed
         # on only when the call gives them: NumPy's defaults (np._NoValue) stay unwritten
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        names = []
+        names: list[str] = []
         for p in sig.parameters.values():
             if p.kind not in kinds or p.default is not p.empty:
                 break

@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 
 from . import trees
-from .api import _PLAIN, GradFunction, Options, P, Wrt, _is_float, _is_tree, grad
+from .api import _PLAIN, GradFunction, P, Wrt, _is_float, _is_tree, grad
 from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
 from .library_callers import library_caller
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
+from .transforms import Options
 from .transforms.callable_args import wrt_error
 from .transforms.external import argument
 from .trees_classes import Record, Static, make
@@ -56,7 +57,7 @@ def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
         fwd, bwd = g.split(*flat.leaves)
     except StAutodiffError as exc:
         raise exc.with_traceback(None) from None
-    out_spec = g._last.out_tree  # type: ignore[union-attr]  (split sets it)
+    out_spec = g._last.out_tree  # type: ignore[union-attr]  # split sets it
     out, residuals = fwd(*flat.leaves)
     outs = trees.leaves_like(out_spec, out, "the output", none_is_leaf=False)
 
@@ -320,10 +321,10 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
 
 
 def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
-                 argspec: ArgSpec) -> bool:
+                 argspec: ArgSpec | None) -> bool:
     """Whether the compiled tangent function of ``fn`` runs effects (a print, a random
     draw, a registered inactive function): compiled for the first column, not run."""
-    from .transforms.effects import has_effect  # noqa: PLC0415
+    from .transforms.effects_graph import has_effect  # noqa: PLC0415
 
     tangents: list[Any] = [None] * len(args)
     for p in positions:
@@ -654,7 +655,7 @@ def _basis(like: Any, k: int) -> Any:
 
 
 def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str,
-           explain: Callable[..., str], cache_info: Callable[[], CacheInfo]) -> Any:
+           explain: Callable[..., str], cache_info: Callable[[], CacheInfo]) -> Callable[..., Any]:
     """``wrapper`` named after ``fn``, with ``explain(*args)`` and ``cache_info()`` (the
     specialisations it compiled, shared with ``st.vjp``/``st.jvp`` of the same function)."""
     wrapper.explain = explain  # type: ignore[attr-defined]
