@@ -97,9 +97,8 @@ def _as_view(src: Tensor, out: Tensor, step: tuple[Any, ...]) -> Tensor:
         steps: tuple[Any, ...] = (step,)
     else:
         out._base = src._base
-        ex = src._extra
-        assert ex is not None and ex.view is not None  # src is a view
-        steps = ex.view + (step,)
+        # src is a view, so its _extra.view is set (no check: every view op runs this)
+        steps = src._extra.view + (step,)  # type: ignore[union-attr,operator]
     out._ex().view = steps
     return out
 
