@@ -101,7 +101,7 @@ def inplace(t: Tensor, compute: Callable[..., Tensor], *others: Any, **kwargs: A
     if node is None:
         return t
     if isinstance(node, RuleNode) and node._saved:
-        node._saved = tuple((None, t._vc, t._vc[0])  # type: ignore[index]  # grad mode: has one
+        node._saved = tuple((None, t._vc, t._vc[0])  # type: ignore[index]  # recorded: t has a counter
                             if (tt is None and c is r._vc) else (tt, c, v)
                             for tt, c, v in node._saved)
     if t._base is None:
