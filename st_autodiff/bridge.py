@@ -158,7 +158,8 @@ def _joint_on_tensors(grad: GradFunction[...], inputs: tuple[Any, ...]) -> Calla
     """The generated joint function (args..., out_bar) -> grads, loaded over Tensors."""
     raw = tuple(a._data if isinstance(a, Tensor) else a for a in inputs)
     key = tuple(_kind(a) for a in raw)
-    hit = grad._tensor_joint.get(key) if hasattr(grad, "_tensor_joint") else None
+    hit: tuple[Callable[[], bool], Any] | None = (
+        grad._tensor_joint.get(key) if hasattr(grad, "_tensor_joint") else None)
     if hit is None or not hit[0]():  # compiled again when a value it read changed (guards)
         joint: GradFunction[...] = GradFunction(grad._fn, grad._wrt_spec, "vjp_joint", False,
                                                 Options())
@@ -206,6 +207,9 @@ class TensorNumPy:
             return lambda subscripts, *ops: apply_op(op, *ops, subscripts=subscripts)
         if seq:
             return lambda arrays, **params: apply_op(op, *arrays, **params)
+        if OP_INFO[op].spelling is Spelling.METHOD:  # xp.astype(x, dtype): params by place
+            names = [name for name, _ in OP_INFO[op].params]
+            return lambda x, *pos, **params: apply_op(op, x, **dict(zip(names, pos)), **params)
         return lambda *inputs, **params: apply_op(op, *inputs, **params)
 
 

@@ -119,7 +119,8 @@ def _parser() -> argparse.ArgumentParser:
 def _version() -> str:
     from . import __version__  # noqa: PLC0415
 
-    return __version__
+    version: str = __version__
+    return version
 
 
 def _rules(args: argparse.Namespace) -> int:

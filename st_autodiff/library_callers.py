@@ -111,6 +111,7 @@ def library_caller(fn: Any) -> Callable[..., Any] | None:
         caller = define(f"def {name}({params}, /):\n    return {call}({params})\n", name,
                         namespace)
     else:
+        sig: inspect.Signature | None
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):  # a C function without one (np.dot on NumPy 2.2)

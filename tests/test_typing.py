@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_installed_method_declarations_are_current() -> None:
     assert TARGET.read_text() == render(), "run: python -m tests.tensor_api_gen"
+
+
+def test_multi_output_overload_lists_every_multi_op() -> None:
+    """``apply_op`` is typed to return a tuple exactly for the ops whose result is one."""
+    from st_autodiff.ir.ops import OP_INFO
+    from st_autodiff.runtime.tensor_ops import MultiOp
+
+    assert set(typing.get_args(MultiOp)) == {op for op, info in OP_INFO.items() if info.multi}
 
 
 def _mypy(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:

@@ -131,6 +131,7 @@ def _checked_backward(fn: Any) -> Any:
 def _install() -> None:
     original = _function.next_seq
     wrapper = _recording_seq(original)
+    mod: Any  # a module that imported next_seq
     for name, mod in list(sys.modules.items()):
         if name.startswith("st_autodiff") and mod is not None \
                 and vars(mod).get("next_seq") is original:
@@ -142,7 +143,8 @@ def _install() -> None:
         cls = todo.pop()
         if "backward" in vars(cls) and isinstance(vars(cls)["backward"], FunctionType):
             _UNDO.append((cls, "backward", vars(cls)["backward"]))
-            cls.backward = _checked_backward(vars(cls)["backward"])
+            cls.backward = _checked_backward(  # type: ignore[method-assign]  # wraps, undone
+                vars(cls)["backward"])
         for sub in cls.__subclasses__():
             if sub not in seen:
                 seen.add(sub)

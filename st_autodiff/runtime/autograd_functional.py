@@ -129,7 +129,8 @@ def _check_requires_grad(values: tuple[Any, ...], kind: str, strict: bool) -> No
             raise RuntimeError(_STRICT_NEEDS_GRAD[kind].format(i=i))
 
 
-def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outputs: tuple | None = None,
+def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...],
+          grad_outputs: tuple[Any, ...] | None = None,
           create_graph: bool = False, retain_graph: bool | None = None) -> tuple[Any, ...]:
     """``autograd.grad`` over the outputs that require grad; ``None`` for unused inputs."""
     if grad_outputs is None:
@@ -143,7 +144,7 @@ def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outputs: tuple
 
 
 def _zeros_for_none(grads: tuple[Any, ...], refs: tuple[Any, ...], strict: bool,
-                    stage: str) -> tuple:
+                    stage: str) -> tuple[Any, ...]:
     out = []
     for i, (g, ref) in enumerate(zip(grads, refs, strict=True)):
         if g is None:
@@ -154,8 +155,9 @@ def _zeros_for_none(grads: tuple[Any, ...], refs: tuple[Any, ...], strict: bool,
     return tuple(out)
 
 
-def _product(outputs: tuple[Any, ...], outputs_tuple: bool, grad_args: tuple[Any, ...], like: tuple,
-             like_tuple: bool, strict: bool, stage: str, create_graph: bool) -> tuple[Any, ...]:
+def _product(outputs: tuple[Any, ...], outputs_tuple: bool, grad_args: tuple[Any, Any, Any],
+             like: tuple[Any, ...], like_tuple: bool, strict: bool, stage: str,
+             create_graph: bool) -> tuple[Any, ...]:
     """The last step of vjp, jvp, vhp and hvp: ``autograd.grad(*grad_args)`` in the grad
     mode PyTorch uses there, a part without a gradient as zeros shaped like ``like``, and
     ``(outputs, result)`` unpacked as the inputs were given."""
@@ -257,6 +259,7 @@ def _jacobian_rows(i: int, out: Tensor, inputs: tuple[Any, ...], create_graph: b
             grads = _grad((out,), inputs, (plain(seed),), retain_graph=True,
                           create_graph=create_graph)
         else:
+            assert flat is not None  # not host
             grads = _grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
         for k, (g, inp) in enumerate(zip(grads, inputs, strict=True)):
             if g is None:
@@ -285,7 +288,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def single_output(*inp: Tensor) -> Tensor:
-        out = func(*inp)
+        out: Tensor = func(*inp)  # checked below
         out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(outs, "outputs", strict)
         if out_tuple:
@@ -298,7 +301,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     def jac_func(*inp: Tensor) -> tuple[Any, ...]:
         if outer_jacobian_strategy == "forward-mode":
             inp = tuple(t.requires_grad_(True) for t in inp)
-        jac = jacobian(single_output, inp, create_graph=True)
+        jac: tuple[Any, ...] = jacobian(single_output, inp, create_graph=True)  # inp: a tuple
         _check_requires_grad(jac, "jacobian", strict)
         return jac
 

@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 
-def _compare(ufunc: Callable[..., Any], name: str) -> Callable[..., Any]:
+def _compare(ufunc: Callable[..., Any], name: str) -> Callable[..., Tensor]:
     def fn(input: Any, other: Any) -> Tensor:
         a = input._data if isinstance(input, TensorBase) else _scalar(input)
         if isinstance(other, TensorBase):
@@ -28,7 +28,7 @@ def _compare(ufunc: Callable[..., Any], name: str) -> Callable[..., Any]:
         else:
             b = _scalar(other)
             if not isinstance(b, (int, float, bool)):
-                return NotImplemented
+                return NotImplemented  # type: ignore[no-any-return]  # operator protocol
         try:
             return plain(ufunc(a, b))
         except ValueError:
@@ -86,7 +86,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return plain(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def _reduce_bool(ufunc: Callable[..., Any], name: str) -> Callable[..., Any]:
+def _reduce_bool(ufunc: Callable[..., Any], name: str) -> Callable[..., Tensor]:
     def fn(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
         return plain(D.asarray(ufunc(input._data != 0, axis=axis, keepdims=keepdim)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -19,6 +19,14 @@ __all__ = ["clamp", "clamp_max", "clamp_min", "clip", "where"]
 
 _where_cls = node_class("WhereBackward0", RULES[Op.WHERE], (1, 2), (("condition", _arg(0), None),),
                         False)
+
+
+@overload
+def where(condition: Tensor, input: None = None, other: None = None) -> tuple[Tensor, ...]: ...
+
+
+@overload
+def where(condition: Tensor, input: Any, other: Any) -> Tensor: ...
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:

@@ -115,7 +115,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     """Contract ``a``'s last ``dims`` dims with ``b``'s first ones, or the listed pairs."""
     from .functional import mm
 
-    if isinstance(dims, TensorBase):
+    if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
         if dims < 0:
@@ -175,7 +175,7 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     n = y.shape[axis]
     if n == 0:
         return sum(y, axis)
-    if isinstance(x, TensorBase):
+    if isinstance(x, Tensor):
         gaps = sub(narrow(x, -1 if x.ndim == 1 else axis, 1, n - 1),
                    narrow(x, -1 if x.ndim == 1 else axis, 0, n - 1))
         if x.ndim == 1 and y.ndim > 1:

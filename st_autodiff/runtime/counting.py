@@ -11,7 +11,7 @@ with ``sorted=False``) and never merges NaNs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -99,7 +99,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     if sorter is not None:
         seq = np.take_along_axis(seq, _data(sorter), -1)
     values = _data(input)
-    how = "right" if right else "left"
+    how: Literal["left", "right"] = "right" if right else "left"
     dt = _index_dtype(out_int32)
     if seq.ndim == 1:
         return plain(D.asarray(np.searchsorted(seq, values, side=how)).astype(dt))

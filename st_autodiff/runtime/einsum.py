@@ -154,7 +154,7 @@ def _pair(a: Tensor, sa: str, b: Tensor, sb: str, rest: str, sizes: dict[Any, An
     contracted = [c for c in sa if c in sb and c not in rest]
     keep = out if last else "".join(dict.fromkeys(c for c in sa + sb if c in rest))
     if not contracted:
-        order = keep
+        order: Any = keep  # the subscripts here; an index list below
         return _aligned(a, sa, order) * _aligned(b, sb, order), order
     batch = [c for c in sa if c in sb and c in rest]
     left = [c for c in sa if c not in sb]

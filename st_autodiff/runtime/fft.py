@@ -27,6 +27,7 @@ import numpy as np
 from ..ir.kernels_fft import cook_1d, cook_nd, fit_plan
 from ..ir.ops import Op
 from .functional import abs as _real_abs
+from .tensor import Tensor
 from .tensor_ops import apply_op
 
 __all__ = ["SpectrumTensor", "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft",
@@ -47,7 +48,7 @@ class SpectrumTensor:
 
     __array_priority__ = 1000  # NumPy arrays defer to our reflected operators
 
-    def __init__(self, real: Any, imag: Any) -> None:
+    def __init__(self, real: Tensor, imag: Any) -> None:  # imag: a Tensor, or 0.0 if real
         self.real = real
         self.imag = imag
 
@@ -128,10 +129,12 @@ class SpectrumTensor:
     __radd__ = __add__
 
     def __sub__(self, o: Any) -> SpectrumTensor:
-        return self + (-o)
+        r: SpectrumTensor = self + (-o)
+        return r
 
     def __rsub__(self, o: Any) -> SpectrumTensor:
-        return (-self) + o
+        r: SpectrumTensor = (-self) + o
+        return r
 
     def __mul__(self, o: Any) -> SpectrumTensor:
         if isinstance(o, SpectrumTensor):

@@ -40,9 +40,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .hooks import HookDict, RemovableHandle, add_hook
+
+if TYPE_CHECKING:
+    from .tensor import Extra, Tensor
 
 __all__ = ["AccumulateGrad", "Meta", "MultiRuleNode", "Node", "RuleNode", "fit", "next_seq",
            "node_class"]
@@ -75,7 +78,7 @@ class Meta:
         self.dtype = getattr(value, "dtype", None)
 
     @classmethod
-    def of(cls, shape: tuple, dtype: Any) -> Meta:
+    def of(cls, shape: tuple[Any, ...], dtype: Any) -> Meta:
         """A Meta for a value of ``shape`` and ``dtype``."""
         m = cls.__new__(cls)
         m.shape, m.dtype = tuple(shape), dtype
@@ -103,11 +106,9 @@ class Node:
 
     __slots__ = ("next_functions", "_seq", "_hooks", "_metadata", "__weakref__")
 
-    # (part mypyr) what every subclass's __init__ sets, declared for type checkers
-    next_functions: tuple[tuple[Node | None, int], ...]
-    _seq: int
+    next_functions: tuple[tuple[Node | None, int], ...]  # (input's node, its output nr)
+    _seq: float  # creation order (an int; inf for AccumulateGrad)
     _hooks: Hooks | None
-
     _nout = 1
 
     def name(self) -> str:
@@ -118,15 +119,15 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[Any, Any]:
         """A dict for users to attach information to the node."""
         try:
             return self._metadata
         except AttributeError:
-            self._metadata: dict = {}
+            self._metadata: dict[Any, Any] = {}
             return self._metadata
 
-    def backward(self, grads: list, ops: Any) -> Sequence[Any]:
+    def backward(self, grads: list[Any], ops: Any) -> Sequence[Any]:
         raise NotImplementedError
 
     def _release(self) -> None:
@@ -184,16 +185,20 @@ class RuleNode(Node):
 
     __slots__ = ("_args", "_params", "_out", "_saved")
 
-    _rule: Callable[..., tuple]
+    _args: Any  # the inputs (a tuple); None once released
+    _params: dict[str, Any]
+    _out: Any  # the result's array (a tuple of them if _multi); None once released
+    _saved: tuple[Any, ...] | None  # (tensor, version counter, version) to check
+    _rule: Callable[..., tuple[Any, ...]]
     _edges: tuple[int, ...] = ()
-    _plan: tuple = ()
+    _plan: tuple[Any, ...] = ()
     _keeps_out = True
     _freeable = False  # some saved value is a tensor: a second backward must fail
     _multi = False  # the op has several outputs: g and out are tuples
-    _tensor_saves: tuple = ()  # (input index, edge positions that need it, or None)
+    _tensor_saves: tuple[Any, ...] = ()  # (input index, edge positions that need it, or None)
     _saves_result = False
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         saved = self._saved
         if saved:
             for tensor, counter, version in saved:
@@ -282,6 +287,16 @@ class TensorBase:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # Tensor's slots (set by ``tensor._init``), declared for type checkers
+        _data: Any
+        _requires_grad: bool
+        _grad_fn: Node | None
+        _grad: Tensor | None
+        _vc: list[int] | None
+        _base: Tensor | None
+        _output_nr: int
+        _extra: Extra | None
+
 
 def _version_message(node: RuleNode, tensor: Any, now: int, expected: int) -> str:
     from .tensor_ops import describe
@@ -308,7 +323,7 @@ def _short_name(node: Node) -> str:
     return base[: -len("Backward")] if base.endswith("Backward") else name
 
 
-def save_plan(node: RuleNode, args: tuple) -> tuple:
+def save_plan(node: RuleNode, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """The (tensor, version counter, version) triples a new node must check later."""
     saved = []
     fns = node.next_functions
@@ -329,11 +344,12 @@ def save_plan(node: RuleNode, args: tuple) -> tuple:
     return tuple(saved)
 
 
-_CLASSES: dict[tuple, type] = {}
+_CLASSES: dict[tuple[Any, ...], type[RuleNode]] = {}
 
 
-def node_class(name: str, rule: Callable[..., tuple], edges: tuple[int, ...],
-               plan: tuple = (), keeps_out: bool = True, base: type = RuleNode) -> type:
+def node_class(name: str, rule: Callable[..., tuple[Any, ...]], edges: tuple[int, ...],
+               plan: tuple[Any, ...] = (), keeps_out: bool = True,
+               base: type[RuleNode] = RuleNode) -> type[RuleNode]:
     """The node class printed as ``name`` running ``rule`` (one class per configuration)."""
     key = (name, rule, edges, plan, keeps_out, base)
     cls = _CLASSES.get(key)
@@ -345,17 +361,20 @@ def node_class(name: str, rule: Callable[..., tuple], edges: tuple[int, ...],
         attrs = {"__slots__": (), "_rule": staticmethod(rule), "_edges": edges, "_plan": plan,
                  "_keeps_out": keeps_out, "_freeable": freeable, "_tensor_saves": tensor_saves,
                  "_saves_result": any(src == "result" for _n, src, _need in plan)}
-        cls = type(name, (base,), attrs)
+        cls = cast("type[RuleNode]", type(name, (base,), attrs))  # once per configuration
         _CLASSES[key] = cls
     return cls
 
 
-def renamed(t: Any, name: str) -> Any:
+_T = TypeVar("_T", bound=TensorBase)
+
+
+def renamed(t: _T, name: str) -> _T:
     """``t`` with its node shown as ``name``: PyTorch's name for a node the runtime makes
     from a generic rule (same rule, edges and saved values; only the class changes)."""
     fn = t._grad_fn
     if fn is not None:
-        cls = type(fn)
+        cls: Any = type(fn)  # a RuleNode class made by node_class
         fn.__class__ = node_class(name, cls._rule, cls._edges, cls._plan, cls._keeps_out,
                                   cls.__mro__[1])
     return t
@@ -375,7 +394,7 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
-    def backward(self, grads: list, ops: Any) -> tuple:
+    def backward(self, grads: list[Any], ops: Any) -> tuple[Any, ...]:
         g = grads[0]
         if g is None:
             return ()

@@ -38,21 +38,21 @@ from .grad_mode import STATE
 from .tensor import Tensor, plain
 from .tensor_ops import record
 
-EMPTY: dict = {}  # the params of nodes without params (never mutated)
-SELF = (("self", 0, None),)
-RESULT = (("result", "result", None),)
-NONE: tuple = ()
+EMPTY: dict[str, Any] = {}  # the params of nodes without params (never mutated)
+SELF: tuple[Any, ...] = (("self", 0, None),)
+RESULT: tuple[Any, ...] = (("result", "result", None),)
+NONE: tuple[Any, ...] = ()
 
 
-def _sizes(k: int = 0) -> Callable[[tuple, dict], tuple]:
+def _sizes(k: int = 0) -> Callable[[tuple[Any, ...], dict[str, Any]], tuple[Any, ...]]:
     return lambda args, params: tuple(args[k].shape)
 
 
-def _param(name: str) -> Callable[[tuple, dict], Any]:
+def _param(name: str) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
     return lambda args, params: params[name]
 
 
-def _arg(k: int) -> Callable[[tuple, dict], Any]:
+def _arg(k: int) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
     return lambda args, params: args[k]
 
 
@@ -80,7 +80,7 @@ def _type_word(d: dtypes.dtype) -> str:
             "bool": "Bool"}[d.name]
 
 
-def _rule_zero(ops: Any, g: Any, out: Any, x: Any, *rest: Any, **params: Any) -> tuple:
+def _rule_zero(ops: Any, g: Any, out: Any, x: Any, *rest: Any, **params: Any) -> tuple[Any, ...]:
     """Piecewise-constant functions (sign, floor, round ...): the gradient is zero."""
     return (ops.zeros_like(g),) + (None,) * len(rest)
 
@@ -105,9 +105,10 @@ def _relu_fast(d: Any) -> Any:
     return np.maximum(d, 0) if type(d) is np.ndarray else _k_relu(d)
 
 
-def _unary(name: str, op: Op, node: str, plan: tuple, kernel: Callable[[Any], Any] | None = None,
-           keeps_out: bool = True, rule: Callable[..., tuple] | None = None,
-           int_ok: bool = False) -> Callable[[Tensor], Tensor]:
+def _unary(name: str, op: Op, node: str, plan: tuple[Any, ...],
+           kernel: Callable[[Any], Any] | None = None,
+           keeps_out: bool = True, rule: Callable[..., tuple[Any, ...]] | None = None,
+           int_ok: bool = False) -> Callable[..., Tensor]:
     cls = unary_class(node_class(node, rule or RULES[op], (0,), plan, keeps_out))  # "speed"
     fn_kernel = kernel or resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
 
@@ -181,7 +182,7 @@ def square(input: Tensor) -> Tensor:
 
 # --- elementwise binary --------------------------------------------------------------------
 
-def _promote(a: Tensor, b: Tensor) -> tuple[Any, Any]:
+def _promote(a: TensorBase, b: TensorBase) -> tuple[Any, Any]:
     """Both operands' data in PyTorch's result dtype of the pair."""
     target = dtypes.result_type(a, b).np
     ad, bd = a._data, b._data
@@ -210,8 +211,8 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
     return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast together")
 
 
-def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
-            true_div: bool = False, fast: str | None = None) -> Callable[[Any, Any], Tensor]:
+def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool = False,
+            true_div: bool = False, fast: str | None = None) -> Callable[..., Tensor]:
     cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
         cls = binary_class(cls, fast)
@@ -245,7 +246,7 @@ def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
             if not isinstance(other, (int, float)):
                 if isinstance(other, complex):
                     dtypes.refuse_complex("c", f"{name}(): a complex number")
-                return NotImplemented
+                return NotImplemented  # type: ignore[no-any-return]  # operator protocol
         if ad.dtype.kind != "f":
             ad = _with_scalar(ad, other, true_div)
         r = kernel(ad, other)
@@ -258,8 +259,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple, keeps_out: bool = False,
     return fn
 
 
-def _reflected(fn: Callable, input: Any, other: Any, name: str) -> Tensor:
-    if isinstance(other, TensorBase):
+def _reflected(fn: Callable[..., Tensor], input: Any, other: Any, name: str) -> Tensor:
+    if isinstance(other, Tensor):
         from .factory import scalar_like
 
         return fn(scalar_like(input, other), other)
@@ -267,7 +268,7 @@ def _reflected(fn: Callable, input: Any, other: Any, name: str) -> Tensor:
                     f"{type(input).__name__}")
 
 
-_MUL_PLAN = (("self", 0, (1,)), ("other", 1, (0,)))
+_MUL_PLAN: tuple[Any, ...] = (("self", 0, (1,)), ("other", 1, (0,)))
 _add = _binary("add", Op.ADD, "AddBackward0", (("alpha", lambda a, p: 1, None),), fast="add")
 _sub = _binary("sub", Op.SUB, "SubBackward0", (("alpha", lambda a, p: 1, None),), fast="sub")
 mul = _binary("mul", Op.MUL, "MulBackward0", _MUL_PLAN, fast="mul")
@@ -284,8 +285,8 @@ remainder = _binary("remainder", Op.MOD, "RemainderBackward0", _MUL_PLAN)
 multiply, arctan2 = mul, atan2
 
 
-def _scaled(rule: Callable[..., tuple]) -> Callable[..., tuple]:
-    def scaled_rule(ops: Any, g: Any, out: Any, x: Any, y: Any, alpha: Any = 1) -> tuple:
+def _scaled(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
+    def scaled_rule(ops: Any, g: Any, out: Any, x: Any, y: Any, alpha: Any = 1) -> tuple[Any, ...]:
         """The table's rule with the second input scaled by ``alpha`` first."""
         gx, gy = rule(ops, g, out, x, y)
         return gx, gy * alpha
@@ -298,7 +299,8 @@ _add_alpha = node_class("AddBackward0", _scaled(RULES[Op.ADD]), (0, 1), _ALPHA, 
 _sub_alpha = node_class("SubBackward0", _scaled(RULES[Op.SUB]), (0, 1), _ALPHA, False)
 
 
-def _with_alpha(cls: type, base: Callable, input: Any, other: Any, alpha: Any) -> Tensor:
+def _with_alpha(cls: type, base: Callable[..., Tensor], input: Any, other: Any,
+                alpha: Any) -> Tensor:
     """``base(input, alpha * other)`` recorded as one node, as PyTorch records it."""
     prev = STATE.enabled
     STATE.enabled = False
@@ -378,7 +380,7 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     return plain(D.asarray(np.floor_divide(a, b))[()])
 
 
-def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple:
+def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, ...]:
     """speedcore: ``RULES[Op.POW]``'s base gradient alone (the exponent is a number, so the
     exponent's gradient, a logarithm, would be thrown away)."""
     return g * y * x ** (y - 1), None
@@ -393,8 +395,9 @@ _pow_cls2 = node_class("PowBackward2", RULES[Op.POW], (1,),
 
 
 # tensor part: exponent -> kernel with PyTorch's bits (checked against torch 2.13)
-_POW_FAST: dict = {2: lambda d: d * d, 3: lambda d: d * d * d, -2: lambda d: 1 / (d * d),
-                   -0.5: lambda d: 1 / np.sqrt(d)}
+_POW_FAST: dict[float, Callable[[Any], Any]] = {
+    2: lambda d: d * d, 3: lambda d: d * d * d, -2: lambda d: 1 / (d * d),
+    -0.5: lambda d: 1 / np.sqrt(d)}
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
@@ -435,7 +438,7 @@ def copy_like(g: Tensor) -> Tensor:
     return record(_copy_cls, g._array().copy(), (None, g), EMPTY)
 
 
-def _rule_assign(ops: Any, g: Any, out: Any, dst: Any, src: Any) -> tuple:
+def _rule_assign(ops: Any, g: Any, out: Any, dst: Any, src: Any) -> tuple[Any, ...]:
     """Overwriting ``dst`` with ``src``: the old value gets nothing, ``src`` gets ``g``."""
     return (None, g)
 

@@ -25,11 +25,11 @@ def _p(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-def _DIM(args: tuple, params: dict) -> int:  # noqa: N802
+def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> Any:  # noqa: N802  (the dim given)
     return args[1]
 
 
-def _at(d: int, idx: Any) -> tuple:
+def _at(d: int, idx: Any) -> tuple[Any, ...]:
     return (slice(None),) * d + (idx,)
 
 
@@ -77,7 +77,7 @@ def _same_dtype(op: str, a: np.ndarray, s: np.ndarray) -> None:
 
 # --- index_select ------------------------------------------------------------------------------
 
-def _rule_index_select(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple:
+def _rule_index_select(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple[Any, ...]:
     """The gradient goes back to the selected rows (repeats add up)."""
     if ops.tensors:
         from .factory import zeros_like
@@ -114,7 +114,8 @@ def _check_source(op: str, a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray
 
 
 def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, source: Any,
-                    alpha: Any = 1) -> tuple:
+                    alpha: Any = 1) -> tuple[Any, ...]:
+    gs: Any  # a Tensor or an array
     if ops.tensors:
         gs = index_select(g, dim, index)
     else:
@@ -125,7 +126,7 @@ def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, so
 
 
 def _source_args(name: str, input: Tensor, dim: int, index: Tensor, source: Tensor
-                 ) -> tuple:
+                 ) -> tuple[Any, ...]:
     """The checked arguments of ``index_add``/``index_copy``: the arrays, the flat index,
     the dim, its size and the first index out of range (``None`` when all are in range)."""
     a, s = input._data, source._data
@@ -158,7 +159,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 
 def _rule_index_copy(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
-                     source: Any) -> tuple:
+                     source: Any) -> tuple[Any, ...]:
     if ops.tensors:
         return (index_fill(g, dim, index, 0.0), None, None,
                 index_select(g, dim, index).reshape(tuple(source.shape)))
@@ -186,7 +187,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 def _rule_index_fill(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
-                     value: Any) -> tuple:
+                     value: Any) -> tuple[Any, ...]:
     if ops.tensors:
         n = max(tuple(g.shape)[dim], 1)
         once = plain(np.unique(D.asarray(index._data).reshape(-1) % n))
@@ -237,11 +238,11 @@ def _word(t: Tensor) -> str:
             "uint8": "unsigned char"}.get(t.dtype.name, t.dtype.name)
 
 
-def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any, value: Any) -> tuple:
+def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any, value: Any) -> tuple[Any, ...]:
     if ops.tensors:
         from . import functional as F
 
-        m = plain(D.asarray(mask._data if isinstance(mask, TensorBase) else mask))
+        m: Any = plain(D.asarray(mask._data if isinstance(mask, TensorBase) else mask))
         gv = F.where(m, g, 0.0).sum() if isinstance(value, TensorBase) else None
         return (F.where(m, 0.0, g), None, gv)
     m = D.asarray(mask)
@@ -271,14 +272,14 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return plain(r)
 
 
-def _rule_masked_select(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple:
+def _rule_masked_select(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple[Any, ...]:
     m = D.asarray(mask._data if isinstance(mask, TensorBase) else mask)
     shape = np.broadcast_shapes(tuple(x.shape), m.shape)
     mb = np.broadcast_to(m, shape)
     if ops.tensors:
         from .factory import zeros
 
-        z = zeros(*shape, dtype=g.dtype, device=g.device)
+        z: Any = zeros(*shape, dtype=g.dtype, device=g.device)  # a Tensor here, an array below
         z[plain(mb)] = g
         return (z, None)
     z = D.zeros(shape, g.dtype, like=g)
@@ -312,7 +313,7 @@ def _flat_index(idx: np.ndarray, n: int) -> np.ndarray:
     return idx
 
 
-def _rule_take(ops: Any, g: Any, out: Any, x: Any, index: Any) -> tuple:
+def _rule_take(ops: Any, g: Any, out: Any, x: Any, index: Any) -> tuple[Any, ...]:
     if ops.tensors:
         from .factory import zeros_like
 
@@ -337,7 +338,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 
 def _rule_put(ops: Any, g: Any, out: Any, x: Any, index: Any, source: Any,
-              accumulate: bool = False) -> tuple:
+              accumulate: bool = False) -> tuple[Any, ...]:
     if ops.tensors:
         from .factory import zeros_like
 

@@ -22,12 +22,12 @@ from .tensor import Tensor, _dim, plain
 from .tensor_ops import needs_grad, record
 
 
-def _dim_of(args: tuple, params: dict) -> int:
+def _dim_of(args: tuple[Any, ...], params: dict[str, Any]) -> int:
     return len(params["index"]) - 1
 
 
 def _part(k: int, default: Any) -> Any:
-    def get(args: tuple, params: dict) -> Any:
+    def get(args: tuple[Any, ...], params: dict[str, Any]) -> Any:
         last = params["index"][-1]
         if not isinstance(last, tuple):
             return last
@@ -86,7 +86,7 @@ def _index_part(c: Any) -> Any:
             return int(d)
         return d if is_device(d) else np.asarray(d)  # a device index stays there
     if isinstance(c, (list, np.ndarray)):
-        return np.asarray([x._host() if isinstance(x, TensorBase) else x for x in c]
+        return np.asarray([x._host() if isinstance(x, Tensor) else x for x in c]
                           if isinstance(c, list) else c)
     if isinstance(c, (bool, np.bool_)):
         return np.asarray(c)
@@ -139,9 +139,9 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     return _advanced(cur, advanced)
 
 
-def _advanced(cur: Tensor, advanced: list) -> Tensor:
-    static: list = []
-    dyn: list = []
+def _advanced(cur: Tensor, advanced: list[Any]) -> Tensor:
+    static: list[Any] = []
+    dyn: list[Any] = []
     at = 0
     for dim, arr in advanced:
         static.extend([_FULL] * (dim - at))
@@ -176,12 +176,12 @@ def _advanced(cur: Tensor, advanced: list) -> Tensor:
     return plain(data)
 
 
-def numpy_index(index: Any) -> tuple[Any, tuple, tuple]:
+def numpy_index(index: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:
     """An index for NumPy assignment, and its (static, dynamic) form for the table's rules."""
     parts = [_index_part(c) for c in (index if isinstance(index, tuple) else (index,))]
-    static: list = []
-    dyn: list = []
-    np_parts: list = []
+    static: list[Any] = []
+    dyn: list[Any] = []
+    np_parts: list[Any] = []
     for p in parts:
         if isinstance(p, np.ndarray):
             static.append(("in", len(dyn)))

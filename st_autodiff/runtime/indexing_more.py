@@ -31,15 +31,15 @@ def _p(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-def _DIM(args: tuple, params: dict) -> int:  # noqa: N802
+def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> Any:  # noqa: N802  (the dim given)
     return args[1]
 
 
 # --- helpers ----------------------------------------------------------------------------
 
-def _along(index: np.ndarray, dim: int) -> tuple:
+def _along(index: np.ndarray, dim: int) -> tuple[Any, ...]:
     """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
-    idx = sparse_grids(index.shape, index) if is_device(index) else list(
+    idx: list[Any] = sparse_grids(index.shape, index) if is_device(index) else list(
         np.indices(index.shape, sparse=True))
     idx[dim] = index
     return tuple(idx)
@@ -50,7 +50,7 @@ def _arr(t: Any) -> Any:
 
 
 def _value(v: Any) -> Any:
-    return v.item() if isinstance(v, (TensorBase, np.generic)) else v
+    return v.item() if isinstance(v, (Tensor, np.generic)) else v
 
 
 def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
@@ -84,12 +84,12 @@ def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
 
 
-def _region(src: np.ndarray, shape: tuple) -> np.ndarray:
+def _region(src: np.ndarray, shape: tuple[Any, ...]) -> np.ndarray:
     """The leading ``shape`` block of ``src`` (scatter reads only as much src as index)."""
     return src[tuple(slice(0, n) for n in shape)]
 
 
-def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> tuple:
+def _prep(op: str, input: Tensor, dim: int, index: Tensor, src: Any = None) -> tuple[Any, ...]:
     a = input._data
     d = _dim(dim, a.ndim)
     idx = index._data
@@ -107,7 +107,7 @@ def _index_like(index: Any, like: Any) -> Any:
 
 
 def _tensor(x: Any) -> Tensor:
-    return x if isinstance(x, TensorBase) else plain(x)
+    return x if isinstance(x, Tensor) else plain(x)
 
 
 # --- gather / take_along_dim ----------------------------------------------------------------
@@ -118,7 +118,7 @@ def _gather_data(a: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray:
     return (a if is_device(a) else np.asarray(a))[_along(idx, d)]
 
 
-def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple:
+def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple[Any, ...]:
     """Each output element came from one input element: scatter-add the gradient back."""
     if ops.tensors:
         from .factory import zeros_like
@@ -162,11 +162,12 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 # --- scatter family -----------------------------------------------------------------------
 
-def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, src: Any) -> tuple:
+def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
+                  src: Any) -> tuple[Any, ...]:
     """Overwritten positions get nothing; ``src`` gets the gradient at its destinations."""
     if ops.tensors:
-        gx = scatter(g, dim, index, 0.0)
-        gs = gather(g, dim, index) if isinstance(src, TensorBase) else None
+        gx: Any = scatter(g, dim, index, 0.0)  # a Tensor here, an array below
+        gs: Any = gather(g, dim, index) if isinstance(src, TensorBase) else None
         return (gx, None, None, gs)
     xp = xp_of(g)
     idx = _along(_index_like(index, g), dim)
@@ -185,7 +186,7 @@ _SCATTER1 = node_class("ScatterBackward1", _rule_scatter, (0,),
                        _SCATTER_PLAN, False)
 
 
-def _rule_not_implemented(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> tuple:
+def _rule_not_implemented(ops: Any, g: Any, out: Any, *args: Any, **params: Any) -> tuple[Any, ...]:
     raise RuntimeError("derivative for aten::scatter is not implemented")
 
 
@@ -226,7 +227,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 
 
 def _rule_scatter_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
-                      src: Any) -> tuple:
+                      src: Any) -> tuple[Any, ...]:
     """``x`` passes the gradient through; ``src`` gathers it from its destinations."""
     if ops.tensors:
         return (g, None, None, gather(g, dim, index))
@@ -263,7 +264,7 @@ def _scatter_reduce_data(a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray, 
     hit = D.zeros(a.shape, np.int64, like=a)
     add_at(hit, where, 1)
     if not include_self:
-        start = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
+        start: float | None = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
         if start is None:
             big = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
             start = big if reduce in ("amin", "min") else -big
@@ -278,7 +279,7 @@ def _scatter_reduce_data(a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray, 
 
 
 def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, src: Any,
-                         reduce: str = "sum", include_self: bool = True) -> tuple:
+                         reduce: str = "sum", include_self: bool = True) -> tuple[Any, ...]:
     """PyTorch's scatter_reduce gradients: sum/mean spread, prod divides out, amax/amin
     share the gradient evenly among the values that reached the extreme."""
     T = ops.tensors  # noqa: N806
@@ -332,7 +333,7 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
 
 
 def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
-                include_self: bool, T: bool, lift: Any, gat: Any, where: Any) -> tuple:  # noqa: N803
+                include_self: bool, T: bool, lift: Any, gat: Any, where: Any) -> tuple[Any, ...]:  # noqa: N803
     """Gradients of a product: ``out / v`` for each factor; where a group holds one zero,
     that factor gets the product of the others (a differentiable ``scatter_reduce``)."""
     xa, sa = _arr(x), _region(_arr(src), ia.shape)
@@ -344,6 +345,7 @@ def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
     ones = D.zeros(np.shape(xa), sa.dtype, like=xa) + 1
     nz_x = where(xa == 0, 1.0, x) if include_self else lift(ones)
     nz_s = where(sa == 0, 1.0, s_reg)
+    prod_nz: Any  # a Tensor or an array
     if T:
         prod_nz = scatter_reduce(nz_x, dim, plain(ia), nz_s, "prod")
     else:
@@ -363,7 +365,7 @@ def _pad(gs: Any, sa: Any, ia: np.ndarray, T: bool) -> Any:  # noqa: N803
     if T:
         from .factory import zeros
 
-        full = zeros(*np.shape(sa), dtype=gs.dtype)
+        full: Any = zeros(*np.shape(sa), dtype=gs.dtype)  # a Tensor here, an array below
         full[tuple(slice(0, n) for n in ia.shape)] = gs
         return full
     full = D.zeros(np.shape(sa), gs.dtype, like=gs)

@@ -104,7 +104,8 @@ def inplace(t: Tensor, compute: Callable[..., Tensor], *others: Any, **kwargs: A
     if node is None:
         return t
     if isinstance(node, RuleNode) and node._saved:
-        node._saved = tuple((None, t._vc, t._vc[0]) if (tt is None and c is r._vc) else (tt, c, v)
+        node._saved = tuple((None, t._vc, t._vc[0])  # type: ignore[index]  # recorded: t has a counter
+                            if (tt is None and c is r._vc) else (tt, c, v)
                             for tt, c, v in node._saved)
     if t._base is None:
         old = t._grad_fn
@@ -131,20 +132,22 @@ def _alias(t: Tensor) -> Tensor:
 
 
 def _saves(node: Node, src: Tensor) -> bool:
-    saved = getattr(node, "_saved", None)
-    return bool(saved) and any(tt is src for tt, _c, _v in saved)
+    saved: tuple[Any, ...] | None = getattr(node, "_saved", None)
+    if not saved:
+        return False
+    return any(tt is src for tt, _c, _v in saved)
 
 
 # --- views: CopySlices and AsStridedBackward0 ---------------------------------------------------
 
-def _forward(steps: tuple, g: Any, ops: Any) -> Any:
+def _forward(steps: tuple[Any, ...], g: Any, ops: Any) -> Any:
     """The region of ``g`` (a gradient of the base) that the view covers."""
     for op, extra, params, _shape in steps:
         g = getattr(ops, op.value)(g, *extra, **params)
     return g
 
 
-def _backward(steps: tuple, h: Any, ops: Any) -> Any:
+def _backward(steps: tuple[Any, ...], h: Any, ops: Any) -> Any:
     """``h`` (a gradient of the view) placed into a zero gradient of the base."""
     for op, extra, params, shape in reversed(steps):
         like = Meta.of(shape, getattr(h, "dtype", None))
@@ -157,7 +160,7 @@ class CopySlices(Node):
 
     __slots__ = ("_inner", "_steps")
 
-    def __init__(self, base_edge: tuple, inner: Node, steps: tuple) -> None:
+    def __init__(self, base_edge: tuple[Any, ...], inner: Node, steps: tuple[Any, ...]) -> None:
         self._inner = inner
         self._steps = steps
         self.next_functions = (base_edge,) + tuple(inner.next_functions[1:])
@@ -167,7 +170,7 @@ class CopySlices(Node):
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         g = grads[0]
         gv = _forward(self._steps, g, ops)
         inner = list(self._inner.backward([gv], ops))
@@ -184,19 +187,20 @@ class AsStridedBackward0(Node):
 
     __slots__ = ("_steps",)
 
-    def __init__(self, base_edge: tuple, steps: tuple) -> None:
+    def __init__(self, base_edge: tuple[Any, ...], steps: tuple[Any, ...]) -> None:
         self._steps = steps
         self.next_functions = (base_edge,)
         self._seq = next_seq()
         self._hooks = None
 
-    def backward(self, grads: list, ops: Any) -> list:
+    def backward(self, grads: list[Any], ops: Any) -> list[Any]:
         return [_backward(self._steps, grads[0], ops)]
 
 
 def _rebase_view(t: Tensor, inner: Node) -> None:
-    base = t._base
-    steps = t._extra.view  # type: ignore[union-attr]
+    base, ex = t._base, t._extra
+    assert base is not None and ex is not None and ex.view is not None  # t is a view
+    steps = ex.view
     copy_slices = CopySlices(edge_of(base), inner, steps)
     _set_grad_fn(base, copy_slices)
     t._grad_fn = AsStridedBackward0((copy_slices, 0), steps)
@@ -213,7 +217,7 @@ def _set_grad_fn(t: Tensor, node: Node) -> None:
 
 # --- indexed assignment ---------------------------------------------------------------------------
 
-def _rule_assign(ops: Any, g: Any, out: Any, old: Any, value: Any) -> tuple:
+def _rule_assign(ops: Any, g: Any, out: Any, old: Any, value: Any) -> tuple[Any, ...]:
     """Overwriting a region with ``value``: the old region gets nothing, ``value`` gets ``g``."""
     return (None, g)
 
@@ -251,10 +255,11 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     if t._base is None:
         _set_grad_fn(t, CopySlices(edge_of(t), inner, (step,)))
         return
-    base = t._base
-    steps = t._extra.view + (step,)  # type: ignore[union-attr]
+    base, ex = t._base, t._extra
+    assert ex is not None and ex.view is not None  # t is a view
+    steps = ex.view + (step,)
     copy_slices = CopySlices(edge_of(base), inner, steps)
     _set_grad_fn(base, copy_slices)
-    t._grad_fn = AsStridedBackward0((copy_slices, 0), t._extra.view)  # type: ignore[union-attr]
+    t._grad_fn = AsStridedBackward0((copy_slices, 0), ex.view)
     t._output_nr = 0
     t._requires_grad = True

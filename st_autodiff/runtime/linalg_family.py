@@ -15,6 +15,7 @@ not provided).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,8 +27,8 @@ from .tensor_ops import apply_op
 
 
 class SlogdetResult(NamedTuple):
-    sign: Any
-    logabsdet: Any
+    sign: Tensor
+    logabsdet: Tensor
 
 
 class QRResult(NamedTuple):
@@ -169,10 +170,11 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         n >>= 1
         if n:
             base = base @ base
+    assert result is not None  # n >= 2 here
     return result
 
 
-def multi_dot(tensors: Any) -> Tensor:
+def multi_dot(tensors: Iterable[Tensor]) -> Tensor:
     """The product of the matrices in order (the first may be a row vector, the last a
     column vector)."""
     tensors = list(tensors)

@@ -38,6 +38,7 @@ from .linalg_family import (
     tensorsolve,
     vecdot,
 )
+from .tensor import Tensor
 from .tensor_ops import apply_op
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
@@ -47,14 +48,14 @@ __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "
 
 
 class SVDResult(NamedTuple):
-    U: Any
-    S: Any
-    Vh: Any
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
 
 
 class EighResult(NamedTuple):
-    eigenvalues: Any
-    eigenvectors: Any
+    eigenvalues: Tensor
+    eigenvectors: Tensor
 
 
 def svd(A: Any, full_matrices: bool = True) -> SVDResult:
@@ -62,7 +63,7 @@ def svd(A: Any, full_matrices: bool = True) -> SVDResult:
     return SVDResult(*apply_op(Op.SVD, A, full_matrices=full_matrices))
 
 
-def svdvals(A: Any) -> Any:
+def svdvals(A: Any) -> Tensor:
     """The singular values of ``A``, descending (``LinalgSvdBackward0``, as PyTorch runs
     its SVD for them)."""
     return _renamed(apply_op(Op.SVDVALS, A), "LinalgSvdBackward0")
@@ -74,13 +75,13 @@ def eigh(A: Any, UPLO: str = "L") -> EighResult:
     return EighResult(*apply_op(Op.EIGH, A, UPLO=UPLO))
 
 
-def eigvalsh(A: Any, UPLO: str = "L") -> Any:
+def eigvalsh(A: Any, UPLO: str = "L") -> Tensor:
     """The eigenvalues (ascending) of the symmetric matrix in ``A``'s ``UPLO`` triangle
     (``LinalgEighBackward0``, as PyTorch runs its ``eigh`` for them)."""
     return _renamed(apply_op(Op.EIGVALSH, A, UPLO=UPLO), "LinalgEighBackward0")
 
 
-def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
+def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (all elements when None) as one vector."""
     if dim is None:
         out = apply_op(Op.NORM, x.reshape(-1), ord=ord, axis=0)
@@ -92,7 +93,7 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) ->
     return apply_op(Op.NORM, x, ord=ord, axis=dim, keepdims=keepdim)
 
 
-def _norm_over(x: Any, ord: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+def _norm_over(x: Any, ord: Any, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     """The vector norm over several dims: those moved to the end and flattened."""
     rest = [d for d in range(x.dim()) if d not in dims]
     moved = x.permute(*rest, *dims).reshape(tuple(x.shape[d] for d in rest) + (-1,))
@@ -103,7 +104,7 @@ def _norm_over(x: Any, ord: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
 
 
 def matrix_norm(A: Any, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),
-                keepdim: bool = False) -> Any:
+                keepdim: bool = False) -> Tensor:
     """The matrix ``ord``-norm over the two axes ``dim`` ('fro', 'nuc', 1, -1, 2, -2, inf,
     -inf)."""
     out = apply_op(Op.NORM, A, ord=ord, axis=tuple(dim), keepdims=keepdim)

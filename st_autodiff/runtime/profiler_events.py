@@ -84,10 +84,14 @@ class FunctionEventAvg:
                 f"{_format_time(self.cpu_time)} input_shapes={self.input_shapes}>")
 
 
+def _time_str(attr: str) -> property:
+    """A property showing the time ``attr`` as text."""
+    return property(lambda self: _format_time(getattr(self, attr)))
+
+
 for _attr in ("cpu_time_total", "self_cpu_time_total", "cpu_time"):
     for _cls in (FunctionEvent, FunctionEventAvg):
-        setattr(_cls, _attr + "_str",
-                property(lambda self, _a=_attr: _format_time(getattr(self, _a))))
+        setattr(_cls, _attr + "_str", _time_str(_attr))
 
 
 def _format_time(us: float) -> str:
@@ -128,7 +132,8 @@ class EventList(list[Any]):
 
     @property
     def self_cpu_time_total(self) -> float:
-        return sum(e.self_cpu_time_total for e in self)
+        total: float = sum(e.self_cpu_time_total for e in self)
+        return total
 
     def table(self, sort_by: str | None = None, row_limit: int = 100,
               max_src_column_width: int = 75, max_name_column_width: int = 55,

@@ -18,47 +18,48 @@ from .tensor import Tensor, _init, plain
 __all__ = ["install_protocols", "rebuild"]
 
 
-def __len__(self) -> int:
+def __len__(self: Tensor) -> int:
     if self._data.ndim == 0:
         raise TypeError("len() of a 0-d tensor")
-    return self._data.shape[0]
+    n: int = self._data.shape[0]
+    return n
 
-def __iter__(self) -> Iterator[Tensor]:
+def __iter__(self: Tensor) -> Iterator[Tensor]:
     if self._data.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
     return iter(self.unbind(0))
 
-def __bool__(self) -> bool:
+def __bool__(self: Tensor) -> bool:
     if self._data.size != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(self.item())
 
-def __float__(self) -> float:
+def __float__(self: Tensor) -> float:
     return float(self.item())
 
-def __int__(self) -> int:
+def __int__(self: Tensor) -> int:
     return int(self.item())
 
-def __index__(self) -> int:
+def __index__(self: Tensor) -> int:
     if self._data.dtype.kind not in "iub" or self._data.size != 1:
         raise TypeError("only integer tensors of a single element can be converted to an "
                         "index")
     return int(self.item())
 
 
-def __format__(self, spec: str) -> str:
+def __format__(self: Tensor, spec: str) -> str:
     if self._data.ndim == 0 and type(self) is Tensor:
         return format(self.item(), spec)
     return format(str(self), spec)
 
-def __deepcopy__(self, memo: dict[Any, Any]) -> Tensor:
+def __deepcopy__(self: Tensor, memo: dict[Any, Any]) -> Tensor:
     if self._grad_fn is not None:
         raise RuntimeError(
             "Only Tensors created explicitly by the user (graph leaves) support the "
             "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
             "module, this may be because of a torch.nn.utils.weight_norm usage, see "
             "https://github.com/pytorch/pytorch/pull/103001")
-    t = object.__new__(type(self))
+    t: Tensor = object.__new__(type(self))
     _init(t, self._data.copy(), self._requires_grad, None)
     if self._grad is not None:
         t._grad = copy.deepcopy(self._grad, memo)
@@ -67,7 +68,7 @@ def __deepcopy__(self, memo: dict[Any, Any]) -> Tensor:
     memo[id(self)] = t
     return t
 
-def __reduce_ex__(self, protocol: int) -> tuple[Any, ...]:
+def __reduce_ex__(self: Tensor, protocol: int) -> tuple[Any, ...]:
     return (rebuild, (self._host(), self._requires_grad, str(self.device)))
 
 

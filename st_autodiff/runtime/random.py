@@ -70,16 +70,20 @@ class Generator:
         # speedcore: the twister's raw outputs directly (the same words as ``randint`` over
         # [0, 2**32), without its per-call checks)
         raw = getattr(self._state, "_bit_generator", None)
+        words: np.ndarray
         if raw is not None:
-            return raw.random_raw(n)
-        return self._state.randint(0, 2**32, size=n, dtype=np.uint64)
+            words = raw.random_raw(n)
+            return words
+        words = self._state.randint(0, 2**32, size=n, dtype=np.uint64)
+        return words
 
     def uniform(self, n: int, dtype: dtypes.dtype) -> np.ndarray:
         """``n`` uniform values in [0, 1) of ``dtype``, drawn as PyTorch draws them."""
         if dtype is dtypes.float64:
             w = self.words(2 * n)
             joined = (w[0::2] << np.uint64(32)) | w[1::2]
-            return (joined & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+            u: np.ndarray = (joined & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+            return u
         bits = 11 if dtype is dtypes.float16 else 24
         w = self.words(n)
         return ((w & np.uint64((1 << bits) - 1)).astype(np.float64) * 2.0**-bits).astype(

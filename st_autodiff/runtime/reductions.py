@@ -57,7 +57,8 @@ def dims_of(dim: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted({_dim(d, ndim) for d in seq}))
 
 
-def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple, plan1: tuple,
+def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...],
+               plan1: tuple[Any, ...],
                keeps_out: bool, float_only: bool = False) -> Callable[..., Tensor]:
     cls0 = node_class(node0, RULES[op], (0,), plan0, keeps_out)
     cls1 = node_class(node1, RULES[op], (0,), plan1, keeps_out)
@@ -76,12 +77,14 @@ def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple, plan1: t
         if d.dtype.kind == "b" or (d.dtype.kind in "iu" and op in (Op.SUM, Op.PROD)):
             d = d.astype(np.int64)
         if op is Op.SUM and type(d) is np.ndarray:
-            r = np.add.reduce(d, axis=axes, keepdims=bool(keepdim))  # np.sum minus its wrapper
+            # np.sum minus its wrapper (numpy's stubs have no overload for a bool keepdims)
+            r = np.add.reduce(d, axis=axes, keepdims=bool(keepdim))  # type: ignore[call-overload]
         elif op is Op.MEAN and type(d) is np.ndarray and d.size and d.dtype.itemsize >= 4:
             # np.mean's own steps (sum, then divide by the count in the input's float dtype)
             # without its Python wrapper: the same bits
             n = d.size if axes is None else math.prod(d.shape[k] for k in axes)
-            r = np.add.reduce(d, axis=axes, keepdims=bool(keepdim)) / n
+            r = np.add.reduce(d, axis=axes,  # type: ignore[call-overload]  # as above
+                              keepdims=bool(keepdim)) / n
         else:
             r = kernel(d, axis=axes, keepdims=bool(keepdim))
         if not (input._requires_grad and STATE.enabled):
@@ -148,7 +151,7 @@ _RETURN_TYPES = {n: _return_type(n) for n in ("max", "min", "sort", "mode", "med
 
 
 def _rule_max_dim(ops: Any, g: Any, out: Any, x: Any, idx: Any, dim: int = 0,
-                  keepdim: bool = False) -> tuple:
+                  keepdim: bool = False) -> tuple[Any, ...]:
     """The gradient of ``max``/``min`` along ``dim`` goes to the index they returned."""
     if not keepdim:
         g = ops.expand_dims(g, axis=dim)
@@ -156,7 +159,8 @@ def _rule_max_dim(ops: Any, g: Any, out: Any, x: Any, idx: Any, dim: int = 0,
     return RULES[Op.TAKE_ALONG_AXIS](ops, g, None, x, idx, axis=dim)
 
 
-def _select_along(name: str, arg: Callable, node: str, full: Callable) -> Callable:
+def _select_along(name: str, arg: Callable[..., Any], node: str,
+                  full: Callable[..., Any]) -> Callable[..., Any]:
     plan = (("indices", 1, None), ("dim", _param("dim"), None),
             ("keepdim", _param("keepdim"), None), ("self_sym_sizes", _sizes(), None))
     cls = node_class(node, _rule_max_dim, (0,), plan, False)
@@ -208,7 +212,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return plain(np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 
-def _var_std(op: Op, node: str, keeps_out: bool) -> Callable:
+def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Tensor]:
     plan = (("correction", _param("ddof"), None), ("dim", _param("axis"), None),
             ("keepdim", _param("keepdims"), None)) + SELF + (RESULT if keeps_out else ())
     cls = node_class(node, RULES[op], (0,), plan, keeps_out)
@@ -234,7 +238,7 @@ var = _var_std(Op.VAR, "VarBackward0", False)
 std = _var_std(Op.STD, "StdBackward0", True)
 
 
-def _rule_flat_norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None) -> tuple:
+def _rule_flat_norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None) -> tuple[Any, ...]:
     """A vector norm over all elements of ``x``: the table's norm rule on ``ravel(x)``."""
     (gf,) = RULES[Op.NORM](ops, g, out, ops.ravel(x), ord=ord)
     return (ops.reshape(gf, ops.shape(x)),)
@@ -250,14 +254,14 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
     """The vector p-norm over ``dim`` (all elements by default), like ``linalg.vector_norm``."""
     d = _float_data(input)
-    ord_ = None if p in ("fro", 2, 2.0) else float(p) if not isinstance(p, str) else p
+    ord_: Any = None if p in ("fro", 2, 2.0) else float(p) if not isinstance(p, str) else p
     axes = dims_of(dim, d.ndim)
     rec = input._requires_grad and STATE.enabled
     if axes is None or (len(axes) > 1 and (ord_ is not None or len(axes) > 2)):
         if axes is not None and len(axes) != d.ndim:
             raise NotImplementedError("norm over several (not all) dims with p != 2")
         xp = xp_of(d)
-        r = xp.linalg.norm(d.reshape(-1), ord=ord_)
+        r: Any = xp.linalg.norm(d.reshape(-1), ord=ord_)
         if keepdim:
             r = xp.reshape(r, (1,) * d.ndim)
         r = xp.asarray(r, dtype=d.dtype)[()]
@@ -287,7 +291,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 # --- softmax family --------------------------------------------------------------------------
 
-def _softmax_like(op: Op, node: str, kernel: Callable) -> Callable[..., Tensor]:
+def _softmax_like(op: Op, node: str, kernel: Callable[..., Any]) -> Callable[..., Tensor]:
     cls = node_class(node, RULES[op], (0,), (("dim", _param("axis"), None),) + RESULT)
 
     def fn(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:

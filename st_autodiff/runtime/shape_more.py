@@ -37,7 +37,7 @@ def _grad(*values: Any) -> bool:
 
 # --- shapes -----------------------------------------------------------------------------------
 
-def _atleast(tensors: tuple, n: int) -> Any:
+def _atleast(tensors: tuple[Any, ...], n: int) -> Any:
     one = len(tensors) == 1 and isinstance(tensors[0], TensorBase)
     items = tensors if not (len(tensors) == 1 and isinstance(tensors[0], (list, tuple))) \
         else tuple(tensors[0])
@@ -80,7 +80,7 @@ def broadcast_shapes(*shapes: Any) -> dtypes.Size:
             from None
 
 
-def broadcast_tensors(*tensors: Tensor) -> tuple:
+def broadcast_tensors(*tensors: Tensor) -> tuple[Any, ...]:
     """Every tensor expanded to the common broadcast shape (views)."""
     shape = tuple(broadcast_shapes(*(tuple(t.shape) for t in tensors)))
     return tuple(t if tuple(t.shape) == shape else S.expand(t, *shape) for t in tensors)
@@ -128,7 +128,8 @@ def dstack(tensors: Any) -> Tensor:
     return S.cat(list(ts) if isinstance(ts, tuple) else [ts], 2)
 
 
-def _rule_block_diag(ops: Any, g: Any, out: Any, *blocks: Any, spans: tuple = ()) -> tuple:
+def _rule_block_diag(ops: Any, g: Any, out: Any, *blocks: Any,
+                     spans: tuple[Any, ...] = ()) -> tuple[Any, ...]:
     return tuple(ops.reshape(g[r0:r1, c0:c1], ops.shape(b))
                  for (r0, r1, c0, c1), b in zip(spans, blocks, strict=True))
 
@@ -185,7 +186,8 @@ def is_nonzero(input: Tensor) -> bool:
 
 def is_complex(input: Tensor) -> bool:
     """False: this runtime's tensors are real."""
-    return input._data.dtype.kind == "c"
+    kind: str = input._data.dtype.kind
+    return kind == "c"
 
 
 def is_same_size(input: Tensor, other: Tensor) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ _FULL = ("slice", None, None, None)
 _INT64_MAX = 9223372036854775807
 
 
-def _sizes(args: tuple, params: dict) -> tuple:
+def _sizes(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(args[0].shape)
 
 
@@ -42,14 +43,14 @@ def _p(name: str) -> Any:
 _SIZES = (("self_sym_sizes", _sizes, None),)
 
 
-def _fast_reshape_rule(ops: Any, g: Any, out: Any, x: Any, shape: Any) -> tuple:
+def _fast_reshape_rule(ops: Any, g: Any, out: Any, x: Any, shape: Any) -> tuple[Any, ...]:
     """The reshape rule; on NumPy arrays ``g.reshape`` (what ``np.reshape`` calls)."""
     if not ops.tensors and type(g) is np.ndarray and type(x) is np.ndarray:
         return (g.reshape(x.shape), None)
     return RULES[Op.RESHAPE](ops, g, out, x, shape)
 
 
-def _fast_squeeze_rule(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> tuple:
+def _fast_squeeze_rule(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> tuple[Any, ...]:
     """The squeeze rule; on NumPy arrays ``g.reshape`` (what ``np.reshape`` calls)."""
     if not ops.tensors and type(g) is np.ndarray and type(x) is np.ndarray:
         return (g.reshape(x.shape),)
@@ -57,18 +58,19 @@ def _fast_squeeze_rule(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> 
 
 
 def _fast_swapaxes_rule(ops: Any, g: Any, out: Any, x: Any, axis1: int = 0,
-                        axis2: int = 1) -> tuple:
+                        axis2: int = 1) -> tuple[Any, ...]:
     """The transpose rule; on NumPy arrays ``g.swapaxes`` (what ``np.swapaxes`` calls)."""
     if not ops.tensors and type(g) is np.ndarray:
         return (g.swapaxes(axis1, axis2),)
     return RULES[Op.SWAPAXES](ops, g, out, x, axis1=axis1, axis2=axis2)
 
 
-_FAST_RULES = {Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
-               Op.SWAPAXES: _fast_swapaxes_rule}
+_FAST_RULES: dict[Op, Callable[..., tuple[Any, ...]]] = {
+    Op.RESHAPE: _fast_reshape_rule, Op.SQUEEZE: _fast_squeeze_rule,
+    Op.SWAPAXES: _fast_swapaxes_rule}
 
 
-def _cls(name: str, op: Op, plan: tuple = _SIZES, edges: tuple = (0,)) -> type:
+def _cls(name: str, op: Op, plan: tuple[Any, ...] = _SIZES, edges: tuple[Any, ...] = (0,)) -> type:
     return node_class(name, _FAST_RULES.get(op, RULES[op]), edges, plan, False)
 
 
@@ -88,20 +90,22 @@ _FLIP = _cls("FlipBackward0", Op.FLIP, (("dims", _p("axis"), None),))
 _REPEAT = _cls("RepeatBackward0", Op.TILE, (("repeats", _p("reps"), None),) + _SIZES)
 
 
-def _as_view(src: Tensor, out: Tensor, step: tuple) -> Tensor:
+def _as_view(src: Tensor, out: Tensor, step: tuple[Any, ...]) -> Tensor:
     """Mark ``out`` as a view of ``src`` (same storage and version counter)."""
     out._vc = src._vc
     if src._base is None:
         out._base = src
-        steps: tuple = (step,)
+        steps: tuple[Any, ...] = (step,)
     else:
         out._base = src._base
-        steps = src._extra.view + (step,)  # type: ignore[union-attr]
+        # src is a view, so its _extra.view is set (no check: every view op runs this)
+        steps = src._extra.view + (step,)  # type: ignore[union-attr,operator]
     out._ex().view = steps
     return out
 
 
-def _view_op(src: Tensor, data: Any, cls: type, extra: tuple, params: dict, op: Op) -> Tensor:
+def _view_op(src: Tensor, data: Any, cls: type, extra: tuple[Any, ...], params: dict[str, Any],
+             op: Op) -> Tensor:
     """A recorded (when needed) view of ``src``; ``extra`` are the op's extra inputs."""
     if src._requires_grad and STATE.enabled:
         out = record(cls, data, (src, *extra), params)
@@ -110,7 +114,7 @@ def _view_op(src: Tensor, data: Any, cls: type, extra: tuple, params: dict, op: 
     return _as_view(src, out, (op, extra, params, tuple(src._data.shape)))
 
 
-def _shape_arg(shape: tuple) -> tuple:
+def _shape_arg(shape: tuple[Any, ...]) -> tuple[Any, ...]:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape ``(2, 3)``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, dtypes.Size)):
         shape = tuple(shape[0])
@@ -120,7 +124,7 @@ def _shape_arg(shape: tuple) -> tuple:
     return shape
 
 
-def _infer(shape: tuple, numel: int) -> tuple:
+def _infer(shape: tuple[Any, ...], numel: int) -> tuple[Any, ...]:
     if -1 not in shape and math.prod(shape) == numel:  # fast path: nothing to infer
         return shape
     if shape.count(-1) > 1:
@@ -137,7 +141,7 @@ def _infer(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-def _try_view(a: Any, shape: tuple) -> Any:
+def _try_view(a: Any, shape: tuple[Any, ...]) -> Any:
     """``a`` seen with ``shape`` without copying, or None when that needs a copy."""
     if type(a) is np.ndarray and a.base is None:
         # the usual case, a fresh array: a plain reshape is a view exactly when the result's
@@ -396,7 +400,7 @@ def _join(tensors: Any, dim: int, stack_: bool) -> Tensor:
     return record(cls, data, tensors, {"axis": axis})
 
 
-def _join_error(tensors: tuple, axis: int, stack_: bool) -> RuntimeError:
+def _join_error(tensors: tuple[Any, ...], axis: int, stack_: bool) -> RuntimeError:
     first = tuple(tensors[0].shape)
     for k, t in enumerate(tensors[1:], 1):
         shape = tuple(t.shape)
@@ -437,7 +441,7 @@ def vstack(tensors: Any) -> Tensor:
     return cat([t if t.ndim >= 2 else t.reshape(1, -1) for t in tensors], 0)
 
 
-def _rule_unbind(ops: Any, g: tuple, out: Any, x: Any, axis: int = 0) -> tuple:
+def _rule_unbind(ops: Any, g: tuple[Any, ...], out: Any, x: Any, axis: int = 0) -> tuple[Any, ...]:
     """``unbind`` is a split into pieces of one, each squeezed: the table's split rule."""
     pieces = tuple(ops.expand_dims(gi, axis=axis) for gi in g)
     return RULES[Op.SPLIT](ops, pieces, None, x, indices_or_sections=len(g), axis=axis)
@@ -450,7 +454,8 @@ _SPLIT = node_class("SplitBackward0", RULES[Op.SPLIT], (0,),
                     base=MultiRuleNode)
 
 
-def _pieces(input: Tensor, datas: list, cls: type, params: dict, steps: list) -> tuple:
+def _pieces(input: Tensor, datas: list[Any], cls: type, params: dict[str, Any],
+            steps: list[Any]) -> tuple[Any, ...]:
     """Several views of ``input`` made by one node (``unbind``, ``split``)."""
     if needs_grad((input,)):
         outs = record_multi(cls, tuple(datas), (input,), params)
@@ -462,7 +467,7 @@ def _pieces(input: Tensor, datas: list, cls: type, params: dict, steps: list) ->
     return outs
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Any, ...]:
     """The slices along ``dim``, without that dimension (views; ``UnbindBackward0``)."""
     a = input._array()
     d = _dim(dim, a.ndim)
@@ -471,7 +476,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return _pieces(input, datas, _UNBIND, {"axis": d}, steps)
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Any, ...]:
     """Pieces of ``split_size`` (or of the listed sizes) along ``dim`` (views).
 
     One ``SplitBackward0`` node makes all the pieces, as in PyTorch.
@@ -497,7 +502,7 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return _pieces(input, datas, _SPLIT, {"indices_or_sections": cuts, "axis": d}, steps)
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Any, ...]:
     n = input.shape[_dim(dim, input.ndim)]
     return split(input, -(-n // chunks) if n else 1, dim)
 

@@ -139,7 +139,8 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 def msort(input: Tensor) -> Tensor:
     """``sort(input, dim=0).values``."""
-    return sort(input, 0).values
+    values: Tensor = sort(input, 0).values
+    return values
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
@@ -203,8 +204,8 @@ def _kth(a: np.ndarray, axis: int, pos: Any) -> np.ndarray:
     return np.take_along_axis(order, np.expand_dims(pos, axis), axis)
 
 
-def _finish(name: str, kind: str, input: Tensor, a: np.ndarray, idx: np.ndarray, axis: int,
-            keepdim: bool) -> Any:
+def _finish(name: str, kind: str, input: Tensor, a: np.ndarray, idx: Any, axis: int,
+            keepdim: bool) -> Any:  # idx: an index array (a NumPy int for a 0-d input)
     data = np.take_along_axis(a, idx, axis) if a.ndim else a.copy()
     if not keepdim and a.ndim:
         idx, data = np.squeeze(idx, axis), np.squeeze(data, axis)

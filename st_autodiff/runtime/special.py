@@ -213,4 +213,5 @@ def install_methods() -> None:
     for name in ("lgamma", "digamma", "erf", "erfc", "erfinv", "i0", "sinc", "logit", "xlogy",
                  "mvlgamma", "igamma", "igammac"):
         setattr(Tensor, name, TOP_LEVEL[name])
-    Tensor.polygamma = lambda self, n: polygamma(n, self)
+    # installs the method tensor_api declares
+    Tensor.polygamma = lambda self, n: polygamma(n, self)  # type: ignore[method-assign,arg-type]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a plain class, not a Protocol, so that nothing in it is abstract
     from .tensor import Tensor
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -117,8 +117,25 @@ def _generic_plan(args: tuple) -> tuple:
     return plan + (("result", "result", None),)
 
 
+#: the ops whose result is a tuple (``OpInfo.multi``); ``tests/test_typing.py`` checks the list
+MultiOp = Literal[Op.CALL_VJP, Op.CDIV, Op.CMUL, Op.EIG, Op.EIGH, Op.FFT_C2C, Op.FFT_R2C, Op.FOR,
+                  Op.IF, Op.LU, Op.NONZERO, Op.QR, Op.SLOGDET, Op.SPLIT, Op.SVD, Op.WHILE]
+
+
+@overload
+def apply_op(op: MultiOp, *inputs: Any, **params: Any) -> tuple[Tensor, ...]: ...
+
+
+@overload
+def apply_op(op: Op, *inputs: Any, **params: Any) -> Tensor: ...
+
+
 def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
-    """Run ``op`` on Tensors (and constants) with NumPy semantics, recording it if needed."""
+    """Run ``op`` on Tensors (and constants) with NumPy semantics, recording it if needed.
+
+    A tuple of Tensors for a multi-output op, else a Tensor (a plain Python value when only
+    Python constants went in, which the typed overloads leave out).
+    """
     info = OP_INFO[op]
     full = info.param_defaults
     full.update(params)
