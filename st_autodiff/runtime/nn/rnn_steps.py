@@ -165,6 +165,8 @@ def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
 
 _UNBIND = unbind_class(S._UNBIND)
 step_classes()  # made now, so that a profiler started later finds (and times) them
+gru_out_class(step_classes()["add"])  # speed2: the fused step classes, registered now
+tanh_out_class(step_classes()["tanh"])
 
 
 def unbind0(t: Tensor) -> tuple:
