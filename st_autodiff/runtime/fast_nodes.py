@@ -228,3 +228,54 @@ def mse_class(base: type) -> type:
         return [gx if fx is not None else None, -gx if ft is not None else None]
 
     return _subclass(base, backward)
+
+
+def log_softmax_class(base: type) -> type:
+    """``base`` (``LogSoftmaxBackward0``) with a backward for NumPy arrays: the rule's
+    ``g - exp(out) * sum(g, axis, keepdims=True)`` called directly."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        saved = self._saved
+        if ops.tensors or not saved or type(g) is not np.ndarray or not versions_ok(saved):
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        out = self._out
+        x = self._args[0]._data
+        axis = self._params["axis"]
+        if (axis is None or type(out) is not np.ndarray or type(x) is not np.ndarray
+                or g.shape != out.shape or g.shape != x.shape or g.dtype != out.dtype
+                or g.dtype != x.dtype):
+            return slow(self, grads, ops)
+        return [g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)]
+
+    return _subclass(base, backward)
+
+
+def mm_class(base: type) -> type:
+    """``base`` (``MmBackward0``, two matrices) with a backward for NumPy arrays: the
+    rule's ``g @ y^T`` and ``x^T @ g`` (the transposes as views, as ``swapaxes`` makes
+    them), each only where its input needs a gradient."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        saved = self._saved
+        if (ops.tensors or saved is None or type(g) is not np.ndarray
+                or (saved and not versions_ok(saved))):
+            return slow(self, grads, ops)
+        x, y = self._args
+        xd, yd = x._data, y._data
+        dt = g.dtype
+        if (type(xd) is not np.ndarray or type(yd) is not np.ndarray or xd.ndim != 2
+                or yd.ndim != 2 or xd.dtype != dt or yd.dtype != dt
+                or g.shape != (xd.shape[0], yd.shape[1])):
+            return slow(self, grads, ops)
+        (fx, _), (fy, _) = self.next_functions
+        live = self._params.get("live")
+        return [g @ yd.T if fx is not None and live != 1 else None,
+                xd.T @ g if fy is not None and live != 0 else None]
+
+    return _subclass(base, backward)

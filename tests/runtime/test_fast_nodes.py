@@ -161,3 +161,24 @@ def test_mse_after_an_in_place_change_and_a_freed_graph_still_raise() -> None:
     loss.backward()
     with pytest.raises(RuntimeError, match="second time"):
         loss.backward()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_softmax_nodes_match_the_generic_rule(dtype: str) -> None:
+    x = _leaf((4, 5, 3), dtype)
+    for dim in (0, 1, -1):
+        out = torch.log_softmax(x, dim)
+        g = RNG.standard_normal(out.shape).astype(dtype)
+        fast, slow = _both(out.grad_fn, g)
+        assert out.grad_fn.name() == "LogSoftmaxBackward0"
+        _same(fast, slow)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mm_nodes_match_the_generic_rule(dtype: str) -> None:
+    a, b, c = _leaf((4, 3), dtype), _leaf((3, 5), dtype), _leaf((3, 5), dtype, grad=False)
+    for out in (a @ b, a.mm(b), a @ c, _leaf((2, 4), dtype, grad=False) @ a, a @ b.t()[:, :3].t()):
+        g = RNG.standard_normal(out.shape).astype(dtype)
+        fast, slow = _both(out.grad_fn, g)
+        assert out.grad_fn.name() == "MmBackward0"
+        _same(fast, slow)
