@@ -279,3 +279,23 @@ def mm_class(base: type) -> type:
                 xd.T @ g if fy is not None and live != 0 else None]
 
     return _subclass(base, backward)
+
+
+def reshape_class(base: type) -> type:
+    """``base`` (``ViewBackward0``, ``UnsafeViewBackward0``, ``SqueezeBackward*``: a reshape
+    of the input) with a backward that reshapes a NumPy gradient directly, as the rule does
+    (``g.reshape(x.shape)``; no arithmetic)."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        if ops.tensors or self._saved is None or type(g) is not np.ndarray:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        x = self._args[0]._data
+        if type(x) is not np.ndarray or g.dtype != x.dtype or g.size != x.size:
+            return slow(self, grads, ops)
+        return [g.reshape(x.shape)]
+
+    return _subclass(base, backward)

@@ -182,3 +182,13 @@ def test_mm_nodes_match_the_generic_rule(dtype: str) -> None:
         fast, slow = _both(out.grad_fn, g)
         assert out.grad_fn.name() == "MmBackward0"
         _same(fast, slow)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_reshape_nodes_match_the_generic_rule(dtype: str) -> None:
+    x = _leaf((4, 1, 6), dtype)
+    for out in (x.view(24), x.reshape(2, 12), x.squeeze(1), x.squeeze(), x.t().reshape(-1)
+                if x.ndim == 2 else x.transpose(0, 2).reshape(6, 4)):
+        g = RNG.standard_normal(out.shape).astype(dtype)
+        fast, slow = _both(out.grad_fn, g)
+        _same(fast, slow)
