@@ -195,3 +195,22 @@ def test_anomaly_mode_and_profiler_run_node_by_node() -> None:
         assert "SigmoidBackward0" in names or "autograd::engine::evaluate_function: "\
             "SigmoidBackward0" in names
     _same(*results)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_leaf_hooks_fire_in_the_same_order_with_the_same_values(kind: str) -> None:
+    orders = []
+    for on in (True, False):
+        with _fused(on) as ran:
+            m, inputs, loss = _forward(kind, torch.float32)
+            order: list = []
+            named = [*m.named_parameters(), ("x", inputs[0]), ("h0", inputs[1])]
+            for name, p in named:
+                p.register_hook(lambda g, name=name, order=order: order.append(
+                    (name, g.numpy().tobytes())))
+                p.register_post_accumulate_grad_hook(
+                    lambda t, name=name, order=order: order.append(("post", name)))
+            loss.backward()
+            orders.append(order)
+        assert all(ran) and len(ran) > 0 if on else not ran
+    assert orders[0] == orders[1]
