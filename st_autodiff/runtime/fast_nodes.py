@@ -165,3 +165,137 @@ def transpose_class(base: type) -> type:
         return [g.T]  # ``np.transpose(g)``: the same view
 
     return _subclass(base, backward)
+
+
+# --- part "speed2" (issue 12): select and mse_loss nodes ----------------------------------
+def select_class(base: type) -> type:
+    """``base`` (``SelectBackward0``: ``x[..., i]`` along one dim) with a backward for NumPy
+    arrays: zeros of the input's shape with the gradient added at the index, as the table's
+    ``getitem`` rule does (``zeros[index] += g``), without its generic index handling."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        if ops.tensors or self._saved is None or type(g) is not np.ndarray:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        x = self._args[0]._data
+        index = self._params["index"]  # (full slices) * dim + (i,)
+        d = len(index) - 1
+        i = index[-1]
+        shape = x.shape
+        if (type(x) is not np.ndarray or type(i) is not int or g.dtype != x.dtype
+                or g.shape != shape[:d] + shape[d + 1:]):
+            return slow(self, grads, ops)
+        z = np.zeros(shape, g.dtype)
+        z[(slice(None),) * d + (i,)] += g
+        return [z]
+
+    return _subclass(base, backward)
+
+
+def mse_class(base: type) -> type:
+    """``base`` (``MseLossBackward0``) with a backward for same-shaped NumPy operands: the
+    rule's ``(x - t) * scale * g`` and its negation, the latter only where the target needs
+    a gradient."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        saved = self._saved
+        if ops.tensors or not saved or type(g) is not np.ndarray or not versions_ok(saved):
+            return slow(self, grads, ops)
+        x, t = self._args
+        xd, td = x._data, t._data
+        dt = xd.dtype
+        if (type(xd) is not np.ndarray or type(td) is not np.ndarray or xd.shape != td.shape
+                or td.dtype != dt or g.dtype != dt):
+            return slow(self, grads, ops)
+        reduction = self._params.get("reduction", 1)
+        if reduction == 1:  # mean
+            scale = 2.0 / xd.size
+        elif reduction == 2 or (reduction == 0 and g.shape == xd.shape):  # sum, none
+            scale = 2.0
+        else:
+            return slow(self, grads, ops)
+        if reduction and g.shape != ():
+            return slow(self, grads, ops)
+        gx = (xd - td) * scale * g
+        if type(gx) is not np.ndarray or gx.dtype != dt or gx.shape != xd.shape:
+            return slow(self, grads, ops)
+        (fx, _), (ft, _) = self.next_functions
+        return [gx if fx is not None else None, -gx if ft is not None else None]
+
+    return _subclass(base, backward)
+
+
+def log_softmax_class(base: type) -> type:
+    """``base`` (``LogSoftmaxBackward0``) with a backward for NumPy arrays: the rule's
+    ``g - exp(out) * sum(g, axis, keepdims=True)`` called directly."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        saved = self._saved
+        if ops.tensors or not saved or type(g) is not np.ndarray or not versions_ok(saved):
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        out = self._out
+        x = self._args[0]._data
+        axis = self._params["axis"]
+        if (axis is None or type(out) is not np.ndarray or type(x) is not np.ndarray
+                or g.shape != out.shape or g.shape != x.shape or g.dtype != out.dtype
+                or g.dtype != x.dtype):
+            return slow(self, grads, ops)
+        return [g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)]
+
+    return _subclass(base, backward)
+
+
+def mm_class(base: type) -> type:
+    """``base`` (``MmBackward0``, two matrices) with a backward for NumPy arrays: the
+    rule's ``g @ y^T`` and ``x^T @ g`` (the transposes as views, as ``swapaxes`` makes
+    them), each only where its input needs a gradient."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        saved = self._saved
+        if (ops.tensors or saved is None or type(g) is not np.ndarray
+                or (saved and not versions_ok(saved))):
+            return slow(self, grads, ops)
+        x, y = self._args
+        xd, yd = x._data, y._data
+        dt = g.dtype
+        if (type(xd) is not np.ndarray or type(yd) is not np.ndarray or xd.ndim != 2
+                or yd.ndim != 2 or xd.dtype != dt or yd.dtype != dt
+                or g.shape != (xd.shape[0], yd.shape[1])):
+            return slow(self, grads, ops)
+        (fx, _), (fy, _) = self.next_functions
+        live = self._params.get("live")
+        return [g @ yd.T if fx is not None and live != 1 else None,
+                xd.T @ g if fy is not None and live != 0 else None]
+
+    return _subclass(base, backward)
+
+
+def reshape_class(base: type) -> type:
+    """``base`` (``ViewBackward0``, ``UnsafeViewBackward0``, ``SqueezeBackward*``: a reshape
+    of the input) with a backward that reshapes a NumPy gradient directly, as the rule does
+    (``g.reshape(x.shape)``; no arithmetic)."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list, ops: Any) -> Any:
+        g = grads[0]
+        if ops.tensors or self._saved is None or type(g) is not np.ndarray:
+            return slow(self, grads, ops)
+        if self.next_functions[0][0] is None:
+            return [None]
+        x = self._args[0]._data
+        if type(x) is not np.ndarray or g.dtype != x.dtype or g.size != x.size:
+            return slow(self, grads, ops)
+        return [g.reshape(x.shape)]
+
+    return _subclass(base, backward)

@@ -125,3 +125,70 @@ def test_bit_select_is_np_where_bit_for_bit(dtype: str) -> None:
         slope = np.exp(np.where(x < 0, x, 0.0).astype(dtype) * 1.5) * (1.5 * 1.3 * 1.1)
         assert same(A._rule_elu(ARRAY_OPS, g, None, x, 1.3, 1.1, 1.5)[0],
                     np.where(x > 0, g * 1.1, g * slope))
+
+
+# --- part "speed2": SelectBackward0 and MseLossBackward0 ---------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_select_nodes_match_the_generic_rule(dtype: str) -> None:
+    x = _leaf((3, 4, 2), dtype)
+    for out in (x[1], x[:, -1], x.select(2, 0), x[0][3], x[-1, 2, 1]):
+        g = np.asarray(RNG.standard_normal(out.shape).astype(dtype))
+        g.reshape(-1)[0] = -0.0  # (zeros + -0.0 is +0.0 in both)
+        fast, slow = _both(out.grad_fn, g)
+        assert out.grad_fn.name() == "SelectBackward0"
+        _same(fast, slow)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mse_nodes_match_the_generic_rule(reduction: str, dtype: str) -> None:
+    x, y, c = _leaf((5, 3), dtype), _leaf((5, 3), dtype), _leaf((5, 3), dtype, grad=False)
+    for a, b in ((x, y), (x, c), (c, x)):
+        out = torch.nn.functional.mse_loss(a, b, reduction=reduction)
+        g = RNG.standard_normal(out.shape).astype(dtype)
+        fast, slow = _both(out.grad_fn, g)
+        _same(fast, slow)
+
+
+def test_mse_after_an_in_place_change_and_a_freed_graph_still_raise() -> None:
+    x, y = _leaf((4,)), _leaf((4,))
+    loss = torch.nn.functional.mse_loss(x * 1, y)
+    with torch.no_grad():
+        y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+    loss = torch.nn.functional.mse_loss(x * 1, y)
+    loss.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        loss.backward()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_softmax_nodes_match_the_generic_rule(dtype: str) -> None:
+    x = _leaf((4, 5, 3), dtype)
+    for dim in (0, 1, -1):
+        out = torch.log_softmax(x, dim)
+        g = RNG.standard_normal(out.shape).astype(dtype)
+        fast, slow = _both(out.grad_fn, g)
+        assert out.grad_fn.name() == "LogSoftmaxBackward0"
+        _same(fast, slow)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mm_nodes_match_the_generic_rule(dtype: str) -> None:
+    a, b, c = _leaf((4, 3), dtype), _leaf((3, 5), dtype), _leaf((3, 5), dtype, grad=False)
+    for out in (a @ b, a.mm(b), a @ c, _leaf((2, 4), dtype, grad=False) @ a, a @ b.t()[:, :3].t()):
+        g = RNG.standard_normal(out.shape).astype(dtype)
+        fast, slow = _both(out.grad_fn, g)
+        assert out.grad_fn.name() == "MmBackward0"
+        _same(fast, slow)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_reshape_nodes_match_the_generic_rule(dtype: str) -> None:
+    x = _leaf((4, 1, 6), dtype)
+    for out in (x.view(24), x.reshape(2, 12), x.squeeze(1), x.squeeze(), x.t().reshape(-1)
+                if x.ndim == 2 else x.transpose(0, 2).reshape(6, 4)):
+        g = RNG.standard_normal(out.shape).astype(dtype)
+        fast, slow = _both(out.grad_fn, g)
+        _same(fast, slow)

@@ -28,7 +28,7 @@ import numpy as np
 from ...derivatives import RULES
 from ...ir.ops import Op
 from ..device import is_device, sparse_grids, to_device, xp_of
-from ..fast_nodes import addmm_class
+from ..fast_nodes import addmm_class, mse_class
 from ..function import node_class
 from ..grad_mode import STATE
 from ..tensor import Tensor, plain
@@ -173,9 +173,9 @@ def _rule_mse(ops: Any, g: Any, out: Any, x: Any, t: Any, reduction: int = _MEAN
     return (gx, -gx)
 
 
-_MSE = node_class("MseLossBackward0", _rule_mse, (0, 1),
-                  (("reduction", _param("reduction"), None), ("self", 0, None),
-                   ("target", 1, None)), False)
+_MSE = mse_class(node_class(  # speed2: a cheaper NumPy backward (fast_nodes)
+    "MseLossBackward0", _rule_mse, (0, 1),
+    (("reduction", _param("reduction"), None), ("self", 0, None), ("target", 1, None)), False))
 
 
 def mse(input: Tensor, target: Tensor, reduction: int) -> Tensor:

@@ -32,6 +32,7 @@ from ..tensor import Tensor, edge_of, make, plain
 from ..tensor_ops import needs_grad, record, record_multi
 from . import functional as F
 from . import nodes
+from .rnn_step_fused import gru_out_class, tanh_out_class
 from .rnn_step_nodes import split_class, step_classes, unbind_class
 
 __all__ = ["gru_step", "lstm_step", "tanh_step", "unbind0", "unsafe_chunk"]
@@ -164,6 +165,8 @@ def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
 
 _UNBIND = unbind_class(S._UNBIND)
 step_classes()  # made now, so that a profiler started later finds (and times) them
+gru_out_class(step_classes()["add"])  # speed2: the fused step classes, registered now
+tanh_out_class(step_classes()["tanh"])
 
 
 def unbind0(t: Tensor) -> tuple:
@@ -202,7 +205,21 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
     s = _rec(c["sub"], diff, (h, n))
     sz_data = diff * act_z
     sz = _rec(c["mul"], sz_data, (s, z))
-    return _rec(c["add"], sz_data + n_data, (sz, n))
+    if _rec is not _fast:
+        return _rec(c["add"], sz_data + n_data, (sz, n))
+    # speed2: the last node knows the step's others, so that the engine may run all at once
+    n3 = gh._grad_fn
+    n1 = ir._grad_fn
+    if (type(n3) is not _ADDMM or n1 is None or not n3._params["need2"]
+            or n3.next_functions[2][0] is None):
+        return _rec(c["add"], sz_data + n_data, (sz, n))
+    out = _fast(gru_out_class(c["add"]), sz_data + n_data, (sz, n))
+    n11, n8, n6 = n._grad_fn, z._grad_fn, r._grad_fn
+    out._grad_fn._step = (sz._grad_fn, s._grad_fn, n11, n11.next_functions[0][0],
+                          m._grad_fn, n8, n8.next_functions[0][0], n6,
+                          n6.next_functions[0][0], hr._grad_fn, n3,
+                          n3.next_functions[2][0], n1)
+    return out
 
 
 def tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -216,7 +233,14 @@ def tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
     c = step_classes()
     _rec = _recorder(pre, gi)
     s_data = pd + gd
-    return _rec(c["tanh"], np.tanh(s_data), (_rec(c["add"], s_data, (pre, gi)),))
+    summed = _rec(c["add"], s_data, (pre, gi))
+    n2 = pre._grad_fn
+    if (_rec is not _fast or type(n2) is not _ADDMM or not n2._params["need2"]
+            or n2.next_functions[2][0] is None):
+        return _rec(c["tanh"], np.tanh(s_data), (summed,))
+    out = _fast(tanh_out_class(c["tanh"]), np.tanh(s_data), (summed,))  # speed2: fused
+    out._grad_fn._step = (summed._grad_fn, n2, n2.next_functions[2][0])
+    return out
 
 
 def _gru_ops(ir: Tensor, iz: Tensor, i_n: Tensor, hr: Tensor, hz: Tensor, h_n: Tensor,
