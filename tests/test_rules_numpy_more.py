@@ -15,6 +15,11 @@ from helpers_rules import Case, check_gradient, check_hessian, check_jvp, check_
 import st_autodiff as st
 from st_autodiff.decompositions import CROSS_OF_2_VECTORS
 
+# np.cross of 2-vectors is deprecated in NumPy 2.0-2.4 (an error from 2.5); the cases that
+# check we follow the installed NumPy call it on purpose
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Arrays of 2-dimensional vectors are deprecated:DeprecationWarning")
+
 _rng = np.random.default_rng(7)
 
 
