@@ -65,7 +65,7 @@ def _additive_mask(attn_mask: Tensor | None, is_causal: bool, q: Tensor, k: Tens
     return mask
 
 
-def _dead_rows(mask: Tensor | None, shape: tuple) -> Tensor | None:
+def _dead_rows(mask: Tensor | None, shape: tuple[Any, ...]) -> Tensor | None:
     """Where every key of a query row is masked out (those rows give zeros)."""
     if mask is None:
         return None
@@ -139,7 +139,7 @@ def _packed_in_projection(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor 
     """The query, key and value projections from one stacked ``(3E, E)`` weight."""
     E = q.shape[-1]
 
-    def split_rows(proj: Tensor, n: int) -> tuple:
+    def split_rows(proj: Tensor, n: int) -> tuple[Any, ...]:
         lead = tuple(proj.shape[:-1])
         parts = S.view(proj, *lead, n, E)
         parts = S.contiguous(S.squeeze(S.transpose(S.unsqueeze(parts, 0), 0, -2), -2))

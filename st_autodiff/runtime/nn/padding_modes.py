@@ -42,7 +42,8 @@ def _source(n: int, before: int, after: int, mode: str) -> np.ndarray:
     return idx[max(-before, 0):len(idx) - max(-after, 0)]
 
 
-def _rule_pad_mode(ops: Any, g: Any, out: Any, x: Any, maps: tuple = (), **_: Any) -> tuple:
+def _rule_pad_mode(ops: Any, g: Any, out: Any, x: Any, maps: tuple[Any, ...] = (),
+                   **_: Any) -> tuple[Any, ...]:
     """Each padded dimension's gradient summed back onto the input positions it read."""
     for axis, source, n in maps:
         gather = np.zeros((len(source), n))
@@ -55,7 +56,7 @@ def _rule_pad_mode(ops: Any, g: Any, out: Any, x: Any, maps: tuple = (), **_: An
     return (g,)
 
 
-def pad_by_mode(input: Tensor, pad: tuple, mode: str, value: Any) -> Tensor:
+def pad_by_mode(input: Tensor, pad: tuple[Any, ...], mode: str, value: Any) -> Tensor:
     """``F.pad`` for the modes other than ``'constant'`` (checked as PyTorch checks them)."""
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
@@ -88,11 +89,11 @@ def pad_by_mode(input: Tensor, pad: tuple, mode: str, value: Any) -> Tensor:
     return record(cls, data, (input,), {"maps": maps, "padding": tuple(pad)})
 
 
-def _span(nd: int, axis: int, lo: int, hi: int) -> tuple:
+def _span(nd: int, axis: int, lo: int, hi: int) -> tuple[Any, ...]:
     return (slice(None),) * axis + (slice(lo, hi),) + (slice(None),) * (nd - axis - 1)
 
 
-def _circular(input: Tensor, pairs: list) -> Tensor:
+def _circular(input: Tensor, pairs: list[Any]) -> Tensor:
     """Circular padding composed of copies into a new tensor (PyTorch's ``CopySlices``)."""
     shape, nd = tuple(input.shape), input.ndim
     for axis, a, b in pairs:
@@ -102,7 +103,7 @@ def _circular(input: Tensor, pairs: list) -> Tensor:
     for axis, a, b in pairs:
         out_shape[axis] = shape[axis] + a + b
     out: Any = empty(tuple(out_shape), dtype=input.dtype, device=input.device)
-    inner_out: tuple = (slice(None),) * nd
+    inner_out: tuple[Any, ...] = (slice(None),) * nd
     inner: Any = input
     for axis, a, b in pairs:  # one slice per padded dimension, as PyTorch records them
         inner_out = inner_out[:axis] + (slice(max(a, 0), out_shape[axis] - max(b, 0)),) + \

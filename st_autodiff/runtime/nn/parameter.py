@@ -39,7 +39,7 @@ class Parameter(Tensor):
     def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce_ex__(self, protocol: Any) -> tuple:
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         return (_rebuild_parameter, (self._host(), self._requires_grad, str(self.device)))
 
 

@@ -50,7 +50,7 @@ def _out_len(n: int, k: int, s: int, pad: int, d: int, ceil: bool) -> int:
 
 
 def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-              ceil_mode: bool, name: str) -> dict:
+              ceil_mode: bool, name: str) -> dict[str, Any]:
     k = _pair2(kernel_size)
     s = k if _unset(stride) else _pair2(stride)
     pad, dil = _pair2(padding), _pair2(dilation)
@@ -228,14 +228,14 @@ def _membership(n: int, o: int) -> tuple[Any, Any]:
     return m, (end - start)
 
 
-def _adaptive_avg(x: Any, p: dict) -> Any:
+def _adaptive_avg(x: Any, p: dict[str, Any]) -> Any:
     mh, mw, count = (K.placed_like(a.astype(x.dtype), x) for a in (*p["member"], p["count"]))
     xp = xp_of(x)
     s = xp.matmul(xp.matmul(mh, K.planes(x)), mw.T)
     return (s / count).reshape(p["out_shape"])
 
 
-def _adaptive_avg_adjoint(g: Any, p: dict) -> Any:
+def _adaptive_avg_adjoint(g: Any, p: dict[str, Any]) -> Any:
     mh, mw, count = (K.placed_like(a.astype(g.dtype), g) for a in (*p["member"], p["count"]))
     xp = xp_of(g)
     share = K.planes(g) / count
@@ -443,7 +443,7 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 
 def _max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                              padding: Any = 0, dilation: Any = 1,
-                             ceil_mode: bool = False) -> tuple:
+                             ceil_mode: bool = False) -> tuple[Any, ...]:
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -457,7 +457,7 @@ def _max_pool_top(fn: Any) -> Any:
     return pool
 
 
-def _adaptive_max_pool1d_top(input: Tensor, output_size: Any) -> tuple:
+def _adaptive_max_pool1d_top(input: Tensor, output_size: Any) -> tuple[Any, ...]:
     return adaptive_max_pool1d(input, output_size, True)
 
 

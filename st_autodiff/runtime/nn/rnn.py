@@ -150,11 +150,11 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
 
-    def _check_hidden(self, hx: Tensor, expected: tuple, what: str = "hidden") -> None:
+    def _check_hidden(self, hx: Tensor, expected: tuple[Any, ...], what: str = "hidden") -> None:
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
 
-    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
+    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None) -> tuple[Any, ...]:
         """The stacked layers over time-major ``x``: output, final ``h`` (and ``c``)."""
         directions = 2 if self.bidirectional else 1
         h_last: list[Tensor] = []
@@ -191,8 +191,8 @@ class RNNBase(Module):
         h_n = S.stack(h_last, 0)
         return x, h_n, (S.stack(c_last, 0) if c0 is not None else None)
 
-    def _direction(self, x: Tensor, params: list, h: Tensor, c: Tensor | None,
-                   reverse: bool) -> tuple:
+    def _direction(self, x: Tensor, params: list[Any], h: Tensor, c: Tensor | None,
+                   reverse: bool) -> tuple[Any, ...]:
         """One direction of one layer: the input projection of all steps at once, then the
         recurrence, in time order or reversed."""
         w_ih, w_hh = params[0], params[1]
@@ -214,7 +214,7 @@ class RNNBase(Module):
             outs[t] = h
         return S.stack(outs, 0), h, c
 
-    def _forward(self, input: Tensor, hx: Any) -> tuple:
+    def _forward(self, input: Tensor, hx: Any) -> tuple[Any, ...]:
         """Shape handling shared by the three layers; returns output, h_n, c_n."""
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         lstm = self.mode == "LSTM"
@@ -353,7 +353,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, proj_size, device, dtype)
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple:
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Any, ...]:
         out, h_n, c_n = self._forward(input, hx)
         return out, (h_n, c_n)
 

@@ -31,7 +31,7 @@ from ..engine import FUSED
 
 __all__ = ["gru_out_class", "tanh_out_class"]
 
-_CLASSES: dict[tuple, type] = {}
+_CLASSES: dict[tuple[Any, ...], type] = {}
 
 
 def _fused_class(base: type, run: Any) -> type:
@@ -58,7 +58,8 @@ def tanh_out_class(tanh_class: type) -> type:
     return _fused_class(tanh_class, _run_tanh)
 
 
-def _usable(step: tuple, deps: dict, buffers: dict, fed: tuple) -> bool:
+def _usable(step: tuple[Any, ...], deps: dict[Any, Any], buffers: dict[Any, Any],
+            fed: tuple[Any, ...]) -> bool:
     """Whether no node of ``step`` has hooks, freed or since-modified saved tensors, or a
     gradient from outside the step.  Every node created after the step has run when its
     last node runs, so a node still waits on exactly its ``fed`` edges from inside the
@@ -96,8 +97,8 @@ _TANH_FED = (1, 1, 1)
 _GRU_FED = (1, 1, 2, 1, 1, 1, 1, 1, 1, 3, 1, 1, 3)
 
 
-def _run_tanh(n4: Any, grads: list, keep: bool, send: Any, deps: dict,
-              buffers: dict) -> bool:
+def _run_tanh(n4: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, Any],
+              buffers: dict[Any, Any]) -> bool:
     """``h' = tanh(addmm(b_hh, h, W_hh^T) + gi)`` back to ``gi``, ``h`` and the weights."""
     g = grads[0]
     step = n4._step
@@ -118,8 +119,8 @@ def _run_tanh(n4: Any, grads: list, keep: bool, send: Any, deps: dict,
     return True
 
 
-def _run_gru(n14: Any, grads: list, keep: bool, send: Any, deps: dict,
-              buffers: dict) -> bool:
+def _run_gru(n14: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, Any],
+              buffers: dict[Any, Any]) -> bool:
     """The step's nodes from ``h' = sz + n`` back to the split of ``gi`` (see the module
     docstring); False where they must run one by one."""
     g = grads[0]

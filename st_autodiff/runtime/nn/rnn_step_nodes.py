@@ -35,7 +35,7 @@ def _binary(base: type, rule: Any) -> type:
     """``base`` with a backward for two same-shaped inputs; ``rule(g, x, y, need_x, need_y)``."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         saved = self._saved
         g = grads[0]
         if ops.tensors or saved is None or (saved and not versions_ok(saved)):
@@ -57,7 +57,7 @@ def _unary(base: type, rule: Any) -> type:
     """``base`` (which saves its result) with a backward ``rule(g, out)``."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         saved = self._saved
         g = grads[0]
         out = self._out
@@ -76,15 +76,15 @@ def _unary(base: type, rule: Any) -> type:
                                           "__qualname__": base.__qualname__})
 
 
-def _add(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+def _add(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, g if ny else None]
 
 
-def _sub(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+def _sub(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, -g if ny else None]
 
 
-def _mul(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+def _mul(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list[Any]:
     return [g * y if nx else None, g * x if ny else None]
 
 
@@ -107,7 +107,7 @@ def step_classes() -> dict[str, type]:
     }
 
 
-def _joined(node: Any, grads: list, ops: Any, slow: Any, join: Any) -> list:
+def _joined(node: Any, grads: list[Any], ops: Any, slow: Any, join: Any) -> list[Any]:
     """The input gradient of a node that split its input into ``node._out``: the pieces'
     NumPy gradients joined by ``join`` (a missing one is zeros, as ``fill_missing``), or the
     rule's own backward where that fast path does not apply."""
@@ -131,7 +131,7 @@ def split_class(base: type) -> type:
     NumPy gradients directly (a missing piece's gradient is zeros, as ``fill_missing``)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         return _joined(self, grads, ops, slow, lambda full: np.concatenate(full, axis=1))
 
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
@@ -144,7 +144,7 @@ def unbind_class(base: type) -> type:
     (what the rule's ``expand_dims`` and ``concatenate`` make; a missing one is zeros)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         return _joined(self, grads, ops, slow,
                        lambda full: np.stack(full, axis=self._params["axis"]))
 

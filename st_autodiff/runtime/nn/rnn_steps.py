@@ -39,20 +39,20 @@ __all__ = ["gru_step", "lstm_step", "tanh_step", "unbind0", "unsafe_chunk"]
 
 _UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges,
                                        _SPLIT._plan, False, MultiRuleNode))
-_EMPTY: dict = {}
+_EMPTY: dict[Any, Any] = {}
 _new = object.__new__
 # the unpatched recorders, in a tuple: the profiler replaces every module attribute that *is*
 # ``record`` or ``record_multi`` by a noting wrapper, and then the fast paths must step aside
 _ORIGINAL = (record, record_multi)
 
 
-def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
+def unsafe_chunk(t: Tensor, chunks: int) -> tuple[Any, ...]:
     """``t`` (2-d, columns a multiple of ``chunks``) in ``chunks`` along dim 1, as PyTorch's
     cells split it: one ``UnsafeSplitBackward0`` node whose pieces are not tracked as views."""
     a = t._data
     size = a.shape[1] // chunks
     if chunks == 3:  # the GRU's gates, without a generator
-        datas: tuple = (a[:, :size], a[:, size:2 * size], a[:, 2 * size:3 * size])
+        datas: tuple[Any, ...] = (a[:, :size], a[:, size:2 * size], a[:, 2 * size:3 * size])
     else:
         datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
     if not (t._requires_grad and STATE.enabled):
@@ -73,7 +73,7 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
 
 
 @cache
-def _cuts(size: int, chunks: int) -> tuple:
+def _cuts(size: int, chunks: int) -> tuple[Any, ...]:
     """Where ``unsafe_chunk`` cuts (the split's ``indices_or_sections``)."""
     return tuple(range(size, size * chunks, size))
 
@@ -86,11 +86,11 @@ def _bulk(first: Tensor, *others: Tensor) -> bool:
         type(t._data) is np.ndarray and t._data.dtype == a.dtype for t in others)
 
 
-def _rec(cls: type, data: Any, args: tuple) -> Tensor:
+def _rec(cls: type, data: Any, args: tuple[Any, ...]) -> Tensor:
     return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
 
 
-def _fast(cls: type, data: Any, args: tuple) -> Tensor:
+def _fast(cls: type, data: Any, args: tuple[Any, ...]) -> Tensor:
     """``record(cls, data, args, {})`` for Tensor ``args`` of which one requires grad, with
     grad mode on: the same node, fields and saved values, built without the generic checks."""
     node = _new(cls)
@@ -169,7 +169,7 @@ gru_out_class(step_classes()["add"])  # speed2: the fused step classes, register
 tanh_out_class(step_classes()["tanh"])
 
 
-def unbind0(t: Tensor) -> tuple:
+def unbind0(t: Tensor) -> tuple[Any, ...]:
     """``S.unbind(t, 0)`` (views, one ``UnbindBackward0``) whose node stacks NumPy gradients
     directly (``unbind_class``)."""
     a = t._array()

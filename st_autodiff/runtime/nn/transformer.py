@@ -49,7 +49,7 @@ __all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "Tran
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
-def _rule_gelu(ops: Any, g: Any, out: Any, x: Any, approximate: str = "none") -> tuple:
+def _rule_gelu(ops: Any, g: Any, out: Any, x: Any, approximate: str = "none") -> tuple[Any, ...]:
     """``d gelu``: ``Phi(x) + x phi(x)``; for the tanh form, the derivative of
     ``x/2 (1 + tanh(u))`` with ``u = sqrt(2/pi) (x + 0.044715 x^3)``."""
     if approximate == "tanh":
