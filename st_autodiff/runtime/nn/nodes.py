@@ -29,7 +29,7 @@ from ...derivatives import RULES
 from ...ir.ops import Op
 from ..device import is_device, sparse_grids, to_device, xp_of
 from ..fast_nodes import addmm_class, mse_class
-from ..function import node_class
+from ..function import RuleNode, node_class
 from ..grad_mode import STATE
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record
@@ -83,8 +83,8 @@ _ADDMM_PLAN = (("alpha", _const(1), None), ("beta", _const(1), None),
                ("mat1", 1, (2,)), ("mat1_sym_sizes", _sizes(1), None),
                ("mat2", 2, (1,)), ("mat2_sym_sizes", _sizes(2), None))
 # part "speed": the same node with a cheaper NumPy backward (fast_nodes)
-_ADDMM = addmm_class(node_class("AddmmBackward0", _rule_addmm, (0, 1, 2), _ADDMM_PLAN,
-                                 False))
+_ADDMM: type[RuleNode] = addmm_class(node_class("AddmmBackward0", _rule_addmm, (0, 1, 2),
+                                                 _ADDMM_PLAN, False))
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:

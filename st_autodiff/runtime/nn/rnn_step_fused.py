@@ -23,36 +23,37 @@ same way: ``TanhBackward0``, ``AddBackward0``, ``AddmmBackward0``, ``TBackward0`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..engine import FUSED
+from ..function import RuleNode
 
 __all__ = ["gru_out_class", "tanh_out_class"]
 
-_CLASSES: dict[tuple[Any, ...], type] = {}
+_CLASSES: dict[tuple[Any, ...], type[RuleNode]] = {}
 
 
-def _fused_class(base: type, run: Any) -> type:
+def _fused_class(base: type[RuleNode], run: Any) -> type[RuleNode]:
     """``base`` (a step's last node class) with a slot for the step's other nodes, its
     runner registered with the engine."""
     cls = _CLASSES.get((base, run))
     if cls is None:
-        cls = type(base.__name__, (base,), {
+        cls = cast("type[RuleNode]", type(base.__name__, (base,), {
             "__slots__": ("_step",), "__module__": base.__module__,
-            "__qualname__": base.__qualname__})
+            "__qualname__": base.__qualname__}))
         _CLASSES[(base, run)] = cls
         FUSED[cls] = run
     return cls
 
 
-def gru_out_class(add_class: type) -> type:
+def gru_out_class(add_class: type[RuleNode]) -> type[RuleNode]:
     """``add_class`` (the GRU step's fast ``AddBackward0``) run with its step's nodes."""
     return _fused_class(add_class, _run_gru)
 
 
-def tanh_out_class(tanh_class: type) -> type:
+def tanh_out_class(tanh_class: type[RuleNode]) -> type[RuleNode]:
     """``tanh_class`` (the tanh RNN step's fast ``TanhBackward0``) run with its step's
     ``AddBackward0``, ``AddmmBackward0`` and ``TBackward0``."""
     return _fused_class(tanh_class, _run_tanh)
