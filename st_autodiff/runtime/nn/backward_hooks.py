@@ -19,11 +19,14 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..grad_mode import is_grad_enabled
 from ..hooks import HookDict, RemovableHandle, add_hook
 from ..tensor import Tensor
+
+if TYPE_CHECKING:
+    from ...autograd import Function
 
 __all__ = ["BackwardHook", "BackwardHookFunction", "call_with_backward_hooks",
            "register_backward_hook", "register_full_backward_hook",
@@ -50,13 +53,13 @@ def _user_stacklevel() -> int:
     return level
 
 
-def _function_base() -> type:
+def _function_base() -> type[Function]:
     from ...autograd import Function
 
     return Function
 
 
-def _make_hook_function() -> type:
+def _make_hook_function() -> type[Function]:
     """``BackwardHookFunction``: identity forward and backward (built lazily: the public
     ``autograd`` module imports the runtime, not the other way round)."""
     base = _function_base()
@@ -68,15 +71,15 @@ def _make_hook_function() -> type:
     def backward(ctx: Any, *grads: Any) -> tuple[Any, ...]:
         return grads
 
-    return type("BackwardHookFunction", (base,), {
+    return cast("type[Function]", type("BackwardHookFunction", (base,), {
         "forward": staticmethod(forward), "backward": staticmethod(backward),
-        "__doc__": "Identity whose graph node carries a module's backward hooks."})
+        "__doc__": "Identity whose graph node carries a module's backward hooks."}))
 
 
-_HOOK_FUNCTION: list[type] = []
+_HOOK_FUNCTION: list[type[Function]] = []
 
 
-def BackwardHookFunction() -> type:  # noqa: N802  (stands for the class)
+def BackwardHookFunction() -> type[Function]:  # noqa: N802  (stands for the class)
     """The identity ``Function`` class (created on first use)."""
     if not _HOOK_FUNCTION:
         _HOOK_FUNCTION.append(_make_hook_function())
@@ -84,7 +87,7 @@ def BackwardHookFunction() -> type:  # noqa: N802  (stands for the class)
 
 
 def _hooks(module: Any, name: str) -> HookDict:
-    d = module.__dict__.get(name)
+    d: HookDict | None = module.__dict__.get(name)
     if d is None:
         d = HookDict()
         object.__setattr__(module, name, d)

@@ -33,7 +33,8 @@ def planes(a: Any) -> Any:
 def _channels_last(n_planes: int, p: dict[str, Any]) -> bool:
     """Whether to work on ``(H, W, P)``: NumPy's inner loops then run over the planes,
     which beats short output rows (the usual case of many small feature maps)."""
-    return n_planes > p["out_hw"][1]
+    out_w: int = p["out_hw"][1]
+    return n_planes > out_w
 
 
 def _padded(xs: Any, p: dict[str, Any], value: float, last: bool) -> Any:

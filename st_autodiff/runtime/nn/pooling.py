@@ -209,8 +209,9 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """The mean of each window of ``(N, C, L)`` (or ``(C, L)``)."""
     st = None if _unset(stride) else _one(stride, 1)
-    return _via_2d(input, "avg_pool1d", _avg_pool, _one(kernel_size, 1), st, _one(padding, 0),
-                   ceil_mode, count_include_pad, None)
+    out: Tensor = _via_2d(input, "avg_pool1d", _avg_pool, _one(kernel_size, 1), st,
+                          _one(padding, 0), ceil_mode, count_include_pad, None)
+    return out
 
 
 # --- adaptive pools ---------------------------------------------------------------------------
@@ -276,7 +277,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average ``(N, C, L)`` over ``output_size`` near-equal windows."""
     size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
-    return _via_2d(input, "adaptive_avg_pool1d", adaptive_avg_pool2d, (1, size))
+    out: Tensor = _via_2d(input, "adaptive_avg_pool1d", adaptive_avg_pool2d, (1, size))
+    return out
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -444,13 +446,16 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 def _max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                              padding: Any = 0, dilation: Any = 1,
                              ceil_mode: bool = False) -> tuple[Any, ...]:
-    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    pair: tuple[Tensor, Tensor] = max_pool1d(input, kernel_size, stride, padding, dilation,
+                                             ceil_mode, True)
+    return pair
 
 
 def _max_pool_top(fn: Any) -> Any:
     def pool(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
              dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-        return fn(input, kernel_size, stride, padding, dilation, ceil_mode)
+        out: Tensor = fn(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return out
 
     pool.__name__ = pool.__qualname__ = fn.__name__
     pool.__doc__ = fn.__doc__
@@ -458,7 +463,8 @@ def _max_pool_top(fn: Any) -> Any:
 
 
 def _adaptive_max_pool1d_top(input: Tensor, output_size: Any) -> tuple[Any, ...]:
-    return adaptive_max_pool1d(input, output_size, True)
+    pair: tuple[Tensor, Tensor] = adaptive_max_pool1d(input, output_size, True)
+    return pair
 
 
 _adaptive_max_pool1d_top.__name__ = "adaptive_max_pool1d"

@@ -144,7 +144,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 
 def _clamped_norm_clone(x: Tensor, dim: int, eps: float) -> Tensor:
     """The 2-norm of ``x`` along ``dim`` (kept), cloned and clamped to ``eps`` unrecorded."""
-    n: Any = S.clone(norm(x, 2, dim, keepdim=True))
+    n = S.clone(norm(x, 2, dim, keepdim=True))
     with no_grad():
         n.clamp_min_(eps)
     return n
