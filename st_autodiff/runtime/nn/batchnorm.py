@@ -161,6 +161,7 @@ def _rule_bn_backward(ops: Any, gg: tuple[Any, ...], out: Any, g: Any, x: Any, w
     recorded Tensor operations, differentiated by the engine (recorded in Tensor mode)."""
     it = iter(gg)
     cots = [next(it) if k else None for k in need]
+    ins: list[Any]  # (g, x, w) as Tensors; only ``w`` may be None
     if ops.tensors:
         # Fresh aliases: ``g`` may itself depend on ``x`` or ``w``, and only the partial
         # derivatives through this node's own inputs belong here.
