@@ -93,7 +93,8 @@ class RNNBase(Module):
         for layer in range(num_layers):
             for direction in range(directions):
                 fan = input_size if layer == 0 else real_hidden * directions
-                shapes = [("weight_ih", (gate_size, fan)), ("weight_hh", (gate_size, real_hidden))]
+                shapes: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gate_size, fan)), ("weight_hh", (gate_size, real_hidden))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
@@ -204,7 +205,8 @@ class RNNBase(Module):
         mode = self.mode
         for t in order:
             if mode == "LSTM":
-                h, c = lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
+                # (an LSTM always has its cell state ``c``: mypy cannot tie it to ``mode``)
+                h, c = lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)  # type: ignore[arg-type]
             elif mode == "GRU":
                 h = gru_step(steps[t], h, w_hh, b_hh)
             elif mode == "RNN_TANH":
@@ -232,7 +234,7 @@ class RNNBase(Module):
         if not batched:
             input = S.unsqueeze(input, batch_dim)
         if hx is not None:
-            parts = (hx[0], hx[1]) if lstm else (hx,)
+            parts: tuple[Any, ...] = (hx[0], hx[1]) if lstm else (hx,)
             dims = [p.dim() for p in parts]
             if any(d != want for d in dims):
                 kind = "batched 3-D" if batched else "unbatched 2-D"
@@ -248,7 +250,7 @@ class RNNBase(Module):
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         self._check_input(input)
         if hx is None:
-            kw = {"dtype": input.dtype, "device": input.device}
+            kw: dict[str, Any] = {"dtype": input.dtype, "device": input.device}
             parts = (zeros(self._hidden_shape(batch, real_hidden), **kw),)
             if lstm:
                 parts += (zeros(self._hidden_shape(batch, self.hidden_size), **kw),)
@@ -288,7 +290,7 @@ def _warn_projection_once() -> None:
                       "ATen/native/RNN.cpp:1512.)", UserWarning, stacklevel=3)
 
 
-def _check_settings(mode: str, hidden_size: int, num_layers: int, dropout: Any,
+def _check_settings(mode: str, hidden_size: int, num_layers: int, dropout: float,
                     proj_size: int) -> None:
     if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
             or not 0 <= dropout <= 1):

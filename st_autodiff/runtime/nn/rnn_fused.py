@@ -157,9 +157,11 @@ def _rule(ops: Any, gs: tuple[Any, ...], out: Any, x: Any, w_ih: Any, w_hh: Any,
     if not ops.tensors:
         return _backward(gs[0], gs[1], gs[2], x, w_ih, w_hh, cache, reverse, need)
     # Fresh aliases: only the partial derivatives through this node's own inputs belong here.
-    ins = [None if a is None else S.view_as(a, a) for a in (x, w_ih, w_hh, b_ih, b_hh, h0, c0)]
+    ins: list[Any] = [None if a is None else S.view_as(a, a)
+                      for a in (x, w_ih, w_hh, b_ih, b_hh, h0, c0)]
     with enable_grad():
-        outs = _unrolled(*ins, reverse)
+        # (mypy lets a starred list fill every parameter, so it counts ``reverse`` as extra)
+        outs = _unrolled(*ins, reverse)  # type: ignore[call-arg]
     wrt = [t for t in ins if t is not None and t.requires_grad]
     found = iter(grad(list(outs), wrt, list(gs), allow_unused=True, create_graph=True,
                       materialize_grads=True) if wrt else [])
@@ -185,7 +187,7 @@ class _LayerNode(MultiRuleNode):
 
     __slots__ = ()
 
-    _nout = 3  # type: ignore[assignment]
+    _nout = 3
 
     def _release(self) -> None:
         super()._release()
@@ -204,10 +206,10 @@ def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
     ``module`` holds the settings the node shows as saved (``batch_first``,
     ``bidirectional``, ``num_layers``, ``train``), as PyTorch records the module's."""
     args = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
-    arrays = [None if a is None else a._data for a in args]
+    arrays: list[Any] = [None if a is None else a._data for a in args]
     if any(a is not None and type(a) is not np.ndarray for a in arrays):
         return _unrolled(*args, reverse)  # CuPy arrays: the recorded ops run on the GPU
-    datas, cache = _forward(*arrays, reverse)
+    datas, cache = _forward(*arrays, reverse)  # type: ignore[call-arg]  # (as in ``_rule``)
     if not needs_grad(args):
         return tuple(plain(d) for d in datas)
     need = tuple(a is not None and a._requires_grad for a in args)
