@@ -57,6 +57,7 @@ def _pointwise(node: str, kernel: str, forward: Callable[..., Any],
     the output) is the node of the in-place form."""
     saved = tuple((p, _p(p), None) for p in params)
     cls = node_class(node, rule, (0,), (("self", 0, None),) + saved, False)
+    # (every caller passing ``result_node`` passes its ``result_rule`` too)
     cls_result = (node_class(result_node, result_rule, (0,),  # type: ignore[arg-type]
                              (("result", "result", None),) + saved, True)
                   if result_node else None)

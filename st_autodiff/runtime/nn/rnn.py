@@ -166,6 +166,7 @@ class RNNBase(Module):
         if fused:  # PyTorch's oneDNN layer selects each initial state (SelectBackward0)
             x = x.contiguous()  # and copies a transposed batch (CloneBackward0)
             h_first: Any = [select(h0, 0, k) for k in range(h0.shape[0])]
+            # (fused is an LSTM, whose ``c0`` is a Tensor; mypy cannot tie it to ``mode``)
             c_first: Any = [select(c0, 0, k) for k in range(h0.shape[0])]  # type: ignore[arg-type]
         else:
             h_first = S.unbind(h0, 0)
