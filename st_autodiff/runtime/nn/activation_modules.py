@@ -55,7 +55,8 @@ class _InplaceOnly(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self)._fn(input, inplace=self.inplace)
+        out: Tensor = type(self)._fn(input, inplace=self.inplace)
+        return out
 
     def extra_repr(self) -> str:
         return _inplace(self.inplace)
@@ -103,7 +104,8 @@ class _Stateless(Module):
     _fn: Any = None
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self)._fn(input)
+        out: Tensor = type(self)._fn(input)
+        return out
 
 
 class Softsign(_Stateless):

@@ -45,17 +45,19 @@ _TYPE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uin
          "bool": "Bool"}
 
 
-def _p(name: str) -> Callable[[tuple, dict], Any]:
+def _p(name: str) -> Callable[[tuple[Any, ...], dict[Any, Any]], Any]:
     return lambda args, params: params[name]
 
 
-def _pointwise(node: str, kernel: str, forward: Callable[..., Any], rule: Callable[..., tuple],
+def _pointwise(node: str, kernel: str, forward: Callable[..., Any],
+               rule: Callable[..., tuple[Any, ...]],
                params: tuple[str, ...] = (), result_node: str | None = None,
-               result_rule: Callable[..., tuple] | None = None) -> Callable[..., Tensor]:
+               result_rule: Callable[..., tuple[Any, ...]] | None = None) -> Callable[..., Tensor]:
     """An activation recorded as ``node``; ``result_node`` (with ``result_rule``, which reads
     the output) is the node of the in-place form."""
     saved = tuple((p, _p(p), None) for p in params)
     cls = node_class(node, rule, (0,), (("self", 0, None),) + saved, False)
+    # (every caller passing ``result_node`` passes its ``result_rule`` too)
     cls_result = (node_class(result_node, result_rule, (0,),  # type: ignore[arg-type]
                              (("result", "result", None),) + saved, True)
                   if result_node else None)
@@ -94,7 +96,7 @@ def _gelu(ops: Any, x: Any, approximate: str = "none") -> Any:
     return 0.5 * x * (1.0 + ops.erf(x * (1.0 / math.sqrt(2.0))))
 
 
-def _rule_gelu(ops: Any, g: Any, out: Any, x: Any, approximate: str = "none") -> tuple:
+def _rule_gelu(ops: Any, g: Any, out: Any, x: Any, approximate: str = "none") -> tuple[Any, ...]:
     """``d gelu``: ``Phi(x) + x phi(x)``, or the derivative of the tanh form."""
     if approximate == "tanh":
         t = ops.tanh(_K * (x + _C * x * x * x))
@@ -121,7 +123,7 @@ def _silu(ops: Any, x: Any) -> Any:
     return x * ops.sigmoid(x)
 
 
-def _rule_silu(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_silu(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     s = ops.sigmoid(x)
     return (g * (s * (1.0 + x * (1.0 - s))),)
 
@@ -143,7 +145,7 @@ def _mish(ops: Any, x: Any) -> Any:
     return x * ops.tanh(_softplus1(ops, x))
 
 
-def _rule_mish(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_mish(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     t = ops.tanh(_softplus1(ops, x))
     return (g * (t + x * ops.sigmoid(x) * (1.0 - t * t)),)
 
@@ -168,7 +170,7 @@ def _elu(ops: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
 
 
 def _rule_elu(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
-              input_scale: float = 1.0) -> tuple:
+              input_scale: float = 1.0) -> tuple[Any, ...]:
     # ``where(x < 0, x, 0)`` rather than ``minimum(x, 0)``: its derivative at 0 is 0, which
     # gives PyTorch's second derivative there (its double backward masks with ``x < 0``)
     fast = not ops.tensors and bits.fits(x, g)  # part "speed": the same values on the bits
@@ -181,7 +183,7 @@ def _rule_elu(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0, scale: flo
 
 
 def _rule_elu_result(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0,
-                     scale: float = 1.0, input_scale: float = 1.0) -> tuple:
+                     scale: float = 1.0, input_scale: float = 1.0) -> tuple[Any, ...]:
     """The same derivative read from the output: ``input_scale (out + alpha scale)``."""
     below = ops.where(out < 0, out, 0.0)  # derivative 0 at 0, as in ``_rule_elu``
     return (ops.where(out > 0, g * scale, g * ((below + alpha * scale) * input_scale)),)
@@ -206,11 +208,11 @@ def _celu(ops: Any, x: Any, alpha: float = 1.0) -> Any:
     return _elu(ops, x, alpha, 1.0, 1.0 / alpha)
 
 
-def _rule_celu(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0) -> tuple:
+def _rule_celu(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0) -> tuple[Any, ...]:
     return _rule_elu(ops, g, out, x, alpha, 1.0, 1.0 / alpha)
 
 
-def _rule_celu_result(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0) -> tuple:
+def _rule_celu_result(ops: Any, g: Any, out: Any, x: Any, alpha: float = 1.0) -> tuple[Any, ...]:
     return _rule_elu_result(ops, g, out, x, alpha, 1.0, 1.0 / alpha)
 
 
@@ -234,7 +236,8 @@ def _leaky(ops: Any, x: Any, negative_slope: float = 0.01) -> Any:
     return ops.where(x > 0, x, scaled)
 
 
-def _rule_leaky(ops: Any, g: Any, out: Any, x: Any, negative_slope: float = 0.01) -> tuple:
+def _rule_leaky(ops: Any, g: Any, out: Any, x: Any,
+                negative_slope: float = 0.01) -> tuple[Any, ...]:
     scaled = g * negative_slope
     if not ops.tensors and bits.fits(x, g, scaled):  # part "speed": the same values
         return (bits.select(x > 0, g, scaled),)
@@ -242,7 +245,7 @@ def _rule_leaky(ops: Any, g: Any, out: Any, x: Any, negative_slope: float = 0.01
 
 
 def _rule_leaky_result(ops: Any, g: Any, out: Any, x: Any,
-                       negative_slope: float = 0.01) -> tuple:
+                       negative_slope: float = 0.01) -> tuple[Any, ...]:
     """From the output, the sign of the input is known only for a non-negative slope."""
     if negative_slope < 0:
         raise RuntimeError("In-place leakyReLu backward calculation is triggered with a "
@@ -268,7 +271,7 @@ def _hardtanh(ops: Any, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> 
 
 
 def _rule_hardtanh(ops: Any, g: Any, out: Any, x: Any, min_val: float = -1.0,
-                   max_val: float = 1.0) -> tuple:
+                   max_val: float = 1.0) -> tuple[Any, ...]:
     """The gradient passes strictly inside ``(min_val, max_val)`` only."""
     return (ops.where((x > min_val) & (x < max_val), g, 0.0),)
 
@@ -295,12 +298,12 @@ def _threshold(ops: Any, x: Any, threshold: float = 0.0, value: float = 0.0) -> 
 
 
 def _rule_threshold(ops: Any, g: Any, out: Any, x: Any, threshold: float = 0.0,
-                    value: float = 0.0) -> tuple:
+                    value: float = 0.0) -> tuple[Any, ...]:
     return (ops.where(x > threshold, g, 0.0),)
 
 
 def _rule_threshold_result(ops: Any, g: Any, out: Any, x: Any, threshold: float = 0.0,
-                           value: float = 0.0) -> tuple:
+                           value: float = 0.0) -> tuple[Any, ...]:
     return (ops.where(out > threshold, g, 0.0),)
 
 
@@ -321,7 +324,7 @@ def _hardshrink(ops: Any, x: Any, lambd: float = 0.5) -> Any:
     return ops.where((x >= -lambd) & (x <= lambd), 0.0, x)
 
 
-def _rule_shrink(ops: Any, g: Any, out: Any, x: Any, lambd: float = 0.5) -> tuple:
+def _rule_shrink(ops: Any, g: Any, out: Any, x: Any, lambd: float = 0.5) -> tuple[Any, ...]:
     return (ops.where((x >= -lambd) & (x <= lambd), 0.0, g),)
 
 
@@ -352,7 +355,7 @@ def _hardsigmoid(ops: Any, x: Any) -> Any:
     return ops.minimum(ops.maximum(x + 3.0, 0.0), 6.0) / 6.0
 
 
-def _rule_hardsigmoid(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_hardsigmoid(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     # PyTorch multiplies by 1/6 rounded to float32, in every dtype
     return (ops.where((x > -3.0) & (x < 3.0), g * _SIXTH_F32, 0.0),)
 
@@ -361,7 +364,7 @@ def _hardswish(ops: Any, x: Any) -> Any:
     return x * _hardsigmoid(ops, x)
 
 
-def _rule_hardswish(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_hardswish(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     """PyTorch's branches: 0 up to -3 (inclusive), ``x / 3 + 1/2`` below 3, 1 from 3 on."""
     inner = ops.where(x < 3.0, g * (x / 3.0 + 0.5), g)
     return (ops.where(x <= -3.0, 0.0, inner),)
@@ -386,7 +389,7 @@ def _logsigmoid(ops: Any, x: Any) -> Any:
     return ops.minimum(x, 0.0) - ops.log1p(ops.exp(-ops.abs(x)))
 
 
-def _rule_logsigmoid(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_logsigmoid(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     return (g * ops.sigmoid(-x),)
 
 
@@ -405,7 +408,7 @@ def _softplus(ops: Any, x: Any, beta: float = 1.0, threshold: float = 20.0) -> A
 
 
 def _rule_softplus(ops: Any, g: Any, out: Any, x: Any, beta: float = 1.0,
-                   threshold: float = 20.0) -> tuple:
+                   threshold: float = 20.0) -> tuple[Any, ...]:
     bx = x * beta
     # the sigmoid's argument stops at the threshold: the same values, and a second
     # derivative of 0 at ``beta x == threshold``, as PyTorch's double backward gives
@@ -444,7 +447,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return RF.softmax(RF.neg(input), dim, dtype=dtype)
 
 
-def _rule_prelu(ops: Any, g: Any, out: Any, x: Any, w: Any) -> tuple:
+def _rule_prelu(ops: Any, g: Any, out: Any, x: Any, w: Any) -> tuple[Any, ...]:
     """``x`` where positive, ``w x`` elsewhere; the weight's gradient is summed to its shape
     by the engine."""
     # the weight's mask is ``x < 0`` (the same values as ``x <= 0``): its derivative in ``x``

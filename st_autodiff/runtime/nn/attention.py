@@ -65,7 +65,7 @@ def _additive_mask(attn_mask: Tensor | None, is_causal: bool, q: Tensor, k: Tens
     return mask
 
 
-def _dead_rows(mask: Tensor | None, shape: tuple) -> Tensor | None:
+def _dead_rows(mask: Tensor | None, shape: tuple[Any, ...]) -> Tensor | None:
     """Where every key of a query row is masked out (those rows give zeros)."""
     if mask is None:
         return None
@@ -139,7 +139,7 @@ def _packed_in_projection(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor 
     """The query, key and value projections from one stacked ``(3E, E)`` weight."""
     E = q.shape[-1]
 
-    def split_rows(proj: Tensor, n: int) -> tuple:
+    def split_rows(proj: Tensor, n: int) -> tuple[Any, ...]:
         lead = tuple(proj.shape[:-1])
         parts = S.view(proj, *lead, n, E)
         parts = S.contiguous(S.squeeze(S.transpose(S.unsqueeze(parts, 0), 0, -2), -2))
@@ -248,6 +248,10 @@ def multi_head_attention_forward(
         if key.shape[:2] != value.shape[:2]:
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
                                  f"value's {value.shape[:2]}")
+        if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
+            name = "q" if q_proj_weight is None else "k" if k_proj_weight is None else "v"
+            raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is "
+                                 "None")
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else S.chunk(in_proj_bias, 3)
         q = F.linear(query, q_proj_weight, b_q)
         k = F.linear(key, k_proj_weight, b_k)
@@ -256,6 +260,8 @@ def multi_head_attention_forward(
         if key.shape != value.shape:
             raise AssertionError(f"key shape {key.shape} does not match value shape "
                                  f"{value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         q, k, v = _packed_in_projection(query, key, value, in_proj_weight, in_proj_bias)
     if attn_mask is not None:
         if attn_mask.dim() == 2:
@@ -371,8 +377,8 @@ class MultiheadAttention(Module):
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_k: Parameter | None = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_v: Parameter | None = Parameter(empty((1, 1, embed_dim), **kw))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

@@ -27,7 +27,7 @@ __all__ = ["baddbmm", "flash", "safe_softmax"]
 
 
 def _rule_flash(ops: Any, g: Any, out: Any, q: Any, k: Any, v: Any, bias: Any, dead: Any,
-                scale: float = 1.0, weights: Any = None, **_: Any) -> tuple:
+                scale: float = 1.0, weights: Any = None, **_: Any) -> tuple[Any, ...]:
     """The gradients of ``softmax(q k^T scale + bias) v`` (see the module docstring)."""
     if weights is not None and not ops.tensors:
         p = weights  # on arrays: the forward's weights, computed by the very same steps
@@ -80,7 +80,7 @@ def flash(q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, dead: Tensor | N
     return plain(data)
 
 
-def _rule_safe_softmax(ops: Any, g: Any, out: Any, x: Any, dim: int = -1) -> tuple:
+def _rule_safe_softmax(ops: Any, g: Any, out: Any, x: Any, dim: int = -1) -> tuple[Any, ...]:
     """The softmax rule ``p (g - sum(g p))``; a fully masked row has ``p = 0``, so 0."""
     return (out * (g - ops.sum(g * out, axis=-1, keepdims=True)),)
 
@@ -101,7 +101,7 @@ def safe_softmax(scores: Tensor) -> Tensor:
     return plain(data)
 
 
-def _rule_baddbmm(ops: Any, g: Any, out: Any, base: Any, b1: Any, b2: Any) -> tuple:
+def _rule_baddbmm(ops: Any, g: Any, out: Any, base: Any, b1: Any, b2: Any) -> tuple[Any, ...]:
     """``d(base + b1 @ b2)``: ``g`` (the engine sums it to ``base``), ``g b2^T``, ``b1^T g``."""
     return (g, g @ ops.swapaxes(b2, axis1=-1, axis2=-2), ops.swapaxes(b1, axis1=-1, axis2=-2) @ g)
 

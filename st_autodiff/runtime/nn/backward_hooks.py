@@ -19,11 +19,14 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..grad_mode import is_grad_enabled
 from ..hooks import HookDict, RemovableHandle, add_hook
 from ..tensor import Tensor
+
+if TYPE_CHECKING:
+    from ...autograd import Function
 
 __all__ = ["BackwardHook", "BackwardHookFunction", "call_with_backward_hooks",
            "register_backward_hook", "register_full_backward_hook",
@@ -50,33 +53,33 @@ def _user_stacklevel() -> int:
     return level
 
 
-def _function_base() -> type:
+def _function_base() -> type[Function]:
     from ...autograd import Function
 
     return Function
 
 
-def _make_hook_function() -> type:
+def _make_hook_function() -> type[Function]:
     """``BackwardHookFunction``: identity forward and backward (built lazily: the public
     ``autograd`` module imports the runtime, not the other way round)."""
     base = _function_base()
 
-    def forward(ctx: Any, *args: Tensor) -> tuple:
+    def forward(ctx: Any, *args: Tensor) -> tuple[Any, ...]:
         ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
         return args
 
-    def backward(ctx: Any, *grads: Any) -> tuple:
+    def backward(ctx: Any, *grads: Any) -> tuple[Any, ...]:
         return grads
 
-    return type("BackwardHookFunction", (base,), {
+    return cast("type[Function]", type("BackwardHookFunction", (base,), {
         "forward": staticmethod(forward), "backward": staticmethod(backward),
-        "__doc__": "Identity whose graph node carries a module's backward hooks."})
+        "__doc__": "Identity whose graph node carries a module's backward hooks."}))
 
 
-_HOOK_FUNCTION: list[type] = []
+_HOOK_FUNCTION: list[type[Function]] = []
 
 
-def BackwardHookFunction() -> type:  # noqa: N802  (stands for the class)
+def BackwardHookFunction() -> type[Function]:  # noqa: N802  (stands for the class)
     """The identity ``Function`` class (created on first use)."""
     if not _HOOK_FUNCTION:
         _HOOK_FUNCTION.append(_make_hook_function())
@@ -84,7 +87,7 @@ def BackwardHookFunction() -> type:  # noqa: N802  (stands for the class)
 
 
 def _hooks(module: Any, name: str) -> HookDict:
-    d = module.__dict__.get(name)
+    d: HookDict | None = module.__dict__.get(name)
     if d is None:
         d = HookDict()
         object.__setattr__(module, name, d)
@@ -135,7 +138,7 @@ def has_backward_hooks(module: Any) -> bool:
     return bool(d.get("_backward_hooks")) or bool(d.get("_backward_pre_hooks"))
 
 
-def _pack(indices: list[int] | None, values: Any, size: int) -> tuple:
+def _pack(indices: list[int] | None, values: Any, size: int) -> tuple[Any, ...]:
     res: list[Any] = [None] * size
     for i, v in zip(indices or [], values, strict=False):
         res[i] = v
@@ -145,17 +148,18 @@ def _pack(indices: list[int] | None, values: Any, size: int) -> tuple:
 class BackwardHook:
     """The hook state of one module call (inputs and outputs wrapped, grad_output kept)."""
 
-    def __init__(self, module: Any, hooks: list, pre_hooks: list) -> None:
+    def __init__(self, module: Any, hooks: list[Any], pre_hooks: list[Any]) -> None:
         self.module = module
         self.hooks = hooks
         self.pre_hooks = pre_hooks
-        self.grad_outputs: tuple | None = None
+        self.grad_outputs: tuple[Any, ...] | None = None
         self.n_inputs = 0
         self.n_outputs = 0
         self.input_index: list[int] | None = None
         self.output_index: list[int] | None = None
 
-    def _apply(self, setup: Callable[[Any], None], args: tuple) -> tuple[tuple, list | None]:
+    def _apply(self, setup: Callable[[Any], None],
+               args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any] | None]:
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in index]
         if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):
@@ -168,7 +172,7 @@ class BackwardHook:
             out[i] = t
         return tuple(out), index
 
-    def setup_input_hook(self, args: tuple) -> tuple:
+    def setup_input_hook(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         self.n_inputs = len(args)
         res, self.input_index = self._apply(lambda node: node.register_hook(self._input_hook),
                                             args)
@@ -182,7 +186,8 @@ class BackwardHook:
             lambda node: node.register_prehook(self._output_hook), args)
         return res if is_tuple else res[0]
 
-    def _input_hook(self, grad_input: tuple, _grad_output: tuple) -> tuple | None:
+    def _input_hook(self, grad_input: tuple[Any, ...],
+                    _grad_output: tuple[Any, ...]) -> tuple[Any, ...] | None:
         if self.grad_outputs is None:
             return None  # the outputs' hook did not run: nothing to report
         res = _pack(self.input_index, grad_input, self.n_inputs)
@@ -197,7 +202,7 @@ class BackwardHook:
         self.grad_outputs = None
         return tuple(res[i] for i in self.input_index or [])
 
-    def _output_hook(self, grad_output: tuple) -> tuple | None:
+    def _output_hook(self, grad_output: tuple[Any, ...]) -> tuple[Any, ...] | None:
         self.grad_outputs = _pack(self.output_index, grad_output, self.n_outputs)
         for pre in self.pre_hooks:
             new = pre(self.module, self.grad_outputs)
@@ -223,7 +228,7 @@ class BackwardHook:
 
 
 def call_with_backward_hooks(module: Any, forward_pre: HookDict, forward_post: HookDict,
-                             args: tuple, kwargs: dict) -> Any:
+                             args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """A module call with backward hooks: forward pre-hooks, wrapped inputs, ``forward``,
     forward hooks, wrapped outputs (PyTorch's order)."""
     for hook in list(forward_pre.values()):
@@ -252,7 +257,7 @@ def call_with_backward_hooks(module: Any, forward_pre: HookDict, forward_post: H
     return result
 
 
-def _attach_legacy(module: Any, hooks: list, args: tuple, result: Any) -> None:
+def _attach_legacy(module: Any, hooks: list[Any], args: tuple[Any, ...], result: Any) -> None:
     """Non-full hooks go on the node of the first Tensor in the output (as PyTorch)."""
     var = result
     while not isinstance(var, Tensor):
@@ -266,8 +271,8 @@ def _attach_legacy(module: Any, hooks: list, args: tuple, result: Any) -> None:
     _warn_legacy(args, result, node)
 
 
-def _call_legacy(hook: Callable[..., Any], module: Any, grad_input: tuple,
-                 grad_output: tuple) -> Any:
+def _call_legacy(hook: Callable[..., Any], module: Any, grad_input: tuple[Any, ...],
+                 grad_output: tuple[Any, ...]) -> Any:
     return hook(module, grad_input, grad_output)
 
 
@@ -275,7 +280,7 @@ _MISSING = ("is deprecated and will be removed in future versions. This hook wil
             "some {} Please use register_full_backward_hook to get the documented behavior.")
 
 
-def _warn_legacy(inputs: tuple, result: Any, node: Any) -> None:
+def _warn_legacy(inputs: tuple[Any, ...], result: Any, node: Any) -> None:
     """PyTorch's FutureWarnings when a non-full hook cannot see every gradient."""
     def warn(text: str) -> None:
         warnings.warn(text, FutureWarning, stacklevel=_user_stacklevel())

@@ -66,7 +66,7 @@ def _batch_moments(x: Any) -> tuple[Any, Any]:
 
 
 def _stats_arrays(x: Any, training: bool, rm: Any, rv: Any, eps: float,
-                  moments: tuple | None = None) -> tuple[Any, Any]:
+                  moments: tuple[Any, ...] | None = None) -> tuple[Any, Any]:
     """Mean and inverse standard deviation per channel, as arrays of ``x``'s dtype
     (``moments``: the batch's double-precision mean and variance, when known)."""
     if training:
@@ -77,8 +77,8 @@ def _stats_arrays(x: Any, training: bool, rm: Any, rv: Any, eps: float,
 
 
 def _rule_bn(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any, rm: Any = None,
-             rv: Any = None, training: bool = True, eps: float = 1e-5, need: tuple = (),
-             results: tuple = (), **_: Any) -> tuple:
+             rv: Any = None, training: bool = True, eps: float = 1e-5, need: tuple[Any, ...] = (),
+             results: tuple[Any, ...] = (), **_: Any) -> tuple[Any, ...]:
     stats = (results[0]._data, results[1]._data) if training and results else None
     if ops.tensors:
         return batch_norm_backward(g, x, w, rm, rv, training, eps, need, stats)
@@ -86,7 +86,7 @@ def _rule_bn(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any, rm: Any = None,
 
 
 def _grads_arrays(g: Any, x: Any, w: Any, rm: Any, rv: Any, training: bool, eps: float,
-                  need: tuple, stats: tuple | None = None) -> tuple:
+                  need: tuple[Any, ...], stats: tuple[Any, ...] | None = None) -> tuple[Any, ...]:
     """``(gx, gw, gb)`` on arrays, ``None`` where not needed.  ``stats``: the forward's saved
     mean and invstd.  PyTorch's CPU arrangement of the closed form: with ``xc = x - mean``
     and ``dotp = sum(g xc)``, ``gx = (g - sum(g)/M - xc dotp invstd^2/M) invstd w``,
@@ -113,7 +113,7 @@ def _grads_arrays(g: Any, x: Any, w: Any, rm: Any, rv: Any, training: bool, eps:
 
 
 def _grads_tensors(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any, training: bool,
-                   eps: float, need: tuple) -> tuple:
+                   eps: float, need: tuple[Any, ...]) -> tuple[Any, ...]:
     """The same gradients from recorded Tensor operations (differentiable again)."""
     axes, bs = _axes(x.ndim), _bshape(x.ndim)
     if training:
@@ -140,8 +140,8 @@ def _grads_tensors(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any, tra
 
 
 def batch_norm_backward(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any,
-                        training: bool, eps: float, need: tuple,
-                        stats: tuple | None = None) -> tuple:
+                        training: bool, eps: float, need: tuple[Any, ...],
+                        stats: tuple[Any, ...] | None = None) -> tuple[Any, ...]:
     """``(gx, gw, gb)`` as Tensors from one ``NativeBatchNormBackwardBackward0`` node."""
     arrays = _grads_arrays(g._data, x._data, None if w is None else w._data, rm, rv, training,
                            eps, need, stats)
@@ -154,13 +154,14 @@ def batch_norm_backward(g: Tensor, x: Tensor, w: Tensor | None, rm: Any, rv: Any
     return tuple(next(outs) if a is not None else None for a in arrays)
 
 
-def _rule_bn_backward(ops: Any, gg: tuple, out: Any, g: Any, x: Any, w: Any, rm: Any = None,
-                      rv: Any = None, training: bool = True, eps: float = 1e-5,
-                      need: tuple = ()) -> tuple:
+def _rule_bn_backward(ops: Any, gg: tuple[Any, ...], out: Any, g: Any, x: Any, w: Any,
+                      rm: Any = None, rv: Any = None, training: bool = True, eps: float = 1e-5,
+                      need: tuple[Any, ...] = ()) -> tuple[Any, ...]:
     """The derivative of ``(gx, gw, gb)`` by ``(g, x, w)``: the closed form written with
     recorded Tensor operations, differentiated by the engine (recorded in Tensor mode)."""
     it = iter(gg)
     cots = [next(it) if k else None for k in need]
+    ins: list[Any]  # (g, x, w) as Tensors; only ``w`` may be None
     if ops.tensors:
         # Fresh aliases: ``g`` may itself depend on ``x`` or ``w``, and only the partial
         # derivatives through this node's own inputs belong here.

@@ -56,20 +56,22 @@ def _from4(a: Any, nd: int) -> Any:
 
 # --- the two nodes ----------------------------------------------------------------------------
 
-def _conv_any(ops: Any, x: Any, w: Any, p: dict) -> Any:
+def _conv_any(ops: Any, x: Any, w: Any, p: dict[str, Any]) -> Any:
     if ops.tensors:
         return convolution(x, w, None, p)
     return _from4(conv_arrays(_to4(x, p["nd"]), _to4(w, p["nd"]), p), p["nd"])
 
 
-def _backward_any(ops: Any, gy: Any, x: Any, w: Any, need: tuple, p: dict) -> tuple:
+def _backward_any(ops: Any, gy: Any, x: Any, w: Any, need: tuple[Any, ...],
+                  p: dict[str, Any]) -> tuple[Any, ...]:
     """``(gx, gw, gb)`` (``None`` where not needed), recorded in Tensor mode."""
     if ops.tensors:
         return convolution_backward(gy, x, w, need, p)
     return _backward_arrays(gy, x, w, need, p)
 
 
-def _backward_arrays(gy: Any, x: Any, w: Any, need: tuple, p: dict) -> tuple:
+def _backward_arrays(gy: Any, x: Any, w: Any, need: tuple[Any, ...],
+                     p: dict[str, Any]) -> tuple[Any, ...]:
     nd = p["nd"]
     gx = gw = gb = None
     if need[0] or need[1]:
@@ -82,13 +84,13 @@ def _backward_arrays(gy: Any, x: Any, w: Any, need: tuple, p: dict) -> tuple:
     return gx, gw, gb
 
 
-def _rule_conv(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any, need: tuple = (),
-               **p: Any) -> tuple:
+def _rule_conv(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any, need: tuple[Any, ...] = (),
+               **p: Any) -> tuple[Any, ...]:
     return _backward_any(ops, g, x, w, need, p)
 
 
-def _rule_conv_backward(ops: Any, gg: tuple, out: Any, gy: Any, x: Any, w: Any,
-                        need: tuple = (), **p: Any) -> tuple:
+def _rule_conv_backward(ops: Any, gg: tuple[Any, ...], out: Any, gy: Any, x: Any, w: Any,
+                        need: tuple[Any, ...] = (), **p: Any) -> tuple[Any, ...]:
     """The derivative of ``(gx, gw, gb) = backward(gy, x, w)`` (see the module docstring)."""
     it = iter(gg)
     ggx, ggw, ggb = (next(it) if k else None for k in need)
@@ -123,7 +125,7 @@ _CONV_BACKWARD = node_class("ConvolutionBackwardBackward0", _rule_conv_backward,
                             False, MultiRuleNode)
 
 
-def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, p: dict) -> Tensor:
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, p: dict[str, Any]) -> Tensor:
     """``conv(input, weight) + bias`` for checked arguments and normalised settings ``p``."""
     nd = p["nd"]
     data = _from4(conv_arrays(_to4(input._data, nd), _to4(weight._data, nd), p), nd)
@@ -136,7 +138,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, p: dict) -> 
     return plain(data)
 
 
-def convolution_backward(gy: Tensor, x: Tensor, w: Tensor, need: tuple, p: dict) -> tuple:
+def convolution_backward(gy: Tensor, x: Tensor, w: Tensor, need: tuple[Any, ...],
+                         p: dict[str, Any]) -> tuple[Any, ...]:
     """``(gx, gw, gb)`` as Tensors (``None`` where not needed), recorded as one node."""
     arrays = _backward_arrays(gy._data, x._data, w._data, need, p)
     datas = tuple(a for a in arrays if a is not None)
@@ -149,14 +152,14 @@ def convolution_backward(gy: Tensor, x: Tensor, w: Tensor, need: tuple, p: dict)
 
 # --- argument checks and the functional forms -------------------------------------------------
 
-def _tuple(v: Any, n: int) -> tuple:
+def _tuple(v: Any, n: int) -> tuple[Any, ...]:
     if isinstance(v, (tuple, list)):
         return tuple(int(e) for e in v) if len(v) != 1 or n == 1 else (int(v[0]),) * n
     return (int(v),) * n
 
 
 def _settings(weight: Any, nd: int, stride: Any, padding: Any, dilation: Any,
-              groups: int) -> dict:
+              groups: int) -> dict[str, Any]:
     """Normalised settings: 2-d stride/dilation/(lo, hi) pads, and PyTorch's saved forms."""
     st, dil = _tuple(stride, nd), _tuple(dilation, nd)
     ks = tuple(weight.shape[2:])
@@ -185,7 +188,7 @@ def _settings(weight: Any, nd: int, stride: Any, padding: Any, dilation: Any,
             "saved": saved}
 
 
-def _check(input: Tensor, weight: Tensor, bias: Tensor | None, nd: int, p: dict) -> None:
+def _check(input: Tensor, weight: Tensor, bias: Tensor | None, nd: int, p: dict[str, Any]) -> None:
     name = f"conv{nd}d"
     shape, wshape = input._data.shape, weight._data.shape
     if len(wshape) != nd + 2:
@@ -324,7 +327,7 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
-    def _reversed_padding(self) -> tuple:
+    def _reversed_padding(self) -> tuple[Any, ...]:
         """(left, right) per spatial dimension, last dimension first, as ``F.pad`` reads."""
         out: list[int] = []
         for k, d, pad in zip(self.kernel_size[::-1], self.dilation[::-1],

@@ -95,7 +95,8 @@ def _finite(a: Any) -> bool:
     return bool(np.isfinite(a.sum()))
 
 
-def _grid(xshape: tuple, kshape: tuple, p: dict, wide_ok: bool = True) -> _Grid:
+def _grid(xshape: tuple[Any, ...], kshape: tuple[Any, ...], p: dict[str, Any],
+          wide_ok: bool = True) -> _Grid:
     """The grid of one convolution; ``wide_ok=False`` forces the exact grid."""
     n, c, h, w = xshape
     kh, kw = kshape
@@ -179,7 +180,7 @@ def _gemm_nt(a: Any, b: Any) -> Any:
     return out
 
 
-def conv_arrays(x: Any, w: Any, p: dict) -> Any:
+def conv_arrays(x: Any, w: Any, p: dict[str, Any]) -> Any:
     """``conv(x, w)`` without bias: ``(N, C, H, W) * (O, C/G, KH, KW)``."""
     xp = xp_of(x)
     g, o = p["groups"], w.shape[0]
@@ -216,7 +217,7 @@ def _dx(gy_rows: Any, w: Any, grid: _Grid, groups: int, dtype: Any) -> Any:
 
 
 def conv_backward_arrays(gy: Any, x: Any, w: Any, need_x: bool, need_w: bool,
-                         p: dict) -> tuple[Any, Any]:
+                         p: dict[str, Any]) -> tuple[Any, Any]:
     """``(gx, gw)`` of ``conv(x, w)`` for the output gradient ``gy`` (``None`` where not
     needed), sharing the gradient's rows between the two products."""
     g = p["groups"]
@@ -228,13 +229,13 @@ def conv_backward_arrays(gy: Any, x: Any, w: Any, need_x: bool, need_w: bool,
     return gx, gw
 
 
-def conv_dx_arrays(gy: Any, w: Any, xshape: tuple, p: dict) -> Any:
+def conv_dx_arrays(gy: Any, w: Any, xshape: tuple[Any, ...], p: dict[str, Any]) -> Any:
     """The input gradient of ``conv``: the columns ``w^T rows(gy)`` added back into place."""
     grid = _grid(xshape, w.shape[2:], p, _finite(w))
     return _dx(_rows(gy, grid, p["groups"]), w, grid, p["groups"], gy.dtype)
 
 
-def conv_dw_arrays(gy: Any, x: Any, wshape: tuple, p: dict) -> Any:
+def conv_dw_arrays(gy: Any, x: Any, wshape: tuple[Any, ...], p: dict[str, Any]) -> Any:
     """The weight gradient of ``conv``: ``rows(gy) @ columns(x)^T`` per group."""
     g = p["groups"]
     grid = _grid(x.shape, wshape[2:], p, _finite(x))

@@ -43,7 +43,7 @@ _NO_PADDING = 2**64 - 1  # PyTorch saves padding_idx=-1 (none) as an unsigned va
 
 def _rule_embedding(ops: Any, g: Any, out: Any, weight: Any, indices: Any,
                     padding_idx: int = -1, scale_grad_by_freq: bool = False,
-                    **_: Any) -> tuple:
+                    **_: Any) -> tuple[Any, ...]:
     """Each output row's gradient summed into the weight row it was picked from."""
     num, dim = ops.static_shape(weight)
     if isinstance(indices, Tensor):

@@ -31,14 +31,14 @@ class LinearPair:
     adj_cls: Any = field(default=None)
 
 
-def apply_map(cls: type, fn: Any, x: Tensor, p: dict) -> Tensor:
+def apply_map(cls: type, fn: Any, x: Tensor, p: dict[str, Any]) -> Tensor:
     """``fn(x)`` recorded as a ``cls`` node over ``x`` (``p`` holds the settings and the
     pair under ``"pair"``)."""
     data = fn(x._data, p)
     return record(cls, data, (x,), p) if needs_grad((x,)) else plain(data)
 
 
-def _rule_fwd(ops: Any, g: Any, out: Any, x: Any, pair: Any = None, **p: Any) -> tuple:
+def _rule_fwd(ops: Any, g: Any, out: Any, x: Any, pair: Any = None, **p: Any) -> tuple[Any, ...]:
     """``A^T g``; in Tensor mode recorded over ``(g, x)`` as PyTorch records it."""
     p["pair"] = pair
     if not ops.tensors:
@@ -50,7 +50,7 @@ def _rule_fwd(ops: Any, g: Any, out: Any, x: Any, pair: Any = None, **p: Any) ->
 
 
 def _rule_adj(ops: Any, g: Any, out: Any, gy: Any, x: Any, pair: Any = None,
-              **p: Any) -> tuple:
+              **p: Any) -> tuple[Any, ...]:
     """``A g`` for the incoming gradient; the result does not depend on ``x``."""
     p["pair"] = pair
     return (apply_map(pair.fwd_cls, pair.fwd, g, p) if ops.tensors else pair.fwd(g, p), None)
@@ -60,7 +60,7 @@ def _key(name: str) -> Any:
     return lambda args, params: params["saved"][name]
 
 
-def linear_pair(fwd: Any, adj: Any, name: str, saved: tuple) -> LinearPair:
+def linear_pair(fwd: Any, adj: Any, name: str, saved: tuple[Any, ...]) -> LinearPair:
     """The pair ``fwd``/``adj`` with nodes ``{name}Backward0`` and ``{name}BackwardBackward0``;
     ``saved`` names the ``_saved_*`` values read from ``params["saved"]``."""
     pair = LinearPair(fwd, adj)

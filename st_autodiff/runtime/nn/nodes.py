@@ -29,7 +29,7 @@ from ...derivatives import RULES
 from ...ir.ops import Op
 from ..device import is_device, sparse_grids, to_device, xp_of
 from ..fast_nodes import addmm_class, mse_class
-from ..function import node_class
+from ..function import RuleNode, node_class
 from ..grad_mode import STATE
 from ..tensor import Tensor, plain
 from ..tensor_ops import needs_grad, record
@@ -69,7 +69,7 @@ def _reduce(data: Any, reduction: int) -> Any:
 # --- addmm: bias + mat1 @ mat2 ---------------------------------------------------------------
 
 def _rule_addmm(ops: Any, g: Any, out: Any, bias: Any, mat1: Any, mat2: Any,
-                need1: bool = True, need2: bool = True) -> tuple:
+                need1: bool = True, need2: bool = True) -> tuple[Any, ...]:
     """``d(bias + mat1 @ mat2)``: ``g`` for the bias (the engine sums it to the bias's
     shape), ``g @ mat2.T`` and ``mat1.T @ g``, each only when that operand needs it."""
     gb = g
@@ -83,8 +83,8 @@ _ADDMM_PLAN = (("alpha", _const(1), None), ("beta", _const(1), None),
                ("mat1", 1, (2,)), ("mat1_sym_sizes", _sizes(1), None),
                ("mat2", 2, (1,)), ("mat2_sym_sizes", _sizes(2), None))
 # part "speed": the same node with a cheaper NumPy backward (fast_nodes)
-_ADDMM = addmm_class(node_class("AddmmBackward0", _rule_addmm, (0, 1, 2), _ADDMM_PLAN,
-                                 False))
+_ADDMM: type[RuleNode] = addmm_class(node_class("AddmmBackward0", _rule_addmm, (0, 1, 2),
+                                                 _ADDMM_PLAN, False))
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
@@ -113,7 +113,7 @@ _UNSAFE_VIEW = node_class("UnsafeViewBackward0", RULES[Op.RESHAPE], (0,),
                           (("self_sym_sizes", _sizes(0), None),), False)
 
 
-def unsafe_view(t: Tensor, shape: tuple) -> Tensor:
+def unsafe_view(t: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """``t`` reshaped into a new tensor (not a view), as ``UnsafeViewBackward0``."""
     data = t._data.reshape(shape)
     return record(_UNSAFE_VIEW, data, (t, shape), {}) if needs_grad((t,)) else plain(data)
@@ -121,11 +121,11 @@ def unsafe_view(t: Tensor, shape: tuple) -> Tensor:
 
 # --- products and quotients with a plain number -----------------------------------------------
 
-def _rule_mul_scalar(ops: Any, g: Any, out: Any, x: Any, s: Any) -> tuple:
+def _rule_mul_scalar(ops: Any, g: Any, out: Any, x: Any, s: Any) -> tuple[Any, ...]:
     return (g * s, None)
 
 
-def _rule_div_scalar(ops: Any, g: Any, out: Any, x: Any, s: Any) -> tuple:
+def _rule_div_scalar(ops: Any, g: Any, out: Any, x: Any, s: Any) -> tuple[Any, ...]:
     return (g / s, None)
 
 
@@ -149,7 +149,7 @@ def div_scalar(t: Tensor, s: float) -> Tensor:
     return record(_DIV1, data, (t, s), {}) if needs_grad((t,)) else plain(data)
 
 
-def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple:
+def _rule_masked_fill(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple[Any, ...]:
     """Filled positions no longer depend on ``x``: the table's ``where`` rule, first branch."""
     return (ops.where(mask, 0, g), None)
 
@@ -166,7 +166,8 @@ def masked_fill(t: Tensor, mask: Tensor, value: float) -> Tensor:
 
 # --- mse_loss ------------------------------------------------------------------------------
 
-def _rule_mse(ops: Any, g: Any, out: Any, x: Any, t: Any, reduction: int = _MEAN) -> tuple:
+def _rule_mse(ops: Any, g: Any, out: Any, x: Any, t: Any,
+              reduction: int = _MEAN) -> tuple[Any, ...]:
     """``d mean((x - t)**2) = 2 (x - t) / n`` (no ``/ n`` for sum, elementwise for none)."""
     scale = 2.0 / _numel(ops, x) if reduction == _MEAN else 2.0
     gx = (x - t) * scale * g
@@ -191,7 +192,7 @@ def mse(input: Tensor, target: Tensor, reduction: int) -> Tensor:
 # --- nll_loss ------------------------------------------------------------------------------
 
 def _rule_nll(ops: Any, g: Any, out: Any, logp: Any, target: Any, weight: Any,
-              pick: Any = None, axis: int = 1, reduction: int = _MEAN, **_: Any) -> tuple:
+              pick: Any = None, axis: int = 1, reduction: int = _MEAN, **_: Any) -> tuple[Any, ...]:
     """The loss is linear in ``logp``: its gradient is ``g`` times the constant ``pick``."""
     if reduction == _NONE:
         g = ops.expand_dims(g, axis=axis)
@@ -307,7 +308,7 @@ def _nll_device(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
     return record(_NLL, data, (logp, target, weight), params)
 
 
-def _class_index(classes: Any, ndim: int) -> tuple:
+def _class_index(classes: Any, ndim: int) -> tuple[Any, ...]:
     """The index that picks, at every position, the entry of class ``classes[...]``."""
     xp = xp_of(classes)
     if ndim == 1:
@@ -327,7 +328,7 @@ def _softplus_neg(ops: Any, x: Any) -> Any:
 
 
 def _rule_bce(ops: Any, g: Any, out: Any, x: Any, t: Any, w: Any, pw: Any,
-              reduction: int = _MEAN) -> tuple:
+              reduction: int = _MEAN) -> tuple[Any, ...]:
     """``d[(1 - t) x + lw softplus(-x)]`` with ``lw = 1 + (pw - 1) t`` (``lw = 1`` without
     ``pos_weight``): ``lw sigmoid(x) - pw t`` for ``x`` and ``(pw - 1) softplus(-x) - x``
     for ``t``, both scaled by ``weight``."""

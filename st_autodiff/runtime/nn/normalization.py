@@ -35,7 +35,7 @@ from .parameter import Parameter
 __all__ = ["LayerNorm", "layer_norm"]
 
 
-def _mean(a: Any, axes: tuple) -> Any:
+def _mean(a: Any, axes: tuple[Any, ...]) -> Any:
     """``a.mean(axis=axes, keepdims=True)`` with the same steps (a sum, then a division by
     the count as ``intp``) without ``np.mean``'s Python wrapper, for float32 and float64."""
     if type(a) is not np.ndarray or a.dtype not in _FAST_MEAN:
@@ -53,8 +53,8 @@ _FAST_MEAN = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _rule_layer_norm(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any,
-                     axes: tuple = (-1,), eps: float = 1e-5, mean: Any = None,
-                     rstd: Any = None, **_: Any) -> tuple:
+                     axes: tuple[Any, ...] = (-1,), eps: float = 1e-5, mean: Any = None,
+                     rstd: Any = None, **_: Any) -> tuple[Any, ...]:
     """The gradients of ``(x - mean) * rstd * w + b`` (see the module docstring)."""
     if not ops.tensors and type(x) is np.ndarray and mean is not None:
         # on arrays: the forward's mean and 1/std are these very values (same steps)
@@ -87,7 +87,8 @@ _PLAN = (("bias", 2, None), ("input", 0, None),
 _LAYER_NORM = node_class("NativeLayerNormBackward0", _rule_layer_norm, (0, 1, 2), _PLAN, False)
 
 
-def _check(input: Tensor, shape: tuple, weight: Tensor | None, bias: Tensor | None) -> None:
+def _check(input: Tensor, shape: tuple[Any, ...], weight: Tensor | None,
+           bias: Tensor | None) -> None:
     got = list(input.shape)
     if len(shape) > len(got) or tuple(got[len(got) - len(shape):]) != shape:
         stars = ", ".join(["*"] + [str(s) for s in shape])

@@ -28,12 +28,12 @@ from .linear_pairs import apply_map, linear_pair
 __all__ = ["constant_pad", "pad_by_mode"]
 
 
-def _pairs(pad: tuple) -> list[tuple[int, int]]:
+def _pairs(pad: tuple[Any, ...]) -> list[tuple[int, int]]:
     """(lo, hi) per padded dimension, first dimension first."""
     return [(pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)][::-1]
 
 
-def _pad_array(a: Any, pad: tuple) -> Any:
+def _pad_array(a: Any, pad: tuple[Any, ...]) -> Any:
     """``a`` with zeros added (positive amounts) or entries cut (negative amounts)."""
     pairs = _pairs(pad)
     lead = a.ndim - len(pairs)
@@ -45,7 +45,8 @@ def _pad_array(a: Any, pad: tuple) -> Any:
     return a[(slice(None),) * lead + cut]
 
 
-def _rule_constant_pad(ops: Any, g: Any, out: Any, x: Any, pad: tuple = ()) -> tuple:
+def _rule_constant_pad(ops: Any, g: Any, out: Any, x: Any,
+                       pad: tuple[Any, ...] = ()) -> tuple[Any, ...]:
     back = tuple(-v for v in pad)
     return (constant_pad(g, back) if ops.tensors else _pad_array(g, back),)
 
@@ -54,7 +55,7 @@ _CONSTANT_PAD = node_class("ConstantPadNdBackward0", _rule_constant_pad, (0,),
                            (("pad", lambda args, params: params["pad"], None),), False)
 
 
-def constant_pad(input: Tensor, pad: tuple) -> Tensor:
+def constant_pad(input: Tensor, pad: tuple[Any, ...]) -> Tensor:
     """``input`` padded with zeros (or cut, for negative amounts) by ``pad``."""
     data = xp_of(input._data).ascontiguousarray(_pad_array(input._data, pad))
     if needs_grad((input,)):
@@ -62,12 +63,12 @@ def constant_pad(input: Tensor, pad: tuple) -> Tensor:
     return plain(data)
 
 
-def _pad_gather(x: Any, p: dict) -> Any:
+def _pad_gather(x: Any, p: dict[str, Any]) -> Any:
     nd = p["nd"]
     return x.reshape(x.shape[:-nd] + (-1,))[..., K.placed_like(p["index"], x)]
 
 
-def _pad_scatter(g: Any, p: dict) -> Any:
+def _pad_scatter(g: Any, p: dict[str, Any]) -> Any:
     shape, index = p["in_shape"], p["index"]
     nd = p["nd"]
     size = math.prod(shape[-nd:])
@@ -91,7 +92,7 @@ def _pad_pair(mode: str, nd: int) -> Any:
     return _PAD_PAIRS[key]
 
 
-def pad_by_mode(input: Tensor, pad: tuple, mode: str) -> Tensor:
+def pad_by_mode(input: Tensor, pad: tuple[Any, ...], mode: str) -> Tensor:
     """``input`` padded on its last ``len(pad) // 2`` dimensions by ``mode`` (``reflect``,
     ``replicate`` or ``circular``)."""
     nd = len(pad) // 2

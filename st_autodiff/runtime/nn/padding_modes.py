@@ -15,7 +15,7 @@ result, so the graph is PyTorch's chain of ``CopySlices``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -32,30 +32,31 @@ _SUPPORTED = ("Supported combinations for non-constant padding:\n"
               "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
               "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 _NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0"}
-_NP_MODE = {"reflect": "reflect", "replicate": "edge"}
+_NP_MODE: dict[str, Literal["reflect", "edge"]] = {"reflect": "reflect", "replicate": "edge"}
 
 
 def _source(n: int, before: int, after: int, mode: str) -> np.ndarray:
     """For each output position along one dimension, the input position it copies."""
     width = (max(before, 0), max(after, 0))
-    idx = np.pad(np.arange(n), width, mode=_NP_MODE[mode])  # type: ignore[call-overload]
+    idx = np.pad(np.arange(n), width, mode=_NP_MODE[mode])
     return idx[max(-before, 0):len(idx) - max(-after, 0)]
 
 
-def _rule_pad_mode(ops: Any, g: Any, out: Any, x: Any, maps: tuple = (), **_: Any) -> tuple:
+def _rule_pad_mode(ops: Any, g: Any, out: Any, x: Any, maps: tuple[Any, ...] = (),
+                   **_: Any) -> tuple[Any, ...]:
     """Each padded dimension's gradient summed back onto the input positions it read."""
     for axis, source, n in maps:
         gather = np.zeros((len(source), n))
         gather[np.arange(len(source)), source] = 1.0
         if ops.tensors:
-            m: Any = plain(gather.astype(g.dtype.np)).to(g.device)  # type: ignore[attr-defined]
+            m: Any = plain(gather.astype(g.dtype.np)).to(g.device)
         else:
             m = ops.xp.asarray(gather.astype(g.dtype))
         g = ops.swapaxes(ops.swapaxes(g, axis1=axis, axis2=-1) @ m, axis1=axis, axis2=-1)
     return (g,)
 
 
-def pad_by_mode(input: Tensor, pad: tuple, mode: str, value: Any) -> Tensor:
+def pad_by_mode(input: Tensor, pad: tuple[Any, ...], mode: str, value: Any) -> Tensor:
     """``F.pad`` for the modes other than ``'constant'`` (checked as PyTorch checks them)."""
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
@@ -88,11 +89,11 @@ def pad_by_mode(input: Tensor, pad: tuple, mode: str, value: Any) -> Tensor:
     return record(cls, data, (input,), {"maps": maps, "padding": tuple(pad)})
 
 
-def _span(nd: int, axis: int, lo: int, hi: int) -> tuple:
+def _span(nd: int, axis: int, lo: int, hi: int) -> tuple[Any, ...]:
     return (slice(None),) * axis + (slice(lo, hi),) + (slice(None),) * (nd - axis - 1)
 
 
-def _circular(input: Tensor, pairs: list) -> Tensor:
+def _circular(input: Tensor, pairs: list[Any]) -> Tensor:
     """Circular padding composed of copies into a new tensor (PyTorch's ``CopySlices``)."""
     shape, nd = tuple(input.shape), input.ndim
     for axis, a, b in pairs:
@@ -101,8 +102,8 @@ def _circular(input: Tensor, pairs: list) -> Tensor:
     out_shape = list(shape)
     for axis, a, b in pairs:
         out_shape[axis] = shape[axis] + a + b
-    out: Any = empty(tuple(out_shape), dtype=input.dtype, device=input.device)
-    inner_out: tuple = (slice(None),) * nd
+    out = empty(tuple(out_shape), dtype=input.dtype, device=input.device)
+    inner_out: tuple[Any, ...] = (slice(None),) * nd
     inner: Any = input
     for axis, a, b in pairs:  # one slice per padded dimension, as PyTorch records them
         inner_out = inner_out[:axis] + (slice(max(a, 0), out_shape[axis] - max(b, 0)),) + \

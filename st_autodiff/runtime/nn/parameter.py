@@ -34,12 +34,13 @@ class Parameter(Tensor):
             data = plain(np.empty((0,), dtype=np.float32))
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
-        return Tensor._make_subclass(cls, data, requires_grad)
+        made: Parameter = Tensor._make_subclass(cls, data, requires_grad)
+        return made
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce_ex__(self, protocol: Any) -> tuple:
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         return (_rebuild_parameter, (self._host(), self._requires_grad, str(self.device)))
 
 

@@ -30,13 +30,14 @@ def planes(a: Any) -> Any:
     return a.reshape((-1,) + a.shape[-2:])
 
 
-def _channels_last(n_planes: int, p: dict) -> bool:
+def _channels_last(n_planes: int, p: dict[str, Any]) -> bool:
     """Whether to work on ``(H, W, P)``: NumPy's inner loops then run over the planes,
     which beats short output rows (the usual case of many small feature maps)."""
-    return n_planes > p["out_hw"][1]
+    out_w: int = p["out_hw"][1]
+    return n_planes > out_w
 
 
-def _padded(xs: Any, p: dict, value: float, last: bool) -> Any:
+def _padded(xs: Any, p: dict[str, Any], value: float, last: bool) -> Any:
     """Planes ``(P, H, W)`` padded with ``value`` on every side a window reaches past, as
     ``(H', W', P)`` when ``last`` (no copy when planar and unpadded)."""
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = p["kernel"], p["stride"], p["pad"], p["dilation"]
@@ -57,7 +58,7 @@ def _padded(xs: Any, p: dict, value: float, last: bool) -> Any:
     return out
 
 
-def _offsets(p: dict, last: bool) -> list[tuple]:
+def _offsets(p: dict[str, Any], last: bool) -> list[tuple[Any, ...]]:
     """The index of the padded planes that each kernel offset reads, row-major."""
     (kh, kw), (sh, sw), (dh, dw) = p["kernel"], p["stride"], p["dilation"]
     oh, ow = p["out_hw"]
@@ -79,7 +80,7 @@ def _first_inside(o: int, s: int, pad: int, d: int) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
-def _max_tables(key: tuple) -> tuple[list, Any, Any, Any]:
+def _max_tables(key: tuple[Any, ...]) -> tuple[list[Any], Any, Any, Any]:
     """Per geometry: each offset's slices, each window's flat start ``(OH, OW[, 1])``, each
     offset's flat shift, and each window's first position inside the input (PyTorch's
     start)."""
@@ -95,7 +96,7 @@ def _max_tables(key: tuple) -> tuple[list, Any, Any, Any]:
     return _offsets(p, last), base, shift, first
 
 
-def _first_match(padded: Any, offsets: list, best: Any) -> Any:
+def _first_match(padded: Any, offsets: list[Any], best: Any) -> Any:
     """For each window, the first offset whose value equals ``best`` (0 where none does),
     with boolean masks only (no data-dependent branches)."""
     xp = xp_of(best)
@@ -116,7 +117,7 @@ def placed_like(table: Any, like: Any) -> Any:
     return to_device(table) if is_device(like) else table
 
 
-def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
+def max_pool_arrays(x: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     """The windows' maxima and their flat positions within the plane (``int64``).
 
     The maximum is a running ``np.maximum`` (NaN wins, as in PyTorch); the position is
@@ -145,7 +146,7 @@ def max_pool_arrays(x: Any, p: dict) -> tuple[Any, Any]:
     return _planar(best, last).reshape(out), _planar(index, last).reshape(out)
 
 
-def gather(x: Any, p: dict) -> Any:
+def gather(x: Any, p: dict[str, Any]) -> Any:
     """The entries of ``x`` at ``p["index"]`` (per plane)."""
     xs = planes(x)
     n, h, w = xs.shape
@@ -153,7 +154,7 @@ def gather(x: Any, p: dict) -> Any:
     return xp_of(xs).take_along_axis(xs.reshape(n, h * w), idx, 1).reshape(p["out_shape"])
 
 
-def scatter(g: Any, p: dict) -> Any:
+def scatter(g: Any, p: dict[str, Any]) -> Any:
     """The adjoint of ``gather``: ``g`` sent to ``p["index"]``, summed where shared."""
     shape = p["in_shape"]
     n_planes = math.prod(shape[:-2])
@@ -169,14 +170,14 @@ def scatter(g: Any, p: dict) -> Any:
     return flat.astype(g.dtype, copy=False).reshape(shape)
 
 
-def disjoint(p: dict) -> bool:
+def disjoint(p: dict[str, Any]) -> bool:
     """Whether no two windows share a position (each gets at most one gradient)."""
     return all(s >= d * (k - 1) + 1 for k, s, d in zip(p["kernel"], p["stride"],
                                                          p["dilation"]))
 
 
 @functools.lru_cache(maxsize=256)
-def _divisors_cached(key: tuple) -> Any:
+def _divisors_cached(key: tuple[Any, ...]) -> Any:
     in_hw, kernel, stride, pad, out_hw, include_pad = key
     full, real = [], []
     for n, k, s, q, o in zip(in_hw, kernel, stride, pad, out_hw):
@@ -190,7 +191,7 @@ def _divisors_cached(key: tuple) -> Any:
     return out
 
 
-def divisors(p: dict) -> Any:
+def divisors(p: dict[str, Any]) -> Any:
     """``(OH, OW)`` divisors: the override, or the window's size (padding counted or not)."""
     if p["divisor_override"]:
         return np.asarray(float(p["divisor_override"]))
@@ -198,7 +199,7 @@ def divisors(p: dict) -> Any:
                              tuple(p["pad"]), tuple(p["out_hw"]), bool(p["count_include_pad"])))
 
 
-def avg(x: Any, p: dict) -> Any:
+def avg(x: Any, p: dict[str, Any]) -> Any:
     """Average pool: the window sums (row-major over offsets) over the divisors."""
     xs = planes(x)
     last = _channels_last(xs.shape[0], p)
@@ -212,7 +213,7 @@ def avg(x: Any, p: dict) -> Any:
     return _planar(total, last).reshape(p["out_shape"])
 
 
-def avg_adjoint(g: Any, p: dict) -> Any:
+def avg_adjoint(g: Any, p: dict[str, Any]) -> Any:
     """The adjoint of ``avg``: each window's share added back over its positions."""
     (kh, kw), (sh, sw), (ph, pw) = p["kernel"], p["stride"], p["pad"]
     shape = p["in_shape"]

@@ -50,7 +50,7 @@ def _out_len(n: int, k: int, s: int, pad: int, d: int, ceil: bool) -> int:
 
 
 def _geometry(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-              ceil_mode: bool, name: str) -> dict:
+              ceil_mode: bool, name: str) -> dict[str, Any]:
     k = _pair2(kernel_size)
     s = k if _unset(stride) else _pair2(stride)
     pad, dil = _pair2(padding), _pair2(dilation)
@@ -209,8 +209,9 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """The mean of each window of ``(N, C, L)`` (or ``(C, L)``)."""
     st = None if _unset(stride) else _one(stride, 1)
-    return _via_2d(input, "avg_pool1d", _avg_pool, _one(kernel_size, 1), st, _one(padding, 0),
-                   ceil_mode, count_include_pad, None)
+    out: Tensor = _via_2d(input, "avg_pool1d", _avg_pool, _one(kernel_size, 1), st,
+                          _one(padding, 0), ceil_mode, count_include_pad, None)
+    return out
 
 
 # --- adaptive pools ---------------------------------------------------------------------------
@@ -228,14 +229,14 @@ def _membership(n: int, o: int) -> tuple[Any, Any]:
     return m, (end - start)
 
 
-def _adaptive_avg(x: Any, p: dict) -> Any:
+def _adaptive_avg(x: Any, p: dict[str, Any]) -> Any:
     mh, mw, count = (K.placed_like(a.astype(x.dtype), x) for a in (*p["member"], p["count"]))
     xp = xp_of(x)
     s = xp.matmul(xp.matmul(mh, K.planes(x)), mw.T)
     return (s / count).reshape(p["out_shape"])
 
 
-def _adaptive_avg_adjoint(g: Any, p: dict) -> Any:
+def _adaptive_avg_adjoint(g: Any, p: dict[str, Any]) -> Any:
     mh, mw, count = (K.placed_like(a.astype(g.dtype), g) for a in (*p["member"], p["count"]))
     xp = xp_of(g)
     share = K.planes(g) / count
@@ -276,7 +277,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average ``(N, C, L)`` over ``output_size`` near-equal windows."""
     size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
-    return _via_2d(input, "adaptive_avg_pool1d", adaptive_avg_pool2d, (1, size))
+    out: Tensor = _via_2d(input, "adaptive_avg_pool1d", adaptive_avg_pool2d, (1, size))
+    return out
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -443,22 +445,26 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 
 def _max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                              padding: Any = 0, dilation: Any = 1,
-                             ceil_mode: bool = False) -> tuple:
-    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+                             ceil_mode: bool = False) -> tuple[Any, ...]:
+    pair: tuple[Tensor, Tensor] = max_pool1d(input, kernel_size, stride, padding, dilation,
+                                             ceil_mode, True)
+    return pair
 
 
 def _max_pool_top(fn: Any) -> Any:
     def pool(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
              dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-        return fn(input, kernel_size, stride, padding, dilation, ceil_mode)
+        out: Tensor = fn(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return out
 
     pool.__name__ = pool.__qualname__ = fn.__name__
     pool.__doc__ = fn.__doc__
     return pool
 
 
-def _adaptive_max_pool1d_top(input: Tensor, output_size: Any) -> tuple:
-    return adaptive_max_pool1d(input, output_size, True)
+def _adaptive_max_pool1d_top(input: Tensor, output_size: Any) -> tuple[Any, ...]:
+    pair: tuple[Tensor, Tensor] = adaptive_max_pool1d(input, output_size, True)
+    return pair
 
 
 _adaptive_max_pool1d_top.__name__ = "adaptive_max_pool1d"

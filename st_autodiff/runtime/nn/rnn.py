@@ -93,7 +93,8 @@ class RNNBase(Module):
         for layer in range(num_layers):
             for direction in range(directions):
                 fan = input_size if layer == 0 else real_hidden * directions
-                shapes = [("weight_ih", (gate_size, fan)), ("weight_hh", (gate_size, real_hidden))]
+                shapes: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gate_size, fan)), ("weight_hh", (gate_size, real_hidden))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
@@ -150,11 +151,11 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
 
-    def _check_hidden(self, hx: Tensor, expected: tuple, what: str = "hidden") -> None:
+    def _check_hidden(self, hx: Tensor, expected: tuple[Any, ...], what: str = "hidden") -> None:
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
 
-    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
+    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None) -> tuple[Any, ...]:
         """The stacked layers over time-major ``x``: output, final ``h`` (and ``c``)."""
         directions = 2 if self.bidirectional else 1
         h_last: list[Tensor] = []
@@ -165,6 +166,7 @@ class RNNBase(Module):
         if fused:  # PyTorch's oneDNN layer selects each initial state (SelectBackward0)
             x = x.contiguous()  # and copies a transposed batch (CloneBackward0)
             h_first: Any = [select(h0, 0, k) for k in range(h0.shape[0])]
+            # (fused is an LSTM, whose ``c0`` is a Tensor; mypy cannot tie it to ``mode``)
             c_first: Any = [select(c0, 0, k) for k in range(h0.shape[0])]  # type: ignore[arg-type]
         else:
             h_first = S.unbind(h0, 0)
@@ -191,8 +193,8 @@ class RNNBase(Module):
         h_n = S.stack(h_last, 0)
         return x, h_n, (S.stack(c_last, 0) if c0 is not None else None)
 
-    def _direction(self, x: Tensor, params: list, h: Tensor, c: Tensor | None,
-                   reverse: bool) -> tuple:
+    def _direction(self, x: Tensor, params: list[Any], h: Tensor, c: Tensor | None,
+                   reverse: bool) -> tuple[Any, ...]:
         """One direction of one layer: the input projection of all steps at once, then the
         recurrence, in time order or reversed."""
         w_ih, w_hh = params[0], params[1]
@@ -204,7 +206,8 @@ class RNNBase(Module):
         mode = self.mode
         for t in order:
             if mode == "LSTM":
-                h, c = lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
+                # (an LSTM always has its cell state ``c``: mypy cannot tie it to ``mode``)
+                h, c = lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)  # type: ignore[arg-type]
             elif mode == "GRU":
                 h = gru_step(steps[t], h, w_hh, b_hh)
             elif mode == "RNN_TANH":
@@ -214,7 +217,7 @@ class RNNBase(Module):
             outs[t] = h
         return S.stack(outs, 0), h, c
 
-    def _forward(self, input: Tensor, hx: Any) -> tuple:
+    def _forward(self, input: Tensor, hx: Any) -> tuple[Any, ...]:
         """Shape handling shared by the three layers; returns output, h_n, c_n."""
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         lstm = self.mode == "LSTM"
@@ -232,7 +235,7 @@ class RNNBase(Module):
         if not batched:
             input = S.unsqueeze(input, batch_dim)
         if hx is not None:
-            parts = (hx[0], hx[1]) if lstm else (hx,)
+            parts: tuple[Any, ...] = (hx[0], hx[1]) if lstm else (hx,)
             dims = [p.dim() for p in parts]
             if any(d != want for d in dims):
                 kind = "batched 3-D" if batched else "unbatched 2-D"
@@ -248,7 +251,7 @@ class RNNBase(Module):
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         self._check_input(input)
         if hx is None:
-            kw = {"dtype": input.dtype, "device": input.device}
+            kw: dict[str, Any] = {"dtype": input.dtype, "device": input.device}
             parts = (zeros(self._hidden_shape(batch, real_hidden), **kw),)
             if lstm:
                 parts += (zeros(self._hidden_shape(batch, self.hidden_size), **kw),)
@@ -288,7 +291,7 @@ def _warn_projection_once() -> None:
                       "ATen/native/RNN.cpp:1512.)", UserWarning, stacklevel=3)
 
 
-def _check_settings(mode: str, hidden_size: int, num_layers: int, dropout: Any,
+def _check_settings(mode: str, hidden_size: int, num_layers: int, dropout: float,
                     proj_size: int) -> None:
     if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
             or not 0 <= dropout <= 1):
@@ -353,7 +356,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, proj_size, device, dtype)
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple:
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Any, ...]:
         out, h_n, c_n = self._forward(input, hx)
         return out, (h_n, c_n)
 

@@ -63,7 +63,8 @@ class RNNCellBase(Module):
             s += f", nonlinearity={self.nonlinearity}"
         return s
 
-    def _prepare(self, input: Tensor, states: tuple) -> tuple[Tensor, tuple, bool]:
+    def _prepare(self, input: Tensor,
+                 states: tuple[Any, ...]) -> tuple[Tensor, tuple[Any, ...], bool]:
         """Batch ``input`` and the states (zeros when absent) and check their sizes."""
         if input.dim() not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "

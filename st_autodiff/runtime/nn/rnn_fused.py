@@ -36,7 +36,7 @@ __all__ = ["lstm_layer"]
 
 
 def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: Any,
-             reverse: bool) -> tuple:
+             reverse: bool) -> tuple[Any, ...]:
     """Outputs ``(out, h_T, c_T)`` and the cache the backward needs, all arrays."""
     steps, batch = x.shape[0], x.shape[1]
     hidden = w_hh.shape[1]
@@ -93,8 +93,8 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     return datas, (acts, cg, tcs, hs)
 
 
-def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cache: tuple,
-              reverse: bool, need: tuple) -> tuple:
+def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cache: tuple[Any, ...],
+              reverse: bool, need: tuple[Any, ...]) -> tuple[Any, ...]:
     """``(gx, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_h0, g_c0)`` on arrays."""
     acts, cg, tcs, hs = cache
     steps, batch, hidden = tcs.shape
@@ -140,7 +140,7 @@ def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cach
 
 
 def _unrolled(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Any, b_hh: Any, h: Tensor,
-              c: Tensor, reverse: bool) -> tuple:
+              c: Tensor, reverse: bool) -> tuple[Any, ...]:
     """The same layer from recorded ops (for a ``create_graph`` backward)."""
     steps = S.unbind(F.linear(x, w_ih, b_ih), 0)
     order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
@@ -151,15 +151,17 @@ def _unrolled(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Any, b_hh: Any, h: Te
     return S.stack(outs, 0), h, c
 
 
-def _rule(ops: Any, gs: tuple, out: Any, x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any,
-          h0: Any, c0: Any, reverse: bool = False, need: tuple = (), cache: Any = None,
-          **_: Any) -> tuple:
+def _rule(ops: Any, gs: tuple[Any, ...], out: Any, x: Any, w_ih: Any, w_hh: Any, b_ih: Any,
+          b_hh: Any, h0: Any, c0: Any, reverse: bool = False, need: tuple[Any, ...] = (),
+          cache: Any = None, **_: Any) -> tuple[Any, ...]:
     if not ops.tensors:
         return _backward(gs[0], gs[1], gs[2], x, w_ih, w_hh, cache, reverse, need)
     # Fresh aliases: only the partial derivatives through this node's own inputs belong here.
-    ins = [None if a is None else S.view_as(a, a) for a in (x, w_ih, w_hh, b_ih, b_hh, h0, c0)]
+    ins: list[Any] = [None if a is None else S.view_as(a, a)
+                      for a in (x, w_ih, w_hh, b_ih, b_hh, h0, c0)]
     with enable_grad():
-        outs = _unrolled(*ins, reverse)
+        # (mypy lets a starred list fill every parameter, so it counts ``reverse`` as extra)
+        outs = _unrolled(*ins, reverse)  # type: ignore[call-arg]
     wrt = [t for t in ins if t is not None and t.requires_grad]
     found = iter(grad(list(outs), wrt, list(gs), allow_unused=True, create_graph=True,
                       materialize_grads=True) if wrt else [])
@@ -185,7 +187,7 @@ class _LayerNode(MultiRuleNode):
 
     __slots__ = ()
 
-    _nout = 3  # type: ignore[assignment]
+    _nout = 3
 
     def _release(self) -> None:
         super()._release()
@@ -198,16 +200,16 @@ _LSTM_LAYER = node_class("MkldnnRnnLayerBackward0", _rule, (0, 1, 2, 3, 4, 5, 6)
 
 def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
                b_hh: Tensor | None, h0: Tensor, c0: Tensor, reverse: bool,
-               module: dict | None = None) -> tuple:
+               module: dict[str, Any] | None = None) -> tuple[Any, ...]:
     """One direction of one LSTM layer over time-major ``x``: ``(output, h_n, c_n)``.
 
     ``module`` holds the settings the node shows as saved (``batch_first``,
     ``bidirectional``, ``num_layers``, ``train``), as PyTorch records the module's."""
     args = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
-    arrays = [None if a is None else a._data for a in args]
+    arrays: list[Any] = [None if a is None else a._data for a in args]
     if any(a is not None and type(a) is not np.ndarray for a in arrays):
         return _unrolled(*args, reverse)  # CuPy arrays: the recorded ops run on the GPU
-    datas, cache = _forward(*arrays, reverse)
+    datas, cache = _forward(*arrays, reverse)  # type: ignore[call-arg]  # (as in ``_rule``)
     if not needs_grad(args):
         return tuple(plain(d) for d in datas)
     need = tuple(a is not None and a._requires_grad for a in args)

@@ -23,42 +23,44 @@ same way: ``TanhBackward0``, ``AddBackward0``, ``AddmmBackward0``, ``TBackward0`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..engine import FUSED
+from ..function import RuleNode
 
 __all__ = ["gru_out_class", "tanh_out_class"]
 
-_CLASSES: dict[tuple, type] = {}
+_CLASSES: dict[tuple[Any, ...], type[RuleNode]] = {}
 
 
-def _fused_class(base: type, run: Any) -> type:
+def _fused_class(base: type[RuleNode], run: Any) -> type[RuleNode]:
     """``base`` (a step's last node class) with a slot for the step's other nodes, its
     runner registered with the engine."""
     cls = _CLASSES.get((base, run))
     if cls is None:
-        cls = type(base.__name__, (base,), {
+        cls = cast("type[RuleNode]", type(base.__name__, (base,), {
             "__slots__": ("_step",), "__module__": base.__module__,
-            "__qualname__": base.__qualname__})
+            "__qualname__": base.__qualname__}))
         _CLASSES[(base, run)] = cls
         FUSED[cls] = run
     return cls
 
 
-def gru_out_class(add_class: type) -> type:
+def gru_out_class(add_class: type[RuleNode]) -> type[RuleNode]:
     """``add_class`` (the GRU step's fast ``AddBackward0``) run with its step's nodes."""
     return _fused_class(add_class, _run_gru)
 
 
-def tanh_out_class(tanh_class: type) -> type:
+def tanh_out_class(tanh_class: type[RuleNode]) -> type[RuleNode]:
     """``tanh_class`` (the tanh RNN step's fast ``TanhBackward0``) run with its step's
     ``AddBackward0``, ``AddmmBackward0`` and ``TBackward0``."""
     return _fused_class(tanh_class, _run_tanh)
 
 
-def _usable(step: tuple, deps: dict, buffers: dict, fed: tuple) -> bool:
+def _usable(step: tuple[Any, ...], deps: dict[Any, Any], buffers: dict[Any, Any],
+            fed: tuple[Any, ...]) -> bool:
     """Whether no node of ``step`` has hooks, freed or since-modified saved tensors, or a
     gradient from outside the step.  Every node created after the step has run when its
     last node runs, so a node still waits on exactly its ``fed`` edges from inside the
@@ -96,8 +98,8 @@ _TANH_FED = (1, 1, 1)
 _GRU_FED = (1, 1, 2, 1, 1, 1, 1, 1, 1, 3, 1, 1, 3)
 
 
-def _run_tanh(n4: Any, grads: list, keep: bool, send: Any, deps: dict,
-              buffers: dict) -> bool:
+def _run_tanh(n4: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, Any],
+              buffers: dict[Any, Any]) -> bool:
     """``h' = tanh(addmm(b_hh, h, W_hh^T) + gi)`` back to ``gi``, ``h`` and the weights."""
     g = grads[0]
     step = n4._step
@@ -118,8 +120,8 @@ def _run_tanh(n4: Any, grads: list, keep: bool, send: Any, deps: dict,
     return True
 
 
-def _run_gru(n14: Any, grads: list, keep: bool, send: Any, deps: dict,
-              buffers: dict) -> bool:
+def _run_gru(n14: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, Any],
+              buffers: dict[Any, Any]) -> bool:
     """The step's nodes from ``h' = sz + n`` back to the split of ``gi`` (see the module
     docstring); False where they must run one by one."""
     g = grads[0]

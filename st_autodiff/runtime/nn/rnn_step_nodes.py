@@ -13,13 +13,15 @@ order, so the gradients are bit for bit those of the generic path, which every o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .. import functional as RF
 from ..fast_nodes import versions_ok
+from ..function import RuleNode
 from ..grad_mode import enable_grad
 from ..tensor import plain
 
@@ -31,11 +33,12 @@ def _fits(g: Any, a: Any) -> bool:
     return type(g) is np.ndarray and g.shape == a.shape and g.dtype == a.dtype
 
 
-def _binary(base: type, rule: Any) -> type:
+def _binary(base: type[RuleNode],
+            rule: Callable[[Any, Any, Any, bool, bool], list[Any]]) -> type[RuleNode]:
     """``base`` with a backward for two same-shaped inputs; ``rule(g, x, y, need_x, need_y)``."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         saved = self._saved
         g = grads[0]
         if ops.tensors or saved is None or (saved and not versions_ok(saved)):
@@ -48,16 +51,16 @@ def _binary(base: type, rule: Any) -> type:
         (fx, _), (fy, _) = self.next_functions
         return rule(g, xd, yd, fx is not None, fy is not None)
 
-    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
-                                          "__module__": base.__module__,
-                                          "__qualname__": base.__qualname__})
+    return cast("type[RuleNode]", type(base.__name__, (base,), {
+        "__slots__": (), "backward": backward, "__module__": base.__module__,
+        "__qualname__": base.__qualname__}))
 
 
-def _unary(base: type, rule: Any) -> type:
+def _unary(base: type[RuleNode], rule: Any) -> type[RuleNode]:
     """``base`` (which saves its result) with a backward ``rule(g, out)``."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         saved = self._saved
         g = grads[0]
         out = self._out
@@ -71,32 +74,32 @@ def _unary(base: type, rule: Any) -> type:
             return slow(self, grads, ops)
         return [rule(g, out)]
 
-    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
-                                          "__module__": base.__module__,
-                                          "__qualname__": base.__qualname__})
+    return cast("type[RuleNode]", type(base.__name__, (base,), {
+        "__slots__": (), "backward": backward, "__module__": base.__module__,
+        "__qualname__": base.__qualname__}))
 
 
-def _add(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+def _add(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, g if ny else None]
 
 
-def _sub(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+def _sub(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, -g if ny else None]
 
 
-def _mul(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list:
+def _mul(g: Any, x: Any, y: Any, nx: bool, ny: bool) -> list[Any]:
     return [g * y if nx else None, g * x if ny else None]
 
 
 @cache
-def step_classes() -> dict[str, type]:
+def step_classes() -> dict[str, type[RuleNode]]:
     """The fast subclasses of the runtime's add/sub/mul/sigmoid/tanh node classes."""
     p = plain(np.ones(1))
     p._requires_grad = True  # (a leaf; made at import, before Tensor has its methods)
     with enable_grad():
         made = {"add": RF.add(p, p), "sub": RF.sub(p, p), "mul": RF.mul(p, p),
                 "sigmoid": RF.sigmoid(p), "tanh": RF.tanh(p)}
-    base = {name: type(t._grad_fn) for name, t in made.items()}
+    base = {name: cast("type[RuleNode]", type(t._grad_fn)) for name, t in made.items()}
     return {
         "add": _binary(base["add"], _add),
         "sub": _binary(base["sub"], _sub),
@@ -107,13 +110,14 @@ def step_classes() -> dict[str, type]:
     }
 
 
-def _joined(node: Any, grads: list, ops: Any, slow: Any, join: Any) -> list:
+def _joined(node: Any, grads: list[Any], ops: Any,
+            slow: Callable[[Any, list[Any], Any], list[Any]], join: Any) -> list[Any]:
     """The input gradient of a node that split its input into ``node._out``: the pieces'
     NumPy gradients joined by ``join`` (a missing one is zeros, as ``fill_missing``), or the
     rule's own backward where that fast path does not apply."""
     pieces = node._out
     if ops.tensors or node._saved is None or pieces is None:
-        return slow(node, grads, ops)  # type: ignore[no-any-return]
+        return slow(node, grads, ops)
     if node.next_functions[0][0] is None:
         return [None]
     full = []
@@ -121,33 +125,33 @@ def _joined(node: Any, grads: list, ops: Any, slow: Any, join: Any) -> list:
         if g is None:
             g = np.zeros_like(o)
         elif not _fits(g, o):
-            return slow(node, grads, ops)  # type: ignore[no-any-return]
+            return slow(node, grads, ops)
         full.append(g)
     return [join(full)]
 
 
-def split_class(base: type) -> type:
+def split_class(base: type[RuleNode]) -> type[RuleNode]:
     """``base`` (a split node over dim 1 of a 2-d array) with a backward that concatenates
     NumPy gradients directly (a missing piece's gradient is zeros, as ``fill_missing``)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         return _joined(self, grads, ops, slow, lambda full: np.concatenate(full, axis=1))
 
-    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
-                                          "__module__": base.__module__,
-                                          "__qualname__": base.__qualname__})
+    return cast("type[RuleNode]", type(base.__name__, (base,), {
+        "__slots__": (), "backward": backward, "__module__": base.__module__,
+        "__qualname__": base.__qualname__}))
 
 
-def unbind_class(base: type) -> type:
+def unbind_class(base: type[RuleNode]) -> type[RuleNode]:
     """``base`` (``UnbindBackward0``) with a backward that stacks NumPy gradients directly
     (what the rule's ``expand_dims`` and ``concatenate`` make; a missing one is zeros)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> list:
+    def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         return _joined(self, grads, ops, slow,
                        lambda full: np.stack(full, axis=self._params["axis"]))
 
-    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
-                                          "__module__": base.__module__,
-                                          "__qualname__": base.__qualname__})
+    return cast("type[RuleNode]", type(base.__name__, (base,), {
+        "__slots__": (), "backward": backward, "__module__": base.__module__,
+        "__qualname__": base.__qualname__}))

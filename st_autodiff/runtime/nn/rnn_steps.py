@@ -16,6 +16,7 @@ behave as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -25,7 +26,7 @@ from ...ir.ops import Op
 from .. import functional as RF
 from .. import shape_ops as S
 from ..float_errors import OVER, quiet, restore
-from ..function import MultiRuleNode, next_seq, node_class, save_plan
+from ..function import MultiRuleNode, RuleNode, next_seq, node_class, save_plan
 from ..grad_mode import STATE
 from ..shape_ops import _SPLIT, _view_op
 from ..tensor import Tensor, edge_of, make, plain
@@ -39,28 +40,28 @@ __all__ = ["gru_step", "lstm_step", "tanh_step", "unbind0", "unsafe_chunk"]
 
 _UNSAFE_SPLIT = split_class(node_class("UnsafeSplitBackward0", _SPLIT._rule, _SPLIT._edges,
                                        _SPLIT._plan, False, MultiRuleNode))
-_EMPTY: dict = {}
+_EMPTY: dict[Any, Any] = {}
 _new = object.__new__
 # the unpatched recorders, in a tuple: the profiler replaces every module attribute that *is*
 # ``record`` or ``record_multi`` by a noting wrapper, and then the fast paths must step aside
 _ORIGINAL = (record, record_multi)
 
 
-def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
+def unsafe_chunk(t: Tensor, chunks: int) -> tuple[Any, ...]:
     """``t`` (2-d, columns a multiple of ``chunks``) in ``chunks`` along dim 1, as PyTorch's
     cells split it: one ``UnsafeSplitBackward0`` node whose pieces are not tracked as views."""
     a = t._data
     size = a.shape[1] // chunks
     if chunks == 3:  # the GRU's gates, without a generator
-        datas: tuple = (a[:, :size], a[:, size:2 * size], a[:, 2 * size:3 * size])
+        datas: tuple[Any, ...] = (a[:, :size], a[:, size:2 * size], a[:, 2 * size:3 * size])
     else:
         datas = tuple(a[:, k * size:(k + 1) * size] for k in range(chunks))
     if not (t._requires_grad and STATE.enabled):
         return tuple([plain(d) for d in datas])
-    params = {"indices_or_sections": _cuts(size, chunks), "axis": 1}
+    params: dict[str, Any] = {"indices_or_sections": _cuts(size, chunks), "axis": 1}
     if record_multi is not _ORIGINAL[1]:  # the profiler notes each recorded op
         return record_multi(_UNSAFE_SPLIT, datas, (t,), params)
-    node = _new(_UNSAFE_SPLIT)  # record_multi's node, built directly
+    node: RuleNode = _new(_UNSAFE_SPLIT)  # record_multi's node, built directly
     fn = t._grad_fn
     node.next_functions = ((fn, t._output_nr) if fn is not None else edge_of(t),)
     node._seq = next_seq()
@@ -73,7 +74,7 @@ def unsafe_chunk(t: Tensor, chunks: int) -> tuple:
 
 
 @cache
-def _cuts(size: int, chunks: int) -> tuple:
+def _cuts(size: int, chunks: int) -> tuple[Any, ...]:
     """Where ``unsafe_chunk`` cuts (the split's ``indices_or_sections``)."""
     return tuple(range(size, size * chunks, size))
 
@@ -86,14 +87,14 @@ def _bulk(first: Tensor, *others: Tensor) -> bool:
         type(t._data) is np.ndarray and t._data.dtype == a.dtype for t in others)
 
 
-def _rec(cls: type, data: Any, args: tuple) -> Tensor:
+def _rec(cls: type[RuleNode], data: Any, args: tuple[Any, ...]) -> Tensor:
     return record(cls, data, args, _EMPTY) if needs_grad(args) else plain(data)
 
 
-def _fast(cls: type, data: Any, args: tuple) -> Tensor:
+def _fast(cls: type[RuleNode], data: Any, args: tuple[Any, ...]) -> Tensor:
     """``record(cls, data, args, {})`` for Tensor ``args`` of which one requires grad, with
     grad mode on: the same node, fields and saved values, built without the generic checks."""
-    node = _new(cls)
+    node: RuleNode = _new(cls)
     if len(args) == 2:  # unrolled for the binary nodes, the most common here
         a, b = args
         fa, fb = a._grad_fn, b._grad_fn
@@ -121,7 +122,8 @@ def _fast(cls: type, data: Any, args: tuple) -> Tensor:
     return out
 
 
-def _recorder(*step_inputs: Tensor) -> Any:
+def _recorder(*step_inputs: Tensor,
+              ) -> Callable[[type[RuleNode], Any, tuple[Any, ...]], Tensor]:
     """``_fast`` when every node of the step records (some step input requires grad, and no
     profiler has wrapped ``record``), else ``_rec``, which decides node by node."""
     if record is _ORIGINAL[0] and needs_grad(step_inputs):
@@ -169,7 +171,7 @@ gru_out_class(step_classes()["add"])  # speed2: the fused step classes, register
 tanh_out_class(step_classes()["tanh"])
 
 
-def unbind0(t: Tensor) -> tuple:
+def unbind0(t: Tensor) -> tuple[Any, ...]:
     """``S.unbind(t, 0)`` (views, one ``UnbindBackward0``) whose node stacks NumPy gradients
     directly (``unbind_class``)."""
     a = t._array()
@@ -214,8 +216,12 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
             or n3.next_functions[2][0] is None):
         return _rec(c["add"], sz_data + n_data, (sz, n))
     out = _fast(gru_out_class(c["add"]), sz_data + n_data, (sz, n))
+    n11: Any  # the step's nodes, all recorded by ``_fast`` above (none is None)
+    n8: Any
+    n6: Any
     n11, n8, n6 = n._grad_fn, z._grad_fn, r._grad_fn
-    out._grad_fn._step = (sz._grad_fn, s._grad_fn, n11, n11.next_functions[0][0],
+    fused: Any = out._grad_fn  # the fused class's node, which has a ``_step`` slot
+    fused._step = (sz._grad_fn, s._grad_fn, n11, n11.next_functions[0][0],
                           m._grad_fn, n8, n8.next_functions[0][0], n6,
                           n6.next_functions[0][0], hr._grad_fn, n3,
                           n3.next_functions[2][0], n1)
@@ -239,7 +245,8 @@ def tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
             or n2.next_functions[2][0] is None):
         return _rec(c["tanh"], np.tanh(s_data), (summed,))
     out = _fast(tanh_out_class(c["tanh"]), np.tanh(s_data), (summed,))  # speed2: fused
-    out._grad_fn._step = (summed._grad_fn, n2, n2.next_functions[2][0])
+    fused: Any = out._grad_fn  # the fused class's node, which has a ``_step`` slot
+    fused._step = (summed._grad_fn, n2, n2.next_functions[2][0])
     return out
 
 

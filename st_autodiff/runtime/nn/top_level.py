@@ -10,6 +10,7 @@ its enum (0 none, 1 mean, 2 sum), which does not warn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..tensor import Tensor
@@ -44,7 +45,7 @@ def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,
     return loss.mean() if reduction == 1 else loss.sum()
 
 
-def _inplace(fn: Any) -> Any:
+def _inplace(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     def apply(input: Tensor, *args: Any) -> Tensor:
         return fn(input, *args, inplace=True)
 
@@ -63,5 +64,6 @@ TOP_LEVEL: dict[str, Any] = {
 
 def install_methods() -> None:
     """Attach ``Tensor.hardshrink`` and ``Tensor.prelu``."""
-    Tensor.hardshrink = A.hardshrink  # type: ignore[attr-defined]
-    Tensor.prelu = A.prelu  # type: ignore[attr-defined]
+    # (the stub class declares these methods; here they are installed, with their own types)
+    Tensor.hardshrink = A.hardshrink  # type: ignore[method-assign,assignment]
+    Tensor.prelu = A.prelu  # type: ignore[method-assign,assignment]

@@ -49,7 +49,7 @@ __all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "Tran
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
-def _rule_gelu(ops: Any, g: Any, out: Any, x: Any, approximate: str = "none") -> tuple:
+def _rule_gelu(ops: Any, g: Any, out: Any, x: Any, approximate: str = "none") -> tuple[Any, ...]:
     """``d gelu``: ``Phi(x) + x phi(x)``; for the tanh form, the derivative of
     ``x/2 (1 + tanh(u))`` with ``u = sqrt(2/pi) (x + 0.044715 x^3)``."""
     if approximate == "tanh":
@@ -139,11 +139,13 @@ class TransformerEncoderLayer(Module):
                   is_causal: bool) -> Tensor:
         out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                              need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(out)
+        y: Tensor = self.dropout1(out)
+        return y
 
     def _ff_block(self, x: Tensor) -> Tensor:
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        y: Tensor = self.dropout2(x)
+        return y
 
 
 def _why_not_nested(layer: Any) -> str:
@@ -295,10 +297,12 @@ class TransformerDecoderLayer(Module):
         kv = x if memory is None else memory
         out = attn(x, kv, kv, attn_mask=mask, key_padding_mask=key_padding_mask,
                    is_causal=is_causal, need_weights=False)[0]
-        return dropout(out)
+        y: Tensor = dropout(out)
+        return y
 
     def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        y: Tensor = self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return y
 
 
 class TransformerDecoder(Module):
@@ -349,7 +353,7 @@ class Transformer(Module):
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            layer = TransformerEncoderLayer(*shared, **kw)
+            layer: Module = TransformerEncoderLayer(*shared, **kw)
             norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
             self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
         if custom_decoder is not None:
@@ -381,7 +385,9 @@ class Transformer(Module):
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
                               is_causal=src_is_causal)
-        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                            tgt_key_padding_mask=tgt_key_padding_mask,
-                            memory_key_padding_mask=memory_key_padding_mask,
-                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        out: Tensor = self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                                   tgt_key_padding_mask=tgt_key_padding_mask,
+                                   memory_key_padding_mask=memory_key_padding_mask,
+                                   tgt_is_causal=tgt_is_causal,
+                                   memory_is_causal=memory_is_causal)
+        return out

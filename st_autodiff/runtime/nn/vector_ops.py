@@ -31,7 +31,7 @@ __all__ = ["cosine_similarity", "normalize", "one_hot", "pad", "pairwise_distanc
 
 # --- pad --------------------------------------------------------------------------------------
 
-def _pairs(pad: tuple, ndim: int) -> list[tuple[int, int]]:
+def _pairs(pad: tuple[Any, ...], ndim: int) -> list[tuple[int, int]]:
     """PyTorch's flat ``pad`` (last dimension first) as ``(before, after)`` per dimension."""
     pairs = [(0, 0)] * ndim
     for k in range(len(pad) // 2):
@@ -39,7 +39,7 @@ def _pairs(pad: tuple, ndim: int) -> list[tuple[int, int]]:
     return pairs
 
 
-def _grow_then_crop(ops: Any, x: Any, grow: list, crop: list, value: Any = 0) -> Any:
+def _grow_then_crop(ops: Any, x: Any, grow: list[Any], crop: list[Any], value: Any = 0) -> Any:
     """``x`` padded by ``grow`` (non-negative pairs), then cut by ``crop`` (non-negative)."""
     if any(a or b for a, b in grow):
         x = ops.pad(x, pad_width=tuple(grow), constant_values=value)
@@ -49,7 +49,7 @@ def _grow_then_crop(ops: Any, x: Any, grow: list, crop: list, value: Any = 0) ->
     return x
 
 
-def _rule_pad(ops: Any, g: Any, out: Any, x: Any, pairs: Any = (), **_: Any) -> tuple:
+def _rule_pad(ops: Any, g: Any, out: Any, x: Any, pairs: Any = (), **_: Any) -> tuple[Any, ...]:
     """Undo the padding on ``g``: crop what was added, zero-fill what was cut."""
     grow = [(max(-a, 0), max(-b, 0)) for a, b in pairs]
     crop = [(max(a, 0), max(b, 0)) for a, b in pairs]
@@ -96,13 +96,13 @@ class _NumpyOps:
     """The two ``ops`` calls ``_grow_then_crop`` needs, for the forward on arrays."""
 
     @staticmethod
-    def pad(x: Any, pad_width: tuple, constant_values: Any) -> Any:
+    def pad(x: Any, pad_width: tuple[Any, ...], constant_values: Any) -> Any:
         if is_device(x) and isinstance(constant_values, np.ndarray):
             constant_values = constant_values[()]  # a host scalar for a device array
         return np.pad(x, pad_width, constant_values=constant_values)
 
     @staticmethod
-    def static_shape(x: Any) -> tuple:
+    def static_shape(x: Any) -> tuple[Any, ...]:
         return tuple(x.shape)
 
 
@@ -144,7 +144,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 
 def _clamped_norm_clone(x: Tensor, dim: int, eps: float) -> Tensor:
     """The 2-norm of ``x`` along ``dim`` (kept), cloned and clamped to ``eps`` unrecorded."""
-    n: Any = S.clone(norm(x, 2, dim, keepdim=True))
+    n = S.clone(norm(x, 2, dim, keepdim=True))
     with no_grad():
         n.clamp_min_(eps)
     return n
@@ -171,7 +171,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return renamed(norm(shifted, p, -1, keepdim=keepdim), "NormBackward1")
 
 
-def _rule_add_scalar(ops: Any, g: Any, out: Any, x: Any, s: Any) -> tuple:
+def _rule_add_scalar(ops: Any, g: Any, out: Any, x: Any, s: Any) -> tuple[Any, ...]:
     return (g, None)
 
 
@@ -185,7 +185,7 @@ def _add_scalar(t: Tensor, s: float) -> Tensor:
     return record(_ADD1, data, (t, s), {}) if needs_grad((t,)) else plain(data)
 
 
-def _expanded(t: Tensor, shape: tuple) -> Tensor:
+def _expanded(t: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """``t`` recorded as an expand to ``shape`` even when it has that shape already."""
     return t if t.grad_fn is not None and type(t.grad_fn).__name__ == "ExpandBackward0" \
         else S.expand(t, shape)
