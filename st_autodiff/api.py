@@ -37,17 +37,10 @@ from .custom_source import partial_caller
 from .disk_cache import DiskEntry
 from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
+from .ir.namespaces import bound_namespace, describe_dtype_name, namespace_name, namespace_of
 from .library_callers import library_caller
 from .runtime import support
-from .runtime.backend import (
-    BackendError,
-    bound_namespace,
-    choose_backend,
-    describe_dtype_name,
-    namespace_for,
-    namespace_name,
-    namespace_of,
-)
+from .runtime.backend import BackendError, choose_backend, namespace_for
 from .specialize import (
     ArgSpec,
     CacheInfo,
@@ -169,7 +162,7 @@ class GradFunction(Generic[P]):
         method = isinstance(fn, types.MethodType) and isinstance(fn.__func__,
                                                                  types.FunctionType)
         self._target: Any = fn.__func__ if method else _readable(fn)  # type: ignore[union-attr]
-        self._receiver: tuple = (fn.__self__,) if method else ()  # type: ignore[union-attr]
+        self._receiver: tuple[Any, ...] = (fn.__self__,) if method else ()  # type: ignore[union-attr]
         self._defaults_seen = _defaults_of(self._target)
         # a compiled gradient differentiated again takes the arguments of its function
         self._sig = fn._sig if isinstance(fn, GradFunction) else _signature(fn)
@@ -186,7 +179,7 @@ class GradFunction(Generic[P]):
         self._cache = self._specs.entries
         self._last: Compiled | None = None
         self._trees: dict[Any, GradFunction] = {}  # structured arguments: per structure
-        self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
+        self._seeds: tuple[Any, ...] = ()  # jvp of a gradient: the seeds its generated code takes
         if shared.shareable:  # (without the function: the cache must not keep it alive)
             shared.template = {k: v for k, v in vars(self).items()
                                if k not in ("_fn", "_target", "_last", "_trees")}
@@ -228,7 +221,7 @@ class GradFunction(Generic[P]):
         flat, layout = self.bind_call(args[:own], {})
         return self._run((*flat, *args[own:]), layout)
 
-    def _run(self, args: tuple, layout: Layout) -> Any:
+    def _run(self, args: tuple[Any, ...], layout: Layout) -> Any:
         try:  # (one pass over the arguments: a pytree stops it)
             key: Any = tuple([_KINDS.get(type(a), _kind_or_tree)(a) for a in args])
         except _TreeArgument:
@@ -258,14 +251,15 @@ class GradFunction(Generic[P]):
             raise exc.with_traceback(None) from None
         return _call(fn, args)
 
-    def _key(self, args: tuple, layout: Layout) -> Any:
+    def _key(self, args: tuple[Any, ...], layout: Layout) -> Any:
         """The cache key of a call (arguments in the canonical order)."""
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if self._argspec is not None:
             key = self._special_key(key, args, layout)
         return key if layout is _PLAIN else (layout, key)
 
-    def _special_key(self, key: tuple, args: tuple, layout: Layout) -> tuple:
+    def _special_key(self, key: tuple[Any, ...], args: tuple[Any, ...],
+                     layout: Layout) -> tuple[Any, ...]:
         """``key`` with static arguments keyed by value and dynamic ints by type."""
         static, dynamic = self._special_positions(layout)
         return special_key(key, args, static, dynamic, self.__qualname__,
@@ -303,7 +297,7 @@ class GradFunction(Generic[P]):
         return any(_is_tree(a) and (i not in static or not is_record(a))
                    for i, a in enumerate(args))
 
-    def _run_tree(self, args: tuple, layout: Layout) -> Any:
+    def _run_tree(self, args: tuple[Any, ...], layout: Layout) -> Any:
         """Structured arguments (pytrees: tuples, lists and dicts of arrays and floats, as in
         JAX): the gradient of a function of their leaves, regrouped so that each
         differentiated argument's gradient has its structure (``None`` for leaves that are
@@ -331,7 +325,8 @@ class GradFunction(Generic[P]):
             return ((value, aux) if self._has_aux else value), out
         return (out, aux) if self._has_aux else out
 
-    def _tree_function(self, args: tuple, layout: Layout) -> tuple[GradFunction, Any, Any, Any]:
+    def _tree_function(self, args: tuple[Any, ...],
+                       layout: Layout) -> tuple[GradFunction, Any, Any, Any]:
         """The gradient of the function of the leaves of structured ``args`` (made once per
         structure), the flattened call, the differentiated positions and leaves."""
         from .products import _Flat  # noqa: PLC0415  (products builds on this module)
@@ -429,7 +424,7 @@ class GradFunction(Generic[P]):
 
         return fwd, compiled.bwd  # type: ignore[return-value]
 
-    def _compile(self, args: tuple, key: Any, layout: Layout) -> Specialisation:
+    def _compile(self, args: tuple[Any, ...], key: Any, layout: Layout) -> Specialisation:
         old = self._cache.get(key, [])
         names = self._slot_names(layout)
         reason = why(self._specs, key, names)
@@ -568,7 +563,7 @@ class GradFunction(Generic[P]):
         again)."""
         self._specs.clear()
 
-    def _bound(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[Any], Any, bool]:
+    def _bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], Any, bool]:
         """A call's arguments in canonical order (jvp: the tangents follow), its layout,
         and whether a grad/value_and_grad call passes pytrees (then compiled per
         structure as a function of their leaves)."""
@@ -707,7 +702,7 @@ def _readable(fn: Any) -> Any:
     return caller if callable(caller) else fn
 
 
-def _with_seeds(fn: Callable[..., Any], n: int, seeds: tuple) -> Callable[..., Any]:
+def _with_seeds(fn: Callable[..., Any], n: int, seeds: tuple[Any, ...]) -> Callable[..., Any]:
     """``fn(*args[:n], *seeds, *args[n:])``: generated jvp code of a gradient takes the
     gradient's seeds (constant 1.0) between its primals and its tangents."""
 
@@ -940,7 +935,7 @@ __all__ = ["GradFunction", "explain", "grad", "value_and_grad", "vjp", "jvp", "j
            "stop_gradient"]
 
 
-def _call(fn: Callable[..., Any], args: tuple) -> Any:
+def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """Run generated code; a derivative that fails at run time is located at the user's
     line (the user's own errors pass through as Python raises them)."""
     try:

@@ -25,7 +25,7 @@ from .function import TensorBase
 __all__ = ["addmm_class", "binary_class", "transpose_class", "unary_class", "versions_ok"]
 
 
-def versions_ok(saved: tuple) -> bool:
+def versions_ok(saved: tuple[Any, ...]) -> bool:
     """Whether no saved tensor was modified in place since it was saved."""
     for _tensor, counter, version in saved:
         if counter[0] != version:
@@ -40,15 +40,15 @@ def _subclass(base: type, backward: Callable[..., Any]) -> type:
                                           "__qualname__": base.__qualname__})
 
 
-def _add_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list:
+def _add_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, g if ny else None]
 
 
-def _sub_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list:
+def _sub_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, -g if ny else None]
 
 
-def _mul_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list:
+def _mul_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list[Any]:
     return [g * y if nx else None, g * x if ny else None]
 
 
@@ -63,7 +63,7 @@ def binary_class(base: type, kind: str) -> type:
     slow = base.backward
     grads_of = _BINARY[kind]
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         saved = self._saved
         g = grads[0]
         if ops.tensors or saved is None or type(g) is not np.ndarray:
@@ -102,7 +102,7 @@ def unary_class(base: type) -> type:
     slow = base.backward
     rule = base._rule
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         saved = self._saved
         g = grads[0]
         if (ops.tensors or saved is None or type(g) is not np.ndarray or self._params
@@ -126,7 +126,7 @@ def addmm_class(base: type) -> type:
     summed over rows as ``fit`` sums it, ``g @ mat2.T`` and ``mat1.T @ g`` as the rule."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         saved = self._saved
         if ops.tensors or saved is None or (saved and not versions_ok(saved)):
             return slow(self, grads, ops)
@@ -153,7 +153,7 @@ def transpose_class(base: type) -> type:
     directly, as the rule's ``ops.transpose(g)`` does (a view; no arithmetic)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         if ops.tensors or self._saved is None or type(g) is not np.ndarray:
             return slow(self, grads, ops)
@@ -174,7 +174,7 @@ def select_class(base: type) -> type:
     ``getitem`` rule does (``zeros[index] += g``), without its generic index handling."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         if ops.tensors or self._saved is None or type(g) is not np.ndarray:
             return slow(self, grads, ops)
@@ -201,7 +201,7 @@ def mse_class(base: type) -> type:
     a gradient."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         saved = self._saved
         if ops.tensors or not saved or type(g) is not np.ndarray or not versions_ok(saved):
@@ -235,7 +235,7 @@ def log_softmax_class(base: type) -> type:
     ``g - exp(out) * sum(g, axis, keepdims=True)`` called directly."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         saved = self._saved
         if ops.tensors or not saved or type(g) is not np.ndarray or not versions_ok(saved):
@@ -260,7 +260,7 @@ def mm_class(base: type) -> type:
     them), each only where its input needs a gradient."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         saved = self._saved
         if (ops.tensors or saved is None or type(g) is not np.ndarray
@@ -287,7 +287,7 @@ def reshape_class(base: type) -> type:
     (``g.reshape(x.shape)``; no arithmetic)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         if ops.tensors or self._saved is None or type(g) is not np.ndarray:
             return slow(self, grads, ops)

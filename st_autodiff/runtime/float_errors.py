@@ -28,10 +28,10 @@ except ImportError:  # pragma: no cover  (NumPy without the hook)
     _extobj_contextvar = _make_extobj = None
 
 #: settings -> (the state it was made on, the state it made)
-_last: dict[tuple, tuple[Any, Any]] = {}
+_last: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
 
-def quiet(settings: tuple) -> Any:
+def quiet(settings: tuple[Any, ...]) -> Any:
     """Switch the warnings of ``settings`` off; hand the token to ``restore``."""
     if _extobj_contextvar is None:  # pragma: no cover
         state = np.errstate(**dict(settings))

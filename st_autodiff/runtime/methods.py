@@ -8,6 +8,7 @@ augmented assignment (``+=``) to the in-place methods, as in PyTorch.  Conversio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ __all__ = ["install"]
 _TO_COPY = node_class("ToCopyBackward0", RULES[Op.ASTYPE], (0,), (), False)
 
 
-def _rule_device(ops: Any, g: Any, out: Any, x: Any, device: str = "cpu") -> tuple:
+def _rule_device(ops: Any, g: Any, out: Any, x: Any, device: str = "cpu") -> tuple[Any, ...]:
     """Moving between devices: the gradient moves back to the input's device."""
     if ops.tensors:
         return (g.to(device),)
@@ -48,7 +49,7 @@ def _cuda_backend() -> Any:
     return cuda_namespace()
 
 
-def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any]:
+def _parse_to(args: tuple[Any, ...], kwargs: dict[Any, Any]) -> tuple[Any, Any]:
     dtype = kwargs.get("dtype")
     device = kwargs.get("device")
     for a in args:
@@ -130,7 +131,7 @@ def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
 
 # --- in-place ---------------------------------------------------------------------------
 
-def _rule_zero(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_zero(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     """Overwriting every element with a constant: no gradient reaches the old value."""
     return (ops.zeros_like(g),)
 
@@ -278,7 +279,7 @@ def _new_factory(kind: str) -> Any:
                requires_grad: bool = False, **kwargs: Any) -> Tensor:
         dtype = dtype or self.dtype
         device = device or self.device
-        fn = getattr(factory, kind)
+        fn: Callable[..., Tensor] = getattr(factory, kind)
         if kind == "tensor":
             return fn(args[0], dtype=dtype, device=device, requires_grad=requires_grad)
         return fn(*args, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs)
