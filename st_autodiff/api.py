@@ -32,7 +32,7 @@ import numpy as np
 
 from . import trees
 from .config import check_cache_size
-from .custom import ShapeDtype, custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
+from .custom import custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
 from .custom_source import partial_caller
 from .disk_cache import DiskEntry
 from .errors import StAutodiffError, WrtError
@@ -54,6 +54,7 @@ from .specialize import (
     why,
 )
 from .transforms import Compiled, Options, Request, compile_function
+from .transforms.call_types import ShapeDtype  # noqa: F401  (public)
 from .transforms.callable_args import KINDS as CALLABLE_KINDS
 from .transforms.callable_args import callable_kind
 from .transforms.guards import Guards
@@ -126,6 +127,14 @@ class GradFunction(Generic[P]):
     when one changes, the next call compiles again instead of reusing stale values.
     """
 
+    # (part mypyk: attributes first set in a branch of __init__, declared for type checkers)
+    _target: Any
+    _receiver: tuple[Any, ...]
+    _last: Compiled | None
+    _trees: dict[Any, GradFunction[...]]  # structured arguments: per structure
+    _argspec: ArgSpec | None
+    _sig: inspect.Signature
+
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
                  options: Options, argspec: ArgSpec | None = None,
                  cache_size: int | None = None, backend: Any = None) -> None:
@@ -161,8 +170,9 @@ class GradFunction(Generic[P]):
         # a bound method: its function is read, its receiver bound to the first parameter
         method = isinstance(fn, types.MethodType) and isinstance(fn.__func__,
                                                                  types.FunctionType)
-        self._target: Any = fn.__func__ if method else _readable(fn)  # type: ignore[union-attr]
-        self._receiver: tuple[Any, ...] = (fn.__self__,) if method else ()  # type: ignore[union-attr]
+        # (``method`` says fn is a bound method: mypy does not narrow through the bool)
+        self._target = fn.__func__ if method else _readable(fn)  # type: ignore[attr-defined]
+        self._receiver = (fn.__self__,) if method else ()  # type: ignore[attr-defined]
         self._defaults_seen = _defaults_of(self._target)
         # a compiled gradient differentiated again takes the arguments of its function
         self._sig = fn._sig if isinstance(fn, GradFunction) else _signature(fn)
@@ -177,8 +187,8 @@ class GradFunction(Generic[P]):
                 cache_size, "cache_size"))
         self._specs: SpecCache = shared.cache
         self._cache = self._specs.entries
-        self._last: Compiled | None = None
-        self._trees: dict[Any, GradFunction] = {}  # structured arguments: per structure
+        self._last = None
+        self._trees = {}
         self._seeds: tuple[Any, ...] = ()  # jvp of a gradient: the seeds its generated code takes
         if shared.shareable:  # (without the function: the cache must not keep it alive)
             shared.template = {k: v for k, v in vars(self).items()
@@ -326,7 +336,7 @@ class GradFunction(Generic[P]):
         return (out, aux) if self._has_aux else out
 
     def _tree_function(self, args: tuple[Any, ...],
-                       layout: Layout) -> tuple[GradFunction, Any, Any, Any]:
+                       layout: Layout) -> tuple[GradFunction[...], Any, Any, Any]:
         """The gradient of the function of the leaves of structured ``args`` (made once per
         structure), the flattened call, the differentiated positions and leaves."""
         from .products import _Flat  # noqa: PLC0415  (products builds on this module)
@@ -361,7 +371,7 @@ class GradFunction(Generic[P]):
                 self._defaults_seen = now  # f.__defaults__ was reassigned
                 self._set_signature(inspect.signature(self._fn))
         if self._fixed_arity and len(args) <= self._n_positional:
-            flat = list(args)
+            flat: list[Any] = list(args)
             used = 0
             for name, posonly, default in self._params[len(args):]:
                 if not posonly and name in kwargs:
@@ -379,7 +389,7 @@ class GradFunction(Generic[P]):
         except TypeError as exc:
             raise TypeError(f"{self.__name__}(): {exc}") from None
         bound.apply_defaults()
-        flat: list[Any] = []
+        flat = []
         n_star, keys = 0, ()
         for name, p in self._sig.parameters.items():
             v = bound.arguments[name]
@@ -415,14 +425,14 @@ class GradFunction(Generic[P]):
             self._cache.move_to_end(key) if key in self._cache else None
         compiled = valid[0].compiled if valid else self._compile(args, key, layout).compiled
         self._last = compiled  # (its out_tree says how vjp reads the outputs)
-        fwd: Callable[..., Any] = compiled.fwd  # type: ignore[assignment]
+        fwd: Callable[..., Any] = compiled.fwd
         if args is not given:  # defaults filled in: forward binds its call the same way
             inner = fwd
 
             def fwd(*call: Any) -> Any:
                 return inner(*self.bind_call(call, {})[0])
 
-        return fwd, compiled.bwd  # type: ignore[return-value]
+        return fwd, compiled.bwd
 
     def _compile(self, args: tuple[Any, ...], key: Any, layout: Layout) -> Specialisation:
         old = self._cache.get(key, [])
@@ -526,18 +536,19 @@ class GradFunction(Generic[P]):
         hit = self._functional.get(key)
         if hit is None or (hit[0] is not None and not hit[0]()) or not same_objects(
                 getattr(hit[1], "__st_same__", ()), args):
-            inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
-                                 Options(optimize=self._options.optimize, functional=True),
-                                 self._argspec)
+            inner: GradFunction[...] = GradFunction(
+                self._fn, self._wrt_spec, self._mode, self._has_aux,
+                Options(optimize=self._options.optimize, functional=True), self._argspec)
             self._namespace(args, None)  # (mixed namespaces: the error, here too)
             # bound to NumPy whatever the arguments: this code is read (lowered) again,
             # never run, and the compiler reads NumPy's names; the code compiled from it
             # is bound to the arguments' namespace when it is loaded
             compiled = inner._build(list(args), np, layout)
             guards = compiled.guards
+            assert compiled.fn is not None  # (a built specialisation has its function)
             hit = self._functional[key] = (guards.check() if len(guards) else None,
                                            compiled.fn)
-        return hit[1]  # type: ignore[no-any-return]
+        return hit[1]
 
     def _parse(self) -> ParsedFunction:
         if self._shared.parsed is None:
@@ -626,7 +637,7 @@ class GradFunction(Generic[P]):
         for e in self._cache.get(key, ()):
             if (e.guard is None or e.guard()) and (e.same is None or same_objects(
                     e.same, flat)):
-                return e  # type: ignore[no-any-return]
+                return e
         try:
             return self._compile(tuple(flat), key, layout)
         except StAutodiffError as exc:

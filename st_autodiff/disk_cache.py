@@ -302,7 +302,7 @@ def _value_spec(v: Any, data: bool = False, what: str = "its code") -> tuple[Any
     if isinstance(v, types.ModuleType):
         return ("module", v.__name__)
     if isinstance(v, np.ufunc) and getattr(np, v.__name__, None) is v:
-        return ("ufunc", v.__name__)
+        return ("ufunc", v.__name__)  # type: ignore[union-attr]  # (`is v` narrows v to Any | None)
     if isinstance(v, types.FunctionType):
         return ("function", *_function_spec(v))
     module, qualname = getattr(v, "__module__", None), getattr(v, "__qualname__", None)

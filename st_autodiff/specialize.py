@@ -30,7 +30,7 @@ from .config import config
 from .ir.layout import checks_hold
 from .ir.namespaces import describe_dtype_name
 from .ir.versioned import version as rules_version
-from .transforms.parse import Layout
+from .transforms.parse import Layout, ParsedFunction
 
 log = logging.getLogger("st_autodiff")
 
@@ -424,7 +424,7 @@ class Shared:
         self.shareable = shareable  # other GradFunctions of the function will use it
         self.template: dict[str, Any] | None = None  # a GradFunction's attributes
         self.rules = -1  # ``ir.versioned.version()`` of the rules its code was compiled with
-        self.parsed: Any = None
+        self.parsed: ParsedFunction | None = None
         self.requests: dict[Any, Any] = {}
         self.cache: SpecCache | None = None
         self.functional: dict[Any, Any] = {}

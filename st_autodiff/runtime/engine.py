@@ -72,6 +72,7 @@ def _roots(tensors: tuple[Any, ...], grads: Any, create_graph: bool) -> tuple[li
             # dists family: ``x ** 0`` is 1 for inf and nan too (``x * 0 + 1`` made the
             # implicit gradient of an infinite output nan)
             # (tensor part: NumPy scalar ``**`` costs microseconds; ones are the same value)
+            g_data: Any
             if isinstance(data, np.generic):
                 g_data = data.dtype.type(1)
             elif type(data) is np.ndarray:
@@ -355,6 +356,7 @@ def _tensor_hooks(task: _Task, node: Node, grads: list[Any]) -> list[Any]:
         per_output = {0: leaf_hooks} if leaf_hooks else {}
         retain: dict[Any, Any] = {}
     else:
+        assert node._hooks is not None  # (the caller calls this for a node with hooks)
         per_output = node._hooks.tensor
         retain = node._hooks.retain
     if not per_output and not retain:

@@ -351,11 +351,13 @@ def legacy_new(dtype: dtypes.dtype, args: tuple[Any, ...], kwargs: dict[Any, Any
 class _LegacyType(type):
     """``isinstance(t, FloatTensor)`` is true for float32 tensors, as in PyTorch."""
 
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, Tensor) and obj.dtype is cls._dtype  # type: ignore[attr-defined]
+    _dtype: dtypes.dtype  # set on each class made with this metaclass
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:  # type: ignore[override]
-        return legacy_new(cls._dtype, args, kwargs)  # type: ignore[attr-defined]
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls._dtype
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        return legacy_new(cls._dtype, args, kwargs)
 
     def __repr__(cls) -> str:
         return f"<class 'torch.{cls.__name__}'>"

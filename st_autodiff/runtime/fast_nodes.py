@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .function import TensorBase
+from .function import RuleNode, TensorBase
 
 __all__ = ["addmm_class", "binary_class", "transpose_class", "unary_class", "versions_ok"]
 
@@ -33,7 +33,7 @@ def versions_ok(saved: tuple[Any, ...]) -> bool:
     return True
 
 
-def _subclass(base: type, backward: Callable[..., Any]) -> type:
+def _subclass(base: type[RuleNode], backward: Callable[..., Any]) -> type:
     """``base`` under its own name with ``backward`` replaced."""
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,
@@ -55,7 +55,7 @@ def _mul_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list[Any]:
 _BINARY = {"add": _add_grads, "sub": _sub_grads, "mul": _mul_grads}
 
 
-def binary_class(base: type, kind: str) -> type:
+def binary_class(base: type[RuleNode], kind: str) -> type:
     """``base`` (the ``add``/``sub``/``mul`` node of ``functional``: a Tensor and a Tensor
     or Python number) with a backward for same-shaped NumPy operands of one dtype; a
     number's gradient is never needed.  The table's rules: ``(g, g)``, ``(g, -g)``,
@@ -95,7 +95,7 @@ def binary_class(base: type, kind: str) -> type:
     return _subclass(base, backward)
 
 
-def unary_class(base: type) -> type:
+def unary_class(base: type[RuleNode]) -> type:
     """``base`` (an elementwise op of one Tensor, ``rule(ops, g, out, x) -> (gx,)``) with a
     backward that calls the rule directly for a NumPy gradient of the input's shape and
     dtype whose result keeps them (else the generic path fits it)."""
@@ -121,7 +121,7 @@ def unary_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def addmm_class(base: type) -> type:
+def addmm_class(base: type[RuleNode]) -> type:
     """``base`` (``AddmmBackward0``) with a backward for NumPy arrays: the bias gradient
     summed over rows as ``fit`` sums it, ``g @ mat2.T`` and ``mat1.T @ g`` as the rule."""
     slow = base.backward
@@ -148,7 +148,7 @@ def addmm_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def transpose_class(base: type) -> type:
+def transpose_class(base: type[RuleNode]) -> type:
     """``base`` (``TBackward0`` of a matrix) with a backward that transposes a NumPy gradient
     directly, as the rule's ``ops.transpose(g)`` does (a view; no arithmetic)."""
     slow = base.backward
@@ -168,7 +168,7 @@ def transpose_class(base: type) -> type:
 
 
 # --- part "speed2" (issue 12): select and mse_loss nodes ----------------------------------
-def select_class(base: type) -> type:
+def select_class(base: type[RuleNode]) -> type:
     """``base`` (``SelectBackward0``: ``x[..., i]`` along one dim) with a backward for NumPy
     arrays: zeros of the input's shape with the gradient added at the index, as the table's
     ``getitem`` rule does (``zeros[index] += g``), without its generic index handling."""
@@ -195,7 +195,7 @@ def select_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def mse_class(base: type) -> type:
+def mse_class(base: type[RuleNode]) -> type:
     """``base`` (``MseLossBackward0``) with a backward for same-shaped NumPy operands: the
     rule's ``(x - t) * scale * g`` and its negation, the latter only where the target needs
     a gradient."""
@@ -230,7 +230,7 @@ def mse_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def log_softmax_class(base: type) -> type:
+def log_softmax_class(base: type[RuleNode]) -> type:
     """``base`` (``LogSoftmaxBackward0``) with a backward for NumPy arrays: the rule's
     ``g - exp(out) * sum(g, axis, keepdims=True)`` called directly."""
     slow = base.backward
@@ -254,7 +254,7 @@ def log_softmax_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def mm_class(base: type) -> type:
+def mm_class(base: type[RuleNode]) -> type:
     """``base`` (``MmBackward0``, two matrices) with a backward for NumPy arrays: the
     rule's ``g @ y^T`` and ``x^T @ g`` (the transposes as views, as ``swapaxes`` makes
     them), each only where its input needs a gradient."""
@@ -281,7 +281,7 @@ def mm_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def reshape_class(base: type) -> type:
+def reshape_class(base: type[RuleNode]) -> type:
     """``base`` (``ViewBackward0``, ``UnsafeViewBackward0``, ``SqueezeBackward*``: a reshape
     of the input) with a backward that reshapes a NumPy gradient directly, as the rule does
     (``g.reshape(x.shape)``; no arithmetic)."""

@@ -23,7 +23,10 @@ INVALID = (("invalid", "ignore"),)
 INVALID_OVER = (("invalid", "ignore"), ("over", "ignore"))
 
 try:
-    from numpy._core._multiarray_umath import _extobj_contextvar, _make_extobj
+    from numpy._core._multiarray_umath import (  # type: ignore[import-not-found]  # no stubs
+        _extobj_contextvar,
+        _make_extobj,
+    )
 except ImportError:  # pragma: no cover  (NumPy without the hook)
     _extobj_contextvar = _make_extobj = None
 

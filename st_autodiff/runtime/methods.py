@@ -167,7 +167,7 @@ def zero_(self: Tensor) -> Tensor:
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     """Set every element to ``value``."""
-    v = value.item() if isinstance(value, TensorBase) else value
+    v = value.item() if isinstance(value, Tensor) else value
     return inplace(self, _constant(_FILL, lambda t: np.full_like(t._data, v)))
 
 
@@ -327,28 +327,20 @@ def install() -> None:
     }
     for name, fn in ops.items():
         setattr(T, name, fn)
-    T.__hash__ = object.__hash__  # type: ignore[method-assign]
-    T.T = property(S.T)
-    T.mT = property(S.mT)
-    T.H = property(S.T)
-    T.where = _where_method
-    T.to = to
-    T.astype = astype
-    T.type = type_
-    T.type_as = _type_as
-    T.cuda = cuda
-    T.cpu = cpu
+    # (set by name: the generated stub class declares these methods for type checkers)
+    for name, member in {"__hash__": object.__hash__, "T": property(S.T),
+                         "mT": property(S.mT), "H": property(S.T), "where": _where_method,
+                         "to": to, "astype": astype, "type": type_, "type_as": _type_as,
+                         "cuda": cuda, "cpu": cpu}.items():
+        setattr(T, name, member)
     for name, dt in (("double", dtypes.float64), ("float", dtypes.float32),
                      ("half", dtypes.float16), ("int", dtypes.int32), ("long", dtypes.int64),
                      ("short", dtypes.int16), ("bool", dtypes.bool_), ("byte", dtypes.uint8),
                      ("char", dtypes.int8)):
         setattr(T, name, _converter(dt))
-    T.zero_ = zero_
-    T.fill_ = fill_
-    T.copy_ = copy_
-    T.uniform_ = uniform_
-    T.normal_ = normal_
-    T.bernoulli_ = bernoulli_
+    for name, member in {"zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
+                         "normal_": normal_, "bernoulli_": bernoulli_}.items():
+        setattr(T, name, member)
     for kind in ("tensor", "zeros", "ones", "full", "empty"):
         setattr(T, f"new_{kind}", _new_factory(kind))
     T.__array_priority__ = 1000

@@ -180,6 +180,7 @@ def install() -> None:
         setattr(Tensor, name, getattr(N, name))
     for name, (op, node) in _INPLACE_VIEWS.items():
         setattr(Tensor, name, _inplace_view(name, op, node))
-    Tensor.stride = stride
-    Tensor.storage_offset = storage_offset
-    Tensor.sum_to_size = sum_to_size
+    # (set by name: the generated stub class declares these methods for type checkers)
+    for name, fn in {"stride": stride, "storage_offset": storage_offset,
+                     "sum_to_size": sum_to_size}.items():
+        setattr(Tensor, name, fn)

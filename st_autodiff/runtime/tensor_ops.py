@@ -39,12 +39,12 @@ _INFIX_FN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": opera
              "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
 
 
-def _new_node(cls: type, args: tuple[Any, ...], params: dict[Any, Any]) -> RuleNode:
+def _new_node(cls: type[RuleNode], args: tuple[Any, ...], params: dict[Any, Any]) -> RuleNode:
     node: RuleNode = _new(cls)
     which = cls._edges
     if len(which) == 1:  # part "speed": the usual one or two edges without a list
         a = args[which[0]]
-        if isinstance(a, TensorBase):
+        if isinstance(a, Tensor):
             fn = a._grad_fn
             node.next_functions = ((fn, a._output_nr) if fn is not None else edge_of(a),)
         else:
@@ -62,13 +62,13 @@ def _new_node(cls: type, args: tuple[Any, ...], params: dict[Any, Any]) -> RuleN
 
 def _edge(a: Any) -> tuple[Any, ...]:
     """The graph edge of an op argument (``NO_EDGE`` for a constant)."""
-    if isinstance(a, TensorBase):
+    if isinstance(a, Tensor):
         fn = a._grad_fn
         return (fn, a._output_nr) if fn is not None else edge_of(a)
     return NO_EDGE
 
 
-def record(cls: type, data: Any, args: tuple[Any, ...], params: dict[Any, Any]) -> Tensor:
+def record(cls: type[RuleNode], data: Any, args: tuple[Any, ...], params: dict[Any, Any]) -> Tensor:
     """A non-leaf tensor holding ``data``, made by a new ``cls`` node over ``args``."""
     node = _new_node(cls, args, params)
     node._out = data if cls._keeps_out else None
@@ -91,7 +91,7 @@ def record(cls: type, data: Any, args: tuple[Any, ...], params: dict[Any, Any]) 
     return out
 
 
-def record_multi(cls: type, datas: tuple[Any, ...], args: tuple[Any, ...],
+def record_multi(cls: type[RuleNode], datas: tuple[Any, ...], args: tuple[Any, ...],
                  params: dict[Any, Any]) -> tuple[Any, ...]:
     """Like ``record`` for an op with several outputs (one node, one tensor per output)."""
     node = _new_node(cls, args, params)
@@ -196,7 +196,7 @@ class ArrayOps(derivatives.ArrayOps):
     def meta(x: Any) -> Any:
         return x
 
-    def const(self, value: Any) -> Any:
+    def const(self, value: Any) -> Any:  # type: ignore[override]  # (called on instances only)
         """A rule's host constant (an index grid ...), moved to the device of this ops."""
         if self.xp is not np and isinstance(value, np.ndarray):
             return self.xp.asarray(value)
@@ -325,7 +325,8 @@ class TensorOps(derivatives.ArrayOps):
 
     @staticmethod
     def dtype_name(x: Any) -> str:
-        return x.dtype.name
+        name: str = x.dtype.name
+        return name
 
     @staticmethod
     def unbroadcast(g: Any, shape: tuple[Any, ...]) -> Any:
