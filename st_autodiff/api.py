@@ -32,22 +32,15 @@ import numpy as np
 
 from . import trees
 from .config import check_cache_size
-from .custom import ShapeDtype, custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
+from .custom import custom_jvp, custom_vjp, register_vjp  # noqa: F401  (public)
 from .custom_source import partial_caller
 from .disk_cache import DiskEntry
 from .errors import StAutodiffError, WrtError
 from .ir.kernels import stop_gradient  # noqa: F401  (public: st.stop_gradient)
+from .ir.namespaces import bound_namespace, describe_dtype_name, namespace_name, namespace_of
 from .library_callers import library_caller
 from .runtime import support
-from .runtime.backend import (
-    BackendError,
-    bound_namespace,
-    choose_backend,
-    describe_dtype_name,
-    namespace_for,
-    namespace_name,
-    namespace_of,
-)
+from .runtime.backend import BackendError, choose_backend, namespace_for
 from .specialize import (
     ArgSpec,
     CacheInfo,
@@ -61,6 +54,7 @@ from .specialize import (
     why,
 )
 from .transforms import Compiled, Options, Request, compile_function
+from .transforms.call_types import ShapeDtype  # noqa: F401  (public)
 from .transforms.callable_args import KINDS as CALLABLE_KINDS
 from .transforms.callable_args import callable_kind
 from .transforms.guards import Guards
@@ -133,6 +127,14 @@ class GradFunction(Generic[P]):
     when one changes, the next call compiles again instead of reusing stale values.
     """
 
+    # (part mypyk: attributes first set in a branch of __init__, declared for type checkers)
+    _target: Any
+    _receiver: tuple[Any, ...]
+    _last: Compiled | None
+    _trees: dict[Any, GradFunction[...]]  # structured arguments: per structure
+    _argspec: ArgSpec | None
+    _sig: inspect.Signature
+
     def __init__(self, fn: Callable[..., Any], wrt: Wrt, mode: str, has_aux: bool,
                  options: Options, argspec: ArgSpec | None = None,
                  cache_size: int | None = None, backend: Any = None) -> None:
@@ -168,8 +170,9 @@ class GradFunction(Generic[P]):
         # a bound method: its function is read, its receiver bound to the first parameter
         method = isinstance(fn, types.MethodType) and isinstance(fn.__func__,
                                                                  types.FunctionType)
-        self._target: Any = fn.__func__ if method else _readable(fn)  # type: ignore[union-attr]
-        self._receiver: tuple = (fn.__self__,) if method else ()  # type: ignore[union-attr]
+        # (``method`` says fn is a bound method: mypy does not narrow through the bool)
+        self._target = fn.__func__ if method else _readable(fn)  # type: ignore[attr-defined]
+        self._receiver = (fn.__self__,) if method else ()  # type: ignore[attr-defined]
         self._defaults_seen = _defaults_of(self._target)
         # a compiled gradient differentiated again takes the arguments of its function
         self._sig = fn._sig if isinstance(fn, GradFunction) else _signature(fn)
@@ -184,9 +187,9 @@ class GradFunction(Generic[P]):
                 cache_size, "cache_size"))
         self._specs: SpecCache = shared.cache
         self._cache = self._specs.entries
-        self._last: Compiled | None = None
-        self._trees: dict[Any, GradFunction] = {}  # structured arguments: per structure
-        self._seeds: tuple = ()  # jvp of a gradient: the seeds its generated code takes
+        self._last = None
+        self._trees = {}
+        self._seeds: tuple[Any, ...] = ()  # jvp of a gradient: the seeds its generated code takes
         if shared.shareable:  # (without the function: the cache must not keep it alive)
             shared.template = {k: v for k, v in vars(self).items()
                                if k not in ("_fn", "_target", "_last", "_trees")}
@@ -228,7 +231,7 @@ class GradFunction(Generic[P]):
         flat, layout = self.bind_call(args[:own], {})
         return self._run((*flat, *args[own:]), layout)
 
-    def _run(self, args: tuple, layout: Layout) -> Any:
+    def _run(self, args: tuple[Any, ...], layout: Layout) -> Any:
         try:  # (one pass over the arguments: a pytree stops it)
             key: Any = tuple([_KINDS.get(type(a), _kind_or_tree)(a) for a in args])
         except _TreeArgument:
@@ -258,14 +261,15 @@ class GradFunction(Generic[P]):
             raise exc.with_traceback(None) from None
         return _call(fn, args)
 
-    def _key(self, args: tuple, layout: Layout) -> Any:
+    def _key(self, args: tuple[Any, ...], layout: Layout) -> Any:
         """The cache key of a call (arguments in the canonical order)."""
         key: Any = tuple([_KINDS.get(type(a), _kind)(a) for a in args])
         if self._argspec is not None:
             key = self._special_key(key, args, layout)
         return key if layout is _PLAIN else (layout, key)
 
-    def _special_key(self, key: tuple, args: tuple, layout: Layout) -> tuple:
+    def _special_key(self, key: tuple[Any, ...], args: tuple[Any, ...],
+                     layout: Layout) -> tuple[Any, ...]:
         """``key`` with static arguments keyed by value and dynamic ints by type."""
         static, dynamic = self._special_positions(layout)
         return special_key(key, args, static, dynamic, self.__qualname__,
@@ -303,7 +307,7 @@ class GradFunction(Generic[P]):
         return any(_is_tree(a) and (i not in static or not is_record(a))
                    for i, a in enumerate(args))
 
-    def _run_tree(self, args: tuple, layout: Layout) -> Any:
+    def _run_tree(self, args: tuple[Any, ...], layout: Layout) -> Any:
         """Structured arguments (pytrees: tuples, lists and dicts of arrays and floats, as in
         JAX): the gradient of a function of their leaves, regrouped so that each
         differentiated argument's gradient has its structure (``None`` for leaves that are
@@ -331,7 +335,8 @@ class GradFunction(Generic[P]):
             return ((value, aux) if self._has_aux else value), out
         return (out, aux) if self._has_aux else out
 
-    def _tree_function(self, args: tuple, layout: Layout) -> tuple[GradFunction, Any, Any, Any]:
+    def _tree_function(self, args: tuple[Any, ...],
+                       layout: Layout) -> tuple[GradFunction[...], Any, Any, Any]:
         """The gradient of the function of the leaves of structured ``args`` (made once per
         structure), the flattened call, the differentiated positions and leaves."""
         from .products import _Flat  # noqa: PLC0415  (products builds on this module)
@@ -366,7 +371,7 @@ class GradFunction(Generic[P]):
                 self._defaults_seen = now  # f.__defaults__ was reassigned
                 self._set_signature(inspect.signature(self._fn))
         if self._fixed_arity and len(args) <= self._n_positional:
-            flat = list(args)
+            flat: list[Any] = list(args)
             used = 0
             for name, posonly, default in self._params[len(args):]:
                 if not posonly and name in kwargs:
@@ -384,7 +389,7 @@ class GradFunction(Generic[P]):
         except TypeError as exc:
             raise TypeError(f"{self.__name__}(): {exc}") from None
         bound.apply_defaults()
-        flat: list[Any] = []
+        flat = []
         n_star, keys = 0, ()
         for name, p in self._sig.parameters.items():
             v = bound.arguments[name]
@@ -420,16 +425,16 @@ class GradFunction(Generic[P]):
             self._cache.move_to_end(key) if key in self._cache else None
         compiled = valid[0].compiled if valid else self._compile(args, key, layout).compiled
         self._last = compiled  # (its out_tree says how vjp reads the outputs)
-        fwd: Callable[..., Any] = compiled.fwd  # type: ignore[assignment]
+        fwd: Callable[..., Any] = compiled.fwd
         if args is not given:  # defaults filled in: forward binds its call the same way
             inner = fwd
 
             def fwd(*call: Any) -> Any:
                 return inner(*self.bind_call(call, {})[0])
 
-        return fwd, compiled.bwd  # type: ignore[return-value]
+        return fwd, compiled.bwd
 
-    def _compile(self, args: tuple, key: Any, layout: Layout) -> Specialisation:
+    def _compile(self, args: tuple[Any, ...], key: Any, layout: Layout) -> Specialisation:
         old = self._cache.get(key, [])
         names = self._slot_names(layout)
         reason = why(self._specs, key, names)
@@ -531,18 +536,19 @@ class GradFunction(Generic[P]):
         hit = self._functional.get(key)
         if hit is None or (hit[0] is not None and not hit[0]()) or not same_objects(
                 getattr(hit[1], "__st_same__", ()), args):
-            inner = GradFunction(self._fn, self._wrt_spec, self._mode, self._has_aux,
-                                 Options(optimize=self._options.optimize, functional=True),
-                                 self._argspec)
+            inner: GradFunction[...] = GradFunction(
+                self._fn, self._wrt_spec, self._mode, self._has_aux,
+                Options(optimize=self._options.optimize, functional=True), self._argspec)
             self._namespace(args, None)  # (mixed namespaces: the error, here too)
             # bound to NumPy whatever the arguments: this code is read (lowered) again,
             # never run, and the compiler reads NumPy's names; the code compiled from it
             # is bound to the arguments' namespace when it is loaded
             compiled = inner._build(list(args), np, layout)
             guards = compiled.guards
+            assert compiled.fn is not None  # (a built specialisation has its function)
             hit = self._functional[key] = (guards.check() if len(guards) else None,
                                            compiled.fn)
-        return hit[1]  # type: ignore[no-any-return]
+        return hit[1]
 
     def _parse(self) -> ParsedFunction:
         if self._shared.parsed is None:
@@ -568,7 +574,7 @@ class GradFunction(Generic[P]):
         again)."""
         self._specs.clear()
 
-    def _bound(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[Any], Any, bool]:
+    def _bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], Any, bool]:
         """A call's arguments in canonical order (jvp: the tangents follow), its layout,
         and whether a grad/value_and_grad call passes pytrees (then compiled per
         structure as a function of their leaves)."""
@@ -631,7 +637,7 @@ class GradFunction(Generic[P]):
         for e in self._cache.get(key, ()):
             if (e.guard is None or e.guard()) and (e.same is None or same_objects(
                     e.same, flat)):
-                return e  # type: ignore[no-any-return]
+                return e
         try:
             return self._compile(tuple(flat), key, layout)
         except StAutodiffError as exc:
@@ -707,7 +713,7 @@ def _readable(fn: Any) -> Any:
     return caller if callable(caller) else fn
 
 
-def _with_seeds(fn: Callable[..., Any], n: int, seeds: tuple) -> Callable[..., Any]:
+def _with_seeds(fn: Callable[..., Any], n: int, seeds: tuple[Any, ...]) -> Callable[..., Any]:
     """``fn(*args[:n], *seeds, *args[n:])``: generated jvp code of a gradient takes the
     gradient's seeds (constant 1.0) between its primals and its tangents."""
 
@@ -940,7 +946,7 @@ __all__ = ["GradFunction", "explain", "grad", "value_and_grad", "vjp", "jvp", "j
            "stop_gradient"]
 
 
-def _call(fn: Callable[..., Any], args: tuple) -> Any:
+def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """Run generated code; a derivative that fails at run time is located at the user's
     line (the user's own errors pass through as Python raises them)."""
     try:

@@ -215,7 +215,7 @@ def _package() -> str:
 
 def _payload(compiled: Any, target: Any) -> dict[str, Any]:
     checks = list(compiled.guards._checks.values())
-    guard_specs: list[tuple] = []
+    guard_specs: list[tuple[Any, ...]] = []
     refs: dict[int, int] = {}  # id(guarded value) -> index of its guard spec
     arrays = {id(c[3]) for c in checks if c[0] in ("global", "cell") and len(c) > 3}
     for kind, holder, key, *expected in checks:
@@ -270,7 +270,7 @@ def _function_payload(fn: Any, refs: dict[int, int]) -> dict[str, Any]:
             "line_map": dict(getattr(fn, "__st_line_map__", {}))}
 
 
-def _module_of(glb: dict) -> str:
+def _module_of(glb: dict[Any, Any]) -> str:
     name = glb.get("__name__")
     module = sys.modules.get(name) if isinstance(name, str) else None
     if module is None or vars(module) is not glb:
@@ -287,7 +287,7 @@ def _function_spec(fn: Any) -> tuple[str, str, str]:
     return fn.__module__, fn.__qualname__, _source(fn) + _code_digest(fn.__code__)
 
 
-def _value_spec(v: Any, data: bool = False, what: str = "its code") -> tuple:
+def _value_spec(v: Any, data: bool = False, what: str = "its code") -> tuple[Any, ...]:
     """How to find ``v`` again (or, ``data``: store it, for values no one else holds)."""
     if isinstance(v, _PLAIN) or isinstance(v, np.generic) or _plain(v) and not isinstance(
             v, type):
@@ -302,7 +302,7 @@ def _value_spec(v: Any, data: bool = False, what: str = "its code") -> tuple:
     if isinstance(v, types.ModuleType):
         return ("module", v.__name__)
     if isinstance(v, np.ufunc) and getattr(np, v.__name__, None) is v:
-        return ("ufunc", v.__name__)
+        return ("ufunc", v.__name__)  # type: ignore[union-attr]  # (`is v` narrows v to Any | None)
     if isinstance(v, types.FunctionType):
         return ("function", *_function_spec(v))
     module, qualname = getattr(v, "__module__", None), getattr(v, "__qualname__", None)
@@ -325,7 +325,7 @@ def _resolve(module: str, qualname: str) -> Any:
 # --- rebuilding -------------------------------------------------------------------------
 
 
-def _found(spec: tuple, what: str) -> Any:
+def _found(spec: tuple[Any, ...], what: str) -> Any:
     kind = spec[0]
     if kind == "value":
         return spec[1]
@@ -349,7 +349,7 @@ def _found(spec: tuple, what: str) -> Any:
     raise Stale(f"unknown recipe for {what}")
 
 
-def _matches(v: Any, spec: tuple, what: str) -> Any:
+def _matches(v: Any, spec: tuple[Any, ...], what: str) -> Any:
     """``v`` when it is what ``spec`` recorded, else ``Stale``."""
     if spec[0] == "array":
         ok = isinstance(v, np.ndarray) and v.dtype.str == spec[1] and v.shape == spec[2] and (

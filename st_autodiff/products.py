@@ -21,8 +21,8 @@ from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
 from .ir.kernels import array_namespace
+from .ir.namespaces import describe_dtype_name, namespace_of
 from .library_callers import library_caller
-from .runtime.backend import describe_dtype_name, namespace_of
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms import Compiled, Options
 from .transforms.callable_args import wrt_error

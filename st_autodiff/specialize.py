@@ -28,9 +28,9 @@ import numpy as np
 
 from .config import config
 from .ir.layout import checks_hold
+from .ir.namespaces import describe_dtype_name
 from .ir.versioned import version as rules_version
-from .runtime.backend import describe_dtype_name
-from .transforms.parse import Layout
+from .transforms.parse import Layout, ParsedFunction
 
 log = logging.getLogger("st_autodiff")
 
@@ -176,7 +176,8 @@ def describe_dtype(dt: Any) -> str:
         d = np.dtype(describe_dtype_name(dt))
     if d.kind in _SHORT:
         return f"{_SHORT[d.kind]}{d.itemsize * 8}"
-    return d.name
+    result: str = d.name
+    return result
 
 
 def describe_kind(kind: Any) -> str:
@@ -202,7 +203,7 @@ def describe_kind(kind: Any) -> str:
     return repr(kind)
 
 
-def split_key(key: Any) -> tuple[Layout | None, tuple]:
+def split_key(key: Any) -> tuple[Layout | None, tuple[Any, ...]]:
     """``(layout, kinds)`` of a cache key (``layout`` None for a plain call)."""
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], Layout):
         return key[0], key[1]
@@ -378,8 +379,9 @@ def argnum_positions(nums: Sequence[int], strs: Sequence[str], what: str, n: int
     return out
 
 
-def special_key(key: tuple, args: tuple, static: frozenset[int], dynamic: frozenset[int],
-                owner: str, names: Sequence[str] | None) -> tuple:
+def special_key(key: tuple[Any, ...], args: tuple[Any, ...], static: frozenset[int],
+                dynamic: frozenset[int], owner: str,
+                names: Sequence[str] | None) -> tuple[Any, ...]:
     """A cache key with static arguments keyed by type and value, dynamic ints by type."""
     kinds = list(key)
 
@@ -422,7 +424,7 @@ class Shared:
         self.shareable = shareable  # other GradFunctions of the function will use it
         self.template: dict[str, Any] | None = None  # a GradFunction's attributes
         self.rules = -1  # ``ir.versioned.version()`` of the rules its code was compiled with
-        self.parsed: Any = None
+        self.parsed: ParsedFunction | None = None
         self.requests: dict[Any, Any] = {}
         self.cache: SpecCache | None = None
         self.functional: dict[Any, Any] = {}
@@ -431,10 +433,10 @@ class Shared:
 
 #: function object -> options -> shared state.  Weak on the function: the state holds no
 #: reference to it, so a closure made in a loop is collected with its code.
-_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Shared]] = weakref.WeakKeyDictionary()
 
 
-def shared_state(fn: Any, options: tuple) -> Shared:
+def shared_state(fn: Any, options: tuple[Any, ...]) -> Shared:
     """The state ``st.grad(fn, ...)`` shares with earlier ``st.grad(fn, ...)`` of the same
     function object and options; plain functions only (closures and lambdas included,
     by identity: a new closure object is a new function).  Bound methods, callable

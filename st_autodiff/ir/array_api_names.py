@@ -172,7 +172,7 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
     def concatenate(items: Any, axis: Any = 0) -> Any:
         return ns.concat([asarray(v) for v in items], axis=axis)
 
-    def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
         cuts = indices_or_sections
         n = x.shape[axis]
         if isinstance(cuts, int):
@@ -197,7 +197,7 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
     def maximum(a: Any, b: Any) -> Any:
         return ns.maximum(a, b)
 
-    def shape(x: Any) -> tuple:
+    def shape(x: Any) -> tuple[Any, ...]:
         return tuple(getattr(x, "shape", ()))
 
     def ndim(x: Any) -> int:

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 
-def one_hot_add(xp: Any, out: Any, index: tuple, g: Any) -> Any:
+def one_hot_add(xp: Any, out: Any, index: tuple[Any, ...], g: Any) -> Any:
     """``out`` with ``g`` added at ``index`` on any array-API namespace (no scatter-add
     there): the index arrays (adjacent, the other entries full slices) are made one
     linear index into their axes, whose one-hot matrix (repeated indices accumulate) is

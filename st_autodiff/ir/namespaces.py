@@ -144,7 +144,7 @@ def _dask_fixes(mod: Any, da: Any) -> None:
     linalg.cholesky = cholesky  # type: ignore[attr-defined]
     mod.linalg = linalg
 
-    def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
         """``np.split`` by slicing (lazy)."""
         n = x.shape[axis]
         cuts = indices_or_sections
@@ -172,7 +172,8 @@ def describe_dtype_name(dt: Any) -> str:
     """A dtype's name (``float64``) from a NumPy, CuPy, Dask or array-API dtype object,
     without touching any data."""
     try:
-        return np.dtype(dt).name
+        result: str = np.dtype(dt).name
+        return result
     except TypeError:
         pass
     text = str(dt).rsplit(".", 1)[-1].strip("'>")

@@ -127,7 +127,8 @@ def gpu_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
     try:
         cupy = importlib.import_module("cupy")
-        return cupy.cuda.runtime.getDeviceCount() > 0
+        result: bool = cupy.cuda.runtime.getDeviceCount() > 0
+        return result
     except Exception:  # any failure (no module, no driver, no device) means no GPU
         return False
 
@@ -191,7 +192,7 @@ def constants_on(xp: Any, consts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _on(xp: Any, v: Any, kinds: tuple) -> Any:
+def _on(xp: Any, v: Any, kinds: tuple[Any, ...]) -> Any:
     if isinstance(v, tuple):
         return tuple(_on(xp, x, kinds) for x in v)
     if isinstance(v, kinds) and v.dtype.kind in "biufc":
@@ -216,13 +217,13 @@ def bound_support(rt: Any, xp: Any) -> Any:
     mod.__dict__.update({k: v for k, v in vars(rt).items() if not k.startswith("__")})
     base_scatter, base_sum = getattr(rt, "scatter_add", None), getattr(rt, "list_sum", None)
     if base_scatter is not None:
-        def scatter_add(shape: tuple, g: Any, index: tuple) -> Any:
+        def scatter_add(shape: tuple[Any, ...], g: Any, index: tuple[Any, ...]) -> Any:
             """``rt.scatter_add``, a Python-number gradient made an ``xp`` array."""
             return base_scatter(shape, g if hasattr(g, "shape") else xp.asarray(
                 g, dtype=xp.float64), index)
         mod.scatter_add = scatter_add  # type: ignore[attr-defined]
     if base_sum is not None:
-        def list_sum(items: list) -> Any:
+        def list_sum(items: list[Any]) -> Any:
             """``rt.list_sum``; an empty list sums to an ``xp`` float64 zero."""
             return base_sum(items) if items else xp.asarray(0.0, dtype=xp.float64)
         mod.list_sum = list_sum  # type: ignore[attr-defined]

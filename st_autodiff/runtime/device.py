@@ -117,7 +117,7 @@ def zeros(shape: Any, dtype: Any, like: Any) -> Any:
     return xp_of(like).zeros(shape, dtype)
 
 
-def sparse_grids(shape: tuple, like: Any) -> list:
+def sparse_grids(shape: tuple[Any, ...], like: Any) -> list[Any]:
     """``np.indices(shape, sparse=True)`` on the device of ``like`` (CuPy's ``indices``
     has no ``sparse``): one ``arange`` per axis, shaped to broadcast."""
     xp = xp_of(like)

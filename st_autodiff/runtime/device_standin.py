@@ -92,7 +92,7 @@ def _wrap(r: Any) -> Any:
     return r
 
 
-def _device_fn(fn: Callable, name: str) -> Callable:
+def _device_fn(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` with stand-in arguments unwrapped and results wrapped."""
     entry = name in _ENTRY
     lacks = _CUPY_LACKS.get(name, frozenset())
@@ -178,7 +178,7 @@ def asnumpy(a: Any) -> np.ndarray:
     return a.get() if type(a) is StandinArray else np.asarray(a)
 
 
-def _binop(name: str) -> Callable:
+def _binop(name: str) -> Callable[..., Any]:
     op = getattr(np.ndarray, name)
 
     def method(self: StandinArray, other: Any) -> Any:
@@ -188,7 +188,7 @@ def _binop(name: str) -> Callable:
     return method
 
 
-def _inplace(name: str) -> Callable:
+def _inplace(name: str) -> Callable[..., Any]:
     op = getattr(np.ndarray, name)
 
     def method(self: StandinArray, other: Any) -> StandinArray:
@@ -199,7 +199,7 @@ def _inplace(name: str) -> Callable:
     return method
 
 
-def _unary(name: str) -> Callable:
+def _unary(name: str) -> Callable[..., Any]:
     op = getattr(np.ndarray, name)
 
     def method(self: StandinArray) -> Any:
@@ -287,11 +287,11 @@ class StandinArray:
         return StandinArray(self._a.T)
 
     @property
-    def shape(self) -> tuple:
+    def shape(self) -> tuple[Any, ...]:
         return self._a.shape
 
     @shape.setter
-    def shape(self, value: tuple) -> None:
+    def shape(self, value: tuple[Any, ...]) -> None:
         self._a.shape = value
 
     @property
@@ -307,7 +307,7 @@ class StandinArray:
         return self._a.size
 
     @property
-    def strides(self) -> tuple:
+    def strides(self) -> tuple[Any, ...]:
         return self._a.strides
 
     @property

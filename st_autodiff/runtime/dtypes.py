@@ -190,7 +190,7 @@ def result_type(*operands: Any) -> dtype:
     return out
 
 
-class Size(tuple):
+class Size(tuple[int, ...]):
     """The shape of a tensor: a tuple of ints that prints as ``torch.Size([2, 3])``."""
 
     __slots__ = ()
@@ -216,6 +216,8 @@ class device:  # noqa: N801  (spelled like torch.device)
     """Where a tensor lives: ``cpu`` (NumPy) or ``cuda:N`` (CuPy)."""
 
     __slots__ = ("type", "index")
+    type: str
+    index: Any  # int | None (None: cpu, or cuda without an index)
 
     def __init__(self, type: Any, index: int | None = None) -> None:  # noqa: A002
         if isinstance(type, device):

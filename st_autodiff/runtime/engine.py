@@ -47,7 +47,7 @@ _CYCLE_WARNING = (
 _warned_cycle = [False]
 
 
-def _as_tuple(values: Any) -> tuple:
+def _as_tuple(values: Any) -> tuple[Any, ...]:
     if values is None:
         return ()
     if isinstance(values, Tensor):
@@ -55,7 +55,7 @@ def _as_tuple(values: Any) -> tuple:
     return tuple(values)
 
 
-def _roots(tensors: tuple, grads: Any, create_graph: bool) -> tuple[list, list]:
+def _roots(tensors: tuple[Any, ...], grads: Any, create_graph: bool) -> tuple[list[Any], list[Any]]:
     """Validate outputs and their gradients; return root edges and root gradient values."""
     grads = _as_tuple(grads) if grads is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
@@ -72,6 +72,7 @@ def _roots(tensors: tuple, grads: Any, create_graph: bool) -> tuple[list, list]:
             # dists family: ``x ** 0`` is 1 for inf and nan too (``x * 0 + 1`` made the
             # implicit gradient of an infinite output nan)
             # (tensor part: NumPy scalar ``**`` costs microseconds; ones are the same value)
+            g_data: Any
             if isinstance(data, np.generic):
                 g_data = data.dtype.type(1)
             elif type(data) is np.ndarray:
@@ -116,7 +117,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple:
+         materialize_grads: bool = False) -> tuple[Any, ...]:
     """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is untouched)."""
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
@@ -152,9 +153,9 @@ class _Task:
         self.keep = keep
         self.ops = ops
         self.tensors = create_graph
-        self.buffers: dict[Node, list] = {}
+        self.buffers: dict[Node, list[Any]] = {}
         self.deps: dict[Node, int] = {}
-        self.heap: list = []
+        self.heap: list[Any] = []
         self.tick = itertools.count()
 
     def add(self, node: Node, nr: int, g: Any) -> None:
@@ -172,7 +173,7 @@ class _Task:
             heapq.heappush(self.heap, (-node._seq, next(self.tick), node))
 
 
-def _discover(roots: list) -> dict[Node, int]:
+def _discover(roots: list[Any]) -> dict[Node, int]:
     """Every node reachable from the roots, with its number of incoming edges."""
     deps: dict[Node, int] = {}
     stack = []
@@ -194,7 +195,7 @@ def _discover(roots: list) -> dict[Node, int]:
     return deps
 
 
-def _restrict(deps: dict[Node, int], roots: list, wanted: set[Node], capture: bool
+def _restrict(deps: dict[Node, int], roots: list[Any], wanted: set[Node], capture: bool
               ) -> tuple[dict[Node, int], set[Node]]:
     """Keep the nodes that lead to a wanted node; return their dependencies and which run."""
     reach: dict[Node, bool] = {}
@@ -216,20 +217,20 @@ def _restrict(deps: dict[Node, int], roots: list, wanted: set[Node], capture: bo
     return kept, runs
 
 
-def _execute(roots: list, values: list, keep: bool, create_graph: bool,
-             targets: Sequence[Tensor] | None, capture: bool) -> list:
+def _execute(roots: list[Any], values: list[Any], keep: bool, create_graph: bool,
+             targets: Sequence[Tensor] | None, capture: bool) -> list[Any]:
     ops = TENSOR_OPS if create_graph else array_ops_for(values[0])
     task = _Task(keep, create_graph, ops)
     deps = _discover(roots)
     runs: set[Node] | None = None
-    wanted: dict[Node, list] = {}
+    wanted: dict[Node, list[Any]] = {}
     if targets is not None:
         for slot, t in enumerate(targets):
             fn, nr = edge_of(t)
             wanted.setdefault(fn, []).append((nr, slot, t))
         deps, runs = _restrict(deps, roots, set(wanted), capture)
     task.deps = deps
-    found: list = [None] * (len(targets) if targets is not None else 0)
+    found: list[Any] = [None] * (len(targets) if targets is not None else 0)
     prev = STATE.enabled
     STATE.enabled = create_graph
     token = quiet(ALL)  # ``np.errstate(all="ignore")``, cheaper
@@ -255,7 +256,8 @@ _ACC_BACKWARD = AccumulateGrad.backward  # speedcore: the unwrapped original
 FUSED: dict[type, Callable[..., bool]] = {}
 
 
-def _loop(task: _Task, wanted: dict, runs: set | None, found: list, capture: bool) -> None:
+def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: list[Any],
+          capture: bool) -> None:
     """Run ready nodes until none is left (the hot loop: kept flat on purpose)."""
     heap = task.heap
     buffers = task.buffers
@@ -347,13 +349,14 @@ def _unwrap(task: _Task, g: Any) -> Any:
     return g._data if isinstance(g, Tensor) else g
 
 
-def _tensor_hooks(task: _Task, node: Node, grads: list) -> list:
+def _tensor_hooks(task: _Task, node: Node, grads: list[Any]) -> list[Any]:
     """Hooks registered on the node's output tensors, then ``retain_grad``."""
     if isinstance(node, AccumulateGrad):
         leaf_hooks = node.variable._leaf_hooks()
         per_output = {0: leaf_hooks} if leaf_hooks else {}
-        retain: dict = {}
+        retain: dict[Any, Any] = {}
     else:
+        assert node._hooks is not None  # (the caller calls this for a node with hooks)
         per_output = node._hooks.tensor
         retain = node._hooks.retain
     if not per_output and not retain:
@@ -373,7 +376,7 @@ def _tensor_hooks(task: _Task, node: Node, grads: list) -> list:
     return grads
 
 
-def _capture(task: _Task, node: Node, grads: list, wanted: list, found: list,
+def _capture(task: _Task, node: Node, grads: list[Any], wanted: list[Any], found: list[Any],
              capture: bool) -> None:
     for nr, slot, t in wanted:
         g = grads[nr]
@@ -383,7 +386,7 @@ def _capture(task: _Task, node: Node, grads: list, wanted: list, found: list,
             t._accumulate_retained(g, task.ops)  # backward(inputs=[non_leaf]) fills .grad
 
 
-def _call_pre_hooks(task: _Task, registry: dict, grads: list) -> list:
+def _call_pre_hooks(task: _Task, registry: dict[Any, Any], grads: list[Any]) -> list[Any]:
     for hook in list(registry.values()):
         new = hook(tuple(_wrap(task, g) for g in grads))
         if new is not None:
@@ -391,7 +394,8 @@ def _call_pre_hooks(task: _Task, registry: dict, grads: list) -> list:
     return grads
 
 
-def _call_post_hooks(task: _Task, registry: dict, out: Sequence[Any], grads: list) -> list:
+def _call_post_hooks(task: _Task, registry: dict[Any, Any], out: Sequence[Any],
+                     grads: list[Any]) -> list[Any]:
     out = list(out)
     for hook in list(registry.values()):
         new = hook(tuple(_wrap(task, g) for g in out), tuple(_wrap(task, g) for g in grads))
@@ -405,7 +409,7 @@ def _hook_name(hook: Any) -> str:
     return getattr(hook, "__name__", "<unknown>")
 
 
-def _same_count(hook: Any, new: Any, old: Sequence[Any]) -> list:
+def _same_count(hook: Any, new: Any, old: Sequence[Any]) -> list[Any]:
     if not isinstance(new, tuple):
         raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
     if len(new) != len(old):

@@ -17,7 +17,6 @@ import numpy as np
 from . import dtypes
 from . import random as rnd
 from .device import is_device
-from .function import TensorBase
 from .tensor import Tensor, plain
 
 __all__ = [
@@ -34,7 +33,7 @@ _COPY_WARNING = (
 
 
 # issue 12, tensor part: ``torch.set_default_device`` (None: the host)
-_DEFAULT_DEVICE: list = [None]
+_DEFAULT_DEVICE: list[Any] = [None]
 
 
 def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
@@ -69,7 +68,7 @@ def _infer(data: Any, target: Any = None) -> np.ndarray:
         return data.copy()
     if isinstance(data, np.generic) and not isinstance(data, np.float64):
         return np.asarray(data)
-    if isinstance(data, TensorBase):
+    if isinstance(data, Tensor):
         return data._host().copy()
     if isinstance(data, (list, tuple)):
         data = [_host_item(x) for x in data]
@@ -86,7 +85,7 @@ def _infer(data: Any, target: Any = None) -> np.ndarray:
 
 
 def _host_item(x: Any) -> Any:
-    if isinstance(x, TensorBase):
+    if isinstance(x, Tensor):
         return x._host()
     if isinstance(x, (list, tuple)):
         return [_host_item(v) for v in x]
@@ -101,7 +100,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     >>> torch.tensor([1., 2.], requires_grad=True)
     tensor([1., 2.], requires_grad=True)
     """
-    if isinstance(data, TensorBase):
+    if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING, UserWarning, stacklevel=2)
     dt = None if dtype is None else dtypes.to_dtype(dtype)
     arr = _infer(data, None if dt is None else dt.np)
@@ -111,8 +110,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory with a NumPy array or tensor when possible."""
     dt = None if dtype is None else dtypes.to_dtype(dtype)
-    if isinstance(data, TensorBase) and (dt is None or data.dtype is dt) and device is None:
-        return data  # type: ignore[return-value]
+    if isinstance(data, Tensor) and (dt is None or data.dtype is dt) and device is None:
+        return data
     if isinstance(data, np.ndarray) and (dt is None or data.dtype == dt.np) and device is None:
         return from_numpy(data)
     return tensor(data, dtype=dt, device=device)
@@ -137,7 +136,7 @@ def scalar_like(value: Any, other: Tensor) -> Tensor:
     return plain(np.asarray(value, dtype=dtypes.result_type(other, value).np)[()])
 
 
-def _size(size: tuple) -> tuple[int, ...]:
+def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list, dtypes.Size)):
         size = tuple(size[0])
     for s in size:  # the usual case, plain ints, needs no conversion
@@ -180,16 +179,16 @@ def _fill_dtype(value: Any) -> dtypes.dtype:
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
-    if isinstance(fill_value, TensorBase):
+    if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtypes.refuse_complex(np.asarray(fill_value).dtype.kind, "full(): complex fill_value")
     d = _dt(dtype, _fill_dtype(fill_value))
     return _finish(np.full(_size((size,)), fill_value, d.np), d, device, requires_grad)
 
 
-def _like(input: Tensor, dtype: Any, device: Any) -> tuple[tuple, dtypes.dtype, Any]:
+def _like(input: Tensor, dtype: Any, device: Any) -> tuple[tuple[Any, ...], dtypes.dtype, Any]:
     if device is None:  # (autograd hands raw arrays here too: theirs is CPU or cuda)
-        device = input.device if isinstance(input, TensorBase) else \
+        device = input.device if isinstance(input, Tensor) else \
             "cuda" if is_device(input) else None
     dt = input.dtype
     return (tuple(input.shape), _dt(dtype, dt if isinstance(dt, dtypes.dtype) else
@@ -224,7 +223,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     all_int = all(isinstance(v, int) for v in vals)
     d = _dt(dtype, dtypes.int64 if all_int else None)
@@ -320,10 +319,10 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Any = None) -
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
            **kwargs: Any) -> Tensor:
-    if isinstance(mean, TensorBase):
+    if isinstance(mean, Tensor):
         shape = tuple(mean.shape)
         z = rnd.normal_data(shape, mean.dtype, generator=generator)
-        s = std._data if isinstance(std, TensorBase) else std
+        s = std._data if isinstance(std, Tensor) else std
         return plain(np.asarray(z * s + mean._data).astype(mean._data.dtype))
     d = _dt(kwargs.get("dtype"))
     z = rnd.normal_data(_size((size,)), d, mean, std, generator)
@@ -332,7 +331,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
 
 # --- the legacy constructors: torch.Tensor(...), torch.FloatTensor(...) ---------------------
 
-def legacy_new(dtype: dtypes.dtype, args: tuple, kwargs: dict, cls: type = Tensor) -> Tensor:
+def legacy_new(dtype: dtypes.dtype, args: tuple[Any, ...], kwargs: dict[Any, Any],
+               cls: type = Tensor) -> Tensor:
     """``Tensor(data)`` copies data; ``Tensor(2, 3)`` makes an (zero-filled) 2x3 tensor."""
     device = kwargs.get("device")
     if not args:
@@ -343,18 +343,21 @@ def legacy_new(dtype: dtypes.dtype, args: tuple, kwargs: dict, cls: type = Tenso
     else:
         t = _finish(_infer(args[0], dtype.np), dtype, device, False)
     if cls is not Tensor:
-        return Tensor._make_subclass(cls, t)
+        result: Tensor = Tensor._make_subclass(cls, t)
+        return result
     return t
 
 
 class _LegacyType(type):
     """``isinstance(t, FloatTensor)`` is true for float32 tensors, as in PyTorch."""
 
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, Tensor) and obj.dtype is cls._dtype  # type: ignore[attr-defined]
+    _dtype: dtypes.dtype  # set on each class made with this metaclass
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:  # type: ignore[override]
-        return legacy_new(cls._dtype, args, kwargs)  # type: ignore[attr-defined]
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls._dtype
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        return legacy_new(cls._dtype, args, kwargs)
 
     def __repr__(cls) -> str:
         return f"<class 'torch.{cls.__name__}'>"

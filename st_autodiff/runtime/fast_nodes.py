@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from .function import TensorBase
+from .function import RuleNode, TensorBase
 
 __all__ = ["addmm_class", "binary_class", "transpose_class", "unary_class", "versions_ok"]
 
 
-def versions_ok(saved: tuple) -> bool:
+def versions_ok(saved: tuple[Any, ...]) -> bool:
     """Whether no saved tensor was modified in place since it was saved."""
     for _tensor, counter, version in saved:
         if counter[0] != version:
@@ -33,29 +33,29 @@ def versions_ok(saved: tuple) -> bool:
     return True
 
 
-def _subclass(base: type, backward: Callable[..., Any]) -> type:
+def _subclass(base: type[RuleNode], backward: Callable[..., Any]) -> type:
     """``base`` under its own name with ``backward`` replaced."""
     return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
                                           "__module__": base.__module__,
                                           "__qualname__": base.__qualname__})
 
 
-def _add_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list:
+def _add_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, g if ny else None]
 
 
-def _sub_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list:
+def _sub_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list[Any]:
     return [g if nx else None, -g if ny else None]
 
 
-def _mul_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list:
+def _mul_grads(g: Any, y: Any, x: Any, nx: bool, ny: bool) -> list[Any]:
     return [g * y if nx else None, g * x if ny else None]
 
 
 _BINARY = {"add": _add_grads, "sub": _sub_grads, "mul": _mul_grads}
 
 
-def binary_class(base: type, kind: str) -> type:
+def binary_class(base: type[RuleNode], kind: str) -> type:
     """``base`` (the ``add``/``sub``/``mul`` node of ``functional``: a Tensor and a Tensor
     or Python number) with a backward for same-shaped NumPy operands of one dtype; a
     number's gradient is never needed.  The table's rules: ``(g, g)``, ``(g, -g)``,
@@ -63,7 +63,7 @@ def binary_class(base: type, kind: str) -> type:
     slow = base.backward
     grads_of = _BINARY[kind]
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         saved = self._saved
         g = grads[0]
         if ops.tensors or saved is None or type(g) is not np.ndarray:
@@ -95,14 +95,14 @@ def binary_class(base: type, kind: str) -> type:
     return _subclass(base, backward)
 
 
-def unary_class(base: type) -> type:
+def unary_class(base: type[RuleNode]) -> type:
     """``base`` (an elementwise op of one Tensor, ``rule(ops, g, out, x) -> (gx,)``) with a
     backward that calls the rule directly for a NumPy gradient of the input's shape and
     dtype whose result keeps them (else the generic path fits it)."""
     slow = base.backward
     rule = base._rule
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         saved = self._saved
         g = grads[0]
         if (ops.tensors or saved is None or type(g) is not np.ndarray or self._params
@@ -121,12 +121,12 @@ def unary_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def addmm_class(base: type) -> type:
+def addmm_class(base: type[RuleNode]) -> type:
     """``base`` (``AddmmBackward0``) with a backward for NumPy arrays: the bias gradient
     summed over rows as ``fit`` sums it, ``g @ mat2.T`` and ``mat1.T @ g`` as the rule."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         saved = self._saved
         if ops.tensors or saved is None or (saved and not versions_ok(saved)):
             return slow(self, grads, ops)
@@ -148,12 +148,12 @@ def addmm_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def transpose_class(base: type) -> type:
+def transpose_class(base: type[RuleNode]) -> type:
     """``base`` (``TBackward0`` of a matrix) with a backward that transposes a NumPy gradient
     directly, as the rule's ``ops.transpose(g)`` does (a view; no arithmetic)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         if ops.tensors or self._saved is None or type(g) is not np.ndarray:
             return slow(self, grads, ops)
@@ -168,13 +168,13 @@ def transpose_class(base: type) -> type:
 
 
 # --- part "speed2" (issue 12): select and mse_loss nodes ----------------------------------
-def select_class(base: type) -> type:
+def select_class(base: type[RuleNode]) -> type:
     """``base`` (``SelectBackward0``: ``x[..., i]`` along one dim) with a backward for NumPy
     arrays: zeros of the input's shape with the gradient added at the index, as the table's
     ``getitem`` rule does (``zeros[index] += g``), without its generic index handling."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         if ops.tensors or self._saved is None or type(g) is not np.ndarray:
             return slow(self, grads, ops)
@@ -195,13 +195,13 @@ def select_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def mse_class(base: type) -> type:
+def mse_class(base: type[RuleNode]) -> type:
     """``base`` (``MseLossBackward0``) with a backward for same-shaped NumPy operands: the
     rule's ``(x - t) * scale * g`` and its negation, the latter only where the target needs
     a gradient."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         saved = self._saved
         if ops.tensors or not saved or type(g) is not np.ndarray or not versions_ok(saved):
@@ -230,12 +230,12 @@ def mse_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def log_softmax_class(base: type) -> type:
+def log_softmax_class(base: type[RuleNode]) -> type:
     """``base`` (``LogSoftmaxBackward0``) with a backward for NumPy arrays: the rule's
     ``g - exp(out) * sum(g, axis, keepdims=True)`` called directly."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         saved = self._saved
         if ops.tensors or not saved or type(g) is not np.ndarray or not versions_ok(saved):
@@ -254,13 +254,13 @@ def log_softmax_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def mm_class(base: type) -> type:
+def mm_class(base: type[RuleNode]) -> type:
     """``base`` (``MmBackward0``, two matrices) with a backward for NumPy arrays: the
     rule's ``g @ y^T`` and ``x^T @ g`` (the transposes as views, as ``swapaxes`` makes
     them), each only where its input needs a gradient."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         saved = self._saved
         if (ops.tensors or saved is None or type(g) is not np.ndarray
@@ -281,13 +281,13 @@ def mm_class(base: type) -> type:
     return _subclass(base, backward)
 
 
-def reshape_class(base: type) -> type:
+def reshape_class(base: type[RuleNode]) -> type:
     """``base`` (``ViewBackward0``, ``UnsafeViewBackward0``, ``SqueezeBackward*``: a reshape
     of the input) with a backward that reshapes a NumPy gradient directly, as the rule does
     (``g.reshape(x.shape)``; no arithmetic)."""
     slow = base.backward
 
-    def backward(self: Any, grads: list, ops: Any) -> Any:
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
         g = grads[0]
         if ops.tensors or self._saved is None or type(g) is not np.ndarray:
             return slow(self, grads, ops)

@@ -23,15 +23,18 @@ INVALID = (("invalid", "ignore"),)
 INVALID_OVER = (("invalid", "ignore"), ("over", "ignore"))
 
 try:
-    from numpy._core._multiarray_umath import _extobj_contextvar, _make_extobj
+    from numpy._core._multiarray_umath import (  # type: ignore[import-not-found]  # no stubs
+        _extobj_contextvar,
+        _make_extobj,
+    )
 except ImportError:  # pragma: no cover  (NumPy without the hook)
     _extobj_contextvar = _make_extobj = None
 
 #: settings -> (the state it was made on, the state it made)
-_last: dict[tuple, tuple[Any, Any]] = {}
+_last: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
 
-def quiet(settings: tuple) -> Any:
+def quiet(settings: tuple[Any, ...]) -> Any:
     """Switch the warnings of ``settings`` off; hand the token to ``restore``."""
     if _extobj_contextvar is None:  # pragma: no cover
         state = np.errstate(**dict(settings))

@@ -37,7 +37,7 @@ def _index(op: str, index: Any) -> np.ndarray:
     """The index as a 1-D NumPy integer array (PyTorch's checks for a vector index)."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    idx = D.asarray(index._data)
+    idx: np.ndarray = D.asarray(index._data)
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     if idx.dtype.kind not in "iu":
@@ -226,7 +226,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 # --- masked_fill / masked_select ---------------------------------------------------------------
 
 def _mask(op: str, mask: Any) -> np.ndarray:
-    m = D.asarray(mask._data)
+    m: np.ndarray = D.asarray(mask._data)
     if m.dtype.kind != "b":
         raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
                            f"{_word(mask)}")

@@ -114,8 +114,10 @@ def _tensor(x: Any) -> Tensor:
 
 def _gather_data(a: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray:
     if a.ndim == 0:
-        return xp_of(a).broadcast_to(a, idx.shape).copy()
-    return (a if is_device(a) else np.asarray(a))[_along(idx, d)]
+        result: np.ndarray = xp_of(a).broadcast_to(a, idx.shape).copy()
+        return result
+    result = (a if is_device(a) else np.asarray(a))[_along(idx, d)]
+    return result
 
 
 def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tuple[Any, ...]:

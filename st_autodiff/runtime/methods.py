@@ -8,6 +8,7 @@ augmented assignment (``+=``) to the in-place methods, as in PyTorch.  Conversio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ __all__ = ["install"]
 _TO_COPY = node_class("ToCopyBackward0", RULES[Op.ASTYPE], (0,), (), False)
 
 
-def _rule_device(ops: Any, g: Any, out: Any, x: Any, device: str = "cpu") -> tuple:
+def _rule_device(ops: Any, g: Any, out: Any, x: Any, device: str = "cpu") -> tuple[Any, ...]:
     """Moving between devices: the gradient moves back to the input's device."""
     if ops.tensors:
         return (g.to(device),)
@@ -48,7 +49,7 @@ def _cuda_backend() -> Any:
     return cuda_namespace()
 
 
-def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any]:
+def _parse_to(args: tuple[Any, ...], kwargs: dict[Any, Any]) -> tuple[Any, Any]:
     dtype = kwargs.get("dtype")
     device = kwargs.get("device")
     for a in args:
@@ -130,7 +131,7 @@ def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
 
 # --- in-place ---------------------------------------------------------------------------
 
-def _rule_zero(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_zero(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     """Overwriting every element with a constant: no gradient reaches the old value."""
     return (ops.zeros_like(g),)
 
@@ -166,7 +167,7 @@ def zero_(self: Tensor) -> Tensor:
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     """Set every element to ``value``."""
-    v = value.item() if isinstance(value, TensorBase) else value
+    v = value.item() if isinstance(value, Tensor) else value
     return inplace(self, _constant(_FILL, lambda t: np.full_like(t._data, v)))
 
 
@@ -278,7 +279,7 @@ def _new_factory(kind: str) -> Any:
                requires_grad: bool = False, **kwargs: Any) -> Tensor:
         dtype = dtype or self.dtype
         device = device or self.device
-        fn = getattr(factory, kind)
+        fn: Callable[..., Tensor] = getattr(factory, kind)
         if kind == "tensor":
             return fn(args[0], dtype=dtype, device=device, requires_grad=requires_grad)
         return fn(*args, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs)
@@ -326,28 +327,20 @@ def install() -> None:
     }
     for name, fn in ops.items():
         setattr(T, name, fn)
-    T.__hash__ = object.__hash__  # type: ignore[method-assign]
-    T.T = property(S.T)
-    T.mT = property(S.mT)
-    T.H = property(S.T)
-    T.where = _where_method
-    T.to = to
-    T.astype = astype
-    T.type = type_
-    T.type_as = _type_as
-    T.cuda = cuda
-    T.cpu = cpu
+    # (set by name: the generated stub class declares these methods for type checkers)
+    for name, member in {"__hash__": object.__hash__, "T": property(S.T),
+                         "mT": property(S.mT), "H": property(S.T), "where": _where_method,
+                         "to": to, "astype": astype, "type": type_, "type_as": _type_as,
+                         "cuda": cuda, "cpu": cpu}.items():
+        setattr(T, name, member)
     for name, dt in (("double", dtypes.float64), ("float", dtypes.float32),
                      ("half", dtypes.float16), ("int", dtypes.int32), ("long", dtypes.int64),
                      ("short", dtypes.int16), ("bool", dtypes.bool_), ("byte", dtypes.uint8),
                      ("char", dtypes.int8)):
         setattr(T, name, _converter(dt))
-    T.zero_ = zero_
-    T.fill_ = fill_
-    T.copy_ = copy_
-    T.uniform_ = uniform_
-    T.normal_ = normal_
-    T.bernoulli_ = bernoulli_
+    for name, member in {"zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
+                         "normal_": normal_, "bernoulli_": bernoulli_}.items():
+        setattr(T, name, member)
     for kind in ("tensor", "zeros", "ones", "full", "empty"):
         setattr(T, f"new_{kind}", _new_factory(kind))
     T.__array_priority__ = 1000

@@ -19,7 +19,8 @@ import numpy as np
 
 __all__ = ["fits", "keep", "select"]
 
-_UINT = {np.dtype(np.float32): np.dtype(np.uint32), np.dtype(np.float64): np.dtype(np.uint64)}
+_UINT: dict[np.dtype[Any], np.dtype[Any]] = {
+    np.dtype(np.float32): np.dtype(np.uint32), np.dtype(np.float64): np.dtype(np.uint64)}
 
 
 def fits(*arrays: Any) -> bool:

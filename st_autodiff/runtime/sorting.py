@@ -65,7 +65,8 @@ def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     n = a.shape[axis]
     flipped = np.flip(a, axis)
     back = np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
-    return D.xp_of(a).ascontiguousarray(back)
+    result: np.ndarray = D.xp_of(a).ascontiguousarray(back)
+    return result
 
 
 #: the replays of the C++ algorithms are pure Python: they run on at most this many

@@ -73,7 +73,7 @@ class Extra:
         self.post: HookDict | None = None  # post-accumulate-grad hooks
         self.retains = False
         self.acc: Any = None  # weakref to the leaf's AccumulateGrad
-        self.view: tuple | None = None  # steps (op, params, input shape) from _base
+        self.view: tuple[Any, ...] | None = None  # steps (op, params, input shape) from _base
 
 
 class Tensor(TensorBase, _InstalledMethods):
@@ -104,7 +104,7 @@ class Tensor(TensorBase, _InstalledMethods):
     @staticmethod
     def _make_subclass(cls: type, data: Tensor, require_grad: bool = False) -> Any:
         """A ``cls`` instance sharing ``data``'s storage, a leaf (for ``nn.Parameter``)."""
-        t = _new(cls)
+        t: Tensor = _new(cls)
         _init(t, data._array(), False, None)
         t._vc = data._vc if data._vc is not None else [0]
         if require_grad:
@@ -123,7 +123,8 @@ class Tensor(TensorBase, _InstalledMethods):
         d = self._data
         if isinstance(d, (np.ndarray, np.generic)):
             return np.asarray(d)
-        return d.get()  # a device array: the one explicit device -> host copy
+        result: np.ndarray = d.get()  # a device array: the one explicit device -> host copy
+        return result
 
     def _ex(self) -> Extra:
         ex = self._extra
@@ -145,10 +146,12 @@ class Tensor(TensorBase, _InstalledMethods):
 
     @property
     def ndim(self) -> int:
-        return self._data.ndim
+        result: int = self._data.ndim
+        return result
 
     def dim(self) -> int:
-        return self._data.ndim
+        result: int = self._data.ndim
+        return result
 
     ndimension = dim
 
@@ -162,7 +165,8 @@ class Tensor(TensorBase, _InstalledMethods):
         return dtypes.from_numpy_dtype(self._data.dtype)
 
     def element_size(self) -> int:
-        return self._data.dtype.itemsize
+        result: int = self._data.dtype.itemsize
+        return result
 
     @property
     def device(self) -> dtypes.device:
@@ -179,7 +183,8 @@ class Tensor(TensorBase, _InstalledMethods):
         return self.device.index if self.is_cuda else -1
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        result: bool = self._data.dtype.kind == "f"
+        return result
 
     def is_inference(self) -> bool:
         return self._vc is None
@@ -291,6 +296,7 @@ class Tensor(TensorBase, _InstalledMethods):
         if self.retains_grad and old._hooks is not None:
             ref = old._hooks.retain.pop(self._output_nr, None)
             if ref is not None:
+                assert self._grad_fn is not None  # the in-place op that calls this set it
                 self._grad_fn._ensure_hooks().retain[self._output_nr] = ref
 
     # --- graph edges and gradient accumulation -----------------------------------------
@@ -425,14 +431,16 @@ class Tensor(TensorBase, _InstalledMethods):
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The storage as a NumPy array (shared, so writes go both ways)."""
         if force:
-            return self.detach().cpu()._array()
+            result: np.ndarray = self.detach().cpu()._array()
+            return result
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self.is_cuda:
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
                             "Tensor.cpu() to copy the tensor to host memory first.")
-        return self._array()
+        result = self._array()
+        return result
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         a = self.numpy()
@@ -497,7 +505,7 @@ def make(data: Any, fn: Node, nr: int = 0) -> Tensor:
     return t
 
 
-def edge_of(t: Tensor) -> tuple:
+def edge_of(t: Tensor) -> tuple[Any, ...]:
     """The graph edge a gradient for ``t`` flows along: ``(node, output_nr)``."""
     fn = t._grad_fn
     if fn is not None:

@@ -42,7 +42,7 @@ def _grad(*values: Any) -> bool:
 
 # --- lerp and one-sided clamps ----------------------------------------------------------------
 
-def _rule_lerp(ops: Any, g: Any, out: Any, start: Any, end: Any, weight: Any) -> tuple:
+def _rule_lerp(ops: Any, g: Any, out: Any, start: Any, end: Any, weight: Any) -> tuple[Any, ...]:
     if isinstance(weight, (int, float)):
         return ops.mul(g, 1 - weight), ops.mul(g, weight), None
     return (ops.mul(g, ops.sub(1, weight)), ops.mul(g, weight),
@@ -174,7 +174,7 @@ def cummin(input: Tensor, dim: int) -> Any:
     return _cumulative_pick(input, dim, False)
 
 
-def _rule_logcumsumexp(ops: Any, g: Any, out: Any, x: Any, axis: int = 0) -> tuple:
+def _rule_logcumsumexp(ops: Any, g: Any, out: Any, x: Any, axis: int = 0) -> tuple[Any, ...]:
     """``dx_i = sum_{j >= i} g_j exp(x_i - out_j)``: a reversed cumulative sum, scaled."""
     if ops.tensors:
         w = g * (-out).exp()
@@ -206,8 +206,8 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 # --- paired reductions ------------------------------------------------------------------------
 
-def _rule_moments(ops: Any, g: tuple, out: tuple, x: Any, op: Op = Op.STD, axis: Any = None,
-                  keepdims: bool = False, ddof: int = 1) -> tuple:
+def _rule_moments(ops: Any, g: tuple[Any, ...], out: tuple[Any, ...], x: Any, op: Op = Op.STD,
+                  axis: Any = None, keepdims: bool = False, ddof: int = 1) -> tuple[Any, ...]:
     (g_first,) = RULES[op](ops, g[0], out[0], x, axis=axis, keepdims=keepdims, ddof=ddof)
     (g_mean,) = RULES[Op.MEAN](ops, g[1], out[1], x, axis=axis, keepdims=keepdims)
     return (ops.add(g_first, g_mean),)
@@ -221,7 +221,7 @@ _MOMENTS = {op: node_class(name, _rule_moments, (0,),
 
 
 def _moments(op: Op, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
-             correction: Any) -> tuple:
+             correction: Any) -> tuple[Any, ...]:
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     ddof = correction if correction is not None else (1 if unbiased in (None, True) else 0)
@@ -237,19 +237,19 @@ def _moments(op: Op, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-             correction: Any = None) -> tuple:
+             correction: Any = None) -> tuple[Any, ...]:
     """``(std, mean)`` over ``dim`` in one pass (``StdMeanBackward0``)."""
     return _moments(Op.STD, input, dim, unbiased, keepdim, correction)
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-             correction: Any = None) -> tuple:
+             correction: Any = None) -> tuple[Any, ...]:
     """``(var, mean)`` over ``dim`` in one pass (``VarMeanBackward0``)."""
     return _moments(Op.VAR, input, dim, unbiased, keepdim, correction)
 
 
-def _rule_aminmax(ops: Any, g: tuple, out: tuple, x: Any, axis: Any = None,
-                  keepdims: bool = False) -> tuple:
+def _rule_aminmax(ops: Any, g: tuple[Any, ...], out: tuple[Any, ...], x: Any, axis: Any = None,
+                  keepdims: bool = False) -> tuple[Any, ...]:
     (g_min,) = RULES[Op.MIN](ops, g[0], out[0], x, axis=axis, keepdims=keepdims)
     (g_max,) = RULES[Op.MAX](ops, g[1], out[1], x, axis=axis, keepdims=keepdims)
     return (ops.add(g_min, g_max),)
@@ -259,7 +259,7 @@ _AMINMAX = node_class("AminmaxBackward0", _rule_aminmax, (0,), (("self", 0, None
                       MultiRuleNode)
 
 
-class _MinMax(tuple):
+class _MinMax(tuple[Tensor, Tensor]):
     """``torch.return_types.aminmax``: ``(min, max)``."""
 
     __slots__ = ()
@@ -297,14 +297,14 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
 
 # --- small elementwise ------------------------------------------------------------------------
 
-def _rule_mask(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple:
+def _rule_mask(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple[Any, ...]:
     return (ops.mul(g, ops.const(mask)), None)
 
 
 _NAN_TO_NUM = node_class("NanToNumBackward0", _rule_mask, (0,), (), False)
 
 
-def _rule_copysign(ops: Any, g: Any, out: Any, x: Any, other: Any, ratio: Any) -> tuple:
+def _rule_copysign(ops: Any, g: Any, out: Any, x: Any, other: Any, ratio: Any) -> tuple[Any, ...]:
     """``d copysign(x, y) / dx = copysign(x, y) / x`` (0 at x = 0); nothing reaches ``y``."""
     return ops.mul(g, ops.const(ratio)), ops.zeros_like(other), None
 
@@ -352,7 +352,7 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     from .functional import pow as power
 
     def up(v: Any) -> Any:
-        return v.to(dtypes.float64) if isinstance(v, TensorBase) else float(v)
+        return v.to(dtypes.float64) if isinstance(v, Tensor) else float(v)
 
     base = up(input)
     if not isinstance(base, TensorBase):

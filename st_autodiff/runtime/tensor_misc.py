@@ -128,7 +128,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return plain(data)
 
 
-def _rule_rot90(ops: Any, g: Any, out: Any, x: Any, k: int = 1, dims: tuple = (0, 1)) -> tuple:
+def _rule_rot90(ops: Any, g: Any, out: Any, x: Any, k: int = 1,
+                dims: tuple[Any, ...] = (0, 1)) -> tuple[Any, ...]:
     if ops.tensors:
         return (rot90(g, -k, list(dims)),)
     return (np.rot90(g, -k, dims),)
@@ -159,7 +160,8 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 
 # --- repeat_interleave ------------------------------------------------------------------------
 
-def _rule_index_select(ops: Any, g: Any, out: Any, x: Any, index: Any, dim: int = 0) -> tuple:
+def _rule_index_select(ops: Any, g: Any, out: Any, x: Any, index: Any,
+                       dim: int = 0) -> tuple[Any, ...]:
     return RULES[Op.TAKE](ops, g, None, x, index, axis=dim)
 
 
@@ -180,7 +182,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     if dim is None:
         input, dim = S.flatten(input), 0
     axis = _dim(dim, input.ndim)
-    if isinstance(repeats, TensorBase) and repeats.numel() != 1:
+    if isinstance(repeats, Tensor) and repeats.numel() != 1:
         counts = repeats._data.astype(np.int64)
         if counts.ndim != 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -196,7 +198,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         if _grad(input):
             return record(_INDEX_SELECT, data, (input, index), {"dim": axis})
         return plain(data)
-    n = int(repeats.item() if isinstance(repeats, TensorBase) else repeats)
+    n = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if n < 0:
         raise RuntimeError("repeats can not be negative")
     shape = tuple(input.shape)
@@ -217,7 +219,7 @@ def _embed_data(a: Any, offset: int, d1: int, d2: int) -> Any:
 
 
 def _rule_embed(ops: Any, g: Any, out: Any, x: Any, offset: int = 0, dim1: int = -2,
-                dim2: int = -1) -> tuple:
+                dim2: int = -1) -> tuple[Any, ...]:
     if ops.tensors:
         return (g.diagonal(offset, dim1, dim2),)
     return (np.diagonal(g, offset, dim1, dim2),)
@@ -264,7 +266,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag_embed(S.reshape(input, -1), offset, 0, 1)
 
 
-def _diag_positions(shape: tuple, wrap: bool) -> tuple:
+def _diag_positions(shape: tuple[Any, ...], wrap: bool) -> tuple[Any, ...]:
     """The indices ``fill_diagonal_`` writes: ``(i, i, ...)``; tall 2-D with ``wrap`` goes on
     after a blank row."""
     if len(shape) > 2 and len(set(shape)) != 1:
@@ -276,7 +278,7 @@ def _diag_positions(shape: tuple, wrap: bool) -> tuple:
     return (np.arange(n),) * len(shape)
 
 
-def _rule_fill_diag(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple:
+def _rule_fill_diag(ops: Any, g: Any, out: Any, x: Any, mask: Any) -> tuple[Any, ...]:
     return (ops.mul(g, ops.const(mask)), None)
 
 
@@ -290,7 +292,7 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     where = _diag_positions(tuple(self.shape), wrap)
-    value = fill_value.item() if isinstance(fill_value, TensorBase) else fill_value
+    value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
 
     def compute(t: Tensor) -> Tensor:
         data = t._data.copy()
@@ -306,7 +308,7 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 
 # --- cross, grids, splits ---------------------------------------------------------------------
 
-def _rule_cross(ops: Any, g: Any, out: Any, a: Any, b: Any, dim: int = -1) -> tuple:
+def _rule_cross(ops: Any, g: Any, out: Any, a: Any, b: Any, dim: int = -1) -> tuple[Any, ...]:
     if ops.tensors:
         return linalg_cross(b, g, dim=dim), linalg_cross(g, a, dim=dim)
     return np.cross(b, g, axis=dim), np.cross(g, a, axis=dim)
@@ -351,7 +353,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     return linalg_cross(input, other, dim=dim)
 
 
-def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
     """Coordinate grids from 1-D (or 0-d) tensors: ``'ij'`` (the default) or ``'xy'``."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
@@ -393,7 +395,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return S.stack([S.reshape(g, -1) for g in grids], 1)
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Any, ...]:
     """Split into ``sections`` parts as equal as possible (the first ones one longer), or at
     the given ``indices``; every part is a view (``SliceBackward0``)."""
     from .indexing import narrow
@@ -401,7 +403,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     axis = _dim(dim, input.ndim)
     n = input.shape[axis]
     spec = indices_or_sections
-    if isinstance(spec, TensorBase):
+    if isinstance(spec, Tensor):
         spec = spec.tolist() if spec.ndim else int(spec.item())
     if isinstance(spec, int):
         if spec <= 0:
@@ -421,7 +423,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 
 # --- small elementwise ------------------------------------------------------------------------
 
-def _rule_frac(ops: Any, g: Any, out: Any, x: Any) -> tuple:
+def _rule_frac(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
     return (g,)
 
 

@@ -28,6 +28,7 @@ _TENSOR_TYPE_WARNING = (
 
 def _legacy_dtype(t: Any) -> dtypes.dtype | None:
     """The dtype a legacy tensor type names (class or ``'torch.FloatTensor'``), else None."""
+    d: dtypes.dtype | None
     if isinstance(t, str):
         name = t.rsplit(".", 1)[-1]
         if not t.startswith("torch.") or name == t:
@@ -127,6 +128,6 @@ def install_methods() -> None:
         setattr(Tensor, name, TOP_LEVEL[name])
     for name in _INPLACE:
         setattr(Tensor, name + "_", _inplace(TOP_LEVEL[name], name + "_"))
-    Tensor.put_ = _put_
-    Tensor.masked_fill_ = _masked_fill_
-    Tensor.type = type_
+    # (set by name: the generated stub class declares these methods for type checkers)
+    for name, fn in {"put_": _put_, "masked_fill_": _masked_fill_, "type": type_}.items():
+        setattr(Tensor, name, fn)

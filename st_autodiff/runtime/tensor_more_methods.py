@@ -67,7 +67,7 @@ _INPLACE = {
 }
 
 
-def _rule_zero(ops: Any, g: Any, out: Any, x: Any, other: Any) -> tuple:
+def _rule_zero(ops: Any, g: Any, out: Any, x: Any, other: Any) -> tuple[Any, ...]:
     """A comparison written in place: its value is piecewise constant, no gradient."""
     return ops.zeros_like(g), None if not hasattr(other, "shape") else ops.zeros_like(other)
 
@@ -153,7 +153,7 @@ def _inplace_view(name: str, op: Any, node: Any) -> Any:
     return method
 
 
-def _squeeze_node(args: tuple) -> str:
+def _squeeze_node(args: tuple[Any, ...]) -> str:
     if not args:
         return "SqueezeBackward3"
     return "SqueezeBackward5" if isinstance(args[0], (tuple, list)) else "SqueezeBackward4"
@@ -180,6 +180,7 @@ def install() -> None:
         setattr(Tensor, name, getattr(N, name))
     for name, (op, node) in _INPLACE_VIEWS.items():
         setattr(Tensor, name, _inplace_view(name, op, node))
-    Tensor.stride = stride
-    Tensor.storage_offset = storage_offset
-    Tensor.sum_to_size = sum_to_size
+    # (set by name: the generated stub class declares these methods for type checkers)
+    for name, fn in {"stride": stride, "storage_offset": storage_offset,
+                     "sum_to_size": sum_to_size}.items():
+        setattr(Tensor, name, fn)

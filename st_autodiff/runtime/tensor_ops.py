@@ -39,12 +39,12 @@ _INFIX_FN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": opera
              "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
 
 
-def _new_node(cls: type, args: tuple, params: dict) -> RuleNode:
-    node = _new(cls)
+def _new_node(cls: type[RuleNode], args: tuple[Any, ...], params: dict[Any, Any]) -> RuleNode:
+    node: RuleNode = _new(cls)
     which = cls._edges
     if len(which) == 1:  # part "speed": the usual one or two edges without a list
         a = args[which[0]]
-        if isinstance(a, TensorBase):
+        if isinstance(a, Tensor):
             fn = a._grad_fn
             node.next_functions = ((fn, a._output_nr) if fn is not None else edge_of(a),)
         else:
@@ -60,15 +60,15 @@ def _new_node(cls: type, args: tuple, params: dict) -> RuleNode:
     return node
 
 
-def _edge(a: Any) -> tuple:
+def _edge(a: Any) -> tuple[Any, ...]:
     """The graph edge of an op argument (``NO_EDGE`` for a constant)."""
-    if isinstance(a, TensorBase):
+    if isinstance(a, Tensor):
         fn = a._grad_fn
         return (fn, a._output_nr) if fn is not None else edge_of(a)
     return NO_EDGE
 
 
-def record(cls: type, data: Any, args: tuple, params: dict) -> Tensor:
+def record(cls: type[RuleNode], data: Any, args: tuple[Any, ...], params: dict[Any, Any]) -> Tensor:
     """A non-leaf tensor holding ``data``, made by a new ``cls`` node over ``args``."""
     node = _new_node(cls, args, params)
     node._out = data if cls._keeps_out else None
@@ -91,7 +91,8 @@ def record(cls: type, data: Any, args: tuple, params: dict) -> Tensor:
     return out
 
 
-def record_multi(cls: type, datas: tuple, args: tuple, params: dict) -> tuple:
+def record_multi(cls: type[RuleNode], datas: tuple[Any, ...], args: tuple[Any, ...],
+                 params: dict[Any, Any]) -> tuple[Any, ...]:
     """Like ``record`` for an op with several outputs (one node, one tensor per output)."""
     node = _new_node(cls, args, params)
     node._out = datas
@@ -100,7 +101,7 @@ def record_multi(cls: type, datas: tuple, args: tuple, params: dict) -> tuple:
     return outs
 
 
-def needs_grad(args: tuple) -> bool:
+def needs_grad(args: tuple[Any, ...]) -> bool:
     """Whether an op on ``args`` must be recorded (grad mode on, some input requires grad)."""
     if not STATE.enabled:
         return False
@@ -112,7 +113,7 @@ def needs_grad(args: tuple) -> bool:
 
 # --- generic ops (used by TENSOR_OPS and for ops without a PyTorch-specific node) ------
 
-def _generic_plan(args: tuple) -> tuple:
+def _generic_plan(args: tuple[Any, ...]) -> tuple[Any, ...]:
     plan = tuple((f"arg{i}", i, None) for i, a in enumerate(args) if isinstance(a, TensorBase))
     return plan + (("result", "result", None),)
 
@@ -170,7 +171,7 @@ def _as_data(d: Any) -> Any:
     return np.asarray(d)
 
 
-def _namespace(raw: tuple) -> Any:
+def _namespace(raw: tuple[Any, ...]) -> Any:
     return xp_of(*raw)
 
 
@@ -195,7 +196,7 @@ class ArrayOps(derivatives.ArrayOps):
     def meta(x: Any) -> Any:
         return x
 
-    def const(self, value: Any) -> Any:
+    def const(self, value: Any) -> Any:  # type: ignore[override]  # (called on instances only)
         """A rule's host constant (an index grid ...), moved to the device of this ops."""
         if self.xp is not np and isinstance(value, np.ndarray):
             return self.xp.asarray(value)
@@ -206,10 +207,10 @@ class ArrayOps(derivatives.ArrayOps):
         return str(x.dtype)
 
     @staticmethod
-    def unbroadcast(g: Any, shape: tuple) -> Any:
+    def unbroadcast(g: Any, shape: tuple[Any, ...]) -> Any:
         return unbroadcast(g, shape)
 
-    def broadcast_to(self, x: Any, shape: tuple) -> Any:
+    def broadcast_to(self, x: Any, shape: tuple[Any, ...]) -> Any:
         if getattr(x, "shape", None) == tuple(shape):
             return x
         # a reduction's gradient: filling a small array beats np.broadcast_to's Python
@@ -227,7 +228,7 @@ class ArrayOps(derivatives.ArrayOps):
     def astype(x: Any, dtype: Any = None) -> Any:
         return x.astype(dtype)
 
-    def fill_missing(self, grads: list, out: Any, raw: Any) -> tuple:
+    def fill_missing(self, grads: list[Any], out: Any, raw: Any) -> tuple[Any, ...]:
         return tuple(self.xp.zeros_like(o) if g is None else g
                      for g, o in zip(grads, out, strict=True))
 
@@ -324,21 +325,22 @@ class TensorOps(derivatives.ArrayOps):
 
     @staticmethod
     def dtype_name(x: Any) -> str:
-        return x.dtype.name
+        name: str = x.dtype.name
+        return name
 
     @staticmethod
-    def unbroadcast(g: Any, shape: tuple) -> Any:
+    def unbroadcast(g: Any, shape: tuple[Any, ...]) -> Any:
         if tuple(g.shape) == tuple(shape):
             return g
         return apply_op(Op.UNBROADCAST, g, tuple(shape))
 
     @staticmethod
-    def broadcast_to(x: Any, shape: tuple) -> Any:
+    def broadcast_to(x: Any, shape: tuple[Any, ...]) -> Any:
         if tuple(getattr(x, "shape", ())) == tuple(shape):
             return x
         return apply_op(Op.BROADCAST_TO, x, tuple(shape))
 
-    def fill_missing(self, grads: list, out: Any, raw: Any) -> tuple:
+    def fill_missing(self, grads: list[Any], out: Any, raw: Any) -> tuple[Any, ...]:
         from .factory import zeros_like
 
         return tuple(zeros_like(o) if g is None else g for g, o in zip(grads, out, strict=True))

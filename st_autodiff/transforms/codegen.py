@@ -613,7 +613,7 @@ def _line(n: Node) -> Any:
     return None if n.loc is None else (n.loc.file, n.loc.line)
 
 
-def _full_index(index: tuple, t: Any, dyn: tuple = ()) -> tuple:
+def _full_index(index: tuple[Any, ...], t: Any, dyn: tuple[Any, ...] = ()) -> tuple[Any, ...]:
     """``index`` with a trailing ``...`` when it names fewer axes than the array has
     (``x[0]`` of a matrix is ``x[0, ...]``): the same in NumPy, and what the array API
     requires (backends, issue 15)."""

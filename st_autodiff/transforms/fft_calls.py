@@ -41,8 +41,9 @@ def _table() -> dict[int, tuple[str, str, Any]]:
     global _KINDS
     if _KINDS is None:
         table = {id(getattr(np.fft, n)): (n, "numpy", getattr(np.fft, n)) for n in _NAMES}
+        sfft: Any
         try:
-            import scipy.fft as sfft  # type: ignore[import-untyped]  # no stubs  # noqa: PLC0415
+            import scipy.fft as sfft  # noqa: PLC0415
         except ImportError:  # pragma: no cover
             sfft = None
         if sfft is not None:

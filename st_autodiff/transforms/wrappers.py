@@ -137,8 +137,8 @@ def _sklearn_validate(lw: Lowerer, fn: types.FunctionType, args: list[Any],
     func, constraints = cells.get("func"), cells.get("parameter_constraints")
     if func is None or constraints is None:
         return
-    from sklearn import get_config  # type: ignore[import-untyped]  # no stubs  # noqa: PLC0415
-    from sklearn.utils._param_validation import (  # type: ignore[import-untyped]  # no stubs  # noqa: PLC0415
+    from sklearn import get_config  # noqa: PLC0415
+    from sklearn.utils._param_validation import (  # noqa: PLC0415
         validate_parameter_constraints,
     )
 
