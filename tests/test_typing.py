@@ -28,19 +28,26 @@ def test_multi_output_overload_lists_every_multi_op() -> None:
     assert set(typing.get_args(MultiOp)) == {op for op, info in OP_INFO.items() if info.multi}
 
 
-def _mypy(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One mypy cache for the module: the second run re-checks only what changed."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+def _mypy(paths: list[Path], cache: Path) -> subprocess.CompletedProcess[str]:
     pytest.importorskip("mypy")  # a test extra; only its absence skips
-    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
-                           "--cache-dir", str(tmp_path / "cache"), str(path)], cwd=ROOT,
-                          capture_output=True, text=True, check=False, timeout=600)
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache),
+                           *map(str, paths)], cwd=ROOT, capture_output=True, text=True,
+                          check=False, timeout=900)
 
 
-def test_typed_example_passes_mypy_strict(tmp_path: Path) -> None:
-    run = _mypy(ROOT / "examples" / "typed_usage.py", tmp_path)
+def test_package_and_typed_example_pass_mypy_strict(mypy_cache: Path) -> None:
+    """The whole package is ``mypy --strict`` clean, and so is code that uses it."""
+    run = _mypy([ROOT / "st_autodiff", ROOT / "examples" / "typed_usage.py"], mypy_cache)
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_mypy_sees_wrong_calls(tmp_path: Path) -> None:
+def test_mypy_sees_wrong_calls(tmp_path: Path, mypy_cache: Path) -> None:
     bad = tmp_path / "bad_usage.py"
     bad.write_text(
         "import numpy as np\n"
@@ -52,7 +59,7 @@ def test_mypy_sees_wrong_calls(tmp_path: Path) -> None:
         "g(np.ones(3))\n"                      # a missing argument
         "t = st.tensor([1.0, 2.0])\n"
         "t.sum(keepdim=True, nonsense=1)\n")   # no such keyword
-    run = _mypy(bad, tmp_path)
+    run = _mypy([bad], mypy_cache)
     assert run.returncode == 1
     assert 'Missing positional argument "x"' in run.stdout, run.stdout
     assert 'Unexpected keyword argument "nonsense"' in run.stdout, run.stdout
