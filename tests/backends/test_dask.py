@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: what each ``Marked`` recorded (a module global: tasks are pickled on their way to a
 #: worker, so a closure's list would be a copy; a module-level function is sent by name)
 _RAN: dict[int, list[str]] = {}
+_KEYS = itertools.count()  # not id(): a new Marked may reuse a collected one's id, and
+# blocks of an earlier test's graph may still be running on the cluster
 
 
 def _mark(key: int, block: np.ndarray) -> np.ndarray:
@@ -45,11 +48,12 @@ class Marked:
     """Row-chunked Dask arrays whose blocks record, on compute, the worker they ran on."""
 
     def __init__(self) -> None:
-        self.ran: list[str] = _RAN.setdefault(id(self), [])
+        self._key = next(_KEYS)
+        self.ran: list[str] = _RAN.setdefault(self._key, [])
 
     def __call__(self, a: np.ndarray, chunk: int) -> da.Array:
         lazy = da.from_array(a, chunks=(chunk,) + a.shape[1:])
-        return lazy.map_blocks(functools.partial(_mark, id(self)),
+        return lazy.map_blocks(functools.partial(_mark, self._key),
                                meta=np.empty((0,) * a.ndim, a.dtype))  # (meta: not run)
 
 
