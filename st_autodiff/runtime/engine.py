@@ -324,6 +324,7 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
         for (fn, nr), g in zip(node.next_functions, out):
             if fn is None:
                 continue
+            # (``send`` above, inlined: a call per edge costs more than the delivery)
             left = get_dep(fn)
             if left is None:  # outside the run (``inputs`` restricted it)
                 continue

@@ -288,7 +288,7 @@ class TensorBase:
     __slots__ = ()
 
     if TYPE_CHECKING:  # Tensor's slots (set by ``tensor._init``), declared for type checkers
-        _data: Any
+        _data: Any  # a NumPy or CuPy array, or a NumPy scalar
         _requires_grad: bool
         _grad_fn: Node | None
         _grad: Tensor | None

@@ -81,15 +81,7 @@ class Tensor(TensorBase, _InstalledMethods):
 
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_grad", "_vc", "_base",
                  "_output_nr", "_extra", "__weakref__")
-    # (part mypyr) what the slots hold, declared for type checkers (``_init`` fills them)
-    _data: Any  # a NumPy or CuPy array, or a NumPy scalar
-    _requires_grad: bool
-    _grad_fn: Node | None
-    _grad: Tensor | None
-    _vc: list[int] | None
-    _base: Tensor | None
-    _output_nr: int
-    _extra: Extra | None
+    # (what the slots hold is declared on TensorBase, in function.py, for type checkers)
 
     __array_priority__ = 1000
 
