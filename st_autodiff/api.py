@@ -96,7 +96,7 @@ def _kind_or_tree(a: Any) -> Any:
     return _kind(a)
 
 
-def _ndarray_kind(a: np.ndarray) -> Any:
+def _ndarray_kind(a: np.ndarray[Any, Any]) -> Any:
     return (a.dtype, a.shape)
 
 

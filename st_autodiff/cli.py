@@ -254,7 +254,8 @@ def example_value(name: str, spec: str) -> Any:
     return _array(rng, dtype, shape)
 
 
-def _array(rng: np.random.Generator, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+def _array(rng: np.random.Generator, dtype: np.dtype[Any],
+           shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     if dtype.kind == "b":
         return rng.random(shape) < 0.5
     if dtype.kind in "iu":

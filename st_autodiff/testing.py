@@ -35,7 +35,7 @@ import numpy as np
 __all__ = ["check_grads", "check_vjp", "numerical_vjp", "tolerance"]
 
 #: (atol, rtol) per floating dtype, in the spirit of JAX's gradient tolerances.
-TOLERANCES: dict[np.dtype, tuple[float, float]] = {
+TOLERANCES: dict[np.dtype[Any], tuple[float, float]] = {
     np.dtype(np.float16): (1e-1, 1e-1),
     np.dtype(np.float32): (2e-3, 2e-3),
     np.dtype(np.float64): (1e-6, 1e-5),
@@ -70,7 +70,7 @@ def _argnums(args: Sequence[Any], argnums: Sequence[int] | None) -> list[int]:
     return [i for i, a in enumerate(args) if _is_float(a)]
 
 
-def _outputs(value: Any) -> list[np.ndarray]:
+def _outputs(value: Any) -> list[np.ndarray[Any, Any]]:
     """The outputs of ``f`` as a flat list of float64 arrays."""
     parts = value if isinstance(value, (tuple, list)) else (value,)
     return [np.asarray(p, dtype=np.float64) for p in parts]
@@ -81,13 +81,13 @@ def _inner(g: Any, value: Any) -> float:
     return float(sum(np.sum(a * b) for a, b in zip(_outputs(g), _outputs(value), strict=True)))
 
 
-def _with(args: Sequence[Any], i: int, x: np.ndarray) -> list[Any]:
+def _with(args: Sequence[Any], i: int, x: np.ndarray[Any, Any]) -> list[Any]:
     new = list(args)
     new[i] = x
     return new
 
 
-def _as64(a: Any) -> np.ndarray:
+def _as64(a: Any) -> np.ndarray[Any, Any]:
     return np.array(a, dtype=np.float64)
 
 
@@ -98,7 +98,7 @@ def numerical_vjp(
     eps: float = 1e-6,
     *,
     argnums: Sequence[int] | None = None,
-) -> tuple[np.ndarray | None, ...]:
+) -> tuple[np.ndarray[Any, Any] | None, ...]:
     """``g^T J`` of ``f`` at ``args`` by central differences in float64.
 
     Returns one float64 array per argument (shaped like it), ``None`` for arguments that
@@ -106,7 +106,7 @@ def numerical_vjp(
     """
     nums = _argnums(args, argnums)
     base = [_as64(a) if i in nums else a for i, a in enumerate(args)]
-    grads: list[np.ndarray | None] = [None] * len(args)
+    grads: list[np.ndarray[Any, Any] | None] = [None] * len(args)
     for i in nums:
         x = base[i]
         grad = np.zeros(x.shape)
@@ -137,8 +137,9 @@ def _checked(grads: Sequence[Any], args: Sequence[Any], nums: list[int], who: st
     return grads
 
 
-def _dtype(a: Any) -> np.dtype:
-    return np.asarray(a).dtype
+def _dtype(a: Any) -> np.dtype[Any]:
+    dt: np.dtype[Any] = np.asarray(a).dtype
+    return dt
 
 
 def _random_like(rng: np.random.Generator, value: Any) -> Any:
@@ -147,7 +148,8 @@ def _random_like(rng: np.random.Generator, value: Any) -> Any:
         return tuple(_random_like(rng, v) for v in value)
     arr = np.asarray(value)
     dtype = arr.dtype if np.issubdtype(arr.dtype, np.floating) else np.float64
-    return rng.standard_normal(arr.shape).astype(dtype)
+    draws = np.asarray(rng.standard_normal(arr.shape))
+    return draws.astype(dtype)
 
 
 def check_vjp(
@@ -216,7 +218,7 @@ def check_grads(
     grads = _checked(grad_fn(*args), args, nums, "check_grads")
     for i in nums:
         got = np.asarray(grads[i], dtype=np.float64)
-        expected = cast(np.ndarray, expected_all[i])  # (an array for every i in nums)
+        expected = cast(np.ndarray[Any, Any], expected_all[i])  # (an array for every i in nums)
         a_tol, r_tol = _tolerances(args[i], grads[i], atol, rtol)
         err = np.abs(got - expected)
         err = np.where(np.isnan(err), np.inf, err)  # a nan gradient is always an error

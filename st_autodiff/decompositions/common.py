@@ -24,7 +24,7 @@ class Unsupported(TypeError):
     """A use of a decomposed function that the decomposition does not cover."""
 
 
-NO: Any = np._NoValue  # NumPy's own "argument not given" marker
+NO: Any = np.__dict__["_NoValue"]  # NumPy's own "argument not given" marker (not in its stubs)
 
 
 def shape_of(v: Any, what: str = "the argument") -> tuple[int, ...]:
@@ -54,14 +54,15 @@ def unsupported(message: str) -> Any:
     raise Unsupported(message)
 
 
-def dtype_of(v: Any) -> np.dtype:
+def dtype_of(v: Any) -> np.dtype[Any]:
     if isinstance(v, Node):
         t = v.type
         if t is None or t.dtype is None:
             return np.dtype(np.float64) if t is not None and t.kind == "float" else \
                 unsupported("needs the dtype of its argument at compile time")
         return np.dtype(t.dtype)
-    return np.asarray(v).dtype
+    dt: np.dtype[Any] = np.asarray(v).dtype
+    return dt
 
 
 def constant(v: Any) -> Any:

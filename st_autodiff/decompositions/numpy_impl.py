@@ -34,7 +34,7 @@ def diff_joined(a: Any, before: Any, after: Any, n: int, axis: int) -> Any:
     return diff(np.concatenate((before, a, after), axis=axis), n, axis)
 
 
-def ptp(a: Any, axis: Any, keepdims: bool) -> Any:
+def ptp(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
 
 
@@ -43,7 +43,7 @@ def vecdot(x1: Any, x2: Any, axis: int) -> Any:
     return np.sum(x1 * x2, axis=axis)
 
 
-def average_weighted(a: Any, w: Any, axis: Any, keepdims: bool, shape: Any) -> Any:
+def average_weighted(a: Any, w: Any, axis: Any, keepdims: Any, shape: Any) -> Any:
     """``np.average(a, axis, weights=w)``; ``shape`` reshapes 1-d weights to broadcast
     along ``axis`` (``()`` when ``w`` is already like ``a``)."""
     if len(shape):
@@ -52,7 +52,7 @@ def average_weighted(a: Any, w: Any, axis: Any, keepdims: bool, shape: Any) -> A
     return np.sum(a * w, axis=axis, keepdims=keepdims) / scl
 
 
-def average_weighted_returned(a: Any, w: Any, axis: Any, keepdims: bool, shape: Any) -> Any:
+def average_weighted_returned(a: Any, w: Any, axis: Any, keepdims: Any, shape: Any) -> Any:
     if len(shape):
         w = np.reshape(w, shape)
     scl = np.sum(w, axis=axis, keepdims=keepdims)
@@ -60,7 +60,7 @@ def average_weighted_returned(a: Any, w: Any, axis: Any, keepdims: bool, shape: 
     return avg, np.broadcast_to(scl, np.shape(avg))
 
 
-def average_returned(a: Any, axis: Any, keepdims: bool, count: float) -> Any:
+def average_returned(a: Any, axis: Any, keepdims: Any, count: float) -> Any:
     avg = np.mean(a, axis=axis, keepdims=keepdims)
     return avg, np.full_like(avg, count)
 
@@ -71,7 +71,7 @@ def _lerp(a: Any, b: Any, t: Any) -> Any:
     return np.where(t >= 0.5, b - d * (1 - t), a + d * t)
 
 
-def quantile_linear(a: Any, lo: Any, hi: Any, t: Any, axis: int, keepdims: bool,
+def quantile_linear(a: Any, lo: Any, hi: Any, t: Any, axis: int, keepdims: Any,
                     flat: bool, q_ndim: int) -> Any:
     """``np.quantile(a, q, axis, method='linear')`` from the static positions ``lo``,
     ``hi`` and weights ``t`` the selector computed (NumPy's virtual indices)."""
@@ -91,7 +91,7 @@ def quantile_linear(a: Any, lo: Any, hi: Any, t: Any, axis: int, keepdims: bool,
     return out
 
 
-def median(a: Any, lo: int, hi: int, axis: int, keepdims: bool, flat: bool) -> Any:
+def median(a: Any, lo: int, hi: int, axis: int, keepdims: Any, flat: bool) -> Any:
     """``np.median``: the middle element, or the mean of the two middle ones."""
     if flat:
         s = np.sort(np.ravel(a))
@@ -259,11 +259,11 @@ def polyval(p: Any, x: Any, n: int) -> Any:
     return y
 
 
-def nansum(a: Any, axis: Any, keepdims: bool) -> Any:
+def nansum(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.sum(np.where(np.isnan(a), 0, a), axis=axis, keepdims=keepdims)
 
 
-def nanmean(a: Any, axis: Any, keepdims: bool) -> Any:
+def nanmean(a: Any, axis: Any, keepdims: Any) -> Any:
     mask = np.isnan(a)
     cnt = np.sum(np.logical_not(mask), axis=axis, keepdims=keepdims)
     return np.sum(np.where(mask, 0, a), axis=axis, keepdims=keepdims) / cnt
@@ -287,7 +287,7 @@ def gradient3(f: Any, dx0: float, dx1: float, dx2: float, ax0: int, ax1: int, ax
     return gradient_axis(f, dx0, ax0), gradient_axis(f, dx1, ax1), gradient_axis(f, dx2, ax2)
 
 
-def logaddexp_reduce(x: Any, axis: Any, keepdims: bool) -> Any:
+def logaddexp_reduce(x: Any, axis: Any, keepdims: Any) -> Any:
     return logsumexp(x, axis=axis, keepdims=keepdims)
 
 
@@ -312,7 +312,7 @@ def broadcast_arrays_at_run_time(*args: Any) -> tuple[Any, ...]:
     return tuple(np.where(mask, a, a) for a in args)
 
 
-def vector_norm_flat(x: Any, ord: Any, keepdims: bool, ones: Any) -> Any:
+def vector_norm_flat(x: Any, ord: Any, keepdims: Any, ones: Any) -> Any:
     """``np.linalg.vector_norm`` over every axis: the norm of the flattened array."""
     out = np.linalg.norm(np.ravel(x), ord=ord, axis=0)
     if keepdims:
@@ -320,11 +320,11 @@ def vector_norm_flat(x: Any, ord: Any, keepdims: bool, ones: Any) -> Any:
     return out
 
 
-def mean(a: Any, axis: Any, keepdims: bool) -> Any:
+def mean(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.mean(a, axis=axis, keepdims=keepdims)
 
 
-def norm(x: Any, ord: Any, axis: Any, keepdims: bool) -> Any:
+def norm(x: Any, ord: Any, axis: Any, keepdims: Any) -> Any:
     return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 

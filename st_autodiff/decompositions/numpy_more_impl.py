@@ -40,7 +40,7 @@ register_inactive(_exponent, out_type=lambda x: ShapeDtype(x.shape, np.intc))
 # --- reductions that skip NaN -------------------------------------------------------
 
 
-def nanmax(a: Any, axis: Any, keepdims: bool) -> Any:
+def nanmax(a: Any, axis: Any, keepdims: Any) -> Any:
     """``np.nanmax`` (and ``np.fmax.reduce``): the max of the non-NaN values, NaN where a
     slice holds nothing else."""
     mask = np.isnan(a)
@@ -48,17 +48,17 @@ def nanmax(a: Any, axis: Any, keepdims: bool) -> Any:
     return np.where(np.all(mask, axis=axis, keepdims=keepdims), np.nan, m)
 
 
-def nanmin(a: Any, axis: Any, keepdims: bool) -> Any:
+def nanmin(a: Any, axis: Any, keepdims: Any) -> Any:
     mask = np.isnan(a)
     m = np.min(np.where(mask, np.inf, a), axis=axis, keepdims=keepdims)
     return np.where(np.all(mask, axis=axis, keepdims=keepdims), np.nan, m)
 
 
-def nanprod(a: Any, axis: Any, keepdims: bool) -> Any:
+def nanprod(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.prod(np.where(np.isnan(a), 1, a), axis=axis, keepdims=keepdims)
 
 
-def nanmean(a: Any, axis: Any, keepdims: bool, dt: Any) -> Any:
+def nanmean(a: Any, axis: Any, keepdims: Any, dt: Any) -> Any:
     """``np.nanmean``: the sum of the non-NaN values over their count, cast back to the
     input type as NumPy's division into the sum does."""
     mask = np.isnan(a)
@@ -66,7 +66,7 @@ def nanmean(a: Any, axis: Any, keepdims: bool, dt: Any) -> Any:
     return (np.sum(np.where(mask, 0, a), axis=axis, keepdims=keepdims) / cnt).astype(dt)
 
 
-def nanvar(a: Any, axis: Any, keepdims: bool, ddof: Any, dt: Any) -> Any:
+def nanvar(a: Any, axis: Any, keepdims: Any, ddof: Any, dt: Any) -> Any:
     """``np.nanvar``: NumPy's steps (mean of the non-NaN values with the count kept as
     an axis, deviations zeroed at NaN, sum of squares over the degrees of freedom, NaN
     where they are not positive); divisions by counts are cast back to the input type."""
@@ -81,7 +81,7 @@ def nanvar(a: Any, axis: Any, keepdims: bool, ddof: Any, dt: Any) -> Any:
     return np.where(dof <= 0, np.nan, var)
 
 
-def nanstd(a: Any, axis: Any, keepdims: bool, ddof: Any, dt: Any) -> Any:
+def nanstd(a: Any, axis: Any, keepdims: Any, ddof: Any, dt: Any) -> Any:
     return np.sqrt(nanvar(a, axis, keepdims, ddof, dt))
 
 
@@ -92,7 +92,7 @@ def _sorted_last(a: Any, axis: int, flat: bool) -> Any:
     return np.sort(np.moveaxis(a, axis, -1), axis=-1)
 
 
-def _finish(out: Any, axis: int, keepdims: bool, flat: bool, q_ndim: int, nd: int) -> Any:
+def _finish(out: Any, axis: int, keepdims: Any, flat: bool, q_ndim: int, nd: int) -> Any:
     if q_ndim:
         out = np.moveaxis(out, -1, 0)
     if keepdims:
@@ -103,7 +103,7 @@ def _finish(out: Any, axis: int, keepdims: bool, flat: bool, q_ndim: int, nd: in
     return out
 
 
-def nanmedian(a: Any, axis: int, keepdims: bool, flat: bool, nd: int) -> Any:
+def nanmedian(a: Any, axis: int, keepdims: Any, flat: bool, nd: int) -> Any:
     """``np.nanmedian``: the mean of the two middle non-NaN values of each sorted slice
     (both the same one for an odd count), NaN for a slice of NaN only."""
     s = _sorted_last(a, axis, flat)
@@ -115,7 +115,7 @@ def nanmedian(a: Any, axis: int, keepdims: bool, flat: bool, nd: int) -> Any:
     return _finish(out[..., 0], axis, keepdims, flat, 0, nd)
 
 
-def nanquantile(a: Any, q: Any, axis: int, keepdims: bool, flat: bool, q_ndim: int,
+def nanquantile(a: Any, q: Any, axis: int, keepdims: Any, flat: bool, q_ndim: int,
                 nd: int, dt: Any) -> Any:
     """``np.nanquantile(method='linear')``: NumPy's quantile of each slice's non-NaN
     values, whose count is known only at run time: virtual index ``(count - 1) q``,
@@ -143,7 +143,7 @@ def nanquantile(a: Any, q: Any, axis: int, keepdims: bool, flat: bool, q_ndim: i
     return _finish(out, axis, keepdims, flat, q_ndim, nd)
 
 
-def quantile_take(a: Any, index: Any, axis: int, keepdims: bool, flat: bool, q_ndim: int,
+def quantile_take(a: Any, index: Any, axis: int, keepdims: Any, flat: bool, q_ndim: int,
                   nd: int) -> Any:
     """``np.quantile`` with a method that picks one sorted element (``lower``,
     ``higher``, ``nearest``, ``inverted_cdf``, ``closest_observation``); NaN where a
@@ -157,7 +157,7 @@ def quantile_take(a: Any, index: Any, axis: int, keepdims: bool, flat: bool, q_n
     return _finish(out, axis, keepdims, flat, q_ndim, nd)
 
 
-def quantile_lerp(a: Any, lo: Any, hi: Any, t: Any, axis: int, keepdims: bool, flat: bool,
+def quantile_lerp(a: Any, lo: Any, hi: Any, t: Any, axis: int, keepdims: Any, flat: bool,
                   q_ndim: int, nd: int) -> Any:
     """``np.quantile`` with an interpolating method: NumPy's ``_lerp`` between the
     static neighbours ``lo``/``hi`` with the static weights ``t`` (from NumPy's table of
@@ -294,7 +294,7 @@ def ediff1d(ary: Any, begin: Any, end: Any, dt: Any) -> Any:
     """``np.ediff1d``: the differences of the raveled array between ``to_begin`` and
     ``to_end`` (raveled, cast to the array's type)."""
     a = np.ravel(ary)
-    parts = [np.ravel(np.asarray(v)).astype(dt) for v in begin]
+    parts: list[Any] = [np.ravel(np.asarray(v)).astype(dt) for v in begin]
     parts.append(a[1:] - a[:-1])
     parts = parts + [np.ravel(np.asarray(v)).astype(dt) for v in end]
     return np.concatenate(parts)

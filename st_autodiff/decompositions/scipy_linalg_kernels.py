@@ -142,7 +142,7 @@ def _solve_upper_jvp(a: Any, b: Any, ta: Any, tb: Any) -> Any:
     return solve_upper(a, tb - np.triu(ta) @ x)
 
 
-def _lapack_dtype(*dtypes: Any) -> np.dtype:
+def _lapack_dtype(*dtypes: Any) -> np.dtype[Any]:
     """The dtype SciPy's LAPACK wrappers compute in: float32 for single (and half)
     precision inputs, else float64 (integers included)."""
     if all(np.dtype(d).kind == "f" and np.dtype(d).itemsize <= 4 for d in dtypes):

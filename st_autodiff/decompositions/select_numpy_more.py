@@ -38,12 +38,13 @@ _fb: Any = _function_base_impl
 # --- elementwise ------------------------------------------------------------------------
 
 
-def _float_type(fn: Any, *args: Any) -> np.dtype:
+def _float_type(fn: Any, *args: Any) -> np.dtype[Any]:
     """The result dtype of the ufunc ``fn`` for the arguments' dtypes (Python numbers
     weak, as NumPy treats them)."""
     samples = [a if isinstance(a, (int, float)) and not isinstance(a, bool)
                else np.zeros(1, dtype_of(a)) for a in args]
-    return np.asarray(fn(*samples)).dtype
+    dt: np.dtype[Any] = np.asarray(fn(*samples)).dtype
+    return dt
 
 
 def _no_out(out: Any, kw: dict[str, Any]) -> None:
@@ -100,7 +101,7 @@ def _i0(x: Any) -> Selection:
 # --- data movement ----------------------------------------------------------------------
 
 
-def _labels(shape: tuple[int, ...], start: int) -> np.ndarray:
+def _labels(shape: tuple[int, ...], start: int) -> np.ndarray[Any, Any]:
     return np.arange(start, start + math.prod(shape), dtype=np.intp).reshape(shape)
 
 

@@ -43,7 +43,7 @@ def _plain(dtype: Any, out: Any, kw: dict[str, Any]) -> None:
 
 def _ufunc_reduce(fn: Callable[..., Any]) -> Callable[..., Selection]:
     def select(array: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
-               keepdims: bool = False, **kw: Any) -> Selection:
+               keepdims: Any = False, **kw: Any) -> Selection:
         _plain(dtype, out, kw)
         return fn, (array, norm_axis(axis, len(shape_of(array))), bool(keepdims))
 
@@ -58,19 +58,19 @@ def _ufunc_accumulate(fn: Callable[..., Any]) -> Callable[..., Selection]:
     return select
 
 
-def _sum(a: Any, axis: Any, keepdims: bool) -> Any:
+def _sum(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.sum(a, axis=axis, keepdims=keepdims)
 
 
-def _prod(a: Any, axis: Any, keepdims: bool) -> Any:
+def _prod(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.prod(a, axis=axis, keepdims=keepdims)
 
 
-def _max(a: Any, axis: Any, keepdims: bool) -> Any:
+def _max(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.max(a, axis=axis, keepdims=keepdims)
 
 
-def _min(a: Any, axis: Any, keepdims: bool) -> Any:
+def _min(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.min(a, axis=axis, keepdims=keepdims)
 
 
@@ -153,7 +153,7 @@ def _nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool 
     return impl.nanmedian, (a, ax, keep(keepdims), flat, nd)
 
 
-def _median_args(a: Any, axis: Any, keepdims: bool) -> tuple[Any, ...]:
+def _median_args(a: Any, axis: Any, keepdims: Any) -> tuple[Any, ...]:
     ax, flat, _ = _reduced_axis(a, axis)
     if keepdims and flat:
         raise Unsupported("keepdims=True with axis=None is not supported")
@@ -162,13 +162,13 @@ def _median_args(a: Any, axis: Any, keepdims: bool) -> tuple[Any, ...]:
     return a, (n - 1) // 2, n // 2, ax, keepdims, flat
 
 
-def _q_array(q: Any, scale: float) -> np.ndarray:
+def _q_array(q: Any, scale: float) -> np.ndarray[Any, Any]:
     q = np.asanyarray(static(constant(q), "q"))
     if scale != 1.0:
         q = np.asanyarray(np.true_divide(q, scale))
     if q.ndim > 1:
         raise Unsupported("q must be a number or a 1-d sequence")
-    return cast(np.ndarray, q)
+    return cast(np.ndarray[Any, Any], q)
 
 
 def _nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
@@ -194,7 +194,7 @@ def _nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
 
 def quantile_method(a: Any, q: Any, axis: Any = None, out: Any = None,
                      overwrite_input: bool = False, method: str = "linear",
-                     keepdims: bool = False, *, weights: Any = None, interpolation: Any = None,
+                     keepdims: Any = False, *, weights: Any = None, interpolation: Any = None,
                      scale: float = 1.0) -> Selection:
     """``np.quantile``/``np.percentile`` with any of NumPy's methods: the positions and
     weights come from NumPy's own table of methods (static: ``q`` and the length are
@@ -230,7 +230,7 @@ def quantile_method(a: Any, q: Any, axis: Any = None, out: Any = None,
 
 def percentile_method(a: Any, q: Any, axis: Any = None, out: Any = None,
                        overwrite_input: bool = False, method: str = "linear",
-                       keepdims: bool = False, *, weights: Any = None,
+                       keepdims: Any = False, *, weights: Any = None,
                        interpolation: Any = None) -> Selection:
     return quantile_method(a, q, axis, out, overwrite_input, method, keepdims,
                             weights=weights, interpolation=interpolation, scale=100.0)

@@ -18,12 +18,12 @@ from ..ir.kernels import logsumexp as rt_logsumexp
 from ..ir.kernels import stop_gradient
 
 
-def logsumexp(a: Any, axis: Any, keepdims: bool) -> Any:
+def logsumexp(a: Any, axis: Any, keepdims: Any) -> Any:
     """``log(sum(exp(a)))`` over ``axis`` without weights: the ``logsumexp`` op."""
     return rt_logsumexp(a, axis=axis, keepdims=keepdims)
 
 
-def logsumexp_weighted(a: Any, b: Any, axis: Any, keepdims: bool, return_sign: bool) -> Any:
+def logsumexp_weighted(a: Any, b: Any, axis: Any, keepdims: Any, return_sign: bool) -> Any:
     """``log|sum(b * exp(a))|`` over ``axis`` (and the sum's sign with ``return_sign``)."""
     m = np.max(np.where(b != 0, a, -np.inf), axis=axis, keepdims=True)
     m = stop_gradient(np.where(np.isfinite(m), m, 0))

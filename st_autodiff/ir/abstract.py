@@ -46,7 +46,7 @@ class Abstract:
         return self.type.shape
 
     @property
-    def dtype(self) -> np.dtype | None:
+    def dtype(self) -> np.dtype[Any] | None:
         """The NumPy dtype when known (Python numbers: float64, int64, bool)."""
         t = self.type
         if t.dtype is not None:

@@ -179,14 +179,14 @@ def _functions(ns: Any) -> dict[str, Any]:  # noqa: C901, PLR0915  (one closure 
             cuts = [n * k // cuts for k in range(1, cuts)]
         edges = [0, *cuts, n]
         lead = (slice(None),) * (axis % x.ndim)
-        return [x[(*lead, slice(a, b), ...)] for a, b in zip(edges[:-1], edges[1:])]
+        return [x[lead + (slice(a, b), ...)] for a, b in zip(edges[:-1], edges[1:])]
 
     def take(x: Any, indices: Any, axis: Any = None) -> Any:
         if axis is None:
             x, axis = ns.reshape(x, (-1,)), 0
         if isinstance(indices, int):
             lead = (slice(None),) * (axis % x.ndim)
-            return x[(*lead, indices, ...)]
+            return x[lead + (indices, ...)]
         return ns.take(x, asarray(indices), axis=axis)
 
     def where(cond: Any, a: Any = None, b: Any = None) -> Any:

@@ -18,17 +18,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any, overload
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple  # NumPy >= 2
 
 from .abstract import Abstract, is_abstract
 from .kernels import run
 from .ops import Op
 from .types import Type
-
-try:  # NumPy >= 2
-    from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
-except ImportError:  # pragma: no cover
-    from numpy.core.multiarray import normalize_axis_index  # type: ignore[no-redef]
-    from numpy.core.numeric import normalize_axis_tuple  # type: ignore[no-redef]
 
 #: (the axis helpers are NumPy's own, re-exported for the rule modules)
 __all__ = ["NoTypeRule", "normalize_axis_index", "normalize_axis_tuple"]
@@ -78,13 +73,14 @@ def ndim_of(v: Any) -> int | None:
     return None if s is None else len(s)
 
 
-def dtype_of(v: Any) -> np.dtype:
+def dtype_of(v: Any) -> np.dtype[Any]:
     """The NumPy dtype a value has as an array (``np.asarray(v).dtype``)."""
     if isinstance(v, Abstract):
         if v.dtype is None:
             raise NoTypeRule(f"an input of unknown dtype ({v.type})")
         return v.dtype
-    return np.asarray(stand_in(v)).dtype
+    dt: np.dtype[Any] = np.asarray(stand_in(v)).dtype
+    return dt
 
 
 def tiny(shape: tuple[int, ...]) -> tuple[int, ...]:

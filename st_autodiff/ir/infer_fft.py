@@ -13,13 +13,13 @@ from .infer_core import array, dtype_of, shape_of
 from .ops import Op
 
 
-def _dtype(inputs: tuple[Any, ...]) -> np.dtype:
+def _dtype(inputs: tuple[Any, ...]) -> np.dtype[Any]:
     kinds = [dtype_of(v) for v in inputs if not (isinstance(v, (int, float)) and v == 0)]
     single = all(dt in (np.float32, np.float16) for dt in kinds) and kinds
     return np.dtype(np.float32 if single else np.float64)
 
 
-def _part(dt: np.dtype, shape: tuple[int, ...] | None) -> Any:
+def _part(dt: np.dtype[Any], shape: tuple[int, ...] | None) -> Any:
     return array(dt, shape)
 
 

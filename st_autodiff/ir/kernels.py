@@ -144,7 +144,7 @@ def index_add_(out: Any, index: tuple[Any, ...], g: Any) -> Any:
         # axes written
         index = tuple(i for i in index if i is not None)
         xp = array_namespace(out)
-        g = xp.reshape(xp.asarray(g), out[(*index, Ellipsis)].shape)
+        g = xp.reshape(xp.asarray(g), out[index + (Ellipsis,)].shape)
     if not advanced:
         nd = getattr(out, "ndim", 0)
         if all(i is not Ellipsis for i in index) and sum(i is not None for i in index) < nd:

@@ -19,13 +19,9 @@ import sys
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index  # NumPy >= 2
 
 from .types import type_module
-
-try:  # NumPy >= 2
-    from numpy.lib.array_utils import normalize_axis_index
-except ImportError:  # pragma: no cover
-    from numpy.core.multiarray import normalize_axis_index  # type: ignore[no-redef]
 
 
 def _lib(lib: str, x: Any) -> Any:

@@ -152,7 +152,7 @@ def _dask_fixes(mod: Any, da: Any) -> None:
             cuts = [n * k // cuts for k in range(1, cuts)]
         edges = [0, *cuts, n]
         lead = (slice(None),) * (axis % x.ndim)
-        return [x[(*lead, slice(a, b))] for a, b in zip(edges[:-1], edges[1:])]
+        return [x[lead + (slice(a, b),)] for a, b in zip(edges[:-1], edges[1:])]
     mod.split = split
 
     def repeat(x: Any, repeats: Any, axis: Any = None) -> Any:

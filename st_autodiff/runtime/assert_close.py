@@ -179,7 +179,7 @@ def _tensors(a: Any, e: Any, rtol: Any, atol: Any, equal_nan: bool, check_device
     raise _Mismatch(text)
 
 
-def _argmax(v: np.ndarray) -> int:
+def _argmax(v: np.ndarray[Any, Any]) -> int:
     """The index of the largest value, NaN counting as the largest (as torch.max does)."""
     flat = v.reshape(-1)
     nan = np.isnan(flat) if flat.dtype.kind == "f" else None

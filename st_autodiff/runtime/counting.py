@@ -162,7 +162,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         shape_inverse = (a.shape[axis],)
     n = moved.shape[0]
     if n == 0:
-        starts = np.zeros(0, dtype=np.int64)
+        starts: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
     else:
         changed = np.any(moved[1:] != moved[:-1], axis=1)
         starts = np.flatnonzero(np.r_[True, changed])

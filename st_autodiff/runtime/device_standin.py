@@ -173,7 +173,7 @@ class _Namespace(types.SimpleNamespace):
         return f"<stand-in device namespace {self._prefix or 'xp'}>"
 
 
-def asnumpy(a: Any) -> np.ndarray:
+def asnumpy(a: Any) -> np.ndarray[Any, Any]:
     """The explicit device -> host copy (``cupy.asnumpy``)."""
     return a.get() if type(a) is StandinArray else np.asarray(a)
 
@@ -215,11 +215,11 @@ class StandinArray:
     __slots__ = ("_a", "__weakref__")
     __array_priority__ = 2000
 
-    def __init__(self, a: np.ndarray) -> None:
+    def __init__(self, a: np.ndarray[Any, Any]) -> None:
         self._a = a
 
     # --- what makes it a device array -------------------------------------------------
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
         raise TypeError(_IMPLICIT)
 
     def __array_namespace__(self, api_version: Any = None) -> Any:
@@ -236,7 +236,7 @@ class StandinArray:
     def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
         return _device_fn(func, func.__name__)(*args, **kwargs)
 
-    def get(self, stream: Any = None, order: str = "C", out: Any = None) -> np.ndarray:
+    def get(self, stream: Any = None, order: str = "C", out: Any = None) -> np.ndarray[Any, Any]:
         _sync("get")
         return self._a.copy()
 
@@ -288,15 +288,17 @@ class StandinArray:
 
     @property
     def shape(self) -> tuple[Any, ...]:
-        return self._a.shape
+        shape: tuple[Any, ...] = self._a.shape
+        return shape
 
     @shape.setter
     def shape(self, value: tuple[Any, ...]) -> None:
         self._a.shape = value
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._a.dtype
+    def dtype(self) -> np.dtype[Any]:
+        dtype: np.dtype[Any] = self._a.dtype
+        return dtype
 
     @property
     def ndim(self) -> int:

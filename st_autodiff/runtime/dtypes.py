@@ -68,7 +68,7 @@ short, int_, long = int16, int32, int64
 
 ALL_DTYPES: tuple[dtype, ...] = (float16, float32, float64, uint8, int8, int16, int32, int64,
                                  bool_)
-_BY_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES}
+_BY_NP: dict[np.dtype[Any], dtype] = {d.np: d for d in ALL_DTYPES}
 _FLOAT_RANK = {float16: 0, float32: 1, float64: 2}
 
 

@@ -36,7 +36,7 @@ _COPY_WARNING = (
 _DEFAULT_DEVICE: list[Any] = [None]
 
 
-def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
+def _finish(data: np.ndarray[Any, Any], dtype: dtypes.dtype | None, device: Any,
             requires_grad: bool) -> Tensor:
     """Cast, place and wrap freshly made data (0-d data is kept as a NumPy scalar)."""
     if device is None:
@@ -60,7 +60,7 @@ def _finish(data: np.ndarray, dtype: dtypes.dtype | None, device: Any,
     return t
 
 
-def _infer(data: Any, target: Any = None) -> np.ndarray:
+def _infer(data: Any, target: Any = None) -> np.ndarray[Any, Any]:
     """Nested Python data as an array with PyTorch's dtype rules.  Python floats are read
     as doubles and rounded once, to ``target`` (the requested NumPy dtype) when given:
     ``tensor(0.7, dtype=torch.float64)`` is exactly 0.7, never 0.7 rounded to float32."""
@@ -117,7 +117,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=dt, device=device)
 
 
-def from_numpy(ndarray: np.ndarray) -> Tensor:
+def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
     """A tensor sharing memory with ``ndarray`` (writes show up in both)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")

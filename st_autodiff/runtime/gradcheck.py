@@ -82,7 +82,7 @@ def _call(func: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _numerical(func: Callable[..., Any], inputs: tuple[Any, ...],
-               eps: float) -> list[list[np.ndarray]]:
+               eps: float) -> list[list[np.ndarray[Any, Any]]]:
     """Central-difference Jacobians ``[input][output]``, each (input numel, output numel)."""
     # perturbed copies keep requires_grad: ``func`` may differentiate (gradgradcheck)
     base = list(inputs)
@@ -109,14 +109,14 @@ def _numerical(func: Callable[..., Any], inputs: tuple[Any, ...],
     return result
 
 
-def _one_hots(output: Tensor) -> list[np.ndarray]:
+def _one_hots(output: Tensor) -> list[np.ndarray[Any, Any]]:
     eye = np.eye(output.numel(), dtype=output._data.dtype)
     return [row.reshape(output._data.shape) for row in eye]
 
 
 def _analytical(output: Tensor, diff: list[Tensor], nondet_tol: float,
-                check_grad_dtypes: bool, cotangents: list[np.ndarray] | None = None
-                ) -> list[np.ndarray]:
+                check_grad_dtypes: bool, cotangents: list[np.ndarray[Any, Any]] | None = None
+                ) -> list[np.ndarray[Any, Any]]:
     """Per input, the engine's vector-Jacobian products of one output as columns (one per
     cotangent; one-hot cotangents, the default, give the Jacobian), with torch's checks."""
     cots_data = _one_hots(output) if cotangents is None else cotangents
@@ -152,7 +152,7 @@ def _analytical(output: Tensor, diff: list[Tensor], nondet_tol: float,
     return jacs
 
 
-def _as_printed(a: np.ndarray) -> Tensor:
+def _as_printed(a: np.ndarray[Any, Any]) -> Tensor:
     return plain(a)
 
 
@@ -233,7 +233,7 @@ If the test
 _FAST_SEED = 67280421310721  # the seed of a fresh torch.Generator(): the same vectors
 
 
-def _unit_vectors(tensors: list[Tensor], gen: Any) -> list[np.ndarray]:
+def _unit_vectors(tensors: list[Tensor], gen: Any) -> list[np.ndarray[Any, Any]]:
     """One random unit vector per tensor (float32 draws, cast, normalised), as torch."""
     out = []
     for t in tensors:
@@ -242,8 +242,9 @@ def _unit_vectors(tensors: list[Tensor], gen: Any) -> list[np.ndarray]:
     return out
 
 
-def _directional(func: Callable[..., Any], inputs: tuple[Any, ...], pos: int, u: np.ndarray,
-                 eps: float) -> list[np.ndarray]:
+def _directional(func: Callable[..., Any], inputs: tuple[Any, ...], pos: int,
+                 u: np.ndarray[Any, Any],
+                 eps: float) -> list[np.ndarray[Any, Any]]:
     """``(f(x + eps u) - f(x - eps u)) / 2 eps`` for each floating output (flattened)."""
     t = inputs[pos]
     data = t._host()

@@ -33,11 +33,11 @@ def _at(d: int, idx: Any) -> tuple[Any, ...]:
     return (slice(None),) * d + (idx,)
 
 
-def _index(op: str, index: Any) -> np.ndarray:
+def _index(op: str, index: Any) -> np.ndarray[Any, Any]:
     """The index as a 1-D NumPy integer array (PyTorch's checks for a vector index)."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    idx: np.ndarray = D.asarray(index._data)
+    idx: np.ndarray[Any, Any] = D.asarray(index._data)
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     if idx.dtype.kind not in "iu":
@@ -45,12 +45,12 @@ def _index(op: str, index: Any) -> np.ndarray:
     return idx.reshape(-1)
 
 
-def _first_bad(idx: np.ndarray, n: int, lowest: int) -> int | None:
+def _first_bad(idx: np.ndarray[Any, Any], n: int, lowest: int) -> int | None:
     bad = idx[(idx >= n) | (idx < lowest)]
     return int(bad.flat[0]) if bad.size else None
 
 
-def _bounds(idx: np.ndarray, n: int, d: int) -> None:
+def _bounds(idx: np.ndarray[Any, Any], n: int, d: int) -> None:
     """index_select's checks: PyTorch's dim-0 kernel and its other kernel word them apart."""
     v = _first_bad(idx, n, 0)
     if v is not None:
@@ -59,7 +59,7 @@ def _bounds(idx: np.ndarray, n: int, d: int) -> None:
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={v} axis_dim={n}")
 
 
-def _same_dtype(op: str, a: np.ndarray, s: np.ndarray) -> None:
+def _same_dtype(op: str, a: np.ndarray[Any, Any], s: np.ndarray[Any, Any]) -> None:
     if a.dtype != s.dtype:
         from .dtypes import from_numpy_dtype
         from .functional import _type_word
@@ -107,7 +107,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 # --- index_add / index_copy / index_fill ----------------------------------------------------
 
-def _check_source(op: str, a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray) -> None:
+def _check_source(op: str, a: np.ndarray[Any, Any], d: int, idx: np.ndarray[Any, Any],
+                  s: np.ndarray[Any, Any]) -> None:
     if s.ndim and s.shape[d if s.ndim > d else 0] != idx.size:
         raise IndexError(f"{op}(): Number of indices ({idx.size}) should be equal to "
                          f"source.size(dim) ({s.shape[d if s.ndim > d else 0]})")
@@ -225,8 +226,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 # --- masked_fill / masked_select ---------------------------------------------------------------
 
-def _mask(op: str, mask: Any) -> np.ndarray:
-    m: np.ndarray = D.asarray(mask._data)
+def _mask(op: str, mask: Any) -> np.ndarray[Any, Any]:
+    m: np.ndarray[Any, Any] = D.asarray(mask._data)
     if m.dtype.kind != "b":
         raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
                            f"{_word(mask)}")
@@ -304,7 +305,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 # --- take / put ----------------------------------------------------------------------------------
 
-def _flat_index(idx: np.ndarray, n: int) -> np.ndarray:
+def _flat_index(idx: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
     if idx.size:
         bad = idx[(idx >= n) | (idx < -n)]
         if bad.size:

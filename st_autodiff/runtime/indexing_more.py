@@ -37,7 +37,7 @@ def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> Any:  # noqa: N802  (
 
 # --- helpers ----------------------------------------------------------------------------
 
-def _along(index: np.ndarray, dim: int) -> tuple[Any, ...]:
+def _along(index: np.ndarray[Any, Any], dim: int) -> tuple[Any, ...]:
     """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
     idx: list[Any] = sparse_grids(index.shape, index) if is_device(index) else list(
         np.indices(index.shape, sparse=True))
@@ -53,8 +53,8 @@ def _value(v: Any) -> Any:
     return v.item() if isinstance(v, (Tensor, np.generic)) else v
 
 
-def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
-                  src: np.ndarray | None = None) -> None:
+def _check_gather(op: str, a: np.ndarray[Any, Any], dim: int, idx: np.ndarray[Any, Any],
+                  src: np.ndarray[Any, Any] | None = None) -> None:
     """PyTorch's shape and bounds checks for gather/scatter indices."""
     if idx.ndim != a.ndim and max(idx.ndim, a.ndim) > 1:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
@@ -84,7 +84,7 @@ def _check_gather(op: str, a: np.ndarray, dim: int, idx: np.ndarray,
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
 
 
-def _region(src: np.ndarray, shape: tuple[Any, ...]) -> np.ndarray:
+def _region(src: np.ndarray[Any, Any], shape: tuple[Any, ...]) -> np.ndarray[Any, Any]:
     """The leading ``shape`` block of ``src`` (scatter reads only as much src as index)."""
     return src[tuple(slice(0, n) for n in shape)]
 
@@ -112,9 +112,10 @@ def _tensor(x: Any) -> Tensor:
 
 # --- gather / take_along_dim ----------------------------------------------------------------
 
-def _gather_data(a: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray:
+def _gather_data(a: np.ndarray[Any, Any], d: int, idx: np.ndarray[Any, Any]) -> np.ndarray[Any,
+                 Any]:
     if a.ndim == 0:
-        result: np.ndarray = xp_of(a).broadcast_to(a, idx.shape).copy()
+        result: np.ndarray[Any, Any] = xp_of(a).broadcast_to(a, idx.shape).copy()
         return result
     result = (a if is_device(a) else np.asarray(a))[_along(idx, d)]
     return result
@@ -257,8 +258,10 @@ _REDUCES = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maxim
             "amin": np.minimum, "max": np.maximum, "min": np.minimum}
 
 
-def _scatter_reduce_data(a: np.ndarray, d: int, idx: np.ndarray, s: np.ndarray, reduce: str,
-                         include_self: bool) -> tuple[np.ndarray, np.ndarray]:
+def _scatter_reduce_data(a: np.ndarray[Any, Any], d: int, idx: np.ndarray[Any, Any],
+                         s: np.ndarray[Any, Any],
+                         reduce: str,
+                         include_self: bool) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The reduced values and, per output position, how many values were combined."""
     where = _along(idx, d)
     vals = _region(s, idx.shape)
@@ -334,7 +337,7 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
     return (gx, None, None, _pad(gs, sa, ia, T), None)
 
 
-def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
+def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray[Any, Any],
                 include_self: bool, T: bool, lift: Any, gat: Any, where: Any) -> tuple[Any, ...]:  # noqa: N803
     """Gradients of a product: ``out / v`` for each factor; where a group holds one zero,
     that factor gets the product of the others (a differentiable ``scatter_reduce``)."""
@@ -360,7 +363,7 @@ def _prod_grads(g: Any, out: Any, x: Any, src: Any, dim: int, ia: np.ndarray,
     return gx, gs
 
 
-def _pad(gs: Any, sa: Any, ia: np.ndarray, T: bool) -> Any:  # noqa: N803
+def _pad(gs: Any, sa: Any, ia: np.ndarray[Any, Any], T: bool) -> Any:  # noqa: N803
     """A gradient for the index-shaped part of ``src``, zero-padded to ``src``'s shape."""
     if tuple(np.shape(sa)) == tuple(ia.shape):
         return gs

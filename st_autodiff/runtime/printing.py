@@ -56,7 +56,7 @@ def set_printoptions(precision: int | None = None, threshold: float | None = Non
 class _Formatter:
     """Chooses the notation and width shared by all elements of one tensor."""
 
-    def __init__(self, values: np.ndarray, floating: bool) -> None:
+    def __init__(self, values: np.ndarray[Any, Any], floating: bool) -> None:
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
@@ -100,7 +100,7 @@ class _Formatter:
         return text.rjust(self.width)
 
 
-def _summarised(a: np.ndarray) -> np.ndarray:
+def _summarised(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Only the edge items of every dimension (what a summarised print shows)."""
     e = OPTIONS.edgeitems
     if a.ndim == 0:
@@ -112,7 +112,7 @@ def _summarised(a: np.ndarray) -> np.ndarray:
     return np.stack(parts) if parts else a
 
 
-def _vector(a: np.ndarray, indent: int, summarise: bool, fmt: _Formatter) -> str:
+def _vector(a: np.ndarray[Any, Any], indent: int, summarise: bool, fmt: _Formatter) -> str:
     e = OPTIONS.edgeitems
     per_line = max(1, int(math.floor((OPTIONS.linewidth - indent) / (fmt.width + 2))))
     if summarise and a.shape[0] > 2 * e:
@@ -124,7 +124,7 @@ def _vector(a: np.ndarray, indent: int, summarise: bool, fmt: _Formatter) -> str
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nested(a: np.ndarray, indent: int, summarise: bool, fmt: _Formatter) -> str:
+def _nested(a: np.ndarray[Any, Any], indent: int, summarise: bool, fmt: _Formatter) -> str:
     if a.ndim == 0:
         return fmt.format(a.item())
     if a.ndim == 1:
@@ -154,7 +154,7 @@ def _with_suffixes(body: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts)
 
 
-def format_array(a: np.ndarray, indent: int) -> str:
+def format_array(a: np.ndarray[Any, Any], indent: int) -> str:
     """The bracketed body of a non-empty tensor's repr."""
     summarise = a.size > OPTIONS.threshold
     floating = a.dtype.kind == "f"

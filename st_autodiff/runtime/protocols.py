@@ -72,7 +72,7 @@ def __reduce_ex__(self: Tensor, protocol: int) -> tuple[Any, ...]:
     return (rebuild, (self._host(), self._requires_grad, str(self.device)))
 
 
-def rebuild(array: np.ndarray, requires_grad: bool, device: str = "cpu") -> Tensor:
+def rebuild(array: np.ndarray[Any, Any], requires_grad: bool, device: str = "cpu") -> Tensor:
     t = plain(array) if device == "cpu" else plain(array).to(device)  # bke: back on its device
     t._requires_grad = requires_grad
     return t

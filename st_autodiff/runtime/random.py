@@ -65,31 +65,32 @@ class Generator:
 
     # --- raw draws ---------------------------------------------------------------------
 
-    def words(self, n: int) -> np.ndarray:
+    def words(self, n: int) -> np.ndarray[Any, Any]:
         """``n`` raw 32-bit outputs of the twister."""
         # speedcore: the twister's raw outputs directly (the same words as ``randint`` over
         # [0, 2**32), without its per-call checks)
         raw = getattr(self._state, "_bit_generator", None)
-        words: np.ndarray
+        words: np.ndarray[Any, Any]
         if raw is not None:
             words = raw.random_raw(n)
             return words
         words = self._state.randint(0, 2**32, size=n, dtype=np.uint64)
         return words
 
-    def uniform(self, n: int, dtype: dtypes.dtype) -> np.ndarray:
+    def uniform(self, n: int, dtype: dtypes.dtype) -> np.ndarray[Any, Any]:
         """``n`` uniform values in [0, 1) of ``dtype``, drawn as PyTorch draws them."""
         if dtype is dtypes.float64:
             w = self.words(2 * n)
             joined = (w[0::2] << np.uint64(32)) | w[1::2]
-            u: np.ndarray = (joined & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+            mantissa = (joined & np.uint64((1 << 53) - 1)).astype(np.float64)
+            u: np.ndarray[Any, Any] = mantissa * 2.0**-53
             return u
         bits = 11 if dtype is dtypes.float16 else 24
         w = self.words(n)
         return ((w & np.uint64((1 << bits) - 1)).astype(np.float64) * 2.0**-bits).astype(
             dtype.np)
 
-    def normal(self, n: int, dtype: dtypes.dtype) -> np.ndarray:
+    def normal(self, n: int, dtype: dtypes.dtype) -> np.ndarray[Any, Any]:
         """``n`` standard normal values of ``dtype``."""
         if n >= 16 and dtype in (dtypes.float32, dtypes.float64):
             return self._normal_blocks(n, dtype)
@@ -111,7 +112,7 @@ class Generator:
             out[i] = radius * math.cos(theta)
         return out
 
-    def _normal_blocks(self, n: int, dtype: dtypes.dtype) -> np.ndarray:
+    def _normal_blocks(self, n: int, dtype: dtypes.dtype) -> np.ndarray[Any, Any]:
         data = self.uniform(n, dtype)
         full = n - n % 16  # speedcore: every whole block at once (elementwise, same values)
         _box_muller_16(data[:full].reshape(-1, 16), dtype)
@@ -122,7 +123,7 @@ class Generator:
         return data
 
 
-def _box_muller_16(block: np.ndarray, dtype: dtypes.dtype) -> None:
+def _box_muller_16(block: np.ndarray[Any, Any], dtype: dtypes.dtype) -> None:
     """Turn each row of 16 uniforms into 16 normals in place (pairs ``j`` and ``j + 8``)."""
     t = dtype.np.type
     u1 = t(1) - block[..., :8]
@@ -161,7 +162,7 @@ def _gen(generator: Generator | None) -> Generator:
 
 
 def uniform_data(shape: tuple[Any, ...], dtype: dtypes.dtype, low: float = 0.0, high: float = 1.0,
-                 generator: Generator | None = None) -> np.ndarray:
+                 generator: Generator | None = None) -> np.ndarray[Any, Any]:
     """An array of uniform values in ``[low, high)``."""
     n = int(math.prod(shape))
     u = _gen(generator).uniform(n, dtype if dtype.is_floating_point else dtypes.float32)
@@ -171,7 +172,7 @@ def uniform_data(shape: tuple[Any, ...], dtype: dtypes.dtype, low: float = 0.0, 
 
 
 def normal_data(shape: tuple[Any, ...], dtype: dtypes.dtype, mean: float = 0.0, std: float = 1.0,
-                generator: Generator | None = None) -> np.ndarray:
+                generator: Generator | None = None) -> np.ndarray[Any, Any]:
     """An array of normal values with ``mean`` and ``std``."""
     n = int(math.prod(shape))
     z = _gen(generator).normal(n, dtype)
@@ -181,7 +182,7 @@ def normal_data(shape: tuple[Any, ...], dtype: dtypes.dtype, mean: float = 0.0, 
 
 
 def randint_data(low: int, high: int, shape: tuple[Any, ...], generator: Generator | None = None
-                 ) -> np.ndarray:
+                 ) -> np.ndarray[Any, Any]:
     """Integers in ``[low, high)`` (PyTorch's draw: a word modulo the range)."""
     n = int(math.prod(shape))
     span = high - low
@@ -194,7 +195,7 @@ def randint_data(low: int, high: int, shape: tuple[Any, ...], generator: Generat
     return ((w % np.uint64(span)).astype(np.int64) + low).reshape(shape)
 
 
-def randperm_data(n: int, generator: Generator | None = None) -> np.ndarray:
+def randperm_data(n: int, generator: Generator | None = None) -> np.ndarray[Any, Any]:
     """A random permutation of ``0..n-1``: Fisher-Yates swaps, one word per position."""
     gen = _gen(generator)
     out = np.arange(n, dtype=np.int64)

@@ -37,7 +37,8 @@ def _draws(gen: Generator, n: int, wide: bool) -> list[int]:
 
 
 def random_data(shape: tuple[Any, ...], dtype: dtypes.dtype, low: int | None = None,
-                high: int | None = None, generator: Generator | None = None) -> np.ndarray:
+                high: int | None = None, generator: Generator | None = None
+                ) -> np.ndarray[Any, Any]:
     """Values for ``random_`` on a tensor of ``shape`` and ``dtype`` (see the module doc)."""
     n = int(np.prod(shape))
     gen = _gen(generator)

@@ -58,6 +58,11 @@ def dims_of(dim: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted({_dim(d, ndim) for d in seq}))
 
 
+#: ``np.add.reduce`` untyped: NumPy's stubs (2.2 to 2.5 differently) have no overload for a bool
+#: ``keepdims`` variable
+_ADD_REDUCE: Any = np.add.reduce
+
+
 def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...],
                plan1: tuple[Any, ...],
                keeps_out: bool, float_only: bool = False) -> Callable[..., Tensor]:
@@ -79,13 +84,12 @@ def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...]
             d = d.astype(np.int64)
         if op is Op.SUM and type(d) is np.ndarray:
             # np.sum minus its wrapper (numpy's stubs have no overload for a bool keepdims)
-            r = np.add.reduce(d, axis=axes, keepdims=bool(keepdim))  # type: ignore[call-overload]
+            r = _ADD_REDUCE(d, axis=axes, keepdims=bool(keepdim))
         elif op is Op.MEAN and type(d) is np.ndarray and d.size and d.dtype.itemsize >= 4:
             # np.mean's own steps (sum, then divide by the count in the input's float dtype)
             # without its Python wrapper: the same bits
             n = d.size if axes is None else math.prod(d.shape[k] for k in axes)
-            r = np.add.reduce(d, axis=axes,  # type: ignore[call-overload]  # as above
-                              keepdims=bool(keepdim)) / n
+            r = _ADD_REDUCE(d, axis=axes, keepdims=bool(keepdim)) / n
         else:
             r = kernel(d, axis=axes, keepdims=bool(keepdim))
         if not (input._requires_grad and STATE.enabled):
@@ -203,14 +207,18 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     d = input._data
     if dim is None:
         return plain(np.argmax(d).astype(np.int64))
-    return plain(np.argmax(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+    axis = _dim(dim, d.ndim)  # (keepdims as a literal: NumPy 2.5's stubs overload on it)
+    r = np.argmax(d, axis=axis, keepdims=True) if keepdim else np.argmax(d, axis=axis)
+    return plain(r.astype(np.int64))
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     d = input._data
     if dim is None:
         return plain(np.argmin(d).astype(np.int64))
-    return plain(np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+    axis = _dim(dim, d.ndim)  # (keepdims as a literal: NumPy 2.5's stubs overload on it)
+    r = np.argmin(d, axis=axis, keepdims=True) if keepdim else np.argmin(d, axis=axis)
+    return plain(r.astype(np.int64))
 
 
 def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Tensor]:

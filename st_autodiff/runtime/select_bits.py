@@ -33,7 +33,7 @@ def fits(*arrays: Any) -> bool:
                for a in arrays[1:])
 
 
-def _ones_where(mask: Any, uint: np.dtype) -> Any:
+def _ones_where(mask: Any, uint: np.dtype[Any]) -> Any:
     """All bits set where ``mask`` holds, none elsewhere."""
     m = mask.view(np.uint8).astype(uint)
     return np.negative(m, out=m)  # 1 -> all ones (unsigned wrap-around), 0 -> 0

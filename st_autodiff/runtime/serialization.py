@@ -183,7 +183,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     place = _placer(map_location)
     storages: dict[str, Any] = {}
 
-    def load_storage(np_dtype: np.dtype, key: str, location: str, numel: int) -> Any:
+    def load_storage(np_dtype: np.dtype[Any], key: str, location: str, numel: int) -> Any:
         if key not in storages:
             raw = bytearray(z.read(f"{prefix}/data/{key}"))
             kind = np_dtype.newbyteorder("<" if order == "little" else ">")

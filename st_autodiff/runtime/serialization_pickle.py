@@ -29,7 +29,7 @@ __all__ = ["SAFE_GLOBALS", "STORAGE_DTYPES", "TorchName", "Unpickler", "Writer",
            "rebuild_tensor"]
 
 # storage type name <-> dtype, as PyTorch names the typed storages
-STORAGE_DTYPES: dict[str, np.dtype] = {
+STORAGE_DTYPES: dict[str, np.dtype[Any]] = {
     "FloatStorage": np.dtype(np.float32), "DoubleStorage": np.dtype(np.float64),
     "HalfStorage": np.dtype(np.float16), "LongStorage": np.dtype(np.int64),
     "IntStorage": np.dtype(np.int32), "ShortStorage": np.dtype(np.int16),
@@ -71,7 +71,7 @@ class StorageRef:
     """One storage to be written: a flat C-ordered host array, its archive key and the
     device it came from (``cpu`` or ``cuda:N``)."""
 
-    def __init__(self, key: str, flat: np.ndarray, location: str = "cpu") -> None:
+    def __init__(self, key: str, flat: np.ndarray[Any, Any], location: str = "cpu") -> None:
         self.key = key
         self.flat = flat
         self.location = location
@@ -106,7 +106,7 @@ class Writer(pickle._Pickler):
     def __init__(self, file: Any, protocol: int = 2) -> None:
         super().__init__(file, protocol=protocol)
         self.storages: list[StorageRef] = []
-        self._by_root: dict[tuple[int, str], tuple[StorageRef, np.ndarray]] = {}
+        self._by_root: dict[tuple[int, str], tuple[StorageRef, np.ndarray[Any, Any]]] = {}
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is StorageRef:
@@ -141,7 +141,7 @@ class Writer(pickle._Pickler):
                        collections.OrderedDict())
         return (TorchName.of("torch._utils", "_rebuild_tensor_v2"), args)
 
-    def _storage_of(self, a: np.ndarray) -> tuple[StorageRef, int, tuple[Any, ...]]:
+    def _storage_of(self, a: np.ndarray[Any, Any]) -> tuple[StorageRef, int, tuple[Any, ...]]:
         """The storage holding ``a``, ``a``'s offset in it and its strides (in elements)."""
         root = a
         while isinstance(root.base, np.ndarray):
@@ -167,7 +167,8 @@ class Writer(pickle._Pickler):
 # --- reading -----------------------------------------------------------------------------
 
 
-def rebuild_tensor(storage: np.ndarray, offset: int, size: tuple[Any, ...], stride: tuple[Any, ...],
+def rebuild_tensor(storage: np.ndarray[Any, Any], offset: int, size: tuple[Any, ...],
+                   stride: tuple[Any, ...],
                    requires_grad: bool, backward_hooks: Any = None, metadata: Any = None
                    ) -> Tensor:
     """``torch._utils._rebuild_tensor_v2``: a tensor viewing ``storage`` (no copy)."""
@@ -220,7 +221,7 @@ def _rebuild_from_type_v2(func: Callable[..., Any], new_type: Any, args: tuple[A
 class _StorageType:
     """What ``torch.FloatStorage`` and its kin unpickle to: the dtype they stand for."""
 
-    def __init__(self, np_dtype: np.dtype | None) -> None:
+    def __init__(self, np_dtype: np.dtype[Any] | None) -> None:
         self.np_dtype = np_dtype  # None: a PyTorch dtype this runtime lacks (bfloat16)
 
 

@@ -58,14 +58,14 @@ def _picked(name: str, input: Tensor, data: Any, idx: Any, dim: int, keepdim: bo
     return RETURN_TYPES[kind](values, plain(idx))
 
 
-def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+def _stable_order(a: np.ndarray[Any, Any], axis: int, descending: bool) -> np.ndarray[Any, Any]:
     """Stable sorting indices along ``axis``; NaN is the largest value."""
     if not descending:
         return np.argsort(a, axis=axis, kind="stable")
     n = a.shape[axis]
     flipped = np.flip(a, axis)
     back = np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
-    result: np.ndarray = D.xp_of(a).ascontiguousarray(back)
+    result: np.ndarray[Any, Any] = D.xp_of(a).ascontiguousarray(back)
     return result
 
 
@@ -76,7 +76,8 @@ def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 _REPLAY_LIMIT = 200_000
 
 
-def _sort_order(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
+def _sort_order(a: np.ndarray[Any, Any], axis: int, descending: bool,
+                stable: bool) -> np.ndarray[Any, Any]:
     """The indices PyTorch's CPU sort gives: stable, or for ``stable=False`` the order
     ``std::sort`` leaves equal elements in (the same as stable for rows of at most 16)."""
     order = _stable_order(a, axis, descending)
@@ -165,8 +166,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
                    "topk")
 
 
-def _replay_topk(a: np.ndarray, order: np.ndarray, idx: np.ndarray, axis: int, k: int,
-                 largest: bool, sorted_: bool) -> np.ndarray:
+def _replay_topk(a: np.ndarray[Any, Any], order: np.ndarray[Any, Any], idx: np.ndarray[Any, Any],
+                 axis: int,
+                 k: int,
+                 largest: bool, sorted_: bool) -> np.ndarray[Any, Any]:
     """``idx`` with the rows whose result depends on the selection algorithm replaced by
     its replay (rows with equal elements, and every row when ``sorted=False``)."""
     from .introsort import std_nth_element_order, std_partial_sort_order, std_sort_range
@@ -197,7 +200,7 @@ def _replay_topk(a: np.ndarray, order: np.ndarray, idx: np.ndarray, axis: int, k
     return np.ascontiguousarray(np.moveaxis(out, -1, axis))
 
 
-def _kth(a: np.ndarray, axis: int, pos: Any) -> np.ndarray:
+def _kth(a: np.ndarray[Any, Any], axis: int, pos: Any) -> np.ndarray[Any, Any]:
     """Indices (keepdims) of the element at sorted position ``pos`` along ``axis``."""
     order = _stable_order(a, axis, False)
     if np.ndim(pos) == 0:
@@ -205,7 +208,7 @@ def _kth(a: np.ndarray, axis: int, pos: Any) -> np.ndarray:
     return np.take_along_axis(order, np.expand_dims(pos, axis), axis)
 
 
-def _finish(name: str, kind: str, input: Tensor, a: np.ndarray, idx: Any, axis: int,
+def _finish(name: str, kind: str, input: Tensor, a: np.ndarray[Any, Any], idx: Any, axis: int,
             keepdim: bool) -> Any:  # idx: an index array (a NumPy int for a 0-d input)
     data = np.take_along_axis(a, idx, axis) if a.ndim else a.copy()
     if not keepdim and a.ndim:

@@ -110,12 +110,13 @@ class Tensor(TensorBase, _InstalledMethods):
             d = self._data = np.asarray(d)
         return d
 
-    def _host(self) -> np.ndarray:
+    def _host(self) -> np.ndarray[Any, Any]:
         """The values as a NumPy array on the host (a copy for GPU tensors)."""
         d = self._data
         if isinstance(d, (np.ndarray, np.generic)):
             return np.asarray(d)
-        result: np.ndarray = d.get()  # a device array: the one explicit device -> host copy
+        # a device array: the one explicit device -> host copy
+        result: np.ndarray[Any, Any] = d.get()
         return result
 
     def _ex(self) -> Extra:
@@ -420,10 +421,10 @@ class Tensor(TensorBase, _InstalledMethods):
 
     # --- conversion ---------------------------------------------------------------------
 
-    def numpy(self, *, force: bool = False) -> np.ndarray:
+    def numpy(self, *, force: bool = False) -> np.ndarray[Any, Any]:
         """The storage as a NumPy array (shared, so writes go both ways)."""
         if force:
-            result: np.ndarray = self.detach().cpu()._array()
+            result: np.ndarray[Any, Any] = self.detach().cpu()._array()
             return result
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
@@ -434,7 +435,7 @@ class Tensor(TensorBase, _InstalledMethods):
         result = self._array()
         return result
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 

@@ -135,6 +135,7 @@ def _cumulative_pick(input: Tensor, dim: int, largest: bool) -> Any:
     a = input._data
     axis = _dim(dim, a.ndim)
     name = "cummax" if largest else "cummin"
+    idx: Any  # a 0-d index, or one per element along axis
     if a.ndim == 0:
         values, idx = a.copy(), np.zeros((), np.int64)
     else:

@@ -84,7 +84,7 @@ class ArrayConverter:
             return arr
         return np.asarray(arr)[()]
 
-    def result_type(self, extra_dtype: Any = None, ensure_inexact: bool = False) -> np.dtype:
+    def result_type(self, extra_dtype: Any = None, ensure_inexact: bool = False) -> np.dtype[Any]:
         """``np.result_type`` of the inputs (Python scalars weakly typed), with
         ``extra_dtype``; at least floating point with ``ensure_inexact``."""
         if extra_dtype is not None and ensure_inexact:

@@ -496,7 +496,7 @@ def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
     return lw.emit(Op.ITEM, [shape], {"index": 0}, e)
 
 
-def array_method(lw: Lowerer, value: np.ndarray, name: str, args: list[Any],
+def array_method(lw: Lowerer, value: np.ndarray[Any, Any], name: str, args: list[Any],
                  kwargs: dict[str, Any], e: cst.Call) -> Any:
     """``a.name(...)`` of an array known when compiling (``np.squeeze(0.7).astype(float)``
     in library code): the method's op on the array as a constant; NotImplemented for

@@ -294,13 +294,14 @@ def _shape(v: Any) -> tuple[int, ...] | None:
     return cast("tuple[int, ...]", np.shape(v))
 
 
-def _dtype(v: Any) -> np.dtype | None:
+def _dtype(v: Any) -> np.dtype[Any] | None:
     if isinstance(v, Node):
         t = v.type
         return np.dtype(t.dtype) if t is not None and t.dtype is not None else None
     if isinstance(v, (bool, int, float)):
         return None  # Python numbers cast by value
-    return np.asarray(v).dtype
+    dt: np.dtype[Any] = np.asarray(v).dtype
+    return dt
 
 
 def _one_value(lw: Any, v: Any, what: str, e: cst.Call) -> None:

@@ -85,7 +85,7 @@ def _signature(fn: Any) -> inspect.Signature:
         raise
 
 
-def _dtype_of(v: Any) -> np.dtype | None:
+def _dtype_of(v: Any) -> np.dtype[Any] | None:
     if isinstance(v, Node):
         t = v.type
         if t is None:
@@ -97,7 +97,8 @@ def _dtype_of(v: Any) -> np.dtype | None:
     if holds_node(v):  # a list of runtime values: its dtype is its stack's
         return None
     try:
-        return np.asarray(v).dtype
+        dt: np.dtype[Any] = np.asarray(v).dtype
+        return dt
     except Exception:  # noqa: BLE001 - a value holding nodes: not known here
         return None
 

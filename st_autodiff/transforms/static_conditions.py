@@ -70,12 +70,12 @@ def constant_example(lw: Lowerer, node: Node) -> Any:
     return value
 
 
-def _constant_arrays(lw: Lowerer, node: Node) -> list[np.ndarray] | None:
+def _constant_arrays(lw: Lowerer, node: Node) -> list[np.ndarray[Any, Any]] | None:
     """The ndarrays of the constants ``node`` is computed from, or None when it depends on
     anything else (an argument, a region's value, an opaque call)."""
     outer = _captured(lw)
     seen: set[int] = set()
-    arrays: dict[int, np.ndarray] = {}
+    arrays: dict[int, np.ndarray[Any, Any]] = {}
     stack = [node]
     while stack:
         n = outer[stack.pop()]

@@ -41,7 +41,8 @@ class StaticArray:
 
     __slots__ = ("builder", "epoch", "node", "node_builder", "value")
 
-    def __init__(self, value: np.ndarray, node: Node | None, epoch: int, builder: Any) -> None:
+    def __init__(self, value: np.ndarray[Any, Any], node: Node | None, epoch: int,
+                 builder: Any) -> None:
         self.value = value
         self.node = node
         self.epoch = epoch
@@ -139,9 +140,10 @@ def materialize(lw: Lowerer, sa: StaticArray, where: cst.CSTNode) -> Node:
     return node
 
 
-def _handed(lw: Lowerer) -> dict[int, tuple[np.ndarray, Node]]:
+def _handed(lw: Lowerer) -> dict[int, tuple[np.ndarray[Any, Any], Node]]:
     """The static arrays handed out as nodes so far, with those nodes (by node)."""
-    return cast("dict[int, tuple[np.ndarray, Node]]", lw.__dict__.setdefault("static_handed", {}))
+    return cast("dict[int, tuple[np.ndarray[Any, Any], Node]]",
+                lw.__dict__.setdefault("static_handed", {}))
 
 
 def nodes_sharing(lw: Lowerer, sa: StaticArray) -> list[Node]:
@@ -182,7 +184,7 @@ def materialize_all(lw: Lowerer, v: Any, where: cst.CSTNode, depth: int = 0) -> 
     return v
 
 
-def _origin(lw: Lowerer, value: np.ndarray, sources: list[Any]) -> Any:
+def _origin(lw: Lowerer, value: np.ndarray[Any, Any], sources: list[Any]) -> Any:
     """The builder whose memory ``value`` lives in: a view keeps its base's."""
     for s in sources:
         if isinstance(s, StaticArray) and np.may_share_memory(value, s.value):

@@ -206,7 +206,7 @@ def _constants_opened(lw: Lowerer, args: list[Any], kwargs: dict[str, Any]
     of becoming an opaque call whose result has no shape.  None otherwise."""
     from .static_conditions import MAX_GUARDED  # noqa: PLC0415
 
-    found: list[tuple[np.ndarray, np.ndarray]] = []  # (outside array, its copy)
+    found: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []  # (outside array, its copy)
 
     def opened(v: Any, depth: int = 0) -> Any:
         if isinstance(v, Node) and v.op is Op.CONST and isinstance(v.param("value"),

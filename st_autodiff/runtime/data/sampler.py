@@ -103,7 +103,8 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
-def weighted_draws(weights: np.ndarray, n: int, generator: rng.Generator | None) -> list[int]:
+def weighted_draws(weights: np.ndarray[Any, Any], n: int,
+                   generator: rng.Generator | None) -> list[int]:
     """PyTorch's ``multinomial(weights, n, replacement=True)`` for ``n > 1``: one uniform
     double per draw, placed by binary search in the running sum of the weights (summed in
     order, then divided by the total)."""

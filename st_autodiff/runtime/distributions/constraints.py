@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 
-def _data(value: Any) -> np.ndarray:
+def _data(value: Any) -> np.ndarray[Any, Any]:
     """A host (NumPy) array of ``value``'s values."""
     return value._host() if isinstance(value, Tensor) else np.asarray(value)
 
@@ -39,7 +39,7 @@ class Constraint:
         with no_grad():
             return plain(np.asarray(self._ok(_data(value))))
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -75,16 +75,16 @@ class dependent_property(property):  # noqa: N801  (PyTorch's spelling)
 
 
 class _Real(Constraint):
-    def _ok(self, v: np.ndarray) -> np.ndarray:
-        result: np.ndarray = v == v  # noqa: PLR0124  (False for NaN)
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        result: np.ndarray[Any, Any] = v == v  # noqa: PLR0124  (False for NaN)
         return result
 
 
 class _Boolean(Constraint):
     is_discrete = True
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
-        result: np.ndarray = (v == 0) | (v == 1)
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        result: np.ndarray[Any, Any] = (v == 0) | (v == 1)
         return result
 
 
@@ -99,12 +99,12 @@ class _Bound(Constraint):
 
 
 class _GreaterThan(_Bound):
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return _data(self.lower_bound) < v
 
 
 class _GreaterThanEq(_Bound):
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return _data(self.lower_bound) <= v
 
 
@@ -114,7 +114,7 @@ class _LessThan(Constraint):
     def __init__(self, upper_bound: Any) -> None:
         self.upper_bound = upper_bound
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return v < _data(self.upper_bound)
 
     def __repr__(self) -> str:
@@ -124,8 +124,8 @@ class _LessThan(Constraint):
 class _IntegerGreaterThan(_Bound):
     is_discrete = True
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
-        result: np.ndarray = (v % 1 == 0) & (v >= _data(self.lower_bound))
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        result: np.ndarray[Any, Any] = (v % 1 == 0) & (v >= _data(self.lower_bound))
         return result
 
 
@@ -136,7 +136,7 @@ class _Interval(Constraint):
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return (_data(self.lower_bound) <= v) & (v <= _data(self.upper_bound))
 
     def __repr__(self) -> str:
@@ -147,15 +147,15 @@ class _Interval(Constraint):
 class _HalfOpenInterval(_Interval):
     """``lower_bound <= value < upper_bound``."""
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return (_data(self.lower_bound) <= v) & (v < _data(self.upper_bound))
 
 
 class _IntegerInterval(_Interval):
     is_discrete = True
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
-        result: np.ndarray = (v % 1 == 0) & super()._ok(v)
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        result: np.ndarray[Any, Any] = (v % 1 == 0) & super()._ok(v)
         return result
 
 
@@ -164,8 +164,8 @@ class _Simplex(Constraint):
 
     event_dim = 1
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
-        result: np.ndarray = np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) < 1e-6)
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        result: np.ndarray[Any, Any] = np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) < 1e-6)
         return result
 
 
@@ -174,9 +174,10 @@ class _LowerCholesky(Constraint):
 
     event_dim = 2
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         lower = np.all(np.tril(v) == v, axis=(-2, -1))
-        result: np.ndarray = lower & np.all(np.diagonal(v, axis1=-2, axis2=-1) > 0, axis=-1)
+        result: np.ndarray[Any, Any] = lower & np.all(np.diagonal(v, axis1=-2, axis2=-1) > 0,
+                                                      axis=-1)
         return result
 
 
@@ -185,10 +186,10 @@ class _PositiveDefinite(Constraint):
 
     event_dim = 2
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         if v.ndim < 2 or v.shape[-1] != v.shape[-2]:
             return np.zeros(v.shape[:-2], bool)
-        sym: np.ndarray = np.all(np.isclose(v, np.swapaxes(v, -1, -2), atol=1e-6),
+        sym: np.ndarray[Any, Any] = np.all(np.isclose(v, np.swapaxes(v, -1, -2), atol=1e-6),
                                  axis=(-2, -1))
         if not np.all(sym):
             return sym
@@ -212,7 +213,7 @@ class _IndependentConstraint(Constraint):
         self.is_discrete = base_constraint.is_discrete
         self.event_dim = base_constraint.event_dim + reinterpreted_batch_ndims
 
-    def _ok(self, v: np.ndarray) -> np.ndarray:
+    def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         ok = self.base_constraint._ok(v)
         n = self.reinterpreted_batch_ndims
         return np.all(ok, axis=tuple(range(-n, 0))) if n else ok

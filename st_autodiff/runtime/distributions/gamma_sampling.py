@@ -71,7 +71,8 @@ _MAX_TERMS = 4096
 _MAX_CANCELLATION = 1e5
 
 
-def _series(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _series(a: np.ndarray[Any, Any], x: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any],
+            np.ndarray[Any, Any]]:
     """The series for ``dx/da`` (module docstring) and a mask of where it is trusted.
 
     Elements leave the loop as they converge (checked every 16 terms)."""
@@ -108,7 +109,8 @@ def _series(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, ok
 
 
-def standard_gamma_grad(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
+def standard_gamma_grad(alpha: np.ndarray[Any, Any], x: np.ndarray[Any, Any]) -> np.ndarray[Any,
+                        Any]:
     """``dx/dalpha`` of unit-rate gamma draws ``x`` at fixed quantile (module docstring)."""
     a64, x64 = np.broadcast_arrays(np.asarray(alpha, np.float64), np.asarray(x, np.float64))
     a64, x64 = a64.ravel(), x64.ravel()

@@ -90,7 +90,7 @@ def _check_indices(input: Any) -> None:
                            "(while checking arguments for embedding)")
 
 
-def _renorm(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
+def _renorm(weight: Tensor, idx: np.ndarray[Any, Any], max_norm: float, norm_type: float) -> None:
     """Scale down, in place, the looked-up rows whose norm exceeds ``max_norm``."""
     rows = np.unique(idx)
     w = weight._data

@@ -361,7 +361,7 @@ def _smoothed(nll: Tensor, logp: Tensor, target: Tensor, weight: Tensor | None,
                   nodes.mul_scalar(smooth, smoothing / n_classes))
 
 
-def _long(values: np.ndarray) -> Tensor:
+def _long(values: np.ndarray[Any, Any]) -> Tensor:
     return plain(values.astype(np.int64))
 
 

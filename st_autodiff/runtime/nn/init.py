@@ -182,7 +182,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         return tensor.copy_(from_numpy(values).to(tensor.device))
 
 
-def _draw(tensor: Tensor, kind: str, lo: float, hi: float, generator: Any) -> np.ndarray:
+def _draw(tensor: Tensor, kind: str, lo: float, hi: float, generator: Any) -> np.ndarray[Any, Any]:
     """One draw for every element of ``tensor`` (on the CPU), as a NumPy array."""
     t = empty_like(tensor, device="cpu")
     if kind == "normal":
@@ -193,7 +193,7 @@ def _draw(tensor: Tensor, kind: str, lo: float, hi: float, generator: Any) -> np
 
 
 def _rejected_normal(tensor: Tensor, mean: float, std: float, a: float, b: float,
-                     generator: Any) -> np.ndarray:
+                     generator: Any) -> np.ndarray[Any, Any]:
     result = _draw(tensor, "normal", mean, std, generator)
     dt = result.dtype.type
     lo, hi = dt(a), dt(b)
@@ -205,18 +205,19 @@ def _rejected_normal(tensor: Tensor, mean: float, std: float, a: float, b: float
 
 
 def _rejected_uniform(tensor: Tensor, mean: float, std: float, a: float, b: float,
-                      generator: Any) -> np.ndarray:
+                      generator: Any) -> np.ndarray[Any, Any]:
     peak = max(a, min(mean, b))
     log_peak = -0.5 * ((peak - mean) / std) ** 2
 
-    def log_density(x: np.ndarray) -> np.ndarray:  # relative to the peak, in x's dtype
+    def log_density(x: np.ndarray[Any, Any]) -> np.ndarray[Any,
+                    Any]:  # relative to the peak, in x's dtype
         dt = x.dtype.type
-        result: np.ndarray = ((x - dt(mean)) / dt(std)) ** 2 * dt(-0.5) - dt(log_peak)
+        result: np.ndarray[Any, Any] = ((x - dt(mean)) / dt(std)) ** 2 * dt(-0.5) - dt(log_peak)
         return result
 
-    def rejected(candidates: np.ndarray) -> np.ndarray:
+    def rejected(candidates: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         u = _draw(tensor, "uniform", 0.0, 1.0, generator)
-        result: np.ndarray = np.log(u) > log_density(candidates)
+        result: np.ndarray[Any, Any] = np.log(u) > log_density(candidates)
         return result
 
     result = _draw(tensor, "uniform", a, b, generator)
@@ -252,7 +253,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
         return tensor.mul_(gain)
 
 
-def _qr(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _qr(m: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The reduced QR of ``m`` in its own precision (LAPACK ``geqrf``/``orgqr`` through SciPy
     when installed, as PyTorch computes it; NumPy's otherwise)."""
     try:

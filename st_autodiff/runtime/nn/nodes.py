@@ -105,7 +105,7 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     return plain(data)
 
 
-def _word(dt: np.dtype) -> str:
+def _word(dt: np.dtype[Any]) -> str:
     return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(dt.name, dt.name)
 
 

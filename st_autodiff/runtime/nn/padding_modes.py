@@ -35,7 +35,7 @@ _NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}
 _NP_MODE: dict[str, Literal["reflect", "edge"]] = {"reflect": "reflect", "replicate": "edge"}
 
 
-def _source(n: int, before: int, after: int, mode: str) -> np.ndarray:
+def _source(n: int, before: int, after: int, mode: str) -> np.ndarray[Any, Any]:
     """For each output position along one dimension, the input position it copies."""
     width = (max(before, 0), max(after, 0))
     idx = np.pad(np.arange(n), width, mode=_NP_MODE[mode])

@@ -44,7 +44,7 @@ class Parameter(Tensor):
         return (_rebuild_parameter, (self._host(), self._requires_grad, str(self.device)))
 
 
-def _rebuild_parameter(array: np.ndarray, requires_grad: bool,
+def _rebuild_parameter(array: np.ndarray[Any, Any], requires_grad: bool,
                        device: str = "cpu") -> Parameter:
     """Unpickling: the values, back on the device they were saved from."""
     data = plain(array)

@@ -209,7 +209,7 @@ class TransformerEncoder(Module):
         return output
 
     def _nested_padding(self, src: Tensor, mask: Tensor | None,
-                        key_padding: Tensor | None) -> np.ndarray | None:
+                        key_padding: Tensor | None) -> np.ndarray[Any, Any] | None:
         """The padded positions when PyTorch would run this call as nested tensors."""
         if not self.use_nested_tensor or key_padding is None or mask is not None:
             return None
