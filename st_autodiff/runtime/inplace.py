@@ -263,3 +263,13 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     t._grad_fn = AsStridedBackward0((copy_slices, 0), ex.view)
     t._output_nr = 0
     t._requires_grad = True
+
+
+def inplace_method(fn: Any, name: str) -> Any:
+    """A Tensor method ``name`` (``add_``...) that applies the op ``fn`` to ``self`` in place."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return inplace(self, fn, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``."
+    return method

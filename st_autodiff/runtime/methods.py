@@ -22,7 +22,7 @@ from . import shape_ops as S
 from .device import cuda_namespace, to_device, to_host
 from .function import TensorBase, node_class
 from .grad_mode import STATE
-from .inplace import check_inplace, inplace, setitem
+from .inplace import check_inplace, inplace, inplace_method, setitem
 from .protocols import install_protocols
 from .tensor import Tensor, plain
 from .tensor_ops import needs_grad, record
@@ -215,15 +215,6 @@ def bernoulli_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor
                                    .astype(t._data.dtype)))
 
 
-def _inplace_method(fn: Any, name: str) -> Any:
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return inplace(self, fn, *args, **kwargs)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place ``{name[:-1]}``."
-    return method
-
-
 def _iop(fn: Any) -> Any:
     def method(self: Tensor, other: Any) -> Tensor:
         return inplace(self, fn, other)
@@ -307,7 +298,7 @@ def install() -> None:
     for name in _SHAPE_NAMES:
         setattr(T, name, getattr(S, name))
     for name, fn in _INPLACE.items():
-        setattr(T, name, _inplace_method(fn, name))
+        setattr(T, name, inplace_method(fn, name))
     ops = {
         "__add__": F._add, "__radd__": F._add, "__sub__": F._sub, "__rsub__": F.rsub,
         "__mul__": F.mul, "__rmul__": F.mul, "__truediv__": F._div, "__rtruediv__": F.rdiv,

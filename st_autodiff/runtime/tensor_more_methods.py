@@ -25,7 +25,7 @@ from . import tensor_extras as X
 from . import tensor_misc as M
 from .function import TensorBase, node_class, renamed
 from .grad_mode import STATE
-from .inplace import inplace
+from .inplace import inplace, inplace_method
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import record
 
@@ -42,15 +42,6 @@ _FROM = {
     H: "unflatten ravel moveaxis is_nonzero is_complex is_same_size",
     P: "addmv baddbmm addbmm kron gcd lcm cov corrcoef",
 }
-
-
-def _inplace_method(fn: Any, name: str) -> Any:
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return inplace(self, fn, *args, **kwargs)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place ``{name[:-1]}``."
-    return method
 
 
 _INPLACE = {
@@ -173,7 +164,7 @@ def install() -> None:
         for name in names.split():
             setattr(Tensor, name, getattr(module, name))
     for name, fn in _INPLACE.items():
-        setattr(Tensor, name, _inplace_method(fn, name))
+        setattr(Tensor, name, inplace_method(fn, name))
     for name in ("eq", "ne", "lt", "gt", "le", "ge"):
         setattr(Tensor, f"{name}_", _compare_inplace(name))
     for name in ("fmod", "diff", "nansum", "nanmean"):
