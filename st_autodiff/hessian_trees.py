@@ -17,8 +17,10 @@ from .errors import WrtError
 
 
 def tree_hessian(fn: Callable[..., Any], args: tuple[Any, ...], positions: list[int],
-                 single: bool, mode: str) -> Any:
-    """The Hessian of ``fn`` at ``args`` for the arguments at ``positions``."""
+                 single: bool, mode: str, backend: Any = None) -> Any:
+    """The Hessian of ``fn`` at ``args`` for the arguments at ``positions``, on the
+    namespace ``backend`` (``hessian(backend=...)``'s; None: the arguments').  The blocks
+    are the flat Hessian's own arrays, regrouped: nothing is converted or copied."""
     from .api import _is_float  # noqa: PLC0415  (products builds on api)
     from .products import _Flat, hessian  # noqa: PLC0415
 
@@ -28,7 +30,7 @@ def tree_hessian(fn: Callable[..., Any], args: tuple[Any, ...], positions: list[
     if not leaves:
         raise WrtError(f"hessian of {flat.name}: the differentiated arguments hold no "
                        "floating-point value")
-    h = hessian(flat.fn, wrt=tuple(leaves), mode=mode)(*flat.leaves)
+    h = hessian(flat.fn, wrt=tuple(leaves), mode=mode, backend=backend)(*flat.leaves)
     at = {k: i for i, k in enumerate(leaves)}
 
     def block(p: int, q: int) -> Any:

@@ -8,7 +8,6 @@ function, so repeated calls compile once.
 from __future__ import annotations
 
 import inspect
-import math
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -21,8 +20,17 @@ from .custom_source import define
 from .errors import StAutodiffError, WrtError
 from .hessian_trees import tree_hessian
 from .ir.kernels import array_namespace
-from .ir.namespaces import describe_dtype_name, namespace_of
+from .ir.namespaces import namespace_of
 from .library_callers import library_caller
+from .product_arrays import (
+    assemble,
+    basis,
+    check_cotangent,
+    chosen_backend,
+    is_complex,
+    shape_of,
+    size_of,
+)
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms import Compiled, Options
 from .transforms.callable_args import wrt_error
@@ -30,7 +38,8 @@ from .transforms.external import argument
 from .trees_classes import Record, Static, make
 
 
-def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+def vjp(fn: Callable[..., Any], *args: Any, backend: Any = None, device: Any = None
+        ) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(fn(*args), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per argument.
 
     JAX's convention: the cotangent has the structure of the output (a tuple, list or
@@ -39,6 +48,8 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     The primal runs once, in a generated forward function that keeps exactly the values
     the adjoint reads; ``vjp_fn`` runs the generated backward function on them.  Parts
     that are not floating point (ints, bools, integer arrays) get ``None``.
+    ``backend=``/``device=`` (keyword-only) are ``st.grad``'s: they fix the array library
+    the generated code runs on; arrays of another library are an error, never copied.
 
     >>> import st_autodiff as st
     >>> def f(x):
@@ -48,14 +59,15 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     (3.0,)
     """
     fn = library_caller(fn) or fn  # st.vjp(np.sin): see library_callers
-    return _vjp(fn, args, None)
+    return _vjp(fn, args, None, chosen_backend(backend, device))
 
 
-def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
-         ) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None,
+         ns: Any = None) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``vjp``, with some arguments static or dynamic (``jacrev(..., static_argnums)``):
-    static ones are constants of the generated code and get no gradient (``None``)."""
-    flat, floats, g = _vjp_function(fn, args, argspec)
+    static ones are constants of the generated code and get no gradient (``None``).
+    ``ns``: the namespace ``backend=``/``device=`` chose (None: the arguments')."""
+    flat, floats, g = _vjp_function(fn, args, argspec, ns)
     try:
         fwd, bwd = g.split(*flat.leaves)
     except StAutodiffError as exc:
@@ -65,10 +77,11 @@ def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
     outs = trees.leaves_like(out_spec, out, "the output", none_is_leaf=False)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        if any(_complex(c) for c in trees.flatten(cotangent)[0]):
+        if any(is_complex(c) for c in trees.flatten(cotangent)[0]):
             raise TypeError("vjp: the cotangent is complex, but complex numbers are not "
                             "supported yet (the function's output is real)")
         cts = trees.leaves_like(out_spec, cotangent, "the cotangent")
+        check_cotangent(outs, cts, [trees.path(out_spec, k) for k in range(len(outs))])
         seeds = [_cotangent(ct, o, trees.path(out_spec, k))
                  for k, (ct, o) in enumerate(zip(cts, outs))]
         grads = bwd(*residuals, *seeds)
@@ -81,10 +94,10 @@ def _vjp(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
     return out, vjp_fn
 
 
-def _vjp_function(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None
-                  ) -> tuple[_Flat, tuple[int, ...], GradFunction[...]]:
+def _vjp_function(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpec | None,
+                  ns: Any = None) -> tuple[_Flat, tuple[int, ...], GradFunction[...]]:
     """The leaves of a ``vjp`` call, the differentiated ones, and the compiled function
-    (made once per function, structure and argument spec)."""
+    (made once per function, structure, argument spec and chosen backend ``ns``)."""
     # (parameters left out take their defaults: GradFunction binds the call as Python does)
     flat = _Flat(fn, args, "vjp")
     spec, static = _leaf_spec(fn, flat, argspec, "vjp")
@@ -92,10 +105,11 @@ def _vjp_function(fn: Callable[..., Any], args: tuple[Any, ...], argspec: ArgSpe
     if not floats:
         raise WrtError(f"vjp of {flat.name}: no floating-point argument to differentiate")
     per_fn = _VJP_CACHE.setdefault(fn, {})
-    key = (flat.key, floats) if spec is None else (flat.key, floats, spec)
+    key = _key((flat.key, floats) if spec is None else (flat.key, floats, spec), ns)
     g = per_fn.get(key)
     if g is None:
-        g = per_fn[key] = GradFunction(flat.fn, floats, "vjp", False, Options(), spec)
+        g = per_fn[key] = GradFunction(flat.fn, floats, "vjp", False, Options(), spec, None,
+                                       ns)
     return flat, floats, g
 
 
@@ -140,15 +154,16 @@ _VJP_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, GradFunction
     weakref.WeakKeyDictionary()
 
 
-def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
-        ) -> tuple[Any, Any]:
+def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *,
+        backend: Any = None, device: Any = None) -> tuple[Any, Any]:
     """``(fn(*primals), J @ tangents)`` by forward mode (JAX's convention).
 
     ``tangents`` has one entry per primal in that primal's structure (tuples, lists and
     dicts of arrays and floats), each part shaped like its primal; ``None`` means a zero
     tangent, for a part or a whole argument, and is what parts that are not floating
     point take.  The output tangent has the structure of the output.  The generated
-    ``NAME_jvp`` runs the primal sweep, then the tangent sweep.
+    ``NAME_jvp`` runs the primal sweep, then the tangent sweep.  ``backend=``/``device=``
+    are ``st.grad``'s (the primals and tangents must be arrays of that library).
 
     >>> import numpy as np, st_autodiff as st
     >>> def f(x):
@@ -158,21 +173,24 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     True
     """
     fn = library_caller(fn) or fn  # st.jvp(np.sin): see library_callers
-    return _jvp(fn, primals, tangents, None)
+    return _jvp(fn, primals, tangents, None, chosen_backend(backend, device))
 
 
 def _jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
-         argspec: ArgSpec | None) -> tuple[Any, Any]:
-    """``jvp``, with some arguments static or dynamic (their tangents must be None)."""
-    flat, dots, g = _jvp_function(fn, primals, tangents, argspec)
+         argspec: ArgSpec | None, ns: Any = None) -> tuple[Any, Any]:
+    """``jvp``, with some arguments static or dynamic (their tangents must be None), on
+    the namespace ``ns`` that ``backend=`` chose (None: the arguments')."""
+    flat, dots, g = _jvp_function(fn, primals, tangents, argspec, ns)
     result: tuple[Any, Any] = g.call_flat(
         *flat.leaves, *(dots[k] for k in cast("tuple[int, ...]", g._wrt_spec)))
     return result
 
 
 def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
-                  argspec: ArgSpec | None) -> tuple[_Flat, list[Any], GradFunction[...]]:
-    """The leaves of a ``jvp`` call, their tangents, and the compiled function."""
+                  argspec: ArgSpec | None, ns: Any = None
+                  ) -> tuple[_Flat, list[Any], GradFunction[...]]:
+    """The leaves of a ``jvp`` call, their tangents, and the compiled function (per
+    function, structure, differentiated leaves, argument spec and chosen backend)."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
@@ -196,19 +214,25 @@ def _jvp_function(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequ
                 raise ValueError(f"jvp: {where} is not zero, but its primal is not floating "
                                  "point (its tangent is always zero); pass None for it")
             continue
-        if _complex(t) and not _complex(p):
+        if is_complex(t) and not is_complex(p):
             raise TypeError(f"jvp: {where} is complex, but complex numbers are not "
                             "supported yet (its primal is real)")
-        if np.shape(t) != np.shape(p):
-            raise ValueError(f"jvp: {where} has shape {np.shape(t)}, but its primal has "
-                             f"shape {np.shape(p)}")
+        if shape_of(t) != shape_of(p):
+            raise ValueError(f"jvp: {where} has shape {shape_of(t)}, but its primal has "
+                             f"shape {shape_of(p)}")
         wrt.append(k)
     per_fn = _JVP_CACHE.setdefault(fn, {})
-    key = (flat.key, tuple(wrt)) if spec is None else (flat.key, tuple(wrt), spec)
+    key = _key((flat.key, tuple(wrt)) if spec is None else (flat.key, tuple(wrt), spec), ns)
     g = per_fn.get(key)
     if g is None:
-        g = per_fn[key] = GradFunction(flat.fn, tuple(wrt), "jvp", False, Options(), spec)
+        g = per_fn[key] = GradFunction(flat.fn, tuple(wrt), "jvp", False, Options(), spec,
+                                       None, ns)
     return flat, dots, g
+
+
+def _key(key: tuple[Any, ...], ns: Any) -> tuple[Any, ...]:
+    """A products cache key with the chosen backend (unchanged when there is none)."""
+    return key if ns is None else (*key, ns)
 
 
 _JVP_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, GradFunction[...]]] = \
@@ -217,7 +241,8 @@ _JVP_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, GradFunction
 
 def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
            static_argnums: Any = None, static_argnames: Any = None,
-           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[P, Any]:
+           dynamic_argnums: Any = None, dynamic_argnames: Any = None,
+           backend: Any = None, device: Any = None) -> Callable[P, Any]:
     """The Jacobian of ``fn`` with respect to argument(s) ``wrt`` (positions or names;
     ``argnums`` is JAX's name for it), by reverse mode: one primal run, then one generated
     backward call per output element.
@@ -227,36 +252,38 @@ def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
     argument), a structured argument a Jacobian of that structure, and a structured
     output that structure of those (the output's structure outside, the argument's
     inside).  ``static_argnums``/``static_argnames`` and ``dynamic_argnums``/
-    ``dynamic_argnames`` are ``grad``'s (compile-time constants; runtime ints).
+    ``dynamic_argnames`` are ``grad``'s (compile-time constants; runtime ints), and so are
+    ``backend=``/``device=`` (the array library; arrays of another are an error).
     """
     fn = library_caller(fn) or fn  # st.jacrev(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "jacrev")
     argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
+    ns = chosen_backend(backend, device)
 
     def jacobian_fn(*args: Any) -> Any:
         args = _bound(fn, args, "jacrev")
         positions, single = _positions(fn, wrt, args, "jacrev", argspec)
-        out, pullback = _vjp(fn, args, argspec)
+        out, pullback = _vjp(fn, args, argspec, ns)
         outs, spec = trees.flatten(out)  # a list built in a loop: one block per item
         arg_specs = [trees.flatten(args[p])[1] for p in positions]
         # per_out[k][q]: d(output leaf k) / d(leaf q of the wrt arguments), row by row
         per_out = []
         for k, o in enumerate(outs):
             rows: list[list[Any]] = []
-            for e in range(_size(o)):
+            for e in range(size_of(o, "jacrev: the output")):
                 cts: list[Any] = [None] * len(outs)
-                cts[k] = _basis(o, e)
+                cts[k] = basis(o, e, ns)
                 grads = pullback(trees.unflatten(spec, cts))
                 rows.append([g for p, aspec in zip(positions, arg_specs)
                              for g in trees.leaves_like(aspec, grads[p], "")])
-            per_out.append([_assemble([r[q] for r in rows], np.shape(o), x, axis=0)
+            per_out.append([assemble([r[q] for r in rows], shape_of(o), x, 0, ns)
                             for q, x in enumerate(_wrt_leaves(args, positions))])
         return _nest(spec, per_out, arg_specs, single)
 
     def explain(*args: Any) -> str:
         args = _bound(fn, args, "jacrev")
         _positions(fn, wrt, args, "jacrev", argspec)
-        flat, _, g = _vjp_function(fn, args, argspec)
+        flat, _, g = _vjp_function(fn, args, argspec, ns)
         return "jacrev: " + g.explain(*flat.leaves)
 
     def cache_info() -> CacheInfo:
@@ -268,22 +295,25 @@ def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
 
 def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
            static_argnums: Any = None, static_argnames: Any = None,
-           dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[P, Any]:
+           dynamic_argnums: Any = None, dynamic_argnames: Any = None,
+           backend: Any = None, device: Any = None) -> Callable[P, Any]:
     """The Jacobian of ``fn`` with respect to argument(s) ``wrt``, by forward mode: one
     generated tangent run per input element (cheaper than ``jacrev`` for few inputs).
-    Shapes, structures and static/dynamic arguments as for ``jacrev``."""
+    Shapes, structures, static/dynamic arguments and ``backend=``/``device=`` as for
+    ``jacrev``."""
     fn = library_caller(fn) or fn  # st.jacfwd(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "jacfwd")
     argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
+    ns = chosen_backend(backend, device)
 
     def jacobian_fn(*args: Any) -> Any:
         args = _bound(fn, args, "jacfwd")
         positions, single = _positions(fn, wrt, args, "jacfwd", argspec)
-        if _has_effects(fn, args, positions, argspec):  # one tangent run per column would
-            # run them once per column (and draw anew): one primal run, then pullbacks
+        if _has_effects(fn, args, positions, argspec, ns):  # one tangent run per column
+            # would run them once per column (and draw anew): one primal run, then pullbacks
             return jacrev(fn, wrt, static_argnums=static_argnums,
                           static_argnames=static_argnames, dynamic_argnums=dynamic_argnums,
-                          dynamic_argnames=dynamic_argnames)(*args)
+                          dynamic_argnames=dynamic_argnames, backend=ns)(*args)
         arg_specs = [trees.flatten(args[p])[1] for p in positions]
         xs = _wrt_leaves(args, positions)
         spec: Any = None
@@ -292,20 +322,20 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
             leaves = trees.flatten(args[p])[0]
             for j, x in enumerate(leaves):
                 cols: list[list[Any]] = []
-                for e in range(_size(x) if _is_float(x) else 0):
+                for e in range(size_of(x, "jacfwd: an argument") if _is_float(x) else 0):
                     dots: list[Any] = [None] * len(leaves)
-                    dots[j] = _basis(x, e)
+                    dots[j] = basis(x, e, ns)
                     tangents: list[Any] = [None] * len(args)
                     tangents[p] = trees.unflatten(aspec, dots)
-                    out, out_dot = _jvp(fn, args, tangents, argspec)
+                    out, out_dot = _jvp(fn, args, tangents, argspec, ns)
                     got, spec = trees.flatten(out_dot)
                     cols.append(got)
                 cols_of.append(cols)
         if spec is None:  # no column: the structure of the output from one primal run
-            out, _ = _jvp(fn, args, [None] * len(args), argspec)
+            out, _ = _jvp(fn, args, [None] * len(args), argspec, ns)
             spec = trees.flatten(out)[1]
         outs = trees.leaves_like(spec, out, "the output", none_is_leaf=False)
-        per_out = [[_assemble([c[k] for c in cols_of[q]], np.shape(o), x, axis=-1)
+        per_out = [[assemble([c[k] for c in cols_of[q]], shape_of(o), x, -1, ns)
                     for q, x in enumerate(xs)] for k, o in enumerate(outs)]
         return _nest(spec, per_out, arg_specs, single)
 
@@ -316,8 +346,8 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
         leaves, aspec = trees.flatten(args[positions[0]])
         first = next(j for j, x in enumerate(leaves) if _is_float(x))
         tangents[positions[0]] = trees.unflatten(aspec, [
-            _basis(x, 0) if j == first else None for j, x in enumerate(leaves)])
-        flat, dots, g = _jvp_function(fn, args, tangents, argspec)
+            basis(x, 0, ns) if j == first else None for j, x in enumerate(leaves)])
+        flat, dots, g = _jvp_function(fn, args, tangents, argspec, ns)
         return "jacfwd (first column): " + g.explain(
             *flat.leaves, *(dots[k] for k in cast("tuple[int, ...]", g._wrt_spec)))
 
@@ -329,7 +359,7 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
 
 
 def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
-                 argspec: ArgSpec | None) -> bool:
+                 argspec: ArgSpec | None, ns: Any = None) -> bool:
     """Whether the compiled tangent function of ``fn`` runs effects (a print, a random
     draw, a registered inactive function): compiled for the first column, not run."""
     from .transforms.effects_graph import has_effect  # noqa: PLC0415
@@ -340,13 +370,16 @@ def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
         floats = [j for j, x in enumerate(leaves) if _is_float(x)]
         if floats:
             tangents[p] = trees.unflatten(aspec, [
-                _basis(x, 0) if j == floats[0] else None for j, x in enumerate(leaves)])
+                basis(x, 0, ns) if j == floats[0] else None for j, x in enumerate(leaves)])
             break
     else:
         return False
-    flat, dots, g = _jvp_function(fn, args, tangents, argspec)
-    joint = g.compile(*flat.leaves,
-                      *(dots[k] for k in cast("tuple[int, ...]", g._wrt_spec))).compiled.joint
+    flat, dots, g = _jvp_function(fn, args, tangents, argspec, ns)
+    try:
+        joint = g.compile(*flat.leaves, *(dots[k] for k in cast(
+            "tuple[int, ...]", g._wrt_spec))).compiled.joint
+    except StAutodiffError as exc:  # (a BackendError, say: the user's, not a trace of ours)
+        raise exc.with_traceback(None) from None
     return joint is not None and any(has_effect(n) for n in joint.nodes)
 
 
@@ -356,7 +389,8 @@ jacobian = jacrev
 
 def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
             mode: str = "forward", static_argnums: Any = None, static_argnames: Any = None,
-            dynamic_argnums: Any = None, dynamic_argnames: Any = None) -> Callable[P, Any]:
+            dynamic_argnums: Any = None, dynamic_argnames: Any = None,
+            backend: Any = None, device: Any = None) -> Callable[P, Any]:
     """The Hessian of a scalar ``fn`` with respect to argument(s) ``wrt`` (positions or
     names; ``argnums`` is JAX's name for it): the Jacobian of the compiled gradient, whose
     generated code the compiler differentiates again.  For one array argument the result
@@ -367,15 +401,16 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
     one generated tangent run of the gradient per element of ``x``, and the tangent sweep
     costs about as much as the gradient itself.  ``mode="reverse"`` is reverse over
     reverse (``jacrev(grad(f))``): one primal run, then one generated backward run of the
-    gradient's adjoint per element of ``x``.  Static and dynamic arguments as for
-    ``grad``.
+    gradient's adjoint per element of ``x``.  Static and dynamic arguments, and
+    ``backend=``/``device=``, as for ``grad``.
     """
     fn = library_caller(fn) or fn  # st.hessian(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "hessian")
+    ns = chosen_backend(backend, device)
     g = grad(fn, wrt=wrt, static_argnums=static_argnums, static_argnames=static_argnames,
-             dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames)
+             dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames, backend=ns)
     if mode in ("forward", "reverse"):
-        jac = (jacfwd if mode == "forward" else jacrev)(g, wrt=wrt)
+        jac = (jacfwd if mode == "forward" else jacrev)(g, wrt=wrt, backend=ns)
         plain = static_argnums is None and static_argnames is None and \
             dynamic_argnums is None and dynamic_argnames is None
 
@@ -383,7 +418,7 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
             if plain and any(_is_tree(a) for a in args):  # pytrees: of fn of their leaves
                 args = _bound(fn, args, "hessian")
                 positions, single = _positions(fn, wrt, args, "hessian")
-                return tree_hessian(fn, args, positions, single, mode)
+                return tree_hessian(fn, args, positions, single, mode, ns)
             return jac(*args)
 
         return _named(hessian_fn, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
@@ -392,7 +427,7 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
 
 
 def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *,
-        mode: str = "forward") -> Any:
+        mode: str = "forward", backend: Any = None, device: Any = None) -> Any:
     """The Hessian-vector product of a scalar ``fn``: the derivative of its gradient with
     respect to the first argument along ``tangents``.  With a tangent for the first
     argument only, that is ``H(primals) @ tangents[0]``.
@@ -401,30 +436,34 @@ def hvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     tangent run of the gradient (tangents of the other arguments, when given, move them
     too).  ``mode="reverse"`` is one pullback of the gradient (the Hessian is symmetric,
     so its VJP is its JVP); it takes a tangent for the first argument only.
+    ``backend=``/``device=`` as for ``grad``.
     """
     fn = library_caller(fn) or fn  # st.hvp(np.sin): see library_callers
     primals, tangents = tuple(primals), tuple(tangents)
-    g = _grad_of(fn)
+    ns = chosen_backend(backend, device)
+    g = _grad_of(fn, ns)
     if mode == "forward":
-        return jvp(g, primals, tangents)[1]
+        return jvp(g, primals, tangents, backend=ns)[1]
     if mode == "reverse":
         if any(t is not None for t in tangents[1:]):
             raise ValueError("hvp(mode='reverse') takes a tangent for the first argument "
                              "only; pass None for the others, or use mode='forward'")
-        _, pullback = vjp(g, *primals)
+        _, pullback = vjp(g, *primals, backend=ns)
         return pullback(tangents[0])[0]
     raise ValueError(f"hvp: mode must be 'forward' or 'reverse', got {mode!r}")
 
 
-def _grad_of(fn: Callable[..., Any]) -> GradFunction[...]:
-    """``grad(fn)``, made once per function (so repeated ``hvp`` calls compile once)."""
-    g = _GRAD_CACHE.get(fn)
+def _grad_of(fn: Callable[..., Any], ns: Any = None) -> GradFunction[...]:
+    """``grad(fn, backend=ns)``, made once per function and backend (so repeated ``hvp``
+    calls compile once)."""
+    per_fn = _GRAD_CACHE.setdefault(fn, {})
+    g = per_fn.get(ns)
     if g is None:
-        g = _GRAD_CACHE[fn] = grad(fn)
+        g = per_fn[ns] = grad(fn, backend=ns)
     return g
 
 
-_GRAD_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], GradFunction[...]] = \
+_GRAD_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, GradFunction[...]]] = \
     weakref.WeakKeyDictionary()
 
 
@@ -570,9 +609,9 @@ def _cotangent(ct: Any, out: Any, where: str) -> Any:
         return [_cotangent(c, o, f"{where}[{i}]") for i, (c, o) in enumerate(zip(ct, out))]
     if ct is None:
         return array_namespace(out).zeros_like(out) if hasattr(out, "shape") else 0.0 * out
-    if np.shape(ct) != np.shape(out):
-        raise ValueError(f"vjp: the cotangent{at} has shape {np.shape(ct)}, but the "
-                         f"output{at} has shape {np.shape(out)}; a cotangent is shaped like "
+    if shape_of(ct) != shape_of(out):
+        raise ValueError(f"vjp: the cotangent{at} has shape {shape_of(ct)}, but the "
+                         f"output{at} has shape {shape_of(out)}; a cotangent is shaped like "
                          "its output")
     return ct
 
@@ -632,19 +671,6 @@ def _wrt_leaves(args: tuple[Any, ...], positions: list[int]) -> list[Any]:
     return [x for p in positions for x in trees.flatten(args[p])[0]]
 
 
-def _assemble(parts: list[Any], out_shape: tuple[int, ...], x: Any, axis: int) -> Any:
-    """One Jacobian block ``d out / d x`` of shape ``out_shape + x.shape`` from its rows
-    (``axis=0``, reverse mode) or columns (``axis=-1``, forward mode); ``None`` for an
-    ``x`` that is not floating point."""
-    if not _is_float(x):
-        return None
-    xp = array_namespace(x, *parts)  # (backends: the arguments' library, never NumPy's)
-    if not parts:
-        return xp.zeros(out_shape + np.shape(x), dtype=_float_dtype(xp, x))
-    stacked = xp.stack([xp.asarray(r) for r in parts], axis=axis)
-    return xp.reshape(stacked, out_shape + np.shape(x))
-
-
 def _nest(out_spec: Any, per_out: list[list[Any]], arg_specs: list[Any], single: bool
           ) -> Any:
     """The Jacobian blocks in JAX's nesting: the output's structure outside, then the
@@ -658,37 +684,6 @@ def _nest(out_spec: Any, per_out: list[list[Any]], arg_specs: list[Any], single:
         return per_arg[0] if single else tuple(per_arg)
 
     return trees.unflatten(out_spec, [for_output(b) for b in per_out])
-
-
-def _basis(like: Any, k: int) -> Any:
-    if namespace_of(like) in (None, np):
-        e = np.zeros(np.shape(like), dtype=np.result_type(np.asarray(like).dtype, np.float32))
-        e.flat[k] = 1.0
-        return e
-    xp = array_namespace(like)  # (another library: made there, never copied from NumPy)
-    n = _size(like)
-    hot = xp.reshape(xp.arange(n) == k, np.shape(like))
-    return xp.astype(hot, _float_dtype(xp, like))
-
-
-def _size(x: Any) -> int:
-    """How many elements ``x`` has, from its shape (no data read)."""
-    return math.prod(np.shape(x)) if hasattr(x, "shape") else int(np.size(x))
-
-
-def _float_dtype(xp: Any, x: Any) -> Any:
-    """``x``'s dtype if floating point, else float32 promoted as NumPy does (float64
-    but for bool/int8/int16/uint8/uint16, whose float32 suffices)."""
-    name = describe_dtype_name(getattr(x, "dtype", "float64"))
-    return getattr(xp, np.result_type(np.dtype(name), np.float32).name)
-
-
-def _complex(x: Any) -> bool:
-    """Whether ``x`` is complex, from its dtype (no data read)."""
-    dt = getattr(x, "dtype", None)
-    if dt is None:
-        return isinstance(x, complex)
-    return np.dtype(describe_dtype_name(dt)).kind == "c"
 
 
 def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str,
