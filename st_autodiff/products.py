@@ -309,6 +309,9 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
     def jacobian_fn(*args: Any) -> Any:
         args = _bound(fn, args, "jacfwd")
         positions, single = _positions(fn, wrt, args, "jacfwd", argspec)
+        for p in positions:  # (a size known only once computed: said before compiling)
+            for x in trees.flatten(args[p])[0]:
+                size_of(x, f"jacfwd: argument {p}")
         if _has_effects(fn, args, positions, argspec, ns):  # one tangent run per column
             # would run them once per column (and draw anew): one primal run, then pullbacks
             return jacrev(fn, wrt, static_argnums=static_argnums,
