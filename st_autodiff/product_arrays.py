@@ -76,11 +76,12 @@ def is_complex(x: Any) -> bool:
 def basis(like: Any, k: int, chosen: Any = None) -> Any:
     """The ``k``-th basis array shaped like ``like`` (a one at flat position ``k``),
     floating point, in ``like``'s library (the chosen backend's for a Python number)."""
-    xp = namespace_beside((like,), chosen)
-    if xp is np:
+    ns = namespace_of(like)
+    if ns is np or ns is None and chosen is None:  # (NumPy, the common case: fast)
         e = np.zeros(shape_of(like), dtype=np.result_type(np.asarray(like).dtype, np.float32))
         e.flat[k] = 1.0
         return e
+    xp = array_namespace(like) if ns is not None else bound_namespace(chosen)
     hot = xp.reshape(xp.arange(size_of(like)) == k, shape_of(like))
     return xp.astype(hot, float_dtype(xp, like))
 
@@ -101,9 +102,14 @@ def assemble(parts: list[Any], out_shape: tuple[int, ...], x: Any, axis: int,
     return xp.reshape(stacked, out_shape + shape_of(x))
 
 
+_HOST = frozenset({np.ndarray, np.float64, np.float32, float, int, bool, type(None)})
+
+
 def check_cotangent(outs: list[Any], cts: list[Any], paths: list[str]) -> None:
     """``BackendError`` (``st.grad``'s message, naming the parts) when a cotangent is an
     array of another library than the output it seeds: never converted."""
+    if all(type(v) in _HOST for v in outs) and all(type(v) in _HOST for v in cts):
+        return  # (NumPy arrays and Python numbers: one library, the common case)
     names = [f"the output{p}" for p in paths] + [f"the cotangent{p}" for p in paths]
     try:
         namespace_for(*outs, *cts, names=names)
