@@ -6,6 +6,7 @@ returns arrays of that library equal to NumPy's, and NumPy's equal central finit
 differences (float64).  On Dask the results stay lazy and no task runs while compiling or
 assembling (a graph whose tasks raise); ``array_api_strict`` inputs are never converted
 to host values.  A library mismatch is ``st.grad``'s ``BackendError``, word for word.
+Where a CUDA GPU is present, every product also runs on CuPy arrays.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 import st_autodiff as st
-from st_autodiff.runtime.backend import BackendError
+from st_autodiff.runtime.backend import BackendError, gpu_available
 
 xs = pytest.importorskip("array_api_strict")
 da = pytest.importorskip("dask.array")
@@ -260,3 +261,19 @@ def test_device_cpu_is_numpy_and_each_backend_compiles_once() -> None:
     assert jac.cache_info().misses == misses  # type: ignore[attr-defined]
     assert isinstance(a, _XS) and isinstance(b, _XS)
     np.testing.assert_allclose(np.from_dlpack(b), st.jacrev(layer)(w + 1, x), rtol=1e-12)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU (CuPy) here")
+def test_each_product_on_cupy_stays_on_the_device() -> None:
+    """On CuPy (which refuses every implicit host conversion) each product returns CuPy
+    arrays equal to NumPy's: basis vectors and blocks are made on the device."""
+    import cupy
+
+    w, x = _data()
+    for name, run in PRODUCTS.items():
+        want = run(None, w, x, _ones(np.asarray))
+        got = run("cupy", cupy.asarray(w), cupy.asarray(x), _ones(cupy.asarray))
+        assert isinstance(got, cupy.ndarray), (name, type(got))
+        np.testing.assert_allclose(cupy.asnumpy(got), want, rtol=1e-10, atol=1e-12,
+                                   err_msg=name)
