@@ -194,3 +194,15 @@ def compare_save_and_copy(T: Any, dev: str) -> dict:  # noqa: N803
     twin.load_state_dict(state)
     assert T.equal(twin(x), model(x))
     return {"flags": _host(flags), "out": _host(twin(x))}
+
+
+@case
+def second_order(T: Any, dev: str) -> dict:  # noqa: N803
+    """Double backward: the rules' own constants (``eye``, index grids) live on ``dev``."""
+    x = _data(T, dev, 4, 4, seed=10, grad=True)
+    y = ((x.sort(1).values[:, :2] ** 3).sum() + (x.diagonal() ** 3).sum()
+         + (x.topk(2, 0).values ** 3).sum() + (T.einsum("ii->i", x) ** 3).sum()
+         + (x.cummax(1).values ** 3).sum() + (x.kthvalue(2, 1).values ** 3).sum())
+    (g,) = T.autograd.grad(y, x, create_graph=True)
+    (h,) = T.autograd.grad((g * g).sum(), x)
+    return {"y": _host(y), "g": _host(g), "h": _host(h)}
