@@ -206,3 +206,38 @@ def second_order(T: Any, dev: str) -> dict:  # noqa: N803
     (g,) = T.autograd.grad(y, x, create_graph=True)
     (h,) = T.autograd.grad((g * g).sum(), x)
     return {"y": _host(y), "g": _host(g), "h": _host(h)}
+
+
+@case
+def distributions(T: Any, dev: str) -> dict:  # noqa: N803
+    """Densities and their gradients on ``dev``; draws (the device library's own generator
+    for gamma, Poisson and binomial, so no values to compare) stay on ``dev`` and
+    reparameterised ones give finite gradients."""
+    D = T.distributions  # noqa: N806
+    loc = _data(T, dev, 3, seed=11, grad=True)
+    conc = (_data(T, dev, 3, seed=12).abs() + 0.5).requires_grad_(True)
+    value = _data(T, dev, 3, seed=13).abs() + 0.1
+    counts = value.round()
+    lp = (D.Normal(loc, 2.0).log_prob(value).sum() + D.Gamma(conc, 1.5).log_prob(value).sum()
+          + D.Beta(conc, 2.0).log_prob(value / 4).sum()
+          + D.StudentT(conc, loc).log_prob(value).sum() + D.Poisson(conc).log_prob(counts).sum()
+          + D.Binomial(5, logits=loc).log_prob(counts.clamp(max=5)).sum()
+          + D.Bernoulli(logits=loc).log_prob((value > 0.5).double()).sum()
+          + D.Categorical(logits=loc).log_prob(T.tensor(1).to(dev))
+          + D.Dirichlet(conc).log_prob(value / value.sum()))
+    g_loc, g_conc = T.autograd.grad(lp, (loc, conc))
+    T.manual_seed(0)
+    tril = T.eye(3, dtype=T.float64).to(dev) * 2
+    drawn = [D.Normal(loc, 2.0).rsample((4,)), D.Gamma(conc, 1.5).rsample((4,)),
+             D.Dirichlet(conc).rsample((2,)), D.Beta(conc, 2.0).rsample(),
+             D.StudentT(conc, loc).rsample(), D.Uniform(loc - 1, loc + 1).rsample((4,)),
+             D.MultivariateNormal(loc, scale_tril=tril).rsample((2,))]
+    counted = [D.Poisson(conc).sample((4,)), D.Binomial(5, logits=loc).sample((4,)),
+               D.NegativeBinomial(3, logits=loc).sample((4,)),
+               D.Bernoulli(logits=loc).sample((4,)), D.Categorical(logits=loc).sample((4,))]
+    assert all(d.device.type == dev for d in drawn + counted)
+    assert all(bool((c >= 0).all()) for c in counted)
+    r_loc, r_conc = T.autograd.grad(sum((d ** 2).sum() for d in drawn), (loc, conc))
+    finite = T.stack([r_loc.isfinite().all(), r_conc.isfinite().all()]).double()
+    return {"lp": _host(lp), "g_loc": _host(g_loc), "g_conc": _host(g_conc),
+            "finite": _host(finite)}
