@@ -241,3 +241,22 @@ def distributions(T: Any, dev: str) -> dict:  # noqa: N803
     finite = T.stack([r_loc.isfinite().all(), r_conc.isfinite().all()]).double()
     return {"lp": _host(lp), "g_loc": _host(g_loc), "g_conc": _host(g_conc),
             "finite": _host(finite)}
+
+
+@case
+def order_statistics(T: Any, dev: str) -> dict:  # noqa: N803
+    """``median``/``nanmedian`` (all, and along a dim) and ``mode`` pick on the device."""
+    a = np.random.default_rng(14).integers(0, 3, (4, 6)).astype(np.float64)
+    a[1, 2] = a[3, 0] = np.nan
+    x = T.tensor(a, dtype=T.float64).to(dev).requires_grad_(True)
+    clean = T.tensor(np.nan_to_num(a), dtype=T.float64).to(dev).requires_grad_(True)
+    med, nmed = x.median(1), x.nanmedian(0)
+    mode = clean.mode(1)
+    y = (clean.median() + x.nanmedian() + nmed.values.sum() + mode.values.sum()
+         + clean.median(0).values.sum())
+    y.backward()
+    return {"y": _host(y), "grad_x": _host(x.grad), "grad_clean": _host(clean.grad),
+            "median": _host(med.values), "median_idx": _host(med.indices),
+            "nanmedian_idx": _host(nmed.indices), "mode_idx": _host(mode.indices),
+            "int_mode": _host(T.tensor(np.nan_to_num(a)).to(dev).long().mode(0).values),
+            "median_nan": _host(x.median())}
