@@ -92,12 +92,21 @@ def _wrap(r: Any) -> Any:
     return r
 
 
+def _refuse_device_repeats(repeats: Any) -> None:
+    """CuPy's ``repeat`` takes repeats as an int, list or tuple: a device array would need
+    its values on the host, so CuPy refuses it (NumPy takes any array)."""
+    if type(repeats) is StandinArray:
+        raise ValueError("cupy.ndarray is not supported for repeats argument")
+
+
 def _device_fn(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` with stand-in arguments unwrapped and results wrapped."""
     entry = name in _ENTRY
     lacks = _CUPY_LACKS.get(name, frozenset())
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        if name == "repeat":
+            _refuse_device_repeats(kwargs.get("repeats", args[1] if len(args) > 1 else None))
         if lacks.intersection(kwargs):
             raise TypeError(f"{name}() got an unexpected keyword argument "
                             f"'{sorted(lacks.intersection(kwargs))[0]}' (as CuPy's does)")
@@ -325,6 +334,11 @@ class StandinArray:
         if callable(value):
             return _device_fn(value, name)
         return _wrap(value)
+
+    def repeat(self, repeats: Any, axis: Any = None) -> Any:
+        """``d.repeat(repeats)``, with CuPy's refusal of device repeats."""
+        _refuse_device_repeats(repeats)
+        return _wrap(self._a.repeat(_unwrap(repeats), axis))
 
     @property
     def T(self) -> StandinArray:  # noqa: N802 (ndarray's name)

@@ -260,3 +260,28 @@ def order_statistics(T: Any, dev: str) -> dict:  # noqa: N803
             "nanmedian_idx": _host(nmed.indices), "mode_idx": _host(mode.indices),
             "int_mode": _host(T.tensor(np.nan_to_num(a)).to(dev).long().mode(0).values),
             "median_nan": _host(x.median())}
+
+
+@case
+def counting_and_filling(T: Any, dev: str) -> dict:  # noqa: N803
+    """Set and counting ops, ``repeat_interleave`` with tensor repeats and ``fill_diagonal_``
+    on ``dev`` (results of data-dependent size read their size once, as PyTorch does)."""
+    ints = T.tensor([[1, 1, 2], [1, 1, 2], [3, 0, 0]]).to(dev)
+    values, inverse, counts = T.unique_consecutive(ints, return_inverse=True,
+                                                   return_counts=True, dim=0)
+    flat = T.unique_consecutive(ints.flatten(), return_counts=True)
+    reps = T.tensor([2, 0, 3]).to(dev)
+    x = _data(T, dev, 3, 4, seed=15, grad=True)
+    y = x.repeat_interleave(reps, dim=0)
+    z = x * 1.0
+    z.fill_diagonal_(5.0)
+    tall = _data(T, dev, 7, 3, seed=16).fill_diagonal_(-1.0, wrap=True)
+    ((y * y).sum() + (z * z).sum()).backward()
+    return {"values": _host(values), "inverse": _host(inverse), "counts": _host(counts),
+            "flat": _host(flat[0]), "flat_counts": _host(flat[1]),
+            "positions": _host(T.repeat_interleave(reps)), "tall": _host(tall),
+            "nonzero": _host(T.stack([T.count_nonzero(ints), *T.count_nonzero(ints, dim=1)])),
+            "isin": _host(T.isin(ints, 1)), "isin_t": _host(T.isin(ints, reps)),
+            "bits": _host(T.stack([T.bitwise_and(ints, 2), T.bitwise_left_shift(ints, 1),
+                                   ints ^ 3, ~ints])),
+            "grad": _host(x.grad)}
