@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from .device_ops import tensor_ops_for
 from .float_errors import ALL, quiet, restore
 from .function import AccumulateGrad, Node
 from .grad_mode import STATE
 from .tensor import Tensor, edge_of, plain
-from .device_ops import tensor_ops_for
 from .tensor_ops import array_ops_for
 
 __all__ = ["backward", "grad"]

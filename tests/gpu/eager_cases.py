@@ -285,3 +285,29 @@ def counting_and_filling(T: Any, dev: str) -> dict:  # noqa: N803
             "bits": _host(T.stack([T.bitwise_and(ints, 2), T.bitwise_left_shift(ints, 1),
                                    ints ^ 3, ~ints])),
             "grad": _host(x.grad)}
+
+
+@case
+def checks_and_cross(T: Any, dev: str) -> dict:  # noqa: N803
+    """``linalg.cross`` (its index constants saved on ``dev``), ``gradcheck`` (slow, fast
+    and second order) and anomaly detection's NaN check on device tensors."""
+    import warnings
+
+    a, b = _data(T, dev, 4, 3, seed=17, grad=True), _data(T, dev, 4, 3, seed=18, grad=True)
+    c = T.linalg.cross(a, b)
+    (c * c).sum().backward()
+    ok = [T.autograd.gradcheck(lambda x, y: T.linalg.cross(x, y).sin(), (a, b)),
+          T.autograd.gradcheck(lambda x: x.exp().sum(0), (a,), fast_mode=True),
+          T.autograd.gradgradcheck(lambda x: (x ** 3).sum(1), (a,))]
+    x = T.tensor([0.0, -1.0], dtype=T.float64).to(dev).requires_grad_(True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with T.autograd.detect_anomaly():
+            try:
+                x.sqrt().sum().backward()
+                raised = ""
+            except RuntimeError as e:
+                raised = str(e)
+    assert "returned nan values" in raised, raised
+    return {"c": _host(c), "grad_a": _host(a.grad), "grad_b": _host(b.grad),
+            "ok": np.asarray(ok, dtype=np.float64)}
