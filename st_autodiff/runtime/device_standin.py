@@ -63,6 +63,13 @@ class _Device:
 _DEVICE = _Device()
 
 
+class _MemoryPointer:
+    """``d.data`` as CuPy shows it: an address (``ptr``), not a host buffer."""
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+
+
 def _sync(kind: str) -> None:
     SYNCS[kind] = SYNCS.get(kind, 0) + 1
 
@@ -296,6 +303,11 @@ class StandinArray:
     @property
     def device(self) -> _Device:
         return _DEVICE
+
+    @property
+    def data(self) -> _MemoryPointer:
+        """CuPy's ``MemoryPointer``: the buffer's (device) address as ``ptr``, no buffer."""
+        return _MemoryPointer(self._a.__array_interface__["data"][0])
 
     # --- host synchronisations CuPy allows ------------------------------------------
     def item(self, *args: Any) -> Any:

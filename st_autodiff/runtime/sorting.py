@@ -204,9 +204,12 @@ def _kth(a: np.ndarray[Any, Any], axis: int, pos: Any) -> np.ndarray[Any, Any]:
     """Indices (keepdims) of the element at sorted position ``pos`` along ``axis``."""
     xp = D.xp_of(a)
     order = _stable_order(a, axis, False)
+    picked: np.ndarray[Any, Any]
     if isinstance(pos, int):
-        return xp.take(order, [pos], axis=axis)
-    return xp.take_along_axis(order, xp.expand_dims(pos, axis), axis)
+        picked = xp.take(order, [pos], axis=axis)
+    else:
+        picked = xp.take_along_axis(order, xp.expand_dims(pos, axis), axis)
+    return picked
 
 
 def _finish(name: str, kind: str, input: Tensor, a: np.ndarray[Any, Any], idx: Any, axis: int,

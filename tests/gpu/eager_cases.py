@@ -311,3 +311,19 @@ def checks_and_cross(T: Any, dev: str) -> dict:  # noqa: N803
     assert "returned nan values" in raised, raised
     return {"c": _host(c), "grad_a": _host(a.grad), "grad_b": _host(b.grad),
             "ok": np.asarray(ok, dtype=np.float64)}
+
+
+@case
+def init_views_and_sampler(T: Any, dev: str) -> dict:  # noqa: N803
+    """``nn.init.eye_``/``dirac_`` and ``storage_offset`` of views on ``dev``; a weighted
+    sampler over device weights (one certain choice, so every library draws the same)."""
+    w = T.empty(3, 4, dtype=T.float64).to(dev)
+    T.nn.init.eye_(w)
+    k = T.empty(4, 2, 3, 3, dtype=T.float64).to(dev)
+    T.nn.init.dirac_(k, groups=2)
+    x = _data(T, dev, 4, 6, seed=19)
+    offsets = [x[1:, 2:].storage_offset(), x.t()[3].storage_offset(), x[2].storage_offset()]
+    weights = T.tensor([0.0, 0.0, 1.0, 0.0], dtype=T.float64).to(dev)
+    picks = list(T.utils.data.WeightedRandomSampler(weights, 5))
+    return {"eye": _host(w), "dirac": _host(k), "offsets": np.asarray(offsets, np.float64),
+            "picks": np.asarray(picks, np.float64)}
