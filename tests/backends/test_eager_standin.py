@@ -101,3 +101,26 @@ def test_mixing_devices_follows_torch(standin: None) -> None:
     assert (x * torch.tensor(2.0)).is_cuda and (torch.tensor(2.0) + x).tolist() == [3.0] * 3
     with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
         x + torch.ones(3)
+
+
+def test_ops_that_pytorch_runs_without_a_sync_read_nothing_on_the_host(standin: None) -> None:
+    """Order statistics, tensor-valued fills and bounds, random draws of distributions and
+    double backward run on the device with no host read (PyTorch CUDA makes none there)."""
+    D = torch.distributions  # noqa: N806
+    x = torch.randn(4, 5, device="cuda", dtype=torch.float64, requires_grad=True)
+    v = torch.tensor(0.5, device="cuda", dtype=torch.float64)
+    conc = torch.rand(3, device="cuda", dtype=torch.float64) + 0.5
+    device_standin.SYNCS.clear()
+    y = (x.median() + x.nanmedian(1).values.sum() + x.mode(0).values.sum()
+         + x.masked_fill(x > 0, v).sum() + x.index_fill(1, torch.tensor([1], device="cuda"),
+                                                        v).sum()
+         + x.clamp(min=x[0]).sum() + x.sort(1).values[:, 0].sum() + x.diagonal().pow(3).sum())
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    (g * g).sum().backward()
+    # (argument validation reads its verdict on the host, in PyTorch too: off here)
+    kw = {"validate_args": False}
+    draws = [D.Normal(x, 1.0, **kw).rsample(), D.Gamma(conc, 2.0, **kw).rsample((2,)),
+             D.Poisson(conc, **kw).sample(), D.Binomial(4, probs=conc / 2, **kw).sample(),
+             D.Categorical(probs=conc, **kw).sample((3,)), torch.bernoulli(conc / 2)]
+    assert device_standin.SYNCS == {}
+    assert all(d.is_cuda for d in draws) and x.grad.is_cuda

@@ -327,3 +327,19 @@ def init_views_and_sampler(T: Any, dev: str) -> dict:  # noqa: N803
     picks = list(T.utils.data.WeightedRandomSampler(weights, 5))
     return {"eye": _host(w), "dirac": _host(k), "offsets": np.asarray(offsets, np.float64),
             "picks": np.asarray(picks, np.float64)}
+
+
+@case
+def tensor_valued_fills_and_bounds(T: Any, dev: str) -> dict:  # noqa: N803
+    """``masked_fill``/``index_fill`` with a 0-d device value and ``clamp`` with tensor
+    bounds (NaN included) compute on ``dev`` (no host read of the value)."""
+    x = _data(T, dev, 3, 4, seed=20, grad=True)
+    v = T.tensor(0.25, dtype=T.float64).to(dev).requires_grad_(True)
+    lo = T.tensor([-0.5, float("nan"), -0.2, -1.0], dtype=T.float64).to(dev)
+    filled = x.masked_fill(x > 0.3, v) + x.index_fill(1, T.tensor([0, 2]).to(dev), v)
+    clamped = x.clamp(min=lo) + x.clamp(max=lo.nan_to_num(0.1))
+    mask = T.tensor([[True, False], [False, True]]).to(dev)
+    ints = T.tensor([[1, 5], [7, 2]]).to(dev).masked_fill(mask, T.tensor(9).to(dev))
+    (filled.sum() + clamped.nan_to_num(0.0).sum()).backward()
+    return {"filled": _host(filled), "clamped": _host(clamped), "ints": _host(ints),
+            "grad_x": _host(x.grad), "grad_v": _host(v.grad)}
