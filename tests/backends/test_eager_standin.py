@@ -124,3 +124,12 @@ def test_ops_that_pytorch_runs_without_a_sync_read_nothing_on_the_host(standin: 
              D.Categorical(probs=conc, **kw).sample((3,)), torch.bernoulli(conc / 2)]
     assert device_standin.SYNCS == {}
     assert all(d.is_cuda for d in draws) and x.grad.is_cuda
+
+
+def test_embedding_checks_its_indices_once_and_its_backward_reads_nothing(standin: None) -> None:
+    w = torch.randn(6, 3, device="cuda", dtype=torch.float64, requires_grad=True)
+    idx = torch.tensor([[0, 2, 2, 5], [1, 2, 0, 0]], device="cuda")
+    y = torch.nn.functional.embedding(idx, w, padding_idx=2, scale_grad_by_freq=True)
+    device_standin.SYNCS.clear()
+    (y * y).sum().backward()
+    assert device_standin.SYNCS == {} and w.grad.is_cuda

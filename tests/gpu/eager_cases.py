@@ -343,3 +343,14 @@ def tensor_valued_fills_and_bounds(T: Any, dev: str) -> dict:  # noqa: N803
     (filled.sum() + clamped.nan_to_num(0.0).sum()).backward()
     return {"filled": _host(filled), "clamped": _host(clamped), "ints": _host(ints),
             "grad_x": _host(x.grad), "grad_v": _host(v.grad)}
+
+
+@case
+def embedding_options(T: Any, dev: str) -> dict:  # noqa: N803
+    """``embedding`` backward with ``padding_idx`` and ``scale_grad_by_freq`` on ``dev``."""
+    w = _data(T, dev, 6, 3, seed=21, grad=True)
+    idx = T.tensor([[0, 2, 2, 5], [1, 2, 0, 0]]).to(dev)
+    y = T.nn.functional.embedding(idx, w, padding_idx=2, scale_grad_by_freq=True)
+    z = T.nn.functional.embedding(idx, w)
+    ((y * y).sum() + (z ** 3).sum()).backward()
+    return {"y": _host(y), "grad": _host(w.grad)}
