@@ -354,3 +354,32 @@ def embedding_options(T: Any, dev: str) -> dict:  # noqa: N803
     z = T.nn.functional.embedding(idx, w)
     ((y * y).sum() + (z ** 3).sum()).backward()
     return {"y": _host(y), "grad": _host(w.grad)}
+
+
+@case
+def clipping_renorm_and_lbfgs(T: Any, dev: str) -> dict:  # noqa: N803
+    """``clip_grad_norm_`` (several norms), ``embedding(max_norm=...)`` and ``LBFGS`` with
+    parameters on ``dev``."""
+    out = {}
+    for p in (2.0, 1.0, float("inf"), 0.5):
+        w = _data(T, dev, 3, 4, seed=22, grad=True)
+        ((w * 3).sin().sum() * 4).backward()
+        out[f"norm_{p}"] = _host(T.nn.utils.clip_grad_norm_([w], 0.7, norm_type=p))
+        out[f"grad_{p}"] = _host(w.grad)
+    emb = _data(T, dev, 5, 3, seed=23, scale=3.0)
+    idx = T.tensor([1, 3, 3]).to(dev)
+    out["looked_up"] = _host(T.nn.functional.embedding(idx, emb, max_norm=1.5))
+    out["renormed"] = _host(emb)
+    x = _data(T, dev, 4, seed=24, grad=True)
+    target = _data(T, dev, 4, seed=25)
+    opt = T.optim.LBFGS([x], lr=0.5, max_iter=6, line_search_fn="strong_wolfe")
+
+    def closure() -> Any:
+        opt.zero_grad()
+        loss = ((x - target) ** 2 * T.arange(1, 5).to(dev)).sum() + (x ** 4).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    out["lbfgs"] = _host(x)
+    return out

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.kernels import index_add_
+from ..device import is_device, xp_of
 from ..factory import empty
 from ..function import node_class
 from ..grad_mode import no_grad
@@ -116,6 +117,14 @@ def _renorm(weight: Tensor, idx: np.ndarray[Any, Any], max_norm: float, norm_typ
     """Scale down, in place, the looked-up rows whose norm exceeds ``max_norm``."""
     rows = np.unique(idx)
     w = weight._data
+    if is_device(w):  # every looked-up row scaled (by 1 when small): no host read of norms
+        xp = xp_of(w)
+        rows = xp.asarray(rows)
+        norms = xp.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+        scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+        w[rows] = w[rows] * scale[:, None]
+        weight._bump()
+        return
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
     big = norms > max_norm
     if big.any():
