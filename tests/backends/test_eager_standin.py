@@ -122,8 +122,15 @@ def test_ops_that_pytorch_runs_without_a_sync_read_nothing_on_the_host(standin: 
     draws = [D.Normal(x, 1.0, **kw).rsample(), D.Gamma(conc, 2.0, **kw).rsample((2,)),
              D.Poisson(conc, **kw).sample(), D.Binomial(4, probs=conc / 2, **kw).sample(),
              D.Categorical(probs=conc, **kw).sample((3,)), torch.bernoulli(conc / 2)]
+    q = torch.randn(2, 3, 4, device="cuda", requires_grad=True)
+    keep = torch.rand(3, 3, device="cuda") > 0.5
+    mha = torch.nn.MultiheadAttention(4, 2, batch_first=True).cuda()
+    pad = torch.tensor([[False, False, True], [False, False, False]], device="cuda")
+    att = (torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=keep).sum()
+           + mha(q, q, q, key_padding_mask=pad)[0].sum())
+    att.backward()
     assert device_standin.SYNCS == {}
-    assert all(d.is_cuda for d in draws) and x.grad.is_cuda
+    assert all(d.is_cuda for d in draws) and x.grad.is_cuda and q.grad.is_cuda
 
 
 def test_embedding_checks_its_indices_once_and_its_backward_reads_nothing(standin: None) -> None:
