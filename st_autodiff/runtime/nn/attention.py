@@ -72,7 +72,7 @@ def _dead_rows(mask: Tensor | None, shape: tuple[Any, ...]) -> Tensor | None:
         return None
     if is_device(mask._data):  # no host read: the mask goes along even where all False
         xp = xp_of(mask._data)
-        dead_rows = xp.isneginf(xp.broadcast_to(mask._data, shape)).all(axis=-1, keepdims=True)
+        dead_rows = (xp.broadcast_to(mask._data, shape) == -np.inf).all(axis=-1, keepdims=True)
         return plain(xp.broadcast_to(dead_rows, shape).copy())
     m = np.broadcast_to(mask._host(), shape)
     dead = np.isneginf(m).all(axis=-1, keepdims=True)
