@@ -387,13 +387,13 @@ def clipping_renorm_and_lbfgs(T: Any, dev: str) -> dict:  # noqa: N803
 
 @case
 def attention_masks(T: Any, dev: str) -> dict:  # noqa: N803
-    """Scaled dot-product and multi-head attention with boolean masks (a fully masked row
-    included) on ``dev``."""
+    """Scaled dot-product and multi-head attention with boolean masks on ``dev`` (no fully
+    masked row: PyTorch's CUDA kernels and its CPU one disagree there)."""
     F = T.nn.functional  # noqa: N806
     q, k = _data(T, dev, 2, 2, 3, 4, seed=26, grad=True), _data(T, dev, 2, 2, 5, 4, seed=27)
     v = _data(T, dev, 2, 2, 5, 4, seed=28)
     keep = T.tensor(np.random.default_rng(29).random((3, 5)) > 0.4).to(dev)
-    keep[1] = False
+    keep[1, :3] = False
     y = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
     mha = _init(T, T.nn.MultiheadAttention(4, 2, batch_first=True)).to(dev)
     x = _data(T, dev, 2, 5, 4, seed=30)
