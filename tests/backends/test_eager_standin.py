@@ -159,3 +159,29 @@ def test_attention_rows_with_every_key_masked_give_zeros_on_the_device(standin: 
     assert not out["cpu"][0][:, :, 2].any()
     for a, b in zip(out["cpu"], out["cuda"]):
         np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-14)
+
+
+def test_constraints_check_on_the_device(standin: None) -> None:
+    """``constraint.check`` answers on the value's device, as on the host; validation reads
+    one flag per check."""
+    C = torch.distributions.constraints  # noqa: N806
+    rng = np.random.default_rng(32)
+    v = rng.standard_normal((3, 4))
+    lower = np.tril(rng.random((2, 3, 3))) + np.eye(3)
+    lower[1, 0, 2] = 1.0
+    simplex = np.abs(v) / np.abs(v).sum(-1, keepdims=True)
+    simplex[0, 0] += 0.1
+    checks = [(C.real, v), (C.positive, v), (C.greater_than(torch.tensor(0.5)), v),
+              (C.interval(-0.5, 0.5), v), (C.half_open_interval(-1.0, 0.2), v),
+              (C.integer_interval(0, 3), np.round(v * 2)), (C.nonnegative_integer, v.round()),
+              (C.less_than(0.1), v), (C.boolean, (v > 0) * 1.0), (C.simplex, simplex),
+              (C.lower_cholesky, lower), (C.positive_definite, lower @ lower.swapaxes(-1, -2)),
+              (C.independent(C.positive, 1), v)]
+    for constraint, value in checks:
+        host = constraint.check(torch.tensor(value))
+        dev = constraint.check(torch.tensor(value, device="cuda"))
+        assert dev.is_cuda and dev.tolist() == host.tolist(), constraint
+    loc = torch.tensor(v[0], device="cuda")
+    device_standin.SYNCS.clear()
+    torch.distributions.Normal(loc, 1.0, validate_args=True).log_prob(loc)
+    assert device_standin.SYNCS == {"bool": 3}  # loc's, scale's and the value's flags
