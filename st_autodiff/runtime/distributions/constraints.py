@@ -8,7 +8,7 @@ messages that ``validate_args`` raises.  Checks run without recording gradients.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -119,12 +119,14 @@ class _Bound(Constraint):
 
 class _GreaterThan(_Bound):
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return _values(self.lower_bound, v) < v
+        result: np.ndarray[Any, Any] = _values(self.lower_bound, v) < v
+        return result
 
 
 class _GreaterThanEq(_Bound):
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return _values(self.lower_bound, v) <= v
+        result: np.ndarray[Any, Any] = _values(self.lower_bound, v) <= v
+        return result
 
 
 class _LessThan(Constraint):
@@ -134,7 +136,8 @@ class _LessThan(Constraint):
         self.upper_bound = upper_bound
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return v < _values(self.upper_bound, v)
+        result: np.ndarray[Any, Any] = v < _values(self.upper_bound, v)
+        return result
 
     def __repr__(self) -> str:
         return f"{type(self).__name__[1:]}(upper_bound={self.upper_bound})"
@@ -156,7 +159,9 @@ class _Interval(Constraint):
         self.upper_bound = upper_bound
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return (_values(self.lower_bound, v) <= v) & (v <= _values(self.upper_bound, v))
+        lo, hi = _values(self.lower_bound, v), _values(self.upper_bound, v)
+        result: np.ndarray[Any, Any] = (lo <= v) & (v <= hi)
+        return result
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, "
@@ -167,7 +172,9 @@ class _HalfOpenInterval(_Interval):
     """``lower_bound <= value < upper_bound``."""
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return (_values(self.lower_bound, v) <= v) & (v < _values(self.upper_bound, v))
+        lo, hi = _values(self.lower_bound, v), _values(self.upper_bound, v)
+        result: np.ndarray[Any, Any] = (lo <= v) & (v < hi)
+        return result
 
 
 class _IntegerInterval(_Interval):
@@ -238,7 +245,7 @@ class _IndependentConstraint(Constraint):
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         ok = self.base_constraint._ok(v)
         n = self.reinterpreted_batch_ndims
-        return ok.all(axis=tuple(range(-n, 0))) if n else ok
+        return cast("np.ndarray[Any, Any]", ok.all(axis=tuple(range(-n, 0)))) if n else ok
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__[1:]}({self.base_constraint!r}, "
