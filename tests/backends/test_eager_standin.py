@@ -50,6 +50,29 @@ def test_standin_refuses_silent_host_conversions(standin: None) -> None:
     assert float(d.sum()) == 3.0 and d.get().tolist() == [0.0, 1.0, 2.0]
 
 
+def test_standin_models_the_cupy_beyond_numpys_namespace(standin: None) -> None:
+    """``random.default_rng`` draws from device parameters, ``cupyx.scipy.special`` takes
+    device arrays, ``data.ptr`` is an address, device repeats are refused: as in CuPy."""
+    from st_autodiff.ir.namespaces import scipy_module
+
+    xp = device_standin.xp
+    d = xp.arange(1.0, 4.0)
+    rng = xp.random.default_rng(3)
+    assert type(rng.standard_gamma(d)) is device_standin.StandinArray
+    assert type(rng.poisson(d)) is device_standin.StandinArray
+    with pytest.raises(TypeError, match="Unsupported type"):
+        rng.standard_gamma(np.ones(3))
+    with pytest.raises(AttributeError, match="as CuPy's"):
+        rng.multinomial  # noqa: B018  (CuPy's Generator has no multinomial)
+    special = scipy_module("special", d)
+    np.testing.assert_allclose(special.polygamma(1, d).get(), [np.pi**2 / 6, np.pi**2 / 6 - 1,
+                                                              np.pi**2 / 6 - 1.25])
+    assert d[1:].data.ptr - d.data.ptr == d.itemsize
+    with pytest.raises(ValueError, match="not supported for repeats"):
+        xp.repeat(d, xp.asarray(np.array([1, 0, 2])))
+    assert xp.repeat(d, [1, 0, 2]).get().tolist() == [1.0, 3.0, 3.0]
+
+
 def test_cuda_tensors_behave_as_torch_words_them(standin: None) -> None:
     x = torch.tensor([1.5, -2.0], device="cuda", requires_grad=True)
     assert x.is_cuda and str(x.device) == "cuda:0" and x.get_device() == 0
