@@ -193,6 +193,9 @@ def scipy_module(which: str, *values: Any) -> Any:
         module = type(v).__module__
         if module.startswith("cupy"):
             return importlib.import_module(f"cupyx.scipy.{which}")
+        twin = getattr(type(v), "__cupyx_scipy__", None)  # a CuPy double's cupyx.scipy
+        if twin is not None:
+            return twin(which)
         if which == "special" and getattr(type(v), "__array_ufunc__", None) is not None:
             continue  # scipy.special's functions are ufuncs: such arrays take them over
         if hasattr(v, "shape") and not isinstance(v, type) and not module.startswith(

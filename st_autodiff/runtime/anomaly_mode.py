@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import function as _function
+from .device import is_device, xp_of
 from .function import Node
 
 __all__ = ["detect_anomaly", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
@@ -104,7 +105,11 @@ def _recording_seq(original: Callable[[], int]) -> Callable[[], int]:
 def _has_nan(g: Any) -> bool:
     data = getattr(g, "_data", g)
     kind = getattr(getattr(data, "dtype", None), "kind", "")
-    return kind in "fc" and kind != "" and bool(np.isnan(np.asarray(data)).any())
+    if kind not in "fc" or kind == "":
+        return False
+    if is_device(data):  # one read of a device flag per gradient, as PyTorch's check makes
+        return bool(xp_of(data).isnan(data).any())
+    return bool(np.isnan(np.asarray(data)).any())
 
 
 def _checked_backward(fn: Any) -> Any:

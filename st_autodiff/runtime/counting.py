@@ -37,6 +37,16 @@ def _data(v: Any) -> Any:
     return v._data if isinstance(v, TensorBase) else np.asarray(v)
 
 
+def _same_device(x: Any, a: Any, y: Any, b: Any) -> tuple[Any, Any]:
+    """``a`` and ``b`` (the data of ``x`` and ``y``), one on a device: a Python value joins
+    the device; host tensors follow PyTorch (0-d: a scalar, else an error)."""
+    if not isinstance(x, TensorBase) and not D.is_device(a):
+        return D.to_device(a), b
+    if not isinstance(y, TensorBase) and not D.is_device(b):
+        return a, D.to_device(b)
+    return D.same_device(a, b) if D.is_device(a) != D.is_device(b) else (a, b)
+
+
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value ``0..max`` occurs in a 1-D int tensor (or the sum of its
     ``weights``), at least ``minlength`` long."""
@@ -161,17 +171,18 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         moved = np.moveaxis(a, axis, 0).reshape(a.shape[axis], -1)
         shape_inverse = (a.shape[axis],)
     n = moved.shape[0]
-    if n == 0:
-        starts: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
-    else:
-        changed = np.any(moved[1:] != moved[:-1], axis=1)
-        starts = np.flatnonzero(np.r_[True, changed])
-    counts = np.diff(np.r_[starts, n])
-    inverse = np.repeat(np.arange(starts.size), counts).reshape(shape_inverse)
+    xp = D.xp_of(a)
+    # a run starts where a slice differs from the one before; the number of runs is the one
+    # host read (``flatnonzero``), as the size of PyTorch's result is
+    first = xp.concatenate([xp.ones(min(n, 1), dtype=bool),
+                            xp.any(moved[1:] != moved[:-1], axis=1)])
+    starts = xp.flatnonzero(first)
+    counts = xp.diff(starts, append=xp.full(1, n, dtype=starts.dtype))
+    inverse = (xp.cumsum(first) - 1).reshape(shape_inverse)
     if dim is None:
         values = a.reshape(-1)[starts]
     else:
-        values = np.take(a, starts, axis=axis)
+        values = xp.take(a, starts, axis=axis)
     return _pack(values, inverse, counts, return_inverse, return_counts)
 
 
@@ -179,6 +190,9 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Whether each of ``elements`` occurs in ``test_elements`` (a bool tensor)."""
     a, b = _data(elements), _data(test_elements)
+    if D.is_device(a) or D.is_device(b):
+        a, b = _same_device(elements, a, test_elements, b)
+        return plain(D.xp_of(a, b).isin(a, b, invert=invert))
     return plain(D.asarray(np.isin(a, b, invert=invert)))
 
 
@@ -186,12 +200,14 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """How many elements are not zero (over ``dim``, all by default), as int64."""
     a = input._data
     if dim is None:
+        if D.is_device(a):
+            return plain(D.xp_of(a).count_nonzero(a).astype(np.int64))
         return plain(np.int64(np.count_nonzero(a)))
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     axes = tuple(_dim(d, a.ndim) for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
-    return plain(D.asarray(np.count_nonzero(a, axis=axes)).astype(np.int64))
+    return plain(D.asarray(D.xp_of(a).count_nonzero(a, axis=axes)).astype(np.int64))
 
 
 def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype: Any) -> Tensor:
@@ -233,6 +249,8 @@ def _bitwise(ufunc: Any, name: str) -> Any:
             dt = dtypes.result_type(input, other).np
         else:
             dt = a.dtype if isinstance(input, TensorBase) else b.dtype
+        if D.is_device(a) or D.is_device(b):
+            a, b = _same_device(input, a, other, b)
         return plain(D.asarray(ufunc(a.astype(dt), b.astype(dt))))
 
     op.__name__ = op.__qualname__ = name

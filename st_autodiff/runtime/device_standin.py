@@ -63,6 +63,13 @@ class _Device:
 _DEVICE = _Device()
 
 
+class _MemoryPointer:
+    """``d.data`` as CuPy shows it: an address (``ptr``), not a host buffer."""
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+
+
 def _sync(kind: str) -> None:
     SYNCS[kind] = SYNCS.get(kind, 0) + 1
 
@@ -92,12 +99,21 @@ def _wrap(r: Any) -> Any:
     return r
 
 
+def _refuse_device_repeats(repeats: Any) -> None:
+    """CuPy's ``repeat`` takes repeats as an int, list or tuple: a device array would need
+    its values on the host, so CuPy refuses it (NumPy takes any array)."""
+    if type(repeats) is StandinArray:
+        raise ValueError("cupy.ndarray is not supported for repeats argument")
+
+
 def _device_fn(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` with stand-in arguments unwrapped and results wrapped."""
     entry = name in _ENTRY
     lacks = _CUPY_LACKS.get(name, frozenset())
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        if name == "repeat":
+            _refuse_device_repeats(kwargs.get("repeats", args[1] if len(args) > 1 else None))
         if lacks.intersection(kwargs):
             raise TypeError(f"{name}() got an unexpected keyword argument "
                             f"'{sorted(lacks.intersection(kwargs))[0]}' (as CuPy's does)")
@@ -138,6 +154,28 @@ class _Ufunc:
         return _device_fn(getattr(self._uf, name), f"{self.__name__}.{name}")
 
 
+# the draws ``cupy.random.Generator`` offers (CuPy 13); NumPy's others are missing there
+_CUPY_GENERATOR = frozenset(
+    "random uniform integers beta chisquare dirichlet exponential f geometric hypergeometric "
+    "logseries standard_exponential poisson power standard_normal gamma standard_gamma "
+    "binomial".split())
+
+
+class _Generator:
+    """``cupy.random.default_rng(seed)``: a generator that draws on the device from device
+    parameters (``standard_gamma(alpha)``, ``poisson(lam)``, ``binomial(n, p)``) and
+    returns device arrays; like CuPy's, it refuses host arrays as parameters and has only
+    the draws CuPy's ``Generator`` has."""
+
+    def __init__(self, seed: Any = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _CUPY_GENERATOR:
+            raise AttributeError(f"'Generator' object has no attribute '{name}' (as CuPy's)")
+        return _device_fn(getattr(self._rng, name), f"Generator.{name}")
+
+
 class _Namespace(types.SimpleNamespace):
     """A NumPy (sub)module seen through the stand-in's rules, built lazily per name."""
 
@@ -159,6 +197,8 @@ class _Namespace(types.SimpleNamespace):
             return lambda *vs: self
         if name == "asnumpy":
             return asnumpy
+        if self._prefix == "random." and name == "default_rng":
+            return _Generator
         value = getattr(self._module, name)
         if isinstance(value, np.ufunc):
             value = _Ufunc(value)
@@ -171,6 +211,21 @@ class _Namespace(types.SimpleNamespace):
 
     def __repr__(self) -> str:
         return f"<stand-in device namespace {self._prefix or 'xp'}>"
+
+
+_SCIPY: dict[str, _Namespace] = {}
+
+
+def _scipy_twin(which: str) -> _Namespace:
+    """``cupyx.scipy.special`` (``linalg`` ...): SciPy's functions taking and returning device
+    arrays.  Functions that are not ufuncs (``polygamma``, ``multigammaln``) convert their
+    arguments with ``np.asarray``, which these arrays refuse; CuPy runs its own versions on
+    the device, and so does this namespace (NumPy data underneath)."""
+    if which not in _SCIPY:
+        import importlib
+
+        _SCIPY[which] = _Namespace(importlib.import_module(f"scipy.{which}"), f"scipy.{which}.")
+    return _SCIPY[which]
 
 
 def asnumpy(a: Any) -> np.ndarray[Any, Any]:
@@ -236,6 +291,11 @@ class StandinArray:
     def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
         return _device_fn(func, func.__name__)(*args, **kwargs)
 
+    @staticmethod
+    def __cupyx_scipy__(which: str) -> Any:
+        """``cupyx.scipy.<which>`` for these arrays (``ir.namespaces.scipy_module``)."""
+        return _scipy_twin(which)
+
     def get(self, stream: Any = None, order: str = "C", out: Any = None) -> np.ndarray[Any, Any]:
         _sync("get")
         return self._a.copy()
@@ -243,6 +303,11 @@ class StandinArray:
     @property
     def device(self) -> _Device:
         return _DEVICE
+
+    @property
+    def data(self) -> _MemoryPointer:
+        """CuPy's ``MemoryPointer``: the buffer's (device) address as ``ptr``, no buffer."""
+        return _MemoryPointer(self._a.__array_interface__["data"][0])
 
     # --- host synchronisations CuPy allows ------------------------------------------
     def item(self, *args: Any) -> Any:
@@ -281,6 +346,11 @@ class StandinArray:
         if callable(value):
             return _device_fn(value, name)
         return _wrap(value)
+
+    def repeat(self, repeats: Any, axis: Any = None) -> Any:
+        """``d.repeat(repeats)``, with CuPy's refusal of device repeats."""
+        _refuse_device_repeats(repeats)
+        return _wrap(self._a.repeat(_unwrap(repeats), axis))
 
     @property
     def T(self) -> StandinArray:  # noqa: N802 (ndarray's name)

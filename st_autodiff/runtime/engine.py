@@ -29,11 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from .device_ops import tensor_ops_for
 from .float_errors import ALL, quiet, restore
 from .function import AccumulateGrad, Node
 from .grad_mode import STATE
 from .tensor import Tensor, edge_of, plain
-from .tensor_ops import TENSOR_OPS, array_ops_for
+from .tensor_ops import array_ops_for
 
 __all__ = ["backward", "grad"]
 
@@ -219,7 +220,7 @@ def _restrict(deps: dict[Node, int], roots: list[Any], wanted: set[Node], captur
 
 def _execute(roots: list[Any], values: list[Any], keep: bool, create_graph: bool,
              targets: Sequence[Tensor] | None, capture: bool) -> list[Any]:
-    ops = TENSOR_OPS if create_graph else array_ops_for(values[0])
+    ops = tensor_ops_for(values[0]) if create_graph else array_ops_for(values[0])
     task = _Task(keep, create_graph, ops)
     deps = _discover(roots)
     runs: set[Node] | None = None

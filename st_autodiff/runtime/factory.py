@@ -16,7 +16,7 @@ import numpy as np
 
 from . import dtypes
 from . import random as rnd
-from .device import is_device
+from .device import is_device, to_device
 from .tensor import Tensor, plain
 
 __all__ = [
@@ -311,8 +311,11 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = 
 
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Any = None) -> Tensor:
     """1 where a uniform draw falls below the probability in ``input``, else 0."""
-    probs = input._host() if p is None else np.full(tuple(input.shape), p)
     u = rnd.uniform_data(tuple(input.shape), dtypes.float64, generator=generator)
+    if is_device(input._data):  # the draws go to the device; the probabilities stay there
+        return plain((to_device(u) < (input._data if p is None else p)).astype(
+            input._data.dtype))
+    probs = input._host() if p is None else np.full(tuple(input.shape), p)
     return plain((u < probs).astype(input._data.dtype)[()] if input.ndim == 0 else
                  (u < probs).astype(input._data.dtype))
 
@@ -323,6 +326,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
         shape = tuple(mean.shape)
         z = rnd.normal_data(shape, mean.dtype, generator=generator)
         s = std._data if isinstance(std, Tensor) else std
+        if is_device(mean._data):  # the draws go to the device
+            return plain((to_device(z) * s + mean._data).astype(mean._data.dtype))
         return plain(np.asarray(z * s + mean._data).astype(mean._data.dtype))
     d = _dt(kwargs.get("dtype"))
     z = rnd.normal_data(_size((size,)), d, mean, std, generator)

@@ -152,11 +152,13 @@ class Node:
 
     def __call__(self, *grads: Any) -> Any:
         """Run this node's backward on Tensors, recorded when grad mode is on."""
-        from .tensor_ops import TENSOR_OPS, as_tensor_grad
+        from .device_ops import tensor_ops_for
+        from .tensor_ops import as_tensor_grad
 
         if len(grads) != self._nout:
             raise TypeError(f"expected {self._nout} arguments, got {len(grads)} instead")
-        out = self.backward([as_tensor_grad(g) for g in grads], TENSOR_OPS)
+        ops = tensor_ops_for(next((g for g in grads if g is not None), None))
+        out = self.backward([as_tensor_grad(g) for g in grads], ops)
         out = tuple(out)
         return out[0] if len(out) == 1 and not isinstance(self, AccumulateGrad) else out
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import grad_mode
+from .device import is_device, to_device
 from .engine import grad as _engine_grad
 from .factory import rand as _rand
 from .tensor import Tensor, plain
@@ -77,6 +78,13 @@ def _float_outputs(out: tuple[Any, ...]) -> list[Tensor]:
     return [o for o in out if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
 
 
+def _like(data: Any, t: Tensor) -> Tensor:
+    """Host values (a perturbed input, a cotangent) as a tensor on ``t``'s device: the
+    check itself reads values on the host (as PyTorch's does), ``func`` runs where its
+    inputs live."""
+    return plain(to_device(data) if is_device(t._data) else data)
+
+
 def _call(func: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     return _as_tuple(func(*inputs))
 
@@ -91,8 +99,8 @@ def _numerical(func: Callable[..., Any], inputs: tuple[Any, ...],
         result = []
         for i, t in _diff_inputs(inputs):
             data = t._host().astype(t._data.dtype, copy=True)
-            jacs = [np.zeros((data.size, o.numel()), dtype=np.result_type(data, o._data))
-                    for o in ref]
+            jacs = [np.zeros((data.size, o.numel()),
+                             dtype=np.result_type(data.dtype, o._data.dtype)) for o in ref]
             flat = data.reshape(-1)
             for k in range(flat.size):
                 orig = flat[k].copy()
@@ -100,7 +108,7 @@ def _numerical(func: Callable[..., Any], inputs: tuple[Any, ...],
                 for delta in (eps, -eps):
                     flat[k] = orig + delta
                     args = list(base)
-                    args[i] = plain(data.copy()).requires_grad_(True)
+                    args[i] = _like(data.copy(), t).requires_grad_(True)
                     outs.append([o._host() for o in _float_outputs(_call(func, tuple(args)))])
                 flat[k] = orig
                 for j, (hi, lo) in enumerate(zip(outs[0], outs[1], strict=True)):
@@ -120,12 +128,12 @@ def _analytical(output: Tensor, diff: list[Tensor], nondet_tol: float,
     """Per input, the engine's vector-Jacobian products of one output as columns (one per
     cotangent; one-hot cotangents, the default, give the Jacobian), with torch's checks."""
     cots_data = _one_hots(output) if cotangents is None else cotangents
-    jacs = [np.zeros((t.numel(), len(cots_data)), dtype=np.result_type(t._data, output._data))
-            for t in diff]
+    jacs = [np.zeros((t.numel(), len(cots_data)),
+                     dtype=np.result_type(t._data.dtype, output._data.dtype)) for t in diff]
     again = [j.copy() for j in jacs]
     sizes_ok = types_ok = True
     for col, cot_data in enumerate(cots_data):
-        cot = plain(np.asarray(cot_data, dtype=output._data.dtype))
+        cot = _like(np.asarray(cot_data, dtype=output._data.dtype), output)
         for target in (jacs, again):
             grads = _engine_grad((output,), tuple(diff), (cot,), True, False, allow_unused=True)
             for k, (g, t) in enumerate(zip(grads, diff, strict=True)):
@@ -157,7 +165,7 @@ def _as_printed(a: np.ndarray[Any, Any]) -> Tensor:
 
 
 def _check_zero_cotangent(outputs: list[Tensor], diff: list[Tensor]) -> None:
-    cots = tuple(plain(np.zeros_like(o._host())) for o in outputs)
+    cots = tuple(_like(np.zeros_like(o._host()), o) for o in outputs)
     grads = _engine_grad(tuple(outputs), tuple(diff), cots, None, False, allow_unused=True)
     for g, t in zip(grads, diff, strict=True):
         if g is None:
@@ -252,7 +260,7 @@ def _directional(func: Callable[..., Any], inputs: tuple[Any, ...], pos: int,
     with grad_mode.enable_grad():
         for sign in (-1, 1):
             args = list(inputs)
-            args[pos] = plain(data + sign * eps * u.reshape(data.shape)).requires_grad_(True)
+            args[pos] = _like(data + sign * eps * u.reshape(data.shape), t).requires_grad_(True)
             outs.append([o._host() for o in _float_outputs(_call(func, tuple(args)))])
     return [((b - a) / (2 * eps)).reshape(-1) for a, b in zip(outs[0], outs[1], strict=True)]
 
@@ -356,7 +364,7 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
         with grad_mode.enable_grad():
             outs = _call(func, inputs)
         grad_outputs = tuple(
-            (_rand(*o.shape, dtype=o.dtype) * 2 - 1).detach().requires_grad_(True)
+            (_rand(*o.shape, dtype=o.dtype, device=o.device) * 2 - 1).detach().requires_grad_(True)
             for o in outs if isinstance(o, Tensor) and o.requires_grad)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)

@@ -218,7 +218,10 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     idx = _index("index_fill", index)
     d = _dim(dim, a.ndim)
     r = D.copy(a)
-    r[_at(d, idx)] = value.item() if is_tensor else value
+    if is_tensor and D.is_device(value._data) and D.is_device(a):  # written on the device
+        r[_at(d, idx)] = value._data.astype(a.dtype)
+    else:
+        r[_at(d, idx)] = value.item() if is_tensor else value
     if needs_grad((input, value)):
         return record(_INDEX_FILL[int(is_tensor)], r, (input, d, index, value), {})
     return plain(r)
@@ -264,10 +267,13 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
     a = input._data
-    v = value.item() if is_tensor else value
-    if a.dtype.kind != "f" and isinstance(v, float) and not float(v).is_integer():
-        v = int(v)
-    r = np.where(m, np.asarray(v).astype(a.dtype)[()], a)  # a scalar: fine on any device
+    if is_tensor and D.is_device(value._data) and D.is_device(a):  # no read on the host
+        r = D.xp_of(a).where(m, value._data.astype(a.dtype), a)
+    else:
+        v = value.item() if is_tensor else value
+        if a.dtype.kind != "f" and isinstance(v, float) and not float(v).is_integer():
+            v = int(v)
+        r = np.where(m, np.asarray(v).astype(a.dtype)[()], a)  # a scalar: fine on any device
     if needs_grad((input, value)):
         return record(_MASKED_FILL[int(is_tensor)], r, (input, mask, value), {})
     return plain(r)

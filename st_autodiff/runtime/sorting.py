@@ -202,17 +202,22 @@ def _replay_topk(a: np.ndarray[Any, Any], order: np.ndarray[Any, Any], idx: np.n
 
 def _kth(a: np.ndarray[Any, Any], axis: int, pos: Any) -> np.ndarray[Any, Any]:
     """Indices (keepdims) of the element at sorted position ``pos`` along ``axis``."""
+    xp = D.xp_of(a)
     order = _stable_order(a, axis, False)
-    if np.ndim(pos) == 0:
-        return np.take(order, [int(pos)], axis=axis)
-    return np.take_along_axis(order, np.expand_dims(pos, axis), axis)
+    picked: np.ndarray[Any, Any]
+    if isinstance(pos, int):
+        picked = xp.take(order, [pos], axis=axis)
+    else:
+        picked = xp.take_along_axis(order, xp.expand_dims(pos, axis), axis)
+    return picked
 
 
 def _finish(name: str, kind: str, input: Tensor, a: np.ndarray[Any, Any], idx: Any, axis: int,
             keepdim: bool) -> Any:  # idx: an index array (a NumPy int for a 0-d input)
-    data = np.take_along_axis(a, idx, axis) if a.ndim else a.copy()
+    xp = D.xp_of(a)
+    data = xp.take_along_axis(a, idx, axis) if a.ndim else a.copy()
     if not keepdim and a.ndim:
-        idx, data = np.squeeze(idx, axis), np.squeeze(data, axis)
+        idx, data = xp.squeeze(idx, axis), xp.squeeze(data, axis)
     return _picked(name, input, data, idx, axis, bool(keepdim), kind)
 
 
@@ -240,16 +245,22 @@ _MEDIAN_ALL = {n: node_class(n, _rule_even, (0,), (("self", 0, None), ("result",
 
 def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
     a = input._data
+    xp = D.xp_of(a)
     flat = a.reshape(-1)
-    nans = np.isnan(flat) if a.dtype.kind == "f" else np.zeros(flat.shape, bool)
-    order = np.sort(flat[~nans] if ignore_nan else flat, kind="stable")
-    if order.size == 0 or (nans.any() and not ignore_nan):
-        value = np.asarray(np.nan, dtype=a.dtype)
+    n = flat.size
+    order = xp.sort(flat)  # NaN sorts last
+    if n == 0:
+        value = xp.asarray(np.nan, dtype=a.dtype)
+    elif a.dtype.kind == "f":  # chosen with device arithmetic: no host read of the data
+        nans = xp.isnan(flat).sum()
+        mid = order[xp.maximum((n - nans - 1) // 2, 0)] if ignore_nan else order[(n - 1) // 2]
+        void = nans == n if ignore_nan else nans > 0
+        value = xp.where(void, xp.asarray(np.nan, dtype=a.dtype), mid).astype(a.dtype)
     else:
-        value = D.asarray(order[(order.size - 1) // 2], dtype=a.dtype)
+        value = D.asarray(order[(n - 1) // 2], dtype=a.dtype)
     name = "NanmedianBackward0" if ignore_nan else "MedianBackward0"
     if input._requires_grad and STATE.enabled and a.dtype.kind == "f":
-        mask = np.isnan(a) if np.isnan(value) else a == value
+        mask = xp.where(xp.isnan(value), xp.isnan(a), a == value)
         share = (mask / mask.sum()).astype(a.dtype)
         return record(_MEDIAN_ALL[name], value, (input, share), {})
     return plain(value)
@@ -267,14 +278,15 @@ def _median(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool) -> Any:
     n = a.shape[axis]
     if n == 0:
         raise IndexError(f"{kind}(): Expected reduction dim {axis} to have non-zero size.")
+    xp = D.xp_of(a)
     if a.dtype.kind == "f":
-        nans = np.isnan(a).sum(axis=axis)
+        nans = xp.isnan(a).sum(axis=axis)
         if ignore_nan:  # lower middle of the numbers; all NaN: the first NaN
-            pos = np.where(nans == n, 0, (n - nans - 1) // 2)
+            pos = xp.where(nans == n, 0, (n - nans - 1) // 2)
         else:  # any NaN: the first NaN (NaN sorts last)
-            pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+            pos = xp.where(nans > 0, n - nans, (n - 1) // 2)
     else:
-        pos = np.full(np.delete(a.shape, axis), (n - 1) // 2)
+        pos = xp.full(a.shape[:axis] + a.shape[axis + 1:], (n - 1) // 2)
     return _finish(name, kind, input, a, _kth(a, axis, pos), axis, keepdim)
 
 
@@ -295,18 +307,29 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     axis = _dim(dim, a.ndim)
     if a.ndim == 0:
         return _finish("ModeBackward0", "mode", input, a, np.int64(0), 0, keepdim)
-    moved = np.moveaxis(a, axis, -1)
+    xp = D.xp_of(a)
+    moved = xp.moveaxis(a, axis, -1)
     rows = moved.reshape(-1, moved.shape[-1])
-    picks = np.empty(rows.shape[0], dtype=np.int64)
-    for r, row in enumerate(rows):
-        order = np.argsort(row, kind="stable")
-        sorted_row = row[order]
-        new = sorted_row[1:] != sorted_row[:-1]
-        if row.dtype.kind == "f":  # NaN equals NaN here
-            new &= ~(np.isnan(sorted_row[1:]) & np.isnan(sorted_row[:-1]))
-        starts = np.flatnonzero(np.r_[True, new])
-        counts = np.diff(np.r_[starts, row.size])
-        best = int(np.argmax(counts))  # the first (smallest) value among the most frequent
-        picks[r] = order[starts[best]:starts[best] + counts[best]].max()
-    idx = np.moveaxis(picks.reshape(moved.shape[:-1] + (1,)), -1, axis)
+    picks = _mode_rows(xp, rows)
+    idx = xp.moveaxis(picks.reshape(moved.shape[:-1] + (1,)), -1, axis)
     return _finish("ModeBackward0", "mode", input, a, idx, axis, keepdim)
+
+
+def _mode_rows(xp: Any, rows: Any) -> Any:
+    """Per row, the index of the last occurrence of its most frequent value (the smallest
+    such value on ties; NaN equals NaN), with whole-array ops only (no loop over rows, no
+    host reads): runs of equal values in stable sorted order, their starts and lengths."""
+    r, n = rows.shape
+    order = xp.argsort(rows, axis=-1, kind="stable")
+    s = xp.take_along_axis(rows, order, -1)
+    new = s[:, 1:] != s[:, :-1]
+    if rows.dtype.kind == "f":
+        new &= ~(xp.isnan(s[:, 1:]) & xp.isnan(s[:, :-1]))
+    starts = xp.concatenate([xp.ones((r, 1), dtype=bool), new], axis=-1)
+    j = xp.arange(n)
+    first = xp.sort(xp.where(starts, j, n), axis=-1)  # run k starts at first[:, k] (n: none)
+    lengths = xp.diff(first, axis=-1, append=xp.full((r, 1), n))
+    best = xp.argmax(lengths, axis=-1)[:, None]  # the first (smallest) most frequent value
+    lo = xp.take_along_axis(first, best, -1)
+    hi = lo + xp.take_along_axis(lengths, best, -1)
+    return xp.where((j >= lo) & (j < hi), order, -1).max(-1)

@@ -97,6 +97,8 @@ def _one_sided(input: Tensor, bound: Any, side: str) -> Tensor:
     data = np.maximum(d, v) if side == "min" else np.minimum(d, v)
     if not tensor:
         data = D.asarray(data, dtype=d.dtype)
+    elif D.is_device(v) and v.dtype.kind == "f":  # NaN bounds kept without a host read
+        data = D.xp_of(v).where(D.xp_of(v).isnan(v), v, data)
     elif np.isnan(v).any() if D.asarray(v).dtype.kind == "f" else False:
         data = np.where(np.isnan(v), v, data)
     args = (input, bound, None) if side == "min" else (input, None, bound)

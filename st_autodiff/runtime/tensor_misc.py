@@ -170,6 +170,19 @@ _INDEX_SELECT = node_class("IndexSelectBackward0", _rule_index_select, (0,),
                             ("self_sym_sizes", lambda a, p: tuple(a[0].shape), None)), False)
 
 
+def _repeat_positions(counts: Any, output_size: int | None) -> Any:
+    """``repeat(arange(n), counts)`` as int64.  CuPy's ``repeat`` takes no device array of
+    repeats: on a device each output position finds its element by ``searchsorted`` in the
+    running total, whose length is read once on the host (as PyTorch reads it) unless
+    ``output_size`` gives it."""
+    xp = D.xp_of(counts)
+    if xp is np:
+        return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    ends = xp.cumsum(counts)
+    total = output_size if output_size is not None else int(ends[-1]) if counts.size else 0
+    return xp.searchsorted(ends, xp.arange(total), side="right").astype(np.int64)
+
+
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Repeat each element ``repeats`` times along ``dim`` (of the flattened tensor without
@@ -178,7 +191,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         counts = input._data
         if counts.ndim != 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        return plain(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+        return plain(_repeat_positions(counts, output_size))
     if dim is None:
         input, dim = S.flatten(input), 0
     axis = _dim(dim, input.ndim)
@@ -192,7 +205,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
                                f"{input.shape[axis]}")
         if (counts < 0).any():
             raise RuntimeError("repeats can not be negative")
-        index = np.repeat(D.xp_of(counts).arange(counts.size, dtype=np.int64), counts)
+        index = _repeat_positions(counts, output_size)
         data = np.take(input._data, D.to_device(index) if D.is_device(input._data) else index,
                        axis=axis)
         if _grad(input):
@@ -292,6 +305,8 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     where = _diag_positions(tuple(self.shape), wrap)
+    if D.is_device(self._data):  # positions from the shape alone: copied to the device
+        where = tuple(D.to_device(w) for w in where)
     value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
 
     def compute(t: Tensor) -> Tensor:

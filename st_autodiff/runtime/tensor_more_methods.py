@@ -23,6 +23,7 @@ from . import shape_ops as S
 from . import sorting as O
 from . import tensor_extras as X
 from . import tensor_misc as M
+from .device import is_device
 from .function import TensorBase, node_class, renamed
 from .grad_mode import STATE
 from .inplace import inplace, inplace_method
@@ -95,6 +96,10 @@ def storage_offset(self: Tensor) -> int:
     """Where this tensor starts in the memory it shares with its base, in elements."""
     a = self._data
     root = a
+    if is_device(a):  # CuPy: a view's ``base`` chain and ``data.ptr`` device addresses
+        while root.base is not None:
+            root = root.base
+        return int((a.data.ptr - root.data.ptr) // a.itemsize)
     while isinstance(root.base, np.ndarray):
         root = root.base
     start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]

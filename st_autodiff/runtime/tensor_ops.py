@@ -146,6 +146,7 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
         data = run(op, np, raw, full)
     else:  # a rule's host constants (index grids, zeros) join the device operands there
         raw = tuple(xp.asarray(v) if type(v) is np.ndarray and v.ndim else v for v in raw)
+        inputs = tuple(r if type(v) is np.ndarray else v for v, r in zip(inputs, raw))  # saved
         data = run(op, xp, raw, full)
     if info.multi:
         datas = tuple(_as_data(d) for d in data)

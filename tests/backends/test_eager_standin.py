@@ -50,6 +50,29 @@ def test_standin_refuses_silent_host_conversions(standin: None) -> None:
     assert float(d.sum()) == 3.0 and d.get().tolist() == [0.0, 1.0, 2.0]
 
 
+def test_standin_models_the_cupy_beyond_numpys_namespace(standin: None) -> None:
+    """``random.default_rng`` draws from device parameters, ``cupyx.scipy.special`` takes
+    device arrays, ``data.ptr`` is an address, device repeats are refused: as in CuPy."""
+    from st_autodiff.ir.namespaces import scipy_module
+
+    xp = device_standin.xp
+    d = xp.arange(1.0, 4.0)
+    rng = xp.random.default_rng(3)
+    assert type(rng.standard_gamma(d)) is device_standin.StandinArray
+    assert type(rng.poisson(d)) is device_standin.StandinArray
+    with pytest.raises(TypeError, match="Unsupported type"):
+        rng.standard_gamma(np.ones(3))
+    with pytest.raises(AttributeError, match="as CuPy's"):
+        rng.multinomial  # noqa: B018  (CuPy's Generator has no multinomial)
+    special = scipy_module("special", d)
+    np.testing.assert_allclose(special.polygamma(1, d).get(), [np.pi**2 / 6, np.pi**2 / 6 - 1,
+                                                              np.pi**2 / 6 - 1.25])
+    assert d[1:].data.ptr - d.data.ptr == d.itemsize
+    with pytest.raises(ValueError, match="not supported for repeats"):
+        xp.repeat(d, xp.asarray(np.array([1, 0, 2])))
+    assert xp.repeat(d, [1, 0, 2]).get().tolist() == [1.0, 3.0, 3.0]
+
+
 def test_cuda_tensors_behave_as_torch_words_them(standin: None) -> None:
     x = torch.tensor([1.5, -2.0], device="cuda", requires_grad=True)
     assert x.is_cuda and str(x.device) == "cuda:0" and x.get_device() == 0
@@ -101,3 +124,87 @@ def test_mixing_devices_follows_torch(standin: None) -> None:
     assert (x * torch.tensor(2.0)).is_cuda and (torch.tensor(2.0) + x).tolist() == [3.0] * 3
     with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
         x + torch.ones(3)
+
+
+def test_ops_that_pytorch_runs_without_a_sync_read_nothing_on_the_host(standin: None) -> None:
+    """Order statistics, tensor-valued fills and bounds, random draws of distributions and
+    double backward run on the device with no host read (PyTorch CUDA makes none there)."""
+    D = torch.distributions  # noqa: N806
+    x = torch.randn(4, 5, device="cuda", dtype=torch.float64, requires_grad=True)
+    v = torch.tensor(0.5, device="cuda", dtype=torch.float64)
+    conc = torch.rand(3, device="cuda", dtype=torch.float64) + 0.5
+    device_standin.SYNCS.clear()
+    y = (x.median() + x.nanmedian(1).values.sum() + x.mode(0).values.sum()
+         + x.masked_fill(x > 0, v).sum() + x.index_fill(1, torch.tensor([1], device="cuda"),
+                                                        v).sum()
+         + x.clamp(min=x[0]).sum() + x.sort(1).values[:, 0].sum() + x.diagonal().pow(3).sum())
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    (g * g).sum().backward()
+    # (argument validation reads its verdict on the host, in PyTorch too: off here)
+    kw = {"validate_args": False}
+    draws = [D.Normal(x, 1.0, **kw).rsample(), D.Gamma(conc, 2.0, **kw).rsample((2,)),
+             D.Poisson(conc, **kw).sample(), D.Binomial(4, probs=conc / 2, **kw).sample(),
+             D.Categorical(probs=conc, **kw).sample((3,)), torch.bernoulli(conc / 2)]
+    q = torch.randn(2, 3, 4, device="cuda", requires_grad=True)
+    keep = torch.rand(3, 3, device="cuda") > 0.5
+    mha = torch.nn.MultiheadAttention(4, 2, batch_first=True).cuda()
+    pad = torch.tensor([[False, False, True], [False, False, False]], device="cuda")
+    att = (torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=keep).sum()
+           + mha(q, q, q, key_padding_mask=pad)[0].sum())
+    att.backward()
+    assert device_standin.SYNCS == {}
+    assert all(d.is_cuda for d in draws) and x.grad.is_cuda and q.grad.is_cuda
+
+
+def test_embedding_checks_its_indices_once_and_its_backward_reads_nothing(standin: None) -> None:
+    w = torch.randn(6, 3, device="cuda", dtype=torch.float64, requires_grad=True)
+    idx = torch.tensor([[0, 2, 2, 5], [1, 2, 0, 0]], device="cuda")
+    y = torch.nn.functional.embedding(idx, w, padding_idx=2, scale_grad_by_freq=True)
+    device_standin.SYNCS.clear()
+    (y * y).sum().backward()
+    assert device_standin.SYNCS == {} and w.grad.is_cuda
+
+
+def test_attention_rows_with_every_key_masked_give_zeros_on_the_device(standin: None) -> None:
+    """The fully masked rows, found with device ops, give what the host gives (zeros)."""
+    rng = np.random.default_rng(31)
+    q, k, v = (rng.standard_normal((1, 2, 3, 4)) for _ in range(3))  # 4-d: the fused node
+    keep = rng.random((3, 3)) > 0.3
+    keep[2] = False
+    out = {}
+    for dev in ("cpu", "cuda"):
+        qt = torch.tensor(q, device=dev, requires_grad=True)
+        y = torch.nn.functional.scaled_dot_product_attention(
+            qt, torch.tensor(k, device=dev), torch.tensor(v, device=dev),
+            attn_mask=torch.tensor(keep, device=dev))
+        y.sum().backward()
+        out[dev] = (y.detach().cpu().numpy(), qt.grad.cpu().numpy())
+    assert not out["cpu"][0][:, :, 2].any()
+    for a, b in zip(out["cpu"], out["cuda"]):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-14)
+
+
+def test_constraints_check_on_the_device(standin: None) -> None:
+    """``constraint.check`` answers on the value's device, as on the host; validation reads
+    one flag per check."""
+    C = torch.distributions.constraints  # noqa: N806
+    rng = np.random.default_rng(32)
+    v = rng.standard_normal((3, 4))
+    lower = np.tril(rng.random((2, 3, 3))) + np.eye(3)
+    lower[1, 0, 2] = 1.0
+    simplex = np.abs(v) / np.abs(v).sum(-1, keepdims=True)
+    simplex[0, 0] += 0.1
+    checks = [(C.real, v), (C.positive, v), (C.greater_than(torch.tensor(0.5)), v),
+              (C.interval(-0.5, 0.5), v), (C.half_open_interval(-1.0, 0.2), v),
+              (C.integer_interval(0, 3), np.round(v * 2)), (C.nonnegative_integer, v.round()),
+              (C.less_than(0.1), v), (C.boolean, (v > 0) * 1.0), (C.simplex, simplex),
+              (C.lower_cholesky, lower), (C.positive_definite, lower @ lower.swapaxes(-1, -2)),
+              (C.independent(C.positive, 1), v)]
+    for constraint, value in checks:
+        host = constraint.check(torch.tensor(value))
+        dev = constraint.check(torch.tensor(value, device="cuda"))
+        assert dev.is_cuda and dev.tolist() == host.tolist(), constraint
+    loc = torch.tensor(v[0], device="cuda")
+    device_standin.SYNCS.clear()
+    torch.distributions.Normal(loc, 1.0, validate_args=True).log_prob(loc)
+    assert device_standin.SYNCS == {"bool": 3}  # loc's, scale's and the value's flags

@@ -194,3 +194,211 @@ def compare_save_and_copy(T: Any, dev: str) -> dict:  # noqa: N803
     twin.load_state_dict(state)
     assert T.equal(twin(x), model(x))
     return {"flags": _host(flags), "out": _host(twin(x))}
+
+
+@case
+def second_order(T: Any, dev: str) -> dict:  # noqa: N803
+    """Double backward: the rules' own constants (``eye``, index grids) live on ``dev``."""
+    x = _data(T, dev, 4, 4, seed=10, grad=True)
+    y = ((x.sort(1).values[:, :2] ** 3).sum() + (x.diagonal() ** 3).sum()
+         + (x.topk(2, 0).values ** 3).sum() + (T.einsum("ii->i", x) ** 3).sum()
+         + (x.cummax(1).values ** 3).sum() + (x.kthvalue(2, 1).values ** 3).sum())
+    (g,) = T.autograd.grad(y, x, create_graph=True)
+    (h,) = T.autograd.grad((g * g).sum(), x)
+    return {"y": _host(y), "g": _host(g), "h": _host(h)}
+
+
+@case
+def distributions(T: Any, dev: str) -> dict:  # noqa: N803
+    """Densities and their gradients on ``dev``; draws (the device library's own generator
+    for gamma, Poisson and binomial, so no values to compare) stay on ``dev`` and
+    reparameterised ones give finite gradients."""
+    D = T.distributions  # noqa: N806
+    loc = _data(T, dev, 3, seed=11, grad=True)
+    conc = (_data(T, dev, 3, seed=12).abs() + 0.5).requires_grad_(True)
+    value = _data(T, dev, 3, seed=13).abs() + 0.1
+    counts = value.round()
+    lp = (D.Normal(loc, 2.0).log_prob(value).sum() + D.Gamma(conc, 1.5).log_prob(value).sum()
+          + D.Beta(conc, 2.0).log_prob(value / 4).sum()
+          + D.StudentT(conc, loc).log_prob(value).sum() + D.Poisson(conc).log_prob(counts).sum()
+          + D.Binomial(5, logits=loc).log_prob(counts.clamp(max=5)).sum()
+          + D.Bernoulli(logits=loc).log_prob((value > 0.5).double()).sum()
+          + D.Categorical(logits=loc).log_prob(T.tensor(1).to(dev))
+          + D.Dirichlet(conc).log_prob(value / value.sum()))
+    g_loc, g_conc = T.autograd.grad(lp, (loc, conc))
+    T.manual_seed(0)
+    tril = T.eye(3, dtype=T.float64).to(dev) * 2
+    drawn = [D.Normal(loc, 2.0).rsample((4,)), D.Gamma(conc, 1.5).rsample((4,)),
+             D.Dirichlet(conc).rsample((2,)), D.Beta(conc, 2.0).rsample(),
+             D.StudentT(conc, loc).rsample(), D.Uniform(loc - 1, loc + 1).rsample((4,)),
+             D.MultivariateNormal(loc, scale_tril=tril).rsample((2,))]
+    counted = [D.Poisson(conc).sample((4,)), D.Binomial(5, logits=loc).sample((4,)),
+               D.NegativeBinomial(3, logits=loc).sample((4,)),
+               D.Bernoulli(logits=loc).sample((4,)), D.Categorical(logits=loc).sample((4,))]
+    assert all(d.device.type == dev for d in drawn + counted)
+    assert all(bool((c >= 0).all()) for c in counted)
+    r_loc, r_conc = T.autograd.grad(sum((d ** 2).sum() for d in drawn), (loc, conc))
+    finite = T.stack([r_loc.isfinite().all(), r_conc.isfinite().all()]).double()
+    return {"lp": _host(lp), "g_loc": _host(g_loc), "g_conc": _host(g_conc),
+            "finite": _host(finite)}
+
+
+@case
+def order_statistics(T: Any, dev: str) -> dict:  # noqa: N803
+    """``median``/``nanmedian`` (all, and along a dim) and ``mode`` pick on the device."""
+    a = np.random.default_rng(14).integers(0, 3, (4, 6)).astype(np.float64)
+    a[1, 2] = a[3, 0] = np.nan
+    x = T.tensor(a, dtype=T.float64).to(dev).requires_grad_(True)
+    clean = T.tensor(np.nan_to_num(a), dtype=T.float64).to(dev).requires_grad_(True)
+    med, nmed = x.median(1), x.nanmedian(0)
+    mode = clean.mode(1)
+    y = (clean.median() + x.nanmedian() + nmed.values.sum() + mode.values.sum()
+         + clean.median(0).values.sum())
+    y.backward()
+    return {"y": _host(y), "grad_x": _host(x.grad), "grad_clean": _host(clean.grad),
+            "median": _host(med.values), "median_idx": _host(med.indices),
+            "nanmedian_idx": _host(nmed.indices), "mode_idx": _host(mode.indices),
+            "int_mode": _host(T.tensor(np.nan_to_num(a)).to(dev).long().mode(0).values),
+            "median_nan": _host(x.median())}
+
+
+@case
+def counting_and_filling(T: Any, dev: str) -> dict:  # noqa: N803
+    """Set and counting ops, ``repeat_interleave`` with tensor repeats and ``fill_diagonal_``
+    on ``dev`` (results of data-dependent size read their size once, as PyTorch does)."""
+    ints = T.tensor([[1, 1, 2], [1, 1, 2], [3, 0, 0]]).to(dev)
+    values, inverse, counts = T.unique_consecutive(ints, return_inverse=True,
+                                                   return_counts=True, dim=0)
+    flat = T.unique_consecutive(ints.flatten(), return_counts=True)
+    reps = T.tensor([2, 0, 3]).to(dev)
+    x = _data(T, dev, 3, 4, seed=15, grad=True)
+    y = x.repeat_interleave(reps, dim=0)
+    z = x * 1.0
+    z.fill_diagonal_(5.0)
+    tall = _data(T, dev, 7, 3, seed=16).fill_diagonal_(-1.0, wrap=True)
+    ((y * y).sum() + (z * z).sum()).backward()
+    return {"values": _host(values), "inverse": _host(inverse), "counts": _host(counts),
+            "flat": _host(flat[0]), "flat_counts": _host(flat[1]),
+            "positions": _host(T.repeat_interleave(reps)), "tall": _host(tall),
+            "nonzero": _host(T.stack([T.count_nonzero(ints), *T.count_nonzero(ints, dim=1)])),
+            "isin": _host(T.isin(ints, 1)), "isin_t": _host(T.isin(ints, reps)),
+            "bits": _host(T.stack([T.bitwise_and(ints, 2), T.bitwise_left_shift(ints, 1),
+                                   ints ^ 3, ~ints])),
+            "grad": _host(x.grad)}
+
+
+@case
+def checks_and_cross(T: Any, dev: str) -> dict:  # noqa: N803
+    """``linalg.cross`` (its index constants saved on ``dev``), ``gradcheck`` (slow, fast
+    and second order) and anomaly detection's NaN check on device tensors."""
+    import warnings
+
+    a, b = _data(T, dev, 4, 3, seed=17, grad=True), _data(T, dev, 4, 3, seed=18, grad=True)
+    c = T.linalg.cross(a, b)
+    (c * c).sum().backward()
+    ok = [T.autograd.gradcheck(lambda x, y: T.linalg.cross(x, y).sin(), (a, b)),
+          T.autograd.gradcheck(lambda x: x.exp().sum(0), (a,), fast_mode=True),
+          T.autograd.gradgradcheck(lambda x: (x ** 3).sum(1), (a,))]
+    x = T.tensor([0.0, -1.0], dtype=T.float64).to(dev).requires_grad_(True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with T.autograd.detect_anomaly():
+            try:
+                x.sqrt().sum().backward()
+                raised = ""
+            except RuntimeError as e:
+                raised = str(e)
+    assert "returned nan values" in raised, raised
+    return {"c": _host(c), "grad_a": _host(a.grad), "grad_b": _host(b.grad),
+            "ok": np.asarray(ok, dtype=np.float64)}
+
+
+@case
+def init_views_and_sampler(T: Any, dev: str) -> dict:  # noqa: N803
+    """``nn.init.eye_``/``dirac_`` and ``storage_offset`` of views on ``dev``; a weighted
+    sampler over device weights (one certain choice, so every library draws the same)."""
+    w = T.empty(3, 4, dtype=T.float64).to(dev)
+    T.nn.init.eye_(w)
+    k = T.empty(4, 2, 3, 3, dtype=T.float64).to(dev)
+    T.nn.init.dirac_(k, groups=2)
+    x = _data(T, dev, 4, 6, seed=19)
+    offsets = [x[1:, 2:].storage_offset(), x.t()[3].storage_offset(), x[2].storage_offset()]
+    weights = T.tensor([0.0, 0.0, 1.0, 0.0], dtype=T.float64).to(dev)
+    picks = list(T.utils.data.WeightedRandomSampler(weights, 5))
+    return {"eye": _host(w), "dirac": _host(k), "offsets": np.asarray(offsets, np.float64),
+            "picks": np.asarray(picks, np.float64)}
+
+
+@case
+def tensor_valued_fills_and_bounds(T: Any, dev: str) -> dict:  # noqa: N803
+    """``masked_fill``/``index_fill`` with a 0-d device value and ``clamp`` with tensor
+    bounds (NaN included) compute on ``dev`` (no host read of the value)."""
+    x = _data(T, dev, 3, 4, seed=20, grad=True)
+    v = T.tensor(0.25, dtype=T.float64).to(dev).requires_grad_(True)
+    lo = T.tensor([-0.5, float("nan"), -0.2, -1.0], dtype=T.float64).to(dev)
+    filled = x.masked_fill(x > 0.3, v) + x.index_fill(1, T.tensor([0, 2]).to(dev), v)
+    clamped = x.clamp(min=lo) + x.clamp(max=lo.nan_to_num(0.1))
+    mask = T.tensor([[True, False], [False, True]]).to(dev)
+    ints = T.tensor([[1, 5], [7, 2]]).to(dev).masked_fill(mask, T.tensor(9).to(dev))
+    (filled.sum() + clamped.nan_to_num(0.0).sum()).backward()
+    return {"filled": _host(filled), "clamped": _host(clamped), "ints": _host(ints),
+            "grad_x": _host(x.grad), "grad_v": _host(v.grad)}
+
+
+@case
+def embedding_options(T: Any, dev: str) -> dict:  # noqa: N803
+    """``embedding`` backward with ``padding_idx`` and ``scale_grad_by_freq`` on ``dev``."""
+    w = _data(T, dev, 6, 3, seed=21, grad=True)
+    idx = T.tensor([[0, 2, 2, 5], [1, 2, 0, 0]]).to(dev)
+    y = T.nn.functional.embedding(idx, w, padding_idx=2, scale_grad_by_freq=True)
+    z = T.nn.functional.embedding(idx, w)
+    ((y * y).sum() + (z ** 3).sum()).backward()
+    return {"y": _host(y), "grad": _host(w.grad)}
+
+
+@case
+def clipping_renorm_and_lbfgs(T: Any, dev: str) -> dict:  # noqa: N803
+    """``clip_grad_norm_`` (several norms), ``embedding(max_norm=...)`` and ``LBFGS`` with
+    parameters on ``dev``."""
+    out = {}
+    for p in (2.0, 1.0, float("inf"), 0.5):
+        w = _data(T, dev, 3, 4, seed=22, grad=True)
+        ((w * 3).sin().sum() * 4).backward()
+        out[f"norm_{p}"] = _host(T.nn.utils.clip_grad_norm_([w], 0.7, norm_type=p))
+        out[f"grad_{p}"] = _host(w.grad)
+    emb = _data(T, dev, 5, 3, seed=23, scale=3.0)
+    idx = T.tensor([1, 3, 3]).to(dev)
+    out["looked_up"] = _host(T.nn.functional.embedding(idx, emb, max_norm=1.5))
+    out["renormed"] = _host(emb)
+    x = _data(T, dev, 4, seed=24, grad=True)
+    target = _data(T, dev, 4, seed=25)
+    opt = T.optim.LBFGS([x], lr=0.5, max_iter=6, line_search_fn="strong_wolfe")
+
+    def closure() -> Any:
+        opt.zero_grad()
+        loss = ((x - target) ** 2 * T.arange(1, 5).to(dev)).sum() + (x ** 4).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    out["lbfgs"] = _host(x)
+    return out
+
+
+@case
+def attention_masks(T: Any, dev: str) -> dict:  # noqa: N803
+    """Scaled dot-product and multi-head attention with boolean masks on ``dev`` (no fully
+    masked row: PyTorch's CUDA kernels and its CPU one disagree there)."""
+    F = T.nn.functional  # noqa: N806
+    q, k = _data(T, dev, 2, 2, 3, 4, seed=26, grad=True), _data(T, dev, 2, 2, 5, 4, seed=27)
+    v = _data(T, dev, 2, 2, 5, 4, seed=28)
+    keep = T.tensor(np.random.default_rng(29).random((3, 5)) > 0.4).to(dev)
+    keep[1, :3] = False
+    y = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+    mha = _init(T, T.nn.MultiheadAttention(4, 2, batch_first=True)).to(dev)
+    x = _data(T, dev, 2, 5, 4, seed=30)
+    pad = T.tensor([[False] * 4 + [True], [False] * 5]).to(dev)
+    out, w = mha(x, x, x, key_padding_mask=pad)
+    (y.sum() + (out ** 2).sum()).backward()
+    return {"y": _host(y), "grad_q": _host(q.grad), "out": _host(out), "w": _host(w),
+            "grad_in_proj": _host(mha.in_proj_weight.grad)}

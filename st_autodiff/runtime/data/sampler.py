@@ -139,7 +139,9 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got "
                              f"replacement={replacement}")
-        data = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights,
+        # weights on a device are copied to the host once, here (PyTorch's sampler reads its
+        # draws back with ``tolist()`` on every pass instead)
+        data = np.asarray(weights.cpu().numpy() if hasattr(weights, "cpu") else weights,
                           dtype=np.float64)
         if data.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape "

@@ -8,10 +8,11 @@ messages that ``validate_args`` raises.  Checks run without recording gradients.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from ..device import is_device, to_device, xp_of
 from ..grad_mode import no_grad
 from ..tensor import Tensor, plain
 
@@ -28,15 +29,33 @@ def _data(value: Any) -> np.ndarray[Any, Any]:
     return value._host() if isinstance(value, Tensor) else np.asarray(value)
 
 
+def _values(value: Any, like: Any) -> Any:
+    """``value``'s values (a bound) ready to combine with the checked array ``like``: host
+    data for host arrays; for device ones device data, or a scalar for a number."""
+    if not is_device(like):
+        return _data(value)
+    v = value._data if isinstance(value, Tensor) else value
+    if is_device(v):
+        return v
+    a = np.asarray(v)
+    return a.item() if a.ndim == 0 else to_device(a)  # a Python number: a device scalar
+
+
 class Constraint:
     """A region of valid values; ``event_dim`` dimensions on the right form one event."""
 
     is_discrete = False
     event_dim = 0
+    _device_ok = True  # ``_ok`` runs on device arrays (else on a host copy)
 
     def check(self, value: Any) -> Tensor:
-        """A bool tensor of the batch shape: True where ``value`` satisfies the constraint."""
+        """A bool tensor of the batch shape: True where ``value`` satisfies the constraint
+        (on ``value``'s device)."""
         with no_grad():
+            if isinstance(value, Tensor) and is_device(value._data):
+                if self._device_ok:
+                    return plain(self._ok(value._data))
+                return plain(to_device(np.asarray(self._ok(value._host()))))
             return plain(np.asarray(self._ok(_data(value))))
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -100,12 +119,14 @@ class _Bound(Constraint):
 
 class _GreaterThan(_Bound):
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return _data(self.lower_bound) < v
+        result: np.ndarray[Any, Any] = _values(self.lower_bound, v) < v
+        return result
 
 
 class _GreaterThanEq(_Bound):
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return _data(self.lower_bound) <= v
+        result: np.ndarray[Any, Any] = _values(self.lower_bound, v) <= v
+        return result
 
 
 class _LessThan(Constraint):
@@ -115,7 +136,8 @@ class _LessThan(Constraint):
         self.upper_bound = upper_bound
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return v < _data(self.upper_bound)
+        result: np.ndarray[Any, Any] = v < _values(self.upper_bound, v)
+        return result
 
     def __repr__(self) -> str:
         return f"{type(self).__name__[1:]}(upper_bound={self.upper_bound})"
@@ -125,7 +147,7 @@ class _IntegerGreaterThan(_Bound):
     is_discrete = True
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        result: np.ndarray[Any, Any] = (v % 1 == 0) & (v >= _data(self.lower_bound))
+        result: np.ndarray[Any, Any] = (v % 1 == 0) & (v >= _values(self.lower_bound, v))
         return result
 
 
@@ -137,7 +159,9 @@ class _Interval(Constraint):
         self.upper_bound = upper_bound
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return (_data(self.lower_bound) <= v) & (v <= _data(self.upper_bound))
+        lo, hi = _values(self.lower_bound, v), _values(self.upper_bound, v)
+        result: np.ndarray[Any, Any] = (lo <= v) & (v <= hi)
+        return result
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, "
@@ -148,7 +172,9 @@ class _HalfOpenInterval(_Interval):
     """``lower_bound <= value < upper_bound``."""
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return (_data(self.lower_bound) <= v) & (v < _data(self.upper_bound))
+        lo, hi = _values(self.lower_bound, v), _values(self.upper_bound, v)
+        result: np.ndarray[Any, Any] = (lo <= v) & (v < hi)
+        return result
 
 
 class _IntegerInterval(_Interval):
@@ -165,7 +191,7 @@ class _Simplex(Constraint):
     event_dim = 1
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        result: np.ndarray[Any, Any] = np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) < 1e-6)
+        result: np.ndarray[Any, Any] = (v >= 0).all(axis=-1) & (abs(v.sum(-1) - 1) < 1e-6)
         return result
 
 
@@ -175,9 +201,10 @@ class _LowerCholesky(Constraint):
     event_dim = 2
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        lower = np.all(np.tril(v) == v, axis=(-2, -1))
-        result: np.ndarray[Any, Any] = lower & np.all(np.diagonal(v, axis1=-2, axis2=-1) > 0,
-                                                      axis=-1)
+        xp = xp_of(v)
+        lower = (xp.tril(v) == v).all(axis=(-2, -1))
+        result: np.ndarray[Any, Any] = lower & (xp.diagonal(v, axis1=-2, axis2=-1) > 0).all(
+            axis=-1)
         return result
 
 
@@ -185,6 +212,7 @@ class _PositiveDefinite(Constraint):
     """Symmetric (within 1e-6) matrices whose Cholesky factorisation succeeds."""
 
     event_dim = 2
+    _device_ok = False  # a Cholesky attempt per matrix, on the host
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         if v.ndim < 2 or v.shape[-1] != v.shape[-2]:
@@ -212,11 +240,12 @@ class _IndependentConstraint(Constraint):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         self.is_discrete = base_constraint.is_discrete
         self.event_dim = base_constraint.event_dim + reinterpreted_batch_ndims
+        self._device_ok = base_constraint._device_ok
 
     def _ok(self, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         ok = self.base_constraint._ok(v)
         n = self.reinterpreted_batch_ndims
-        return np.all(ok, axis=tuple(range(-n, 0))) if n else ok
+        return cast("np.ndarray[Any, Any]", ok.all(axis=tuple(range(-n, 0)))) if n else ok
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__[1:]}({self.base_constraint!r}, "

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from .. import factory
 from .. import functional as F
+from ..device import xp_of
 from ..grad_mode import no_grad
 from ..tensor import Tensor, plain
 from . import constraints
@@ -30,8 +31,8 @@ from .utils import (
     lgamma,
     logits_to_probs,
     logsigmoid,
-    numpy_rng,
     probs_to_logits,
+    rng_for,
     softplus,
     standard_uniform,
     take_last,
@@ -173,9 +174,10 @@ class Categorical(Distribution):
         with no_grad():
             shape = tuple(self._extended_shape(sample_shape))
             p = self.probs._data.astype(np.float64)
-            cdf = np.cumsum(p / p.sum(-1, keepdims=True), -1)
+            xp = xp_of(p)
+            cdf = xp.cumsum(p / p.sum(-1, keepdims=True), -1)
             u = standard_uniform(shape, self.probs)._data.astype(np.float64)
-            cdf = np.broadcast_to(cdf, shape + (self._num_events,))
+            cdf = xp.broadcast_to(cdf, shape + (self._num_events,))
             idx = (u[..., None] >= cdf[..., :-1]).sum(-1)
             return plain(idx.astype(np.int64))
 
@@ -224,8 +226,8 @@ class Poisson(ExponentialFamily):
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():
             shape = tuple(self._extended_shape(sample_shape))
-            lam: npt.NDArray[Any] = np.broadcast_to(self.rate._data, shape)
-            return plain(numpy_rng().poisson(lam).astype(self.rate.dtype.np))
+            lam: npt.NDArray[Any] = xp_of(self.rate._data).broadcast_to(self.rate._data, shape)
+            return plain(rng_for(lam).poisson(lam).astype(self.rate.dtype.np))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
@@ -294,9 +296,10 @@ class Binomial(_CountWithProbs):
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():
             shape = tuple(self._extended_shape(sample_shape))
-            n = np.broadcast_to(self.total_count._data, shape).astype(np.int64)
-            p: npt.NDArray[Any] = np.broadcast_to(self.probs._data, shape)
-            return plain(numpy_rng().binomial(n, p).astype(self._param.dtype.np))
+            xp = xp_of(self.probs._data)
+            n = xp.broadcast_to(self.total_count._data, shape).astype(np.int64)
+            p: npt.NDArray[Any] = xp.broadcast_to(self.probs._data, shape)
+            return plain(rng_for(p).binomial(n, p).astype(self._param.dtype.np))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
@@ -355,9 +358,10 @@ class NegativeBinomial(_CountWithProbs):
         """A Poisson draw at a Gamma(total_count, exp(-logits)) rate, as PyTorch samples."""
         with no_grad():
             shape = tuple(self._extended_shape(sample_shape))
-            rng = numpy_rng()
-            r = np.broadcast_to(self.total_count._data, shape).astype(np.float64)
-            scale = np.broadcast_to(np.exp(self.logits._data), shape).astype(np.float64)
+            xp = xp_of(self.logits._data)
+            rng = rng_for(self.logits._data)
+            r = xp.broadcast_to(self.total_count._data, shape).astype(np.float64)
+            scale = xp.broadcast_to(xp.exp(self.logits._data), shape).astype(np.float64)
             rate = rng.standard_gamma(r) * scale
             return plain(rng.poisson(rate).astype(self._param.dtype.np))
 

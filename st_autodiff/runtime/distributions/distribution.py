@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import dtypes
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -59,7 +57,7 @@ class Distribution:
             if param not in self.__dict__ and _is_lazy(type(self), param):
                 continue
             value = getattr(self, param)
-            if not bool(np.all(constraint.check(value)._data)):
+            if not bool(constraint.check(value)._data.all()):  # (a device: one read)
                 raise ValueError(
                     f"Expected parameter {param} ({type(value).__name__} of shape "
                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
@@ -158,7 +156,7 @@ class Distribution:
                 raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
                                  f"{actual} vs {expected}.")
         support = self.support
-        if not bool(np.all(support.check(value)._data)):
+        if not bool(support.check(value)._data.all()):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "

@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 
 from ...autograd import Function
+from ..device import is_device, to_device, to_host, xp_of
 from ..tensor import Tensor, plain
-from .utils import numpy_rng
+from .utils import rng_for
 
 __all__ = ["standard_gamma", "standard_gamma_grad"]
 
@@ -130,7 +131,12 @@ class _StandardGammaGrad(Function):
 
     @staticmethod
     def forward(ctx: Any, alpha: Tensor, x: Tensor) -> Tensor:
-        return plain(standard_gamma_grad(alpha._data, x._data))
+        a = alpha._data
+        if not is_device(a):
+            return plain(standard_gamma_grad(a, x._data))
+        # the series' early exits and SciPy's quadrature run on the host: one explicit round
+        # trip per backward (a known gap, docs/backends_eager.md)
+        return plain(to_device(standard_gamma_grad(to_host(a), to_host(x._data))))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Any:
@@ -143,9 +149,10 @@ class _StandardGamma(Function):
     @staticmethod
     def forward(ctx: Any, alpha: Tensor) -> Tensor:
         a: Any = alpha._data  # an array or a NumPy scalar
-        draw = numpy_rng().standard_gamma(np.asarray(a, np.float64))
+        xp = xp_of(a)
+        draw = rng_for(a).standard_gamma(xp.asarray(a, np.float64))
         tiny = np.finfo(a.dtype).tiny
-        x = plain(np.maximum(draw, tiny).astype(a.dtype))
+        x = plain(xp.maximum(draw, tiny).astype(a.dtype))
         ctx.alpha, ctx.x = alpha, x
         return x
 

@@ -18,6 +18,7 @@ from ...autograd import Function
 from ...ir.ops import Op
 from .. import dtypes, factory, special
 from .. import functional as F
+from ..device import is_device, to_device, xp_of
 from ..grad_mode import is_grad_enabled
 from ..random import default_generator, normal_data, uniform_data
 from ..tensor import Tensor, plain
@@ -147,8 +148,9 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
         raise ValueError("Input arguments must all be instances of numbers.Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     dt = tensors[0].dtype if tensors else dtypes.get_default_dtype()
+    dev = tensors[0].device if tensors else None  # numbers join the tensors' device
     # a 0-d array, not a Python float: ``tensor(0.1, dtype=float64)`` rounds through float32
-    ts = [v if isinstance(v, Tensor) else factory.tensor(np.array(float(v), dt.np))
+    ts = [v if isinstance(v, Tensor) else factory.tensor(np.array(float(v), dt.np), device=dev)
           for v in values]
     shape = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in ts)))
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in ts)
@@ -182,15 +184,21 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 
 # --- random draws ------------------------------------------------------------------------
 
+def _on_device_of(data: Any, like: Tensor) -> Tensor:
+    """Host draws placed where ``like`` lives (one host-to-device copy, as ``randn``)."""
+    return plain(data if not is_device(like._data) else to_device(data))
+
+
 def standard_normal(shape: tuple[int, ...], like: Tensor) -> Tensor:
-    """Standard normal values drawn from the PyTorch-compatible default generator."""
-    return plain(normal_data(tuple(shape), like.dtype))
+    """Standard normal values drawn from the PyTorch-compatible default generator, on
+    ``like``'s device."""
+    return _on_device_of(normal_data(tuple(shape), like.dtype), like)
 
 
 def standard_uniform(shape: tuple[int, ...], like: Tensor, low: float = 0.0,
                      high: float = 1.0) -> Tensor:
-    """Uniform values in ``[low, high)`` from the default generator."""
-    return plain(uniform_data(tuple(shape), like.dtype, low, high))
+    """Uniform values in ``[low, high)`` from the default generator, on ``like``'s device."""
+    return _on_device_of(uniform_data(tuple(shape), like.dtype, low, high), like)
 
 
 def numpy_rng() -> np.random.Generator:
@@ -198,3 +206,13 @@ def numpy_rng() -> np.random.Generator:
     PyTorch writes itself (gamma, Poisson, binomial): reproducible under
     ``manual_seed``, but not PyTorch's draws."""
     return np.random.default_rng(default_generator.words(4))
+
+
+def rng_for(data: Any) -> Any:
+    """``numpy_rng()`` for host parameters; for device ones the device library's own
+    generator (``cupy.random.default_rng``), seeded from the same stream, so the draws are
+    made on the device from device parameters (never copied to the host)."""
+    if not is_device(data):
+        return numpy_rng()
+    w = [int(v) for v in default_generator.words(2)]  # host words: no device sync
+    return xp_of(data).random.default_rng(w[0] << 32 | w[1])

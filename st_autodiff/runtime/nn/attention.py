@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import functional as RF
 from .. import shape_ops as S
+from ..device import is_device, xp_of
 from ..factory import empty, zeros
 from ..tensor import Tensor, plain
 from . import attention_nodes, init, nodes
@@ -58,7 +59,7 @@ def _additive_mask(attn_mask: Tensor | None, is_causal: bool, q: Tensor, k: Tens
         mask = plain(np.where(keep, 0.0, -np.inf).astype(dt.np)).to(q.device)
     if attn_mask is not None:
         if attn_mask.dtype.name == "bool":
-            extra = plain(np.where(attn_mask._host(), 0.0, -np.inf).astype(dt.np)).to(q.device)
+            extra = _where_mask(attn_mask, 0.0, -np.inf, dt.np).to(q.device)
         else:
             extra = attn_mask
         mask = extra if mask is None else RF.add(mask, extra)
@@ -69,6 +70,10 @@ def _dead_rows(mask: Tensor | None, shape: tuple[Any, ...]) -> Tensor | None:
     """Where every key of a query row is masked out (those rows give zeros)."""
     if mask is None:
         return None
+    if is_device(mask._data):  # no host read: the mask goes along even where all False
+        xp = xp_of(mask._data)
+        dead_rows = (xp.broadcast_to(mask._data, shape) == -np.inf).all(axis=-1, keepdims=True)
+        return plain(xp.broadcast_to(dead_rows, shape).copy())
     m = np.broadcast_to(mask._host(), shape)
     dead = np.isneginf(m).all(axis=-1, keepdims=True)
     return plain(np.broadcast_to(dead, shape).copy()) if dead.any() else None
@@ -130,8 +135,15 @@ def _canonical_mask(mask: Tensor | None, name: str, other: Tensor | None, other_
         warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
                       "type for both instead.", UserWarning, stacklevel=4)
     if kind == "bool":
-        return plain(np.where(mask._host(), -np.inf, 0.0).astype(target.dtype.np)).to(target.device)
+        return _where_mask(mask, -np.inf, 0.0, target.dtype.np).to(target.device)
     return mask
+
+
+def _where_mask(mask: Tensor, yes: float, no: float, dtype: Any) -> Tensor:
+    """A boolean mask as ``yes``/``no`` values of ``dtype``, computed where the mask lives."""
+    if is_device(mask._data):
+        return plain(xp_of(mask._data).where(mask._data, yes, no).astype(dtype))
+    return plain(np.where(mask._host(), yes, no).astype(dtype))
 
 
 def _packed_in_projection(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor | None

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.kernels import index_add_
+from ..device import is_device, xp_of
 from ..factory import empty
 from ..function import node_class
 from ..grad_mode import no_grad
@@ -41,11 +42,33 @@ __all__ = ["Embedding", "embedding"]
 _NO_PADDING = 2**64 - 1  # PyTorch saves padding_idx=-1 (none) as an unsigned value
 
 
+def _device_grad(xp: Any, g: Any, indices: Any, num: int, dim: int, padding_idx: int,
+                 scale_grad_by_freq: bool) -> Any:
+    """``_rule_embedding`` on device arrays, with no copy of the indices to the host: the
+    same float64 coefficients, counts accumulated with ``add.at`` (``bincount`` would read
+    the largest index on the host)."""
+    flat = (indices._data if isinstance(indices, Tensor) else indices).reshape(-1)
+    coef = xp.ones(flat.shape, dtype=np.float64)
+    if padding_idx >= 0:
+        coef = xp.where(flat == padding_idx, 0.0, coef)
+    if scale_grad_by_freq:
+        counts = xp.zeros(num, dtype=np.float64)
+        index_add_(counts, (flat,), xp.ones(flat.shape, dtype=np.float64))
+        coef = coef / counts[flat]
+    g2 = g.reshape(-1, dim)
+    out_g = xp.zeros((num, dim), dtype=g2.dtype)
+    index_add_(out_g, (flat,), g2 * coef.astype(g2.dtype)[:, None])
+    return out_g
+
+
 def _rule_embedding(ops: Any, g: Any, out: Any, weight: Any, indices: Any,
                     padding_idx: int = -1, scale_grad_by_freq: bool = False,
                     **_: Any) -> tuple[Any, ...]:
     """Each output row's gradient summed into the weight row it was picked from."""
     num, dim = ops.static_shape(weight)
+    if not ops.tensors and ops.xp is not np:  # a device graph: the indices stay there
+        return (_device_grad(ops.xp, g, indices, num, dim, padding_idx, scale_grad_by_freq),
+                None)
     if isinstance(indices, Tensor):
         idx = np.asarray(indices._host())
     else:  # a raw array: NumPy, or CuPy (copied to the host)
@@ -94,6 +117,14 @@ def _renorm(weight: Tensor, idx: np.ndarray[Any, Any], max_norm: float, norm_typ
     """Scale down, in place, the looked-up rows whose norm exceeds ``max_norm``."""
     rows = np.unique(idx)
     w = weight._data
+    if is_device(w):  # every looked-up row scaled (by 1 when small): no host read of norms
+        xp = xp_of(w)
+        rows = xp.asarray(rows)
+        norms = xp.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+        scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+        w[rows] = w[rows] * scale[:, None]
+        weight._bump()
+        return
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
     big = norms > max_norm
     if big.any():

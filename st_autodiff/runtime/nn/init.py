@@ -269,7 +269,7 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        values = np.eye(*tuple(tensor.shape), dtype=tensor.detach().numpy().dtype)
+        values = np.eye(*tuple(tensor.shape), dtype=tensor._data.dtype)
         return tensor.copy_(from_numpy(values).to(tensor.device))
 
 
@@ -284,7 +284,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         raise ValueError("dim 0 must be divisible by groups")
     out_per_group = shape[0] // groups
     n = min(out_per_group, shape[1])
-    values = np.zeros(shape, dtype=tensor.detach().numpy().dtype)
+    values = np.zeros(shape, dtype=tensor._data.dtype)
     centre = tuple(s // 2 for s in shape[2:])
     for g in range(groups):
         for d in range(n):

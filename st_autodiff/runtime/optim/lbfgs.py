@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..device import is_device, xp_of
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor, plain
 from . import rounding as r
@@ -39,7 +40,7 @@ def _cubic_minimum(x1: Any, f1: Any, g1: Any, x2: Any, f2: Any, g2: Any,
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     disc = d1**2 - g1 * g2
     if disc >= 0:
-        d2 = r.sqrt(np.asarray(disc))[()]
+        d2 = r.sqrt(xp_of(disc).asarray(disc))[()]
         if x1 <= x2:
             at = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -117,6 +118,8 @@ def _strong_wolfe(evaluate: Callable[[Any], tuple[float, Any]], t: Any, d: Any, 
 
 def _as_tensor(value: Any) -> Any:
     """A NumPy array or scalar stored in the state as a tensor (as PyTorch keeps them)."""
+    if is_device(value):  # kept on its device
+        return plain(value.copy())
     return plain(np.array(value)) if isinstance(value, (np.ndarray, np.generic)) else value
 
 
@@ -148,11 +151,12 @@ class LBFGS(Optimizer):
 
     def _flat_grad(self) -> Any:
         parts = []
+        xp = xp_of(array_of(self._params[0]))  # the parameters' device
         for p in self._params:
             g = grad_array(p)
-            parts.append(np.zeros(p.numel(), array_of(p).dtype) if g is None
-                         else np.asarray(g).reshape(-1))
-        return np.concatenate(parts)
+            parts.append(xp.zeros(p.numel(), array_of(p).dtype) if g is None
+                         else xp.asarray(g).reshape(-1))
+        return xp.concatenate(parts)
 
     def _move(self, t: Any, d: Any) -> None:
         offset = 0

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...device import xp_of
 from ...grad_mode import no_grad
 from ...tensor import Tensor, plain
 
@@ -30,21 +31,23 @@ def _as_list(tensors: Any) -> list[Tensor]:
 
 
 def _norm(values: Any, p: float) -> Any:
-    """The ``p``-norm of a flat array, summed in float64 and rounded to its dtype."""
-    a = np.abs(np.asarray(values, dtype=np.float64))
+    """The ``p``-norm of a flat array, summed in float64 and rounded to its dtype (a 0-d
+    array on the values' device)."""
+    xp = xp_of(values)
+    a = xp.abs(xp.asarray(values, dtype=np.float64))
     if p == float("inf"):
-        out = a.max(initial=0.0)
+        out = a.max() if a.size else xp.asarray(0.0)  # (|values| >= 0: max from 0)
     elif p == float("-inf"):
-        out = a.min() if a.size else np.inf
+        out = a.min() if a.size else xp.asarray(np.inf)
     elif p == 0:
-        out = float(np.count_nonzero(a))
+        out = xp.asarray(xp.count_nonzero(a), dtype=np.float64)
     elif p == 1:
         out = a.sum()
     elif p == 2:
-        out = np.sqrt(np.dot(a, a))
+        out = xp.sqrt(xp.dot(a, a))
     else:
         out = (a**p).sum() ** (1.0 / p)
-    return np.asarray(out).astype(np.asarray(values).dtype)
+    return xp.asarray(out).astype(values.dtype)
 
 
 def get_total_norm(tensors: Any, norm_type: float = 2.0, error_if_nonfinite: bool = False,
@@ -54,10 +57,11 @@ def get_total_norm(tensors: Any, norm_type: float = 2.0, error_if_nonfinite: boo
     norm_type = float(norm_type)
     if not tensors:
         return plain(np.array(0.0, dtype=np.float32))
-    norms = [_norm(np.asarray(t._data).reshape(-1), norm_type) for t in tensors]
-    dtype = np.result_type(*norms)
-    total = plain(_norm(np.array(norms, dtype=dtype), norm_type))
-    if error_if_nonfinite and not np.isfinite(total._data):
+    norms = [_norm(t._array().reshape(-1), norm_type) for t in tensors]
+    xp = xp_of(*norms)
+    dtype = np.result_type(*(n.dtype for n in norms))
+    total = plain(_norm(xp.stack([n.astype(dtype) for n in norms]), norm_type))
+    if error_if_nonfinite and not bool(xp.isfinite(total._data)):  # PyTorch reads it too
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
             "non-finite, so it cannot be clipped. To disable this error and scale the "
@@ -71,10 +75,11 @@ def clip_grads_with_norm_(parameters: Any, max_norm: float, total_norm: Tensor,
     grads = [p._grad for p in _as_list(parameters) if p._grad is not None]
     if not grads:
         return
-    total: npt.NDArray[Any] = np.asarray(total_norm._data)
+    xp = xp_of(total_norm._data)
+    total: npt.NDArray[Any] = xp.asarray(total_norm._data)
     kind = total.dtype.type
     coef = (kind(1) / (total + kind(1e-6))) * kind(float(max_norm))
-    coef = np.minimum(coef, kind(1.0))
+    coef = xp.minimum(coef, kind(1.0))
     with no_grad(), np.errstate(invalid="ignore", over="ignore"):
         for g in grads:
             data = g._array()
