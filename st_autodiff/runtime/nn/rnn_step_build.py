@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from ...ir.ops import Op
-from .. import tensor_ops
 from ..anomaly_mode import is_anomaly_enabled
 from ..float_errors import OVER, quiet, restore
 from ..function import RuleNode, next_seq
@@ -35,12 +34,13 @@ from ..tensor import Extra, Tensor, edge_of
 from ..tensor_ops import record, record_multi
 from . import rnn_steps as R
 from .rnn_step_fused import gru_out_class, tanh_out_class
+from .rnn_step_nodes import step_classes
 
 __all__ = ["GruSteps", "TanhSteps"]
 
 _new = object.__new__
 _EMPTY = R._EMPTY  # the shared empty parameters of the elementwise nodes
-_CLASSES = R.step_classes()
+_CLASSES = step_classes()
 _ADD, _SUB, _MUL = _CLASSES["add"], _CLASSES["sub"], _CLASSES["mul"]
 _SIG, _TANH = _CLASSES["sigmoid"], _CLASSES["tanh"]
 _GRU_OUT = gru_out_class(_ADD)
@@ -81,8 +81,8 @@ def _tensor(data: Any, node: Any, nr: int = 0) -> Tensor:
 def _plain_path() -> bool:
     """Whether nodes may be built here: grad mode on, and neither the profiler (which
     wraps ``record``) nor anomaly mode (which notes a stack per node) is watching."""
-    return (STATE.enabled and tensor_ops.record is _ORIGINAL[0] and R.record is _ORIGINAL[0]
-            and R.record_multi is _ORIGINAL[1] and not is_anomaly_enabled())
+    # (the profiler replaces ``record`` in every runtime module, this one included)
+    return STATE.enabled and record is _ORIGINAL[0] and not is_anomaly_enabled()
 
 
 class _Linear:
@@ -97,10 +97,11 @@ class _Linear:
         self.wd, self.bd = w._data, b._data
         self.w_edge = edge_of(w)
         self.b_edge = edge_of(b)
-        self.w_vc = w._vc
+        self.w_vc: Any = w._vc  # (a list: ``_usable`` checked)
         base = w._base
         self.w_base = w if base is None else base
-        self.w_view = () if base is None else w._extra.view  # type: ignore[union-attr]
+        view = None if base is None or w._extra is None else w._extra.view
+        self.w_view = () if view is None else view
         self.w_shape = tuple(self.wd.shape)
 
     def step(self, h: Tensor, h_edge: tuple[Any, ...]) -> tuple[Any, Any, Any]:
@@ -118,7 +119,7 @@ class _Linear:
         gh_d = h._data @ wt_d
         gh_d += self.bd
         r1 = h_edge[0] is not None
-        h_vc = h._vc
+        h_vc: Any = h._vc  # (a list: ``_usable`` checked the first h, the others are new)
         saved: tuple[Any, ...] = (((h, h_vc, h_vc[0]), (wt, w_vc, w_vc[0])) if r1
                                   else ((h, h_vc, h_vc[0]),))
         n_mm = _node(_ADDMM, (self.b_edge, h_edge, (n_t, 0)), (self.b, h, wt),
