@@ -47,6 +47,7 @@ _GRU_OUT = gru_out_class(_ADD)
 _TANH_OUT = tanh_out_class(_TANH)
 _SPLIT, _ADDMM, _T = R._UNSAFE_SPLIT, R._ADDMM, R._T
 _ORIGINAL = (record, record_multi)
+_negative, _exp, _reciprocal, _tanh = np.negative, np.exp, np.reciprocal, np.tanh
 
 
 def _node(cls: type[RuleNode], edges: tuple[Any, ...], args: tuple[Any, ...],
@@ -189,6 +190,7 @@ class GruSteps:
     def step(self, gi: Tensor, h: Tensor) -> Tensor:
         """``h'`` after one step from ``h`` with input projection ``gi``."""
         s, s2 = self.size, 2 * self.size
+        node, tensor = _node, _tensor
         fn = gi._grad_fn
         n1, ir, iz, i_n = self._split(gi, (fn, gi._output_nr) if fn is not None
                                       else edge_of(gi))
@@ -197,48 +199,50 @@ class GruSteps:
         n2, n3, gh = self.lin.step(h, h_edge)
         n4, hr, hz, h_n = self._split(gh, (n3, 0))
         gh_d = gh._data
-        # the values, as ``gru_step`` computes them
+        # the values, as ``gru_step`` computes them (``out`` by position: NumPy parses a
+        # keyword ``out=`` more slowly, which shows on arrays this small)
         pre = gh_d[:, :s2] + gi._data[:, :s2]
-        act = np.negative(pre)  # ``rnn_steps._sigmoid``, inlined
+        act = _negative(pre)  # ``rnn_steps._sigmoid``, inlined
         token = quiet(OVER)
         try:
-            np.exp(act, out=act)
+            _exp(act, act)
         finally:
             restore(token)
         act += 1
-        np.reciprocal(act, out=act)
+        _reciprocal(act, act)
         act_r, act_z = act[:, :s], act[:, s:]
-        a1 = _node(_ADD, ((n4, 0), (n1, 0)), (hr, ir), _EMPTY, None, ())
-        t1 = _tensor(pre[:, :s], a1)
-        g1 = _node(_SIG, ((a1, 0),), (t1,), _EMPTY, act_r, ())
-        r = _tensor(act_r, g1)
+        a1 = node(_ADD, ((n4, 0), (n1, 0)), (hr, ir), _EMPTY, None, ())
+        t1 = tensor(pre[:, :s], a1)
+        g1 = node(_SIG, ((a1, 0),), (t1,), _EMPTY, act_r, ())
+        r = tensor(act_r, g1)
         g1._saved = ((None, r._vc, 0),)
-        a2 = _node(_ADD, ((n4, 1), (n1, 1)), (hz, iz), _EMPTY, None, ())
-        t2 = _tensor(pre[:, s:], a2)
-        g2 = _node(_SIG, ((a2, 0),), (t2,), _EMPTY, act_z, ())
-        z = _tensor(act_z, g2)
+        a2 = node(_ADD, ((n4, 1), (n1, 1)), (hz, iz), _EMPTY, None, ())
+        t2 = tensor(pre[:, s:], a2)
+        g2 = node(_SIG, ((a2, 0),), (t2,), _EMPTY, act_z, ())
+        z = tensor(act_z, g2)
         g2._saved = ((None, z._vc, 0),)
         m_d = h_n._data * act_r
-        m1 = _node(_MUL, ((n4, 2), (g1, 0)), (h_n, r), _EMPTY, None,
-                   ((h_n, h_n._vc, 0), (r, r._vc, 0)))
-        m = _tensor(m_d, m1)
+        m1 = node(_MUL, ((n4, 2), (g1, 0)), (h_n, r), _EMPTY, None,
+                  ((h_n, h_n._vc, 0), (r, r._vc, 0)))
+        m = tensor(m_d, m1)
         n_pre = i_n._data + m_d
-        a3 = _node(_ADD, ((n1, 2), (m1, 0)), (i_n, m), _EMPTY, None, ())
-        t3 = _tensor(n_pre, a3)
-        n_d = np.tanh(n_pre)
-        th = _node(_TANH, ((a3, 0),), (t3,), _EMPTY, n_d, ())
-        n = _tensor(n_d, th)
+        a3 = node(_ADD, ((n1, 2), (m1, 0)), (i_n, m), _EMPTY, None, ())
+        t3 = tensor(n_pre, a3)
+        n_d = _tanh(n_pre)
+        th = node(_TANH, ((a3, 0),), (t3,), _EMPTY, n_d, ())
+        n = tensor(n_d, th)
         th._saved = ((None, n._vc, 0),)
+        e_th = (th, 0)
         diff = h._data - n_d
-        sb = _node(_SUB, (h_edge, (th, 0)), (h, n), _EMPTY, None, ())
-        sub = _tensor(diff, sb)
+        sb = node(_SUB, (h_edge, e_th), (h, n), _EMPTY, None, ())
+        sub = tensor(diff, sb)
         sz_d = diff * act_z
-        m2 = _node(_MUL, ((sb, 0), (g2, 0)), (sub, z), _EMPTY, None,
-                   ((sub, sub._vc, 0), (z, z._vc, 0)))
-        sz = _tensor(sz_d, m2)
-        last = _node(_GRU_OUT, ((m2, 0), (th, 0)), (sz, n), _EMPTY, None, ())
+        m2 = node(_MUL, ((sb, 0), (g2, 0)), (sub, z), _EMPTY, None,
+                  ((sub, sub._vc, 0), (z, z._vc, 0)))
+        sz = tensor(sz_d, m2)
+        last = node(_GRU_OUT, ((m2, 0), e_th), (sz, n), _EMPTY, None, ())
         last._step = (m2, sb, th, a3, m1, g2, a2, g1, a1, n4, n3, n2, n1)
-        return _tensor(sz_d + n_d, last)
+        return tensor(sz_d + n_d, last)
 
 
 class TanhSteps:
@@ -273,7 +277,7 @@ class TanhSteps:
         a = _node(_ADD, ((n3, 0), (fn, gi._output_nr) if fn is not None else edge_of(gi)),
                   (pre, gi), _EMPTY, None, ())
         summed = _tensor(s_d, a)
-        out_d = np.tanh(s_d)
+        out_d = _tanh(s_d)
         last = _node(_TANH_OUT, ((a, 0),), (summed,), _EMPTY, out_d, ())
         out = _tensor(out_d, last)
         last._saved = ((None, out._vc, 0),)
