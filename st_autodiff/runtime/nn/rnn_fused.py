@@ -41,7 +41,12 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     steps, batch = x.shape[0], x.shape[1]
     hidden = w_hh.shape[1]
     dt = x.dtype
-    gi = x.reshape(steps * batch, x.shape[2]) @ w_ih.T
+    x2 = x.reshape(steps * batch, x.shape[2])
+    if x.shape[2] == 1:  # NumPy's matmul takes a slow loop for an inner size of 1; the
+        gi = x2 * w_ih.T  # products themselves are exact, and ``+ 0`` turns a -0 into the
+        gi += 0  # +0 that loop's sum from zero gives: the same bits, about 3x faster
+    else:
+        gi = x2 @ w_ih.T
     if b_ih is not None:
         gi += b_ih
     gi = gi.reshape(steps, batch, 4 * hidden)
