@@ -63,7 +63,9 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     flip[:h3] = -1
     gi = gi[..., order] * flip
     w_hh_t = np.ascontiguousarray(w_hh[order].T) * flip
-    b_hh = None if b_hh is None else b_hh[order] * flip
+    # the bias and the 1 of ``1 + exp(-x)`` as full arrays: adding same-shaped operands
+    # skips NumPy's broadcasting loop (the same additions, so the same bits)
+    b_hh = None if b_hh is None else np.tile(b_hh[order] * flip, (batch, 1))
     acts = np.empty((steps, batch, h3), dt)           # sigmoid of f, i, o
     cg = np.empty((steps + 1, batch, h2), dt)         # (c_(t-1), g_t); c_T last
     tcs = np.empty((steps, batch, hidden), dt)        # tanh(c_t)
@@ -74,7 +76,7 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     pre_s, pre_g = pre[:, :h3], pre[:, h3:]
     prod = np.empty((batch, h2), dt)
     fc, ig = prod[:, :h1], prod[:, h1:]
-    one = dt.type(1)
+    one = np.ones((batch, h3), dt)
     # Per-step views made in bulk.
     views = zip(acts, acts[..., :h2], acts[..., h2:], gi, hs[:-1], hs[1:], cg[:-1],
                 cg[:-1, :, h1:], cg[1:, :, :h1], tcs)
