@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import st_autodiff as torch
-from st_autodiff.runtime.function import AccumulateGrad
+from st_autodiff.runtime.function import AccumulateGrad, RuleNode
 from st_autodiff.runtime.nn import rnn_step_build
 from st_autodiff.runtime.nn.rnn_step_build import GruSteps, TanhSteps
 
@@ -175,6 +175,8 @@ def test_same_graph(kind: str, dtype: Any, h0_grad: bool) -> None:
     nodes = [(a, b) for a, b in walk.nodes if not isinstance(a, AccumulateGrad)]
     fused = [a for a, _ in nodes if hasattr(a, "_step")]
     assert len(fused) == (5 if kind == "gru_cell" else 20)  # every step's last node
+    for last in fused:  # the fused runner releases them with ``RuleNode._release`` inlined
+        assert all(type(n)._release is RuleNode._release for n in (last, *last._step))
     order_a = sorted(range(len(nodes)), key=lambda i: nodes[i][0]._seq)
     order_b = sorted(range(len(nodes)), key=lambda i: nodes[i][1]._seq)
     assert order_a == order_b

@@ -91,7 +91,7 @@ class _Linear:
     bias's edges and the view recipe of ``W_hh.t()``."""
 
     __slots__ = ("w", "b", "wd", "bd", "w_edge", "b_edge", "w_vc", "w_base", "w_view",
-                 "w_shape")
+                 "w_shape", "t_params", "mm_params")
 
     def __init__(self, w: Tensor, b: Tensor) -> None:
         self.w, self.b = w, b
@@ -104,11 +104,14 @@ class _Linear:
         view = None if base is None or w._extra is None else w._extra.view
         self.w_view = () if view is None else view
         self.w_shape = tuple(self.wd.shape)
+        # parameter dicts shared by the run's nodes (nothing writes a node's ``_params``)
+        self.t_params = {"axes": None}
+        self.mm_params = {need1: {"need1": need1, "need2": True} for need1 in (False, True)}
 
     def step(self, h: Tensor, h_edge: tuple[Any, ...]) -> tuple[Any, Any, Any]:
         """``_linear(h, W_hh, b_hh)``: its ``TBackward0`` and ``AddmmBackward0`` nodes and the
         result tensor ``gh``."""
-        params = {"axes": None}
+        params = self.t_params
         wt_d = self.wd.T
         n_t = _node(_T, (self.w_edge,), (self.w,), params, None, ())
         wt = _tensor(wt_d, n_t)  # ``_view_op``'s view of W_hh
@@ -124,7 +127,7 @@ class _Linear:
         saved: tuple[Any, ...] = (((h, h_vc, h_vc[0]), (wt, w_vc, w_vc[0])) if r1
                                   else ((h, h_vc, h_vc[0]),))
         n_mm = _node(_ADDMM, (self.b_edge, h_edge, (n_t, 0)), (self.b, h, wt),
-                     {"need1": h._requires_grad, "need2": True}, None, saved)
+                     self.mm_params[h._requires_grad], None, saved)
         return n_t, n_mm, _tensor(gh_d, n_mm)
 
 
@@ -156,12 +159,12 @@ class GruSteps:
     """GRU steps over ``W_hh``, ``b_hh``: ``step(gi, h)`` is ``rnn_steps.gru_step(gi, h,
     W_hh, b_hh)``, built directly (see the module docstring)."""
 
-    __slots__ = ("lin", "size", "cuts")
+    __slots__ = ("lin", "size", "split_params")
 
     def __init__(self, lin: _Linear, size: int) -> None:
         self.lin = lin
         self.size = size
-        self.cuts = R._cuts(size, 3)
+        self.split_params = {"indices_or_sections": R._cuts(size, 3), "axis": 1}
 
     @classmethod
     def make(cls, h: Tensor, w_hh: Tensor, b_hh: Tensor | None,
@@ -182,8 +185,7 @@ class GruSteps:
         a = t._data
         s = self.size
         datas = (a[:, :s], a[:, s:2 * s], a[:, 2 * s:3 * s])
-        node = _node(_SPLIT, (edge,), (t,), {"indices_or_sections": self.cuts, "axis": 1},
-                     datas, ())
+        node = _node(_SPLIT, (edge,), (t,), self.split_params, datas, ())
         return (node, _tensor(datas[0], node, 0), _tensor(datas[1], node, 1),
                 _tensor(datas[2], node, 2))
 
