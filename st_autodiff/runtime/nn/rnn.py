@@ -46,6 +46,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 from .rnn_fused import lstm_layer
+from .rnn_step_build import GruSteps, TanhSteps
 from .rnn_steps import gru_step, lstm_step, tanh_step, unbind0
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
@@ -204,6 +205,16 @@ class RNNBase(Module):
         order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
         outs: list[Any] = [None] * len(steps)
         mode = self.mode
+        built: Any = None  # the GRU's and tanh RNN's steps built directly (rnn_step_build)
+        if mode == "GRU":
+            built = GruSteps.make(h, w_hh, b_hh, steps)
+        elif mode == "RNN_TANH":
+            built = TanhSteps.make(h, w_hh, b_hh, steps)
+        if built is not None:
+            step = built.step
+            for t in order:
+                h = outs[t] = step(steps[t], h)
+            return S.stack(outs, 0), h, c
         for t in order:
             if mode == "LSTM":
                 # (an LSTM always has its cell state ``c``: mypy cannot tie it to ``mode``)

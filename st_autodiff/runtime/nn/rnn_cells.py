@@ -24,6 +24,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .rnn_step_build import GruSteps
 from .rnn_steps import gru_step, lstm_step
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "RNNCellBase"]
@@ -140,5 +141,9 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, (h,), batched = self._prepare(input, (hx,))
         gi = F.linear(x, self.weight_ih, self.bias_ih)
-        out = gru_step(gi, h, self.weight_hh, self.bias_hh)
+        built = GruSteps.make(h, self.weight_hh, self.bias_hh, (gi,))
+        if built is not None:  # the same nodes, built directly (rnn_step_build)
+            out = built.step(gi, h)
+        else:
+            out = gru_step(gi, h, self.weight_hh, self.bias_hh)
         return out if batched else S.squeeze(out, 0)

@@ -93,6 +93,18 @@ def _run_linear(n3: Any, n2: Any, g: Any, send: Any) -> None:
         send(fw, nw, g_wt.T)
 
 
+def _release(last: Any, step: tuple[Any, ...]) -> None:
+    """``RuleNode._release`` of ``last`` and of every node of ``step``, inlined (none of
+    the step's classes overrides it; ``test_rnn_step_build`` checks that)."""
+    last._saved = last._out = None
+    if last._freeable:
+        last._args = None
+    for nd in step:
+        nd._saved = nd._out = None
+        if nd._freeable:
+            nd._args = None
+
+
 # the edges into each node of a step from the step's own nodes (``_step`` order)
 _TANH_FED = (1, 1, 1)
 _GRU_FED = (1, 1, 2, 1, 1, 1, 1, 1, 1, 3, 1, 1, 3)
@@ -114,9 +126,7 @@ def _run_tanh(n4: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, 
         send(f, nr, g_a)
     _run_linear(n2, n1, g_a, send)
     if not keep:
-        n4._release()
-        for nd in step:
-            nd._release()
+        _release(n4, step)
     return True
 
 
@@ -159,7 +169,5 @@ def _run_gru(n14: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, 
     if fi is not None:
         send(fi, ni, np.concatenate([g_rpre, g_zpre, g_npre], axis=1))
     if not keep:
-        n14._release()
-        for nd in step:
-            nd._release()
+        _release(n14, step)
     return True
