@@ -57,6 +57,20 @@ def _as_tuple(values: Any) -> tuple[Any, ...]:
 
 def _roots(tensors: tuple[Any, ...], grads: Any, create_graph: bool) -> tuple[list[Any], list[Any]]:
     """Validate outputs and their gradients; return root edges and root gradient values."""
+    if grads is None and len(tensors) == 1 and not create_graph:  # per-op cost: loss.backward()
+        t = tensors[0]
+        if isinstance(t, Tensor) and t._requires_grad:
+            data = t._data
+            kind = type(data)
+            if kind is np.ndarray or isinstance(data, np.generic):
+                if data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                # the implicit gradient below (ones of the output's dtype), without a Tensor
+                fn = t._grad_fn
+                edge = (fn, t._output_nr) if fn is not None else edge_of(t)
+                one = data.dtype.type(1) if kind is not np.ndarray else \
+                    np.ones(data.shape, data.dtype)
+                return [edge], [one]
     grads = _as_tuple(grads) if grads is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")

@@ -42,6 +42,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+import numpy as np
+
 from .hooks import HookDict, RemovableHandle, add_hook
 
 if TYPE_CHECKING:
@@ -164,6 +166,17 @@ class Node:
 def fit(ops: Any, g: Any, like: Any) -> Any:
     """``g`` summed down (or broadcast up) to the shape of ``like`` and cast to its dtype."""
     shape = like.shape
+    if type(g) is np.ndarray and not ops.tensors:  # per-op cost: the usual NumPy case
+        gshape = g.shape
+        if gshape != shape:
+            axes = _sum_axes(gshape, tuple(shape))
+            if axes is not None:  # ``unbroadcast``'s sum, without its generic prologue
+                g = _add_reduce(g, axes, None, None, True).reshape(shape)
+        if g.shape == shape:
+            dt = like.dtype
+            if dt is not None and g.dtype != dt:
+                g = g.astype(dt)
+            return g
     if g.shape != shape:
         g = ops.unbroadcast(g, tuple(shape))
         if g.shape != shape:
@@ -172,6 +185,29 @@ def fit(ops: Any, g: Any, like: Any) -> Any:
     if dt is not None and g.dtype != dt:
         g = ops.astype(g, dtype=ops.dtype_name(like))
     return g
+
+
+_add_reduce = np.add.reduce  # what ``ndarray.sum`` calls: the same sums, bit for bit
+#: (gradient shape, input shape) -> the axes that sum the gradient down to the input
+#: (``ir.kernels.unbroadcast``'s), or None where it is not a plain sum (broadcasting up)
+_SUM_AXES: dict[tuple[Any, Any], tuple[int, ...] | None] = {}
+
+
+def _sum_axes(gshape: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    key = (gshape, shape)
+    try:
+        return _SUM_AXES[key]
+    except KeyError:
+        pass
+    lead = len(gshape) - len(shape)
+    axes: tuple[int, ...] | None = None
+    if lead >= 0 and all(d == 1 or gshape[lead + i] == d for i, d in enumerate(shape)):
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if len(_SUM_AXES) >= 4096:  # shapes of one program are few; never grow without bound
+        _SUM_AXES.clear()
+    _SUM_AXES[key] = axes
+    return axes
 
 
 class RuleNode(Node):

@@ -337,7 +337,9 @@ class Tensor(TensorBase, _InstalledMethods):
             d += g
         else:
             self._data = (d + g).astype(d.dtype, copy=False)
-        self._bump()
+        vc = self._vc  # ``_bump``, inlined (once per leaf and backward)
+        if vc is not None:
+            vc[0] += 1
 
     def _post_acc_hooks(self) -> HookDict | None:
         return None if self._extra is None else self._extra.post
@@ -381,8 +383,7 @@ class Tensor(TensorBase, _InstalledMethods):
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
-        from .engine import backward
-
+        backward = _ENGINE[0] if _ENGINE else _engine_backward()
         backward((self,), None if gradient is None else (gradient,), retain_graph,
                  create_graph, inputs=inputs)
 
@@ -455,6 +456,16 @@ class Tensor(TensorBase, _InstalledMethods):
         from .printing import format_tensor
 
         return format_tensor(self)
+
+
+_ENGINE: list[Callable[..., None]] = []  # engine.backward, imported on first use (a cycle)
+
+
+def _engine_backward() -> Callable[..., None]:
+    from .engine import backward
+
+    _ENGINE.append(backward)
+    return backward
 
 
 def _dim(dim: int, ndim: int) -> int:

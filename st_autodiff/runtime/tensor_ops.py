@@ -211,6 +211,15 @@ class ArrayOps(derivatives.ArrayOps):
         return unbroadcast(g, shape)
 
     def broadcast_to(self, x: Any, shape: tuple[Any, ...]) -> Any:
+        if self.xp is np and (type(x) is np.ndarray or isinstance(x, np.generic)):
+            shape = tuple(shape)  # per-op cost: the NumPy case below, without its probes
+            if x.shape == shape:
+                return x
+            if x.ndim == 0 and math.prod(shape) <= 65536:
+                out = np.empty(shape, x.dtype)
+                out.fill(x)
+                return out
+            return np.broadcast_to(x, shape)
         if getattr(x, "shape", None) == tuple(shape):
             return x
         # a reduction's gradient: filling a small array beats np.broadcast_to's Python

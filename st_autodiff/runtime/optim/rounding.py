@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..device import is_device, xp_of
+from ..float_errors import INVALID_OVER, quiet, restore
 from .rsqrt14 import rsqrt14
 
 __all__ = ["add", "addcdiv", "addcmul", "div", "fma", "lerp", "mul", "scalar", "sqrt"]
@@ -31,6 +32,11 @@ def scalar(value: float, like: Any) -> Any:
     """``value`` cast to the dtype of array ``like`` (how a kernel sees a Python scalar)."""
     dt = like.dtype if hasattr(like, "dtype") else np.asarray(like).dtype
     return dt.type(value)
+
+
+# what ``ndarray.any()`` / ``.all()`` call, without their Python wrappers (per-op cost)
+_any = np.logical_or.reduce
+_all = np.logical_and.reduce
 
 
 def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
@@ -59,7 +65,7 @@ def _fma32(a: Any, b: Any, c: Any) -> Any:
     suspect = (bits & _LOW_BITS) == _HALFWAY
     # speedcore: nonzero |s| below 2**-125, on the bits (an exact zero rounds exactly)
     suspect |= (bits & _ABS_BITS) - _ONE < _TINY_BITS
-    if suspect.any():
+    if _any(suspect, axis=None):
         _fix_suspects(r, s, product, c, suspect)
     return r
 
@@ -125,10 +131,13 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     c = np.asarray(c, dtype=dtype)
     p, perr = _two_prod(a, b)
     s, serr = _two_sum(p, c)
-    with np.errstate(invalid="ignore", over="ignore"):
+    token = quiet(INVALID_OVER)  # ``np.errstate(invalid="ignore", over="ignore")``, cheaper
+    try:
         fixed = s + (perr + serr)
+    finally:
+        restore(token)
     finite = np.isfinite(fixed)
-    if finite.all():  # speedcore: nothing to replace (np.where would copy ``fixed``)
+    if _all(finite, axis=None):  # speedcore: nothing to replace (np.where would copy ``fixed``)
         return np.asarray(fixed)
     return np.where(finite, fixed, a * b + c)
 
