@@ -30,6 +30,8 @@ __all__ = ["add", "addcdiv", "addcmul", "div", "fma", "lerp", "mul", "scalar", "
 
 def scalar(value: float, like: Any) -> Any:
     """``value`` cast to the dtype of array ``like`` (how a kernel sees a Python scalar)."""
+    if type(like) is np.ndarray:  # per-op cost: the usual case first
+        return like.dtype.type(value)
     dt = like.dtype if hasattr(like, "dtype") else np.asarray(like).dtype
     return dt.type(value)
 
@@ -37,6 +39,9 @@ def scalar(value: float, like: Any) -> Any:
 # what ``ndarray.any()`` / ``.all()`` call, without their Python wrappers (per-op cost)
 _any = np.logical_or.reduce
 _all = np.logical_and.reduce
+_min = np.minimum.reduce
+_max = np.maximum.reduce
+_F32 = np.dtype(np.float32)
 
 
 def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
@@ -117,6 +122,15 @@ def fma(a: Any, b: Any, c: Any) -> Any:
 
     On a device (CuPy, the stand-in) this is the plain ``a * b + c``: GPU kernels fuse or
     round as their compiler chooses, so PyTorch CPU's bits are not the reference there."""
+    if type(c) is np.ndarray and c.dtype == _F32 and c.ndim:  # per-op cost: float32 first
+        # (NumPy float32 scalars and arrays of ``c``'s shape: ``_fma32`` as below)
+        shape = c.shape
+        ta, tb = type(a), type(b)
+        if ((ta is np.float32 or ta is np.ndarray and a.dtype == _F32 and (
+                a.shape == shape or a.shape == ())) and (
+                tb is np.float32 or tb is np.ndarray and b.dtype == _F32 and (
+                b.shape == shape or b.shape == ()))):
+            return _fma32(a, b, c)
     if is_device(c) or is_device(a) or is_device(b):
         return a * b + c
     dtype = np.result_type(a, b, c)
@@ -154,7 +168,7 @@ def sqrt(x: Any) -> Any:
     if x.dtype != np.float32:
         return np.sqrt(x)
     if x.size:
-        lo, hi = x.min(), x.max()
+        lo, hi = _min(x, axis=None), _max(x, axis=None)  # ``x.min()``, ``x.max()``
         if lo >= np.float32(2.0**-64) and hi < np.float32(np.inf):
             return _newton_sqrt(x)  # the common case: nothing special, nothing tiny
         if lo >= 0 and hi < np.float32(np.inf):  # speedcore: zeros (e.g. unused rows) too
