@@ -304,22 +304,32 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
         if left == 0:
             push(heap, (-fn._seq, next(tick), fn))
 
-    while heap:
-        node = pop(heap)[2]
+    nxt = None  # per-op cost: the node that runs next, when it need not wait in the heap
+    while True:
+        if nxt is not None:
+            node = nxt
+            nxt = None
+        elif heap:
+            node = pop(heap)[2]
+        else:
+            break
         grads = buffers.pop(node, None) or [None] * node._nout
         hooks = node._hooks
-        if plain_leaves and type(node) is AccumulateGrad and hooks is None:
-            var = node.variable
-            ex = var._extra
-            if ex is None or (ex.hooks is None and ex.post is None):
-                if grads[0] is not None:
-                    var._accumulate(grads[0], ops)
-                continue
-        if fused_get is not None and hooks is None:
-            run = fused_get(type(node))
-            if run is not None and run(node, grads, keep, send, deps, buffers):
-                continue
-        if hooks is not None or type(node) is AccumulateGrad:
+        if hooks is None:
+            if type(node) is AccumulateGrad:
+                if plain_leaves:
+                    var = node.variable
+                    ex = var._extra
+                    if ex is None or (ex.hooks is None and ex.post is None):
+                        if grads[0] is not None:
+                            var._accumulate(grads[0], ops)
+                        continue
+                grads = _tensor_hooks(task, node, grads)
+            elif fused_get is not None:
+                run = fused_get(type(node))
+                if run is not None and run(node, grads, keep, send, deps, buffers):
+                    continue
+        else:
             grads = _tensor_hooks(task, node, grads)
         if wanted and node in wanted:
             _capture(task, node, grads, wanted[node], found, capture)
@@ -335,6 +345,7 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
             out = _call_post_hooks(task, hooks.post, out, grads)
         if not keep:
             node._release()
+        ready = None  # the last node this one made ready, not yet in the heap
         for (fn, nr), g in zip(node.next_functions, out):
             if fn is None:
                 continue
@@ -351,7 +362,16 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
             left -= 1
             deps[fn] = left
             if left == 0:
-                push(heap, (-fn._seq, next(tick), fn))
+                if ready is not None:
+                    push(heap, (-ready._seq, next(tick), ready))
+                ready = fn
+        if ready is not None:
+            # it runs next without the heap when it comes strictly before every waiting node
+            # (the heap would hand it out first: same order, ties included)
+            if not heap or -ready._seq < heap[0][0]:
+                nxt = ready
+            else:
+                push(heap, (-ready._seq, next(tick), ready))
 
 
 def _wrap(task: _Task, g: Any) -> Any:
