@@ -196,16 +196,18 @@ def _discover(roots: list[Any]) -> dict[Node, int]:
             deps[node] = 0
             stack.append(node)
         deps[node] += 1
+    get, push, pop = deps.get, stack.append, stack.pop  # (per-op cost: bound once)
     while stack:
-        node = stack.pop()
+        node = pop()
         for fn, _nr in node.next_functions:
             if fn is None:
                 continue
-            if fn in deps:
-                deps[fn] += 1
-            else:
+            n = get(fn)
+            if n is None:
                 deps[fn] = 1
-                stack.append(fn)
+                push(fn)
+            else:
+                deps[fn] = n + 1
     return deps
 
 
@@ -249,10 +251,19 @@ def _execute(roots: list[Any], values: list[Any], keep: bool, create_graph: bool
     STATE.enabled = create_graph
     token = quiet(ALL)  # ``np.errstate(all="ignore")``, cheaper
     try:
+        buffers, heap = task.buffers, task.heap
         for (node, nr), g in zip(roots, values, strict=True):
-            if node in deps:
-                task.add(node, nr, g)
-                task.done_edge(node)
+            left = deps.get(node)
+            if left is not None:  # ``task.add`` and ``task.done_edge``, inlined
+                buf = buffers.get(node)
+                if buf is None:
+                    buf = buffers[node] = [None] * node._nout
+                if g is not None:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                deps[node] = left - 1
+                if left == 1:
+                    heapq.heappush(heap, (-node._seq, next(task.tick), node))
         _loop(task, wanted, runs, found, capture)
     finally:
         restore(token)

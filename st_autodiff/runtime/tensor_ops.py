@@ -49,8 +49,20 @@ def _new_node(cls: type[RuleNode], args: tuple[Any, ...], params: dict[Any, Any]
             node.next_functions = ((fn, a._output_nr) if fn is not None else edge_of(a),)
         else:
             node.next_functions = (NO_EDGE,)
-    elif len(which) == 2:
-        node.next_functions = (_edge(args[which[0]]), _edge(args[which[1]]))
+    elif len(which) == 2:  # (``_edge`` twice, inlined: every binary op comes here)
+        a = args[which[0]]
+        if isinstance(a, Tensor):
+            fn = a._grad_fn
+            ea = (fn, a._output_nr) if fn is not None else edge_of(a)
+        else:
+            ea = NO_EDGE
+        b = args[which[1]]
+        if isinstance(b, Tensor):
+            fn = b._grad_fn
+            eb = (fn, b._output_nr) if fn is not None else edge_of(b)
+        else:
+            eb = NO_EDGE
+        node.next_functions = (ea, eb)
     else:
         node.next_functions = tuple([_edge(args[k]) for k in which])
     node._seq = next_seq()
