@@ -172,20 +172,6 @@ class _Task:
         self.heap: list[Any] = []
         self.tick = itertools.count()
 
-    def add(self, node: Node, nr: int, g: Any) -> None:
-        buf = self.buffers.get(node)
-        if buf is None:
-            buf = self.buffers[node] = [None] * node._nout
-        if g is not None:
-            old = buf[nr]
-            buf[nr] = g if old is None else old + g
-
-    def done_edge(self, node: Node) -> None:
-        left = self.deps[node] - 1
-        self.deps[node] = left
-        if left == 0:
-            heapq.heappush(self.heap, (-node._seq, next(self.tick), node))
-
 
 def _discover(roots: list[Any]) -> dict[Node, int]:
     """Every node reachable from the roots, with its number of incoming edges."""
