@@ -33,7 +33,7 @@ from . import device as D
 from . import dtypes
 from .device import is_device, same_device
 from .fast_nodes import binary_class, unary_class
-from .function import TensorBase, node_class
+from .function import TensorBase, fit, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, plain
 from .tensor_ops import record
@@ -386,8 +386,38 @@ def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, .
     return g * y * x ** (y - 1), None
 
 
-_pow_cls0 = node_class("PowBackward0", _rule_pow_scalar, (0,),
-                       (("self", 0, None), ("exponent", _arg(1), None)), True)
+def _pow_scalar_class(base: type[Any]) -> type[Any]:
+    """``base`` (``PowBackward0``: a Tensor to a Python number) with a backward that runs
+    its rule directly for a NumPy gradient of the base's shape and dtype (per-op cost:
+    the generic node's argument list and keyword call); anything else takes the rule."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
+        saved = self._saved
+        g = grads[0]
+        if ops.tensors or not saved or type(g) is not np.ndarray \
+                or self.next_functions[0][0] is None:
+            return slow(self, grads, ops)
+        for _tensor, counter, version in saved:  # ``versions_ok``, inlined
+            if counter[0] != version:
+                return slow(self, grads, ops)
+        x, y = self._args
+        xd = x._data
+        if type(xd) is not np.ndarray or g.shape != xd.shape or g.dtype != xd.dtype:
+            return slow(self, grads, ops)
+        gx = _rule_pow_scalar(ops, g, None, xd, y)[0]
+        if gx.shape != xd.shape or gx.dtype is not xd.dtype and gx.dtype != xd.dtype:
+            gx = fit(ops, gx, xd)  # (the generic node's fit, as it would apply it)
+        return [gx]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+_pow_cls0 = _pow_scalar_class(node_class("PowBackward0", _rule_pow_scalar, (0,),
+                                         (("self", 0, None), ("exponent", _arg(1), None)),
+                                         True))
 _pow_cls1 = node_class("PowBackward1", RULES[Op.POW], (0, 1),
                        (("self", 0, None), ("exponent", 1, None), ("result", "result", (1,))))
 _pow_cls2 = node_class("PowBackward2", RULES[Op.POW], (1,),
