@@ -249,12 +249,44 @@ class ArrayOps(derivatives.ArrayOps):
     def astype(x: Any, dtype: Any = None) -> Any:
         return x.astype(dtype)
 
+    def scatter_add(self, shape: Any, g: Any, *dyn: Any, **params: Any) -> Any:
+        """Zeros of ``shape`` with ``g`` added at the index (``getitem``'s adjoint).  Per-op
+        cost: a NumPy gradient at a static index of integers and slices goes straight to
+        ``zeros[index] += g``, which is what ``ir.kernels.scatter_add`` ends in there."""
+        index = _basic_index(params) if not dyn and self.xp is np else None
+        if index is not None and (type(g) is np.ndarray or isinstance(g, np.generic)):
+            out = np.zeros(shape, g.dtype)
+            out[index if len(index) >= len(out.shape) else (*index, Ellipsis)] += g
+            return out
+        generic = self.__dict__.get("_scatter_generic")
+        if generic is None:
+            generic = self.__dict__["_scatter_generic"] = _array_fn(Op.SCATTER_ADD, self.xp)
+        return generic(shape, g, *dyn, **params)
+
     def fill_missing(self, grads: list[Any], out: Any, raw: Any) -> tuple[Any, ...]:
         return tuple(self.xp.zeros_like(o) if g is None else g
                      for g, o in zip(grads, out, strict=True))
 
     def zeros_of(self, meta: Any) -> Any:
         return self.xp.zeros(meta.shape, meta.dtype)
+
+
+def _basic_index(params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The static ``index`` param as a tuple of ints and slices (``build_index``'s result),
+    or None for anything else (arrays, lists, newaxis, dynamic parts, other params)."""
+    index = params.get("index")
+    if len(params) != 1 or type(index) is not tuple:
+        return None
+    out = []
+    for e in index:
+        if type(e) is int:
+            out.append(e)
+        elif (type(e) is tuple and len(e) == 4 and e[0] == "slice"
+              and all(p is None or type(p) is int for p in e[1:])):
+            out.append(slice(e[1], e[2], e[3]))
+        else:
+            return None
+    return tuple(out)
 
 
 #: ops that ``ir.kernels.run`` evaluates in a way of their own (speedcore)
