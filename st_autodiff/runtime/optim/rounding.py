@@ -17,6 +17,7 @@ checked bit for bit against PyTorch 2.13 on 100,000 float32 elements.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -143,6 +144,10 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     a = np.asarray(a, dtype=dtype)
     b = np.asarray(b, dtype=dtype)
     c = np.asarray(c, dtype=dtype)
+    if dtype == _F64:
+        few = _fma64_few(a, b, c)
+        if few is not None:
+            return few
     p, perr = _two_prod(a, b)
     s, serr = _two_sum(p, c)
     token = quiet(INVALID_OVER)  # ``np.errstate(invalid="ignore", over="ignore")``, cheaper
@@ -154,6 +159,46 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     if _all(finite, axis=None):  # speedcore: nothing to replace (np.where would copy ``fixed``)
         return np.asarray(fixed)
     return np.where(finite, fixed, a * b + c)
+
+
+_F64 = np.dtype(np.float64)
+_SPLIT_LIMIT = 2.0**490  # |a|, |b| below this: no step of the float64 path can overflow
+_SUM_LIMIT = 2.0**1000  # (and |c| below this)
+
+
+def _fma64_few(a: Any, b: Any, c: Any) -> Any:
+    """``fma``'s float64 steps on Python floats, for a few elements (per-op cost: LBFGS's
+    vectors of a handful of parameters, where NumPy's per-call cost is all there is).
+    The same IEEE double operations in the same order, so the same bits; None (the NumPy
+    path) for many elements, shapes that need broadcasting, or values large enough that a
+    step could overflow (NumPy would warn there; nothing can overflow below the limits)."""
+    shape = c.shape
+    for x in (a, b):
+        if x.ndim and x.shape != shape:
+            if shape:
+                return None
+            shape = x.shape
+    n = math.prod(shape)
+    if not 0 < n <= 16:
+        return None
+    xs, ys, zs = (v.ravel().tolist() if v.ndim else [float(v)] * n for v in (a, b, c))
+    out = []
+    for x, y, z in zip(xs, ys, zs):
+        if not (abs(x) < _SPLIT_LIMIT and abs(y) < _SPLIT_LIMIT and abs(z) < _SUM_LIMIT):
+            return None  # (NaN fails the test too)
+        p = x * y  # ``_two_prod``
+        t = x * 134217729.0
+        xh = t - (t - x)
+        xl = x - xh
+        t = y * 134217729.0
+        yh = t - (t - y)
+        yl = y - yh
+        perr = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+        s = p + z  # ``_two_sum``
+        bb = s - p
+        serr = (p - (s - bb)) + (z - bb)
+        out.append(s + (perr + serr))
+    return np.array(out, dtype=np.float64).reshape(shape)
 
 
 def sqrt(x: Any) -> Any:
