@@ -490,8 +490,15 @@ def _init(t: Tensor, data: Any, requires_grad: bool, fn: Node | None) -> None:
 
 def plain(data: Any) -> Tensor:
     """A new leaf tensor that does not require grad, owning ``data``."""
-    t = _new(Tensor)
-    _init(t, data, False, None)
+    t = _new(Tensor)  # ``_init(t, data, False, None)``, inlined (per-op cost)
+    t._data = data
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._vc = None if STATE.inference else [0]
+    t._base = None
+    t._output_nr = 0
+    t._extra = None
     return t
 
 

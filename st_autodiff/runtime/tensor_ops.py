@@ -82,7 +82,21 @@ def _edge(a: Any) -> tuple[Any, ...]:
 
 def record(cls: type[RuleNode], data: Any, args: tuple[Any, ...], params: dict[Any, Any]) -> Tensor:
     """A non-leaf tensor holding ``data``, made by a new ``cls`` node over ``args``."""
-    node = _new_node(cls, args, params)
+    which = cls._edges
+    if len(which) == 1:  # ``_new_node``, inlined for the usual single edge (per-op cost)
+        node: RuleNode = _new(cls)
+        a = args[which[0]]
+        if isinstance(a, Tensor):
+            fn = a._grad_fn
+            node.next_functions = ((fn, a._output_nr) if fn is not None else edge_of(a),)
+        else:
+            node.next_functions = (NO_EDGE,)
+        node._seq = next_seq()
+        node._hooks = None
+        node._args = args
+        node._params = params
+    else:
+        node = _new_node(cls, args, params)
     node._out = data if cls._keeps_out else None
     out = _new(Tensor)  # ``make(data, node)``, inlined: this is the hottest path
     out._data = data
