@@ -211,11 +211,52 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
     return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast together")
 
 
+def _broadcast_class(base: type[Any], kind: str) -> type[Any]:
+    """``base`` (the ``add``/``sub``/``mul`` node) with a backward for NumPy operands of
+    different shapes (per-op cost: a parameter broadcast against data, ``a + b * x``): the
+    table's rule (``(g, g)``, ``(g, -g)``, ``(g * y, g * x)``) for the gradients that are
+    needed, each fitted to its input as the generic node fits it.  ``fast_nodes``'s
+    ``binary_class``, made over this class, takes same-shaped operands before it."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
+        saved = self._saved
+        g = grads[0]
+        if ops.tensors or saved is None or type(g) is not np.ndarray:
+            return slow(self, grads, ops)
+        for _tensor, counter, version in saved:  # ``versions_ok``, inlined
+            if counter[0] != version:
+                return slow(self, grads, ops)
+        x, y = self._args
+        (fx, _), (fy, _) = self.next_functions
+        if not isinstance(x, TensorBase):
+            return slow(self, grads, ops)
+        xd = x._data
+        yd = y._data if isinstance(y, TensorBase) else y  # (a number needs no gradient)
+        if kind == "mul":
+            gx = g * yd if fx is not None else None
+            gy = g * xd if fy is not None else None
+        else:
+            gx = g if fx is not None else None
+            gy = (g if kind == "add" else -g) if fy is not None else None
+        if gx is not None and (gx.shape != xd.shape or gx.dtype is not xd.dtype
+                               and gx.dtype != xd.dtype):
+            gx = fit(ops, gx, xd)
+        if gy is not None and (gy.shape != yd.shape or gy.dtype is not yd.dtype
+                               and gy.dtype != yd.dtype):
+            gy = fit(ops, gy, yd)
+        return [gx, gy]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
 def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool = False,
             true_div: bool = False, fast: str | None = None) -> Callable[..., Tensor]:
     cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
-        cls = binary_class(cls, fast)
+        cls = binary_class(_broadcast_class(cls, fast), fast)
     kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
 
     def fn(input: Any, other: Any) -> Tensor:
