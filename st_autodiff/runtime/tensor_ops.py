@@ -163,31 +163,64 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
     A tuple of Tensors for a multi-output op, else a Tensor (a plain Python value when only
     Python constants went in, which the typed overloads leave out).
     """
-    info = OP_INFO[op]
+    key = op._value_  # (per-op cost: a string's cached hash, not Enum.__hash__ in Python)
+    entry = _INFO.get(key)
+    if entry is None:
+        entry = _INFO[key] = _info_entry(op)
+    info, direct = entry
     full = info.param_defaults
     full.update(params)
-    raw = tuple(v._data if isinstance(v, TensorBase) else v for v in inputs)
+    raw = tuple([v._data if isinstance(v, TensorBase) else v for v in inputs])
     xp = _namespace(raw)
     if xp is np:
-        data = run(op, np, raw, full)
+        # (``run``'s last step for a plain function, without its walk past the special ops)
+        data = direct(*raw, **full) if direct is not None and "dtype" not in full else \
+            run(op, np, raw, full)
     else:  # a rule's host constants (index grids, zeros) join the device operands there
         raw = tuple(xp.asarray(v) if type(v) is np.ndarray and v.ndim else v for v in raw)
         data = run(op, xp, raw, full)
+    rule = RULES.get(op)
     if info.multi:
         datas = tuple(_as_data(d) for d in data)
-        if not (op in RULES and needs_grad(inputs)):
+        if not (rule is not None and needs_grad(inputs)):
             return tuple(plain(d) for d in datas)
-        cls = node_class(info.backward_name, RULES[op], tuple(range(len(inputs))),
-                         _generic_plan(inputs), base=MultiRuleNode)
+        cls = _generic_class(key, info, rule, inputs, MultiRuleNode)
         return record_multi(cls, datas, inputs, full)
     if not hasattr(data, "dtype"):
         return data  # a Python value (only constants went in)
     data = _as_data(data)
-    if op in RULES and data.dtype.kind == "f" and needs_grad(inputs):
-        cls = node_class(info.backward_name, RULES[op], tuple(range(len(inputs))),
-                         _generic_plan(inputs))
-        return record(cls, data, inputs, full)
+    if rule is not None and data.dtype.kind == "f" and needs_grad(inputs):
+        return record(_generic_class(key, info, rule, inputs, RuleNode), data, inputs, full)
     return plain(data)
+
+
+_INFO: dict[str, tuple[Any, Any]] = {}  # op value -> (OP_INFO entry, NumPy function or None)
+
+
+def _info_entry(op: Op) -> tuple[Any, Any]:
+    """The op's info and, for an op that ``run`` ends in a plain call of (not one of its
+    special ops), the NumPy function it calls."""
+    info = OP_INFO[op]
+    direct = None
+    if (info.spelling is Spelling.CALL and info.numpy and not info.variadic
+            and op not in _RUN_SPECIAL):
+        direct = resolve(np, info.numpy)
+    return info, direct
+#: (op value, rule, which inputs are Tensors, base) -> the node class ``node_class`` makes
+_GENERIC: dict[tuple[Any, ...], type[RuleNode]] = {}
+
+
+def _generic_class(key: str, info: Any, rule: Any, inputs: tuple[Any, ...],
+                   base: type[RuleNode]) -> type[RuleNode]:
+    """``apply_op``'s node class (per-op cost: its name, plan and ``node_class`` key are
+    made once per configuration instead of on every op)."""
+    flags = tuple([isinstance(a, TensorBase) for a in inputs])
+    ckey = (key, rule, flags, base)
+    cls = _GENERIC.get(ckey)
+    if cls is None:
+        cls = _GENERIC[ckey] = node_class(info.backward_name, rule, tuple(range(len(inputs))),
+                                          _generic_plan(inputs), base=base)
+    return cls
 
 
 def _as_data(d: Any) -> Any:
