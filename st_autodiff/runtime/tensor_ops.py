@@ -296,6 +296,22 @@ class ArrayOps(derivatives.ArrayOps):
     def astype(x: Any, dtype: Any = None) -> Any:
         return x.astype(dtype)
 
+    def expand_dims(self, x: Any, axis: Any = None) -> Any:
+        """``np.expand_dims`` (a reduction's gradient regaining its axes).  Per-op cost: for
+        NumPy data its own final step, ``x.reshape`` with ones at the new axes, without its
+        Python prologue; anything else (other arrays, odd axes) takes the generic call."""
+        if self.xp is np and (type(x) is np.ndarray or isinstance(x, np.generic)):
+            axes = axis if type(axis) is tuple else (axis,)
+            nd = x.ndim + len(axes)
+            new = {a % nd for a in axes if type(a) is int and -nd <= a < nd}
+            if len(new) == len(axes):  # (else NumPy's own error, from the generic call)
+                dims = iter(x.shape)
+                return x.reshape(tuple([1 if i in new else next(dims) for i in range(nd)]))
+        generic = self.__dict__.get("_expand_generic")
+        if generic is None:
+            generic = self.__dict__["_expand_generic"] = _array_fn(Op.EXPAND_DIMS, self.xp)
+        return generic(x, axis=axis)
+
     def scatter_add(self, shape: Any, g: Any, *dyn: Any, **params: Any) -> Any:
         """Zeros of ``shape`` with ``g`` added at the index (``getitem``'s adjoint).  Per-op
         cost: a NumPy gradient at a static index of integers and slices goes straight to
