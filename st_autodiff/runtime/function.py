@@ -187,7 +187,7 @@ def fit(ops: Any, g: Any, like: Any) -> Any:
     return g
 
 
-_add_reduce = np.add.reduce  # what ``ndarray.sum`` calls: the same sums, bit for bit
+_add_reduce: Any = np.add.reduce  # what ``ndarray.sum`` calls: the same sums, bit for bit
 #: (gradient shape, input shape) -> the axes that sum the gradient down to the input
 #: (``ir.kernels.unbroadcast``'s), or None where it is not a plain sum (broadcasting up)
 _SUM_AXES: dict[tuple[Any, Any], tuple[int, ...] | None] = {}

@@ -71,7 +71,7 @@ def _full_reduction_class(base: type[Any], mean: bool) -> type[Any]:
     slow = base.backward
 
     def backward(self: Any, grads: list[Any], ops: Any) -> Any:
-        g = grads[0]
+        g: Any = grads[0]
         if ops.tensors or self.next_functions[0][0] is None or not (
                 type(g) is np.ndarray or isinstance(g, np.generic)):
             return slow(self, grads, ops)
@@ -79,7 +79,8 @@ def _full_reduction_class(base: type[Any], mean: bool) -> type[Any]:
         if type(x) is not np.ndarray or g.dtype != x.dtype or g.ndim or x.size > 65536:
             return slow(self, grads, ops)
         if mean:
-            g = g / x.size
+            num: Any = g  # (the division of the rule: ``g / count``)
+            g = num / x.size
         shape = x.shape
         if g.shape == shape:
             return [g]

@@ -340,7 +340,7 @@ def _basic_index(params: dict[str, Any]) -> tuple[Any, ...] | None:
     index = params.get("index")
     if len(params) != 1 or type(index) is not tuple:
         return None
-    out = []
+    out: list[Any] = []
     for e in index:
         if type(e) is int:
             out.append(e)
