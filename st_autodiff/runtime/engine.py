@@ -202,9 +202,14 @@ def _restrict(deps: dict[Node, int], roots: list[Any], wanted: set[Node], captur
     """Keep the nodes that lead to a wanted node; return their dependencies and which run."""
     reach: dict[Node, bool] = {}
     runs: set[Node] = set()
+    get = reach.get
     # children before parents: creation order, with the accumulators (sinks) first
     for node in sorted(deps, key=lambda n: -1 if isinstance(n, AccumulateGrad) else n._seq):
-        child = any(reach.get(fn, False) for fn, _ in node.next_functions if fn is not None)
+        child = False
+        for fn, _ in node.next_functions:  # (``any`` over a generator, unrolled)
+            if fn is not None and get(fn, False):
+                child = True
+                break
         reach[node] = child or node in wanted
         if child or (node in wanted and not capture and isinstance(node, AccumulateGrad)):
             runs.add(node)
