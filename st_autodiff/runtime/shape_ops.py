@@ -277,6 +277,11 @@ def t(input: Tensor) -> Tensor:
 
 def T(input: Tensor) -> Tensor:  # noqa: N802
     """``x.T``: all dimensions reversed."""
+    a = input._data
+    if a.ndim == 2 and type(a) is np.ndarray:  # per-op cost: ``permute(input, (1, 0))``
+        a = input._array()
+        return _view_op(input, a.transpose((1, 0)), _PERMUTE, (), {"axes": (1, 0)},
+                        Op.TRANSPOSE)
     if input.ndim != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "

@@ -97,7 +97,13 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
-    data = a @ b
+    return addmm_checked(bias, mat1, mat2)
+
+
+def addmm_checked(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """``addmm`` once its operands' dtypes and shapes were checked (``F.linear`` checks
+    them itself: per-op cost)."""
+    data = mat1._data @ mat2._data
     data += bias._data
     r1, r2 = mat1._requires_grad, mat2._requires_grad
     if (r1 or r2 or bias._requires_grad) and STATE.enabled:
