@@ -221,7 +221,8 @@ class _FunctionNode(Node):
         return out + list(grads[len(out):])
 
     def backward(self, grads: list[Any], ops: Any) -> list[Any]:
-        if self._ctx.materialize_grads and any(g is None for g in grads):
+        missing = grads[0] is None if len(grads) == 1 else any(g is None for g in grads)
+        if missing and self._ctx.materialize_grads:
             grads = self._materialize(grads, ops.tensors)
         tensors = ops.tensors
         wrapped = grads if tensors else [None if g is None else plain(g) for g in grads]
