@@ -312,6 +312,23 @@ class ArrayOps(derivatives.ArrayOps):
             generic = self.__dict__["_expand_generic"] = _array_fn(Op.EXPAND_DIMS, self.xp)
         return generic(x, axis=axis)
 
+    def split(self, x: Any, indices_or_sections: Any = None, axis: Any = 0) -> Any:
+        """``np.split`` at explicit indices (``stack``/``cat`` gradients).  Per-op cost: for a
+        NumPy array, the slices ``np.array_split`` takes along ``axis`` (the same views),
+        without its Python prologue; anything else takes the generic call."""
+        cuts = indices_or_sections
+        if (self.xp is np and type(x) is np.ndarray and type(cuts) is tuple
+                and type(axis) is int and -x.ndim <= axis < x.ndim
+                and all(type(c) is int for c in cuts)):
+            ax = axis % x.ndim
+            lead = (slice(None),) * ax
+            points = (0, *cuts, x.shape[ax])
+            return [x[(*lead, slice(points[k], points[k + 1]))] for k in range(len(cuts) + 1)]
+        generic = self.__dict__.get("_split_generic")
+        if generic is None:
+            generic = self.__dict__["_split_generic"] = _array_fn(Op.SPLIT, self.xp)
+        return generic(x, indices_or_sections=indices_or_sections, axis=axis)
+
     def scatter_add(self, shape: Any, g: Any, *dyn: Any, **params: Any) -> Any:
         """Zeros of ``shape`` with ``g`` added at the index (``getitem``'s adjoint).  Per-op
         cost: a NumPy gradient at a static index of integers and slices goes straight to

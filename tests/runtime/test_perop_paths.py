@@ -82,6 +82,11 @@ def test_fit_and_array_ops_match_their_generic_calls() -> None:
         assert _same(ARRAY_OPS.scatter_add(shape, g, index=index), scatter(shape, g, index=index))
     for x, axis in [(np.ones((3, 4)), 1), (np.ones((3, 4))[:, ::2], (0, -1)), (np.float32(2), 0)]:
         assert _same(ARRAY_OPS.expand_dims(x, axis=axis), np.expand_dims(x, axis))
+    for shape, cuts, axis in [((6,), (1, 2), 0), ((3, 4), (1, 3), 1), ((2, 5, 3), (2,), -2)]:
+        x = np.asfortranarray(rng.standard_normal(shape))
+        for p, q in zip(ARRAY_OPS.split(x, indices_or_sections=cuts, axis=axis),
+                        np.split(x, cuts, axis=axis), strict=True):
+            assert _same(p, q) and p.strides == q.strides
 
 
 def test_float64_fma_on_few_elements_matches_the_array_steps() -> None:
