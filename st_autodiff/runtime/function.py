@@ -416,6 +416,9 @@ def renamed(t: _T, name: str) -> _T:
     return t
 
 
+_INF = float("inf")  # (one float for every accumulator: one is made per leaf and graph)
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds the incoming gradient into ``.grad``."""
 
@@ -424,7 +427,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Any) -> None:
         self.variable = variable
         self.next_functions = ()
-        self._seq = float("inf")  # runs as soon as its gradient is complete
+        self._seq = _INF  # runs as soon as its gradient is complete
         self._hooks = None
 
     def name(self) -> str:
