@@ -257,8 +257,15 @@ class RuleNode(Node):
             gi = res[k] if fn is not None else None
             if gi is not None:
                 like = vals[k]
-                if gi.shape != like.shape or (gi.dtype is not like.dtype
-                                              and gi.dtype != like.dtype):
+                if isinstance(gi, TensorBase) and isinstance(like, TensorBase):
+                    # (create_graph: the arrays' shapes and dtypes first, cheaper than the
+                    # Tensors' Size and dtype objects, which decide only when they differ)
+                    gd, ld = gi._data, like._data
+                    if gd.shape != ld.shape or (gd.dtype != ld.dtype
+                                                and gi.dtype != like.dtype):
+                        gi = fit(ops, gi, ops.meta(like))
+                elif gi.shape != like.shape or (gi.dtype is not like.dtype
+                                                and gi.dtype != like.dtype):
                     gi = fit(ops, gi, ops.meta(like))
             result.append(gi)
         return result
