@@ -261,8 +261,9 @@ class RuleNode(Node):
                     # (create_graph: the arrays' shapes and dtypes first, cheaper than the
                     # Tensors' Size and dtype objects, which decide only when they differ)
                     gd, ld = gi._data, like._data
-                    if gd.shape != ld.shape or (gd.dtype != ld.dtype
-                                                and gi.dtype != like.dtype):
+                    tg: Any = gi  # (Tensors: ``dtype`` is a property of Tensor's, not the base's)
+                    tl: Any = like
+                    if gd.shape != ld.shape or (gd.dtype != ld.dtype and tg.dtype != tl.dtype):
                         gi = fit(ops, gi, ops.meta(like))
                 elif gi.shape != like.shape or (gi.dtype is not like.dtype
                                                 and gi.dtype != like.dtype):
