@@ -221,11 +221,18 @@ class _FunctionNode(Node):
         return out + list(grads[len(out):])
 
     def backward(self, grads: list[Any], ops: Any) -> list[Any]:
-        if self._ctx.materialize_grads and any(g is None for g in grads):
+        missing = grads[0] is None if len(grads) == 1 else any(g is None for g in grads)
+        if missing and self._ctx.materialize_grads:
             grads = self._materialize(grads, ops.tensors)
-        wrapped = grads if ops.tensors else [None if g is None else plain(g) for g in grads]
-        with grad_mode.set_grad_enabled(ops.tensors):
+        tensors = ops.tensors
+        wrapped = grads if tensors else [None if g is None else plain(g) for g in grads]
+        state = grad_mode.STATE  # ``with set_grad_enabled(tensors)``, without its object
+        saved = (state.enabled, state.inference)
+        state.enabled = tensors
+        try:
             result = _user_backward(self._fn)(self._ctx, *wrapped)
+        finally:
+            state.enabled, state.inference = saved
         result = self._check_count(result if isinstance(result, tuple) else (result,))
         out: list[Any] = []
         # a Tensor input that needs no gradient still reports its gradient (hooks see it)
@@ -269,6 +276,8 @@ def _output_meta(o: Any) -> tuple[Any, Any, Any] | None:
     if not isinstance(o, Tensor):
         return None
     d = o._data
+    if type(d) is np.ndarray or isinstance(d, np.generic):  # per-op cost: no lookup
+        return (d.shape, d.dtype, np)
     return (d.shape, d.dtype, namespace_for(d))
 
 
@@ -337,15 +346,20 @@ class Function:
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad
-                                     for a in args)
-        with no_grad():
+        ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and a._requires_grad
+                                              for a in args])
+        state = grad_mode.STATE  # ``with no_grad()``, without its object (per-op cost)
+        saved = (state.enabled, state.inference)
+        state.enabled = False
+        try:
             if cls.setup_context is not Function.setup_context:  # forward without ctx
                 out = cls.forward(*args)
                 cls.setup_context(ctx, args, out)
             else:
                 out = cls.forward(ctx, *args)
-        record = grad_mode.STATE.enabled and any(ctx.needs_input_grad)
+        finally:
+            state.enabled, state.inference = saved
+        record = saved[0] and True in needs
         outs = out if isinstance(out, tuple) else (out,)
         if not record:
             return out

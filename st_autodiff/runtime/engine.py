@@ -58,6 +58,20 @@ def _as_tuple(values: Any) -> tuple[Any, ...]:
 
 def _roots(tensors: tuple[Any, ...], grads: Any, create_graph: bool) -> tuple[list[Any], list[Any]]:
     """Validate outputs and their gradients; return root edges and root gradient values."""
+    if grads is None and len(tensors) == 1 and not create_graph:  # per-op cost: loss.backward()
+        t = tensors[0]
+        if isinstance(t, Tensor) and t._requires_grad:
+            data = t._data
+            kind = type(data)
+            if kind is np.ndarray or isinstance(data, np.generic):
+                if data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                # the implicit gradient below (ones of the output's dtype), without a Tensor
+                fn = t._grad_fn
+                edge = (fn, t._output_nr) if fn is not None else edge_of(t)
+                one = data.dtype.type(1) if kind is not np.ndarray else \
+                    np.ones(data.shape, data.dtype)
+                return [edge], [one]
     grads = _as_tuple(grads) if grads is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
@@ -159,20 +173,6 @@ class _Task:
         self.heap: list[Any] = []
         self.tick = itertools.count()
 
-    def add(self, node: Node, nr: int, g: Any) -> None:
-        buf = self.buffers.get(node)
-        if buf is None:
-            buf = self.buffers[node] = [None] * node._nout
-        if g is not None:
-            old = buf[nr]
-            buf[nr] = g if old is None else old + g
-
-    def done_edge(self, node: Node) -> None:
-        left = self.deps[node] - 1
-        self.deps[node] = left
-        if left == 0:
-            heapq.heappush(self.heap, (-node._seq, next(self.tick), node))
-
 
 def _discover(roots: list[Any]) -> dict[Node, int]:
     """Every node reachable from the roots, with its number of incoming edges."""
@@ -183,16 +183,18 @@ def _discover(roots: list[Any]) -> dict[Node, int]:
             deps[node] = 0
             stack.append(node)
         deps[node] += 1
+    get, push, pop = deps.get, stack.append, stack.pop  # (per-op cost: bound once)
     while stack:
-        node = stack.pop()
+        node = pop()
         for fn, _nr in node.next_functions:
             if fn is None:
                 continue
-            if fn in deps:
-                deps[fn] += 1
-            else:
+            n = get(fn)
+            if n is None:
                 deps[fn] = 1
-                stack.append(fn)
+                push(fn)
+            else:
+                deps[fn] = n + 1
     return deps
 
 
@@ -201,9 +203,14 @@ def _restrict(deps: dict[Node, int], roots: list[Any], wanted: set[Node], captur
     """Keep the nodes that lead to a wanted node; return their dependencies and which run."""
     reach: dict[Node, bool] = {}
     runs: set[Node] = set()
+    get = reach.get
     # children before parents: creation order, with the accumulators (sinks) first
     for node in sorted(deps, key=lambda n: -1 if isinstance(n, AccumulateGrad) else n._seq):
-        child = any(reach.get(fn, False) for fn, _ in node.next_functions if fn is not None)
+        child = False
+        for fn, _ in node.next_functions:  # (``any`` over a generator, unrolled)
+            if fn is not None and get(fn, False):
+                child = True
+                break
         reach[node] = child or node in wanted
         if child or (node in wanted and not capture and isinstance(node, AccumulateGrad)):
             runs.add(node)
@@ -236,10 +243,19 @@ def _execute(roots: list[Any], values: list[Any], keep: bool, create_graph: bool
     STATE.enabled = create_graph
     token = quiet(ALL)  # ``np.errstate(all="ignore")``, cheaper
     try:
+        buffers, heap = task.buffers, task.heap
         for (node, nr), g in zip(roots, values, strict=True):
-            if node in deps:
-                task.add(node, nr, g)
-                task.done_edge(node)
+            left = deps.get(node)
+            if left is not None:  # ``task.add`` and ``task.done_edge``, inlined
+                buf = buffers.get(node)
+                if buf is None:
+                    buf = buffers[node] = [None] * node._nout
+                if g is not None:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                deps[node] = left - 1
+                if left == 1:
+                    heapq.heappush(heap, (-node._seq, next(task.tick), node))
         _loop(task, wanted, runs, found, capture)
     finally:
         restore(token)
@@ -291,22 +307,32 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
         if left == 0:
             push(heap, (-fn._seq, next(tick), fn))
 
-    while heap:
-        node = pop(heap)[2]
+    nxt = None  # per-op cost: the node that runs next, when it need not wait in the heap
+    while True:
+        if nxt is not None:
+            node = nxt
+            nxt = None
+        elif heap:
+            node = pop(heap)[2]
+        else:
+            break
         grads = buffers.pop(node, None) or [None] * node._nout
         hooks = node._hooks
-        if plain_leaves and type(node) is AccumulateGrad and hooks is None:
-            var = node.variable
-            ex = var._extra
-            if ex is None or (ex.hooks is None and ex.post is None):
-                if grads[0] is not None:
-                    var._accumulate(grads[0], ops)
-                continue
-        if fused_get is not None and hooks is None:
-            run = fused_get(type(node))
-            if run is not None and run(node, grads, keep, send, deps, buffers):
-                continue
-        if hooks is not None or type(node) is AccumulateGrad:
+        if hooks is None:
+            if type(node) is AccumulateGrad:
+                if plain_leaves:
+                    var = node.variable
+                    ex = var._extra
+                    if ex is None or (ex.hooks is None and ex.post is None):
+                        if grads[0] is not None:
+                            var._accumulate(grads[0], ops)
+                        continue
+                grads = _tensor_hooks(task, node, grads)
+            elif fused_get is not None:
+                run = fused_get(type(node))
+                if run is not None and run(node, grads, keep, send, deps, buffers):
+                    continue
+        else:
             grads = _tensor_hooks(task, node, grads)
         if wanted and node in wanted:
             _capture(task, node, grads, wanted[node], found, capture)
@@ -322,6 +348,7 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
             out = _call_post_hooks(task, hooks.post, out, grads)
         if not keep:
             node._release()
+        ready = None  # the last node this one made ready, not yet in the heap
         for (fn, nr), g in zip(node.next_functions, out):
             if fn is None:
                 continue
@@ -338,7 +365,16 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
             left -= 1
             deps[fn] = left
             if left == 0:
-                push(heap, (-fn._seq, next(tick), fn))
+                if ready is not None:
+                    push(heap, (-ready._seq, next(tick), ready))
+                ready = fn
+        if ready is not None:
+            # it runs next without the heap when it comes strictly before every waiting node
+            # (the heap would hand it out first: same order, ties included)
+            if not heap or -ready._seq < heap[0][0]:
+                nxt = ready
+            else:
+                push(heap, (-ready._seq, next(tick), ready))
 
 
 def _wrap(task: _Task, g: Any) -> Any:

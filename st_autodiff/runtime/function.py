@@ -42,6 +42,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+import numpy as np
+
 from .hooks import HookDict, RemovableHandle, add_hook
 
 if TYPE_CHECKING:
@@ -166,6 +168,17 @@ class Node:
 def fit(ops: Any, g: Any, like: Any) -> Any:
     """``g`` summed down (or broadcast up) to the shape of ``like`` and cast to its dtype."""
     shape = like.shape
+    if type(g) is np.ndarray and not ops.tensors:  # per-op cost: the usual NumPy case
+        gshape = g.shape
+        if gshape != shape:
+            axes = _sum_axes(gshape, tuple(shape))
+            if axes is not None:  # ``unbroadcast``'s sum, without its generic prologue
+                g = _add_reduce(g, axes, None, None, True).reshape(shape)
+        if g.shape == shape:
+            dt = like.dtype
+            if dt is not None and g.dtype != dt:
+                g = g.astype(dt)
+            return g
     if g.shape != shape:
         g = ops.unbroadcast(g, tuple(shape))
         if g.shape != shape:
@@ -174,6 +187,29 @@ def fit(ops: Any, g: Any, like: Any) -> Any:
     if dt is not None and g.dtype != dt:
         g = ops.astype(g, dtype=ops.dtype_name(like))
     return g
+
+
+_add_reduce: Any = np.add.reduce  # what ``ndarray.sum`` calls: the same sums, bit for bit
+#: (gradient shape, input shape) -> the axes that sum the gradient down to the input
+#: (``ir.kernels.unbroadcast``'s), or None where it is not a plain sum (broadcasting up)
+_SUM_AXES: dict[tuple[Any, Any], tuple[int, ...] | None] = {}
+
+
+def _sum_axes(gshape: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    key = (gshape, shape)
+    try:
+        return _SUM_AXES[key]
+    except KeyError:
+        pass
+    lead = len(gshape) - len(shape)
+    axes: tuple[int, ...] | None = None
+    if lead >= 0 and all(d == 1 or gshape[lead + i] == d for i, d in enumerate(shape)):
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if len(_SUM_AXES) >= 4096:  # shapes of one program are few; never grow without bound
+        _SUM_AXES.clear()
+    _SUM_AXES[key] = axes
+    return axes
 
 
 class RuleNode(Node):
@@ -223,8 +259,16 @@ class RuleNode(Node):
             gi = res[k] if fn is not None else None
             if gi is not None:
                 like = vals[k]
-                if gi.shape != like.shape or (gi.dtype is not like.dtype
-                                              and gi.dtype != like.dtype):
+                if isinstance(gi, TensorBase) and isinstance(like, TensorBase):
+                    # (create_graph: the arrays' shapes and dtypes first, cheaper than the
+                    # Tensors' Size and dtype objects, which decide only when they differ)
+                    gd, ld = gi._data, like._data
+                    tg: Any = gi  # (Tensors: ``dtype`` is a property of Tensor's, not the base's)
+                    tl: Any = like
+                    if gd.shape != ld.shape or (gd.dtype != ld.dtype and tg.dtype != tl.dtype):
+                        gi = fit(ops, gi, ops.meta(like))
+                elif gi.shape != like.shape or (gi.dtype is not like.dtype
+                                                and gi.dtype != like.dtype):
                     gi = fit(ops, gi, ops.meta(like))
             result.append(gi)
         return result
@@ -382,6 +426,9 @@ def renamed(t: _T, name: str) -> _T:
     return t
 
 
+_INF = float("inf")  # (one float for every accumulator: one is made per leaf and graph)
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds the incoming gradient into ``.grad``."""
 
@@ -390,7 +437,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Any) -> None:
         self.variable = variable
         self.next_functions = ()
-        self._seq = float("inf")  # runs as soon as its gradient is complete
+        self._seq = _INF  # runs as soon as its gradient is complete
         self._hooks = None
 
     def name(self) -> str:

@@ -33,7 +33,7 @@ from . import device as D
 from . import dtypes
 from .device import is_device, same_device
 from .fast_nodes import binary_class, unary_class
-from .function import TensorBase, node_class
+from .function import TensorBase, fit, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, plain
 from .tensor_ops import record
@@ -211,11 +211,52 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
     return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast together")
 
 
+def _broadcast_class(base: type[Any], kind: str) -> type[Any]:
+    """``base`` (the ``add``/``sub``/``mul`` node) with a backward for NumPy operands of
+    different shapes (per-op cost: a parameter broadcast against data, ``a + b * x``): the
+    table's rule (``(g, g)``, ``(g, -g)``, ``(g * y, g * x)``) for the gradients that are
+    needed, each fitted to its input as the generic node fits it.  ``fast_nodes``'s
+    ``binary_class``, made over this class, takes same-shaped operands before it."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
+        saved = self._saved
+        g = grads[0]
+        if ops.tensors or saved is None or type(g) is not np.ndarray:
+            return slow(self, grads, ops)
+        for _tensor, counter, version in saved:  # ``versions_ok``, inlined
+            if counter[0] != version:
+                return slow(self, grads, ops)
+        x, y = self._args
+        (fx, _), (fy, _) = self.next_functions
+        if not isinstance(x, TensorBase):
+            return slow(self, grads, ops)
+        xd = x._data
+        yd = y._data if isinstance(y, TensorBase) else y  # (a number needs no gradient)
+        if kind == "mul":
+            gx = g * yd if fx is not None else None
+            gy = g * xd if fy is not None else None
+        else:
+            gx = g if fx is not None else None
+            gy = (g if kind == "add" else -g) if fy is not None else None
+        if gx is not None and (gx.shape != xd.shape or gx.dtype is not xd.dtype
+                               and gx.dtype != xd.dtype):
+            gx = fit(ops, gx, xd)
+        if gy is not None and (gy.shape != yd.shape or gy.dtype is not yd.dtype
+                               and gy.dtype != yd.dtype):
+            gy = fit(ops, gy, yd)
+        return [gx, gy]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
 def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool = False,
             true_div: bool = False, fast: str | None = None) -> Callable[..., Tensor]:
     cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
-        cls = binary_class(cls, fast)
+        cls = binary_class(_broadcast_class(cls, fast), fast)
     kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
 
     def fn(input: Any, other: Any) -> Tensor:
@@ -386,8 +427,38 @@ def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, .
     return g * y * x ** (y - 1), None
 
 
-_pow_cls0 = node_class("PowBackward0", _rule_pow_scalar, (0,),
-                       (("self", 0, None), ("exponent", _arg(1), None)), True)
+def _pow_scalar_class(base: type[Any]) -> type[Any]:
+    """``base`` (``PowBackward0``: a Tensor to a Python number) with a backward that runs
+    its rule directly for a NumPy gradient of the base's shape and dtype (per-op cost:
+    the generic node's argument list and keyword call); anything else takes the rule."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
+        saved = self._saved
+        g = grads[0]
+        if ops.tensors or not saved or type(g) is not np.ndarray \
+                or self.next_functions[0][0] is None:
+            return slow(self, grads, ops)
+        for _tensor, counter, version in saved:  # ``versions_ok``, inlined
+            if counter[0] != version:
+                return slow(self, grads, ops)
+        x, y = self._args
+        xd = x._data
+        if type(xd) is not np.ndarray or g.shape != xd.shape or g.dtype != xd.dtype:
+            return slow(self, grads, ops)
+        gx = _rule_pow_scalar(ops, g, None, xd, y)[0]
+        if gx.shape != xd.shape or gx.dtype is not xd.dtype and gx.dtype != xd.dtype:
+            gx = fit(ops, gx, xd)  # (the generic node's fit, as it would apply it)
+        return [gx]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
+_pow_cls0 = _pow_scalar_class(node_class("PowBackward0", _rule_pow_scalar, (0,),
+                                         (("self", 0, None), ("exponent", _arg(1), None)),
+                                         True))
 _pow_cls1 = node_class("PowBackward1", RULES[Op.POW], (0, 1),
                        (("self", 0, None), ("exponent", 1, None), ("result", "result", (1,))))
 _pow_cls2 = node_class("PowBackward2", RULES[Op.POW], (1,),

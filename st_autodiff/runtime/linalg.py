@@ -118,6 +118,9 @@ def _unsafe_view(t: Tensor, shape: tuple[Any, ...]) -> Tensor:
     return plain(data)
 
 
+_KINDS = {(1, 1): "dot", (2, 2): "mm", (2, 1): "mv"}
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with broadcasting (``@``), built from mm/mv/dot/bmm like PyTorch's.
 
@@ -125,17 +128,17 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     times a matrix folds the batch into rows (``UnsafeViewBackward0`` over ``MmBackward0``);
     other batches broadcast and use ``bmm``.
     """
-    from . import shape_ops as S
-
     _need_tensor(input, "matmul")
     _need_tensor(other, "matmul", "other", 2)
     na, nb = input._data.ndim, other._data.ndim
     if na == 0 or nb == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{na}D and {nb}D")
-    kind = {(1, 1): "dot", (2, 2): "mm", (2, 1): "mv"}.get((na, nb))
+    kind = _KINDS.get((na, nb))
     if kind is not None:
         return _matmul_node(kind, input, other)
+    from . import shape_ops as S  # (here: the products above need none of it)
+
     if (na, nb) == (1, 2):
         out = mm(S.unsqueeze(input, 0), other)
         if needs_grad_any(out):

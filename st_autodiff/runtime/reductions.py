@@ -63,10 +63,42 @@ def dims_of(dim: Any, ndim: int) -> tuple[int, ...] | None:
 _ADD_REDUCE: Any = np.add.reduce
 
 
+def _full_reduction_class(base: type[Any], mean: bool) -> type[Any]:
+    """``base`` (``SumBackward0`` or ``MeanBackward0``, a reduction over all elements) with a
+    backward for a NumPy gradient of the input's dtype (per-op cost: every loss ends in
+    one): the rule's ``broadcast_to(g, shape)`` (``g / count`` first for the mean) as
+    ``ArrayOps.broadcast_to`` fills a small array; anything else takes the rule."""
+    slow = base.backward
+
+    def backward(self: Any, grads: list[Any], ops: Any) -> Any:
+        g: Any = grads[0]
+        if ops.tensors or self.next_functions[0][0] is None or not (
+                type(g) is np.ndarray or isinstance(g, np.generic)):
+            return slow(self, grads, ops)
+        x = self._args[0]._data
+        if type(x) is not np.ndarray or g.dtype != x.dtype or g.ndim or x.size > 65536:
+            return slow(self, grads, ops)
+        if mean:
+            num: Any = g  # (the division of the rule: ``g / count``)
+            g = num / x.size
+        shape = x.shape
+        if g.shape == shape:
+            return [g]
+        out = np.empty(shape, g.dtype)
+        out.fill(g)
+        return [out]
+
+    return type(base.__name__, (base,), {"__slots__": (), "backward": backward,
+                                          "__module__": base.__module__,
+                                          "__qualname__": base.__qualname__})
+
+
 def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...],
                plan1: tuple[Any, ...],
                keeps_out: bool, float_only: bool = False) -> Callable[..., Tensor]:
     cls0 = node_class(node0, RULES[op], (0,), plan0, keeps_out)
+    if op is Op.SUM or op is Op.MEAN:
+        cls0 = _full_reduction_class(cls0, op is Op.MEAN)
     cls1 = node_class(node1, RULES[op], (0,), plan1, keeps_out)
     kernel = _k_logsumexp if op is Op.LOGSUMEXP else resolve(np, OP_INFO[op].numpy)  # type: ignore
 

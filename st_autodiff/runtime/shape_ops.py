@@ -205,7 +205,7 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim`` to ``end_dim`` into one."""
-    shape = tuple(input.shape)
+    shape = tuple(input._data.shape)  # (the array's: cheaper than Tensor.shape's Size)
     if not shape:
         return reshape(input, (1,))
     s, e = _dim(start_dim, len(shape)), _dim(end_dim, len(shape))
@@ -213,7 +213,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return input
-    merged = int(np.prod(shape[s:e + 1]))
+    merged = math.prod(shape[s:e + 1])  # exact ints (np.prod's wrapper is slow)
     return reshape(input, shape[:s] + (merged,) + shape[e + 1:])
 
 
@@ -277,6 +277,11 @@ def t(input: Tensor) -> Tensor:
 
 def T(input: Tensor) -> Tensor:  # noqa: N802
     """``x.T``: all dimensions reversed."""
+    a = input._data
+    if a.ndim == 2 and type(a) is np.ndarray:  # per-op cost: ``permute(input, (1, 0))``
+        a = input._array()
+        return _view_op(input, a.transpose((1, 0)), _PERMUTE, (), {"axes": (1, 0)},
+                        Op.TRANSPOSE)
     if input.ndim != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "

@@ -337,7 +337,9 @@ class Tensor(TensorBase, _InstalledMethods):
             d += g
         else:
             self._data = (d + g).astype(d.dtype, copy=False)
-        self._bump()
+        vc = self._vc  # ``_bump``, inlined (once per leaf and backward)
+        if vc is not None:
+            vc[0] += 1
 
     def _post_acc_hooks(self) -> HookDict | None:
         return None if self._extra is None else self._extra.post
@@ -381,8 +383,7 @@ class Tensor(TensorBase, _InstalledMethods):
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
-        from .engine import backward
-
+        backward = _ENGINE[0] if _ENGINE else _engine_backward()
         backward((self,), None if gradient is None else (gradient,), retain_graph,
                  create_graph, inputs=inputs)
 
@@ -457,6 +458,16 @@ class Tensor(TensorBase, _InstalledMethods):
         return format_tensor(self)
 
 
+_ENGINE: list[Callable[..., None]] = []  # engine.backward, imported on first use (a cycle)
+
+
+def _engine_backward() -> Callable[..., None]:
+    from .engine import backward
+
+    _ENGINE.append(backward)
+    return backward
+
+
 def _dim(dim: int, ndim: int) -> int:
     """Wrap a negative dimension, with PyTorch's IndexError when out of range."""
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
@@ -479,8 +490,15 @@ def _init(t: Tensor, data: Any, requires_grad: bool, fn: Node | None) -> None:
 
 def plain(data: Any) -> Tensor:
     """A new leaf tensor that does not require grad, owning ``data``."""
-    t = _new(Tensor)
-    _init(t, data, False, None)
+    t = _new(Tensor)  # ``_init(t, data, False, None)``, inlined (per-op cost)
+    t._data = data
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._vc = None if STATE.inference else [0]
+    t._base = None
+    t._output_nr = 0
+    t._extra = None
     return t
 
 

@@ -49,8 +49,20 @@ def _new_node(cls: type[RuleNode], args: tuple[Any, ...], params: dict[Any, Any]
             node.next_functions = ((fn, a._output_nr) if fn is not None else edge_of(a),)
         else:
             node.next_functions = (NO_EDGE,)
-    elif len(which) == 2:
-        node.next_functions = (_edge(args[which[0]]), _edge(args[which[1]]))
+    elif len(which) == 2:  # (``_edge`` twice, inlined: every binary op comes here)
+        a = args[which[0]]
+        if isinstance(a, Tensor):
+            fn = a._grad_fn
+            ea = (fn, a._output_nr) if fn is not None else edge_of(a)
+        else:
+            ea = NO_EDGE
+        b = args[which[1]]
+        if isinstance(b, Tensor):
+            fn = b._grad_fn
+            eb = (fn, b._output_nr) if fn is not None else edge_of(b)
+        else:
+            eb = NO_EDGE
+        node.next_functions = (ea, eb)
     else:
         node.next_functions = tuple([_edge(args[k]) for k in which])
     node._seq = next_seq()
@@ -70,7 +82,21 @@ def _edge(a: Any) -> tuple[Any, ...]:
 
 def record(cls: type[RuleNode], data: Any, args: tuple[Any, ...], params: dict[Any, Any]) -> Tensor:
     """A non-leaf tensor holding ``data``, made by a new ``cls`` node over ``args``."""
-    node = _new_node(cls, args, params)
+    which = cls._edges
+    if len(which) == 1:  # ``_new_node``, inlined for the usual single edge (per-op cost)
+        node: RuleNode = _new(cls)
+        a = args[which[0]]
+        if isinstance(a, Tensor):
+            fn = a._grad_fn
+            node.next_functions = ((fn, a._output_nr) if fn is not None else edge_of(a),)
+        else:
+            node.next_functions = (NO_EDGE,)
+        node._seq = next_seq()
+        node._hooks = None
+        node._args = args
+        node._params = params
+    else:
+        node = _new_node(cls, args, params)
     node._out = data if cls._keeps_out else None
     out = _new(Tensor)  # ``make(data, node)``, inlined: this is the hottest path
     out._data = data
@@ -137,32 +163,65 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
     A tuple of Tensors for a multi-output op, else a Tensor (a plain Python value when only
     Python constants went in, which the typed overloads leave out).
     """
-    info = OP_INFO[op]
+    key = op._value_  # (per-op cost: a string's cached hash, not Enum.__hash__ in Python)
+    entry = _INFO.get(key)
+    if entry is None:
+        entry = _INFO[key] = _info_entry(op)
+    info, direct = entry
     full = info.param_defaults
     full.update(params)
-    raw = tuple(v._data if isinstance(v, TensorBase) else v for v in inputs)
+    raw = tuple([v._data if isinstance(v, TensorBase) else v for v in inputs])
     xp = _namespace(raw)
     if xp is np:
-        data = run(op, np, raw, full)
+        # (``run``'s last step for a plain function, without its walk past the special ops)
+        data = direct(*raw, **full) if direct is not None and "dtype" not in full else \
+            run(op, np, raw, full)
     else:  # a rule's host constants (index grids, zeros) join the device operands there
         raw = tuple(xp.asarray(v) if type(v) is np.ndarray and v.ndim else v for v in raw)
         inputs = tuple(r if type(v) is np.ndarray else v for v, r in zip(inputs, raw))  # saved
         data = run(op, xp, raw, full)
+    rule = RULES.get(op)
     if info.multi:
         datas = tuple(_as_data(d) for d in data)
-        if not (op in RULES and needs_grad(inputs)):
+        if not (rule is not None and needs_grad(inputs)):
             return tuple(plain(d) for d in datas)
-        cls = node_class(info.backward_name, RULES[op], tuple(range(len(inputs))),
-                         _generic_plan(inputs), base=MultiRuleNode)
+        cls = _generic_class(key, info, rule, inputs, MultiRuleNode)
         return record_multi(cls, datas, inputs, full)
     if not hasattr(data, "dtype"):
         return data  # a Python value (only constants went in)
     data = _as_data(data)
-    if op in RULES and data.dtype.kind == "f" and needs_grad(inputs):
-        cls = node_class(info.backward_name, RULES[op], tuple(range(len(inputs))),
-                         _generic_plan(inputs))
-        return record(cls, data, inputs, full)
+    if rule is not None and data.dtype.kind == "f" and needs_grad(inputs):
+        return record(_generic_class(key, info, rule, inputs, RuleNode), data, inputs, full)
     return plain(data)
+
+
+_INFO: dict[str, tuple[Any, Any]] = {}  # op value -> (OP_INFO entry, NumPy function or None)
+
+
+def _info_entry(op: Op) -> tuple[Any, Any]:
+    """The op's info and, for an op that ``run`` ends in a plain call of (not one of its
+    special ops), the NumPy function it calls."""
+    info = OP_INFO[op]
+    direct = None
+    if (info.spelling is Spelling.CALL and info.numpy and not info.variadic
+            and op not in _RUN_SPECIAL):
+        direct = resolve(np, info.numpy)
+    return info, direct
+#: (op value, rule, which inputs are Tensors, base) -> the node class ``node_class`` makes
+_GENERIC: dict[tuple[Any, ...], type[RuleNode]] = {}
+
+
+def _generic_class(key: str, info: Any, rule: Any, inputs: tuple[Any, ...],
+                   base: type[RuleNode]) -> type[RuleNode]:
+    """``apply_op``'s node class (per-op cost: its name, plan and ``node_class`` key are
+    made once per configuration instead of on every op)."""
+    flags = tuple([isinstance(a, TensorBase) for a in inputs])
+    ckey = (key, rule, flags, base)
+    cls = _GENERIC.get(ckey)
+    if cls is None:
+        cls = _GENERIC[ckey] = node_class(info.backward_name, rule, tuple(range(len(inputs))),
+                                          _generic_plan(inputs), base=base)
+    return cls
 
 
 def _as_data(d: Any) -> Any:
@@ -212,6 +271,15 @@ class ArrayOps(derivatives.ArrayOps):
         return unbroadcast(g, shape)
 
     def broadcast_to(self, x: Any, shape: tuple[Any, ...]) -> Any:
+        if self.xp is np and (type(x) is np.ndarray or isinstance(x, np.generic)):
+            shape = tuple(shape)  # per-op cost: the NumPy case below, without its probes
+            if x.shape == shape:
+                return x
+            if x.ndim == 0 and math.prod(shape) <= 65536:
+                out = np.empty(shape, x.dtype)
+                out.fill(x)
+                return out
+            return np.broadcast_to(x, shape)
         if getattr(x, "shape", None) == tuple(shape):
             return x
         # a reduction's gradient: filling a small array beats np.broadcast_to's Python
@@ -229,12 +297,77 @@ class ArrayOps(derivatives.ArrayOps):
     def astype(x: Any, dtype: Any = None) -> Any:
         return x.astype(dtype)
 
+    def expand_dims(self, x: Any, axis: Any = None) -> Any:
+        """``np.expand_dims`` (a reduction's gradient regaining its axes).  Per-op cost: for
+        NumPy data its own final step, ``x.reshape`` with ones at the new axes, without its
+        Python prologue; anything else (other arrays, odd axes) takes the generic call."""
+        if self.xp is np and (type(x) is np.ndarray or isinstance(x, np.generic)):
+            axes = axis if type(axis) is tuple else (axis,)
+            nd = x.ndim + len(axes)
+            new = {a % nd for a in axes if type(a) is int and -nd <= a < nd}
+            if len(new) == len(axes):  # (else NumPy's own error, from the generic call)
+                dims = iter(x.shape)
+                return x.reshape(tuple([1 if i in new else next(dims) for i in range(nd)]))
+        generic = self.__dict__.get("_expand_generic")
+        if generic is None:
+            generic = self.__dict__["_expand_generic"] = _array_fn(Op.EXPAND_DIMS, self.xp)
+        return generic(x, axis=axis)
+
+    def split(self, x: Any, indices_or_sections: Any = None, axis: Any = 0) -> Any:
+        """``np.split`` at explicit indices (``stack``/``cat`` gradients).  Per-op cost: for a
+        NumPy array, the slices ``np.array_split`` takes along ``axis`` (the same views),
+        without its Python prologue; anything else takes the generic call."""
+        cuts = indices_or_sections
+        if (self.xp is np and type(x) is np.ndarray and type(cuts) is tuple
+                and type(axis) is int and -x.ndim <= axis < x.ndim
+                and all(type(c) is int for c in cuts)):
+            ax = axis % x.ndim
+            lead = (slice(None),) * ax
+            points = (0, *cuts, x.shape[ax])
+            return [x[(*lead, slice(points[k], points[k + 1]))] for k in range(len(cuts) + 1)]
+        generic = self.__dict__.get("_split_generic")
+        if generic is None:
+            generic = self.__dict__["_split_generic"] = _array_fn(Op.SPLIT, self.xp)
+        return generic(x, indices_or_sections=indices_or_sections, axis=axis)
+
+    def scatter_add(self, shape: Any, g: Any, *dyn: Any, **params: Any) -> Any:
+        """Zeros of ``shape`` with ``g`` added at the index (``getitem``'s adjoint).  Per-op
+        cost: a NumPy gradient at a static index of integers and slices goes straight to
+        ``zeros[index] += g``, which is what ``ir.kernels.scatter_add`` ends in there."""
+        index = _basic_index(params) if not dyn and self.xp is np else None
+        if index is not None and (type(g) is np.ndarray or isinstance(g, np.generic)):
+            out = np.zeros(shape, g.dtype)
+            out[index if len(index) >= len(out.shape) else (*index, Ellipsis)] += g
+            return out
+        generic = self.__dict__.get("_scatter_generic")
+        if generic is None:
+            generic = self.__dict__["_scatter_generic"] = _array_fn(Op.SCATTER_ADD, self.xp)
+        return generic(shape, g, *dyn, **params)
+
     def fill_missing(self, grads: list[Any], out: Any, raw: Any) -> tuple[Any, ...]:
         return tuple(self.xp.zeros_like(o) if g is None else g
                      for g, o in zip(grads, out, strict=True))
 
     def zeros_of(self, meta: Any) -> Any:
         return self.xp.zeros(meta.shape, meta.dtype)
+
+
+def _basic_index(params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The static ``index`` param as a tuple of ints and slices (``build_index``'s result),
+    or None for anything else (arrays, lists, newaxis, dynamic parts, other params)."""
+    index = params.get("index")
+    if len(params) != 1 or type(index) is not tuple:
+        return None
+    out: list[Any] = []
+    for e in index:
+        if type(e) is int:
+            out.append(e)
+        elif (type(e) is tuple and len(e) == 4 and e[0] == "slice"
+              and all(p is None or type(p) is int for p in e[1:])):
+            out.append(slice(e[1], e[2], e[3]))
+        else:
+            return None
+    return tuple(out)
 
 
 #: ops that ``ir.kernels.run`` evaluates in a way of their own (speedcore)

@@ -137,21 +137,24 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """The rows of ``weight`` at ``input``'s indices: shape ``input.shape + (dim,)``."""
+    wshape = weight._data.shape  # (the array's: cheaper than Tensor.shape's Size)
     if padding_idx is not None:
         if padding_idx > 0:
-            if padding_idx >= weight.shape[0]:
+            if padding_idx >= wshape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
         elif padding_idx < 0:
-            if padding_idx < -weight.shape[0]:
+            if padding_idx < -wshape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = weight.shape[0] + padding_idx
+            padding_idx = wshape[0] + padding_idx
     else:
         padding_idx = -1
     _check_indices(input)
-    if weight.ndim != 2:
+    if len(wshape) != 2:
         raise RuntimeError("'weight' must be 2-D")
     idx = np.asarray(input._host())
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+    # (``idx.min()``, ``idx.max()`` without NumPy's Python wrappers: per-op cost)
+    if idx.size and (np.minimum.reduce(idx, axis=None) < 0
+                     or np.maximum.reduce(idx, axis=None) >= wshape[0]):
         raise IndexError("index out of range in self")
     if max_norm is not None:
         with no_grad():

@@ -67,7 +67,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                            f"and {w.shape[-1]}x{w.shape[0]})")
     wt = S.t(weight)
     if nd == 2:
-        return RF.mm(input, wt) if bias is None else nodes.addmm(bias, input, wt)
+        # (the dtypes and the inner size were checked above: nothing left for addmm to check)
+        return RF.mm(input, wt) if bias is None else nodes.addmm_checked(bias, input, wt)
     if nd == 1 and bias is None:
         return RF.matmul(input, wt)
     lead = tuple(a.shape[:-1])  # the array's shape: cheaper than Tensor.shape's Size

@@ -97,7 +97,13 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
-    data = a @ b
+    return addmm_checked(bias, mat1, mat2)
+
+
+def addmm_checked(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """``addmm`` once its operands' dtypes and shapes were checked (``F.linear`` checks
+    them itself: per-op cost)."""
+    data = mat1._data @ mat2._data
     data += bias._data
     r1, r2 = mat1._requires_grad, mat2._requires_grad
     if (r1 or r2 or bias._requires_grad) and STATE.enabled:
@@ -207,6 +213,9 @@ _NLL_PLAN = (("ignore_index", lambda a, p: p["ignore_index"] % 2**64, None),
 _NLL = node_class("NllLossBackward0", _rule_nll, (0,), _NLL_PLAN, False)
 
 
+_MIN_R, _MAX_R, _ADD_R = np.minimum.reduce, np.maximum.reduce, np.add.reduce
+
+
 def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
         reduction: int) -> Tensor:
     """Negative log-likelihood of class indices ``target`` under log-probabilities ``logp``.
@@ -224,7 +233,8 @@ def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
     axis = 0 if lp.ndim == 1 else 1
     tgt: Any = np.asarray(target._host())
     n_classes = lp.shape[axis]
-    lo, hi = (int(tgt.min()), int(tgt.max())) if tgt.size else (0, -1)
+    # (``tgt.min()``, ``tgt.max()`` without NumPy's Python wrappers: per-op cost)
+    lo, hi = (int(_MIN_R(tgt, axis=None)), int(_MAX_R(tgt, axis=None))) if tgt.size else (0, -1)
     all_valid = not lo <= ignore_index <= hi
     if all_valid and 0 <= lo and hi < n_classes:  # the usual case: nothing to mask
         safe, valid = tgt, None
@@ -250,7 +260,7 @@ def nll(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
         data, total, coef = losses, dt.type(0), (-1.0 if w is None else -w)
     else:
         total = dt.type(safe.size) if w is None else w.sum(dtype=dt)
-        data = losses.sum(dtype=dt)
+        data = _ADD_R(losses, axis=None, dtype=dt)  # ``losses.sum(dtype=dt)``
         coef = -1.0 if w is None else -w
         if reduction == _MEAN:
             if total:

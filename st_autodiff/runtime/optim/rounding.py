@@ -17,11 +17,13 @@ checked bit for bit against PyTorch 2.13 on 100,000 float32 elements.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ..device import is_device, xp_of
+from ..float_errors import INVALID_OVER, quiet, restore
 from .rsqrt14 import rsqrt14
 
 __all__ = ["add", "addcdiv", "addcmul", "div", "fma", "lerp", "mul", "scalar", "sqrt"]
@@ -29,8 +31,18 @@ __all__ = ["add", "addcdiv", "addcmul", "div", "fma", "lerp", "mul", "scalar", "
 
 def scalar(value: float, like: Any) -> Any:
     """``value`` cast to the dtype of array ``like`` (how a kernel sees a Python scalar)."""
+    if type(like) is np.ndarray:  # per-op cost: the usual case first
+        return like.dtype.type(value)
     dt = like.dtype if hasattr(like, "dtype") else np.asarray(like).dtype
     return dt.type(value)
+
+
+# what ``ndarray.any()`` / ``.all()`` call, without their Python wrappers (per-op cost)
+_any = np.logical_or.reduce
+_all = np.logical_and.reduce
+_min = np.minimum.reduce
+_max = np.maximum.reduce
+_F32 = np.dtype(np.float32)
 
 
 def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
@@ -59,7 +71,7 @@ def _fma32(a: Any, b: Any, c: Any) -> Any:
     suspect = (bits & _LOW_BITS) == _HALFWAY
     # speedcore: nonzero |s| below 2**-125, on the bits (an exact zero rounds exactly)
     suspect |= (bits & _ABS_BITS) - _ONE < _TINY_BITS
-    if suspect.any():
+    if _any(suspect, axis=None):
         _fix_suspects(r, s, product, c, suspect)
     return r
 
@@ -111,6 +123,15 @@ def fma(a: Any, b: Any, c: Any) -> Any:
 
     On a device (CuPy, the stand-in) this is the plain ``a * b + c``: GPU kernels fuse or
     round as their compiler chooses, so PyTorch CPU's bits are not the reference there."""
+    if type(c) is np.ndarray and c.dtype == _F32 and c.ndim:  # per-op cost: float32 first
+        # (NumPy float32 scalars and arrays of ``c``'s shape: ``_fma32`` as below)
+        shape = c.shape
+        ta, tb = type(a), type(b)
+        if ((ta is np.float32 or ta is np.ndarray and a.dtype == _F32 and (
+                a.shape == shape or a.shape == ())) and (
+                tb is np.float32 or tb is np.ndarray and b.dtype == _F32 and (
+                b.shape == shape or b.shape == ()))):
+            return _fma32(a, b, c)
     if is_device(c) or is_device(a) or is_device(b):
         return a * b + c
     dtype = np.result_type(a, b, c)
@@ -123,14 +144,61 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     a = np.asarray(a, dtype=dtype)
     b = np.asarray(b, dtype=dtype)
     c = np.asarray(c, dtype=dtype)
+    if dtype == _F64:
+        few = _fma64_few(a, b, c)
+        if few is not None:
+            return few
     p, perr = _two_prod(a, b)
     s, serr = _two_sum(p, c)
-    with np.errstate(invalid="ignore", over="ignore"):
+    token = quiet(INVALID_OVER)  # ``np.errstate(invalid="ignore", over="ignore")``, cheaper
+    try:
         fixed = s + (perr + serr)
+    finally:
+        restore(token)
     finite = np.isfinite(fixed)
-    if finite.all():  # speedcore: nothing to replace (np.where would copy ``fixed``)
+    if _all(finite, axis=None):  # speedcore: nothing to replace (np.where would copy ``fixed``)
         return np.asarray(fixed)
     return np.where(finite, fixed, a * b + c)
+
+
+_F64 = np.dtype(np.float64)
+_SPLIT_LIMIT = 2.0**490  # |a|, |b| below this: no step of the float64 path can overflow
+_SUM_LIMIT = 2.0**1000  # (and |c| below this)
+
+
+def _fma64_few(a: Any, b: Any, c: Any) -> Any:
+    """``fma``'s float64 steps on Python floats, for a few elements (per-op cost: LBFGS's
+    vectors of a handful of parameters, where NumPy's per-call cost is all there is).
+    The same IEEE double operations in the same order, so the same bits; None (the NumPy
+    path) for many elements, shapes that need broadcasting, or values large enough that a
+    step could overflow (NumPy would warn there; nothing can overflow below the limits)."""
+    shape = c.shape
+    for x in (a, b):
+        if x.ndim and x.shape != shape:
+            if shape:
+                return None
+            shape = x.shape
+    n = math.prod(shape)
+    if not 0 < n <= 16:
+        return None
+    xs, ys, zs = (v.ravel().tolist() if v.ndim else [float(v)] * n for v in (a, b, c))
+    out = []
+    for x, y, z in zip(xs, ys, zs):
+        if not (abs(x) < _SPLIT_LIMIT and abs(y) < _SPLIT_LIMIT and abs(z) < _SUM_LIMIT):
+            return None  # (NaN fails the test too)
+        p = x * y  # ``_two_prod``
+        t = x * 134217729.0
+        xh = t - (t - x)
+        xl = x - xh
+        t = y * 134217729.0
+        yh = t - (t - y)
+        yl = y - yh
+        perr = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+        s = p + z  # ``_two_sum``
+        bb = s - p
+        serr = (p - (s - bb)) + (z - bb)
+        out.append(s + (perr + serr))
+    return np.array(out, dtype=np.float64).reshape(shape)
 
 
 def sqrt(x: Any) -> Any:
@@ -145,7 +213,7 @@ def sqrt(x: Any) -> Any:
     if x.dtype != np.float32:
         return np.sqrt(x)
     if x.size:
-        lo, hi = x.min(), x.max()
+        lo, hi = _min(x, axis=None), _max(x, axis=None)  # ``x.min()``, ``x.max()``
         if lo >= np.float32(2.0**-64) and hi < np.float32(np.inf):
             return _newton_sqrt(x)  # the common case: nothing special, nothing tiny
         if lo >= 0 and hi < np.float32(np.inf):  # speedcore: zeros (e.g. unused rows) too

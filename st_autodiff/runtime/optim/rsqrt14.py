@@ -79,7 +79,7 @@ def rsqrt14(x: Any) -> Any:
     """``VRSQRT14PS`` of positive finite float32 values ``x`` (a float32 array)."""
     x = np.asarray(x, dtype=np.float32)
     tiny = x < np.float32(2.0**-126)  # subnormal: scale up by 2**64, scale the result by 2**32
-    any_tiny = bool(tiny.any())
+    any_tiny = bool(np.logical_or.reduce(tiny, axis=None))  # ``tiny.any()``, no wrapper
     if not any_tiny and x.ndim:
         # speedcore: the steps below folded into bit operations.  The table index is the
         # low 24 bits (mantissa and the exponent's parity); the result's exponent moves by
