@@ -39,7 +39,7 @@ def test_readme_setup_commands_are_what_ci_runs() -> None:
     assert len(sh) == 2, sh
     demo, tests = sh
     assert demo.startswith("python -m pip install -e . && python examples/")
-    assert tests == 'python -m pip install -e ".[test]" && python -m pytest -q'
+    assert tests == 'python -m pip install -e ".[test]" && python -m pytest -q -n auto'
     ci = (ROOT / ".ci" / "run").read_text()
     assert tests in ci.splitlines()
     script = demo.split("&& python ", 1)[1]
