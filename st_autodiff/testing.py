@@ -71,9 +71,10 @@ def _argnums(args: Sequence[Any], argnums: Sequence[int] | None) -> list[int]:
 
 
 def _outputs(value: Any) -> list[np.ndarray[Any, Any]]:
-    """The outputs of ``f`` as a flat list of float64 arrays."""
+    """The outputs of ``f`` as a flat list of float64 arrays; a complex output counts by
+    its real part, the real loss ``Re <g, f(x)>`` whose gradient the adjoint computes."""
     parts = value if isinstance(value, (tuple, list)) else (value,)
-    return [np.asarray(p, dtype=np.float64) for p in parts]
+    return [np.asarray(np.real(p), dtype=np.float64) for p in parts]
 
 
 def _inner(g: Any, value: Any) -> float:

@@ -201,7 +201,8 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     a = input._data
     if dim is None:
         if D.is_device(a):
-            return plain(D.xp_of(a).count_nonzero(a).astype(np.int64))
+            xp = D.xp_of(a)  # NumPy < 2.3 gives a Python int for the whole array
+            return plain(xp.asarray(xp.count_nonzero(a)).astype(np.int64))
         return plain(np.int64(np.count_nonzero(a)))
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     axes = tuple(_dim(d, a.ndim) for d in dims)

@@ -324,7 +324,7 @@ class ArrayOps(derivatives.ArrayOps):
             ax = axis % x.ndim
             lead = (slice(None),) * ax
             points = (0, *cuts, x.shape[ax])
-            return [x[(*lead, slice(points[k], points[k + 1]))] for k in range(len(cuts) + 1)]
+            return [x[lead + (slice(points[k], points[k + 1]),)] for k in range(len(cuts) + 1)]
         generic = self.__dict__.get("_split_generic")
         if generic is None:
             generic = self.__dict__["_split_generic"] = _array_fn(Op.SPLIT, self.xp)

@@ -417,6 +417,15 @@ def check_fresh(code: Any, lines: list[str], rewritten: bool = False) -> None:
     if want not in _compiled_like(code.co_filename, text, flags).get(where, ()) and not (
             rewritten and want in _compiled_like(code.co_filename, text, flags, True).get(
                 where, ())):
+        file = code.co_filename
+        if file.startswith("<") and file.endswith(">"):
+            # a pseudo-file such as <string> names every exec(); the text cached under it
+            # (Python 3.13 caches `python -c` commands, pytest-xdist workers start so)
+            # belongs to another exec, not to an edit of this function's file
+            raise SourceUnavailableError(
+                f"cannot read the source of {code.co_name!r} (defined in {file}): "
+                "functions typed at an interactive prompt or built with exec() have no "
+                "source file", hint="define the function in a .py file or a notebook cell")
         raise SourceUnavailableError(
             f"the source of {code.co_name!r} in {code.co_filename} has changed since it was "
             "loaded: st_autodiff reads the text of the file, which no longer matches the "

@@ -138,7 +138,9 @@ def _tolerance(dtype: str, expected: Any) -> dict[str, float]:
 
 def close(actual: Any, expected: Any, dtype: str, what: str) -> None:
     """Assert ``actual`` matches ``expected`` (same shape, within the dtype's tolerance)."""
-    a, e = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    a, e = np.asarray(actual), np.asarray(expected)
+    kind = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64
+    a, e = a.astype(kind), e.astype(kind)  # complex results compare in full
     assert a.shape == e.shape, f"{what}: shape {a.shape}, expected {e.shape}"
     np.testing.assert_allclose(a, e, err_msg=what, **_tolerance(dtype, e))
 
