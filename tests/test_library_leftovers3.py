@@ -163,6 +163,27 @@ def test_type_of_data_dependent_arrays(fn):
 
 
 
+def _mean_by_size(x):
+    y = x[x > 0.5]
+    return np.sum(y ** 2) / max(y.size, 1) + y.ndim * np.sum(y)
+
+
+def _sizes_by_function(x):
+    y = np.extract(x > 0.5, x * 3.0)
+    return np.sum(y) / np.size(y) * np.ndim(y) + y.nbytes * np.mean(x)
+
+
+@pytest.mark.parametrize("fn", [_mean_by_size, _sizes_by_function])
+def test_sizes_of_data_dependent_arrays(fn):
+    """``y.size``, ``y.ndim``, ``y.nbytes``, ``np.size(y)``, ``np.ndim(y)`` of a masked
+    array are read from its shape when the function runs (they were refused, though the
+    function had been called with arguments)."""
+    _check(fn, _X.copy())
+    _check(fn, _X * 0.4 + np.array([0.0, 0.0, 0.0, 0.0, 0.4]))  # one element left
+    src = st.grad(fn).compile(_X.copy()).source
+    assert ".shape" in src
+
+
 def test_type_of_a_python_number_is_not_taken_for_an_array():
     """``float(v)`` is lowered as ``v``: its kind stays unknown (refused, located) or is
     answered as Python does, never as ndarray."""

@@ -386,6 +386,8 @@ class ExpressionLowering(LowererAPI):
         if attr == "shape":
             shape = static_queries.known_shape(x)
             return shape if shape is not None else self.emit(Op.SHAPE, [x], None, e)
+        if attr in ("ndim", "size") and static_queries.rank_unknown(x):
+            return static_queries.runtime_size(cast("Lowerer", self), x, attr, e)
         if attr in ("ndim", "size", "dtype"):
             if t is None or t.shape is None and attr != "dtype" or t.dtype is None:
                 raise self.fail(f"x.{attr} is not known when compiling without example "

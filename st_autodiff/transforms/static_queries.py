@@ -15,7 +15,7 @@ import builtins
 import inspect
 import itertools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 import numpy as np
@@ -84,6 +84,9 @@ def query(lw: Lowerer, fn: Any, name: str, args: list[Any], kwargs: dict[str, An
             else "shape"
     if fn is np.shape and not all(_shape_known(a) for a in args):
         return NotImplemented  # a shape only known at run time: the shape op
+    if (fn is np.size or fn is np.ndim) and len(args) == 1 and not kwargs and \
+            rank_unknown(args[0]):
+        return runtime_size(lw, args[0], "size" if fn is np.size else "ndim", e)
     if fn is builtins.type and (len(args) != 1 or kwargs):
         return NotImplemented
     made = _made_class(lw, args[0]) if args and not kwargs else None
@@ -293,6 +296,28 @@ def attribute_query(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any
 # --- array surface ------------------------------------------------------------------------
 
 
+def rank_unknown(x: Any) -> bool:
+    """An array whose shape depends on the data (``x[mask]``, ``np.nonzero``): even its
+    rank is unknown when compiling (types keep no partial shapes)."""
+    t = x.type if isinstance(x, Node) else None
+    return t is not None and t.kind == "array" and t.shape is None and t.dtype is not None
+
+
+def runtime_size(lw: Lowerer, x: Node, attr: str, e: cst.CSTNode) -> Node:
+    """``x.size`` / ``x.ndim`` / ``x.nbytes`` (and ``np.size(x)``, ``np.ndim(x)``) of an
+    array whose shape only the run knows: computed from ``x.shape`` when the function
+    runs, as NumPy would, instead of refusing valid code."""
+    shape = lw.emit(Op.SHAPE, [x], None, e)
+    if attr == "ndim":  # len(x.shape)
+        return lw.emit(Op.ITEM, [lw.emit(Op.SHAPE, [shape], None, e)], {"index": 0}, e)
+    size = lw.emit(Op.ASTYPE, [lw.emit(Op.PROD, [shape], None, e)],  # np.prod(()) is 1.0
+                   {"dtype": "int64", "copy": True}, e)
+    if attr == "size":
+        return size
+    itemsize = np.dtype(cast(str, cast(Any, x.type).dtype)).itemsize
+    return lw.emit(Op.MUL, [size, lw.to_node(itemsize, e)], None, e)
+
+
 def known_shape(x: Node) -> tuple[int, ...] | None:
     """``x.shape`` as a Python tuple when the type says it (else None: a shape op)."""
     t = x.type
@@ -306,6 +331,8 @@ def array_attribute(lw: Lowerer, x: Node, attr: str, e: cst.CSTNode) -> Any:
     if attr not in ("itemsize", "nbytes"):
         return NotImplemented
     t = x.type
+    if attr == "nbytes" and rank_unknown(x):
+        return runtime_size(lw, x, attr, e)
     if t is None or t.dtype is None or attr == "nbytes" and t.shape is None:
         raise lw.fail(f"x.{attr} is not known when compiling without example arguments", e,
                       _NEEDS_EXAMPLES)
