@@ -148,7 +148,11 @@ def evaluate(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     if op in REGIONS and runs_calls(params):
         return region_value(op, params, len(inputs))
     if not any(is_abstract(v) for v in inputs):
-        return run(op, array_namespace(*inputs), inputs, params)
+        # folding constants while compiling: quietly, as the generated code never runs
+        # this again (a safe-input branch of a select, np.log(0) of a branch not taken
+        # would otherwise warn from inside the compiler)
+        with np.errstate(all="ignore"):
+            return run(op, array_namespace(*inputs), inputs, params)
     if op in REGIONS:
         return region_value(op, params, len(inputs))
     if op is Op.ITEM and isinstance(inputs[0], (tuple, list)):
