@@ -52,7 +52,7 @@ _TANH_OUT = tanh_out_class(_TANH)
 _SPLIT, _ADDMM, _T = R._UNSAFE_SPLIT, R._ADDMM, R._T
 _ORIGINAL = (record, record_multi)
 # what the steps call for their values, per array library (NumPy's looked up once)
-_NP_FNS = (np.negative, np.exp, np.reciprocal, np.tanh)
+_NP_FNS: tuple[Any, ...] = (np.negative, np.exp, np.reciprocal, np.tanh)
 
 
 def _node(cls: type[RuleNode], edges: tuple[Any, ...], args: tuple[Any, ...],
@@ -101,6 +101,7 @@ class _Linear:
     def __init__(self, w: Tensor, b: Tensor) -> None:
         self.w, self.b = w, b
         self.wd, self.bd = w._data, b._data
+        self.fns: tuple[Any, ...]
         if type(self.wd) is np.ndarray:
             self.fns = _NP_FNS
         else:  # the device library's (``_usable`` checked that the arrays are its)
