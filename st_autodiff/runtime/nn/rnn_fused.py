@@ -3,7 +3,8 @@
 For float32 input without projection PyTorch runs each layer and direction of an LSTM as
 one oneDNN kernel: one node over ``(input, weight_ih, weight_hh, bias_ih, bias_hh, hx,
 cx)`` with three outputs (the sequence of hidden states, the final ``h`` and ``c``).  This
-module does the same in NumPy, which is also what makes the layer fast: the input
+module does the same on arrays (NumPy's, or a device library's through the arrays'
+namespace: the same node on ``cuda``), which is also what makes the layer fast: the input
 projection of every step is one matrix product, then a short loop per time step runs the
 recurrence on arrays (no recorded op per gate), keeping the gate activations for the
 backward.
