@@ -402,3 +402,85 @@ def attention_masks(T: Any, dev: str) -> dict:  # noqa: N803
     (y.sum() + (out ** 2).sum()).backward()
     return {"y": _host(y), "grad_q": _host(q.grad), "out": _host(out), "w": _host(w),
             "grad_in_proj": _host(mha.in_proj_weight.grad)}
+
+
+def _is_ours(T: Any) -> bool:  # noqa: N803
+    """Whether ``T`` is st_autodiff (whose RNN nodes are its host ones on every device;
+    PyTorch CUDA's are cuDNN's and the ``_thnn_fused`` cells', docs/backends_eager.md)."""
+    return T.__name__ == "st_autodiff"
+
+
+def _rnn_train(T: Any, model: Any, loss_fn: Callable[[], Any], inputs: list[Any],  # noqa: N803
+               steps: int) -> dict:
+    """First-step gradients of every parameter and of ``inputs``, then ``steps`` SGD steps
+    (losses and final parameters)."""
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
+    out: dict[str, np.ndarray] = {}
+    losses = []
+    for step in range(steps):
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        if step == 0:  # (copies: the host's ``.numpy()`` shares the gradients' storage)
+            for name, p in sorted(model.named_parameters()):
+                out["grad_" + name] = _host(p.grad).copy()
+            for k, t in enumerate(inputs):
+                out[f"grad_input{k}"] = _host(t.grad).copy()
+        opt.step()
+        losses.append(loss.detach())
+    out["losses"] = _host(T.stack(losses))
+    for name, p in sorted(model.named_parameters()):
+        out[name] = _host(p)
+    return out
+
+
+@case
+def rnn_layers_training(T: Any, dev: str) -> dict:  # noqa: N803
+    """Two-layer bidirectional batch-first LSTM, two-layer GRU (given ``h0``) and a tanh
+    RNN trained together on ``dev``: the fused step nodes run on the device arrays."""
+    nn = T.nn
+    model = nn.ModuleDict({
+        "lstm": _init(T, nn.LSTM(3, 4, num_layers=2, batch_first=True, bidirectional=True),
+                      seed=40),
+        "gru": _init(T, nn.GRU(3, 4, num_layers=2), seed=41),
+        "rnn": _init(T, nn.RNN(3, 4, batch_first=True), seed=42)}).to(dev)
+    x = _data(T, dev, 2, 5, 3, seed=43, grad=True)       # (batch, time, features)
+    xt = _data(T, dev, 5, 2, 3, seed=44, grad=True)      # (time, batch, features)
+    h0 = _data(T, dev, 2, 2, 4, seed=45, scale=0.5, grad=True)
+
+    def loss() -> Any:
+        out, (h, c) = model["lstm"](x)
+        g_out, g_h = model["gru"](xt, h0)
+        r_out, r_h = model["rnn"](x)
+        if _is_ours(T):  # the host's graph: the GRU's and RNN's steps end in fused nodes
+            assert h.grad_fn.name() == "StackBackward0"
+            assert g_out.grad_fn.name() == "StackBackward0"
+            assert r_out.grad_fn.name() == "TransposeBackward1"
+        return ((out ** 2).mean() + (h * c).sum() + (g_out ** 2).sum() + g_h.sum()
+                + (r_out * x[..., :1]).sum() + (r_h ** 2).sum())
+
+    return _rnn_train(T, model, loss, [x, xt, h0], 2)
+
+
+@case
+def rnn_cells_training(T: Any, dev: str) -> dict:  # noqa: N803
+    """``LSTMCell`` and ``GRUCell`` stepped over a sequence in a Python loop on ``dev``."""
+    nn = T.nn
+    model = nn.ModuleDict({"lstm": _init(T, nn.LSTMCell(3, 4), seed=46),
+                           "gru": _init(T, nn.GRUCell(4, 5), seed=47)}).to(dev)
+    xs = _data(T, dev, 4, 2, 3, seed=48, grad=True)
+    h0 = _data(T, dev, 2, 4, seed=49, scale=0.5, grad=True)
+    c0 = _data(T, dev, 2, 4, seed=50, scale=0.5, grad=True)
+
+    def loss() -> Any:
+        h, c, g = h0, c0, None
+        total = 0
+        for t in range(xs.shape[0]):
+            h, c = model["lstm"](xs[t], (h, c))
+            g = model["gru"](h, g)
+            total = total + (g ** 2).sum() + (c * h).sum()
+        if _is_ours(T):
+            assert c.grad_fn.name() == "AddBackward0" and g.grad_fn.name() == "AddBackward0"
+        return total
+
+    return _rnn_train(T, model, loss, [xs, h0, c0], 2)

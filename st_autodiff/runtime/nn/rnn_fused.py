@@ -3,7 +3,8 @@
 For float32 input without projection PyTorch runs each layer and direction of an LSTM as
 one oneDNN kernel: one node over ``(input, weight_ih, weight_hh, bias_ih, bias_hh, hx,
 cx)`` with three outputs (the sequence of hidden states, the final ``h`` and ``c``).  This
-module does the same in NumPy, which is also what makes the layer fast: the input
+module does the same on arrays (NumPy's, or a device library's through the arrays'
+namespace: the same node on ``cuda``), which is also what makes the layer fast: the input
 projection of every step is one matrix product, then a short loop per time step runs the
 recurrence on arrays (no recorded op per gate), keeping the gate activations for the
 backward.
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import shape_ops as S
+from ..device import is_device, xp_of
 from ..engine import grad
 from ..function import MultiRuleNode, node_class
 from ..grad_mode import enable_grad
@@ -35,9 +37,18 @@ from .rnn_steps import lstm_step
 __all__ = ["lstm_layer"]
 
 
+def _blocks(a: Any, axis: int, hidden: int, xp: Any) -> Any:
+    """``a``'s gate blocks along ``axis`` reordered from (i, f, g, o) to (f, i, o, g)."""
+    def cut(lo: int, hi: int) -> Any:
+        return a[(slice(None),) * (axis % a.ndim) + (slice(lo * hidden, hi * hidden),)]
+
+    return xp.concatenate([cut(1, 2), cut(0, 1), cut(3, 4), cut(2, 3)], axis=axis)
+
+
 def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: Any,
-             reverse: bool) -> tuple[Any, ...]:
-    """Outputs ``(out, h_T, c_T)`` and the cache the backward needs, all arrays."""
+             reverse: bool, xp: Any = np) -> tuple[Any, ...]:
+    """Outputs ``(out, h_T, c_T)`` and the cache the backward needs, all arrays of ``xp``
+    (NumPy, or the device library for device arrays: the same calls on either)."""
     steps, batch = x.shape[0], x.shape[1]
     hidden = w_hh.shape[1]
     dt = x.dtype
@@ -58,29 +69,38 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
     # them is exp(-x) without a negation per step.  Permuting and negating are exact, so
     # every value is bit for bit that of the plain order.
     h1, h2, h3 = hidden, 2 * hidden, 3 * hidden
-    order = np.r_[h1:h2, 0:h1, h3:4 * hidden, h2:h3]
-    flip = np.ones(4 * hidden, dt)
+    flip = xp.ones(4 * hidden, dt)
     flip[:h3] = -1
-    gi = gi[..., order] * flip
-    w_hh_t = np.ascontiguousarray(w_hh[order].T) * flip
+    if xp is np:
+        order = np.r_[h1:h2, 0:h1, h3:4 * hidden, h2:h3]
+        gi = gi[..., order] * flip
+        w_hh_p = w_hh[order]
+        b_hh_p = None if b_hh is None else b_hh[order]
+    else:  # the same permutation as block copies (no index table to copy to the device)
+        gi = _blocks(gi, -1, hidden, xp) * flip
+        w_hh_p = _blocks(w_hh, 0, hidden, xp)
+        b_hh_p = None if b_hh is None else _blocks(b_hh, 0, hidden, xp)
+    w_hh_t = xp.ascontiguousarray(w_hh_p.T) * flip
     # the bias and the 1 of ``1 + exp(-x)`` as full arrays: adding same-shaped operands
     # skips NumPy's broadcasting loop (the same additions, so the same bits)
-    b_hh = None if b_hh is None else np.tile(b_hh[order] * flip, (batch, 1))
-    acts = np.empty((steps, batch, h3), dt)           # sigmoid of f, i, o
-    cg = np.empty((steps + 1, batch, h2), dt)         # (c_(t-1), g_t); c_T last
-    tcs = np.empty((steps, batch, hidden), dt)        # tanh(c_t)
-    hs = np.empty((steps + 1, batch, hidden), dt)     # h_(-1) = h0, then h_t in run order
+    b_hh = None if b_hh_p is None else xp.tile(b_hh_p * flip, (batch, 1))
+    empty = xp.empty
+    acts = empty((steps, batch, h3), dt)           # sigmoid of f, i, o
+    cg = empty((steps + 1, batch, h2), dt)         # (c_(t-1), g_t); c_T last
+    tcs = empty((steps, batch, hidden), dt)        # tanh(c_t)
+    hs = empty((steps + 1, batch, hidden), dt)     # h_(-1) = h0, then h_t in run order
     hs[0] = h0
     cg[0, :, :h1] = c0
-    pre = np.empty((batch, 4 * hidden), dt)
+    pre = empty((batch, 4 * hidden), dt)
     pre_s, pre_g = pre[:, :h3], pre[:, h3:]
-    prod = np.empty((batch, h2), dt)
+    prod = empty((batch, h2), dt)
     fc, ig = prod[:, :h1], prod[:, h1:]
-    one = np.ones((batch, h3), dt)
+    one = xp.ones((batch, h3), dt)
     # Per-step views made in bulk.
     views = zip(acts, acts[..., :h2], acts[..., h2:], gi, hs[:-1], hs[1:], cg[:-1],
                 cg[:-1, :, h1:], cg[1:, :, :h1], tcs)
-    dot, add, mul, exp, rec, tanh = np.dot, np.add, np.multiply, np.exp, np.reciprocal, np.tanh
+    dot, add, mul, exp, rec = xp.dot, xp.add, xp.multiply, xp.exp, xp.reciprocal
+    tanh = xp.tanh
     # (``out`` passed by position: NumPy parses a keyword ``out=`` more slowly, and these
     # small arrays make each call's overhead the larger part of its time)
     with np.errstate(over="ignore"):
@@ -98,14 +118,16 @@ def _forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any, c0: An
             tanh(c_new, tc)
             mul(o, tc, h_new)
     out = hs[:0:-1] if reverse else hs[1:]
-    datas = (np.ascontiguousarray(out), hs[steps].copy(), cg[steps, :, :h1].copy())
+    datas = (xp.ascontiguousarray(out), hs[steps].copy(), cg[steps, :, :h1].copy())
     return datas, (acts, cg, tcs, hs)
 
 
 def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cache: tuple[Any, ...],
               reverse: bool, need: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``(gx, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_h0, g_c0)`` on arrays."""
+    """``(gx, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_h0, g_c0)`` on arrays (of the forward's
+    library: NumPy or the device's)."""
     acts, cg, tcs, hs = cache
+    xp = np if type(acts) is np.ndarray else xp_of(acts)
     steps, batch, hidden = tcs.shape
     four, h2 = 4 * hidden, 2 * hidden
     if reverse:
@@ -113,19 +135,19 @@ def _backward(g_out: Any, g_h: Any, g_c: Any, x: Any, w_ih: Any, w_hh: Any, cach
     f, i, o = acts[..., :hidden], acts[..., hidden:h2], acts[..., h2:]
     g, c_prev = cg[:-1, :, hidden:], cg[:-1, :, :hidden]
     # Factors met by dc (for i, f, g) and by dh (for o) in each step, for all steps at once.
-    k = np.empty((steps, batch, 4, hidden), acts.dtype)
-    np.multiply(g, i * (1 - i), out=k[:, :, 0])
-    np.multiply(c_prev, f * (1 - f), out=k[:, :, 1])
-    np.multiply(i, 1 - g * g, out=k[:, :, 2])
-    np.multiply(tcs, o * (1 - o), out=k[:, :, 3])
+    k = xp.empty((steps, batch, 4, hidden), acts.dtype)
+    xp.multiply(g, i * (1 - i), out=k[:, :, 0])
+    xp.multiply(c_prev, f * (1 - f), out=k[:, :, 1])
+    xp.multiply(i, 1 - g * g, out=k[:, :, 2])
+    xp.multiply(tcs, o * (1 - o), out=k[:, :, 3])
     through = o * (1 - tcs * tcs)                     # d c_t / d h_t path factor
-    d = np.empty_like(k)
+    d = xp.empty_like(k)
     dh = g_h.copy()
     dc = g_c.copy()
     dc3 = dc[:, None, :]
-    add, mul, dot = np.add, np.multiply, np.dot
-    tmp = np.empty_like(dh)
-    w = np.ascontiguousarray(w_hh)
+    add, mul, dot = xp.add, xp.multiply, xp.dot
+    tmp = xp.empty_like(dh)
+    w = xp.ascontiguousarray(w_hh)
     views = zip(reversed(g_out), reversed(through), reversed(k[:, :, :3]), reversed(k[:, :, 3]),
                 reversed(d), reversed(d[:, :, :3]), reversed(d[:, :, 3]), reversed(f))
     for g_t, th, k3, ko, d_t, d3, do, f_t in views:  # (``out`` by position, as above)
@@ -216,9 +238,15 @@ def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
     ``bidirectional``, ``num_layers``, ``train``), as PyTorch records the module's."""
     args = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
     arrays: list[Any] = [None if a is None else a._data for a in args]
-    if any(a is not None and type(a) is not np.ndarray for a in arrays):
-        return _unrolled(*args, reverse)  # CuPy arrays: the recorded ops run on the GPU
-    datas, cache = _forward(*arrays, reverse)  # type: ignore[call-arg]  # (as in ``_rule``)
+    kind = type(arrays[0])
+    if any(a is not None and type(a) is not kind for a in arrays) or not (
+            kind is np.ndarray or is_device(arrays[0])):
+        # host and device arrays mixed (the recorded ops raise PyTorch's error), or an
+        # array type of neither library
+        return _unrolled(*args, reverse)
+    xp = np if kind is np.ndarray else xp_of(arrays[0])
+    # (mypy lets a starred list fill every parameter, so it counts the rest as extra)
+    datas, cache = _forward(*arrays, reverse, xp)  # type: ignore[call-arg]
     if not needs_grad(args):
         return tuple(plain(d) for d in datas)
     need = tuple(a is not None and a._requires_grad for a in args)

@@ -4,18 +4,21 @@
 ``unsafe_chunk``, ``_linear`` and ``_fast``: general helpers that each look at their
 arguments again (edges, dtypes, requires-grad flags, the saving plan) for every node.  In
 the common training case every one of those answers is known before the first step: grad
-mode on, no profiler or anomaly mode, NumPy arrays of one dtype, ``W_hh`` requiring grad
+mode on, no profiler or anomaly mode, arrays of one library (NumPy, or the device
+library: the same calls through the arrays' namespace) and one dtype, ``W_hh`` requiring grad
 (so every node records), the input projection requiring grad.  ``GruSteps`` checks that
 once, then builds each step's fourteen nodes and eighteen tensors directly: the same
 classes, fields, edges, saved triples, parameters and creation order (sequence numbers) as
-``gru_step`` makes, the same NumPy expressions on the same operands for every value (so
+``gru_step`` makes, the same array expressions on the same operands for every value (so
 bit for bit the same arrays), and the step's last node the engine's fused class with its
 ``_step`` tuple.  Nothing is deferred: the graph exists, complete, when the forward
 returns, so walking it, hooks, ``retain_grad``, version checks and ``create_graph`` see
 exactly what ``gru_step`` would have left.  ``TanhSteps`` does the same for the four
-nodes of ``tanh_step`` (``nn.RNN`` with tanh).  Anything else (no bias, CuPy arrays, mixed
-dtypes, grad off, a frozen ``W_hh``, the profiler, anomaly mode) returns ``None`` from
-``GruSteps.make``/``TanhSteps.make`` and the callers take the general path.
+nodes of ``tanh_step`` (``nn.RNN`` with tanh).  Anything else (no bias, host and device
+arrays mixed, mixed dtypes, grad off, a frozen ``W_hh``, the profiler, anomaly mode)
+returns ``None`` from ``GruSteps.make``/``TanhSteps.make`` and the callers take the general
+path.  On a device the gates' sigmoid is the runtime's device kernel (``rnn_steps._sigmoid``),
+as in ``gru_step`` there.
 ``tests/runtime/test_rnn_step_build.py`` compares the two node by node.
 """
 
@@ -27,6 +30,7 @@ import numpy as np
 
 from ...ir.ops import Op
 from ..anomaly_mode import is_anomaly_enabled
+from ..device import is_device, xp_of
 from ..float_errors import OVER, quiet, restore
 from ..function import RuleNode, next_seq
 from ..grad_mode import STATE
@@ -47,7 +51,8 @@ _GRU_OUT = gru_out_class(_ADD)
 _TANH_OUT = tanh_out_class(_TANH)
 _SPLIT, _ADDMM, _T = R._UNSAFE_SPLIT, R._ADDMM, R._T
 _ORIGINAL = (record, record_multi)
-_negative, _exp, _reciprocal, _tanh = np.negative, np.exp, np.reciprocal, np.tanh
+# what the steps call for their values, per array library (NumPy's looked up once)
+_NP_FNS: tuple[Any, ...] = (np.negative, np.exp, np.reciprocal, np.tanh)
 
 
 def _node(cls: type[RuleNode], edges: tuple[Any, ...], args: tuple[Any, ...],
@@ -91,11 +96,17 @@ class _Linear:
     bias's edges and the view recipe of ``W_hh.t()``."""
 
     __slots__ = ("w", "b", "wd", "bd", "w_edge", "b_edge", "w_vc", "w_base", "w_view",
-                 "w_shape", "t_params", "mm_params")
+                 "w_shape", "t_params", "mm_params", "fns")
 
     def __init__(self, w: Tensor, b: Tensor) -> None:
         self.w, self.b = w, b
         self.wd, self.bd = w._data, b._data
+        self.fns: tuple[Any, ...]
+        if type(self.wd) is np.ndarray:
+            self.fns = _NP_FNS
+        else:  # the device library's (``_usable`` checked that the arrays are its)
+            xp = xp_of(self.wd)
+            self.fns = (None, None, None, xp.tanh)  # (the sigmoid: ``rnn_steps._sigmoid``)
         self.w_edge = edge_of(w)
         self.b_edge = edge_of(b)
         self.w_vc: Any = w._vc  # (a list: ``_usable`` checked)
@@ -132,13 +143,15 @@ class _Linear:
 
 
 def _usable(h: Tensor, w: Tensor, b: Tensor | None, gates: int) -> bool:
-    """Whether ``h`` (batch, hidden), ``w`` (gates * hidden, hidden) and ``b`` are NumPy
-    arrays of one float dtype with those shapes, ``w`` requiring grad and every version
-    counter present (no inference tensors)."""
+    """Whether ``h`` (batch, hidden), ``w`` (gates * hidden, hidden) and ``b`` are arrays of
+    one library (NumPy or the device's) and one float dtype with those shapes, ``w``
+    requiring grad and every version counter present (no inference tensors)."""
     if b is None or not w._requires_grad:
         return False
     hd, wd, bd = h._data, w._data, b._data
-    if type(hd) is not np.ndarray or type(wd) is not np.ndarray or type(bd) is not np.ndarray:
+    kind = type(hd)
+    if (type(wd) is not kind or type(bd) is not kind
+            or not (kind is np.ndarray or is_device(hd))):
         return False
     if hd.ndim != 2 or hd.dtype != wd.dtype or bd.dtype != wd.dtype or hd.dtype.kind != "f":
         return False
@@ -148,10 +161,10 @@ def _usable(h: Tensor, w: Tensor, b: Tensor | None, gates: int) -> bool:
 
 
 def _input_ok(gi: Tensor, like: Any, width: int) -> bool:
-    """Whether step input ``gi`` is a NumPy array requiring grad of ``like``'s dtype and
+    """Whether step input ``gi`` is an array requiring grad of ``like``'s type, dtype and
     batch, ``width`` columns."""
     a = gi._data
-    return (gi._requires_grad and type(a) is np.ndarray and a.dtype == like.dtype
+    return (gi._requires_grad and type(a) is type(like) and a.dtype == like.dtype
             and a.shape == (like.shape[0], width) and gi._vc is not None)
 
 
@@ -193,6 +206,8 @@ class GruSteps:
         """``h'`` after one step from ``h`` with input projection ``gi``."""
         s, s2 = self.size, 2 * self.size
         node, tensor = _node, _tensor
+        fns = self.lin.fns
+        negative, exp, reciprocal, tanh = fns
         fn = gi._grad_fn
         n1, ir, iz, i_n = self._split(gi, (fn, gi._output_nr) if fn is not None
                                       else edge_of(gi))
@@ -204,14 +219,17 @@ class GruSteps:
         # the values, as ``gru_step`` computes them (``out`` by position: NumPy parses a
         # keyword ``out=`` more slowly, which shows on arrays this small)
         pre = gh_d[:, :s2] + gi._data[:, :s2]
-        act = _negative(pre)  # ``rnn_steps._sigmoid``, inlined
-        token = quiet(OVER)
-        try:
-            _exp(act, act)
-        finally:
-            restore(token)
-        act += 1
-        _reciprocal(act, act)
+        if fns is _NP_FNS:
+            act = negative(pre)  # ``rnn_steps._sigmoid``, inlined
+            token = quiet(OVER)
+            try:
+                exp(act, act)
+            finally:
+                restore(token)
+            act += 1
+            reciprocal(act, act)
+        else:
+            act = R._sigmoid(pre)
         act_r, act_z = act[:, :s], act[:, s:]
         a1 = node(_ADD, ((n4, 0), (n1, 0)), (hr, ir), _EMPTY, None, ())
         t1 = tensor(pre[:, :s], a1)
@@ -230,7 +248,7 @@ class GruSteps:
         n_pre = i_n._data + m_d
         a3 = node(_ADD, ((n1, 2), (m1, 0)), (i_n, m), _EMPTY, None, ())
         t3 = tensor(n_pre, a3)
-        n_d = _tanh(n_pre)
+        n_d = tanh(n_pre)
         th = node(_TANH, ((a3, 0),), (t3,), _EMPTY, n_d, ())
         n = tensor(n_d, th)
         th._saved = ((None, n._vc, 0),)
@@ -279,7 +297,7 @@ class TanhSteps:
         a = _node(_ADD, ((n3, 0), (fn, gi._output_nr) if fn is not None else edge_of(gi)),
                   (pre, gi), _EMPTY, None, ())
         summed = _tensor(s_d, a)
-        out_d = _tanh(s_d)
+        out_d = self.lin.fns[3](s_d)
         last = _node(_TANH_OUT, ((a, 0),), (summed,), _EMPTY, out_d, ())
         out = _tensor(out_d, last)
         last._saved = ((None, out._vc, 0),)

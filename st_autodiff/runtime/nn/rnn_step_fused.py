@@ -6,7 +6,7 @@
 for node.  In a backward, though, those nodes always run one after the other (the engine
 runs nodes in reverse creation order, and nothing else was created between them), so the
 step's last node (the ``AddBackward0`` making ``h'``) is of a class registered in
-``engine.FUSED`` whose runner executes all fourteen at once: the same NumPy expressions
+``engine.FUSED`` whose runner executes all fourteen at once: the same array expressions
 on the same arrays as each node's own backward (``rnn_step_nodes``, ``fast_nodes``), the
 gradients leaving the step delivered in the order the nodes would deliver them, and every
 node released as it would be.  That saves the engine's bookkeeping and the per-node
@@ -27,6 +27,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..device import xp_of
 from ..engine import FUSED
 from ..function import RuleNode
 
@@ -80,11 +81,12 @@ def _usable(step: tuple[Any, ...], deps: dict[Any, Any], buffers: dict[Any, Any]
 
 def _run_linear(n3: Any, n2: Any, g: Any, send: Any) -> None:
     """``AddmmBackward0`` (``b_hh``, ``h``, ``W_hh^T``) then its ``TBackward0``, as their
-    fast backwards (``fast_nodes``) compute and deliver."""
+    backwards compute and deliver (``fast_nodes``' on the host, the shared rules' on a
+    device: the bias gradient a sum over the batch either way)."""
     bias, m1, m2 = n3._args
     (fb, nb), (f1, n1_nr), _ = n3.next_functions
     if fb is not None:
-        send(fb, nb, np.add.reduce(g, axis=0))
+        send(fb, nb, np.add.reduce(g, axis=0) if type(g) is np.ndarray else g.sum(axis=0))
     if f1 is not None:
         send(f1, n1_nr, g @ m2._data.T if n3._params["need1"] else None)
     g_wt = m1._data.T @ g
@@ -116,7 +118,7 @@ def _run_tanh(n4: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, 
     g = grads[0]
     step = n4._step
     out = n4._out
-    if (type(g) is not np.ndarray or g.shape != out.shape or g.dtype != out.dtype
+    if (type(g) is not type(out) or g.shape != out.shape or g.dtype != out.dtype
             or not n4._saved or not _usable(step, deps, buffers, _TANH_FED)):
         return False
     n3, n2, n1 = step
@@ -136,13 +138,13 @@ def _run_gru(n14: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, 
     docstring); False where they must run one by one."""
     g = grads[0]
     step = n14._step
-    if (type(g) is not np.ndarray or n14._saved is None
-            or not _usable(step, deps, buffers, _GRU_FED)):
+    if n14._saved is None or not _usable(step, deps, buffers, _GRU_FED):
         return False
     n13, n12, n11, n10, n9, n8, n7, n6, n5, n4, n3, n2, n1 = step
     s_data, z_data = n13._args[0]._data, n13._args[1]._data
-    if g.shape != s_data.shape or g.dtype != s_data.dtype:
+    if type(g) is not type(s_data) or g.shape != s_data.shape or g.dtype != s_data.dtype:
         return False
+    xp = np if type(g) is np.ndarray else xp_of(g)
     # AddBackward0 (h' = sz + n): g to both; MulBackward0 (sz = s z)
     g_s = g * z_data
     g_z = g * s_data
@@ -162,12 +164,12 @@ def _run_gru(n14: Any, grads: list[Any], keep: bool, send: Any, deps: dict[Any, 
     out = n6._out
     g_rpre = g_r * out * (1 - out)
     # UnsafeSplitBackward0 of gh; AddmmBackward0 (b_hh, h, W_hh^T); TBackward0
-    g_gh = np.concatenate([g_rpre, g_zpre, g_hn], axis=1)
+    g_gh = xp.concatenate([g_rpre, g_zpre, g_hn], axis=1)
     _run_linear(n3, n2, g_gh, send)
     # UnsafeSplitBackward0 of gi
     fi, ni = n1.next_functions[0]
     if fi is not None:
-        send(fi, ni, np.concatenate([g_rpre, g_zpre, g_npre], axis=1))
+        send(fi, ni, xp.concatenate([g_rpre, g_zpre, g_npre], axis=1))
     if not keep:
         _release(n14, step)
     return True

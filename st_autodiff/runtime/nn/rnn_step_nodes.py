@@ -5,7 +5,8 @@ arrays of a few hundred numbers the generic ``RuleNode.backward`` (saved-value c
 rule called through the shared table, a shape and dtype fit per edge) costs more than the
 arithmetic.  Each class here subclasses the runtime's own node class (same name, same saved
 values, same ``_saved_*`` attributes) and overrides only ``backward`` for the common case:
-NumPy arrays, a gradient of the inputs' shape and dtype, no ``create_graph``.  It evaluates
+arrays of one library (NumPy, or the device library through the arrays' namespace), a
+gradient of the inputs' shape and dtype, no ``create_graph``.  It evaluates
 the same expression as the shared rule (``g * out * (1 - out)`` for sigmoid ...) in the same
 order, so the gradients are bit for bit those of the generic path, which every other case
 (freed graph, in-place modified input, Tensor gradients, other shapes) still takes.
@@ -20,6 +21,7 @@ from typing import Any, cast
 import numpy as np
 
 from .. import functional as RF
+from ..device import xp_of
 from ..fast_nodes import versions_ok
 from ..function import RuleNode
 from ..grad_mode import enable_grad
@@ -29,8 +31,9 @@ __all__ = ["step_classes"]
 
 
 def _fits(g: Any, a: Any) -> bool:
-    """Whether gradient ``g`` is a NumPy array of the shape and dtype of array ``a``."""
-    return type(g) is np.ndarray and g.shape == a.shape and g.dtype == a.dtype
+    """Whether gradient ``g`` is an array of the type (NumPy's or the device library's),
+    shape and dtype of array ``a``."""
+    return type(g) is type(a) and g.shape == a.shape and g.dtype == a.dtype
 
 
 def _binary(base: type[RuleNode],
@@ -45,8 +48,9 @@ def _binary(base: type[RuleNode],
             return slow(self, grads, ops)
         x, y = self._args
         xd, yd = x._data, y._data
-        if (type(g) is not np.ndarray or g.shape != xd.shape or g.shape != yd.shape
-                or g.dtype != xd.dtype or g.dtype != yd.dtype):
+        kind = type(g)
+        if (kind is not type(xd) or kind is not type(yd) or g.shape != xd.shape
+                or g.shape != yd.shape or g.dtype != xd.dtype or g.dtype != yd.dtype):
             return slow(self, grads, ops)
         (fx, _), (fy, _) = self.next_functions
         return rule(g, xd, yd, fx is not None, fy is not None)
@@ -69,8 +73,9 @@ def _unary(base: type[RuleNode], rule: Any) -> type[RuleNode]:
         if self.next_functions[0][0] is None:
             return [None]
         x = self._args[0]._data
-        if (type(g) is not np.ndarray or g.shape != out.shape or g.shape != x.shape
-                or g.dtype != out.dtype or g.dtype != x.dtype):
+        kind = type(g)
+        if (kind is not type(out) or kind is not type(x) or g.shape != out.shape
+                or g.shape != x.shape or g.dtype != out.dtype or g.dtype != x.dtype):
             return slow(self, grads, ops)
         return [rule(g, out)]
 
@@ -113,30 +118,33 @@ def step_classes() -> dict[str, type[RuleNode]]:
 def _joined(node: Any, grads: list[Any], ops: Any,
             slow: Callable[[Any, list[Any], Any], list[Any]], join: Any) -> list[Any]:
     """The input gradient of a node that split its input into ``node._out``: the pieces'
-    NumPy gradients joined by ``join`` (a missing one is zeros, as ``fill_missing``), or the
-    rule's own backward where that fast path does not apply."""
+    gradients (arrays of the pieces' library) joined by ``join(full, xp)`` (a missing one is
+    zeros, as ``fill_missing``), or the rule's own backward where that fast path does not
+    apply."""
     pieces = node._out
     if ops.tensors or node._saved is None or pieces is None:
         return slow(node, grads, ops)
     if node.next_functions[0][0] is None:
         return [None]
     full = []
+    xp = np if type(pieces[0]) is np.ndarray else xp_of(pieces[0])
     for g, o in zip(grads, pieces, strict=True):
         if g is None:
-            g = np.zeros_like(o)
+            g = xp.zeros_like(o)
         elif not _fits(g, o):
             return slow(node, grads, ops)
         full.append(g)
-    return [join(full)]
+    return [join(full, xp)]
 
 
 def split_class(base: type[RuleNode]) -> type[RuleNode]:
     """``base`` (a split node over dim 1 of a 2-d array) with a backward that concatenates
-    NumPy gradients directly (a missing piece's gradient is zeros, as ``fill_missing``)."""
+    array gradients directly (a missing piece's gradient is zeros, as ``fill_missing``)."""
     slow = base.backward
 
     def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
-        return _joined(self, grads, ops, slow, lambda full: np.concatenate(full, axis=1))
+        return _joined(self, grads, ops, slow,
+                       lambda full, xp: xp.concatenate(full, axis=1))
 
     return cast("type[RuleNode]", type(base.__name__, (base,), {
         "__slots__": (), "backward": backward, "__module__": base.__module__,
@@ -144,13 +152,13 @@ def split_class(base: type[RuleNode]) -> type[RuleNode]:
 
 
 def unbind_class(base: type[RuleNode]) -> type[RuleNode]:
-    """``base`` (``UnbindBackward0``) with a backward that stacks NumPy gradients directly
+    """``base`` (``UnbindBackward0``) with a backward that stacks array gradients directly
     (what the rule's ``expand_dims`` and ``concatenate`` make; a missing one is zeros)."""
     slow = base.backward
 
     def backward(self: Any, grads: list[Any], ops: Any) -> list[Any]:
         return _joined(self, grads, ops, slow,
-                       lambda full: np.stack(full, axis=self._params["axis"]))
+                       lambda full, xp: xp.stack(full, axis=self._params["axis"]))
 
     return cast("type[RuleNode]", type(base.__name__, (base,), {
         "__slots__": (), "backward": backward, "__module__": base.__module__,

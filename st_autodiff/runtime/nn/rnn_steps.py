@@ -22,9 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from ...ir.kernels import sigmoid as _k_sigmoid
 from ...ir.ops import Op
 from .. import functional as RF
 from .. import shape_ops as S
+from ..device import is_device, xp_of
 from ..float_errors import OVER, quiet, restore
 from ..function import MultiRuleNode, RuleNode, next_seq, node_class, save_plan
 from ..grad_mode import STATE
@@ -80,11 +82,18 @@ def _cuts(size: int, chunks: int) -> tuple[Any, ...]:
 
 
 def _bulk(first: Tensor, *others: Tensor) -> bool:
-    """Whether the step's arrays are NumPy arrays of one dtype (else it runs op by op:
-    mixed dtypes promote, CuPy arrays stay on the GPU)."""
+    """Whether the step's arrays are arrays of one library (NumPy, or the device's) and one
+    dtype (else it runs op by op: mixed dtypes promote, host and device mixed is an
+    error there)."""
     a = first._data
-    return type(a) is np.ndarray and all(
-        type(t._data) is np.ndarray and t._data.dtype == a.dtype for t in others)
+    kind = type(a)
+    return (kind is np.ndarray or is_device(a)) and all(
+        type(t._data) is kind and t._data.dtype == a.dtype for t in others)
+
+
+def _xp(a: Any) -> Any:
+    """The namespace of array ``a`` (NumPy without asking, the common case)."""
+    return np if type(a) is np.ndarray else xp_of(a)
 
 
 def _rec(cls: type[RuleNode], data: Any, args: tuple[Any, ...]) -> Tensor:
@@ -132,7 +141,11 @@ def _recorder(*step_inputs: Tensor,
 
 
 def _sigmoid(x: Any) -> Any:
-    """``1 / (1 + exp(-x))`` in place of a fresh array (PyTorch's CPU formula)."""
+    """``1 / (1 + exp(-x))`` in place of a fresh array (PyTorch's CPU formula) for NumPy
+    arrays; on a device the runtime's own ``sigmoid`` kernel (what the op-by-op path
+    computes there, so that the bulk steps keep its bits on either side)."""
+    if type(x) is not np.ndarray:
+        return _k_sigmoid(x)
     e = np.negative(x)
     token = quiet(OVER)  # ``np.errstate(over="ignore")``, cheaper
     try:
@@ -152,7 +165,8 @@ def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
     latter with the cheaper backward of ``fast_nodes.addmm_class``); other cases go to
     ``F.linear``."""
     a, wd = x._data, w._data
-    if (b is None or type(wd) is not np.ndarray or a.ndim != 2 or wd.ndim != 2
+    if (b is None or type(wd) is not type(a) or type(b._data) is not type(a)
+            or not (type(a) is np.ndarray or is_device(a)) or a.ndim != 2 or wd.ndim != 2
             or a.dtype != wd.dtype or b._data.dtype != wd.dtype or a.shape[1] != wd.shape[1]
             or record is not _ORIGINAL[0]):
         return F.linear(x, w, b)
@@ -172,10 +186,11 @@ tanh_out_class(step_classes()["tanh"])
 
 
 def unbind0(t: Tensor) -> tuple[Any, ...]:
-    """``S.unbind(t, 0)`` (views, one ``UnbindBackward0``) whose node stacks NumPy gradients
+    """``S.unbind(t, 0)`` (views, one ``UnbindBackward0``) whose node stacks array gradients
     directly (``unbind_class``)."""
     a = t._array()
-    if type(a) is not np.ndarray or a.ndim == 0 or record_multi is not _ORIGINAL[1]:
+    if (not (type(a) is np.ndarray or is_device(a)) or a.ndim == 0
+            or record_multi is not _ORIGINAL[1]):
         return S.unbind(t, 0)
     n = a.shape[0]
     return S._pieces(t, [a[i, ...] for i in range(n)], _UNBIND, {"axis": 0},
@@ -201,7 +216,7 @@ def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor
     m_data = h_n._data * act_r
     m = _rec(c["mul"], m_data, (h_n, r))
     n_pre = i_n._data + m_data
-    n_data = np.tanh(n_pre)
+    n_data = _xp(n_pre).tanh(n_pre)
     n = _rec(c["tanh"], n_data, (_rec(c["add"], n_pre, (i_n, m)),))
     diff = h._data - n_data
     s = _rec(c["sub"], diff, (h, n))
@@ -233,9 +248,10 @@ def tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
     the cheaper nodes of ``rnn_step_nodes`` (same-shaped NumPy arrays of one dtype)."""
     pre = _linear(h, w_hh, b_hh)
     pd, gd = pre._data, gi._data
-    if (type(pd) is not np.ndarray or type(gd) is not np.ndarray or pd.dtype != gd.dtype
-            or pd.shape != gd.shape):
+    if (type(pd) is not type(gd) or not (type(pd) is np.ndarray or is_device(pd))
+            or pd.dtype != gd.dtype or pd.shape != gd.shape):
         return RF.tanh(RF.add(pre, gi))
+    tanh = _xp(pd).tanh
     c = step_classes()
     _rec = _recorder(pre, gi)
     s_data = pd + gd
@@ -243,8 +259,8 @@ def tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
     n2 = pre._grad_fn
     if (_rec is not _fast or type(n2) is not _ADDMM or not n2._params["need2"]
             or n2.next_functions[2][0] is None):
-        return _rec(c["tanh"], np.tanh(s_data), (summed,))
-    out = _fast(tanh_out_class(c["tanh"]), np.tanh(s_data), (summed,))  # speed2: fused
+        return _rec(c["tanh"], tanh(s_data), (summed,))
+    out = _fast(tanh_out_class(c["tanh"]), tanh(s_data), (summed,))  # speed2: fused
     fused: Any = out._grad_fn  # the fused class's node, which has a ``_step`` slot
     fused._step = (summed._grad_fn, n2, n2.next_functions[2][0])
     return out
@@ -279,14 +295,15 @@ def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | Non
         fc_data = act[:, size:2 * size] * c._data
         fc = _rec(mul, fc_data, (sf, c))
         si = _rec(sig, act[:, :size], (i,))
-        tg_data = np.tanh(g._data)
+        tanh = _xp(c._data).tanh
+        tg_data = tanh(g._data)
         tg = _rec(k["tanh"], tg_data, (g,))
         ig_data = act[:, :size] * tg_data
         ig = _rec(mul, ig_data, (si, tg))
         c_data = fc_data + ig_data
         c_new = _rec(k["add"], c_data, (fc, ig))
         so = _rec(sig, act[:, 3 * size:], (o,))
-        tc_data = np.tanh(c_data)
+        tc_data = tanh(c_data)
         tc = _rec(k["tanh"], tc_data, (c_new,))
         h_new = _rec(mul, act[:, 3 * size:] * tc_data, (so, tc))
     if w_hr is not None:
