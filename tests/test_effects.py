@@ -218,6 +218,40 @@ def test_warnings_are_raised_at_run_time():
     check_grads(warning_loss, (np.abs(X),))
 
 
+def filter_in_try_loss(x):
+    # sklearn's check_array: a warnings filter set inside the try of its caller
+    with warnings.catch_warnings():
+        try:
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            warnings.filterwarnings("ignore", message="never", category=UserWarning)
+            y = np.tanh(x) * 2.0
+        except (np.exceptions.VisibleDeprecationWarning, ValueError):
+            y = x
+    return np.sum(y * x)
+
+
+def bad_filter_in_try_loss(x):
+    try:
+        warnings.simplefilter("sometimes")  # invalid: raises AssertionError when it runs
+        y = x * 2.0
+    except AssertionError:
+        y = x
+    return np.sum(y)
+
+
+def test_warning_filters_inside_try_cannot_raise():
+    """A filter call with valid constant arguments raises nothing, so a ``try`` around
+    it compiles; one with invalid arguments would raise when it runs: still refused."""
+    check_grads(filter_in_try_loss, (X,))
+    before = list(warnings.filters)
+    np.testing.assert_allclose(st.grad(filter_in_try_loss)(X),
+                               np.tanh(X) * 2.0 + 2.0 * X / np.cosh(X) ** 2)
+    assert warnings.filters == before  # the compile-time check left the filters alone
+    with pytest.raises(st.StAutodiffError) as info:
+        st.grad(bad_filter_in_try_loss)(X)
+    assert info.value.loc is not None and "simplefilter" in str(info.value)
+
+
 logger = logging.getLogger("st_autodiff.tests.effects")
 
 

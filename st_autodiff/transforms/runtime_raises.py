@@ -111,6 +111,9 @@ def _node_classes(n: Node) -> tuple[type, ...]:
     if n.op is Op.OPAQUE_CALL and params.get("block") in ("enter", "exit") and any(
             params.get("fn") is f for f in _QUIET_BLOCKS):
         return ()
+    if n.op is Op.OPAQUE_CALL and any(params.get("fn") is f for f in _FILTER_CALLS) and (
+            _filter_call_is_valid(n, params)):
+        return ()
     if n.op is Op.CALL or "call" in n.op.value or "effect" in n.op.value:
         return (BaseException,)
     out: set[type] = set(_tier(n))
@@ -132,6 +135,28 @@ def _node_classes(n: Node) -> tuple[type, ...]:
             if BaseException in out:
                 return (BaseException,)
     return tuple(out)
+
+
+#: ``warnings`` calls that raise only on invalid arguments (sklearn's ``check_array`` sets
+#: ``simplefilter("error", ComplexWarning)`` inside the ``try`` of its callers)
+_FILTER_CALLS = (warnings.simplefilter, warnings.filterwarnings, warnings.resetwarnings)
+
+
+def _filter_call_is_valid(n: Node, params: dict[str, Any]) -> bool:
+    """Whether a ``warnings`` filter call with constant arguments accepts them: it is run
+    once here, inside ``catch_warnings`` (so the process's filters are left as they were),
+    and what it does with these arguments is what it does when the generated code runs."""
+    if not all(i.op is Op.CONST for i in n.inputs):
+        return False
+    values = [i.param("value") for i in n.inputs]
+    names = tuple(params.get("keywords") or ())
+    split = len(values) - len(names)
+    try:
+        with warnings.catch_warnings():
+            params["fn"](*values[:split], **dict(zip(names, values[split:])))
+    except Exception:  # noqa: BLE001  (the call would raise it at run time: keep BaseException)
+        return False
+    return True
 
 
 def _tier(n: Node) -> tuple[type, ...]:
