@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .device import SEEN
 from .device_ops import tensor_ops_for
 from .float_errors import ALL, quiet, restore
 from .function import AccumulateGrad, Node
@@ -166,8 +167,9 @@ class _Task:
 
     def __init__(self, keep: bool, create_graph: bool, ops: Any) -> None:
         self.keep = keep
-        self.ops = ops
+        self.ops = ops  # the rules' namespace: the root's, then the running node's
         self.tensors = create_graph
+        self.by_type: dict[type, Any] = {}  # ``_node_ops``: namespace per gradient array type
         self.buffers: dict[Node, list[Any]] = {}
         self.deps: dict[Node, int] = {}
         self.heap: list[Any] = []
@@ -290,6 +292,11 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
     # speed2: fused steps only where nothing could tell them apart (no profiler, anomaly
     # mode, ``inputs``, ``create_graph``); each runner checks its nodes' hooks and saves
     fused_get = FUSED.get if plain_leaves and not task.tensors and FUSED else None
+    # a graph may cross devices (``.cuda()``, ``.cpu()`` inside it) once device arrays exist:
+    # then each node's rule runs in the namespace of its own gradient, not the root's
+    per_node = SEEN[0]
+    tensors = task.tensors
+    kind: Any = None  # the type of the arrays the current ``ops`` was chosen for
 
     def send(fn: Node, nr: int, g: Any) -> None:
         """One edge's delivery, as the loop below makes it."""
@@ -317,6 +324,10 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
         else:
             break
         grads = buffers.pop(node, None) or [None] * node._nout
+        if per_node:
+            g0 = grads[0]
+            if g0 is None or type(g0._data if tensors else g0) is not kind:
+                ops, kind = _node_ops(task, grads)
         hooks = node._hooks
         if hooks is None:
             if type(node) is AccumulateGrad:
@@ -375,6 +386,26 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
                 nxt = ready
             else:
                 push(heap, (-ready._seq, next(tick), ready))
+
+
+def _node_ops(task: _Task, grads: list[Any]) -> tuple[Any, Any]:
+    """The rules' namespace for a node whose output gradients are ``grads``: the one of
+    their device (a node's gradient lives where its output does, as in PyTorch), so the
+    constants a rule makes from shapes (an ``eye``, index grids, zeros) join its other
+    operands there.  Also becomes ``task.ops`` for the node's hooks and ``retain_grad``.
+    Returns the namespace and the array type it stands for (None: keep asking)."""
+    for g in grads:
+        if g is not None:
+            break
+    else:
+        return task.ops, None
+    data = g._data if isinstance(g, Tensor) else g
+    key = type(data)
+    ops = task.by_type.get(key)
+    if ops is None:
+        ops = task.by_type[key] = tensor_ops_for(data) if task.tensors else array_ops_for(data)
+    task.ops = ops
+    return ops, (key if g is grads[0] else None)
 
 
 def _wrap(task: _Task, g: Any) -> Any:
