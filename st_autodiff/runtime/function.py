@@ -186,7 +186,21 @@ def fit(ops: Any, g: Any, like: Any) -> Any:
     dt = like.dtype
     if dt is not None and g.dtype != dt:
         g = ops.astype(g, dtype=ops.dtype_name(like))
+    if not shape and type(g) is not np.ndarray:
+        g = _to_host_scalar(g, like)
     return g
+
+
+def _to_host_scalar(g: Any, like: Any) -> Any:
+    """A 0-d host operand of a device op (PyTorch lets one join as a scalar) gets its
+    gradient on the host, where PyTorch's engine moves a 0-d gradient too."""
+    from .device import is_device
+
+    data = g._data if isinstance(g, TensorBase) else g
+    ldata = like._data if isinstance(like, TensorBase) else like
+    if isinstance(ldata, Meta) or not is_device(data) or is_device(ldata):
+        return g
+    return g.cpu() if isinstance(g, TensorBase) else data.get()  # type: ignore[attr-defined]
 
 
 _add_reduce: Any = np.add.reduce  # what ``ndarray.sum`` calls: the same sums, bit for bit

@@ -1,0 +1,108 @@
+"""Issue 15: device fixes found by the survey and by probing, on the CPU device stand-in.
+
+Each case runs on the host and on the stand-in (which refuses every silent host
+conversion and counts each explicit one) and must agree in values, gradients and the
+device of every result, with no synchronisation the host code does not need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import st_autodiff as torch
+from st_autodiff.runtime import device, device_standin
+
+
+@pytest.fixture
+def standin() -> Iterator[None]:
+    old = device.standin_active()
+    device.use_standin(True)
+    yield
+    device.use_standin(old)
+
+
+def _syncs() -> int:
+    return sum(device_standin.SYNCS.values())
+
+
+def _flat(value: Any) -> list[Any]:
+    if isinstance(value, tuple):
+        return [v for item in value for v in _flat(item)]
+    return [value]
+
+
+def _run(fn: Callable[..., Any], arrays: list[np.ndarray], dev: str) -> tuple[list[Any], list[Any]]:
+    """``fn``'s results and the gradients of the sum of its float results."""
+    inputs = [torch.tensor(a, device=dev, requires_grad=True) for a in arrays]
+    before = _syncs()
+    outs = _flat(fn(*inputs))
+    assert _syncs() == before, f"{fn.__name__} synchronised on {dev}"
+    assert all(o.device.type == dev for o in outs), [str(o.device) for o in outs]
+    loss = sum((o * o).sum() for o in outs if o.requires_grad)
+    grads = list(torch.autograd.grad(loss, inputs, allow_unused=True)) if outs[0].requires_grad \
+        else []
+    return [o.detach().cpu().numpy() for o in outs], grads
+
+
+_RNG = np.random.default_rng(15)
+_A = _RNG.standard_normal((3, 4))
+_B = _RNG.standard_normal((4, 2))
+_SQ = _RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+_V = _RNG.standard_normal(4)
+
+
+def _lu_round_trip(a: Any) -> Any:
+    lu, piv = torch.linalg.lu_factor(a)
+    return lu, piv, torch.linalg.lu_solve(lu, piv, a[..., :2] + 1.0)
+
+
+CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
+    "vander": (lambda v: torch.vander(v, 3), [_V]),
+    "vander_empty": (lambda v: torch.vander(v.detach(), 0), [_V]),
+    "lstsq": (lambda a, b: torch.linalg.lstsq(a.T, b), [_A, _B]),
+    "lu_factor_solve": (_lu_round_trip, [_SQ]),
+    "matrix_power_0": (lambda a: torch.linalg.matrix_power(a, 0) + a, [_SQ]),
+    "qr_r": (lambda a: torch.linalg.qr(a, mode="r"), [_A]),
+    "solve_triangular": (lambda a, b: torch.linalg.solve_triangular(
+        a, b[:3], upper=True, unitriangular=True), [_SQ[0], _B]),
+    "rfft": (lambda a: torch.fft.rfft(a).abs(), [_A]),
+    "fft_round_trip": (lambda a: torch.fft.ifft(torch.fft.fft(a * 2)).real, [_A]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_runs_on_the_device_as_on_the_host(name: str, standin: None) -> None:
+    fn, arrays = CASES[name]
+    host_out, host_grads = _run(fn, arrays, "cpu")
+    dev_out, dev_grads = _run(fn, arrays, "cuda")
+    for h, d in zip(host_out, dev_out, strict=True):
+        np.testing.assert_allclose(d, h, rtol=1e-10, atol=1e-12, err_msg=name)
+    for h, d in zip(host_grads, dev_grads, strict=True):
+        assert (h is None) == (d is None)
+        if h is not None:
+            assert d.device.type == "cuda"
+            np.testing.assert_allclose(d.cpu().numpy(), h.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_host_scalar_parameter_of_a_device_op_gets_a_host_gradient(standin: None) -> None:
+    """A 0-d host tensor may join a device op as a scalar (PyTorch allows it); its gradient
+    comes back to the host, where PyTorch's engine moves a 0-d gradient too, also under
+    ``create_graph``."""
+    x0 = _RNG.standard_normal(5)
+    results = {}
+    for dev in ("cpu", "cuda"):
+        s = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+        x = torch.tensor(x0, device=dev)
+        g, = torch.autograd.grad((s * x).exp().sum(), s, create_graph=True)
+        h, = torch.autograd.grad(g, s)
+        (s * x + s).pow(2).sum().backward()
+        assert g.device.type == h.device.type == s.grad.device.type == "cpu"
+        results[dev] = (g.item(), h.item(), s.grad.item())
+    np.testing.assert_allclose(results["cuda"], results["cpu"], rtol=1e-12)
+    expected = (np.sum(x0 * np.exp(0.7 * x0)), np.sum(x0**2 * np.exp(0.7 * x0)),
+                np.sum(2 * (0.7 * x0 + 0.7) * (x0 + 1)))
+    np.testing.assert_allclose(results["cpu"], expected, rtol=1e-12)
