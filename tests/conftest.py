@@ -62,10 +62,21 @@ if _SURVEY == "standin-lenient":
             frame = frame.f_back  # type: ignore[assignment]
         return False
 
+    # test id -> how many host tensors it read: a result on the host that was meant to be
+    # on the device would pass the test unseen, so the summary lists these reads
+    _HOST_READS: dict[str, int] = {}
+    _CURRENT = [""]
+
     def _lenient_numpy(self: Tensor, *, force: bool = False) -> object:
-        if not force and not self._requires_grad and self.is_cuda and _called_from_a_test():
-            return self._host()
+        if not force and not self._requires_grad and _called_from_a_test():
+            if self.is_cuda:
+                return self._host()
+            _HOST_READS[_CURRENT[0]] = _HOST_READS.get(_CURRENT[0], 0) + 1
         return _strict_numpy(self, force=force)
+
+    @pytest.fixture(autouse=True)
+    def _note_the_test(request: pytest.FixtureRequest) -> None:
+        _CURRENT[0] = request.node.nodeid
 
     Tensor.numpy = _lenient_numpy  # type: ignore[method-assign,assignment]
 
@@ -132,3 +143,8 @@ if _SURVEY in ("standin", "standin-lenient"):
             + ", ".join(f"{v} {k}" for k, v in _COUNTS.items()))
         for nodeid in _RUNTIME_FAILURES:
             terminalreporter.write_line(f"  runtime failure: {nodeid}")  # type: ignore
+        if _SURVEY == "standin-lenient":  # (a result on the host where cuda was meant?)
+            for nodeid, n in _HOST_READS.items():
+                terminalreporter.write_line(  # type: ignore[attr-defined]
+                    f"  reads {n} host tensor(s): {nodeid}")
+
