@@ -106,3 +106,36 @@ def test_host_scalar_parameter_of_a_device_op_gets_a_host_gradient(standin: None
     expected = (np.sum(x0 * np.exp(0.7 * x0)), np.sum(x0**2 * np.exp(0.7 * x0)),
                 np.sum(2 * (0.7 * x0 + 0.7) * (x0 + 1)))
     np.testing.assert_allclose(results["cpu"], expected, rtol=1e-12)
+
+
+_IDX = np.array([[0, 1], [2, 2], [3, 0]])
+_ROWS = np.array([0, 2, 2, 1])
+
+SECOND_ORDER: dict[str, Callable[[Any, Any], Any]] = {
+    "gather": lambda a, i: torch.gather(a * a, 1, i),
+    "scatter_add": lambda a, i: torch.zeros(3, 5, dtype=a.dtype, device=a.device).scatter_add(
+        1, i, (a * a)[:, :2]),
+    "scatter": lambda a, i: (a * 2).scatter(1, i, (a * a)[:, 2:]),
+    "scatter_reduce": lambda a, i: (a * 2).scatter_reduce(1, i, (a * a)[:, 1:3], "amax"),
+    "embedding": lambda a, i: torch.nn.functional.embedding(
+        i.reshape(-1)[:4] % 3, a * a, padding_idx=2, scale_grad_by_freq=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_index_rules_read_nothing_on_the_host(name: str, standin: None) -> None:
+    """Under ``create_graph`` the gather/scatter/embedding rules re-use the index their
+    forward checked: no second read of it on the host (PyTorch's backward reads none)."""
+    fn = SECOND_ORDER[name]
+    a0 = _RNG.standard_normal((3, 4))
+    results = []
+    for dev in ("cpu", "cuda"):
+        a = torch.tensor(a0, device=dev, requires_grad=True)
+        out = fn(a, torch.tensor(_IDX, device=dev))
+        before = _syncs()
+        g, = torch.autograd.grad((out * out).sum(), a, create_graph=True)
+        h, = torch.autograd.grad((g * g.sin()).sum(), a)
+        assert _syncs() == before and h.device.type == dev
+        results.append((g.detach().cpu().numpy(), h.cpu().numpy()))
+    for d, c in zip(results[1], results[0], strict=True):
+        np.testing.assert_allclose(d, c, rtol=1e-10, atol=1e-12)
