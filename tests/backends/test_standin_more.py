@@ -139,3 +139,30 @@ def test_second_order_index_rules_read_nothing_on_the_host(name: str, standin: N
         results.append((g.detach().cpu().numpy(), h.cpu().numpy()))
     for d, c in zip(results[1], results[0], strict=True):
         np.testing.assert_allclose(d, c, rtol=1e-10, atol=1e-12)
+
+
+def test_factories_place_where_pytorch_places(standin: None) -> None:
+    """``tril_indices``/``triu_indices`` honour ``device``; ``torch.tensor`` of a device
+    tensor copies it on the device (no trip through the host), as PyTorch's does."""
+    import warnings
+
+    low = torch.tril_indices(3, 4, -1, device="cuda")
+    up = torch.triu_indices(3, 4, 1, dtype=torch.int32, device="cuda")
+    assert low.device.type == up.device.type == "cuda" and up.dtype == torch.int32
+    np.testing.assert_array_equal(low.cpu().numpy(), np.array(np.tril_indices(3, -1, 4)))
+    np.testing.assert_array_equal(up.cpu().numpy(), np.array(np.triu_indices(3, 1, 4)))
+    x = torch.tensor([1.5, -2.0], device="cuda")
+    before = _syncs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (PyTorch's copy-construct advice)
+        copies = [torch.tensor(x), torch.tensor(x, dtype=torch.float64), torch.as_tensor(
+            x, dtype=torch.int64), torch.tensor(x[0], requires_grad=True)]
+    assert _syncs() == before
+    assert all(c.device.type == "cuda" for c in copies) and copies[3].requires_grad
+    assert copies[1].dtype == torch.float64 and copies[2].tolist() == [1, -2]
+    copies[0][0] = 7.0  # a copy: the source is untouched
+    assert x.tolist() == [1.5, -2.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert torch.tensor(x, device="cpu").device.type == "cpu"
+        assert torch.tensor(x.cpu()).device.type == "cpu"
