@@ -166,3 +166,12 @@ def test_factories_place_where_pytorch_places(standin: None) -> None:
         warnings.simplefilter("ignore", UserWarning)
         assert torch.tensor(x, device="cpu").device.type == "cpu"
         assert torch.tensor(x.cpu()).device.type == "cpu"
+
+
+def test_index_select_refuses_an_index_on_another_device(standin: None) -> None:
+    """PyTorch's words, not a TypeError from inside the device library."""
+    x = torch.ones(4, 3, device="cuda")
+    for data, index in ((x, torch.tensor([0, 2])), (x.cpu(), torch.tensor([0, 2], device="cuda"))):
+        with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+            data.index_select(0, index)
+    assert x.index_select(0, torch.tensor([0, 2], device="cuda")).device.type == "cuda"
