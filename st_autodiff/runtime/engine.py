@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .device import SEEN
+from .device import SEEN, is_device
 from .device_ops import tensor_ops_for
 from .float_errors import ALL, quiet, restore
 from .function import AccumulateGrad, Node
@@ -326,6 +326,9 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
         grads = buffers.pop(node, None) or [None] * node._nout
         if per_node:
             g0 = grads[0]
+            if type(node) is AccumulateGrad and g0 is not None:
+                grads = _leaf_device(task, node, grads)
+                g0 = grads[0]
             if g0 is None or type(g0._data if tensors else g0) is not kind:
                 ops, kind = _node_ops(task, grads)
         hooks = node._hooks
@@ -406,6 +409,17 @@ def _node_ops(task: _Task, grads: list[Any]) -> tuple[Any, Any]:
         ops = task.by_type[key] = tensor_ops_for(data) if task.tensors else array_ops_for(data)
     task.ops = ops
     return ops, (key if g is grads[0] else None)
+
+
+def _leaf_device(task: _Task, node: AccumulateGrad, grads: list[Any]) -> list[Any]:
+    """A host leaf's 0-d gradient that arrives from the device (the leaf joined a device op
+    as a scalar) moves to the host, as PyTorch's engine moves a 0-d gradient to its input's
+    device: ``.grad`` and ``autograd.grad`` answer on the leaf's device."""
+    g = grads[0]
+    data = g._data if isinstance(g, Tensor) else g
+    if getattr(data, "ndim", 1) or not is_device(data) or is_device(node.variable._data):
+        return grads
+    return [g.cpu() if isinstance(g, Tensor) else data.get()]
 
 
 def _wrap(task: _Task, g: Any) -> Any:

@@ -92,7 +92,11 @@ def test_host_scalar_parameter_of_a_device_op_gets_a_host_gradient(standin: None
     """A 0-d host tensor may join a device op as a scalar (PyTorch allows it); its gradient
     comes back to the host, where PyTorch's engine moves a 0-d gradient too, also under
     ``create_graph``."""
-    x0 = _RNG.standard_normal(5)
+    for x0 in (_RNG.standard_normal(5), np.array(-0.3)):  # (a 0-d device operand too)
+        _host_scalar_case(x0)
+
+
+def _host_scalar_case(x0: np.ndarray) -> None:
     results = {}
     for dev in ("cpu", "cuda"):
         s = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
