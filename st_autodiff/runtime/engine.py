@@ -14,6 +14,13 @@ node runs, then ``register_hook`` hooks see inputs and outputs.  Without
 mode is off; with it the values are Tensors and every op is recorded.  A node's saved
 values are released after it ran unless the graph is retained.
 
+Rules get an ``ops`` namespace: raw arrays (``array_ops_for``) or recording Tensors
+(``tensor_ops_for``, with ``create_graph``), each for one device.  A graph may cross devices
+(``.cuda()``, ``.cpu()`` inside it), so once this process has met a device array
+(``device.SEEN``) each node's rule runs in the namespace of its own gradient, which lives
+where the node's output does: the constants a rule makes from shapes join their operands
+there.  A host-only program never pays for that choice.
+
 ``inputs`` (``backward(inputs=...)`` and ``autograd.grad``) restricts the run to nodes
 that lead to those tensors; ``autograd.grad`` captures their gradients instead of
 accumulating them into ``.grad``.
