@@ -179,3 +179,24 @@ def test_index_select_refuses_an_index_on_another_device(standin: None) -> None:
         with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
             data.index_select(0, index)
     assert x.index_select(0, torch.tensor([0, 2], device="cuda")).device.type == "cuda"
+
+
+def test_distribution_constants_live_on_the_parameters_device(standin: None) -> None:
+    """``enumerate_support`` (and the ``Binomial`` entropy built on it) and the undefined
+    moments (``Cauchy``'s nan mean and inf variance, ``Categorical``'s nan ones) are made
+    on the parameters' device, as PyTorch makes them."""
+    D = torch.distributions
+    p0, s0 = np.array([0.2, 0.5, 0.9]), np.array([0.5, 1.5, 2.0])
+    answers = {}
+    for dev in ("cpu", "cuda"):
+        p = torch.tensor(p0, device=dev, requires_grad=True)
+        s = torch.tensor(s0, device=dev)
+        values = [D.Bernoulli(p).enumerate_support(), D.Categorical(probs=p).enumerate_support(),
+                  D.Binomial(4, p).enumerate_support(), D.Binomial(4, p).entropy(),
+                  D.Cauchy(s, s).mean, D.Cauchy(s, s).variance,
+                  D.Categorical(probs=p).mean, D.Categorical(probs=p).variance]
+        assert all(v.device.type == dev for v in values), [str(v.device) for v in values]
+        g, = torch.autograd.grad(values[3].sum(), p)
+        answers[dev] = [v.detach().cpu().numpy() for v in values] + [g.cpu().numpy()]
+    for d, h in zip(answers["cuda"], answers["cpu"], strict=True):
+        np.testing.assert_allclose(d, h, rtol=1e-12)
