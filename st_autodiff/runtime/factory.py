@@ -254,7 +254,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, **kwargs: Any) -> Tensor:
-    lin = linspace(start, end, steps, dtype=dtypes.float64)
+    lin = linspace(start, end, steps, dtype=dtypes.float64, device="cpu")  # (placed below)
     d = _dt(kwargs.get("dtype"))
     return _finish(np.power(base, lin._array()), d, kwargs.get("device"),
                    kwargs.get("requires_grad", False))

@@ -147,7 +147,8 @@ def test_second_order_index_rules_read_nothing_on_the_host(name: str, standin: N
 
 def test_factories_place_where_pytorch_places(standin: None) -> None:
     """``tril_indices``/``triu_indices`` honour ``device``; ``torch.tensor`` of a device
-    tensor copies it on the device (no trip through the host), as PyTorch's does."""
+    tensor copies it on the device (no trip through the host), as PyTorch's does;
+    ``logspace(device="cpu")`` stays on the host under a ``cuda`` default device."""
     import warnings
 
     low = torch.tril_indices(3, 4, -1, device="cuda")
@@ -170,6 +171,13 @@ def test_factories_place_where_pytorch_places(standin: None) -> None:
         warnings.simplefilter("ignore", UserWarning)
         assert torch.tensor(x, device="cpu").device.type == "cpu"
         assert torch.tensor(x.cpu()).device.type == "cpu"
+    torch.set_default_device("cuda")
+    try:  # an explicit ``device`` wins over the default one
+        spaced = [torch.logspace(0, 1, 3, device="cpu"), torch.logspace(0, 1, 3)]
+        assert [t.device.type for t in spaced] == ["cpu", "cuda"]
+    finally:
+        torch.set_default_device(None)
+    np.testing.assert_allclose(spaced[1].cpu().numpy(), np.logspace(0, 1, 3), rtol=1e-6)
 
 
 def test_index_select_refuses_an_index_on_another_device(standin: None) -> None:
