@@ -163,3 +163,26 @@ def test_second_derivative_matches_central_differences(standin: None) -> None:
         fd[i] = (f(torch.tensor(hi, requires_grad=True)).item()
                  - f(torch.tensor(lo, requires_grad=True)).item()) / (2 * eps)
     np.testing.assert_allclose(_host(grad), fd, rtol=1e-6, atol=1e-7)
+
+
+def test_functional_hessian_and_gradgradcheck_across_devices(standin: None) -> None:
+    """``autograd.functional.hessian``/``hvp`` and ``gradgradcheck`` of a function that
+    moves its input to the device and its result back agree with the host-only function."""
+    AF = torch.autograd.functional
+
+    def moved(a: Any) -> Any:
+        b = a.cuda()
+        sorted_cubes = torch.sort(b.sin(), 1)[0].pow(3).sum().cpu()
+        return torch.diagonal(b @ b).cpu().exp().sum() + sorted_cubes
+
+    def host(a: Any) -> Any:
+        return torch.diagonal(a @ a).exp().sum() + torch.sort(a.sin(), 1)[0].pow(3).sum()
+
+    torch.manual_seed(8)
+    a = torch.randn(3, 3, dtype=torch.float64)
+    v = torch.randn(3, 3, dtype=torch.float64)
+    np.testing.assert_allclose(_host(AF.hessian(moved, a)), _host(AF.hessian(host, a)),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(_host(AF.hvp(moved, a, v)[1]), _host(AF.hvp(host, a, v)[1]),
+                               rtol=1e-10, atol=1e-12)
+    assert torch.autograd.gradgradcheck(moved, (a.clone().requires_grad_(),))
