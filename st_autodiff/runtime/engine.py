@@ -334,7 +334,7 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
         if per_node:
             g0 = grads[0]
             if type(node) is AccumulateGrad and g0 is not None:
-                grads = _leaf_device(task, node, grads)
+                grads = _leaf_device(node, grads)
                 g0 = grads[0]
             if g0 is None or type(g0._data if tensors else g0) is not kind:
                 ops, kind = _node_ops(task, grads)
@@ -418,7 +418,7 @@ def _node_ops(task: _Task, grads: list[Any]) -> tuple[Any, Any]:
     return ops, (key if g is grads[0] else None)
 
 
-def _leaf_device(task: _Task, node: AccumulateGrad, grads: list[Any]) -> list[Any]:
+def _leaf_device(node: AccumulateGrad, grads: list[Any]) -> list[Any]:
     """A host leaf's 0-d gradient that arrives from the device (the leaf joined a device op
     as a scalar) moves to the host, as PyTorch's engine moves a 0-d gradient to its input's
     device: ``.grad`` and ``autograd.grad`` answer on the leaf's device."""
