@@ -50,8 +50,8 @@ def _join(re: Any, im: Any) -> Any:
 
 
 def _split(z: Any) -> tuple[Any, Any]:
-    if type_module(z).startswith("cupy"):
-        return z.real.copy(), z.imag.copy()
+    if type_module(z).startswith("cupy") or hasattr(type(z), "__cupyx_scipy__"):
+        return z.real.copy(), z.imag.copy()  # (CuPy, or the runtime's CuPy double)
     return np.ascontiguousarray(z.real), np.ascontiguousarray(z.imag)
 
 

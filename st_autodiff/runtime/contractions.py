@@ -262,8 +262,8 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     if n < 0:
         raise RuntimeError("N must be non-negative.")
     if n == 0:
-        return plain(np.zeros((x.shape[0], 0), x._data.dtype))
-    first = ones(x.shape[0], 1, dtype=x.dtype)
+        return plain(D.zeros((x.shape[0], 0), x._data.dtype, like=x._data))
+    first = ones(x.shape[0], 1, dtype=x.dtype, device=x.device)  # (on x's device)
     if n == 1:
         out = first
     else:

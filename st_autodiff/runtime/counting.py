@@ -211,25 +211,30 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return plain(D.asarray(D.xp_of(a).count_nonzero(a, axis=axes)).astype(np.int64))
 
 
-def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype: Any) -> Tensor:
+def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype: Any,
+                 device: Any) -> Tensor:
+    """Computed from the shape alone on the host, then placed as every factory places
+    (``device``, else the default device)."""
+    from .factory import _finish  # noqa: PLC0415
+
     mask = np.triu(np.ones((row, col), bool), offset) if upper else \
         np.tril(np.ones((row, col), bool), offset)
     r, c = np.nonzero(mask)
-    np_dt = dtypes.to_dtype(dtype).np if dtype is not None else np.int64
-    return plain(np.stack([r, c]).astype(np_dt))
+    dt = dtypes.to_dtype(dtype) if dtype is not None else None
+    return _finish(np.stack([r, c]).astype(np.int64), dt, device, False)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     """The ``(2, N)`` row and column indices of the upper triangle of a ``row x col``
     matrix, row by row."""
-    return _tri_indices(row, col, offset, True, dtype)
+    return _tri_indices(row, col, offset, True, dtype, device)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     """The ``(2, N)`` row and column indices of the lower triangle, row by row."""
-    return _tri_indices(row, col, offset, False, dtype)
+    return _tri_indices(row, col, offset, False, dtype, device)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:

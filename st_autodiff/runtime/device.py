@@ -17,11 +17,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["add_at", "asarray", "ascontiguous", "copy", "cuda_available", "cuda_namespace",
-           "is_device", "same_device", "sparse_grids", "standin_active", "to_device", "to_host",
-           "use_standin", "xp_of", "zeros"]
+__all__ = ["SEEN", "add_at", "asarray", "ascontiguous", "copy", "cuda_available",
+           "cuda_namespace", "is_device", "same_device", "sparse_grids", "standin_active",
+           "to_device", "to_host", "use_standin", "xp_of", "zeros"]
 
 _STATE = {"standin": os.environ.get("ST_AUTODIFF_CUDA", "").lower() == "standin"}
+
+# ``SEEN[0]`` turns True the first time this process meets a device array (``is_device``
+# answered yes).  Until then no graph can cross devices, so the backward engine skips its
+# per-node choice of the device (a host-only program never pays for it).
+SEEN = [False]
 
 
 def use_standin(on: bool = True) -> None:
@@ -45,6 +50,7 @@ def cuda_available() -> bool:
 
 def cuda_namespace() -> Any:
     """The array library behind ``cuda`` tensors (PyTorch's error when there is none)."""
+    SEEN[0] = True
     if _STATE["standin"]:
         from .device_standin import xp
 
@@ -61,7 +67,10 @@ def is_device(data: Any) -> bool:
     if isinstance(data, (np.ndarray, np.generic)):
         return False
     mod = type(data).__module__
-    return mod.startswith("cupy") or mod.endswith("device_standin")
+    if mod.startswith("cupy") or mod.endswith("device_standin"):
+        SEEN[0] = True
+        return True
+    return False
 
 
 def xp_of(*datas: Any) -> Any:

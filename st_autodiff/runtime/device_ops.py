@@ -5,9 +5,10 @@ operands live.  A rule also makes values from shapes alone (an ``eye`` to place 
 ``arange`` index grids through ``ops.const``, zeros for a missing gradient): with no
 device operand those came out on the host, and the next op of the rule then mixed a host
 array into device arithmetic (or saved a host index that a later backward fed to a device
-kernel).  ``DeviceTensorOps`` is ``TENSOR_OPS`` with such values made on the device of the
-graph; the engine picks it from the root gradient's device (``tensor_ops_for``).  Host
-graphs keep ``TENSOR_OPS`` itself, untouched.
+kernel).  ``DeviceTensorOps`` is ``TENSOR_OPS`` with such values made on one device; the
+engine picks, for each node, the namespace of that node's gradient (``tensor_ops_for``), so
+a graph that crosses devices gets each rule's constants on the rule's own device.  Host
+nodes keep ``TENSOR_OPS`` itself, untouched.
 """
 
 from __future__ import annotations

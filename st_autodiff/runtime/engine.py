@@ -14,6 +14,13 @@ node runs, then ``register_hook`` hooks see inputs and outputs.  Without
 mode is off; with it the values are Tensors and every op is recorded.  A node's saved
 values are released after it ran unless the graph is retained.
 
+Rules get an ``ops`` namespace: raw arrays (``array_ops_for``) or recording Tensors
+(``tensor_ops_for``, with ``create_graph``), each for one device.  A graph may cross devices
+(``.cuda()``, ``.cpu()`` inside it), so once this process has met a device array
+(``device.SEEN``) each node's rule runs in the namespace of its own gradient, which lives
+where the node's output does: the constants a rule makes from shapes join their operands
+there.  A host-only program never pays for that choice.
+
 ``inputs`` (``backward(inputs=...)`` and ``autograd.grad``) restricts the run to nodes
 that lead to those tensors; ``autograd.grad`` captures their gradients instead of
 accumulating them into ``.grad``.
@@ -29,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .device import SEEN, is_device
 from .device_ops import tensor_ops_for
 from .float_errors import ALL, quiet, restore
 from .function import AccumulateGrad, Node
@@ -166,8 +174,9 @@ class _Task:
 
     def __init__(self, keep: bool, create_graph: bool, ops: Any) -> None:
         self.keep = keep
-        self.ops = ops
+        self.ops = ops  # the rules' namespace: the root's, then the running node's
         self.tensors = create_graph
+        self.by_type: dict[type, Any] = {}  # ``_node_ops``: namespace per gradient array type
         self.buffers: dict[Node, list[Any]] = {}
         self.deps: dict[Node, int] = {}
         self.heap: list[Any] = []
@@ -290,6 +299,11 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
     # speed2: fused steps only where nothing could tell them apart (no profiler, anomaly
     # mode, ``inputs``, ``create_graph``); each runner checks its nodes' hooks and saves
     fused_get = FUSED.get if plain_leaves and not task.tensors and FUSED else None
+    # a graph may cross devices (``.cuda()``, ``.cpu()`` inside it) once device arrays exist:
+    # then each node's rule runs in the namespace of its own gradient, not the root's
+    per_node = SEEN[0]
+    tensors = task.tensors
+    kind: Any = None  # the type of the arrays the current ``ops`` was chosen for
 
     def send(fn: Node, nr: int, g: Any) -> None:
         """One edge's delivery, as the loop below makes it."""
@@ -317,6 +331,13 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
         else:
             break
         grads = buffers.pop(node, None) or [None] * node._nout
+        if per_node:
+            g0 = grads[0]
+            if type(node) is AccumulateGrad and g0 is not None:
+                grads = _leaf_device(node, grads)
+                g0 = grads[0]
+            if g0 is None or type(g0._data if tensors else g0) is not kind:
+                ops, kind = _node_ops(task, grads)
         hooks = node._hooks
         if hooks is None:
             if type(node) is AccumulateGrad:
@@ -375,6 +396,37 @@ def _loop(task: _Task, wanted: dict[Any, Any], runs: set[Any] | None, found: lis
                 nxt = ready
             else:
                 push(heap, (-ready._seq, next(tick), ready))
+
+
+def _node_ops(task: _Task, grads: list[Any]) -> tuple[Any, Any]:
+    """The rules' namespace for a node whose output gradients are ``grads``: the one of
+    their device (a node's gradient lives where its output does, as in PyTorch), so the
+    constants a rule makes from shapes (an ``eye``, index grids, zeros) join its other
+    operands there.  Also becomes ``task.ops`` for the node's hooks and ``retain_grad``.
+    Returns the namespace and the array type it stands for (None: keep asking)."""
+    for g in grads:
+        if g is not None:
+            break
+    else:
+        return task.ops, None
+    data = g._data if isinstance(g, Tensor) else g
+    key = type(data)
+    ops = task.by_type.get(key)
+    if ops is None:
+        ops = task.by_type[key] = tensor_ops_for(data) if task.tensors else array_ops_for(data)
+    task.ops = ops
+    return ops, (key if g is grads[0] else None)
+
+
+def _leaf_device(node: AccumulateGrad, grads: list[Any]) -> list[Any]:
+    """A host leaf's 0-d gradient that arrives from the device (the leaf joined a device op
+    as a scalar) moves to the host, as PyTorch's engine moves a 0-d gradient to its input's
+    device: ``.grad`` and ``autograd.grad`` answer on the leaf's device."""
+    g = grads[0]
+    data = g._data if isinstance(g, Tensor) else g
+    if getattr(data, "ndim", 1) or not is_device(data) or is_device(node.variable._data):
+        return grads
+    return [g.cpu() if isinstance(g, Tensor) else data.get()]
 
 
 def _wrap(task: _Task, g: Any) -> Any:

@@ -100,9 +100,13 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     >>> torch.tensor([1., 2.], requires_grad=True)
     tensor([1., 2.], requires_grad=True)
     """
+    dt = None if dtype is None else dtypes.to_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING, UserWarning, stacklevel=2)
-    dt = None if dtype is None else dtypes.to_dtype(dtype)
+        if device is None:  # PyTorch: a tensor's copy stays on its device (unless a
+            device = _DEFAULT_DEVICE[0] or data.device  # default device was set)
+        if is_device(data._data) and dtypes.device(device).type == "cuda":
+            return _finish(data._data.copy(), dt, device, requires_grad)  # (no host trip)
     arr = _infer(data, None if dt is None else dt.np)
     return _finish(arr, dt, device, requires_grad)
 
@@ -250,7 +254,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, **kwargs: Any) -> Tensor:
-    lin = linspace(start, end, steps, dtype=dtypes.float64)
+    lin = linspace(start, end, steps, dtype=dtypes.float64, device="cpu")  # (placed below)
     d = _dt(kwargs.get("dtype"))
     return _finish(np.power(base, lin._array()), d, kwargs.get("device"),
                    kwargs.get("requires_grad", False))

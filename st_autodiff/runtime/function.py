@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
+from .device import is_device
 from .hooks import HookDict, RemovableHandle, add_hook
 
 if TYPE_CHECKING:
@@ -186,7 +187,19 @@ def fit(ops: Any, g: Any, like: Any) -> Any:
     dt = like.dtype
     if dt is not None and g.dtype != dt:
         g = ops.astype(g, dtype=ops.dtype_name(like))
+    if not shape and type(g) is not np.ndarray and not isinstance(g, np.generic):
+        g = _to_host_scalar(g, like)
     return g
+
+
+def _to_host_scalar(g: Any, like: Any) -> Any:
+    """A 0-d host operand of a device op (PyTorch lets one join as a scalar) gets its
+    gradient on the host, where PyTorch's engine moves a 0-d gradient too."""
+    data = g._data if isinstance(g, TensorBase) else g
+    ldata = like._data if isinstance(like, TensorBase) else like
+    if not isinstance(ldata, (np.ndarray, np.generic)) or not is_device(data):
+        return g  # (a released input's Meta says nothing of its device: left alone)
+    return g.cpu() if isinstance(g, TensorBase) else data.get()  # type: ignore[attr-defined]
 
 
 _add_reduce: Any = np.add.reduce  # what ``ndarray.sum`` calls: the same sums, bit for bit

@@ -33,11 +33,16 @@ def _at(d: int, idx: Any) -> tuple[Any, ...]:
     return (slice(None),) * d + (idx,)
 
 
-def _index(op: str, index: Any) -> np.ndarray[Any, Any]:
-    """The index as a 1-D NumPy integer array (PyTorch's checks for a vector index)."""
+def _index(op: str, index: Any, like: Any = None) -> np.ndarray[Any, Any]:
+    """The index as a 1-D integer array (PyTorch's checks for a vector index); given
+    ``like`` (the input's data), on its device or PyTorch's error."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
     idx: np.ndarray[Any, Any] = D.asarray(index._data)
+    if like is not None and D.is_device(idx) != D.is_device(like):
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, cuda:0 and cpu! (when checking argument for argument "
+                           f"index in method {op})")
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     if idx.dtype.kind not in "iu":
@@ -96,7 +101,7 @@ _INDEX_SELECT = node_class("IndexSelectBackward0", _rule_index_select, (0,),
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` at ``index`` along ``dim`` (a copy)."""
     a = input._data
-    idx = _index("index_select", index)
+    idx = _index("index_select", index, a)
     d = _dim(dim, a.ndim)
     _bounds(idx, a.shape[d] if a.ndim else 1, d)
     r = np.take(a, idx, axis=d) if a.ndim else D.asarray(a).reshape(1)[idx].reshape(())

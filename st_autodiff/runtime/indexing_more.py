@@ -75,6 +75,8 @@ def _check_gather(op: str, a: np.ndarray[Any, Any], dim: int, idx: np.ndarray[An
                     f"be no larger than self {list(a.shape)} apart from dimension {dim}")
     n = a.shape[dim] if a.ndim else 1
     if is_device(idx):  # one host synchronisation: a bad index must not wrap silently
+        if _VALIDATED[0]:  # (a rule re-using the index its forward checked: no second one)
+            return
         if idx.size and bool(((idx >= n) | (idx < 0)).any()):
             bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
@@ -82,6 +84,22 @@ def _check_gather(op: str, a: np.ndarray[Any, Any], dim: int, idx: np.ndarray[An
     if idx.size and (idx.max() >= n or idx.min() < 0):
         bad = idx.max() if idx.max() >= n else idx.min()
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+
+
+_VALIDATED = [False]  # set while a rule re-uses the index its forward already checked
+
+
+class _Validated:
+    """``with _Validated():`` around a rule's own gather/scatter calls under
+    ``create_graph``: their index is the forward's, already checked, so a device index is
+    not read on the host a second time (PyTorch's backward reads nothing)."""
+
+    def __enter__(self) -> None:
+        self.old = _VALIDATED[0]
+        _VALIDATED[0] = True
+
+    def __exit__(self, *exc: object) -> None:
+        _VALIDATED[0] = self.old
 
 
 def _region(src: np.ndarray[Any, Any], shape: tuple[Any, ...]) -> np.ndarray[Any, Any]:
@@ -126,7 +144,8 @@ def _rule_gather(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any) -> tu
     if ops.tensors:
         from .factory import zeros_like
 
-        return (scatter_add(zeros_like(x), dim, index, g), None, None)
+        with _Validated():
+            return (scatter_add(zeros_like(x), dim, index, g), None, None)
     xp = xp_of(g)
     if not np.ndim(x):
         return (xp.asarray(g).sum().astype(g.dtype), None, None)
@@ -169,8 +188,9 @@ def _rule_scatter(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
                   src: Any) -> tuple[Any, ...]:
     """Overwritten positions get nothing; ``src`` gets the gradient at its destinations."""
     if ops.tensors:
-        gx: Any = scatter(g, dim, index, 0.0)  # a Tensor here, an array below
-        gs: Any = gather(g, dim, index) if isinstance(src, TensorBase) else None
+        with _Validated():
+            gx: Any = scatter(g, dim, index, 0.0)  # a Tensor here, an array below
+            gs: Any = gather(g, dim, index) if isinstance(src, TensorBase) else None
         return (gx, None, None, gs)
     xp = xp_of(g)
     idx = _along(_index_like(index, g), dim)
@@ -233,7 +253,8 @@ def _rule_scatter_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
                       src: Any) -> tuple[Any, ...]:
     """``x`` passes the gradient through; ``src`` gathers it from its destinations."""
     if ops.tensors:
-        return (g, None, None, gather(g, dim, index))
+        with _Validated():
+            return (g, None, None, gather(g, dim, index))
     gs = xp_of(g).zeros(np.shape(src), g.dtype)
     gs[tuple(slice(0, n) for n in np.shape(index))] = g[_along(_index_like(index, g), dim)]
     return (g, None, None, gs)
@@ -299,7 +320,8 @@ def _rule_scatter_reduce(ops: Any, g: Any, out: Any, x: Any, dim: int, index: An
             return plain(v)
 
         def gat(v: Any) -> Any:
-            return gather(v, dim, index)
+            with _Validated():
+                return gather(v, dim, index)
 
         def where(c: Any, u: Any, v: Any) -> Any:
             return F.where(lift(c), u, v)

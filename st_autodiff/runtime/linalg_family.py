@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..ir.ops import Op
+from .device import is_device, xp_of, zeros
 from .function import renamed as _renamed
 from .tensor import Tensor, plain
 from .tensor_ops import apply_op
@@ -59,7 +60,7 @@ def _mT(x: Tensor) -> Tensor:
 
 
 def _eye_like(a: Tensor) -> Tensor:
-    return plain(np.eye(a.shape[-1], dtype=a._data.dtype))
+    return plain(xp_of(a._data).eye(a.shape[-1], dtype=a._data.dtype))
 
 
 def _square(a: Tensor, name: str) -> None:
@@ -126,7 +127,7 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
     if mode == "r":
-        return QRResult(plain(np.empty((0,), dtype=A._data.dtype)),
+        return QRResult(plain(zeros((0,), A._data.dtype, like=A._data)),
                         apply_op(Op.QR, A, mode="reduced")[1])
     return QRResult(*apply_op(Op.QR, A, mode=mode))
 
@@ -157,8 +158,8 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A`` to the integer power ``n`` (negative: of ``inv(A)``), by repeated squaring."""
     _square(A, "matrix_power")
     if n == 0:
-        return plain(np.broadcast_to(np.eye(A.shape[-1], dtype=A._data.dtype),
-                                     tuple(A.shape)).copy())
+        eye = _eye_like(A)._data
+        return plain(xp_of(eye).broadcast_to(eye, tuple(A.shape)).copy())
     if n < 0:
         A, n = inv(A), -n
     if n == 1:
@@ -239,24 +240,30 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 
 def _pivots(data: Any) -> Any:
-    """LAPACK's 1-based pivots of ``lu_factor`` (a loop over a stack of matrices)."""
-    import scipy.linalg  # noqa: PLC0415
+    """LAPACK's 1-based pivots of ``lu_factor`` (a loop over a stack of matrices), on the
+    device of ``data`` (``cupyx.scipy.linalg`` there)."""
+    from ..ir.namespaces import scipy_module  # noqa: PLC0415
 
+    linalg = scipy_module("linalg", data)
+    xp = xp_of(data)
     flat = data.reshape((-1,) + data.shape[-2:])
-    piv = np.stack([scipy.linalg.lu_factor(m, check_finite=False)[1] for m in flat])
+    piv = xp.stack([linalg.lu_factor(m, check_finite=False)[1] for m in flat])
     return (piv + 1).astype(np.int32).reshape(data.shape[:-1])
 
 
 def _permutation(pivots: Any, n: int) -> Any:
-    """The 0/1 matrices ``M`` with ``M A = L U`` for 1-based sequential row swaps."""
-    flat = pivots.reshape((-1, pivots.shape[-1])) - 1
-    out = []
-    for piv in flat:
-        perm = np.arange(n)
-        for i, p in enumerate(piv):
-            perm[i], perm[p] = perm[p], perm[i]
-        out.append(np.eye(n)[perm])
-    return np.stack(out).reshape(pivots.shape[:-1] + (n, n))
+    """The 0/1 matrices ``M`` with ``M A = L U`` for 1-based sequential row swaps (the
+    swaps applied to a whole batch at once, on the pivots' device)."""
+    xp = xp_of(pivots)
+    flat = pivots.reshape((-1, pivots.shape[-1])).astype(np.int64) - 1
+    batch = xp.arange(flat.shape[0])
+    perm = xp.broadcast_to(xp.arange(n), (flat.shape[0], n)).copy()
+    for i in range(flat.shape[1]):
+        p = flat[:, i]
+        row_i = perm[:, i].copy()
+        perm[:, i] = perm[batch, p]
+        perm[batch, p] = row_i
+    return xp.eye(n)[perm].reshape(pivots.shape[:-1] + (n, n))
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True) -> LUFactorResult:
@@ -276,7 +283,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
         return _renamed(_mT(lu_solve(LU, pivots, _mT(B), adjoint=not adjoint)),
                         "LinalgLuSolveBackward0")
     n = LU.shape[-1]
-    m = plain(_permutation(np.asarray(pivots._data), n).astype(LU._data.dtype))
+    m = plain(_permutation(pivots._data, n).astype(LU._data.dtype))
     lower = _tril(LU, -1) + _eye_like(LU)
     upper = _triu(LU, 0)
     if adjoint:
@@ -293,7 +300,8 @@ def _cutoff(s: Any, shape: tuple[Any, ...], atol: Any, rtol: Any) -> Any:
     if rtol is None:
         rtol = max(shape[-2:]) * eps if atol is None or atol == 0 else 0.0
     atol = 0.0 if atol is None else atol
-    smax = s.max(axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+    smax = s.max(axis=-1, keepdims=True) if s.shape[-1] else \
+        zeros(s.shape[:-1] + (1,), s.dtype, like=s)
     return np.maximum(atol, rtol * smax)
 
 
@@ -328,10 +336,15 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> Lst
     x = pinv(A, rtol=rtol) @ rhs
     if vector:
         x = x.squeeze(-1)
-    rank = np.linalg.matrix_rank(A._data, rtol=rtol)
-    empty = plain(np.empty((0,), dtype=A._data.dtype))
-    return LstsqResult(_renamed(x, "LinalgLstsqBackward0"), empty,
-                       plain(np.asarray(rank, dtype=np.int64)), empty)
+    data = A._data
+    if is_device(data):  # NumPy's ``matrix_rank(rtol=)`` on the device (CuPy's has no rtol)
+        sv = xp_of(data).linalg.svd(data, compute_uv=False)
+        big = sv > sv.max(axis=-1, keepdims=True) * rtol if sv.shape[-1] else sv > 0
+        rank = big.sum(axis=-1).astype(np.int64)
+    else:
+        rank = np.asarray(np.linalg.matrix_rank(data, rtol=rtol), dtype=np.int64)
+    empty = plain(zeros((0,), data.dtype, like=data))
+    return LstsqResult(_renamed(x, "LinalgLstsqBackward0"), empty, plain(rank), empty)
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False) -> Tensor:

@@ -192,7 +192,8 @@ class Cauchy(_LocScale):
 
     @property
     def mean(self) -> Tensor:
-        return factory.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
+        return factory.full(self._extended_shape(), math.nan, dtype=self.loc.dtype,
+                            device=self.loc.device)
 
     @property
     def mode(self) -> Tensor:
@@ -200,7 +201,8 @@ class Cauchy(_LocScale):
 
     @property
     def variance(self) -> Tensor:
-        return factory.full(self._extended_shape(), math.inf, dtype=self.loc.dtype)
+        return factory.full(self._extended_shape(), math.inf, dtype=self.loc.dtype,
+                            device=self.loc.device)
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         u = standard_uniform(self._shaped(sample_shape), self.loc)

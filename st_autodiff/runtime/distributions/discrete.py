@@ -110,8 +110,8 @@ class Bernoulli(ExponentialFamily):
         return _bce_with_logits(self.logits, self.probs)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        values = factory.arange(2, dtype=self._param.dtype).view((-1,) + (1,) * len(
-            self._batch_shape))
+        values = factory.arange(2, dtype=self._param.dtype, device=self._param.device).view(
+            (-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 
@@ -159,7 +159,8 @@ class Categorical(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        return factory.full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
+        return factory.full(self._extended_shape(), math.nan, dtype=self.probs.dtype,
+                            device=self.probs.device)
 
     @property
     def mode(self) -> Tensor:
@@ -167,7 +168,8 @@ class Categorical(Distribution):
 
     @property
     def variance(self) -> Tensor:
-        return factory.full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
+        return factory.full(self._extended_shape(), math.nan, dtype=self.probs.dtype,
+                            device=self.probs.device)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         """Draws by inverting each row's cumulative probabilities at uniform values."""
@@ -196,7 +198,8 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        values = factory.arange(self._num_events).view((-1,) + (1,) * len(self._batch_shape))
+        values = factory.arange(self._num_events, device=self._param.device).view(
+            (-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 
@@ -324,7 +327,8 @@ class Binomial(_CountWithProbs):
         if not self.total_count.min() == total:
             raise NotImplementedError(
                 "Inhomogeneous total count not supported by `enumerate_support`.")
-        values = factory.arange(1 + total, dtype=self._param.dtype).view(
+        values = factory.arange(1 + total, dtype=self._param.dtype,
+                                device=self._param.device).view(
             (-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 

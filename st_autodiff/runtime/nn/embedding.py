@@ -42,12 +42,10 @@ __all__ = ["Embedding", "embedding"]
 _NO_PADDING = 2**64 - 1  # PyTorch saves padding_idx=-1 (none) as an unsigned value
 
 
-def _device_grad(xp: Any, g: Any, indices: Any, num: int, dim: int, padding_idx: int,
+def _device_coef(xp: Any, flat: Any, num: int, padding_idx: int,
                  scale_grad_by_freq: bool) -> Any:
-    """``_rule_embedding`` on device arrays, with no copy of the indices to the host: the
-    same float64 coefficients, counts accumulated with ``add.at`` (``bincount`` would read
-    the largest index on the host)."""
-    flat = (indices._data if isinstance(indices, Tensor) else indices).reshape(-1)
+    """Each picked row's float64 weight in the gradient (0 at ``padding_idx``, 1 / count
+    with ``scale_grad_by_freq``), computed on the device of ``flat``."""
     coef = xp.ones(flat.shape, dtype=np.float64)
     if padding_idx >= 0:
         coef = xp.where(flat == padding_idx, 0.0, coef)
@@ -55,6 +53,16 @@ def _device_grad(xp: Any, g: Any, indices: Any, num: int, dim: int, padding_idx:
         counts = xp.zeros(num, dtype=np.float64)
         index_add_(counts, (flat,), xp.ones(flat.shape, dtype=np.float64))
         coef = coef / counts[flat]
+    return coef
+
+
+def _device_grad(xp: Any, g: Any, indices: Any, num: int, dim: int, padding_idx: int,
+                 scale_grad_by_freq: bool) -> Any:
+    """``_rule_embedding`` on device arrays, with no copy of the indices to the host: the
+    same float64 coefficients, counts accumulated with ``add.at`` (``bincount`` would read
+    the largest index on the host)."""
+    flat = (indices._data if isinstance(indices, Tensor) else indices).reshape(-1)
+    coef = _device_coef(xp, flat, num, padding_idx, scale_grad_by_freq)
     g2 = g.reshape(-1, dim)
     out_g = xp.zeros((num, dim), dtype=g2.dtype)
     index_add_(out_g, (flat,), g2 * coef.astype(g2.dtype)[:, None])
@@ -69,6 +77,15 @@ def _rule_embedding(ops: Any, g: Any, out: Any, weight: Any, indices: Any,
     if not ops.tensors and ops.xp is not np:  # a device graph: the indices stay there
         return (_device_grad(ops.xp, g, indices, num, dim, padding_idx, scale_grad_by_freq),
                 None)
+    if ops.tensors and isinstance(indices, Tensor) and is_device(indices._data):
+        # create_graph on a device: the 0/1 pick matrix made there (no host copy)
+        xp = xp_of(indices._data)
+        flat = indices._data.reshape(-1)
+        g2 = g.reshape(-1, dim)
+        pick = xp.zeros((flat.size, num), dtype=g2.dtype.np)
+        pick[xp.arange(flat.size), flat] = _device_coef(xp, flat, num, padding_idx,
+                                                        scale_grad_by_freq)
+        return (plain(pick.T) @ g2, None)
     if isinstance(indices, Tensor):
         idx = np.asarray(indices._host())
     else:  # a raw array: NumPy, or CuPy (copied to the host)
