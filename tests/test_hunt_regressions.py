@@ -142,3 +142,26 @@ def _target_rebound_by_a_later_loop(x: Any) -> Any:
                                 _target_rebound_by_a_later_loop])
 def test_loop_target_after_the_loop(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, np.array([0.3, -1.2, 0.8, 2.1, -0.4]))
+
+
+# --- one code object under other closure cells is another function, not recursion
+# (array_api_compat's get_xp wraps clip and iinfo in the same ``wrapped_f``) -------------
+
+def test_same_wrapper_code_around_two_functions() -> None:
+    xpc = pytest.importorskip("sklearn.externals.array_api_compat.numpy")
+
+    def f(x: Any) -> Any:
+        idx = xpc.clip(np.array([0, 5, 2]), 0, 3)  # int: clip calls iinfo, wrapped too
+        return np.sum(x[idx] ** 2) + np.sum(xpc.clip(x, -0.5, 1.0))
+
+    _agrees(f, np.array([0.5, 1.5, 2.0, -1.0]))
+
+
+def _recurse(x: Any) -> Any:
+    return x if np.sum(x) > 10 else _recurse(x * 2.0)
+
+
+def test_recursion_is_still_refused() -> None:
+    with pytest.raises(st.StAutodiffError, match="called again") as info:
+        st.value_and_grad(lambda x: np.sum(_recurse(x)))(np.array([0.5, 1.5]))
+    assert info.value.loc is not None
