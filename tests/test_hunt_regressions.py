@@ -165,3 +165,38 @@ def test_recursion_is_still_refused() -> None:
     with pytest.raises(st.StAutodiffError, match="called again") as info:
         st.value_and_grad(lambda x: np.sum(_recurse(x)))(np.array([0.5, 1.5]))
     assert info.value.loc is not None
+
+
+# --- the gradient through a product with an infinite constant that is not selected was
+# ``0 * inf = nan``: scipy.stats' ppf/isf (``lower_bound = _a * scale + loc``, placed
+# under an all-False condition) gave a NaN derivative in ``scale`` -------------------------
+
+def _unselected_infinite_product(x: Any) -> Any:
+    return np.sum(np.where(x > 5.0, -np.inf * x, x ** 2))
+
+
+def _unselected_infinite_array_product(x: Any) -> Any:
+    return np.sum(np.where(x > 5.0, x * np.array([np.inf, 1.0, 2.0]), x ** 2))
+
+
+@pytest.mark.parametrize("fn", [_unselected_infinite_product,
+                                _unselected_infinite_array_product])
+def test_infinite_constant_factor_not_selected(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, np.array([0.5, 1.5, 2.0]))
+
+
+@pytest.mark.parametrize("name,shapes", [("gumbel_r", ()), ("weibull_min", (1.7,)),
+                                         ("rayleigh", ()), ("lomax", (2.5,))])
+@pytest.mark.parametrize("method", ["ppf", "isf"])
+def test_stats_quantiles_in_scale(name: str, shapes: tuple[float, ...], method: str) -> None:
+    stats = pytest.importorskip("scipy.stats")
+    q = np.array([0.1, 0.35, 0.6, 0.9])
+    dist = getattr(stats, name)
+
+    def f(scale: Any, loc: Any) -> Any:
+        return np.sum(getattr(dist, method)(q, *shapes, loc=loc, scale=scale) ** 2)
+
+    vg = st.value_and_grad(f, wrt=(0, 1))
+    value, grads = vg(1.3, 0.05)
+    np.testing.assert_allclose(value, f(1.3, 0.05), rtol=1e-10)
+    check_grads(f, (1.3, 0.05), lambda *a: vg(*a)[1])

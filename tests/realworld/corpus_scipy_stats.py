@@ -328,3 +328,13 @@ def vonmises_logpdf_loss(x, kappa):
 @entry(X5, np.array([[0.0], [0.5], [1.0]]), wrt=(0, 1))
 def norm_broadcast_loc_loss(x, mu):
     return np.sum(stats.norm.logpdf(x, loc=mu, scale=1.3))
+
+
+@entry(1.3, 0.05, wrt=(0, 1), modes=True)
+def gumbel_ppf_scale_loss(scale, loc):  # ``_a * scale`` with _a = -inf, never selected
+    return np.sum(stats.gumbel_r.ppf(U5, loc=loc, scale=scale) ** 2)
+
+
+@entry(1.3, 0.05, wrt=(0, 1))
+def weibull_isf_scale_loss(scale, loc):
+    return np.sum(stats.weibull_min.isf(U5, 1.7, loc=loc, scale=scale))
