@@ -116,20 +116,20 @@ def test_trimseq_loop_target_after_break() -> None:
 
 def _target_kept_without_trips(x: Any) -> Any:
     i = 7
-    for i in range(len(x) - 5):  # no trip: i keeps 7
+    for i in range(len(x) - 5):  # noqa: B007  (no trip: i keeps 7, read after the loop)
         x = x * 2
     return np.sum(x) * i
 
 
 def _target_of_enumerate(x: Any) -> Any:
-    for k, v in enumerate(x):
+    for k, v in enumerate(x):  # noqa: B007  (k is read after the loop)
         if v > 1.0:
             break
     return np.sum(x[:k]) * v
 
 
 def _target_rebound_by_a_later_loop(x: Any) -> Any:
-    for i in range(2):
+    for i in range(2):  # noqa: B007  (i is read by the next loop)
         x = x * 1.5
     for _ in range(2):
         x = x + i

@@ -310,7 +310,8 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             return self.generator_function(fn, args, kwargs, scope, where)
         key = recursion_key(args, kwargs)
         distinct = self.__dict__.pop("distinct_closure", None) is fn.node  # inline_python's
-        if where is not None and not distinct and any(f.node is fn.node for f in self.fn_stack) and (
+        again = not distinct and any(f.node is fn.node for f in self.fn_stack)
+        if where is not None and again and (
                 key is None or (fn.node, key) in self.frames):
             raise UnsupportedRecursionError(
                 f"{fn.name}() is called again while it is being differentiated "

@@ -4,9 +4,8 @@ imported and called from small user wrappers."""
 from __future__ import annotations
 
 import numpy as np
-from numpy.polynomial import chebyshev, hermite, hermite_e, laguerre, legendre
+from numpy.polynomial import chebyshev, hermite, hermite_e, laguerre, legendre, polyutils
 from numpy.polynomial import polynomial as P
-from numpy.polynomial import polyutils
 
 from .entry import Registry
 
