@@ -97,7 +97,9 @@ def test_operator_functions_of_runtime_values() -> None:
 
 
 # --- a for loop's target read after the loop (numpy.polynomial's trimseq:
-# ``for i in ...: if seq[i] != 0: break`` then ``seq[:i + 1]``) was "not defined" -------
+# ``for i in ...: if seq[i] != 0: break`` then ``seq[:i + 1]``) was "not defined", and
+# WRONG where the name was bound before a loop compiled as a region: it kept its value
+# from before the loop (``v = 0; for v in x: ...; return v`` returned 0) -----------------
 
 def test_trimseq_loop_target_after_break() -> None:
     pu = pytest.importorskip("numpy.polynomial.polyutils")
@@ -138,8 +140,25 @@ def _target_rebound_by_a_later_loop(x: Any) -> Any:
     return np.sum(x) + i
 
 
+def _stale_target_of_array_loop(x: Any) -> Any:
+    v = x[0] * 0.0  # bound before the loop: the loop's last row must replace it
+    s = 0.0
+    for v in x:
+        s = s + np.sin(v)
+    return s + 3.0 * v
+
+
+def _stale_target_after_break(x: Any) -> Any:
+    k = 0
+    for k in range(x.shape[0]):
+        if x[k] > 1.0:
+            break
+    return x[k] * 2.0
+
+
 @pytest.mark.parametrize("fn", [_target_kept_without_trips, _target_of_enumerate,
-                                _target_rebound_by_a_later_loop])
+                                _target_rebound_by_a_later_loop,
+                                _stale_target_of_array_loop, _stale_target_after_break])
 def test_loop_target_after_the_loop(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, np.array([0.3, -1.2, 0.8, 2.1, -0.4]))
 
