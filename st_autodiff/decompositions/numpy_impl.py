@@ -194,7 +194,7 @@ def _correlation(c: Any, scalar: bool) -> Any:
 def correlate_full(a: Any, v: Any, m: int) -> Any:
     """Every lag of ``sum_j a[k + j] v[j]`` (``a`` zero-padded by ``m - 1`` on both
     sides), lag by lag: NumPy's full correlation."""
-    zeros = np.zeros(m - 1)
+    zeros = np.zeros(m - 1, dtype=a.dtype)  # float64 zeros would promote a float32 ``a``
     pad = np.concatenate((zeros, a, zeros))
     length = np.shape(pad)[0] - m + 1
     out = pad[0:length] * v[0]

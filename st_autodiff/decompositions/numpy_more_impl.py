@@ -304,8 +304,10 @@ def vander(x: Any, n: int, increasing: bool) -> Any:
     """``np.vander``: NumPy's running products ``x, x*x, (x*x)*x ...`` after a column of
     ones (``multiply.accumulate``, here ``cumprod``)."""
     x = np.asarray(x)
+    dt = np.promote_types(x.dtype, int)  # NumPy's: float32 in, float64 out
+    x = x.astype(dt)
     m = np.shape(x)[0]
-    cols = [np.ones((m, 1), dtype=np.result_type(x, 1))[:, :min(n, 1)]]
+    cols = [np.ones((m, 1), dtype=dt)[:, :min(n, 1)]]
     if n > 1:
         cols.append(np.cumprod(np.broadcast_to(x[:, None], (m, n - 1)), axis=1))
     out = np.concatenate(cols, axis=1)

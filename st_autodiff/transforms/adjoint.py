@@ -285,6 +285,8 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             pairs = [(a, logsumexp_from_parts(em, g, Var(e, em), Var(s, em)))]
         else:
             pairs = list(zip(n.inputs, call_rule(em, n, vjp_of, g, out_v)))
+            if n.op is Op.MUL:
+                pairs = _infinite_factor(em, n, g, pairs)
         for inp, gi in pairs:
             if gi is None or inp not in active:
                 continue
@@ -398,6 +400,37 @@ def _tuple_adjoint(em: Emitter, n: Node, got: dict[int, Node], graph: Any) -> tu
     em.current = n
     return tuple(Var(got[i], em) if i in got else em.zeros_like(item_node(em.b, graph, n, i))
                  for i in range(count))
+
+
+def _non_finite_const(x: Node, values: dict[Node, Any]) -> bool:
+    """Whether ``x`` is a constant holding an infinity or a NaN."""
+    if x.op is not Op.CONST:
+        return False
+    v = values.get(x, x.kwargs.get("value"))
+    if isinstance(v, bool) or not isinstance(v, (float, np.floating, np.ndarray)):
+        return False
+    try:
+        return not bool(np.all(np.isfinite(v)))
+    except TypeError:
+        return False
+
+
+def _infinite_factor(em: Emitter, n: Node, g: Var, pairs: list[Any]) -> list[Any]:
+    """``c * s`` with a constant ``c`` holding an infinity (scipy.stats' support bound
+    ``_a * scale + loc`` with ``_a = -inf``): where the cotangent is zero (the product is
+    not selected, as ``np.place`` under an all-False condition leaves it), the gradient
+    of ``s`` is zero, not ``0 * inf = nan``."""
+    x, y = n.inputs
+    const = [_non_finite_const(v, em.b.values) for v in (x, y)]
+    if not any(const):
+        return pairs
+    em.current = n
+    out = []
+    for (inp, gi), other in zip(pairs, (y, x)):
+        if gi is not None and _non_finite_const(other, em.b.values):  # (the rule: g * other)
+            gi = g * em.emit(Op.WHERE, em.emit(Op.EQ, g, 0.0), 0.0, Var(other, em))
+        out.append((inp, gi))
+    return out
 
 
 def call_rule(em: Emitter, n: Node, lookup: Any, seed: Any, out_v: Any) -> Any:

@@ -161,6 +161,8 @@ class ControlLowering(LoopLowering, ListLowering):
             return view
         done = small_ops.iterator_call(cast("Lowerer", self), fn, args, kwargs,
                                        e)  # iter/next, sets
+        if done is NotImplemented:
+            done = small_ops.operator_call(cast("Lowerer", self), fn, args, kwargs, e)
         if done is not NotImplemented:
             return done
         owner = getattr(fn, "__self__", None)

@@ -471,7 +471,11 @@ class LoopLowering(LowererAPI):
         if isinstance(stmt, cst.For):
             targets, _ = _assigned([cst.SimpleStatementLine([cst.Assign(
                 [cst.AssignTarget(stmt.target)], cst.Name("_"))])])
-            assigned -= targets
+            # the target lives on where code after the loop reads it (numpy's trimseq:
+            # ``for i in ...: if seq[i] != 0: break`` then ``seq[:i + 1]``)
+            live = set() if synthetic_origin(stmt) else targets & _read_after(self.fn.node,
+                                                                               stmt)
+            assigned = (assigned - targets) | live
         # a comprehension's loop (synthesized): its names are its own
         outside = set() if synthetic_origin(stmt) else _loaded_outside(self.fn.node, stmt)
         names = sorted(n for n in assigned - set(appended)
@@ -646,6 +650,34 @@ def _loaded_outside(fn: Any, stmt: Any) -> set[str]:
             if node is stmt:
                 return False
             if isinstance(node, cst.Name):
+                found.add(node.value)
+            return True
+
+    fn.visit(V())
+    return found
+
+
+def _read_after(fn: Any, stmt: Any) -> set[str]:
+    """Names read in ``fn`` after the statement ``stmt`` (in source order; the targets of
+    later loops and assignments bind, they do not read)."""
+    found: set[str] = set()
+    seen = [False]
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if not seen[0] and (node is stmt or isinstance(node, cst.For)
+                                and node.deep_equals(stmt)):  # (the lowered copy)
+                seen[0] = True
+                return False
+            if isinstance(node, cst.For) and seen[0]:
+                node.iter.visit(self)
+                node.body.visit(self)
+                if node.orelse is not None:
+                    node.orelse.visit(self)
+                return False
+            if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+                return False
+            if isinstance(node, cst.Name) and seen[0]:
                 found.add(node.value)
             return True
 

@@ -309,7 +309,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         if is_generator_function(fn):  # comprehensions.py: inlined, yields into a list
             return self.generator_function(fn, args, kwargs, scope, where)
         key = recursion_key(args, kwargs)
-        if where is not None and any(f.node is fn.node for f in self.fn_stack) and (
+        distinct = self.__dict__.pop("distinct_closure", None) is fn.node  # inline_python's
+        again = not distinct and any(f.node is fn.node for f in self.fn_stack)
+        if where is not None and again and (
                 key is None or (fn.node, key) in self.frames):
             raise UnsupportedRecursionError(
                 f"{fn.name}() is called again while it is being differentiated "
@@ -581,7 +583,14 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
     def inline_python(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any],
                       where: cst.CSTNode) -> Any:
         """Inline a call to a user-defined Python function."""
-        if fn.__code__ in self.code_stack and recursion_key(args, kwargs) is None:
+        cells = tuple(fn.__closure__ or ())
+        inlined = self.__dict__.setdefault("inlined_cells", [])  # (code, cells) per frame
+        again = [c for code, c in inlined if code is fn.__code__]
+        # one code object with other closure cells is another function (array_api_compat's
+        # get_xp wraps every function in the same ``wrapped_f``), unless it nests deeply
+        distinct = bool(again) and not any(_same_cells(c, cells) for c in again) and \
+            len(again) < _CLOSURE_REPEATS
+        if again and not distinct and recursion_key(args, kwargs) is None:
             raise UnsupportedRecursionError(
                 f"{fn.__name__}() is called again while it is being differentiated "
                 f"({self._chain(fn.__name__)}); recursive functions are not supported",
@@ -605,6 +614,9 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.guards.merge(getattr(fn, "__st_guards__", None))  # a gradient's own reads
         outer = python_resolver(fn, self.const_of_global, self.guards)
         self.code_stack.append(fn.__code__)
+        inlined.append((fn.__code__, cells))
+        if distinct:
+            self.__dict__["distinct_closure"] = parsed.node
         site = self.loc(where)  # stats: the nearest call from the user's own code
         self.user_sites.append(site if library_errors.library_of(site.file) is None else
                                self.user_sites[-1] if self.user_sites else site)
@@ -615,7 +627,17 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             raise
         finally:
             self.code_stack.pop()
+            inlined.pop()
             self.user_sites.pop()
+
+
+#: How often one code object may be inlined within itself with other closure cells before
+#: it counts as recursion (closures made anew on every level).
+_CLOSURE_REPEATS = 4
+
+
+def _same_cells(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _is_array(value: Any) -> bool:

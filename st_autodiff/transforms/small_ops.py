@@ -297,3 +297,29 @@ def for_else(lw: Lowerer, stmt: cst.For, broke: Any, scope: Scope) -> None:
                       "set a flag before break and test it after the loop",
                       kind=UnsupportedSyntaxError)
     lw.run_stmts(lw.suite(stmt.orelse.body), scope)
+
+
+#: ``operator.truediv`` and kin as functions (scipy passes ``operator.truediv`` to
+#: ``apply_where``): the infix operator's own lowering, so lists, strings and objects
+#: keep Python's meaning
+_OPERATOR_BINARY = {
+    operator.add: Op.ADD, operator.sub: Op.SUB, operator.mul: Op.MUL,
+    operator.truediv: Op.DIV, operator.floordiv: Op.FLOORDIV, operator.mod: Op.MOD,
+    operator.pow: Op.POW, operator.matmul: Op.MATMUL, operator.lt: Op.LT,
+    operator.le: Op.LE, operator.gt: Op.GT, operator.ge: Op.GE, operator.eq: Op.EQ,
+    operator.ne: Op.NE,
+}
+
+
+def operator_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                  e: cst.Call) -> Any:
+    """``operator.add(a, b)`` (and the other arithmetic and comparison functions) of a
+    runtime value as ``a + b``; ``NotImplemented`` for anything else (static operands
+    fold as Python runs them)."""
+    try:
+        op = _OPERATOR_BINARY.get(fn)
+    except TypeError:  # an unhashable callable
+        return NotImplemented
+    if op is None or kwargs or len(args) != 2 or not any(holds_node(a) for a in args):
+        return NotImplemented
+    return lw.binary(op, args[0], args[1], e)

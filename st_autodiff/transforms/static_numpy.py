@@ -101,6 +101,8 @@ def _static(v: Any, depth: int = 0) -> bool:
         return False
     if isinstance(v, (list, tuple, set, frozenset)):
         return all(_static(x, depth + 1) for x in v)
+    if isinstance(v, slice):  # ``a[:n - k]`` with a runtime ``k`` is not static
+        return all(_static(x, depth + 1) for x in (v.start, v.stop, v.step))
     if isinstance(v, dict):
         return all(_static(x, depth + 1) for x in (*v.keys(), *v.values()))
     return not type_module(v).startswith("st_autodiff")

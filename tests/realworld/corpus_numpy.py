@@ -4,7 +4,7 @@ imported and called from small user wrappers."""
 from __future__ import annotations
 
 import numpy as np
-from numpy.polynomial import chebyshev, hermite, hermite_e, laguerre, legendre
+from numpy.polynomial import chebyshev, hermite, hermite_e, laguerre, legendre, polyutils
 from numpy.polynomial import polynomial as P
 
 from .entry import Registry
@@ -416,3 +416,55 @@ def prod_zero_loss(x):
 @entry(np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]]))
 def det_singular_loss(a):
     return np.linalg.det(a)
+
+
+# --- found by the hunt beyond the corpus (tests/test_hunt_regressions.py) -------------
+@entry(X5, np.array([1.1, 0.4, -0.7]), wrt=(0, 1))
+def convolve_same_loss(a, v):
+    return np.sum(np.convolve(a, v, mode="same") ** 2)
+
+
+@entry(X5, np.array([1.1, 0.4, -0.7]), wrt=(0, 1))
+def correlate_full_loss(a, v):
+    return np.sum(np.correlate(a, v, mode="full") * np.arange(7.0))
+
+
+@entry(np.array([1.0, -2.0, 0.5, 0.0, 0.0]))
+def trimseq_loss(c):  # a loop target read after its loop (``seq[:i + 1]``)
+    return np.sum(polyutils.trimseq(c) ** 2)
+
+
+@entry(X5)
+def percentile_methods_loss(x):
+    return (np.percentile(x, 40, method="midpoint") + np.quantile(x, 0.3, method="hazen")
+            + np.sum(np.quantile(x, [0.2, 0.7], method="weibull")))
+
+
+@entry(M34, modes=True)
+def norm_nuc_loss(m):
+    return np.linalg.norm(m, "nuc") + np.linalg.norm(m, 2)
+
+
+@entry(M34[:2, :2], M34[1:, 2:], wrt=(0, 1), modes=True)
+def kron_loss(a, b):
+    return np.sum(np.kron(a, b) ** 2)
+
+
+@entry(np.array([0.1, 3.0, 6.5, -3.0, 1.0]))
+def unwrap_loss(p):
+    return np.sum(np.unwrap(p) ** 2) + np.sum(np.unwrap(p, period=4.0))
+
+
+@entry(X5, modes=True)
+def i0_sinc_loss(x):
+    return np.sum(np.i0(x) + np.sinc(x) ** 2)
+
+
+@entry(np.array([0.3, np.nan, 0.8, 2.1, -0.4]))
+def nan_statistics_loss(x):
+    return np.nanstd(x) + np.nanvar(x, ddof=1) + np.nanmedian(x) + np.nanprod(x)
+
+
+@entry(M34[:, :3], modes=True)
+def matrix_power_loss(a):
+    return np.sum(np.linalg.matrix_power(a, 3))

@@ -292,3 +292,49 @@ def stats_pearsonr_loss(x, y):
 @entry(X5)
 def stats_sem_loss(x):
     return stats.sem(x)
+
+
+# --- found by the hunt beyond the corpus ----------------------------------------------
+@entry(X5, modes=True)
+def special_xlog1py_loss(x):
+    return np.sum(special.xlog1py(x, x ** 2))
+
+
+@entry(U5)
+def special_ndtri_erfinv_loss(p):
+    return np.sum(special.ndtri(p) + special.erfinv(2 * p - 1))
+
+
+@entry(X5, 4.0, 0.5, 2.0, wrt=(0, 2, 3))
+def t_logsf_loss(x, df, mu, s):
+    return np.sum(stats.t.logsf(x, df, loc=mu, scale=s))
+
+
+@entry(X5, 0.3, 1.7, wrt=(0, 1, 2), modes=True)
+def norm_frozen_pdf_loss(x, mu, sigma):
+    return np.sum(stats.norm(mu, sigma).pdf(x))
+
+
+@entry(POS5, 3.0, 5.0, wrt=(0, 1, 2))
+def f_logpdf_loss(x, a, b):
+    return np.sum(stats.f.logpdf(x, a, b))
+
+
+@entry(X5, 2.0, wrt=(0, 1))
+def vonmises_logpdf_loss(x, kappa):
+    return np.sum(stats.vonmises.logpdf(x, kappa))
+
+
+@entry(X5, np.array([[0.0], [0.5], [1.0]]), wrt=(0, 1))
+def norm_broadcast_loc_loss(x, mu):
+    return np.sum(stats.norm.logpdf(x, loc=mu, scale=1.3))
+
+
+@entry(1.3, 0.05, wrt=(0, 1), modes=True)
+def gumbel_ppf_scale_loss(scale, loc):  # ``_a * scale`` with _a = -inf, never selected
+    return np.sum(stats.gumbel_r.ppf(U5, loc=loc, scale=scale) ** 2)
+
+
+@entry(1.3, 0.05, wrt=(0, 1))
+def weibull_isf_scale_loss(scale, loc):
+    return np.sum(stats.weibull_min.isf(U5, 1.7, loc=loc, scale=scale))
