@@ -477,15 +477,27 @@ class ExpressionLowering(LowererAPI):
         return self.emit(Op.GETITEM, [base, *dyn], {"index": index}, e)
 
     def list_slice(self, items: Node, s: slice, e: cst.CSTNode) -> Node:
-        """``xs[a:b]`` and ``xs[::-1]`` of a list built at run time (Python's slice rules)."""
+        """``xs[a:b]`` and ``xs[a:b:-1]`` of a list built at run time (Python's slice rules)."""
         if s.step is None or (isinstance(s.step, int) and s.step == 1):
             start = 0 if s.start is None else s.start
             stop = self.emit(Op.LIST_LEN, [items], None, e) if s.stop is None else s.stop
             return self.emit(Op.LIST_SLICE, [items, start, stop], None, e)
         if isinstance(s.step, int) and s.step == -1 and s.start is None and s.stop is None:
             return self.emit(Op.LIST_REVERSE, [items], None, e)
-        raise self.fail("lists built at run time can only be sliced with step 1, or reversed "
-                        "whole with [::-1]", e, "stack them first: np.stack(xs)[a:b:k]")
+        if s.step == -1 and all(b is None or type(b) is int for b in (s.start, s.stop)):
+            # xs[a:b:-1] is reversed(xs[b + 1:a + 1]) with Python's normalisation of
+            # negative bounds: a == -1 (the last item) and b == -1 (empty) are the two
+            # bounds whose "+ 1" would wrap around to 0
+            last: Any = s.start
+            stop = self.emit(Op.LIST_LEN, [items], None, e) if last is None or last == -1 \
+                else last + 1
+            first: Any = s.stop
+            start = 0 if first is None else (
+                self.emit(Op.LIST_LEN, [items], None, e) if first == -1 else first + 1)
+            part = self.emit(Op.LIST_SLICE, [items, start, stop], None, e)
+            return self.emit(Op.LIST_REVERSE, [part], None, e)
+        raise self.fail("lists built at run time can only be sliced with step 1 or -1 and "
+                        "constant bounds", e, "stack them first: np.stack(xs)[a:b:k]")
 
     def index_spec(self, parts: Any, e: cst.CSTNode) -> tuple[tuple[Any, ...], list[Node]]:
         """An index as the IR's static structure plus its runtime parts (``("in", k)``)."""

@@ -5,9 +5,10 @@ unrolled so that each trip indexes with static slices and dict keys.
 number of halvings of a static length) computes ints only: Python would run it on every
 call with the same result, so lowering runs it, and ``k`` stays a static int that later
 code may index dicts and slice with.  Only loops whose body is simple assignments to
-names, whose every name the body reads is bound to a static number, string, or tuple of
-those, and whose test (no calls) comes out static qualify; anything else is a loop
-region of the compiled code (``loops``).  A loop still running after ``_MAX_TRIPS`` trips
+names, ``xs.append(v)`` on a list of static values and ``if``/``else`` of those, whose
+every name the body reads is bound to a static number, string, or tuple of those, and
+whose test (no calls) comes out static qualify; anything else is a loop region of the
+compiled code (``loops``).  A loop still running after ``_MAX_TRIPS`` trips
 is a located error.
 
 A ``for`` over a static ``range`` of at most ``UNROLL_INDICES`` trips is unrolled (one copy
@@ -56,11 +57,32 @@ def run_static_while(lw: Lowerer, stmt: cst.While, scope: Scope) -> bool:
 
 
 def _qualifies(stmt: cst.While, scope: Scope) -> bool:
-    body = stmt.body
+    names: list[str] = []
+    lists: list[str] = []
+    if not _simple_block(stmt.body, names, lists):
+        return False
+    test: list[str] = []
+    _reads(stmt.test, test, calls_too=False)
+    return "#" not in test and all(_static(scope.vars.get(n, _Absent)) for n in names) and \
+        all(_static_list(scope.vars.get(n, _Absent)) for n in lists)
+
+
+def _simple_block(body: cst.BaseSuite, names: list[str], lists: list[str]) -> bool:
+    """Whether ``body`` holds only assignments to names, ``xs.append(v)`` on lists and
+    ``if``/``else`` of those (``scipy.stats``' exponentiation by squaring builds its list of
+    exponents so), collecting the names read into ``names`` and the lists into ``lists``."""
     if not isinstance(body, cst.IndentedBlock):
         return False
-    names: list[str] = []
     for line in body.body:
+        if isinstance(line, cst.If):
+            _reads(line.test, names)
+            orelse = line.orelse
+            if not _simple_block(line.body, names, lists) or orelse is not None and not (
+                    isinstance(orelse, cst.Else) and _simple_block(orelse.body, names, lists)
+                    or isinstance(orelse, cst.If) and _simple_block(
+                        cst.IndentedBlock(body=[orelse]), names, lists)):
+                return False
+            continue
         if not isinstance(line, cst.SimpleStatementLine):
             return False
         for s in line.body:
@@ -70,11 +92,25 @@ def _qualifies(stmt: cst.While, scope: Scope) -> bool:
             elif isinstance(s, cst.Assign) and all(
                     isinstance(t.target, cst.Name) for t in s.targets):
                 _reads(s.value, names)
+            elif _appends(s):
+                assert isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
+                func = s.value.func
+                assert isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                lists.append(func.value.value)
+                _reads(s.value.args[0].value, names)
             else:
                 return False
-    test: list[str] = []
-    _reads(stmt.test, test, calls_too=False)
-    return "#" not in test and all(_static(scope.vars.get(n, _Absent)) for n in names)
+    return True
+
+
+def _appends(s: cst.BaseSmallStatement) -> bool:
+    """``name.append(value)``, one positional argument."""
+    if not isinstance(s, cst.Expr) or not isinstance(s.value, cst.Call):
+        return False
+    call = s.value
+    return isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+        and call.func.attr.value == "append" and len(call.args) == 1 \
+        and call.args[0].keyword is None and not call.args[0].star
 
 
 class _Absent:
@@ -124,6 +160,11 @@ def _static(v: Any) -> bool:
     if isinstance(v, _STATIC):
         return True
     return isinstance(v, tuple) and all(isinstance(x, _STATIC) for x in v)
+
+
+def _static_list(v: Any) -> bool:
+    """A list made while compiling that holds static numbers and strings only."""
+    return type(v) is list and all(isinstance(x, _STATIC) for x in v)
 
 
 # --- for loops unrolled for static indices -------------------------------------------
