@@ -327,7 +327,10 @@ def known_shape(x: Node) -> tuple[int, ...] | None:
 
 
 def array_attribute(lw: Lowerer, x: Node, attr: str, e: cst.CSTNode) -> Any:
-    """``x.itemsize`` and ``x.nbytes`` of a typed value; ``NotImplemented`` otherwise."""
+    """``x.itemsize`` and ``x.nbytes`` of a typed value, ``x.__class__`` as ``type(x)``
+    answers it (sklearn's ``y.__class__.__name__``); ``NotImplemented`` otherwise."""
+    if attr == "__class__":
+        return query(lw, builtins.type, "type", [x], {}, cast("cst.Call", e))
     if attr not in ("itemsize", "nbytes"):
         return NotImplemented
     t = x.type
