@@ -117,6 +117,8 @@ def test_other_steps_are_located_refusals() -> None:
     ("moment 3", lambda s, x: s.moment(x, 3)),
     ("moment 5", lambda s, x: s.moment(x, order=5)),
     ("moment 4 about 0.3", lambda s, x: s.moment(x, 4, center=0.3)),
+    ("skew unbiased", lambda s, x: s.skew(x, bias=False)),
+    ("kurtosis unbiased", lambda s, x: s.kurtosis(x, fisher=False, bias=False)),
 ])
 def test_scipy_stats_moments(name: str, call: Callable[[Any, Any], Any]) -> None:
     stats = pytest.importorskip("scipy.stats")

@@ -54,8 +54,8 @@ CHECKED_OPS: frozenset[Op] = frozenset({
     Op.RAVEL, Op.SQUEEZE, Op.TRANSPOSE, Op.ARGMAX, Op.ARGMIN, Op.ZEROS_LIKE, Op.ONES_LIKE,
 })
 
-#: ops whose kind is checked for inputs other than Python numbers only: ``True | False`` is
-#: a Python bool where ``np.logical_or`` gives a NumPy one (Python's ``and``/``or``/``not``,
+#: ops whose kind is checked where some input is a NumPy value: ``True | False`` is a
+#: Python bool where ``np.logical_or`` gives a NumPy one (Python's ``and``/``or``/``not``,
 #: also lowered to them, mark their results ``kind_unknown``)
 NUMPY_INPUT_OPS: frozenset[Op] = frozenset({
     Op.LOGICAL_AND, Op.LOGICAL_OR, Op.LOGICAL_XOR, Op.LOGICAL_NOT})
@@ -249,7 +249,34 @@ def exact_kind(lw: Any, v: Any, is_argument: Callable[[Any, Node], bool]) -> str
         return None
     if rank_one_or_more(lw, v):
         return ARRAY
-    return value_kind(lw.example(v))
+    return value_kind(_example(lw, v, 0))
+
+
+def _example(lw: Any, n: Node, depth: int) -> Any:
+    """``n``'s example value; where the builder has none (a value computed inside a region
+    body from a value the example run did not reach), the checked op evaluated on its
+    inputs' examples, which is what the builder computes when it has them."""
+    got = lw.example(n)
+    if got is not None or depth > 100:
+        return got
+    t = n.type
+    if t is not None and t.kind == "array" and t.shape:
+        return Abstract(t)  # an ndarray of rank one or more
+    evaluate = getattr(getattr(lw, "b", None), "evaluate", None)
+    if n.op not in CHECKED_OPS and n.op not in NUMPY_INPUT_OPS or evaluate is None:
+        return None
+    inputs = [_example(lw, i, depth + 1) for i in n.inputs]
+    if any(i is None for i in inputs):
+        return None
+    from .kernels import compiling  # noqa: PLC0415  (kernels is heavy; needed here rarely)
+
+    full = OP_INFO[n.op].param_defaults
+    full.update(n.params)
+    try:
+        with compiling():
+            return evaluate(n.op, tuple(inputs), full)
+    except Exception:  # (not told by the types: the kind stays unknown)
+        return None
 
 
 def _exact(lw: Any, v: Node, is_argument: Callable[[Any, Node], bool]) -> bool:
@@ -284,8 +311,10 @@ def _exact(lw: Any, v: Node, is_argument: Callable[[Any, Node], bool]) -> bool:
             if pending:
                 stack.extend(pending)
                 continue
+            # a logical op of Python bools is Python's (``True & False``), with a NumPy
+            # operand NumPy's (``np.bool_(x) & True`` is a NumPy bool)
             memo[n] = all(memo[i] for i in n.inputs) and (
-                n.op in CHECKED_OPS or all(value_kind(lw.example(i)) not in (PYTHON, None)
+                n.op in CHECKED_OPS or any(value_kind(_example(lw, i, 0)) in (NUMPY, ARRAY)
                                            for i in n.inputs))
         stack.pop()
     return memo[v]

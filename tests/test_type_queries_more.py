@@ -1,6 +1,8 @@
-"""``x.__class__`` of a runtime value is answered as ``type(x)`` is (sklearn's
-``type_of_target`` reads ``y.__class__.__name__``): from the value's type when every
-possible runtime type agrees, else a located refusal."""
+"""Type queries of runtime values answered while compiling: ``x.__class__`` as ``type(x)``
+(sklearn's ``type_of_target`` reads ``y.__class__.__name__``), and the kind (Python number,
+NumPy scalar, 0-d array) of a logical op with a Python bool beside a NumPy one
+(``scipy.stats.skew(bias=False)``: ``~zero & (n > 2)``). Where the possible runtime types
+disagree, a located refusal."""
 
 from __future__ import annotations
 
@@ -40,3 +42,22 @@ def test_class_attribute_of_an_ambiguous_value_is_refused() -> None:
 
     with pytest.raises(st.StAutodiffError, match=r"depends on whether a runtime value"):
         st.grad(f)(_X, np.array(True))  # a runtime flag: either branch may run
+
+
+def _logical_with_python_bool(x: np.ndarray) -> Any:
+    near = np.mean(x) <= 1.0  # a NumPy bool
+    c = ~near & True  # NumPy's &, not Python's: a NumPy bool
+    return (x * x).sum() if isinstance(c, np.bool_) else x.sum()
+
+
+def _logical_of_python_bools(x: np.ndarray, n: int) -> Any:
+    c = (n > 2) & True  # Python's &: a Python bool
+    return (x * x).sum() if type(c) is bool else x.sum()
+
+
+@pytest.mark.parametrize("f, args", [(_logical_with_python_bool, (_X,)),
+                                     (_logical_of_python_bools, (_X, 3))])
+def test_logical_op_kinds(f: Any, args: tuple[Any, ...]) -> None:
+    vg = st.value_and_grad(f)
+    np.testing.assert_allclose(vg(*args)[0], f(*args), rtol=1e-12)
+    np.testing.assert_allclose(vg(*args)[1], 2 * _X, rtol=1e-12)
