@@ -173,7 +173,7 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         self.user_sites: list[Loc] = []  # stats: the user's calls into library code
         self.active_scopes: list[Scope] = []  # callers' scopes too: they hold arguments
         self.entry_params: dict[int, dict[str, Any]] = {}  # id(scope): its bound arguments
-        self.global_consts: dict[tuple[int, str, int], Node] = {}
+        self.global_consts: dict[tuple[int, str, int], tuple[Any, Node]] = {}
         self.frames: list[tuple[Any, Any]] = []  # (function node, static key) being inlined
         self.external = ExternalObjects()  # containers that outlive the call
         self.guards = Guards()  # what lowering read from outside the arguments
@@ -211,10 +211,14 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         (containers among them are remembered as living outside the function)."""
         self.external.mark(value, repr(name))
         if _is_array(value):
+            # one named constant per global and builder; the entry holds its builder, so
+            # a finished region body's id is never reused for another body while the
+            # entry lives (that handed a later body a node of a finished one)
             key = (id(value), name, id(self.b))
-            if key not in self.global_consts:
-                self.global_consts[key] = self.b.const(value, name=name)
-            return self.global_consts[key]
+            entry = self.global_consts.get(key)
+            if entry is None or entry[0] is not self.b:
+                entry = self.global_consts[key] = (self.b, self.b.const(value, name=name))
+            return entry[1]
         return value
 
     def static_attribute(self, base: Any, attr: str) -> Any:
