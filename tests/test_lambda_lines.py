@@ -108,3 +108,35 @@ def test_lambdas_as_dict_values_and_list_items(fn: Any) -> None:
     """A lambda on a ``'key': lambda x: ...,`` line parses as a dict item (it was refused
     as unparsable source), and one on a list's continuation line as a list item."""
     check_grads(fn, [X], lambda a: [st.grad(fn)(a)])
+
+
+
+def _factory1(first: Any, result_to_tuple: Any = None) -> Any:
+    def decorate(fn: Any) -> Any:
+        def wrapped(x: Any) -> Any:
+            return result_to_tuple(first(fn(x)))[0]
+        return wrapped
+    return decorate
+
+
+@_factory1(
+    lambda x: x, result_to_tuple=lambda x: (x,))
+def _same_parameters(x: Any) -> Any:
+    return np.sum(np.cos(x) * x)
+
+
+@_factory1(
+    lambda x: x * 1.0, result_to_tuple=lambda x: (x,) if True else (x * 3.0,))
+def _both_with_constants(x: Any) -> Any:
+    return np.sum(np.exp(x / 4.0))
+
+
+@pytest.mark.parametrize("fn", [_same_parameters, _both_with_constants])
+def test_two_lambdas_with_the_same_parameters_on_one_line(fn: Any) -> None:
+    """SciPy 1.15's ``lambda x: x, result_to_tuple=lambda x: (x,)``: the parameter names
+    do not tell the lambdas apart; the code's positions do (3.11+), and before 3.11 the
+    instructions that each lambda's text compiles to."""
+    x = np.linspace(-1.0, 1.5, 5)
+    g = st.grad(fn)
+    np.testing.assert_allclose(st.value_and_grad(fn)(x)[0], fn(x), rtol=1e-12)
+    check_grads(fn, (x,), lambda a: (g(a),))

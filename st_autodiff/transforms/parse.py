@@ -29,6 +29,7 @@ import inspect
 import linecache
 import re
 import textwrap
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -279,7 +280,8 @@ def _find_function(module: ParsedModule, code: Any) -> cst.FunctionDef | cst.Lam
         matches = [lam for lam in found if [p.name.value for p in (
             *lam.params.posonly_params, *lam.params.params)] == argnames]
         if len(matches) > 1:  # two lambdas on one line: the one the code's positions name
-            matches = _by_position(module, code, matches)
+            matches = _by_position(module, code, matches) if hasattr(
+                code, "co_positions") else _by_bytecode(module, code, matches)
         if len(matches) != 1:
             raise SourceUnavailableError(
                 f"cannot tell which lambda on line {module.first_line} of {module.file} "
@@ -294,7 +296,7 @@ def _find_function(module: ParsedModule, code: Any) -> cst.FunctionDef | cst.Lam
 
 def _by_position(module: ParsedModule, code: Any, lambdas: list[cst.Lambda]
                  ) -> list[cst.Lambda]:
-    """The innermost lambda whose body holds every source position of ``code``'s
+    """The innermost lambda that holds every source position of ``code``'s
     instructions (``co_positions``, Python 3.11+; none found before 3.11, so the caller
     refuses as before)."""
     if not hasattr(code, "co_positions"):
@@ -309,17 +311,46 @@ def _by_position(module: ParsedModule, code: Any, lambdas: list[cst.Lambda]
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
     holding = []
     for lam in lambdas:
-        rng = module.positions.get(lam.body)
+        # the whole lambda (its body's range leaves out the body's parentheses, where the
+        # code's positions of ``lambda x: (x,)`` start): it holds the code, unless the
+        # code's span is exactly it (an enclosing lambda's code that only makes this one)
+        rng = module.positions.get(lam)
         if rng is None:
             continue
         start = (rng.start.line + module.first_line - 1, rng.start.column + module.indent)
         end = (rng.end.line + module.first_line - 1, rng.end.column + module.indent)
-        if start <= lo and hi <= end:
+        if start <= lo and hi <= end and (start, end) != (lo, hi):
             holding.append((start, end, lam))
     if not holding:
         return []
     inner = max(holding, key=lambda h: h[0])
     return [inner[2]] if all(h[1] >= inner[1] for h in holding) else []
+
+
+def _by_bytecode(module: ParsedModule, code: Any, lambdas: list[cst.Lambda]
+                 ) -> list[cst.Lambda]:
+    """Before Python 3.11 (no ``co_positions``): the lambdas whose text compiles to the
+    instructions, names and constants of ``code``; several only where their texts are the
+    same (the same function wherever it stands on the line, so the first is taken)."""
+    def signature(c: Any) -> tuple[Any, ...]:
+        consts = tuple(signature(k) if isinstance(k, types.CodeType) else (type(k), k)
+                       for k in c.co_consts)
+        return c.co_code, c.co_names, c.co_varnames, c.co_freevars, consts
+
+    want = signature(code)
+    found: list[tuple[str, cst.Lambda]] = []
+    for lam in lambdas:
+        text = module.tree.code_for_node(lam)
+        try:
+            outer = compile(f"({text})", module.file, "eval")
+        except SyntaxError:
+            continue
+        inner = [k for k in outer.co_consts if isinstance(k, types.CodeType)]
+        if len(inner) == 1 and signature(inner[0]) == want:
+            found.append((text, lam))
+    if found and all(text == found[0][0] for text, _ in found):
+        return [found[0][1]]
+    return []
 
 
 def _char_pos(module: ParsedModule, line: int, byte_col: int) -> tuple[int, int]:
