@@ -10,24 +10,15 @@ first and second derivatives must agree with the host's (float64, to rounding).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import st_autodiff as torch
-from st_autodiff.runtime import device
 
 PLACEMENTS = [("cuda", "cpu"), ("cpu", "cuda"), ("cuda", "cuda")]
-
-
-@pytest.fixture
-def standin() -> Iterator[None]:
-    old = device.standin_active()
-    device.use_standin(True)
-    yield
-    device.use_standin(old)
 
 
 def _host(t: Any) -> np.ndarray:

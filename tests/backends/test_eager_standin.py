@@ -1,4 +1,4 @@
-"""Issue 15: the eager runtime on the CPU device stand-in (``runtime/device_standin.py``).
+"""The eager runtime on the CPU device stand-in (``runtime/device_standin.py``).
 
 ``cuda`` tensors are backed by a CuPy-shaped double that refuses every silent host
 conversion, so these tests fail wherever the runtime would copy device data to NumPy
@@ -10,22 +10,12 @@ on a real GPU in ``tests/gpu/test_eager_cuda.py``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 from gpu.eager_cases import CASES
 
 import st_autodiff as torch
-from st_autodiff.runtime import device, device_standin
-
-
-@pytest.fixture
-def standin() -> Iterator[None]:
-    old = device.standin_active()
-    device.use_standin(True)
-    yield
-    device.use_standin(old)
+from st_autodiff.runtime import device_standin
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

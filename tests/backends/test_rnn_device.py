@@ -9,24 +9,16 @@ host.  Values and gradients of whole training runs are in ``tests/gpu/eager_case
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import st_autodiff as torch
-from st_autodiff.runtime import device, device_standin, engine
+from st_autodiff.runtime import device_standin, engine
 
 nn = torch.nn
-
-
-@pytest.fixture
-def standin() -> Iterator[None]:
-    old = device.standin_active()
-    device.use_standin(True)
-    yield
-    device.use_standin(old)
 
 
 def _graph(root: Any) -> list[tuple[str, type]]:

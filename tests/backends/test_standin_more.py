@@ -7,22 +7,14 @@ device of every result, with no synchronisation the host code does not need.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import st_autodiff as torch
-from st_autodiff.runtime import device, device_standin
-
-
-@pytest.fixture
-def standin() -> Iterator[None]:
-    old = device.standin_active()
-    device.use_standin(True)
-    yield
-    device.use_standin(old)
+from st_autodiff.runtime import device_standin
 
 
 def _syncs() -> int:
