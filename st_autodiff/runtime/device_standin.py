@@ -23,7 +23,8 @@ This module reproduces exactly that contract on top of NumPy:
   the stand-in through ``__array_ufunc__``/``__array_function__`` as they do for CuPy;
 * ``float(d)``, ``int(d)``, ``bool(d)``, ``d.item()``, ``d.tolist()`` work (CuPy allows
   them; each is a device synchronisation) and are counted in ``SYNCS`` so tests can see
-  host round trips;
+  host round trips; so are the reads CuPy makes itself to size a result by the data
+  (``d[mask]``, ``nonzero``, ``unique``, ``bincount`` ...);
 * NumPy keywords that CuPy's functions lack are refused too (``_CUPY_LACKS``: add one
   whenever a GPU run finds another), so CPU tests catch them as well.
 
@@ -49,6 +50,10 @@ SYNCS: dict[str, int] = {}
 _ENTRY = frozenset({"asarray", "array", "asanyarray", "ascontiguousarray"})
 # keywords NumPy has and CuPy's function of the same name lacks (found on a GPU)
 _CUPY_LACKS = {"indices": frozenset({"sparse"})}
+# functions whose result's size depends on the data: CuPy reads a count back to the host
+# to allocate it (one synchronisation each), as for ``d[mask]``
+_SIZED_BY_DATA = frozenset({"nonzero", "argwhere", "flatnonzero", "unique", "extract",
+                            "compress", "bincount"})
 
 
 class _Device:
@@ -110,8 +115,11 @@ def _device_fn(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` with stand-in arguments unwrapped and results wrapped."""
     entry = name in _ENTRY
     lacks = _CUPY_LACKS.get(name, frozenset())
+    sized = name in _SIZED_BY_DATA
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        if sized or name == "where" and len(args) + len(kwargs) == 1:
+            _sync(name)
         if name == "repeat":
             _refuse_device_repeats(kwargs.get("repeats", args[1] if len(args) > 1 else None))
         if lacks.intersection(kwargs):
@@ -388,6 +396,9 @@ class StandinArray:
         return None if b is None else StandinArray(b) if isinstance(b, np.ndarray) else b
 
     def __getitem__(self, key: Any) -> Any:
+        if any(type(k) is StandinArray and k._a.dtype == bool
+               for k in (key if isinstance(key, tuple) else (key,))):
+            _sync("mask")  # d[mask]: the number of selected items is read back first
         return _wrap(self._a[_unwrap(key)])
 
     def __setitem__(self, key: Any, value: Any) -> None:

@@ -192,19 +192,42 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return plain(r)
 
 
+def _filled(idx: Any, n: int, dim: int, ndim: int) -> Any:
+    """The positions ``index_fill`` wrote along ``dim`` as a mask that broadcasts against
+    the input, made where the index lives (a device index is never read on the host)."""
+    xp = D.xp_of(idx)
+    filled = xp.zeros(n, dtype=bool)
+    filled[idx % n] = True
+    shape = [1] * ndim
+    shape[dim] = n
+    return filled.reshape(shape)
+
+
 def _rule_index_fill(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any,
                      value: Any) -> tuple[Any, ...]:
+    # value's gradient: the sum of g over the filled positions, each once; on the host as
+    # PyTorch sums it (over the unique indices, bit for bit), on a device through a mask
+    # (unique needs its count on the host: a synchronisation)
     if ops.tensors:
         n = max(tuple(g.shape)[dim], 1)
-        once = plain(np.unique(D.asarray(index._data).reshape(-1) % n))
-        gv = index_select(g, dim, once).sum() if isinstance(value, TensorBase) else None
+        flat = D.asarray(index._data).reshape(-1)
+        gv = None
+        if isinstance(value, TensorBase):
+            if D.is_device(flat):
+                gv = masked_fill(g, plain(~_filled(flat, n, dim, g.ndim)), 0.0).sum()
+            else:
+                gv = index_select(g, dim, plain(np.unique(flat % n))).sum()
         return (index_fill(g, dim, index, 0.0), None, None, gv)
     idx = D.asarray(index).reshape(-1)
     gx = D.copy(g)
     gx[_at(dim, idx)] = 0
     gv = None
     if hasattr(value, "shape"):
-        gv = np.take(g, np.unique(idx % max(np.shape(g)[dim], 1)), axis=dim).sum()
+        n = max(np.shape(g)[dim], 1)
+        if D.is_device(g):
+            gv = D.xp_of(g).where(_filled(idx, n, dim, g.ndim), g, 0).sum()
+        else:
+            gv = np.take(g, np.unique(idx % n), axis=dim).sum()
     return (gx, None, None, gv)
 
 

@@ -1,4 +1,4 @@
-"""Issue 15: device fixes found by the survey and by probing, on the CPU device stand-in.
+"""Device fixes found by the survey and by probing, on the CPU device stand-in.
 
 Each case runs on the host and on the stand-in (which refuses every silent host
 conversion and counts each explicit one) and must agree in values, gradients and the
@@ -63,6 +63,8 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
         a, b[:3], upper=True, unitriangular=True), [_SQ[0], _B]),
     "rfft": (lambda a: torch.fft.rfft(a).abs(), [_A]),
     "fft_round_trip": (lambda a: torch.fft.ifft(torch.fft.fft(a * 2)).real, [_A]),
+    "index_fill_tensor_value": (lambda a, v: a.index_fill(
+        1, torch.tensor([1, 3, 1, -1], device=a.device), (v * v).sum()), [_A, _V]),
 }
 
 
@@ -113,6 +115,7 @@ SECOND_ORDER: dict[str, Callable[[Any, Any], Any]] = {
         1, i, (a * a)[:, :2]),
     "scatter": lambda a, i: (a * 2).scatter(1, i, (a * a)[:, 2:]),
     "scatter_reduce": lambda a, i: (a * 2).scatter_reduce(1, i, (a * a)[:, 1:3], "amax"),
+    "index_fill": lambda a, i: (a * 3).index_fill(1, i.reshape(-1)[:4] % 4, (a * a).sum()),
     "embedding": lambda a, i: torch.nn.functional.embedding(
         i.reshape(-1)[:4] % 3, a * a, padding_idx=2, scale_grad_by_freq=True),
 }
@@ -200,3 +203,17 @@ def test_distribution_constants_live_on_the_parameters_device(standin: None) -> 
         answers[dev] = [v.detach().cpu().numpy() for v in values] + [g.cpu().numpy()]
     for d, h in zip(answers["cuda"], answers["cpu"], strict=True):
         np.testing.assert_allclose(d, h, rtol=1e-12)
+
+
+def test_reads_that_size_a_result_by_the_data_are_counted(standin: None) -> None:
+    """CuPy reads a count back to the host before ``d[mask]``, ``nonzero`` or ``unique``:
+    the stand-in counts each as a synchronisation, so tests see them."""
+    x = torch.tensor(_A, device="cuda")
+    device_standin.SYNCS.clear()
+    kept = x[x > 0]
+    where = torch.nonzero(x > 0)
+    distinct = torch.unique(torch.tensor([3, 1, 3], device="cuda"))
+    assert device_standin.SYNCS == {"mask": 1, "nonzero": 1, "unique": 1}
+    np.testing.assert_array_equal(kept.cpu().numpy(), _A[_A > 0])
+    np.testing.assert_array_equal(where.cpu().numpy(), np.argwhere(_A > 0))
+    np.testing.assert_array_equal(distinct.cpu().numpy(), [1, 3])
