@@ -61,3 +61,36 @@ def test_logical_op_kinds(f: Any, args: tuple[Any, ...]) -> None:
     vg = st.value_and_grad(f)
     np.testing.assert_allclose(vg(*args)[0], f(*args), rtol=1e-12)
     np.testing.assert_allclose(vg(*args)[1], 2 * _X, rtol=1e-12)
+
+
+def _class_of_static_array(x: np.ndarray) -> Any:
+    labels = np.array([1, -1, 1])  # made while compiling
+    same = labels.__class__ is np.ndarray and labels.__class__.__name__ == "ndarray"
+    return (x * x).sum() if same else x.sum()
+
+
+def _membership_error_caught(x: np.ndarray) -> Any:
+    meta = np.array([1, 2]).dtype.metadata  # None
+    try:
+        if "unique" in meta:  # TypeError: argument of type 'NoneType' is not iterable
+            return x.sum()
+    except (AttributeError, TypeError):
+        pass
+    return (x * x).sum()
+
+
+@pytest.mark.parametrize("f", [_class_of_static_array, _membership_error_caught])
+def test_static_answers_as_python_gives_them(f: Any) -> None:
+    """sklearn's ``_attach_unique``: ``y.__class__`` of an array made while compiling, and
+    the ``TypeError`` of ``"unique" in None`` caught by the ``try`` around it."""
+    vg = st.value_and_grad(f)
+    np.testing.assert_allclose(vg(_X)[0], f(_X), rtol=1e-12)
+    np.testing.assert_allclose(vg(_X)[1], 2 * _X, rtol=1e-12)
+
+
+def test_uncaught_membership_error_is_pythons_at_the_users_line() -> None:
+    def f(x: np.ndarray) -> Any:
+        return x.sum() if "a" in None else x.sum()  # type: ignore[operator]
+
+    with pytest.raises(st.StAutodiffError, match=r"TypeError: argument of type 'NoneType'"):
+        st.grad(f)(_X)

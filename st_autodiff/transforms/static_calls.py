@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError
 from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from ..ir.types import Type, type_module
@@ -107,8 +106,10 @@ def _membership(lw: Lowerer, item: Any, seq: Any, e: cst.CSTNode) -> bool:
                       "when compiling", e, "use np.isin or compare with == explicitly")
     try:
         return item in seq
-    except Exception as exc:
-        raise lw.fail(f"{type(exc).__name__}: {exc}", e, kind=CompileError) from None
+    except Exception as exc:  # Python's exception at the user's line (a try may catch it)
+        from .static_stmts import static_exception  # noqa: PLC0415  (it imports this module)
+
+        raise static_exception(lw, exc, e) from None
 
 
 # --- calls --------------------------------------------------------------------------------

@@ -368,6 +368,8 @@ def _method(lw: Lowerer, fn: StaticMethod, args: list[Any], kwargs: dict[str, An
 
 def attribute(lw: Lowerer, sa: StaticArray, attr: str, e: cst.CSTNode) -> Any:
     """``a.attr`` of a static array: data attributes as static values, methods bound."""
+    if attr == "__class__":  # as type(a) answers it (sklearn's y.__class__.__name__)
+        return type(sa.value)
     if attr in _METHODS_DENIED or attr.startswith("_") and attr not in _WRITERS:
         raise lw.fail(f"a.{attr} of an array computed while compiling is not supported", e)
     try:
