@@ -356,6 +356,8 @@ def structure_cases(op: Op) -> list[Case]:
         Op.ITEM: [_c((a, 2.5), index=1), _c([a, A((2,), "int64")], index=0)],
         Op.SHAPE: [_c(a), _c(A((2, 3))), _c(2.5), _c(np.float64(1.0)), _c(np.array(1.0))],
         Op.STOP_GRADIENT: [_c(a), _c(2.5), _c(np.float32(1.0))],
+        Op.PY_FLOAT: [_c(np.float64(1.0)), _c(np.float32(2.0)), _c(np.array(1.5)), _c(A(())),
+                      _c(A((), "float32"))],
         Op.NO_DERIVATIVE: [_c(a), _c(2.5), _c(A((2,), "int64"))],  # stats: identity
         Op.CONST: [_c(value=2.5), _c(value=(1, 2))],
     }

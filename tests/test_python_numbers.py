@@ -58,3 +58,37 @@ def test_item_of_an_int_stays_an_int() -> None:
     value, grad = st.value_and_grad(f)(x)
     assert value == pytest.approx(f(x))
     check_grads(f, [x], lambda a: [st.grad(f)(a)])
+
+
+# --- Python floats are weak in NumPy's promotion: float(s) * x32 stays float32 --------
+
+def _float_of_sum(w: Any, x32: Any) -> Any:
+    s = float(np.sum(w))
+    return np.sum(s * x32 * x32)
+
+
+def _item_of_sum(w: Any, x32: Any) -> Any:
+    return np.sum(np.sum(w * w).item() * x32)
+
+
+def _math_of_sum(w: Any, x32: Any) -> Any:
+    import math
+
+    return np.sum(math.exp(np.sum(w)) * x32) + math.sin(w[0]) * 2.0
+
+
+@pytest.mark.parametrize("f", [_float_of_sum, _item_of_sum, _math_of_sum])
+def test_python_float_is_weak_and_its_gradient_keeps_the_arguments_dtype(f: Any) -> None:
+    """The value has NumPy's dtype (float32 here, where a NumPy float64 scalar would make
+    it float64), and the float64 argument's gradient is float64 (it flowed through the
+    float32 product), as JAX gives gradients in each argument's dtype."""
+    w = np.array([0.1, -0.2, 0.3])
+    x32 = np.linspace(-1.0, 1.0, 4, dtype=np.float32)
+    value, grad = st.value_and_grad(f)(w, x32)
+    want = f(w, x32)
+    assert type(value) is type(want) and np.asarray(value).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(value, want, rtol=1e-6)
+    assert grad.dtype == np.float64
+    x64 = x32.astype(np.float64)  # the same function in float64: central differences
+    check_grads(lambda v: f(v, x64), (w,), lambda v: (st.grad(f)(v, x64),))
+    np.testing.assert_allclose(grad, st.grad(f)(w, x64), rtol=1e-5, atol=1e-6)

@@ -116,6 +116,15 @@ _unary(Op.POSITIVE, lambda ops, g, out, x: g)
 _unary(Op.NEG, lambda ops, g, out, x: -g)
 
 
+@rule(Op.PY_FLOAT)
+def _py_float(ops: Any, g: Any, out: Any, x: Any) -> Grads:
+    # the cotangent in x's precision: a Python float is weak, so its uses may have made
+    # the cotangent float32 (float(s) * x32) where the graph's types (a Python-float seed
+    # broadcast as float64) cannot tell: cast whenever x's dtype is known
+    dt = ops.dtype(x)
+    return (g if dt is None else ops.astype(ops.asarray(g), dtype=dt, copy=False),)
+
+
 @rule(Op.ASTYPE)
 def _astype(ops: Any, g: Any, out: Any, x: Any, dtype: Any = None, copy: bool = True) -> Grads:
     dt = ops.dtype(x)

@@ -223,6 +223,11 @@ def _clip_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, lo: Any, hi
                   None if thi is None else ops.where(x > hi, thi, 0))
 
 
+@jvp1(Op.PY_FLOAT)
+def _py_float_jvp(ops: Any, t: Any, out: Any, x: Any) -> Any:
+    return ops.py_float(t)
+
+
 @jvp1(Op.ASTYPE)
 def _astype_jvp(ops: Any, t: Any, out: Any, x: Any, dtype: Any = None, copy: bool = True) -> Any:
     if dtype is not None and not _np.issubdtype(_np.dtype(dtype), _np.inexact):

@@ -275,6 +275,14 @@ def _stop_gradient(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> A
     return abstract_of(inputs[0])
 
 
+def _py_float(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    """``float(x)`` of a float value: a Python float (a concrete one where ``x`` is)."""
+    x = inputs[0]
+    if isinstance(x, Abstract):
+        return Abstract(Type("float", "float64", ()))
+    return float(x)
+
+
 # --- creation -------------------------------------------------------------------------
 
 
@@ -422,6 +430,7 @@ def _table() -> dict[Op, Rule]:
     t.update({op: _same_shape for op in (Op.ASTYPE, Op.ASARRAY, Op.ZEROS_LIKE, Op.ONES_LIKE,
                                          Op.FULL_LIKE)})
     t[Op.NO_DERIVATIVE] = _stop_gradient  # stats: identity
+    t[Op.PY_FLOAT] = _py_float
     t.update({Op.STOP_GRADIENT: _stop_gradient, Op.ZEROS: _zeros, Op.ONES: _zeros,
               Op.FULL: _zeros, Op.EYE: _eye, Op.ARANGE: _arange, Op.LINSPACE: _linspace,
               Op.TUPLE: _tuple, Op.ITEM: _item, Op.SHAPE: _shape, Op.CONST: _const,

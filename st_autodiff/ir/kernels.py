@@ -122,6 +122,17 @@ def stop_gradient(x: Any) -> Any:
     return x
 
 
+def python_float(x: Any) -> Any:
+    """``float(x)``: a NumPy float as a Python float (a weak scalar in NumPy's promotion);
+    other libraries' scalars (a CuPy or Dask 0-d array) stay as they are, so that the
+    generated code reads nothing back from a device or a graph."""
+    import numpy as np  # noqa: PLC0415  (this module reaches arrays through ``xp`` only)
+
+    if isinstance(x, (np.floating, np.ndarray)):
+        return float(x)
+    return x
+
+
 def no_derivative(x: Any, what: str = "") -> Any:
     """``x`` itself (stats): an argument with no derivative (an integer count, a shape
     parameter of ``betainc``); the compiler refuses it, with its location, when it is

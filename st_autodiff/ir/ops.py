@@ -94,6 +94,7 @@ class Op(enum.Enum):
     COPY = "copy"
     ASARRAY = "asarray"
     STOP_GRADIENT = "stop_gradient"
+    PY_FLOAT = "py_float"
     CALL = "call"
     CALL_VJP = "call_vjp"
     OPAQUE_CALL = "opaque_call"
@@ -497,6 +498,9 @@ def _table() -> dict[Op, OpInfo]:
         Op.COPY: _unary("copy", torch="clone", methods=("copy",)),
         Op.STOP_GRADIENT: OpInfo("stop_gradient", ("x",), numpy="rt.stop_gradient",
                                  torch="detach"),
+        # float(x) / x.item() of a float: a Python float, which NumPy promotes as a weak
+        # scalar (float(s) * x32 stays float32, where the NumPy scalar s would not)
+        Op.PY_FLOAT: OpInfo("py_float", ("x",), numpy="rt.python_float", torch="item"),
         Op.CALL: OpInfo("call", ("*args",), (("fn", REQUIRED), ("out_type", None)),
                         spelling=special, torch="custom"),
         # a call the compiler passes through (print, a random draw, a C function): run

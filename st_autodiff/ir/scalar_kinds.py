@@ -294,7 +294,7 @@ def _exact(lw: Any, v: Node, is_argument: Callable[[Any, Node], bool]) -> bool:
         if n in memo:
             stack.pop()
             continue
-        if n.op is Op.CONST:
+        if n.op is Op.CONST or n.op is Op.PY_FLOAT:  # (float(x): a Python float)
             memo[n] = True
         elif node_key(lw, n) in unknown:
             memo[n] = False

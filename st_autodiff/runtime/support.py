@@ -19,6 +19,7 @@ from ..ir.kernels import (
     list_zeros,
     log_softmax,
     logsumexp,
+    python_float,
     relu,
     scatter_add,
     setitem,
@@ -30,8 +31,8 @@ from ..ir.kernels import (
 
 __all__ = ["index_add", "index_add_", "list_add", "list_gather", "list_index_add",
            "list_split_like", "list_sum", "list_ungather", "list_unstack", "list_zeros",
-           "log_softmax", "logsumexp", "relu", "scatter_add", "setitem", "sigmoid", "softmax",
-           "stop_gradient", "unbroadcast"]
+           "log_softmax", "logsumexp", "python_float", "relu", "scatter_add", "setitem",
+           "sigmoid", "softmax", "stop_gradient", "unbroadcast"]
 
 # the scipy.special ops (and np.sinc): rt.<name> in generated code
 from ..ir.kernels_special import (  # noqa: E402

@@ -159,6 +159,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
+            t = out.type if isinstance(out, Node) else None
+            if t is not None and t.shape == () and t.dtype is not None and \
+                    np.dtype(t.dtype).kind == "f":
+                # math's result is a Python float, weak in NumPy's promotion
+                out = lw.emit(Op.PY_FLOAT, [out], None, e)
         return out
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
@@ -238,13 +243,15 @@ def _python_number(lw: Lowerer, x: Any, e: cst.CSTNode, what: str) -> Any:
     double.  ``float(i)`` of an int prints ``0.0``, and ``float(x32[0]) * 0.1`` computes in
     float64, so an int, bool or float32 value is cast (``x.item()`` keeps ints and bools)."""
     t = x.type if isinstance(x, Node) else None
-    if t is None or t.dtype == "float64" or (t.dtype is None and t.kind not in ("int", "bool")):
-        return x
+    if t is None or t.kind == "float" or (t.dtype is None and t.kind not in ("int", "bool")):
+        return x  # (already a Python float, or nothing known to convert)
     if t.dtype is None:  # a Python int or bool: Python's float, as int * 1.0 rounds it
         return lw.emit(Op.MUL, [x, 1.0], None, e) if what == "float()" else x
     kind = np.dtype(t.dtype).kind
     if kind == "c" or (what != "float()" and kind != "f"):
         return x
+    if kind == "f":  # a Python float: weak in NumPy's promotion (float(s) * x32 is float32)
+        return lw.emit(Op.PY_FLOAT, [x], None, e)
     return emit_call(lw, Op.ASTYPE, [x], {"dtype": np.float64}, e, what)
 
 

@@ -109,6 +109,9 @@ SPECS: tuple[Spec, ...] = (
            jax=lambda jnp, a0: jnp.sin(a0)),
     _unary("math.sqrt", "positive", op=Op.SQRT, path="math.sqrt", shapes=((None,),),
            jax=lambda jnp, a0: jnp.sqrt(a0)),
+    # float(x): a Python float (no eager twin: a Tensor's .item() leaves the graph)
+    Spec("float", "float(a0)", (Op.PY_FLOAT,), (((),), ((1,),)), ("real",), None,
+         jax=lambda jnp, a0: jnp.reshape(a0, ())),
     Spec("astype", "a0.astype(np.float64)", (Op.ASTYPE,), UNARY_SHAPES[1:], ("real",),
          (Op.ASTYPE, {"dtype": "float64"}), jax=lambda jnp, a0: a0.astype(jnp.float64)),
     Spec("astype32", "np.asarray(a0).astype(np.float32)", (Op.ASTYPE,), UNARY_SHAPES[1:],
