@@ -394,12 +394,66 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return plain(r)
 
 
+def _rule_div_rounded(ops: Any, g: Any, out: Any, x: Any, y: Any, **params: Any) -> tuple[Any, ...]:
+    """``div`` with a rounding mode: PyTorch's ``DivBackward2`` gives both operands
+    ``grad * 0`` (zeros, whatever the divisor: no ``0 * inf``)."""
+    return ops.zeros_like(g), ops.zeros_like(g)
+
+
+_div_rounded_cls = node_class("DivBackward2", _rule_div_rounded, (0, 1),
+                              (("other", 1, None), ("rounding_mode", _param("rounding_mode"), None),
+                               ("self", 0, None)), False)
+
+
+def _rounded_quotient(a: Any, b: Any, mode: str) -> Any:
+    """``a / b`` rounded as PyTorch's CPU kernels: floor division as Python's (NumPy's
+    ``floor_divide``), truncation of the true quotient; integers stay integers."""
+    xp = D.xp_of(a)
+    if a.dtype.kind in "iub":
+        if a.dtype.kind == "b":
+            a, b = a.astype(np.int64), b.astype(np.int64)
+        if xp.any(b == 0):
+            raise RuntimeError("ZeroDivisionError")
+        if mode == "floor":
+            return xp.floor_divide(a, b)
+        q = xp.floor_divide(xp.abs(a), xp.abs(b))
+        return xp.where((a < 0) != (b < 0), -q, q)
+    if mode == "floor":
+        return xp.floor_divide(a, b)
+    return xp.trunc(xp.true_divide(a, b))
+
+
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    """True division; ``rounding_mode='floor'``/``'trunc'`` round (zero gradient)."""
+    """True division; ``rounding_mode='floor'``/``'trunc'`` round (``DivBackward2``: zero
+    gradient); integer operands give an integer quotient, as in PyTorch."""
     if rounding_mode is None:
         return _div(input, other)
-    q = _div(input, other)
-    return floor(q) if rounding_mode == "floor" else trunc(q)
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    if not isinstance(input, TensorBase):
+        from .factory import scalar_like
+
+        input = scalar_like(input, other)
+    if isinstance(other, TensorBase):
+        ad, bd = _promote(input, other)
+        needs = input._requires_grad or other._requires_grad
+    else:
+        other = _scalar(other)
+        ad = _with_scalar(input._data, other)
+        bd = D.asarray(np.asarray(other, dtype=ad.dtype)) if is_device(ad) \
+            else np.asarray(other, dtype=ad.dtype)
+        needs = input._requires_grad
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = _rounded_quotient(ad, bd, rounding_mode)
+    except ValueError:
+        raise _broadcast_error(ad, bd) from None
+    if getattr(r, "ndim", 1) == 0 and type(r) is np.ndarray:
+        r = r[()]
+    if needs and STATE.enabled:
+        return record(_div_rounded_cls, r, (input, other), {"rounding_mode": rounding_mode})
+    return plain(r)
 
 
 divide = true_divide = div

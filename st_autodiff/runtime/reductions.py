@@ -95,8 +95,9 @@ def _full_reduction_class(base: type[Any], mean: bool) -> type[Any]:
 
 def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...],
                plan1: tuple[Any, ...],
-               keeps_out: bool, float_only: bool = False) -> Callable[..., Tensor]:
-    cls0 = node_class(node0, RULES[op], (0,), plan0, keeps_out)
+               keeps_out: bool, float_only: bool = False,
+               rule0: Callable[..., tuple[Any, ...]] | None = None) -> Callable[..., Tensor]:
+    cls0 = node_class(node0, rule0 or RULES[op], (0,), plan0, keeps_out)
     if op is Op.SUM or op is Op.MEAN:
         cls0 = _full_reduction_class(cls0, op is Op.MEAN)
     cls1 = node_class(node1, RULES[op], (0,), plan1, keeps_out)
@@ -148,8 +149,23 @@ _amax = _reduction("amax", Op.MAX, "AmaxBackward0", "AmaxBackward0", SELF + RESU
                    _DIM_PLAN + SELF + RESULT, True)
 _amin = _reduction("amin", Op.MIN, "AminBackward0", "AminBackward0", SELF + RESULT,
                    _DIM_PLAN + SELF + RESULT, True)
-_max_all = _reduction("max", Op.MAX, "MaxBackward1", "MaxBackward1", SELF + RESULT, NONE, True)
-_min_all = _reduction("min", Op.MIN, "MinBackward1", "MinBackward1", SELF + RESULT, NONE, True)
+
+
+def _rule_extremum_all(ops: Any, g: Any, out: Any, x: Any, axis: Any = None,
+                       keepdims: bool = False) -> tuple[Any, ...]:
+    """Full ``max()``/``min()``: PyTorch's ``evenly_distribute_backward``, which shares the
+    gradient between the elements equal to the result or, when the result is NaN, between
+    the NaN elements (the table's rule compares with ``==``, so a NaN result would give
+    NaN everywhere)."""
+    hit = ops.logical_or(ops.eq(x, out), ops.logical_and(ops.isnan(x), ops.isnan(out)))
+    hit = ops.astype(hit, dtype=ops.dtype(x))
+    return (hit * (g / ops.sum(hit)),)
+
+
+_max_all = _reduction("max", Op.MAX, "MaxBackward1", "MaxBackward1", SELF + RESULT, NONE, True,
+                      rule0=_rule_extremum_all)
+_min_all = _reduction("min", Op.MIN, "MinBackward1", "MinBackward1", SELF + RESULT, NONE, True,
+                      rule0=_rule_extremum_all)
 logsumexp_ = _reduction("logsumexp", Op.LOGSUMEXP, "LogsumexpBackward0", "LogsumexpBackward0",
                         SELF + RESULT, _DIM_PLAN + SELF + RESULT, True)
 
@@ -253,10 +269,25 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return plain(r.astype(np.int64))
 
 
+def _no_dof_rule(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
+    """``rule`` (var or std) where ``correction`` equals the count (one element, unbiased):
+    PyTorch's ``2.0 / (N - correction)`` is ``inf`` there and the gradient NaN, where the
+    rule's Python division by zero would raise."""
+    def no_dof(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
+               ddof: int = 0) -> tuple[Any, ...]:
+        try:
+            return rule(ops, g, out, x, axis=axis, keepdims=keepdims, ddof=ddof)
+        except ZeroDivisionError:
+            return (ops.zeros_like(x) * float("nan"),)
+
+    no_dof.__name__ = no_dof.__qualname__ = getattr(rule, "__name__", "rule")
+    return no_dof
+
+
 def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Tensor]:
     plan = (("correction", _param("ddof"), None), ("dim", _param("axis"), None),
             ("keepdim", _param("keepdims"), None)) + SELF + (RESULT if keeps_out else ())
-    cls = node_class(node, RULES[op], (0,), plan, keeps_out)
+    cls = node_class(node, _no_dof_rule(RULES[op]), (0,), plan, keeps_out)
     method = OP_INFO[op].numpy
 
     def fn(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
