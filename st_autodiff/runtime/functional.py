@@ -19,6 +19,7 @@ re-exports them, so ``functional`` is the whole math namespace.  Shape functions
 from __future__ import annotations
 
 import builtins
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +38,7 @@ from .function import TensorBase, fit, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, plain
 from .tensor_ops import record
+from .zero_links import linked
 
 EMPTY: dict[str, Any] = {}  # the params of nodes without params (never mutated)
 SELF: tuple[Any, ...] = (("self", 0, None),)
@@ -105,6 +107,30 @@ def _relu_fast(d: Any) -> Any:
     return np.maximum(d, 0) if type(d) is np.ndarray else _k_relu(d)
 
 
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_SUB1 = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_SUB2 = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+              "`^` or `logical_xor()` operator instead.")
+
+
+def _bool_sub_error(msg: str) -> None:
+    """Raise PyTorch's error for ``-`` with a bool tensor, except inside a backward pass:
+    the table's rules subtract saved tensors as they are (a bool target of ``mse_loss``
+    under ``create_graph``), where PyTorch's backward formulas promote first.  (Only
+    reached with a bool operand, so the stack walk costs nothing on other paths.)"""
+    from .engine import _loop
+
+    code = _loop.__code__
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is code:
+            return
+        f = f.f_back  # type: ignore[assignment]
+    raise RuntimeError(msg)
+
+
 def _unary(name: str, op: Op, node: str, plan: tuple[Any, ...],
            kernel: Callable[[Any], Any] | None = None,
            keeps_out: bool = True, rule: Callable[..., tuple[Any, ...]] | None = None,
@@ -119,7 +145,12 @@ def _unary(name: str, op: Op, node: str, plan: tuple[Any, ...],
             _need_tensor(input, name)
         if d.dtype.kind != "f" and not int_ok:
             d = d.astype(dtypes.get_default_dtype().np)
-        r = fn_kernel(d)
+        try:
+            r = fn_kernel(d)
+        except TypeError:  # (zero cost when nothing is raised)
+            if name == "neg" and d.dtype.kind == "b":
+                raise RuntimeError(_BOOL_NEG) from None
+            raise
         if input._requires_grad and STATE.enabled:
             return record(cls, r, (input,), EMPTY)
         return plain(r)
@@ -153,7 +184,8 @@ abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True) 
 neg = _unary("neg", Op.NEG, "NegBackward0", NONE, keeps_out=False, int_ok=True)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "ReciprocalBackward0", RESULT)
 sigmoid = _unary("sigmoid", Op.SIGMOID, "SigmoidBackward0", RESULT, kernel=_sigmoid_fast)
-relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_relu_fast, int_ok=True)
+relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_relu_fast, int_ok=True,
+             rule=linked(RULES[Op.RELU], "ThresholdBackwardBackward0", saved_is_result=True))
 _ZERO_KW: dict[str, Any] = {"keeps_out": False, "rule": _rule_zero, "int_ok": True}
 sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, **_ZERO_KW)
 floor = _unary("floor", Op.FLOOR, "FloorBackward0", NONE, **_ZERO_KW)
@@ -258,6 +290,7 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
         cls = binary_class(_broadcast_class(cls, fast), fast)
     kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
+    is_sub = op is Op.SUB
 
     def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, TensorBase):
@@ -266,6 +299,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
         if isinstance(other, TensorBase):
             bd = other._data
             if ad.dtype is not bd.dtype or (true_div and ad.dtype.kind != "f"):
+                if is_sub and (ad.dtype.kind == "b" or bd.dtype.kind == "b"):
+                    _bool_sub_error(_BOOL_SUB1)
                 ad, bd = _promote(input, other)
                 if true_div and ad.dtype.kind != "f":
                     ad = ad.astype(dtypes.get_default_dtype().np)
@@ -275,6 +310,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
             except ValueError:
                 raise _broadcast_error(ad, bd) from None
             except TypeError:  # a host and a device operand (checked only then: no cost)
+                if is_sub and ad.dtype.kind == "b":
+                    _bool_sub_error(_BOOL_SUB2)
                 if is_device(ad) == is_device(bd):
                     raise
                 r = kernel(*same_device(ad, bd))
@@ -289,6 +326,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
                     dtypes.refuse_complex("c", f"{name}(): a complex number")
                 return NotImplemented  # type: ignore[no-any-return]  # operator protocol
         if ad.dtype.kind != "f":
+            if is_sub and ad.dtype.kind == "b":
+                _bool_sub_error(_BOOL_SUB1)
             ad = _with_scalar(ad, other, true_div)
         r = kernel(ad, other)
         if input._requires_grad and STATE.enabled:
@@ -387,6 +426,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha != 1:
         input = mul(input, alpha)
     other = _scalar(other)
+    if input._data.dtype.kind == "b":
+        _bool_sub_error(_BOOL_SUB1)
     d = _with_scalar(input._data, other)
     r = other - d
     if input._requires_grad and STATE.enabled:

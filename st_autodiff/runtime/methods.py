@@ -251,7 +251,7 @@ _SAME_NAME = (
 _SHAPE_NAMES = (
     "view view_as reshape reshape_as flatten squeeze unsqueeze permute transpose swapaxes "
     "swapdims t expand expand_as broadcast_to clone contiguous is_contiguous flip repeat "
-    "unbind split chunk narrow select movedim nonzero"
+    "unbind split chunk narrow select movedim nonzero tile"
 ).split()
 
 
@@ -289,6 +289,14 @@ def _bitwise(ufunc: Any, name: str) -> Any:
     return op
 
 
+
+def _invert(self: Tensor) -> Tensor:
+    """``~t``: bitwise NOT, logical NOT for bool; PyTorch's message for floating point."""
+    if self._data.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return plain(np.invert(self._data))
+
 def install() -> None:
     """Attach the op methods and operators to ``Tensor``."""
     install_protocols()
@@ -312,7 +320,7 @@ def install() -> None:
         "__and__": _bitwise(np.bitwise_and, "bitwise_and"),
         "__or__": _bitwise(np.bitwise_or, "bitwise_or"),
         "__xor__": _bitwise(np.bitwise_xor, "bitwise_xor"),
-        "__invert__": lambda self: plain(np.invert(self._data)),
+        "__invert__": _invert,
         "__iadd__": _iop(F._add), "__isub__": _iop(F._sub), "__imul__": _iop(F.mul),
         "__itruediv__": _iop(F._div), "__ipow__": _iop(F.pow),
     }

@@ -380,6 +380,13 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     return plain(data)
 
 
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """``repeat`` with ``dims`` padded with leading ones to ``input.ndim`` (as PyTorch: a
+    ``RepeatBackward0`` node)."""
+    reps = _shape_arg(dims)
+    return repeat(input, *((1,) * (input.ndim - len(reps)) + tuple(reps)))
+
+
 # --- joining ----------------------------------------------------------------------------------
 
 _CAT = node_class("CatBackward0", RULES[Op.CONCATENATE], (), (("dim", _p("axis"), None),), False)
@@ -527,6 +534,6 @@ __all__ = [
     "T", "broadcast_to", "cat", "chunk", "clone", "concat", "concatenate", "contiguous",
     "expand", "expand_as", "flatten", "flip", "getitem", "hstack", "is_contiguous", "mT",
     "movedim", "narrow", "nonzero", "numpy_index", "permute", "repeat", "reshape", "reshape_as",
-    "select", "split", "squeeze", "stack", "swapaxes", "swapdims", "t", "transpose", "unbind",
-    "unsqueeze", "view", "view_as", "vstack",
+    "select", "split", "squeeze", "stack", "swapaxes", "swapdims", "t", "tile", "transpose",
+    "unbind", "unsqueeze", "view", "view_as", "vstack",
 ]

@@ -43,7 +43,11 @@ def describe(torch: Any, x: Any) -> Any:
         }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            d["value"] = np.array(x.detach().tolist(), dtype=np.float64 if x.dtype != torch.bool else bool)
+            try:
+                vals = x.detach().tolist()
+            except RuntimeError:  # PyTorch's efficient zero tensors have no storage
+                vals = torch.zeros(tuple(x.shape), dtype=x.dtype).tolist()
+            d["value"] = np.array(vals, dtype=np.float64 if x.dtype != torch.bool else bool)
         return d
     if isinstance(x, (tuple, list)):
         return [type(x).__name__ if type(x).__name__ in ("tuple", "list") else "tuple"] + [describe(torch, e) for e in x]

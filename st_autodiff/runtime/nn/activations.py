@@ -28,6 +28,7 @@ from .. import functional as RF
 from .. import select_bits as bits
 from .. import shape_ops as S
 from ..function import TensorBase, node_class
+from ..zero_links import linked
 from ..inplace import inplace as _inplace
 from ..tensor import Tensor, plain
 from ..tensor_ops import array_ops_for, needs_grad, record
@@ -257,7 +258,8 @@ def _rule_leaky_result(ops: Any, g: Any, out: Any, x: Any,
     return (ops.where(out > 0, g, g * negative_slope),)
 
 
-_leaky_fn = _pointwise("LeakyReluBackward0", "leaky_relu_cpu", _leaky, _rule_leaky,
+_leaky_fn = _pointwise("LeakyReluBackward0", "leaky_relu_cpu", _leaky,
+                       linked(_rule_leaky, "LeakyReluBackwardBackward0"),
                        ("negative_slope",), "LeakyReluBackward1", _rule_leaky_result)
 
 
@@ -276,7 +278,8 @@ def _rule_hardtanh(ops: Any, g: Any, out: Any, x: Any, min_val: float = -1.0,
     return (ops.where((x > min_val) & (x < max_val), g, 0.0),)
 
 
-_hardtanh_fn = _pointwise("HardtanhBackward0", "hardtanh_cpu", _hardtanh, _rule_hardtanh,
+_hardtanh_fn = _pointwise("HardtanhBackward0", "hardtanh_cpu", _hardtanh,
+                          linked(_rule_hardtanh, "HardtanhBackwardBackward0"),
                           ("max_val", "min_val"))
 
 
