@@ -113,7 +113,8 @@ def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...]
                                "either a floating point or complex dtype. Got: "
                                f"{_type_word(dtypes.from_numpy_dtype(d.dtype))}")
         axes = dims_of(dim, d.ndim)
-        if d.dtype.kind == "b" or (d.dtype.kind in "iu" and op in (Op.SUM, Op.PROD)):
+        if (d.dtype.kind == "b" and op is not Op.MAX and op is not Op.MIN) or (
+                d.dtype.kind in "iu" and op in (Op.SUM, Op.PROD)):
             d = d.astype(np.int64)
         if op is Op.SUM and type(d) is np.ndarray:
             # np.sum minus its wrapper (numpy's stubs have no overload for a bool keepdims)
@@ -357,6 +358,8 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     from .tensor_ops import apply_op
 
     d = input if dtype is None else input.to(dtype)
+    if not input.ndim:  # a 0-d tensor stays 0-d (NumPy's cumsum would give one element)
+        return cumsum(d.reshape(1), _dim(dim, 0)).reshape(())
     out = apply_op(Op.CUMSUM, d, axis=_dim(dim, input.ndim))
     return renamed(out, "CumsumBackward0")
 

@@ -124,6 +124,8 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     d = input if dtype is None else input.to(dtype)
     if d._data.dtype.kind == "b":
         d = d.long()
+    if not input.ndim:  # a 0-d tensor stays 0-d (NumPy's cumprod would give one element)
+        return cumprod(d.reshape(1), _dim(dim, 0)).reshape(())
     return renamed(apply_op(Op.CUMPROD, d, axis=_dim(dim, input.ndim)), "CumprodBackward0")
 
 
