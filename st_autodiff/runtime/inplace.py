@@ -42,6 +42,12 @@ _OVERLAP = ("unsupported operation: more than one element of the written-to tens
             "single memory location. Please clone() the tensor before performing the operation.")
 
 
+#: the nodes of functions returning several views (``unbind``, ``split``, ``chunk``), by the
+#: name PyTorch's refusal gives them
+_MULTI_VIEW = {"UnbindBackward0": "Unbind", "SplitBackward0": "Split",
+               "SplitWithSizesBackward0": "SplitWithSizes"}
+
+
 def check_inplace(t: Tensor, setitem_: bool = False) -> None:
     """PyTorch's refusals of in-place changes (see the module docstring)."""
     if t._vc is None and not STATE.inference:
@@ -51,8 +57,16 @@ def check_inplace(t: Tensor, setitem_: bool = False) -> None:
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(_VIEW_OF_LEAF if setitem_ else _LEAF)
     base = t._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(_VIEW_OF_LEAF)
+    if base is not None:
+        multi = _MULTI_VIEW.get(type(t._grad_fn).__name__)
+        if multi is not None:
+            raise RuntimeError(f"Output {t._output_nr} of {multi} is a view and is being modified "
+                               "inplace. This view is the output of a function that returns "
+                               "multiple views. Such functions do not allow the output views to "
+                               "be modified inplace. You should replace the inplace operation by "
+                               "an out-of-place one.")
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(_VIEW_OF_LEAF)
 
 
 def _type_word(d: Any) -> str:

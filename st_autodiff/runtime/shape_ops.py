@@ -465,6 +465,9 @@ _UNBIND = node_class("UnbindBackward0", _rule_unbind, (0,), (("dim", _p("axis"),
 _SPLIT = node_class("SplitBackward0", RULES[Op.SPLIT], (0,),
                     (("dim", _p("axis"), None), ("self_sym_sizes", _sizes, None)), False,
                     base=MultiRuleNode)
+_SPLIT_SIZES = node_class("SplitWithSizesBackward0", RULES[Op.SPLIT], (0,),
+                          (("dim", _p("axis"), None), ("self_sym_sizes", _sizes, None)), False,
+                          base=MultiRuleNode)
 
 
 def _pieces(input: Tensor, datas: list[Any], cls: type, params: dict[str, Any],
@@ -512,7 +515,8 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Any
     datas = [a[(slice(None),) * d + (slice(s, s + m), Ellipsis)]
              for s, m in zip(starts, sizes, strict=True)]
     cuts = tuple(int(c) for c in np.cumsum(sizes)[:-1])
-    return _pieces(input, datas, _SPLIT, {"indices_or_sections": cuts, "axis": d}, steps)
+    cls = _SPLIT if isinstance(split_size_or_sections, int) else _SPLIT_SIZES
+    return _pieces(input, datas, cls, {"indices_or_sections": cuts, "axis": d}, steps)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Any, ...]:
