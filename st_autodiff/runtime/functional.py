@@ -180,7 +180,8 @@ tanh = _unary("tanh", Op.TANH, "TanhBackward0", RESULT)
 asinh = _unary("asinh", Op.ARCSINH, "AsinhBackward0", SELF, keeps_out=False)
 acosh = _unary("acosh", Op.ARCCOSH, "AcoshBackward0", SELF, keeps_out=False)
 atanh = _unary("atanh", Op.ARCTANH, "AtanhBackward0", SELF, keeps_out=False)
-abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True)  # noqa: A001
+abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True,  # noqa: A001
+             rule=linked(RULES[Op.ABS], "MulBackward0"))  # (PyTorch: grad * sgn(self))
 neg = _unary("neg", Op.NEG, "NegBackward0", NONE, keeps_out=False, int_ok=True)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "ReciprocalBackward0", RESULT)
 sigmoid = _unary("sigmoid", Op.SIGMOID, "SigmoidBackward0", RESULT, kernel=_sigmoid_fast)

@@ -41,6 +41,7 @@ from .functional import (
 from .grad_mode import STATE
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import record
+from .zero_links import linked
 
 _ = builtins
 
@@ -319,8 +320,11 @@ def _rule_flat_norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None) -> tupl
 
 _NORM_PLAN = (("ord", _param("ord"), None), ("dim", lambda a, p: p.get("axis"), None),
               ("keepdim", lambda a, p: p.get("keepdims", False), None)) + SELF + RESULT
-_norm_cls = node_class("LinalgVectorNormBackward0", RULES[Op.NORM], (0,), _NORM_PLAN)
-_flat_norm_cls = node_class("LinalgVectorNormBackward0", _rule_flat_norm, (0,), _NORM_PLAN)
+# (linked: the 1-norm's gradient ``sgn(x) * g`` stays connected to ``x`` under create_graph)
+_norm_cls = node_class("LinalgVectorNormBackward0", linked(RULES[Op.NORM], "MulBackward0"),
+                       (0,), _NORM_PLAN)
+_flat_norm_cls = node_class("LinalgVectorNormBackward0", linked(_rule_flat_norm, "MulBackward0"),
+                            (0,), _NORM_PLAN)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,

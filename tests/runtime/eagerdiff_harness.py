@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -195,7 +196,11 @@ LOSSES = ["F.mse_loss({x}, {y}{r})", "F.l1_loss({x}, {y}{r})", "F.smooth_l1_loss
 REDUCTIONS = ["", ", reduction='mean'", ", reduction='sum'", ", reduction='none'"]
 
 
-def gen_program(draw: Callable[[Any], Any], st: Any) -> str:
+ALL_DTYPES = FLOAT_DTYPES + ("float32", "float64", "int64", "bool")
+
+
+def gen_program(draw: Callable[[Any], Any], st: Any, dtypes: tuple[str, ...] = ALL_DTYPES,
+                exclude: tuple[str, ...] = ()) -> str:
     """Random program: leaves, a few ops, a scalar loss, backward, ``autograd.grad`` with
     ``create_graph`` and a second derivative."""
     seed = draw(st.integers(0, 2**31 - 1))
@@ -206,7 +211,7 @@ def gen_program(draw: Callable[[Any], Any], st: Any) -> str:
     leaves: list[str] = []
     for i in range(n_leaves):
         shape = draw(st.sampled_from(SHAPES))
-        dtype = draw(st.sampled_from(FLOAT_DTYPES + ("float32", "float64", "int64", "bool")))
+        dtype = draw(st.sampled_from(dtypes))
         rg = dtype in FLOAT_DTYPES and draw(st.booleans() if i else st.just(True))
         name = f"a{i}"
         lines.append(f"{name} = {_lit(rng, shape, dtype)}" + (".requires_grad_()" if rg else ""))
@@ -234,6 +239,8 @@ def gen_program(draw: Callable[[Any], Any], st: Any) -> str:
             expr = draw(st.sampled_from(SHAPEOPS)).format(x=x, y=y, d=d)
         else:
             expr = draw(st.sampled_from(LOSSES)).format(x=x, y=y, r=draw(st.sampled_from(REDUCTIONS)))
+        if any(e in expr for e in exclude):
+            expr = f"{x}.clone()"
         name = f"v{j}"
         lines.append(f"{name} = {expr}")
         lines.append(f"out['{name}'] = {name}")

@@ -28,10 +28,10 @@ from .. import functional as RF
 from .. import select_bits as bits
 from .. import shape_ops as S
 from ..function import TensorBase, node_class
-from ..zero_links import linked
 from ..inplace import inplace as _inplace
 from ..tensor import Tensor, plain
 from ..tensor_ops import array_ops_for, needs_grad, record
+from ..zero_links import linked
 
 __all__ = [
     "celu", "elu", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
@@ -310,7 +310,8 @@ def _rule_threshold_result(ops: Any, g: Any, out: Any, x: Any, threshold: float 
     return (ops.where(out > threshold, g, 0.0),)
 
 
-_threshold_fn = _pointwise("ThresholdBackward0", "threshold_cpu", _threshold, _rule_threshold,
+_threshold_fn = _pointwise("ThresholdBackward0", "threshold_cpu", _threshold,
+                           linked(_rule_threshold, "ThresholdBackwardBackward0"),
                            ("threshold",), "ThresholdBackward1", _rule_threshold_result)
 
 
@@ -331,9 +332,11 @@ def _rule_shrink(ops: Any, g: Any, out: Any, x: Any, lambd: float = 0.5) -> tupl
     return (ops.where((x >= -lambd) & (x <= lambd), 0.0, g),)
 
 
-_softshrink_fn = _pointwise("SoftshrinkBackward0", "softshrink_cpu", _softshrink, _rule_shrink,
+_softshrink_fn = _pointwise("SoftshrinkBackward0", "softshrink_cpu", _softshrink,
+                            linked(_rule_shrink, "SoftshrinkBackwardBackward0"),
                             ("lambd",))
-_hardshrink_fn = _pointwise("HardshrinkBackward0", "hardshrink_cpu", _hardshrink, _rule_shrink,
+_hardshrink_fn = _pointwise("HardshrinkBackward0", "hardshrink_cpu", _hardshrink,
+                            linked(_rule_shrink, "HardshrinkBackwardBackward0"),
                             ("lambd",))
 
 
