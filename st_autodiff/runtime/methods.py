@@ -165,10 +165,30 @@ def zero_(self: Tensor) -> Tensor:
     return inplace(self, _constant(_ZERO, lambda t: np.zeros_like(t._data)))
 
 
+def _rule_fill_tensor(ops: Any, g: Any, out: Any, x: Any, value: Any) -> tuple[Any, ...]:
+    """``fill_`` with a 0-d tensor: nothing reaches the old value, the value gets the sum."""
+    return ops.zeros_like(g), ops.sum(g)
+
+
+_FILL_TENSOR = node_class("FillBackward3", _rule_fill_tensor, (0, 1), (), False)
+
+
 def fill_(self: Tensor, value: Any) -> Tensor:
-    """Set every element to ``value``."""
-    v = value.item() if isinstance(value, Tensor) else value
-    return inplace(self, _constant(_FILL, lambda t: np.full_like(t._data, v)))
+    """Set every element to ``value`` (``FillBackward2``; ``FillBackward3`` for a tensor
+    value, which receives the sum of the gradient, as in PyTorch)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+
+        def compute(t: Tensor, v: Tensor) -> Tensor:
+            data = np.full_like(t._data, v.item())
+            if needs_grad((t, v)):
+                return record(_FILL_TENSOR, data, (t, v), {})
+            return plain(data)
+
+        return inplace(self, compute, value)
+    return inplace(self, _constant(_FILL, lambda t: np.full_like(t._data, value)))
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
