@@ -19,6 +19,7 @@ re-exports them, so ``functional`` is the whole math namespace.  Shape functions
 from __future__ import annotations
 
 import builtins
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +32,7 @@ from ..ir.kernels import resolve
 from ..ir.kernels import sigmoid as _k_sigmoid
 from ..ir.ops import OP_INFO, Op
 from . import device as D
+from . import select_bits as _bits
 from . import dtypes
 from .device import is_device, same_device
 from .fast_nodes import binary_class, unary_class
@@ -185,8 +187,24 @@ abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True, 
 neg = _unary("neg", Op.NEG, "NegBackward0", NONE, keeps_out=False, int_ok=True)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "ReciprocalBackward0", RESULT)
 sigmoid = _unary("sigmoid", Op.SIGMOID, "SigmoidBackward0", RESULT, kernel=_sigmoid_fast)
+def _rule_relu(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
+    """PyTorch's ``threshold_backward``: ``where(out > 0, g, 0)``, so an infinite gradient
+    where the unit is off gives 0 (the table's ``g * (out > 0)`` gives NaN there); on the
+    bits for NumPy float arrays (``select_bits.keep``: no per-element branch)."""
+    if not ops.tensors:
+        mask = out > 0
+        r = g * mask
+        # (the product is NaN only where ``g`` is not finite; one dot product tells, cheaper
+        # than selecting every time; the selection gives the same values elsewhere)
+        if type(r) is np.ndarray and r.ndim and not math.isfinite(np.vdot(r, r)) \
+                and _bits.fits(g, out):
+            r = _bits.keep(mask, g)  # (+0 where the unit is off, as PyTorch writes)
+        return (r,)
+    return (ops.where(out > 0, g, ops.zeros_like(g)),)
+
+
 relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_relu_fast, int_ok=True,
-             rule=linked(RULES[Op.RELU], "ThresholdBackwardBackward0", saved_is_result=True))
+              rule=linked(_rule_relu, "ThresholdBackwardBackward0", saved_is_result=True))
 _ZERO_KW: dict[str, Any] = {"keeps_out": False, "rule": _rule_zero, "int_ok": True}
 sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, **_ZERO_KW)
 floor = _unary("floor", Op.FLOOR, "FloorBackward0", NONE, **_ZERO_KW)
