@@ -206,7 +206,16 @@ def _rule_relu(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
 relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_relu_fast, int_ok=True,
               rule=linked(_rule_relu, "ThresholdBackwardBackward0", saved_is_result=True))
 _ZERO_KW: dict[str, Any] = {"keeps_out": False, "rule": _rule_zero, "int_ok": True}
-sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, **_ZERO_KW)
+def _sign_kernel(d: Any) -> Any:
+    """``np.sign``, with PyTorch's 0 (not NaN) for a NaN: its kernel is ``(0 < x) - (x < 0)``."""
+    r = np.sign(d)
+    if d.dtype.kind == "f":
+        r = np.nan_to_num(r, copy=False, nan=0.0, posinf=1.0, neginf=-1.0) \
+            if isinstance(r, np.ndarray) else (r if r == r else r.dtype.type(0))
+    return r
+
+
+sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, kernel=_sign_kernel, **_ZERO_KW)
 floor = _unary("floor", Op.FLOOR, "FloorBackward0", NONE, **_ZERO_KW)
 ceil = _unary("ceil", Op.CEIL, "CeilBackward0", NONE, **_ZERO_KW)
 trunc = _unary("trunc", Op.TRUNC, "TruncBackward0", NONE, **_ZERO_KW)
@@ -602,7 +611,12 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     ad = _with_scalar(ad, exponent)
     # tensor part: PyTorch's kernel special-cases these exponents (same bits as below);
     # NumPy's general power is slower and rounds x ** 3 differently
-    fast = _POW_FAST.get(exponent) if ad.dtype.kind == "f" else None
+    if ad.dtype.kind == "f":
+        fast = _POW_FAST.get(exponent)
+    else:
+        fast = None
+        if ad.dtype.kind == "b":  # (PyTorch: a bool base to an integer power is int64)
+            ad = ad.astype(np.int64)
     r = fast(ad) if fast is not None else ad ** exponent
     if input._requires_grad and STATE.enabled:
         return record(_pow_cls0, r, (input, exponent), EMPTY)

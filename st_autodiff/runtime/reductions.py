@@ -160,8 +160,9 @@ def _rule_extremum_all(ops: Any, g: Any, out: Any, x: Any, axis: Any = None,
     the NaN elements (the table's rule compares with ``==``, so a NaN result would give
     NaN everywhere)."""
     hit = ops.logical_or(ops.eq(x, out), ops.logical_and(ops.isnan(x), ops.isnan(out)))
-    hit = ops.astype(hit, dtype=ops.dtype(x))
-    return (hit * (g / ops.sum(hit)),)
+    share = g / ops.sum(ops.astype(hit, dtype=ops.dtype(x)))
+    # (a select, as PyTorch's masked_fill: a NaN gradient does not reach the other elements)
+    return (ops.where(hit, share, ops.zeros_like(x)),)
 
 
 _max_all = _reduction("max", Op.MAX, "MaxBackward1", "MaxBackward1", SELF + RESULT, NONE, True,

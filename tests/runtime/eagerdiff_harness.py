@@ -36,12 +36,17 @@ def node_tree(fn: Any, depth: int = 3) -> Any:
 
 def describe(torch: Any, x: Any) -> Any:
     if isinstance(x, torch.Tensor):
+        try:
+            fn = x.grad_fn
+        except RuntimeError as e:  # PyTorch: a multi-output view whose base changed in place
+            fn = None
+            return {"grad_fn_error": str(e).split(".")[0]}
         d: dict[str, Any] = {
             "dtype": str(x.dtype).replace("torch.", ""),
             "shape": list(x.shape),
             "requires_grad": x.requires_grad,
             "is_leaf": x.is_leaf,
-            "grad_fn": node_tree(x.grad_fn),
+            "grad_fn": node_tree(fn),
         }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
