@@ -334,6 +334,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     d = _float_data(input)
     ord_: Any = None if p in ("fro", 2, 2.0) else float(p) if not isinstance(p, str) else p
     axes = dims_of(dim, d.ndim)
+    if not d.ndim:  # a 0-d tensor: its own dim -1/0 is all of it (keepdim changes nothing)
+        axes, keepdim = None, False
     rec = input._requires_grad and STATE.enabled
     if axes is None or (len(axes) > 1 and (ord_ is not None or len(axes) > 2)):
         if axes is not None and len(axes) != d.ndim:

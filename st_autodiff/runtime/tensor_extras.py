@@ -338,11 +338,15 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     """``|input|`` with the sign of ``other`` (gradient only to ``input``)."""
     a = input._data
     b = other._data if isinstance(other, TensorBase) else other
-    if a.dtype.kind != "f":
+    if isinstance(other, TensorBase):  # PyTorch's promotion (a 0-d operand does not widen)
+        target = dtypes.result_type(input, other).np
+        if target.kind != "f":
+            target = dtypes.get_default_dtype().np
+        a = a.astype(target, copy=False)
+    elif a.dtype.kind != "f":
         a = a.astype(dtypes.get_default_dtype().np)
-    data = np.copysign(a, b)
-    data = D.asarray(data, dtype=np.result_type(a, b) if isinstance(b, np.ndarray) else a.dtype)
-    if _grad(input):
+    data = D.asarray(np.copysign(a, b), dtype=a.dtype)
+    if _grad(input, other):  # (``other`` alone: CopysignBackward0 gives it zeros)
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = np.where(a == 0, 0, np.broadcast_to(data, data.shape) / a)
         kind = 0 if isinstance(other, TensorBase) else 1
