@@ -32,8 +32,8 @@ from ..ir.kernels import resolve
 from ..ir.kernels import sigmoid as _k_sigmoid
 from ..ir.ops import OP_INFO, Op
 from . import device as D
-from . import select_bits as _bits
 from . import dtypes
+from . import select_bits as _bits
 from .device import is_device, same_device
 from .fast_nodes import binary_class, unary_class
 from .function import TensorBase, fit, node_class

@@ -57,7 +57,8 @@ def describe(torch: Any, x: Any) -> Any:
             d["value"] = np.array(vals, dtype=np.float64 if x.dtype != torch.bool else bool)
         return d
     if isinstance(x, (tuple, list)):
-        return [type(x).__name__ if type(x).__name__ in ("tuple", "list") else "tuple"] + [describe(torch, e) for e in x]
+        kind = type(x).__name__ if type(x).__name__ in ("tuple", "list") else "tuple"
+        return [kind] + [describe(torch, e) for e in x]
     if isinstance(x, (bool, int, float, str)) or x is None:
         return x
     if isinstance(x, dict):
@@ -67,7 +68,8 @@ def describe(torch: Any, x: Any) -> Any:
 
 def run_program(torch: Any, src: str) -> dict[str, Any]:
     """Run ``src``; return its ``out`` dict described, or the error it raised."""
-    env: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "nn": torch.nn, "out": {}, "np": np}
+    env: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "nn": torch.nn,
+                           "out": {}, "np": np}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np_err = np.seterr(all="ignore")
@@ -90,7 +92,8 @@ def diff(a: Any, b: Any, path: str = "", rtol: float = 1e-4, atol: float = 1e-5)
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b), key=str):
             if k not in a or k not in b:
-                out.append(f"{path}.{k}: ours={a.get(k, '<missing>')!r} torch={b.get(k, '<missing>')!r}")
+                mine, theirs = a.get(k, "<missing>"), b.get(k, "<missing>")
+                out.append(f"{path}.{k}: ours={mine!r} torch={theirs!r}")
             else:
                 out += diff(a[k], b[k], f"{path}.{k}", rtol, atol)
         return out
@@ -142,7 +145,8 @@ KNOWN_EXCLUDE: tuple[str, ...] = (
     # among ties, F.linear with a 1-d weight, soft_margin_loss broadcasting a 0-d input
     "tensordot", "kthvalue", "F.linear", "soft_margin",
     # not provided
-    "unfold", "renorm", "glu", "poisson_nll", "gaussian_nll", "triplet", "cosine_embedding", "multi_margin",
+    "unfold", "renorm", "glu", "poisson_nll", "gaussian_nll", "triplet", "cosine_embedding",
+    "multi_margin",
     "hinge_embedding",
 )
 
@@ -155,7 +159,12 @@ def known_difference(d: str) -> bool:
 
 def both_raise_differently(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Both libraries raised, with another type or message (error texts for malformed
-    shapes are compared exactly only in the regression tests of the ones fixed)."""
+    shapes are compared exactly only in the regression tests of the ones fixed); or
+    PyTorch's backward of a loss with a float32 input and a float64 target (``huber_loss``
+    ...) failing with "Found dtype Double but expected Float", a PyTorch bug the runtime
+    does not copy (it returns the gradient)."""
+    if "error" in b and "error" not in a and b["error"][1].startswith("Found dtype "):
+        return True
     return "error" in a and "error" in b and a["error"] != b["error"]
 
 
@@ -174,70 +183,86 @@ def _lit(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> str:
     return f"torch.tensor({v.tolist()!r}, dtype=torch.{dtype})"
 
 
-UNARY = ["exp", "tanh", "sigmoid", "relu", "abs", "neg", "sin", "cos", "square", "sign", "floor",
-         "reciprocal", "sqrt", "log", "expm1", "log1p", "rsqrt", "erf", "atan", "sinh", "trunc"]
-UNARY_F = ["F.relu({x})", "F.gelu({x})", "F.silu({x})", "F.softplus({x})", "F.elu({x})", "F.leaky_relu({x}, 0.1)",
-           "F.hardtanh({x})", "F.logsigmoid({x})", "F.relu6({x})", "F.hardswish({x})", "F.mish({x})",
-           "F.hardsigmoid({x})", "F.softsign({x})", "F.tanhshrink({x})", "F.selu({x})", "F.celu({x})"]
-BINARY = ["{x} + {y}", "{x} - {y}", "{x} * {y}", "{x} / {y}", "torch.maximum({x}, {y})", "torch.minimum({x}, {y})",
-          "{x} ** 2", "2.0 - {x}", "{x} / 3", "3 / {x}", "torch.atan2({x}, {y})", "{x} ** {y}", "{x} // {y}",
-          "{x} % {y}", "torch.add({x}, {y}, alpha=2)", "torch.sub({x}, {y}, alpha=0.5)", "{x} > {y}",
-          "{x} == {y}", "torch.where({x} > 0, {x}, {y})", "torch.lerp({x}, {y}, 0.3)", "torch.hypot({x}, {y})",
-          "torch.addcmul({x}, {x}, {y}, value=0.5)", "torch.addcdiv({x}, {x}, {y}, value=0.5)",
-          "{x} @ {y}", "torch.matmul({x}, {y})", "torch.fmod({x}, {y})", "torch.remainder({x}, {y})",
-          "torch.xlogy({x}, {y})", "torch.copysign({x}, {y})", "{x}.pow(3)", "torch.pow(2, {x})",
-          "torch.true_divide({x}, {y})", "torch.div({x}, {y}, rounding_mode='floor')",
-          "torch.div({x}, {y}, rounding_mode='trunc')", "{x} & {y}", "{x} | {y}", "~{x}",
-          "torch.logical_and({x}, {y})", "torch.dist({x}, {y})", "torch.cross({x}, {y}, dim=-1)"]
-REDUCE = ["{x}.sum()", "{x}.sum({d})", "{x}.sum({d}, keepdim=True)", "{x}.mean()", "{x}.mean({d})",
-          "{x}.mean({d}, keepdim=True)", "{x}.prod()", "{x}.prod({d})", "{x}.max()", "{x}.min()",
-          "{x}.max({d})", "{x}.min({d}, keepdim=True)", "{x}.amax({d})", "{x}.amin({d}, keepdim=True)",
-          "{x}.argmax()", "{x}.argmax({d})", "{x}.std()", "{x}.var({d})", "{x}.std({d}, keepdim=True)",
-          "{x}.var(unbiased=False)", "{x}.norm()", "{x}.norm(dim={d})", "{x}.norm(p=1)", "torch.logsumexp({x}, {d})",
-          "{x}.cumsum({d})", "{x}.cumprod({d})", "torch.softmax({x}, {d})", "torch.log_softmax({x}, {d})",
-          "F.softmax({x}, dim={d})", "F.normalize({x}, dim={d})", "{x}.sort({d})", "{x}.sort({d}, descending=True)[0]",
-          "{x}.topk(1, {d})", "{x}.median()", "{x}.median({d})", "{x}.all()", "{x}.any({d})", "{x}.count_nonzero()",
-          "{x}.sum(dtype=torch.float64)", "torch.cummax({x}, {d})", "{x}.flip({d})", "{x}.roll(1, {d})",
-          "{x}.unbind({d})", "{x}.chunk(2, {d})", "{x}.split(1, {d})", "{x}.split([1, 1], {d})", "{x}.nansum()",
-          "{x}.var_mean({d})", "torch.std_mean({x})", "{x}.aminmax()", "{x}.mean(({d}, -1))", "{x}.sum(({d},))",
-          "{x}.logcumsumexp({d})", "F.log_softmax({x}, {d})", "{x}.kthvalue(1, {d})", "{x}.mode({d})",
-          "torch.trace({x})", "{x}.diagonal()", "{x}.diag()", "{x}.tril()", "{x}.triu(1)", "{x}.renorm(2, {d}, 1.0)"]
-SHAPEOPS = ["{x}.t()", "{x}.T", "{x}.mT", "{x}.reshape(-1)", "{x}.view(-1)", "{x}.flatten()", "{x}.unsqueeze(0)",
-            "{x}.squeeze()", "{x}.squeeze({d})", "{x}.transpose(0, -1)", "{x}.permute(*reversed(range({x}.dim())))",
-            "{x}.expand(2, *{x}.shape)", "{x}.repeat(2, *([1] * {x}.dim()))", "{x}[0]", "{x}[..., 1:]",
-            "{x}[::2]", "{x}[-1]", "{x}[None]", "{x}[{x} > 0]", "{x}[torch.tensor([0, 0])]",
-            "{x}[[1, 0]]", "{x}[:, [0, 2]]", "{x}[..., 0]", "{x}.narrow(0, 0, 1)", "{x}.select(0, 1)",
-            "torch.cat([{x}, {y}])", "torch.cat([{x}, {y}], {d})", "torch.stack([{x}, {y}])",
-            "torch.stack([{x}, {y}], -1)", "{x}.contiguous()", "{x}.clone()", "{x}.detach()", "{x}.float()",
-            "{x}.double()", "{x}.long()", "{x}.to(torch.float32)", "{x}.bool()", "{x}.type_as({y})",
-            "{x}.masked_fill({y} > 0, 0.5)", "{x}.clamp(-0.5, 0.5)", "{x}.clamp(min=0)", "{x}.clamp(max={y})",
-            "{x}.clamp_min(0.1)", "torch.clip({x}, -1, 1)", "{x}.gather({d}, torch.zeros_like({x}, dtype=torch.long))",
-            "torch.einsum('ij,jk->ik', {x}, {y})", "torch.einsum('...i,...i->...', {x}, {y})",
-            "torch.einsum('ij->ji', {x})", "torch.bmm({x}, {y})", "torch.mm({x}, {y})", "torch.mv({x}, {y})",
-            "torch.outer({x}, {y})", "torch.dot({x}, {y})", "{x}.unfold(0, 2, 1)", "{x}.movedim(0, -1)",
-            "{x}.index_select({d}, torch.tensor([0]))", "torch.take({x}, torch.tensor([0, 1]))",
-            "{x}.masked_select({x} > 0)", "torch.nonzero({x})", "{x}.view_as({y})", "{x}.reshape_as({y})",
-            "{x}.expand_as({y})", "torch.broadcast_tensors({x}, {y})", "{x}.split(2)", "torch.tensordot({x}, {y}, 1)",
-            "{x}.new_zeros(2)", "torch.zeros_like({x})", "{x}.abs_()", "{x}.mul_(2)", "{x}.add_({y})",
-            "{x}.clamp_(0, 1)", "{x}.zero_()", "{x}.fill_(2.0)", "{x}.sigmoid_()", "{x}.exp_()", "{x}.relu_()",
-            "{x}.copy_({y})", "{x}.masked_fill_({x} > 0, 1.0)", "{x}.index_add(0, torch.tensor([0]), {y})",
-            "{x}.scatter(0, torch.zeros_like({x}, dtype=torch.long), {y})", "{x}.scatter_add(0, torch.zeros_like({x}, dtype=torch.long), {x})",
-            "torch.diff({x})", "{x}.repeat_interleave(2)", "{x}.tile((2,))", "torch.atleast_2d({x})",
-            "torch.flatten({x}, 0, -1)", "{x}.unflatten(0, (1, -1))", "torch.squeeze({x}, 0)",
-            "{x}.baddbmm({y}, {y})" ]
-LOSSES = ["F.mse_loss({x}, {y}{r})", "F.l1_loss({x}, {y}{r})", "F.smooth_l1_loss({x}, {y}{r})",
-          "F.huber_loss({x}, {y}{r}, delta=0.5)", "F.binary_cross_entropy(torch.sigmoid({x}), torch.sigmoid({y}).detach(){r})",
-          "F.binary_cross_entropy_with_logits({x}, torch.sigmoid({y}).detach(){r})",
-          "F.cross_entropy({x}, torch.tensor([0, 2]){r})", "F.cross_entropy({x}, torch.tensor([0, 2]){r}, label_smoothing=0.1)",
-          "F.nll_loss(F.log_softmax({x}, -1), torch.tensor([1, 0]){r})", "F.cross_entropy({x}, torch.softmax({y}, -1){r})",
-          "F.kl_div(F.log_softmax({x}, -1), torch.softmax({y}, -1){r})", "F.soft_margin_loss({x}, torch.sign({y}){r})",
-          "F.cosine_similarity({x}, {y})", "F.pairwise_distance({x}, {y})", "F.poisson_nll_loss({x}, {y}.abs(){r})",
-          "F.gaussian_nll_loss({x}, {y}, {y}.abs() + 0.1{r})", "F.hinge_embedding_loss({x}, torch.sign({y}){r})",
-          "F.margin_ranking_loss({x}, {y}, torch.sign({y}){r})", "F.cross_entropy({x}, torch.tensor([0, -100]){r})",
-          "F.multi_margin_loss({x}, torch.tensor([0, 2]){r})", "F.cosine_embedding_loss({x}, {y}, torch.tensor([1, -1]){r})",
-          "F.linear({x}, {y})", "F.dropout({x}, 0.0)", "F.layer_norm({x}, {x}.shape[-1:])", "F.pad({x}, (1, 2))",
-          "F.one_hot(torch.tensor([0, 2]), 3)", "F.embedding(torch.tensor([0, 1, 0]), {x})",
-          "F.glu({x}.repeat(1, 2))", "F.softmin({x}, -1)", "F.triplet_margin_loss({x}, {y}, {x}.flip(0){r})"]
+UNARY = ['exp', 'tanh', 'sigmoid', 'relu', 'abs', 'neg', 'sin', 'cos', 'square', 'sign', 'floor',
+    'reciprocal', 'sqrt', 'log', 'expm1', 'log1p', 'rsqrt', 'erf', 'atan', 'sinh', 'trunc']
+UNARY_F = ['F.relu({x})', 'F.gelu({x})', 'F.silu({x})', 'F.softplus({x})', 'F.elu({x})',
+    'F.leaky_relu({x}, 0.1)', 'F.hardtanh({x})', 'F.logsigmoid({x})', 'F.relu6({x})',
+    'F.hardswish({x})', 'F.mish({x})', 'F.hardsigmoid({x})', 'F.softsign({x})',
+    'F.tanhshrink({x})', 'F.selu({x})', 'F.celu({x})']
+BINARY = ['{x} + {y}', '{x} - {y}', '{x} * {y}', '{x} / {y}', 'torch.maximum({x}, {y})',
+    'torch.minimum({x}, {y})', '{x} ** 2', '2.0 - {x}', '{x} / 3', '3 / {x}',
+    'torch.atan2({x}, {y})', '{x} ** {y}', '{x} // {y}', '{x} % {y}',
+    'torch.add({x}, {y}, alpha=2)', 'torch.sub({x}, {y}, alpha=0.5)', '{x} > {y}', '{x} == {y}',
+    'torch.where({x} > 0, {x}, {y})', 'torch.lerp({x}, {y}, 0.3)', 'torch.hypot({x}, {y})',
+    'torch.addcmul({x}, {x}, {y}, value=0.5)', 'torch.addcdiv({x}, {x}, {y}, value=0.5)',
+    '{x} @ {y}', 'torch.matmul({x}, {y})', 'torch.fmod({x}, {y})', 'torch.remainder({x}, {y})',
+    'torch.xlogy({x}, {y})', 'torch.copysign({x}, {y})', '{x}.pow(3)', 'torch.pow(2, {x})',
+    'torch.true_divide({x}, {y})', "torch.div({x}, {y}, rounding_mode='floor')",
+    "torch.div({x}, {y}, rounding_mode='trunc')", '{x} & {y}', '{x} | {y}', '~{x}',
+    'torch.logical_and({x}, {y})', 'torch.dist({x}, {y})', 'torch.cross({x}, {y}, dim=-1)']
+REDUCE = ['{x}.sum()', '{x}.sum({d})', '{x}.sum({d}, keepdim=True)', '{x}.mean()', '{x}.mean({d})',
+    '{x}.mean({d}, keepdim=True)', '{x}.prod()', '{x}.prod({d})', '{x}.max()', '{x}.min()',
+    '{x}.max({d})', '{x}.min({d}, keepdim=True)', '{x}.amax({d})', '{x}.amin({d}, keepdim=True)',
+    '{x}.argmax()', '{x}.argmax({d})', '{x}.std()', '{x}.var({d})', '{x}.std({d}, keepdim=True)',
+    '{x}.var(unbiased=False)', '{x}.norm()', '{x}.norm(dim={d})', '{x}.norm(p=1)',
+    'torch.logsumexp({x}, {d})', '{x}.cumsum({d})', '{x}.cumprod({d})', 'torch.softmax({x}, {d})',
+    'torch.log_softmax({x}, {d})', 'F.softmax({x}, dim={d})', 'F.normalize({x}, dim={d})',
+    '{x}.sort({d})', '{x}.sort({d}, descending=True)[0]', '{x}.topk(1, {d})', '{x}.median()',
+    '{x}.median({d})', '{x}.all()', '{x}.any({d})', '{x}.count_nonzero()',
+    '{x}.sum(dtype=torch.float64)', 'torch.cummax({x}, {d})', '{x}.flip({d})', '{x}.roll(1, {d})',
+    '{x}.unbind({d})', '{x}.chunk(2, {d})', '{x}.split(1, {d})', '{x}.split([1, 1], {d})',
+    '{x}.nansum()', '{x}.var_mean({d})', 'torch.std_mean({x})', '{x}.aminmax()',
+    '{x}.mean(({d}, -1))', '{x}.sum(({d},))', '{x}.logcumsumexp({d})', 'F.log_softmax({x}, {d})',
+    '{x}.kthvalue(1, {d})', '{x}.mode({d})', 'torch.trace({x})', '{x}.diagonal()', '{x}.diag()',
+    '{x}.tril()', '{x}.triu(1)', '{x}.renorm(2, {d}, 1.0)']
+SHAPEOPS = ['{x}.t()', '{x}.T', '{x}.mT', '{x}.reshape(-1)', '{x}.view(-1)', '{x}.flatten()',
+    '{x}.unsqueeze(0)', '{x}.squeeze()', '{x}.squeeze({d})', '{x}.transpose(0, -1)',
+    '{x}.permute(*reversed(range({x}.dim())))', '{x}.expand(2, *{x}.shape)',
+    '{x}.repeat(2, *([1] * {x}.dim()))', '{x}[0]', '{x}[..., 1:]', '{x}[::2]', '{x}[-1]',
+    '{x}[None]', '{x}[{x} > 0]', '{x}[torch.tensor([0, 0])]', '{x}[[1, 0]]', '{x}[:, [0, 2]]',
+    '{x}[..., 0]', '{x}.narrow(0, 0, 1)', '{x}.select(0, 1)', 'torch.cat([{x}, {y}])',
+    'torch.cat([{x}, {y}], {d})', 'torch.stack([{x}, {y}])', 'torch.stack([{x}, {y}], -1)',
+    '{x}.contiguous()', '{x}.clone()', '{x}.detach()', '{x}.float()', '{x}.double()', '{x}.long()',
+    '{x}.to(torch.float32)', '{x}.bool()', '{x}.type_as({y})', '{x}.masked_fill({y} > 0, 0.5)',
+    '{x}.clamp(-0.5, 0.5)', '{x}.clamp(min=0)', '{x}.clamp(max={y})', '{x}.clamp_min(0.1)',
+    'torch.clip({x}, -1, 1)', '{x}.gather({d}, torch.zeros_like({x}, dtype=torch.long))',
+    "torch.einsum('ij,jk->ik', {x}, {y})", "torch.einsum('...i,...i->...', {x}, {y})",
+    "torch.einsum('ij->ji', {x})", 'torch.bmm({x}, {y})', 'torch.mm({x}, {y})',
+    'torch.mv({x}, {y})', 'torch.outer({x}, {y})', 'torch.dot({x}, {y})', '{x}.unfold(0, 2, 1)',
+    '{x}.movedim(0, -1)', '{x}.index_select({d}, torch.tensor([0]))',
+    'torch.take({x}, torch.tensor([0, 1]))', '{x}.masked_select({x} > 0)', 'torch.nonzero({x})',
+    '{x}.view_as({y})', '{x}.reshape_as({y})', '{x}.expand_as({y})',
+    'torch.broadcast_tensors({x}, {y})', '{x}.split(2)', 'torch.tensordot({x}, {y}, 1)',
+    '{x}.new_zeros(2)', 'torch.zeros_like({x})', '{x}.abs_()', '{x}.mul_(2)', '{x}.add_({y})',
+    '{x}.clamp_(0, 1)', '{x}.zero_()', '{x}.fill_(2.0)', '{x}.sigmoid_()', '{x}.exp_()',
+    '{x}.relu_()', '{x}.copy_({y})', '{x}.masked_fill_({x} > 0, 1.0)',
+    '{x}.index_add(0, torch.tensor([0]), {y})',
+    '{x}.scatter(0, torch.zeros_like({x}, dtype=torch.long), {y})',
+    '{x}.scatter_add(0, torch.zeros_like({x}, dtype=torch.long), {x})', 'torch.diff({x})',
+    '{x}.repeat_interleave(2)', '{x}.tile((2,))', 'torch.atleast_2d({x})',
+    'torch.flatten({x}, 0, -1)', '{x}.unflatten(0, (1, -1))', 'torch.squeeze({x}, 0)',
+    '{x}.baddbmm({y}, {y})']
+LOSSES = ['F.mse_loss({x}, {y}{r})', 'F.l1_loss({x}, {y}{r})', 'F.smooth_l1_loss({x}, {y}{r})',
+    'F.huber_loss({x}, {y}{r}, delta=0.5)',
+    'F.binary_cross_entropy(torch.sigmoid({x}), torch.sigmoid({y}).detach(){r})',
+    'F.binary_cross_entropy_with_logits({x}, torch.sigmoid({y}).detach(){r})',
+    'F.cross_entropy({x}, torch.tensor([0, 2]){r})',
+    'F.cross_entropy({x}, torch.tensor([0, 2]){r}, label_smoothing=0.1)',
+    'F.nll_loss(F.log_softmax({x}, -1), torch.tensor([1, 0]){r})',
+    'F.cross_entropy({x}, torch.softmax({y}, -1){r})',
+    'F.kl_div(F.log_softmax({x}, -1), torch.softmax({y}, -1){r})',
+    'F.soft_margin_loss({x}, torch.sign({y}){r})', 'F.cosine_similarity({x}, {y})',
+    'F.pairwise_distance({x}, {y})', 'F.poisson_nll_loss({x}, {y}.abs(){r})',
+    'F.gaussian_nll_loss({x}, {y}, {y}.abs() + 0.1{r})',
+    'F.hinge_embedding_loss({x}, torch.sign({y}){r})',
+    'F.margin_ranking_loss({x}, {y}, torch.sign({y}){r})',
+    'F.cross_entropy({x}, torch.tensor([0, -100]){r})',
+    'F.multi_margin_loss({x}, torch.tensor([0, 2]){r})',
+    'F.cosine_embedding_loss({x}, {y}, torch.tensor([1, -1]){r})', 'F.linear({x}, {y})',
+    'F.dropout({x}, 0.0)', 'F.layer_norm({x}, {x}.shape[-1:])', 'F.pad({x}, (1, 2))',
+    'F.one_hot(torch.tensor([0, 2]), 3)', 'F.embedding(torch.tensor([0, 1, 0]), {x})',
+    'F.glu({x}.repeat(1, 2))', 'F.softmin({x}, -1)',
+    'F.triplet_margin_loss({x}, {y}, {x}.flip(0){r})']
 REDUCTIONS = ["", ", reduction='mean'", ", reduction='sum'", ", reduction='none'"]
 
 
@@ -269,7 +294,8 @@ def gen_program(draw: Callable[[Any], Any], st: Any, dtypes: tuple[str, ...] = A
     lines.insert(0, "hooks = []")
     n_ops = draw(st.integers(1, 5))
     for j in range(n_ops):
-        kind = draw(st.sampled_from(["unary", "unaryf", "binary", "reduce", "shape", "shape", "loss"]))
+        kind = draw(st.sampled_from(["unary", "unaryf", "binary", "reduce", "shape", "shape",
+                                     "loss"]))
         x = draw(st.sampled_from(names))
         y = draw(st.sampled_from(names))
         d = draw(st.sampled_from([0, -1, 1]))
@@ -284,7 +310,8 @@ def gen_program(draw: Callable[[Any], Any], st: Any, dtypes: tuple[str, ...] = A
         elif kind == "shape":
             expr = draw(st.sampled_from(SHAPEOPS)).format(x=x, y=y, d=d)
         else:
-            expr = draw(st.sampled_from(LOSSES)).format(x=x, y=y, r=draw(st.sampled_from(REDUCTIONS)))
+            red = draw(st.sampled_from(REDUCTIONS))
+            expr = draw(st.sampled_from(LOSSES)).format(x=x, y=y, r=red)
         if any(e in expr for e in exclude):
             expr = f"{x}.clone()"
         name = f"v{j}"
@@ -293,10 +320,10 @@ def gen_program(draw: Callable[[Any], Any], st: Any, dtypes: tuple[str, ...] = A
         lines.append(f"if isinstance({name}, tuple): {name} = {name}[0]")
         lines.append(f"if not isinstance({name}, torch.Tensor): {name} = torch.tensor(0.)")
         names.append(name)
-    last = names[-1]
     loss_kind = draw(st.sampled_from(["sum", "sq"]))
     lines.append(f"fl = [t for t in ({', '.join(names)},) if t.requires_grad]")
-    lines.append("L = sum(((t * t).sum() if %r == 'sq' else t.sum()) for t in fl) if fl else None" % loss_kind)
+    term = "(t * t).sum()" if loss_kind == "sq" else "t.sum()"
+    lines.append(f"L = sum({term} for t in fl) if fl else None")
     lines.append("out['L'] = L")
     lr = [n for n in leaves]
     lines.append(f"lv = [t for t in ({', '.join(lr)},) if t.requires_grad]")
