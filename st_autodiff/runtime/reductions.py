@@ -159,6 +159,9 @@ def _rule_extremum_all(ops: Any, g: Any, out: Any, x: Any, axis: Any = None,
     gradient between the elements equal to the result or, when the result is NaN, between
     the NaN elements (the table's rule compares with ``==``, so a NaN result would give
     NaN everywhere)."""
+    if not ops.tensors and getattr(out, "size", 2) == 1 and getattr(g, "size", 2) == 1 \
+            and math.isfinite(out) and math.isfinite(g):  # (the usual case: the table's rule)
+        return RULES[Op.MAX](ops, g, out, x, axis=axis, keepdims=keepdims)
     hit = ops.logical_or(ops.eq(x, out), ops.logical_and(ops.isnan(x), ops.isnan(out)))
     share = g / ops.sum(ops.astype(hit, dtype=ops.dtype(x)))
     # (a select, as PyTorch's masked_fill: a NaN gradient does not reach the other elements)
