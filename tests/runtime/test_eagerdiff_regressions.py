@@ -261,3 +261,70 @@ def test_data_ptr_is_shared_by_detach_and_views() -> None:
     assert x.detach().data_ptr() == x.data_ptr()
     assert x[1:].data_ptr() - x.data_ptr() == 4
     assert x.clone().data_ptr() != x.data_ptr()
+
+
+# --- found in the second round ---------------------------------------------------------------
+
+def test_relu_backward_of_an_infinite_gradient_where_off() -> None:
+    # was: NaN (inf * 0); PyTorch's threshold_backward writes 0
+    x = torch.tensor([1.0, -1.0, 0.0, 2.0], requires_grad=True)
+    torch.log(torch.relu(x)).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 0.5]
+    y = torch.tensor([1.0, -1.0, 0.0, 4.0], requires_grad=True)
+    torch.sqrt(F.relu(y)).sum().backward()
+    assert y.grad.tolist() == [0.5, 0.0, 0.0, 0.25]
+
+
+def test_full_max_backward_with_a_nan_gradient_stays_on_the_maximum() -> None:
+    # was: NaN everywhere (the mask multiplied a NaN share)
+    a = torch.tensor([[1.53, -1.3], [1.23, -0.76]], dtype=torch.float64, requires_grad=True)
+    torch.sigmoid(torch.log(a).min()).backward()
+    g = a.grad.tolist()
+    assert g[0][0] == 0.0 and g[1][0] == 0.0 and math.isnan(g[0][1]) and math.isnan(g[1][1])
+
+
+def test_sign_of_nan_is_zero() -> None:
+    # was: NaN (np.sign); PyTorch's kernel is (0 < x) - (x < 0)
+    assert torch.sign(torch.tensor([math.nan, -2.0, 0.0, 3.0])).tolist() == [0.0, -1.0, 0.0, 1.0]
+    assert torch.sgn(torch.tensor([math.nan])).tolist() == [0.0]
+    assert torch.sign(torch.tensor(math.nan)).item() == 0.0
+
+
+def test_dtypes_of_integer_and_bool_operands() -> None:
+    # was: float64 (atan2 of ints), int8 (bool ** 2)
+    a = torch.tensor([1, 2])
+    assert torch.atan2(a, a).dtype == torch.float32
+    m = torch.tensor([True, False])
+    assert (m ** 2).dtype == torch.int64 and torch.square(m).tolist() == [1, 0]
+    assert (m ** 2.0).dtype == torch.float32
+
+
+def test_copysign_promotion_and_gradient_of_the_sign_source() -> None:
+    # was: float64 from a 0-d float64 operand; no node when only ``other`` requires grad
+    x = torch.tensor([-0.63, 1.27, -0.09], requires_grad=True)
+    s = torch.tensor(-1.09, dtype=torch.float64, requires_grad=True)
+    v = torch.copysign(s, x)
+    assert v.dtype == torch.float32 and v.tolist() == pytest.approx([-1.09, 1.09, -1.09])
+    v.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0] and s.grad.item() == pytest.approx(1.0)
+    y = torch.copysign(torch.tensor([[-0.86], [0.53]]), x)
+    assert type(y.grad_fn).__name__ == "CopysignBackward0"
+
+
+def test_norm_of_a_zero_dim_tensor_over_its_dim() -> None:
+    # was: ValueError: Improper number of dimensions to norm.
+    a = torch.tensor(-1.5, requires_grad=True)
+    assert a.norm(dim=-1).item() == 1.5
+    n = F.normalize(a, dim=0)
+    assert n.item() == -1.0
+    n.backward()
+    assert a.grad.item() == 0.0
+
+
+def test_binary_cross_entropy_checks_the_target_range() -> None:
+    # was: a negative loss
+    x = torch.tensor([[0.2, 0.9]], requires_grad=True)
+    _raises(RuntimeError, "all elements of target should be between 0 and 1",
+            lambda: F.binary_cross_entropy(x, torch.tensor([[1.0, 2.0]])))
+    _raises(RuntimeError, "all elements of input should be between 0 and 1",
+            lambda: F.binary_cross_entropy(torch.tensor([[1.2, 0.9]]), torch.tensor([[1.0, 0.0]])))

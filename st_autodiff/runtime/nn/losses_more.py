@@ -120,6 +120,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                            f"{_WORD.get(x.dtype.name, x.dtype.name)}")
     if x.size and (np.any(x < 0) or np.any(x > 1) or np.any(np.isnan(x))):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if t.size and not np.all((t >= 0) & (t <= 1)):  # (NaN fails too, as in PyTorch's check)
+        raise RuntimeError("all elements of target should be between 0 and 1")
     if weight is not None:
         weight = _expand_weight(weight, input)
     from .functional import _no_grad_arg
