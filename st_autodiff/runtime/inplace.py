@@ -126,8 +126,10 @@ def inplace(t: Tensor, compute: Callable[..., Tensor], *others: Any, **kwargs: A
         t._grad_fn, t._output_nr, t._requires_grad = node, r._output_nr, True
         if old is not None:
             t._move_retain(old)
+        _refresh_views(t, None)
     else:
         _rebase_view(t, node)
+        _refresh_views(t._base, t)
     return t
 
 
@@ -222,6 +224,33 @@ def _rebase_view(t: Tensor, inner: Node) -> None:
     t._requires_grad = True
 
 
+def _refresh_views(root: Tensor, changed: Tensor | None) -> None:
+    """After an in-place change of ``root`` (or of its view ``changed``), the other views
+    of ``root`` that are alive get ``AsStridedBackward0`` over ``root``'s new node, as
+    PyTorch regenerates a view's ``grad_fn`` when its base's version moved (else their
+    gradient would miss the change).  Outputs of ``split``/``unbind`` are left (PyTorch
+    refuses to use them then)."""
+    ex = root._extra
+    views = ex.views if ex is not None else None
+    if not views:
+        return
+    edge = (root._grad_fn, root._output_nr)
+    alive = []
+    for ref in views:
+        v = ref()
+        if v is None:
+            continue
+        alive.append(ref)
+        vex = v._extra
+        if v is changed or vex is None or vex.view is None \
+                or type(v._grad_fn).__name__ in _MULTI_VIEW:
+            continue
+        v._grad_fn = AsStridedBackward0(edge, vex.view)
+        v._output_nr = 0
+        v._requires_grad = True
+    ex.views = alive  # type: ignore[union-attr]
+
+
 def _set_grad_fn(t: Tensor, node: Node) -> None:
     old = t._grad_fn
     t._grad_fn, t._output_nr, t._requires_grad = node, 0, True
@@ -268,6 +297,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     step = (Op.GETITEM, dyn, {"index": static}, tuple(target.shape))
     if t._base is None:
         _set_grad_fn(t, CopySlices(edge_of(t), inner, (step,)))
+        _refresh_views(t, None)
         return
     base, ex = t._base, t._extra
     assert ex is not None and ex.view is not None  # t is a view
@@ -277,6 +307,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     t._grad_fn = AsStridedBackward0((copy_slices, 0), ex.view)
     t._output_nr = 0
     t._requires_grad = True
+    _refresh_views(base, t)
 
 
 def inplace_method(fn: Any, name: str) -> Any:

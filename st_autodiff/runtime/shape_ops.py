@@ -15,6 +15,7 @@ import math
 import warnings
 from collections.abc import Callable
 from typing import Any
+from weakref import ref as _ref
 
 import numpy as np
 
@@ -102,6 +103,16 @@ def _as_view(src: Tensor, out: Tensor, step: tuple[Any, ...]) -> Tensor:
         # src is a view, so its _extra.view is set (no check: every view op runs this)
         steps = src._extra.view + (step,)  # type: ignore[union-attr,operator]
     out._ex().view = steps
+    root = out._base
+    if root._grad_fn is not None:  # a non-leaf base: an in-place change regenerates the view
+        ex = root._extra or root._ex()
+        views = ex.views
+        if views is None:
+            ex.views = [_ref(out)]
+        else:
+            if len(views) >= 32:  # (dead views dropped now and then)
+                views = ex.views = [r for r in views if r() is not None]
+            views.append(_ref(out))
     return out
 
 

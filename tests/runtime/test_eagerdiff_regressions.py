@@ -328,3 +328,21 @@ def test_binary_cross_entropy_checks_the_target_range() -> None:
             lambda: F.binary_cross_entropy(x, torch.tensor([[1.0, 2.0]])))
     _raises(RuntimeError, "all elements of input should be between 0 and 1",
             lambda: F.binary_cross_entropy(torch.tensor([[1.2, 0.9]]), torch.tensor([[1.0, 0.0]])))
+
+
+def test_views_taken_before_an_inplace_change_are_regenerated() -> None:
+    # was: the old grad_fn kept, so the gradient missed the change (x.grad [[1, 0], [1, 0]])
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = x * 1
+    v1, v2 = b[0], b[:, 0]
+    v1.mul_(2)
+    assert _names(v2.grad_fn) == ["AsStridedBackward0", ["CopySlices"]]
+    assert v2.tolist() == [2.0, 3.0]
+    (v2 * 1).sum().backward()
+    assert x.grad.tolist() == [[2.0, 0.0], [1.0, 0.0]]
+    y = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    c = y * 1
+    w = c[:, 0]
+    c.mul_(3)  # the base itself
+    (w * w).sum().backward()
+    assert y.grad.tolist() == [[18.0, 0.0], [54.0, 0.0]]
