@@ -35,6 +35,11 @@ __all__ = ["inplace", "setitem"]
 _LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 _VIEW_OF_LEAF = ("a view of a leaf Variable that requires grad is being used in an in-place "
                  "operation.")
+_NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad "
+                 "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                 "forbidden. You can clarify your code by moving both the view and the inplace "
+                 "either both inside the no_grad block (if you don't want the inplace to be "
+                 "tracked) or both outside (if you want the inplace to be tracked).")
 _INFERENCE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can "
               "make a clone to get a normal tensor before doing inplace update.See "
               "https://github.com/pytorch/rfcs/pull/17 for more details.")
@@ -58,6 +63,8 @@ def check_inplace(t: Tensor, setitem_: bool = False) -> None:
         raise RuntimeError(_VIEW_OF_LEAF if setitem_ else _LEAF)
     base = t._base
     if base is not None:
+        if t._extra is not None and t._extra.nograd:
+            raise RuntimeError(_NO_GRAD_VIEW)
         multi = _MULTI_VIEW.get(type(t._grad_fn).__name__)
         if multi is not None:
             raise RuntimeError(f"Output {t._output_nr} of {multi} is a view and is being modified "

@@ -123,6 +123,10 @@ def _view_op(src: Tensor, data: Any, cls: type, extra: tuple[Any, ...], params: 
         out = record(cls, data, (src, *extra), params)
     else:
         out = plain(data)
+        if src._requires_grad:  # (under no_grad: in-place changes refused later, as PyTorch)
+            _as_view(src, out, (op, extra, params, tuple(src._data.shape)))
+            out._extra.nograd = True  # type: ignore[union-attr]
+            return out
     return _as_view(src, out, (op, extra, params, tuple(src._data.shape)))
 
 

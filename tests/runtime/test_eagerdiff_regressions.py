@@ -346,3 +346,29 @@ def test_views_taken_before_an_inplace_change_are_regenerated() -> None:
     c.mul_(3)  # the base itself
     (w * w).sum().backward()
     assert y.grad.tolist() == [[18.0, 0.0], [54.0, 0.0]]
+
+
+def test_inplace_on_a_view_taken_under_no_grad() -> None:
+    # was: "a view of a leaf Variable ..." (leaf base) or allowed (non-leaf base)
+    msg = ("A view was created in no_grad mode and is being modified inplace with grad mode "
+           "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+           "You can clarify your code by moving both the view and the inplace either both "
+           "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+           "outside (if you want the inplace to be tracked).")
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.no_grad():
+        y = x[1:]
+    _raises(RuntimeError, msg, lambda: y.mul_(2))
+    b = x * 1
+    with torch.no_grad():
+        z = b[1:]
+    _raises(RuntimeError, msg, lambda: z.mul_(2))
+    with torch.no_grad():
+        w = x[1:]
+        w.mul_(2)  # both inside: allowed
+    assert x.tolist() == [1.0, 4.0, 6.0]
+    n = torch.tensor([1.0, 2.0])
+    with torch.no_grad():
+        m = n[1:]
+    m.mul_(2)  # no autograd involved: allowed
+    assert n.tolist() == [1.0, 4.0]
