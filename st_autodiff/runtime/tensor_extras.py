@@ -23,6 +23,7 @@ from .grad_mode import STATE
 from .reductions import _return_type, _rule_max_dim, dims_of
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import apply_op, record, record_multi
+from .zero_links import linked
 
 __all__ = [
     "aminmax", "clamp_max", "clamp_min", "copysign", "cummax", "cummin", "cumprod", "deg2rad",
@@ -317,7 +318,8 @@ def _rule_copysign(ops: Any, g: Any, out: Any, x: Any, other: Any, ratio: Any) -
     return ops.mul(g, ops.const(ratio)), ops.zeros_like(other), None
 
 
-_COPYSIGN = {k: node_class(f"CopysignBackward{k}", _rule_copysign, (0, 1) if k == 0 else (0,),
+_COPYSIGN = {k: node_class(f"CopysignBackward{k}", linked(_rule_copysign, "MulBackward0"),
+                           (0, 1) if k == 0 else (0,),
                            (("self", 0, None), ("result", "result", None)))
              for k in (0, 1)}
 

@@ -149,7 +149,7 @@ def test_fill_with_a_tensor_value_records_fill3() -> None:
 @pytest.mark.parametrize("fn", [
     torch.relu, F.relu, lambda x: F.leaky_relu(x, 0.1), F.hardtanh, F.relu6,
     lambda x: F.threshold(x, 0.1, 0.0), F.softshrink, F.hardshrink, torch.abs,
-    lambda x: x.norm(p=1)])
+    lambda x: x.norm(p=1), lambda x: torch.copysign(x, x)])
 def test_piecewise_linear_double_backward_is_connected(fn: object) -> None:
     # was: the gradient did not require grad, so a second autograd.grad raised
     x = torch.tensor([0.5, -1.0, 2.0, -0.25], dtype=torch.float64, requires_grad=True)
