@@ -67,8 +67,14 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     if d.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
         d = d.astype(dtypes.get_default_dtype().np)
     r = np.clip(d, lo, hi)
-    if hasattr(r, "astype") and r.dtype != d.dtype and not tensors:
-        r = r.astype(d.dtype)
+    if hasattr(r, "astype") and r.dtype != d.dtype:
+        if not tensors:
+            r = r.astype(d.dtype)
+        else:  # PyTorch's promotion of the tensors (an integer bound keeps a float input)
+            target = dtypes.result_type(*[t for t in (input, min, max)
+                                          if isinstance(t, TensorBase)]).np
+            if r.dtype != target:
+                r = r.astype(target)
     cls = _clamp_tensor if tensors else _clamp_scalar
     if STATE.enabled and any(isinstance(v, TensorBase) and v._requires_grad
                              for v in (input, min, max)):

@@ -377,9 +377,15 @@ def _version_message(node: RuleNode, tensor: Any, now: int, expected: int) -> st
 
 
 def _short_name(node: Node) -> str:
+    """The node's name as PyTorch's version error shows it: without ``Backward``, and
+    without the overload number 0 (``MulBackward0``: ``Mul``; ``FillBackward2``: ``Fill2``)."""
     name = node.name()
-    base = name.rstrip("0123456789")
-    return base[: -len("Backward")] if base.endswith("Backward") else name
+    digits = name[len(name.rstrip("0123456789")):]
+    base = name[: len(name) - len(digits)]
+    if not base.endswith("Backward"):
+        # PyTorch's hand-written nodes keep their C++ namespace there
+        return f"torch::autograd::{name}" if name in ("CopyBackwards", "CopySlices") else name
+    return base[: -len("Backward")] + ("" if digits in ("", "0") else digits)
 
 
 def save_plan(node: RuleNode, args: tuple[Any, ...]) -> tuple[Any, ...]:

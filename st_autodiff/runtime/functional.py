@@ -19,6 +19,8 @@ re-exports them, so ``functional`` is the whole math namespace.  Shape functions
 from __future__ import annotations
 
 import builtins
+import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -31,12 +33,14 @@ from ..ir.kernels import sigmoid as _k_sigmoid
 from ..ir.ops import OP_INFO, Op
 from . import device as D
 from . import dtypes
+from . import select_bits as _bits
 from .device import is_device, same_device
 from .fast_nodes import binary_class, unary_class
 from .function import TensorBase, fit, node_class
 from .grad_mode import STATE
 from .tensor import Tensor, plain
 from .tensor_ops import record
+from .zero_links import linked
 
 EMPTY: dict[str, Any] = {}  # the params of nodes without params (never mutated)
 SELF: tuple[Any, ...] = (("self", 0, None),)
@@ -105,6 +109,30 @@ def _relu_fast(d: Any) -> Any:
     return np.maximum(d, 0) if type(d) is np.ndarray else _k_relu(d)
 
 
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_SUB1 = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_SUB2 = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+              "`^` or `logical_xor()` operator instead.")
+
+
+def _bool_sub_error(msg: str) -> None:
+    """Raise PyTorch's error for ``-`` with a bool tensor, except inside a backward pass:
+    the table's rules subtract saved tensors as they are (a bool target of ``mse_loss``
+    under ``create_graph``), where PyTorch's backward formulas promote first.  (Only
+    reached with a bool operand, so the stack walk costs nothing on other paths.)"""
+    from .engine import _loop
+
+    code = _loop.__code__
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is code:
+            return
+        f = f.f_back  # type: ignore[assignment]
+    raise RuntimeError(msg)
+
+
 def _unary(name: str, op: Op, node: str, plan: tuple[Any, ...],
            kernel: Callable[[Any], Any] | None = None,
            keeps_out: bool = True, rule: Callable[..., tuple[Any, ...]] | None = None,
@@ -119,7 +147,12 @@ def _unary(name: str, op: Op, node: str, plan: tuple[Any, ...],
             _need_tensor(input, name)
         if d.dtype.kind != "f" and not int_ok:
             d = d.astype(dtypes.get_default_dtype().np)
-        r = fn_kernel(d)
+        try:
+            r = fn_kernel(d)
+        except TypeError:  # (zero cost when nothing is raised)
+            if name == "neg" and d.dtype.kind == "b":
+                raise RuntimeError(_BOOL_NEG) from None
+            raise
         if input._requires_grad and STATE.enabled:
             return record(cls, r, (input,), EMPTY)
         return plain(r)
@@ -149,13 +182,40 @@ tanh = _unary("tanh", Op.TANH, "TanhBackward0", RESULT)
 asinh = _unary("asinh", Op.ARCSINH, "AsinhBackward0", SELF, keeps_out=False)
 acosh = _unary("acosh", Op.ARCCOSH, "AcoshBackward0", SELF, keeps_out=False)
 atanh = _unary("atanh", Op.ARCTANH, "AtanhBackward0", SELF, keeps_out=False)
-abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True)  # noqa: A001
+abs = _unary("abs", Op.ABS, "AbsBackward0", SELF, keeps_out=False, int_ok=True,  # noqa: A001
+             rule=linked(RULES[Op.ABS], "MulBackward0"))  # (PyTorch: grad * sgn(self))
 neg = _unary("neg", Op.NEG, "NegBackward0", NONE, keeps_out=False, int_ok=True)
 reciprocal = _unary("reciprocal", Op.RECIPROCAL, "ReciprocalBackward0", RESULT)
 sigmoid = _unary("sigmoid", Op.SIGMOID, "SigmoidBackward0", RESULT, kernel=_sigmoid_fast)
-relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_relu_fast, int_ok=True)
+def _rule_relu(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
+    """PyTorch's ``threshold_backward``: ``where(out > 0, g, 0)``, so an infinite gradient
+    where the unit is off gives 0 (the table's ``g * (out > 0)`` gives NaN there); on the
+    bits for NumPy float arrays (``select_bits.keep``: no per-element branch)."""
+    if not ops.tensors:
+        mask = out > 0
+        r = g * mask
+        # (the product is NaN only where ``g`` is not finite; one dot product tells, cheaper
+        # than selecting every time; the selection gives the same values elsewhere)
+        if type(r) is np.ndarray and r.ndim and not math.isfinite(np.vdot(r, r)) \
+                and _bits.fits(g, out):
+            r = _bits.keep(mask, g)  # (+0 where the unit is off, as PyTorch writes)
+        return (r,)
+    return (ops.where(out > 0, g, ops.zeros_like(g)),)
+
+
+relu = _unary("relu", Op.RELU, "ReluBackward0", RESULT, kernel=_relu_fast, int_ok=True,
+              rule=linked(_rule_relu, "ThresholdBackwardBackward0", saved_is_result=True))
 _ZERO_KW: dict[str, Any] = {"keeps_out": False, "rule": _rule_zero, "int_ok": True}
-sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, **_ZERO_KW)
+def _sign_kernel(d: Any) -> Any:
+    """``np.sign``, with PyTorch's 0 (not NaN) for a NaN: its kernel is ``(0 < x) - (x < 0)``."""
+    r = np.sign(d)
+    if d.dtype.kind == "f":
+        r = np.nan_to_num(r, copy=False, nan=0.0, posinf=1.0, neginf=-1.0) \
+            if isinstance(r, np.ndarray) else (r if r == r else r.dtype.type(0))
+    return r
+
+
+sign = _unary("sign", Op.SIGN, "SignBackward0", NONE, kernel=_sign_kernel, **_ZERO_KW)
 floor = _unary("floor", Op.FLOOR, "FloorBackward0", NONE, **_ZERO_KW)
 ceil = _unary("ceil", Op.CEIL, "CeilBackward0", NONE, **_ZERO_KW)
 trunc = _unary("trunc", Op.TRUNC, "TruncBackward0", NONE, **_ZERO_KW)
@@ -258,6 +318,7 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
         cls = binary_class(_broadcast_class(cls, fast), fast)
     kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
+    is_sub = op is Op.SUB
 
     def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, TensorBase):
@@ -266,6 +327,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
         if isinstance(other, TensorBase):
             bd = other._data
             if ad.dtype is not bd.dtype or (true_div and ad.dtype.kind != "f"):
+                if is_sub and (ad.dtype.kind == "b" or bd.dtype.kind == "b"):
+                    _bool_sub_error(_BOOL_SUB1)
                 ad, bd = _promote(input, other)
                 if true_div and ad.dtype.kind != "f":
                     ad = ad.astype(dtypes.get_default_dtype().np)
@@ -275,6 +338,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
             except ValueError:
                 raise _broadcast_error(ad, bd) from None
             except TypeError:  # a host and a device operand (checked only then: no cost)
+                if is_sub and ad.dtype.kind == "b":
+                    _bool_sub_error(_BOOL_SUB2)
                 if is_device(ad) == is_device(bd):
                     raise
                 r = kernel(*same_device(ad, bd))
@@ -289,6 +354,8 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
                     dtypes.refuse_complex("c", f"{name}(): a complex number")
                 return NotImplemented  # type: ignore[no-any-return]  # operator protocol
         if ad.dtype.kind != "f":
+            if is_sub and ad.dtype.kind == "b":
+                _bool_sub_error(_BOOL_SUB1)
             ad = _with_scalar(ad, other, true_div)
         r = kernel(ad, other)
         if input._requires_grad and STATE.enabled:
@@ -319,7 +386,7 @@ maximum = _binary("maximum", Op.MAXIMUM, "MaximumBackward0", _MUL_PLAN)
 minimum = _binary("minimum", Op.MINIMUM, "MinimumBackward0", _MUL_PLAN)
 fmax = _binary("fmax", Op.FMAX, "FmaxBackward0", _MUL_PLAN)
 fmin = _binary("fmin", Op.FMIN, "FminBackward0", _MUL_PLAN)
-atan2 = _binary("atan2", Op.ARCTAN2, "Atan2Backward0", _MUL_PLAN)
+atan2 = _binary("atan2", Op.ARCTAN2, "Atan2Backward0", _MUL_PLAN, true_div=True)  # (ints: float)
 hypot = _binary("hypot", Op.HYPOT, "HypotBackward0", _MUL_PLAN, keeps_out=True)
 logaddexp = _binary("logaddexp", Op.LOGADDEXP, "LogaddexpBackward0", _MUL_PLAN, keeps_out=True)
 remainder = _binary("remainder", Op.MOD, "RemainderBackward0", _MUL_PLAN)
@@ -387,6 +454,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha != 1:
         input = mul(input, alpha)
     other = _scalar(other)
+    if input._data.dtype.kind == "b":
+        _bool_sub_error(_BOOL_SUB1)
     d = _with_scalar(input._data, other)
     r = other - d
     if input._requires_grad and STATE.enabled:
@@ -394,12 +463,66 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return plain(r)
 
 
+def _rule_div_rounded(ops: Any, g: Any, out: Any, x: Any, y: Any, **params: Any) -> tuple[Any, ...]:
+    """``div`` with a rounding mode: PyTorch's ``DivBackward2`` gives both operands
+    ``grad * 0`` (zeros, whatever the divisor: no ``0 * inf``)."""
+    return ops.zeros_like(g), ops.zeros_like(g)
+
+
+_div_rounded_cls = node_class("DivBackward2", _rule_div_rounded, (0, 1),
+                              (("other", 1, None), ("rounding_mode", _param("rounding_mode"), None),
+                               ("self", 0, None)), False)
+
+
+def _rounded_quotient(a: Any, b: Any, mode: str) -> Any:
+    """``a / b`` rounded as PyTorch's CPU kernels: floor division as Python's (NumPy's
+    ``floor_divide``), truncation of the true quotient; integers stay integers."""
+    xp = D.xp_of(a)
+    if a.dtype.kind in "iub":
+        if a.dtype.kind == "b":
+            a, b = a.astype(np.int64), b.astype(np.int64)
+        if xp.any(b == 0):
+            raise RuntimeError("ZeroDivisionError")
+        if mode == "floor":
+            return xp.floor_divide(a, b)
+        q = xp.floor_divide(xp.abs(a), xp.abs(b))
+        return xp.where((a < 0) != (b < 0), -q, q)
+    if mode == "floor":
+        return xp.floor_divide(a, b)
+    return xp.trunc(xp.true_divide(a, b))
+
+
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    """True division; ``rounding_mode='floor'``/``'trunc'`` round (zero gradient)."""
+    """True division; ``rounding_mode='floor'``/``'trunc'`` round (``DivBackward2``: zero
+    gradient); integer operands give an integer quotient, as in PyTorch."""
     if rounding_mode is None:
         return _div(input, other)
-    q = _div(input, other)
-    return floor(q) if rounding_mode == "floor" else trunc(q)
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    if not isinstance(input, TensorBase):
+        from .factory import scalar_like
+
+        input = scalar_like(input, other)
+    if isinstance(other, TensorBase):
+        ad, bd = _promote(input, other)
+        needs = input._requires_grad or other._requires_grad
+    else:
+        other = _scalar(other)
+        ad = _with_scalar(input._data, other)
+        bd = D.asarray(np.asarray(other, dtype=ad.dtype)) if is_device(ad) \
+            else np.asarray(other, dtype=ad.dtype)
+        needs = input._requires_grad
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = _rounded_quotient(ad, bd, rounding_mode)
+    except ValueError:
+        raise _broadcast_error(ad, bd) from None
+    if getattr(r, "ndim", 1) == 0 and type(r) is np.ndarray:
+        r = r[()]
+    if needs and STATE.enabled:
+        return record(_div_rounded_cls, r, (input, other), {"rounding_mode": rounding_mode})
+    return plain(r)
 
 
 divide = true_divide = div
@@ -488,7 +611,12 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     ad = _with_scalar(ad, exponent)
     # tensor part: PyTorch's kernel special-cases these exponents (same bits as below);
     # NumPy's general power is slower and rounds x ** 3 differently
-    fast = _POW_FAST.get(exponent) if ad.dtype.kind == "f" else None
+    if ad.dtype.kind == "f":
+        fast = _POW_FAST.get(exponent)
+    else:
+        fast = None
+        if ad.dtype.kind == "b":  # (PyTorch: a bool base to an integer power is int64)
+            ad = ad.astype(np.int64)
     r = fast(ad) if fast is not None else ad ** exponent
     if input._requires_grad and STATE.enabled:
         return record(_pow_cls0, r, (input, exponent), EMPTY)

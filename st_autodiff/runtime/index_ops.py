@@ -299,7 +299,9 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         r = D.xp_of(a).where(m, value._data.astype(a.dtype), a)
     else:
         v = value.item() if is_tensor else value
-        if a.dtype.kind != "f" and isinstance(v, float) and not float(v).is_integer():
+        if a.dtype.kind == "b" and isinstance(v, (int, float)):
+            v = bool(v)  # (PyTorch casts the value: 0.5 fills True)
+        elif a.dtype.kind != "f" and isinstance(v, float) and not float(v).is_integer():
             v = int(v)
         r = np.where(m, np.asarray(v).astype(a.dtype)[()], a)  # a scalar: fine on any device
     if needs_grad((input, value)):

@@ -38,7 +38,10 @@ def _DIM(args: tuple[Any, ...], params: dict[str, Any]) -> Any:  # noqa: N802  (
 # --- helpers ----------------------------------------------------------------------------
 
 def _along(index: np.ndarray[Any, Any], dim: int) -> tuple[Any, ...]:
-    """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere."""
+    """The index tuple selecting ``index`` along ``dim`` and the identity elsewhere (a 0-d
+    index into a 0-d tensor, which PyTorch treats as one element: the element itself)."""
+    if not index.ndim:
+        return ()
     idx: list[Any] = sparse_grids(index.shape, index) if is_device(index) else list(
         np.indices(index.shape, sparse=True))
     idx[dim] = index

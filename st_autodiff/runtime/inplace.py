@@ -35,11 +35,22 @@ __all__ = ["inplace", "setitem"]
 _LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 _VIEW_OF_LEAF = ("a view of a leaf Variable that requires grad is being used in an in-place "
                  "operation.")
+_NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad "
+                 "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                 "forbidden. You can clarify your code by moving both the view and the inplace "
+                 "either both inside the no_grad block (if you don't want the inplace to be "
+                 "tracked) or both outside (if you want the inplace to be tracked).")
 _INFERENCE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can "
               "make a clone to get a normal tensor before doing inplace update.See "
               "https://github.com/pytorch/rfcs/pull/17 for more details.")
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
+
+
+#: the nodes of functions returning several views (``unbind``, ``split``, ``chunk``), by the
+#: name PyTorch's refusal gives them
+_MULTI_VIEW = {"UnbindBackward0": "Unbind", "SplitBackward0": "Split",
+               "SplitWithSizesBackward0": "SplitWithSizes"}
 
 
 def check_inplace(t: Tensor, setitem_: bool = False) -> None:
@@ -51,8 +62,18 @@ def check_inplace(t: Tensor, setitem_: bool = False) -> None:
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(_VIEW_OF_LEAF if setitem_ else _LEAF)
     base = t._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(_VIEW_OF_LEAF)
+    if base is not None:
+        if t._extra is not None and t._extra.nograd:
+            raise RuntimeError(_NO_GRAD_VIEW)
+        multi = _MULTI_VIEW.get(type(t._grad_fn).__name__)
+        if multi is not None:
+            raise RuntimeError(f"Output {t._output_nr} of {multi} is a view and is being modified "
+                               "inplace. This view is the output of a function that returns "
+                               "multiple views. Such functions do not allow the output views to "
+                               "be modified inplace. You should replace the inplace operation by "
+                               "an out-of-place one.")
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(_VIEW_OF_LEAF)
 
 
 def _type_word(d: Any) -> str:
@@ -112,8 +133,10 @@ def inplace(t: Tensor, compute: Callable[..., Tensor], *others: Any, **kwargs: A
         t._grad_fn, t._output_nr, t._requires_grad = node, r._output_nr, True
         if old is not None:
             t._move_retain(old)
+        _refresh_views(t, None)
     else:
         _rebase_view(t, node)
+        _refresh_views(t._base, t)
     return t
 
 
@@ -208,6 +231,33 @@ def _rebase_view(t: Tensor, inner: Node) -> None:
     t._requires_grad = True
 
 
+def _refresh_views(root: Tensor, changed: Tensor | None) -> None:
+    """After an in-place change of ``root`` (or of its view ``changed``), the other views
+    of ``root`` that are alive get ``AsStridedBackward0`` over ``root``'s new node, as
+    PyTorch regenerates a view's ``grad_fn`` when its base's version moved (else their
+    gradient would miss the change).  Outputs of ``split``/``unbind`` are left (PyTorch
+    refuses to use them then)."""
+    ex = root._extra
+    views = ex.views if ex is not None else None
+    if not views:
+        return
+    edge = (root._grad_fn, root._output_nr)
+    alive = []
+    for ref in views:
+        v = ref()
+        if v is None:
+            continue
+        alive.append(ref)
+        vex = v._extra
+        if v is changed or vex is None or vex.view is None \
+                or type(v._grad_fn).__name__ in _MULTI_VIEW:
+            continue
+        v._grad_fn = AsStridedBackward0(edge, vex.view)
+        v._output_nr = 0
+        v._requires_grad = True
+    ex.views = alive  # type: ignore[union-attr]
+
+
 def _set_grad_fn(t: Tensor, node: Node) -> None:
     old = t._grad_fn
     t._grad_fn, t._output_nr, t._requires_grad = node, 0, True
@@ -254,6 +304,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     step = (Op.GETITEM, dyn, {"index": static}, tuple(target.shape))
     if t._base is None:
         _set_grad_fn(t, CopySlices(edge_of(t), inner, (step,)))
+        _refresh_views(t, None)
         return
     base, ex = t._base, t._extra
     assert ex is not None and ex.view is not None  # t is a view
@@ -263,6 +314,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     t._grad_fn = AsStridedBackward0((copy_slices, 0), ex.view)
     t._output_nr = 0
     t._requires_grad = True
+    _refresh_views(base, t)
 
 
 def inplace_method(fn: Any, name: str) -> Any:

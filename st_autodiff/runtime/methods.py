@@ -165,10 +165,30 @@ def zero_(self: Tensor) -> Tensor:
     return inplace(self, _constant(_ZERO, lambda t: np.zeros_like(t._data)))
 
 
+def _rule_fill_tensor(ops: Any, g: Any, out: Any, x: Any, value: Any) -> tuple[Any, ...]:
+    """``fill_`` with a 0-d tensor: nothing reaches the old value, the value gets the sum."""
+    return ops.zeros_like(g), ops.sum(g)
+
+
+_FILL_TENSOR = node_class("FillBackward3", _rule_fill_tensor, (0, 1), (), False)
+
+
 def fill_(self: Tensor, value: Any) -> Tensor:
-    """Set every element to ``value``."""
-    v = value.item() if isinstance(value, Tensor) else value
-    return inplace(self, _constant(_FILL, lambda t: np.full_like(t._data, v)))
+    """Set every element to ``value`` (``FillBackward2``; ``FillBackward3`` for a tensor
+    value, which receives the sum of the gradient, as in PyTorch)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+
+        def compute(t: Tensor, v: Tensor) -> Tensor:
+            data = np.full_like(t._data, v.item())
+            if needs_grad((t, v)):
+                return record(_FILL_TENSOR, data, (t, v), {})
+            return plain(data)
+
+        return inplace(self, compute, value)
+    return inplace(self, _constant(_FILL, lambda t: np.full_like(t._data, value)))
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -251,7 +271,7 @@ _SAME_NAME = (
 _SHAPE_NAMES = (
     "view view_as reshape reshape_as flatten squeeze unsqueeze permute transpose swapaxes "
     "swapdims t expand expand_as broadcast_to clone contiguous is_contiguous flip repeat "
-    "unbind split chunk narrow select movedim nonzero"
+    "unbind split chunk narrow select movedim nonzero tile"
 ).split()
 
 
@@ -289,6 +309,14 @@ def _bitwise(ufunc: Any, name: str) -> Any:
     return op
 
 
+
+def _invert(self: Tensor) -> Tensor:
+    """``~t``: bitwise NOT, logical NOT for bool; PyTorch's message for floating point."""
+    if self._data.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return plain(np.invert(self._data))
+
 def install() -> None:
     """Attach the op methods and operators to ``Tensor``."""
     install_protocols()
@@ -312,7 +340,7 @@ def install() -> None:
         "__and__": _bitwise(np.bitwise_and, "bitwise_and"),
         "__or__": _bitwise(np.bitwise_or, "bitwise_or"),
         "__xor__": _bitwise(np.bitwise_xor, "bitwise_xor"),
-        "__invert__": lambda self: plain(np.invert(self._data)),
+        "__invert__": _invert,
         "__iadd__": _iop(F._add), "__isub__": _iop(F._sub), "__imul__": _iop(F.mul),
         "__itruediv__": _iop(F._div), "__ipow__": _iop(F.pow),
     }

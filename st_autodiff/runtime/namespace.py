@@ -327,8 +327,9 @@ _install_special_methods()
 __all__ += sorted(_SPECIAL_TOP)
 # numpy-more family (issue 11)
 from .numpy_more import diff, fmod, ldexp, nanmean, nansum  # noqa: E402
+from .shape_ops import tile  # noqa: E402
 
-__all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum"]
+__all__ += ["diff", "fmod", "ldexp", "nanmean", "nansum", "tile"]
 # data family (issue 12): torch.utils.data, torch.save / torch.load (runtime/data, serialization)
 from .. import utils  # noqa: E402
 from . import serialization  # noqa: E402  (torch.serialization.add_safe_globals ...)

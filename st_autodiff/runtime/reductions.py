@@ -41,6 +41,7 @@ from .functional import (
 from .grad_mode import STATE
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import record
+from .zero_links import linked
 
 _ = builtins
 
@@ -95,8 +96,9 @@ def _full_reduction_class(base: type[Any], mean: bool) -> type[Any]:
 
 def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...],
                plan1: tuple[Any, ...],
-               keeps_out: bool, float_only: bool = False) -> Callable[..., Tensor]:
-    cls0 = node_class(node0, RULES[op], (0,), plan0, keeps_out)
+               keeps_out: bool, float_only: bool = False,
+               rule0: Callable[..., tuple[Any, ...]] | None = None) -> Callable[..., Tensor]:
+    cls0 = node_class(node0, rule0 or RULES[op], (0,), plan0, keeps_out)
     if op is Op.SUM or op is Op.MEAN:
         cls0 = _full_reduction_class(cls0, op is Op.MEAN)
     cls1 = node_class(node1, RULES[op], (0,), plan1, keeps_out)
@@ -112,7 +114,8 @@ def _reduction(name: str, op: Op, node0: str, node1: str, plan0: tuple[Any, ...]
                                "either a floating point or complex dtype. Got: "
                                f"{_type_word(dtypes.from_numpy_dtype(d.dtype))}")
         axes = dims_of(dim, d.ndim)
-        if d.dtype.kind == "b" or (d.dtype.kind in "iu" and op in (Op.SUM, Op.PROD)):
+        if (d.dtype.kind == "b" and op is not Op.MAX and op is not Op.MIN) or (
+                d.dtype.kind in "iu" and op in (Op.SUM, Op.PROD)):
             d = d.astype(np.int64)
         if op is Op.SUM and type(d) is np.ndarray:
             # np.sum minus its wrapper (numpy's stubs have no overload for a bool keepdims)
@@ -148,8 +151,27 @@ _amax = _reduction("amax", Op.MAX, "AmaxBackward0", "AmaxBackward0", SELF + RESU
                    _DIM_PLAN + SELF + RESULT, True)
 _amin = _reduction("amin", Op.MIN, "AminBackward0", "AminBackward0", SELF + RESULT,
                    _DIM_PLAN + SELF + RESULT, True)
-_max_all = _reduction("max", Op.MAX, "MaxBackward1", "MaxBackward1", SELF + RESULT, NONE, True)
-_min_all = _reduction("min", Op.MIN, "MinBackward1", "MinBackward1", SELF + RESULT, NONE, True)
+
+
+def _rule_extremum_all(ops: Any, g: Any, out: Any, x: Any, axis: Any = None,
+                       keepdims: bool = False) -> tuple[Any, ...]:
+    """Full ``max()``/``min()``: PyTorch's ``evenly_distribute_backward``, which shares the
+    gradient between the elements equal to the result or, when the result is NaN, between
+    the NaN elements (the table's rule compares with ``==``, so a NaN result would give
+    NaN everywhere)."""
+    if not ops.tensors and getattr(out, "size", 2) == 1 and getattr(g, "size", 2) == 1 \
+            and math.isfinite(out) and math.isfinite(g):  # (the usual case: the table's rule)
+        return RULES[Op.MAX](ops, g, out, x, axis=axis, keepdims=keepdims)
+    hit = ops.logical_or(ops.eq(x, out), ops.logical_and(ops.isnan(x), ops.isnan(out)))
+    share = g / ops.sum(ops.astype(hit, dtype=ops.dtype(x)))
+    # (a select, as PyTorch's masked_fill: a NaN gradient does not reach the other elements)
+    return (ops.where(hit, share, ops.zeros_like(x)),)
+
+
+_max_all = _reduction("max", Op.MAX, "MaxBackward1", "MaxBackward1", SELF + RESULT, NONE, True,
+                      rule0=_rule_extremum_all)
+_min_all = _reduction("min", Op.MIN, "MinBackward1", "MinBackward1", SELF + RESULT, NONE, True,
+                      rule0=_rule_extremum_all)
 logsumexp_ = _reduction("logsumexp", Op.LOGSUMEXP, "LogsumexpBackward0", "LogsumexpBackward0",
                         SELF + RESULT, _DIM_PLAN + SELF + RESULT, True)
 
@@ -253,10 +275,25 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return plain(r.astype(np.int64))
 
 
+def _no_dof_rule(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
+    """``rule`` (var or std) where ``correction`` equals the count (one element, unbiased):
+    PyTorch's ``2.0 / (N - correction)`` is ``inf`` there and the gradient NaN, where the
+    rule's Python division by zero would raise."""
+    def no_dof(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
+               ddof: int = 0) -> tuple[Any, ...]:
+        try:
+            return rule(ops, g, out, x, axis=axis, keepdims=keepdims, ddof=ddof)
+        except ZeroDivisionError:
+            return (ops.zeros_like(x) * float("nan"),)
+
+    no_dof.__name__ = no_dof.__qualname__ = getattr(rule, "__name__", "rule")
+    return no_dof
+
+
 def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Tensor]:
     plan = (("correction", _param("ddof"), None), ("dim", _param("axis"), None),
             ("keepdim", _param("keepdims"), None)) + SELF + (RESULT if keeps_out else ())
-    cls = node_class(node, RULES[op], (0,), plan, keeps_out)
+    cls = node_class(node, _no_dof_rule(RULES[op]), (0,), plan, keeps_out)
     method = OP_INFO[op].numpy
 
     def fn(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
@@ -287,8 +324,11 @@ def _rule_flat_norm(ops: Any, g: Any, out: Any, x: Any, ord: Any = None) -> tupl
 
 _NORM_PLAN = (("ord", _param("ord"), None), ("dim", lambda a, p: p.get("axis"), None),
               ("keepdim", lambda a, p: p.get("keepdims", False), None)) + SELF + RESULT
-_norm_cls = node_class("LinalgVectorNormBackward0", RULES[Op.NORM], (0,), _NORM_PLAN)
-_flat_norm_cls = node_class("LinalgVectorNormBackward0", _rule_flat_norm, (0,), _NORM_PLAN)
+# (linked: the 1-norm's gradient ``sgn(x) * g`` stays connected to ``x`` under create_graph)
+_norm_cls = node_class("LinalgVectorNormBackward0", linked(RULES[Op.NORM], "MulBackward0"),
+                       (0,), _NORM_PLAN)
+_flat_norm_cls = node_class("LinalgVectorNormBackward0", linked(_rule_flat_norm, "MulBackward0"),
+                            (0,), _NORM_PLAN)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
@@ -297,6 +337,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     d = _float_data(input)
     ord_: Any = None if p in ("fro", 2, 2.0) else float(p) if not isinstance(p, str) else p
     axes = dims_of(dim, d.ndim)
+    if not d.ndim:  # a 0-d tensor: its own dim -1/0 is all of it (keepdim changes nothing)
+        axes, keepdim = None, False
     rec = input._requires_grad and STATE.enabled
     if axes is None or (len(axes) > 1 and (ord_ is not None or len(axes) > 2)):
         if axes is not None and len(axes) != d.ndim:
@@ -326,6 +368,8 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     from .tensor_ops import apply_op
 
     d = input if dtype is None else input.to(dtype)
+    if not input.ndim:  # a 0-d tensor stays 0-d (NumPy's cumsum would give one element)
+        return cumsum(d.reshape(1), _dim(dim, 0)).reshape(())
     out = apply_op(Op.CUMSUM, d, axis=_dim(dim, input.ndim))
     return renamed(out, "CumsumBackward0")
 

@@ -15,6 +15,7 @@ import math
 import warnings
 from collections.abc import Callable
 from typing import Any
+from weakref import ref as _ref
 
 import numpy as np
 
@@ -102,6 +103,16 @@ def _as_view(src: Tensor, out: Tensor, step: tuple[Any, ...]) -> Tensor:
         # src is a view, so its _extra.view is set (no check: every view op runs this)
         steps = src._extra.view + (step,)  # type: ignore[union-attr,operator]
     out._ex().view = steps
+    root = out._base
+    if root._grad_fn is not None:  # a non-leaf base: an in-place change regenerates the view
+        ex = root._extra or root._ex()
+        views = ex.views
+        if views is None:
+            ex.views = [_ref(out)]
+        else:
+            if len(views) >= 32:  # (dead views dropped now and then)
+                views = ex.views = [r for r in views if r() is not None]
+            views.append(_ref(out))
     return out
 
 
@@ -112,6 +123,10 @@ def _view_op(src: Tensor, data: Any, cls: type, extra: tuple[Any, ...], params: 
         out = record(cls, data, (src, *extra), params)
     else:
         out = plain(data)
+        if src._requires_grad:  # (under no_grad: in-place changes refused later, as PyTorch)
+            _as_view(src, out, (op, extra, params, tuple(src._data.shape)))
+            out._extra.nograd = True  # type: ignore[union-attr]
+            return out
     return _as_view(src, out, (op, extra, params, tuple(src._data.shape)))
 
 
@@ -380,6 +395,13 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     return plain(data)
 
 
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """``repeat`` with ``dims`` padded with leading ones to ``input.ndim`` (as PyTorch: a
+    ``RepeatBackward0`` node)."""
+    reps = _shape_arg(dims)
+    return repeat(input, *((1,) * (input.ndim - len(reps)) + tuple(reps)))
+
+
 # --- joining ----------------------------------------------------------------------------------
 
 _CAT = node_class("CatBackward0", RULES[Op.CONCATENATE], (), (("dim", _p("axis"), None),), False)
@@ -458,6 +480,9 @@ _UNBIND = node_class("UnbindBackward0", _rule_unbind, (0,), (("dim", _p("axis"),
 _SPLIT = node_class("SplitBackward0", RULES[Op.SPLIT], (0,),
                     (("dim", _p("axis"), None), ("self_sym_sizes", _sizes, None)), False,
                     base=MultiRuleNode)
+_SPLIT_SIZES = node_class("SplitWithSizesBackward0", RULES[Op.SPLIT], (0,),
+                          (("dim", _p("axis"), None), ("self_sym_sizes", _sizes, None)), False,
+                          base=MultiRuleNode)
 
 
 def _pieces(input: Tensor, datas: list[Any], cls: type, params: dict[str, Any],
@@ -505,7 +530,8 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Any
     datas = [a[(slice(None),) * d + (slice(s, s + m), Ellipsis)]
              for s, m in zip(starts, sizes, strict=True)]
     cuts = tuple(int(c) for c in np.cumsum(sizes)[:-1])
-    return _pieces(input, datas, _SPLIT, {"indices_or_sections": cuts, "axis": d}, steps)
+    cls = _SPLIT if isinstance(split_size_or_sections, int) else _SPLIT_SIZES
+    return _pieces(input, datas, cls, {"indices_or_sections": cuts, "axis": d}, steps)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Any, ...]:
@@ -527,6 +553,6 @@ __all__ = [
     "T", "broadcast_to", "cat", "chunk", "clone", "concat", "concatenate", "contiguous",
     "expand", "expand_as", "flatten", "flip", "getitem", "hstack", "is_contiguous", "mT",
     "movedim", "narrow", "nonzero", "numpy_index", "permute", "repeat", "reshape", "reshape_as",
-    "select", "split", "squeeze", "stack", "swapaxes", "swapdims", "t", "transpose", "unbind",
-    "unsqueeze", "view", "view_as", "vstack",
+    "select", "split", "squeeze", "stack", "swapaxes", "swapdims", "t", "tile", "transpose",
+    "unbind", "unsqueeze", "view", "view_as", "vstack",
 ]

@@ -66,7 +66,7 @@ _WORD = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "L
 class Extra:
     """Rarely used per-tensor state, allocated on first use."""
 
-    __slots__ = ("hooks", "post", "retains", "acc", "view", "__weakref__")
+    __slots__ = ("hooks", "post", "retains", "acc", "view", "views", "nograd", "__weakref__")
 
     def __init__(self) -> None:
         self.hooks: HookDict | None = None  # leaf tensor hooks
@@ -74,6 +74,8 @@ class Extra:
         self.retains = False
         self.acc: Any = None  # weakref to the leaf's AccumulateGrad
         self.view: tuple[Any, ...] | None = None  # steps (op, params, input shape) from _base
+        self.views: list[Any] | None = None  # weakrefs to the views of a non-leaf base
+        self.nograd = False  # a view of a tensor requiring grad, taken under no_grad
 
 
 class Tensor(TensorBase, _InstalledMethods):

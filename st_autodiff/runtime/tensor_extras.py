@@ -23,6 +23,7 @@ from .grad_mode import STATE
 from .reductions import _return_type, _rule_max_dim, dims_of
 from .tensor import Tensor, _dim, plain
 from .tensor_ops import apply_op, record, record_multi
+from .zero_links import linked
 
 __all__ = [
     "aminmax", "clamp_max", "clamp_min", "copysign", "cummax", "cummin", "cumprod", "deg2rad",
@@ -124,6 +125,8 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     d = input if dtype is None else input.to(dtype)
     if d._data.dtype.kind == "b":
         d = d.long()
+    if not input.ndim:  # a 0-d tensor stays 0-d (NumPy's cumprod would give one element)
+        return cumprod(d.reshape(1), _dim(dim, 0)).reshape(())
     return renamed(apply_op(Op.CUMPROD, d, axis=_dim(dim, input.ndim)), "CumprodBackward0")
 
 
@@ -211,7 +214,10 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 def _rule_moments(ops: Any, g: tuple[Any, ...], out: tuple[Any, ...], x: Any, op: Op = Op.STD,
                   axis: Any = None, keepdims: bool = False, ddof: int = 1) -> tuple[Any, ...]:
-    (g_first,) = RULES[op](ops, g[0], out[0], x, axis=axis, keepdims=keepdims, ddof=ddof)
+    try:
+        (g_first,) = RULES[op](ops, g[0], out[0], x, axis=axis, keepdims=keepdims, ddof=ddof)
+    except ZeroDivisionError:  # no degrees of freedom: PyTorch's 2.0 / 0 gives NaN gradients
+        g_first = ops.zeros_like(x) * float("nan")
     (g_mean,) = RULES[Op.MEAN](ops, g[1], out[1], x, axis=axis, keepdims=keepdims)
     return (ops.add(g_first, g_mean),)
 
@@ -312,7 +318,8 @@ def _rule_copysign(ops: Any, g: Any, out: Any, x: Any, other: Any, ratio: Any) -
     return ops.mul(g, ops.const(ratio)), ops.zeros_like(other), None
 
 
-_COPYSIGN = {k: node_class(f"CopysignBackward{k}", _rule_copysign, (0, 1) if k == 0 else (0,),
+_COPYSIGN = {k: node_class(f"CopysignBackward{k}", linked(_rule_copysign, "MulBackward0"),
+                           (0, 1) if k == 0 else (0,),
                            (("self", 0, None), ("result", "result", None)))
              for k in (0, 1)}
 
@@ -333,11 +340,15 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     """``|input|`` with the sign of ``other`` (gradient only to ``input``)."""
     a = input._data
     b = other._data if isinstance(other, TensorBase) else other
-    if a.dtype.kind != "f":
+    if isinstance(other, TensorBase):  # PyTorch's promotion (a 0-d operand does not widen)
+        target = dtypes.result_type(input, other).np
+        if target.kind != "f":
+            target = dtypes.get_default_dtype().np
+        a = a.astype(target, copy=False)
+    elif a.dtype.kind != "f":
         a = a.astype(dtypes.get_default_dtype().np)
-    data = np.copysign(a, b)
-    data = D.asarray(data, dtype=np.result_type(a, b) if isinstance(b, np.ndarray) else a.dtype)
-    if _grad(input):
+    data = D.asarray(np.copysign(a, b), dtype=a.dtype)
+    if _grad(input, other):  # (``other`` alone: CopysignBackward0 gives it zeros)
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = np.where(a == 0, 0, np.broadcast_to(data, data.shape) / a)
         kind = 0 if isinstance(other, TensorBase) else 1

@@ -461,7 +461,9 @@ def frac(input: Tensor) -> Tensor:
 def sgn(input: Tensor) -> Tensor:
     """``sign`` (for real tensors); its gradient is zero."""
     a = input._data
-    data = np.sign(a) if a.dtype.kind != "b" else a.copy()
+    from .functional import _sign_kernel
+
+    data = _sign_kernel(a) if a.dtype.kind != "b" else a.copy()
     if _grad(input):
         return record(_SGN, data, (input,), {})
     return plain(data)

@@ -106,6 +106,15 @@ def storage_offset(self: Tensor) -> int:
     return int(start // a.itemsize)
 
 
+def data_ptr(self: Tensor) -> int:
+    """The address of this tensor's first element (equal for tensors sharing it, as after
+    ``detach()``)."""
+    a = self._array()
+    if is_device(a):
+        return int(a.data.ptr)
+    return int(a.__array_interface__["data"][0])
+
+
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """Sum the dimensions that ``size`` broadcasts over (``SumBackward1``, then a view when
     leading dimensions go)."""
@@ -178,5 +187,5 @@ def install() -> None:
         setattr(Tensor, name, _inplace_view(name, op, node))
     # (set by name: the generated stub class declares these methods for type checkers)
     for name, fn in {"stride": stride, "storage_offset": storage_offset,
-                     "sum_to_size": sum_to_size}.items():
+                     "sum_to_size": sum_to_size, "data_ptr": data_ptr}.items():
         setattr(Tensor, name, fn)

@@ -31,6 +31,7 @@ from ..function import TensorBase, node_class
 from ..inplace import inplace as _inplace
 from ..tensor import Tensor, plain
 from ..tensor_ops import array_ops_for, needs_grad, record
+from ..zero_links import linked
 
 __all__ = [
     "celu", "elu", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
@@ -257,7 +258,8 @@ def _rule_leaky_result(ops: Any, g: Any, out: Any, x: Any,
     return (ops.where(out > 0, g, g * negative_slope),)
 
 
-_leaky_fn = _pointwise("LeakyReluBackward0", "leaky_relu_cpu", _leaky, _rule_leaky,
+_leaky_fn = _pointwise("LeakyReluBackward0", "leaky_relu_cpu", _leaky,
+                       linked(_rule_leaky, "LeakyReluBackwardBackward0"),
                        ("negative_slope",), "LeakyReluBackward1", _rule_leaky_result)
 
 
@@ -276,7 +278,8 @@ def _rule_hardtanh(ops: Any, g: Any, out: Any, x: Any, min_val: float = -1.0,
     return (ops.where((x > min_val) & (x < max_val), g, 0.0),)
 
 
-_hardtanh_fn = _pointwise("HardtanhBackward0", "hardtanh_cpu", _hardtanh, _rule_hardtanh,
+_hardtanh_fn = _pointwise("HardtanhBackward0", "hardtanh_cpu", _hardtanh,
+                          linked(_rule_hardtanh, "HardtanhBackwardBackward0"),
                           ("max_val", "min_val"))
 
 
@@ -307,7 +310,8 @@ def _rule_threshold_result(ops: Any, g: Any, out: Any, x: Any, threshold: float 
     return (ops.where(out > threshold, g, 0.0),)
 
 
-_threshold_fn = _pointwise("ThresholdBackward0", "threshold_cpu", _threshold, _rule_threshold,
+_threshold_fn = _pointwise("ThresholdBackward0", "threshold_cpu", _threshold,
+                           linked(_rule_threshold, "ThresholdBackwardBackward0"),
                            ("threshold",), "ThresholdBackward1", _rule_threshold_result)
 
 
@@ -328,9 +332,11 @@ def _rule_shrink(ops: Any, g: Any, out: Any, x: Any, lambd: float = 0.5) -> tupl
     return (ops.where((x >= -lambd) & (x <= lambd), 0.0, g),)
 
 
-_softshrink_fn = _pointwise("SoftshrinkBackward0", "softshrink_cpu", _softshrink, _rule_shrink,
+_softshrink_fn = _pointwise("SoftshrinkBackward0", "softshrink_cpu", _softshrink,
+                            linked(_rule_shrink, "SoftshrinkBackwardBackward0"),
                             ("lambd",))
-_hardshrink_fn = _pointwise("HardshrinkBackward0", "hardshrink_cpu", _hardshrink, _rule_shrink,
+_hardshrink_fn = _pointwise("HardshrinkBackward0", "hardshrink_cpu", _hardshrink,
+                            linked(_rule_shrink, "HardshrinkBackwardBackward0"),
                             ("lambd",))
 
 

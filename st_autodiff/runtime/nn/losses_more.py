@@ -120,6 +120,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                            f"{_WORD.get(x.dtype.name, x.dtype.name)}")
     if x.size and (np.any(x < 0) or np.any(x > 1) or np.any(np.isnan(x))):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if t.size and not np.all((t >= 0) & (t <= 1)):  # (NaN fails too, as in PyTorch's check)
+        raise RuntimeError("all elements of target should be between 0 and 1")
     if weight is not None:
         weight = _expand_weight(weight, input)
     from .functional import _no_grad_arg
@@ -157,8 +159,10 @@ def _rule_smooth_l1(ops: Any, g: Any, out: Any, x: Any, t: Any, reduction: int =
                     beta: float = 1.0) -> tuple[Any, ...]:
     """``d/dx``: ``sign(d)`` outside ``[-beta, beta]``, ``d / beta`` inside."""
     d = x - t
-    inner = ops.where(d > beta, 1.0, d / beta)
-    gx = _scale(ops, g, x, reduction) * ops.where(d < -beta, -1.0, inner)
+    # (the bounds themselves take the constant branches: the same values, and PyTorch's
+    # double backward, ``grad * (|d| < beta) / beta``, is zero there)
+    inner = ops.where(d >= beta, 1.0, d / beta)
+    gx = _scale(ops, g, x, reduction) * ops.where(d <= -beta, -1.0, inner)
     return (gx, -gx)
 
 
@@ -166,8 +170,8 @@ def _rule_huber(ops: Any, g: Any, out: Any, x: Any, t: Any, reduction: int = _ME
                 delta: float = 1.0) -> tuple[Any, ...]:
     """``d/dx``: ``d`` clamped to ``[-delta, delta]``."""
     d = x - t
-    inner = ops.where(d > delta, delta, d)
-    gx = _scale(ops, g, x, reduction) * ops.where(d < -delta, -delta, inner)
+    inner = ops.where(d >= delta, delta, d)  # (bounds: as in _rule_smooth_l1)
+    gx = _scale(ops, g, x, reduction) * ops.where(d <= -delta, -delta, inner)
     return (gx, -gx)
 
 
