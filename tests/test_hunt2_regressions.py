@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 import st_autodiff as st
 from st_autodiff.testing import check_grads
@@ -52,3 +53,61 @@ def test_kwdefaults_changed_in_place_inlined_helper() -> None:
     check_grads(f, (X3,), lambda x: (g(x),))
     h.__kwdefaults__["p"] = 3  # type: ignore[index]
     check_grads(f, (X3,), lambda x: (g(x),))
+
+
+# --- a Python list carried around a loop travelled as its stack, and the body read it as
+# an array: ``l = l + [l[-1] * x]`` broadcast-added instead of concatenating (silently
+# wrong value and gradient); now list operations see a list, and a list that changes
+# length in the loop is refused, located ----------------------------------------------
+
+def _list_grows(x: Any) -> Any:
+    lst = [x]
+    for _ in range(3):
+        lst = lst + [lst[-1] * x]
+    return np.sum(lst[-1]) + len(lst)
+
+
+def _list_grows_in_place(x: Any) -> Any:
+    lst = [x]
+    for _ in range(2):
+        lst += [lst[-1] * x]
+    return np.sum(lst[-1]) + len(lst)
+
+
+def _list_grows_while(x: Any) -> Any:
+    lst = [x[0]]
+    i = 0
+    while i < 2:
+        lst = lst + [lst[-1] * x[1]]
+        i += 1
+    return lst[-1] + len(lst)
+
+
+@pytest.mark.parametrize("fn", [_list_grows, _list_grows_in_place, _list_grows_while])
+def test_list_growing_in_a_loop_is_refused(fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.StAutodiffError) as info:
+        st.value_and_grad(fn)(X3)
+    assert "hunt2_regressions.py:" in str(info.value)
+
+
+def _list_same_length(x: Any) -> Any:
+    lst = [x[0], x[1]]
+    for _ in range(2):
+        lst = lst * 1  # a list: repeated once, not multiplied
+        lst = [lst[1] * x[2], lst[0] + x[0]]
+    both = lst + lst  # concatenated after the loop
+    return both[2] * len(both) + both[1]
+
+
+def _list_then_append(x: Any) -> Any:
+    lst = [x[0], x[1]]
+    for _ in range(3):
+        lst = lst[::-1]
+        lst = [lst[0] * x[2], lst[1]]
+    lst.append(x[2] ** 2)
+    return lst[-1] * len(lst) + lst[0]
+
+
+@pytest.mark.parametrize("fn", [_list_same_length, _list_then_append])
+def test_list_carried_by_a_loop_stays_a_list(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X3)

@@ -215,6 +215,11 @@ class LoopLowering(LowererAPI):
             (n.type, self.example(n)) if n is not None else (Type("none"), None)
             for n in inits]
         kind = "for" if streams is not None else "while"
+        # Python lists carried around the loop (``l = [l[1], l[0] * x]``, ``l = l + [v]``)
+        # travel as their stack, but the code reads them as lists, in the body and after
+        # the loop (``+`` concatenates, ``*`` repeats): their length must not change
+        list_lens = {k: len(before[k]) for k, key in slots
+                     if key is None and isinstance(before.get(k), list)}
         i_value: int | Abstract | None
         i_value, zero_trips = None, False
         if streams is not None:  # the index of the first iteration, for example values
@@ -249,7 +254,8 @@ class LoopLowering(LowererAPI):
                     self.note_carried(a, init)
                     slot_args.append(a)
                     if key is None:
-                        sc.vars[k] = a
+                        sc.vars[k] = a if k not in list_lens else self.list_items(
+                            a, list_lens[k], stmt)
                     else:
                         sc.vars.setdefault(k, {})[key] = a
                 for name in appended:
@@ -273,6 +279,8 @@ class LoopLowering(LowererAPI):
                             raise self.fail(f"the keys of the dict {k!r} change in the loop",
                                             stmt, "create every key before the loop")
                         v = v[key]
+                    elif k in list_lens or isinstance(v, list) and k not in before:
+                        self.check_carried_list(k, v, list_lens, stmt)
                     outs.append(sub.const(None) if v is MISSING else sub.capture(
                         self.to_node(v, where)))
                 ys: list[Node] = []
@@ -341,6 +349,8 @@ class LoopLowering(LowererAPI):
                 scope.vars[name][key] = self.b.rename(item, key_name(name, key))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
+            if name in list_lens:
+                scope.vars[name] = self.list_items(scope.vars[name], list_lens[name], stmt)
             if self.may_be_none(inits[pos]) or self.may_be_none(outs[pos]):
                 self.maybe_none.add(scope.vars[name])
         for name, layout in zip(appended, layouts):
@@ -352,6 +362,25 @@ class LoopLowering(LowererAPI):
                 scope.vars.pop(k)  # loop-local names are gone after the loop
         scope.vars["#brk"] = False
         scope.vars["#cont"] = False
+
+    def list_items(self, stack: Node, n: int, where: cst.CSTNode) -> list[Node]:
+        """A Python list carried around a loop, from its stack: its items."""
+        return [self.emit(Op.GETITEM, [stack], {"index": (j,)}, where) for j in range(n)]
+
+    def check_carried_list(self, name: str, v: Any, list_lens: dict[str, int],
+                           where: cst.CSTNode) -> None:
+        """``name`` holds a Python list before or after an iteration: the same length
+        every time (the loop carries its stack, of one shape)."""
+        if not isinstance(v, list):
+            raise self.fail(f"{name!r} is a list before this loop but the loop makes it "
+                            f"a {type(v).__name__ if not isinstance(v, Node) else 'array'}",
+                            where, f"keep {name} a list of the same length, or make it "
+                            "an array (np.array) before the loop")
+        n = list_lens.setdefault(name, len(v))
+        if len(v) != n:
+            raise self.fail(f"the list {name!r} changes length in this loop ({n} -> "
+                            f"{len(v)} items)", where, f"append to it ({name}.append(v)) "
+                            f"instead of rebuilding it, or stack its items")
 
     def peel(self, stmt: cst.For, scope: Scope, rng: range, carried: list[str]) -> None:
         """The loop's first iteration as straight-line code, then a loop over the rest of
