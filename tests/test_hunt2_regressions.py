@@ -22,7 +22,7 @@ def _agrees(f: Callable[..., Any], *args: Any) -> None:
     vg = st.value_and_grad(f)
     value, _ = vg(*args)
     np.testing.assert_allclose(value, f(*args), rtol=1e-10)
-    check_grads(f, args, lambda *a: (vg(*a)[1],), argnums=[0])
+    check_grads(f, args, lambda *a: (vg(*a)[1],) + (None,) * (len(a) - 1), argnums=[0])
 
 
 # --- keyword-only defaults changed in place (f.__kwdefaults__["w"] = v keeps the dict's
@@ -111,3 +111,41 @@ def _list_then_append(x: Any) -> Any:
 @pytest.mark.parametrize("fn", [_list_same_length, _list_then_append])
 def test_list_carried_by_a_loop_stays_a_list(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, X3)
+
+
+# --- st.grad(f)(x) written inside a differentiated function was inlined as library code
+# and refused ("GradFunction.bind_call() missing 1 required positional argument") --------
+
+def _inner_loss(x: Any) -> Any:
+    return np.sum(np.sin(x) * x[::-1] ** 2)
+
+
+def _grad_inside(x: Any) -> Any:
+    return np.sum(st.grad(_inner_loss)(x) ** 2)
+
+
+def _value_and_grad_inside(x: Any) -> Any:
+    v, g = st.value_and_grad(_inner_loss)(x)
+    return v * np.sum(g)
+
+
+def _grad_inside_scaled(x: Any, w: Any) -> Any:
+    return np.sum(st.grad(_inner_loss, argnums=0)(x * w) ** 2)
+
+
+@pytest.mark.parametrize("fn", [_grad_inside, _value_and_grad_inside])
+def test_transform_called_inside(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X3)
+
+
+def test_transform_called_inside_with_two_arguments() -> None:
+    _agrees(_grad_inside_scaled, X3, 2.0)
+
+
+def test_transform_of_an_inner_function_is_refused_located() -> None:
+    def f(x: Any) -> Any:
+        return np.sum(st.grad(lambda q: np.sum(q ** 3))(x) ** 2)
+
+    with pytest.raises(st.StAutodiffError, match="defined inside") as info:
+        st.grad(f)(X3)
+    assert "hunt2_regressions.py:" in str(info.value)

@@ -223,7 +223,26 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         return NotImplemented
     if pure(fn, args, kwargs):
         return fresh(lw, evaluate(lw, fn, args, kwargs, e), e)
+    if _transform(fn):  # st.grad(f) inside: its gradient object
+        if any(_compiled(a) for a in [*args, *kwargs.values()]):
+            raise lw.fail(f"st.{fn.__name__} of a function defined inside the "
+                          "differentiated function is not supported", e,
+                          "define that function at module level (or outside this one)")
+        return evaluate(lw, fn, args, kwargs, e)
     return NotImplemented
+
+
+#: st_autodiff's own transforms (``st.grad(f)(x)`` written inside a differentiated
+#: function): building the transformed function only wraps ``f``, as a global
+#: ``G = st.grad(f)`` does, and calling that object is the path such globals take
+_TRANSFORMS = {"st_autodiff.api": frozenset({"grad", "value_and_grad"}),
+               "st_autodiff.products": frozenset({"jacrev", "jacfwd", "jacobian", "hessian"})}
+
+
+def _transform(fn: Any) -> bool:
+    names = _TRANSFORMS.get(getattr(fn, "__module__", None) or "")
+    return names is not None and isinstance(fn, types.FunctionType) and \
+        fn.__name__ in names
 
 
 def fresh(lw: Lowerer, value: Any, e: cst.Call) -> Any:
