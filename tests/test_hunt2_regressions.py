@@ -149,3 +149,100 @@ def test_transform_of_an_inner_function_is_refused_located() -> None:
     with pytest.raises(st.StAutodiffError, match="defined inside") as info:
         st.grad(f)(X3)
     assert "hunt2_regressions.py:" in str(info.value)
+
+
+# --- tuples, and containers nested in carried containers, leaving an if or a loop: one
+# ``tuple`` node carried no derivative (a zero gradient, silently), and a list inside a
+# carried list travelled as an array (``l[1] * 2`` multiplied instead of repeating) --------
+
+def _tuple_loop(x: Any) -> Any:
+    t = (x[0], x[1])
+    for _ in range(3):
+        t = (t[1] * x[2], t[0])
+    return t[0] + 2 * t[1]
+
+
+def _tuple_if(x: Any) -> Any:
+    if x[0] > 0:
+        t = (x[1] * 2, x[0])
+    else:
+        t = (x[2], x[1])
+    return t[0] * 3 + t[1]
+
+
+def _tuple_if_in_loop(x: Any) -> Any:
+    t = (x[0], x[1])
+    for i in range(3):
+        if x[i] > 0:
+            t = (t[1] * x[2], t[0])
+    return t[0] + 2 * t[1]
+
+
+def _tuple_while(x: Any) -> Any:
+    t = (x[0], x[1])
+    i = 0
+    while i < 3:
+        t = (t[1] * x[2], t[0])
+        i += 1
+    return t[0] + 2 * t[1]
+
+
+def _nested_list_repeat(x: Any) -> Any:
+    lst = [[x[0], x[1]], [x[2], x[0]]]
+    for _ in range(2):
+        lst = [lst[1] * 2, lst[0]]  # a list repeated: four items
+        lst = [lst[0][:2], lst[1]]
+    return lst[0][0] + lst[0][1] * 2 + lst[1][0] * 3
+
+
+def _nested_list_concat(x: Any) -> Any:
+    lst = [[x[0], x[1]], [x[2], x[0]]]
+    for _ in range(2):
+        a = lst[1] + [x[1]]
+        lst = [[a[0] * x[2], a[2]], [a[1], lst[0][0]]]
+    return lst[0][0] + lst[0][1] * 2 + lst[1][0] * 3 + lst[1][1] * 4
+
+
+def _dict_of_list(x: Any) -> Any:
+    d = {"a": [x[0], x[1]], "b": x[2]}
+    for _ in range(2):
+        d["a"] = d["a"] + [d["b"]]
+        d["a"] = d["a"][1:]
+        d["b"] = d["b"] * x[0]
+    return d["a"][0] + 2 * d["a"][1] + d["b"]
+
+
+def _tuple_of_list(x: Any) -> Any:
+    t = ([x[0], x[1]], x[2])
+    for _ in range(2):
+        lst, s = t
+        t = ((lst + [s])[1:], s * x[0])
+    return t[0][0] + 2 * t[0][1] + t[1]
+
+
+@pytest.mark.parametrize("fn", [_tuple_loop, _tuple_if, _tuple_if_in_loop, _tuple_while,
+                                _nested_list_repeat, _nested_list_concat, _dict_of_list,
+                                _tuple_of_list])
+def test_containers_through_regions(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X3)
+    _agrees(fn, -X3)
+
+
+def _tuple_made_in_loop(x: Any) -> Any:
+    for i in range(3):
+        t = (x[i] * 2, x[0] * i)
+    return t[0] * 3 + t[1]
+
+
+def _tuple_in_dict_in_if(x: Any) -> Any:
+    d = {"a": (x[0], x[1])}
+    if x[2] > 0:
+        d["a"] = (x[1], x[0] * 3)
+    return d["a"][0] + 2 * d["a"][1]
+
+
+@pytest.mark.parametrize("fn", [_tuple_made_in_loop, _tuple_in_dict_in_if])
+def test_tuple_leaving_a_region_whole_is_refused(fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.StAutodiffError) as info:
+        st.grad(fn)(X3)
+    assert "hunt2_regressions.py:" in str(info.value)

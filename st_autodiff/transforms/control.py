@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError
+from ..errors import CompileError, UnsupportedSyntaxError
 from ..ir import kernels, scalar_kinds
 from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
@@ -330,6 +330,7 @@ class ControlLowering(LoopLowering, ListLowering):
                        | {k for k in before if any(k not in v for _, v in results)})
         outs: list[Any] = []
         dict_names: list[str] = []
+        tuple_names: list[str] = []  # (merged item by item, as lists, like dicts)
         returned = [v.get("#ret") is True for _, v in results]
         for k in names:
             a, b = (v.get(k, MISSING) for _, v in results)
@@ -344,6 +345,8 @@ class ControlLowering(LoopLowering, ListLowering):
                 scope.vars[k] = Diverged(k, (a, b))  # both returned: read by no one after
                 continue
             items = _list_items(k, a, b)
+            if items is not None and tuple in (type(a), type(b)):
+                tuple_names.append(k)
             if items is not None:  # lists of values (a returned list): one output per item
                 for pos, lst in enumerate(items):
                     results[pos][1][k] = lst
@@ -412,7 +415,8 @@ class ControlLowering(LoopLowering, ListLowering):
         node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
                          where)
         for name in dict_names:  # the branches worked on copies: start from one side's
-            scope.vars[name] = type(results[0][1][name])(results[0][1][name])
+            scope.vars[name] = (dict if isinstance(results[0][1][name], dict) else list)(
+                results[0][1][name])
         for pos, name in enumerate(outs):
             item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=self.loc(where))
             if not isinstance(name, str):
@@ -424,6 +428,8 @@ class ControlLowering(LoopLowering, ListLowering):
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
             if any(self.may_be_none(v.get(name, MISSING)) for _, v in results):
                 self.maybe_none.add(scope.vars[name])
+        for name in tuple_names:  # merged item by item: tuples again
+            scope.vars[name] = tuple(scope.vars[name])
 
     def may_be_none(self, v: Any) -> bool:
         """Whether ``v`` (a value a path leaves in a name) is, or may be, ``None`` when
@@ -473,6 +479,13 @@ class ControlLowering(LoopLowering, ListLowering):
         """The body graph, its arguments being ``sub``'s own arguments followed by one per
         outer value in ``args`` (captured now if the body never read it)."""
         aliases.check_outputs(self, sub, outputs)
+        for o in outputs:
+            if _float_tuple(o):  # its items would carry no derivative out of the region
+                raise UnsupportedSyntaxError(
+                    "a tuple of values computed at run time leaves this if or loop as one "
+                    "value, which is not supported (its derivative would be lost)", o.loc,
+                    "bind its items to names of their own (a, b = ...) before the if or "
+                    "loop ends, or give it the same structure before the if or loop")
         for n in args:
             sub.capture(n)
         assert sub.captures is not None  # (a body's builder)
@@ -482,18 +495,30 @@ class ControlLowering(LoopLowering, ListLowering):
         scalar_kinds.note_finished(self, sub, graph)  # its marks of unknown kind, kept
         return graph
 
+def _float_tuple(n: Node) -> bool:
+    """A ``tuple`` node holding a value that may carry a derivative."""
+    if n.op is not Op.TUPLE:
+        return False
+    return any(_float_tuple(i) if i.op is Op.TUPLE else i.type is None or i.type.is_float
+               for i in n.inputs)
+
+
 def _list_items(k: str, a: Any, b: Any) -> tuple[list[Any], list[Any]] | None:
-    """The items of two returned lists of values (no containers) of one length, which an
-    ``if`` merges item by item; the return value of a branch that did not return is a
-    list of None (read only where the other branch returned).  None for anything else,
-    and for named lists (another name may hold the same list object)."""
-    if k != "#retval":
+    """The items of two returned lists of values (no containers) of one length, or of
+    two tuples of values of one length (a tuple is immutable: any name), which an ``if``
+    merges item by item (a tuple as one ``tuple`` node would carry no derivative); the
+    value of a branch that did not return (did not bind the name) is a sequence of None
+    (read only where the other branch returned).  None for anything else, and for named
+    lists (another name may hold the same list object)."""
+    kind = tuple if tuple in (type(a), type(b)) else list
+    if k != "#retval" and kind is list:
         return None
     if MISSING in (a, b):
         other = b if a is MISSING else a
-        if isinstance(other, list):
-            a, b = (a, [None] * len(other)) if b is MISSING else ([None] * len(other), b)
-    if not (type(a) is list and type(b) is list and len(a) == len(b)):
+        if type(other) is kind:
+            a, b = (a, kind([None] * len(other))) if b is MISSING else (
+                kind([None] * len(other)), b)
+    if not (type(a) is kind and type(b) is kind and len(a) == len(b)):
         return None
     if any(isinstance(v, (list, tuple, dict, set)) or not isinstance(
             v, (Node, bool, int, float, type(None))) for v in [*a, *b]):

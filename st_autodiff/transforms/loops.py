@@ -207,19 +207,17 @@ class LoopLowering(LowererAPI):
             self.check_list_unshared(name, before[name], scope,
                                      first_append(body_stmts, name) or stmt)
         carried = carried + self.last_slots(body_stmts, appended, before, stmt)
+        # a dict, list or tuple carried around the loop travels as one slot per value
+        # (nested ones too), and the body and the code after the loop see a container
+        # of the same kind: lists stay lists (``+`` concatenates, ``*`` repeats)
         slots = [(k, key) for k in carried for key in (
-            list(before[k]) if isinstance(before.get(k), dict) else [None])]
+            _paths(before[k]) if _container(before.get(k)) else [None])]
         inits = [None if k not in before else self.to_node(
-            before[k] if key is None else before[k][key], where) for k, key in slots]
+            before[k] if key is None else _at(before[k], key), where) for k, key in slots]
         guess: list[tuple[Type | None, Any]] = [
             (n.type, self.example(n)) if n is not None else (Type("none"), None)
             for n in inits]
         kind = "for" if streams is not None else "while"
-        # Python lists carried around the loop (``l = [l[1], l[0] * x]``, ``l = l + [v]``)
-        # travel as their stack, but the code reads them as lists, in the body and after
-        # the loop (``+`` concatenates, ``*`` repeats): their length must not change
-        list_lens = {k: len(before[k]) for k, key in slots
-                     if key is None and isinstance(before.get(k), list)}
         i_value: int | Abstract | None
         i_value, zero_trips = None, False
         if streams is not None:  # the index of the first iteration, for example values
@@ -246,18 +244,20 @@ class LoopLowering(LowererAPI):
                     i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
+                parts: dict[str, dict[tuple[Any, ...], Node]] = {}
                 for (k, key), (t, value), init in zip(slots, guess, inits):
                     arg_name = (visible_name(k) or k.lstrip("#")) if key is None else \
-                        key_name(k, key)
+                        key_name(k, "_".join(map(str, key)))
                     a = sub.arg(arg_name, t, value,
                                 self.loc(stmt))
                     self.note_carried(a, init)
                     slot_args.append(a)
                     if key is None:
-                        sc.vars[k] = a if k not in list_lens else self.list_items(
-                            a, list_lens[k], stmt)
+                        sc.vars[k] = a
                     else:
-                        sc.vars.setdefault(k, {})[key] = a
+                        parts.setdefault(k, {})[key] = a
+                for k, values in parts.items():
+                    sc.vars[k] = _rebuild(before[k], values)
                 for name in appended:
                     sc.vars[name] = Appender(name, before[name])
                 for f in FLAGS[1:]:
@@ -275,14 +275,19 @@ class LoopLowering(LowererAPI):
                 for k, key in slots:
                     v = sc.vars.get(k, MISSING)
                     if key is not None:
-                        if not isinstance(v, dict) or set(v) != set(before[k]):
-                            raise self.fail(f"the keys of the dict {k!r} change in the loop",
-                                            stmt, "create every key before the loop")
-                        v = v[key]
-                    elif k in list_lens or isinstance(v, list) and k not in before:
-                        self.check_carried_list(k, v, list_lens, stmt)
+                        self.check_carried_container(k, before[k], v, stmt)
+                        v = _at(v, key)
+                    elif _container(v) and k in before:
+                        raise self.fail(f"{k!r} becomes a {type(v).__name__} in this loop, "
+                                        "but it is not one before the loop", stmt,
+                                        f"make {k} a {type(v).__name__} of the same "
+                                        "structure before the loop")
                     outs.append(sub.const(None) if v is MISSING else sub.capture(
                         self.to_node(v, where)))
+                for k in carried:  # empty containers have no slot, but keep their kind
+                    if _container(before.get(k)) and not _paths(before[k]):
+                        self.check_carried_container(k, before[k], sc.vars.get(k, MISSING),
+                                                     stmt)
                 ys: list[Node] = []
                 layouts = [self.append_sites(sc, name, sub, ys, stmt) for name in appended]
                 stop_flag = self.flow_state(without(sc, "#cont"), stmt)
@@ -341,18 +346,18 @@ class LoopLowering(LowererAPI):
         else:
             node = self.emit(Op.WHILE, [*init_nodes, *captured], params, where)
         loc = self.loc(stmt)
+        after: dict[str, dict[tuple[Any, ...], Node]] = {}
         for pos, (name, key) in enumerate(slots):
             item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=loc)
             if key is not None:
-                if scope.vars.get(name) is before.get(name):
-                    scope.vars[name] = {}
-                scope.vars[name][key] = self.b.rename(item, key_name(name, key))
+                after.setdefault(name, {})[key] = self.b.rename(
+                    item, key_name(name, "_".join(map(str, key))))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
-            if name in list_lens:
-                scope.vars[name] = self.list_items(scope.vars[name], list_lens[name], stmt)
             if self.may_be_none(inits[pos]) or self.may_be_none(outs[pos]):
                 self.maybe_none.add(scope.vars[name])
+        for name, values in after.items():
+            scope.vars[name] = _rebuild(before[name], values)
         for name, layout in zip(appended, layouts):
             built = self.gathered(node, len(slots), layout, before[name], stmt)
             if built is not None:  # else its appends sit in branches never lowered
@@ -363,24 +368,22 @@ class LoopLowering(LowererAPI):
         scope.vars["#brk"] = False
         scope.vars["#cont"] = False
 
-    def list_items(self, stack: Node, n: int, where: cst.CSTNode) -> list[Node]:
-        """A Python list carried around a loop, from its stack: its items."""
-        return [self.emit(Op.GETITEM, [stack], {"index": (j,)}, where) for j in range(n)]
-
-    def check_carried_list(self, name: str, v: Any, list_lens: dict[str, int],
-                           where: cst.CSTNode) -> None:
-        """``name`` holds a Python list before or after an iteration: the same length
-        every time (the loop carries its stack, of one shape)."""
-        if not isinstance(v, list):
-            raise self.fail(f"{name!r} is a list before this loop but the loop makes it "
-                            f"a {type(v).__name__ if not isinstance(v, Node) else 'array'}",
-                            where, f"keep {name} a list of the same length, or make it "
-                            "an array (np.array) before the loop")
-        n = list_lens.setdefault(name, len(v))
-        if len(v) != n:
-            raise self.fail(f"the list {name!r} changes length in this loop ({n} -> "
-                            f"{len(v)} items)", where, f"append to it ({name}.append(v)) "
-                            f"instead of rebuilding it, or stack its items")
+    def check_carried_container(self, name: str, before: Any, v: Any,
+                                where: cst.CSTNode) -> None:
+        """A dict, list or tuple carried around the loop keeps its structure (kinds,
+        lengths and keys, nested ones too): the loop carries one slot per value."""
+        if _structure(v) == _structure(before):
+            return
+        if isinstance(before, dict) and isinstance(v, dict):
+            raise self.fail(f"the keys of the dict {name!r} change in the loop", where,
+                            "create every key before the loop")
+        what = type(before).__name__
+        raise self.fail(f"the {what} {name!r} changes its length or structure in this loop "
+                        f"(a loop carries each of its values, so {name} must keep the "
+                        "structure it has before the loop)", where,
+                        f"append to a list ({name}.append(v)) instead of rebuilding it, or "
+                        "stack its items into an array" if isinstance(before, list) else
+                        "give it the same structure before the loop as inside it")
 
     def peel(self, stmt: cst.For, scope: Scope, rng: range, carried: list[str]) -> None:
         """The loop's first iteration as straight-line code, then a loop over the rest of
@@ -729,3 +732,43 @@ def _has_return(block: Any) -> bool:
 
     block.visit(V())
     return bool(found)
+
+
+def _container(v: Any) -> bool:
+    """A dict, list or tuple a loop carries value by value (not a NamedTuple's record,
+    which is a tuple subclass)."""
+    return type(v) in (dict, list, tuple)
+
+
+def _paths(v: Any) -> list[tuple[Any, ...]]:
+    """The positions of the values in nested dicts, lists and tuples: ``(key, 1)`` for
+    ``v[key][1]``."""
+    if not _container(v):
+        return [()]
+    keys = list(v) if isinstance(v, dict) else range(len(v))
+    return [(k, *p) for k in keys for p in _paths(v[k])]
+
+
+def _at(v: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        v = v[k]
+    return v
+
+
+def _structure(v: Any) -> Any:
+    """The kinds, keys and lengths of nested containers, without their values."""
+    if isinstance(v, dict) and type(v) is dict:
+        return (dict, frozenset((k, _structure(x)) for k, x in v.items()))
+    if type(v) in (list, tuple):
+        return (type(v), tuple(_structure(x) for x in v))
+    return None
+
+
+def _rebuild(like: Any, values: dict[tuple[Any, ...], Any], path: tuple[Any, ...] = ()
+             ) -> Any:
+    """A container of ``like``'s structure holding ``values`` (by position)."""
+    if not _container(like):
+        return values[path]
+    if isinstance(like, dict):
+        return {k: _rebuild(x, values, (*path, k)) for k, x in like.items()}
+    return type(like)(_rebuild(x, values, (*path, i)) for i, x in enumerate(like))
