@@ -228,12 +228,6 @@ def test_containers_through_regions(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, -X3)
 
 
-def _tuple_made_in_loop(x: Any) -> Any:
-    for i in range(3):
-        t = (x[i] * 2, x[0] * i)
-    return t[0] * 3 + t[1]
-
-
 def _tuple_in_dict_in_if(x: Any) -> Any:
     d = {"a": (x[0], x[1])}
     if x[2] > 0:
@@ -241,8 +235,97 @@ def _tuple_in_dict_in_if(x: Any) -> Any:
     return d["a"][0] + 2 * d["a"][1]
 
 
-@pytest.mark.parametrize("fn", [_tuple_made_in_loop, _tuple_in_dict_in_if])
+@pytest.mark.parametrize("fn", [_tuple_in_dict_in_if])
 def test_tuple_leaving_a_region_whole_is_refused(fn: Callable[[Any], Any]) -> None:
     with pytest.raises(st.StAutodiffError) as info:
         st.grad(fn)(X3)
     assert "hunt2_regressions.py:" in str(info.value)
+
+
+# --- a tuple (or list, dict) made in a loop and read after it, or returned from inside
+# a loop: carried value by value, its structure learnt from the body ---------------------
+
+def _tuple_made_in_loop(x: Any) -> Any:
+    for i in range(3):
+        t = (x[i] * 2, x[0] * i)
+    return t[0] * 3 + t[1]
+
+
+
+def _returns_in_loop(x: Any) -> tuple[Any, Any, int]:
+    for i in range(3):
+        if x[i] > 0.5:
+            return (x[i] * 2, x[0], i)
+    return (x[1], x[2], -1)
+
+
+def _returned_tuple(x: Any) -> Any:
+    a, b, k = _returns_in_loop(x)
+    return a * 3 + b * k
+
+
+def _returns_dict_in_loop(x: Any) -> dict[str, Any]:
+    for i in range(3):
+        if x[i] > 0.5:
+            return {"v": x[i] * 2, "w": (x[0], x[1])}
+    return {"v": x[1], "w": (x[2], x[0])}
+
+
+def _returned_dict(x: Any) -> Any:
+    d = _returns_dict_in_loop(x)
+    return d["v"] * d["w"][0] + d["w"][1]
+
+
+def _returns_in_while(x: Any) -> Any:
+    i = 0
+    s = x[0]
+    while i < 10:
+        s = s * x[1]
+        if abs(s) < 0.1:
+            return s, i
+        i += 1
+    return s, -1
+
+
+def _returned_from_while(x: Any) -> Any:
+    s, n = _returns_in_while(x)
+    return s * (n + 2)
+
+
+@pytest.mark.parametrize("fn", [_tuple_made_in_loop, _returned_tuple, _returned_dict])
+def test_containers_made_or_returned_in_loops(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X3)
+    _agrees(fn, X3 * 0.1)  # no return inside the loop
+
+
+def test_tuple_returned_from_while() -> None:
+    _agrees(_returned_from_while, np.array([0.5, 0.6]))
+    _agrees(_returned_from_while, np.array([0.5, 0.99]))
+
+
+def test_aux_tuple_returned_in_loop() -> None:
+    def f(x: Any) -> Any:
+        for i in range(3):
+            if x[i] > 0.5:
+                return np.sum(x ** 2), (x[i], i)
+        return np.sum(x ** 3), (x[0], -1)
+
+    g, aux = st.grad(f, has_aux=True)(X3)
+    np.testing.assert_allclose(g, 2 * X3)
+    assert aux == (X3[2], 2)
+    g, aux = st.grad(f, has_aux=True)(X3 * 0.1)
+    np.testing.assert_allclose(g, 3 * (X3 * 0.1) ** 2)
+    assert aux == (X3[0] * 0.1, -1)
+
+
+def test_list_returned_in_loop_jacobian() -> None:
+    def f(x: Any) -> Any:
+        for i in range(3):
+            if x[i] > 0.5:
+                return [x[i] * 2, x[0]]
+        return [x[1], x[2]]
+
+    for jac in (st.jacrev, st.jacfwd):
+        j = jac(f)(X3)
+        np.testing.assert_allclose(j[0], [0.0, 0.0, 2.0])
+        np.testing.assert_allclose(j[1], [1.0, 0.0, 0.0])

@@ -32,7 +32,18 @@ from ..ir.types import type_module
 from . import aliases, small_ops, static_conditions, static_stmts
 from .list_arguments import ufunc_list_arguments
 from .lists import Appender, ListLowering, TupleList
-from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
+from .loops import (
+    LoopLowering,
+    _at,
+    _container,
+    _paths,
+    _Range,
+    _rebuild,
+    _Reversed,
+    _structure,
+    _WhileGuard,
+    _Zip,
+)
 from .scope import (
     FLAGS,
     MAYBE_DELETED,
@@ -330,7 +341,7 @@ class ControlLowering(LoopLowering, ListLowering):
                        | {k for k in before if any(k not in v for _, v in results)})
         outs: list[Any] = []
         dict_names: list[str] = []
-        tuple_names: list[str] = []  # (merged item by item, as lists, like dicts)
+        path_names: list[str] = []  # containers merged value by value (_merged)
         returned = [v.get("#ret") is True for _, v in results]
         for k in names:
             a, b = (v.get(k, MISSING) for _, v in results)
@@ -344,16 +355,13 @@ class ControlLowering(LoopLowering, ListLowering):
             if not k.startswith("#") and all(returned) and not _same(a, b):
                 scope.vars[k] = Diverged(k, (a, b))  # both returned: read by no one after
                 continue
-            items = _list_items(k, a, b)
-            if items is not None and tuple in (type(a), type(b)):
-                tuple_names.append(k)
-            if items is not None:  # lists of values (a returned list): one output per item
-                for pos, lst in enumerate(items):
-                    results[pos][1][k] = lst
-                for i, (x, y) in enumerate(zip(*items)):
-                    if not _same(x, y):
-                        outs.append((k, i))
-                dict_names.append(k)
+            merged = _merged(k, a, b)
+            if merged is not None:  # one output per value of the container that differs
+                results[0][1][k], results[1][1][k] = merged
+                for path in _paths(merged[0]):
+                    if not _same(_at(merged[0], path), _at(merged[1], path)):
+                        outs.append(_PathOut(k, path))
+                path_names.append(k)
                 continue
             if k not in before and MISSING in (a, b) and any(
                     isinstance(v, (list, dict, TupleList)) for v in (a, b)):
@@ -401,7 +409,8 @@ class ControlLowering(LoopLowering, ListLowering):
         for sub, vars_ in results:
             values = []
             for k in outs:
-                v = vars_.get(k, MISSING) if isinstance(k, str) else vars_[k[0]][k[1]]
+                v = vars_.get(k, MISSING) if isinstance(k, str) else _at(
+                    vars_[k.name], k.path) if isinstance(k, _PathOut) else vars_[k[0]][k[1]]
                 if v is MISSING:  # an append site's flag is False where it did not run
                     flag = isinstance(k, str) and k.startswith("#apf")
                     values.append(sub.const(False if flag else None))
@@ -417,8 +426,16 @@ class ControlLowering(LoopLowering, ListLowering):
         for name in dict_names:  # the branches worked on copies: start from one side's
             scope.vars[name] = (dict if isinstance(results[0][1][name], dict) else list)(
                 results[0][1][name])
+        merged_values: dict[str, dict[tuple[Any, ...], Any]] = {
+            k: {p: _at(results[0][1][k], p) for p in _paths(results[0][1][k])}
+            for k in path_names}
         for pos, name in enumerate(outs):
             item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=self.loc(where))
+            if isinstance(name, _PathOut):
+                merged_values[name.name][name.path] = item
+                if any(_at(v[name.name], name.path) is None for _, v in results):
+                    self.maybe_none.add(item)
+                continue
             if not isinstance(name, str):
                 dname, key = name
                 scope.vars[dname][key] = item if isinstance(key, int) else \
@@ -428,8 +445,8 @@ class ControlLowering(LoopLowering, ListLowering):
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
             if any(self.may_be_none(v.get(name, MISSING)) for _, v in results):
                 self.maybe_none.add(scope.vars[name])
-        for name in tuple_names:  # merged item by item: tuples again
-            scope.vars[name] = tuple(scope.vars[name])
+        for name in path_names:
+            scope.vars[name] = _rebuild(results[0][1][name], merged_values[name])
 
     def may_be_none(self, v: Any) -> bool:
         """Whether ``v`` (a value a path leaves in a name) is, or may be, ``None`` when
@@ -495,6 +512,10 @@ class ControlLowering(LoopLowering, ListLowering):
         scalar_kinds.note_finished(self, sub, graph)  # its marks of unknown kind, kept
         return graph
 
+def _none(v: Any) -> bool:
+    return v is None or isinstance(v, Node) and v.type is not None and v.type.kind == "none"
+
+
 def _float_tuple(n: Node) -> bool:
     """A ``tuple`` node holding a value that may carry a derivative."""
     if n.op is not Op.TUPLE:
@@ -503,27 +524,47 @@ def _float_tuple(n: Node) -> bool:
                for i in n.inputs)
 
 
-def _list_items(k: str, a: Any, b: Any) -> tuple[list[Any], list[Any]] | None:
-    """The items of two returned lists of values (no containers) of one length, or of
-    two tuples of values of one length (a tuple is immutable: any name), which an ``if``
-    merges item by item (a tuple as one ``tuple`` node would carry no derivative); the
-    value of a branch that did not return (did not bind the name) is a sequence of None
-    (read only where the other branch returned).  None for anything else, and for named
-    lists (another name may hold the same list object)."""
-    kind = tuple if tuple in (type(a), type(b)) else list
-    if k != "#retval" and kind is list:
+class _PathOut:
+    """An output of an ``if``: one value inside a container that the branches set."""
+
+    def __init__(self, name: str, path: tuple[Any, ...]) -> None:
+        self.name, self.path = name, path
+
+
+_LEAVES = (Node, bool, int, float, str, type(None), np.generic, np.ndarray)
+
+
+def _merged(k: str, a: Any, b: Any) -> tuple[Any, Any] | None:
+    """Two containers of one structure that an ``if`` merges value by value (one
+    ``tuple`` node would carry no derivative, a stacked list would read as an array):
+    tuples of values or of tuples under any name (they are immutable), and anything
+    returned (``#retval``: a returned list, dict or tuple is read once, after the
+    return).  The value of a path that did not bind the name (did not return) is the
+    same structure holding None, read only where the other path did.  None for anything
+    else: named lists and dicts keep their own rules (another name may hold them)."""
+    if k == "#retval":  # no return yet on the other path (a loop's carried ``None``)
+        a, b = (MISSING if _none(v) else v for v in (a, b))
+    elif tuple not in (type(a), type(b)):
         return None
     if MISSING in (a, b):
         other = b if a is MISSING else a
-        if type(other) is kind:
-            a, b = (a, kind([None] * len(other))) if b is MISSING else (
-                kind([None] * len(other)), b)
-    if not (type(a) is kind and type(b) is kind and len(a) == len(b)):
+        if not _container(other):
+            return None
+        blank = _rebuild(other, dict.fromkeys(_paths(other)))
+        a, b = (a, blank) if b is MISSING else (blank, b)
+    if not _container(a) or _structure(a) != _structure(b):
         return None
-    if any(isinstance(v, (list, tuple, dict, set)) or not isinstance(
-            v, (Node, bool, int, float, type(None))) for v in [*a, *b]):
+    if k != "#retval" and not _tuples_only(a):
         return None
-    return list(a), list(b)
+    if not all(isinstance(_at(v, p), _LEAVES) for v in (a, b) for p in _paths(v)):
+        return None
+    return a, b
+
+
+def _tuples_only(v: Any) -> bool:
+    if type(v) is tuple:
+        return all(_tuples_only(x) for x in v)
+    return not _container(v)
 
 
 def _same(a: Any, b: Any) -> bool:

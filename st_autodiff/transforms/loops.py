@@ -210,13 +210,22 @@ class LoopLowering(LowererAPI):
         # a dict, list or tuple carried around the loop travels as one slot per value
         # (nested ones too), and the body and the code after the loop see a container
         # of the same kind: lists stay lists (``+`` concatenates, ``*`` repeats)
-        slots = [(k, key) for k in carried for key in (
-            _paths(before[k]) if _container(before.get(k)) else [None])]
-        inits = [None if k not in before else self.to_node(
-            before[k] if key is None else _at(before[k], key), where) for k, key in slots]
-        guess: list[tuple[Type | None, Any]] = [
-            (n.type, self.example(n)) if n is not None else (Type("none"), None)
-            for n in inits]
+        # (a container first made in the body, read after the loop or in a later
+        # iteration, or returned: its structure is learnt from the body's first lowering)
+        tmpl = {k: before[k] for k in carried if _container(before.get(k))}
+
+        def layout() -> tuple[list[tuple[str, Any]], list[Node | None],
+                              list[tuple[Type | None, Any]]]:
+            slots = [(k, key) for k in carried for key in (
+                _paths(tmpl[k]) if k in tmpl else [None])]
+            inits = [None if k not in before else self.to_node(
+                before[k] if key is None else _at(before[k], key), where) for k, key in slots]
+            guess: list[tuple[Type | None, Any]] = [
+                (n.type, self.example(n)) if n is not None else (Type("none"), None)
+                for n in inits]
+            return slots, inits, guess
+
+        slots, inits, guess = layout()
         kind = "for" if streams is not None else "while"
         i_value: int | Abstract | None
         i_value, zero_trips = None, False
@@ -247,7 +256,7 @@ class LoopLowering(LowererAPI):
                 parts: dict[str, dict[tuple[Any, ...], Node]] = {}
                 for (k, key), (t, value), init in zip(slots, guess, inits):
                     arg_name = (visible_name(k) or k.lstrip("#")) if key is None else \
-                        key_name(k, "_".join(map(str, key)))
+                        key_name(visible_name(k) or k.lstrip("#"), "_".join(map(str, key)))
                     a = sub.arg(arg_name, t, value,
                                 self.loc(stmt))
                     self.note_carried(a, init)
@@ -257,7 +266,7 @@ class LoopLowering(LowererAPI):
                     else:
                         parts.setdefault(k, {})[key] = a
                 for k, values in parts.items():
-                    sc.vars[k] = _rebuild(before[k], values)
+                    sc.vars[k] = _rebuild(tmpl[k], values)
                 for name in appended:
                     sc.vars[name] = Appender(name, before[name])
                 for f in FLAGS[1:]:
@@ -272,16 +281,20 @@ class LoopLowering(LowererAPI):
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
                 small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
                 outs = []
+                learnt = False
                 for k, key in slots:
                     v = sc.vars.get(k, MISSING)
                     if key is not None:
-                        self.check_carried_container(k, before[k], v, stmt)
+                        self.check_carried_container(k, tmpl[k], v, stmt)
                         v = _at(v, key)
                     elif _container(v) and k in before:
                         raise self.fail(f"{k!r} becomes a {type(v).__name__} in this loop, "
                                         "but it is not one before the loop", stmt,
                                         f"make {k} a {type(v).__name__} of the same "
                                         "structure before the loop")
+                    elif _container(v):
+                        tmpl[k], learnt = v, True
+                        continue
                     outs.append(sub.const(None) if v is MISSING else sub.capture(
                         self.to_node(v, where)))
                 for k in carried:  # empty containers have no slot, but keep their kind
@@ -297,6 +310,10 @@ class LoopLowering(LowererAPI):
                     go_on = self.emit(Op.LOGICAL_NOT, [stop_flag], None, stmt)
                 else:
                     go_on = None
+            if learnt:  # lower the body again, with a slot per value of the container
+                slots, inits, guess = layout()
+                settled = False
+                continue
             new_guess = [_join(g, o, sub) for g, o in zip(guess, outs)]
             if _attempt == 0 and may_peel and streams is not None and not appended and any(
                     g[0] is not None and o.type is not None and None not in (
@@ -350,14 +367,17 @@ class LoopLowering(LowererAPI):
         for pos, (name, key) in enumerate(slots):
             item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=loc)
             if key is not None:
-                after.setdefault(name, {})[key] = self.b.rename(
-                    item, key_name(name, "_".join(map(str, key))))
+                after.setdefault(name, {})[key] = self.b.rename(item, key_name(
+                    visible_name(name) or name.lstrip("#"), "_".join(map(str, key))))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
             if self.may_be_none(inits[pos]) or self.may_be_none(outs[pos]):
                 self.maybe_none.add(scope.vars[name])
         for name, values in after.items():
-            scope.vars[name] = _rebuild(before[name], values)
+            scope.vars[name] = _rebuild(tmpl[name], values)
+            if name not in before:  # unbound after a loop that runs no iteration
+                for item in values.values():
+                    self.maybe_none.add(item)
         for name, layout in zip(appended, layouts):
             built = self.gathered(node, len(slots), layout, before[name], stmt)
             if built is not None:  # else its appends sit in branches never lowered
