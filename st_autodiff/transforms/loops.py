@@ -214,7 +214,7 @@ class LoopLowering(LowererAPI):
         # iteration, or returned: its structure is learnt from the body's first lowering)
         tmpl = {k: before[k] for k in carried if _container(before.get(k))}
 
-        def layout() -> tuple[list[tuple[str, Any]], list[Node | None],
+        def make_slots() -> tuple[list[tuple[str, Any]], list[Node | None],
                               list[tuple[Type | None, Any]]]:
             slots = [(k, key) for k in carried for key in (
                 _paths(tmpl[k]) if k in tmpl else [None])]
@@ -225,7 +225,7 @@ class LoopLowering(LowererAPI):
                 for n in inits]
             return slots, inits, guess
 
-        slots, inits, guess = layout()
+        slots, inits, guess = make_slots()
         kind = "for" if streams is not None else "while"
         i_value: int | Abstract | None
         i_value, zero_trips = None, False
@@ -311,7 +311,7 @@ class LoopLowering(LowererAPI):
                 else:
                     go_on = None
             if learnt:  # lower the body again, with a slot per value of the container
-                slots, inits, guess = layout()
+                slots, inits, guess = make_slots()
                 settled = False
                 continue
             new_guess = [_join(g, o, sub) for g, o in zip(guess, outs)]
