@@ -329,3 +329,31 @@ def test_list_returned_in_loop_jacobian() -> None:
         j = jac(f)(X3)
         np.testing.assert_allclose(j[0], [0.0, 0.0, 2.0])
         np.testing.assert_allclose(j[1], [1.0, 0.0, 0.0])
+
+
+# --- a Python float accumulated with float32 values in a for loop: the loop started
+# from np.asarray(0.0), a float64 0-d array, and the result was float64 (NumPy: float32)
+
+def _accumulate(x: Any) -> Any:
+    s = 0.0
+    for i in range(3):
+        s = s + x[i] * 2
+    return s
+
+
+def _accumulate_rows(x: Any) -> Any:
+    s = 0
+    for v in x:
+        s += v * v
+    return s
+
+
+@pytest.mark.parametrize("fn", [_accumulate, _accumulate_rows])
+def test_float32_accumulator_keeps_float32(fn: Callable[[Any], Any]) -> None:
+    x = X3.astype(np.float32)
+    value, grad = st.value_and_grad(fn)(x)
+    want = fn(x)
+    assert np.asarray(value).dtype == np.asarray(want).dtype == np.float32
+    assert grad.dtype == np.float32
+    np.testing.assert_allclose(value, want, rtol=1e-6)
+    _agrees(fn, X3)

@@ -354,6 +354,11 @@ class LoopLowering(LowererAPI):
                 # a Python number the loop turns into an array (p = 0.0; p = p * x + c):
                 # a 0-d array from the start, so the body's arrays are arrays every time
                 init_nodes[pos] = self.emit(Op.ASARRAY, [n], None, where)
+                if n.type.kind != "bool" and t.dtype in ("float32", "float16"):
+                    # a Python number meets float32 values as a weak scalar (NEP 50):
+                    # the loop's value is float32 from the first iteration on
+                    init_nodes[pos] = self.emit(Op.ASTYPE, [init_nodes[pos]],
+                                                {"dtype": t.dtype}, where)
         params: dict[str, Any] = {"body": graph, "n_carry": len(slots), "n_ys": len(ys),
                                   "has_break": go_on is not None}
         if streams is not None:
