@@ -6,7 +6,7 @@ root cause.  Gradients are compared with float64 central differences.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -357,3 +357,48 @@ def test_float32_accumulator_keeps_float32(fn: Callable[[Any], Any]) -> None:
     assert grad.dtype == np.float32
     np.testing.assert_allclose(value, want, rtol=1e-6)
     _agrees(fn, X3)
+
+
+# --- false refusals: NamedTuples carried by loops and merged by ifs ("tuples have no
+# supported attribute"), and a loop over a str ("cannot iterate over a str") ------------
+
+class _Pair(NamedTuple):
+    a: Any
+    b: Any
+
+
+def _named_tuple_loop(x: Any) -> Any:
+    p = _Pair(x[0], x[1])
+    for _ in range(2):
+        p = _Pair(p.b * x[2], p.a)
+    return p.a + 2 * p.b
+
+
+def _named_tuple_if(x: Any) -> Any:
+    p = _Pair(x[0], x[1])
+    if x[2] > 0:
+        p = _Pair(p.b * 3, p.a)
+    return p.a + 2 * p.b
+
+
+def _named_tuple_while(x: Any) -> Any:
+    p = _Pair(x[0], x[1])
+    i = 0
+    while i < 3:
+        p = _Pair(p.b * x[2], p.a)
+        i += 1
+    return p.a + 2 * p.b
+
+
+def _over_a_str(x: Any) -> Any:
+    out = {}
+    for i, k in enumerate("abc"):
+        out[k] = x[i] ** (i + 1)
+    return sum(out.values())
+
+
+@pytest.mark.parametrize("fn", [_named_tuple_loop, _named_tuple_if, _named_tuple_while,
+                                _over_a_str])
+def test_named_tuples_and_strs(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X3)
+    _agrees(fn, -X3)

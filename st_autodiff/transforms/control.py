@@ -544,7 +544,7 @@ def _merged(k: str, a: Any, b: Any) -> tuple[Any, Any] | None:
     else: named lists and dicts keep their own rules (another name may hold them)."""
     if k == "#retval":  # no return yet on the other path (a loop's carried ``None``)
         a, b = (MISSING if _none(v) else v for v in (a, b))
-    elif tuple not in (type(a), type(b)):
+    elif not (isinstance(a, tuple) or isinstance(b, tuple)):
         return None
     if MISSING in (a, b):
         other = b if a is MISSING else a
@@ -562,7 +562,7 @@ def _merged(k: str, a: Any, b: Any) -> tuple[Any, Any] | None:
 
 
 def _tuples_only(v: Any) -> bool:
-    if type(v) is tuple:
+    if isinstance(v, tuple):
         return all(_tuples_only(x) for x in v)
     return not _container(v)
 

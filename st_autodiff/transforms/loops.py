@@ -141,7 +141,7 @@ class LoopLowering(LowererAPI):
             if t is None and is_list_value(self.example(it)):
                 return [("list", it, False)]  # a stack whose type the branches left open
             raise self.fail("cannot iterate over this value", where)
-        if isinstance(it, (list, tuple)):
+        if isinstance(it, (list, tuple, str)):  # unrolled (a str: its characters)
             return None
         if hasattr(it, "shape") and hasattr(it, "dtype"):
             return [("array", self.to_node(it, where), False)]
@@ -760,9 +760,12 @@ def _has_return(block: Any) -> bool:
 
 
 def _container(v: Any) -> bool:
-    """A dict, list or tuple a loop carries value by value (not a NamedTuple's record,
-    which is a tuple subclass)."""
-    return type(v) in (dict, list, tuple)
+    """A dict, list, tuple or NamedTuple a loop carries value by value."""
+    return type(v) in (dict, list, tuple) or _named_tuple(v)
+
+
+def _named_tuple(v: Any) -> bool:
+    return isinstance(v, tuple) and isinstance(getattr(type(v), "_fields", None), tuple)
 
 
 def _paths(v: Any) -> list[tuple[Any, ...]]:
@@ -784,7 +787,7 @@ def _structure(v: Any) -> Any:
     """The kinds, keys and lengths of nested containers, without their values."""
     if isinstance(v, dict) and type(v) is dict:
         return (dict, frozenset((k, _structure(x)) for k, x in v.items()))
-    if type(v) in (list, tuple):
+    if type(v) in (list, tuple) or _named_tuple(v):
         return (type(v), tuple(_structure(x) for x in v))
     return None
 
@@ -796,4 +799,5 @@ def _rebuild(like: Any, values: dict[tuple[Any, ...], Any], path: tuple[Any, ...
         return values[path]
     if isinstance(like, dict):
         return {k: _rebuild(x, values, (*path, k)) for k, x in like.items()}
-    return type(like)(_rebuild(x, values, (*path, i)) for i, x in enumerate(like))
+    items = [_rebuild(x, values, (*path, i)) for i, x in enumerate(like)]
+    return type(like)(*items) if _named_tuple(like) else type(like)(items)
