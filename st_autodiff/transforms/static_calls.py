@@ -281,6 +281,8 @@ def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     if "out" in kwargs or any(_calls_back(a) for a in [*args, *kwargs.values()]) or \
             makes_complex(fn):  # (refused where it is called, with the complex hint)
         return False
+    if _runtime_state(fn):  # Polynomial(x)(0.7): an object built here, with runtime
+        return False  # attributes (its class's module is NumPy's, its state is not static)
     if isinstance(fn, np.ufunc):
         return True
     if _in(_PURE_BUILTINS, fn):
@@ -304,6 +306,19 @@ def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         name = getattr(fn, "__name__", "")
         return name not in _NUMPY_DENIED and id(fn) not in calls.FUNCTIONS
     return False
+
+
+def _runtime_state(fn: Any) -> bool:
+    """A callable object whose attributes hold values known only at run time."""
+    from .objects import RUNTIME, holds_runtime  # noqa: PLC0415  (objects imports lowering)
+
+    if isinstance(fn, types.MethodType):  # Polynomial(x).deriv(): its receiver's state
+        return _runtime_state(fn.__self__)
+    state = getattr(fn, "__dict__", None)
+    if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)) or \
+            not isinstance(state, dict):
+        return False
+    return any(v is RUNTIME or holds_runtime(v) for v in state.values())
 
 
 def _pure_method(owner: Any, name: str) -> bool:
