@@ -427,3 +427,95 @@ def test_numpy_object_method_on_runtime_attributes_is_not_evaluated() -> None:
         _agrees(f, np.array([0.3, -1.2, 0.8, 2.1, -0.4]))
     except st.StAutodiffError as exc:  # refused for a real reason, inside NumPy
         assert "TypeError" not in str(exc) and "_RuntimeAttribute" not in str(exc)
+
+
+# --- a loop value whose type the body leaves unknown (a Python float on one path, a 0-d
+# array on the other, as ``continue`` after changing it makes) kept the type it had
+# before the loop: a returned value typed None carried no derivative (zero gradient and
+# tangent, silently) ---------------------------------------------------------------------
+
+def _continue_then_return(x: Any) -> Any:
+    s = 0.0
+    for i, v in enumerate(x):
+        if v < 0:
+            s = s - v * i
+            continue
+        s = s + v ** 2
+        if s > 0.5:
+            return s * 2
+    return s
+
+
+def _continue_then_return_indexed(x: Any) -> Any:
+    s = 0.0
+    for i in range(4):
+        if x[i] < 0:
+            s = s - x[i]
+            continue
+        s = s + x[i]
+        if s > 0.5:
+            return s * 2
+    return s
+
+
+@pytest.mark.parametrize("fn", [_continue_then_return, _continue_then_return_indexed])
+def test_loop_value_of_unknown_type_keeps_its_derivative(fn: Callable[[Any], Any]) -> None:
+    x = np.array([0.3, -1.2, 0.8, 0.5])
+    _agrees(fn, x)
+    _agrees(fn, x * 0.1)  # no return inside the loop
+    _, tangent = st.jvp(fn, (x,), (np.ones(4),))
+    grad = st.grad(fn)(x)
+    np.testing.assert_allclose(tangent, np.sum(grad))
+
+
+# --- a loop value that is None before the first iteration: ``best is None`` was answered
+# from its later type (False) while compiling; and runtime ``a and b``/``a or b``
+# evaluated ``b`` always, where Python does not: ``while i < len(x) and x[i] > 0`` read
+# past the end (IndexError), ``best is None or v > best`` compared with None --------------
+
+def _running_max(x: Any) -> Any:
+    best = None
+    for i in range(4):
+        if best is None or x[i] > best:
+            best = x[i]
+    return best * 3
+
+
+def _while_in_bounds(x: Any) -> Any:
+    i = 0
+    s = 0.0
+    while i < len(x) and x[i] > 0:
+        s = s + x[i] ** 2
+        i += 1
+    return s
+
+
+def _guarded_division(x: Any) -> Any:
+    d = x[0] - 0.3
+    s = x[3]
+    if d != 0 and x[1] / d > 1:
+        s = s * x[2]
+    return s
+
+
+@pytest.mark.parametrize("fn", [_running_max, _while_in_bounds, _guarded_division])
+def test_short_circuit_and_none_before_a_loop(fn: Callable[[Any], Any]) -> None:
+    x = np.array([0.3, 1.2, 0.8, 0.5])
+    with np.errstate(all="raise"):  # b is not evaluated where Python does not evaluate it
+        value, _ = st.value_and_grad(fn)(x)
+        assert value == fn(x)
+    _agrees(fn, np.array([0.4, 1.2, 0.8, 0.5]))
+    _agrees(fn, np.array([0.7, 1.2, -0.8, 0.5]))
+
+
+def test_int_before_a_loop_that_makes_an_unknown_type() -> None:
+    def f(x: Any) -> Any:
+        s = 0
+        for i in range(4):
+            if x[i] < 0:
+                s = s - x[i]
+                continue
+            s = s + x[i]
+        return s
+
+    _agrees(f, np.array([0.3, -1.2, 0.8, 0.5]))

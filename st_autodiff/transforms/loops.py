@@ -260,6 +260,10 @@ class LoopLowering(LowererAPI):
                     a = sub.arg(arg_name, t, value,
                                 self.loc(stmt))
                     self.note_carried(a, init)
+                    if t is not None and t.kind != "none" and (
+                            init is None or self.may_be_none(init)):
+                        self.maybe_none.add(a)  # None in the first iteration: `is None`
+                        # is asked when the code runs, not answered from the later type
                     slot_args.append(a)
                     if key is None:
                         sc.vars[k] = a
@@ -599,6 +603,11 @@ def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder
     forgotten when it differs from the guess."""
     t, value = guess
     ot = out.type
+    if ot is None and t is not None and t.kind in ("none", "int", "bool"):
+        # a body output of unknown type (a float on one path, a 0-d array on the other)
+        # where the value before the loop (None, a Python int) carries no derivative:
+        # unknown, so that the derivative of what the body makes is kept
+        return None, sub.values.get(out, value)
     if ot is None or (ot.kind == "none"):
         return guess
     if t is not None and t == ot:
