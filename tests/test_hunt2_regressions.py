@@ -5,6 +5,7 @@ root cause.  Gradients are compared with float64 central differences.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -519,3 +520,42 @@ def test_int_before_a_loop_that_makes_an_unknown_type() -> None:
         return s
 
     _agrees(f, np.array([0.3, -1.2, 0.8, 0.5]))
+
+
+# --- collections.defaultdict/OrderedDict built in the code: opaque objects whose item
+# writes became array writes (a raw IndexError when the gradient ran); now containers
+# like dict, carried by loops value by value (with their default factory) --------------
+
+def _default_dict_loop(x: Any) -> Any:
+    d: Any = collections.defaultdict(float)
+    d["a"] = x[0]
+    for i in range(3):
+        d["a"] = d["a"] * x[i] + 1
+    return d["a"] + d["zz"]
+
+
+def _default_dict_accumulate(x: Any) -> Any:
+    d: Any = collections.defaultdict(float)
+    for i, k in enumerate(["a", "b", "a"]):
+        d[k] += x[i] ** 2
+    return d["a"] * d["b"]
+
+
+def _default_dict_of_lists(x: Any) -> Any:
+    d: Any = collections.defaultdict(list)
+    for i, k in enumerate(["a", "b", "a"]):
+        d[k].append(x[i])
+    return sum(d["a"]) * len(d["b"]) + d["b"][0]
+
+
+def _ordered_dict(x: Any) -> Any:
+    d: Any = collections.OrderedDict()
+    d["z"] = x[0]
+    d["a"] = x[1] ** 2
+    return list(d.values())[0] * 2 + d["a"]
+
+
+@pytest.mark.parametrize("fn", [_default_dict_loop, _default_dict_accumulate,
+                                _default_dict_of_lists, _ordered_dict])
+def test_default_and_ordered_dicts(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X3)

@@ -11,6 +11,7 @@ appends to are built by ``lists.ListLowering``.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
@@ -770,7 +771,7 @@ def _has_return(block: Any) -> bool:
 
 def _container(v: Any) -> bool:
     """A dict, list, tuple or NamedTuple a loop carries value by value."""
-    return type(v) in (dict, list, tuple) or _named_tuple(v)
+    return isinstance(v, dict) or type(v) in (list, tuple) or _named_tuple(v)
 
 
 def _named_tuple(v: Any) -> bool:
@@ -794,8 +795,8 @@ def _at(v: Any, path: tuple[Any, ...]) -> Any:
 
 def _structure(v: Any) -> Any:
     """The kinds, keys and lengths of nested containers, without their values."""
-    if isinstance(v, dict) and type(v) is dict:
-        return (dict, frozenset((k, _structure(x)) for k, x in v.items()))
+    if isinstance(v, dict):
+        return (type(v), frozenset((k, _structure(x)) for k, x in v.items()))
     if type(v) in (list, tuple) or _named_tuple(v):
         return (type(v), tuple(_structure(x) for x in v))
     return None
@@ -806,7 +807,10 @@ def _rebuild(like: Any, values: dict[tuple[Any, ...], Any], path: tuple[Any, ...
     """A container of ``like``'s structure holding ``values`` (by position)."""
     if not _container(like):
         return values[path]
-    if isinstance(like, dict):
-        return {k: _rebuild(x, values, (*path, k)) for k, x in like.items()}
+    if isinstance(like, dict):  # (a defaultdict keeps its factory, as a copy does)
+        out = copy.copy(like)
+        for k, x in like.items():
+            out[k] = _rebuild(x, values, (*path, k))
+        return out
     items = [_rebuild(x, values, (*path, i)) for i, x in enumerate(like)]
     return type(like)(*items) if _named_tuple(like) else type(like)(items)

@@ -17,6 +17,7 @@ Three kinds of answers, each Python's own:
 from __future__ import annotations
 
 import builtins
+import collections
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
@@ -137,6 +138,9 @@ _PURE_BUILTINS = frozenset({
     builtins.sum, builtins.abs, builtins.round, builtins.divmod, builtins.range,
     builtins.pow, builtins.slice, builtins.ord, builtins.chr, builtins.bin,
     builtins.hex, builtins.oct,
+    # dicts with a default or an order: containers like dict (their values are tracked
+    # as a dict's are), built from static arguments
+    collections.defaultdict, collections.OrderedDict,
 })
 #: builtins that read only the keys of a dict argument (``set(kwds)``): static where the
 #: keys are, whatever the values
