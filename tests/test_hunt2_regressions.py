@@ -6,6 +6,7 @@ root cause.  Gradients are compared with float64 central differences.
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -559,3 +560,32 @@ def _ordered_dict(x: Any) -> Any:
                                 _default_dict_of_lists, _ordered_dict])
 def test_default_and_ordered_dicts(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, X3)
+
+
+# --- functools.partial keywords changed in place (p.keywords["a"] = v): the cached
+# gradient kept the old value, top-level and inlined (silently wrong) ------------------
+
+def _scaled_power(x: Any, a: float = 1.0, p: int = 2) -> Any:
+    return np.sum(a * x ** p)
+
+
+def test_partial_keywords_changed_in_place() -> None:
+    top = functools.partial(_scaled_power, a=2.0)
+    g = st.grad(top)
+    g(X3)
+    top.keywords["a"] = 7.0
+    check_grads(top, (X3,), lambda x: (g(x),))
+    top.keywords["p"] = 3
+    check_grads(top, (X3,), lambda x: (g(x),))
+
+    inner = functools.partial(_scaled_power, a=2.0)
+
+    def f(x: Any) -> Any:
+        return inner(x) * 2
+
+    g = st.grad(f)
+    g(X3)
+    inner.keywords["a"] = 5.0
+    check_grads(f, (X3,), lambda x: (g(x),))
+    inner.keywords["p"] = 3
+    check_grads(f, (X3,), lambda x: (g(x),))
