@@ -589,3 +589,101 @@ def test_partial_keywords_changed_in_place() -> None:
     check_grads(f, (X3,), lambda x: (g(x),))
     inner.keywords["p"] = 3
     check_grads(f, (X3,), lambda x: (g(x),))
+
+
+# --- np.add.at / np.subtract.at into an array the function made: refused ("ufunc.at has
+# no derivative rule"); now an index_add into the named array, repeated indices
+# accumulating as NumPy's do ---------------------------------------------------------------
+
+def _add_at(x: Any) -> Any:
+    out = np.zeros(3)
+    np.add.at(out, np.array([0, 1, 0, 2, 0]), x)
+    return np.sum(out ** 2)
+
+
+def _subtract_at(x: Any) -> Any:
+    out = x[:3] * 1.0
+    np.subtract.at(out, [0, 0, 2], x[2:] ** 2)
+    return np.sum(out ** 3)
+
+
+def _add_at_2d(x: Any) -> Any:
+    m = np.zeros((2, 3))
+    np.add.at(m, (np.array([0, 1, 0]), np.array([2, 2, 2])), x[:3])
+    return np.sum(m * np.arange(6).reshape(2, 3)) + np.sum(m ** 2)
+
+
+def _add_at_in_loop(x: Any) -> Any:
+    out = np.zeros(3)
+    for i in range(5):
+        np.add.at(out, [i % 3, 0], x[i] * np.array([1.0, 0.5]))
+    return np.sum(out ** 2)
+
+
+@pytest.mark.parametrize("fn", [_add_at, _subtract_at, _add_at_2d, _add_at_in_loop])
+def test_ufunc_at(fn: Callable[[Any], Any]) -> None:
+    x = np.array([0.3, -1.2, 0.8, 2.1, -0.4])
+    _agrees(fn, x)
+    _, tangent = st.jvp(fn, (x,), (np.ones(5),))
+    np.testing.assert_allclose(tangent, np.sum(st.grad(fn)(x)))
+
+
+def test_ufunc_at_into_an_argument_is_refused() -> None:
+    def f(x: Any) -> Any:
+        np.add.at(x, [0], 1.0)
+        return np.sum(x)
+
+    with pytest.raises(st.StAutodiffError, match="argument"):
+        st.grad(f)(np.array([0.3, -1.2]))
+
+
+# --- an array written in place by a call inside a loop (np.copyto(out, v), out.fill(v),
+# out.sort(), np.putmask, np.add.at): the loop did not
+# carry the name, so the writes were lost after the first iteration or entirely (silently
+# wrong values and gradients) ------------------------------------------------------------
+
+def _copyto_loop(x: Any) -> Any:
+    out = np.zeros(3)
+    for i in range(3):
+        np.copyto(out, out + x[i:i + 3])
+    return np.sum(out ** 2)
+
+
+def _fill_loop(x: Any) -> Any:
+    out = x[:3] * 1.0
+    for i in range(2):
+        out.fill(x[i])
+    return np.sum(out ** 2)
+
+
+def _putmask_loop(x: Any) -> Any:
+    out = x[:3] * 1.0
+    for _ in range(2):
+        np.putmask(out, out > 0, out * x[3])
+    return np.sum(out ** 2)
+
+
+def _sort_loop(x: Any) -> Any:
+    out = x[:3] * 1.0
+    for i in range(2):
+        out.sort()
+        out[0] = out[0] * x[3 + i]
+    return np.sum(out * np.arange(3))
+
+
+def _default_dict_in_loop_branch(x: Any) -> Any:
+    d: Any = collections.defaultdict(float)
+    d["a"] = x[0]
+    for i in range(3):
+        if x[i] > 0:
+            d["a"] = d["a"] + x[i]
+    return d["a"] + d["q"]
+
+
+@pytest.mark.parametrize("fn", [_copyto_loop, _fill_loop, _putmask_loop, _sort_loop,
+                                _add_at_in_loop, _default_dict_in_loop_branch])
+def test_written_in_place_in_a_loop(fn: Callable[[Any], Any]) -> None:
+    x = np.array([0.3, -1.2, 0.8, 2.1, -0.4])
+    _agrees(fn, x)
+    _, tangent = st.jvp(fn, (x,), (np.ones(5),))
+    np.testing.assert_allclose(tangent, np.sum(st.grad(fn)(x)))

@@ -424,8 +424,7 @@ class ControlLowering(LoopLowering, ListLowering):
         node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
                          where)
         for name in dict_names:  # the branches worked on copies: start from one side's
-            scope.vars[name] = (dict if isinstance(results[0][1][name], dict) else list)(
-                results[0][1][name])
+            scope.vars[name] = copy_value(results[0][1][name])  # (a defaultdict stays one)
         merged_values: dict[str, dict[tuple[Any, ...], Any]] = {
             k: {p: _at(results[0][1][k], p) for p in _paths(results[0][1][k])}
             for k in path_names}

@@ -302,6 +302,16 @@ class LoopLowering(LowererAPI):
                         continue
                     outs.append(sub.const(None) if v is MISSING else sub.capture(
                         self.to_node(v, where)))
+                # names the body changed without assigning them: an array written in
+                # place by a call (np.copyto(out, v), out.sort(), np.add.at, a helper
+                # that writes into its argument) is a new value the loop must carry
+                written = [k for k, v in before.items() if (
+                           isinstance(v, Node) or type(v).__name__ == "StaticArray") and
+                           not k.startswith("#") and k not in carried and
+                           k not in appended and sc.vars.get(k, MISSING) is not v]
+                if written:
+                    carried = carried + written
+                    learnt = True
                 for k in carried:  # empty containers have no slot, but keep their kind
                     if _container(before.get(k)) and not _paths(before[k]):
                         self.check_carried_container(k, before[k], sc.vars.get(k, MISSING),
@@ -316,6 +326,7 @@ class LoopLowering(LowererAPI):
                 else:
                     go_on = None
             if learnt:  # lower the body again, with a slot per value of the container
+                # (or per name written in place)
                 slots, inits, guess = make_slots()
                 settled = False
                 continue
