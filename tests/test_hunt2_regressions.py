@@ -687,3 +687,46 @@ def test_written_in_place_in_a_loop(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, x)
     _, tangent = st.jvp(fn, (x,), (np.ones(5),))
     np.testing.assert_allclose(tangent, np.sum(st.grad(fn)(x)))
+
+
+# --- the same root causes reached from other constructs: a tuple from a conditional
+# expression on a runtime condition or returned by a helper inside a loop (zero
+# gradients, silently), and a dict from a conditional expression (generated code that
+# did not compile: a '#' in a variable name) -------------------------------------------
+
+def _ifexp_tuple(x: Any) -> Any:
+    t = (x[0], x[1] * 2) if x[2] > 0 else (x[1], x[0] * 3)
+    return t[0] * 5 + t[1]
+
+
+def _ifexp_dict(x: Any) -> Any:
+    d = {"a": x[0]} if x[2] > 0 else {"a": x[1] ** 2}
+    return d["a"] * 3
+
+
+def _pair(v: Any) -> tuple[Any, Any]:
+    if v > 0:
+        return v, v ** 2
+    return -v, v ** 3
+
+
+def _helper_tuple_in_loop(x: Any) -> Any:
+    s = 0.0
+    for i in range(3):
+        a, b = _pair(x[i])
+        s = s + a * b
+    return s
+
+
+def _appended_ifexp_tuples(x: Any) -> Any:
+    res = []
+    for i in range(3):
+        res.append((x[i], x[i] ** 2) if x[i] > 0 else (x[i] ** 3, x[i]))
+    return sum(a * b for a, b in res)
+
+
+@pytest.mark.parametrize("fn", [_ifexp_tuple, _ifexp_dict, _helper_tuple_in_loop,
+                                _appended_ifexp_tuples])
+def test_tuples_and_dicts_from_other_constructs(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X3)
+    _agrees(fn, -X3)

@@ -389,7 +389,9 @@ class ControlLowering(LoopLowering, ListLowering):
                 continue
             for v in (a, b):
                 if isinstance(v, (list, Appender)):
-                    raise self.fail(f"the list {k!r} is changed inside an if whose "
+                    what = "the list made by this conditional expression" if \
+                        k.startswith("#ifexp") else f"the list {k!r}"
+                    raise self.fail(f"{what} is changed inside an if whose "
                                     "condition is only known at run time", where,
                                     "append in every iteration, outside the if")
                 if isinstance(v, dict):
@@ -438,7 +440,8 @@ class ControlLowering(LoopLowering, ListLowering):
             if not isinstance(name, str):
                 dname, key = name
                 scope.vars[dname][key] = item if isinstance(key, int) else \
-                    self.b.rename(item, key_name(dname, key))
+                    self.b.rename(item, key_name(visible_name(dname) or dname.lstrip("#"),
+                                                 key))
                 continue
             visible = visible_name(name)
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
