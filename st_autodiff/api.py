@@ -173,7 +173,8 @@ class GradFunction(Generic[P]):
         # (``method`` says fn is a bound method: mypy does not narrow through the bool)
         self._target = fn.__func__ if method else _readable(fn)  # type: ignore[attr-defined]
         self._receiver = (fn.__self__,) if method else ()  # type: ignore[attr-defined]
-        self._defaults_seen = _defaults_of(self._target)
+        self._defaults_seen = _defaults_of(self._fn if isinstance(
+            self._fn, functools.partial) else self._target)
         # a compiled gradient differentiated again takes the arguments of its function
         self._sig = fn._sig if isinstance(fn, GradFunction) else _signature(fn)
         self._set_signature(self._sig)
@@ -366,9 +367,12 @@ class GradFunction(Generic[P]):
         """Python's binding of a call: the arguments in the canonical order, and the
         layout (``*args`` length, ``**kwargs`` keys) of this call."""
         if not isinstance(self._fn, GradFunction):
-            now = _defaults_of(self._target)
-            if now[0] is not self._defaults_seen[0] or now[1] is not self._defaults_seen[1]:
-                self._defaults_seen = now  # f.__defaults__ was reassigned
+            now, seen = _defaults_of(self._fn if isinstance(
+                self._fn, functools.partial) else self._target), self._defaults_seen
+            if now[0] is not seen[0] or now[1] is not seen[1] or (
+                    now[1] and not _same_values(now[1], seen[2])):
+                self._defaults_seen = now  # f.__defaults__ was reassigned, or an item of
+                # the (mutable) f.__kwdefaults__ dict
                 self._set_signature(inspect.signature(self._fn))
         if self._fixed_arity and len(args) <= self._n_positional:
             flat: list[Any] = list(args)
@@ -689,8 +693,20 @@ _PLAIN = Layout()
 _MAX_SPECIALISATIONS = 8
 
 
-def _defaults_of(fn: Any) -> tuple[Any, Any]:
-    return getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
+def _defaults_of(fn: Any) -> tuple[Any, Any, Any]:
+    """``fn``'s defaults, its keyword-only defaults and a snapshot of their items (the
+    dict can be changed in place); for a ``functools.partial``, its keywords (bound as
+    defaults of the function the compiler reads)."""
+    if isinstance(fn, functools.partial):
+        return None, fn.keywords, tuple(fn.keywords.items())
+    kw = getattr(fn, "__kwdefaults__", None)
+    return getattr(fn, "__defaults__", None), kw, tuple(kw.items()) if kw else ()
+
+
+def _same_values(kw: dict[str, Any], items: tuple[tuple[str, Any], ...]) -> bool:
+    """``kw`` still holds ``items`` (same keys, same objects)."""
+    return len(kw) == len(items) and all(
+        kw.get(k, _P.empty) is v for k, v in items)
 
 
 def _signature(fn: Any) -> inspect.Signature:

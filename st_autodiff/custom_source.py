@@ -161,7 +161,9 @@ def _items(out: Any) -> tuple[Any, ...]:
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-_PARTIAL_CALLERS: weakref.WeakKeyDictionary[functools.partial[Any], Callable[..., Any]] = \
+#: partial -> (its caller, the keywords it was made for)
+_PARTIAL_CALLERS: weakref.WeakKeyDictionary[
+    functools.partial[Any], tuple[Callable[..., Any], tuple[tuple[str, Any], ...]]] = \
     weakref.WeakKeyDictionary()
 
 
@@ -169,9 +171,11 @@ def partial_caller(p: functools.partial[Any]) -> Callable[..., Any]:
     """A generated function with the signature of ``functools.partial`` object ``p`` that
     calls ``p.func`` with the bound arguments, so the compiler reads (and inlines) it like
     a user's function; the bound values reach it as globals (read and guarded like any)."""
-    caller = _PARTIAL_CALLERS.get(p)
-    if caller is not None:
-        return caller
+    entry = _PARTIAL_CALLERS.get(p)
+    keywords = tuple(p.keywords.items())  # (changed in place: a new caller)
+    if entry is not None and len(entry[1]) == len(keywords) and all(
+            a[0] == b[0] and a[1] is b[1] for a, b in zip(entry[1], keywords)):
+        return entry[0]
     sig = inspect.signature(p)
     namespace: dict[str, Any] = {"_st_fn": p.func}
     params, call, body = [], [], []
@@ -217,5 +221,5 @@ def partial_caller(p: functools.partial[Any]) -> Callable[..., Any]:
     source = (f"def {name}({', '.join(params)}):\n    {''.join(body)}"
               f"return _st_fn({', '.join(call)})\n")
     caller = define(source, name, namespace)
-    _PARTIAL_CALLERS[p] = caller
+    _PARTIAL_CALLERS[p] = (caller, keywords)
     return caller

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError
+from ..errors import CompileError, UnsupportedSyntaxError
 from ..ir import kernels, scalar_kinds
 from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
@@ -32,7 +32,18 @@ from ..ir.types import type_module
 from . import aliases, small_ops, static_conditions, static_stmts
 from .list_arguments import ufunc_list_arguments
 from .lists import Appender, ListLowering, TupleList
-from .loops import LoopLowering, _Range, _Reversed, _WhileGuard, _Zip
+from .loops import (
+    LoopLowering,
+    _at,
+    _container,
+    _paths,
+    _Range,
+    _rebuild,
+    _Reversed,
+    _structure,
+    _WhileGuard,
+    _Zip,
+)
 from .scope import (
     FLAGS,
     MAYBE_DELETED,
@@ -330,6 +341,7 @@ class ControlLowering(LoopLowering, ListLowering):
                        | {k for k in before if any(k not in v for _, v in results)})
         outs: list[Any] = []
         dict_names: list[str] = []
+        path_names: list[str] = []  # containers merged value by value (_merged)
         returned = [v.get("#ret") is True for _, v in results]
         for k in names:
             a, b = (v.get(k, MISSING) for _, v in results)
@@ -343,14 +355,13 @@ class ControlLowering(LoopLowering, ListLowering):
             if not k.startswith("#") and all(returned) and not _same(a, b):
                 scope.vars[k] = Diverged(k, (a, b))  # both returned: read by no one after
                 continue
-            items = _list_items(k, a, b)
-            if items is not None:  # lists of values (a returned list): one output per item
-                for pos, lst in enumerate(items):
-                    results[pos][1][k] = lst
-                for i, (x, y) in enumerate(zip(*items)):
-                    if not _same(x, y):
-                        outs.append((k, i))
-                dict_names.append(k)
+            merged = _merged(k, a, b)
+            if merged is not None:  # one output per value of the container that differs
+                results[0][1][k], results[1][1][k] = merged
+                for path in _paths(merged[0]):
+                    if not _same(_at(merged[0], path), _at(merged[1], path)):
+                        outs.append(_PathOut(k, path))
+                path_names.append(k)
                 continue
             if k not in before and MISSING in (a, b) and any(
                     isinstance(v, (list, dict, TupleList)) for v in (a, b)):
@@ -378,7 +389,9 @@ class ControlLowering(LoopLowering, ListLowering):
                 continue
             for v in (a, b):
                 if isinstance(v, (list, Appender)):
-                    raise self.fail(f"the list {k!r} is changed inside an if whose "
+                    what = "the list made by this conditional expression" if \
+                        k.startswith("#ifexp") else f"the list {k!r}"
+                    raise self.fail(f"{what} is changed inside an if whose "
                                     "condition is only known at run time", where,
                                     "append in every iteration, outside the if")
                 if isinstance(v, dict):
@@ -398,7 +411,8 @@ class ControlLowering(LoopLowering, ListLowering):
         for sub, vars_ in results:
             values = []
             for k in outs:
-                v = vars_.get(k, MISSING) if isinstance(k, str) else vars_[k[0]][k[1]]
+                v = vars_.get(k, MISSING) if isinstance(k, str) else _at(
+                    vars_[k.name], k.path) if isinstance(k, _PathOut) else vars_[k[0]][k[1]]
                 if v is MISSING:  # an append site's flag is False where it did not run
                     flag = isinstance(k, str) and k.startswith("#apf")
                     values.append(sub.const(False if flag else None))
@@ -412,18 +426,29 @@ class ControlLowering(LoopLowering, ListLowering):
         node = self.emit(Op.IF, [cond, *union], {"then": finished[0], "orelse": finished[1]},
                          where)
         for name in dict_names:  # the branches worked on copies: start from one side's
-            scope.vars[name] = type(results[0][1][name])(results[0][1][name])
+            scope.vars[name] = copy_value(results[0][1][name])  # (a defaultdict stays one)
+        merged_values: dict[str, dict[tuple[Any, ...], Any]] = {
+            k: {p: _at(results[0][1][k], p) for p in _paths(results[0][1][k])}
+            for k in path_names}
         for pos, name in enumerate(outs):
             item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=self.loc(where))
+            if isinstance(name, _PathOut):
+                merged_values[name.name][name.path] = item
+                if any(_at(v[name.name], name.path) is None for _, v in results):
+                    self.maybe_none.add(item)
+                continue
             if not isinstance(name, str):
                 dname, key = name
                 scope.vars[dname][key] = item if isinstance(key, int) else \
-                    self.b.rename(item, key_name(dname, key))
+                    self.b.rename(item, key_name(visible_name(dname) or dname.lstrip("#"),
+                                                 key))
                 continue
             visible = visible_name(name)
             scope.vars[name] = item if visible is None else self.b.rename(item, visible)
             if any(self.may_be_none(v.get(name, MISSING)) for _, v in results):
                 self.maybe_none.add(scope.vars[name])
+        for name in path_names:
+            scope.vars[name] = _rebuild(results[0][1][name], merged_values[name])
 
     def may_be_none(self, v: Any) -> bool:
         """Whether ``v`` (a value a path leaves in a name) is, or may be, ``None`` when
@@ -473,6 +498,13 @@ class ControlLowering(LoopLowering, ListLowering):
         """The body graph, its arguments being ``sub``'s own arguments followed by one per
         outer value in ``args`` (captured now if the body never read it)."""
         aliases.check_outputs(self, sub, outputs)
+        for o in outputs:
+            if _float_tuple(o):  # its items would carry no derivative out of the region
+                raise UnsupportedSyntaxError(
+                    "a tuple of values computed at run time leaves this if or loop as one "
+                    "value, which is not supported (its derivative would be lost)", o.loc,
+                    "bind its items to names of their own (a, b = ...) before the if or "
+                    "loop ends, or give it the same structure before the if or loop")
         for n in args:
             sub.capture(n)
         assert sub.captures is not None  # (a body's builder)
@@ -482,23 +514,59 @@ class ControlLowering(LoopLowering, ListLowering):
         scalar_kinds.note_finished(self, sub, graph)  # its marks of unknown kind, kept
         return graph
 
-def _list_items(k: str, a: Any, b: Any) -> tuple[list[Any], list[Any]] | None:
-    """The items of two returned lists of values (no containers) of one length, which an
-    ``if`` merges item by item; the return value of a branch that did not return is a
-    list of None (read only where the other branch returned).  None for anything else,
-    and for named lists (another name may hold the same list object)."""
-    if k != "#retval":
+def _none(v: Any) -> bool:
+    return v is None or isinstance(v, Node) and v.type is not None and v.type.kind == "none"
+
+
+def _float_tuple(n: Node) -> bool:
+    """A ``tuple`` node holding a value that may carry a derivative."""
+    if n.op is not Op.TUPLE:
+        return False
+    return any(_float_tuple(i) if i.op is Op.TUPLE else i.type is None or i.type.is_float
+               for i in n.inputs)
+
+
+class _PathOut:
+    """An output of an ``if``: one value inside a container that the branches set."""
+
+    def __init__(self, name: str, path: tuple[Any, ...]) -> None:
+        self.name, self.path = name, path
+
+
+_LEAVES = (Node, bool, int, float, str, type(None), np.generic, np.ndarray)
+
+
+def _merged(k: str, a: Any, b: Any) -> tuple[Any, Any] | None:
+    """Two containers of one structure that an ``if`` merges value by value (one
+    ``tuple`` node would carry no derivative, a stacked list would read as an array):
+    tuples of values or of tuples under any name (they are immutable), and anything
+    returned (``#retval``: a returned list, dict or tuple is read once, after the
+    return).  The value of a path that did not bind the name (did not return) is the
+    same structure holding None, read only where the other path did.  None for anything
+    else: named lists and dicts keep their own rules (another name may hold them)."""
+    if k == "#retval":  # no return yet on the other path (a loop's carried ``None``)
+        a, b = (MISSING if _none(v) else v for v in (a, b))
+    elif not (isinstance(a, tuple) or isinstance(b, tuple)):
         return None
     if MISSING in (a, b):
         other = b if a is MISSING else a
-        if isinstance(other, list):
-            a, b = (a, [None] * len(other)) if b is MISSING else ([None] * len(other), b)
-    if not (type(a) is list and type(b) is list and len(a) == len(b)):
+        if not _container(other):
+            return None
+        blank = _rebuild(other, dict.fromkeys(_paths(other)))
+        a, b = (a, blank) if b is MISSING else (blank, b)
+    if not _container(a) or _structure(a) != _structure(b):
         return None
-    if any(isinstance(v, (list, tuple, dict, set)) or not isinstance(
-            v, (Node, bool, int, float, type(None))) for v in [*a, *b]):
+    if k != "#retval" and not _tuples_only(a):
         return None
-    return list(a), list(b)
+    if not all(isinstance(_at(v, p), _LEAVES) for v in (a, b) for p in _paths(v)):
+        return None
+    return a, b
+
+
+def _tuples_only(v: Any) -> bool:
+    if isinstance(v, tuple):
+        return all(_tuples_only(x) for x in v)
+    return not _container(v)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -334,6 +334,8 @@ class ExpressionLowering(LowererAPI):
         is_and = isinstance(e.operator, cst.And)
         if not isinstance(a, Node) and (not a if is_and else a):
             return a  # short circuit on a value known at compile time
+        if isinstance(a, Node) and not self.cannot_raise(e.right, scope):
+            return self.short_circuit(a, is_and, e, scope)
         b = self.expr(e.right, scope)
         if not isinstance(a, Node) and not isinstance(b, Node):
             return (a and b) if is_and else (a or b)
@@ -345,6 +347,52 @@ class ExpressionLowering(LowererAPI):
         # scalar conditions (``while err > tol and k < n``): both sides are evaluated
         op = Op.LOGICAL_AND if is_and else Op.LOGICAL_OR
         return unknown(self, self.emit(op, [self.condition(a, e), self.condition(b, e)], None, e))
+
+    def short_circuit(self, a: Node, is_and: bool, e: cst.BooleanOperation, scope: Scope
+                      ) -> Any:
+        """``a and b``/``a or b`` with ``a`` known at run time only and a ``b`` whose
+        evaluation may fail where Python never evaluates it (``i < n and x[i] > 0``,
+        ``best is None or v > best``): ``b`` runs in an ``if`` on ``a``, as in Python."""
+        test = self.condition(a, e)
+        if not isinstance(test, Node):  # (a 0-d constant)
+            return (self.condition(self.expr(e.right, scope), e) if test == is_and
+                    else test)
+        name = f"#short{id(e)}"
+
+        def evaluate(sc: Scope) -> None:
+            sc.vars[name] = self.condition(self.expr(e.right, sc), e)
+
+        def skip(sc: Scope) -> None:
+            sc.vars[name] = not is_and
+
+        self.branch(test, evaluate if is_and else skip, skip if is_and else evaluate,
+                    scope, e)
+        return scope.vars.pop(name)
+
+    def cannot_raise(self, e: cst.BaseExpression, scope: Scope) -> bool:
+        """An operand whose evaluation cannot fail (nor warn): names that are never None,
+        numbers, and comparisons, ``not``, ``+``, ``-``, ``*`` of these."""
+        if isinstance(e, cst.Name):
+            try:
+                v = scope.lookup(e.value)  # (the operand reads it anyway)
+            except Exception:  # unbound: Python's NameError, where b is evaluated
+                return False
+            return v is not None and not isinstance(v, (Deleted, Diverged)) and not (
+                isinstance(v, Node) and (v in self.maybe_none or (
+                    v.type is not None and v.type.kind in ("none", "object"))))
+        if isinstance(e, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(e, cst.UnaryOperation):
+            return self.cannot_raise(e.expression, scope)
+        if isinstance(e, cst.BinaryOperation):
+            return isinstance(e.operator, (cst.Add, cst.Subtract, cst.Multiply)) and \
+                self.cannot_raise(e.left, scope) and self.cannot_raise(e.right, scope)
+        if isinstance(e, cst.Comparison):
+            return self.cannot_raise(e.left, scope) and all(
+                self.cannot_raise(c.comparator, scope) for c in e.comparisons)
+        if isinstance(e, cst.BooleanOperation):
+            return self.cannot_raise(e.left, scope) and self.cannot_raise(e.right, scope)
+        return False
 
     def expr_Attribute(self, e: cst.Attribute, scope: Scope) -> Any:
         base = self.expr(e.value, scope)

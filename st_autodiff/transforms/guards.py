@@ -132,6 +132,8 @@ class Guards:
                   (fn.__code__, fn.__defaults__, fn.__kwdefaults__))
         for d in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
             self.note(d)
+        if fn.__kwdefaults__:  # a dict: ``fn.__kwdefaults__["w"] = v`` keeps its identity
+            self.note(fn.__kwdefaults__)
 
     def array_contents(self, a: Any) -> None:
         """An array whose values lowering used as compile-time constants (a shape or an

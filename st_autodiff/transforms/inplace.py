@@ -26,6 +26,7 @@ globals or views of them stays a located refusal, as for ``x[i] = v``.
 from __future__ import annotations
 
 import math
+import types
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
@@ -60,10 +61,18 @@ def searchsorted_method(x: Node) -> Any:
 WRITERS = {np.place: "arr", np.putmask: "a", np.copyto: "dst", np.fill_diagonal: "a"}
 def is_writer(fn: Any) -> bool:
     """Whether ``fn`` is one of the NumPy functions lowered here (hashable or not)."""
+    if _ufunc_at(fn):
+        return True
     try:
         return fn in _PARAMS
     except TypeError:
         return False
+
+
+def _ufunc_at(fn: Any) -> bool:
+    """``np.add.at``/``np.subtract.at`` (a new bound method at each attribute read)."""
+    return isinstance(fn, types.BuiltinMethodType) and fn.__name__ == "at" and any(
+        fn.__self__ is u for u in (np.add, np.subtract))
 
 
 _PARAMS = {
@@ -108,6 +117,8 @@ def method_call(lw: Any, m: InPlaceMethod, args: list[Any], kwargs: dict[str, An
 
 def writer_call(lw: Any, fn: Any, e: cst.Call, scope: Scope) -> None:
     """Lower a call to one of ``WRITERS`` as a whole-array write into its target."""
+    if _ufunc_at(fn):
+        return _add_at(lw, fn, e, scope)
     params = _PARAMS[fn]
     target = _target_expr(e, params[0])
     if not isinstance(target, cst.Name):
@@ -139,6 +150,34 @@ def writer_call(lw: Any, fn: Any, e: cst.Call, scope: Scope) -> None:
 
 
 # --- the writers ----------------------------------------------------------------------------
+
+def _add_at(lw: Any, fn: Any, e: cst.Call, scope: Scope) -> None:
+    """``np.add.at(a, indices, b)`` (``np.subtract.at``): ``b`` added into ``a`` at
+    ``indices``, repeated indices accumulating: an ``index_add`` into the named ``a``."""
+    what = f"np.{fn.__self__.__name__}.at"
+    target = _target_expr(e, "a")
+    if not isinstance(target, cst.Name):
+        raise lw.fail(f"{what} writes into its first argument; only a named array can be "
+                      "written", e, f"bind the array to a local name, call {what} on it, "
+                      "and use that name")
+    name = target.value
+    args, kwargs = lw.call_arguments(e, scope)
+    if kwargs or len(args) != 3:
+        raise lw.fail(f"{what}(a, indices, b) takes three positional arguments here", e)
+    base, indices, value = static_numpy.materialize_all(lw, dict(zip("aib", args)),
+                                                        e).values()
+    if not isinstance(base, Node):
+        raise lw.fail(f"{what} into a value known when compiling is not supported", e,
+                      "make it an array first (np.zeros, x.copy())")
+    lw.check_writable(name, base, scope, e)
+    parts = list(indices) if isinstance(indices, tuple) else [indices]
+    index, dyn = lw.index_spec(parts, e)
+    if fn.__self__ is np.subtract:
+        value = lw.emit(Op.NEG, [value], None, e) if isinstance(value, Node) else -value
+    new = lw.emit(Op.INDEX_ADD, [base, value, *dyn], {"index": index}, e)
+    scope.vars[name] = lw.b.rename(new, name)
+    aliases.rebind(lw, name, base, scope, e)
+
 
 def _copyto(lw: Any, dst: Node, bound: dict[str, Any], e: cst.Call) -> Any:
     src = bound["src"]

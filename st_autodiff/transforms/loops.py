@@ -11,6 +11,7 @@ appends to are built by ``lists.ListLowering``.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
@@ -141,7 +142,7 @@ class LoopLowering(LowererAPI):
             if t is None and is_list_value(self.example(it)):
                 return [("list", it, False)]  # a stack whose type the branches left open
             raise self.fail("cannot iterate over this value", where)
-        if isinstance(it, (list, tuple)):
+        if isinstance(it, (list, tuple, str)):  # unrolled (a str: its characters)
             return None
         if hasattr(it, "shape") and hasattr(it, "dtype"):
             return [("array", self.to_node(it, where), False)]
@@ -207,13 +208,25 @@ class LoopLowering(LowererAPI):
             self.check_list_unshared(name, before[name], scope,
                                      first_append(body_stmts, name) or stmt)
         carried = carried + self.last_slots(body_stmts, appended, before, stmt)
-        slots = [(k, key) for k in carried for key in (
-            list(before[k]) if isinstance(before.get(k), dict) else [None])]
-        inits = [None if k not in before else self.to_node(
-            before[k] if key is None else before[k][key], where) for k, key in slots]
-        guess: list[tuple[Type | None, Any]] = [
-            (n.type, self.example(n)) if n is not None else (Type("none"), None)
-            for n in inits]
+        # a dict, list or tuple carried around the loop travels as one slot per value
+        # (nested ones too), and the body and the code after the loop see a container
+        # of the same kind: lists stay lists (``+`` concatenates, ``*`` repeats)
+        # (a container first made in the body, read after the loop or in a later
+        # iteration, or returned: its structure is learnt from the body's first lowering)
+        tmpl = {k: before[k] for k in carried if _container(before.get(k))}
+
+        def make_slots() -> tuple[list[tuple[str, Any]], list[Node | None],
+                              list[tuple[Type | None, Any]]]:
+            slots = [(k, key) for k in carried for key in (
+                _paths(tmpl[k]) if k in tmpl else [None])]
+            inits = [None if k not in before else self.to_node(
+                before[k] if key is None else _at(before[k], key), where) for k, key in slots]
+            guess: list[tuple[Type | None, Any]] = [
+                (n.type, self.example(n)) if n is not None else (Type("none"), None)
+                for n in inits]
+            return slots, inits, guess
+
+        slots, inits, guess = make_slots()
         kind = "for" if streams is not None else "while"
         i_value: int | Abstract | None
         i_value, zero_trips = None, False
@@ -241,17 +254,24 @@ class LoopLowering(LowererAPI):
                     i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
+                parts: dict[str, dict[tuple[Any, ...], Node]] = {}
                 for (k, key), (t, value), init in zip(slots, guess, inits):
                     arg_name = (visible_name(k) or k.lstrip("#")) if key is None else \
-                        key_name(k, key)
+                        key_name(visible_name(k) or k.lstrip("#"), "_".join(map(str, key)))
                     a = sub.arg(arg_name, t, value,
                                 self.loc(stmt))
                     self.note_carried(a, init)
+                    if t is not None and t.kind != "none" and (
+                            init is None or self.may_be_none(init)):
+                        self.maybe_none.add(a)  # None in the first iteration: `is None`
+                        # is asked when the code runs, not answered from the later type
                     slot_args.append(a)
                     if key is None:
                         sc.vars[k] = a
                     else:
-                        sc.vars.setdefault(k, {})[key] = a
+                        parts.setdefault(k, {})[key] = a
+                for k, values in parts.items():
+                    sc.vars[k] = _rebuild(tmpl[k], values)
                 for name in appended:
                     sc.vars[name] = Appender(name, before[name])
                 for f in FLAGS[1:]:
@@ -266,15 +286,36 @@ class LoopLowering(LowererAPI):
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
                 small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
                 outs = []
+                learnt = False
                 for k, key in slots:
                     v = sc.vars.get(k, MISSING)
                     if key is not None:
-                        if not isinstance(v, dict) or set(v) != set(before[k]):
-                            raise self.fail(f"the keys of the dict {k!r} change in the loop",
-                                            stmt, "create every key before the loop")
-                        v = v[key]
+                        self.check_carried_container(k, tmpl[k], v, stmt)
+                        v = _at(v, key)
+                    elif _container(v) and k in before:
+                        raise self.fail(f"{k!r} becomes a {type(v).__name__} in this loop, "
+                                        "but it is not one before the loop", stmt,
+                                        f"make {k} a {type(v).__name__} of the same "
+                                        "structure before the loop")
+                    elif _container(v):
+                        tmpl[k], learnt = v, True
+                        continue
                     outs.append(sub.const(None) if v is MISSING else sub.capture(
                         self.to_node(v, where)))
+                # names the body changed without assigning them: an array written in
+                # place by a call (np.copyto(out, v), out.sort(), np.add.at, a helper
+                # that writes into its argument) is a new value the loop must carry
+                written = [k for k, v in before.items() if (
+                           isinstance(v, Node) or type(v).__name__ == "StaticArray") and
+                           not k.startswith("#") and k not in carried and
+                           k not in appended and sc.vars.get(k, MISSING) is not v]
+                if written:
+                    carried = carried + written
+                    learnt = True
+                for k in carried:  # empty containers have no slot, but keep their kind
+                    if _container(before.get(k)) and not _paths(before[k]):
+                        self.check_carried_container(k, before[k], sc.vars.get(k, MISSING),
+                                                     stmt)
                 ys: list[Node] = []
                 layouts = [self.append_sites(sc, name, sub, ys, stmt) for name in appended]
                 stop_flag = self.flow_state(without(sc, "#cont"), stmt)
@@ -284,6 +325,11 @@ class LoopLowering(LowererAPI):
                     go_on = self.emit(Op.LOGICAL_NOT, [stop_flag], None, stmt)
                 else:
                     go_on = None
+            if learnt:  # lower the body again, with a slot per value of the container
+                # (or per name written in place)
+                slots, inits, guess = make_slots()
+                settled = False
+                continue
             new_guess = [_join(g, o, sub) for g, o in zip(guess, outs)]
             if _attempt == 0 and may_peel and streams is not None and not appended and any(
                     g[0] is not None and o.type is not None and None not in (
@@ -324,6 +370,11 @@ class LoopLowering(LowererAPI):
                 # a Python number the loop turns into an array (p = 0.0; p = p * x + c):
                 # a 0-d array from the start, so the body's arrays are arrays every time
                 init_nodes[pos] = self.emit(Op.ASARRAY, [n], None, where)
+                if n.type.kind != "bool" and t.dtype in ("float32", "float16"):
+                    # a Python number meets float32 values as a weak scalar (NEP 50):
+                    # the loop's value is float32 from the first iteration on
+                    init_nodes[pos] = self.emit(Op.ASTYPE, [init_nodes[pos]],
+                                                {"dtype": t.dtype}, where)
         params: dict[str, Any] = {"body": graph, "n_carry": len(slots), "n_ys": len(ys),
                                   "has_break": go_on is not None}
         if streams is not None:
@@ -333,16 +384,21 @@ class LoopLowering(LowererAPI):
         else:
             node = self.emit(Op.WHILE, [*init_nodes, *captured], params, where)
         loc = self.loc(stmt)
+        after: dict[str, dict[tuple[Any, ...], Node]] = {}
         for pos, (name, key) in enumerate(slots):
             item = self.b.emit(Op.ITEM, [node], {"index": pos}, loc=loc)
             if key is not None:
-                if scope.vars.get(name) is before.get(name):
-                    scope.vars[name] = {}
-                scope.vars[name][key] = self.b.rename(item, key_name(name, key))
+                after.setdefault(name, {})[key] = self.b.rename(item, key_name(
+                    visible_name(name) or name.lstrip("#"), "_".join(map(str, key))))
                 continue
             scope.vars[name] = item if name.startswith("#") else self.b.rename(item, name)
             if self.may_be_none(inits[pos]) or self.may_be_none(outs[pos]):
                 self.maybe_none.add(scope.vars[name])
+        for name, values in after.items():
+            scope.vars[name] = _rebuild(tmpl[name], values)
+            if name not in before:  # unbound after a loop that runs no iteration
+                for item in values.values():
+                    self.maybe_none.add(item)
         for name, layout in zip(appended, layouts):
             built = self.gathered(node, len(slots), layout, before[name], stmt)
             if built is not None:  # else its appends sit in branches never lowered
@@ -352,6 +408,23 @@ class LoopLowering(LowererAPI):
                 scope.vars.pop(k)  # loop-local names are gone after the loop
         scope.vars["#brk"] = False
         scope.vars["#cont"] = False
+
+    def check_carried_container(self, name: str, before: Any, v: Any,
+                                where: cst.CSTNode) -> None:
+        """A dict, list or tuple carried around the loop keeps its structure (kinds,
+        lengths and keys, nested ones too): the loop carries one slot per value."""
+        if _structure(v) == _structure(before):
+            return
+        if isinstance(before, dict) and isinstance(v, dict):
+            raise self.fail(f"the keys of the dict {name!r} change in the loop", where,
+                            "create every key before the loop")
+        what = type(before).__name__
+        raise self.fail(f"the {what} {name!r} changes its length or structure in this loop "
+                        f"(a loop carries each of its values, so {name} must keep the "
+                        "structure it has before the loop)", where,
+                        f"append to a list ({name}.append(v)) instead of rebuilding it, or "
+                        "stack its items into an array" if isinstance(before, list) else
+                        "give it the same structure before the loop as inside it")
 
     def peel(self, stmt: cst.For, scope: Scope, rng: range, carried: list[str]) -> None:
         """The loop's first iteration as straight-line code, then a loop over the rest of
@@ -542,6 +615,11 @@ def _join(guess: tuple[Type | None, Any], out: Node, sub: GraphBuilder
     forgotten when it differs from the guess."""
     t, value = guess
     ot = out.type
+    if ot is None and t is not None and t.kind in ("none", "int", "bool"):
+        # a body output of unknown type (a float on one path, a 0-d array on the other)
+        # where the value before the loop (None, a Python int) carries no derivative:
+        # unknown, so that the derivative of what the body makes is kept
+        return None, sub.values.get(out, value)
     if ot is None or (ot.kind == "none"):
         return guess
     if t is not None and t == ot:
@@ -700,3 +778,50 @@ def _has_return(block: Any) -> bool:
 
     block.visit(V())
     return bool(found)
+
+
+def _container(v: Any) -> bool:
+    """A dict, list, tuple or NamedTuple a loop carries value by value."""
+    return isinstance(v, dict) or type(v) in (list, tuple) or _named_tuple(v)
+
+
+def _named_tuple(v: Any) -> bool:
+    return isinstance(v, tuple) and isinstance(getattr(type(v), "_fields", None), tuple)
+
+
+def _paths(v: Any) -> list[tuple[Any, ...]]:
+    """The positions of the values in nested dicts, lists and tuples: ``(key, 1)`` for
+    ``v[key][1]``."""
+    if not _container(v):
+        return [()]
+    keys = list(v) if isinstance(v, dict) else range(len(v))
+    return [(k, *p) for k in keys for p in _paths(v[k])]
+
+
+def _at(v: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        v = v[k]
+    return v
+
+
+def _structure(v: Any) -> Any:
+    """The kinds, keys and lengths of nested containers, without their values."""
+    if isinstance(v, dict):
+        return (type(v), frozenset((k, _structure(x)) for k, x in v.items()))
+    if type(v) in (list, tuple) or _named_tuple(v):
+        return (type(v), tuple(_structure(x) for x in v))
+    return None
+
+
+def _rebuild(like: Any, values: dict[tuple[Any, ...], Any], path: tuple[Any, ...] = ()
+             ) -> Any:
+    """A container of ``like``'s structure holding ``values`` (by position)."""
+    if not _container(like):
+        return values[path]
+    if isinstance(like, dict):  # (a defaultdict keeps its factory, as a copy does)
+        out = copy.copy(like)
+        for k, x in like.items():
+            out[k] = _rebuild(x, values, (*path, k))
+        return out
+    items = [_rebuild(x, values, (*path, i)) for i, x in enumerate(like)]
+    return type(like)(*items) if _named_tuple(like) else type(like)(items)

@@ -511,7 +511,10 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             self.external.check_write(base, "write into", self.loc(target))
             key = self.dict_key(target, scope)
             if key not in base:
-                raise self.fail(f"key {key!r} is not in the dict", target, kind=CompileError)
+                if getattr(type(base), "__missing__", None) is None:
+                    raise self.fail(f"key {key!r} is not in the dict", target,
+                                    kind=CompileError)
+                base[key]  # noqa: B018  (a defaultdict's default, as Python's d[k] += v)
             label = f"{target.value.value}[{key!r}]" if isinstance(target.value, cst.Name) \
                 else f"the dict item {key!r}"
             self.check_dict_item(label, base, key, scope, where, _SYMBOL[op])

@@ -7,6 +7,7 @@ is a lambda or inner ``def`` with the scope it was defined in; ``BoundMethod`` i
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -133,8 +134,8 @@ def copy_value(v: Any) -> Any:
         return StaticIterator(v.items, v.pos)
     if isinstance(v, set):
         return set(v)
-    if isinstance(v, dict):
-        return dict(v)
+    if isinstance(v, dict):  # (a defaultdict stays one, with its factory)
+        return dict(v) if type(v) is dict else copy.copy(v)
     if isinstance(v, list):  # a comprehension's own list stays one (``_same`` after the if)
         return type(v)(v) if getattr(type(v), "hidden", False) else list(v)
     return v

@@ -17,6 +17,7 @@ Three kinds of answers, each Python's own:
 from __future__ import annotations
 
 import builtins
+import collections
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
@@ -138,6 +139,9 @@ _PURE_BUILTINS = frozenset({
     builtins.sum, builtins.abs, builtins.round, builtins.divmod, builtins.range,
     builtins.pow, builtins.slice, builtins.ord, builtins.chr, builtins.bin,
     builtins.hex, builtins.oct,
+    # dicts with a default or an order: containers like dict (their values are tracked
+    # as a dict's are), built from static arguments
+    collections.defaultdict, collections.OrderedDict,
 })
 #: builtins that read only the keys of a dict argument (``set(kwds)``): static where the
 #: keys are, whatever the values
@@ -224,7 +228,26 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
         return NotImplemented
     if pure(fn, args, kwargs):
         return fresh(lw, evaluate(lw, fn, args, kwargs, e), e)
+    if _transform(fn):  # st.grad(f) inside: its gradient object
+        if any(_compiled(a) for a in [*args, *kwargs.values()]):
+            raise lw.fail(f"st.{fn.__name__} of a function defined inside the "
+                          "differentiated function is not supported", e,
+                          "define that function at module level (or outside this one)")
+        return evaluate(lw, fn, args, kwargs, e)
     return NotImplemented
+
+
+#: st_autodiff's own transforms (``st.grad(f)(x)`` written inside a differentiated
+#: function): building the transformed function only wraps ``f``, as a global
+#: ``G = st.grad(f)`` does, and calling that object is the path such globals take
+_TRANSFORMS = {"st_autodiff.api": frozenset({"grad", "value_and_grad"}),
+               "st_autodiff.products": frozenset({"jacrev", "jacfwd", "jacobian", "hessian"})}
+
+
+def _transform(fn: Any) -> bool:
+    names = _TRANSFORMS.get(getattr(fn, "__module__", None) or "")
+    return names is not None and isinstance(fn, types.FunctionType) and \
+        fn.__name__ in names
 
 
 def fresh(lw: Lowerer, value: Any, e: cst.Call) -> Any:
@@ -263,6 +286,8 @@ def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     if "out" in kwargs or any(_calls_back(a) for a in [*args, *kwargs.values()]) or \
             makes_complex(fn):  # (refused where it is called, with the complex hint)
         return False
+    if _runtime_state(fn):  # Polynomial(x)(0.7): an object built here, with runtime
+        return False  # attributes (its class's module is NumPy's, its state is not static)
     if isinstance(fn, np.ufunc):
         return True
     if _in(_PURE_BUILTINS, fn):
@@ -286,6 +311,19 @@ def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         name = getattr(fn, "__name__", "")
         return name not in _NUMPY_DENIED and id(fn) not in calls.FUNCTIONS
     return False
+
+
+def _runtime_state(fn: Any) -> bool:
+    """A callable object whose attributes hold values known only at run time."""
+    from .objects import RUNTIME, holds_runtime  # noqa: PLC0415  (objects imports lowering)
+
+    if isinstance(fn, types.MethodType):  # Polynomial(x).deriv(): its receiver's state
+        return _runtime_state(fn.__self__)
+    state = getattr(fn, "__dict__", None)
+    if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)) or \
+            not isinstance(state, dict):
+        return False
+    return any(v is RUNTIME or holds_runtime(v) for v in state.values())
 
 
 def _pure_method(owner: Any, name: str) -> bool:

@@ -53,6 +53,7 @@ def unwrap(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if isinstance(fn, functools.partial):
         stored = [lw.const_of_global("partial argument", a) for a in fn.args]
         keywords = {k: lw.const_of_global(k, v) for k, v in fn.keywords.items()}
+        lw.guards.note(fn.keywords)  # a dict: ``p.keywords[k] = v`` keeps its identity
         return lw.call(fn.func, [*stored, *args], {**keywords, **kwargs}, e)
     if type(fn).__name__ == "_ArrayFunctionDispatcher" and isinstance(
             getattr(fn, "_implementation", None), types.FunctionType):
