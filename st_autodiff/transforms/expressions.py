@@ -363,11 +363,11 @@ class ExpressionLowering(LowererAPI):
             sc.vars[name] = self.condition(self.expr(e.right, sc), e)
 
         def skip(sc: Scope) -> None:
-            sc.vars[name] = not is_and
+            sc.vars[name] = test  # (False for `and`, True for `or`: typed as the other side)
 
         self.branch(test, evaluate if is_and else skip, skip if is_and else evaluate,
                     scope, e)
-        return scope.vars.pop(name)
+        return unknown(self, scope.vars.pop(name))  # (Python's and/or give an operand)
 
     def cannot_raise(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """An operand whose evaluation cannot fail (nor warn): names that are never None,
