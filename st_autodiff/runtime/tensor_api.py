@@ -55,7 +55,7 @@ class TensorMethods:
 
     def __int__(self) -> Any: raise NotImplementedError
 
-    def __invert__(self) -> Any: raise NotImplementedError
+    def __invert__(self) -> Tensor: raise NotImplementedError
 
     def __ipow__(self, other: Any) -> Tensor: raise NotImplementedError
 
@@ -282,6 +282,8 @@ class TensorMethods:
     def cumsum(self, dim: Any, *, dtype: Any = ...) -> Tensor: raise NotImplementedError
 
     def cumsum_(self, *args: Any, **kwargs: Any) -> Tensor: raise NotImplementedError
+
+    def data_ptr(self) -> Any: raise NotImplementedError
 
     def deg2rad(self) -> Tensor: raise NotImplementedError
 
@@ -779,6 +781,8 @@ class TensorMethods:
     def tanh_(self, *args: Any, **kwargs: Any) -> Tensor: raise NotImplementedError
 
     def tensor_split(self, indices_or_sections: Any, dim: Any = ...) -> Any: raise NotImplementedError
+
+    def tile(self, *dims: Any) -> Tensor: raise NotImplementedError
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor: raise NotImplementedError
 

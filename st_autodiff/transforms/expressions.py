@@ -371,7 +371,10 @@ class ExpressionLowering(LowererAPI):
 
     def cannot_raise(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """An operand whose evaluation cannot fail (nor warn): names that are never None,
-        numbers, and comparisons, ``not``, ``+``, ``-``, ``*`` of these."""
+        number and string literals, ``None``/``True``/``False``, and comparisons, ``not``,
+        ``+``, ``-``, ``*`` of these (``any(nans) and policy == "omit"`` stays one op)."""
+        if isinstance(e, cst.Name) and e.value in ("None", "True", "False"):
+            return True
         if isinstance(e, cst.Name):
             try:
                 v = scope.lookup(e.value)  # (the operand reads it anyway)
@@ -380,7 +383,7 @@ class ExpressionLowering(LowererAPI):
             return v is not None and not isinstance(v, (Deleted, Diverged)) and not (
                 isinstance(v, Node) and (v in self.maybe_none or (
                     v.type is not None and v.type.kind in ("none", "object"))))
-        if isinstance(e, (cst.Integer, cst.Float)):
+        if isinstance(e, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
             return True
         if isinstance(e, cst.UnaryOperation):
             return self.cannot_raise(e.expression, scope)
