@@ -11,9 +11,14 @@ evenly between ties, as PyTorch does.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import math
+import os
+import sys
+import warnings
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from types import FrameType
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -290,6 +295,29 @@ def _no_dof_rule(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[An
     return no_dof
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def dof_guard(name: str, d: Any, axes: Any, ddof: Any) -> Any:
+    """A context for computing ``name`` (var, std, var_mean ...) over ``axes`` of ``d``:
+    where no degree of freedom is left, PyTorch's warning (once) and NumPy's own
+    RuntimeWarnings silenced (the value is NaN in both)."""
+    picked = range(d.ndim) if axes is None else (axes if isinstance(axes, tuple) else (axes,))
+    if math.prod(d.shape[a] for a in picked) - ddof > 0:
+        return contextlib.nullcontext()
+    level, frame = 1, cast("FrameType | None", sys._getframe(0))  # at the user's line
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                  "than the reduction factor (input numel divided by output numel).",
+                  UserWarning, stacklevel=level)
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore", RuntimeWarning)
+    stack.enter_context(np.errstate(all="ignore"))
+    return stack
+
+
 def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Tensor]:
     plan = (("correction", _param("ddof"), None), ("dim", _param("axis"), None),
             ("keepdim", _param("keepdims"), None)) + SELF + (RESULT if keeps_out else ())
@@ -303,7 +331,8 @@ def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Tensor]:
         ddof = correction if correction is not None else (1 if unbiased in (None, True) else 0)
         d = _float_data(input)
         axes = dims_of(dim, d.ndim)
-        r = getattr(d, method)(axis=axes, ddof=ddof, keepdims=bool(keepdim))  # type: ignore
+        with dof_guard(str(method), d, axes, ddof):
+            r = getattr(d, method)(axis=axes, ddof=ddof, keepdims=bool(keepdim))  # type: ignore
         if input._requires_grad and STATE.enabled:
             return record(cls, r, (input,), {"axis": axes, "keepdims": bool(keepdim),
                                              "ddof": ddof})

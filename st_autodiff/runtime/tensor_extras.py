@@ -236,7 +236,11 @@ def _moments(op: Op, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
     ddof = correction if correction is not None else (1 if unbiased in (None, True) else 0)
     d = input._data if input._data.dtype.kind == "f" else input._data.astype(np.float32)
     axes = dims_of(dim, d.ndim)
-    first = (d.std if op is Op.STD else d.var)(axis=axes, ddof=ddof, keepdims=bool(keepdim))
+    from .reductions import dof_guard  # noqa: PLC0415  (reductions imports this module's users)
+
+    with dof_guard("std_mean" if op is Op.STD else "var_mean", d, axes, ddof):
+        first = (d.std if op is Op.STD else d.var)(axis=axes, ddof=ddof,
+                                                   keepdims=bool(keepdim))
     mean = d.mean(axis=axes, keepdims=bool(keepdim))
     datas = (D.asarray(first, d.dtype), D.asarray(mean, d.dtype))
     if _grad(input):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -74,10 +75,16 @@ def test_full_max_min_share_the_gradient_between_nans() -> None:
     lambda x: x.std(), lambda x: x.var(), lambda x: torch.std_mean(x)[0],
     lambda x: torch.var_mean(x)[0]])
 def test_no_degrees_of_freedom_give_nan_gradient(make: object) -> None:
-    # was: ZeroDivisionError in backward
+    # was: ZeroDivisionError in backward (and NumPy's RuntimeWarnings, not PyTorch's warning)
     x = torch.tensor([1.5], requires_grad=True)
-    make(x).backward()  # type: ignore[operator]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        make(x).backward()  # type: ignore[operator]
     assert math.isnan(x.grad.item())
+    assert [type(w.message) for w in seen] == [UserWarning]
+    assert "(): degrees of freedom is <= 0. Correction should be strictly less than the " \
+        "reduction factor (input numel divided by output numel)." in str(seen[0].message)
+    assert seen[0].filename == __file__
 
 
 def test_scatter_gather_on_zero_dim_tensors() -> None:
