@@ -82,11 +82,14 @@ def test_while_on_runtime_data_stays_a_loop() -> None:
     assert re.search(r"^\s*while ", g.source, re.M)
 
 
-_BOUNDS = [None, -1, -2, -4, -9, 0, 1, 3, 8]
+# (start, stop) of xs[start:stop:-1] over six items: the whole list, the bounds whose
+# "+ 1" would wrap (-1), negative and positive bounds, past either end, empty slices
+_BOUNDS = [(None, None), (-1, None), (-2, None), (None, -1), (None, 0), (None, 2),
+           (3, None), (3, 0), (-2, -5), (8, None), (None, -9), (-9, None), (1, 3), (4, -3),
+           (0, None), (-1, -1)]
 
 
-@pytest.mark.parametrize("start", _BOUNDS)
-@pytest.mark.parametrize("stop", _BOUNDS)
+@pytest.mark.parametrize("start, stop", _BOUNDS)
 def test_runtime_list_walked_backwards(start: int | None, stop: int | None) -> None:
     def f(x: np.ndarray) -> Any:
         xs = []
