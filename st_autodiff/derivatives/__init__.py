@@ -531,11 +531,21 @@ def _extremum(ops: Any, g: Any, out: Any, x: Any, axis: Any = None,
     return (hit * share,)
 
 
+def per_freedom(ops: Any, k: float, x: Any, axis: Any, ddof: Any) -> Any:
+    """``k / (n - ddof)``, the scale of var's and std's derivatives; ``inf`` where no
+    degree of freedom is left (PyTorch's ``2.0 / 0``: the gradient of one element's
+    unbiased variance is NaN, where Python's division by zero would raise)."""
+    dof = _count(ops, x, axis) - ddof
+    if isinstance(dof, (int, float)) and dof == 0:
+        return math.inf
+    return k / dof
+
+
 @rule(Op.VAR)
 def _var(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
          ddof: int = 0) -> Grads:
     centred = x - ops.mean(x, axis=axis, keepdims=True)
-    scale = 2.0 / (_count(ops, x, axis) - ddof)
+    scale = per_freedom(ops, 2.0, x, axis, ddof)
     return (_unreduce(ops, g, x, axis, keepdims) * centred * scale,)
 
 
@@ -543,7 +553,7 @@ def _var(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = 
 def _std(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
          ddof: int = 0) -> Grads:
     centred = x - ops.mean(x, axis=axis, keepdims=True)
-    scale = 1.0 / (_count(ops, x, axis) - ddof)
+    scale = per_freedom(ops, 1.0, x, axis, ddof)
     # equal values (a length-1 axis): std is 0 and centred is 0; the gradient is 0
     return (_unreduce(ops, g / safe_divisor(ops, out), x, axis, keepdims) * centred * scale,)
 

@@ -32,7 +32,6 @@ from . import (
     JvpRule,
     RuleError,
     VjpRule,
-    _count,
     _mT,
     _unreduce,
     arange_steps,
@@ -40,6 +39,7 @@ from . import (
     diagonal_part,
     linspace_weights,
     mask_like,
+    per_freedom,
     safe_divisor,
 )
 
@@ -279,8 +279,8 @@ def _extremum_jvp(ops: Any, t: Any, out: Any, x: Any, axis: Any = None,
 def _centred_dot(ops: Any, t: Any, x: Any, axis: Any, keepdims: Any, ddof: Any) -> Any:
     """``sum((x - mean(x)) * t) / (n - ddof)`` over ``axis``: half the tangent of var."""
     centred = x - ops.mean(x, axis=axis, keepdims=True)
-    return ops.sum(centred * t, axis=axis, keepdims=keepdims) * (
-        1.0 / (_count(ops, x, axis) - ddof))
+    return ops.sum(centred * t, axis=axis, keepdims=keepdims) * per_freedom(
+        ops, 1.0, x, axis, ddof)
 
 
 jvp1(Op.VAR)(lambda ops, t, out, x, axis=None, keepdims=False, ddof=0:

@@ -280,21 +280,6 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return plain(r.astype(np.int64))
 
 
-def _no_dof_rule(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
-    """``rule`` (var or std) where ``correction`` equals the count (one element, unbiased):
-    PyTorch's ``2.0 / (N - correction)`` is ``inf`` there and the gradient NaN, where the
-    rule's Python division by zero would raise."""
-    def no_dof(ops: Any, g: Any, out: Any, x: Any, axis: Any = None, keepdims: bool = False,
-               ddof: int = 0) -> tuple[Any, ...]:
-        try:
-            return rule(ops, g, out, x, axis=axis, keepdims=keepdims, ddof=ddof)
-        except ZeroDivisionError:
-            return (ops.zeros_like(x) * float("nan"),)
-
-    no_dof.__name__ = no_dof.__qualname__ = getattr(rule, "__name__", "rule")
-    return no_dof
-
-
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -321,7 +306,7 @@ def dof_guard(name: str, d: Any, axes: Any, ddof: Any) -> Any:
 def _var_std(op: Op, node: str, keeps_out: bool) -> Callable[..., Tensor]:
     plan = (("correction", _param("ddof"), None), ("dim", _param("axis"), None),
             ("keepdim", _param("keepdims"), None)) + SELF + (RESULT if keeps_out else ())
-    cls = node_class(node, _no_dof_rule(RULES[op]), (0,), plan, keeps_out)
+    cls = node_class(node, RULES[op], (0,), plan, keeps_out)
     method = OP_INFO[op].numpy
 
     def fn(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,

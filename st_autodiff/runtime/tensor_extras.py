@@ -214,10 +214,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 def _rule_moments(ops: Any, g: tuple[Any, ...], out: tuple[Any, ...], x: Any, op: Op = Op.STD,
                   axis: Any = None, keepdims: bool = False, ddof: int = 1) -> tuple[Any, ...]:
-    try:
-        (g_first,) = RULES[op](ops, g[0], out[0], x, axis=axis, keepdims=keepdims, ddof=ddof)
-    except ZeroDivisionError:  # no degrees of freedom: PyTorch's 2.0 / 0 gives NaN gradients
-        g_first = ops.zeros_like(x) * float("nan")
+    (g_first,) = RULES[op](ops, g[0], out[0], x, axis=axis, keepdims=keepdims, ddof=ddof)
     (g_mean,) = RULES[Op.MEAN](ops, g[1], out[1], x, axis=axis, keepdims=keepdims)
     return (ops.add(g_first, g_mean),)
 
