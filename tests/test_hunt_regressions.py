@@ -8,6 +8,7 @@ run by Python and every gradient with float64 central differences.
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -219,3 +220,14 @@ def test_stats_quantiles_in_scale(name: str, shapes: tuple[float, ...], method: 
     value, grads = vg(1.3, 0.05)
     np.testing.assert_allclose(value, f(1.3, 0.05), rtol=1e-10)
     check_grads(f, (1.3, 0.05), lambda *a: vg(*a)[1])
+
+
+@pytest.mark.parametrize("fn", [lambda x: np.var(x, ddof=1), lambda x: np.std(x, ddof=1)])
+def test_no_degree_of_freedom_gives_nan_gradient(fn: Callable[..., Any]) -> None:
+    """``np.var(x, ddof=n)`` is NaN (NumPy warns); its gradient is NaN as PyTorch's, where
+    the rule's Python division by zero once crashed the compiler."""
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        assert np.isnan(fn(np.array([1.5])))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's, where std is computed)
+        assert np.isnan(st.grad(fn)(np.array([1.5]))).all()
