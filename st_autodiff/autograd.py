@@ -26,7 +26,7 @@ from .runtime.backend import namespace_for
 from .runtime.engine import backward as _backward
 from .runtime.engine import grad as _grad
 from .runtime.factory import zeros_like
-from .runtime.function import Meta, Node, TensorBase, fit, next_seq
+from .runtime.function import FREED, Meta, Node, TensorBase, fit, next_seq
 from .runtime.grad_mode import (
     enable_grad,
     inference_mode,
@@ -143,21 +143,43 @@ class Variable(metaclass=_VariableMeta):
 
 
 class FunctionCtx:
-    """The ``ctx`` of a custom ``Function``: what forward leaves for backward."""
+    """The ``ctx`` of a custom ``Function``: what forward leaves for backward.
+
+    ``saved_tensors`` is checked when read, as PyTorch unpacks saved variables: a tensor
+    changed in place since ``apply`` saved it raises the version error, and after a backward
+    that did not retain the graph they are freed (the "backward through the graph a second
+    time" error)."""
 
     def __init__(self) -> None:
-        self.saved_tensors: tuple[Any, ...] = ()
         self.needs_input_grad: tuple[bool, ...] = ()
         self.materialize_grads = True
         self._dirty: tuple[Any, ...] = ()
         self._non_differentiable: tuple[Any, ...] = ()
+        self._to_save: tuple[Any, ...] = ()
+        #: (tensor, version counter, version, output index or -1) per saved tensor, set by
+        #: ``apply`` once the outputs exist; None once a backward freed them
+        self._saved: tuple[tuple[Any, Any, int, int], ...] | None = ()
+        self._node: Any = None
 
     def save_for_backward(self, *tensors: Any) -> None:
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, TensorBase):
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{i} is of type {type(t).__name__}")
-        self.saved_tensors = tensors
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED)
+        if not saved:
+            return self._to_save  # (read inside ``forward``, or nothing was recorded)
+        for t, counter, version, nr in saved:
+            if counter is not None and counter[0] != version:
+                raise RuntimeError(_saved_version_message(self._node, t, counter[0], version,
+                                                          nr))
+        return tuple(t for t, _, _, _ in saved)
 
     def mark_dirty(self, *tensors: Any) -> None:
         self._dirty = tensors
@@ -189,14 +211,13 @@ class _FunctionNode(Node):
         metas: list[Meta | None] = []
         edges: list[tuple[Node | None, int]] = []
         for a in tensor_args:  # one pass over the arguments (this runs once per apply)
-            if isinstance(a, Tensor):
+            if isinstance(a, Tensor):  # as PyTorch: an edge per Tensor argument only
                 flags.append(True)
                 metas.append(Meta(a._data))
                 edges.append(edge_of(a))
             else:
                 flags.append(False)
                 metas.append(None)
-                edges.append((None, 0))
         self._tensor_args = tuple(flags)
         self._in_meta = tuple(metas)
         self.next_functions = tuple(edges)
@@ -209,6 +230,15 @@ class _FunctionNode(Node):
 
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def _release(self) -> None:
+        self._ctx._saved = None
+
+    def __getattr__(self, attr: str) -> Any:
+        # PyTorch's node is the ctx: ``y.grad_fn.saved_tensors``, ``y.grad_fn.k`` ...
+        if attr.startswith("__") or attr in _FunctionNode.__slots__:
+            raise AttributeError(attr)
+        return getattr(self._ctx, attr)
 
     def _materialize(self, grads: list[Any], tensors: bool) -> list[Any]:
         out: list[Any] = []
@@ -236,13 +266,22 @@ class _FunctionNode(Node):
         result = self._check_count(result if isinstance(result, tuple) else (result,))
         out: list[Any] = []
         # a Tensor input that needs no gradient still reports its gradient (hooks see it)
-        for i, (meta, g) in enumerate(zip(self._in_meta, result, strict=True)):
-            if meta is None or g is None:
+        i = -1  # the index among the Tensor arguments (the edges), as PyTorch counts
+        for pos, (meta, g) in enumerate(zip(self._in_meta, result, strict=True)):
+            if meta is None:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {pos + 1}, but the corresponding forward input was not a "
+                        "Variable")
+                continue
+            i += 1
+            if g is None:
                 out.append(None)
                 continue
             shape = tuple(g._data.shape)
             if shape != meta.shape or g._data.dtype != meta.dtype:
-                if shape != meta.shape and np.broadcast_shapes(meta.shape, shape) != shape:
+                if shape != meta.shape and not _expandable(meta.shape, shape):
                     raise RuntimeError(
                         f"Function {self.name()} returned an invalid gradient at index {i} - "
                         f"got {list(shape)} but expected shape compatible with "
@@ -254,13 +293,60 @@ class _FunctionNode(Node):
         return out
 
     def _check_count(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
-        expected = len(self.next_functions)
+        expected = len(self._tensor_args)  # one per forward argument, Tensor or not
         if len(result) > expected and all(g is None for g in result[expected:]):
             result = result[:expected]
         if len(result) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                f"gradients (expected {expected}, got {len(result)})")
         return result
+
+
+def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``to`` (PyTorch's ``is_expandable_to``)."""
+    if len(shape) > len(to):
+        return False
+    return all(d == 1 or d == t for d, t in zip(reversed(shape), reversed(to), strict=False))
+
+
+def _saved_version_message(node: Any, tensor: Any, now: int, expected: int, nr: int) -> str:
+    """PyTorch's version error for a tensor a custom ``Function`` saved: an output is named
+    as the output of the Function's node, an input by its own current node."""
+    from .runtime.function import _short_name
+    from .runtime.tensor_ops import describe
+
+    if nr >= 0:
+        what = f"{describe(tensor._data)}, which is output {nr} of {_short_name(node)},"
+    elif tensor._grad_fn is not None:
+        what = (f"{describe(tensor._data)}, which is output {tensor._output_nr} of "
+                f"{_short_name(tensor._grad_fn)},")
+    else:
+        what = describe(tensor._data)
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: {what} is at version {now}; expected version {expected} "
+        "instead. Hint: enable anomaly detection to find the operation that failed to "
+        "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
+def _save(ctx: FunctionCtx, node: Any, outs: tuple[Any, ...], wrapped: tuple[Any, ...]) -> None:
+    """Record the tensors ``ctx.save_for_backward`` named, with their versions now (after
+    the outputs exist, as PyTorch saves them); a saved output is the returned Tensor."""
+    saved = []
+    for t in ctx._to_save:
+        if t is None:
+            saved.append((None, None, 0, -1))
+            continue
+        nr = -1
+        for k, o in enumerate(outs):
+            if o is t:
+                nr, t = k, wrapped[k]
+                break
+        counter = t._vc
+        saved.append((t, counter, 0 if counter is None else counter[0], nr))
+    ctx._saved = tuple(saved)
+    ctx._node = node
 
 
 def _user_backward(fn: type[Function]) -> Any:
@@ -370,6 +456,8 @@ class Function:
         node = node_cls(cls, ctx, args, len(outs))
         node._metas = tuple(_output_meta(o) for o in outs)
         wrapped = _wrap_outputs(node, ctx, args, outs)
+        if ctx._to_save:
+            _save(ctx, node, outs, wrapped)
         return wrapped if isinstance(out, tuple) else wrapped[0]
 
 

@@ -1,0 +1,143 @@
+"""Differences from PyTorch 2.13 found by the second round of differential testing of the
+eager runtime (nn modules, optim, the module API, custom ``Function``, ``autograd.grad``,
+in-place ops; live comparisons in ``test_eagerdiff2_torch.py``), each fixed.  The
+expectations are what PyTorch 2.13 (CPU) gives, stored here so that these tests run
+without PyTorch."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import st_autodiff as torch
+
+
+def _raises(exc: type[BaseException], message: str, f: object) -> None:
+    with pytest.raises(exc, match=f"^{re.escape(message)}$"):
+        f()  # type: ignore[operator]
+
+
+# --- custom autograd.Function ---------------------------------------------------------------
+
+
+class _Scale(torch.autograd.Function):
+    """``k * a * b`` with a number first and a list last: only Tensors get edges."""
+
+    @staticmethod
+    def forward(ctx, k, a, b, extra):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(a, b)
+        ctx.k = k
+        return a * b * k
+
+    @staticmethod
+    def backward(ctx, g):  # type: ignore[no-untyped-def]
+        a, b = ctx.saved_tensors
+        return None, g * b * ctx.k, g * a * ctx.k, None
+
+
+def test_function_edges_are_its_tensor_arguments_only() -> None:
+    # was: ((None, 0), (AccumulateGrad, 0), (None, 0), (None, 0)): an edge per argument
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = _Scale.apply(3.0, x, torch.ones(2), [1])
+    fns = y.grad_fn.next_functions
+    assert [None if f is None else type(f).__name__ for f, _ in fns] == ["AccumulateGrad", None]
+    assert y.grad_fn.k == 3.0  # PyTorch's node is the ctx
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def _returning(grads: tuple[object, ...]) -> type:
+    class B(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, k, a):  # type: ignore[no-untyped-def]
+            return a * k
+
+        @staticmethod
+        def backward(ctx, g):  # type: ignore[no-untyped-def]
+            return grads
+
+    return B
+
+
+def test_function_gradient_checks_name_positions_as_pytorch() -> None:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    # was: accepted (and dropped) a gradient for the number argument
+    b = _returning((torch.ones(2), torch.ones(2)))
+    _raises(RuntimeError, "function BBackward returned a gradient different than None at "
+            "position 1, but the corresponding forward input was not a Variable",
+            lambda: b.apply(2.0, x).sum().backward())
+    # was: NumPy's ValueError "shape mismatch: objects cannot be broadcast ..."
+    b = _returning((None, torch.ones(3)))
+    _raises(RuntimeError, "Function BBackward returned an invalid gradient at index 0 - got "
+            "[3] but expected shape compatible with [2]",
+            lambda: b.apply(2.0, x).sum().backward())
+    b = _returning((None, torch.ones(1)))
+    _raises(RuntimeError, "Function BBackward returned an invalid gradient at index 0 - got "
+            "[1] but expected shape compatible with [2]",
+            lambda: b.apply(2.0, x).sum().backward())
+    b = _returning((None, torch.ones(2)))
+    _raises(RuntimeError, "function BBackward returned an incorrect number of gradients "
+            "(expected 2, got 1)", lambda: _returning((None,)).apply(2.0, x).sum().backward())
+    b = _returning((None, torch.ones(3, 2), None))  # summed down; a trailing None is allowed
+    b.apply(2.0, x).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+class _Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    def backward(ctx, g):  # type: ignore[no-untyped-def]
+        a, = ctx.saved_tensors
+        return 2 * a * g
+
+
+class _Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):  # type: ignore[no-untyped-def]
+        r = a * 2
+        ctx.save_for_backward(r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):  # type: ignore[no-untyped-def]
+        r, = ctx.saved_tensors
+        return g * r
+
+
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
+         "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def test_function_saved_tensors_are_version_checked_and_freed() -> None:
+    # was: the changed values were used silently, and a second backward worked
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = x * 1
+    y = _Square.apply(a)
+    a.add_(1)
+    _raises(RuntimeError, "one of the variables needed for gradient computation has been "
+            "modified by an inplace operation: [torch.FloatTensor [3]], which is output 0 of "
+            f"Add, is at version 1; expected version 0 instead. {_HINT}",
+            lambda: y.sum().backward())
+    y = _Double.apply(x)
+    y.add_(1)
+    _raises(RuntimeError, "one of the variables needed for gradient computation has been "
+            "modified by an inplace operation: [torch.FloatTensor [3]], which is output 0 of "
+            f"_Double, is at version 1; expected version 0 instead. {_HINT}",
+            lambda: y.sum().backward())
+    y = _Square.apply(x)
+    assert y.grad_fn.saved_tensors[0] is x
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        y.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second"):
+        y.grad_fn.saved_tensors  # noqa: B018
+    y = _Square.apply(x)
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 12.0, 18.0]

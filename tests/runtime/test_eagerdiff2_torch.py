@@ -1,0 +1,69 @@
+"""Second round of differential testing of the eager runtime against live PyTorch: hand-written
+programs over nn modules, losses, optimizers, the module API, custom ``Function``,
+``autograd.grad`` and in-place ops, compared on every value, dtype, shape, ``grad_fn``
+structure, gradient and error (``eagerdiff_harness.run_program``).  The differences found
+and fixed have stored-expectation tests in ``test_eagerdiff2_regressions.py``; these
+programs keep the fixed areas compared with PyTorch itself."""
+
+from __future__ import annotations
+
+import pytest
+
+import st_autodiff as st
+
+from .eagerdiff_harness import diff, run_program
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.torch
+
+
+def _check(src: str) -> None:
+    ours, theirs = run_program(st, src), run_program(torch, src)
+    found = diff(ours, theirs)
+    assert not found, src + "\n" + "\n".join(found[:6])
+
+
+_SCALE = (
+    "class B(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, k, a, b, extra):\n"
+    "        ctx.save_for_backward(a)\n"
+    "        ctx.k = k\n"
+    "        return a * b * k\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, g):\n"
+    "        a, = ctx.saved_tensors\n"
+    "        return GRADS\n"
+    "x = torch.tensor([1., 2.], requires_grad=True)\n"
+)
+
+FUNCTION = [
+    _SCALE.replace("GRADS", "None, g * ctx.k, None, None")
+    + "y = B.apply(2., x, torch.ones(2), [1])\nout['y'] = y\ny.sum().backward()\n"
+    "out['g'] = x.grad\nout['k'] = y.grad_fn.k",
+    _SCALE.replace("GRADS", "g, g, None, None")
+    + "B.apply(2., x, torch.ones(2), 0).sum().backward()",
+    _SCALE.replace("GRADS", "None, g[:1], None, None")
+    + "B.apply(2., x, torch.ones(2), 0).sum().backward()",
+    _SCALE.replace("GRADS", "None, torch.ones(3), None, None")
+    + "B.apply(2., x, torch.ones(2), 0).sum().backward()",
+    _SCALE.replace("GRADS", "None, torch.ones(4, 2), None, None, None")
+    + "B.apply(2., x, torch.ones(2), 0).sum().backward()\nout['g'] = x.grad",
+    _SCALE.replace("GRADS", "None, g * a, None, None")
+    + "a = x * 1\ny = B.apply(2., a, torch.ones(2), 0)\na.add_(1)\ny.sum().backward()",
+    _SCALE.replace("GRADS", "None, g * a, None, None")
+    + "y = B.apply(2., x, torch.ones(2), 0)\ny.sum().backward()\ny.sum().backward()",
+    _SCALE.replace("GRADS", "None, g * a, None, None")
+    + "y = B.apply(2., x, torch.ones(2), 0)\ny.sum().backward()\ny.grad_fn.saved_tensors",
+    "class C(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n"
+    "        r = a * 2\n        ctx.save_for_backward(r)\n        return r\n"
+    "    @staticmethod\n    def backward(ctx, g):\n        r, = ctx.saved_tensors\n"
+    "        return g * r\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+    "y = C.apply(x)\ny.add_(1)\ny.sum().backward()",
+]
+
+
+@pytest.mark.parametrize("src", FUNCTION, ids=[f"fn{i}" for i in range(len(FUNCTION))])
+def test_custom_function_matches_torch(src: str) -> None:
+    _check(src + "\n")
