@@ -141,3 +141,56 @@ def test_function_saved_tensors_are_version_checked_and_freed() -> None:
     y.sum().backward(retain_graph=True)
     y.sum().backward()
     assert x.grad.tolist() == [6.0, 12.0, 18.0]
+
+
+# --- module API ------------------------------------------------------------------------------
+
+
+def test_replacing_a_parameter_or_child_keeps_its_position() -> None:
+    # was: the replaced entry moved to the end: parameters() as [bias, weight], and a
+    # Sequential whose child was replaced ran it last
+    nn = torch.nn
+    torch.manual_seed(0)
+    m = nn.Linear(2, 2)
+    m.weight = nn.Parameter(torch.ones(2, 2))
+    assert [n for n, _ in m.named_parameters()] == ["weight", "bias"]
+    assert list(m.state_dict()) == ["weight", "bias"]
+    s = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    s[1] = nn.Sigmoid()
+    assert [type(c).__name__ for c in s] == ["Linear", "Sigmoid", "Linear"]
+    assert s(torch.ones(1, 2)).shape == (1, 1)
+    ml = nn.ModuleList([nn.ReLU(), nn.Tanh(), nn.ReLU()])
+    ml[1] = nn.Sigmoid()
+    assert [type(c).__name__ for c in ml] == ["ReLU", "Sigmoid", "ReLU"]
+
+
+def test_sequential_deletion_renumbers_and_list_operations() -> None:
+    from collections import OrderedDict
+
+    nn = torch.nn
+    # was: keys '0', '2' after ``del s[1]`` (PyTorch renumbers, OrderedDict names too)
+    s = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    del s[1]
+    assert list(s.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    d = nn.Sequential(OrderedDict([("fc", nn.Linear(2, 3)), ("act", nn.ReLU()),
+                                   ("out", nn.Linear(3, 1))]))
+    del d[1]
+    assert list(d.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    # were missing: insert, pop, +, +=, *, *= (Sequential); pop, +, += (ModuleList)
+    s = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    s.insert(-1, nn.Tanh())
+    assert [type(c).__name__ for c in s] == ["Linear", "Tanh", "ReLU"]
+    assert type(s.pop(1)).__name__ == "Tanh" and len(s) == 2
+    t = s + nn.Sequential(nn.Sigmoid())
+    assert [type(c).__name__ for c in t] == ["Linear", "ReLU", "Sigmoid"]
+    assert list((2 * s).state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    s *= 2
+    assert len(s) == 4 and s[2] is s[0]
+    _raises(ValueError, "add operator supports only objects of Sequential class, but "
+            "<class 'list'> is given.", lambda: s + [nn.ReLU()])
+    _raises(IndexError, "Index out of range: 9", lambda: s.insert(9, nn.ReLU()))
+    ml = nn.ModuleList([nn.ReLU()])
+    ml += [nn.Tanh()]
+    both = ml + nn.ModuleList([nn.Sigmoid()])
+    assert [type(c).__name__ for c in both] == ["ReLU", "Tanh", "Sigmoid"]
+    assert type(both.pop(0)).__name__ == "ReLU" and list(both._modules) == ["0", "1"]

@@ -67,3 +67,28 @@ FUNCTION = [
 @pytest.mark.parametrize("src", FUNCTION, ids=[f"fn{i}" for i in range(len(FUNCTION))])
 def test_custom_function_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+_SEQ = ("torch.manual_seed(0)\n"
+        "s = nn.Sequential(nn.Linear(2,3), nn.ReLU(), nn.Linear(3,1), nn.Tanh())\n")
+_NAMED = ("torch.manual_seed(0)\nfrom collections import OrderedDict\n"
+          "s = nn.Sequential(OrderedDict([('fc', nn.Linear(2,3)), ('act', nn.ReLU()), "
+          "('out', nn.Linear(3,1))]))\n")
+_LIST = "torch.manual_seed(0)\ns = nn.ModuleList([nn.Linear(2,3), nn.ReLU(), nn.Linear(3,1)])\n"
+CONTAINERS = [base + op + "\nout['r'] = repr(s)\nout['k'] = list(s.state_dict())\n"
+              for base in (_SEQ, _NAMED)
+              for op in ("del s[1]", "del s[::2]", "s[1] = nn.Sigmoid()", "s.insert(1, nn.ReLU())",
+                         "s.pop(1)", "s = s + nn.Sequential(nn.ReLU())", "s *= 2", "s = 2 * s",
+                         "s += nn.Sequential(nn.ReLU())", "s = s[1:]")] + [
+    _LIST + op + "\nout['r'] = repr(s)\nout['k'] = list(s.state_dict())\n"
+    for op in ("del s[0]", "s[1] = nn.Sigmoid()", "s.pop(1)", "s += [nn.ReLU()]",
+               "s = s + nn.ModuleList([nn.ReLU()])")] + [
+    "torch.manual_seed(0)\nm = nn.Linear(2, 2)\nm.weight = nn.Parameter(torch.ones(2, 2))\n"
+    "out['n'] = [n for n, _ in m.named_parameters()]\nout['y'] = m(torch.ones(1, 2))\n",
+    _SEQ + "s[1] = nn.Sigmoid()\nout['y'] = s(torch.ones(2, 2))\n",
+]
+
+
+@pytest.mark.parametrize("src", CONTAINERS, ids=[f"c{i}" for i in range(len(CONTAINERS))])
+def test_containers_match_torch(src: str) -> None:
+    _check(src)

@@ -42,7 +42,12 @@ class _Indexed(Module):
         self._renumber()
 
     def _renumber(self) -> None:
-        """Give children their positions as names again (after a deletion)."""
+        """Give children their positions as names again (after a deletion: PyTorch renames
+        a ``Sequential`` built from an ``OrderedDict`` too)."""
+        kept = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(kept):
+            self._modules[str(i)] = module
 
     def append(self, module: Module) -> _Indexed:
         """Add ``module`` at the end."""
@@ -54,6 +59,12 @@ class _Indexed(Module):
         for module in modules:
             self.append(module)
         return self
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove the child at ``key`` (the rest are renumbered) and return it."""
+        v = self[key]  # type: ignore[index]
+        del self[key]
+        return v
 
 
 class Sequential(_Indexed):
@@ -86,6 +97,66 @@ class Sequential(_Indexed):
             input = module(input)
         return input
 
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Put ``module`` before position ``index`` (PyTorch's: children named by position)."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not (-n <= index <= n):
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def __add__(self, other: Any) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        ret = Sequential()
+        for layer in (*self, *other):
+            ret.append(layer)
+        return ret
+
+    def __iadd__(self, other: Any) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _check_factor(self, other: Any) -> None:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other: int) -> Sequential:
+        self._check_factor(other)
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int) -> Sequential:
+        self._check_factor(other)
+        n = len(self)
+        offset = n
+        for _ in range(other - 1):
+            for i in range(n):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += n
+        return self
+
 
 class ModuleList(_Indexed):
     """A list of modules, each registered as a child (it has no ``forward`` of its own)."""
@@ -100,11 +171,15 @@ class ModuleList(_Indexed):
             return type(self)(list(self._modules.values())[idx])
         return self._modules[self._index(idx)]
 
-    def _renumber(self) -> None:
-        kept = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(kept):
-            self._modules[str(i)] = module
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        combined = ModuleList()
+        for i, module in enumerate((*self, *other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        self.extend(modules)
+        return self
 
     # rnn part (issue 12): PyTorch prints runs of equal children once, as ``(0-1): 2 x ...``
     def __repr__(self) -> str:

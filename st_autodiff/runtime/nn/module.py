@@ -175,7 +175,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -185,7 +185,7 @@ class Module:
         elif isinstance(value, Module):
             if d.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, "_modules")
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
@@ -200,11 +200,15 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Drop ``name`` from every place an attribute can live (before re-registering)."""
+    def _forget(self, name: str, keep: str) -> None:
+        """Drop ``name`` from every place an attribute can live but the table ``keep`` it is
+        being assigned into (where it keeps its position, as in PyTorch: replacing a
+        parameter or a ``Sequential``'s child leaves the order of ``parameters()`` and of
+        the forward as it was)."""
         self.__dict__.pop(name, None)
         for table in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[table].pop(name, None)
+            if table != keep:
+                self.__dict__[table].pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
