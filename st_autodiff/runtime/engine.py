@@ -81,8 +81,10 @@ def _roots(tensors: tuple[Any, ...], grads: Any, create_graph: bool) -> tuple[li
                     np.ones(data.shape, data.dtype)
                 return [edge], [one]
     grads = _as_tuple(grads) if grads is not None else (None,) * len(tensors)
-    if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+    if len(grads) < len(tensors):  # (PyTorch ignores extra gradients)
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    if len(grads) > len(tensors):
+        grads = grads[:len(tensors)]
     edges, values = [], []
     for i, (t, g) in enumerate(zip(tensors, grads, strict=True)):
         if not t._requires_grad:
@@ -128,6 +130,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = inputs
         for t in inputs:  # part "autograd": torch retains the grads of non-leaf inputs
+            if not t._requires_grad:  # (PyTorch's engine calls retain_grad on each input)
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             if t._grad_fn is not None:
                 t.retain_grad()
     if create_graph and not _warned_cycle[0]:
@@ -146,14 +150,22 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+    edges, values = _roots(outputs, grad_outputs, create_graph)  # (outputs checked first)
+    for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    edges, values = _roots(outputs, grad_outputs, create_graph)
     keep = create_graph if retain_graph is None else retain_graph
-    found = _execute(edges, values, keep, create_graph, inputs, capture=True)
+    found = _execute(edges, values, keep, create_graph, inputs, capture=True) if edges \
+        else [None] * len(inputs)  # (no outputs: no input is used)
     result = []
     for i, (t, g) in enumerate(zip(inputs, found, strict=True)):
         if g is None:

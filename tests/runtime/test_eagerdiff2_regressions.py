@@ -194,3 +194,38 @@ def test_sequential_deletion_renumbers_and_list_operations() -> None:
     both = ml + nn.ModuleList([nn.Sigmoid()])
     assert [type(c).__name__ for c in both] == ["ReLU", "Tanh", "Sigmoid"]
     assert type(both.pop(0)).__name__ == "ReLU" and list(both._modules) == ["0", "1"]
+
+
+# --- autograd.grad / backward argument checks --------------------------------------------------
+
+
+def test_grad_and_backward_argument_checks_as_pytorch() -> None:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    # was: RuntimeError "... appears to not have been used ..." (the check PyTorch makes first)
+    _raises(ValueError, "Expected allow_unused to be True or not passed when "
+            "materialize_grads=True, but got: allow_unused=False.",
+            lambda: torch.autograd.grad((x * 2).sum(), x, allow_unused=False,
+                                        materialize_grads=True))
+    # was: "One of the differentiated Tensors ...": PyTorch checks the outputs first
+    _raises(RuntimeError, "element 0 of tensors does not require grad and does not have a "
+            "grad_fn", lambda: torch.autograd.grad(x.detach().sum(), x.detach()))
+    # was: AttributeError
+    _raises(RuntimeError, "all inputs have to be Tensors or GradientEdges, but got int",
+            lambda: torch.autograd.grad(x.sum(), [x, 3]))
+    # was: IndexError
+    _raises(RuntimeError, "The differentiated Tensor at index 0 appears to not have been used "
+            "in the graph. Set allow_unused=True if this is the desired behavior.",
+            lambda: torch.autograd.grad([], x))
+    assert torch.autograd.grad([], x, allow_unused=True) == (None,)
+    assert torch.autograd.grad([], x, materialize_grads=True)[0].tolist() == [0.0, 0.0]
+    # was: "got 1 tensors and 2 gradients" (PyTorch ignores extra gradients; with too few
+    # its message counts the tensors first)
+    g, = torch.autograd.grad([x * 2], x, grad_outputs=[torch.ones(2), torch.ones(2)])
+    assert g.tolist() == [2.0, 2.0]
+    _raises(RuntimeError, "got 2 tensors and 1 gradients",
+            lambda: torch.autograd.grad([x * 2, x * 3], x, grad_outputs=[torch.ones(2)]))
+    torch.autograd.backward([x * 2], grad_tensors=[torch.ones(2), torch.ones(2)])
+    assert x.grad.tolist() == [2.0, 2.0]
+    # was: accepted
+    _raises(RuntimeError, "can't retain_grad on Tensor that has requires_grad=False",
+            lambda: x.sum().backward(inputs=[x.detach()]))

@@ -92,3 +92,29 @@ CONTAINERS = [base + op + "\nout['r'] = repr(s)\nout['k'] = list(s.state_dict())
 @pytest.mark.parametrize("src", CONTAINERS, ids=[f"c{i}" for i in range(len(CONTAINERS))])
 def test_containers_match_torch(src: str) -> None:
     _check(src)
+
+
+_X = "x = torch.tensor([1., 2.], requires_grad=True)\n"
+GRAD_ARGS = [_X + s for s in (
+    "out['g'] = torch.autograd.grad([x * 2], x, grad_outputs=[torch.ones(2), torch.ones(2)])",
+    "torch.autograd.grad([x * 2, x * 3], x, grad_outputs=[torch.ones(2)])",
+    "torch.autograd.backward([x * 2], grad_tensors=[torch.ones(2), torch.ones(2)])\n"
+    "out['g'] = x.grad",
+    "torch.autograd.backward([x * 2, x * 3], grad_tensors=[torch.ones(2)])",
+    "torch.autograd.grad(x.detach().sum(), x.detach())",
+    "torch.autograd.grad(x.detach().sum(), x)",
+    "torch.autograd.grad(x.sum(), x.detach())",
+    "torch.autograd.grad([x.sum(), x.detach().sum()], x)",
+    "torch.autograd.grad(x.sum(), [x, 3])",
+    "torch.autograd.grad((x * 2).sum(), x, allow_unused=False, materialize_grads=True)",
+    "out['g'] = torch.autograd.grad((x * 2).sum(), x, materialize_grads=True)",
+    "torch.autograd.grad([], x)",
+    "out['g'] = torch.autograd.grad([], [x, x * 2], allow_unused=True)",
+    "x.sum().backward(inputs=[x.detach()])",
+    "(x * 1).sum().backward(inputs=[x])\nout['g'] = x.grad",
+)]
+
+
+@pytest.mark.parametrize("src", GRAD_ARGS, ids=[f"g{i}" for i in range(len(GRAD_ARGS))])
+def test_grad_arguments_match_torch(src: str) -> None:
+    _check(src + "\n")
