@@ -357,7 +357,10 @@ def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool
             if is_sub and ad.dtype.kind == "b":
                 _bool_sub_error(_BOOL_SUB1)
             ad = _with_scalar(ad, other, true_div)
-        r = kernel(ad, other)
+        try:
+            r = kernel(ad, other)
+        except OverflowError:  # an int out of the integer dtype's range: PyTorch wraps it
+            r = kernel(ad, np.asarray(other).astype(ad.dtype))
         if input._requires_grad and STATE.enabled:
             return record(cls, r, (input, other), EMPTY)
         return plain(r)

@@ -103,6 +103,18 @@ def write(t: Tensor, values: Any) -> None:
     t._bump()
 
 
+def _check_result(t: Tensor, r: Any) -> None:
+    """PyTorch's refusals of an in-place result that ``t`` cannot hold: another shape (the
+    operands broadcast beyond ``t``) or a non-bool result into a bool tensor."""
+    d = t._data
+    if r.shape != d.shape:
+        raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the broadcast "
+                           f"shape {list(r.shape)}")
+    if d.dtype.kind == "b" and r.dtype.kind != "b":
+        raise RuntimeError(f"result type {_type_word(r.dtype)} can't be cast to the desired "
+                           "output type Bool")
+
+
 def inplace(t: Tensor, compute: Callable[..., Tensor], *others: Any, **kwargs: Any) -> Tensor:
     """Run ``compute(t, *others)`` (an out-of-place op) and make ``t`` hold its result."""
     check_inplace(t)
@@ -114,10 +126,16 @@ def inplace(t: Tensor, compute: Callable[..., Tensor], *others: Any, **kwargs: A
             r = compute(t, *others, **kwargs)
         finally:
             STATE.enabled = prev
-        write(t, r._data)
+        rd = r._data
+        if rd.shape != t._data.shape or (rd.dtype.kind != "b" and t._data.dtype.kind == "b"):
+            _check_result(t, rd)
+        write(t, rd)
         return t
     src = _alias(t)
     r = compute(src, *others, **kwargs)
+    rd = r._data
+    if rd.shape != t._data.shape or (rd.dtype.kind != "b" and t._data.dtype.kind == "b"):
+        _check_result(t, rd)
     node = r._grad_fn
     if node is not None and _saves(node, src):
         src._data = src._data.copy()  # the op needs the value from before the write

@@ -199,7 +199,16 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     def compute(t: Tensor, s: Tensor) -> Tensor:
         src = s._data if s.device == t.device else _move(s.detach(), t.device)._data
         xp = array_namespace(t._data)
-        data = xp.broadcast_to(src, t._data.shape).astype(t._data.dtype)
+        shape = t._data.shape
+        if src.shape != shape:
+            try:
+                wide = np.broadcast_shapes(shape, src.shape)
+            except ValueError:
+                raise F._broadcast_error(t._data, src) from None
+            if wide != shape:
+                raise RuntimeError(f"output with shape {list(shape)} doesn't match the "
+                                   f"broadcast shape {list(wide)}")
+        data = xp.broadcast_to(src, shape).astype(t._data.dtype)
         if needs_grad((t, s)):
             return record(F._copy_cls, data, (t, s), {})
         return plain(data)

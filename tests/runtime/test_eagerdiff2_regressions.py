@@ -229,3 +229,57 @@ def test_grad_and_backward_argument_checks_as_pytorch() -> None:
     # was: accepted
     _raises(RuntimeError, "can't retain_grad on Tensor that has requires_grad=False",
             lambda: x.sum().backward(inputs=[x.detach()]))
+
+
+# --- in-place ops and integer dtypes ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", [
+    lambda a, b: a.add_(b), lambda a, b: a.mul_(b), lambda a, b: a.copy_(b),
+    lambda a, b: a.pow_(b), lambda a, b: a.clamp_(min=b), lambda a, b: a.lerp_(b, 0.5),
+    lambda a, b: a.addcmul_(b, torch.ones(3)), lambda a, b: a.atan2_(b)])
+def test_inplace_result_wider_than_self_is_refused_as_pytorch(op: object) -> None:
+    # was: NumPy's ValueError "could not broadcast input array from shape (2,3) into ..."
+    _raises(RuntimeError, "output with shape [3] doesn't match the broadcast shape [2, 3]",
+            lambda: op(torch.zeros(3), torch.ones(2, 3)))  # type: ignore[operator]
+    # was: accepted (NumPy drops the leading 1 when it writes)
+    _raises(RuntimeError, "output with shape [3] doesn't match the broadcast shape [1, 3]",
+            lambda: op(torch.zeros(3), torch.ones(1, 3)))  # type: ignore[operator]
+
+
+def test_inplace_checks_under_autograd_and_for_copy() -> None:
+    x = torch.ones(2, 3, requires_grad=True)
+    _raises(RuntimeError, "output with shape [1, 3] doesn't match the broadcast shape [2, 3]",
+            lambda: torch.zeros(1, 3).sub_(x))
+    _raises(RuntimeError, "The size of tensor a (3) must match the size of tensor b (4) at "
+            "non-singleton dimension 0", lambda: torch.zeros(3).copy_(torch.ones(4)))
+    a = torch.zeros(2, 3)
+    a.add_(x)  # same shape: recorded
+    a.sum().backward()
+    assert x.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_non_bool_result_into_a_bool_tensor_is_refused() -> None:
+    # was: cast silently (True)
+    _raises(RuntimeError, "result type Long can't be cast to the desired output type Bool",
+            lambda: torch.zeros(3, dtype=torch.bool).add_(1))
+    _raises(RuntimeError, "result type Long can't be cast to the desired output type Bool",
+            lambda: torch.zeros(3, dtype=torch.bool).mul_(torch.tensor(2)))
+    b = torch.zeros(3, dtype=torch.bool)
+    b.add_(True)
+    b.fill_(2)
+    b[0] = 0
+    b |= torch.tensor([True, False, False])
+    assert b.tolist() == [True, True, True]
+
+
+def test_python_int_out_of_an_integer_dtype_wraps_as_pytorch() -> None:
+    # was: OverflowError "Python integer -1 out of bounds for uint8"
+    u = torch.tensor([0, 100, 250], dtype=torch.uint8)
+    assert (u + (-1)).tolist() == [255, 99, 249]
+    assert (u * 300).tolist() == [0, 48, 248] and (u * 300).dtype == torch.uint8
+    assert (torch.tensor([0, 100, -120], dtype=torch.int8) - 200).tolist() == [56, -100, -64]
+    assert (torch.tensor([1, 2], dtype=torch.int32) * 3000000000).tolist() == \
+        [-1294967296, 1705032704]
+    u.add_(-1)
+    assert u.tolist() == [255, 99, 249]

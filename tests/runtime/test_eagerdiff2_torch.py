@@ -118,3 +118,29 @@ GRAD_ARGS = [_X + s for s in (
 @pytest.mark.parametrize("src", GRAD_ARGS, ids=[f"g{i}" for i in range(len(GRAD_ARGS))])
 def test_grad_arguments_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+INPLACE = [
+    "torch.zeros(3).add_(torch.ones(2, 3, requires_grad=True))",
+    "torch.zeros(3).mul_(torch.ones(1, 3))",
+    "torch.zeros(3).copy_(torch.ones(2, 3))",
+    "torch.zeros(3).copy_(torch.ones(4))",
+    "out['a'] = torch.zeros(2, 3).copy_(torch.ones(3))",
+    "torch.zeros(1, 3).sub_(torch.ones(2, 3))",
+    "torch.zeros(3).clamp_(min=torch.zeros(2, 3))",
+    "torch.zeros(3).masked_fill_(torch.ones(2, 3, dtype=torch.bool), 1.)",
+    "torch.zeros(3).div_(torch.ones(4))",
+    "torch.zeros(3, dtype=torch.bool).add_(1)",
+    "torch.zeros(3, dtype=torch.bool).mul_(torch.tensor(2))",
+    "a = torch.zeros(3, dtype=torch.bool)\na.add_(True)\na |= torch.tensor([True, False, True])\n"
+    "out['a'] = a",
+    "u = torch.tensor([0, 100, 250], dtype=torch.uint8)\nout['a'] = u + (-1)\n"
+    "out['b'] = u * 300\nout['c'] = u - 1\nu.add_(-1)\nout['u'] = u",
+    "out['a'] = torch.tensor([0, 100, -120], dtype=torch.int8) - 200",
+    "out['a'] = torch.tensor([1, 2], dtype=torch.int16) + 40000",
+]
+
+
+@pytest.mark.parametrize("src", INPLACE, ids=[f"i{i}" for i in range(len(INPLACE))])
+def test_inplace_and_integer_ops_match_torch(src: str) -> None:
+    _check(src + "\n")
