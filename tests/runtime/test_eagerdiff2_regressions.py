@@ -283,3 +283,32 @@ def test_python_int_out_of_an_integer_dtype_wraps_as_pytorch() -> None:
         [-1294967296, 1705032704]
     u.add_(-1)
     assert u.tolist() == [255, 99, 249]
+
+
+# --- pow at a zero exponent ------------------------------------------------------------------
+
+
+def test_pow_with_zero_exponent_has_zero_base_gradient_at_zero() -> None:
+    # was: nan (0 * 0 ** -1 = 0 * inf) for x ** 0 and x ** e with e == 0, at x == 0
+    x = torch.tensor([0.0, 0.0, 2.0, -1.0], requires_grad=True)
+    assert torch.autograd.grad((x ** 0).sum(), x)[0].tolist() == [0.0] * 4
+    g, = torch.autograd.grad((x ** 0).sum(), x, create_graph=True)
+    assert g.tolist() == [0.0] * 4
+    e = torch.tensor([0.0, 1.0, 0.0, 2.0], requires_grad=True)
+    gx, ge = torch.autograd.grad((x ** e).sum(), [x, e])
+    assert gx.tolist() == [0.0, 1.0, 0.0, -2.0]  # PyTorch 2.13
+    assert ge.tolist()[:3] == [0.0, 0.0, pytest.approx(0.6931471805599453)]
+    s = (x[:2] ** 0.5).sum() + (x[:2] ** 0).sum()
+    assert torch.autograd.grad(s, x)[0].tolist()[:2] == [float("inf")] * 2
+
+
+def test_pow_gradients_agree_with_central_differences_away_from_zero() -> None:
+    xs = [0.7, 1.3, 2.0]
+    es = [0.0, 1.5, -2.0]
+    x = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    e = torch.tensor(es, dtype=torch.float64, requires_grad=True)
+    gx, ge = torch.autograd.grad((x ** e).sum(), [x, e])
+    h = 1e-6
+    for i, (a, b) in enumerate(zip(xs, es)):
+        assert gx[i].item() == pytest.approx(((a + h) ** b - (a - h) ** b) / (2 * h), rel=1e-6)
+        assert ge[i].item() == pytest.approx((a ** (b + h) - a ** (b - h)) / (2 * h), rel=1e-6)

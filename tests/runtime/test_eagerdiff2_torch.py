@@ -11,7 +11,7 @@ import pytest
 
 import st_autodiff as st
 
-from .eagerdiff_harness import diff, run_program
+from .eagerdiff_harness import diff, known_difference, run_program
 
 torch = pytest.importorskip("torch")
 
@@ -20,7 +20,8 @@ pytestmark = pytest.mark.torch
 
 def _check(src: str) -> None:
     ours, theirs = run_program(st, src), run_program(torch, src)
-    found = diff(ours, theirs)
+    # (node names of create_graph graphs, under ``grads``: a documented difference)
+    found = [d for d in diff(ours, theirs) if not known_difference(d)]
     assert not found, src + "\n" + "\n".join(found[:6])
 
 
@@ -143,4 +144,21 @@ INPLACE = [
 
 @pytest.mark.parametrize("src", INPLACE, ids=[f"i{i}" for i in range(len(INPLACE))])
 def test_inplace_and_integer_ops_match_torch(src: str) -> None:
+    _check(src + "\n")
+
+
+POW = [
+    "x = torch.tensor([0., 0., 2., -1.], requires_grad=True)\n"
+    "e = torch.tensor([0., 1., 0., 2.], requires_grad=True)\n"
+    "out['g'] = torch.autograd.grad((x ** e).sum(), [x, e])[0]",
+    "x = torch.tensor([0., 0., 2., -1.], requires_grad=True)\n"
+    "g, = torch.autograd.grad((x ** 0).sum() + (x ** 2).sum(), x, create_graph=True)\n"
+    "out['grads'] = g\nout['gg'] = torch.autograd.grad(g.sum(), x)",
+    "x = torch.zeros(3, requires_grad=True)\n((x ** 0).sum() + (x ** 0.5).sum()).backward()\n"
+    "out['g'] = x.grad",
+]
+
+
+@pytest.mark.parametrize("src", POW, ids=[f"p{i}" for i in range(len(POW))])
+def test_pow_matches_torch(src: str) -> None:
     _check(src + "\n")
