@@ -257,6 +257,8 @@ def _with_scalar(d: Any, s: Any, true_div: bool = False) -> Any:
         return d
     if isinstance(s, float) or true_div:
         return d.astype(dtypes.get_default_dtype().np)
+    if kind == "b" and type(s) is int:  # (a bool tensor and an int: int64)
+        return d.astype(np.int64)
     return d
 
 
@@ -541,10 +543,14 @@ def rdiv(input: Tensor, other: Any) -> Tensor:
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
-    """Floor division (no gradient, as in PyTorch)."""
-    a = input._data if isinstance(input, TensorBase) else input
-    b = other._data if isinstance(other, TensorBase) else _scalar(other)
-    return plain(D.asarray(np.floor_divide(a, b))[()])
+    """Floor division (no gradient): ``div(rounding_mode='floor')``'s values and PyTorch's
+    result dtype (NumPy's promotion gave float64 for an int tensor and a float)."""
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        return div(input, other, rounding_mode="floor")
+    finally:
+        STATE.enabled = prev
 
 
 def _rule_pow_scalar(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, ...]:
@@ -629,9 +635,11 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
         fast = _POW_FAST.get(exponent)
     else:
         fast = None
-        if ad.dtype.kind == "b":  # (PyTorch: a bool base to an integer power is int64)
-            ad = ad.astype(np.int64)
+        if ad.dtype.kind == "b" and type(exponent) is not bool:  # (PyTorch: a bool base to
+            ad = ad.astype(np.int64)  # an integer power is int64; to a bool one, bool)
     r = fast(ad) if fast is not None else ad ** exponent
+    if ad.dtype.kind == "b":  # (NumPy's bool ** bool is int8)
+        r = r.astype(np.bool_)
     if input._requires_grad and STATE.enabled:
         return record(_pow_cls0, r, (input, exponent), EMPTY)
     return plain(r)

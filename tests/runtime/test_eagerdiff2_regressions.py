@@ -312,3 +312,40 @@ def test_pow_gradients_agree_with_central_differences_away_from_zero() -> None:
     for i, (a, b) in enumerate(zip(xs, es)):
         assert gx[i].item() == pytest.approx(((a + h) ** b - (a - h) ** b) / (2 * h), rel=1e-6)
         assert ge[i].item() == pytest.approx((a ** (b + h) - a ** (b - h)) / (2 * h), rel=1e-6)
+
+
+# --- floor division and bool operands --------------------------------------------------------
+
+
+def test_floor_division_result_dtype_follows_pytorch_promotion() -> None:
+    # was: NumPy's promotion (float64 for an int tensor and a float, int64 for an int32
+    # tensor and a 0-d int64 tensor ...)
+    i = torch.tensor([1, 5])
+    f = torch.tensor([1.0, 5.0])
+    cases = [
+        (i // 2.5, torch.float32, [0.0, 2.0]),
+        (i // torch.tensor([1.0, 2.0]), torch.float32, [1.0, 2.0]),
+        (f // torch.tensor(2.5, dtype=torch.float64), torch.float32, [0.0, 2.0]),
+        (f // torch.tensor(3), torch.float32, [0.0, 1.0]),
+        (torch.tensor([7, 9], dtype=torch.int32) // torch.tensor(3), torch.int32, [2, 3]),
+        (torch.tensor([7, 9], dtype=torch.uint8) // torch.tensor(4), torch.uint8, [1, 2]),
+        (torch.tensor(7) // torch.tensor([2, 4], dtype=torch.int8), torch.int8, [3, 1]),
+        (torch.tensor([1.0, 3.0], dtype=torch.float16) // torch.tensor(2), torch.float16,
+         [0.0, 1.0]),
+        (7 // torch.tensor([2, 4]), torch.int64, [3, 1]),
+        (torch.tensor([-7, 7]) // 2, torch.int64, [-4, 3]),
+    ]
+    for r, dtype, values in cases:
+        assert r.dtype == dtype and r.tolist() == values
+    x = torch.tensor([1.0, 5.0], requires_grad=True)
+    assert (x // 2).grad_fn is None and (x // 2).tolist() == [0.0, 2.0]
+
+
+def test_bool_tensor_with_python_numbers() -> None:
+    b = torch.tensor([True, False])
+    # was: [1, 0] (3 was cast to True before dividing)
+    assert (b // 3).tolist() == [0, 0] and (b // 3).dtype == torch.int64
+    assert torch.div(b, 3, rounding_mode="trunc").tolist() == [0, 0]
+    # was: int64 / int8 (NumPy's bool ** bool)
+    assert (b ** True).dtype == torch.bool and (b ** False).tolist() == [True, True]
+    assert (b ** 2).dtype == torch.int64 and (b + 3).tolist() == [4, 3]

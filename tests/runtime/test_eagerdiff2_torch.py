@@ -162,3 +162,18 @@ POW = [
 @pytest.mark.parametrize("src", POW, ids=[f"p{i}" for i in range(len(POW))])
 def test_pow_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+_OPERANDS = ["torch.tensor([1, 5])", "torch.tensor([1., 5.])", "torch.tensor([True, False])",
+             "torch.tensor(3)", "torch.tensor(2.5, dtype=torch.float64)",
+             "torch.tensor([7, 9], dtype=torch.int32)", "torch.tensor([7, 9], dtype=torch.uint8)",
+             "torch.tensor([1., 3.], dtype=torch.float16)"]
+PROMOTION = [f"out['r'] = {a} {op} {b}" for a in _OPERANDS
+             for b in ("2.5", "3", "torch.tensor(2.5, dtype=torch.float64)", "torch.tensor(3)",
+                       "torch.tensor([1., 2.])", "torch.tensor([1, 2], dtype=torch.int8)")
+             for op in ("//", "**", "/", "*")]
+
+
+@pytest.mark.parametrize("src", PROMOTION, ids=[f"d{i}" for i in range(len(PROMOTION))])
+def test_promotion_matches_torch(src: str) -> None:
+    _check(src + "\n")
