@@ -167,7 +167,7 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
     entry = _INFO.get(key)
     if entry is None:
         entry = _INFO[key] = _info_entry(op)
-    info, direct = entry
+    info, direct, rule = entry
     full = info.param_defaults
     full.update(params)
     raw = tuple([v._data if isinstance(v, TensorBase) else v for v in inputs])
@@ -180,7 +180,6 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
         raw = tuple(xp.asarray(v) if type(v) is np.ndarray and v.ndim else v for v in raw)
         inputs = tuple(r if type(v) is np.ndarray else v for v, r in zip(inputs, raw))  # saved
         data = run(op, xp, raw, full)
-    rule = RULES.get(op)
     if info.multi:
         datas = tuple(_as_data(d) for d in data)
         if not (rule is not None and needs_grad(inputs)):
@@ -195,18 +194,21 @@ def apply_op(op: Op, *inputs: Any, **params: Any) -> Any:
     return plain(data)
 
 
-_INFO: dict[str, tuple[Any, Any]] = {}  # op value -> (OP_INFO entry, NumPy function or None)
+#: op value -> (OP_INFO entry, NumPy function or None, rule or None)
+_INFO: dict[str, tuple[Any, Any, Any]] = {}
 
 
-def _info_entry(op: Op) -> tuple[Any, Any]:
-    """The op's info and, for an op that ``run`` ends in a plain call of (not one of its
-    special ops), the NumPy function it calls."""
+def _info_entry(op: Op) -> tuple[Any, Any, Any]:
+    """The op's info, for an op that ``run`` ends in a plain call of (not one of its
+    special ops) the NumPy function it calls, and its rule (``eager_rules`` first)."""
+    from .eager_rules import EAGER_RULES
+
     info = OP_INFO[op]
     direct = None
     if (info.spelling is Spelling.CALL and info.numpy and not info.variadic
             and op not in _RUN_SPECIAL):
         direct = resolve(np, info.numpy)
-    return info, direct
+    return info, direct, EAGER_RULES.get(op, RULES.get(op))
 #: (op value, rule, which inputs are Tensors, base) -> the node class ``node_class`` makes
 _GENERIC: dict[tuple[Any, ...], type[RuleNode]] = {}
 

@@ -349,3 +349,47 @@ def test_bool_tensor_with_python_numbers() -> None:
     # was: int64 / int8 (NumPy's bool ** bool)
     assert (b ** True).dtype == torch.bool and (b ** False).tolist() == [True, True]
     assert (b ** 2).dtype == torch.int64 and (b + 3).tolist() == [4, 3]
+
+
+# --- cumprod's higher derivatives at several zeros -------------------------------------------
+
+
+def _cumprod_grads(v: list[float], order: int) -> list[float]:
+    """The ``order``-th derivative of ``sum(cumprod(x) * w)`` (weighted by ``w`` between
+    orders), at ``v``."""
+    x = torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    w = torch.arange(1.0, len(v) + 1, dtype=torch.float64)
+    s = (x.cumprod(0) * w).sum()
+    for _ in range(order):
+        g, = torch.autograd.grad(s, x, create_graph=True)
+        s = (g * w).sum()
+    return g.tolist()
+
+
+def test_cumprod_higher_derivatives_with_two_zeros_in_a_slice() -> None:
+    # was: [0, 0, 0, 0] (by hand, and PyTorch 2.13: [10, 10, 0, 0] for the unweighted sum)
+    x = torch.tensor([0.0, 0.0, 3.0, 2.0], requires_grad=True)
+    g, = torch.autograd.grad(x.cumprod(0).sum(), x, create_graph=True)
+    assert g.tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert torch.autograd.grad(g.sum(), x)[0].tolist() == [10.0, 10.0, 0.0, 0.0]
+    # each order against float64 central differences of the order below (exact to rounding)
+    h = 1e-5
+    for v in ([0.0, 0.0, 3.0, 2.0], [2.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.0]):
+        w = list(range(1, len(v) + 1))
+        for order in (2, 3):
+            got = _cumprod_grads(v, order)
+            for i in range(len(v)):
+                up = [a + (h if j == i else 0.0) for j, a in enumerate(v)]
+                down = [a - (h if j == i else 0.0) for j, a in enumerate(v)]
+                num = sum(wk * (a - b) for wk, a, b in zip(
+                    w, _cumprod_grads(up, order - 1), _cumprod_grads(down, order - 1))) / (2 * h)
+                assert got[i] == pytest.approx(num, abs=1e-6), (v, order, i)
+
+
+def test_cumprod_along_a_dim_with_zeros_second_order() -> None:
+    m = torch.tensor([[0.0, 2.0, 0.0], [1.0, 0.0, 0.0], [2.0, 3.0, 4.0]], dtype=torch.float64,
+                     requires_grad=True)
+    g, = torch.autograd.grad((m.cumprod(1) ** 2).sum(), m, create_graph=True)
+    gg, = torch.autograd.grad(g.sum(), m)
+    # PyTorch 2.13
+    assert gg.tolist() == [[10.0, 0.0, 0.0], [2.0, 2.0, 0.0], [1004.0, 736.0, 552.0]]

@@ -177,3 +177,22 @@ PROMOTION = [f"out['r'] = {a} {op} {b}" for a in _OPERANDS
 @pytest.mark.parametrize("src", PROMOTION, ids=[f"d{i}" for i in range(len(PROMOTION))])
 def test_promotion_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+CUMPROD = [
+    f"x = torch.tensor({v}, dtype=torch.float64, requires_grad=True)\n"
+    f"w = torch.arange(1., {len(v) + 1}, dtype=torch.float64)\n"
+    "g, = torch.autograd.grad((x.cumprod(0) * w).sum(), x, create_graph=True)\n"
+    "gg, = torch.autograd.grad((g * w).sum(), x, create_graph=True)\n"
+    "out['v'] = [g.detach(), gg.detach(), torch.autograd.grad((gg * w).sum(), x)[0]]"
+    for v in ([0., 0., 3., 2.], [2., 0., 0., 0.5], [0., 0., 0.], [1., 0., 2.], [3., 2., 0.])
+] + [
+    "m = torch.tensor([[0., 2., 0.], [1., 0., 0.], [2., 3., 4.]], requires_grad=True)\n"
+    f"g, = torch.autograd.grad((m.cumprod({d}) ** 2).sum(), m, create_graph=True)\n"
+    "out['v'] = [g.detach(), torch.autograd.grad(g.sum(), m)[0]]" for d in (0, 1)
+]
+
+
+@pytest.mark.parametrize("src", CUMPROD, ids=[f"cp{i}" for i in range(len(CUMPROD))])
+def test_cumprod_higher_orders_match_torch(src: str) -> None:
+    _check(src + "\n")

@@ -1,0 +1,48 @@
+"""Rules the eager runtime runs in place of the shared table's (``derivatives.RULES``) for
+some ops, where PyTorch's backward takes another form that the table cannot: ``apply_op``
+looks here first.
+
+* ``cumprod``: the table's rule (division away from zeros, a slice's first zero handled
+  apart) is exact to first order, but its own derivative is not where a slice holds two
+  or more zeros (the product of the others at a zero then depends on the other zeros,
+  which the rule masks).  In a ``create_graph`` backward with such a slice the gradient is
+  built as PyTorch's ``cumprod_backward`` builds it in grad mode: for each position ``k``,
+  ``sum_{j >= k} g_j prod_{i <= j, i != k} x_i`` through one ``cumprod`` of ``x`` with
+  ``x_k`` replaced by 1 (quadratic in the slice length, polynomial so exact to any order).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..derivatives import RULES
+from ..ir.ops import Op
+
+__all__ = ["EAGER_RULES"]
+
+_table_cumprod = RULES[Op.CUMPROD]
+
+
+def _cumprod(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> tuple[Any, ...]:
+    if not getattr(ops, "tensors", False) or axis is None:
+        return _table_cumprod(ops, g, out, x, axis=axis)  # type: ignore[no-any-return]
+    xd = x._data
+    zeros = np.asarray(xd == 0)
+    if zeros.ndim == 0 or not bool(np.any(np.sum(zeros, axis=axis) >= 2)):
+        return _table_cumprod(ops, g, out, x, axis=axis)  # type: ignore[no-any-return]
+    n = xd.shape[axis]
+    idx = np.arange(n)
+    same = idx[:, None] == idx[None, :]  # [k, j]: j == k
+    later = idx[None, :] >= idx[:, None]  # [k, j]: j >= k
+    xm = ops.moveaxis(x, source=axis, destination=-1)
+    gm = ops.moveaxis(g, source=axis, destination=-1)
+    others = ops.cumprod(ops.where(same, 1, ops.expand_dims(xm, axis=-2)), axis=-1)
+    terms = ops.where(later, others * ops.expand_dims(gm, axis=-2), 0)
+    grad = ops.moveaxis(ops.sum(terms, axis=-1), source=-1, destination=axis)
+    return (grad,)
+
+
+#: op -> the eager runtime's rule for it (``apply_op`` reads this before ``RULES``)
+EAGER_RULES: dict[Op, Any] = {Op.CUMPROD: _cumprod}
