@@ -34,10 +34,17 @@ def __bool__(self: Tensor) -> bool:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(self.item())
 
+_NOT_ONE = "only one element tensors can be converted to Python scalars"
+
+
 def __float__(self: Tensor) -> float:
+    if self._data.size != 1:
+        raise ValueError(_NOT_ONE)
     return float(self.item())
 
 def __int__(self: Tensor) -> int:
+    if self._data.size != 1:
+        raise ValueError(_NOT_ONE)
     return int(self.item())
 
 def __index__(self: Tensor) -> int:
@@ -50,7 +57,7 @@ def __index__(self: Tensor) -> int:
 def __format__(self: Tensor, spec: str) -> str:
     if self._data.ndim == 0 and type(self) is Tensor:
         return format(self.item(), spec)
-    return format(str(self), spec)
+    return object.__format__(self, spec)  # (str(self) for "", else PyTorch's TypeError)
 
 def __deepcopy__(self: Tensor, memo: dict[Any, Any]) -> Tensor:
     if self._grad_fn is not None:

@@ -393,3 +393,21 @@ def test_cumprod_along_a_dim_with_zeros_second_order() -> None:
     gg, = torch.autograd.grad(g.sum(), m)
     # PyTorch 2.13
     assert gg.tolist() == [[10.0, 0.0, 0.0], [2.0, 2.0, 0.0], [1004.0, 736.0, 552.0]]
+
+
+# --- Python protocols --------------------------------------------------------------------------
+
+
+def test_float_int_and_format_of_tensors_with_several_elements() -> None:
+    # were: RuntimeError "a Tensor with 2 elements cannot be converted to Scalar"
+    for f in (float, int):
+        _raises(ValueError, "only one element tensors can be converted to Python scalars",
+                lambda f=f: f(torch.tensor([1.0, 2.0])))  # type: ignore[misc]
+        _raises(ValueError, "only one element tensors can be converted to Python scalars",
+                lambda f=f: f(torch.tensor([])))  # type: ignore[misc]
+    assert float(torch.tensor([1.5])) == 1.5 and int(torch.tensor([[2.7]])) == 2
+    # was: ValueError "Unknown format code 'f' for object of type 'str'"
+    _raises(TypeError, "unsupported format string passed to Tensor.__format__",
+            lambda: f"{torch.tensor([2.5]):.2f}")
+    assert f"{torch.tensor([2.5])}" == "tensor([2.5000])"
+    assert f"{torch.tensor(2.5):.2f}" == "2.50" and f"{torch.tensor(2):>3}" == "  2"

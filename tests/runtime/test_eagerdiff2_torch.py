@@ -196,3 +196,16 @@ CUMPROD = [
 @pytest.mark.parametrize("src", CUMPROD, ids=[f"cp{i}" for i in range(len(CUMPROD))])
 def test_cumprod_higher_orders_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+PROTOCOLS = [
+    "float(torch.tensor([1., 2.]))", "int(torch.tensor([1, 2]))", "float(torch.tensor([]))",
+    "out['f'] = float(torch.tensor([[1.5]]))", "f'{torch.tensor([2.5]):.3f}'",
+    "out['s'] = f'{torch.tensor([2.5])}'", "out['s'] = f'{torch.tensor(2.5):.3f}'",
+    "out['s'] = '{:>5}'.format(torch.tensor(2))",
+]
+
+
+@pytest.mark.parametrize("src", PROTOCOLS, ids=[f"pr{i}" for i in range(len(PROTOCOLS))])
+def test_protocols_match_torch(src: str) -> None:
+    _check(src + "\n")
