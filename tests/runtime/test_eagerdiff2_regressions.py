@@ -411,3 +411,15 @@ def test_float_int_and_format_of_tensors_with_several_elements() -> None:
             lambda: f"{torch.tensor([2.5]):.2f}")
     assert f"{torch.tensor([2.5])}" == "tensor([2.5000])"
     assert f"{torch.tensor(2.5):.2f}" == "2.50" and f"{torch.tensor(2):>3}" == "  2"
+
+
+def test_pad_by_mode_checks_the_padding_length_first() -> None:
+    F = torch.nn.functional
+    # was: NotImplementedError "Padding size 3 is not supported for 3D input tensor." ...
+    _raises(RuntimeError, "Padding length must be divisible by 2",
+            lambda: F.pad(torch.zeros(1, 2, 3), (1, 1, 1), mode="reflect"))
+    _raises(RuntimeError, "Padding length should be less than or equal to two times the input "
+            "dimension but got padding length 6 and input of dimension 2",
+            lambda: F.pad(torch.zeros(3, 5), (1,) * 6, mode="replicate"))
+    with pytest.raises(NotImplementedError, match="^Padding size 4 is not supported for 2D"):
+        F.pad(torch.zeros(2, 3), (1, 1, 1, 1), mode="circular")

@@ -209,3 +209,16 @@ PROTOCOLS = [
 @pytest.mark.parametrize("src", PROTOCOLS, ids=[f"pr{i}" for i in range(len(PROTOCOLS))])
 def test_protocols_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+PAD = [f"torch.manual_seed(0)\nx = torch.randn{shape}.requires_grad_()\n"
+       f"y = F.pad(x, {pad}, mode='{mode}')\nout['y'] = y\n(y * y).sum().backward()\n"
+       "out['g'] = x.grad"
+       for shape in ("(2, 3, 5)", "(1, 2, 4, 5)", "(3, 5)", "(5,)")
+       for pad in ("(1, 2)", "(2, 1, 1, 0)", "(-1, 2)", "(1, 1, 1, 1, 1, 1)", "(1, 1, 1)")
+       for mode in ("reflect", "replicate", "circular")]
+
+
+@pytest.mark.parametrize("src", PAD, ids=[f"pad{i}" for i in range(len(PAD))])
+def test_pad_modes_match_torch(src: str) -> None:
+    _check(src + "\n")

@@ -61,7 +61,13 @@ def pad_by_mode(input: Tensor, pad: tuple[Any, ...], mode: str, value: Any) -> T
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k, nd = len(pad) // 2, input.ndim
-    if len(pad) % 2 or k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * nd:
+        raise RuntimeError("Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input of "
+                           f"dimension {nd}")
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input "
                                   f"tensor.\n{_SUPPORTED}")
     shape = tuple(input.shape)
