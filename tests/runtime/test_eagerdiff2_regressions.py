@@ -423,3 +423,13 @@ def test_pad_by_mode_checks_the_padding_length_first() -> None:
             lambda: F.pad(torch.zeros(3, 5), (1,) * 6, mode="replicate"))
     with pytest.raises(NotImplementedError, match="^Padding size 4 is not supported for 2D"):
         F.pad(torch.zeros(2, 3), (1, 1, 1, 1), mode="circular")
+
+
+def test_module_type_and_buffer_assignment_message() -> None:
+    nn = torch.nn
+    # was: AttributeError (no Module.type)
+    m = nn.BatchNorm1d(2).type(torch.float64)
+    assert [str(b.dtype) for b in m.buffers()] == ["torch.float64"] * 3
+    assert m.weight.dtype == torch.float64 and type(m.weight).__name__ == "Parameter"
+    _raises(TypeError, "cannot assign 'int' as buffer 'running_mean' (torch.nn.Buffer, "
+            "torch.Tensor or None expected)", lambda: setattr(m, "running_mean", 3))

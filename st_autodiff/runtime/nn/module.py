@@ -195,7 +195,7 @@ class Module:
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(torch.Tensor or None expected)")
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
             d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -396,6 +396,10 @@ class Module:
 
     def half(self) -> Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def type(self, dst_type: Any) -> Module:
+        """Cast every parameter and buffer to ``dst_type`` (integer buffers too)."""
+        return self._apply(lambda t: t.type(dst_type))
 
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
