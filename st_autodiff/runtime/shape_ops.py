@@ -352,8 +352,11 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    """A copy with its own storage (``CloneBackward0``)."""
-    data = input._data.copy()
+    """A copy with its own storage (``CloneBackward0``), laid out as the input is (PyTorch's
+    ``preserve_format``: the clone of a transposed tensor is transposed too, so that a later
+    ``view``/``reshape`` of it shares storage exactly when PyTorch's does)."""
+    d = input._data
+    data = d.copy(order="C" if 0 in getattr(d, "strides", ()) else "K")  # (expanded: packed)
     if input._requires_grad and STATE.enabled:
         return record(_CLONE, data, (input,), {})
     return plain(data)

@@ -433,3 +433,26 @@ def test_module_type_and_buffer_assignment_message() -> None:
     assert m.weight.dtype == torch.float64 and type(m.weight).__name__ == "Parameter"
     _raises(TypeError, "cannot assign 'int' as buffer 'running_mean' (torch.nn.Buffer, "
             "torch.Tensor or None expected)", lambda: setattr(m, "running_mean", 3))
+
+
+# --- clone keeps the layout ------------------------------------------------------------------
+
+
+def test_clone_of_a_transposed_tensor_stays_transposed() -> None:
+    # was: a C-ordered copy, so ``reshape(-1)`` of it was a view and an in-place change of
+    # that view changed the clone (PyTorch: reshape copies, the clone is unchanged)
+    x = torch.tensor([[0.5, -1.2, 2.0], [1.1, 0.3, -0.7], [-2.0, 0.9, 1.4]], requires_grad=True)
+    b = x.t().clone()
+    assert b.stride() == (1, 3) and not b.is_contiguous()
+    v = b.reshape(-1)
+    assert v._base is None
+    v.mul_(2)
+    assert b.tolist() == x.t().tolist()
+    (b * b).sum().backward()
+    assert x.grad.tolist() == (2 * x).tolist()
+    # a view of the transposed clone that PyTorch allows, and one it refuses
+    assert b.t().view(-1).tolist() == x.reshape(-1).tolist()
+    with pytest.raises(RuntimeError, match="^view size is not compatible"):
+        b.view(-1)
+    assert torch.ones(2, 3).expand(2, 2, 3).clone().stride() == (6, 3, 1)
+    assert torch.ones(2, 3)[:, ::2].clone().stride() == (2, 1)

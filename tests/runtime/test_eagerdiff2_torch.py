@@ -222,3 +222,23 @@ PAD = [f"torch.manual_seed(0)\nx = torch.randn{shape}.requires_grad_()\n"
 @pytest.mark.parametrize("src", PAD, ids=[f"pad{i}" for i in range(len(PAD))])
 def test_pad_modes_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+_XT = ("x = torch.tensor([[0.5, -1.2, 2.0], [1.1, 0.3, -0.7], [-2.0, 0.9, 1.4]], "
+       "requires_grad=True)\n")
+LAYOUT = [_XT + s for s in (
+    "b = x.t().clone()\nv = b.reshape(-1)\nv.mul_(2)\nout['b'] = b\nout['s'] = b.stride()\n"
+    "(b * b).sum().backward()\nout['g'] = x.grad",
+    "b = x.t().clone()\nout['v'] = b.view(-1)",
+    "b = x.t().clone()\nv = b.t().view(-1)\nv[0] = 5.\nout['b'] = b\n"
+    "(b * v.sum()).sum().backward()\nout['g'] = x.grad",
+    "b = x.detach().t().clone()\n"
+    "out['s'] = [b.stride(), b.is_contiguous(), b.contiguous().stride()]",
+    "b = x.t().clone()\nw = b.flatten()\nw.add_(1)\nout['b'] = b",
+    "out['s'] = [x.expand(2, 3, 3).clone().stride(), x[:, ::2].clone().stride()]",
+)]
+
+
+@pytest.mark.parametrize("src", LAYOUT, ids=[f"l{i}" for i in range(len(LAYOUT))])
+def test_clone_layout_matches_torch(src: str) -> None:
+    _check(src + "\n")
