@@ -147,8 +147,10 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    """The ``offset`` diagonal over ``dim1``, ``dim2`` (``DiagonalBackward0``)."""
-    return apply_op(Op.DIAGONAL, A, offset=offset, axis1=dim1, axis2=dim2)
+    """The ``offset`` diagonal over ``dim1``, ``dim2`` (``DiagonalBackward0``, a view)."""
+    from .shape_ops import diagonal as view
+
+    return view(A, offset, dim1, dim2)
 
 
 # --- compositions --------------------------------------------------------------------------
@@ -414,8 +416,10 @@ def logdet(input: Tensor) -> Tensor:
 
 
 def torch_diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """``torch.diagonal`` (its defaults are the first two dimensions)."""
-    return apply_op(Op.DIAGONAL, input, offset=offset, axis1=dim1, axis2=dim2)
+    """``torch.diagonal`` (its defaults are the first two dimensions; a view)."""
+    from .shape_ops import diagonal as view
+
+    return view(input, offset, dim1, dim2)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:

@@ -88,6 +88,9 @@ _EXPAND = _cls("ExpandBackward0", Op.BROADCAST_TO)
 _CLONE = _cls("CloneBackward0", Op.COPY, ())
 
 _ALIAS = _cls("AliasBackward0", Op.ASARRAY, ())
+_DIAGONAL = _cls("DiagonalBackward0", Op.DIAGONAL, (
+    ("dim1", _p("axis1"), None), ("dim2", _p("axis2"), None), ("offset", _p("offset"), None))
+    + _SIZES)
 _FLIP = _cls("FlipBackward0", Op.FLIP, (("dims", _p("axis"), None),))
 _REPEAT = _cls("RepeatBackward0", Op.TILE, (("repeats", _p("reps"), None),) + _SIZES)
 
@@ -360,6 +363,26 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     if input._requires_grad and STATE.enabled:
         return record(_CLONE, data, (input,), {})
     return plain(data)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The ``offset`` diagonal over ``dim1`` and ``dim2`` (moved last), a view of ``input``
+    as in PyTorch: writing into it (``x.diagonal().add_(1)``) writes into ``input``."""
+    a = input._array()
+    nd = a.ndim
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    offset = int(offset)
+    m = np.moveaxis(a, (d1, d2), (-2, -1))
+    m = m[..., :, offset:] if offset >= 0 else m[..., -offset:, :]
+    n = max(min(m.shape[-2], m.shape[-1]), 0)
+    # (``np.diagonal`` gives a read-only view: the same strides, over a writable one)
+    data = np.lib.stride_tricks.as_strided(m, m.shape[:-2] + (n,),
+                                           m.strides[:-2] + (m.strides[-2] + m.strides[-1],),
+                                           writeable=bool(a.flags.writeable))
+    return _view_op(input, data, _DIAGONAL, (), {"offset": offset, "axis1": d1, "axis2": d2},
+                    Op.DIAGONAL)
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:

@@ -456,3 +456,35 @@ def test_clone_of_a_transposed_tensor_stays_transposed() -> None:
         b.view(-1)
     assert torch.ones(2, 3).expand(2, 2, 3).clone().stride() == (6, 3, 1)
     assert torch.ones(2, 3)[:, ::2].clone().stride() == (2, 1)
+
+
+# --- diagonal is a view -----------------------------------------------------------------------
+
+
+def test_writing_through_diagonal_writes_into_its_base() -> None:
+    # was: "unsupported operation: more than one element of the written-to tensor refers to a
+    # single memory location" (diagonal was a copy-like op over NumPy's read-only view)
+    c = torch.zeros(3, 3)
+    c.diagonal().add_(1)
+    assert c.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    d = torch.zeros(2, 3, 3)
+    torch.diagonal(d, 1, 1, 2).copy_(torch.tensor([5.0, 6.0]))
+    assert d[1].tolist() == [[0.0, 5.0, 0.0], [0.0, 0.0, 6.0], [0.0, 0.0, 0.0]]
+    x = torch.tensor([[0.5, -1.2], [1.1, 0.3]], requires_grad=True)
+    b = x * 2
+    v = b.diagonal()
+    assert v._base is b and type(v.grad_fn).__name__ == "DiagonalBackward0"
+    assert v.grad_fn._saved_offset == 0 and v.grad_fn._saved_self_sym_sizes == (2, 2)
+    v.mul_(3)
+    assert type(b.grad_fn).__name__ == "CopySlices"
+    (b * b).sum().backward()
+    # d/dx sum(b^2) with b = 2x off the diagonal and 6x on it
+    assert x.grad.reshape(-1).tolist() == pytest.approx([72.0 * 0.5, 8.0 * -1.2, 8.0 * 1.1,
+                                                         72.0 * 0.3])
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad"):
+        x.diagonal().zero_()
+    _raises(IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 1)",
+            lambda: torch.ones(3).diagonal())
+    _raises(RuntimeError, "diagonal dimensions cannot be identical 1, 1",
+            lambda: torch.ones(3, 3).diagonal(0, 1, 1))
+    assert torch.ones(3, 3).diagonal(-5).shape == (0,)

@@ -242,3 +242,24 @@ LAYOUT = [_XT + s for s in (
 @pytest.mark.parametrize("src", LAYOUT, ids=[f"l{i}" for i in range(len(LAYOUT))])
 def test_clone_layout_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+DIAGONAL = [_XT + s for s in (
+    "b = x.tanh()\nv = b.diagonal()\nv.fill_(0.3)\nout['b'] = b\nb.sum().backward()",
+    "b = x * 1\nb.diagonal(1).mul_(2)\nout['b'] = b\n(b * b).sum().backward()\nout['g'] = x.grad",
+    "b = x * 1\nv = b.diagonal(-1)\nb.mul_(2)\nout['v'] = v\n(v * v).sum().backward()\n"
+    "out['g'] = x.grad",
+    "b = x * 1\nv = b.diagonal()\nv[0] = 5.\nout['b'] = b\nout['v'] = v\n"
+    "(b.sum() + (v * 2).sum()).backward()\nout['g'] = x.grad",
+    "x.diagonal().zero_()",
+    "b = x.detach()\nb.diagonal().add_(1.)\nout['x'] = x",
+    "g, = torch.autograd.grad((x.diagonal() ** 3).sum(), x, create_graph=True)\n"
+    "out['gg'] = torch.autograd.grad((g ** 2).sum(), x)",
+    "out['d'] = torch.ones(2, 3, 4).diagonal(-1, 2, 0)",
+    "torch.ones(3).diagonal()",
+)]
+
+
+@pytest.mark.parametrize("src", DIAGONAL, ids=[f"dg{i}" for i in range(len(DIAGONAL))])
+def test_diagonal_view_matches_torch(src: str) -> None:
+    _check(src + "\n")
