@@ -527,7 +527,7 @@ def _checked(hook: Any, new: Any, old: Any) -> Any:
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if old is None:
-        return new
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     old_shape = tuple(getattr(old, "shape", ()))
     if tuple(new._data.shape) != old_shape:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")

@@ -488,3 +488,20 @@ def test_writing_through_diagonal_writes_into_its_base() -> None:
     _raises(RuntimeError, "diagonal dimensions cannot be identical 1, 1",
             lambda: torch.ones(3, 3).diagonal(0, 1, 1))
     assert torch.ones(3, 3).diagonal(-5).shape == (0,)
+
+
+def test_node_hooks_cannot_replace_a_missing_gradient() -> None:
+    # was: accepted (the value went nowhere, or to an input with no gradient)
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2  # MulBackward0: (AccumulateGrad, None)
+    y.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))
+    _raises(RuntimeError, "can't replace a None gradient with a non-None value",
+            lambda: y.sum().backward())
+    a, _ = (x * 2).split([1, 2])
+    a.grad_fn.register_prehook(lambda go: (go[0], torch.ones(2)))
+    _raises(RuntimeError, "can't replace a None gradient with a non-None value",
+            lambda: a.sum().backward())
+    b, _ = (x * 2).split([1, 2])
+    b.grad_fn.register_prehook(lambda go: (go[0] * 3, None))
+    b.sum().backward()
+    assert x.grad.tolist() == [6.0, 0.0, 0.0]

@@ -263,3 +263,19 @@ DIAGONAL = [_XT + s for s in (
 @pytest.mark.parametrize("src", DIAGONAL, ids=[f"dg{i}" for i in range(len(DIAGONAL))])
 def test_diagonal_view_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+HOOKS = ["x = torch.tensor([1., 2., 3.], requires_grad=True)\n" + s for s in (
+    "y = x * 2\ny.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))\ny.sum().backward()",
+    "a, b = (x * 2).split([1, 2])\na.grad_fn.register_prehook(lambda go: (go[0], torch.ones(2)))\n"
+    "a.sum().backward()",
+    "a, b = (x * 2).split([1, 2])\na.grad_fn.register_prehook(lambda go: (go[0] * 3, None))\n"
+    "a.sum().backward()\nout['g'] = x.grad",
+    "y = x * 2\ny.grad_fn.register_hook(lambda gi, go: (gi[0] * 5, None))\ny.sum().backward()\n"
+    "out['g'] = x.grad",
+)]
+
+
+@pytest.mark.parametrize("src", HOOKS, ids=[f"h{i}" for i in range(len(HOOKS))])
+def test_node_hooks_match_torch(src: str) -> None:
+    _check(src + "\n")
