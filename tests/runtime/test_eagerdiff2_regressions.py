@@ -505,3 +505,20 @@ def test_node_hooks_cannot_replace_a_missing_gradient() -> None:
     b.grad_fn.register_prehook(lambda go: (go[0] * 3, None))
     b.sum().backward()
     assert x.grad.tolist() == [6.0, 0.0, 0.0]
+
+
+def test_nll_and_cross_entropy_check_target_shapes_before_its_dtype() -> None:
+    F = torch.nn.functional
+    x = torch.zeros(4, 3)
+    for f in (F.cross_entropy, F.nll_loss):
+        # was: "expected target dtype to be Long or Byte, but got Float" first
+        _raises(RuntimeError, "0D or 1D target tensor expected, multi-target not supported",
+                lambda f=f: f(x, torch.zeros(4, 2)))
+        _raises(ValueError, "Expected input batch_size (4) to match target batch_size (3).",
+                lambda f=f: f(x, torch.zeros(3)))
+        _raises(ValueError, "Expected input batch_size (4) to match target batch_size (1).",
+                lambda f=f: f(x, torch.zeros(1, 4, dtype=torch.long)))
+        _raises(RuntimeError, "expected target dtype to be Long or Byte, but got Float",
+                lambda f=f: f(x, torch.zeros(4)))
+        _raises(RuntimeError, "expected target dtype to be Long or Byte, but got Float",
+                lambda f=f: f(torch.zeros(3), torch.zeros(2)))

@@ -279,3 +279,18 @@ HOOKS = ["x = torch.tensor([1., 2., 3.], requires_grad=True)\n" + s for s in (
 @pytest.mark.parametrize("src", HOOKS, ids=[f"h{i}" for i in range(len(HOOKS))])
 def test_node_hooks_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+NLL_ARGS = [f"x = torch.randn({xs})\nF.{f}(x, {t})"
+            for xs, t in (("4, 3", "torch.rand(4)"), ("4, 3", "torch.rand(4, 2)"),
+                          ("4, 3", "torch.rand(4, 3, 2)"), ("4, 3", "torch.rand(3)"),
+                          ("4, 3", "torch.tensor([[0, 1, 2, 1]])"), ("4, 3", "torch.tensor(1)"),
+                          ("2, 3, 4", "torch.rand(2)"), ("2, 3, 4", "torch.rand(3, 4)"),
+                          ("3", "torch.rand(2)"),
+                          ("2, 3, 4", "torch.zeros(2, 5, dtype=torch.long)"))
+            for f in ("cross_entropy", "nll_loss")]
+
+
+@pytest.mark.parametrize("src", NLL_ARGS, ids=[f"n{i}" for i in range(len(NLL_ARGS))])
+def test_nll_argument_errors_match_torch(src: str) -> None:
+    _check(src + "\n")

@@ -269,6 +269,15 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     nd = len(shape)
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd >= 2:  # (PyTorch checks the shapes before the dtype here, after it for 1-d)
+        if tshape[:1] != shape[:1]:
+            raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
+                             f"batch_size ({tshape[0] if tshape else 0}).")
+        if nd == 2 and len(tshape) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if tshape[1:] != shape[2:]:
+            raise RuntimeError(f"Expected target size {list(shape[:1] + shape[2:])}, got "
+                               f"{list(tshape)}")
     if target._data.dtype.type not in (np.int64, np.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{_type_word(target)}")
@@ -277,13 +286,6 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
             raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
                              f"{tshape[0] if len(tshape) == 1 else target.numel()}")
         target = S.reshape(target, ())
-    if nd >= 2:
-        if tshape[:1] != shape[:1]:
-            raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
-                             f"batch_size ({tshape[0] if tshape else 0}).")
-        if tshape[1:] != shape[2:]:
-            raise RuntimeError(f"Expected target size {list(shape[:1] + shape[2:])}, got "
-                               f"{list(tshape)}")
     _no_grad_arg(weight, "nll_loss_forward", "weight")
     return nodes.nll(input, target, weight, ignore_index, code)
 
