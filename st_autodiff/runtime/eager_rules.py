@@ -2,6 +2,10 @@
 some ops, where PyTorch's backward takes another form that the table cannot: ``apply_op``
 looks here first.
 
+* ``xlogy`` / ``xlog1py``: PyTorch's formulas: the gradient in ``x`` is ``xlogy(g, y)``, 0
+  where ``x == 0`` and ``y <= 0`` (the table gives ``log y``: ``-inf``/NaN there), and the one
+  in ``y`` is ``g x / y`` unmasked (the table's is 0 where ``x == 0``; PyTorch's is
+  ``0 / 0 = nan`` at ``x == y == 0``, so ``F.kl_div``'s gradient in a zero target is NaN).
 * ``cumprod``: the table's rule (division away from zeros, a slice's first zero handled
   apart) is exact to first order, but its own derivative is not where a slice holds two
   or more zeros (the product of the others at a zero then depends on the other zeros,
@@ -44,5 +48,16 @@ def _cumprod(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> tuple[Any,
     return (grad,)
 
 
-#: op -> the eager runtime's rule for it (``apply_op`` reads this before ``RULES``)
-EAGER_RULES: dict[Op, Any] = {Op.CUMPROD: _cumprod}
+def _xlogy(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, ...]:
+    off = ops.logical_and(ops.eq(x, 0), ops.le(y, 0))
+    return ops.where(off, ops.zeros_like(g), ops.xlogy(g, y)), g * x / y
+
+
+def _xlog1py(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, ...]:
+    off = ops.logical_and(ops.eq(x, 0), ops.le(y, -1))
+    return ops.where(off, ops.zeros_like(g), ops.xlog1py(g, y)), g * x / (y + 1)
+
+
+#: op -> the eager runtime's rule for it (``apply_op`` and ``special`` read this before
+#: ``RULES``)
+EAGER_RULES: dict[Op, Any] = {Op.CUMPROD: _cumprod, Op.XLOGY: _xlogy, Op.XLOG1PY: _xlog1py}

@@ -122,7 +122,10 @@ def _special2(fname: str, op: Op, node: str, names: tuple[str, str],
     """``torch.special.<fname>(a, b)`` of an op of two inputs, either a tensor or a Python
     number; arguments in ``nondiff`` have no derivative (an error at backward)."""
     kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]
-    classes = {strict: node_class(node, _checked(RULES[op], names, fname, strict), (0, 1),
+    from .eager_rules import EAGER_RULES
+
+    rule = EAGER_RULES.get(op, RULES[op])
+    classes = {strict: node_class(node, _checked(rule, names, fname, strict), (0, 1),
                                   NONE, False) for strict in (False, True)}
 
     def fn(input: Any, other: Any) -> Tensor:
@@ -149,7 +152,7 @@ def _special2(fname: str, op: Op, node: str, names: tuple[str, str],
 
 
 xlogy = _special2("xlogy", Op.XLOGY, "XlogyBackward0", ("self", "other"))
-xlog1py = _special2("xlog1py", Op.XLOG1PY, "SpecialXlog1pyBackward0", ("self", "other"))
+xlog1py = _special2("xlog1py", Op.XLOG1PY, "SpecialXlog1PyBackward0", ("self", "other"))
 zeta = _special2("zeta", Op.ZETA, "SpecialZetaBackward0", ("input", "other"), (0,))
 gammainc = _special2("gammainc", Op.GAMMAINC, "IgammaBackward0", ("input", "other"), (0,))
 gammaincc = _special2("gammaincc", Op.GAMMAINCC, "IgammacBackward0", ("input", "other"), (0,))

@@ -522,3 +522,50 @@ def test_nll_and_cross_entropy_check_target_shapes_before_its_dtype() -> None:
                 lambda f=f: f(x, torch.zeros(4)))
         _raises(RuntimeError, "expected target dtype to be Long or Byte, but got Float",
                 lambda f=f: f(torch.zeros(3), torch.zeros(2)))
+
+
+# --- xlogy / xlog1py gradients at x == 0 -----------------------------------------------------
+
+
+def test_xlogy_gradients_follow_pytorch_at_zero() -> None:
+    # PyTorch 2.13: d/dx = xlogy(g, y), 0 where x == 0 and y <= 0; d/dy = g x / y, unmasked
+    x = torch.tensor([0.0, 0.0, 2.0, 0.0], requires_grad=True)
+    y = torch.tensor([0.0, 1.0, 0.0, -1.0], requires_grad=True)
+    torch.xlogy(x, y).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, -float("inf"), 0.0]
+    gy = y.grad.tolist()  # was: [0, 0, inf, 0]
+    assert gy[0] != gy[0] and gy[1:] == [0.0, float("inf"), -0.0]
+    x = torch.tensor([0.0, 0.0, 2.0, 0.0], requires_grad=True)
+    y = torch.tensor([0.0, 1.0, 0.0, -1.0], requires_grad=True)
+    torch.special.xlog1py(x, y).sum().backward()
+    assert x.grad.tolist() == pytest.approx([0.0, 0.6931471805599453, 0.0, 0.0])  # was -inf
+    assert y.grad.tolist()[:3] == [0.0, 0.0, 2.0] and y.grad.tolist()[3] != y.grad.tolist()[3]
+    # kl_div of a zero target: NaN in the target's gradient (was -inf)
+    t = torch.tensor([[0.0, 0.5, 0.5]], requires_grad=True)
+    torch.nn.functional.kl_div(torch.tensor([[-1.0, -2.0, -0.5]]), t, reduction="sum").backward()
+    g = t.grad.tolist()[0]
+    assert g[0] != g[0] and g[1:] == pytest.approx([2.3068528194400546, 0.8068528194400546])
+
+
+def test_xlogy_second_derivatives_against_central_differences() -> None:
+    xs, ys = [0.5, 2.0, 1.5], [1.5, 0.7, 2.0]
+
+    def grads(a: list[float], b: list[float]) -> list[float]:
+        x = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+        y = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+        s = (torch.xlogy(x, y) + torch.special.xlog1py(x, y)).sum()
+        gx, gy = torch.autograd.grad(s, [x, y], create_graph=True)
+        return [v.item() for v in torch.autograd.grad(((gx + 2 * gy) ** 2).sum(), [x, y])[0]]
+
+    def first(a: list[float], b: list[float]) -> float:
+        x = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+        y = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+        s = (torch.xlogy(x, y) + torch.special.xlog1py(x, y)).sum()
+        gx, gy = torch.autograd.grad(s, [x, y])
+        return float(((gx + 2 * gy) ** 2).sum())
+
+    got, h = grads(xs, ys), 1e-6
+    for i in range(3):
+        up = [v + (h if j == i else 0.0) for j, v in enumerate(xs)]
+        down = [v - (h if j == i else 0.0) for j, v in enumerate(xs)]
+        assert got[i] == pytest.approx((first(up, ys) - first(down, ys)) / (2 * h), rel=1e-5)

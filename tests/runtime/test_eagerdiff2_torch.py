@@ -294,3 +294,27 @@ NLL_ARGS = [f"x = torch.randn({xs})\nF.{f}(x, {t})"
 @pytest.mark.parametrize("src", NLL_ARGS, ids=[f"n{i}" for i in range(len(NLL_ARGS))])
 def test_nll_argument_errors_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+XLOGY = [
+    "x = torch.tensor([0., 0., 2., 0., 0.5], requires_grad=True)\n"
+    "y = torch.tensor([0., 1., 0., -1., 3.], requires_grad=True)\n"
+    f"r = {f}(x, y)\nout['r'] = r\nr.sum().backward()\nout['g'] = [x.grad, y.grad]"
+    for f in ("torch.xlogy", "torch.special.xlogy", "torch.special.xlog1py")
+] + [
+    "x = torch.tensor([0., 0.5, 2., 0.], requires_grad=True)\n"
+    "y = torch.tensor([0.3, 1.5, 0.7, 2.], requires_grad=True)\n"
+    "gx, gy = torch.autograd.grad(torch.xlogy(x, y).sum() + torch.special.xlog1py(x, y).sum(), "
+    "[x, y], create_graph=True)\n"
+    "out['gg'] = torch.autograd.grad((gx * gx).sum() + (gy * gy).sum(), [x, y])",
+    "t = torch.tensor([[0., 0.5, 0.5]], requires_grad=True)\n"
+    "i = torch.tensor([[-1., -2., -0.5]], requires_grad=True)\n"
+    "F.kl_div(i, t, reduction='sum').backward()\nout['g'] = [t.grad, i.grad]",
+    "x = torch.tensor([0., 1.], requires_grad=True)\ntorch.xlogy(x, 2.0).sum().backward()\n"
+    "out['g'] = x.grad",
+]
+
+
+@pytest.mark.parametrize("src", XLOGY, ids=[f"xl{i}" for i in range(len(XLOGY))])
+def test_xlogy_matches_torch(src: str) -> None:
+    _check(src + "\n")
