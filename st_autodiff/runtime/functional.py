@@ -452,10 +452,28 @@ _rsub_cls = node_class("RsubBackward1", RULES[Op.SUB], (1,), (("alpha", lambda a
                        False)
 
 
+def _rule_rsub(ops: Any, g: Any, out: Any, x: Any, y: Any, alpha: Any = 1) -> tuple[Any, ...]:
+    """``y - alpha * x``: ``-alpha g`` and ``g``."""
+    return (-g if alpha == 1 else g * -alpha), g
+
+
+_rsub_tensor_cls = node_class("RsubBackward0", _rule_rsub, (0, 1),
+                              (("alpha", _param("alpha"), None),), False)
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``other - alpha * input``; with a Python scalar ``other``: ``RsubBackward1``."""
+    """``other - alpha * input`` (``RsubBackward0``; with a Python scalar ``other``:
+    ``RsubBackward1``)."""
     if isinstance(other, TensorBase):
-        return sub(other, input, alpha=alpha)
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            r = sub(other, input, alpha=alpha)
+        finally:
+            STATE.enabled = prev
+        if prev and (input._requires_grad or other._requires_grad):
+            return record(_rsub_tensor_cls, r._data, (input, other), {"alpha": alpha})
+        return r
     if alpha != 1:
         input = mul(input, alpha)
     other = _scalar(other)

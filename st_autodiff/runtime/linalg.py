@@ -197,7 +197,17 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return _matmul_node("dot", input, tensor)
 
 
-inner = dot
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sum over the last dimensions of both (a product when one is 0-d), through
+    ``tensordot`` as PyTorch's (not ``dot``, even for two vectors)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    from .contractions import tensordot
+
+    return tensordot(input, other, ([-1], [-1]))
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -209,7 +219,15 @@ ger = outer
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * (mat1 @ mat2)``."""
+    """``beta * input + alpha * (mat1 @ mat2)`` (``AddmmBackward0`` when both are 1)."""
+    if (beta == 1 and alpha == 1 and isinstance(input, Tensor) and mat1.ndim == 2
+            and mat2.ndim == 2 and input._data.dtype == mat1._data.dtype):
+        from .nn.nodes import addmm as addmm_node
+
+        out_shape = (mat1.shape[0], mat2.shape[1])
+        if tuple(input.shape) != out_shape:
+            input.expand(*out_shape)  # (PyTorch's error when it does not broadcast)
+        return addmm_node(input, mat1, mat2)
     prod_ = mm(mat1, mat2)
     return add(mul(input, beta) if beta != 1 else input, mul(prod_, alpha) if alpha != 1 else prod_)
 

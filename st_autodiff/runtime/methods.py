@@ -357,7 +357,8 @@ def install() -> None:
         setattr(T, name, fn)
     # (set by name: the generated stub class declares these methods for type checkers)
     for name, member in {"__hash__": object.__hash__, "T": property(S.T),
-                         "mT": property(S.mT), "H": property(S.T), "where": _where_method,
+                         "mT": property(S.mT), "H": property(S.H), "mH": property(S.mH),
+                         "adjoint": S.mH, "where": _where_method,
                          "to": to, "astype": astype, "type": type_, "type_as": _type_as,
                          "cuda": cuda, "cpu": cpu}.items():
         setattr(T, name, member)

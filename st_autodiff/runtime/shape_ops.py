@@ -317,6 +317,24 @@ def mT(input: Tensor) -> Tensor:  # noqa: N802
     return transpose(input, -2, -1)
 
 
+def H(input: Tensor) -> Tensor:  # noqa: N802
+    """``x.H``: the conjugate transpose of a matrix (real tensors: ``transpose(0, 1)``)."""
+    if input.ndim != 2:
+        more = (" For batches of matrices, consider using tensor.mH" if input.ndim > 2
+                else "")
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{input.ndim}-D tensor.{more}")
+    return transpose(input, 0, 1)
+
+
+def mH(input: Tensor) -> Tensor:  # noqa: N802
+    """``x.mH`` / ``x.adjoint()``: the conjugate transpose of the last two dimensions."""
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
 def movedim(input: Tensor, source: int, destination: int) -> Tensor:
     order = list(range(input.ndim))
     s, d = _dim(source, input.ndim), _dim(destination, input.ndim)

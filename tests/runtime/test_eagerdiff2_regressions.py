@@ -569,3 +569,32 @@ def test_xlogy_second_derivatives_against_central_differences() -> None:
         up = [v + (h if j == i else 0.0) for j, v in enumerate(xs)]
         down = [v - (h if j == i else 0.0) for j, v in enumerate(xs)]
         assert got[i] == pytest.approx((first(up, ys) - first(down, ys)) / (2 * h), rel=1e-5)
+
+
+# --- node names and missing forms of a few linear-algebra ops ----------------------------------
+
+
+def test_addmm_rsub_H_and_inner_as_pytorch() -> None:
+    x = torch.tensor([[0.3, 0.6, 0.2], [0.4, 0.9, 0.1]], requires_grad=True)
+    y = torch.tensor([[0.5, 0.25, 0.7], [0.35, 0.8, 0.15]], requires_grad=True)
+    b = torch.ones(2, 2, requires_grad=True)
+    r = torch.addmm(b, x, y.t())  # was: AddBackward0 over MmBackward0
+    assert type(r.grad_fn).__name__ == "AddmmBackward0"
+    r.sum().backward()
+    assert b.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert torch.allclose(x.grad, y.sum(0).expand(2, 3))
+    s = torch.rsub(x, y, alpha=2)  # was: SubBackward0 with (y, x) edges
+    assert type(s.grad_fn).__name__ == "RsubBackward0" and s.grad_fn._saved_alpha == 2
+    assert [type(f).__name__ for f, _ in s.grad_fn.next_functions] == ["AccumulateGrad"] * 2
+    gx, gy = torch.autograd.grad(s.sum(), [x, y])
+    assert gx.tolist() == [[-2.0] * 3] * 2 and gy.tolist() == [[1.0] * 3] * 2
+    # was: x.H was x.T (PermuteBackward0, any rank); x.mH and adjoint() were missing
+    assert type(x.H.grad_fn).__name__ == "TransposeBackward0"
+    assert x.mH.shape == (3, 2) and x.adjoint().shape == (3, 2)
+    _raises(RuntimeError, "tensor.H is only supported on matrices (2-D tensors). Got 3-D tensor. "
+            "For batches of matrices, consider using tensor.mH", lambda: torch.ones(2, 3, 4).H)
+    # was: "1D tensors expected, but got 2D and 2D tensors" (inner was dot)
+    assert torch.inner(torch.ones(2, 3), torch.ones(4, 3)).tolist() == [[3.0] * 4] * 2
+    assert torch.inner(torch.ones(2, 3), torch.tensor(2.0)).tolist() == [[2.0] * 3] * 2
+    _raises(RuntimeError, "inner() the last dimension must match on both input tensors but got "
+            "shapes [3] and [2]", lambda: torch.inner(torch.ones(3), torch.ones(2)))

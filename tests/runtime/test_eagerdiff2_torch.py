@@ -318,3 +318,25 @@ XLOGY = [
 @pytest.mark.parametrize("src", XLOGY, ids=[f"xl{i}" for i in range(len(XLOGY))])
 def test_xlogy_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+_XY = ("x = torch.tensor([[0.3, 0.6, 0.2], [0.4, 0.9, 0.1]], requires_grad=True)\n"
+       "y = torch.tensor([[0.5, 0.25, 0.7], [0.35, 0.8, 0.15]], requires_grad=True)\n")
+LINALG_NAMES = [_XY + s + "\nout['r'] = r\nout['g'] = torch.autograd.grad(r.sum(), [x, y])"
+                for s in ("r = torch.addmm(torch.ones(2, 2), x, y.t())",
+                          "r = torch.addmm(torch.ones(2), x, y.t())",
+                          "r = x.t().addmm(x.t(), y)",
+                          "r = torch.rsub(x, y)", "r = torch.rsub(x, y, alpha=3)",
+                          "r = torch.rsub(x, 2.0) + y",
+                          "r = x.H + y.H", "r = x.mH + y.adjoint()",
+                          "r = torch.inner(x, y).detach()",
+                          "r = torch.inner(x[0], y[1]).detach()",
+                          "r = torch.inner(x, y[0]).detach()")] + [
+    _XY + "torch.addmm(x, x.t(), y)",
+    "torch.ones(3).H", "torch.ones(2, 3, 4).H", "torch.ones(3).mH",
+    "torch.inner(torch.ones(3), torch.ones(2))"]
+
+
+@pytest.mark.parametrize("src", LINALG_NAMES, ids=[f"la{i}" for i in range(len(LINALG_NAMES))])
+def test_linalg_node_names_match_torch(src: str) -> None:
+    _check(src + "\n")
