@@ -678,8 +678,9 @@ def copy_like(g: Tensor) -> Tensor:
 
 
 def _rule_assign(ops: Any, g: Any, out: Any, dst: Any, src: Any) -> tuple[Any, ...]:
-    """Overwriting ``dst`` with ``src``: the old value gets nothing, ``src`` gets ``g``."""
-    return (None, g)
+    """Overwriting ``dst`` with ``src``: the old value gets zeros (as PyTorch's
+    ``CopyBackwards``: its input still receives a gradient, 0), ``src`` gets ``g``."""
+    return (ops.zeros_like(g), g)
 
 
 _copy_cls = node_class("CopyBackwards", _rule_assign, (0, 1), NONE, False)

@@ -598,3 +598,23 @@ def test_addmm_rsub_H_and_inner_as_pytorch() -> None:
     assert torch.inner(torch.ones(2, 3), torch.tensor(2.0)).tolist() == [[2.0] * 3] * 2
     _raises(RuntimeError, "inner() the last dimension must match on both input tensors but got "
             "shapes [3] and [2]", lambda: torch.inner(torch.ones(3), torch.ones(2)))
+
+
+def test_copy_gives_the_overwritten_value_a_zero_gradient() -> None:
+    # was: None (x.grad stayed None; autograd.grad(allow_unused=True) gave None), and the
+    # overwritten branch never ran (PyTorch runs it: a version error can surface there)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    u = torch.tensor([3.0, 4.0], requires_grad=True)
+    b = x * 1
+    b.copy_(u)
+    b.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and u.grad.tolist() == [1.0, 1.0]
+    b = x.clone()
+    b.copy_(u * 2)
+    assert torch.autograd.grad((b * b).sum(), [x, u], allow_unused=True)[0].tolist() == [0.0, 0.0]
+    t = x.tanh()
+    t.copy_(u)
+    t.add_(1)
+    with pytest.raises(RuntimeError, match="which is output 0 of Tanh, is at version 2; "
+                                           "expected version 0 instead"):
+        t.sum().backward()

@@ -340,3 +340,17 @@ LINALG_NAMES = [_XY + s + "\nout['r'] = r\nout['g'] = torch.autograd.grad(r.sum(
 @pytest.mark.parametrize("src", LINALG_NAMES, ids=[f"la{i}" for i in range(len(LINALG_NAMES))])
 def test_linalg_node_names_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+COPY = [_XY + s for s in (
+    "b = x * 1\nb.copy_(y)\nb.sum().backward()\nout['g'] = [x.grad, y.grad]",
+    "b = x.clone()\nb[:, 1].masked_fill_(b[:, 1] > 0.5, 0.)\nb.copy_(y * 0.5)\n"
+    "out['g'] = torch.autograd.grad((b * b).sum(), [x, y], allow_unused=True)",
+    "b = x.tanh()\nb.copy_(y)\nb.add_(1)\nb.sum().backward()",
+    "b = x * 1\nb.copy_(y.detach())\nout['g'] = torch.autograd.grad(b.sum(), x)",
+)]
+
+
+@pytest.mark.parametrize("src", COPY, ids=[f"cp_{i}" for i in range(len(COPY))])
+def test_copy_matches_torch(src: str) -> None:
+    _check(src + "\n")
