@@ -93,8 +93,9 @@ def _rule_zero(ops: Any, g: Any, out: Any, x: Any, *rest: Any, **params: Any) ->
 
 def _sigmoid_fast(d: Any) -> Any:
     """``1 / (1 + exp(-x))`` as PyTorch's CPU kernel writes it (closer to its bits than the
-    shared kernel, and 3x cheaper); the shared kernel for scalars and other arrays."""
-    if type(d) is np.ndarray and d.dtype.kind == "f" and d.dtype.itemsize >= 4:
+    shared kernel, and 3x cheaper); the shared kernel for scalars, 0-d arrays (where
+    ``np.exp`` returns a scalar, which cannot be written into) and other arrays."""
+    if type(d) is np.ndarray and d.ndim and d.dtype.kind == "f" and d.dtype.itemsize >= 4:
         if d.size and np.minimum.reduce(d, axis=None) > -80.0:  # exp(-x) cannot overflow
             e = np.exp(-d)
             e += 1

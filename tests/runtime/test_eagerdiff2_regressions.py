@@ -618,3 +618,19 @@ def test_copy_gives_the_overwritten_value_a_zero_gradient() -> None:
     with pytest.raises(RuntimeError, match="which is output 0 of Tanh, is at version 2; "
                                            "expected version 0 instead"):
         t.sum().backward()
+
+
+def test_sigmoid_of_a_zero_dim_view() -> None:
+    # was: TypeError "return arrays must be of ArrayType" (the fast kernel wrote into the
+    # NumPy scalar np.exp returns for a 0-d array): torch.sigmoid(m[0, 1]) failed
+    m = torch.tensor([[1.0, 2.0]], requires_grad=True)
+    y = torch.sigmoid(m[0, 1])
+    assert y.item() == pytest.approx(0.8807970779778823)
+    y.backward()
+    assert m.grad.tolist() == [[0.0, pytest.approx(0.10499358540350662)]]
+    b = torch.zeros(2, 2)
+    b[0][0].sigmoid_()
+    assert b.tolist() == [[0.5, 0.0], [0.0, 0.0]]
+    d = torch.tensor(0.5).detach()
+    d.numpy()  # (a 0-d array from now on)
+    assert torch.sigmoid(d).item() == pytest.approx(0.6224593312018546)

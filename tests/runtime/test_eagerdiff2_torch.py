@@ -354,3 +354,16 @@ COPY = [_XY + s for s in (
 @pytest.mark.parametrize("src", COPY, ids=[f"cp_{i}" for i in range(len(COPY))])
 def test_copy_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+ZERO_DIM_VIEWS = [
+    "m = torch.tensor([[0.3, 0.7], [1.2, -0.4]], requires_grad=True)\n"
+    f"r = {e}\nout['r'] = r\nout['g'] = torch.autograd.grad(r.sum(), m)"
+    for e in ("torch.sigmoid(m[1, 0])", "m[0, 1].sigmoid()", "F.silu(m[1, 1])",
+              "torch.tanh(m[0][0])", "F.logsigmoid(m[1, 0])", "F.softplus(m[0, 1])")
+] + ["b = torch.zeros(2, 2)\nb[1][0].sigmoid_()\nout['b'] = b"]
+
+
+@pytest.mark.parametrize("src", ZERO_DIM_VIEWS, ids=[f"z{i}" for i in range(len(ZERO_DIM_VIEWS))])
+def test_zero_dim_views_match_torch(src: str) -> None:
+    _check(src + "\n")
