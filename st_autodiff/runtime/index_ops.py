@@ -115,8 +115,17 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def _check_source(op: str, a: np.ndarray[Any, Any], d: int, idx: np.ndarray[Any, Any],
                   s: np.ndarray[Any, Any]) -> None:
     if s.ndim and s.shape[d if s.ndim > d else 0] != idx.size:
+        n = s.shape[d if s.ndim > d else 0]
+        if op == "index_add_":  # (PyTorch's index_add_ words and types it differently)
+            raise RuntimeError(f"{op}(): Number of indices ({idx.size}) should be equal to "
+                               f"source.size(dim): ({n}), for dim: {d}")
         raise IndexError(f"{op}(): Number of indices ({idx.size}) should be equal to "
-                         f"source.size(dim) ({s.shape[d if s.ndim > d else 0]})")
+                         f"source.size(dim) ({n})")
+    if op == "index_add_" and s.ndim and a.ndim and (
+            s.shape[:d] + s.shape[d + 1:] != a.shape[:d] + a.shape[d + 1:]):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(a.shape)} "
+                           f"source.shape = {list(s.shape)}")
 
 
 def _rule_index_add(ops: Any, g: Any, out: Any, x: Any, dim: int, index: Any, source: Any,
@@ -155,7 +164,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     """``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     a, s, idx, d, size, v = _source_args("index_add", input, dim, index, source)
     if v is not None:
-        raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size {size}")
+        raise IndexError("index out of range in self")
     r = D.copy(a)
     vals = s * alpha if alpha != 1 else s
     D.add_at(r, _at(d, idx), np.reshape(vals, np.shape(np.take(r, idx, axis=d))))

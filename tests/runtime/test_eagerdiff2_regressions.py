@@ -634,3 +634,21 @@ def test_sigmoid_of_a_zero_dim_view() -> None:
     d = torch.tensor(0.5).detach()
     d.numpy()  # (a 0-d array from now on)
     assert torch.sigmoid(d).item() == pytest.approx(0.6224593312018546)
+
+
+def test_index_add_argument_errors_as_pytorch() -> None:
+    # were: IndexError with index_copy_'s wording, RuntimeError "index 5 is out of bounds
+    # ...", NumPy's ValueError "cannot reshape array of size 3 into shape (1,2)"
+    _raises(RuntimeError, "index_add_(): Number of indices (2) should be equal to "
+            "source.size(dim): (1), for dim: 1",
+            lambda: torch.zeros(3, 2).index_add(1, torch.tensor([0, 1]), torch.zeros(3, 1)))
+    _raises(IndexError, "index out of range in self",
+            lambda: torch.zeros(3).index_add(0, torch.tensor([5]), torch.ones(1)))
+    _raises(RuntimeError, "source tensor shape must match self tensor shape, excluding the "
+            "specified dimension. Got self.shape = [3, 2] source.shape = [1, 3]",
+            lambda: torch.zeros(3, 2).index_add(0, torch.tensor([0]), torch.ones(1, 3)))
+    _raises(IndexError, "index_copy_(): Number of indices (1) should be equal to "
+            "source.size(dim) (0)",
+            lambda: torch.zeros(3).index_copy_(0, torch.tensor([0]), torch.zeros(0)))
+    r = torch.zeros(3, 2).index_add(0, torch.tensor([0, 0]), torch.ones(2, 2))
+    assert r.tolist() == [[2.0, 2.0], [0.0, 0.0], [0.0, 0.0]]
