@@ -90,7 +90,15 @@ scaled_modified_bessel_k0 = _unary("scaled_modified_bessel_k0", Op.K0E,
                                    "SpecialScaledModifiedBesselK0Backward0", SELF)
 scaled_modified_bessel_k1 = _unary("scaled_modified_bessel_k1", Op.K1E,
                                    "SpecialScaledModifiedBesselK1Backward0", SELF)
-_logit_plain = _unary("logit", Op.LOGIT, "LogitBackward0", SELF, keeps_out=False)
+def _rule_logit(ops: Any, g: Any, out: Any, x: Any) -> tuple[Any, ...]:
+    """``g / (x (1 - x))``, NaN outside ``[0, 1]`` as PyTorch's (the formula alone is finite
+    there, though ``logit`` is NaN)."""
+    d = g / (x * (1 - x))
+    return (ops.where(ops.logical_or(x < 0, x > 1), float("nan"), d),)
+
+
+_logit_plain = _unary("logit", Op.LOGIT, "LogitBackward0", SELF, keeps_out=False,
+                      rule=_rule_logit)
 
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:

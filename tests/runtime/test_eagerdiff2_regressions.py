@@ -652,3 +652,14 @@ def test_index_add_argument_errors_as_pytorch() -> None:
             lambda: torch.zeros(3).index_copy_(0, torch.tensor([0]), torch.zeros(0)))
     r = torch.zeros(3, 2).index_add(0, torch.tensor([0, 0]), torch.ones(2, 2))
     assert r.tolist() == [[2.0, 2.0], [0.0, 0.0], [0.0, 0.0]]
+
+
+def test_logit_gradient_is_nan_outside_the_unit_interval() -> None:
+    # was: the formula's finite value (-1.3333 at -0.5 and 1.5)
+    x = torch.tensor([-0.5, 0.05, 0.5, 1.5], requires_grad=True)
+    torch.logit(x).sum().backward()
+    g = x.grad.tolist()
+    assert g[0] != g[0] and g[3] != g[3] and g[1:3] == pytest.approx([21.052631, 4.0])
+    y = torch.tensor([0.2, 0.5, 1.5], requires_grad=True)
+    gy, = torch.autograd.grad(torch.logit(y).sum(), y, create_graph=True)
+    assert torch.autograd.grad(gy.sum(), y)[0].tolist() == pytest.approx([-23.4375, 0.0, 0.0])

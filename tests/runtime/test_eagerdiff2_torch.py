@@ -367,3 +367,17 @@ ZERO_DIM_VIEWS = [
 @pytest.mark.parametrize("src", ZERO_DIM_VIEWS, ids=[f"z{i}" for i in range(len(ZERO_DIM_VIEWS))])
 def test_zero_dim_views_match_torch(src: str) -> None:
     _check(src + "\n")
+
+
+LOGIT = [
+    "x = torch.tensor([-0.5, 0.0, 0.05, 0.5, 0.95, 1.0, 1.5], requires_grad=True)\n"
+    f"y = torch.logit(x{eps})\nout['y'] = y.detach()\ny.sum().backward()\nout['g'] = x.grad"
+    for eps in ("", ", 0.1")
+] + ["x = torch.tensor([0.2, 0.5, 1.5], requires_grad=True)\n"
+     "g, = torch.autograd.grad(torch.logit(x).sum(), x, create_graph=True)\n"
+     "out['gg'] = torch.autograd.grad(g.sum(), x)"]
+
+
+@pytest.mark.parametrize("src", LOGIT, ids=[f"lg{i}" for i in range(len(LOGIT))])
+def test_logit_matches_torch(src: str) -> None:
+    _check(src + "\n")
