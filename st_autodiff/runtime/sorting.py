@@ -234,8 +234,9 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 
 def _rule_even(ops: Any, g: Any, out: Any, x: Any, share: Any) -> tuple[Any, ...]:
     """``median()``/``nanmedian()`` of all elements: the gradient is shared evenly by the
-    elements equal to the result."""
-    return (ops.mul(g, ops.const(share)), None)
+    elements equal to the result; the others get 0 even when ``g`` is NaN or infinite (as
+    PyTorch writes the shares into zeros rather than multiplying ``g`` by a mask)."""
+    return (ops.where(ops.const(share != 0), ops.mul(g, ops.const(share)), 0), None)
 
 
 _MEDIAN_ALL = {n: node_class(n, _rule_even, (0,), (("self", 0, None), ("result", "result",

@@ -663,3 +663,16 @@ def test_logit_gradient_is_nan_outside_the_unit_interval() -> None:
     y = torch.tensor([0.2, 0.5, 1.5], requires_grad=True)
     gy, = torch.autograd.grad(torch.logit(y).sum(), y, create_graph=True)
     assert torch.autograd.grad(gy.sum(), y)[0].tolist() == pytest.approx([-23.4375, 0.0, 0.0])
+
+
+def test_full_median_backward_with_a_nan_gradient_stays_on_the_median() -> None:
+    # was: NaN everywhere (the gradient was multiplied by the 0/1 share mask)
+    a = torch.tensor([-1.93, 0.48, 0.53, 0.48], requires_grad=True)
+    (a.median() * float("nan")).backward()
+    g = a.grad.tolist()
+    assert g[0] == 0.0 and g[2] == 0.0 and g[1] != g[1] and g[3] != g[3]
+    a.grad = None
+    (a.nanmedian() * float("inf")).backward()
+    assert a.grad.tolist() == [0.0, float("inf"), 0.0, float("inf")]
+    b = torch.tensor([1.0, 2.0, 2.0], requires_grad=True)
+    assert torch.autograd.grad(b.median() * 3, b)[0].tolist() == [0.0, 1.5, 1.5]

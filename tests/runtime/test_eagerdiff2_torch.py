@@ -381,3 +381,20 @@ LOGIT = [
 @pytest.mark.parametrize("src", LOGIT, ids=[f"lg{i}" for i in range(len(LOGIT))])
 def test_logit_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+MEDIAN = [
+    "a = torch.tensor([-1.93, 0.48, 0.53], dtype=torch.float64, requires_grad=True)\n"
+    "v0 = a.median()\nv1 = torch.std_mean(v0)[0]\n(a.sum() + v0 + v1).backward()\n"
+    "out['g'] = a.grad",
+    "a = torch.tensor([-1.93, 0.48, 0.53, 0.48], requires_grad=True)\n"
+    "(a.nanmedian() * float('inf')).backward()\nout['g'] = a.grad",
+    "b = torch.tensor([1., 2., 2.], requires_grad=True)\n"
+    "g, = torch.autograd.grad(b.median() * 3, b, create_graph=True)\nout['g'] = g.detach()\n"
+    "out['gg'] = torch.autograd.grad((g * g).sum(), b, allow_unused=True)",
+]
+
+
+@pytest.mark.parametrize("src", MEDIAN, ids=[f"md{i}" for i in range(len(MEDIAN))])
+def test_full_median_matches_torch(src: str) -> None:
+    _check(src + "\n")
