@@ -6,6 +6,7 @@ looks here first.
   where ``x == 0`` and ``y <= 0`` (the table gives ``log y``: ``-inf``/NaN there), and the one
   in ``y`` is ``g x / y`` unmasked (the table's is 0 where ``x == 0``; PyTorch's is
   ``0 / 0 = nan`` at ``x == y == 0``, so ``F.kl_div``'s gradient in a zero target is NaN).
+* ``atan2``: 0 at the origin, as PyTorch's (the table's ``y / (x^2 + y^2)`` is NaN there).
 * ``cumprod``: the table's rule (division away from zeros, a slice's first zero handled
   apart) is exact to first order, but its own derivative is not where a slice holds two
   or more zeros (the product of the others at a zero then depends on the other zeros,
@@ -58,6 +59,13 @@ def _xlog1py(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, ...]:
     return ops.where(off, ops.zeros_like(g), ops.xlog1py(g, y)), g * x / (y + 1)
 
 
+def _atan2(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, ...]:
+    denom = x * x + y * y
+    safe = ops.where(ops.eq(denom, 0), 1, denom)
+    return g * y / safe, -g * x / safe
+
+
 #: op -> the eager runtime's rule for it (``apply_op`` and ``special`` read this before
 #: ``RULES``)
-EAGER_RULES: dict[Op, Any] = {Op.CUMPROD: _cumprod, Op.XLOGY: _xlogy, Op.XLOG1PY: _xlog1py}
+EAGER_RULES: dict[Op, Any] = {Op.CUMPROD: _cumprod, Op.XLOGY: _xlogy, Op.XLOG1PY: _xlog1py,
+                              Op.ARCTAN2: _atan2}

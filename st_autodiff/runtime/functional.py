@@ -317,7 +317,9 @@ def _broadcast_class(base: type[Any], kind: str) -> type[Any]:
 
 def _binary(name: str, op: Op, node: str, plan: tuple[Any, ...], keeps_out: bool = False,
             true_div: bool = False, fast: str | None = None) -> Callable[..., Tensor]:
-    cls = node_class(node, RULES[op], (0, 1), plan, keeps_out)
+    from .eager_rules import EAGER_RULES
+
+    cls = node_class(node, EAGER_RULES.get(op, RULES[op]), (0, 1), plan, keeps_out)
     if fast is not None:  # part "speed": the same node with a cheaper NumPy backward
         cls = binary_class(_broadcast_class(cls, fast), fast)
     kernel = resolve(np, OP_INFO[op].numpy)  # type: ignore[arg-type]

@@ -163,8 +163,10 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
               ) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     a, s, idx, d, size, v = _source_args("index_add", input, dim, index, source)
-    if v is not None:
-        raise IndexError("index out of range in self")
+    if v is not None:  # (PyTorch's kernels word it by the rank of ``input``)
+        if a.ndim <= 1:
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size {size}")
     r = D.copy(a)
     vals = s * alpha if alpha != 1 else s
     D.add_at(r, _at(d, idx), np.reshape(vals, np.shape(np.take(r, idx, axis=d))))

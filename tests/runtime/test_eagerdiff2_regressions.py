@@ -644,6 +644,8 @@ def test_index_add_argument_errors_as_pytorch() -> None:
             lambda: torch.zeros(3, 2).index_add(1, torch.tensor([0, 1]), torch.zeros(3, 1)))
     _raises(IndexError, "index out of range in self",
             lambda: torch.zeros(3).index_add(0, torch.tensor([5]), torch.ones(1)))
+    _raises(RuntimeError, "index -1 is out of bounds for dimension 0 with size 3",  # 2-d: so
+            lambda: torch.zeros(3, 2).index_add(0, torch.tensor([-1]), torch.ones(1, 2)))
     _raises(RuntimeError, "source tensor shape must match self tensor shape, excluding the "
             "specified dimension. Got self.shape = [3, 2] source.shape = [1, 3]",
             lambda: torch.zeros(3, 2).index_add(0, torch.tensor([0]), torch.ones(1, 3)))
@@ -676,3 +678,16 @@ def test_full_median_backward_with_a_nan_gradient_stays_on_the_median() -> None:
     assert a.grad.tolist() == [0.0, float("inf"), 0.0, float("inf")]
     b = torch.tensor([1.0, 2.0, 2.0], requires_grad=True)
     assert torch.autograd.grad(b.median() * 3, b)[0].tolist() == [0.0, 1.5, 1.5]
+
+
+def test_atan2_gradient_at_the_origin_is_zero() -> None:
+    # was: NaN for both operands (y / (x^2 + y^2) at 0 / 0), as PyTorch gives 0
+    x = torch.tensor([0.0, 1.0, -2.0], requires_grad=True)
+    y = torch.tensor([0.0, 0.0, 1.0], requires_grad=True)
+    torch.atan2(x, y).sum().backward()
+    assert x.grad.tolist() == pytest.approx([0.0, 0.0, 0.2])
+    assert y.grad.tolist() == pytest.approx([0.0, -1.0, 0.4])
+    a = torch.tensor([0.84, -0.67, 1.38], dtype=torch.float64, requires_grad=True)
+    v = torch.nn.functional.mse_loss(a, a)
+    (torch.atan2(v, v) + a.sum()).backward()
+    assert a.grad.tolist() == [1.0, 1.0, 1.0]

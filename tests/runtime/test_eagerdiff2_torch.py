@@ -398,3 +398,17 @@ MEDIAN = [
 @pytest.mark.parametrize("src", MEDIAN, ids=[f"md{i}" for i in range(len(MEDIAN))])
 def test_full_median_matches_torch(src: str) -> None:
     _check(src + "\n")
+
+
+ATAN2 = [
+    "x = torch.tensor([0., 1., 0., -2.], requires_grad=True)\n"
+    "y = torch.tensor([0., 0., 3., 1.], requires_grad=True)\n"
+    "out['g'] = torch.autograd.grad(torch.atan2(x, y).sum(), [x, y])",
+    "a = torch.tensor([0.84, -0.67, 1.38], dtype=torch.float64, requires_grad=True)\n"
+    "v = F.mse_loss(a, a)\n(torch.atan2(v, v) * 2 + a.sum()).backward()\nout['g'] = a.grad",
+]
+
+
+@pytest.mark.parametrize("src", ATAN2, ids=[f"at{i}" for i in range(len(ATAN2))])
+def test_atan2_matches_torch(src: str) -> None:
+    _check(src + "\n")
