@@ -104,6 +104,15 @@ ALIASING = {
                                    "    b += 1.0", "    return np.sum(L[0] * L[0])"),
     "dict-item-updated": ("def f(x):", "    b = x * 1.0", "    D = {'k': b}",
                           "    D['k'] *= 2.0", "    return np.sum(b * b)"),
+    # explore profile, 2026-11-27: the list item was rebound, ``b`` kept its old value
+    "list-item-updated": ("def f(x):", "    b = x * 1.0", "    L = [b]",
+                          "    L[0] += 0.3 * np.sin(np.sum(np.sin(L[0])))",
+                          "    return np.sum(np.sin(b))"),
+    "list-item-updated-at-minus-one": ("def f(x):", "    b = x * 1.0", "    L = [b]",
+                                       "    L[-1] *= x", "    c = L[0]",
+                                       "    return np.sum(b * c)"),
+    "nested-list-item-updated": ("def f(x):", "    b = x * 1.0", "    L = [[b]]",
+                                 "    L[0][0] += x", "    return np.sum(b ** 2)"),
 }
 
 

@@ -27,7 +27,7 @@ from ..errors import CompileError
 from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from ..ir.types import type_module
-from . import static_calls, static_format
+from . import aliases, static_calls, static_format
 from .static_stmts import static_exception
 
 if TYPE_CHECKING:
@@ -183,3 +183,6 @@ def list_item_write(lw: Lowerer, lst: list[Any], target: cst.Subscript, value: A
         lst[key] = value
     except Exception as exc:
         raise static_exception(lw, exc, target) from None
+    if op is not None:  # the other names holding that array see the update (NumPy's +=)
+        aliases.rebind_update(lw, lw.fn.module.tree.code_for_node(target).strip(), current,
+                              scope, where, value)
