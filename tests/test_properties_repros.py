@@ -123,6 +123,35 @@ def test_aliasing(name: str, program_dir: Path) -> None:
     _grad_case(module, module.f, [X], (0,), lambda: st.value_and_grad(module.f)(X.copy()))
 
 
+# --- lists of 0-d arrays and NumPy scalars ---------------------------------------------------
+
+#: explore profile, 2026-11-27: ``[x1] + appended`` mixes a 0-d array with the NumPy
+#: scalars ``np.sin(np.sum(x))`` gives; its item type was unknown, so ``np.stack`` of it
+#: had no type and a list built from that value could not be iterated (a refusal of the
+#: user's code at first order, of the generated code at second order)
+MIXED_SCALARS = _src(
+    "def f(x0, x1):", "    hs = [x1]", "    for i in range(3):",
+    "        hs.append(np.sin(np.sum(x0)))", "    s = np.sum(np.stack(hs) * np.cos(np.stack(hs)))",
+    "    kept = []", "    for i in range(3):", "        kept.append(s)",
+    "        s = 0.5 * s + np.sum(x0 * x0)", "    acc = 0.0",
+    "    for i, v in zip(reversed(range(3)), reversed(kept)):", "        acc = acc + v * v",
+    "    return acc + s")
+
+
+def test_list_of_0d_arrays_and_numpy_scalars(program_dir: Path) -> None:
+    module = load_module(MIXED_SCALARS, program_dir)
+    x1 = np.array(0.4)
+    _grad_case(module, module.f, [X, x1], (0,),
+               lambda: st.value_and_grad(module.f)(X.copy(), x1), refusals=False)
+    g = st.grad(module.f)
+    eps = 2e-5
+    want = np.stack([(g(X + eps * e, x1) - g(X - eps * e, x1)) / (2 * eps)
+                     for e in np.eye(3)], 1)
+    for mode in ("forward", "reverse"):
+        assert_close(st.hessian(module.f, wrt=0, mode=mode)(X, x1), want,
+                     f"hessian ({mode})", rtol=2e-5)
+
+
 # --- containers as arguments --------------------------------------------------------------
 
 

@@ -279,6 +279,10 @@ def join(values: Any, widen: bool = False) -> Abstract | None:
     first = items[0]
     if all(v == first for v in items):
         return first
+    if all(v.type == first.type and v.item == first.item for v in items):
+        # NumPy scalars among 0-d arrays of one dtype (``[x0d] + [np.sin(s)]``): they
+        # stack, add and promote alike, so the list's items are typed as the arrays
+        return Abstract(first.type)
     if widen and all(v.type.kind == first.type.kind and v.type.dtype == first.type.dtype
                      for v in items):
         return Abstract(first.type.without_shape())
