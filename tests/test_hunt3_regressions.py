@@ -53,3 +53,27 @@ def test_power_with_a_zero_exponent_at_zero() -> None:
         np.testing.assert_allclose(st.jvp(_pow_array, (x,), (np.ones(4),))[1],
                                    1.0 + 2 * np.log(2.0))
     _agrees(_pow_array, np.array([0.5, 2.0, 0.0, 1.5]))
+
+
+# --- xlogy/xlog1py: the y-derivative x / y divided by 1 wherever x == 0 (meant for the
+# 0/0 at x == y == 0), so its derivative in x there was 1 instead of 1 / y: the Hessian
+# of xlogy(u, v) at u == 0 was wrong ----------------------------------------------------
+
+def _xlogy_sum(v: Any) -> Any:
+    from scipy import special
+
+    return special.xlogy(v[0] - 0.5, v[0]) + special.xlog1py(v[1] - 0.25, v[1]) + \
+        special.xlogy(v[2], v[1])
+
+
+def test_xlogy_second_derivative_where_x_is_zero() -> None:
+    v = np.array([0.5, 0.25, 0.0])
+    h = st.hessian(_xlogy_sum)(v)
+    g = st.grad(_xlogy_sum)
+    eps = 1e-6
+    fd = np.stack([(g(v + eps * e) - g(v - eps * e)) / (2 * eps) for e in np.eye(3)], 1)
+    np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(h[0, 0], 1 / 0.5 + 0.5 / 0.5 ** 2)
+    np.testing.assert_allclose(st.hessian(_xlogy_sum, mode="reverse")(v), h, rtol=1e-12)
+    with np.errstate(all="ignore"):  # x == y == 0: the y-derivative is 0, not 0/0
+        assert st.grad(lambda w: _xlogy_sum(np.array([0.5, w, 0.0])))(0.0) == -0.25
