@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 import st_autodiff as st
 from st_autodiff.testing import check_grads
@@ -77,3 +78,31 @@ def test_xlogy_second_derivative_where_x_is_zero() -> None:
     np.testing.assert_allclose(st.hessian(_xlogy_sum, mode="reverse")(v), h, rtol=1e-12)
     with np.errstate(all="ignore"):  # x == y == 0: the y-derivative is 0, not 0/0
         assert st.grad(lambda w: _xlogy_sum(np.array([0.5, w, 0.0])))(0.0) == -0.25
+
+
+# --- forward mode: a tangent took the dtype NumPy's promotion gave the rule's inputs,
+# not the primal's: float32 beside float64 constants (np.where, +, np.maximum, np.clip)
+# gave float32 tangents of float64 outputs, and np.linspace of float32 ends float64
+# tangents of a float32 output (JAX: a tangent has its primal's dtype) ------------------
+
+C64 = np.array([1.0, 2.0, 3.0, 4.0])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: np.where(a > 0, a, C64),
+    lambda a: a + C64,
+    lambda a: np.maximum(a, C64 * 0.1),
+    lambda a: np.clip(a, C64 * -0.5, C64 * 0.5),
+    lambda a: np.full_like(C64, a[0]),
+    lambda a: np.linspace(a[0], a[1], 4),
+    lambda a: np.linspace(a[:2], a[2:], 3),
+    lambda a: np.sum(np.where(a > 0, a, C64) ** 2),
+], ids=["where", "add", "maximum", "clip", "full_like", "linspace", "linspace_arrays",
+        "where_sum"])
+def test_tangent_has_the_primal_dtype(fn: Callable[[Any], Any]) -> None:
+    x = np.array([0.3, -1.2, 0.8, 2.1], dtype=np.float32)
+    want = np.asarray(fn(x))
+    value, tangent = st.jvp(fn, (x,), (np.ones(4, np.float32),))
+    assert np.asarray(value).dtype == np.asarray(tangent).dtype == want.dtype
+    assert st.jacfwd(fn)(x).dtype == want.dtype
+    np.testing.assert_allclose(tangent, st.jacrev(fn)(x).sum(-1), rtol=1e-6)
