@@ -106,3 +106,91 @@ def test_tangent_has_the_primal_dtype(fn: Callable[[Any], Any]) -> None:
     assert np.asarray(value).dtype == np.asarray(tangent).dtype == want.dtype
     assert st.jacfwd(fn)(x).dtype == want.dtype
     np.testing.assert_allclose(tangent, st.jacrev(fn)(x).sum(-1), rtol=1e-6)
+
+
+# --- a dict or list changed by a method inside a loop lowered as a region (lst.extend,
+# lst.insert, lst.pop, d.update, d.setdefault, d["a"].append): the loop did not carry
+# the name, so the changes were lost (silently wrong values and zero gradients), and a
+# change to a container nested in another (copied shallowly into the loop body or an
+# if's branches) reached the scope outside holding the body's nodes (a raw KeyError) ---
+
+X4 = np.array([0.3, -1.2, 0.8, 2.1])
+
+
+def _update_in_loop(a: Any) -> Any:
+    d = {"a": a[0]}
+    for i in range(3):
+        d.update(a=d["a"] * a[i + 1])
+    return d["a"]
+
+
+def _nested_write_in_loop(a: Any) -> Any:
+    d = {"a": [a[0], a[1]], "b": (a[2], [a[3]])}
+    for i in range(2):
+        d["a"][0] = d["a"][0] * a[i + 2]
+        d["b"][1][0] = d["b"][1][0] + a[i]
+    return d["a"][0] + d["a"][1] + d["b"][1][0] * d["b"][0]
+
+
+def test_container_changed_by_a_method_in_a_loop() -> None:
+    _agrees(_update_in_loop, X4)
+    _agrees(_nested_write_in_loop, X4)
+
+
+def _extend_in_loop(a: Any) -> Any:
+    lst = [a[0]]
+    for i in range(3):
+        lst.extend([a[i + 1]])
+    return lst[-1] * len(lst)
+
+
+def _insert_in_loop(a: Any) -> Any:
+    lst = [a[0], a[1]]
+    for i in range(2):
+        lst.insert(0, a[i + 2])
+    return lst[0] * 2 + lst[1] + len(lst)
+
+
+def _pop_in_loop(a: Any) -> Any:
+    lst = [a[0], a[1], a[2]]
+    for _ in range(2):
+        lst.pop()
+    return sum(lst) + len(lst)
+
+
+def _setdefault_groups(a: Any) -> Any:
+    d: dict[int, list[Any]] = {}
+    for i, v in enumerate(a):
+        d.setdefault(i % 2, []).append(v)
+    return sum(np.prod(np.array(vs)) for vs in d.values())
+
+
+def _nested_append_in_loop(a: Any) -> Any:
+    d = {"a": [a[0]]}
+    for i in range(3):
+        d["a"].append(a[i + 1])
+    return sum(d["a"]) + len(d["a"])
+
+
+def _nested_append_in_if(a: Any) -> Any:
+    d = {"a": [a[0]]}
+    if a[1] > 0:
+        d["a"].append(a[2])
+    return sum(d["a"]) + len(d["a"])
+
+
+def _nested_write_in_if(a: Any) -> Any:
+    lst = [[a[0]], [a[1]]]
+    if a[1] > 0:
+        lst[0][0] = a[3] * 7
+    return lst[0][0] + lst[1][0]
+
+
+@pytest.mark.parametrize("fn", [_extend_in_loop, _insert_in_loop, _pop_in_loop,
+                                _setdefault_groups, _nested_append_in_loop,
+                                _nested_append_in_if, _nested_write_in_if])
+def test_container_changing_its_structure_in_a_region_is_refused(
+        fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.StAutodiffError) as info:
+        st.value_and_grad(fn)(X4)
+    assert "hunt3_regressions.py:" in str(info.value)

@@ -576,6 +576,8 @@ def _same(a: Any, b: Any) -> bool:
         return a.items is b.items and a.pos == b.pos
     if isinstance(a, set) and isinstance(b, set):
         return a == b and not any(isinstance(v, Node) for v in a)
+    if isinstance(a, tuple) and type(a) is type(b) and len(a) == len(b):
+        return all(_same(x, y) for x, y in zip(a, b))  # a copy of one holding a list
     if isinstance(a, (list, dict)) and type(a) is type(b) and len(a) == len(b):
         # each branch works on its own copy: unchanged means the same items
         if isinstance(a, dict):

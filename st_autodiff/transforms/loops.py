@@ -305,12 +305,17 @@ class LoopLowering(LowererAPI):
                 # names the body changed without assigning them: an array written in
                 # place by a call (np.copyto(out, v), out.sort(), np.add.at, a helper
                 # that writes into its argument) is a new value the loop must carry
+                # (and a dict or list changed by a method: d.update(k=v), lst.insert(0, v),
+                # d.setdefault(k, []).append(v), d["a"].append(v))
                 written = [k for k, v in before.items() if (
-                           isinstance(v, Node) or type(v).__name__ == "StaticArray") and
+                           (isinstance(v, Node) or type(v).__name__ == "StaticArray") and
+                           sc.vars.get(k, MISSING) is not v or
+                           _container(v) and _changed(v, sc.vars.get(k, MISSING))) and
                            not k.startswith("#") and k not in carried and
-                           k not in appended and sc.vars.get(k, MISSING) is not v]
+                           k not in appended]
                 if written:
                     carried = carried + written
+                    tmpl.update({k: before[k] for k in written if _container(before[k])})
                     learnt = True
                 for k in carried:  # empty containers have no slot, but keep their kind
                     if _container(before.get(k)) and not _paths(before[k]):
@@ -416,6 +421,10 @@ class LoopLowering(LowererAPI):
         if _structure(v) == _structure(before):
             return
         if isinstance(before, dict) and isinstance(v, dict):
+            if before.keys() == v.keys():
+                raise self.fail(f"a list or dict inside the dict {name!r} changes its length "
+                                "or keys in the loop", where, "give it the same structure "
+                                "before the loop as inside it")
             raise self.fail(f"the keys of the dict {name!r} change in the loop", where,
                             "create every key before the loop")
         what = type(before).__name__
@@ -787,6 +796,13 @@ def _container(v: Any) -> bool:
 
 def _named_tuple(v: Any) -> bool:
     return isinstance(v, tuple) and isinstance(getattr(type(v), "_fields", None), tuple)
+
+
+def _changed(before: Any, after: Any) -> bool:
+    """Whether a loop body changed the container ``before`` (its copy is ``after``): its
+    structure, or a value in it."""
+    return _structure(after) != _structure(before) or any(
+        _at(after, p) is not _at(before, p) for p in _paths(before))
 
 
 def _paths(v: Any) -> list[tuple[Any, ...]]:

@@ -129,15 +129,29 @@ class StaticIterator:
 
 def copy_value(v: Any) -> Any:
     """Dicts, lists and static iterators are copied into a region's scope: a change inside
-    shows up as a different object, which the region then outputs (or refuses)."""
+    shows up as a different object, which the region then outputs (or refuses).  The
+    containers nested in them are copied too (a tuple only where it holds one), or a
+    change to ``d["a"].append(x)`` in a branch or loop body would reach the scope before
+    it, and the other branch, holding nodes of the body's graph."""
     if isinstance(v, StaticIterator):
         return StaticIterator(v.items, v.pos)
     if isinstance(v, set):
         return set(v)
     if isinstance(v, dict):  # (a defaultdict stays one, with its factory)
-        return dict(v) if type(v) is dict else copy.copy(v)
+        out = dict(v) if type(v) is dict else copy.copy(v)
+        for k, x in v.items():
+            c = copy_value(x)
+            if c is not x:
+                out[k] = c
+        return out
     if isinstance(v, list):  # a comprehension's own list stays one (``_same`` after the if)
-        return type(v)(v) if getattr(type(v), "hidden", False) else list(v)
+        items = [copy_value(x) for x in v]
+        return type(v)(items) if getattr(type(v), "hidden", False) else items
+    if type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields"):
+        items = [copy_value(x) for x in v]
+        if all(c is x for c, x in zip(items, v)):
+            return v
+        return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
     return v
 
 
