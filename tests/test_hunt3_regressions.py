@@ -194,3 +194,72 @@ def test_container_changing_its_structure_in_a_region_is_refused(
     with pytest.raises(st.StAutodiffError) as info:
         st.value_and_grad(fn)(X4)
     assert "hunt3_regressions.py:" in str(info.value)
+
+
+# --- a dict or list changed in place inside a loop or a runtime if while another name, a
+# container or a calling function also holds it (or it holds one list twice): the region
+# carried the values under one name only, so the other holders kept the old values
+# (silently wrong values and gradients); now refused, located.  Rebinding is fine -------
+
+def _alias_in_loop(a: Any) -> Any:
+    lst = [a[0], a[1]]
+    other = lst
+    for _ in range(2):
+        other[1] = other[1] * a[2]
+    return lst[1] * 3 + other[1]
+
+
+def _held_in_dict_in_loop(a: Any) -> Any:
+    lst = [a[0], a[1]]
+    d = {"l": lst}
+    for _ in range(2):
+        lst[0] = lst[0] * a[2]
+    return d["l"][0] + lst[0]
+
+
+def _held_twice_in_loop(a: Any) -> Any:
+    inner = [a[0]]
+    outer = [inner, inner]
+    for _ in range(2):
+        outer[0][0] = outer[0][0] * a[2]
+    return outer[1][0] + inner[0]
+
+
+def _alias_in_if(a: Any) -> Any:
+    d = {"k": a[0]}
+    e = d
+    if a[1] > 0:
+        e["k"] = a[2] * 5
+    return d["k"] * 3 + e["k"]
+
+
+def _scale_first(lst: list[Any], a: Any) -> None:
+    for _ in range(2):
+        lst[0] = lst[0] * a[2]
+
+
+def _helper_writes_argument_in_loop(a: Any) -> Any:
+    lst = [a[0], a[1]]
+    _scale_first(lst, a)
+    return lst[0] * 3
+
+
+@pytest.mark.parametrize("fn", [_alias_in_loop, _held_in_dict_in_loop, _held_twice_in_loop,
+                                _alias_in_if, _helper_writes_argument_in_loop])
+def test_shared_container_changed_in_a_region_is_refused(fn: Callable[[Any], Any]) -> None:
+    for x in (X4, -X4):
+        with pytest.raises(st.StAutodiffError, match="too|twice") as info:
+            st.value_and_grad(fn)(x)
+        assert "hunt3_regressions.py:" in str(info.value)
+
+
+def _rebound_in_loop(a: Any) -> Any:
+    t = [a[0], a[1]]
+    saved = t
+    for _ in range(3):
+        t = [t[1] * a[2], t[0]]
+    return t[0] + saved[0] * 10
+
+
+def test_shared_container_rebound_in_a_loop() -> None:
+    _agrees(_rebound_in_loop, X4)

@@ -329,7 +329,7 @@ class ControlLowering(LoopLowering, ListLowering):
         for fn, side in ((then_fn, True), (else_fn, False)):
             soft = unknown or taken is not None and bool(taken) != side
             sub, vars_ = self.in_region(f"{self.b.name}_{'then' if side else 'else'}",
-                                        soft, scope, before, fn)
+                                        soft, scope, before, fn, where)
             results.append((sub, vars_))
         raised = [v.pop(RAISED, False) for _, v in results]
         if all(raised):
@@ -460,15 +460,23 @@ class ControlLowering(LoopLowering, ListLowering):
                                         v in self.maybe_none)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
-                  fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:
-        """Lower ``fn`` into a fresh body builder over a copy of the scope."""
+                  fn: Callable[[Scope], None] | None, where: cst.CSTNode | None = None
+                  ) -> tuple[GraphBuilder, dict[str, Any]]:
+        """Lower ``fn`` into a fresh body builder over a copy of the scope.  A dict or
+        list the branch changes in place (not rebinds) must not be held elsewhere too
+        (``check_container_unshared``): the if would change only this name's values."""
         sub = self.b.body(name, soft)
         aliases.mark_branch(sub)  # its names become the if's outputs (``aliases``)
         sc = Scope(scope.parent, scope.outer)
         sc.vars = {k: copy_value(v) for k, v in before.items()}
+        copies = {k: v for k, v in sc.vars.items() if isinstance(v, (dict, list)) and
+                  not k.startswith("#")}
         if fn is not None:
             with self.building(sub):
                 fn(sc)
+        for k, v in copies.items():
+            if sc.vars.get(k) is v and not _same(v, before[k]):
+                self.check_container_unshared(k, before[k], scope, where or sub, "if")
         if getattr(sc, "raised", False):  # the branch ends in a runtime raise
             return sub, {**sc.vars, RAISED: True}
         return sub, sc.vars

@@ -277,6 +277,8 @@ class LoopLowering(LowererAPI):
                 for f in FLAGS[1:]:
                     sc.vars[f] = False
                 sc.vars["#ret"] = False
+                entry = {k: (v, _structure(v), [_at(v, p) for p in _paths(v)])
+                         for k, v in sc.vars.items() if k in before and _container(v)}
                 if streams is not None:
                     assert isinstance(stmt, cst.For)
                     self.assign(stmt.target, target_value, sc)
@@ -285,6 +287,10 @@ class LoopLowering(LowererAPI):
                     assert isinstance(stmt, cst.While)
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
                 small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
+                for k, (obj, shape, leaves) in entry.items():  # changed in place, not rebound
+                    if sc.vars.get(k) is obj and (_structure(obj) != shape or any(
+                            _at(obj, p) is not x for p, x in zip(_paths(obj), leaves))):
+                        self.check_container_unshared(k, before[k], scope, stmt)
                 outs = []
                 learnt = False
                 for k, key in slots:
