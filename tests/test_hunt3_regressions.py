@@ -263,3 +263,42 @@ def _rebound_in_loop(a: Any) -> Any:
 
 def test_shared_container_rebound_in_a_loop() -> None:
     _agrees(_rebound_in_loop, X4)
+
+
+# --- a list or dict held by an attribute of an object built in the code, changed inside
+# a loop or a runtime if (o.v.append(x), o.v["k"] = ...): the region did not copy it, so
+# the body's nodes reached the code after it (a raw KeyError); now refused, located ------
+
+class _Holder:
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+
+def _object_list_in_loop(a: Any) -> Any:
+    o = _Holder([a[0]])
+    for i in range(2):
+        o.v.append(a[i + 1])
+    return sum(o.v)
+
+
+def _object_dict_in_loop(a: Any) -> Any:
+    o = _Holder({"k": a[0]})
+    for _ in range(2):
+        o.v["k"] = o.v["k"] * a[2]
+    return o.v["k"]
+
+
+def _object_list_in_if(a: Any) -> Any:
+    o = _Holder([a[0]])
+    if a[1] > 0:
+        o.v.append(a[2])
+    return sum(o.v)
+
+
+@pytest.mark.parametrize("fn", [_object_list_in_loop, _object_dict_in_loop,
+                                _object_list_in_if])
+def test_container_in_an_object_changed_in_a_region_is_refused(
+        fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.StAutodiffError, match="object's attribute") as info:
+        st.value_and_grad(fn)(X4)
+    assert "hunt3_regressions.py:" in str(info.value)

@@ -184,6 +184,51 @@ class LoopAliasing(LowererAPI):
                             "or change it through one name only")
 
 
+def object_containers(lw: Any, values: Any) -> list[tuple[Any, Any, list[Any]]]:
+    """The dicts and lists that objects built in this compile hold (attributes, nested
+    containers in them), reachable from ``values``, each with its structure and items:
+    a region copies the containers bound to names, not those inside objects, so
+    ``changed_object_container`` can tell a change a loop body or branch made to one."""
+    found: list[tuple[Any, Any, list[Any]]] = []
+    seen: set[int] = set()
+
+    def walk(v: Any, inside: bool) -> None:
+        if id(v) in seen or isinstance(v, (str, bytes, int, float, Node)):
+            return
+        if isinstance(v, (dict, list)):
+            seen.add(id(v))
+            items = list(v.values()) if isinstance(v, dict) else list(v)
+            if inside:
+                keys = list(v) if isinstance(v, dict) else len(v)
+                found.append((v, keys, items))
+            for x in items:
+                walk(x, inside)
+        elif isinstance(v, tuple):
+            for x in v:
+                walk(x, inside)
+        else:
+            rec = lw.built_of(v)
+            if rec is not None:
+                seen.add(id(v))
+                own = getattr(v, "__dict__", {})
+                for x in [*rec.runtime.values(), *own.values()]:
+                    walk(x, True)
+
+    for v in values:
+        walk(v, False)
+    return found
+
+
+def changed_object_container(found: list[tuple[Any, Any, list[Any]]]) -> bool:
+    """Whether a container ``object_containers`` listed has changed since."""
+    for v, keys, items in found:
+        now = list(v.values()) if isinstance(v, dict) else list(v)
+        if (list(v) if isinstance(v, dict) else len(v)) != keys or len(now) != len(items) or \
+                any(a is not b for a, b in zip(now, items)):
+            return True
+    return False
+
+
 def _mutable_parts(v: Any, parts: list[Any], seen: set[int]) -> Any:
     """Collect the dicts and lists in ``v`` (``v`` too, through tuples) into ``parts``;
     the first one met twice, or ``None``."""

@@ -30,6 +30,7 @@ from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import type_module
 from . import aliases, small_ops, static_conditions, static_stmts
+from .aliasing import changed_object_container, object_containers
 from .list_arguments import ufunc_list_arguments
 from .lists import Appender, ListLowering, TupleList
 from .loops import (
@@ -471,9 +472,16 @@ class ControlLowering(LoopLowering, ListLowering):
         sc.vars = {k: copy_value(v) for k, v in before.items()}
         copies = {k: v for k, v in sc.vars.items() if isinstance(v, (dict, list)) and
                   not k.startswith("#")}
+        held = object_containers(self, before.values())
         if fn is not None:
             with self.building(sub):
                 fn(sc)
+        if changed_object_container(held):
+            raise self.fail("a list or dict held by an object's attribute is changed inside "
+                            "an if whose condition is only known at run time; containers "
+                            "inside objects are not carried through branches", where or sub,
+                            "change a local variable in the branch and set the attribute "
+                            "after the if")
         for k, v in copies.items():
             if sc.vars.get(k) is v and not _same(v, before[k]):
                 self.check_container_unshared(k, before[k], scope, where or sub, "if")

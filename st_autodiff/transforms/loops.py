@@ -23,7 +23,7 @@ from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
 from . import small_ops
-from .aliasing import first_append
+from .aliasing import changed_object_container, first_append, object_containers
 from .lists import Appender, TupleList
 from .loop_objects import UNROLL_OBJECTS, UNROLL_STATIC, carries_objects, static_only
 from .parse import synthetic_origin
@@ -279,6 +279,7 @@ class LoopLowering(LowererAPI):
                 sc.vars["#ret"] = False
                 entry = {k: (v, _structure(v), [_at(v, p) for p in _paths(v)])
                          for k, v in sc.vars.items() if k in before and _container(v)}
+                held = object_containers(self, before.values())
                 if streams is not None:
                     assert isinstance(stmt, cst.For)
                     self.assign(stmt.target, target_value, sc)
@@ -287,6 +288,11 @@ class LoopLowering(LowererAPI):
                     assert isinstance(stmt, cst.While)
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
                 small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
+                if changed_object_container(held):
+                    raise self.fail("a list or dict held by an object's attribute is changed "
+                                    "inside this loop; containers inside objects are not "
+                                    "carried through loops", stmt, "keep it in a local "
+                                    "variable in the loop and set the attribute after it")
                 for k, (obj, shape, leaves) in entry.items():  # changed in place, not rebound
                     if sc.vars.get(k) is obj and (_structure(obj) != shape or any(
                             _at(obj, p) is not x for p, x in zip(_paths(obj), leaves))):
