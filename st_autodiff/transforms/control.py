@@ -461,7 +461,7 @@ class ControlLowering(LoopLowering, ListLowering):
                                         v in self.maybe_none)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
-                  fn: Callable[[Scope], None] | None, where: cst.CSTNode | None = None
+                  fn: Callable[[Scope], None] | None, where: cst.CSTNode
                   ) -> tuple[GraphBuilder, dict[str, Any]]:
         """Lower ``fn`` into a fresh body builder over a copy of the scope.  A dict or
         list the branch changes in place (not rebinds) must not be held elsewhere too
@@ -479,12 +479,12 @@ class ControlLowering(LoopLowering, ListLowering):
         if changed_object_container(held):
             raise self.fail("a list or dict held by an object's attribute is changed inside "
                             "an if whose condition is only known at run time; containers "
-                            "inside objects are not carried through branches", where or sub,
+                            "inside objects are not carried through branches", where,
                             "change a local variable in the branch and set the attribute "
                             "after the if")
         for k, v in copies.items():
             if sc.vars.get(k) is v and not _same(v, before[k]):
-                self.check_container_unshared(k, before[k], scope, where or sub, "if")
+                self.check_container_unshared(k, before[k], scope, where, "if")
         if getattr(sc, "raised", False):  # the branch ends in a runtime raise
             return sub, {**sc.vars, RAISED: True}
         return sub, sc.vars
