@@ -302,3 +302,23 @@ def test_container_in_an_object_changed_in_a_region_is_refused(
     with pytest.raises(st.StAutodiffError, match="object's attribute") as info:
         st.value_and_grad(fn)(X4)
     assert "hunt3_regressions.py:" in str(info.value)
+
+
+# --- math.* of a float32 scalar was computed in float32 (np.exp, then a Python float):
+# math converts to a Python float first, so Python's value differed in the last bits ---
+
+def _math_of_float32(v: Any) -> Any:
+    import math
+
+    return math.exp(v[0]) * v[1] + math.log(v[2]) * v[0] + math.atan2(v[0], v[2])
+
+
+def test_math_of_a_float32_scalar_is_computed_in_double() -> None:
+    x = np.array([0.3, -1.2, 0.8], dtype=np.float32)
+    want = _math_of_float32(x)
+    value, grad = st.value_and_grad(_math_of_float32)(x)
+    assert np.asarray(value).dtype == np.asarray(want).dtype == np.float32
+    assert value == want
+    assert grad.dtype == np.float32
+    np.testing.assert_allclose(grad, st.grad(_math_of_float32)(x.astype(np.float64)),
+                               rtol=1e-6)

@@ -156,6 +156,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                 return fn(*args, **kwargs)
             except Exception as exc:
                 raise static_exception(lw, exc, e) from None
+        if _is_scalar_math(fn):  # math converts its arguments to Python floats first:
+            args = [_python_float_arg(lw, a, e) for a in args]  # float32 in double
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
@@ -354,6 +356,16 @@ def _is_static_builtin(fn: Any) -> bool:
 
 def _is_scalar_math(fn: Any) -> bool:
     return getattr(fn, "__module__", None) == "math"
+
+
+def _python_float_arg(lw: Lowerer, a: Any, e: cst.CSTNode) -> Any:
+    """A float16/float32 scalar argument of a ``math`` function as the Python float
+    ``math`` computes with (``math.exp(np.float32(x))`` is exp in double precision)."""
+    t = a.type if isinstance(a, Node) else None
+    if t is not None and t.kind == "array" and t.shape == () and \
+            t.dtype in ("float16", "float32"):
+        return lw.emit(Op.PY_FLOAT, [a], None, e)
+    return a
 
 
 def _has_node(v: Any) -> bool:
