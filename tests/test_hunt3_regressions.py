@@ -322,3 +322,69 @@ def test_math_of_a_float32_scalar_is_computed_in_double() -> None:
     assert grad.dtype == np.float32
     np.testing.assert_allclose(grad, st.grad(_math_of_float32)(x.astype(np.float64)),
                                rtol=1e-6)
+
+
+# --- an inner def or lambda called inside a loop body or a runtime if read the names of
+# the function as they were before the region (the region lowers its body in a copy of
+# the scope, the closure kept the original): ``k = a[i]; f(x)`` used the old k
+# (silently wrong), and a closure writing into a dict of the function in a loop reached
+# the scope before the loop with the body's nodes (a raw KeyError) -----------------------
+
+X5 = np.array([0.3, -1.2, 0.8, 2.1, -0.4])
+
+
+def _closure_rebound_in_loop(a: Any) -> Any:
+    k = a[0]
+
+    def f(v: Any) -> Any:
+        return v * k
+
+    out = 0.0
+    for i in range(3):
+        k = a[i + 1]
+        out = out + f(a[0])
+    return out
+
+
+def _closure_rebound_in_while(a: Any) -> Any:
+    k = a[0]
+    g = lambda v: v * k  # noqa: E731
+    fs = [g]
+    i = 0
+    out = 0.0
+    while i < 3:
+        k = a[i + 1]
+        out = out + fs[0](a[0])
+        i += 1
+    return out
+
+
+def _closure_rebound_in_if(a: Any) -> Any:
+    k = a[0]
+
+    def f(v: Any) -> Any:
+        return v * k
+
+    r = a[4]
+    if a[1] > 0:
+        k = a[2]
+        r = f(a[3])
+    return r
+
+
+def _closure_writes_a_dict_in_loop(a: Any) -> Any:
+    state = {"s": 0.0}
+
+    def step(v: Any) -> None:
+        state["s"] = state["s"] * 0.5 + v
+
+    for i in range(4):
+        step(a[i])
+    return state["s"]
+
+
+@pytest.mark.parametrize("fn", [_closure_rebound_in_loop, _closure_rebound_in_while,
+                                _closure_rebound_in_if, _closure_writes_a_dict_in_loop])
+def test_closure_called_in_a_region_reads_the_region_names(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X5)
+    _agrees(fn, -X5)

@@ -56,6 +56,8 @@ from .scope import (
     StaticIterator,
     copy_value,
     key_name,
+    rebind_closures,
+    restore_closures,
     visible_name,
 )
 
@@ -470,12 +472,14 @@ class ControlLowering(LoopLowering, ListLowering):
         aliases.mark_branch(sub)  # its names become the if's outputs (``aliases``)
         sc = Scope(scope.parent, scope.outer)
         sc.vars = {k: copy_value(v) for k, v in before.items()}
+        rebound = rebind_closures(sc, scope)
         copies = {k: v for k, v in sc.vars.items() if isinstance(v, (dict, list)) and
                   not k.startswith("#")}
         held = object_containers(self, before.values())
         if fn is not None:
             with self.building(sub):
                 fn(sc)
+        restore_closures(sc, rebound)
         if changed_object_container(held):
             raise self.fail("a list or dict held by an object's attribute is changed inside "
                             "an if whose condition is only known at run time; containers "

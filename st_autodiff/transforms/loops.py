@@ -27,7 +27,17 @@ from .aliasing import changed_object_container, first_append, object_containers
 from .lists import Appender, TupleList
 from .loop_objects import UNROLL_OBJECTS, UNROLL_STATIC, carries_objects, static_only
 from .parse import synthetic_origin
-from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
+from .scope import (
+    FLAGS,
+    MISSING,
+    Scope,
+    copy_value,
+    key_name,
+    rebind_closures,
+    restore_closures,
+    visible_name,
+    without,
+)
 from .static_while import UNROLL_INDICES, carries_indices, run_static_while
 
 if TYPE_CHECKING:
@@ -247,6 +257,7 @@ class LoopLowering(LowererAPI):
             sub = self.b.body(f"{self.b.name}_{kind}", soft=zero_trips)
             sc = Scope(scope.parent, scope.outer)
             sc.vars = {k: copy_value(v) for k, v in before.items()}
+            rebound = rebind_closures(sc, scope)
             with self.building(sub):
                 xs_nodes: list[Node] = []
                 if streams is not None:
@@ -287,6 +298,7 @@ class LoopLowering(LowererAPI):
                 else:
                     assert isinstance(stmt, cst.While)
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
+                restore_closures(sc, rebound)
                 small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
                 if changed_object_container(held):
                     raise self.fail("a list or dict held by an object's attribute is changed "

@@ -155,6 +155,66 @@ def copy_value(v: Any) -> Any:
     return v
 
 
+def rebind_closures(region: Scope, enclosing: Scope) -> dict[int, Closure]:
+    """Point the closures defined in ``enclosing`` (an inner ``def`` or lambda of the
+    function) at ``region``, the scope a branch or loop body is lowered in (a copy of
+    ``enclosing``'s names): called there, a closure reads the names as the body has them
+    (``k = a[i]; f(x)`` in a loop body reads the new ``k``), and changes the body's copy
+    of a dict it writes into, not the one before the region.  The containers in
+    ``region`` are its own copies (``copy_value``), changed in place.  Returns the
+    original of each new closure, for ``restore_closures``."""
+    originals: dict[int, Closure] = {}
+
+    def rebind(c: Closure) -> Closure:
+        if c.scope is not enclosing:
+            return c
+        new = Closure(c.fn, region)
+        originals[id(new)] = c
+        return new
+
+    _map_closures(region, rebind)
+    return originals
+
+
+def restore_closures(region: Scope, originals: dict[int, Closure]) -> None:
+    """Put back the closures ``rebind_closures`` replaced (after the body is lowered: a
+    closure the body did not rebind is the same value after the region as before)."""
+    if originals:
+        _map_closures(region, lambda c: originals.get(id(c), c))
+
+
+def _map_closures(region: Scope, fn: Callable[[Closure], Closure]) -> None:
+    seen: set[int] = set()
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, Closure):
+            return fn(v)
+        if id(v) in seen:
+            return v
+        if isinstance(v, dict):
+            seen.add(id(v))
+            for k, x in list(v.items()):
+                y = fix(x)
+                if y is not x:
+                    v[k] = y
+        elif isinstance(v, list):
+            seen.add(id(v))
+            for i, x in enumerate(v):
+                y = fix(x)
+                if y is not x:
+                    v[i] = y
+        elif type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields"):
+            items = [fix(x) for x in v]
+            if any(y is not x for x, y in zip(v, items)):
+                return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
+        return v
+
+    for k, v in list(region.vars.items()):
+        y = fix(v)
+        if y is not v:
+            region.vars[k] = y
+
+
 def without(scope: Scope, name: str) -> Scope:
     sc = Scope(scope.parent, scope.outer)
     sc.vars = {k: v for k, v in scope.vars.items() if k != name}
