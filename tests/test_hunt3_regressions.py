@@ -388,3 +388,16 @@ def _closure_writes_a_dict_in_loop(a: Any) -> Any:
 def test_closure_called_in_a_region_reads_the_region_names(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, X5)
     _agrees(fn, -X5)
+
+
+# --- np.einsum(..., optimize=True) was refused ("unsupported keyword argument"): the
+# option only orders the contractions -----------------------------------------------------
+
+def _einsum_optimized(a: Any) -> Any:
+    m = a.reshape(2, 3)
+    return np.sum(np.einsum("ij,kj,kl->il", m, m, m, optimize=True) ** 2) + \
+        np.einsum("i,i->", a, a, optimize="greedy")
+
+
+def test_einsum_optimize_keyword() -> None:
+    _agrees(_einsum_optimized, np.array([0.3, -1.2, 0.8, 2.1, -0.4, 0.7]))
