@@ -401,3 +401,48 @@ def _einsum_optimized(a: Any) -> Any:
 
 def test_einsum_optimize_keyword() -> None:
     _agrees(_einsum_optimized, np.array([0.3, -1.2, 0.8, 2.1, -0.4, 0.7]))
+
+
+# --- lst[i] += v / d[k] += v where the entry is an array made while compiling
+# (np.zeros) that another name or entry also holds: NumPy updates that array in place,
+# the compiled code rebound the entry only (the others kept zeros: silently wrong); now
+# refused, located, as it already was for arrays computed at run time -------------------
+
+def _repeated_list_of_zeros(a: Any) -> Any:
+    lst = [np.zeros(2)] * 3
+    lst[0] += a[:2]
+    return np.sum(lst[1] * np.array([1.0, 2.0])) + np.sum(lst[2])
+
+
+def _list_entry_and_name(a: Any) -> Any:
+    z = np.zeros(2)
+    lst = [z]
+    lst[0] += a[:2]
+    return np.sum(z * np.array([1.0, 2.0]))
+
+
+def _two_dicts_one_array(a: Any) -> Any:
+    d = {"k": np.zeros(2)}
+    e = {"k": d["k"]}
+    d["k"] += a[:2]
+    return np.sum(e["k"] * np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("fn", [_repeated_list_of_zeros, _list_entry_and_name,
+                                _two_dicts_one_array])
+def test_update_of_a_shared_static_array_entry_is_refused(fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.StAutodiffError, match="same array") as info:
+        st.value_and_grad(fn)(X4)
+    assert "hunt3_regressions.py:" in str(info.value)
+
+
+def _unshared_entries(a: Any) -> Any:
+    lst = [np.zeros(2), np.zeros(2)]
+    lst[0] += a[:2]
+    d = {"k": np.ones(2)}
+    d["k"] *= a[2:]
+    return np.sum(lst[0] * np.array([1.0, 2.0])) + np.sum(lst[1]) + np.sum(d["k"] ** 2)
+
+
+def test_update_of_an_unshared_static_array_entry() -> None:
+    _agrees(_unshared_entries, X4)
