@@ -446,3 +446,48 @@ def _unshared_entries(a: Any) -> Any:
 
 def test_update_of_an_unshared_static_array_entry() -> None:
     _agrees(_unshared_entries, X4)
+
+
+# --- functools.reduce was refused ("no derivative rule ... might write into"), and
+# sorted/max/min with a lambda or inner def as key= handed the compiler's closure object
+# to Python's builtin: a TypeError raised by the generated code (sorted: a crash when the
+# gradient ran) or a false "Python raises TypeError" refusal (max/min) ----------------------
+
+def _reductions(a: Any) -> Any:
+    import functools
+    import operator
+
+    m = [np.eye(2) * 0.5, np.array([[1.0, 0.2], [0.0, 1.0]])]
+    return functools.reduce(lambda s, v: s * v + 1, a) + \
+        functools.reduce(operator.mul, a[:3]) + \
+        np.sum(functools.reduce(np.dot, [a[:4].reshape(2, 2), *m])) + \
+        functools.reduce(operator.add, (v ** 2 for v in a), 0.5) + \
+        functools.reduce(lambda s, i: s + a[i] ** 3, range(3), 0.0)
+
+
+def test_functools_reduce() -> None:
+    _agrees(_reductions, X5)
+    h = st.hessian(_reductions)(X5)
+    g = st.grad(_reductions)
+    fd = np.stack([(g(X5 + 1e-5 * e) - g(X5 - 1e-5 * e)) / 2e-5 for e in np.eye(5)], 1)
+    np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-6)
+
+
+def _keyed_builtins(a: Any) -> Any:
+    order = sorted([0, 1, 2, 3], key=lambda i: (i - 1.5) ** 2, reverse=True)
+    best = max([(a[0], 1), (a[1], 3), (a[2], 2)], key=lambda p: p[1])
+    first = min((i for i in range(4)), key=lambda i: -i)
+    return a[order[0]] * 2 + a[order[-1]] + best[0] * 3 + a[first] * 5
+
+
+def test_sorted_max_min_with_a_closure_key() -> None:
+    _agrees(_keyed_builtins, X5)
+
+
+def test_sorted_with_a_runtime_key_is_refused() -> None:
+    def f(a: Any) -> Any:
+        return sum(v * i for i, v in enumerate(sorted([a[0], a[1]], key=lambda t: t)))
+
+    with pytest.raises(st.StAutodiffError, match="key computed at run time") as info:
+        st.grad(f)(X5)
+    assert "hunt3_regressions.py:" in str(info.value)

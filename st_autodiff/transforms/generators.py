@@ -16,6 +16,7 @@ them unroll or become regions like any loop, and the call returns a ``GeneratorV
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -38,7 +39,7 @@ else:
 _CONSUMERS = {builtins.sum, builtins.list, builtins.tuple, builtins.max, builtins.min,
               builtins.any, builtins.all, builtins.dict, builtins.set, builtins.frozenset,
               builtins.sorted, builtins.zip, builtins.enumerate, builtins.len,
-              builtins.reversed}
+              builtins.reversed, functools.reduce}
 
 
 #: NumPy functions that refuse a generator (NumPy raises TypeError, or makes a 0-d
@@ -179,7 +180,8 @@ class GeneratorLowering(LowererAPI):
                      if isinstance(a, GeneratorValue) else a for a in args]
             kws = {k: self.consume_generator(v, e, id(v.node) in direct)
                    if isinstance(v, GeneratorValue) else v for k, v in kwargs.items()}
-            if not _runtime(fixed) and not _runtime(list(kws.values())):
+            if not _runtime(fixed) and not _runtime(list(kws.values())) and not any(
+                    isinstance(v, Closure) for v in [*fixed, *kws.values()]):
                 try:  # items known when compiling: Python's own result
                     return fn(*fixed, **kws)
                 except Exception as exc:  # noqa: BLE001  (the user's error, located)
