@@ -491,3 +491,24 @@ def test_sorted_with_a_runtime_key_is_refused() -> None:
     with pytest.raises(st.StAutodiffError, match="key computed at run time") as info:
         st.grad(f)(X5)
     assert "hunt3_regressions.py:" in str(info.value)
+
+
+# --- a generator that never ends (``while True: n += 1; yield n``) read with next(): the
+# compiler collects every item of a generator when it is called, and folding the endless
+# loop while compiling ran forever (the process grew by gigabytes); now refused, located -
+
+def _counter() -> Any:
+    n = 0
+    while True:
+        n += 1
+        yield n
+
+
+def test_endless_generator_is_refused() -> None:
+    def f(a: Any) -> Any:
+        c = _counter()
+        return a[next(c)] + a[next(c)] * 2
+
+    with pytest.raises(st.StAutodiffError, match="never ends") as info:
+        st.grad(f)(X5)
+    assert "hunt3_regressions.py:" in str(info.value)
