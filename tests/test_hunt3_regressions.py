@@ -512,3 +512,33 @@ def test_endless_generator_is_refused() -> None:
     with pytest.raises(st.StAutodiffError, match="never ends") as info:
         st.grad(f)(X5)
     assert "hunt3_regressions.py:" in str(info.value)
+
+
+# --- enumerate(zip(a, b)) (and zip(enumerate(a), b), zip(a, zip(b, c))) over arrays in a
+# loop region: the streams were flattened, so ``for i, (u, v) in ...`` was refused as
+# "cannot unpack 3 values into 2 names" -----------------------------------------------------
+
+X6 = np.array([0.3, -1.2, 0.8, 2.1, -0.4, 0.7])
+
+
+def _enumerate_zip(a: Any) -> Any:
+    s = 0.0
+    for i, (u, v) in enumerate(zip(a[:3], a[3:])):
+        s = s + i * u * v
+    return s
+
+
+def _zip_enumerate(a: Any) -> Any:
+    s = 0.0
+    for (i, u), v in zip(enumerate(a[:3]), a[3:]):
+        s = s + i * u * v
+    return s + sum(i * u * v for (i, u), v in zip(enumerate(a[:3]), reversed(a[3:])))
+
+
+def _zip_of_zip(a: Any) -> Any:
+    return sum(p * q * r for p, (q, r) in zip(a[:2], zip(a[2:4], a[4:])))
+
+
+@pytest.mark.parametrize("fn", [_enumerate_zip, _zip_enumerate, _zip_of_zip])
+def test_nested_zip_and_enumerate_targets(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, X6)

@@ -97,7 +97,7 @@ class LoopLowering(LowererAPI):
             self.unroll(stmt, list(runs), scope)  # static values only: Python's own trips
             return
         small_ops.refuse_for_else(cast("Lowerer", self), stmt)
-        self.loop(stmt, scope, streams)
+        self.loop(stmt, scope, _Streams(streams, _layout(it)))
 
     def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
         """A list or tuple argument (one node) as the list of its items, to unroll a loop
@@ -568,6 +568,9 @@ class LoopLowering(LowererAPI):
                     sub.soft = True
                 values.append(sub.arg("item", item_type, value,
                                       self.loc(where)))
+        layout = getattr(streams, "layout", None)
+        if isinstance(layout, list) and any(part is not None for part in layout):
+            return _regroup(iter(values), layout)  # enumerate(zip(a, b)): (i, (u, v))
         return values[0] if len(values) == 1 else tuple(values)
 
     def carried_names(self, stmt: Any, scope: Scope) -> tuple[list[str], list[str]]:
@@ -603,6 +606,33 @@ class _Range:
 
     def __init__(self, start: Any, stop: Any, step: Any) -> None:
         self.start, self.stop, self.step = start, stop, step
+
+
+class _Streams(list):  # type: ignore[type-arg]  # (a list of stream tuples)
+    """The streams of a loop (``LoopLowering.streams``, flat) with the nesting of the
+    ``zip``/``enumerate`` they came from (``_layout``), to rebuild the loop target's
+    value: ``enumerate(zip(a, b))`` gives ``(i, (u, v))``, not ``(i, u, v)``."""
+
+    def __init__(self, streams: list[tuple[Any, ...]], layout: Any) -> None:
+        super().__init__(streams)
+        self.layout = layout
+
+
+def _layout(it: Any) -> Any:
+    """The nesting of zips in an iterable: ``None`` for one stream, else one entry per
+    part."""
+    if isinstance(it, _Zip):
+        return [_layout(p) for p in it.parts]
+    if isinstance(it, _Reversed):
+        return _layout(it.value)
+    return None
+
+
+def _regroup(values: Any, layout: Any) -> Any:
+    """The flat stream values (an iterator) nested as ``layout`` says."""
+    if layout is None:
+        return next(values)
+    return tuple(_regroup(values, part) for part in layout)
 
 
 class _Zip:
