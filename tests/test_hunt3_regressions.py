@@ -542,3 +542,19 @@ def _zip_of_zip(a: Any) -> Any:
 @pytest.mark.parametrize("fn", [_enumerate_zip, _zip_enumerate, _zip_of_zip])
 def test_nested_zip_and_enumerate_targets(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, X6)
+
+
+# --- dict(zip(names, theta)), list(zip(a, b)), dict(enumerate(a)) of arrays were refused
+# with a false "Python raises TypeError: '_Zip' object is not iterable" ---------------------
+
+def _named_parameters(a: Any) -> Any:
+    p = dict(zip(["a", "b", "c"], a[:3]))
+    pairs = list(zip(a[:3], a[3:]))
+    by_index = dict(enumerate(a[3:]))
+    rows = tuple(zip(a[:3], reversed(a[3:])))
+    return p["a"] * p["c"] + p["b"] + sum(u * v for u, v in pairs) + by_index[2] * 3 + \
+        rows[0][1] ** 2
+
+
+def test_zip_and_enumerate_materialised() -> None:
+    _agrees(_named_parameters, X6)

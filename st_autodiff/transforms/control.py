@@ -162,6 +162,26 @@ class ControlLowering(LoopLowering, ListLowering):
 
     # --- builtins that build what a loop iterates -------------------------------------
 
+    def zip_items(self, z: Any, e: cst.Call) -> list[Any] | None:
+        """The tuples a ``zip``/``enumerate`` of sequences whose lengths are known while
+        compiling gives (a runtime array: its rows), or None."""
+        parts: list[Any] = []
+        for p in z.parts:
+            if isinstance(p, _Zip):
+                p = self.zip_items(p, e)
+            elif isinstance(p, _Reversed):
+                inner = p.value
+                inner = small_ops.rows_of(cast("Lowerer", self), inner, e) if isinstance(
+                    inner, Node) else inner
+                p = list(reversed(inner)) if isinstance(inner, (list, tuple, range)) \
+                    else None
+            elif isinstance(p, Node):
+                p = small_ops.rows_of(cast("Lowerer", self), p, e)
+            if not isinstance(p, (list, tuple, range, str)):
+                return None
+            parts.append(p)
+        return list(zip(*parts))
+
     def control_call(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
                      e: cst.Call) -> Any:
         """``range``/``zip``/``enumerate``/``reversed`` for loops, list appends and the
@@ -219,6 +239,11 @@ class ControlLowering(LoopLowering, ListLowering):
             if isinstance(it, (list, tuple)):
                 return list(reversed(it))
             return _Reversed(it)
+        if fn in (builtins.list, builtins.tuple, builtins.dict) and len(args) == 1 and \
+                not kwargs and isinstance(args[0], _Zip):  # dict(zip(names, theta))
+            items = self.zip_items(args[0], e)
+            if items is not None:
+                return fn(items)
         list_op = _LIST_KERNELS.get(getattr(fn, "__name__", None)) if getattr(
             fn, "__module__", "") == kernels.__name__ else None
         if list_op is not None:  # rt.list_* in generated code, differentiated again
