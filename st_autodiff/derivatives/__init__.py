@@ -14,7 +14,8 @@ A rule may use only:
   ``ops.known_shape(x)`` and ``ops.rank(x)`` (the shape and the number of dimensions as
   Python ints, or ``None`` where the compiler does not know them: no example arguments,
   a shape that depends on the data), ``ops.dtype(x)`` (a dtype name or ``None``) and
-  ``ops.const(v)``;
+  ``ops.const(v)``, and ``ops.number(x)`` (``x`` as a Python int or float where it is one
+  known while compiling, else ``None``);
 * ``ops.branch(cond, then, orelse)`` (an ``if`` in the generated code; ``by_rank`` uses
   it with ``ops.at_most_1d(x)`` for rules whose form depends on an unknown rank).
 
@@ -427,12 +428,24 @@ RULES[Op.LOGADDEXP2] = lambda ops, g, out, x, y: (
     g / (ops.exp2(y - x) + 1), g / (ops.exp2(x - y) + 1))
 
 
+def pow_base_term(ops: Any, g: Any, x: Any, y: Any) -> Any:
+    """``g * d(x ** y)/dx = g * y * x ** (y - 1)``, zero where ``y == 0``: ``x ** 0`` is
+    the constant 1, but the formula gives ``0 * 0 ** -1 = 0 * inf = nan`` at ``x == 0``
+    (PyTorch and JAX mask it; so does the second derivative of ``x ** 1``).  A constant
+    exponent decides it while compiling: ``None`` (no term) for 0, the plain formula
+    with the exponent's ``y - 1`` folded otherwise."""
+    c = ops.number(y)
+    if c is not None:
+        return None if c == 0 else g * y * x ** (c - 1)
+    return ops.where(ops.eq(y, 0), 0, g * y * x ** (y - 1))
+
+
 @rule(Op.POW)
 def _pow(ops: Any, g: Any, out: Any, x: Any, y: Any) -> Grads:
     # d/dy uses log(x): only where x > 0 (elsewhere the derivative does not exist for
     # non-integer y; 0 is what PyTorch and JAX give for x == 0).
     safe = ops.where(x > 0, x, 1)
-    return g * y * x ** (y - 1), g * out * ops.log(safe)
+    return pow_base_term(ops, g, x, y), g * out * ops.log(safe)
 
 
 @rule(Op.ARCTAN2)
@@ -1329,6 +1342,11 @@ class ArrayOps:
     @staticmethod
     def const(value: Any) -> Any:
         return value
+
+    @staticmethod
+    def number(x: Any) -> int | float | None:
+        """``x`` when it is a Python int or float (not a bool), else ``None``."""
+        return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
 def _lookup(table: dict[Op, _T], op: Op, kind: str, missing: str, where: str) -> _T:

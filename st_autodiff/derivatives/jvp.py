@@ -40,6 +40,7 @@ from . import (
     linspace_weights,
     mask_like,
     per_freedom,
+    pow_base_term,
     safe_divisor,
 )
 
@@ -163,7 +164,7 @@ _binary_jvp(Op.LOGADDEXP, lambda ops, t, out, x, y: t / (ops.exp(y - x) + 1),
             lambda ops, t, out, x, y: t / (ops.exp(x - y) + 1))
 _binary_jvp(Op.LOGADDEXP2, lambda ops, t, out, x, y: t / (ops.exp2(y - x) + 1),
             lambda ops, t, out, x, y: t / (ops.exp2(x - y) + 1))
-_binary_jvp(Op.POW, lambda ops, t, out, x, y: t * y * x ** (y - 1),
+_binary_jvp(Op.POW, lambda ops, t, out, x, y: pow_base_term(ops, t, x, y),
             lambda ops, t, out, x, y: t * out * ops.log(ops.where(x > 0, x, 1)))
 _binary_jvp(Op.ARCTAN2, lambda ops, t, out, x, y: t * y / (ops.square(x) + ops.square(y)),
             lambda ops, t, out, x, y: -t * x / (ops.square(x) + ops.square(y)))

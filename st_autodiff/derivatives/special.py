@@ -99,8 +99,11 @@ def _binary(op: Op, partials: Partials) -> None:
 
 
 def _safe(ops: Any, x: Any, v: Any) -> Any:
-    """``v`` where ``x != 0``, else 1: the divisor of ``x / v`` (zero where ``x`` is)."""
-    return ops.where(ops.eq(x, 0), 1, v)
+    """``v``, but 1 where both ``x`` and ``v`` are 0: the divisor of ``x / v``, which is
+    then 0 instead of 0/0.  Only there: replacing ``v`` wherever ``x == 0`` made the
+    derivative of ``x / v`` in ``x`` (a second derivative of xlogy) ``1`` instead of
+    ``1 / v``."""
+    return ops.where(ops.logical_and(ops.eq(x, 0), ops.eq(v, 0)), 1, v)
 
 
 def _huber(ops: Any, out: Any, delta: Any, r: Any) -> tuple[Any, Any]:

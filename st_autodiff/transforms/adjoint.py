@@ -224,6 +224,13 @@ class Emitter:
     def const(self, v: Any) -> Var:
         return Var(self.b.const(v), self)
 
+    def number(self, x: Any) -> int | float | None:
+        """``x`` as a Python int or float where it is a constant one (an exponent written
+        in the code), else ``None``."""
+        node = self.node(x)
+        v = node.param("value") if node.op is Op.CONST else None
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
 
 def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
             seed_like_output: bool = False, seeded: list[int] | None = None) -> Lowered:

@@ -145,6 +145,106 @@ class LoopAliasing(LowererAPI):
                                 f"names after the loop ({k} = {name})")
 
 
+    def check_container_unshared(self, name: str, value: Any, scope: Scope,
+                                 where: Any, region: str = "loop") -> None:
+        """Refuse carrying the dict or list bound to ``name`` around a loop (value by
+        value, under that name) when it, or a dict or list inside it, is also held by
+        another name, container or closure, or twice inside it: in Python a write
+        through one holder shows through the others; the loop would change only this
+        name's values."""
+        parts: list[Any] = []
+        twice = _mutable_parts(value, parts, set())
+        if twice is not None:
+            raise self.fail(f"the {type(value).__name__} {name!r} is changed in this "
+                            f"{region}, but it holds the same {type(twice).__name__} twice, which "
+                            "would change together in Python but not here", where,
+                            "make each item its own copy before the loop")
+        if not parts:
+            return
+        todo = [sc for top in [scope, *self.active_scopes] for sc in scope_chain(top)]
+        seen: set[int] = set()
+        for sc in todo:
+            if id(sc) in seen:
+                continue
+            seen.add(id(sc))
+            for k, v in sc.vars.items():
+                if k.startswith("#") or (k == name and self._same_frame(sc, scope)):
+                    continue
+                for part in parts:
+                    held = _holds(v, part, set())
+                    if held is not None:
+                        what = "it" if part is value else f"a {type(part).__name__} in it"
+                        verb = "holds" if held else "refers to"
+                        raise self.fail(
+                            f"the {type(value).__name__} {name!r} is changed in this "
+                            f"{region}, but {k!r}{self._whose(sc, scope)} {verb} {what} too, which "
+                            "would change with it in Python but not here", where,
+                            f"copy it before the {region} "
+                            f"({name} = copy.deepcopy({name})), "
+                            "or change it through one name only")
+
+
+def object_containers(lw: Any, values: Any) -> list[tuple[Any, Any, list[Any]]]:
+    """The dicts and lists that objects built in this compile hold (attributes, nested
+    containers in them), reachable from ``values``, each with its structure and items:
+    a region copies the containers bound to names, not those inside objects, so
+    ``changed_object_container`` can tell a change a loop body or branch made to one."""
+    found: list[tuple[Any, Any, list[Any]]] = []
+    seen: set[int] = set()
+
+    def walk(v: Any, inside: bool) -> None:
+        if id(v) in seen or isinstance(v, (str, bytes, int, float, Node)):
+            return
+        if isinstance(v, (dict, list)):
+            seen.add(id(v))
+            items = list(v.values()) if isinstance(v, dict) else list(v)
+            if inside:
+                keys = list(v) if isinstance(v, dict) else len(v)
+                found.append((v, keys, items))
+            for x in items:
+                walk(x, inside)
+        elif isinstance(v, tuple):
+            for x in v:
+                walk(x, inside)
+        else:
+            rec = lw.built_of(v)
+            if rec is not None:
+                seen.add(id(v))
+                own = getattr(v, "__dict__", {})
+                for x in [*rec.runtime.values(), *own.values()]:
+                    walk(x, True)
+
+    for v in values:
+        walk(v, False)
+    return found
+
+
+def changed_object_container(found: list[tuple[Any, Any, list[Any]]]) -> bool:
+    """Whether a container ``object_containers`` listed has changed since."""
+    for v, keys, items in found:
+        now = list(v.values()) if isinstance(v, dict) else list(v)
+        if (list(v) if isinstance(v, dict) else len(v)) != keys or len(now) != len(items) or \
+                any(a is not b for a, b in zip(now, items)):
+            return True
+    return False
+
+
+def _mutable_parts(v: Any, parts: list[Any], seen: set[int]) -> Any:
+    """Collect the dicts and lists in ``v`` (``v`` too, through tuples) into ``parts``;
+    the first one met twice, or ``None``."""
+    if isinstance(v, (dict, list)):
+        if id(v) in seen:
+            return v
+        seen.add(id(v))
+        parts.append(v)
+    if isinstance(v, (tuple, list, dict)):
+        for x in (v.values() if isinstance(v, dict) else v):
+            twice = _mutable_parts(x, parts, seen)
+            if twice is not None:
+                return twice
+    return None
+
+
 @dataclass
 class _Write:
     """An in-place write ``check_writable`` accepted: the memory it writes and where."""

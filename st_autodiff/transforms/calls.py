@@ -121,6 +121,9 @@ def bind(op: Op, args: list[Any], kwargs: dict[str, Any], what: str
     order = in_names + param_names
     if op is Op.EINSUM:  # einsum(subscripts, *operands)
         order = ["subscripts", "operands"]
+        # optimize= picks the order of the contractions, not what they compute
+        kwargs = {k: v for k, v in kwargs.items()
+                  if k != "optimize" or not (v is None or isinstance(v, (bool, str, list)))}
     bound: dict[str, Any] = {}
     rest: list[Any] = []
     positional = list(args)

@@ -30,6 +30,7 @@ from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import type_module
 from . import aliases, small_ops, static_conditions, static_stmts
+from .aliasing import changed_object_container, object_containers
 from .list_arguments import ufunc_list_arguments
 from .lists import Appender, ListLowering, TupleList
 from .loops import (
@@ -55,6 +56,8 @@ from .scope import (
     StaticIterator,
     copy_value,
     key_name,
+    rebind_closures,
+    restore_closures,
     visible_name,
 )
 
@@ -159,6 +162,26 @@ class ControlLowering(LoopLowering, ListLowering):
 
     # --- builtins that build what a loop iterates -------------------------------------
 
+    def zip_items(self, z: Any, e: cst.Call) -> list[Any] | None:
+        """The tuples a ``zip``/``enumerate`` of sequences whose lengths are known while
+        compiling gives (a runtime array: its rows), or None."""
+        parts: list[Any] = []
+        for p in z.parts:
+            if isinstance(p, _Zip):
+                p = self.zip_items(p, e)
+            elif isinstance(p, _Reversed):
+                inner = p.value
+                inner = small_ops.rows_of(cast("Lowerer", self), inner, e) if isinstance(
+                    inner, Node) else inner
+                p = list(reversed(inner)) if isinstance(inner, (list, tuple, range)) \
+                    else None
+            elif isinstance(p, Node):
+                p = small_ops.rows_of(cast("Lowerer", self), p, e)
+            if not isinstance(p, (list, tuple, range, str)):
+                return None
+            parts.append(p)
+        return list(zip(*parts))
+
     def control_call(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
                      e: cst.Call) -> Any:
         """``range``/``zip``/``enumerate``/``reversed`` for loops, list appends and the
@@ -216,6 +239,11 @@ class ControlLowering(LoopLowering, ListLowering):
             if isinstance(it, (list, tuple)):
                 return list(reversed(it))
             return _Reversed(it)
+        if fn in (builtins.list, builtins.tuple, builtins.dict) and len(args) == 1 and \
+                not kwargs and isinstance(args[0], _Zip):  # dict(zip(names, theta))
+            items = self.zip_items(args[0], e)
+            if items is not None:
+                return fn(items)
         list_op = _LIST_KERNELS.get(getattr(fn, "__name__", None)) if getattr(
             fn, "__module__", "") == kernels.__name__ else None
         if list_op is not None:  # rt.list_* in generated code, differentiated again
@@ -329,7 +357,7 @@ class ControlLowering(LoopLowering, ListLowering):
         for fn, side in ((then_fn, True), (else_fn, False)):
             soft = unknown or taken is not None and bool(taken) != side
             sub, vars_ = self.in_region(f"{self.b.name}_{'then' if side else 'else'}",
-                                        soft, scope, before, fn)
+                                        soft, scope, before, fn, where)
             results.append((sub, vars_))
         raised = [v.pop(RAISED, False) for _, v in results]
         if all(raised):
@@ -460,15 +488,32 @@ class ControlLowering(LoopLowering, ListLowering):
                                         v in self.maybe_none)
 
     def in_region(self, name: str, soft: bool, scope: Scope, before: dict[str, Any],
-                  fn: Callable[[Scope], None] | None) -> tuple[GraphBuilder, dict[str, Any]]:
-        """Lower ``fn`` into a fresh body builder over a copy of the scope."""
+                  fn: Callable[[Scope], None] | None, where: cst.CSTNode
+                  ) -> tuple[GraphBuilder, dict[str, Any]]:
+        """Lower ``fn`` into a fresh body builder over a copy of the scope.  A dict or
+        list the branch changes in place (not rebinds) must not be held elsewhere too
+        (``check_container_unshared``): the if would change only this name's values."""
         sub = self.b.body(name, soft)
         aliases.mark_branch(sub)  # its names become the if's outputs (``aliases``)
         sc = Scope(scope.parent, scope.outer)
         sc.vars = {k: copy_value(v) for k, v in before.items()}
+        rebound = rebind_closures(sc, scope)
+        copies = {k: v for k, v in sc.vars.items() if isinstance(v, (dict, list)) and
+                  not k.startswith("#")}
+        held = object_containers(self, before.values())
         if fn is not None:
             with self.building(sub):
                 fn(sc)
+        restore_closures(sc, rebound)
+        if changed_object_container(held):
+            raise self.fail("a list or dict held by an object's attribute is changed inside "
+                            "an if whose condition is only known at run time; containers "
+                            "inside objects are not carried through branches", where,
+                            "change a local variable in the branch and set the attribute "
+                            "after the if")
+        for k, v in copies.items():
+            if sc.vars.get(k) is v and not _same(v, before[k]):
+                self.check_container_unshared(k, before[k], scope, where, "if")
         if getattr(sc, "raised", False):  # the branch ends in a runtime raise
             return sub, {**sc.vars, RAISED: True}
         return sub, sc.vars
@@ -576,6 +621,8 @@ def _same(a: Any, b: Any) -> bool:
         return a.items is b.items and a.pos == b.pos
     if isinstance(a, set) and isinstance(b, set):
         return a == b and not any(isinstance(v, Node) for v in a)
+    if isinstance(a, tuple) and type(a) is type(b) and len(a) == len(b):
+        return all(_same(x, y) for x, y in zip(a, b))  # a copy of one holding a list
     if isinstance(a, (list, dict)) and type(a) is type(b) and len(a) == len(b):
         # each branch works on its own copy: unchanged means the same items
         if isinstance(a, dict):

@@ -64,6 +64,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     dynamic = any(isinstance(a, Node) or _has_node(a) for a in [*args, *kwargs.values()])
     if isinstance(fn, Closure):
         return lw.lower_function(fn.fn, args, kwargs, Scope(fn.scope, None), e)
+    if (fn is builtins.sorted or fn is builtins.max or fn is builtins.min) and \
+            isinstance(kwargs.get("key"), Closure):
+        return _keyed(lw, fn, args, kwargs, e)
     folded = static_calls.call(lw, fn, args, kwargs, e)  # queries, pure static calls
     if folded is not NotImplemented:
         return folded
@@ -76,6 +79,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return special
     if fn is functools.partial:
         return partial_call(lw, args, kwargs, e)
+    if fn is functools.reduce:
+        return _reduce(lw, args, kwargs, e)
     if isinstance(fn, effects.OpaqueMethod):  # a method of an opaque object argument
         return effects.call_method(lw, fn, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
@@ -156,6 +161,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                 return fn(*args, **kwargs)
             except Exception as exc:
                 raise static_exception(lw, exc, e) from None
+        if _is_scalar_math(fn):  # math converts its arguments to Python floats first:
+            args = [_python_float_arg(lw, a, e) for a in args]  # float32 in double
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
@@ -352,8 +359,92 @@ def _is_static_builtin(fn: Any) -> bool:
         return False
 
 
+def _keyed(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.Call
+           ) -> Any:
+    """``sorted``/``max``/``min`` with a ``key`` that is a lambda or an inner ``def``: the key
+    is lowered for each item (it must come out known while compiling: the order is then
+    Python's, stable and first-wins on ties); the items themselves may be runtime values.
+    Python's builtin would be handed the compiler's closure object otherwise."""
+    kwargs = dict(kwargs)
+    key = kwargs.pop("key")
+    reverse = kwargs.pop("reverse", False) if fn is builtins.sorted else False
+    missing = object()
+    default = kwargs.pop("default", missing) if fn is not builtins.sorted else missing
+    if kwargs or not isinstance(reverse, bool) or not args or \
+            fn is builtins.sorted and len(args) != 1:
+        raise lw.fail(f"{fn.__name__}() with these arguments and a key function is not "
+                      "supported", e, kind=CompileError)
+    seq: Any = args if len(args) > 1 else args[0]
+    items = small_ops.rows_of(lw, seq, e) if isinstance(seq, Node) else \
+        small_ops.as_items(seq)
+    if isinstance(items, (range, dict, str)):
+        items = list(items)
+    if not isinstance(items, (list, tuple)):
+        raise lw.fail(f"{fn.__name__}() with a key function over a sequence whose length is "
+                      "known only at run time is not supported", e, kind=CompileError)
+    items = list(items)
+    keys = [lw.call(key, [item], {}, e) for item in items]
+    if any(isinstance(k, Node) or _has_node(k) for k in keys):
+        raise lw.fail(f"{fn.__name__}() with a key computed at run time is not supported: "
+                      "the order would depend on the data", e, "sort an array with "
+                      "np.argsort and index it", kind=CompileError)
+    try:
+        if fn is builtins.sorted:
+            order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+            return [items[i] for i in order]
+        if not items:
+            if default is missing:
+                raise ValueError(f"{fn.__name__}() iterable argument is empty")
+            return default
+        return items[fn(range(len(items)), key=keys.__getitem__)]
+    except Exception as exc:
+        raise static_exception(lw, exc, e) from None
+
+
+def _reduce(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], e: cst.Call) -> Any:
+    """``functools.reduce(f, items[, initial])``: the calls of ``f`` Python makes, one
+    after the other, where the number of items is known while compiling (a list or tuple,
+    a range, an array's rows)."""
+    if "initial" in kwargs and len(args) == 2:  # (Python 3.14 names it)
+        args = [*args, kwargs["initial"]]
+        kwargs = {k: v for k, v in kwargs.items() if k != "initial"}
+    if kwargs or not 2 <= len(args) <= 3:
+        raise static_exception(lw, TypeError("reduce() takes 2 or 3 positional arguments"),
+                               e)
+    fn, seq = args[0], args[1]
+    items = small_ops.rows_of(lw, seq, e) if isinstance(seq, Node) else \
+        small_ops.as_items(seq)
+    if isinstance(items, range):
+        items = list(items)
+    if not isinstance(items, (list, tuple)):
+        raise lw.fail("functools.reduce over a sequence whose length is known only at run "
+                      "time is not supported", e, "reduce a list or tuple, or an array whose "
+                      "shape is known", kind=CompileError)
+    rest = list(items)
+    if len(args) == 3:
+        acc = args[2]
+    elif not rest:
+        raise static_exception(lw, TypeError(
+            "reduce() of empty iterable with no initial value"), e)
+    else:
+        acc, rest = rest[0], rest[1:]
+    for item in rest:
+        acc = lw.call(fn, [acc, item], {}, e)
+    return acc
+
+
 def _is_scalar_math(fn: Any) -> bool:
     return getattr(fn, "__module__", None) == "math"
+
+
+def _python_float_arg(lw: Lowerer, a: Any, e: cst.CSTNode) -> Any:
+    """A float16/float32 scalar argument of a ``math`` function as the Python float
+    ``math`` computes with (``math.exp(np.float32(x))`` is exp in double precision)."""
+    t = a.type if isinstance(a, Node) else None
+    if t is not None and t.kind == "array" and t.shape == () and \
+            t.dtype in ("float16", "float32"):
+        return lw.emit(Op.PY_FLOAT, [a], None, e)
+    return a
 
 
 def _has_node(v: Any) -> bool:

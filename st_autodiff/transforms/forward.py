@@ -85,7 +85,7 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         if multi:
             parts[n] = tuple(result)
             continue
-        t = em.node(result)
+        t = _like_primal(em, n, em.node(result))
         if n.name is not None and t.id >= len(graph.nodes):
             t = b.rename(t, n.name + "_dot")
         tan[n] = t
@@ -105,6 +105,18 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         dots.append(out_dot)
     joint = b.finish(list(graph.outputs) + dots)
     return _once(Lowered(joint, b.values), once)
+
+
+def _like_primal(em: Emitter, n: Node, t: Node) -> Node:
+    """The tangent ``t`` of ``n`` in ``n``'s floating dtype, as JAX's tangents are: a rule
+    writes the tangent from the inputs' tangents, whose dtype NumPy's promotion need not
+    give the primal (``np.where(c, x32, y64)`` is float64, the tangent of ``x32`` float32;
+    ``np.linspace`` of float32 ends is float32, its weights float64)."""
+    nt, tt = n.type, t.type
+    if nt is None or tt is None or nt.kind != "array" or tt.kind != "array" or \
+            not nt.is_float or not tt.is_float or nt.dtype == tt.dtype:
+        return t
+    return em.astype(t, dtype=nt.dtype, copy=False).node
 
 
 def _once(low: Lowered, once: dict[Node, Node]) -> Lowered:

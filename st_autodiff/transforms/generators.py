@@ -16,6 +16,7 @@ them unroll or become regions like any loop, and the call returns a ``GeneratorV
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -38,7 +39,7 @@ else:
 _CONSUMERS = {builtins.sum, builtins.list, builtins.tuple, builtins.max, builtins.min,
               builtins.any, builtins.all, builtins.dict, builtins.set, builtins.frozenset,
               builtins.sorted, builtins.zip, builtins.enumerate, builtins.len,
-              builtins.reversed}
+              builtins.reversed, functools.reduce}
 
 
 #: NumPy functions that refuse a generator (NumPy raises TypeError, or makes a 0-d
@@ -179,7 +180,8 @@ class GeneratorLowering(LowererAPI):
                      if isinstance(a, GeneratorValue) else a for a in args]
             kws = {k: self.consume_generator(v, e, id(v.node) in direct)
                    if isinstance(v, GeneratorValue) else v for k, v in kwargs.items()}
-            if not _runtime(fixed) and not _runtime(list(kws.values())):
+            if not _runtime(fixed) and not _runtime(list(kws.values())) and not any(
+                    isinstance(v, Closure) for v in [*fixed, *kws.values()]):
                 try:  # items known when compiling: Python's own result
                     return fn(*fixed, **kws)
                 except Exception as exc:  # noqa: BLE001  (the user's error, located)
@@ -214,6 +216,13 @@ class GeneratorLowering(LowererAPI):
                                "generator, not a value to differentiate",
                                fn.loc(_first_yield(fn.node)),
                                "return a value instead of yielding (sum(...), np.stack(...))")
+        endless = _endless_loop(fn.node)
+        if endless is not None:
+            raise CompileError(f"{fn.name}() is a generator that never ends (a while loop "
+                               "on a constant true test, with no break or return): the "
+                               "compiler collects every item of a generator when it is "
+                               "called", fn.loc(endless), "give the loop an end (a count, a "
+                               "break), or build a list of the items you need")
         node, target = _generator_body(fn.node)
         body = ParsedFunction(fn.name, node, fn.module, fn.defaults, fn.layout, fn.fixed)
         scope.vars[target] = _Items()
@@ -241,6 +250,63 @@ class GeneratorLowering(LowererAPI):
     def expr_Yield(self, e: cst.Yield, scope: Scope) -> Any:
         raise self.fail("yield inside an expression (a value sent into the generator) is "
                         "not supported", e, "yield in a statement of its own")
+
+
+def _endless_loop(fn: cst.FunctionDef) -> cst.While | None:
+    """A ``while True:`` (any constant true test) of the generator ``fn`` that nothing
+    leaves: no ``break`` of its own, no ``return`` (nested functions aside), else None."""
+    found: list[cst.While] = []
+
+    class Exits(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.exits = False
+            self.depth = 0  # loops nested in the while: their breaks are theirs
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+        def visit_For(self, n: cst.For) -> None:
+            self.depth += 1
+
+        def leave_For(self, n: cst.For) -> None:
+            self.depth -= 1
+
+        def visit_While(self, n: cst.While) -> None:
+            self.depth += 1
+
+        def leave_While(self, n: cst.While) -> None:
+            self.depth -= 1
+
+        def visit_Break(self, n: cst.Break) -> None:
+            if self.depth == 0:
+                self.exits = True
+
+        def visit_Return(self, n: cst.Return) -> None:
+            self.exits = True
+
+        def visit_Raise(self, n: cst.Raise) -> None:
+            self.exits = True
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is fn
+
+        def visit_While(self, n: cst.While) -> None:
+            test = n.test
+            true = isinstance(test, cst.Name) and test.value == "True" or isinstance(
+                test, cst.Integer) and int(test.value, 0) != 0
+            if not true or found:
+                return
+            v = Exits()
+            n.body.visit(v)
+            if not v.exits:
+                found.append(n)
+
+    fn.visit(V())
+    return found[0] if found else None
 
 
 def is_generator_function(fn: ParsedFunction) -> bool:

@@ -23,11 +23,21 @@ from ..ir.graph import GraphBuilder, Node
 from ..ir.ops import Op
 from ..ir.types import Type
 from . import small_ops
-from .aliasing import first_append
+from .aliasing import changed_object_container, first_append, object_containers
 from .lists import Appender, TupleList
 from .loop_objects import UNROLL_OBJECTS, UNROLL_STATIC, carries_objects, static_only
 from .parse import synthetic_origin
-from .scope import FLAGS, MISSING, Scope, copy_value, key_name, visible_name, without
+from .scope import (
+    FLAGS,
+    MISSING,
+    Scope,
+    copy_value,
+    key_name,
+    rebind_closures,
+    restore_closures,
+    visible_name,
+    without,
+)
 from .static_while import UNROLL_INDICES, carries_indices, run_static_while
 
 if TYPE_CHECKING:
@@ -87,7 +97,7 @@ class LoopLowering(LowererAPI):
             self.unroll(stmt, list(runs), scope)  # static values only: Python's own trips
             return
         small_ops.refuse_for_else(cast("Lowerer", self), stmt)
-        self.loop(stmt, scope, streams)
+        self.loop(stmt, scope, _Streams(streams, _layout(it)))
 
     def tuple_items(self, it: Any, where: cst.CSTNode) -> Any:
         """A list or tuple argument (one node) as the list of its items, to unroll a loop
@@ -247,6 +257,7 @@ class LoopLowering(LowererAPI):
             sub = self.b.body(f"{self.b.name}_{kind}", soft=zero_trips)
             sc = Scope(scope.parent, scope.outer)
             sc.vars = {k: copy_value(v) for k, v in before.items()}
+            rebound = rebind_closures(sc, scope)
             with self.building(sub):
                 xs_nodes: list[Node] = []
                 if streams is not None:
@@ -277,6 +288,9 @@ class LoopLowering(LowererAPI):
                 for f in FLAGS[1:]:
                     sc.vars[f] = False
                 sc.vars["#ret"] = False
+                entry = {k: (v, _structure(v), [_at(v, p) for p in _paths(v)])
+                         for k, v in sc.vars.items() if k in before and _container(v)}
+                held = object_containers(self, before.values())
                 if streams is not None:
                     assert isinstance(stmt, cst.For)
                     self.assign(stmt.target, target_value, sc)
@@ -284,7 +298,17 @@ class LoopLowering(LowererAPI):
                 else:
                     assert isinstance(stmt, cst.While)
                     self.run_stmts([_WhileGuard(stmt.test), *body_stmts], sc)
+                restore_closures(sc, rebound)
                 small_ops.check_loop_body(cast("Lowerer", self), before, sc.vars, stmt)
+                if changed_object_container(held):
+                    raise self.fail("a list or dict held by an object's attribute is changed "
+                                    "inside this loop; containers inside objects are not "
+                                    "carried through loops", stmt, "keep it in a local "
+                                    "variable in the loop and set the attribute after it")
+                for k, (obj, shape, leaves) in entry.items():  # changed in place, not rebound
+                    if sc.vars.get(k) is obj and (_structure(obj) != shape or any(
+                            _at(obj, p) is not x for p, x in zip(_paths(obj), leaves))):
+                        self.check_container_unshared(k, before[k], scope, stmt)
                 outs = []
                 learnt = False
                 for k, key in slots:
@@ -305,12 +329,17 @@ class LoopLowering(LowererAPI):
                 # names the body changed without assigning them: an array written in
                 # place by a call (np.copyto(out, v), out.sort(), np.add.at, a helper
                 # that writes into its argument) is a new value the loop must carry
+                # (and a dict or list changed by a method: d.update(k=v), lst.insert(0, v),
+                # d.setdefault(k, []).append(v), d["a"].append(v))
                 written = [k for k, v in before.items() if (
-                           isinstance(v, Node) or type(v).__name__ == "StaticArray") and
+                           (isinstance(v, Node) or type(v).__name__ == "StaticArray") and
+                           sc.vars.get(k, MISSING) is not v or
+                           _container(v) and _changed(v, sc.vars.get(k, MISSING))) and
                            not k.startswith("#") and k not in carried and
-                           k not in appended and sc.vars.get(k, MISSING) is not v]
+                           k not in appended]
                 if written:
                     carried = carried + written
+                    tmpl.update({k: before[k] for k in written if _container(before[k])})
                     learnt = True
                 for k in carried:  # empty containers have no slot, but keep their kind
                     if _container(before.get(k)) and not _paths(before[k]):
@@ -416,6 +445,10 @@ class LoopLowering(LowererAPI):
         if _structure(v) == _structure(before):
             return
         if isinstance(before, dict) and isinstance(v, dict):
+            if before.keys() == v.keys():
+                raise self.fail(f"a list or dict inside the dict {name!r} changes its length "
+                                "or keys in the loop", where, "give it the same structure "
+                                "before the loop as inside it")
             raise self.fail(f"the keys of the dict {name!r} change in the loop", where,
                             "create every key before the loop")
         what = type(before).__name__
@@ -535,6 +568,9 @@ class LoopLowering(LowererAPI):
                     sub.soft = True
                 values.append(sub.arg("item", item_type, value,
                                       self.loc(where)))
+        layout = getattr(streams, "layout", None)
+        if isinstance(layout, list) and any(part is not None for part in layout):
+            return _regroup(iter(values), layout)  # enumerate(zip(a, b)): (i, (u, v))
         return values[0] if len(values) == 1 else tuple(values)
 
     def carried_names(self, stmt: Any, scope: Scope) -> tuple[list[str], list[str]]:
@@ -570,6 +606,33 @@ class _Range:
 
     def __init__(self, start: Any, stop: Any, step: Any) -> None:
         self.start, self.stop, self.step = start, stop, step
+
+
+class _Streams(list):  # type: ignore[type-arg]  # (a list of stream tuples)
+    """The streams of a loop (``LoopLowering.streams``, flat) with the nesting of the
+    ``zip``/``enumerate`` they came from (``_layout``), to rebuild the loop target's
+    value: ``enumerate(zip(a, b))`` gives ``(i, (u, v))``, not ``(i, u, v)``."""
+
+    def __init__(self, streams: list[tuple[Any, ...]], layout: Any) -> None:
+        super().__init__(streams)
+        self.layout = layout
+
+
+def _layout(it: Any) -> Any:
+    """The nesting of zips in an iterable: ``None`` for one stream, else one entry per
+    part."""
+    if isinstance(it, _Zip):
+        return [_layout(p) for p in it.parts]
+    if isinstance(it, _Reversed):
+        return _layout(it.value)
+    return None
+
+
+def _regroup(values: Any, layout: Any) -> Any:
+    """The flat stream values (an iterator) nested as ``layout`` says."""
+    if layout is None:
+        return next(values)
+    return tuple(_regroup(values, part) for part in layout)
 
 
 class _Zip:
@@ -787,6 +850,13 @@ def _container(v: Any) -> bool:
 
 def _named_tuple(v: Any) -> bool:
     return isinstance(v, tuple) and isinstance(getattr(type(v), "_fields", None), tuple)
+
+
+def _changed(before: Any, after: Any) -> bool:
+    """Whether a loop body changed the container ``before`` (its copy is ``after``): its
+    structure, or a value in it."""
+    return _structure(after) != _structure(before) or any(
+        _at(after, p) is not _at(before, p) for p in _paths(before))
 
 
 def _paths(v: Any) -> list[tuple[Any, ...]]:

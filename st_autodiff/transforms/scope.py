@@ -129,16 +129,90 @@ class StaticIterator:
 
 def copy_value(v: Any) -> Any:
     """Dicts, lists and static iterators are copied into a region's scope: a change inside
-    shows up as a different object, which the region then outputs (or refuses)."""
+    shows up as a different object, which the region then outputs (or refuses).  The
+    containers nested in them are copied too (a tuple only where it holds one), or a
+    change to ``d["a"].append(x)`` in a branch or loop body would reach the scope before
+    it, and the other branch, holding nodes of the body's graph."""
     if isinstance(v, StaticIterator):
         return StaticIterator(v.items, v.pos)
     if isinstance(v, set):
         return set(v)
     if isinstance(v, dict):  # (a defaultdict stays one, with its factory)
-        return dict(v) if type(v) is dict else copy.copy(v)
+        out = dict(v) if type(v) is dict else copy.copy(v)
+        for k, x in v.items():
+            c = copy_value(x)
+            if c is not x:
+                out[k] = c
+        return out
     if isinstance(v, list):  # a comprehension's own list stays one (``_same`` after the if)
-        return type(v)(v) if getattr(type(v), "hidden", False) else list(v)
+        items = [copy_value(x) for x in v]
+        return type(v)(items) if getattr(type(v), "hidden", False) else items
+    if type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields"):
+        items = [copy_value(x) for x in v]
+        if all(c is x for c, x in zip(items, v)):
+            return v
+        return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
     return v
+
+
+def rebind_closures(region: Scope, enclosing: Scope) -> dict[int, Closure]:
+    """Point the closures defined in ``enclosing`` (an inner ``def`` or lambda of the
+    function) at ``region``, the scope a branch or loop body is lowered in (a copy of
+    ``enclosing``'s names): called there, a closure reads the names as the body has them
+    (``k = a[i]; f(x)`` in a loop body reads the new ``k``), and changes the body's copy
+    of a dict it writes into, not the one before the region.  The containers in
+    ``region`` are its own copies (``copy_value``), changed in place.  Returns the
+    original of each new closure, for ``restore_closures``."""
+    originals: dict[int, Closure] = {}
+
+    def rebind(c: Closure) -> Closure:
+        if c.scope is not enclosing:
+            return c
+        new = Closure(c.fn, region)
+        originals[id(new)] = c
+        return new
+
+    _map_closures(region, rebind)
+    return originals
+
+
+def restore_closures(region: Scope, originals: dict[int, Closure]) -> None:
+    """Put back the closures ``rebind_closures`` replaced (after the body is lowered: a
+    closure the body did not rebind is the same value after the region as before)."""
+    if originals:
+        _map_closures(region, lambda c: originals.get(id(c), c))
+
+
+def _map_closures(region: Scope, fn: Callable[[Closure], Closure]) -> None:
+    seen: set[int] = set()
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, Closure):
+            return fn(v)
+        if id(v) in seen:
+            return v
+        if isinstance(v, dict):
+            seen.add(id(v))
+            for k, x in list(v.items()):
+                y = fix(x)
+                if y is not x:
+                    v[k] = y
+        elif isinstance(v, list):
+            seen.add(id(v))
+            for i, x in enumerate(v):
+                y = fix(x)
+                if y is not x:
+                    v[i] = y
+        elif type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields"):
+            items = [fix(x) for x in v]
+            if any(y is not x for x, y in zip(v, items)):
+                return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
+        return v
+
+    for k, v in list(region.vars.items()):
+        y = fix(v)
+        if y is not v:
+            region.vars[k] = y
 
 
 def without(scope: Scope, name: str) -> Scope:

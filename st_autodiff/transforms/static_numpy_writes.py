@@ -119,6 +119,21 @@ def to_runtime(lw: Lowerer, target: cst.BaseExpression, sa: StaticArray, scope: 
         lw.b.rename(materialize(lw, sa, where), name)
 
 
+def check_item_unshared(lw: Lowerer, sa: StaticArray, label: str, scope: Scope,
+                        where: cst.CSTNode, update: str) -> None:
+    """``d[k] op= v`` / ``lst[i] op= v`` where the entry is a static array: NumPy updates
+    that very array, so every other holder would see the change, while the entry is
+    rebound to the result here; refused where anything but the entry (taken out by the
+    caller) can see its memory (``lst = [np.zeros(2)] * 3``, ``lst = [z]``)."""
+    found = _holders(lw, sa, scope, "")
+    if found:
+        who, same = found[0][0], found[0][1]
+        why = f"{who} refers to the same array" if same else f"{who} may share its memory"
+        raise lw._refuse(label, why + " (made while compiling) and would change too",  # noqa: SLF001
+                         where, f"write {label} = {label} {update} ... to make a new array",
+                         update)
+
+
 def _holders(lw: Lowerer, sa: StaticArray, scope: Scope, name: str
              ) -> list[tuple[str, bool, Scope | None, str]]:
     """Names (and containers) other than ``name`` in ``scope`` that can see ``sa``'s memory:

@@ -28,6 +28,8 @@ from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from ..ir.types import type_module
 from . import aliases, static_calls, static_format
+from .static_numpy import StaticArray
+from .static_numpy_writes import check_item_unshared
 from .static_stmts import static_exception
 
 if TYPE_CHECKING:
@@ -168,7 +170,15 @@ def list_item_write(lw: Lowerer, lst: list[Any], target: cst.Subscript, value: A
             current = lst[key]
         except Exception as exc:
             raise static_exception(lw, exc, target) from None
-        if isinstance(current, Node) and current.type is not None and \
+        if isinstance(current, StaticArray):
+            lst[key] = None  # the entry itself is the one holder allowed
+            try:
+                label = lw.fn.module.tree.code_for_node(target).strip()
+                check_item_unshared(lw, current, label, scope, where,
+                                    _SYMBOLS.get(op, op.value))
+            finally:
+                lst[key] = current
+        elif isinstance(current, Node) and current.type is not None and \
                 current.type.kind == "array" and current.type.shape != ():
             lst[key] = None  # the entry itself is the one holder allowed
             try:

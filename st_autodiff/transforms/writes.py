@@ -61,7 +61,7 @@ from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import GraphBuilder, Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
-from . import aliases, nested_writes, static_numpy
+from . import aliases, nested_writes, static_numpy, static_numpy_writes
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
@@ -156,6 +156,14 @@ class WriteLowering(LoopAliasing):
         it (``label`` names the item in messages) when something other than this entry of
         ``d`` can see the array."""
         value = d[key]
+        if isinstance(value, static_numpy.StaticArray):
+            del d[key]  # the entry itself is the one holder allowed
+            try:
+                static_numpy_writes.check_item_unshared(cast("Lowerer", self), value, label,
+                                                        scope, where, update)
+            finally:
+                d[key] = value
+            return
         t = value.type if isinstance(value, Node) else None
         if not isinstance(value, Node) or t is None or t.kind != "array" or t.shape == () \
                 or is_numpy_scalar(self.b.values.get(value)):
