@@ -7,13 +7,13 @@ looks here first.
   in ``y`` is ``g x / y`` unmasked (the table's is 0 where ``x == 0``; PyTorch's is
   ``0 / 0 = nan`` at ``x == y == 0``, so ``F.kl_div``'s gradient in a zero target is NaN).
 * ``atan2``: 0 at the origin, as PyTorch's (the table's ``y / (x^2 + y^2)`` is NaN there).
-* ``cumprod``: the table's rule (division away from zeros, a slice's first zero handled
-  apart) is exact to first order, but its own derivative is not where a slice holds two
-  or more zeros (the product of the others at a zero then depends on the other zeros,
-  which the rule masks).  In a ``create_graph`` backward with such a slice the gradient is
-  built as PyTorch's ``cumprod_backward`` builds it in grad mode: for each position ``k``,
-  ``sum_{j >= k} g_j prod_{i <= j, i != k} x_i`` through one ``cumprod`` of ``x`` with
-  ``x_k`` replaced by 1 (quadratic in the slice length, polynomial so exact to any order).
+* ``cumprod``: the table's rule (the division form away from zeros, a slice's zeros peeled
+  off through ``cumprod(x) = cumprod(y) * w``) is exact to third order; PyTorch's grad-mode
+  form is exact at every order.  In a ``create_graph`` backward with a slice holding two or
+  more zeros the gradient is built as PyTorch's ``cumprod_backward`` builds it in grad mode:
+  for each position ``k``, ``sum_{j >= k} g_j prod_{i <= j, i != k} x_i`` through one
+  ``cumprod`` of ``x`` with ``x_k`` replaced by 1 (quadratic in the slice length,
+  polynomial so exact to any order).
 """
 
 from __future__ import annotations

@@ -615,15 +615,7 @@ def _pow_scalar_class(base: type[Any]) -> type[Any]:
 _pow_cls0 = _pow_scalar_class(node_class("PowBackward0", _rule_pow_scalar, (0,),
                                          (("self", 0, None), ("exponent", _arg(1), None)),
                                          True))
-def _rule_pow_tensors(ops: Any, g: Any, out: Any, x: Any, y: Any) -> tuple[Any, ...]:
-    """``RULES[Op.POW]`` with PyTorch's base gradient 0 where the exponent is 0 (``x ** 0``
-    is constant; the table's ``y * x ** (y - 1)`` is ``0 * inf = nan`` at ``x == 0``)."""
-    gx, gy = RULES[Op.POW](ops, g, out, x, y)
-    zero = ops.eq(y, 0)
-    return ops.where(zero, ops.zeros_like(gx), gx), gy
-
-
-_pow_cls1 = node_class("PowBackward1", _rule_pow_tensors, (0, 1),
+_pow_cls1 = node_class("PowBackward1", RULES[Op.POW], (0, 1),
                        (("self", 0, None), ("exponent", 1, None), ("result", "result", (1,))))
 _pow_cls2 = node_class("PowBackward2", RULES[Op.POW], (1,),
                        (("self", _arg(0), None), ("exponent", 1, None), RESULT[0]))
