@@ -32,11 +32,13 @@ _table_cumprod = RULES[Op.CUMPROD]
 
 def _cumprod(ops: Any, g: Any, out: Any, x: Any, axis: Any = None) -> tuple[Any, ...]:
     if not getattr(ops, "tensors", False) or axis is None:
-        return _table_cumprod(ops, g, out, x, axis=axis)  # type: ignore[no-any-return]
+        return _table_cumprod(ops, g, out, x, axis=axis)
     xd = x._data
+    if type(xd) is not np.ndarray:  # a device array: the table's rule (no host read)
+        return _table_cumprod(ops, g, out, x, axis=axis)
     zeros = np.asarray(xd == 0)
     if zeros.ndim == 0 or not bool(np.any(np.sum(zeros, axis=axis) >= 2)):
-        return _table_cumprod(ops, g, out, x, axis=axis)  # type: ignore[no-any-return]
+        return _table_cumprod(ops, g, out, x, axis=axis)
     n = xd.shape[axis]
     idx = np.arange(n)
     same = idx[:, None] == idx[None, :]  # [k, j]: j == k

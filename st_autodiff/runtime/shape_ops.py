@@ -392,6 +392,10 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     offset = int(offset)
+    if type(a) is not np.ndarray:  # a device array: its library's diagonal is a view
+        data = xp_of(a).diagonal(a, offset, d1, d2)
+        return _view_op(input, data, _DIAGONAL, (), {"offset": offset, "axis1": d1,
+                                                     "axis2": d2}, Op.DIAGONAL)
     m = np.moveaxis(a, (d1, d2), (-2, -1))
     m = m[..., :, offset:] if offset >= 0 else m[..., -offset:, :]
     n = max(min(m.shape[-2], m.shape[-1]), 0)

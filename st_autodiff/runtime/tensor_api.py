@@ -141,6 +141,8 @@ class TensorMethods:
 
     def addmv_(self, *args: Any, **kwargs: Any) -> Tensor: raise NotImplementedError
 
+    def adjoint(self) -> Tensor: raise NotImplementedError
+
     def all(self, dim: Any = ..., keepdim: Any = ...) -> Tensor: raise NotImplementedError
 
     def allclose(self, other: Any, rtol: Any = ..., atol: Any = ..., equal_nan: Any = ...) -> Any: raise NotImplementedError
@@ -437,7 +439,7 @@ class TensorMethods:
 
     def index_select(self, dim: Any, index: Any) -> Tensor: raise NotImplementedError
 
-    def inner(self, tensor: Any) -> Tensor: raise NotImplementedError
+    def inner(self, other: Any) -> Tensor: raise NotImplementedError
 
     def int(self, memory_format: Any = ...) -> Tensor: raise NotImplementedError
 
@@ -528,6 +530,9 @@ class TensorMethods:
     def lt(self, other: Any) -> Tensor: raise NotImplementedError
 
     def lt_(self, other: Any) -> Tensor: raise NotImplementedError
+
+    @property
+    def mH(self) -> Tensor: raise NotImplementedError
 
     @property
     def mT(self) -> Tensor: raise NotImplementedError
