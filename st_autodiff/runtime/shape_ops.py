@@ -41,7 +41,7 @@ def _p(name: str) -> Any:
     return lambda args, params: params[name]
 
 
-_SIZES = (("self_sym_sizes", _sizes, None),)
+_SIZES: tuple[tuple[str, Any, None], ...] = (("self_sym_sizes", _sizes, None),)
 
 
 def _fast_reshape_rule(ops: Any, g: Any, out: Any, x: Any, shape: Any) -> tuple[Any, ...]:

@@ -16,6 +16,7 @@ refuses both when anything else holds the list.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +122,24 @@ class LoopAliasing(LowererAPI):
         if not (isinstance(lst, list) or isinstance(lst, Node) and lst.type is not None
                 and lst.type.kind == "list"):
             return
+        for sc, k, v in self._other_bindings(name, scope):
+            held = _holds(v, lst, set())
+            if held is None:
+                continue
+            who = repr(k) + self._whose(sc, scope)
+            why = f"{who} {'holds' if held else 'refers to'} the same list"
+            if update:
+                raise self.fail(f"in-place update of {name!r} is not supported here: "
+                                f"{why} and would change too", where,
+                                f"write {name} = {name} {update} ... to make a new list")
+            raise self.fail(f"appending to {name!r} in a loop is not supported here: "
+                            f"{why}, which would see the new items in Python but not "
+                            "here", where, f"append to a new list and bind it to both "
+                            f"names after the loop ({k} = {name})")
+
+    def _other_bindings(self, name: str, scope: Scope) -> Iterator[tuple[Scope, str, Any]]:
+        """Each binding ``(scope, name, value)`` visible from ``scope`` and the active
+        callers' scopes, once, but for ``name`` itself in this frame and hidden names."""
         todo = [sc for top in [scope, *self.active_scopes] for sc in scope_chain(top)]
         seen: set[int] = set()
         for sc in todo:
@@ -128,21 +147,8 @@ class LoopAliasing(LowererAPI):
                 continue
             seen.add(id(sc))
             for k, v in sc.vars.items():
-                if k.startswith("#") or (k == name and self._same_frame(sc, scope)):
-                    continue
-                held = _holds(v, lst, set())
-                if held is None:
-                    continue
-                who = repr(k) + self._whose(sc, scope)
-                why = f"{who} {'holds' if held else 'refers to'} the same list"
-                if update:
-                    raise self.fail(f"in-place update of {name!r} is not supported here: "
-                                    f"{why} and would change too", where,
-                                    f"write {name} = {name} {update} ... to make a new list")
-                raise self.fail(f"appending to {name!r} in a loop is not supported here: "
-                                f"{why}, which would see the new items in Python but not "
-                                "here", where, f"append to a new list and bind it to both "
-                                f"names after the loop ({k} = {name})")
+                if not (k.startswith("#") or (k == name and self._same_frame(sc, scope))):
+                    yield sc, k, v
 
 
     def check_container_unshared(self, name: str, value: Any, scope: Scope,
@@ -161,27 +167,18 @@ class LoopAliasing(LowererAPI):
                             "make each item its own copy before the loop")
         if not parts:
             return
-        todo = [sc for top in [scope, *self.active_scopes] for sc in scope_chain(top)]
-        seen: set[int] = set()
-        for sc in todo:
-            if id(sc) in seen:
-                continue
-            seen.add(id(sc))
-            for k, v in sc.vars.items():
-                if k.startswith("#") or (k == name and self._same_frame(sc, scope)):
-                    continue
-                for part in parts:
-                    held = _holds(v, part, set())
-                    if held is not None:
-                        what = "it" if part is value else f"a {type(part).__name__} in it"
-                        verb = "holds" if held else "refers to"
-                        raise self.fail(
-                            f"the {type(value).__name__} {name!r} is changed in this "
-                            f"{region}, but {k!r}{self._whose(sc, scope)} {verb} {what} too, which "
-                            "would change with it in Python but not here", where,
-                            f"copy it before the {region} "
-                            f"({name} = copy.deepcopy({name})), "
-                            "or change it through one name only")
+        for sc, k, v in self._other_bindings(name, scope):
+            for part in parts:
+                held = _holds(v, part, set())
+                if held is not None:
+                    what = "it" if part is value else f"a {type(part).__name__} in it"
+                    verb = "holds" if held else "refers to"
+                    raise self.fail(
+                        f"the {type(value).__name__} {name!r} is changed in this "
+                        f"{region}, but {k!r}{self._whose(sc, scope)} {verb} {what} too, which "
+                        "would change with it in Python but not here", where,
+                        f"copy it before the {region} ({name} = copy.deepcopy({name})), "
+                        "or change it through one name only")
 
 
 def object_containers(lw: Any, values: Any) -> list[tuple[Any, Any, list[Any]]]:
