@@ -147,12 +147,21 @@ def copy_value(v: Any) -> Any:
     if isinstance(v, list):  # a comprehension's own list stays one (``_same`` after the if)
         items = [copy_value(x) for x in v]
         return type(v)(items) if getattr(type(v), "hidden", False) else items
-    if type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields"):
-        items = [copy_value(x) for x in v]
-        if all(c is x for c, x in zip(items, v)):
-            return v
-        return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
+    if _plain_or_named_tuple(v):
+        return _with_items(v, [copy_value(x) for x in v])
     return v
+
+
+def _plain_or_named_tuple(v: Any) -> bool:
+    return type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields")
+
+
+def _with_items(v: tuple[Any, ...], items: list[Any]) -> Any:
+    """The tuple (or NamedTuple) ``v`` itself where ``items`` are its own, else one of its
+    type holding ``items``."""
+    if all(y is x for x, y in zip(v, items)):
+        return v
+    return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
 
 
 def rebind_closures(region: Scope, enclosing: Scope) -> dict[int, Closure]:
@@ -203,10 +212,8 @@ def _map_closures(region: Scope, fn: Callable[[Closure], Closure]) -> None:
                 y = fix(x)
                 if y is not x:
                     v[i] = y
-        elif type(v) is tuple or isinstance(v, tuple) and hasattr(type(v), "_fields"):
-            items = [fix(x) for x in v]
-            if any(y is not x for x, y in zip(v, items)):
-                return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
+        elif _plain_or_named_tuple(v):
+            return _with_items(v, [fix(x) for x in v])
         return v
 
     for k, v in list(region.vars.items()):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -165,27 +166,25 @@ def list_item_write(lw: Lowerer, lst: list[Any], target: cst.Subscript, value: A
         raise lw.fail("the index of a list known when compiling must be known when "
                       "compiling too", target, "index with ints computed from shapes or int "
                       "arguments, or build an array and write into it")
+    label = lw.fn.module.tree.code_for_node(target).strip()
     if op is not None:
         try:
             current = lst[key]
         except Exception as exc:
             raise static_exception(lw, exc, target) from None
+        sym = _SYMBOLS.get(op, op.value)
+        check: Callable[[], None] | None = None
         if isinstance(current, StaticArray):
-            lst[key] = None  # the entry itself is the one holder allowed
-            try:
-                label = lw.fn.module.tree.code_for_node(target).strip()
-                check_item_unshared(lw, current, label, scope, where,
-                                    _SYMBOLS.get(op, op.value))
-            finally:
-                lst[key] = current
+            check = lambda: check_item_unshared(lw, current, label, scope, where, sym)  # noqa: E731
         elif isinstance(current, Node) and current.type is not None and \
                 current.type.kind == "array" and current.type.shape != ():
+            check = lambda: lw._check_holders(  # noqa: E731, SLF001
+                label, current, scope, where, sym,
+                f"write {label} = {label} {sym} ... to make a new array")
+        if check is not None:
             lst[key] = None  # the entry itself is the one holder allowed
             try:
-                label = lw.fn.module.tree.code_for_node(target).strip()
-                sym = _SYMBOLS.get(op, op.value)
-                lw._check_holders(label, current, scope, where, sym,  # noqa: SLF001
-                                  f"write {label} = {label} {sym} ... to make a new array")
+                check()
             finally:
                 lst[key] = current
         value = lw.binary(op, current, value, where)
@@ -194,5 +193,4 @@ def list_item_write(lw: Lowerer, lst: list[Any], target: cst.Subscript, value: A
     except Exception as exc:
         raise static_exception(lw, exc, target) from None
     if op is not None:  # the other names holding that array see the update (NumPy's +=)
-        aliases.rebind_update(lw, lw.fn.module.tree.code_for_node(target).strip(), current,
-                              scope, where, value)
+        aliases.rebind_update(lw, label, current, scope, where, value)
