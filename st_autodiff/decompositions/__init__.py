@@ -13,6 +13,7 @@ modes, every order) are those of the ops ``impl`` calls.  An unsupported use rai
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -397,7 +398,9 @@ def _histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     if density:  # NumPy: the weighted counts / the bin widths / their sum
         return impl.histogram_weighted_density, (weights, np.stack(columns, axis=1), edges,
                                                  np.array(np.diff(edges), float))
-    return impl.histogram_weighted, (weights, np.stack(columns, axis=1), edges)
+    # NumPy's weighted counts have the weights' dtype (the 0/1 matrix is exact in it)
+    members = np.stack(columns, axis=1).astype(np.result_type(dtype_of(weights), np.int8))
+    return impl.histogram_weighted, (weights, members, edges)
 
 
 def _broadcast_arrays(*args: Any, subok: bool = False) -> Selection:
@@ -440,6 +443,35 @@ def _build() -> None:
     }
     table.update(la_more.numpy_table())  # linalg family: qr, eig, eigvals, cond, ...
     _TABLE.update((id(fn), sel) for fn, sel in table.items())
+
+
+#: Functions whose result, when it has shape ``()``, is a NumPy scalar ("numpy") or a Python
+#: float ("python") in their library, where their decomposition ends in ops that give a
+#: 0-d array (``np.where``, a squeezed ``keepdims`` reduction).  ``result_kind`` reads it;
+#: tests/differential checks every case's kind of result against the library's.
+_RESULT_KINDS: dict[str, dict[str, str]] = {
+    "numpy": dict.fromkeys(("median", "percentile", "quantile", "nanmedian", "nanpercentile",
+                            "nanquantile", "nanmax", "nanmin", "nanvar", "nanstd", "interp"),
+                           "numpy"),
+    "scipy.special": {"logsumexp": "numpy"},
+    "scipy.spatial.distance": {"euclidean": "python", "seuclidean": "python",
+                               "minkowski": "numpy"},
+}
+
+
+def result_kind(fn: Any) -> str | None:
+    """``"numpy"`` or ``"python"``: what a 0-d result of the decomposed ``fn`` is in its
+    library (see ``_RESULT_KINDS``); None where the decomposition already gives it."""
+    if getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == "reduce":
+        return "numpy"
+    for module, kinds in _RESULT_KINDS.items():
+        mod = sys.modules.get(module)
+        for name, kind in kinds.items():
+            target = getattr(mod, name, None) if mod is not None else None
+            if target is not None and (fn is target or
+                                       getattr(fn, "__wrapped__", None) is target):
+                return kind
+    return None
 
 
 def lookup(fn: Any) -> Callable[..., Selection] | None:

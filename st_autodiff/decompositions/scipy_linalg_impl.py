@@ -35,10 +35,15 @@ def symmetric(a: Any, lower: bool) -> Any:
     return np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2)
 
 
-def det(a: Any, finite: bool) -> Any:
+def det(a: Any, finite: bool, cast: Any) -> Any:
+    """``scipy.linalg.det``: NumPy's, cast to SciPy's result dtype where it differs
+    (``cast``: SciPy 1.17 gives float64 for float32 matrices, NumPy float32)."""
     if finite:
         check_finite(a)
-    return np.linalg.det(a)
+    d = np.linalg.det(a)
+    if cast is not None:
+        d = d.astype(cast)
+    return d
 
 
 def inv(a: Any, finite: bool) -> Any:

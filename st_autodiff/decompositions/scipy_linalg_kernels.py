@@ -100,7 +100,7 @@ def qr_reduced(a: Any) -> tuple[Any, Any]:
 
 def _signs(a: Any, v: Any, lower: bool) -> Any:
     ref = _linalg().eigh(a, lower=lower, check_finite=False)[1]
-    return np.where(np.sum(ref * v, axis=-2) < 0, -1.0, 1.0)
+    return np.where(np.sum(ref * v, axis=-2) < 0, -1.0, 1.0).astype(v.dtype)
 
 
 def eigh_signs_lower(a: Any, v: Any) -> Any:
@@ -263,11 +263,11 @@ def _signs_vjp(g: Any, out: Any, a: Any, v: Any) -> tuple[Any, Any]:
 
 
 def _signs_jvp(a: Any, v: Any, ta: Any, tv: Any) -> Any:
-    return np.zeros(np.shape(v)[:-2] + np.shape(v)[-1:])
+    return np.zeros(np.shape(v)[:-2] + np.shape(v)[-1:], dtype=v.dtype)
 
 
 def _signs_type(a: Any, v: Any) -> ShapeDtype:
-    return ShapeDtype(v.shape[:-2] + v.shape[-1:], np.float64)
+    return ShapeDtype(v.shape[:-2] + v.shape[-1:], v.dtype)  # (float32 vectors stay so)
 
 
 def _square_type(a: Any) -> ShapeDtype:

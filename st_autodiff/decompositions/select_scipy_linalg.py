@@ -59,7 +59,17 @@ def _rhs(a: Any, b: Any) -> bool:
 
 def _det(a: Any, overwrite_a: Any = False, check_finite: Any = True) -> Selection:
     _matrix(a)
-    return impl.det, (a, _flag(check_finite, "check_finite"))
+    return impl.det, (a, _flag(check_finite, "check_finite"), _det_cast(dtype_of(a)))
+
+
+def _det_cast(dtype: np.dtype[Any]) -> str | None:
+    """The dtype ``scipy.linalg.det`` gives for ``dtype`` matrices when it is not NumPy's
+    (asked of the installed SciPy on a 2 x 2 identity: versions differ), else None."""
+    import scipy.linalg  # noqa: PLC0415  (only reached once SciPy is imported)
+
+    eye = np.eye(2, dtype=dtype)
+    ours, theirs = np.linalg.det(eye).dtype, np.asarray(scipy.linalg.det(eye)).dtype
+    return None if ours == theirs else theirs.name
 
 
 def _inv(a: Any, overwrite_a: Any = False, check_finite: Any = True, *, assume_a: Any = None,
@@ -284,7 +294,8 @@ def _lu(a: Any, permute_l: Any = False, overwrite_a: Any = False, check_finite: 
     shape = _matrix(a)
     if len(shape) != 2:
         raise Unsupported("a must be a square 2-d matrix")
-    return impl.lu, (a, np.eye(shape[0]), _flag(permute_l, "permute_l"),
+    eye = np.eye(shape[0], dtype=np.result_type(dtype_of(a), np.float32))  # SciPy's dtype
+    return impl.lu, (a, eye, _flag(permute_l, "permute_l"),
                      _flag(p_indices, "p_indices"), _flag(check_finite, "check_finite"))
 
 

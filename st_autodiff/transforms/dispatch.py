@@ -23,8 +23,9 @@ from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError
 from ..ir import scalar_kinds
+from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import Node
-from ..ir.ops import OP_INFO, Op
+from ..ir.ops import OP_INFO, Op, Spelling
 from ..trees_classes import make as make_record
 from . import (
     calls,
@@ -163,6 +164,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                 raise static_exception(lw, exc, e) from None
         if _is_scalar_math(fn):  # math converts its arguments to Python floats first:
             args = [_python_float_arg(lw, a, e) for a in args]  # float32 in double
+        elif _operator_of_python_numbers(op, args):
+            args = [lw.emit(Op.ASARRAY, [args[0]], None, e), *args[1:]]
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
@@ -270,7 +273,24 @@ def _decomposed(lw: Lowerer, fn: Any, select: Any, args: list[Any], kwargs: dict
         impl, impl_args = select(*static_numpy.unwrap(args), **static_numpy.unwrap(kwargs))
     except TypeError as exc:  # Unsupported, or a call NumPy itself would refuse
         raise lw.fail(f"{calls.callable_name(fn)}: {exc}", e, kind=CompileError) from None
-    return lw.inline_python(impl, list(impl_args), {}, e)
+    out = lw.inline_python(impl, list(impl_args), {}, e)
+    kind = decompositions.result_kind(fn)
+    return out if kind is None else _scalar_result(lw, out, kind, e)
+
+
+def _scalar_result(lw: Lowerer, out: Any, kind: str, e: cst.Call) -> Any:
+    """A decomposition's 0-d array results (a tuple's items too) as the NumPy scalars
+    (``x[()]``) or Python floats its library returns (``np.median(x)`` is ``np.float64``:
+    a ``float``, immutable, printed as a number)."""
+    if isinstance(out, tuple):
+        return tuple(_scalar_result(lw, o, kind, e) for o in out)
+    t = out.type if isinstance(out, Node) else None
+    if t is None or t.kind != "array" or t.shape != () or (
+            kind == "numpy" and is_numpy_scalar(lw.example(out))):
+        return out
+    if kind == "python":
+        return lw.emit(Op.PY_FLOAT, [out], None, e)
+    return lw.emit(Op.GETITEM, [out], {"index": ()}, e)
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
@@ -453,6 +473,22 @@ def _has_node(v: Any) -> bool:
 
 def _all_scalar(args: list[Any]) -> bool:
     return all(isinstance(a, (int, float, bool, np.generic)) for a in args)
+
+
+def _operator_of_python_numbers(op: Op, args: list[Any]) -> bool:
+    """Whether ``np.add(a, b)``-like calls of an op written with Python's operators
+    (``a + b``) get only Python numbers, one of them a runtime value.  NumPy turns them
+    into NumPy scalars first, so its semantics hold, not Python's: ``np.power(-1.0, 0.5)``
+    is nan (Python: a complex number), ``np.divide(1.0, 0.0)`` inf (Python: an error),
+    and the result is a NumPy scalar.  The caller makes the first operand a 0-d array,
+    which gives exactly that (a ufunc of 0-d arrays returns a NumPy scalar)."""
+    if OP_INFO[op].spelling not in (Spelling.INFIX, Spelling.PREFIX) or not args:
+        return False
+    kinds = [a.type.kind if isinstance(a, Node) and a.type is not None else
+             "float" if isinstance(a, (int, float)) and not isinstance(a, Node) else None
+             for a in args]
+    return any(isinstance(a, Node) for a in args) and all(
+        k in ("float", "int", "bool") for k in kinds)
 
 
 def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: cst.CSTNode,

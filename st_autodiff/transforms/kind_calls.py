@@ -76,8 +76,8 @@ def faithful(fn: Any) -> bool:
         return any(fn is obj for obj in numpy_objects(op))
     if fn is np.asanyarray:
         return True  # lowered as np.asarray: a 0-d array either way
-    if decompositions.lookup(fn) is not None:
-        return False
+    if decompositions.lookup(fn) is not None:  # its 0-d results made the library's kind
+        return decompositions.result_kind(fn) is not None  # (dispatch._scalar_result)
     if isinstance(fn, types.MethodType):
         fn = fn.__func__
     return isinstance(fn, types.FunctionType)  # its source is read (or it is passed through)

@@ -145,6 +145,21 @@ def close(actual: Any, expected: Any, dtype: str, what: str) -> None:
     np.testing.assert_allclose(a, e, err_msg=what, **_tolerance(dtype, e))
 
 
+def kind_of(v: Any) -> Any:
+    """What a caller can tell about a value besides its numbers: Python number, NumPy
+    scalar or array, with dtype and shape (tuples item by item)."""
+    if isinstance(v, (tuple, list)):
+        return type(v).__name__, tuple(kind_of(x) for x in v)
+    return type(v).__name__, str(getattr(v, "dtype", "")), np.shape(v)
+
+
+def same_kind(actual: Any, expected: Any, what: str) -> None:
+    """Assert the compiled code returns what the library does (``np.median(x)`` is a
+    NumPy scalar, not a 0-d array; ``scipy.linalg.det`` of float32 is float64)."""
+    assert kind_of(actual) == kind_of(expected), \
+        f"{what}: {kind_of(actual)}, expected {kind_of(expected)}"
+
+
 def _f64(args: list[Any]) -> list[Any]:
     return [a if isinstance(a, float) else np.asarray(a, dtype=np.float64) for a in args]
 
@@ -171,7 +186,8 @@ def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0) -> li
     x64 = _f64(args)
     v = _directions(args, seed)
     out = f(*args)
-    if np.iscomplexobj(out) and not np.any(np.imag(out)):
+    real_spectrum = np.iscomplexobj(out) and not np.any(np.imag(out))
+    if real_spectrum:
         out = np.real(out)  # NumPy 2.5's eig: a real spectrum in complex arrays, taken as real
     w = np.random.default_rng(seed + 2000).uniform(-1, 1, np.shape(out))
     w = float(w) if isinstance(out, float) else np.asarray(w, dtype=np.asarray(out).dtype)
@@ -183,6 +199,8 @@ def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0) -> li
     if mode == "vjp":
         value, pullback = st.vjp(f, *args)
         close(value, out, dtype, "value")
+        if not real_spectrum:
+            same_kind(value, out, "value's kind")
         grads = pullback(w)
         grads = grads if isinstance(grads, tuple) else (grads,)
         for a, g in zip(args, grads, strict=True):
@@ -205,6 +223,8 @@ def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0) -> li
     elif mode == "jvp":
         value, tangent = st.jvp(f, tuple(args), tuple(_like(a, d) for a, d in zip(args, v)))
         close(value, out, dtype, "value")
+        if not real_spectrum:
+            same_kind(value, out, "value's kind")
         fd = (np.asarray(f(*_moved(x64, v, h))) - np.asarray(f(*_moved(x64, v, -h)))) / (2 * h)
         close(tangent, fd, dtype, "jvp vs central differences")
         if jf is not None:
