@@ -21,7 +21,7 @@ import numpy as np
 from .. import decompositions
 from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
-from ..errors import CompileError, NoRuleError
+from ..errors import CompileError, NoRuleError, StAutodiffError
 from ..ir import scalar_kinds
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
@@ -64,6 +64,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     dynamic = any(isinstance(a, Node) or _has_node(a) for a in [*args, *kwargs.values()])
     if isinstance(fn, Closure):
         return lw.lower_function(fn.fn, args, kwargs, Scope(fn.scope, None), e)
+    compose = getattr(fn, "st_compose", None) if isinstance(fn, types.FunctionType) else None
+    if callable(compose):  # st.jvp, st.hessian(f) ... inside: see product_compose
+        return _compose(lw, fn, compose, args, kwargs, e)
     if (fn is builtins.sorted or fn is builtins.max or fn is builtins.min) and \
             isinstance(kwargs.get("key"), Closure):
         return _keyed(lw, fn, args, kwargs, e)
@@ -271,6 +274,44 @@ def _decomposed(lw: Lowerer, fn: Any, select: Any, args: list[Any], kwargs: dict
     except TypeError as exc:  # Unsupported, or a call NumPy itself would refuse
         raise lw.fail(f"{calls.callable_name(fn)}: {exc}", e, kind=CompileError) from None
     return lw.inline_python(impl, list(impl_args), {}, e)
+
+
+def _compose(lw: Lowerer, fn: Any, compose: Any, args: list[Any], kwargs: dict[str, Any],
+             e: cst.Call) -> Any:
+    """A derivative product called in differentiated code: the readable Python it builds
+    from generated code, inlined (``product_compose``); what it does not support is an
+    error located at this call."""
+    from ..product_compose import ComposeRefusal, Context  # noqa: PLC0415  (builds on api)
+    from .scope import Closure  # noqa: PLC0415
+
+    name = calls.callable_name(fn)
+
+    def example(v: Any) -> Any:
+        if isinstance(v, Closure):
+            raise ComposeRefusal(f"{name} of a function defined inside the differentiated "
+                                 "function is not supported", "define that function at "
+                                 "module level (or outside this one)")
+        if isinstance(v, (tuple, list)):
+            return type(v)(example(x) for x in v)
+        if isinstance(v, dict):
+            return {k: example(x) for k, x in v.items()}
+        return _examples(lw, [v], e)[0] if isinstance(v, Node) else \
+            static_numpy.unwrap([v])[0]
+
+    ctx = Context()
+    ctx.example = example
+    ctx.inline = lambda f, a: lw.inline_python(f, a, {}, e)
+    try:
+        return compose(ctx, args, kwargs)
+    except ComposeRefusal as exc:
+        raise lw.fail(str(exc), e, exc.hint, kind=CompileError) from None
+    except CompileError as exc:
+        if exc.loc is None:
+            exc.loc = lw.loc(e)
+            exc.rerender()
+        raise
+    except (TypeError, ValueError, NotImplementedError, StAutodiffError) as exc:
+        raise lw.fail(f"{name}: {exc}", e, kind=CompileError) from None
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:

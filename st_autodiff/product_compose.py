@@ -1,0 +1,366 @@
+"""Derivative products called inside differentiated code: how they compose, as in JAX.
+
+``st.grad(st.grad(f))`` composes because the outer transform reads the *generated code*
+of the inner gradient (``GradFunction.generated_for``) as ordinary Python.  The products
+(``jvp``, ``vjp``, ``hvp``, ``jacfwd``/``jacrev``/``jacobian``, ``hessian``) are Python
+wrappers around compiled gradients (``products.py``) whose own code the compiler cannot
+read (caches, pytree plumbing, basis loops).  So when the compiler meets a product call
+(``st.jvp(f, (x,), (v,))`` inside a loss, or ``st.hessian(f)`` differentiated by
+``st.jacfwd``), it does not read the wrapper: it asks the product for *readable Python*
+built from generated code, specialised on the call's example arguments, and inlines that:
+
+* ``jvp(fn, primals, tangents)``: the generated tangent code of ``fn`` (``fn_jvp``).
+* ``hvp(fn, primals, tangents)``: the same, of ``grad(fn)``, second output.
+* ``vjp(fn, *primals)``: ``(fn(*primals), pullback)`` with ``pullback(ct)`` the generated
+  gradient of ``sum(fn(*primals) * ct)`` (a nested ``def`` the compiler calls later).
+* ``jacfwd``/``jacrev``/``jacobian``/``hessian``: one generated tangent run per element of
+  each differentiated argument (a constant basis tangent), stacked.  Inside
+  differentiated code every Jacobian is built by forward columns whatever its ``mode``:
+  the values are the same; only the cost of the outer derivative differs.
+
+Each piece is the compiler's own generated code, so differentiating it again needs no
+rule and composes to any depth (``jacfwd(jacrev(jacfwd(f)))``).  A product differentiated
+at the top level (``st.jacfwd(st.hessian(f))``) is read through ``caller``: a generated
+``def hessian_f(x): return _st_fn(x)`` whose call reaches the same path.
+
+What is refused (a located error at the user's call, raised as ``ComposeRefusal``):
+tuple, list or dict arguments of a product inside differentiated code (pass their arrays
+as separate arguments), keyword arguments to a product's result, ``backend=``/``device=``
+on a product inside differentiated code, and outputs other than arrays, numbers and
+tuples/lists/dicts of them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import trees
+from .custom_source import define
+from .transforms import Options
+from .transforms.parse import parse_function
+
+
+class ComposeRefusal(Exception):
+    """What a product inside differentiated code does not support; the compiler raises it
+    as a located error at the user's call, with ``hint``."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class Context:
+    """What a product needs from the compiler at the call: example values of the call's
+    arguments and a way to inline a Python function (set by ``transforms/dispatch``)."""
+
+    example: Callable[[Any], Any]
+    inline: Callable[[Callable[..., Any], list[Any]], Any]
+
+
+_TREE_HINT = "pass the arrays of the tuple, list or dict as separate arguments"
+
+
+def _plain(who: str, values: list[Any], what: str) -> None:
+    """Refuse container arguments (pytrees) of a product inside differentiated code."""
+    for v in values:
+        if trees.is_container(v):
+            raise ComposeRefusal(f"{who} inside a differentiated function: {what} is a "
+                                 f"{type(v).__name__}, and products of tuple, list or dict "
+                                 "arguments are not supported there yet", _TREE_HINT)
+
+
+def _seeds(fn: Any, primals: list[Any]) -> list[Any]:
+    """The seeds (``out_bar=1.0``) a compiled gradient's generated code takes after its
+    primals: the jvp code of a gradient takes them between primals and tangents."""
+    from .api import GradFunction  # noqa: PLC0415  (api imports products, which import us)
+
+    if not isinstance(fn, GradFunction):
+        return []
+    parsed = parse_function(fn.generated_for(primals))
+    return [parsed.defaults[p] for p in parsed.params[len(primals):]]
+
+
+def _jvp_code(fn: Any, primals: list[Any], tangents: list[Any]
+              ) -> tuple[Callable[..., Any], list[Any], list[int]]:
+    """The generated tangent code of ``fn`` for these example primals and tangents
+    (``None``: zero), its seeds, and the positions with a tangent."""
+    from .api import _is_float  # noqa: PLC0415
+    from .products import _jvp_function  # noqa: PLC0415
+
+    _, dots, g = _jvp_function(fn, primals, tangents, None)
+    wrt = [k for k in g._wrt_spec if _is_float(primals[k])]  # type: ignore[union-attr]
+    code = g.generated_for([*primals, *(dots[k] for k in wrt)])
+    return code, _seeds(fn, primals), wrt
+
+
+def jvp_call(ctx: Context, fn: Any, primals: Any, tangents: Any) -> Any:
+    """``st.jvp(fn, primals, tangents)`` inside differentiated code: its tangent code."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise ComposeRefusal("jvp inside a differentiated function: primals and tangents "
+                             "must be tuples written at the call", "st.jvp(f, (x,), (v,))")
+    primals, tangents = list(primals), list(tangents)
+    if len(primals) != len(tangents):
+        raise ComposeRefusal(f"jvp: {len(primals)} primals but {len(tangents)} tangents",
+                             "give one tangent per primal")
+    _plain("jvp", [ctx.example(p) for p in primals], "a primal")
+    _plain("jvp", [ctx.example(t) for t in tangents], "a tangent")
+    ex_p = [ctx.example(p) for p in primals]
+    ex_t = [ctx.example(t) for t in tangents]
+    if all(t is None for t in tangents):
+        raise ComposeRefusal("jvp inside a differentiated function: every tangent is None",
+                             "call the function itself: its tangent is zero")
+    code, seeds, wrt = _jvp_code(fn, ex_p, ex_t)
+    return ctx.inline(code, [*primals, *seeds, *(tangents[k] for k in wrt)])
+
+
+def hvp_call(ctx: Context, fn: Any, primals: Any, tangents: Any) -> Any:
+    """``st.hvp(fn, primals, tangents)`` inside differentiated code: the tangent code of
+    ``grad(fn)`` (forward over reverse whatever ``mode``: the same values)."""
+    from .products import _grad_of  # noqa: PLC0415
+
+    return ctx.inline(_second, [jvp_call(ctx, _grad_of(fn), primals, tangents)])
+
+
+def _second(pair):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN202 (read, inlined)
+    return pair[1]
+
+
+# --- Python source of the Jacobians and of vjp --------------------------------------------
+
+def _leaf_paths(spec: Any) -> list[str]:
+    """Subscript suffixes (``[0]['a']``) of the leaves of an output structure."""
+    if spec is None or isinstance(spec, int):
+        return [""]
+    if type(spec) is dict:
+        return [f"[{k!r}]{p}" for k, v in spec.items() for p in _leaf_paths(v)]
+    if type(spec) in (tuple, list):
+        return [f"[{i}]{p}" for i, v in enumerate(spec) for p in _leaf_paths(v)]
+    raise ComposeRefusal(f"a product inside a differentiated function: the output is a "
+                         f"{type(spec).__name__}, and only arrays, numbers and tuples, "
+                         "lists and dicts of them are supported there",
+                         "return a tuple of arrays")
+
+
+def _rebuild(spec: Any, items: list[str]) -> str:
+    """Source that rebuilds an output structure from one expression per leaf."""
+    it = iter(items)
+
+    def walk(s: Any) -> str:
+        if s is None or isinstance(s, int):
+            return next(it)
+        if type(s) is dict:
+            return "{" + ", ".join(f"{k!r}: {walk(v)}" for k, v in s.items()) + "}"
+        parts = [walk(v) for v in s]
+        if type(s) is list:
+            return "[" + ", ".join(parts) + "]"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    return walk(spec)
+
+
+def _out_tree(fn: Any, examples: list[Any]) -> Any:
+    """The structure of ``fn``'s output at these example arguments (from its compiled
+    primal: the function is not run)."""
+    from .products import _vjp_function  # noqa: PLC0415
+    from .transforms import Compiled  # noqa: PLC0415
+
+    flat, _, g = _vjp_function(fn, tuple(examples), None)
+    g.split(*flat.leaves)
+    last: Compiled | None = g._last
+    return None if last is None else last.out_tree
+
+
+def _basis(x: Any, k: int) -> Any:
+    """The ``k``-th basis tangent shaped like the example ``x`` (a concrete array, or an
+    ``Abstract`` value known by its type): a NumPy constant of its floating dtype."""
+    from .product_arrays import float_dtype, shape_of  # noqa: PLC0415
+
+    shape = shape_of(x)
+    e = np.zeros(shape, dtype=float_dtype(np, x))
+    e.flat[k] = 1.0
+    kind = getattr(getattr(x, "type", None), "kind", None)
+    return float(e) if isinstance(x, float) or kind == "float" else e
+
+
+def jacobian_code(fn: Any, positions: list[int], single: bool, examples: list[Any],
+                  name: str) -> Callable[..., Any]:
+    """Readable Python computing the Jacobian of ``fn`` with respect to ``positions`` at
+    arguments like ``examples``: one inlined tangent run per basis tangent, stacked."""
+    from .api import _is_float  # noqa: PLC0415
+    from .product_arrays import shape_of, size_of  # noqa: PLC0415
+
+    params = [f"a{i}" for i in range(len(examples))]
+    ns: dict[str, Any] = {"_st_np": np}
+    lines: list[str] = []
+    spec = _out_tree(fn, examples)
+    paths = _leaf_paths(spec)
+    blocks: list[list[str]] = [[] for _ in paths]  # [output leaf] -> one block per position
+    for p in positions:
+        x = examples[p]
+        if not _is_float(x):
+            continue
+        tangents: list[Any] = [None] * len(examples)
+        tangents[p] = _basis(x, 0)
+        code, seeds, _ = _jvp_code(fn, examples, tangents)
+        ns[f"_st_jvp{p}"] = code
+        seed_names = []
+        for s, seed in enumerate(seeds):
+            ns[f"_st_seed{p}_{s}"] = seed
+            seed_names.append(f"_st_seed{p}_{s}")
+        cols = []
+        for k in range(size_of(x, f"argument {p}")):
+            ns[f"_st_e{p}_{k}"] = _basis(x, k)
+            cols.append(f"_st_c{p}_{k}")
+            call = ", ".join([*params, *seed_names, f"_st_e{p}_{k}"])
+            lines.append(f"    _st_c{p}_{k} = _st_jvp{p}({call})[1]")
+        xshape = repr(tuple(int(d) for d in shape_of(x)))
+        for q, path in enumerate(paths):
+            if not cols:
+                blocks[q].append(f"_st_np.zeros(_st_np.shape(_st_o{path}) + {xshape})")
+                continue
+            stacked = ", ".join(f"{c}{path}" for c in cols)
+            blocks[q].append(f"_st_np.reshape(_st_np.stack([{stacked}], axis=-1), "
+                             f"_st_np.shape({cols[0]}{path}) + {xshape})")
+    if any(not b for b in blocks):
+        raise ComposeRefusal("a Jacobian inside a differentiated function: no "
+                             "floating-point argument to differentiate",
+                             "differentiate with respect to a float argument")
+    per_leaf = [b[0] if single else "(" + ", ".join(b) + ("," if len(b) == 1 else "") + ")"
+                for b in blocks]
+    source = (f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
+              f"    return {_rebuild(spec, per_leaf)}\n")
+    return define(source, name, ns)
+
+
+def jacobian_call(ctx: Context, kind: str, fn: Any, wrt: Any, argspec: Any, ns: Any,
+                  args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """A call of ``jacfwd``/``jacrev``/``hessian(fn, wrt)``'s result inside
+    differentiated code (``fn``: for ``hessian``, the compiled gradient)."""
+    from .products import _bound, _positions  # noqa: PLC0415
+
+    if kwargs:
+        raise ComposeRefusal(f"{kind} inside a differentiated function: keyword arguments "
+                             f"to the {kind} of a function are not supported there",
+                             "pass the arguments positionally")
+    if argspec is not None or ns is not None:
+        raise ComposeRefusal(f"{kind} inside a differentiated function: static or dynamic "
+                             "argnums and backend=/device= are not supported there",
+                             f"make the {kind} without them")
+    args = list(_bound(fn, tuple(args), kind))
+    examples = [ctx.example(a) for a in args]
+    _plain(kind, examples, "an argument")
+    positions, single = _positions(fn, wrt, tuple(examples), kind)
+    key = (kind, repr(wrt), tuple(_kinds(examples)))
+    per_fn = _CODE.setdefault(fn, {})
+    code = per_fn.get(key)
+    if code is None:
+        name = f"{kind}_{getattr(fn, '__name__', 'f')}"
+        code = per_fn[key] = jacobian_code(fn, positions, single, examples,
+                                           name if name.isidentifier() else kind)
+    return ctx.inline(code, args)
+
+
+def _kinds(examples: list[Any]) -> list[Any]:
+    from .api import _kind  # noqa: PLC0415
+
+    return [_kind(a) for a in examples]
+
+
+_CODE: weakref.WeakKeyDictionary[Any, dict[Any, Callable[..., Any]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def vjp_call(ctx: Context, fn: Any, primals: list[Any]) -> Any:
+    """``st.vjp(fn, *primals)`` inside differentiated code: ``(out, pullback)`` with
+    ``pullback(ct)`` the generated gradient of ``sum(fn(*primals) * ct)``."""
+    from .api import GradFunction, _is_float  # noqa: PLC0415
+
+    examples = [ctx.example(p) for p in primals]
+    _plain("vjp", examples, "a primal")
+    floats = tuple(k for k, x in enumerate(examples) if _is_float(x))
+    if not floats:
+        raise ComposeRefusal("vjp: no floating-point argument to differentiate",
+                             "pass a float array")
+    spec = _out_tree(fn, examples)
+    paths = _leaf_paths(spec)
+    params = [f"a{i}" for i in range(len(primals))]
+    cts = [f"_st_ct{q}" for q in range(len(paths))]
+    name = f"vjp_{getattr(fn, '__name__', 'f')}"
+    name = name if name.isidentifier() else "vjp_f"
+    dot_terms = " + ".join(f"_st_np.sum(_st_out{p} * {c})" for p, c in zip(paths, cts))
+    dot = define(f"def {name}_dot({', '.join(params + cts)}):\n"
+                 f"    _st_out = _st_fn({', '.join(params)})\n"
+                 f"    return {dot_terms}\n", f"{name}_dot", {"_st_fn": fn, "_st_np": np})
+    ct_ex = _output_examples(fn, examples)
+    g = GradFunction(dot, floats, "grad", False, Options())
+    code = g.generated_for([*examples, *ct_ex])
+    grads = ["None"] * len(primals)
+    for j, k in enumerate(floats):
+        grads[k] = f"_st_g[{j}]"
+    source = (f"def {name}({', '.join(params)}):\n"
+              f"    def pullback(_st_cotangent):\n"
+              + "".join(f"        {c} = _st_cotangent{p}\n" for p, c in zip(paths, cts))
+              + f"        _st_g = _st_grad({', '.join(params + cts)})\n"
+              f"        return ({', '.join(grads)},)\n"
+              f"    return _st_fn({', '.join(params)}), pullback\n")
+    wrapper = define(source, name, {"_st_fn": fn, "_st_grad": code})
+    return ctx.inline(wrapper, list(primals))
+
+
+def _output_examples(fn: Any, examples: list[Any]) -> list[Any]:
+    """Zeros like each output leaf of ``fn`` at the example arguments (from the types of
+    its compiled primal's outputs: the function is not run)."""
+    from .products import _vjp_function  # noqa: PLC0415
+
+    flat, _, g = _vjp_function(fn, tuple(examples), None)
+    g.split(*flat.leaves)
+    last = g._last
+    out: list[Any] = []
+    for node in last.primal.outputs if last is not None and last.primal is not None else ():
+        t = node.type
+        if t is None or t.kind == "float":
+            out.append(0.0)
+            continue
+        if t.shape is None or t.dtype is None:
+            raise ComposeRefusal("vjp inside a differentiated function: the shape of the "
+                                 "output is not known when compiling",
+                                 "call the function outside, or use st.grad of a sum")
+        out.append(np.zeros(t.shape, dtype=np.result_type(np.dtype(t.dtype), np.float32)))
+    return out
+
+
+# --- a product differentiated at the top level --------------------------------------------
+
+def caller(product: Callable[..., Any], fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``def NAME(x, y): return _st_fn(x, y)`` with ``fn``'s positional parameters, for a
+    product's result ``product`` of ``fn`` differentiated again: the compiler reads this
+    and meets the product call, which composes (``st.jacfwd(st.hessian(f))``)."""
+    got = _CALLERS.get(product)
+    if got is not None:
+        return got
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+    params = list(sig.parameters.values()) if sig is not None else []
+    if sig is None or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                          for p in params):
+        return product  # (read as it is: the compiler's refusal names it)
+    names = [p.name for p in params]
+    if any(n.startswith("_st_") for n in names):
+        names = [f"x{i}" for i in range(len(names))]
+    name = getattr(product, "__name__", "product")
+    name = name if name.isidentifier() else "product"
+    made = define(f"def {name}({', '.join(names)}):\n"
+                  f"    return _st_fn({', '.join(names)})\n", name, {"_st_fn": product})
+    made.__defaults__ = tuple(p.default for p in params if p.default is not p.empty) or None
+    _CALLERS[product] = made
+    return made
+
+
+_CALLERS: weakref.WeakKeyDictionary[Any, Callable[..., Any]] = weakref.WeakKeyDictionary()
