@@ -343,8 +343,10 @@ def caller(product: Callable[..., Any], fn: Callable[..., Any]) -> Callable[...,
     got = _CALLERS.get(product)
     if got is not None:
         return got
-    try:
-        sig = inspect.signature(fn)
+    from .api import GradFunction  # noqa: PLC0415
+
+    try:  # (a GradFunction's own: inspect would read its __wrapped__, which compiles)
+        sig = fn._sig if isinstance(fn, GradFunction) else inspect.signature(fn)
     except (TypeError, ValueError):
         sig = None
     params = list(sig.parameters.values()) if sig is not None else []

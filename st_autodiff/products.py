@@ -724,8 +724,10 @@ def _composes(wrapper: Callable[..., Any], kind: str, fn: Callable[..., Any], wr
 
     wrapper.st_compose = compose  # type: ignore[attr-defined]
     wrapper.st_product_of = shown or fn  # type: ignore[attr-defined]
-    try:
-        wrapper.__signature__ = inspect.signature(shown or fn)  # type: ignore[attr-defined]
+    of = shown or fn
+    try:  # (a GradFunction's own: inspect would read its __wrapped__, which compiles)
+        wrapper.__signature__ = of._sig if isinstance(  # type: ignore[attr-defined]
+            of, GradFunction) else inspect.signature(of)
     except (TypeError, ValueError):
         pass
     return wrapper

@@ -23,6 +23,7 @@ from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError, StAutodiffError
 from ..ir import scalar_kinds
+from ..ir.abstract import Abstract
 from ..ir.graph import Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
@@ -319,10 +320,15 @@ def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
     out = []
     for a in args:
         if isinstance(a, Node):
-            if a not in lw.b.values:
+            if a in lw.b.values:
+                out.append(lw.b.values[a])
+            elif a.type is not None and a.type.kind in ("float", "int", "bool") or (
+                    a.type is not None and a.type.shape is not None and
+                    a.type.dtype is not None):
+                out.append(Abstract(a.type))  # (compiled without example values: typed)
+            else:
                 raise lw.fail("differentiating a compiled gradient needs example arguments",
                               e, kind=CompileError)
-            out.append(lw.b.values[a])
         else:
             out.append(a)
     return out
