@@ -737,7 +737,7 @@ def _compose_jvp(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """``st.jvp(f, primals, tangents)`` inside differentiated code."""
     if kwargs or len(args) != 3:
         raise _refusal("jvp", "st.jvp(f, primals, tangents)")
-    return jvp_call(ctx, library_caller(args[0]) or args[0], args[1], args[2])
+    return jvp_call(ctx, _function(ctx, args[0]), args[1], args[2])
 
 
 def _compose_hvp(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -747,14 +747,21 @@ def _compose_hvp(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
         raise _refusal("hvp", "st.hvp(f, primals, tangents)")
     if kwargs.get("mode", "forward") not in ("forward", "reverse"):
         raise ValueError(f"hvp: mode must be 'forward' or 'reverse', got {kwargs['mode']!r}")
-    return hvp_call(ctx, library_caller(args[0]) or args[0], args[1], args[2])
+    return hvp_call(ctx, _function(ctx, args[0]), args[1], args[2])
 
 
 def _compose_vjp(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """``st.vjp(f, *primals)`` inside differentiated code."""
     if kwargs or not args:
         raise _refusal("vjp", "st.vjp(f, *primals)")
-    return vjp_call(ctx, library_caller(args[0]) or args[0], list(args[1:]))
+    return vjp_call(ctx, _function(ctx, args[0]), list(args[1:]))
+
+
+def _function(ctx: Context, fn: Any) -> Any:
+    """The function a product inside differentiated code is taken of (one defined inside
+    the differentiated function is refused by ``ctx.example``)."""
+    fn = ctx.example(fn)
+    return library_caller(fn) or fn
 
 
 def _refusal(who: str, form: str) -> Exception:

@@ -1,0 +1,342 @@
+"""Derivative products compose, as in JAX (``product_compose.py``): third derivatives
+through any nesting, products called inside differentiated functions, closures and
+``@st.grad``-decorated functions.  Each value is checked against central finite
+differences of the next lower derivative (computed without composition) and, when JAX
+is installed, against JAX in float64."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import st_autodiff as st
+from st_autodiff.errors import CompileError
+
+X = np.array([0.3, 0.7, -0.4])
+Y = np.array([1.1, -0.5, 0.2])
+V = np.array([0.5, -1.0, 2.0])
+W = np.array([[1.0, -2.0, 0.5], [0.3, 0.8, -1.2], [2.0, 0.1, 0.4]])
+
+
+def f(x):
+    return np.sum(np.sin(x) ** 3)
+
+
+def vf(x):
+    return np.sin(x) * np.cos(x[::-1])
+
+
+def g2(x, y):
+    return np.sum(np.tanh(x) * y**2) + np.sum(x * x) * y[0]
+
+
+def pair(x):
+    return np.sin(x) * x[0], np.sum(x**3)
+
+
+def fd(fun: Callable[..., Any], args: tuple[Any, ...], i: int = 0, eps: float = 1e-5) -> Any:
+    """Central finite differences of ``fun`` (array or tuple-of-arrays valued) with
+    respect to argument ``i``: shape ``out.shape + args[i].shape`` per output."""
+    x = np.asarray(args[i], dtype=np.float64)
+    cols = []
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[k] = eps
+        hi = fun(*args[:i], x + e, *args[i + 1:])
+        lo = fun(*args[:i], x - e, *args[i + 1:])
+        if isinstance(hi, tuple):
+            cols.append(tuple((np.asarray(a) - np.asarray(b)) / (2 * eps)
+                              for a, b in zip(hi, lo)))
+        else:
+            cols.append((np.asarray(hi) - np.asarray(lo)) / (2 * eps))
+    if isinstance(cols[0], tuple):
+        return tuple(np.moveaxis(np.stack([c[j] for c in cols]), 0, -1).reshape(
+            np.shape(cols[0][j]) + x.shape) for j in range(len(cols[0])))
+    return np.moveaxis(np.stack(cols), 0, -1).reshape(np.shape(cols[0]) + x.shape)
+
+
+def close(got: Any, want: Any, rtol: float = 1e-6, atol: float = 1e-7) -> None:
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for a, b in zip(got, want):
+            close(a, b, rtol, atol)
+        return
+    assert np.shape(got) == np.shape(want)
+    assert np.asarray(got).dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+def jax_close(got: Any, make: Callable[[Any, Any], Any]) -> None:
+    """``got`` against JAX (float64); skipped where JAX is not installed."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    want = make(jax, jax.numpy)
+    leaves = jax.tree_util.tree_leaves(want)
+    mine = jax.tree_util.tree_leaves(got)
+    assert len(leaves) == len(mine)
+    for a, b in zip(mine, leaves):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
+
+
+def fj(jnp: Any) -> Callable[[Any], Any]:
+    return lambda x: jnp.sum(jnp.sin(x) ** 3)
+
+
+def vfj(jnp: Any) -> Callable[[Any], Any]:
+    return lambda x: jnp.sin(x) * jnp.cos(x[::-1])
+
+
+def g2j(jnp: Any) -> Callable[[Any, Any], Any]:
+    return lambda x, y: jnp.sum(jnp.tanh(x) * y**2) + jnp.sum(x * x) * y[0]
+
+
+# --- third derivatives through nested products ---------------------------------------------
+
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+def test_jacobian_of_hessian_is_the_third_derivative(outer: str) -> None:
+    got = getattr(st, outer)(st.hessian(f))(X)
+    close(got, fd(st.hessian(f), (X,)))
+    assert np.allclose(got, np.swapaxes(got, 0, 2))  # symmetric, as a third derivative is
+    jax_close(got, lambda jax, jnp: getattr(jax, outer)(jax.hessian(fj(jnp)))(X))
+
+
+def test_jacfwd_of_jacrev_of_jacfwd() -> None:
+    got = st.jacfwd(st.jacrev(st.jacfwd(vf)))(X)
+    close(got, fd(st.jacrev(st.jacfwd(vf)), (X,)))
+    jax_close(got, lambda jax, jnp: jax.jacfwd(jax.jacrev(jax.jacfwd(vfj(jnp))))(X))
+
+
+def test_hessian_of_a_function_calling_grad() -> None:
+    def lin(x):
+        return np.sum(st.grad(f)(x) * V)
+
+    got = st.hessian(lin)(X)
+    close(got, fd(st.grad(lin), (X,)))
+    jax_close(got, lambda jax, jnp: jax.hessian(
+        lambda x: jnp.sum(jax.grad(fj(jnp))(x) * V))(X))
+
+
+def test_hessian_of_the_sum_of_a_hessian_is_a_fourth_derivative_contraction() -> None:
+    def total(x):
+        return np.sum(st.hessian(f)(x))
+
+    got = st.hessian(total)(X)
+    close(got, fd(st.grad(total), (X,)), rtol=1e-5)
+    jax_close(got, lambda jax, jnp: jax.hessian(lambda x: jnp.sum(jax.hessian(fj(jnp))(x)))(X))
+
+
+def test_jvp_and_vjp_of_a_hessian() -> None:
+    out, t = st.jvp(st.hessian(f), (X,), (V,))
+    close(t, fd(st.hessian(f), (X,)) @ V)
+    jax_close(t, lambda jax, jnp: jax.jvp(jax.hessian(fj(jnp)), (X,), (V,))[1])
+    ct = np.outer(V, Y)
+    (back,) = st.vjp(st.hessian(f), X)[1](ct)
+    close(back, np.tensordot(ct, fd(st.hessian(f), (X,)), axes=2))
+    jax_close(back, lambda jax, jnp: jax.vjp(jax.hessian(fj(jnp)), X)[1](ct)[0])
+
+
+# --- products called inside a differentiated function ---------------------------------------
+
+def test_grad_through_jvp() -> None:
+    def lin(x):
+        return st.jvp(f, (x,), (V,))[1]
+
+    got = st.grad(lin)(X)
+    close(got, fd(lin, (X,)))
+    jax_close(got, lambda jax, jnp: jax.grad(lambda x: jax.jvp(fj(jnp), (x,), (V,))[1])(X))
+
+
+def test_grad_through_jvp_of_two_arguments_with_a_moving_tangent() -> None:
+    def lin(x, y):
+        return st.jvp(g2, (x, y), (V, y))[1]
+
+    gx, gy = st.grad(lin, wrt=(0, 1))(X, Y)
+    close(gx, fd(lin, (X, Y), 0))
+    close(gy, fd(lin, (X, Y), 1))
+    jax_close((gx, gy), lambda jax, jnp: jax.grad(
+        lambda x, y: jax.jvp(g2j(jnp), (x, y), (V, y))[1], argnums=(0, 1))(X, Y))
+
+
+def test_gradient_penalty_loss() -> None:
+    def loss(x, y):
+        return g2(x, y) + np.sum(st.grad(g2)(x, y) ** 2)
+
+    gx, gy = st.grad(loss, argnums=(0, 1))(X, Y)
+    close(gx, fd(loss, (X, Y), 0))
+    close(gy, fd(loss, (X, Y), 1))
+    jax_close((gx, gy), lambda jax, jnp: jax.grad(
+        lambda x, y: g2j(jnp)(x, y) + jnp.sum(jax.grad(g2j(jnp))(x, y) ** 2),
+        argnums=(0, 1))(X, Y))
+
+
+def test_grad_through_hvp_and_hessian() -> None:
+    def by_hvp(x):
+        return np.sum(st.hvp(f, (x,), (V,)) ** 2)
+
+    def by_hessian(x):
+        return np.sum(st.hessian(f)(x) * W)
+
+    for fun, jfun in [(by_hvp, lambda jax, jnp: lambda x: jnp.sum(
+                           jax.jvp(jax.grad(fj(jnp)), (x,), (V,))[1] ** 2)),
+                      (by_hessian, lambda jax, jnp: lambda x: jnp.sum(
+                          jax.hessian(fj(jnp))(x) * W))]:
+        got = st.grad(fun)(X)
+        close(got, fd(fun, (X,)))
+        jax_close(got, lambda jax, jnp, jfun=jfun: jax.grad(jfun(jax, jnp))(X))
+
+
+@pytest.mark.parametrize("product", ["jacfwd", "jacrev", "jacobian"])
+def test_grad_through_jacobians_with_argnums(product: str) -> None:
+    def one(x, y):
+        return np.sum(getattr(st, product)(g2, argnums=1)(x, y) ** 2)
+
+    def both(x, y):
+        jx, jy = getattr(st, product)(g2, argnums=(0, 1))(x, y)
+        return np.sum(jx * y) + np.sum(jy**3)
+
+    for fun in (one, both):
+        gx, gy = st.grad(fun, wrt=(0, 1))(X, Y)
+        close(gx, fd(fun, (X, Y), 0))
+        close(gy, fd(fun, (X, Y), 1))
+    jax_close(st.grad(one, wrt=(0, 1))(X, Y), lambda jax, jnp: jax.grad(
+        lambda x, y: jnp.sum(jax.jacfwd(g2j(jnp), argnums=1)(x, y) ** 2),
+        argnums=(0, 1))(X, Y))
+
+
+def test_grad_through_the_jacobian_of_a_tuple_output() -> None:
+    def total(x):
+        ja, jb = st.jacfwd(pair)(x)
+        return np.sum(ja * W) + np.sum(jb * V)
+
+    got = st.grad(total)(X)
+    close(got, fd(total, (X,)))
+
+    def pairj(jnp: Any) -> Any:
+        return lambda x: (jnp.sin(x) * x[0], jnp.sum(x**3))
+
+    jax_close(got, lambda jax, jnp: jax.grad(lambda x: jnp.sum(
+        jax.jacfwd(pairj(jnp))(x)[0] * W) + jnp.sum(jax.jacfwd(pairj(jnp))(x)[1] * V))(X))
+
+
+def test_grad_through_vjp_and_value_and_grad() -> None:
+    def by_vjp(x):
+        out, pullback = st.vjp(vf, x)
+        return np.sum(pullback(V)[0] ** 2) + np.sum(out)
+
+    def by_vg(x):
+        value, g = st.value_and_grad(f)(x)
+        return value * np.sum(g)
+
+    got = st.grad(by_vjp)(X)
+    close(got, fd(by_vjp, (X,)))
+    jax_close(got, lambda jax, jnp: jax.grad(lambda x: jnp.sum(
+        jax.vjp(vfj(jnp), x)[1](V)[0] ** 2) + jnp.sum(vfj(jnp)(x)))(X))
+    got = st.grad(by_vg)(X)
+    close(got, fd(by_vg, (X,)))
+    jax_close(got, lambda jax, jnp: jax.grad(lambda x: jax.value_and_grad(fj(jnp))(x)[0]
+                                             * jnp.sum(jax.grad(fj(jnp))(x)))(X))
+
+
+def test_hessian_of_a_jvp() -> None:
+    def lin(x):
+        return st.jvp(f, (x,), (V,))[1]
+
+    got = st.hessian(lin)(X)
+    close(got, fd(st.grad(lin), (X,)))
+    jax_close(got, lambda jax, jnp: jax.hessian(lambda x: jax.jvp(fj(jnp), (x,), (V,))[1])(X))
+
+
+# --- closures and @st.grad -------------------------------------------------------------------
+
+def make(a):
+    def closed(x):
+        return np.sum(a * np.sin(x) ** 3)
+    return closed
+
+
+def test_third_derivative_of_a_function_closing_over_data() -> None:
+    fa = make(Y)
+    got = st.jacfwd(st.hessian(fa))(X)
+    close(got, fd(st.hessian(fa), (X,)))
+    jax_close(got, lambda jax, jnp: jax.jacfwd(jax.hessian(
+        lambda x: jnp.sum(Y * jnp.sin(x) ** 3)))(X))
+
+
+@st.grad
+def decorated(x):
+    return np.sum(np.sin(x) ** 3)
+
+
+def test_products_of_a_grad_decorated_function() -> None:
+    got = st.jacfwd(st.jacrev(decorated))(X)
+    close(got, fd(st.jacrev(decorated), (X,)))
+    jax_close(got, lambda jax, jnp: jax.jacfwd(jax.jacrev(jax.grad(fj(jnp))))(X))
+
+    def lin(x):
+        return np.sum(decorated(x) * V)
+
+    got = st.hessian(lin)(X)
+    close(got, fd(st.grad(lin), (X,)))
+
+
+# --- what stays refused: located at the user's call ----------------------------------------
+
+def _line(marker: str) -> int:
+    with open(__file__) as fh:
+        return next(i for i, text in enumerate(fh, 1)
+                    if marker in text and "_line(" not in text)
+
+
+def _refused(fun: Callable[..., Any], marker: str, *words: str) -> None:
+    with pytest.raises(CompileError) as info:
+        st.grad(fun)(X)
+    err = info.value
+    assert err.loc is not None and err.loc.file == __file__
+    assert err.loc.line == _line(marker)
+    text = str(err)
+    assert text.startswith(f"{__file__}:{err.loc.line}:")
+    for w in words:
+        assert w in text
+    assert err.hint
+
+
+def tree_f(xs):
+    return np.sum(xs[0] * xs[1])
+
+
+def test_a_tuple_argument_of_a_product_inside_is_refused_at_the_call() -> None:
+    def lin(x):
+        return st.jvp(tree_f, ((x, x),), ((V, V),))[1]  # refused: tuple primal
+
+    _refused(lin, "# refused: tuple primal", "tuple", "jvp")
+
+
+def test_backend_keyword_of_a_product_inside_is_refused_at_the_call() -> None:
+    def lin(x):
+        return st.jvp(f, (x,), (V,), backend="numpy")[1]  # refused: backend
+
+    _refused(lin, "# refused: backend", "backend")
+
+
+def test_a_function_defined_inside_is_refused_at_the_call() -> None:
+    def lin(x):
+        def inner(y):
+            return np.sum(y**2)
+        return st.jvp(inner, (x,), (V,))[1]  # refused: inner function
+
+    _refused(lin, "# refused: inner function", "defined inside")
+
+
+# --- the generic false refusal ---------------------------------------------------------------
+
+def test_math_prod_and_fsum_of_a_generator() -> None:
+    def scaled(x):
+        return f(x) * math.prod(d for d in x.shape) + math.fsum(float(d) for d in x.shape)
+
+    got = st.grad(scaled)(X)
+    close(got, fd(scaled, (X,)))
+    assert np.allclose(got, 3 * st.grad(f)(X))
