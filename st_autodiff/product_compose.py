@@ -35,7 +35,7 @@ from __future__ import annotations
 import inspect
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class Context:
     arguments and a way to inline a Python function (set by ``transforms/dispatch``)."""
 
     example: Callable[[Any], Any]
-    inline: Callable[[Callable[..., Any], list[Any]], Any]
+    inline: Callable[[Any, list[Any]], Any]  # (a Python function, its arguments)
 
 
 _TREE_HINT = "pass the arrays of the tuple, list or dict as separate arguments"
@@ -93,7 +93,7 @@ def _jvp_code(fn: Any, primals: list[Any], tangents: list[Any]
     from .products import _jvp_function  # noqa: PLC0415
 
     _, dots, g = _jvp_function(fn, primals, tangents, None)
-    wrt = [k for k in g._wrt_spec if _is_float(primals[k])]  # type: ignore[union-attr]
+    wrt = [k for k in cast("tuple[int, ...]", g._wrt_spec) if _is_float(primals[k])]
     code = g.generated_for([*primals, *(dots[k] for k in wrt)])
     return code, _seeds(fn, primals), wrt
 
@@ -297,7 +297,7 @@ def vjp_call(ctx: Context, fn: Any, primals: list[Any]) -> Any:
                  f"    _st_out = _st_fn({', '.join(params)})\n"
                  f"    return {dot_terms}\n", f"{name}_dot", {"_st_fn": fn, "_st_np": np})
     ct_ex = _output_examples(fn, examples)
-    g = GradFunction(dot, floats, "grad", False, Options())
+    g: GradFunction[...] = GradFunction(dot, floats, "grad", False, Options())
     code = g.generated_for([*examples, *ct_ex])
     grads = ["None"] * len(primals)
     for j, k in enumerate(floats):

@@ -22,7 +22,6 @@ from .hessian_trees import tree_hessian
 from .ir.kernels import array_namespace
 from .ir.namespaces import namespace_of
 from .library_callers import library_caller
-from .product_compose import Context, hvp_call, jacobian_call, jvp_call, vjp_call
 from .product_arrays import (
     assemble,
     basis,
@@ -32,6 +31,7 @@ from .product_arrays import (
     shape_of,
     size_of,
 )
+from .product_compose import Context, hvp_call, jacobian_call, jvp_call, vjp_call
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms import Compiled, Options
 from .transforms.callable_args import wrt_error
