@@ -43,6 +43,7 @@ from . import trees
 from .custom_source import define
 from .transforms import Options
 from .transforms.parse import parse_function
+from .trees_classes import Record, Static
 
 
 class ComposeRefusal(Exception):
@@ -98,8 +99,19 @@ def _jvp_code(fn: Any, primals: list[Any], tangents: list[Any]
     return code, _seeds(fn, primals), wrt
 
 
+def _leaves(values: list[Any]) -> list[Any]:
+    """The leaves of call arguments in ``products._Flat``'s order (``None``: one leaf)."""
+    out: list[Any] = []
+    for v in values:
+        out += [None] if v is None else trees.flatten(v)[0]
+    return out
+
+
 def jvp_call(ctx: Context, fn: Any, primals: Any, tangents: Any) -> Any:
-    """``st.jvp(fn, primals, tangents)`` inside differentiated code: its tangent code."""
+    """``st.jvp(fn, primals, tangents)`` inside differentiated code: its tangent code
+    (structured primals: that of ``fn`` as a function of their leaves)."""
+    from .products import _jvp_function  # noqa: PLC0415
+
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise ComposeRefusal("jvp inside a differentiated function: primals and tangents "
                              "must be tuples written at the call", "st.jvp(f, (x,), (v,))")
@@ -107,13 +119,24 @@ def jvp_call(ctx: Context, fn: Any, primals: Any, tangents: Any) -> Any:
     if len(primals) != len(tangents):
         raise ComposeRefusal(f"jvp: {len(primals)} primals but {len(tangents)} tangents",
                              "give one tangent per primal")
-    _plain("jvp", [ctx.example(p) for p in primals], "a primal")
-    _plain("jvp", [ctx.example(t) for t in tangents], "a tangent")
     ex_p = [ctx.example(p) for p in primals]
     ex_t = [ctx.example(t) for t in tangents]
-    if all(t is None for t in tangents):
+    if all(t is None for t in trees.flatten(ex_t)[0]):
         raise ComposeRefusal("jvp inside a differentiated function: every tangent is None",
                              "call the function itself: its tangent is zero")
+    if any(trees.is_container(p) for p in ex_p):  # a function of the leaves
+        flat, _, g = _jvp_function(fn, ex_p, ex_t, None)
+        if flat.fn is fn:
+            raise ComposeRefusal("jvp inside a differentiated function: structured "
+                                 "primals of a compiled gradient", _TREE_HINT)
+        dots: list[Any] = []
+        for spec, t in zip(flat.specs, tangents):
+            dots += trees.leaves_like(spec, t, "a tangent")
+        leaves = _leaves(primals)
+        tleaves = [None if d is None else d for d in dots]
+        ex_d = [ctx.example(d) for d in tleaves]
+        return jvp_call(ctx, flat.fn, leaves, [d if e is not None else None
+                                               for d, e in zip(tleaves, ex_d)])
     code, seeds, wrt = _jvp_code(fn, ex_p, ex_t)
     return ctx.inline(code, [*primals, *seeds, *(tangents[k] for k in wrt)])
 
@@ -153,6 +176,10 @@ def _rebuild(spec: Any, items: list[str]) -> str:
     def walk(s: Any) -> str:
         if s is None or isinstance(s, int):
             return next(it)
+        if isinstance(s, (Record, Static)):
+            raise ComposeRefusal("a product inside a differentiated function: NamedTuple "
+                                 "and dataclass values are not supported there",
+                                 "pass their arrays as separate arguments")
         if type(s) is dict:
             return "{" + ", ".join(f"{k!r}: {walk(v)}" for k, v in s.items()) + "}"
         parts = [walk(v) for v in s]
@@ -277,39 +304,44 @@ _CODE: weakref.WeakKeyDictionary[Any, dict[Any, Callable[..., Any]]] = \
 
 def vjp_call(ctx: Context, fn: Any, primals: list[Any]) -> Any:
     """``st.vjp(fn, *primals)`` inside differentiated code: ``(out, pullback)`` with
-    ``pullback(ct)`` the generated gradient of ``sum(fn(*primals) * ct)``."""
+    ``pullback(ct)`` the generated gradient of ``sum(fn(*primals) * ct)`` (structured
+    primals: of ``fn`` as a function of their leaves, regrouped)."""
     from .api import GradFunction, _is_float  # noqa: PLC0415
+    from .products import _Flat  # noqa: PLC0415
 
-    examples = [ctx.example(p) for p in primals]
-    _plain("vjp", examples, "a primal")
+    flat = _Flat(fn, tuple(ctx.example(p) for p in primals), "vjp")
+    leaf_fn, examples = flat.fn, flat.leaves
     floats = tuple(k for k, x in enumerate(examples) if _is_float(x))
     if not floats:
         raise ComposeRefusal("vjp: no floating-point argument to differentiate",
                              "pass a float array")
-    spec = _out_tree(fn, examples)
+    spec = _out_tree(leaf_fn, examples)
     paths = _leaf_paths(spec)
-    params = [f"a{i}" for i in range(len(primals))]
+    params = [f"a{i}" for i in range(len(examples))]
     cts = [f"_st_ct{q}" for q in range(len(paths))]
     name = f"vjp_{getattr(fn, '__name__', 'f')}"
     name = name if name.isidentifier() else "vjp_f"
     dot_terms = " + ".join(f"_st_np.sum(_st_out{p} * {c})" for p, c in zip(paths, cts))
     dot = define(f"def {name}_dot({', '.join(params + cts)}):\n"
                  f"    _st_out = _st_fn({', '.join(params)})\n"
-                 f"    return {dot_terms}\n", f"{name}_dot", {"_st_fn": fn, "_st_np": np})
-    ct_ex = _output_examples(fn, examples)
+                 f"    return {dot_terms}\n", f"{name}_dot",
+                 {"_st_fn": leaf_fn, "_st_np": np})
+    ct_ex = _output_examples(leaf_fn, examples)
     g: GradFunction[...] = GradFunction(dot, floats, "grad", False, Options())
     code = g.generated_for([*examples, *ct_ex])
-    grads = ["None"] * len(primals)
+    grads = ["None"] * len(examples)
     for j, k in enumerate(floats):
         grads[k] = f"_st_g[{j}]"
+    per_arg = [_rebuild(trees.renumber(sp), [grads[k] for k in flat.span(i)])
+               for i, sp in enumerate(flat.specs)]
     source = (f"def {name}({', '.join(params)}):\n"
               f"    def pullback(_st_cotangent):\n"
               + "".join(f"        {c} = _st_cotangent{p}\n" for p, c in zip(paths, cts))
               + f"        _st_g = _st_grad({', '.join(params + cts)})\n"
-              f"        return ({', '.join(grads)},)\n"
+              f"        return ({', '.join(per_arg)},)\n"
               f"    return _st_fn({', '.join(params)}), pullback\n")
-    wrapper = define(source, name, {"_st_fn": fn, "_st_grad": code})
-    return ctx.inline(wrapper, list(primals))
+    wrapper = define(source, name, {"_st_fn": leaf_fn, "_st_grad": code})
+    return ctx.inline(wrapper, _leaves(list(primals)))
 
 
 def _output_examples(fn: Any, examples: list[Any]) -> list[Any]:
