@@ -217,46 +217,51 @@ def _basis(x: Any, k: int) -> Any:
 def jacobian_code(fn: Any, positions: list[int], single: bool, examples: list[Any],
                   name: str) -> Callable[..., Any]:
     """Readable Python computing the Jacobian of ``fn`` with respect to ``positions`` at
-    arguments like ``examples``: one inlined tangent run per basis tangent, stacked."""
+    arguments like ``examples``: one inlined tangent run per basis tangent, stacked.  It
+    takes the leaves of the arguments (``products._Flat``); blocks are nested as JAX
+    nests them (the output's structure, the ``wrt`` tuple, each argument's structure)."""
     from .api import _is_float  # noqa: PLC0415
     from .product_arrays import shape_of, size_of  # noqa: PLC0415
+    from .products import _Flat  # noqa: PLC0415
 
-    params = [f"a{i}" for i in range(len(examples))]
+    flat = _Flat(fn, tuple(examples), "jacobian")
+    leaf_fn, leaves = flat.fn, flat.leaves
+    params = [f"a{i}" for i in range(len(leaves))]
     ns: dict[str, Any] = {"_st_np": np}
     lines: list[str] = []
-    spec = _out_tree(fn, examples)
+    spec = _out_tree(leaf_fn, leaves)
     paths = _leaf_paths(spec)
     blocks: list[list[str]] = [[] for _ in paths]  # [output leaf] -> one block per position
     for p in positions:
-        x = examples[p]
-        if not _is_float(x):
-            continue
-        tangents: list[Any] = [None] * len(examples)
-        tangents[p] = _basis(x, 0)
-        code, seeds, _ = _jvp_code(fn, examples, tangents)
-        ns[f"_st_jvp{p}"] = code
-        seed_names = []
-        for s, seed in enumerate(seeds):
-            ns[f"_st_seed{p}_{s}"] = seed
-            seed_names.append(f"_st_seed{p}_{s}")
-        cols = []
-        for k in range(size_of(x, f"argument {p}")):
-            ns[f"_st_e{p}_{k}"] = _basis(x, k)
-            cols.append(f"_st_c{p}_{k}")
-            call = ", ".join([*params, *seed_names, f"_st_e{p}_{k}"])
-            lines.append(f"    _st_c{p}_{k} = _st_jvp{p}({call})[1]")
-        xshape = repr(tuple(int(d) for d in shape_of(x)))
-        for q, path in enumerate(paths):
-            if not cols:
-                blocks[q].append(f"_st_np.zeros(_st_np.shape(_st_o{path}) + {xshape})")
+        exprs: list[list[str]] = [[] for _ in paths]  # [output leaf] -> per leaf of p
+        for j in flat.span(p):
+            x = leaves[j]
+            n = size_of(x, f"argument {p}") if _is_float(x) else 0
+            if n == 0:  # (not floating point: no block, as the products give)
+                for q in range(len(paths)):
+                    exprs[q].append("None")
                 continue
-            stacked = ", ".join(f"{c}{path}" for c in cols)
-            blocks[q].append(f"_st_np.reshape(_st_np.stack([{stacked}], axis=-1), "
-                             f"_st_np.shape({cols[0]}{path}) + {xshape})")
-    if any(not b for b in blocks):
-        raise ComposeRefusal("a Jacobian inside a differentiated function: no "
-                             "floating-point argument to differentiate",
-                             "differentiate with respect to a float argument")
+            tangents: list[Any] = [None] * len(leaves)
+            tangents[j] = _basis(x, 0)
+            code, seeds, _ = _jvp_code(leaf_fn, leaves, tangents)
+            ns[f"_st_jvp{j}"] = code
+            seed_names = []
+            for s, seed in enumerate(seeds):
+                ns[f"_st_seed{j}_{s}"] = seed
+                seed_names.append(f"_st_seed{j}_{s}")
+            cols = []
+            for k in range(n):
+                ns[f"_st_e{j}_{k}"] = _basis(x, k)
+                cols.append(f"_st_c{j}_{k}")
+                call = ", ".join([*params, *seed_names, f"_st_e{j}_{k}"])
+                lines.append(f"    _st_c{j}_{k} = _st_jvp{j}({call})[1]")
+            xshape = repr(tuple(int(d) for d in shape_of(x)))
+            for q, path in enumerate(paths):
+                stacked = ", ".join(f"{c}{path}" for c in cols)
+                exprs[q].append(f"_st_np.reshape(_st_np.stack([{stacked}], axis=-1), "
+                                f"_st_np.shape({cols[0]}{path}) + {xshape})")
+        for q in range(len(paths)):
+            blocks[q].append(_rebuild(trees.renumber(flat.specs[p]), exprs[q]))
     per_leaf = [b[0] if single else "(" + ", ".join(b) + ("," if len(b) == 1 else "") + ")"
                 for b in blocks]
     source = (f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
@@ -280,16 +285,18 @@ def jacobian_call(ctx: Context, kind: str, fn: Any, wrt: Any, argspec: Any, ns: 
                              f"make the {kind} without them")
     args = list(_bound(fn, tuple(args), kind))
     examples = [ctx.example(a) for a in args]
-    _plain(kind, examples, "an argument")
+    if kind == "hessian":
+        _plain(kind, examples, "an argument")
     positions, single = _positions(fn, wrt, tuple(examples), kind)
-    key = (kind, repr(wrt), tuple(_kinds(examples)))
+    leaves, structure = trees.flatten([None if a is None else a for a in examples])
+    key = (kind, repr(wrt), repr(structure), tuple(_kinds(leaves)))
     per_fn = _CODE.setdefault(fn, {})
     code = per_fn.get(key)
     if code is None:
         name = f"{kind}_{getattr(fn, '__name__', 'f')}"
         code = per_fn[key] = jacobian_code(fn, positions, single, examples,
                                            name if name.isidentifier() else kind)
-    return ctx.inline(code, args)
+    return ctx.inline(code, _leaves(args))
 
 
 def _kinds(examples: list[Any]) -> list[Any]:
