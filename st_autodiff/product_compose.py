@@ -41,6 +41,7 @@ import numpy as np
 
 from . import trees
 from .custom_source import define
+from .ir.namespaces import namespace_name
 from .transforms import Options
 from .transforms.parse import parse_function
 from .trees_classes import Record, Static
@@ -270,33 +271,82 @@ def jacobian_code(fn: Any, positions: list[int], single: bool, examples: list[An
 
 
 def jacobian_call(ctx: Context, kind: str, fn: Any, wrt: Any, argspec: Any, ns: Any,
-                  args: list[Any], kwargs: dict[str, Any]) -> Any:
+                  args: list[Any], kwargs: dict[str, Any], user: Any = None) -> Any:
     """A call of ``jacfwd``/``jacrev``/``hessian(fn, wrt)``'s result inside
-    differentiated code (``fn``: for ``hessian``, the compiled gradient)."""
+    differentiated code (``fn``: for ``hessian``, the compiled gradient of ``user``).
+    Static and dynamic argnums only key the specialisation: inside generated code a
+    static argument is a compile-time value already."""
     from .products import _bound, _positions  # noqa: PLC0415
 
     if kwargs:
         raise ComposeRefusal(f"{kind} inside a differentiated function: keyword arguments "
                              f"to the {kind} of a function are not supported there",
                              "pass the arguments positionally")
-    if argspec is not None or ns is not None:
-        raise ComposeRefusal(f"{kind} inside a differentiated function: static or dynamic "
-                             "argnums and backend=/device= are not supported there",
-                             f"make the {kind} without them")
+    if ns is not None and namespace_name(ns) != "numpy":
+        raise ComposeRefusal(f"{kind} inside a differentiated function: backend=/device= "
+                             f"({namespace_name(ns)}) is not supported there",
+                             f"make the {kind} without it: the code runs on the backend of "
+                             "the function being differentiated")
     args = list(_bound(fn, tuple(args), kind))
     examples = [ctx.example(a) for a in args]
-    if kind == "hessian":
-        _plain(kind, examples, "an argument")
-    positions, single = _positions(fn, wrt, tuple(examples), kind)
+    positions, single = _positions(fn, wrt, tuple(examples), kind, argspec)
     leaves, structure = trees.flatten([None if a is None else a for a in examples])
+    structured = any(trees.is_container(a) for a in examples)
     key = (kind, repr(wrt), repr(structure), tuple(_kinds(leaves)))
     per_fn = _CODE.setdefault(fn, {})
     code = per_fn.get(key)
     if code is None:
-        name = f"{kind}_{getattr(fn, '__name__', 'f')}"
-        code = per_fn[key] = jacobian_code(fn, positions, single, examples,
-                                           name if name.isidentifier() else kind)
+        name = f"{kind}_{getattr(user or fn, '__name__', 'f')}"
+        name = name if name.isidentifier() else kind
+        if kind == "hessian" and structured:  # of the user's function of the leaves
+            if argspec is not None:
+                raise ComposeRefusal("hessian inside a differentiated function: tuple, list "
+                                     "or dict arguments with static or dynamic argnums are "
+                                     "not supported there", _TREE_HINT)
+            code = hessian_tree_code(user, positions, single, examples, name)
+        else:
+            code = jacobian_code(fn, positions, single, examples, name)
+        per_fn[key] = code
     return ctx.inline(code, _leaves(args))
+
+
+def hessian_tree_code(fn: Any, positions: list[int], single: bool, examples: list[Any],
+                      name: str) -> Callable[..., Any]:
+    """Readable Python for the Hessian of ``fn`` at structured arguments like
+    ``examples``: the Jacobian (``jacobian_code``) of the gradient of ``fn`` as a function
+    of its leaves, regrouped as ``hessian_trees.tree_hessian`` nests it at the top level
+    (``H[i][j]`` for a tuple ``wrt``, then argument ``i``'s structure of argument ``j``'s),
+    so a Hessian has the same structure inside differentiated code as outside."""
+    from .api import _is_float, grad  # noqa: PLC0415
+    from .products import _Flat  # noqa: PLC0415
+
+    flat = _Flat(fn, tuple(examples), "hessian")
+    leaves = flat.leaves
+    wrt = [k for p in positions for k in flat.span(p) if _is_float(leaves[k])]
+    index = {k: q for q, k in enumerate(wrt)}
+    g = grad(flat.fn, wrt=tuple(wrt))
+    jac = jacobian_code(g, wrt, False, list(leaves), f"{name}_leaves")
+
+    def block(p: int, q: int) -> str:
+        """Argument ``p``'s structure of argument ``q``'s structure of blocks."""
+        def row(k: int) -> str:
+            if k not in index:
+                return "None"
+            return _rebuild(trees.renumber(flat.specs[q]),
+                            [f"_st_h[{index[k]}][{index[m]}]" if m in index else "None"
+                             for m in flat.span(q)])
+        return _rebuild(trees.renumber(flat.specs[p]), [row(k) for k in flat.span(p)])
+
+    def tup(parts: list[str]) -> str:
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    result = block(positions[0], positions[0]) if single else tup(
+        [tup([block(p, q) for q in positions]) for p in positions])
+    params = [f"a{i}" for i in range(len(leaves))]
+    source = (f"def {name}({', '.join(params)}):\n"
+              f"    _st_h = _st_jac({', '.join(params)})\n"
+              f"    return {result}\n")
+    return define(source, name, {"_st_jac": jac})
 
 
 def _kinds(examples: list[Any]) -> list[Any]:

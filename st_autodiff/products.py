@@ -412,6 +412,7 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
     """
     fn = library_caller(fn) or fn  # st.hessian(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "hessian")
+    argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
     ns = chosen_backend(backend, device)
     g = grad(fn, wrt=wrt, static_argnums=static_argnums, static_argnames=static_argnames,
              dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames, backend=ns)
@@ -430,7 +431,7 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
         named = _named(hessian_fn, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
                        jac.cache_info)  # type: ignore[attr-defined]
         # differentiated again: the Jacobian of the gradient g (argspec: g's own)
-        return _composes(named, "hessian", g, wrt, None if plain else argspec_of(g), ns,
+        return _composes(named, "hessian", g, wrt, None if plain else argspec, ns,
                          shown=fn)
     raise ValueError(f"hessian: mode must be 'forward' or 'reverse', got {mode!r}")
 
@@ -707,11 +708,6 @@ def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str,
     return wrapper
 
 
-def argspec_of(g: GradFunction[...]) -> ArgSpec | None:
-    """The static/dynamic argument spec of a compiled gradient."""
-    return g._argspec
-
-
 def _composes(wrapper: Callable[..., Any], kind: str, fn: Callable[..., Any], wrt: Any,
               argspec: ArgSpec | None, ns: Any, shown: Callable[..., Any] | None = None
               ) -> Callable[..., Any]:
@@ -720,7 +716,7 @@ def _composes(wrapper: Callable[..., Any], kind: str, fn: Callable[..., Any], wr
     (``st_compose``), and it has ``fn``'s signature (``st.jacfwd(st.hessian(f))`` binds
     its arguments by name)."""
     def compose(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        return jacobian_call(ctx, kind, fn, wrt, argspec, ns, args, kwargs)
+        return jacobian_call(ctx, kind, fn, wrt, argspec, ns, args, kwargs, shown)
 
     wrapper.st_compose = compose  # type: ignore[attr-defined]
     wrapper.st_product_of = shown or fn  # type: ignore[attr-defined]

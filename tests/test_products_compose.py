@@ -360,11 +360,48 @@ def test_products_of_tuple_and_dict_arguments_inside() -> None:
         jax_close(got, lambda jax, jnp, which=which: jax.grad(jx(jax, jnp, which))(X))
 
 
-def test_a_hessian_of_a_tuple_argument_inside_is_refused_at_the_call() -> None:
-    def lin(x):
-        return np.sum(st.hessian(tree_f)((x, x)))  # refused: tuple hessian
+def test_hessians_of_tuple_and_dict_arguments_compose() -> None:
+    got = st.jacfwd(st.hessian(tree_f))((X, Y))  # got[i][j][k]: d H[i][j] / d xs[k]
+    for k in range(2):
+        for i in range(2):
+            for j in range(2):
+                close(got[i][j][k], fd(lambda a, b, i=i, j=j: st.hessian(tree_f)((a, b))[i][j],
+                                       (X, Y), k))
+    jax_close(got, lambda jax, jnp: jax.jacfwd(jax.hessian(
+        lambda xs: jnp.sum(xs[0] * jnp.sin(xs[1]))))((X, Y)))
 
-    _refused(lin, "# refused: tuple hessian", "tuple", "hessian")
+    def total(x):  # st.hessian's nesting (tree_hessian): H[i][j], then the structures
+        h = st.hessian(dict_f, argnums=(0, 1))({"a": x, "b": x**2}, 2.0)
+        return np.sum(h[0][0]["a"]["b"] * W) + np.sum(h[1][0]["b"]) + h[1][1]
+
+    got = st.grad(total)(X)
+    close(got, fd(total, (X,)), rtol=1e-5)
+
+    def totalj(jax: Any, jnp: Any) -> Any:  # (JAX nests H[i] in argument i's structure)
+        def t(x):
+            h = jax.hessian(dict_fj(jnp), argnums=(0, 1))({"a": x, "b": x**2}, 2.0)
+            return jnp.sum(h[0]["a"][0]["b"] * W) + jnp.sum(h[1][0]["b"]) + h[1][1]
+        return t
+
+    jax_close(got, lambda jax, jnp: jax.grad(totalj(jax, jnp))(X))
+
+
+def test_static_argnums_compose() -> None:
+    def power(x, n):
+        return np.sum(np.sin(x) ** n)
+
+    h = st.hessian(power, static_argnums=1)
+    got = st.jacfwd(h)(X, 3)
+    close(got, fd(lambda x: h(x, 3), (X,)))
+    jax_close(got, lambda jax, jnp: jax.jacfwd(jax.hessian(
+        lambda x: jnp.sum(jnp.sin(x) ** 3)))(X))
+
+
+def test_a_keyword_argument_to_a_jacobian_inside_is_refused_at_the_call() -> None:
+    def lin(x):
+        return np.sum(st.jacfwd(g2)(x, y=Y))  # refused: keyword
+
+    _refused(lin, "# refused: keyword", "keyword", "jacfwd")
 
 
 def test_backend_keyword_of_a_product_inside_is_refused_at_the_call() -> None:
