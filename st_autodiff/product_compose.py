@@ -44,7 +44,7 @@ from .custom_source import define
 from .ir.namespaces import namespace_name
 from .transforms import Options
 from .transforms.parse import parse_function
-from .trees_classes import Record, Static
+from .trees_classes import Record, Static, make
 
 
 class ComposeRefusal(Exception):
@@ -157,30 +157,44 @@ def _second(pair):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN202 (read
 # --- Python source of the Jacobians and of vjp --------------------------------------------
 
 def _leaf_paths(spec: Any) -> list[str]:
-    """Subscript suffixes (``[0]['a']``) of the leaves of an output structure."""
+    """Subscript or attribute suffixes (``[0]['a'].w``) of the leaves of an output
+    structure."""
     if spec is None or isinstance(spec, int):
         return [""]
+    if isinstance(spec, Static):
+        return []
+    if isinstance(spec, Record):
+        return [f".{n}{p}" for n, c in zip(spec.names, spec.children) for p in _leaf_paths(c)]
     if type(spec) is dict:
         return [f"[{k!r}]{p}" for k, v in spec.items() for p in _leaf_paths(v)]
     if type(spec) in (tuple, list):
         return [f"[{i}]{p}" for i, v in enumerate(spec) for p in _leaf_paths(v)]
     raise ComposeRefusal(f"a product inside a differentiated function: the output is a "
                          f"{type(spec).__name__}, and only arrays, numbers and tuples, "
-                         "lists and dicts of them are supported there",
-                         "return a tuple of arrays")
+                         "lists, dicts, NamedTuples and dataclasses of them are supported "
+                         "there", "return a tuple of arrays")
 
 
-def _rebuild(spec: Any, items: list[str]) -> str:
-    """Source that rebuilds an output structure from one expression per leaf."""
+def _rebuild(spec: Any, items: list[str], ns: dict[str, Any]) -> str:
+    """Source that rebuilds a structure from one expression per leaf (records through
+    ``trees_classes.make``, their class and static fields constants put in ``ns``)."""
     it = iter(items)
+
+    def const(value: Any) -> str:
+        name = f"_st_k{len(ns)}"
+        ns[name] = value
+        return name
 
     def walk(s: Any) -> str:
         if s is None or isinstance(s, int):
             return next(it)
-        if isinstance(s, (Record, Static)):
-            raise ComposeRefusal("a product inside a differentiated function: NamedTuple "
-                                 "and dataclass values are not supported there",
-                                 "pass their arrays as separate arguments")
+        if isinstance(s, Static):
+            return const(s.value)
+        if isinstance(s, Record):
+            ns["_st_make"] = make
+            fields = [walk(c) for c in s.children]
+            return (f"_st_make({const(s.cls)}, {s.names!r}, "
+                    f"({', '.join(fields)}{',' if len(fields) == 1 else ''}))")
         if type(s) is dict:
             return "{" + ", ".join(f"{k!r}: {walk(v)}" for k, v in s.items()) + "}"
         parts = [walk(v) for v in s]
@@ -262,11 +276,11 @@ def jacobian_code(fn: Any, positions: list[int], single: bool, examples: list[An
                 exprs[q].append(f"_st_np.reshape(_st_np.stack([{stacked}], axis=-1), "
                                 f"_st_np.shape({cols[0]}{path}) + {xshape})")
         for q in range(len(paths)):
-            blocks[q].append(_rebuild(trees.renumber(flat.specs[p]), exprs[q]))
+            blocks[q].append(_rebuild(trees.renumber(flat.specs[p]), exprs[q], ns))
     per_leaf = [b[0] if single else "(" + ", ".join(b) + ("," if len(b) == 1 else "") + ")"
                 for b in blocks]
     source = (f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
-              f"    return {_rebuild(spec, per_leaf)}\n")
+              f"    return {_rebuild(spec, per_leaf, ns)}\n")
     return define(source, name, ns)
 
 
@@ -324,6 +338,7 @@ def hessian_tree_code(fn: Any, positions: list[int], single: bool, examples: lis
     leaves = flat.leaves
     wrt = [k for p in positions for k in flat.span(p) if _is_float(leaves[k])]
     index = {k: q for q, k in enumerate(wrt)}
+    ns: dict[str, Any] = {}
     g = grad(flat.fn, wrt=tuple(wrt))
     jac = jacobian_code(g, wrt, False, list(leaves), f"{name}_leaves")
 
@@ -334,8 +349,8 @@ def hessian_tree_code(fn: Any, positions: list[int], single: bool, examples: lis
                 return "None"
             return _rebuild(trees.renumber(flat.specs[q]),
                             [f"_st_h[{index[k]}][{index[m]}]" if m in index else "None"
-                             for m in flat.span(q)])
-        return _rebuild(trees.renumber(flat.specs[p]), [row(k) for k in flat.span(p)])
+                             for m in flat.span(q)], ns)
+        return _rebuild(trees.renumber(flat.specs[p]), [row(k) for k in flat.span(p)], ns)
 
     def tup(parts: list[str]) -> str:
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
@@ -346,7 +361,8 @@ def hessian_tree_code(fn: Any, positions: list[int], single: bool, examples: lis
     source = (f"def {name}({', '.join(params)}):\n"
               f"    _st_h = _st_jac({', '.join(params)})\n"
               f"    return {result}\n")
-    return define(source, name, {"_st_jac": jac})
+    ns["_st_jac"] = jac
+    return define(source, name, ns)
 
 
 def _kinds(examples: list[Any]) -> list[Any]:
@@ -389,7 +405,8 @@ def vjp_call(ctx: Context, fn: Any, primals: list[Any]) -> Any:
     grads = ["None"] * len(examples)
     for j, k in enumerate(floats):
         grads[k] = f"_st_g[{j}]"
-    per_arg = [_rebuild(trees.renumber(sp), [grads[k] for k in flat.span(i)])
+    ns: dict[str, Any] = {"_st_fn": leaf_fn, "_st_grad": code}
+    per_arg = [_rebuild(trees.renumber(sp), [grads[k] for k in flat.span(i)], ns)
                for i, sp in enumerate(flat.specs)]
     source = (f"def {name}({', '.join(params)}):\n"
               f"    def pullback(_st_cotangent):\n"
@@ -397,7 +414,7 @@ def vjp_call(ctx: Context, fn: Any, primals: list[Any]) -> Any:
               + f"        _st_g = _st_grad({', '.join(params + cts)})\n"
               f"        return ({', '.join(per_arg)},)\n"
               f"    return _st_fn({', '.join(params)}), pullback\n")
-    wrapper = define(source, name, {"_st_fn": leaf_fn, "_st_grad": code})
+    wrapper = define(source, name, ns)
     return ctx.inline(wrapper, _leaves(list(primals)))
 
 

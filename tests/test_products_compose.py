@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -384,6 +384,47 @@ def test_hessians_of_tuple_and_dict_arguments_compose() -> None:
         return t
 
     jax_close(got, lambda jax, jnp: jax.grad(totalj(jax, jnp))(X))
+
+
+class Params(NamedTuple):
+    w: np.ndarray
+    b: float
+
+
+def nt_f(p):
+    return np.sum(np.sin(p.w) * p.b)
+
+
+def nt_out(x):
+    return Params(np.sin(x), np.sum(x**2))
+
+
+def test_namedtuple_arguments_and_outputs_compose() -> None:
+    p = Params(X, 2.0)
+    got = st.jacfwd(st.jacrev(nt_f))(p)
+    assert type(got) is Params and type(got.w) is Params
+    close(got.w.w, fd(lambda w: st.jacrev(nt_f)(Params(w, 2.0)).w, (X,)))
+    close(got.b.w, fd(lambda w: st.jacrev(nt_f)(Params(w, 2.0)).b, (X,)))
+
+    def total(x):
+        j = st.jacfwd(nt_out)(x)
+        return np.sum(j.w * j.b)
+
+    got_t = st.grad(total)(X)
+    close(got_t, fd(total, (X,)))
+
+    def jparams(jax: Any, jnp: Any) -> Any:
+        return jax.jacfwd(jax.jacrev(lambda q: jnp.sum(jnp.sin(q.w) * q.b)))(p)
+
+    jax_close(got, jparams)
+
+    def jtotal(jax: Any, jnp: Any) -> Any:
+        def t(x):
+            j = jax.jacfwd(lambda y: Params(jnp.sin(y), jnp.sum(y**2)))(x)
+            return jnp.sum(j.w * j.b)
+        return jax.grad(t)(X)
+
+    jax_close(got_t, jtotal)
 
 
 def test_static_argnums_compose() -> None:

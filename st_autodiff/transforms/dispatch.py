@@ -24,7 +24,7 @@ from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError, StAutodiffError
 from ..ir import scalar_kinds
 from ..ir.abstract import Abstract
-from ..ir.graph import Node
+from ..ir.graph import Loc, Node
 from ..ir.ops import OP_INFO, Op
 from ..trees_classes import make as make_record
 from . import (
@@ -292,6 +292,8 @@ def _compose(lw: Lowerer, fn: Any, compose: Any, args: list[Any], kwargs: dict[s
             raise ComposeRefusal(f"{name} of a function defined inside the differentiated "
                                  "function is not supported", "define that function at "
                                  "module level (or outside this one)")
+        if isinstance(v, tuple) and hasattr(v, "_fields"):  # a NamedTuple
+            return type(v)(*(example(x) for x in v))
         if isinstance(v, (tuple, list)):
             return type(v)(example(x) for x in v)
         if isinstance(v, dict):
@@ -302,17 +304,22 @@ def _compose(lw: Lowerer, fn: Any, compose: Any, args: list[Any], kwargs: dict[s
     ctx = Context()
     ctx.example = example
     ctx.inline = lambda f, a: lw.inline_python(f, a, {}, e)
+    here: Loc | None = lw.loc(e)
+    if here is not None and here.file.startswith("<st_autodiff"):
+        # a product differentiated at the top level (st.jacfwd(st.hessian(f))): no line
+        # of the user's is compiled, and the traceback shows their call
+        here = lw.user_sites[-1] if lw.user_sites else None
     try:
         return compose(ctx, args, kwargs)
     except ComposeRefusal as exc:
-        raise lw.fail(str(exc), e, exc.hint, kind=CompileError) from None
+        raise CompileError(str(exc), here, exc.hint) from None
     except CompileError as exc:
-        if exc.loc is None:
-            exc.loc = lw.loc(e)
+        if exc.loc is None and here is not None:
+            exc.loc = here
             exc.rerender()
         raise
     except (TypeError, ValueError, NotImplementedError, StAutodiffError) as exc:
-        raise lw.fail(f"{name}: {exc}", e, kind=CompileError) from None
+        raise CompileError(f"{name}: {exc}", here) from None
 
 
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
