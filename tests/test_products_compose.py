@@ -461,6 +461,20 @@ def test_a_function_defined_inside_is_refused_at_the_call() -> None:
     _refused(lin, "# refused: inner function", "defined inside")
 
 
+def tree_power(xs, n):
+    return np.sum(xs[0] * np.sin(xs[1]) ** n)
+
+
+def test_a_refusal_met_at_the_top_level_is_not_located_inside_st_autodiff() -> None:
+    h = st.hessian(tree_power, static_argnums=1)
+    with pytest.raises(CompileError) as info:
+        st.jacfwd(h)((X, Y), 3)
+    err = info.value
+    assert err.loc is None or err.loc.file == __file__
+    assert "st_autodiff" not in str(err).splitlines()[0].split(": error")[0]
+    assert "static" in str(err) and err.hint
+
+
 # --- the generic false refusal ---------------------------------------------------------------
 
 def test_math_prod_and_fsum_of_a_generator() -> None:

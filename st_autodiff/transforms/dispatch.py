@@ -308,7 +308,8 @@ def _compose(lw: Lowerer, fn: Any, compose: Any, args: list[Any], kwargs: dict[s
     if here is not None and here.file.startswith("<st_autodiff"):
         # a product differentiated at the top level (st.jacfwd(st.hessian(f))): no line
         # of the user's is compiled, and the traceback shows their call
-        here = lw.user_sites[-1] if lw.user_sites else None
+        here = next((s for s in reversed(lw.user_sites)
+                     if not s.file.startswith("<st_autodiff")), None)
     try:
         return compose(ctx, args, kwargs)
     except ComposeRefusal as exc:
