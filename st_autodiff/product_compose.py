@@ -23,11 +23,17 @@ rule and composes to any depth (``jacfwd(jacrev(jacfwd(f)))``).  A product diffe
 at the top level (``st.jacfwd(st.hessian(f))``) is read through ``caller``: a generated
 ``def hessian_f(x): return _st_fn(x)`` whose call reaches the same path.
 
-What is refused (a located error at the user's call, raised as ``ComposeRefusal``):
-tuple, list or dict arguments of a product inside differentiated code (pass their arrays
-as separate arguments), keyword arguments to a product's result, ``backend=``/``device=``
-on a product inside differentiated code, and outputs other than arrays, numbers and
-tuples/lists/dicts of them.
+Structured arguments (tuples, lists, dicts, NamedTuples, dataclasses) are handled as the
+products handle them: the function of their leaves (``products._Flat``), its results
+regrouped in the nesting the product gives at the top level.
+
+What is refused (``ComposeRefusal``: a ``CompileError`` at the user's call, with a hint;
+for a product differentiated at the top level, no line of the user's is compiled and the
+error carries no place inside st_autodiff): a function defined inside the differentiated
+function passed to a product, keyword arguments to a product's result, ``backend=``/
+``device=`` naming another library than NumPy, a Hessian of structured arguments with
+static or dynamic argnums, ``jvp`` with every tangent ``None``, and outputs other than
+arrays and numbers in tuples, lists, dicts, NamedTuples or dataclasses.
 """
 
 from __future__ import annotations
@@ -65,15 +71,6 @@ class Context:
 
 
 _TREE_HINT = "pass the arrays of the tuple, list or dict as separate arguments"
-
-
-def _plain(who: str, values: list[Any], what: str) -> None:
-    """Refuse container arguments (pytrees) of a product inside differentiated code."""
-    for v in values:
-        if trees.is_container(v):
-            raise ComposeRefusal(f"{who} inside a differentiated function: {what} is a "
-                                 f"{type(v).__name__}, and products of tuple, list or dict "
-                                 "arguments are not supported there yet", _TREE_HINT)
 
 
 def _seeds(fn: Any, primals: list[Any]) -> list[Any]:
@@ -133,11 +130,7 @@ def jvp_call(ctx: Context, fn: Any, primals: Any, tangents: Any) -> Any:
         dots: list[Any] = []
         for spec, t in zip(flat.specs, tangents):
             dots += trees.leaves_like(spec, t, "a tangent")
-        leaves = _leaves(primals)
-        tleaves = [None if d is None else d for d in dots]
-        ex_d = [ctx.example(d) for d in tleaves]
-        return jvp_call(ctx, flat.fn, leaves, [d if e is not None else None
-                                               for d, e in zip(tleaves, ex_d)])
+        return jvp_call(ctx, flat.fn, _leaves(primals), dots)
     code, seeds, wrt = _jvp_code(fn, ex_p, ex_t)
     return ctx.inline(code, [*primals, *seeds, *(tangents[k] for k in wrt)])
 
