@@ -140,11 +140,13 @@ def hvp_call(ctx: Context, fn: Any, primals: Any, tangents: Any) -> Any:
     ``grad(fn)`` (forward over reverse whatever ``mode``: the same values)."""
     from .products import _grad_of  # noqa: PLC0415
 
-    return ctx.inline(_second, [jvp_call(ctx, _grad_of(fn), primals, tangents)])
+    pair = jvp_call(ctx, _grad_of(fn), primals, tangents)
+    if isinstance(pair, tuple) and len(pair) == 2:  # (the generated code's return)
+        return pair[1]
+    return ctx.inline(_SECOND, [pair])
 
 
-def _second(pair):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN202 (read, inlined)
-    return pair[1]
+_SECOND = define("def second(pair):\n    return pair[1]\n", "second", {})
 
 
 # --- Python source of the Jacobians and of vjp --------------------------------------------
