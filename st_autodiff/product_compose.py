@@ -299,23 +299,18 @@ def jacobian_call(ctx: Context, kind: str, fn: Any, wrt: Any, argspec: Any, ns: 
     args = list(_bound(fn, tuple(args), kind))
     examples = [ctx.example(a) for a in args]
     positions, single = _positions(fn, wrt, tuple(examples), kind, argspec)
-    leaves, structure = trees.flatten([None if a is None else a for a in examples])
-    structured = any(trees.is_container(a) for a in examples)
-    key = (kind, repr(wrt), repr(structure), tuple(_kinds(leaves)))
-    per_fn = _CODE.setdefault(fn, {})
-    code = per_fn.get(key)
-    if code is None:
-        name = f"{kind}_{getattr(user or fn, '__name__', 'f')}"
-        name = name if name.isidentifier() else kind
-        if kind == "hessian" and structured:  # of the user's function of the leaves
-            if argspec is not None:
-                raise ComposeRefusal("hessian inside a differentiated function: tuple, list "
-                                     "or dict arguments with static or dynamic argnums are "
-                                     "not supported there", _TREE_HINT)
-            code = hessian_tree_code(user, positions, single, examples, name)
-        else:
-            code = jacobian_code(fn, positions, single, examples, name)
-        per_fn[key] = code
+    # (built at each compilation, not cached: the generated pieces it calls come from
+    # the compiled functions' own caches, which check their guards (a global changed))
+    name = f"{kind}_{getattr(user or fn, '__name__', 'f')}"
+    name = name if name.isidentifier() else kind
+    if kind == "hessian" and any(trees.is_container(a) for a in examples):
+        if argspec is not None:  # (of the user's function of the leaves)
+            raise ComposeRefusal("hessian inside a differentiated function: tuple, list "
+                                 "or dict arguments with static or dynamic argnums are "
+                                 "not supported there", _TREE_HINT)
+        code = hessian_tree_code(user, positions, single, examples, name)
+    else:
+        code = jacobian_code(fn, positions, single, examples, name)
     return ctx.inline(code, _leaves(args))
 
 
@@ -358,16 +353,6 @@ def hessian_tree_code(fn: Any, positions: list[int], single: bool, examples: lis
               f"    return {result}\n")
     ns["_st_jac"] = jac
     return define(source, name, ns)
-
-
-def _kinds(examples: list[Any]) -> list[Any]:
-    from .api import _kind  # noqa: PLC0415
-
-    return [_kind(a) for a in examples]
-
-
-_CODE: weakref.WeakKeyDictionary[Any, dict[Any, Callable[..., Any]]] = \
-    weakref.WeakKeyDictionary()
 
 
 def vjp_call(ctx: Context, fn: Any, primals: list[Any]) -> Any:

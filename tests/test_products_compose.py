@@ -283,6 +283,24 @@ def test_products_of_a_grad_decorated_function() -> None:
     close(got, fd(st.grad(lin), (X,)))
 
 
+SCALE = 2.0
+
+
+def scaled(x):
+    return np.sum(SCALE * np.sin(x) ** 3)
+
+
+def test_a_changed_global_is_seen_by_composed_products(monkeypatch: Any) -> None:
+    third = st.jacfwd(st.hessian(scaled))
+    inside = st.grad(lambda x: np.sum(st.hessian(scaled)(x)))
+    through_vjp = st.grad(lambda x: np.sum(st.vjp(scaled, x)[1](1.0)[0]))
+    before = [third(X), inside(X), through_vjp(X)]
+    monkeypatch.setitem(globals(), "SCALE", 5.0)
+    for got, old in zip([third(X), inside(X), through_vjp(X)], before):
+        close(got, 2.5 * old)
+    close(third(X), fd(st.hessian(scaled), (X,)))
+
+
 # --- what stays refused: located at the user's call ----------------------------------------
 
 def _line(marker: str) -> int:
