@@ -725,6 +725,11 @@ def _readable(fn: Any) -> Any:
     that differentiating it goes through its rule."""
     if isinstance(fn, functools.partial):
         return partial_caller(fn)
+    product_of = getattr(fn, "st_product_of", None)
+    if product_of is not None and inspect.isfunction(fn):  # st.jacfwd(st.hessian(f))
+        from .product_compose import caller as product_caller  # noqa: PLC0415
+
+        return product_caller(fn, product_of)
     caller = getattr(fn, "st_caller", None) if not inspect.isfunction(fn) else None
     return caller if callable(caller) else fn
 

@@ -31,6 +31,7 @@ from .product_arrays import (
     shape_of,
     size_of,
 )
+from .product_compose import Context, hvp_call, jacobian_call, jvp_call, vjp_call
 from .specialize import ArgSpec, CacheInfo, argnum_positions, merge_info
 from .transforms import Compiled, Options
 from .transforms.callable_args import wrt_error
@@ -290,7 +291,8 @@ def jacrev(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
         return merge_info(f"jacrev of {getattr(fn, '__qualname__', fn)}",
                           [g.cache_info() for g in _VJP_CACHE.get(fn, {}).values()])
 
-    return _named(jacobian_fn, fn, "jacrev", explain, cache_info)
+    return _composes(_named(jacobian_fn, fn, "jacrev", explain, cache_info), "jacrev", fn,
+                     wrt, argspec, ns)
 
 
 def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None = None,
@@ -358,7 +360,8 @@ def jacfwd(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None 
         return merge_info(f"jacfwd of {getattr(fn, '__qualname__', fn)}",
                           [g.cache_info() for g in _JVP_CACHE.get(fn, {}).values()])
 
-    return _named(jacobian_fn, fn, "jacfwd", explain, cache_info)
+    return _composes(_named(jacobian_fn, fn, "jacfwd", explain, cache_info), "jacfwd", fn,
+                     wrt, argspec, ns)
 
 
 def _has_effects(fn: Callable[..., Any], args: Any, positions: Any,
@@ -409,6 +412,7 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
     """
     fn = library_caller(fn) or fn  # st.hessian(np.sin): see library_callers
     wrt = _wrt(fn, wrt, argnums, "hessian")
+    argspec = ArgSpec.make(static_argnums, static_argnames, dynamic_argnums, dynamic_argnames)
     ns = chosen_backend(backend, device)
     g = grad(fn, wrt=wrt, static_argnums=static_argnums, static_argnames=static_argnames,
              dynamic_argnums=dynamic_argnums, dynamic_argnames=dynamic_argnames, backend=ns)
@@ -424,8 +428,11 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
                 return tree_hessian(fn, args, positions, single, mode, ns)
             return jac(*args)
 
-        return _named(hessian_fn, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
-                      jac.cache_info)  # type: ignore[attr-defined]
+        named = _named(hessian_fn, fn, "hessian", jac.explain,  # type: ignore[attr-defined]
+                       jac.cache_info)  # type: ignore[attr-defined]
+        # differentiated again: the Jacobian of the gradient g (argspec: g's own)
+        return _composes(named, "hessian", g, wrt, None if plain else argspec, ns,
+                         shown=fn)
     raise ValueError(f"hessian: mode must be 'forward' or 'reverse', got {mode!r}")
 
 
@@ -699,3 +706,68 @@ def _named(wrapper: Callable[..., Any], fn: Callable[..., Any], kind: str,
     wrapper.__qualname__ = wrapper.__name__
     wrapper.__doc__ = f"The Jacobian of {getattr(fn, '__qualname__', fn)} ({kind})."
     return wrapper
+
+
+def _composes(wrapper: Callable[..., Any], kind: str, fn: Callable[..., Any], wrt: Any,
+              argspec: ArgSpec | None, ns: Any, shown: Callable[..., Any] | None = None
+              ) -> Callable[..., Any]:
+    """``wrapper`` (a product's result) made differentiable again: called inside
+    differentiated code it is read as the generated code ``product_compose`` builds
+    (``st_compose``), and it has ``fn``'s signature (``st.jacfwd(st.hessian(f))`` binds
+    its arguments by name)."""
+    def compose(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return jacobian_call(ctx, kind, fn, wrt, argspec, ns, args, kwargs, shown)
+
+    wrapper.st_compose = compose  # type: ignore[attr-defined]
+    wrapper.st_product_of = shown or fn  # type: ignore[attr-defined]
+    of = shown or fn
+    try:  # (a GradFunction's own: inspect would read its __wrapped__, which compiles)
+        wrapper.__signature__ = of._sig if isinstance(  # type: ignore[attr-defined]
+            of, GradFunction) else inspect.signature(of)
+    except (TypeError, ValueError):
+        pass
+    return wrapper
+
+
+def _compose_jvp(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """``st.jvp(f, primals, tangents)`` inside differentiated code."""
+    if kwargs or len(args) != 3:
+        raise _refusal("jvp", "st.jvp(f, primals, tangents)")
+    return jvp_call(ctx, _function(ctx, args[0]), args[1], args[2])
+
+
+def _compose_hvp(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """``st.hvp(f, primals, tangents)`` inside differentiated code (any ``mode``: the
+    same values)."""
+    if set(kwargs) - {"mode"} or len(args) != 3:
+        raise _refusal("hvp", "st.hvp(f, primals, tangents)")
+    if kwargs.get("mode", "forward") not in ("forward", "reverse"):
+        raise ValueError(f"hvp: mode must be 'forward' or 'reverse', got {kwargs['mode']!r}")
+    return hvp_call(ctx, _function(ctx, args[0]), args[1], args[2])
+
+
+def _compose_vjp(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """``st.vjp(f, *primals)`` inside differentiated code."""
+    if kwargs or not args:
+        raise _refusal("vjp", "st.vjp(f, *primals)")
+    return vjp_call(ctx, _function(ctx, args[0]), list(args[1:]))
+
+
+def _function(ctx: Context, fn: Any) -> Any:
+    """The function a product inside differentiated code is taken of (one defined inside
+    the differentiated function is refused by ``ctx.example``)."""
+    fn = ctx.example(fn)
+    return library_caller(fn) or fn
+
+
+def _refusal(who: str, form: str) -> Exception:
+    from .product_compose import ComposeRefusal  # noqa: PLC0415
+
+    return ComposeRefusal(f"{who} inside a differentiated function takes the form {form}: "
+                          "keyword arguments (backend=, device=) are not supported there",
+                          f"write {form}; the backend is that of the outer function")
+
+
+jvp.st_compose = _compose_jvp  # type: ignore[attr-defined]
+hvp.st_compose = _compose_hvp  # type: ignore[attr-defined]
+vjp.st_compose = _compose_vjp  # type: ignore[attr-defined]

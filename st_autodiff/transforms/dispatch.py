@@ -21,10 +21,10 @@ import numpy as np
 from .. import decompositions
 from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
-from ..errors import CompileError, NoRuleError
+from ..errors import CompileError, NoRuleError, StAutodiffError
 from ..ir import scalar_kinds
-from ..ir.abstract import is_numpy_scalar
-from ..ir.graph import Node
+from ..ir.abstract import Abstract, is_numpy_scalar
+from ..ir.graph import Loc, Node
 from ..ir.ops import OP_INFO, Op, Spelling
 from ..trees_classes import make as make_record
 from . import (
@@ -65,6 +65,9 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     dynamic = any(isinstance(a, Node) or _has_node(a) for a in [*args, *kwargs.values()])
     if isinstance(fn, Closure):
         return lw.lower_function(fn.fn, args, kwargs, Scope(fn.scope, None), e)
+    compose = getattr(fn, "st_compose", None) if isinstance(fn, types.FunctionType) else None
+    if callable(compose):  # st.jvp, st.hessian(f) ... inside: see product_compose
+        return _compose(lw, fn, compose, args, kwargs, e)
     if (fn is builtins.sorted or fn is builtins.max or fn is builtins.min) and \
             isinstance(kwargs.get("key"), Closure):
         return _keyed(lw, fn, args, kwargs, e)
@@ -293,15 +296,66 @@ def _scalar_result(lw: Lowerer, out: Any, kind: str, e: cst.Call) -> Any:
     return lw.emit(Op.GETITEM, [out], {"index": ()}, e)
 
 
+def _compose(lw: Lowerer, fn: Any, compose: Any, args: list[Any], kwargs: dict[str, Any],
+             e: cst.Call) -> Any:
+    """A derivative product called in differentiated code: the readable Python it builds
+    from generated code, inlined (``product_compose``); what it does not support is an
+    error located at this call."""
+    from ..product_compose import ComposeRefusal, Context  # noqa: PLC0415  (builds on api)
+    from .scope import Closure  # noqa: PLC0415
+
+    name = calls.callable_name(fn)
+
+    def example(v: Any) -> Any:
+        if isinstance(v, Closure):
+            raise ComposeRefusal(f"{name} of a function defined inside the differentiated "
+                                 "function is not supported", "define that function at "
+                                 "module level (or outside this one)")
+        if isinstance(v, tuple) and hasattr(v, "_fields"):  # a NamedTuple
+            return type(v)(*(example(x) for x in v))
+        if isinstance(v, (tuple, list)):
+            return type(v)(example(x) for x in v)
+        if isinstance(v, dict):
+            return {k: example(x) for k, x in v.items()}
+        return _examples(lw, [v], e)[0] if isinstance(v, Node) else \
+            static_numpy.unwrap([v])[0]
+
+    ctx = Context()
+    ctx.example = example
+    ctx.inline = lambda f, a: lw.inline_python(f, a, {}, e)
+    here: Loc | None = lw.loc(e)
+    if here is not None and here.file.startswith("<st_autodiff"):
+        # a product differentiated at the top level (st.jacfwd(st.hessian(f))): no line
+        # of the user's is compiled, and the traceback shows their call
+        here = next((s for s in reversed(lw.user_sites)
+                     if not s.file.startswith("<st_autodiff")), None)
+    try:
+        return compose(ctx, args, kwargs)
+    except ComposeRefusal as exc:
+        raise CompileError(str(exc), here, exc.hint) from None
+    except CompileError as exc:
+        if exc.loc is None and here is not None:
+            exc.loc = here
+            exc.rerender()
+        raise
+    except (TypeError, ValueError, NotImplementedError, StAutodiffError) as exc:
+        raise CompileError(f"{name}: {exc}", here) from None
+
+
 def _examples(lw: Lowerer, args: list[Any], e: cst.Call) -> list[Any]:
     """The example values of call arguments (to specialise a compiled gradient)."""
     out = []
     for a in args:
         if isinstance(a, Node):
-            if a not in lw.b.values:
+            if a in lw.b.values:
+                out.append(lw.b.values[a])
+            elif a.type is not None and a.type.kind in ("float", "int", "bool") or (
+                    a.type is not None and a.type.shape is not None and
+                    a.type.dtype is not None):
+                out.append(Abstract(a.type))  # (compiled without example values: typed)
+            else:
                 raise lw.fail("differentiating a compiled gradient needs example arguments",
                               e, kind=CompileError)
-            out.append(lw.b.values[a])
         else:
             out.append(a)
     return out

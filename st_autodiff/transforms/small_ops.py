@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import math
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -101,7 +102,8 @@ def shift(lw: Lowerer, sym: str, a: Any, b: Any, where: cst.CSTNode) -> Any:
 _CONSUMERS = frozenset({builtins.list, builtins.tuple, builtins.zip, builtins.enumerate,
                         builtins.sorted, builtins.sum, builtins.min, builtins.max,
                         builtins.any, builtins.all, builtins.set, builtins.frozenset,
-                        builtins.dict, builtins.map, builtins.filter})
+                        builtins.dict, builtins.map, builtins.filter, math.prod,
+                        math.fsum})
 
 
 def check_loop_body(lw: Lowerer, before: dict[str, Any], after: dict[str, Any],
