@@ -41,24 +41,6 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         grad as grad,
     )
     from .api import (
-        hessian as hessian,
-    )
-    from .api import (
-        hvp as hvp,
-    )
-    from .api import (
-        jacfwd as jacfwd,
-    )
-    from .api import (
-        jacobian as jacobian,
-    )
-    from .api import (
-        jacrev as jacrev,
-    )
-    from .api import (
-        jvp as jvp,
-    )
-    from .api import (
         register_vjp as register_vjp,
     )
     from .api import (
@@ -66,9 +48,6 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     )
     from .api import (
         value_and_grad as value_and_grad,
-    )
-    from .api import (
-        vjp as vjp,
     )
     from .bridge import function as function
     from .errors import (
@@ -107,6 +86,27 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .errors import (
         WrtError as WrtError,
     )
+    from .products import (
+        hessian as hessian,
+    )
+    from .products import (
+        hvp as hvp,
+    )
+    from .products import (
+        jacfwd as jacfwd,
+    )
+    from .products import (
+        jacobian as jacobian,
+    )
+    from .products import (
+        jacrev as jacrev,
+    )
+    from .products import (
+        jvp as jvp,
+    )
+    from .products import (
+        vjp as vjp,
+    )
     from .runtime import distributions as distributions
     from .runtime import fft as fft
     from .runtime import linalg_more as _linalg_more
@@ -127,8 +127,9 @@ from .config import config as config  # noqa: E402
 _COMPILER = {
     **dict.fromkeys(
         ("GradFunction", "ShapeDtype", "custom_jvp", "custom_vjp", "explain", "grad",
-         "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "register_vjp",
-         "stop_gradient", "value_and_grad", "vjp"), "api"),
+         "register_vjp", "stop_gradient", "value_and_grad"), "api"),
+    **dict.fromkeys(("hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "vjp"),
+                    "products"),
     **dict.fromkeys(
         ("CompileError", "DerivativeRuntimeError", "EvaluationError", "LazyConditionError",
          "NonScalarOutputError",
@@ -146,7 +147,7 @@ _MODULES = {"fft": "runtime.fft", "special": "runtime.special",
 def __getattr__(name: str) -> Any:
     """Import a public name on its first use (see the module docstring)."""
     if name in _COMPILER:
-        if _COMPILER[name] == "api":
+        if _COMPILER[name] in ("api", "products"):
             importlib.import_module(".ir.infer", __name__)  # the type rules, loaded once
         value = getattr(importlib.import_module("." + _COMPILER[name], __name__), name)
     elif name in _MODULES:

@@ -952,19 +952,21 @@ def _is_float(a: Any) -> bool:
         return np.dtype(describe_dtype_name(dt)).kind in "fc"
 
 
-from .products import (  # noqa: E402  (products builds on GradFunction)
-    hessian,
-    hvp,
-    jacfwd,
-    jacobian,
-    jacrev,
-    jvp,
-    vjp,
-)
+_PRODUCTS = ("hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "vjp")
 
-__all__ = ["GradFunction", "explain", "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd",
-           "jacobian", "hessian", "hvp", "custom_jvp", "custom_vjp", "register_vjp",
-           "stop_gradient"]
+
+def __getattr__(name: str) -> Any:
+    """The products (``products.py``, built on ``GradFunction``), read from there on first
+    use: importing them here at import time made ``import st_autodiff.products`` as the
+    first import a circular import."""
+    if name in _PRODUCTS:
+        from . import products  # noqa: PLC0415
+
+        return getattr(products, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+__all__ = ["GradFunction", "explain", "grad", "value_and_grad", "custom_jvp", "custom_vjp",
+           "register_vjp", "stop_gradient"]  # (the products: products.__all__)
 
 
 def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:

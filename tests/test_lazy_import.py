@@ -54,3 +54,13 @@ def test_names_and_star_import() -> None:
     assert out == "True True Config True"
     with pytest.raises(AssertionError, match="has no attribute 'no_such_name'"):
         _run("import st_autodiff as st\nst.no_such_name")
+
+
+@pytest.mark.parametrize("module", ["st_autodiff.products", "st_autodiff.api",
+                                    "st_autodiff.product_compose"])
+def test_any_compiler_module_can_be_imported_first(module: str) -> None:
+    # products builds on api's GradFunction; api reads the products from there lazily
+    # (importing products first was a circular import)
+    out = _run(f"import {module}\nimport st_autodiff as st, st_autodiff.api as api\n"
+               "print(st.hessian is api.hessian, st.vjp.__module__)")
+    assert out == "True st_autodiff.products"
