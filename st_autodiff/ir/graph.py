@@ -17,6 +17,7 @@ branches on it are not known to be taken.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -153,6 +154,11 @@ class GraphBuilder:
     #: nodes whose example value is (computed from) a stand-in for a user function's
     #: output: typed, but not data (shared by a builder and its region bodies)
     abstract: set[Node] = field(default_factory=set)
+    #: loop counters whose values are known while compiling: the smallest and largest value
+    #: ``for i in range(a, b, c)`` with constant bounds gives ``i`` (shared with region
+    #: bodies; a body's capture of a counter gets its range).  A slice ``x[i - k:i]`` then
+    #: has one length on every iteration, so its shape is static (``fixed_slices``).
+    ranges: dict[Node, tuple[int, int]] = field(default_factory=dict)
 
     def arg(self, name: str, type: Type | None = None, value: Any = None,
             loc: Loc | None = None, role: str | None = None) -> Node:
@@ -268,6 +274,7 @@ class GraphBuilder:
         b._outer_values = ChainMap(self.values, self._outer_values)
         b.parent = self
         b.abstract = self.abstract
+        b.ranges = self.ranges
         return b
 
     def _add(self, node: Node) -> None:
@@ -291,6 +298,8 @@ class GraphBuilder:
             arg = self.arg(node.name or "t", node.type, None, node.loc)
             if node in self.abstract:
                 self.abstract.add(arg)
+            if node in self.ranges:
+                self.ranges[arg] = self.ranges[node]
             if node in self._outer_values:
                 self.values[arg] = self._outer_values[node]
             self.captures[node] = arg
@@ -306,7 +315,9 @@ class GraphBuilder:
                for i in inputs):
             return False
         if op is Op.GETITEM:
-            if _dynamic_slice((params or {}).get("index"), inputs[1:]):
+            index = (params or {}).get("index")
+            if _dynamic_slice(index, inputs[1:]) and not fixed_slices(
+                    index, inputs, self.ranges):
                 return False  # x[k:] with a runtime k: the length varies (in a loop)
             return not any(i.type is not None and i.type.kind == "array" and i.type.dtype
                            == "bool" for i in inputs[1:])
@@ -439,6 +450,80 @@ def _dynamic_slice(index: Any, dyn: tuple[Node, ...]) -> bool:
                    for b in e[1:]):
                 return True
     return False
+
+
+def fixed_slices(index: Any, inputs: tuple[Node, ...],
+                 ranges: dict[Node, tuple[int, int]]) -> bool:
+    """Whether every slice of ``inputs[0][index]`` with runtime bounds keeps the same
+    number of elements on every run: its bounds are ``c * i + a`` and ``c * i + b`` for
+    one loop counter ``i`` whose range is known (``ranges``), inside ``0 .. n`` of their
+    axis for every value of ``i`` (no negative start wraps, no stop is clipped), with a
+    constant positive step.  ``x[t - p:t]`` in ``for t in range(p, n)`` is one."""
+    t = inputs[0].type
+    shape = t.shape if t is not None else None
+    if shape is None:
+        return False
+    dyn = inputs[1:]
+    axis = 0
+    for e in index or ():
+        if e is None or isinstance(e, bool):
+            continue  # np.newaxis adds an axis of its own
+        if e is Ellipsis or isinstance(e, tuple) and e and e[0] in ("list", "mask"):
+            return False  # (positions after an ellipsis or a gather: not followed here)
+        if isinstance(e, tuple) and e and e[0] == "in":
+            d = dyn[e[1]].type
+            if d is None or d.kind == "array" and (d.shape != () or d.dtype == "bool"):
+                return False  # an array index (or a 0-d mask, which adds an axis)
+        if isinstance(e, tuple) and e and e[0] == "slice" and axis < len(shape) and any(
+                isinstance(b, tuple) and b and b[0] == "in" and dyn[b[1]].op is not Op.CONST
+                for b in e[1:]):
+            bounds = [_affine(dyn[b[1]], ranges) if isinstance(b, tuple) and b and
+                      b[0] == "in" else None if b is None else (None, 0, b) for b in e[1:]]
+            start, stop, step = bounds
+            if start is None or stop is None or start[0] is None or start[0] is not stop[0] \
+                    or start[1] != stop[1] or not (e[3] is None or step is not None and
+                                                   step[0] is None and step[2] > 0):
+                return False
+            lo, hi = ranges[start[0]]
+            n = shape[axis]
+            for form, least, most in ((start, 0, n), (stop, 0, n)):
+                ends = (form[1] * lo + form[2], form[1] * hi + form[2])
+                if min(ends) < least or max(ends) > most:
+                    return False
+            if stop[2] < start[2]:
+                return False
+        axis += 1
+    return True
+
+
+def _affine(node: Node, ranges: dict[Node, tuple[int, int]], depth: int = 0
+            ) -> tuple[Node | None, int, int] | None:
+    """``node`` as ``(i, c, a)`` meaning ``c * i + a`` for a loop counter ``i`` of known
+    range (``i`` None: the constant ``a``), through integer ``+``, ``-``, ``*`` and unary
+    minus; None for anything else."""
+    if node.op is Op.CONST:
+        v = node.param("value")
+        return (None, 0, int(v)) if isinstance(v, numbers.Integral) and not isinstance(
+            v, bool) else None
+    if node in ranges:
+        return node, 1, 0
+    if depth > 16 or node.type is None or node.type.kind != "int":
+        return None
+    parts = [_affine(i, ranges, depth + 1) for i in node.inputs]
+    if any(p is None for p in parts) or not parts:
+        return None
+    if node.op is Op.NEG and len(parts) == 1:
+        i, c, a = parts[0]  # type: ignore[misc]
+        return i, -c, -a
+    if len(parts) != 2:
+        return None
+    (i, c, a), (j, d, b) = parts  # type: ignore[misc]
+    if node.op in (Op.ADD, Op.SUB) and (i is None or j is None or i is j):
+        sign = 1 if node.op is Op.ADD else -1
+        return (i if i is not None else j), c + sign * d, a + sign * b
+    if node.op is Op.MUL and (i is None or j is None):
+        return (j, d * a, b * a) if i is None else (i, c * b, a * b)
+    return None
 
 
 def _calls_inside(params: dict[str, Any]) -> bool:

@@ -263,6 +263,9 @@ class LoopLowering(LowererAPI):
                 if streams is not None:
                     assert isinstance(stmt, cst.For)
                     i_arg = sub.arg("i", Type("int"), i_value, self.loc(stmt.target))
+                    known = _constant_range(start, stop, step)
+                    if known is not None:  # x[i - k:i] then has a static shape
+                        sub.ranges[i_arg] = known
                     target_value = self.stream_items(streams, i_arg, positional, start, step,
                                                      sub, xs_nodes, stmt)
                 parts: dict[str, dict[tuple[Any, ...], Node]] = {}
@@ -895,3 +898,18 @@ def _rebuild(like: Any, values: dict[tuple[Any, ...], Any], path: tuple[Any, ...
         return out
     items = [_rebuild(x, values, (*path, i)) for i, x in enumerate(like)]
     return type(like)(*items) if _named_tuple(like) else type(like)(items)
+
+
+def _constant_range(start: Any, stop: Any, step: Any) -> tuple[int, int] | None:
+    """The smallest and largest value of a loop counter over ``range(start, stop, step)``
+    when the bounds are constants (ints, or constant nodes), else None; None too for an
+    empty range (the body's types then describe no iteration)."""
+    bounds = []
+    for v in (start, stop, step):
+        if isinstance(v, Node):
+            v = v.param("value") if v.op is Op.CONST else None
+        if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+            return None
+        bounds.append(int(v))
+    rng = range(*bounds)
+    return (min(rng[0], rng[-1]), max(rng[0], rng[-1])) if len(rng) else None
