@@ -75,7 +75,9 @@ def keyword_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return lw.call(fn, args, kwargs, e)
     expr = _out_expr(e) or aliases.positional_out(fn, e)
     name = aliases.out_name(lw, out, expr, e, scope)
-    fresh = isinstance(out, Node) and out.op in _FRESH and isinstance(expr, cst.Call) and \
+    # (a CONST: an array made while compiling that nothing else holds, static_numpy_writes)
+    fresh = isinstance(out, Node) and out.op in (*_FRESH, Op.CONST) and \
+        isinstance(expr, cst.Call) and \
         isinstance(expr.func, (cst.Name, cst.Attribute)) and _FRESH_NAME.fullmatch(
             (expr.func.attr if isinstance(expr.func, cst.Attribute) else expr.func).value
         ) is not None

@@ -198,6 +198,11 @@ def out_target(lw: Lowerer, e: cst.Call, kwargs: dict[str, Any], scope: Scope) -
         return
     target = next((a.value for a in e.args if a.keyword is not None and
                    a.keyword.value == "out"), None)
+    if isinstance(target, cst.Call) and not _holders(lw, sa, scope, ""):
+        # out=np.zeros_like(h): an array made right there that nothing else can see (SciPy's
+        # simpson): its new values are only the call's result
+        kwargs["out"] = materialize(lw, sa, e)
+        return
     if not isinstance(target, cst.Name):
         raise lw.fail("out= into an array computed while compiling must name it", e,
                       "bind the array to a local name and pass out=name")
