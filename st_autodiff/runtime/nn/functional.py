@@ -427,3 +427,16 @@ __all__ += [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "avg_pool1d", "avg_pool2d", "batch_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
 ]
+# eagernn: the functional forms of the missing nn pieces.
+from .conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from .layers_more import bilinear, dropout1d, dropout2d, glu  # noqa: E402
+from .norm_more import group_norm, instance_norm, rms_norm  # noqa: E402
+from .upsample import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402
+
+#: The public names the eagernn part adds (the public face re-exports them).
+MORE_PART = [
+    "bilinear", "conv_transpose1d", "conv_transpose2d", "dropout1d", "dropout2d", "glu",
+    "group_norm", "instance_norm", "interpolate", "pixel_shuffle", "pixel_unshuffle",
+    "rms_norm",
+]
+__all__ += MORE_PART

@@ -1,0 +1,209 @@
+"""Transposed convolution: ``F.conv_transpose1d/2d`` and ``nn.ConvTranspose1d/2d``.
+
+Composed of recorded ops, so every order of derivative is the convolution's own: the
+input with ``stride - 1`` zeros inserted between its entries (a view, ``F.pad`` of a new
+unit axis, a view back), padded by ``dilation * (kernel - 1) - padding`` on each side
+(plus ``output_padding`` at the end; negative amounts crop), then an ordinary stride-1
+convolution with the kernel flipped and its two channel axes swapped per group.  The
+result's node is ``ConvolutionBackward0``, as PyTorch's; below it the graph has those
+steps where PyTorch has one node.
+
+>>> import st_autodiff as torch
+>>> torch.nn.ConvTranspose2d(2, 3, 3, stride=2)
+ConvTranspose2d(2, 3, kernel_size=(3, 3), stride=(2, 2))
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..factory import empty
+from ..tensor import Tensor
+from . import init
+from .conv import _conv, _tuple
+from .module import Module
+from .parameter import Parameter
+from .vector_ops import pad
+
+__all__ = ["ConvTranspose1d", "ConvTranspose2d", "conv_transpose1d", "conv_transpose2d"]
+
+
+def _letters(nd: int) -> list[str]:
+    return ["height", "width"] if nd == 2 else ["width"]
+
+
+def _check(x: Tensor, weight: Tensor, bias: Tensor | None, nd: int, st: tuple[int, ...],
+           op: tuple[int, ...], dil: tuple[int, ...], groups: int) -> None:
+    shape, wshape = list(x.shape), list(weight.shape)
+    if len(shape) != nd + 2:
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                           f"conv_transpose{nd}d, but got input of size: {shape}")
+    if len(wshape) != nd + 2:
+        raise RuntimeError(f"weight should have at least {nd + 2} dimensions")
+    if any(o >= s and o >= d for o, s, d in zip(op, st, dil)):
+        words = _letters(nd)
+        parts = ([f"output_padding_{w}: {o}" for w, o in zip(words, op)]
+                 + [f"stride_{w}: {s}" for w, s in zip(words, st)]
+                 + [f"dilation_{w}: {d}" for w, d in zip(words, dil)])
+        raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                           f"but got {' '.join(parts)}")
+    if shape[1] != wshape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected input"
+                           f"{shape} to have {wshape[0]} channels, but got {shape[1]} "
+                           "channels instead")
+    if wshape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{wshape}] instead")
+    if bias is not None and list(bias.shape) != [wshape[1] * groups]:
+        raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected bias to be "
+                           f"1-dimensional with {wshape[1] * groups} elements, but got bias of "
+                           f"size {list(bias.shape)} instead")
+
+
+def _conv_transpose(nd: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                    padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
+    st, pd = _tuple(stride, nd), _tuple(padding, nd)
+    op, dil = _tuple(output_padding, nd), _tuple(dilation, nd)
+    unbatched = input.dim() == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    _check(x, weight, bias, nd, st, op, dil, groups)
+    n, c, *sizes = x.shape
+    if any(s != 1 for s in st):
+        grown = x.reshape(n, c, *[v for size in sizes for v in (size, 1)])
+        gaps = tuple(v for s in reversed(st) for v in (0, s - 1, 0, 0))[:-2]
+        x = pad(grown, gaps).reshape(n, c, *[size * s for size, s in zip(sizes, st)])
+    ks = list(weight.shape[2:])
+    amounts: list[int] = []
+    for k, s, p, o, d in zip(reversed(ks), reversed(st), reversed(pd), reversed(op),
+                             reversed(dil)):
+        lo = d * (k - 1) - p
+        amounts += [lo, lo + o - (s - 1)]
+    if any(amounts):
+        x = pad(x, tuple(amounts))
+    cin, cout_g = weight.shape[0], weight.shape[1]
+    w = weight.reshape(groups, cin // groups, cout_g, *ks).transpose(1, 2)
+    w = w.reshape(groups * cout_g, cin // groups, *ks).flip(list(range(2, nd + 2)))
+    y = _conv(nd, x, w, bias, 1, 0, dil, groups)
+    return y.squeeze(0) if unbatched else y
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """1-d transposed convolution of ``(N, C_in, L)`` with ``(C_in, C_out/groups, K)``."""
+    return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """2-d transposed convolution of ``(N, C_in, H, W)`` with ``(C_in, C_out/groups, KH,
+    KW)``."""
+    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+class _ConvTransposeNd(Module):
+    """Shared body of ``ConvTranspose1d/2d``."""
+
+    _nd = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                 bias: bool = True, dilation: Any = 1, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        nd = self._nd
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f"{type(self).__name__}")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _tuple(kernel_size, nd)
+        self.stride = _tuple(stride, nd)
+        self.padding = _tuple(padding, nd)
+        self.dilation = _tuple(dilation, nd)
+        self.transposed = True
+        self.output_padding = _tuple(output_padding, nd)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        kw = {"device": device, "dtype": dtype}
+        self.weight = Parameter(empty((in_channels, out_channels // groups, *self.kernel_size),
+                                      **kw))
+        if bias:
+            self.bias = Parameter(empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Kaiming uniform with ``a = sqrt(5)`` (fan-in from ``weight.shape[1]``), then the
+        bias uniform in ``[-1/sqrt(fan_in), 1/sqrt(fan_in)]``, as PyTorch."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple[int, ...]:
+        if output_size is None:
+            return self.output_padding
+        nd = self._nd
+        size = list(output_size)
+        if len(size) not in (nd, nd + 2):
+            raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size "
+                             f"must have {nd} or {nd + 2} elements (got {len(size)})")
+        size = size[-nd:]
+        result = []
+        for d in range(nd):
+            n = input.shape[input.dim() - nd + d]
+            lo = ((n - 1) * self.stride[d] - 2 * self.padding[d]
+                  + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            hi = lo + self.stride[d] - 1
+            if not lo <= size[d] <= hi:
+                raise ValueError(f"requested an output size of {size}, but valid sizes range "
+                                 f"from {lo} to {hi} (for an input of {list(input.shape[2:])})")
+            result.append(size[d] - lo)
+        return tuple(result)
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        op = self._output_padding(input, output_size)
+        return _conv_transpose(self._nd, input, self.weight, self.bias, self.stride,
+                               self.padding, op, self.groups, self.dilation)
+
+    def extra_repr(self) -> str:
+        nd = self._nd
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * nd:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * nd:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * nd:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-d transposed convolution layer; weight ``(C_in, C_out/groups, K)``."""
+
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-d transposed convolution layer; weight ``(C_in, C_out/groups, KH, KW)``."""
+
+    _nd = 2
