@@ -66,6 +66,7 @@ __all__ += ["utils"]
 # eagernn: the missing nn pieces (normalisation, resampling, padding, transposed conv ...)
 from . import conv_transpose as _more_conv_t  # noqa: E402
 from . import layers_more as _more_layers  # noqa: E402
+from . import losses_extra as _more_losses  # noqa: E402
 from . import norm_more as _more_norm  # noqa: E402
 from . import upsample as _more_upsample  # noqa: E402
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d  # noqa: E402
@@ -83,6 +84,15 @@ from .layers_more import (  # noqa: E402
     ZeroPad1d,
     ZeroPad2d,
 )
+from .losses_extra import (  # noqa: E402
+    CosineEmbeddingLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PoissonNLLLoss,
+    TripletMarginLoss,
+)
 from .norm_more import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm  # noqa: E402
 from .upsample import (  # noqa: E402
     PixelShuffle,
@@ -93,6 +103,7 @@ from .upsample import (  # noqa: E402
 )
 
 #: The public names the eagernn part adds.
-MORE_PART = [n for m in (_more_conv_t, _more_layers, _more_norm, _more_upsample)
+MORE_PART = [n for m in (_more_conv_t, _more_layers, _more_losses, _more_norm,
+                                 _more_upsample)
              for n in m.__all__ if n[0].isupper()]
 __all__ += MORE_PART

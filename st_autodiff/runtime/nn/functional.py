@@ -430,6 +430,15 @@ __all__ += [
 # eagernn: the functional forms of the missing nn pieces.
 from .conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
 from .layers_more import bilinear, dropout1d, dropout2d, glu  # noqa: E402
+from .losses_extra import (  # noqa: E402
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    triplet_margin_loss,
+)
 from .norm_more import group_norm, instance_norm, rms_norm  # noqa: E402
 from .upsample import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402
 
@@ -437,6 +446,8 @@ from .upsample import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402
 MORE_PART = [
     "bilinear", "conv_transpose1d", "conv_transpose2d", "dropout1d", "dropout2d", "glu",
     "group_norm", "instance_norm", "interpolate", "pixel_shuffle", "pixel_unshuffle",
-    "rms_norm",
+    "rms_norm", "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
+    "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
+    "triplet_margin_loss",
 ]
 __all__ += MORE_PART
