@@ -65,11 +65,14 @@ from . import utils  # noqa: E402
 __all__ += ["utils"]
 # eagernn: the missing nn pieces (normalisation, resampling, padding, transposed conv ...)
 from . import conv_transpose as _more_conv_t  # noqa: E402
+from . import embedding_bag as _more_bag  # noqa: E402
 from . import layers_more as _more_layers  # noqa: E402
 from . import losses_extra as _more_losses  # noqa: E402
 from . import norm_more as _more_norm  # noqa: E402
+from . import unfold_fold as _more_unfold  # noqa: E402
 from . import upsample as _more_upsample  # noqa: E402
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .embedding_bag import EmbeddingBag  # noqa: E402
 from .layers_more import (  # noqa: E402
     GLU,
     Bilinear,
@@ -94,6 +97,7 @@ from .losses_extra import (  # noqa: E402
     TripletMarginLoss,
 )
 from .norm_more import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm  # noqa: E402
+from .unfold_fold import Fold, Unfold  # noqa: E402
 from .upsample import (  # noqa: E402
     PixelShuffle,
     PixelUnshuffle,
@@ -103,7 +107,7 @@ from .upsample import (  # noqa: E402
 )
 
 #: The public names the eagernn part adds.
-MORE_PART = [n for m in (_more_conv_t, _more_layers, _more_losses, _more_norm,
-                                 _more_upsample)
+MORE_PART = [n for m in (_more_bag, _more_conv_t, _more_layers, _more_losses,
+                                 _more_norm, _more_unfold, _more_upsample)
              for n in m.__all__ if n[0].isupper()]
 __all__ += MORE_PART

@@ -429,6 +429,7 @@ __all__ += [
 ]
 # eagernn: the functional forms of the missing nn pieces.
 from .conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from .embedding_bag import embedding_bag  # noqa: E402
 from .layers_more import bilinear, dropout1d, dropout2d, glu  # noqa: E402
 from .losses_extra import (  # noqa: E402
     cosine_embedding_loss,
@@ -440,6 +441,7 @@ from .losses_extra import (  # noqa: E402
     triplet_margin_loss,
 )
 from .norm_more import group_norm, instance_norm, rms_norm  # noqa: E402
+from .unfold_fold import fold, unfold  # noqa: E402
 from .upsample import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402
 
 #: The public names the eagernn part adds (the public face re-exports them).
@@ -448,6 +450,6 @@ MORE_PART = [
     "group_norm", "instance_norm", "interpolate", "pixel_shuffle", "pixel_unshuffle",
     "rms_norm", "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
     "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
-    "triplet_margin_loss",
+    "triplet_margin_loss", "embedding_bag", "fold", "unfold",
 ]
 __all__ += MORE_PART
