@@ -71,40 +71,39 @@ from . import losses_extra as _more_losses  # noqa: E402
 from . import norm_more as _more_norm  # noqa: E402
 from . import unfold_fold as _more_unfold  # noqa: E402
 from . import upsample as _more_upsample  # noqa: E402
-from .conv_transpose import ConvTranspose1d, ConvTranspose2d  # noqa: E402
-from .embedding_bag import EmbeddingBag  # noqa: E402
-from .layers_more import (  # noqa: E402
-    GLU,
-    Bilinear,
-    ConstantPad1d,
-    ConstantPad2d,
-    Dropout1d,
-    Dropout2d,
-    ReflectionPad1d,
-    ReflectionPad2d,
-    ReplicationPad1d,
-    ReplicationPad2d,
-    ZeroPad1d,
-    ZeroPad2d,
-)
-from .losses_extra import (  # noqa: E402
-    CosineEmbeddingLoss,
-    GaussianNLLLoss,
-    HingeEmbeddingLoss,
-    MultiLabelSoftMarginLoss,
-    MultiMarginLoss,
-    PoissonNLLLoss,
-    TripletMarginLoss,
-)
-from .norm_more import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm  # noqa: E402
-from .unfold_fold import Fold, Unfold  # noqa: E402
-from .upsample import (  # noqa: E402
-    PixelShuffle,
-    PixelUnshuffle,
-    Upsample,
-    UpsamplingBilinear2d,
-    UpsamplingNearest2d,
-)
+from .conv_transpose import ConvTranspose1d as ConvTranspose1d  # noqa: E402
+from .conv_transpose import ConvTranspose2d as ConvTranspose2d  # noqa: E402
+from .embedding_bag import EmbeddingBag as EmbeddingBag  # noqa: E402
+from .layers_more import GLU as GLU  # noqa: E402
+from .layers_more import Bilinear as Bilinear  # noqa: E402
+from .layers_more import ConstantPad1d as ConstantPad1d  # noqa: E402
+from .layers_more import ConstantPad2d as ConstantPad2d  # noqa: E402
+from .layers_more import Dropout1d as Dropout1d  # noqa: E402
+from .layers_more import Dropout2d as Dropout2d  # noqa: E402
+from .layers_more import ReflectionPad1d as ReflectionPad1d  # noqa: E402
+from .layers_more import ReflectionPad2d as ReflectionPad2d  # noqa: E402
+from .layers_more import ReplicationPad1d as ReplicationPad1d  # noqa: E402
+from .layers_more import ReplicationPad2d as ReplicationPad2d  # noqa: E402
+from .layers_more import ZeroPad1d as ZeroPad1d  # noqa: E402
+from .layers_more import ZeroPad2d as ZeroPad2d  # noqa: E402
+from .losses_extra import CosineEmbeddingLoss as CosineEmbeddingLoss  # noqa: E402
+from .losses_extra import GaussianNLLLoss as GaussianNLLLoss  # noqa: E402
+from .losses_extra import HingeEmbeddingLoss as HingeEmbeddingLoss  # noqa: E402
+from .losses_extra import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss  # noqa: E402
+from .losses_extra import MultiMarginLoss as MultiMarginLoss  # noqa: E402
+from .losses_extra import PoissonNLLLoss as PoissonNLLLoss  # noqa: E402
+from .losses_extra import TripletMarginLoss as TripletMarginLoss  # noqa: E402
+from .norm_more import GroupNorm as GroupNorm  # noqa: E402
+from .norm_more import InstanceNorm1d as InstanceNorm1d  # noqa: E402
+from .norm_more import InstanceNorm2d as InstanceNorm2d  # noqa: E402
+from .norm_more import RMSNorm as RMSNorm  # noqa: E402
+from .unfold_fold import Fold as Fold  # noqa: E402
+from .unfold_fold import Unfold as Unfold  # noqa: E402
+from .upsample import PixelShuffle as PixelShuffle  # noqa: E402
+from .upsample import PixelUnshuffle as PixelUnshuffle  # noqa: E402
+from .upsample import Upsample as Upsample  # noqa: E402
+from .upsample import UpsamplingBilinear2d as UpsamplingBilinear2d  # noqa: E402
+from .upsample import UpsamplingNearest2d as UpsamplingNearest2d  # noqa: E402
 
 #: The public names the eagernn part adds.
 MORE_PART = [n for m in (_more_bag, _more_conv_t, _more_layers, _more_losses,

@@ -122,8 +122,9 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
     kk = k[0] * k[1]
     blocks, cols = input.shape[-2], input.shape[-1]
     if blocks % kk:
-        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the "
-                           f"product of kernel_size, but got input.size({input.dim() - 2})={blocks} and "
+        raise RuntimeError(f"Expected size of input's dimension {input.dim() - 2} to be "
+                           "divisible by the product of kernel_size, but got "
+                           f"input.size({input.dim() - 2})={blocks} and "
                            f"kernel_size=({k[0]}, {k[1]})")
     table, padded, grid = _table(size, k, d, p, s)
     if cols != math.prod(grid):

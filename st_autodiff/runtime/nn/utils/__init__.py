@@ -4,6 +4,7 @@ parameters as one vector (``convert_parameters.py``) and
 
 from __future__ import annotations
 
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -11,7 +12,6 @@ from .clip_grad import (
     clip_grads_with_norm_,
     get_total_norm,
 )
-from . import rnn
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
