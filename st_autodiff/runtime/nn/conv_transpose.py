@@ -163,17 +163,17 @@ class _ConvTransposeNd(Module):
             raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size "
                              f"must have {nd} or {nd + 2} elements (got {len(size)})")
         size = size[-nd:]
-        result = []
+        lows, highs = [], []
         for d in range(nd):
             n = input.shape[input.dim() - nd + d]
-            lo = ((n - 1) * self.stride[d] - 2 * self.padding[d]
-                  + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            hi = lo + self.stride[d] - 1
-            if not lo <= size[d] <= hi:
-                raise ValueError(f"requested an output size of {size}, but valid sizes range "
-                                 f"from {lo} to {hi} (for an input of {list(input.shape[2:])})")
-            result.append(size[d] - lo)
-        return tuple(result)
+            lows.append((n - 1) * self.stride[d] - 2 * self.padding[d]
+                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            highs.append(lows[-1] + self.stride[d] - 1)
+        if any(not lo <= s <= hi for lo, s, hi in zip(lows, size, highs)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                             f"range from {lows} to {highs} (for an input of "
+                             f"{input.shape[input.dim() - nd:]})")
+        return tuple(s - lo for s, lo in zip(size, lows))
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
         op = self._output_padding(input, output_size)

@@ -54,9 +54,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                          f"{weight.dim()}")
     if input.dim() == 2:
         if offsets is not None:
+            kind = "<class 'torch.Tensor'>" if isinstance(offsets, Tensor) else type(offsets)
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
                              "is a mini-batch of fixed length sequences. However, found "
-                             f"offsets of type {type(offsets).__name__}")
+                             f"offsets of type {kind}")
         starts = list(range(0, input.numel(), input.shape[1])) if input.shape[1] else [
             0] * input.shape[0]
         input = input.reshape(-1)
@@ -84,10 +85,14 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     n_rows = weight.shape[0]
     if padding_idx is not None and padding_idx < 0:
         padding_idx += n_rows
+    idx = np.asarray(input._host()).astype(np.int64)
+    bad = np.nonzero((idx < 0) | (idx >= n_rows))[0]
+    if len(bad):
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in "
+                           f"the valid range [0, {n_rows})")
     rows = embedding(input, weight, None, max_norm, norm_type, scale_grad_by_freq)
     if per_sample_weights is not None:
         rows = RF.mul(rows, per_sample_weights.unsqueeze(1))
-    idx = np.asarray(input._host()).astype(np.int64)
     keep = idx != (-1 if padding_idx is None else padding_idx)
     bags = _bags(starts, len(idx), include_last_offset)
     if mode == "max":

@@ -44,9 +44,6 @@ class _PadNd(Module):
             self.padding: tuple[int, ...] = (padding,) * (2 * n)
         else:
             self.padding = tuple(padding)
-            if len(self.padding) != 2 * n:
-                raise ValueError(f"expected padding to be an int or a {2 * n}-tuple, got "
-                                 f"{padding!r}")
         if value is not None:
             self.value = value
 
@@ -235,9 +232,13 @@ class GLU(Module):
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Tensor | None = None) -> Tensor:
     """``y[..., o] = input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    for i, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {a} and {b}")
     if weight.dim() != 3:
         raise RuntimeError(f"bilinear(): weight must be three-dimensional, but got {weight.dim()}")
     if input1.shape[-1] != weight.shape[1]:

@@ -166,8 +166,10 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     n, c = x.shape
     y = target.reshape(-1)
     if y.shape[0] != n:
-        raise RuntimeError(f"inconsistent target size, expected {n} but got "
-                           f"{list(target.shape)}")
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to "
+                           "the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
     if bool(((y < 0) | (y >= c)).any()):
         raise RuntimeError("target out of range")
     idx = y.unsqueeze(1)

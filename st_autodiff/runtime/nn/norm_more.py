@@ -14,7 +14,7 @@ from the rule table:
 
 >>> import st_autodiff as torch
 >>> torch.nn.GroupNorm(2, 4)
-GroupNorm(2, 4, eps=1e-05, affine=True)
+GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     shape = list(input.shape)
     if use_input_stats and len(shape) >= 2 and math.prod(shape[2:]) == 1:
         raise ValueError("Expected more than 1 spatial element when training, got input "
-                         f"size {shape}")
+                         f"size {input.shape}")
     b, c = shape[0], shape[1]
 
     def rep(t: Tensor | None) -> Tensor | None:
@@ -98,17 +98,22 @@ class GroupNorm(Module):
     """``group_norm`` with a learned per-channel ``weight`` (ones) and ``bias`` (zeros)."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 affine: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
         if affine:
             self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -118,13 +123,15 @@ class GroupNorm(Module):
         """Weight to ones, bias to zeros."""
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")
 
 
 class _InstanceNorm(_BatchNorm):
@@ -185,9 +192,9 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     shape = tuple(int(s) for s in normalized_shape)
     got = list(input.shape)
     if len(shape) > len(got) or tuple(got[len(got) - len(shape):]) != shape:
-        stars = ", ".join(["*"] + [str(s) for s in shape])
+        stars = ", ".join(str(s) for s in shape)
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[{stars}], but got input of size{got}")
+                           f"[*{stars}], but got input of size{got}")
     dims = list(range(-1, -len(shape) - 1, -1))
     e = float(np.finfo(input._data.dtype).eps) if eps is None else eps
     out = input * (input.pow(2).mean(dims, keepdim=True) + e).rsqrt()

@@ -93,9 +93,13 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
            stride: Any = 1) -> Tensor:
     """Sliding ``kernel_size`` blocks of ``(N, C, H, W)`` as columns ``(N, C*kh*kw, L)``."""
     k, d, p, s = _settings(kernel_size, dilation, padding, stride)
-    if input.dim() not in (3, 4):
-        raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported "
-                                  f"(got {input.dim()}D)")
+    if input.dim() < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[-{input.dim()}, {input.dim() - 1}], but got {input.dim()})")
+    if input.dim() != 4 and input.dim() != 3 or 0 in input.shape[1:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           "and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     h, w = input.shape[-2], input.shape[-1]
     table, padded, grid = _table((h, w), k, d, p, s)
     if grid[0] < 1 or grid[1] < 1:
@@ -116,16 +120,17 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
     """Sum columns ``(N, C*kh*kw, L)`` back into an image ``(N, C, *output_size)``."""
     k, d, p, s = _settings(kernel_size, dilation, padding, stride)
     size = _tuple(output_size, 2)
-    if input.dim() not in (2, 3):
-        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input "
-                                  f"Tensors are supported (got {input.dim()}D)")
+    if input.dim() not in (2, 3) or 0 in input.shape[1:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           "batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     kk = k[0] * k[1]
     blocks, cols = input.shape[-2], input.shape[-1]
     if blocks % kk:
         raise RuntimeError(f"Expected size of input's dimension {input.dim() - 2} to be "
                            "divisible by the product of kernel_size, but got "
                            f"input.size({input.dim() - 2})={blocks} and "
-                           f"kernel_size=({k[0]}, {k[1]})")
+                           f"kernel_size=({k[0]}, {k[1]}).")
     table, padded, grid = _table(size, k, d, p, s)
     if cols != math.prod(grid):
         raise RuntimeError(f"Given output_size=({size[0]}, {size[1]}), kernel_size=({k[0]}, "

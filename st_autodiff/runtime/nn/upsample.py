@@ -93,12 +93,18 @@ def _pair(name: str, saved: tuple[str, ...], fwd: Any = _resample,
 
 def _spatial_list(value: Any, dim: int, what: str, input: Tensor) -> list[Any]:
     if isinstance(value, (list, tuple)):
-        if len(value) != dim:
+        if len(value) != dim and what == "size":
             raise ValueError("Input and output must have the same number of spatial "
                              "dimensions, but got input with spatial dimensions of "
                              f"{list(input.shape[2:])} and output size of {value}. Please "
                              "provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                             f"output {what} in (o1, o2, ...,oK) format.")
+                             "output size in (o1, o2, ...,oK) format.")
+        if len(value) != dim:
+            raise ValueError("Input and scale_factor must have the same number of spatial "
+                             "dimensions, but got input with spatial dimensions of "
+                             f"{list(input.shape[2:])} and scale_factor of shape {value}. "
+                             "Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                             "and scale_factor in (s1, s2, ...,sK) format.")
         return list(value)
     return [value] * dim
 
@@ -128,7 +134,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         need = f"{want + 2}D" if want is not None else "3D or 4D"
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {input.dim()}D) for the modes: nearest | linear | "
-                                  "bilinear | bicubic | trilinear | area | nearest-exact "
+                                  "bilinear | bicubic | trilinear | lanczos | area | nearest-exact "
                                   f"(got {mode})" if want is None or dim not in (1, 2, 3)
                                   else f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{need} input")
