@@ -187,8 +187,9 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """``input * rsqrt(mean(input**2) + eps) * weight`` over the trailing dims; ``eps``
     defaults to the dtype's machine epsilon."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
+    if isinstance(normalized_shape, int) or not hasattr(normalized_shape, "__iter__"):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
     shape = tuple(int(s) for s in normalized_shape)
     got = list(input.shape)
     if len(shape) > len(got) or tuple(got[len(got) - len(shape):]) != shape:
@@ -224,7 +225,7 @@ class RMSNorm(Module):
             init.ones_(self.weight)
 
     def forward(self, x: Tensor) -> Tensor:
-        return rms_norm(x, self.normalized_shape, self.weight, self.eps)
+        return rms_norm(x, list(self.normalized_shape), self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
