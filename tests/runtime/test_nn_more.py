@@ -4,7 +4,10 @@ and small values stored from PyTorch 2.13 (``test_nn_more_torch.py`` compares li
 
 from __future__ import annotations
 
+import doctest
+import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -214,3 +217,24 @@ def test_channel_dropout_drops_whole_channels() -> None:
     assert bool(((per_channel == 0).all(-1) | (per_channel == 2).all(-1)).all())
     assert 0 < int((per_channel == 0).all(-1).sum()) < 128
     assert F.dropout1d(torch.ones(3, 4), 0.5, training=False).tolist() == [[1.0] * 4] * 3
+
+
+def test_every_new_public_name_is_tested() -> None:
+    """Each name the eagernn part adds to ``nn`` and ``nn.functional`` is exercised here or
+    in the live comparison with PyTorch."""
+    from st_autodiff.runtime.nn import MORE_PART as MODULES
+    from st_autodiff.runtime.nn.functional import MORE_PART as FUNCTIONS
+
+    here = Path(__file__).parent
+    text = (here / "test_nn_more.py").read_text() + (here / "test_nn_more_torch.py").read_text()
+    for name in [*MODULES, *FUNCTIONS]:
+        assert f"{name}(" in text, name
+        assert hasattr(torch.nn, name) or hasattr(F, name), name
+
+
+@pytest.mark.parametrize("name", ["conv_transpose", "embedding_bag", "layers_more",
+                                  "losses_extra", "norm_more", "unfold_fold", "upsample",
+                                  "utils.rnn"])
+def test_docstring_examples_run(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(f"st_autodiff.runtime.nn.{name}"))
+    assert result.failed == 0 and result.attempted > 0

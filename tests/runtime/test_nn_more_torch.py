@@ -205,6 +205,41 @@ def test_losses_match_torch(name: str) -> None:
     _same(lambda T: _grads(T, f, *arrays, second=second), tol=1e-7, skip=skip)
 
 
+LOSS_MODULES = [
+    ("PoissonNLLLoss(full=True, log_input=False)", 2), ("GaussianNLLLoss(eps=0.1)", 3),
+    ("TripletMarginLoss(margin=0.5, swap=True)", 3),
+    ("CosineEmbeddingLoss(0.2, reduction='sum')", -3),
+    ("HingeEmbeddingLoss(margin=0.3, reduction='none')", -2), ("MultiMarginLoss(p=2)", 0),
+    ("MultiMarginLoss(weight=T.arange(5.0) + 1)", 0),
+    ("MultiMarginLoss(weight=T.arange(5.0, dtype=T.float64) + 1, margin=2.0)", 0),
+    ("MultiLabelSoftMarginLoss()", 1),
+    ("MultiLabelSoftMarginLoss(weight=T.arange(5.0))", 1),
+]
+
+
+@pytest.mark.parametrize("src,kind", LOSS_MODULES)
+def test_loss_modules_match_torch(src: str, kind: int) -> None:
+    """``kind``: how many tensor arguments, negative for a trailing +-1 target, 0 for class
+    indices, 1 for 0/1 labels."""
+    def run(T: Any) -> dict[str, Any]:
+        m = eval("T.nn." + src, {"T": T})  # noqa: S307 (a fixed constructor call)
+        x = T.tensor(np.abs(A) + 0.5, requires_grad=True)
+        if kind == 0:
+            args = [x, T.tensor([0, 3, 4, 1])]
+        elif kind == 1:
+            args = [x, T.tensor((B > 0) * 1.0)]
+        elif kind < 0:
+            args = [x, T.tensor(B), T.tensor(Y)][:-kind - 1] + [T.tensor(Y if kind == -3
+                                                                      else np.sign(B))]
+        else:
+            args = [x, T.tensor(np.abs(B)), T.tensor(P)][:kind]
+        y = m(*args)
+        y.sum().backward()
+        return {"repr": repr(m), "keys": list(m.state_dict()), "y": y, "g": x.grad}
+
+    _same(run)
+
+
 # --- embedding_bag ----------------------------------------------------------------------------
 
 WE = R.randn(10, 3)

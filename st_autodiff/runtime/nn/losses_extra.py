@@ -159,6 +159,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_word(input)} but found {_word(weight)}")
     x = input if input.dim() > 1 else input.unsqueeze(0)
     if x.dim() != 2 or x.shape[1] == 0:
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size,"
@@ -183,6 +185,11 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if input.dim() <= 1 and reduction == "none":
         loss = loss.reshape(target.shape)
     return _reduce(loss, reduction)
+
+
+def _word(t: Tensor) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(t.dtype.name,
+                                                                            t.dtype.name)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -9,6 +9,11 @@ spatial dimension is a small ``(out, in)`` matrix built with PyTorch's index and
 formulas (``area_pixel_compute_source_index``, nearest's ``floor(dst * scale)``), computed
 in the input's precision as PyTorch's CPU kernels do; the forward applies the last
 dimension's matrix first.
+
+>>> import st_autodiff as torch
+>>> torch.nn.functional.interpolate(torch.tensor([[[1.0, 3.0]]]), scale_factor=2,
+...                                 mode="linear")
+tensor([[[1.0000, 1.5000, 2.5000, 3.0000]]])
 """
 
 from __future__ import annotations
