@@ -101,6 +101,11 @@ F_CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
                  (R.randn(5, 4), R.randn(5, 3), R.randn(2, 4, 3), R.randn(2))),
     "bilinear_batch": (lambda T, a, b, w: T.nn.functional.bilinear(a, b, w),
                        (R.randn(2, 5, 4), R.randn(2, 5, 3), R.randn(2, 4, 3))),
+    "torch.conv_transpose2d": (lambda T, x, w: T.conv_transpose2d(x, w, None, 2, 1),
+                               (X4, WT)),
+    "torch.pixel_shuffle": (lambda T, x: T.pixel_unshuffle(T.pixel_shuffle(x, 2) * 2, 2),
+                            (X4,)),
+    "torch.rms_norm": (lambda T, x: T.rms_norm(x, [6], None, 0.1), (X4,)),
 }
 _INTERP = [("nearest", None, {"scale_factor": 2}), ("nearest", None, {"size": (7, 4)}),
            ("nearest", None, {"scale_factor": 0.6}),
