@@ -22,14 +22,18 @@ R = np.random.RandomState(3)
 
 
 def _t(*shape: int, positive: bool = False) -> Any:
+    """A float64 array; the tests make the tensors (on the default device) when they run."""
     a = R.randn(*shape)
-    return torch.tensor(np.abs(a) + 0.5 if positive else a, dtype=torch.float64,
-                        requires_grad=True)
+    return np.abs(a) + 0.5 if positive else a
+
+
+def _leaves(arrays: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays)
 
 
 X = _t(2, 4, 3, 5)
 X3 = _t(2, 4, 5)
-TARGET = torch.tensor(np.abs(R.randn(3, 4)) * 3)  # (values above and below 1: Stirling's term)
+TARGET = np.abs(R.randn(3, 4)) * 3  # (values above and below 1: Stirling's term)
 
 CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "group_norm": (lambda x, w, b: F.group_norm(x, 2, w, b), (X, _t(4), _t(4))),
@@ -41,7 +45,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "interpolate_linear": (lambda x: F.interpolate(x, size=8, mode="linear"), (X3,)),
     "interpolate_nearest": (lambda x: F.interpolate(x, scale_factor=2), (X,)),
     "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), (X,)),
-    "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x[..., :4], 2), (_t(1, 2, 4, 4),)),
+    "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x[..., :4], 2), (_t(1, 2, 4, 5),)),
     "conv_transpose2d": (lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1,
                                                             output_padding=1, groups=2),
                          (X, _t(4, 2, 3, 2), _t(4))),
@@ -63,7 +67,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
                                                            torch.tensor([0, 1]), mode="sum",
                                                            per_sample_weights=p),
                               (_t(5, 3), _t(4))),
-    "poisson_nll": (lambda x: F.poisson_nll_loss(x, TARGET, log_input=False, full=True),
+    "poisson_nll": (lambda x: F.poisson_nll_loss(x, torch.tensor(TARGET), log_input=False,
+                                                 full=True),
                     (_t(3, 4, positive=True),)),
     "gaussian_nll": (lambda x, v: F.gaussian_nll_loss(x, torch.ones(3, 4), v, full=True),
                      (_t(3, 4), _t(3, 4, positive=True))),
@@ -86,14 +91,14 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradients_agree_with_central_differences(name: str) -> None:
-    f, inputs = CASES[name]
-    assert gradcheck(f, inputs, eps=1e-6, atol=1e-6, rtol=1e-5)
+    f, arrays = CASES[name]
+    assert gradcheck(f, _leaves(arrays), eps=1e-6, atol=1e-6, rtol=1e-5)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_second_derivatives_agree_with_central_differences(name: str) -> None:
-    f, inputs = CASES[name]
-    assert gradgradcheck(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-4)
+    f, arrays = CASES[name]
+    assert gradgradcheck(f, _leaves(arrays), eps=1e-6, atol=1e-5, rtol=1e-4)
 
 
 def test_packed_gru_gradients_agree_with_central_differences() -> None:
@@ -104,7 +109,7 @@ def test_packed_gru_gradients_agree_with_central_differences() -> None:
         out, h = gru(U.pack_sequence([a, b], enforce_sorted=False))
         return U.pad_packed_sequence(out)[0].sum() + (h ** 2).sum()
 
-    assert gradcheck(f, (_t(2, 3), _t(4, 3)))
+    assert gradcheck(f, _leaves((_t(2, 3), _t(4, 3))))
 
 
 # --- values stored from PyTorch 2.13 -----------------------------------------------------------

@@ -85,7 +85,7 @@ def _invert(perm: Tensor) -> Tensor:
     order = np.asarray(perm._host()).astype(np.int64)
     inverse = np.empty_like(order)
     inverse[order] = np.arange(len(order))
-    return _long(inverse)
+    return _long(inverse).to(perm.device)
 
 
 def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float = 0.0,
@@ -118,7 +118,7 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
         sorted_indices = None
     else:
         order = np.argsort(-np.asarray(lens), kind="stable")
-        sorted_indices = _long(order)
+        sorted_indices = _long(order).to(input.device)
         lens = [lens[i] for i in order]
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     if any(n <= 0 for n in lens):
