@@ -387,7 +387,7 @@ def test_get_submodule_matches_torch() -> None:
 
 # --- nn.utils.rnn -----------------------------------------------------------------------------
 
-S1, S2, S3 = R.randn(4, 3), R.randn(2, 3), R.randn(3, 3)
+S1, S2, S3, S4 = R.randn(4, 3), R.randn(2, 3), R.randn(3, 3), R.randn(4, 3)
 
 
 @pytest.mark.parametrize("enforce", [True, False])
@@ -419,14 +419,14 @@ def test_packing_matches_torch(enforce: bool, batch_first: bool) -> None:
                                                                (True, True, True)])
 def test_packed_sequence_through_rnn_matches_torch(kind: str, batch_first: bool,
                                                    bidirectional: bool, with_hx: bool) -> None:
-    h_start = np.random.RandomState(1).randn(4 if bidirectional else 2, 3, 4)
+    h_start = np.random.RandomState(1).randn(4 if bidirectional else 2, 4, 4)
 
     def run(T: Any) -> dict[str, Any]:
         U = T.nn.utils.rnn
         T.manual_seed(0)
         m = getattr(T.nn, kind)(3, 4, num_layers=2, batch_first=batch_first,
                                 bidirectional=bidirectional).double()
-        xs = [T.tensor(s, requires_grad=True) for s in (S2, S1, S3)]
+        xs = [T.tensor(s, requires_grad=True) for s in (S2, S1, S3, S4)]  # (two of length 4)
         p = U.pack_sequence(xs, enforce_sorted=False)
         h0: Any = None
         if with_hx:
