@@ -112,6 +112,17 @@ def test_packed_gru_gradients_agree_with_central_differences() -> None:
     assert gradcheck(f, _leaves((_t(2, 3), _t(4, 3))))
 
 
+def test_packed_lstm_second_derivatives_agree_with_central_differences() -> None:
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(2, 2, num_layers=2).double()
+
+    def f(a: Any, b: Any, c: Any) -> Any:
+        out, (h, _) = lstm(U.pack_sequence([a, b, c], enforce_sorted=False))
+        return out.data.sum() + h.sum()
+
+    assert gradgradcheck(f, _leaves((_t(2, 2), _t(3, 2), _t(1, 2))))
+
+
 # --- values stored from PyTorch 2.13 -----------------------------------------------------------
 
 def _close(t: Any, want: list[Any], tol: float = 1e-6) -> None:

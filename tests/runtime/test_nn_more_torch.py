@@ -414,35 +414,71 @@ def test_packing_matches_torch(enforce: bool, batch_first: bool) -> None:
     _same(run)
 
 
-@pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
-@pytest.mark.parametrize("batch_first,bidirectional,with_hx", [(False, False, False),
-                                                               (True, True, True)])
-def test_packed_sequence_through_rnn_matches_torch(kind: str, batch_first: bool,
-                                                   bidirectional: bool, with_hx: bool) -> None:
-    h_start = np.random.RandomState(1).randn(4 if bidirectional else 2, 4, 4)
+PACKED_LAYERS = [
+    ("RNN", {}), ("GRU", {}), ("LSTM", {}),
+    ("RNN", {"nonlinearity": "relu", "bias": False}), ("LSTM", {"proj_size": 2}),
+    ("GRU", {"dropout": 0.5}),  # (evaluation mode: no dropout)
+]
+
+
+@pytest.mark.parametrize("kind,extra", PACKED_LAYERS)
+@pytest.mark.parametrize("batch_first,bidirectional,with_hx,enforce", [
+    (False, False, False, False), (True, True, True, False), (False, True, True, True)])
+def test_packed_sequence_through_rnn_matches_torch(kind: str, extra: dict[str, Any],
+                                                   batch_first: bool, bidirectional: bool,
+                                                   with_hx: bool, enforce: bool) -> None:
+    rs = np.random.RandomState(1)
+    real = extra.get("proj_size", 4)
+    h_start = rs.randn(4 if bidirectional else 2, 4, real)
+    c_start = rs.randn(4 if bidirectional else 2, 4, 4)
 
     def run(T: Any) -> dict[str, Any]:
         U = T.nn.utils.rnn
         T.manual_seed(0)
         m = getattr(T.nn, kind)(3, 4, num_layers=2, batch_first=batch_first,
-                                bidirectional=bidirectional).double()
-        xs = [T.tensor(s, requires_grad=True) for s in (S2, S1, S3, S4)]  # (two of length 4)
-        p = U.pack_sequence(xs, enforce_sorted=False)
+                                bidirectional=bidirectional, **extra).double()
+        m.eval()
+        order = (S1, S4, S3, S2) if enforce else (S2, S1, S3, S4)  # (two of length 4)
+        xs = [T.tensor(s, requires_grad=True) for s in order]
+        p = U.pack_sequence(xs, enforce_sorted=enforce)
         h0: Any = None
         if with_hx:
             h = T.tensor(h_start, requires_grad=True)
-            h0 = (h, h * 0.5) if kind == "LSTM" else h
+            h0 = (h, T.tensor(c_start)) if kind == "LSTM" else h
         out, hn = m(p, h0)
         padded, lens = U.pad_packed_sequence(out, batch_first=batch_first)
-        hn = hn[0] + hn[1] if kind == "LSTM" else hn
+        hn = hn[0].sum() + hn[1].sum() if kind == "LSTM" else hn
         ((padded ** 2).sum() + (hn ** 3).sum()).backward()
         res = {"data": out.data, "padded": padded, "hn": hn, "batch_sizes": out.batch_sizes,
-               "lengths": lens}
+               "lengths": lens, "sorted": str(out.sorted_indices)}
         res.update({f"grad{i}": x.grad for i, x in enumerate(xs)})
         res.update({n: q.grad for n, q in m.named_parameters()})
         return res
 
     _same(run, tol=1e-9)
+
+
+def test_packed_dropout_between_layers_matches_torch() -> None:
+    def run(T: Any) -> dict[str, Any]:
+        T.manual_seed(0)
+        m = T.nn.GRU(3, 4, num_layers=3, dropout=0.5).double()
+        xs = [T.tensor(s) for s in (S2, S1, S3)]
+        out, h = m(T.nn.utils.rnn.pack_sequence(xs, enforce_sorted=False))
+        return {"data": out.data, "h": h}
+
+    _same(run, tol=1e-9)
+
+
+def test_packed_float32_lstm_matches_torch() -> None:
+    def run(T: Any) -> dict[str, Any]:
+        T.manual_seed(0)
+        m = T.nn.LSTM(3, 5)
+        xs = [T.tensor(s, dtype=T.float32) for s in (S2, S1, S3)]
+        out, (h, c) = m(T.nn.utils.rnn.pack_sequence(xs, enforce_sorted=False))
+        (out.data.sum() + h.sum() + c.sum()).backward()
+        return {"data": out.data, "h": h, "c": c, "g": m.weight_hh_l0.grad}
+
+    _same(run, tol=2e-6)
 
 
 # --- argument errors --------------------------------------------------------------------------

@@ -230,7 +230,8 @@ class RNNBase(Module):
 
     def _forward(self, input: Tensor, hx: Any) -> tuple[Any, ...]:
         """Shape handling shared by the three layers; returns output, h_n, c_n."""
-        from .utils.rnn import PackedSequence, run_packed
+        from .rnn_packed import run_packed
+        from .utils.rnn import PackedSequence
 
         if isinstance(input, PackedSequence):
             return run_packed(self, input, hx)

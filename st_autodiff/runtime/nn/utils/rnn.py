@@ -6,10 +6,7 @@ sort order.  Everything is composed of recorded ops (``pad``, ``stack``, ``cat``
 ``index_select``), so gradients flow through packing and unpacking; the nodes are those
 ops' (PyTorch records ``PackPaddedSequenceBackward0`` and ``CopySlices``).
 
-``run_packed`` feeds a ``PackedSequence`` to ``nn.RNN``/``LSTM``/``GRU``: the sequences
-of each length run together for exactly that length (so a state stops at its sequence's
-last step, as PyTorch's packed kernels stop it), and the outputs are packed again.  That
-is exact, but costs one layer call per distinct length.
+``nn.RNN``/``LSTM``/``GRU`` accept a ``PackedSequence`` (``nn/rnn_packed.py``).
 
 >>> import st_autodiff as torch
 >>> from st_autodiff.nn.utils.rnn import pack_sequence
@@ -183,41 +180,3 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
     """The sequences of a ``PackedSequence``, in their original order."""
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
-
-
-def run_packed(layer: Any, packed: PackedSequence, hx: Any) -> tuple[Any, ...]:
-    """``layer._forward`` over a ``PackedSequence``: ``(packed output, h_n, c_n)`` with
-    ``hx`` and the results in the original order.  The sequences of each length run
-    together as one batch, for exactly their length."""
-    padded, lengths = pad_packed_sequence(packed)
-    lstm = layer.mode == "LSTM"
-    lens = _ints(lengths)
-    outs: list[Any] = [None] * len(lens)
-    hs: list[Any] = [None] * len(lens)
-    cs: list[Any] = [None] * len(lens)
-    for n in sorted(set(lens), reverse=True):
-        members = [b for b, m in enumerate(lens) if m == n]
-        pick = _long(members).to(padded.device)
-        x = padded[:n].index_select(1, pick)
-        if layer.batch_first:
-            x = S.transpose(x, 0, 1)
-        h: Any = None
-        if hx is not None:
-            h = ((hx[0].index_select(1, pick), hx[1].index_select(1, pick)) if lstm
-                 else hx.index_select(1, pick))
-        out, h_n, c_n = layer._forward(x, h)
-        if layer.batch_first:
-            out = S.transpose(out, 0, 1)
-        for j, b in enumerate(members):
-            outs[b] = out[:, j]
-            hs[b] = h_n[:, j:j + 1]
-            cs[b] = c_n[:, j:j + 1] if lstm else None
-    sizes = _ints(packed.batch_sizes)
-    order = (_ints(packed.sorted_indices) if packed.sorted_indices is not None
-             else list(range(len(outs))))
-    rows = [S.stack([outs[order[i]][t] for i in range(size)], 0)
-            for t, size in enumerate(sizes)]
-    data = S.cat(rows, 0)
-    result = PackedSequence(data, packed.batch_sizes, packed.sorted_indices,
-                            packed.unsorted_indices)
-    return result, S.cat(hs, 1), S.cat(cs, 1) if lstm else None
