@@ -43,6 +43,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "interpolate_bilinear_corners": (
         lambda x: F.interpolate(x, size=(4, 7), mode="bilinear", align_corners=True), (X,)),
     "interpolate_linear": (lambda x: F.interpolate(x, size=8, mode="linear"), (X3,)),
+    "interpolate_bicubic": (lambda x: F.interpolate(x, size=(5, 4), mode="bicubic"), (X,)),
+    "interpolate_area": (lambda x: F.interpolate(x, size=(2, 3), mode="area"), (X,)),
     "interpolate_nearest": (lambda x: F.interpolate(x, scale_factor=2), (X,)),
     "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), (X,)),
     "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x[..., :4], 2), (_t(1, 2, 4, 5),)),

@@ -112,14 +112,18 @@ _INTERP = [("nearest", None, {"scale_factor": 2}), ("nearest", None, {"size": (7
            ("bilinear", False, {"scale_factor": 1.7}), ("bilinear", True, {"size": (9, 11)}),
            ("bilinear", False, {"size": (3, 4)}), ("bilinear", True, {"scale_factor": 2}),
            ("bilinear", False, {"scale_factor": 2.5, "recompute_scale_factor": True}),
-           ("nearest-exact", None, {"size": (7, 9)})]
+           ("nearest-exact", None, {"size": (7, 9)}),
+           ("bicubic", False, {"scale_factor": 2}), ("bicubic", True, {"size": (9, 4)}),
+           ("bicubic", False, {"size": (3, 11)}), ("bicubic", True, {"scale_factor": 0.5}),
+           ("area", None, {"size": (3, 4)}), ("area", None, {"scale_factor": 0.5})]
 for _m, _a, _kw in _INTERP:
     F_CASES[f"interpolate2d_{_m}_{_a}_{_kw}"] = (
         lambda T, x, m=_m, a=_a, kw=_kw: T.nn.functional.interpolate(x, mode=m, align_corners=a,
                                                                      **kw), (X4,))
 for _m, _a, _kw in [("nearest", None, {"scale_factor": 3}),
                     ("linear", False, {"scale_factor": 2.5}),
-                    ("linear", True, {"size": 11}), ("linear", False, {"size": 4})]:
+                    ("linear", True, {"size": 11}), ("linear", False, {"size": 4}),
+                    ("area", None, {"size": 4})]:
     F_CASES[f"interpolate1d_{_m}_{_a}_{_kw}"] = (
         lambda T, x, m=_m, a=_a, kw=_kw: T.nn.functional.interpolate(x, mode=m, align_corners=a,
                                                                      **kw), (X3,))
@@ -290,6 +294,7 @@ MODULES = {
     "Upsample(size=(5, 4), mode='bilinear', align_corners=True)": (1, 2, 3, 3),
     "Upsample(scale_factor=(1.5, 2.0), mode='bilinear')": (1, 2, 3, 3),
     "Upsample(size=7, mode='linear')": (1, 2, 3),
+    "Upsample(scale_factor=1.5, mode='bicubic', align_corners=True)": (1, 2, 4, 4),
     "UpsamplingNearest2d(scale_factor=3)": (1, 1, 2, 2),
     "UpsamplingBilinear2d(size=(4, 5))": (1, 1, 2, 3),
     "PixelShuffle(2)": (1, 8, 2, 3), "PixelUnshuffle(2)": (1, 2, 4, 6),

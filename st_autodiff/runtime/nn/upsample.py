@@ -1,5 +1,6 @@
 """Resampling: ``F.interpolate``/``nn.Upsample`` (modes ``nearest``, ``nearest-exact``,
-``linear``, ``bilinear``) and ``F.pixel_shuffle``/``pixel_unshuffle`` with their modules.
+``linear``, ``bilinear``, ``bicubic``; ``area`` is ``adaptive_avg_pool``, as in PyTorch)
+and ``F.pixel_shuffle``/``pixel_unshuffle`` with their modules.
 
 Each is a linear map of the input with a fixed matrix or permutation, recorded as a
 ``linear_pairs.LinearPair`` under PyTorch's node name (``UpsampleNearest2DBackward0``,
@@ -31,8 +32,23 @@ from .module import Module
 __all__ = ["PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingBilinear2d",
            "UpsamplingNearest2d", "interpolate", "pixel_shuffle", "pixel_unshuffle"]
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2}
-_MODES = ("nearest", "nearest-exact", "linear", "bilinear")
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2}
+_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "area")
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(t: np.ndarray[Any, Any], dt: Any) -> list[np.ndarray[Any, Any]]:
+    """PyTorch's ``get_cubic_upsample_coefficients`` (Keys' kernel with ``A = -0.75``)."""
+    a = dt.type(_CUBIC_A)
+    one = dt.type(1)
+
+    def near(x: Any) -> Any:  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + one
+
+    def far(x: Any) -> Any:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + one), near(t), near(one - t), far((one - t) + one)]
 
 
 def _scale_value(scale: float | None, n_in: int, n_out: int, dt: Any) -> Any:
@@ -52,6 +68,18 @@ def _matrix(mode: str, n_in: int, n_out: int, scale: float | None, align: bool,
         off = np.float32(0.5) if mode == "nearest-exact" else np.float32(0.0)
         src = np.floor((dst.astype(np.float32) + off) * s).astype(np.int64)
         m[dst, np.minimum(src, n_in - 1)] = 1
+        return m
+    if mode == "bicubic":  # four neighbours, indices clamped to the edge
+        if align:
+            s = dt.type(n_in - 1) / dt.type(n_out - 1) if n_out > 1 else dt.type(0)
+            real = s * dst.astype(dt)
+        else:
+            s = _scale_value(scale, n_in, n_out, dt)
+            real = s * (dst.astype(dt) + dt.type(0.5)) - dt.type(0.5)
+        base = np.floor(real).astype(np.int64)
+        frac = (real - base.astype(dt)).astype(dt)
+        for k, w in enumerate(_cubic_weights(frac, dt)):
+            np.add.at(m, (dst, np.clip(base - 1 + k, 0, n_in - 1)), w.astype(dt))
         return m
     if align:
         s = dt.type(n_in - 1) / dt.type(n_out - 1) if n_out > 1 else dt.type(0)
@@ -126,7 +154,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         align_corners = False
     if mode not in _MODES:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not provided by this "
-                                  "runtime (nearest, nearest-exact, linear, bilinear are)")
+                                  "runtime (nearest, nearest-exact, linear, bilinear, bicubic "
+                                  "and area are)")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not provided")
     dim = input.dim() - 2
@@ -134,7 +163,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise ValueError("only one of size or scale_factor should be defined")
     if size is None and scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
-    want = {"linear": 1, "bilinear": 2}.get(mode)
+    want = {"linear": 1, "bilinear": 2, "bicubic": 2}.get(mode)
     if dim not in (1, 2) or (want is not None and dim != want):
         need = f"{want + 2}D" if want is not None else "3D or 4D"
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
@@ -155,11 +184,16 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, n_in))}) and output "
                            f"({', '.join(map(str, out_size))})")
+    if mode == "area":  # PyTorch's own route
+        from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+
+        pool = adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d
+        return pool(input, out_size[0] if dim == 1 else out_size)
     dt = np.dtype(input._data.dtype)
     mats = tuple(_matrix(mode, a, b, s, bool(align_corners), dt)
                  for a, b, s in zip(n_in, out_size, scales))
     word = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear",
-            "bilinear": "Bilinear"}[mode]
+            "bilinear": "Bilinear", "bicubic": "Bicubic"}[mode]
     name = f"Upsample{word}{dim}D"
     saved: dict[str, Any] = {"output_size": out_size}
     if mode in _LINEAR_MODES:
