@@ -306,6 +306,10 @@ MODULES = {
     "ConstantPad1d(2, 3.5)": (1, 2, 3), "ConstantPad2d((1, 0, 2, 1), -1.0)": (1, 2, 3),
     "ReflectionPad1d(2)": (1, 2, 4), "ReflectionPad2d((1, 2, 0, 1))": (1, 2, 3, 4),
     "ReplicationPad1d((3, 1))": (2, 3), "ReplicationPad2d(2)": (1, 1, 3, 3),
+    "CircularPad1d((1, 2))": (2, 3, 4), "CircularPad2d(1)": (1, 2, 3, 3),
+    "CircularPad3d((1, 0, 1, 1, 0, 2))": (1, 1, 3, 3, 3), "ConstantPad3d(1, 2.0)": (1, 2, 2, 2),
+    "ZeroPad3d((1, 0, 0, 1, 2, 0))": (1, 1, 2, 2, 2), "ReflectionPad3d(1)": (1, 1, 3, 3, 3),
+    "ReplicationPad3d((2, 0, 1, 0, 0, 1))": (1, 2, 2, 2, 2),
     "GLU()": (3, 4), "GLU(dim=0)": (4, 3),
     "Dropout1d(0.4)": (4, 6, 5), "Dropout2d(0.3)": (3, 5, 2, 2), "Dropout1d()": (6, 3),
     "Unfold((2, 3), padding=1, stride=2)": (1, 2, 5, 5), "Fold((4, 5), 2)": (2, 8, 12),
@@ -359,6 +363,19 @@ def test_embedding_bag_module_matches_torch() -> None:
         return {"repr": repr(m), "w": m.weight, "bits": m.weight.detach().numpy().tobytes(),
                 "y": y, "g": m.weight.grad, "keys": list(m.state_dict()),
                 "repr2": repr(T.nn.EmbeddingBag(4, 2, max_norm=1.0, mode="max"))}
+
+    _same(run)
+
+
+def test_embedding_bag_from_pretrained_matches_torch() -> None:
+    def run(T: Any) -> dict[str, Any]:
+        table = T.tensor(WE)
+        frozen = T.nn.EmbeddingBag.from_pretrained(table, mode="max", padding_idx=1)
+        free = T.nn.EmbeddingBag.from_pretrained(table, freeze=False, include_last_offset=True)
+        y = free(T.tensor([1, 2, 3, 9]), T.tensor([0, 1, 4]))
+        y.sum().backward()
+        return {"r1": repr(frozen), "r2": repr(free), "rg": frozen.weight.requires_grad,
+                "y1": frozen(T.tensor([[1, 2], [1, 1]])), "y2": y, "g": free.weight.grad}
 
     _same(run)
 

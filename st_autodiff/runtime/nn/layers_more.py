@@ -1,5 +1,5 @@
-"""Small layers composed of recorded runtime ops: the padding modules (``ZeroPad1d/2d``,
-``ConstantPad1d/2d``, ``ReflectionPad1d/2d``, ``ReplicationPad1d/2d``, over ``F.pad``),
+"""Small layers composed of recorded runtime ops: the padding modules (``ZeroPad1d/2d/3d``,
+``ConstantPad*``, ``ReflectionPad*``, ``ReplicationPad*``, ``CircularPad*``, over ``F.pad``),
 ``F.dropout1d/2d`` with ``nn.Dropout1d/2d`` (one Bernoulli draw per channel, as PyTorch's
 ``feature_dropout``), ``F.glu``/``nn.GLU`` and ``F.bilinear``/``nn.Bilinear``.
 
@@ -24,9 +24,11 @@ from .module import Module
 from .parameter import Parameter
 from .vector_ops import pad
 
-__all__ = ["Bilinear", "ConstantPad1d", "ConstantPad2d", "Dropout1d", "Dropout2d", "GLU",
-           "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-           "ZeroPad1d", "ZeroPad2d", "bilinear", "dropout1d", "dropout2d", "glu"]
+__all__ = ["Bilinear", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d",
+           "ConstantPad2d", "ConstantPad3d", "Dropout1d", "Dropout2d", "GLU", "ReflectionPad1d",
+           "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+           "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "bilinear", "dropout1d",
+           "dropout2d", "glu"]
 
 
 # --- padding modules --------------------------------------------------------------------------
@@ -94,6 +96,22 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
+class ConstantPad3d(_ConstantPadNd):
+    """Pad the last three dimensions with ``value``."""
+
+    _n = 3
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pad the last three dimensions with zeros."""
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
 class ReflectionPad1d(_PadNd):
     """Pad the last dimension by reflection (``ReflectionPad1DBackward0``)."""
 
@@ -116,6 +134,36 @@ class ReplicationPad2d(_PadNd):
     """Pad the last two dimensions by repeating their edge values."""
 
     _n, _mode = 2, "replicate"
+
+
+class ReflectionPad3d(_PadNd):
+    """Pad the last three dimensions by reflection."""
+
+    _n, _mode = 3, "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    """Pad the last three dimensions by repeating their edge values."""
+
+    _n, _mode = 3, "replicate"
+
+
+class CircularPad1d(_PadNd):
+    """Pad the last dimension with the values from its other end."""
+
+    _n, _mode = 1, "circular"
+
+
+class CircularPad2d(_PadNd):
+    """Pad the last two dimensions circularly."""
+
+    _n, _mode = 2, "circular"
+
+
+class CircularPad3d(_PadNd):
+    """Pad the last three dimensions circularly."""
+
+    _n, _mode = 3, "circular"
 
 
 # --- channel dropout --------------------------------------------------------------------------
