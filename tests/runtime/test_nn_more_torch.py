@@ -289,6 +289,8 @@ MODULES = {
     "InstanceNorm1d(4, affine=True, track_running_stats=True)": (2, 4, 5),
     "InstanceNorm2d(3, momentum=0.3, track_running_stats=True)": (2, 3, 4, 4),
     "InstanceNorm2d(3, affine=True)": (3, 4, 4),
+    "InstanceNorm3d(2, affine=True, track_running_stats=True)": (2, 2, 3, 2, 3),
+    "InstanceNorm3d(2)": (2, 3, 2, 2),
     "RMSNorm(5)": (2, 3, 5), "RMSNorm((3, 5), eps=1e-4, elementwise_affine=False)": (2, 3, 5),
     "Upsample(scale_factor=2)": (1, 2, 3, 3),
     "Upsample(size=(5, 4), mode='bilinear', align_corners=True)": (1, 2, 3, 3),

@@ -103,6 +103,7 @@ from .losses_extra import TripletMarginLoss as TripletMarginLoss  # noqa: E402
 from .norm_more import GroupNorm as GroupNorm  # noqa: E402
 from .norm_more import InstanceNorm1d as InstanceNorm1d  # noqa: E402
 from .norm_more import InstanceNorm2d as InstanceNorm2d  # noqa: E402
+from .norm_more import InstanceNorm3d as InstanceNorm3d  # noqa: E402
 from .norm_more import RMSNorm as RMSNorm  # noqa: E402
 from .unfold_fold import Fold as Fold  # noqa: E402
 from .unfold_fold import Unfold as Unfold  # noqa: E402

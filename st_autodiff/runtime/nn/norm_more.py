@@ -1,5 +1,5 @@
 """Group, instance and RMS normalisation: ``F.group_norm``, ``F.instance_norm``,
-``F.rms_norm`` and ``nn.GroupNorm``, ``nn.InstanceNorm1d/2d``, ``nn.RMSNorm``.
+``F.rms_norm`` and ``nn.GroupNorm``, ``nn.InstanceNorm1d/2d/3d``, ``nn.RMSNorm``.
 
 All three are compositions of recorded runtime ops, so every order of derivative comes
 from the rule table:
@@ -34,8 +34,8 @@ from .module import Module
 from .normalization import layer_norm
 from .parameter import Parameter
 
-__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "group_norm",
-           "instance_norm", "rms_norm"]
+__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm",
+           "group_norm", "instance_norm", "rms_norm"]
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
@@ -181,6 +181,12 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation over ``(N, C, H, W)`` or ``(C, H, W)``."""
 
     _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
+
+    _no_batch_dim = 4
 
 
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
