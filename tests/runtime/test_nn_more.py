@@ -256,3 +256,10 @@ def test_every_new_public_name_is_tested() -> None:
 def test_docstring_examples_run(name: str) -> None:
     result = doctest.testmod(importlib.import_module(f"st_autodiff.runtime.nn.{name}"))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_what_is_not_provided_says_so() -> None:
+    with pytest.raises(NotImplementedError, match="5-d inputs"):
+        F.interpolate(torch.ones(1, 1, 2, 2, 2), scale_factor=2)
+    with pytest.raises(NotImplementedError, match="antialias"):
+        F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2, mode="bilinear", antialias=True)

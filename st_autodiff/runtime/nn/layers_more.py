@@ -17,7 +17,7 @@ from typing import Any
 from .. import functional as RF
 from ..dtypes import float64
 from ..einsum import einsum
-from ..factory import empty, rand
+from ..factory import empty, rand, zeros
 from ..tensor import Tensor
 from . import init
 from .module import Module
@@ -175,8 +175,8 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     if not training or p == 0.0:
         return input
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    if p == 1.0:
-        noise = RF.mul(input.new_zeros(shape), 1.0)
+    if p == 1.0:  # (PyTorch multiplies by a 0-d zero)
+        noise = zeros((), dtype=input.dtype, device=input.device)
     else:
         keep = RF.lt(rand(shape, dtype=float64, device=input.device), 1.0 - p)
         noise = RF.div(keep.to(input.dtype), 1.0 - p)

@@ -142,6 +142,24 @@ def _spatial_list(value: Any, dim: int, what: str, input: Tensor) -> list[Any]:
     return [value] * dim
 
 
+_NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def _check_mode(mode: str, ndim: int) -> None:
+    """PyTorch's refusals of a mode for an input rank; ours for what is not provided."""
+    if mode in _MODES and ndim in (3, 4) and _NEEDS.get(mode, ndim) == ndim:
+        return
+    if ndim == 5 and mode in ("nearest", "nearest-exact", "area", "trilinear"):
+        raise NotImplementedError(f"interpolate: 5-d inputs (mode {mode!r}) are not provided "
+                                  "by this runtime")
+    if mode in ("linear", "bilinear", "trilinear") and ndim in (3, 4, 5):
+        raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs "
+                                  f"{_NEEDS[mode]}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                              f"{ndim}D) for the modes: nearest | linear | bilinear | bicubic | "
+                              f"trilinear | lanczos | area | nearest-exact (got {mode})")
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
@@ -152,26 +170,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                              "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if mode not in _MODES:
-        raise NotImplementedError(f"interpolate: mode {mode!r} is not provided by this "
-                                  "runtime (nearest, nearest-exact, linear, bilinear, bicubic "
-                                  "and area are)")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not provided")
     dim = input.dim() - 2
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     if size is None and scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
-    want = {"linear": 1, "bilinear": 2, "bicubic": 2}.get(mode)
-    if dim not in (1, 2) or (want is not None and dim != want):
-        need = f"{want + 2}D" if want is not None else "3D or 4D"
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
-                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
-                                  "bilinear | bicubic | trilinear | lanczos | area | nearest-exact "
-                                  f"(got {mode})" if want is None or dim not in (1, 2, 3)
-                                  else f"Got {input.dim()}D input, but {mode} mode needs "
-                                  f"{need} input")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    _check_mode(mode, input.dim())
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not provided by this runtime")
     n_in = list(input.shape[2:])
     if size is not None:
         out_size = [int(s) for s in _spatial_list(size, dim, "size", input)]
