@@ -45,6 +45,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "interpolate_linear": (lambda x: F.interpolate(x, size=8, mode="linear"), (X3,)),
     "interpolate_bicubic": (lambda x: F.interpolate(x, size=(5, 4), mode="bicubic"), (X,)),
     "interpolate_area": (lambda x: F.interpolate(x, size=(2, 3), mode="area"), (X,)),
+    "interpolate_trilinear": (lambda x: F.interpolate(x, size=(3, 2, 4), mode="trilinear"),
+                              (_t(1, 2, 2, 3, 3),)),
     "interpolate_nearest": (lambda x: F.interpolate(x, scale_factor=2), (X,)),
     "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), (X,)),
     "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x[..., :4], 2), (_t(1, 2, 4, 5),)),
@@ -259,7 +261,7 @@ def test_docstring_examples_run(name: str) -> None:
 
 
 def test_what_is_not_provided_says_so() -> None:
-    with pytest.raises(NotImplementedError, match="5-d inputs"):
-        F.interpolate(torch.ones(1, 1, 2, 2, 2), scale_factor=2)
+    with pytest.raises(NotImplementedError, match="'area' of 5-d inputs"):
+        F.interpolate(torch.ones(1, 1, 2, 2, 2), scale_factor=2, mode="area")
     with pytest.raises(NotImplementedError, match="antialias"):
         F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2, mode="bilinear", antialias=True)

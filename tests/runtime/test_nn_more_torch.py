@@ -120,6 +120,14 @@ for _m, _a, _kw in _INTERP:
     F_CASES[f"interpolate2d_{_m}_{_a}_{_kw}"] = (
         lambda T, x, m=_m, a=_a, kw=_kw: T.nn.functional.interpolate(x, mode=m, align_corners=a,
                                                                      **kw), (X4,))
+X5 = R.randn(2, 2, 3, 4, 5)
+for _m, _a, _kw in [("nearest", None, {"scale_factor": 2}), ("nearest", None, {"size": (2, 5, 7)}),
+                    ("trilinear", False, {"scale_factor": (1.5, 2, 0.5)}),
+                    ("trilinear", True, {"size": (4, 3, 6)}),
+                    ("nearest-exact", None, {"size": (5, 5, 5)})]:
+    F_CASES[f"interpolate3d_{_m}_{_a}_{_kw}"] = (
+        lambda T, x, m=_m, a=_a, kw=_kw: T.nn.functional.interpolate(x, mode=m, align_corners=a,
+                                                                     **kw), (X5,))
 for _m, _a, _kw in [("nearest", None, {"scale_factor": 3}),
                     ("linear", False, {"scale_factor": 2.5}),
                     ("linear", True, {"size": 11}), ("linear", False, {"size": 4}),
@@ -297,6 +305,7 @@ MODULES = {
     "Upsample(scale_factor=(1.5, 2.0), mode='bilinear')": (1, 2, 3, 3),
     "Upsample(size=7, mode='linear')": (1, 2, 3),
     "Upsample(scale_factor=1.5, mode='bicubic', align_corners=True)": (1, 2, 4, 4),
+    "Upsample(scale_factor=(1.0, 2.0, 1.5), mode='trilinear')": (1, 2, 2, 3, 2),
     "UpsamplingNearest2d(scale_factor=3)": (1, 1, 2, 2),
     "UpsamplingBilinear2d(size=(4, 5))": (1, 1, 2, 3),
     "PixelShuffle(2)": (1, 8, 2, 3), "PixelUnshuffle(2)": (1, 2, 4, 6),
@@ -525,6 +534,10 @@ ERRORS = [
     "F.interpolate(T.ones(1, 1, 2, 2, 2), scale_factor=2, mode='bilinear')",
     "F.interpolate(T.ones(1, 1, 2), scale_factor=2, mode='bicubic')",
     "F.interpolate(T.ones(1, 1, 2), scale_factor=2, mode='cubic')",
+    "F.interpolate(T.ones(1, 1, 2), scale_factor=0.2, mode='linear')",
+    "F.interpolate(T.ones(1, 1, 2, 2), scale_factor=0.2, mode='bicubic')",
+    "F.interpolate(T.ones(1, 1, 2, 2, 2), scale_factor=0.2)",
+    "F.interpolate(T.ones(1, 1, 2, 2), scale_factor=2, mode='trilinear')",
     "F.interpolate(T.ones(1, 1, 2, 2), scale_factor=2, antialias=True)",
     "F.pixel_shuffle(T.ones(1, 5, 2, 2), 2)", "F.pixel_shuffle(T.ones(5, 2), 2)",
     "F.pixel_unshuffle(T.ones(1, 1, 3, 4), 2)", "F.pixel_unshuffle(T.ones(1, 1, 4, 3), 2)",

@@ -1,5 +1,6 @@
 """Resampling: ``F.interpolate``/``nn.Upsample`` (modes ``nearest``, ``nearest-exact``,
-``linear``, ``bilinear``, ``bicubic``; ``area`` is ``adaptive_avg_pool``, as in PyTorch)
+``linear``, ``bilinear``, ``bicubic``, ``trilinear``; ``area`` is ``adaptive_avg_pool``,
+as in PyTorch)
 and ``F.pixel_shuffle``/``pixel_unshuffle`` with their modules.
 
 Each is a linear map of the input with a fixed matrix or permutation, recorded as a
@@ -32,8 +33,8 @@ from .module import Module
 __all__ = ["PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingBilinear2d",
            "UpsamplingNearest2d", "interpolate", "pixel_shuffle", "pixel_unshuffle"]
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2}
-_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "area")
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
 _CUBIC_A = -0.75
 
 
@@ -147,11 +148,11 @@ _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 def _check_mode(mode: str, ndim: int) -> None:
     """PyTorch's refusals of a mode for an input rank; ours for what is not provided."""
-    if mode in _MODES and ndim in (3, 4) and _NEEDS.get(mode, ndim) == ndim:
+    if mode in _MODES and ndim in (3, 4, 5) and _NEEDS.get(mode, ndim) == ndim:
+        if mode == "area" and ndim == 5:
+            raise NotImplementedError("interpolate: mode 'area' of 5-d inputs is not provided "
+                                      "by this runtime")
         return
-    if ndim == 5 and mode in ("nearest", "nearest-exact", "area", "trilinear"):
-        raise NotImplementedError(f"interpolate: 5-d inputs (mode {mode!r}) are not provided "
-                                  "by this runtime")
     if mode in ("linear", "bilinear", "trilinear") and ndim in (3, 4, 5):
         raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs "
                                   f"{_NEEDS[mode]}D input")
@@ -190,9 +191,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         out_size = [math.floor(float(n) * f) for n, f in zip(n_in, factors)]
         scales = [None] * dim if recompute_scale_factor else factors
     if any(s <= 0 for s in out_size):
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                           f"({', '.join(map(str, n_in))}) and output "
-                           f"({', '.join(map(str, out_size))})")
+        axes = ("D", "H", "W")[3 - dim:]
+        shown = [", ".join(f"{a}: {n}" for a, n in zip(axes, v)) for v in (n_in, out_size)]
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input "
+                           f"({shown[0]}){' and' if dim == 1 else ''} output ({shown[1]})")
     if mode == "area":  # PyTorch's own route
         from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
@@ -202,7 +204,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     mats = tuple(_matrix(mode, a, b, s, bool(align_corners), dt)
                  for a, b, s in zip(n_in, out_size, scales))
     word = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear",
-            "bilinear": "Bilinear", "bicubic": "Bicubic"}[mode]
+            "bilinear": "Bilinear", "bicubic": "Bicubic", "trilinear": "Trilinear"}[mode]
     name = f"Upsample{word}{dim}D"
     saved: dict[str, Any] = {"output_size": out_size}
     if mode in _LINEAR_MODES:
@@ -210,7 +212,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if dim == 1:
         saved["scales"] = scales[0]
     else:
-        saved["scales_h"], saved["scales_w"] = scales
+        saved.update(zip(("scales_d", "scales_h", "scales_w")[3 - dim:], scales))
     pair = _pair(name, tuple(saved))
     return apply_map(pair.fwd_cls, pair.fwd, input,
                      {"mats": mats, "saved": saved, "pair": pair})
