@@ -87,6 +87,13 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
                      (_t(3, 4),)),
     "multilabel_soft_margin": (lambda a: F.multilabel_soft_margin_loss(
         a, torch.tensor([[1.0, 0, 1, 0], [0, 0, 1, 1], [1, 1, 1, 0]])), (_t(3, 4),)),
+    "lp_pool2d": (lambda x: F.lp_pool2d(x, 2, 2, stride=1), (X,)),
+    "lp_pool1d": (lambda x: F.lp_pool1d(x, 3, 2), (_t(2, 3, 6, positive=True),)),
+    "triplet_with_distance": (lambda a, p, n: F.triplet_margin_with_distance_loss(
+        a, p, n, distance_function=torch.nn.PairwiseDistance(p=1.5), margin=2.0, swap=True),
+        (_t(3, 4), _t(3, 4), _t(3, 4))),
+    "cosine_similarity_module": (lambda a, b: torch.nn.CosineSimilarity(dim=0)(a, b),
+                                 (_t(3, 4), _t(3, 4))),
     "pack_and_pad": (lambda a, b: U.pad_packed_sequence(
         U.pack_sequence([a, b], enforce_sorted=False), batch_first=True)[0],
         (_t(2, 3), _t(4, 3))),

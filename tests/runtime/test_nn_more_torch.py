@@ -101,6 +101,12 @@ F_CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
                  (R.randn(5, 4), R.randn(5, 3), R.randn(2, 4, 3), R.randn(2))),
     "bilinear_batch": (lambda T, a, b, w: T.nn.functional.bilinear(a, b, w),
                        (R.randn(2, 5, 4), R.randn(2, 5, 3), R.randn(2, 4, 3))),
+    "lp_pool1d": (lambda T, x: T.nn.functional.lp_pool1d(x, 2, 3, stride=2), (X3,)),
+    # (an odd power of positive windows: PyTorch's NaN for negative ones is ours too, but
+    # pytest shows NumPy's warning that the runtime's filter hides)
+    "lp_pool2d": (lambda T, x: T.nn.functional.lp_pool2d(x * x + 0.1, 3, (2, 3), ceil_mode=True),
+                  (X4,)),
+    "lp_pool2d_inf": (lambda T, x: T.nn.functional.lp_pool2d(x, float("inf"), 2), (X4,)),
     "torch.conv_transpose2d": (lambda T, x, w: T.conv_transpose2d(x, w, None, 2, 1),
                                (X4, WT)),
     "torch.pixel_shuffle": (lambda T, x: T.pixel_unshuffle(T.pixel_shuffle(x, 2) * 2, 2),
@@ -208,6 +214,13 @@ for _r in ("mean", "sum", "none"):
             (A,), False),
         f"multi_margin_1d_{_r}": (lambda T, a, r=_r: T.nn.functional.multi_margin_loss(
             a, T.tensor(2), reduction=r), (A[0],), False),
+        f"triplet_with_distance_{_r}": (
+            lambda T, a, p, n, r=_r: T.nn.functional.triplet_margin_with_distance_loss(
+                a, p, n, reduction=r), (A, B, C), True),
+        f"triplet_with_cosine_distance_swap_{_r}": (
+            lambda T, a, p, n, r=_r: T.nn.functional.triplet_margin_with_distance_loss(
+                a, p, n, distance_function=lambda u, v: 1 - T.nn.functional.cosine_similarity(
+                    u, v), margin=0.5, swap=True, reduction=r), (A, B, C), True),
         f"multilabel_soft_margin_{_r}": (
             lambda T, a, r=_r: T.nn.functional.multilabel_soft_margin_loss(
                 a, T.tensor((B > 0) * 1.0), weight=T.tensor(P[1]), reduction=r), (A,), True),
@@ -322,6 +335,7 @@ MODULES = {
     "ZeroPad3d((1, 0, 0, 1, 2, 0))": (1, 1, 2, 2, 2), "ReflectionPad3d(1)": (1, 1, 3, 3, 3),
     "ReplicationPad3d((2, 0, 1, 0, 0, 1))": (1, 2, 2, 2, 2),
     "GLU()": (3, 4), "GLU(dim=0)": (4, 3),
+    "LPPool1d(4, 2)": (2, 3, 6), "LPPool2d(2, 2, stride=1)": (1, 2, 4, 5),
     "Dropout1d(0.4)": (4, 6, 5), "Dropout2d(0.3)": (3, 5, 2, 2), "Dropout1d()": (6, 3),
     "Unfold((2, 3), padding=1, stride=2)": (1, 2, 5, 5), "Fold((4, 5), 2)": (2, 8, 12),
 }
@@ -349,6 +363,28 @@ def _module_run(T: Any, src: str, shape: tuple[int, ...]) -> dict[str, Any]:
 def test_modules_match_torch(src: str) -> None:
     skip = ("name",) if src.startswith(("GroupNorm", "GLU")) else ()
     _same(lambda T: _module_run(T, src, MODULES[src]), tol=2e-6, skip=skip)
+
+
+def test_distance_modules_match_torch() -> None:
+    def run(T: Any) -> dict[str, Any]:
+        a, b, c = (T.tensor(v, requires_grad=True) for v in (A, B, C))
+        mods = [T.nn.PairwiseDistance(), T.nn.PairwiseDistance(p=1.0, keepdim=True),
+                T.nn.CosineSimilarity(dim=0), T.nn.TripletMarginWithDistanceLoss(swap=True),
+                T.nn.TripletMarginWithDistanceLoss(distance_function=T.nn.PairwiseDistance(3),
+                                                   margin=2.0, reduction="none")]
+        out: dict[str, Any] = {}
+        for i, m in enumerate(mods):
+            y = m(a, b, c) if i >= 3 else m(a, b)
+            out[f"repr{i}"], out[f"y{i}"] = repr(m), y
+            out[f"keys{i}"] = list(m.state_dict())
+        sum(out[f"y{i}"].sum() for i in range(5)).backward()
+        out.update({"ga": a.grad, "gb": b.grad, "gc": c.grad})
+        out["bad"] = _run(T, lambda T: T.nn.TripletMarginWithDistanceLoss(margin=-1.0))
+        out["bad_f"] = _run(T, lambda T: T.nn.functional.triplet_margin_with_distance_loss(
+            a, b[0], c))
+        return out
+
+    _same(run)
 
 
 def test_bilinear_module_matches_torch() -> None:

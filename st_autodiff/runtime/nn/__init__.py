@@ -69,6 +69,7 @@ from . import embedding_bag as _more_bag  # noqa: E402
 from . import layers_more as _more_layers  # noqa: E402
 from . import losses_extra as _more_losses  # noqa: E402
 from . import norm_more as _more_norm  # noqa: E402
+from . import pool_distance as _more_pool  # noqa: E402
 from . import unfold_fold as _more_unfold  # noqa: E402
 from . import upsample as _more_upsample  # noqa: E402
 from .conv_transpose import ConvTranspose1d as ConvTranspose1d  # noqa: E402
@@ -105,6 +106,11 @@ from .norm_more import InstanceNorm1d as InstanceNorm1d  # noqa: E402
 from .norm_more import InstanceNorm2d as InstanceNorm2d  # noqa: E402
 from .norm_more import InstanceNorm3d as InstanceNorm3d  # noqa: E402
 from .norm_more import RMSNorm as RMSNorm  # noqa: E402
+from .pool_distance import CosineSimilarity as CosineSimilarity  # noqa: E402
+from .pool_distance import LPPool1d as LPPool1d  # noqa: E402
+from .pool_distance import LPPool2d as LPPool2d  # noqa: E402
+from .pool_distance import PairwiseDistance as PairwiseDistance  # noqa: E402
+from .pool_distance import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss  # noqa: E402
 from .unfold_fold import Fold as Fold  # noqa: E402
 from .unfold_fold import Unfold as Unfold  # noqa: E402
 from .upsample import PixelShuffle as PixelShuffle  # noqa: E402
@@ -115,6 +121,6 @@ from .upsample import UpsamplingNearest2d as UpsamplingNearest2d  # noqa: E402
 
 #: The public names the eagernn part adds.
 MORE_PART = [n for m in (_more_bag, _more_conv_t, _more_layers, _more_losses,
-                                 _more_norm, _more_unfold, _more_upsample)
+                                 _more_norm, _more_pool, _more_unfold, _more_upsample)
              for n in m.__all__ if n[0].isupper()]
 __all__ += MORE_PART

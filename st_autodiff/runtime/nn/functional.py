@@ -445,6 +445,9 @@ from .losses_extra import triplet_margin_loss as triplet_margin_loss  # noqa: E4
 from .norm_more import group_norm as group_norm  # noqa: E402
 from .norm_more import instance_norm as instance_norm  # noqa: E402
 from .norm_more import rms_norm as rms_norm  # noqa: E402
+from .pool_distance import lp_pool1d as lp_pool1d  # noqa: E402
+from .pool_distance import lp_pool2d as lp_pool2d  # noqa: E402
+from .pool_distance import triplet_margin_with_distance_loss as triplet_margin_with_distance_loss  # noqa: E402
 from .unfold_fold import fold as fold  # noqa: E402
 from .unfold_fold import unfold as unfold  # noqa: E402
 from .upsample import interpolate as interpolate  # noqa: E402
@@ -457,6 +460,7 @@ MORE_PART = [
     "group_norm", "instance_norm", "interpolate", "pixel_shuffle", "pixel_unshuffle",
     "rms_norm", "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
     "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
-    "triplet_margin_loss", "embedding_bag", "fold", "unfold",
+    "triplet_margin_loss", "embedding_bag", "fold", "unfold", "lp_pool1d", "lp_pool2d",
+    "triplet_margin_with_distance_loss",
 ]
 __all__ += MORE_PART
