@@ -30,9 +30,11 @@ def _lp(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mod
         nd: int) -> Tensor:
     avg, mx = (avg_pool1d, max_pool1d) if nd == 1 else (avg_pool2d, max_pool2d)
     if norm_type == float("inf"):
-        return mx(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        top: Tensor = mx(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return top
     if norm_type == -float("inf"):
-        return -mx(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        low: Tensor = mx(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -low
     if stride is not None:
         out = avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
