@@ -272,3 +272,19 @@ def test_what_is_not_provided_says_so() -> None:
         F.interpolate(torch.ones(1, 1, 2, 2, 2), scale_factor=2, mode="area")
     with pytest.raises(NotImplementedError, match="antialias"):
         F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2, mode="bilinear", antialias=True)
+
+
+def test_sign_and_lp_pool_of_device_tensors_on_the_standin() -> None:
+    """``sign`` of a float device array went through the host-scalar branch (found by the
+    device stand-in survey of ``lp_pool``)."""
+    from st_autodiff.runtime import device
+
+    old = device.standin_active()
+    device.use_standin(True)
+    try:
+        x = torch.tensor([-2.0, 0.0, float("nan"), 3.0], device="cuda")
+        assert torch.sign(x).cpu().tolist() == [-1.0, 0.0, 0.0, 1.0]
+        y = F.lp_pool1d(torch.tensor([[[3.0, 4.0, 1.0, 1.0]]], device="cuda"), 2, 2)
+        np.testing.assert_allclose(y.cpu().tolist(), [[[5.0, 2.0 ** 0.5]]])
+    finally:
+        device.use_standin(old)
