@@ -608,6 +608,7 @@ ERRORS = [
     "F.embedding_bag(T.tensor([1, 2]), T.ones(3, 2), T.tensor([0]), mode='max', "
     "scale_grad_by_freq=True)",
     "F.embedding_bag(T.tensor([1, 5]), T.ones(3, 2), T.tensor([0]))",
+    "F.embedding_bag(T.tensor([1, 2]), T.ones(3, 2), T.tensor([1]))",
     "F.unfold(T.ones(1, 1, 2, 2), 3)", "F.unfold(T.ones(2, 2), 1)",
     "F.unfold(T.ones(1, 1, 1, 2, 2), 1)", "F.fold(T.ones(1, 5, 4), (3, 3), 2)",
     "F.fold(T.ones(1, 4, 5), (3, 3), 2)", "F.fold(T.ones(4), (2, 2), 1)",

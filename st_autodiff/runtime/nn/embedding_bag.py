@@ -1,11 +1,12 @@
 """``F.embedding_bag`` and ``nn.EmbeddingBag``: sums, means or maxima of bags of embedding
 rows, without materialising the bags as PyTorch's one kernel does not either.
 
-Composed of recorded ops: the looked-up rows (``embedding``), then for ``sum``/``mean`` one
-product with a constant ``(bags, rows)`` matrix of 1s (or ``1/count``; 0 for entries equal
-to ``padding_idx``), and for ``max`` a gather into ``(bags, longest bag, dim)`` padded with
-``-inf`` and a maximum over the bag (empty bags give zeros, as PyTorch).  So its graph ends
-in ``MmBackward0`` (or ``MaxBackward0`` ...) where PyTorch shows ``EmbeddingBagBackward0``.
+Composed of recorded ops: the looked-up rows (``embedding``), then for ``sum``/``mean`` the
+rows (times ``1/count`` for ``mean``, 0 for entries equal to ``padding_idx``) summed per bag
+(a ``sum`` over a reshape when the bags have one length, else ``index_add``), and for
+``max`` a gather into ``(bags, longest bag, dim)`` padded with ``-inf`` and a maximum over
+the bag (empty bags give zeros, as PyTorch). So its graph ends in ``SumBackward1``,
+``IndexAddBackward0`` or ``WhereBackward0`` where PyTorch shows ``EmbeddingBagBackward0``.
 
 >>> import st_autodiff as torch
 >>> torch.nn.EmbeddingBag(10, 3)
@@ -21,7 +22,7 @@ import numpy as np
 from .. import functional as RF
 from .. import shape_ops as S
 from ..conditional import where
-from ..factory import empty
+from ..factory import empty, zeros
 from ..grad_mode import no_grad
 from ..tensor import Tensor, plain
 from . import init
@@ -69,6 +70,11 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         starts = [int(v) for v in np.asarray(offsets._host())]
+        if starts and starts[0] != 0:  # (PyTorch's message ends with the 0-d tensor's type)
+            kind = "LongTensor" if offsets.dtype.name == "int64" else "IntTensor"
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the "
+                               "mini-batch has to start from position 0. However, got "
+                               f"{starts[0]}\n[ torch.{kind}{{}} ]")
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
                          f"{input.dim()}")
@@ -97,12 +103,20 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     bags = _bags(starts, len(idx), include_last_offset)
     if mode == "max":
         return _bag_max(rows, bags, keep)
-    m = np.zeros((len(bags), len(idx)), dtype=np.dtype(weight._data.dtype))
-    for b, (lo, hi) in enumerate(bags):
-        members = np.nonzero(keep[lo:hi])[0] + lo
-        if len(members):
-            m[b, members] = 1.0 / len(members) if mode == "mean" else 1.0
-    return RF.mm(plain(m).to(weight.device), rows)
+    lengths = np.array([hi - lo for lo, hi in bags], dtype=np.int64)
+    owner = np.repeat(np.arange(len(bags)), lengths)  # the bag of each looked-up row
+    scale = keep[:len(owner)].astype(np.dtype(weight._data.dtype))  # 0: a padding entry
+    if mode == "mean":
+        counts = np.bincount(owner, weights=scale, minlength=len(bags))
+        scale /= np.maximum(counts, 1)[owner].astype(scale.dtype)
+    if len(owner) < len(idx):  # (entries after the last offset belong to no bag)
+        rows = rows[:len(owner)]
+    if mode == "mean" or not scale.all():
+        rows = RF.mul(rows, plain(scale[:, None]).to(weight.device))
+    if len(bags) and (lengths == lengths[0]).all() and lengths[0] > 0:
+        return rows.reshape(len(bags), int(lengths[0]), -1).sum(1)  # bags of one length
+    out = zeros((len(bags), weight.shape[1]), dtype=weight.dtype, device=weight.device)
+    return out.index_add(0, plain(owner).to(weight.device), rows)
 
 
 def _bag_max(rows: Tensor, bags: list[tuple[int, int]], keep: np.ndarray[Any, Any]) -> Tensor:
