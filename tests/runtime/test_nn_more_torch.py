@@ -143,7 +143,9 @@ for _m, _a, _kw in [("nearest", None, {"scale_factor": 3}),
                                                                      **kw), (X3,))
 for _kw in [{}, {"stride": 2}, {"stride": 2, "padding": 1, "output_padding": 1},
             {"stride": (2, 3), "padding": (0, 1), "dilation": 2, "output_padding": (1, 0)},
-            {"groups": 2, "stride": 2}, {"padding": 2}]:
+            {"groups": 2, "stride": 2}, {"padding": 2},
+            {"dilation": 2, "output_padding": 1},  # (output_padding >= stride: composed)
+            {"stride": 3, "padding": 2, "dilation": (1, 2), "groups": 2}]:
     F_CASES[f"conv_transpose2d_{_kw}"] = (
         lambda T, x, w, b, kw=_kw: T.nn.functional.conv_transpose2d(x, w, b, **kw),
         (X4, WT, np.arange(3.0 * _kw.get("groups", 1))))
@@ -387,6 +389,25 @@ def test_distance_modules_match_torch() -> None:
     _same(run)
 
 
+def test_conv_transpose_graph_matches_torch() -> None:
+    """One ``ConvolutionBackward0`` over (input, weight, bias), saving ``transposed=True``.
+    (Its ``create_graph`` backward records ``ConvolutionBackward0`` for the input's gradient
+    where PyTorch records ``ConvolutionBackwardBackward0``: values only.)"""
+    def run(T: Any) -> dict[str, Any]:
+        x = T.tensor(X4, requires_grad=True)
+        w = T.tensor(WT, requires_grad=True)
+        b = T.tensor(np.arange(3.0), requires_grad=True)
+        y = T.nn.functional.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)
+        node = y.grad_fn
+        gx, gw = T.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+        return {"edges": [type(f).__name__ for f, _ in node.next_functions],
+                "transposed": node._saved_transposed, "stride": node._saved_stride,
+                "output_padding": node._saved_output_padding, "padding": node._saved_padding,
+                "gx_value": gx, "gw_value": gw}
+
+    _same(run)
+
+
 def test_bilinear_module_matches_torch() -> None:
     def run(T: Any) -> dict[str, Any]:
         T.manual_seed(5)
@@ -581,6 +602,7 @@ ERRORS = [
     "F.conv_transpose2d(T.ones(1, 4, 4, 4), T.ones(4, 2, 3, 3), output_padding=1)",
     "F.conv_transpose1d(T.ones(1, 4, 4), T.ones(4, 2, 3), T.ones(3))",
     "F.conv_transpose2d(T.ones(4, 4), T.ones(4, 2, 3, 3))",
+    "F.conv_transpose2d(T.ones(1, 2, 3, 3, dtype=T.float64), T.ones(2, 3, 2, 2))",
     "nn.ConvTranspose2d(3, 4, 3, padding_mode='reflect')", "nn.ConvTranspose2d(3, 4, 3, groups=2)",
     "nn.ConvTranspose2d(2, 2, 3, stride=2)(T.ones(1, 2, 3, 3), output_size=(9, 9))",
     "nn.ConvTranspose2d(2, 2, 3, stride=2)(T.ones(1, 2, 3, 3), output_size=(8, 7)).shape",

@@ -1,12 +1,19 @@
 """Transposed convolution: ``F.conv_transpose1d/2d`` and ``nn.ConvTranspose1d/2d``.
 
-Composed of recorded ops, so every order of derivative is the convolution's own: the
-input with ``stride - 1`` zeros inserted between its entries (a view, ``F.pad`` of a new
-unit axis, a view back), padded by ``dilation * (kernel - 1) - padding`` on each side
-(plus ``output_padding`` at the end; negative amounts crop), then an ordinary stride-1
-convolution with the kernel flipped and its two channel axes swapped per group.  The
-result's node is ``ConvolutionBackward0``, as PyTorch's; below it the graph has those
-steps where PyTorch has one node.
+A transposed convolution is the input gradient of the convolution with the same weight
+and settings (``conv_kernels.conv_dx_arrays``), so its node, ``ConvolutionBackward0`` over
+(input, weight, bias) as PyTorch's, needs no new derivative: the input's gradient is that
+convolution of the incoming gradient (``conv.convolution``), the weight's is that
+convolution's weight gradient with the roles of input and output exchanged
+(``conv.convolution_backward``), the bias's a sum.  In a ``create_graph`` backward those
+are the convolution's own recorded nodes, so every order is differentiable.
+
+Where the convolution cannot map the output back to the input's size (an
+``output_padding`` not below the stride, allowed when below the dilation), the layer is
+composed instead: the input with ``stride - 1`` zeros inserted between its entries (a view,
+``F.pad`` of a new unit axis, a view back), padded by ``dilation * (kernel - 1) -
+padding`` on each side (plus ``output_padding`` at the end), then an ordinary stride-1
+convolution with the kernel flipped and its two channel axes swapped per group.
 
 >>> import st_autodiff as torch
 >>> torch.nn.ConvTranspose2d(2, 3, 3, stride=2)
@@ -19,9 +26,22 @@ import math
 from typing import Any
 
 from ..factory import empty
-from ..tensor import Tensor
+from ..function import node_class
+from ..tensor import Tensor, plain
+from ..tensor_ops import needs_grad, record
 from . import init
-from .conv import _conv, _tuple
+from .conv import (
+    _CONV_PLAN,
+    _conv,
+    _from4,
+    _settings,
+    _to4,
+    _tuple,
+    _word,
+    convolution,
+    convolution_backward,
+)
+from .conv_kernels import conv_arrays, conv_dw_arrays, conv_dx_arrays, out_len
 from .module import Module
 from .parameter import Parameter
 from .vector_ops import pad
@@ -48,6 +68,8 @@ def _check(x: Tensor, weight: Tensor, bias: Tensor | None, nd: int, st: tuple[in
                  + [f"dilation_{w}: {d}" for w, d in zip(words, dil)])
         raise RuntimeError("output padding must be smaller than either stride or dilation, "
                            f"but got {' '.join(parts)}")
+    if x.dtype != weight.dtype:
+        raise RuntimeError(f"expected scalar type {_word(x)} but found {_word(weight)}")
     if shape[1] != wshape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected input"
                            f"{shape} to have {wshape[0]} channels, but got {shape[1]} "
@@ -61,6 +83,64 @@ def _check(x: Tensor, weight: Tensor, bias: Tensor | None, nd: int, st: tuple[in
                            f"size {list(bias.shape)} instead")
 
 
+def _rule_conv_t(ops: Any, g: Any, out: Any, x: Any, w: Any, b: Any,
+                 need: tuple[Any, ...] = (), **p: Any) -> tuple[Any, ...]:
+    """``(gx, gw, gb)`` of ``conv_dx(x, w) + b`` (see the module docstring)."""
+    nd = p["nd"]
+    gx = gw = gb = None
+    dims = (0, *range(2, nd + 2))
+    if ops.tensors:
+        if need[0]:
+            gx = convolution(g, w, None, p)
+        if need[1]:
+            gw = convolution_backward(x, g, w, (False, True, False), p)[1]
+        if need[2]:
+            gb = g.sum(dims)
+        return gx, gw, gb
+    if need[0]:
+        gx = _from4(conv_arrays(_to4(g, nd), _to4(w, nd), p), nd)
+    if need[1]:
+        w4 = _to4(w, nd)
+        gw = _from4(conv_dw_arrays(_to4(x, nd), _to4(g, nd), w4.shape, p), nd)
+        gw = gw.astype(w.dtype, copy=False)
+    if need[2]:
+        gb = g.sum(axis=dims)
+    return gx, gw, gb
+
+
+_PLAN = tuple(("transposed", lambda a, q: True, None) if name == "transposed"
+              else (name, get, keep) for name, get, keep in _CONV_PLAN)
+_CONV_T = node_class("ConvolutionBackward0", _rule_conv_t, (0, 1, 2), _PLAN, False)
+
+
+def _direct(x: Tensor, weight: Tensor, bias: Tensor | None, nd: int, st: tuple[int, ...],
+            pd: tuple[int, ...], op: tuple[int, ...], dil: tuple[int, ...],
+            groups: int) -> Tensor | None:
+    """The transposed convolution as one node, or ``None`` where the convolution does not
+    map its output size back to the input's."""
+    ks = tuple(weight.shape[2:])
+    sizes = tuple(x.shape[2:])
+    outs = tuple((n - 1) * s - 2 * q + d * (k - 1) + o + 1
+                 for n, s, q, d, k, o in zip(sizes, st, pd, dil, ks, op))
+    if any(o < 1 for o in outs) or any(
+            out_len(o, (q, q), k, s, d) != n
+            for o, q, k, s, d, n in zip(outs, pd, ks, st, dil, sizes)):
+        return None
+    p = _settings(weight, nd, st, pd, dil, groups)
+    p["saved"]["output_padding"] = op
+    shape4 = _to4(x._data, nd).shape[:1] + (weight.shape[1] * groups,) + (
+        (1,) * (2 - nd)) + outs
+    data = _from4(conv_dx_arrays(_to4(x._data, nd), _to4(weight._data, nd), shape4, p), nd)
+    data = data.astype(x._data.dtype, copy=False)
+    if bias is not None:
+        data = data + bias._data.reshape((-1,) + (1,) * nd)
+    if needs_grad((x, weight, bias)):
+        need = (x._requires_grad, weight._requires_grad,
+                bias is not None and bias._requires_grad)
+        return record(_CONV_T, data, (x, weight, bias), {"need": need, **p})
+    return plain(data)
+
+
 def _conv_transpose(nd: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
                     padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
     st, pd = _tuple(stride, nd), _tuple(padding, nd)
@@ -68,6 +148,9 @@ def _conv_transpose(nd: int, input: Tensor, weight: Tensor, bias: Tensor | None,
     unbatched = input.dim() == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     _check(x, weight, bias, nd, st, op, dil, groups)
+    direct = _direct(x, weight, bias, nd, st, pd, op, dil, groups)
+    if direct is not None:
+        return direct.squeeze(0) if unbatched else direct
     n, c, *sizes = x.shape
     if any(s != 1 for s in st):
         grown = x.reshape(n, c, *[v for size in sizes for v in (size, 1)])
