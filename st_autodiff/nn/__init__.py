@@ -82,3 +82,6 @@ __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "LayerNorm", "MultiheadAttenti
 from . import utils  # noqa: E402
 
 __all__ += ["utils"]
+# --- eagernn part: the missing nn pieces (listed once, as MORE_PART in the runtime module) ---
+globals().update({_name: getattr(_layers_source, _name) for _name in _layers_source.MORE_PART})
+__all__ += _layers_source.MORE_PART

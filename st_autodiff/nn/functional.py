@@ -62,3 +62,6 @@ from ..runtime.nn.normalization import layer_norm  # noqa: E402
 
 __all__ += ["layer_norm", "multi_head_attention_forward", "scaled_dot_product_attention"]
 # --- end rnn part ---
+# --- eagernn part: the missing nn pieces (listed once, as MORE_PART in the runtime module) ---
+globals().update({_name: getattr(_layers_source, _name) for _name in _layers_source.MORE_PART})
+__all__ += _layers_source.MORE_PART

@@ -211,8 +211,10 @@ def _sign_kernel(d: Any) -> Any:
     """``np.sign``, with PyTorch's 0 (not NaN) for a NaN: its kernel is ``(0 < x) - (x < 0)``."""
     r = np.sign(d)
     if d.dtype.kind == "f":
-        r = np.nan_to_num(r, copy=False, nan=0.0, posinf=1.0, neginf=-1.0) \
-            if isinstance(r, np.ndarray) else (r if r == r else r.dtype.type(0))
+        if isinstance(r, np.ndarray) or is_device(r):  # (a device array: its library's call)
+            r = D.xp_of(r).nan_to_num(r, copy=False, nan=0.0, posinf=1.0, neginf=-1.0)
+        else:
+            r = r if r == r else r.dtype.type(0)
     return r
 
 

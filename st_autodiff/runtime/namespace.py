@@ -479,4 +479,12 @@ __all__ += [
 ]
 
 _install_names_methods()
+# eagernn part: torch.conv_transpose1d/2d, torch.pixel_shuffle ... at the top level (the
+# signatures of their nn.functional forms, as in PyTorch)
+from .nn.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from .nn.norm_more import rms_norm  # noqa: E402
+from .nn.upsample import pixel_shuffle, pixel_unshuffle  # noqa: E402
+
+__all__ += ["conv_transpose1d", "conv_transpose2d", "pixel_shuffle", "pixel_unshuffle",
+            "rms_norm"]
 NAMES = list(__all__)

@@ -427,3 +427,40 @@ __all__ += [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "avg_pool1d", "avg_pool2d", "batch_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
 ]
+# eagernn: the functional forms of the missing nn pieces.
+from .conv_transpose import conv_transpose1d as conv_transpose1d  # noqa: E402
+from .conv_transpose import conv_transpose2d as conv_transpose2d  # noqa: E402
+from .embedding_bag import embedding_bag as embedding_bag  # noqa: E402
+from .layers_more import bilinear as bilinear  # noqa: E402
+from .layers_more import dropout1d as dropout1d  # noqa: E402
+from .layers_more import dropout2d as dropout2d  # noqa: E402
+from .layers_more import glu as glu  # noqa: E402
+from .losses_extra import cosine_embedding_loss as cosine_embedding_loss  # noqa: E402
+from .losses_extra import gaussian_nll_loss as gaussian_nll_loss  # noqa: E402
+from .losses_extra import hinge_embedding_loss as hinge_embedding_loss  # noqa: E402
+from .losses_extra import multi_margin_loss as multi_margin_loss  # noqa: E402
+from .losses_extra import multilabel_soft_margin_loss as multilabel_soft_margin_loss  # noqa: E402
+from .losses_extra import poisson_nll_loss as poisson_nll_loss  # noqa: E402
+from .losses_extra import triplet_margin_loss as triplet_margin_loss  # noqa: E402
+from .norm_more import group_norm as group_norm  # noqa: E402
+from .norm_more import instance_norm as instance_norm  # noqa: E402
+from .norm_more import rms_norm as rms_norm  # noqa: E402
+from .pool_distance import lp_pool1d as lp_pool1d  # noqa: E402
+from .pool_distance import lp_pool2d as lp_pool2d  # noqa: E402
+from .pool_distance import triplet_margin_with_distance_loss as triplet_margin_with_distance_loss  # noqa: E402
+from .unfold_fold import fold as fold  # noqa: E402
+from .unfold_fold import unfold as unfold  # noqa: E402
+from .upsample import interpolate as interpolate  # noqa: E402
+from .upsample import pixel_shuffle as pixel_shuffle  # noqa: E402
+from .upsample import pixel_unshuffle as pixel_unshuffle  # noqa: E402
+
+#: The public names the eagernn part adds (the public face re-exports them).
+MORE_PART = [
+    "bilinear", "conv_transpose1d", "conv_transpose2d", "dropout1d", "dropout2d", "glu",
+    "group_norm", "instance_norm", "interpolate", "pixel_shuffle", "pixel_unshuffle",
+    "rms_norm", "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
+    "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
+    "triplet_margin_loss", "embedding_bag", "fold", "unfold", "lp_pool1d", "lp_pool2d",
+    "triplet_margin_with_distance_loss",
+]
+__all__ += MORE_PART

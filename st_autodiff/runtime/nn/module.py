@@ -407,6 +407,19 @@ class Module:
     def cuda(self, device: Any = None) -> Module:
         return self._apply(lambda t: t.cuda() if device is None else t.cuda(device))
 
+    def get_submodule(self, target: str) -> Module:
+        """The descendant at the dotted path ``target`` (``""`` is this module)."""
+        if target == "":
+            return self
+        mod: Module = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
     # --- printing --------------------------------------------------------------------------
 
     def extra_repr(self) -> str:

@@ -230,6 +230,11 @@ class RNNBase(Module):
 
     def _forward(self, input: Tensor, hx: Any) -> tuple[Any, ...]:
         """Shape handling shared by the three layers; returns output, h_n, c_n."""
+        from .rnn_packed import run_packed
+        from .utils.rnn import PackedSequence
+
+        if isinstance(input, PackedSequence):
+            return run_packed(self, input, hx)
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         lstm = self.mode == "LSTM"
         if input.dim() not in (2, 3):

@@ -1,8 +1,10 @@
 """``torch.nn.utils`` for the eager runtime: gradient clipping (``clip_grad.py``) and
-parameters as one vector (``convert_parameters.py``)."""
+parameters as one vector (``convert_parameters.py``) and
+``rnn`` (padding and packing sequences)."""
 
 from __future__ import annotations
 
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -13,4 +15,4 @@ from .clip_grad import (
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+           "get_total_norm", "parameters_to_vector", "rnn", "vector_to_parameters"]
