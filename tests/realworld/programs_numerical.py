@@ -121,3 +121,24 @@ def hand_interp_loss(fp):
 def logistic_l2_loss(w):
     z = X @ w
     return np.mean(np.logaddexp(0.0, z) - LAB * z) + 0.01 * w @ w
+
+
+@entry(np.array([0.5, -0.2, 0.1]))
+def autoregressive_loss(w):
+    series = np.sin(T_GRID) + 0.1 * T_GRID
+    p = len(w)
+    loss = 0.0
+    for t in range(p, len(series)):
+        pred = np.dot(w, series[t - p:t])  # a window of one length on every step
+        loss += (series[t] - pred) ** 2
+    return loss / (len(series) - p)
+
+
+@entry(np.array([0.25, 0.5, 0.25]))
+def hand_convolution_peak(k):
+    signal = np.cos(3 * T_GRID)
+    m = len(k)
+    out = signal[0:len(signal) - m + 1] * k[0]
+    for j in range(1, m):
+        out = out + signal[j:j + len(signal) - m + 1] * k[j]
+    return out[2] - 0.5 * out[-1]
