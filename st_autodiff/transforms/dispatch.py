@@ -168,7 +168,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         if _is_scalar_math(fn):  # math converts its arguments to Python floats first:
             args = [_python_float_arg(lw, a, e) for a in args]  # float32 in double
         elif _operator_of_python_numbers(op, args):
-            args = [lw.emit(Op.ASARRAY, [args[0]], None, e), *args[1:]]
+            args = [lw.emit(Op.ASARRAY, [a], None, e) if isinstance(a, Node) else a
+                    for a in args]
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
@@ -534,8 +535,9 @@ def _operator_of_python_numbers(op: Op, args: list[Any]) -> bool:
     (``a + b``) get only Python numbers, one of them a runtime value.  NumPy turns them
     into NumPy scalars first, so its semantics hold, not Python's: ``np.power(-1.0, 0.5)``
     is nan (Python: a complex number), ``np.divide(1.0, 0.0)`` inf (Python: an error),
-    and the result is a NumPy scalar.  The caller makes the first operand a 0-d array,
-    which gives exactly that (a ufunc of 0-d arrays returns a NumPy scalar)."""
+    and the result is a NumPy scalar.  The caller makes the runtime operands 0-d arrays,
+    which gives exactly that (a ufunc of 0-d arrays returns a NumPy scalar), in the
+    derivative's code too (``np.divide(a, 0.0)``'s gradient is inf, not an error)."""
     if OP_INFO[op].spelling not in (Spelling.INFIX, Spelling.PREFIX) or not args:
         return False
     kinds = [a.type.kind if isinstance(a, Node) and a.type is not None else
