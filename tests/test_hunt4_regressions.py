@@ -63,3 +63,99 @@ def test_clip_with_the_lower_bound_above_the_upper() -> None:
                    argnums=(0, 1, 2))(_A, _LO, _HI)
     for mine, theirs in zip(grads, ref):
         np.testing.assert_allclose(mine, np.asarray(theirs))
+
+
+# --- np.flip (flipud, fliplr, rot90) returns a view in NumPy, but was not among the ops
+# whose result may share memory: `s = np.flip(b); s[0] = v` left b unchanged (and a write
+# into np.flip(argument) was allowed), silently wrong; now refused like squeeze/.T -------
+
+_X6 = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
+
+
+def _write_into_flip(a: Any) -> Any:
+    b = a * 2.0
+    s = np.flip(b)
+    s[0] = 4.0 * a[2]
+    return np.sum(b * a)
+
+
+def _write_into_rot90(a: Any) -> Any:
+    b = np.outer(a[:3], a[:2])
+    s = np.rot90(b)
+    s[0, 0] = 4.0 * a[2]
+    return np.sum(b)
+
+
+def _write_into_flipped_argument(a: Any) -> Any:
+    s = np.flipud(a)
+    s[0] = 7.0
+    return np.sum(a ** 2)
+
+
+@pytest.mark.parametrize("fn", [_write_into_flip, _write_into_rot90,
+                                _write_into_flipped_argument])
+def test_write_into_a_flipped_view_is_refused(fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.StAutodiffError, match="view") as info:
+        st.value_and_grad(fn)(_X6.copy())
+    assert "hunt4_regressions.py:" in str(info.value)
+
+
+def _flip_copied(a: Any) -> Any:
+    b = a * 2.0
+    s = np.flip(b).copy()
+    s[0] = 4.0 * a[2]
+    return np.sum(b * a) + np.sum(s * a)
+
+
+def test_write_into_a_copy_of_a_flipped_view() -> None:
+    _agrees(_flip_copied, _X6)
+
+
+# --- a tuple assignment whose later value is a view of an array an earlier target writes:
+# `b[0], b[1] = b[1], b[0]` on rows assigns the changed row b[0] to b[1] in NumPy (both
+# rows end up equal), but was lowered as a swap; now refused with a hint.  On a 1-d array
+# the items are scalars (copies) and the swap stays ------------------------------------------
+
+def _swap_rows(a: Any) -> Any:
+    b = a.reshape(3, 2) * 1.0
+    b[0], b[1] = b[1], b[0]
+    return np.sum(b * np.arange(6.0).reshape(3, 2))
+
+
+def _rotate_rows(a: Any) -> Any:
+    m = a.reshape(3, 2) * 1.0
+    m[:-1], m[-1] = m[1:], m[0]
+    return np.sum(m * np.arange(6.0).reshape(3, 2))
+
+
+def _swap_nested(a: Any) -> Any:
+    b = a.reshape(3, 2) * 1.0
+    (b[0], b[2]), y = (b[2] * 1.0, a[:2]), b[0]
+    return np.sum(b) + np.sum(y * a[:2])
+
+
+@pytest.mark.parametrize("fn", [_swap_rows, _rotate_rows, _swap_nested])
+def test_tuple_assignment_reading_a_view_after_a_write_is_refused(
+        fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.StAutodiffError, match="right of this assignment") as info:
+        st.value_and_grad(fn)(_X6)
+    assert "hunt4_regressions.py:" in str(info.value)
+
+
+def _swap_items(a: Any) -> Any:
+    b = a * 1.0
+    b[0], b[1] = b[1], b[0]
+    b[:-1], b[-1] = b[1:], b[0]
+    return np.sum(b * np.arange(6.0))
+
+
+def _swap_row_copies(a: Any) -> Any:
+    b = a.reshape(3, 2) * 1.0
+    b[0], b[1] = b[1].copy(), b[0].copy()
+    b[[1, 2]] = b[[2, 1]]
+    return np.sum(b * np.arange(6.0).reshape(3, 2))
+
+
+@pytest.mark.parametrize("fn", [_swap_items, _swap_row_copies])
+def test_tuple_assignment_of_copies(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, _X6)

@@ -474,8 +474,14 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 assign_starred(self, target, value, scope, star)
                 return
             parts = self.unpack(value, len(target.elements), target)
-            for el, part in zip(target.elements, parts):
-                self.assign(el.value, part, scope)
+            outer = self.pending_rhs
+            try:
+                for i, (el, part) in enumerate(zip(target.elements, parts)):
+                    later = tuple(p for p in parts[i + 1:] if isinstance(p, Node))
+                    self.pending_rhs = later + outer
+                    self.assign(el.value, part, scope)
+            finally:
+                self.pending_rhs = outer
             return
         if isinstance(target, cst.Subscript):
             self.assign_item(target, value, scope)
@@ -660,7 +666,7 @@ _MAY_BE_TUPLE = frozenset({Op.CALL, Op.ITEM, Op.TUPLE, Op.IF, Op.FOR, Op.WHILE, 
 #: Ops whose result can share memory with an input in NumPy.
 _VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.RAVEL, Op.TRANSPOSE, Op.SWAPAXES, Op.MOVEAXIS,
                     Op.EXPAND_DIMS, Op.SQUEEZE, Op.BROADCAST_TO, Op.DIAGONAL, Op.ASARRAY,
-                    Op.ITEM, Op.SPLIT})
+                    Op.ITEM, Op.SPLIT, Op.FLIP})
 
 
 Resolver = Callable[[str], Any]
