@@ -159,3 +159,37 @@ def _swap_row_copies(a: Any) -> Any:
 @pytest.mark.parametrize("fn", [_swap_items, _swap_row_copies])
 def test_tuple_assignment_of_copies(fn: Callable[[Any], Any]) -> None:
     _agrees(fn, _X6)
+
+
+# --- a generator passed to a pure Python function that is run while compiling
+# (np.indices(len(x) for x in arrays), as sklearn's extmath.cartesian does) reached it as
+# the compiler's own generator record: "TypeError: 'GeneratorValue' object is not
+# iterable"; math.prod/math.fsum of a generator were refused ------------------------------
+
+def _indices_of_a_generator(a: Any) -> Any:
+    arrays = [a[:2], a[2:5]]
+    shape = (len(x) for x in arrays)
+    ix = np.indices(shape).reshape(2, -1)
+    return np.sum(a[ix[0]] * a[ix[1] + 2]) * np.prod(np.zeros(tuple(len(x) for x in arrays)
+                                                             ).shape)
+
+
+def _math_of_a_generator(a: Any) -> Any:
+    import math  # noqa: PLC0415
+
+    return np.sum(a ** 2) * math.prod(len(x) for x in [a, a[1:]]) + \
+        math.fsum(float(k) for k in range(3)) * a[0]
+
+
+@pytest.mark.parametrize("fn", [_indices_of_a_generator, _math_of_a_generator])
+def test_generator_passed_to_a_function_run_while_compiling(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, _X6)
+
+
+def test_sklearn_cartesian() -> None:
+    extmath = pytest.importorskip("sklearn.utils.extmath")
+
+    def f(a: Any) -> Any:
+        return np.sum(extmath.cartesian([a[:2], a[2:5]]) ** 2 * np.array([1.0, 3.0]))
+
+    _agrees(f, _X6)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -39,7 +40,7 @@ else:
 _CONSUMERS = {builtins.sum, builtins.list, builtins.tuple, builtins.max, builtins.min,
               builtins.any, builtins.all, builtins.dict, builtins.set, builtins.frozenset,
               builtins.sorted, builtins.zip, builtins.enumerate, builtins.len,
-              builtins.reversed, functools.reduce}
+              builtins.reversed, functools.reduce, math.prod, math.fsum}
 
 
 #: NumPy functions that refuse a generator (NumPy raises TypeError, or makes a 0-d
