@@ -193,3 +193,43 @@ def test_sklearn_cartesian() -> None:
         return np.sum(extmath.cartesian([a[:2], a[2:5]]) ** 2 * np.array([1.0, 3.0]))
 
     _agrees(f, _X6)
+
+
+# --- an op that fails on the types and shapes of its inputs (a[10] of a length-5 array,
+# shapes that do not broadcast) inside a try whose handler catches it: Python runs the
+# handler on every call, the compiler refused the function ("getitem failed on the example
+# arguments ... the function itself fails for these inputs") -------------------------------
+
+def _index_error_caught(a: Any) -> Any:
+    try:
+        return a[10]
+    except IndexError:
+        return np.sum(a ** 2)
+
+
+def _broadcast_error_caught(a: Any) -> Any:
+    b = a[:3] + 1.0
+    try:
+        v = a + b
+    except ValueError:
+        v = a * b[0]
+    return np.sum(v ** 2)
+
+
+@pytest.mark.parametrize("fn", [_index_error_caught, _broadcast_error_caught])
+def test_shape_error_caught_by_a_static_try(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, _X6)
+
+
+def _index_error_not_caught(a: Any) -> Any:
+    try:
+        return a[10]
+    except KeyError:
+        return np.sum(a)
+
+
+def test_shape_error_not_caught_stays_an_evaluation_error() -> None:
+    with pytest.raises(st.errors.EvaluationError, match="IndexError") as info:
+        st.grad(_index_error_not_caught)(_X6)
+    assert isinstance(info.value, st.errors.StaticRaiseError)
+    assert "hunt4_regressions.py:" in str(info.value)

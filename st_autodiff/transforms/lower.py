@@ -37,8 +37,8 @@ from .. import trees
 from ..decompositions.common import SITE_LOCATED
 from ..errors import (
     CompileError,
-    EvaluationError,
     SourceUnavailableError,
+    StaticEvaluationError,
     UnsupportedRecursionError,
     UnsupportedSyntaxError,
 )
@@ -245,9 +245,12 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         try:
             node = self.b.emit(op, nodes, params, loc=self.loc(where))
         except CompileTimeError as exc:
-            raise EvaluationError(f"{op.value} failed on the example arguments: {exc}",
-                                  exc.loc, "the function itself fails for these inputs"
-                                  ) from None
+            cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
+            err = StaticEvaluationError(cause, exc.loc, "the function itself fails for "
+                                        "these inputs", f"{op.value} failed on the example "
+                                        f"arguments: {exc}")
+            err.builder = self.b  # what Python raises here: a static try may catch it
+            raise err from None
         refuse_complex_node(node, op.value, self.loc(where))
         return node
 
