@@ -233,3 +233,30 @@ def test_shape_error_not_caught_stays_an_evaluation_error() -> None:
         st.grad(_index_error_not_caught)(_X6)
     assert isinstance(info.value, st.errors.StaticRaiseError)
     assert "hunt4_regressions.py:" in str(info.value)
+
+
+# --- builtin max(a, b)/min(a, b) of scalars was NumPy's maximum/minimum: Python returns
+# the first item unless the second compares greater (less), so max(x, nan) is x, not nan;
+# and max(array, 0.0), which Python refuses (truth value of an array is ambiguous), was
+# silently elementwise ---------------------------------------------------------------------
+
+def _builtin_max_min(a: Any) -> Any:
+    return max(a[0], np.nan) + min(a[1], float("nan")) + max(a[2], a[3], 0.5) * \
+        min(0.1, a[0] ** 2)
+
+
+def test_builtin_max_min_of_scalars_keep_the_first_item() -> None:
+    with np.errstate(invalid="ignore"):
+        _agrees(_builtin_max_min, _X6)
+        v = st.value_and_grad(_builtin_max_min)(_X6)[0]
+    assert not np.isnan(v)
+    np.testing.assert_allclose(st.grad(_builtin_max_min)(_X6)[:2], [1.0 + 2 * 0.3 * 2.0, 1.0])
+
+
+def test_builtin_max_of_an_array_is_refused() -> None:
+    def f(a: Any) -> Any:
+        return np.sum(max(a, 0.0))
+
+    with pytest.raises(st.StAutodiffError, match="more than one element") as info:
+        st.grad(f)(_X6)
+    assert "hunt4_regressions.py:" in str(info.value)

@@ -37,6 +37,7 @@ from . import (
     small_ops,
     static_calls,
     static_numpy,
+    static_queries,
     zero_d_writes,
 )
 from .array_like import array_inputs, as_array_input
@@ -104,7 +105,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             return effects.object_len(lw, args[0], e)  # a string made at run time
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
-        return lw.emit(Op.MAXIMUM if fn is builtins.max else Op.MINIMUM, args, None, e)
+        return static_queries.builtin_pick(lw, fn.__name__, args[0], args[1], e)
     if fn is builtins.sum and len(args) == 1 and isinstance(args[0], (tuple, list)):
         total: Any = 0
         for v in args[0]:

@@ -397,7 +397,6 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
         for v in items:
             total = lw.binary(Op.ADD, total, v, e)
         return total
-    pair = Op.MAXIMUM if name == "max" else Op.MINIMUM
     if len(args) == 1:
         x = args[0]
         if isinstance(x, (tuple, list)):
@@ -429,8 +428,23 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
         if not isinstance(acc, Node) and not isinstance(v, Node):
             acc = fn(acc, v)
         else:
-            acc = lw.emit(pair, [acc, v], None, e)
+            acc = builtin_pick(lw, name, acc, v, e)
     return acc
+
+
+def builtin_pick(lw: Lowerer, name: str, acc: Any, v: Any, e: cst.CSTNode) -> Node:
+    """Python's ``max(acc, v)`` (``min``) of scalars: ``v`` only where ``v > acc``
+    (``v < acc``), else ``acc``, so a tie or a NaN comparison keeps the first item (NumPy's
+    maximum would give NaN for ``max(x, nan)``, and split a tie's gradient)."""
+    for item in (acc, v):
+        t = item.type if isinstance(item, Node) else None
+        if t is not None and t.kind == "array" and t.shape is not None and \
+                int(np.prod(t.shape)) > 1:
+            raise lw.fail(f"{name}() compares its items with >, which is not defined for "
+                          "arrays with more than one element", e,
+                          f"use np.{'maximum' if name == 'max' else 'minimum'}")
+    wins = lw.binary(Op.GT if name == "max" else Op.LT, v, acc, e)
+    return lw.emit(Op.WHERE, [wins, v, acc], None, e)
 
 
 def _is_zero(v: Any) -> bool:
