@@ -260,3 +260,19 @@ def test_builtin_max_of_an_array_is_refused() -> None:
     with pytest.raises(st.StAutodiffError, match="more than one element") as info:
         st.grad(f)(_X6)
     assert "hunt4_regressions.py:" in str(info.value)
+
+
+# --- __import__("math") / importlib.import_module("scipy.special") inside the function:
+# imports by name were runtime values ("arrays have no supported attribute 'sqrt'", or
+# importlib's frozen source unreadable); they run while compiling, as import statements do
+
+def _import_by_name(a: Any) -> Any:
+    import importlib  # noqa: PLC0415
+
+    m = __import__("math")
+    special = importlib.import_module("scipy.special")
+    return m.sqrt(a[3]) * a[0] + np.sum(special.expit(a))
+
+
+def test_imports_by_name() -> None:
+    _agrees(_import_by_name, _X6)

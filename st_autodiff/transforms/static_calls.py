@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import importlib
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
@@ -139,6 +140,8 @@ _PURE_BUILTINS = frozenset({
     builtins.sum, builtins.abs, builtins.round, builtins.divmod, builtins.range,
     builtins.pow, builtins.slice, builtins.ord, builtins.chr, builtins.bin,
     builtins.hex, builtins.oct,
+    # imports by name: run while compiling, as import statements are (Python caches them)
+    builtins.__import__, importlib.import_module,
     # dicts with a default or an order: containers like dict (their values are tracked
     # as a dict's are), built from static arguments
     collections.defaultdict, collections.OrderedDict,
