@@ -276,3 +276,99 @@ def _import_by_name(a: Any) -> Any:
 
 def test_imports_by_name() -> None:
     _agrees(_import_by_name, _X6)
+
+
+# --- np.nansum(x, where=m) and np.nansum(x, initial=v) dropped both keywords (the
+# decomposition's binding swallowed them): the sum of every entry, silently ------------------
+
+_XN = np.array([0.3, -1.2, np.nan, 2.0, -0.4, 1.1])
+
+
+def _nansum_where(a: Any) -> Any:
+    return np.nansum(a, where=a > 0) + np.nansum(a[:4] ** 2, initial=2.0)
+
+
+def test_nansum_where_and_initial() -> None:
+    value, grad = st.value_and_grad(_nansum_where)(_XN)
+    assert value == pytest.approx(_nansum_where(_XN), rel=1e-12)
+    np.testing.assert_allclose(grad, [1.6, -2.4, np.nan, 5.0, 0.0, 1.0])  # 2 * nan
+    _agrees(_nansum_where, _X6)
+    jax = _jax()
+    ref = jax.grad(lambda a: jax.numpy.nansum(a, where=a > 0) +
+                   jax.numpy.nansum(a[:4] ** 2, initial=2.0))(_X6)
+    np.testing.assert_allclose(st.grad(_nansum_where)(_X6), np.asarray(ref))
+
+
+# --- where= and initial= of reductions (np.sum(x, where=m), np.mean(x, where=m),
+# x.max(axis=-1, initial=0.0) as numpy.linalg.matrix_rank writes it, x.sum(dtype=...))
+# were refused ("unsupported keyword argument"); np.max(float32, initial=np.float64(v))
+# was float64 -------------------------------------------------------------------------------
+
+_M = np.array([[1, 1, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1]], bool)
+
+
+def _masked_reductions(a: Any) -> Any:
+    x = a.reshape(3, 4) if a.size == 12 else a
+    return (np.sum(np.sum(x, axis=0, where=_M) ** 2) + np.sum(x ** 2, initial=3.0) +
+            np.prod(x[0], where=x[0] > -0.5) + np.max(x, axis=1, where=_M, initial=-5.0).sum()
+            + np.mean(x, where=_M) + np.var(x, axis=0, where=_M, ddof=1).sum() +
+            np.std(x, axis=1, where=_M, keepdims=True).sum() + x.sum(where=x > 0) +
+            (x.max(axis=-1, keepdims=True, initial=0.0) ** 2).sum())
+
+
+def test_where_and_initial_of_reductions() -> None:
+    x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1, 0.45, -0.8, 1.6, -0.2, 0.9, 0.6])
+    _agrees(_masked_reductions, x)
+    jax = _jax()
+    jnp = jax.numpy
+
+    def ref(a: Any) -> Any:
+        x = a.reshape(3, 4)
+        return (jnp.sum(jnp.sum(x, axis=0, where=_M) ** 2) + jnp.sum(x ** 2, initial=3.0) +
+                jnp.prod(x[0], where=x[0] > -0.5) +
+                jnp.max(x, axis=1, where=_M, initial=-5.0).sum() + jnp.mean(x, where=_M) +
+                jnp.var(x, axis=0, where=_M, ddof=1).sum() +
+                jnp.std(x, axis=1, where=_M, keepdims=True).sum() + x.sum(where=x > 0) +
+                (x.max(axis=-1, keepdims=True, initial=0.0) ** 2).sum())
+
+    np.testing.assert_allclose(st.grad(_masked_reductions)(x), np.asarray(jax.grad(ref)(x)),
+                               rtol=1e-10)
+    np.testing.assert_allclose(st.hessian(_masked_reductions)(x),
+                               np.asarray(jax.hessian(ref)(x)), rtol=1e-8, atol=1e-10)
+
+
+def test_matrix_rank_and_sum_dtype_method() -> None:
+    def f(a: Any) -> Any:
+        return np.linalg.matrix_rank(a.reshape(3, 4)) * np.sum(a ** 2) + \
+            a.sum(dtype=np.float64) * a[0]
+
+    _agrees(f, np.linspace(-1.0, 1.3, 12) ** 3)
+    x32 = np.array([0.3, -1.2, 0.7], np.float32)
+    value, grad = st.value_and_grad(lambda a: a.sum(dtype=np.float64))(x32)
+    assert np.asarray(value).dtype == np.float64 and grad.dtype == np.float32
+
+
+def _max_initial_f64(a: Any) -> Any:
+    return np.max(a, initial=np.float64(0.5))
+
+
+def _sum_where_initial_f64(a: Any) -> Any:
+    return np.sum(a, where=a > 0, initial=np.float64(0.5))
+
+
+def _mean_where(a: Any) -> Any:
+    return np.mean(a, where=a > 0)
+
+
+@pytest.mark.parametrize("fn", [_max_initial_f64, _sum_where_initial_f64, _mean_where])
+def test_initial_is_cast_to_the_dtype(fn: Callable[[Any], Any]) -> None:
+    x = np.array([0.3, -1.2, 0.7], np.float32)
+    value, grad = st.value_and_grad(fn)(x)
+    assert np.asarray(value).dtype == np.asarray(fn(x)).dtype == np.float32
+    assert grad.dtype == np.float32
+
+
+def test_max_where_without_initial_is_numpys_error() -> None:
+    with pytest.raises(st.StAutodiffError, match="identity") as info:
+        st.grad(lambda a: np.max(a, where=a > 0))(_X6)
+    assert "hunt4_regressions.py:" in str(info.value)
