@@ -372,3 +372,17 @@ def test_max_where_without_initial_is_numpys_error() -> None:
     with pytest.raises(st.StAutodiffError, match="identity") as info:
         st.grad(lambda a: np.max(a, where=a > 0))(_X6)
     assert "hunt4_regressions.py:" in str(info.value)
+
+
+# --- np.sort(x, kind="stable") / np.sort(x, stable=True) and np.var(x, correction=1)
+# were refused ("unsupported keyword argument"); the algorithm does not change the
+# sorted values, and correction is the Array API's name for ddof ----------------------------
+
+def _sort_kind_and_correction(a: Any) -> Any:
+    return np.sum(np.sort(a, kind="stable") * np.arange(6.0)) + \
+        np.sum(np.sort(a, stable=True) * a) + np.var(a, correction=1) + \
+        np.std(a.reshape(2, 3), axis=0, correction=1).sum()
+
+
+def test_sort_kind_and_var_correction() -> None:
+    _agrees(_sort_kind_and_correction, _X6)
