@@ -386,3 +386,35 @@ def _sort_kind_and_correction(a: Any) -> Any:
 
 def test_sort_kind_and_var_correction() -> None:
     _agrees(_sort_kind_and_correction, _X6)
+
+
+# --- math.sqrt/log of a negative number, math.exp of a large one: Python raises
+# ValueError ("math domain error") or OverflowError ("math range error"); the compiled
+# code, lowered to NumPy's sqrt/log/exp, returned NaN or inf silently --------------------
+
+def _math_calls(a: Any) -> Any:
+    import math  # noqa: PLC0415
+
+    s = 0.0
+    for v in a[:3]:
+        s = s + math.sqrt(v) * math.exp(a[3])
+    return s + math.log(a[4]) + math.floor(a[5]) * a[0]
+
+
+_POS = np.array([0.5, 2.0, 0.3, 1.5, 0.8, 2.5])
+
+
+def test_math_domain_and_range_errors_raise_as_in_python() -> None:
+    _agrees(_math_calls, _POS)
+    np.testing.assert_allclose(st.hessian(_math_calls)(_POS)[0, 0],
+                               -0.25 * 0.5 ** -1.5 * np.exp(1.5), rtol=1e-10)
+    cases = [(0, -0.5, ValueError, "math domain error"), (4, 0.0, ValueError, "math domain"),
+             (3, 800.0, OverflowError, "math range error"),
+             (5, np.nan, ValueError, "NaN to integer")]
+    for i, v, cls, text in cases:
+        x = _POS.copy()
+        x[i] = v
+        with pytest.raises(cls, match=text), np.errstate(all="ignore"):
+            _math_calls(x)
+        with pytest.raises(cls, match=text), np.errstate(all="ignore"):
+            st.value_and_grad(_math_calls)(x)

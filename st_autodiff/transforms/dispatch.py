@@ -167,6 +167,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
+            if isinstance(out, Node) and not kwargs:
+                effects.emit_math_check(lw, fn.__name__, out, args, e)
             t = out.type if isinstance(out, Node) else None
             if t is not None and t.shape == () and t.dtype is not None and \
                     np.dtype(t.dtype).kind == "f":
