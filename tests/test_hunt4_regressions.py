@@ -418,3 +418,24 @@ def test_math_domain_and_range_errors_raise_as_in_python() -> None:
             _math_calls(x)
         with pytest.raises(cls, match=text), np.errstate(all="ignore"):
             st.value_and_grad(_math_calls)(x)
+
+
+# --- int(x) / round(x) of a runtime NaN or infinity: Python raises ValueError
+# ("cannot convert float NaN to integer") or OverflowError; the compiled cast gave an
+# arbitrary integer (-9223372036854775808) silently --------------------------------------
+
+def _int_of_data(a: Any) -> Any:
+    return a[1] * int(a[0] * 10) + round(a[2]) * a[3]
+
+
+def test_int_and_round_of_nan_or_inf_raise() -> None:
+    x = np.array([0.33, -1.2, 0.7, 2.0])
+    _agrees(_int_of_data, x)
+    for bad, cls in ((np.nan, ValueError), (np.inf, OverflowError)):
+        for i in (0, 2):
+            y = x.copy()
+            y[i] = bad
+            with pytest.raises(cls, match="cannot convert float"):
+                _int_of_data(y)
+            with pytest.raises(cls, match="cannot convert float"), np.errstate(all="ignore"):
+                st.value_and_grad(_int_of_data)(y)

@@ -334,10 +334,13 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     checks = {math.isfinite: Op.ISFINITE, math.isnan: Op.ISNAN, math.isinf: Op.ISINF}
     if fn in checks and len(args) == 1:
         return lw.emit(checks[fn], args, None, e)
-    if fn is builtins.int and len(args) == 1:
-        return lw.emit(Op.ASTYPE, [lw.emit(Op.TRUNC, args, None, e)], {"dtype": "int64"}, e)
-    if fn is builtins.round and len(args) == 1:
-        return lw.emit(Op.ASTYPE, [lw.emit(Op.ROUND, args, None, e)], {"dtype": "int64"}, e)
+    if fn in (builtins.int, builtins.round) and len(args) == 1:
+        rounded = lw.emit(Op.TRUNC if fn is builtins.int else Op.ROUND, args, None, e)
+        t = args[0].type if isinstance(args[0], Node) else None
+        if t is None or t.kind == "float" or t.dtype is None or \
+                np.dtype(t.dtype).kind in "fc":  # int(nan) is ValueError, int(inf) Overflow
+            effects.emit_math_check(lw, fn.__name__, rounded, [args[0]], e)
+        return lw.emit(Op.ASTYPE, [rounded], {"dtype": "int64"}, e)
     if fn is builtins.round and len(args) == 2:
         digits = lw.static(args[1], "round(x, ndigits): ndigits", e)
         return lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)
