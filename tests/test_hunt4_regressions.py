@@ -439,3 +439,25 @@ def test_int_and_round_of_nan_or_inf_raise() -> None:
                 _int_of_data(y)
             with pytest.raises(cls, match="cannot convert float"), np.errstate(all="ignore"):
                 st.value_and_grad(_int_of_data)(y)
+
+
+# --- a slice of a tuple argument (a default ``shapes=(a, b)`` of a lambda, a pytree
+# argument): ``t[1:]`` was refused ("tuples can only be indexed with an integer"), so
+# ``d.logpdf(x, s, *shapes[1:])`` could not be differentiated -----------------------------
+
+def _tuple_slices(a: Any, t: Any = (1.5, 2.0, 3.0)) -> Any:
+    u = t[:2]
+    return a[0] * sum(v ** 2 for v in t[1:]) + a[1] * (u + t[2:])[2] * t[-1] + \
+        a[2] * len(t[5:]) + np.hypot(a[3], *t[::-1][2:])
+
+
+def test_slices_of_a_tuple_argument() -> None:
+    _agrees(_tuple_slices, _X6)
+    t = (1.5, 2.0, np.array(3.0))
+    grads = st.grad(_tuple_slices, argnums=1)(_X6, t)
+    eps = 1e-6
+    for i in range(3):
+        up = tuple(v + eps if k == i else v for k, v in enumerate(t))
+        down = tuple(v - eps if k == i else v for k, v in enumerate(t))
+        num = (_tuple_slices(_X6, up) - _tuple_slices(_X6, down)) / (2 * eps)
+        np.testing.assert_allclose(grads[i], num, rtol=1e-6)
