@@ -461,3 +461,16 @@ def test_slices_of_a_tuple_argument() -> None:
         down = tuple(v - eps if k == i else v for k, v in enumerate(t))
         num = (_tuple_slices(_X6, up) - _tuple_slices(_X6, down)) / (2 * eps)
         np.testing.assert_allclose(grads[i], num, rtol=1e-6)
+
+
+def _builtin_max_of_an_array(a: Any) -> Any:
+    return max(a) + min(a) * 2.0
+
+
+def test_builtin_max_of_a_1d_array_skips_nan_items_after_the_first() -> None:
+    x = np.array([0.3, np.nan, 0.7, -2.0])
+    with np.errstate(invalid="ignore"):
+        value, grad = st.value_and_grad(_builtin_max_of_an_array)(x)
+    assert value == _builtin_max_of_an_array(x) == pytest.approx(0.7 - 4.0)
+    np.testing.assert_array_equal(grad, [0.0, 0.0, 1.0, 2.0])
+    _agrees(_builtin_max_of_an_array, _X6)

@@ -409,7 +409,12 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
                     raise lw.fail(f"{name}() of a runtime value other than a 1-d array or "
                                   "a tuple is not supported (Python compares its rows)", e,
                                   f"use np.{name}(x)")
-                return lw.emit(Op.MAX if name == "max" else Op.MIN, [x], None, e)
+                # Python compares the items with > (<): a NaN item never wins unless it
+                # is the first, which then stays (np.max would give NaN for any NaN)
+                first = lw.emit(Op.GETITEM, [x], {"index": (0,)}, e)
+                rest = lw.call(np.nanmax if name == "max" else np.nanmin, [x], {}, e)
+                return lw.emit(Op.WHERE, [lw.emit(Op.ISNAN, [first], None, e), first, rest],
+                               None, e)
         else:
             return NotImplemented
     elif len(args) == 2 and not kwargs:
