@@ -110,6 +110,12 @@ class EvaluationError(CompileError):
     """The user's function failed on the example arguments while compiling."""
 
 
+class StaticEvaluationError(StaticRaiseError, EvaluationError):
+    """An op failing on the types and shapes of its inputs while compiling (an index out
+    of bounds, shapes that do not broadcast): Python raises ``exception`` there on every
+    call with these argument types, so a ``try`` around it may catch it."""
+
+
 class LazyConditionError(CompileError):
     """A Python ``if``/``while``/``break``/``assert`` on a value computed from lazy (Dask)
     arguments, or a lazy argument of unknown shape: what cannot stay lazy."""

@@ -24,10 +24,10 @@ import pytest
 import st_autodiff as st
 from st_autodiff.errors import (
     CompileError,
-    EvaluationError,
     NonScalarOutputError,
     NoRuleError,
     SourceUnavailableError,
+    StaticEvaluationError,
     StaticRaiseError,
     StAutodiffError,
     UnsupportedRecursionError,
@@ -186,7 +186,7 @@ CASES = [
          "ping() is called again while it is being differentiated "
          "(mutual -> ping -> pong -> ping)",
          "rewrite the recursion"),
-    Case(H.shape_mismatch, "mismatch", "z @ y", EvaluationError,
+    Case(H.shape_mismatch, "mismatch", "z @ y", StaticEvaluationError,
          "matmul failed on the example arguments: ValueError: matmul", "fails for these inputs",
          args=(np.ones((2, 3)), np.ones((4, 2)))),
     # in-place updates that would change an array someone else sees

@@ -305,12 +305,24 @@ def _polyval(p: Any, x: Any) -> Selection:
 
 def _nan_reduction(fn: Callable[..., Any]) -> Callable[..., Selection]:
     def select(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-               keepdims: Any = NO, **_: Any) -> Selection:
-        if dtype is not None or out is not None:
-            raise Unsupported("dtype= and out= are not supported")
+               keepdims: Any = NO, *, where: Any = NO) -> Selection:
+        if dtype is not None or out is not None or where is not NO:
+            raise Unsupported("dtype=, out= and where= are not supported")
         return fn, (a, norm_axis(axis, len(shape_of(a))), keep(keepdims))
 
     return select
+
+
+def _nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+            keepdims: Any = NO, initial: Any = NO, where: Any = NO) -> Selection:
+    """np.nansum; ``where=`` and ``initial=`` (once dropped silently) as NumPy has them."""
+    if dtype is not None or out is not None:
+        raise Unsupported("dtype= and out= are not supported")
+    args = (a, norm_axis(axis, len(shape_of(a))), keep(keepdims))
+    if where is NO and initial is NO:
+        return impl.nansum, args
+    return impl.nansum_masked, (*args, True if where is NO else where,
+                                0 if initial is NO else initial)
 
 
 def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Selection:
@@ -433,7 +445,7 @@ def _build() -> None:
         np.correlate: _correlate, np.convolve: _convolve, np.cross: _cross, np.kron: _kron,
         np.nan_to_num: _nan_to_num, np.float_power: _float_power, np.fabs: _fabs,
         np.polyval: _polyval,
-        np.nansum: _nan_reduction(impl.nansum), np.nanmean: _nan_reduction(impl.nanmean),
+        np.nansum: _nansum, np.nanmean: _nan_reduction(impl.nanmean),
         np.gradient: _gradient, np.logaddexp.reduce: _logaddexp_reduce,
         np.linalg.vector_norm: la._vector_norm, np.linalg.matrix_norm: la._matrix_norm,
         np.linalg.svd: la._svd, np.linalg.eigvalsh: la._eigvalsh, np.linalg.pinv: la._pinv,

@@ -269,6 +269,14 @@ def nanmean(a: Any, axis: Any, keepdims: Any) -> Any:
     return np.sum(np.where(mask, 0, a), axis=axis, keepdims=keepdims) / cnt
 
 
+def nansum_masked(a: Any, axis: Any, keepdims: Any, where: Any, initial: Any) -> Any:
+    """``np.nansum(a, where=where, initial=initial)``: NaNs and masked-out entries count
+    as 0; ``initial`` is added in ``a``'s dtype."""
+    keep = np.logical_and(np.logical_not(np.isnan(a)), where)
+    total = np.sum(np.where(keep, a, 0), axis=axis, keepdims=keepdims)
+    return total + np.asarray(initial).astype(a.dtype)
+
+
 def gradient_axis(f: Any, dx: float, axis: int) -> Any:
     """``np.gradient`` along one axis, uniform spacing, ``edge_order=1``."""
     f = np.moveaxis(f, axis, -1)

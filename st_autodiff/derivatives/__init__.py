@@ -487,8 +487,11 @@ def _clip(ops: Any, g: Any, out: Any, x: Any, lo: Any, hi: Any) -> Grads:
         return ops.where(x <= hi, g, 0), None, ops.where(x > hi, g, 0)
     if hi is None:
         return ops.where(x >= lo, g, 0), ops.where(x < lo, g, 0), None
+    # np.clip is minimum(maximum(x, lo), hi): where lo > hi the result is hi whatever x is
     inside = ops.logical_and(x >= lo, x <= hi)
-    return ops.where(inside, g, 0), ops.where(x < lo, g, 0), ops.where(x > hi, g, 0)
+    lo_wins = ops.logical_and(x < lo, lo <= hi)
+    hi_wins = ops.logical_or(x > hi, lo > hi)
+    return ops.where(inside, g, 0), ops.where(lo_wins, g, 0), ops.where(hi_wins, g, 0)
 
 
 # --- reductions -----------------------------------------------------------------------

@@ -219,9 +219,14 @@ def _clip_jvp(ops: Any, tangents: tuple[Any, ...], out: Any, x: Any, lo: Any, hi
         inside = x >= lo
     else:
         inside = ops.logical_and(x >= lo, x <= hi)
+    # np.clip is minimum(maximum(x, lo), hi): where lo > hi the result is hi whatever x is
+    lo_wins = None if tlo is None else (
+        x < lo if hi is None else ops.logical_and(x < lo, lo <= hi))
+    hi_wins = None if thi is None else (
+        x > hi if lo is None else ops.logical_or(x > hi, lo > hi))
     return _total(ops, out, None if tx is None else ops.where(inside, tx, 0),
-                  None if tlo is None else ops.where(x < lo, tlo, 0),
-                  None if thi is None else ops.where(x > hi, thi, 0))
+                  None if tlo is None else ops.where(lo_wins, tlo, 0),
+                  None if thi is None else ops.where(hi_wins, thi, 0))
 
 
 @jvp1(Op.PY_FLOAT)

@@ -20,7 +20,8 @@ from ..ir.ops import OP_INFO, REQUIRED, Op, Spelling
 
 #: keyword spellings that mean an op's own input or param name
 KEYWORD_ALIASES = {"a": "x", "arr": "x", "v": "x", "m": "x", "min": "a_min", "max": "a_max",
-                   "newshape": "shape", "x1": "x", "x2": "y"}
+                   "newshape": "shape", "x1": "x", "x2": "y",
+                   "correction": "ddof"}  # np.var/np.std: the Array API's name for ddof
 
 _MATH = {
     "exp": Op.EXP, "expm1": Op.EXPM1, "log": Op.LOG, "log2": Op.LOG2, "log10": Op.LOG10,
@@ -124,6 +125,10 @@ def bind(op: Op, args: list[Any], kwargs: dict[str, Any], what: str
         # optimize= picks the order of the contractions, not what they compute
         kwargs = {k: v for k, v in kwargs.items()
                   if k != "optimize" or not (v is None or isinstance(v, (bool, str, list)))}
+    if op is Op.SORT:  # kind= and stable= pick the algorithm, not the sorted values
+        kwargs = {k: v for k, v in kwargs.items()
+                  if not (k == "kind" and (v is None or isinstance(v, str)) or
+                          k == "stable" and (v is None or isinstance(v, bool)))}
     bound: dict[str, Any] = {}
     rest: list[Any] = []
     positional = list(args)

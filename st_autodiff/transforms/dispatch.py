@@ -38,6 +38,7 @@ from . import (
     small_ops,
     static_calls,
     static_numpy,
+    static_queries,
     zero_d_writes,
 )
 from .array_like import array_inputs, as_array_input
@@ -108,7 +109,7 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             return effects.object_len(lw, args[0], e)  # a string made at run time
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
-        return lw.emit(Op.MAXIMUM if fn is builtins.max else Op.MINIMUM, args, None, e)
+        return static_queries.builtin_pick(lw, fn.__name__, args[0], args[1], e)
     if fn is builtins.sum and len(args) == 1 and isinstance(args[0], (tuple, list)):
         total: Any = 0
         for v in args[0]:
@@ -173,6 +174,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
+            if isinstance(out, Node) and not kwargs:
+                effects.emit_math_check(lw, fn.__name__, out, args, e)
             t = out.type if isinstance(out, Node) else None
             if t is not None and t.shape == () and t.dtype is not None and \
                     np.dtype(t.dtype).kind == "f":
@@ -406,10 +409,13 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     checks = {math.isfinite: Op.ISFINITE, math.isnan: Op.ISNAN, math.isinf: Op.ISINF}
     if fn in checks and len(args) == 1:
         return lw.emit(checks[fn], args, None, e)
-    if fn is builtins.int and len(args) == 1:
-        return lw.emit(Op.ASTYPE, [lw.emit(Op.TRUNC, args, None, e)], {"dtype": "int64"}, e)
-    if fn is builtins.round and len(args) == 1:
-        return lw.emit(Op.ASTYPE, [lw.emit(Op.ROUND, args, None, e)], {"dtype": "int64"}, e)
+    if fn in (builtins.int, builtins.round) and len(args) == 1:
+        rounded = lw.emit(Op.TRUNC if fn is builtins.int else Op.ROUND, args, None, e)
+        t = args[0].type if isinstance(args[0], Node) else None
+        if t is None or t.kind == "float" or t.dtype is None or \
+                np.dtype(t.dtype).kind in "fc":  # int(nan) is ValueError, int(inf) Overflow
+            effects.emit_math_check(lw, fn.__name__, rounded, [args[0]], e)
+        return lw.emit(Op.ASTYPE, [rounded], {"dtype": "int64"}, e)
     if fn is builtins.round and len(args) == 2:
         digits = lw.static(args[1], "round(x, ndigits): ndigits", e)
         return lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)

@@ -60,6 +60,7 @@ from .effects_kinds import (  # noqa: F401  (re-exported: st.register_inactive)
     _name,
     _registered,
     check_assert,
+    check_math,
     format_parts,
     kind_of,
     raise_error,
@@ -488,6 +489,13 @@ def emit_assert(lw: Lowerer, cond: Any, message_parts: list[Any], node: cst.CSTN
     """``assert cond, *message_parts`` on a runtime condition: an effect node that
     raises ``AssertionError`` when the compiled code finds ``cond`` false."""
     return emit(lw, check_assert, None, [cond, *message_parts], {}, node, True, NONE)
+
+
+def emit_math_check(lw: Lowerer, name: str, result: Any, args: list[Any],
+                    node: cst.CSTNode) -> Node:
+    """``math.<name>(*args)``'s ValueError/OverflowError where the NumPy op it lowers to
+    gave ``result`` NaN or infinite instead (``check_math``), when the code runs."""
+    return emit(lw, check_math, None, [name, result, *args], {}, node, True, NONE)
 
 
 def emit_print(lw: Lowerer, args: list[Any], kwargs: dict[str, Any],

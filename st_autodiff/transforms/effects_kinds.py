@@ -322,6 +322,35 @@ def check_assert(cond: Any, *args: Any) -> None:
         raise AssertionError(*args)
 
 
+#: ``math`` functions whose infinite result from finite arguments is OverflowError
+#: (``pow`` only for a non-zero base), and those where it is a domain error
+_MATH_OVERFLOWS = frozenset({"exp", "expm1", "sinh", "cosh", "pow"})
+_MATH_POLES = frozenset({"log", "log2", "log10", "log1p", "atanh", "pow"})
+_MATH_TO_INT = frozenset({"floor", "ceil", "trunc", "int", "round"})  # (builtins too)
+
+
+def check_math(name: str, result: Any, *args: Any) -> None:
+    """What ``math.<name>(*args)`` raises where the NumPy op it is lowered to returns
+    ``result`` (NaN or an infinity) instead: ``ValueError`` for a domain error
+    (``math.sqrt(-1)``, ``math.log(0)``), ``OverflowError`` for a range error
+    (``math.exp(1000)``); ``math.floor`` of a NaN or an infinity cannot be an int."""
+    values = [float(a) for a in args]
+    if name in _MATH_TO_INT:
+        if any(np.isnan(v) for v in values):
+            raise ValueError("cannot convert float NaN to integer")
+        if any(np.isinf(v) for v in values):
+            raise OverflowError("cannot convert float infinity to integer")
+        return
+    r = float(result)
+    if np.isnan(r) and not any(np.isnan(v) for v in values):
+        raise ValueError("math domain error")
+    if np.isinf(r) and all(np.isfinite(v) for v in values):
+        if name == "pow" and values[0] == 0.0 or name in _MATH_POLES and name != "pow":
+            raise ValueError("math domain error")
+        if name in _MATH_OVERFLOWS:
+            raise OverflowError("math range error")
+
+
 def full_rank_only(rank: Any, n: int) -> float:
     """``1.0`` for a matrix of full column rank; else NumPy's ``lstsq`` returns no
     residuals (an empty array, whose shape only the data decide), which compiled code
@@ -346,4 +375,5 @@ _RUNTIME = {id(format_parts): Kind("f-string", False, False, OBJECT),
             id(full_rank_only): Kind("lstsq rank check", False, False,
                                      Type("float", "float64", ())),
             id(raise_error): Kind("raise", True, False, NONE),
-            id(check_assert): Kind("assert", True, False, NONE)}
+            id(check_assert): Kind("assert", True, False, NONE),
+            id(check_math): Kind("math domain check", True, False, NONE)}

@@ -521,6 +521,13 @@ class ExpressionLowering(LowererAPI):
                                 "integer or sliced", e, "stack them first: np.stack(xs)[...]")
             return self.emit(Op.LIST_GET, [base, parts[0]], None, e)
         if base.type is not None and base.type.kind == "tuple":
+            if len(parts) == 1 and isinstance(parts[0], slice) and all(
+                    b is None or type(b) is int for b in (parts[0].start, parts[0].stop,
+                                                          parts[0].step)):
+                known = self.example(base)  # t[1:] of a runtime tuple of known length
+                if isinstance(known, tuple):
+                    return tuple(self.emit(Op.ITEM, [base], {"index": i}, e)
+                                 for i in range(len(known))[parts[0]])
             if len(parts) != 1 or not isinstance(parts[0], int):
                 raise self.fail("tuples can only be indexed with an integer", e)
             return self.emit(Op.ITEM, [base], {"index": parts[0]}, e)

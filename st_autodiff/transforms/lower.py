@@ -37,8 +37,8 @@ from .. import trees
 from ..decompositions.common import SITE_LOCATED
 from ..errors import (
     CompileError,
-    EvaluationError,
     SourceUnavailableError,
+    StaticEvaluationError,
     UnsupportedRecursionError,
     UnsupportedSyntaxError,
 )
@@ -245,9 +245,12 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         try:
             node = self.b.emit(op, nodes, params, loc=self.loc(where))
         except CompileTimeError as exc:
-            raise EvaluationError(f"{op.value} failed on the example arguments: {exc}",
-                                  exc.loc, "the function itself fails for these inputs"
-                                  ) from None
+            cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
+            err = StaticEvaluationError(cause, exc.loc, "the function itself fails for "
+                                        "these inputs", f"{op.value} failed on the example "
+                                        f"arguments: {exc}")
+            err.builder = self.b  # what Python raises here: a static try may catch it
+            raise err from None
         refuse_complex_node(node, op.value, self.loc(where))
         return node
 
@@ -474,8 +477,14 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
                 assign_starred(self, target, value, scope, star)
                 return
             parts = self.unpack(value, len(target.elements), target)
-            for el, part in zip(target.elements, parts):
-                self.assign(el.value, part, scope)
+            outer = self.pending_rhs
+            try:
+                for i, (el, part) in enumerate(zip(target.elements, parts)):
+                    later = tuple(p for p in parts[i + 1:] if isinstance(p, Node))
+                    self.pending_rhs = later + outer
+                    self.assign(el.value, part, scope)
+            finally:
+                self.pending_rhs = outer
             return
         if isinstance(target, cst.Subscript):
             self.assign_item(target, value, scope)
@@ -660,7 +669,7 @@ _MAY_BE_TUPLE = frozenset({Op.CALL, Op.ITEM, Op.TUPLE, Op.IF, Op.FOR, Op.WHILE, 
 #: Ops whose result can share memory with an input in NumPy.
 _VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.RAVEL, Op.TRANSPOSE, Op.SWAPAXES, Op.MOVEAXIS,
                     Op.EXPAND_DIMS, Op.SQUEEZE, Op.BROADCAST_TO, Op.DIAGONAL, Op.ASARRAY,
-                    Op.ITEM, Op.SPLIT})
+                    Op.ITEM, Op.SPLIT, Op.FLIP})
 
 
 Resolver = Callable[[str], Any]

@@ -14,13 +14,14 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import CompileError, UnsupportedSyntaxError
 from ..ir.graph import Node, holds_node
 from ..ir.ops import Op
 from . import aliases, calls
@@ -43,9 +44,18 @@ def keyword_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                  e: cst.Call, scope: Scope) -> Any:
     """``fn(*args, **kwargs)`` with ``out=``/``where=``/``dtype=`` handled as above;
     ``NotImplemented`` when none of them applies (the ordinary call path)."""
+    fn, args = _method_as_function(fn, args, kwargs)
     op = _op_of(fn)
     if op is None:
         return NotImplemented
+    if op in _MASKED and "out" not in kwargs and (
+            "where" in kwargs or ("initial" in kwargs and op in (Op.SUM, Op.PROD))):
+        if "dtype" in kwargs and op in _CAST_FIRST and not _op_takes(op, "dtype"):
+            kwargs = dict(kwargs)
+            dtype = calls.dtype_name(lw.static(kwargs.pop("dtype"), "argument 'dtype'", e))
+            if dtype is not None and args:
+                args = [_astype(lw, args[0], dtype, e), *args[1:]]
+        return _masked_reduction(lw, fn, op, args, kwargs, e)
     if op is Op.LINSPACE and {"endpoint", "retstep", "dtype"} & kwargs.keys():
         return _linspace(lw, fn, args, kwargs, e)
     if "initial" in kwargs and op in (Op.MAX, Op.MIN) and not _op_takes(op, "initial") and \
@@ -158,7 +168,86 @@ def _initial(lw: Lowerer, fn: Any, op: Op, args: list[Any], kwargs: dict[str, An
         raise lw.fail(f"{calls.callable_name(fn)}(..., initial=...) is supported for a "
                       "non-empty float array of known shape", e, kind=UnsupportedSyntaxError)
     reduced = lw.call(fn, args, kwargs, e)
+    # NumPy casts v to x's dtype (np.max(float32, initial=np.float64(0.5)) is float32)
+    initial = lw.emit(Op.ASTYPE, [initial], {"dtype": str(dtype)}, e) if isinstance(
+        initial, Node) else np.asarray(initial, dtype=dtype)[()]
     return lw.call(np.maximum if op is Op.MAX else np.minimum, [reduced, initial], {}, e)
+
+
+#: reductions whose ``where=`` (and, for sum and prod, ``initial=``) ``_masked_reduction``
+#: rewrites with the op table's ops
+_MASKED = frozenset({Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.MEAN, Op.VAR, Op.STD})
+_METHODS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean,
+            "var": np.var, "std": np.std}
+
+
+def _method_as_function(fn: Any, args: list[Any], kwargs: dict[str, Any]
+                        ) -> tuple[Any, list[Any]]:
+    """``x.max(..., initial=v)`` as ``np.max(x, ..., initial=v)`` (a reduction method
+    of a runtime array with one of ``KEYWORDS`` the methods do not bind)."""
+    from .scope import BoundMethod  # noqa: PLC0415  (scope imports lowering)
+
+    if isinstance(fn, BoundMethod) and fn.name in _METHODS and \
+            {"where", "initial", "dtype"} & kwargs.keys():
+        return _METHODS[fn.name], [fn.receiver, *args]
+    return fn, args
+
+
+def _masked_reduction(lw: Lowerer, fn: Any, op: Op, args: list[Any], kwargs: dict[str, Any],
+                      e: cst.Call) -> Any:
+    """``np.sum(x, ..., where=m, initial=v)`` and kin with NumPy's meaning: the masked-out
+    entries take the reduction's identity (``initial`` for max and min, which NumPy
+    requires with ``where=``), ``initial`` joins the result (cast to ``x``'s dtype, as
+    NumPy does); ``mean``, ``var`` and ``std`` count only the entries the mask keeps."""
+    name = calls.callable_name(fn)
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError as exc:
+        raise lw.fail(f"{name}: {exc}", e, kind=CompileError) from None
+    if set(bound) - {"a", "axis", "keepdims", "ddof", "where", "initial"}:
+        return NotImplemented  # (mean=, correction=: the op's own binding refuses them)
+    x, where = bound["a"], bound.get("where", True)
+    t = x.type if isinstance(x, Node) else None
+    dtype = t.dtype if t is not None else np.asarray(x).dtype
+    shape = t.shape if t is not None else np.shape(x)
+    if dtype is None or np.dtype(dtype).kind != "f" or shape is None or 0 in shape:
+        raise lw.fail(f"{name}(..., where=/initial=) is supported for a non-empty float "
+                      "array of known shape", e, kind=UnsupportedSyntaxError)
+    if not holds_node([x, where, bound.get("initial")]):
+        return NotImplemented  # all static: NumPy's own answer while compiling
+    axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
+    initial = bound.get("initial")
+    if initial is not None:
+        initial = lw.emit(Op.ASTYPE, [initial], {"dtype": str(dtype)}, e) if isinstance(
+            initial, Node) else np.asarray(initial, dtype=dtype)[()]
+    if op in (Op.MAX, Op.MIN) and initial is None:
+        which = "maximum" if op is Op.MAX else "minimum"
+        raise lw.fail(f"ValueError: reduction operation '{which}' does not have an "
+                      "identity, so to use a where mask one has to specify 'initial'", e,
+                      kind=CompileError)
+    fill = initial if op in (Op.MAX, Op.MIN) else 1 if op is Op.PROD else 0
+    masked = x if where is True else lw.emit(Op.WHERE, [where, x, fill], None, e)
+    reduce = {"axis": axis, "keepdims": keepdims}
+    if op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN):
+        out = lw.call(fn, [masked], reduce, e)
+        if initial is None:
+            return out
+        pair = {Op.SUM: np.add, Op.PROD: np.multiply, Op.MAX: np.maximum,
+                Op.MIN: np.minimum}[op]
+        return lw.call(pair, [out, initial], {}, e)
+    ones = lw.emit(Op.ASTYPE, [lw.call(np.broadcast_to, [where, lw.call(np.shape, [x], {}, e)],
+                                       {}, e)], {"dtype": str(dtype)}, e)
+    count = lw.call(np.sum, [ones], reduce, e)
+    total = lw.call(np.sum, [masked], reduce, e)
+    if op is Op.MEAN:
+        return lw.binary(Op.DIV, total, count, e)
+    mean = lw.binary(Op.DIV, lw.call(np.sum, [masked], {"axis": axis, "keepdims": True}, e),
+                     lw.call(np.sum, [ones], {"axis": axis, "keepdims": True}, e), e)
+    dev = lw.emit(Op.WHERE, [where, lw.binary(Op.SUB, x, mean, e), 0], None, e)
+    squares = lw.call(np.sum, [lw.binary(Op.MUL, dev, dev, e)], reduce, e)
+    ddof = bound.get("ddof", 0)
+    var = lw.binary(Op.DIV, squares, lw.binary(Op.SUB, count, ddof, e), e)
+    return var if op is Op.VAR else lw.call(np.sqrt, [var], {}, e)
 
 
 def _op_of(fn: Any) -> Op | None:

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..ir.graph import Node
 from ..ir.ops import Op
+from .effects_kinds import check_math
 
 #: raised by every op that computes (see the module docstring)
 ARITHMETIC: tuple[type, ...] = (ArithmeticError, RuntimeWarning, MemoryError)
@@ -114,6 +115,8 @@ def _node_classes(n: Node) -> tuple[type, ...]:
     if n.op is Op.OPAQUE_CALL and any(params.get("fn") is f for f in _FILTER_CALLS) and (
             _filter_call_is_valid(n, params)):
         return ()
+    if n.op is Op.OPAQUE_CALL and params.get("fn") is check_math:
+        return (ValueError, OverflowError)  # math's domain and range errors
     if n.op is Op.CALL or "call" in n.op.value or "effect" in n.op.value:
         return (BaseException,)
     out: set[type] = set(_tier(n))

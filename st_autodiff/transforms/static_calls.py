@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import importlib
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
@@ -139,6 +140,8 @@ _PURE_BUILTINS = frozenset({
     builtins.sum, builtins.abs, builtins.round, builtins.divmod, builtins.range,
     builtins.pow, builtins.slice, builtins.ord, builtins.chr, builtins.bin,
     builtins.hex, builtins.oct,
+    # imports by name: run while compiling, as import statements are (Python caches them)
+    builtins.__import__, importlib.import_module,
     # dicts with a default or an order: containers like dict (their values are tracked
     # as a dict's are), built from static arguments
     collections.defaultdict, collections.OrderedDict,
@@ -227,7 +230,10 @@ def call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], e: cst.C
             return evaluate(lw, fn, args, kwargs, e)
         return NotImplemented
     if pure(fn, args, kwargs):
-        return fresh(lw, evaluate(lw, fn, args, kwargs, e), e)
+        opened = _open_generators(lw, args, kwargs, e)
+        if opened is None:
+            return NotImplemented  # a generator of runtime values: the callee is inlined
+        return fresh(lw, evaluate(lw, fn, *opened, e), e)
     if _transform(fn):  # st.grad(f) inside: its gradient object
         if any(_compiled(a) for a in [*args, *kwargs.values()]):
             raise lw.fail(f"st.{fn.__name__} of a function defined inside the "
@@ -248,6 +254,28 @@ def _transform(fn: Any) -> bool:
     names = _TRANSFORMS.get(getattr(fn, "__module__", None) or "")
     return names is not None and isinstance(fn, types.FunctionType) and \
         fn.__name__ in names
+
+
+def _open_generators(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], e: cst.Call
+                     ) -> tuple[list[Any], dict[str, Any]] | None:
+    """The arguments with each generator (``np.indices(len(a) for a in arrays)``) replaced
+    by an iterator over its items, consumed, for a call run now; None when a generator
+    yields values known only at run time."""
+    from .generators import GeneratorValue  # noqa: PLC0415  (generators import lowering)
+
+    gens = [a for a in [*args, *kwargs.values()] if isinstance(a, GeneratorValue)]
+    if not gens:
+        return args, kwargs
+    if any(not isinstance(g.items, list) or holds_node(g.items) for g in gens):
+        return None
+    direct = {id(a.value) for a in e.args}
+
+    def opened(v: Any) -> Any:
+        if not isinstance(v, GeneratorValue):
+            return v
+        return iter(list(lw.consume_generator(v, e, id(v.node) in direct)))
+
+    return [opened(a) for a in args], {k: opened(v) for k, v in kwargs.items()}
 
 
 def fresh(lw: Lowerer, value: Any, e: cst.Call) -> Any:

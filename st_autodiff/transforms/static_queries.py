@@ -397,7 +397,6 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
         for v in items:
             total = lw.binary(Op.ADD, total, v, e)
         return total
-    pair = Op.MAXIMUM if name == "max" else Op.MINIMUM
     if len(args) == 1:
         x = args[0]
         if isinstance(x, (tuple, list)):
@@ -410,7 +409,12 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
                     raise lw.fail(f"{name}() of a runtime value other than a 1-d array or "
                                   "a tuple is not supported (Python compares its rows)", e,
                                   f"use np.{name}(x)")
-                return lw.emit(Op.MAX if name == "max" else Op.MIN, [x], None, e)
+                # Python compares the items with > (<): a NaN item never wins unless it
+                # is the first, which then stays (np.max would give NaN for any NaN)
+                first = lw.emit(Op.GETITEM, [x], {"index": (0,)}, e)
+                rest = lw.call(np.nanmax if name == "max" else np.nanmin, [x], {}, e)
+                return lw.emit(Op.WHERE, [lw.emit(Op.ISNAN, [first], None, e), first, rest],
+                               None, e)
         else:
             return NotImplemented
     elif len(args) == 2 and not kwargs:
@@ -429,8 +433,23 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
         if not isinstance(acc, Node) and not isinstance(v, Node):
             acc = fn(acc, v)
         else:
-            acc = lw.emit(pair, [acc, v], None, e)
+            acc = builtin_pick(lw, name, acc, v, e)
     return acc
+
+
+def builtin_pick(lw: Lowerer, name: str, acc: Any, v: Any, e: cst.CSTNode) -> Node:
+    """Python's ``max(acc, v)`` (``min``) of scalars: ``v`` only where ``v > acc``
+    (``v < acc``), else ``acc``, so a tie or a NaN comparison keeps the first item (NumPy's
+    maximum would give NaN for ``max(x, nan)``, and split a tie's gradient)."""
+    for item in (acc, v):
+        t = item.type if isinstance(item, Node) else None
+        if t is not None and t.kind == "array" and t.shape is not None and \
+                int(np.prod(t.shape)) > 1:
+            raise lw.fail(f"{name}() compares its items with >, which is not defined for "
+                          "arrays with more than one element", e,
+                          f"use np.{'maximum' if name == 'max' else 'minimum'}")
+    wins = lw.binary(Op.GT if name == "max" else Op.LT, v, acc, e)
+    return lw.emit(Op.WHERE, [wins, v, acc], None, e)
 
 
 def _is_zero(v: Any) -> bool:

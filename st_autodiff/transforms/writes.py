@@ -78,6 +78,10 @@ _ITEMS = frozenset({op for op in Op if op.name == "LIST_GET"})
 class WriteLowering(LoopAliasing):
     """The in-place-write half of ``lower.Lowerer`` (see the module docstring)."""
 
+    #: The values of a tuple assignment (``a, b[0] = x, y``) not assigned yet, while one
+    #: of its targets is: a write into memory they share would change them first.
+    pending_rhs: tuple[Node, ...] = ()
+
     # --- the two statements ---------------------------------------------------------
 
     def assign_subscript(self, target: cst.Subscript, value: Any, scope: Scope) -> None:
@@ -223,6 +227,15 @@ class WriteLowering(LoopAliasing):
         why = aliases.object_holders(self, memory, same, value, scope, where)
         if why is not None:  # an attribute of an object built here that cannot follow
             raise self._refuse(name, why + " and would change too", where, copy_hint, update)
+        for v in self.pending_rhs:  # a, b[0] = ...: values still to be assigned
+            shared, _ = self._memory(v, None, scope, where)
+            if not memory.keys().isdisjoint(shared):
+                raise self._refuse(
+                    name, "a value on the right of this assignment, assigned after this "
+                    "write, is this array or a view of it, so NumPy assigns it with the "
+                    "change (in `b[0], b[1] = b[1], b[0]` on rows, both rows end up equal)",
+                    where, "copy that value on the right (b[0].copy()), or swap with one "
+                    "advanced index: b[[0, 1]] = b[[1, 0]]", update)
         self._write_log().append(_Write(set(memory), name, self.loc(where), copy_hint,
                                         update))
 
