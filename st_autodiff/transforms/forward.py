@@ -71,8 +71,9 @@ def forward(low: Lowered, wrt: tuple[int, ...], tangent_examples: list[Any] | No
         em.current = n
         if n.op in REGIONS:
             parts[n] = region_jvp(em, n, tan, low.values, graph, useful)
-            if has_effect(n):  # its effects must run once: the tangent region replaces it
-                once[n] = next(m for m in reversed(b.nodes) if m.op is n.op)
+            # the tangent region computes the primal outputs too: it replaces the primal
+            # region (effects must run once; and a loop is not run twice)
+            once[n] = next(m for m in reversed(b.nodes) if m.op is n.op)
             continue
         tangents = tuple(Var(tan[i], em) if i in tan else None for i in n.inputs)
         multi = is_multi(n) or n.op is Op.CALL and any(  # an untyped call read as a tuple
