@@ -130,6 +130,29 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     return plain(data)
 
 
+def affine_parameters(m: Module, shape: Any, affine: bool, bias: bool, device: Any,
+                      dtype: Any) -> None:
+    """A norm layer's ``weight`` and ``bias`` of ``shape`` where ``affine`` (``bias=False``:
+    no bias), else both registered as None, as PyTorch's norm layers register them."""
+    if affine:
+        m.weight = Parameter(empty(shape, device=device, dtype=dtype))
+        if bias:
+            m.bias = Parameter(empty(shape, device=device, dtype=dtype))
+        else:
+            m.register_parameter("bias", None)
+    else:
+        m.register_parameter("weight", None)
+        m.register_parameter("bias", None)
+
+
+def reset_affine(m: Module, affine: bool) -> None:
+    """A norm layer's weight to ones and bias to zeros (where it has them)."""
+    if affine:
+        init.ones_(m.weight)
+        if m.bias is not None:
+            init.zeros_(m.bias)
+
+
 class LayerNorm(Module):
     """``layer_norm`` over the trailing ``normalized_shape`` with a learned elementwise
     ``weight`` (starting at ones) and ``bias`` (starting at zeros)."""
@@ -142,24 +165,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            kw = {"device": device, "dtype": dtype}
-            self.weight = Parameter(empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight to ones, bias to zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self, self.elementwise_affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
