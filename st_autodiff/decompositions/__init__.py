@@ -466,9 +466,22 @@ _RESULT_KINDS: dict[str, dict[str, str]] = {
                             "nanquantile", "nanmax", "nanmin", "nanvar", "nanstd", "interp"),
                            "numpy"),
     "scipy.special": {"logsumexp": "numpy"},
-    "scipy.spatial.distance": {"euclidean": "python", "seuclidean": "python",
+    # (SciPy 1.17 returns Python floats from euclidean and seuclidean, 1.18 NumPy
+    # scalars: asked of the installed SciPy, ``_probed``)
+    "scipy.spatial.distance": {"euclidean": "probe", "seuclidean": "probe",
                                "minkowski": "numpy"},
 }
+_PROBED: dict[str, str] = {}
+
+
+def _probed(name: str, fn: Any) -> str:
+    """What the installed library's ``fn`` returns for two small vectors (and unit
+    variances): ``"python"`` for a Python float, else ``"numpy"``; asked once."""
+    if name not in _PROBED:
+        ones, zeros = np.ones(2), np.zeros(2)
+        out = fn(zeros, ones, ones) if name == "seuclidean" else fn(zeros, ones)
+        _PROBED[name] = "python" if type(out) is float else "numpy"
+    return _PROBED[name]
 
 
 def result_kind(fn: Any) -> str | None:
@@ -482,7 +495,7 @@ def result_kind(fn: Any) -> str | None:
             target = getattr(mod, name, None) if mod is not None else None
             if target is not None and (fn is target or
                                        getattr(fn, "__wrapped__", None) is target):
-                return kind
+                return _probed(name, target) if kind == "probe" else kind
     return None
 
 

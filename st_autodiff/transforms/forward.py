@@ -26,7 +26,7 @@ from ..ir.ops import Op
 from ..ir.regions import REGIONS
 from ..ir.types import type_of
 from .adjoint import Emitter, Var, call_rule, item_node
-from .effects_graph import body_read, has_effect, holds_opaque, merge_regions, useful_nodes
+from .effects_graph import body_read, holds_opaque, merge_regions, useful_nodes
 from .lower import Lowered, _evaluate
 from .regions import carries_derivative, is_float_type
 from .with_blocks import mirror
