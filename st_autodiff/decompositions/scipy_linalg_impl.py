@@ -273,12 +273,17 @@ def qr(a: Any, mode: str, extra: int, finite: bool) -> Any:
     return q, r
 
 
-def lstsq(a: Any, b: Any, cond: float, residuals: bool, vector: bool, finite: bool) -> Any:
-    """``scipy.linalg.lstsq``: NumPy's minimum-norm solution with SciPy's ``cond``."""
+def lstsq(a: Any, b: Any, cond: float, residuals: bool, vector: bool, finite: bool,
+          zero_d: bool) -> Any:
+    """``scipy.linalg.lstsq``: NumPy's minimum-norm solution with SciPy's ``cond``
+    (``zero_d``: the residues of a 1-d ``b`` as a 0-d array, SciPy 1.18's kind)."""
     if finite:
         check_finite(a)
         check_finite(b)
-    return numpy_impl.lstsq(a, b, cond, residuals, vector)
+    x, r, rank, s = numpy_impl.lstsq(a, b, cond, residuals, vector)
+    if zero_d:
+        r = np.asarray(r)
+    return x, r, rank, s
 
 
 def lu(a: Any, eye: Any, permute_l: bool, indices: bool, finite: bool) -> Any:

@@ -345,9 +345,18 @@ def _lstsq(a: Any, b: Any, cond: Any = None, overwrite_a: Any = False, overwrite
     cond = static(cond, "cond")
     if cond is None:
         cond = np.finfo(np.result_type(dtype_of(a), np.float64)).eps
-    # SciPy's residues of a 1-d b are 0-d (NumPy's have shape (1,)): vector=False
+    # SciPy's residues of a 1-d b are 0-d (NumPy's have shape (1,)): vector=False; a
+    # NumPy scalar in SciPy 1.17, a 0-d array in 1.18 (asked of the installed SciPy)
     return impl.lstsq, (a, b, float(cond), shape[0] > shape[1], False,
-                        _flag(check_finite, "check_finite"))
+                        _flag(check_finite, "check_finite"), len(sb) == 1 and _residue_0d())
+
+
+def _residue_0d() -> bool:
+    """Whether the installed ``scipy.linalg.lstsq`` gives a 1-d right side's residue as a
+    0-d array (SciPy 1.18) rather than a NumPy scalar (1.17)."""
+    import scipy.linalg  # noqa: PLC0415  (only reached once SciPy is imported)
+
+    return type(scipy.linalg.lstsq(np.eye(2, 1), np.ones(2))[1]) is np.ndarray
 
 
 def _vector_of(v: Any, what: str) -> Any:
