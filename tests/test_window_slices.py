@@ -138,3 +138,39 @@ def test_a_length_that_changes_keeps_the_shape_unknown() -> None:
         f(W, x)
     with pytest.raises(Exception, match="shapes|align|dot"):
         st.grad(f)(W, x)
+
+
+_WINDOW = '''
+import numpy as np
+
+
+def f(x, w):
+    acc = 0.0
+    for t in range({lo}, {hi}, {step}):
+        v = x[{c} * t + ({a}):{c} * t + ({a}) + {n}]
+        acc = acc + np.sum(v * w[:v.shape[0]]) ** 2 + v.shape[0] * x[0]
+    return acc
+'''
+
+
+@pytest.mark.parametrize("loop", [(0, 3, 1), (1, 5, 1), (2, 6, 2), (5, 0, -1), (3, 7, 1)])
+@pytest.mark.parametrize("window", [(1, 0, 2), (1, -1, 2), (1, -2, 3), (2, 0, 1), (-1, 4, 2),
+                                    (1, 1, 3), (-1, 6, 1)])
+def test_window_grid_matches_python(tmp_path: Any, loop: tuple[int, int, int],
+                                    window: tuple[int, int, int]) -> None:
+    # windows that keep their length (static shape) and windows that wrap, are clipped or
+    # run past the end (unknown shape): value, v.shape[0] and gradient as Python's
+    import importlib.util
+
+    (lo, hi, step), (c, a, n) = loop, window
+    path = tmp_path / f"window_{lo}_{hi}_{step}_{c}_{a}_{n}.py".replace("-", "m")
+    path.write_text(_WINDOW.format(lo=lo, hi=hi, step=step, c=c, a=a, n=n))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.linspace(-0.8, 1.1, 7)
+    w = np.linspace(0.5, -0.4, 8)
+    value, grad = st.value_and_grad(module.f)(x, w)
+    np.testing.assert_allclose(value, module.f(x, w), rtol=1e-12)
+    check_grads(lambda v: module.f(v, w), (x,), lambda v: (st.grad(module.f)(v, w),))
