@@ -718,9 +718,9 @@ def _composes(wrapper: Callable[..., Any], kind: str, fn: Callable[..., Any], wr
     def compose(ctx: Context, args: list[Any], kwargs: dict[str, Any]) -> Any:
         return jacobian_call(ctx, kind, fn, wrt, argspec, ns, args, kwargs, shown)
 
-    wrapper.st_compose = compose  # type: ignore[attr-defined]
-    wrapper.st_product_of = shown or fn  # type: ignore[attr-defined]
     of = shown or fn
+    wrapper.st_compose = compose  # type: ignore[attr-defined]
+    wrapper.st_product_of = of  # type: ignore[attr-defined]
     try:  # (a GradFunction's own: inspect would read its __wrapped__, which compiles)
         wrapper.__signature__ = of._sig if isinstance(  # type: ignore[attr-defined]
             of, GradFunction) else inspect.signature(of)

@@ -484,10 +484,16 @@ def _probed(name: str, fn: Any) -> str:
     return _PROBED[name]
 
 
+def _logaddexp_reduce_of(fn: Any) -> bool:
+    """Whether ``fn`` is ``np.logaddexp.reduce`` (a new bound method on every read)."""
+    return getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == \
+        "reduce"
+
+
 def result_kind(fn: Any) -> str | None:
     """``"numpy"`` or ``"python"``: what a 0-d result of the decomposed ``fn`` is in its
     library (see ``_RESULT_KINDS``); None where the decomposition already gives it."""
-    if getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == "reduce":
+    if _logaddexp_reduce_of(fn):
         return "numpy"
     for module, kinds in _RESULT_KINDS.items():
         mod = sys.modules.get(module)
@@ -503,7 +509,7 @@ def lookup(fn: Any) -> Callable[..., Selection] | None:
     """The selector of ``fn``, or None where ``fn`` is not decomposed here."""
     if not _TABLE:
         _build()
-    if getattr(fn, "__self__", None) is np.logaddexp and getattr(fn, "__name__", "") == "reduce":
+    if _logaddexp_reduce_of(fn):
         return _logaddexp_reduce  # a new bound method object on every attribute read
     # numpy-more family: ufunc.reduce/accumulate, nan* reductions, quantile methods...
     more = select_numpy_more.lookup(fn) or select_numpy_more.QUANTILE_METHODS.get(id(fn))

@@ -477,34 +477,41 @@ def fixed_slices(index: Any, inputs: tuple[Node, ...],
         if isinstance(e, tuple) and e and e[0] == "slice" and axis < len(shape) and any(
                 isinstance(b, tuple) and b and b[0] == "in" and dyn[b[1]].op is not Op.CONST
                 for b in e[1:]):
-            bounds = [_affine(dyn[b[1]], ranges) if isinstance(b, tuple) and b and
-                      b[0] == "in" else None if b is None else (None, 0, b) for b in e[1:]]
-            start, stop, step = bounds
+            start, stop, step = (None if b is None else _affine(dyn[b[1]], ranges)
+                                 if isinstance(b, tuple) else _affine(b, ranges) for b in e[1:])
             if start is None or stop is None or start[0] is None or start[0] is not stop[0] \
-                    or start[1] != stop[1] or not (e[3] is None or step is not None and
-                                                   step[0] is None and step[2] > 0):
+                    or start[1] != stop[1] or stop[2] < start[2]:
+                return False  # (not one counter, or lengths that differ by iteration)
+            if e[3] is not None and (step is None or step[0] is not None or step[2] <= 0):
                 return False
             lo, hi = ranges[start[0]]
-            n = shape[axis]
-            for form, least, most in ((start, 0, n), (stop, 0, n)):
-                ends = (form[1] * lo + form[2], form[1] * hi + form[2])
-                if min(ends) < least or max(ends) > most:
+            for _, c, a in (start, stop):  # no negative start wraps, no stop is clipped
+                if min(c * lo + a, c * hi + a) < 0 or max(c * lo + a, c * hi + a) > shape[axis]:
                     return False
-            if stop[2] < start[2]:
-                return False
         axis += 1
     return True
 
 
-def _affine(node: Node, ranges: dict[Node, tuple[int, int]], depth: int = 0
+def int_constant(v: Any) -> int | None:
+    """``v`` as an int where it is one known while compiling (an int, or a constant node
+    holding one; bools are not), else None."""
+    if isinstance(v, Node):
+        if v.op is not Op.CONST:
+            return None
+        v = v.param("value")
+    return int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else None
+
+
+def _affine(node: Any, ranges: dict[Node, tuple[int, int]], depth: int = 0
             ) -> tuple[Node | None, int, int] | None:
-    """``node`` as ``(i, c, a)`` meaning ``c * i + a`` for a loop counter ``i`` of known
-    range (``i`` None: the constant ``a``), through integer ``+``, ``-``, ``*`` and unary
-    minus; None for anything else."""
-    if node.op is Op.CONST:
-        v = node.param("value")
-        return (None, 0, int(v)) if isinstance(v, numbers.Integral) and not isinstance(
-            v, bool) else None
+    """``node`` (a node or an int) as ``(i, c, a)`` meaning ``c * i + a`` for a loop
+    counter ``i`` of known range (``i`` None: the constant ``a``), through integer ``+``,
+    ``-``, ``*`` and unary minus; None for anything else."""
+    k = int_constant(node)
+    if k is not None:
+        return None, 0, k
+    if not isinstance(node, Node) or node.op is Op.CONST:
+        return None
     if node in ranges:
         return node, 1, 0
     if depth > 16 or node.type is None or node.type.kind != "int":

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 import numpy as np
 
-from .. import decompositions
+from .. import decompositions, trees
 from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
 from ..errors import CompileError, NoRuleError, StAutodiffError
@@ -311,18 +311,14 @@ def _compose(lw: Lowerer, fn: Any, compose: Any, args: list[Any], kwargs: dict[s
     name = calls.callable_name(fn)
 
     def example(v: Any) -> Any:
-        if isinstance(v, Closure):
+        """``v`` with each runtime leaf replaced by its example value (trees' walk)."""
+        leaves, spec = trees.flatten(v)
+        if any(isinstance(x, Closure) for x in leaves):
             raise ComposeRefusal(f"{name} of a function defined inside the differentiated "
                                  "function is not supported", "define that function at "
                                  "module level (or outside this one)")
-        if isinstance(v, tuple) and hasattr(v, "_fields"):  # a NamedTuple
-            return type(v)(*(example(x) for x in v))
-        if isinstance(v, (tuple, list)):
-            return type(v)(example(x) for x in v)
-        if isinstance(v, dict):
-            return {k: example(x) for k, x in v.items()}
-        return _examples(lw, [v], e)[0] if isinstance(v, Node) else \
-            static_numpy.unwrap([v])[0]
+        return trees.unflatten(spec, [_examples(lw, [x], e)[0] if isinstance(x, Node) else
+                                      static_numpy.unwrap([x])[0] for x in leaves])
 
     ctx = Context()
     ctx.example = example
@@ -544,13 +540,13 @@ def _operator_of_python_numbers(op: Op, args: list[Any]) -> bool:
     and the result is a NumPy scalar.  The caller makes the runtime operands 0-d arrays,
     which gives exactly that (a ufunc of 0-d arrays returns a NumPy scalar), in the
     derivative's code too (``np.divide(a, 0.0)``'s gradient is inf, not an error)."""
-    if OP_INFO[op].spelling not in (Spelling.INFIX, Spelling.PREFIX) or not args:
-        return False
-    kinds = [a.type.kind if isinstance(a, Node) and a.type is not None else
-             "float" if isinstance(a, (int, float)) and not isinstance(a, Node) else None
-             for a in args]
-    return any(isinstance(a, Node) for a in args) and all(
-        k in ("float", "int", "bool") for k in kinds)
+    def python_number(a: Any) -> bool:
+        if isinstance(a, Node):
+            return a.type is not None and a.type.kind in ("float", "int", "bool")
+        return isinstance(a, (int, float))
+
+    return OP_INFO[op].spelling in (Spelling.INFIX, Spelling.PREFIX) and any(
+        isinstance(a, Node) for a in args) and all(python_number(a) for a in args)
 
 
 def emit_call(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: cst.CSTNode,

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir.abstract import Abstract, is_list_value
-from ..ir.graph import GraphBuilder, Node
+from ..ir.graph import GraphBuilder, Node, int_constant
 from ..ir.ops import Op
 from ..ir.types import Type
 from . import small_ops
@@ -904,12 +904,8 @@ def _constant_range(start: Any, stop: Any, step: Any) -> tuple[int, int] | None:
     """The smallest and largest value of a loop counter over ``range(start, stop, step)``
     when the bounds are constants (ints, or constant nodes), else None; None too for an
     empty range (the body's types then describe no iteration)."""
-    bounds = []
-    for v in (start, stop, step):
-        if isinstance(v, Node):
-            v = v.param("value") if v.op is Op.CONST else None
-        if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
-            return None
-        bounds.append(int(v))
-    rng = range(*bounds)
+    bounds = [int_constant(v) for v in (start, stop, step)]
+    if None in bounds:
+        return None
+    rng = range(*cast("list[int]", bounds))
     return (min(rng[0], rng[-1]), max(rng[0], rng[-1])) if len(rng) else None

@@ -50,22 +50,16 @@ def keyword_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return NotImplemented
     if op in _MASKED and "out" not in kwargs and (
             "where" in kwargs or ("initial" in kwargs and op in (Op.SUM, Op.PROD))):
-        if "dtype" in kwargs and op in _CAST_FIRST and not _op_takes(op, "dtype"):
-            kwargs = dict(kwargs)
-            dtype = calls.dtype_name(lw.static(kwargs.pop("dtype"), "argument 'dtype'", e))
-            if dtype is not None and args:
-                args = [_astype(lw, args[0], dtype, e), *args[1:]]
+        args, kwargs = _cast_first(lw, op, args, kwargs, e) or (args, kwargs)
         return _masked_reduction(lw, fn, op, args, kwargs, e)
     if op is Op.LINSPACE and {"endpoint", "retstep", "dtype"} & kwargs.keys():
         return _linspace(lw, fn, args, kwargs, e)
     if "initial" in kwargs and op in (Op.MAX, Op.MIN) and not _op_takes(op, "initial") and \
             "out" not in kwargs and "where" not in kwargs:
         return _initial(lw, fn, op, args, kwargs, e)
-    if "dtype" in kwargs and op in _CAST_FIRST and not _op_takes(op, "dtype"):
-        kwargs = dict(kwargs)
-        dtype = calls.dtype_name(lw.static(kwargs.pop("dtype"), "argument 'dtype'", e))
-        if dtype is not None and args:
-            args = [_astype(lw, args[0], dtype, e), *args[1:]]
+    cast = _cast_first(lw, op, args, kwargs, e)
+    if cast is not None:
+        args, kwargs = cast
         if "out" not in kwargs and "where" not in kwargs:
             return lw.call(fn, args, kwargs, e)
     if "out" not in kwargs and "where" not in kwargs:
@@ -105,6 +99,19 @@ def keyword_call(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     synthesize(target, e)
     lw.assign_subscript(target, value, scope)
     return lw.name(name, scope)
+
+
+def _cast_first(lw: Lowerer, op: Op, args: list[Any], kwargs: dict[str, Any], e: cst.Call
+                ) -> tuple[list[Any], dict[str, Any]] | None:
+    """``dtype=`` of an op that takes none (``_CAST_FIRST``) as a cast of its first
+    argument: the arguments without it; None where it does not apply."""
+    if "dtype" not in kwargs or op not in _CAST_FIRST or _op_takes(op, "dtype"):
+        return None
+    kwargs = dict(kwargs)
+    dtype = calls.dtype_name(lw.static(kwargs.pop("dtype"), "argument 'dtype'", e))
+    if dtype is not None and args:
+        args = [_astype(lw, args[0], dtype, e), *args[1:]]
+    return args, kwargs
 
 
 def _linspace(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
