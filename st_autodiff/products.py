@@ -623,6 +623,11 @@ def _cotangent(ct: Any, out: Any, where: str) -> Any:
         raise ValueError(f"vjp: the cotangent{at} has shape {shape_of(ct)}, but the "
                          f"output{at} has shape {shape_of(out)}; a cotangent is shaped like "
                          "its output")
+    if type(ct) in (float, int) and getattr(getattr(out, "dtype", None), "kind", None) == "f":
+        # a Python number for a NumPy output: a value of the output's own kind and dtype
+        # (generated code casts it with the array API's astype, which takes no Python float)
+        v = array_namespace(out).asarray(ct, dtype=out.dtype)
+        return v[()] if isinstance(out, np.generic) else v
     return ct
 
 

@@ -178,3 +178,16 @@ def test_float32_results_have_the_librarys_dtype(name: str) -> None:
 
     a64 = A32.astype(np.float64)
     check_grads(loss, (a64,), lambda a: (st.grad(loss)(a),))
+
+
+@pytest.mark.parametrize("cotangent", [0.15, np.float64(0.15), np.asarray(0.15)],
+                         ids=["python", "numpy-scalar", "0-d"])
+def test_a_python_float_cotangent_of_a_cast_result(cotangent: Any) -> None:
+    # the adjoint of a dtype cast runs the array API's astype, which takes no Python
+    # float: vjp gave AttributeError for st.vjp(f, a32)[1](0.15)
+    def f(a: np.ndarray) -> Any:
+        return np.float64(np.sum(a * a))
+
+    (g,) = st.vjp(f, A32)[1](cotangent)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, 0.15 * 2 * A32, rtol=1e-6)

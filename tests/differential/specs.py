@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from st_autodiff.ir.ops import Op
+from st_autodiff.transforms.dispatch import _FLOAT_OF_ND
 
 Shapes = tuple[Any, ...]
 
@@ -109,8 +110,10 @@ SPECS: tuple[Spec, ...] = (
            jax=lambda jnp, a0: jnp.sin(a0)),
     _unary("math.sqrt", "positive", op=Op.SQRT, path="math.sqrt", shapes=((None,),),
            jax=lambda jnp, a0: jnp.sqrt(a0)),
-    # float(x): a Python float (no eager twin: a Tensor's .item() leaves the graph)
-    Spec("float", "float(a0)", (Op.PY_FLOAT,), (((),), ((1,),)), ("real",), None,
+    # float(x): a Python float (no eager twin: a Tensor's .item() leaves the graph); of a
+    # one-element 1-d array only where this NumPy converts one (a TypeError since 2.4)
+    Spec("float", "float(a0)", (Op.PY_FLOAT,), (((),), ((1,),)) if _FLOAT_OF_ND else (((),),),
+         ("real",), None,
          jax=lambda jnp, a0: jnp.reshape(a0, ())),
     Spec("astype", "a0.astype(np.float64)", (Op.ASTYPE,), UNARY_SHAPES[1:], ("real",),
          (Op.ASTYPE, {"dtype": "float64"}), jax=lambda jnp, a0: a0.astype(jnp.float64)),
