@@ -2,7 +2,8 @@
 dataclasses), in JAX's nesting: for one differentiated argument ``a`` the result has
 ``a``'s structure, each leaf of which holds ``a``'s structure again, whose leaves are the
 blocks ``d²f / da_i da_j`` of shape ``a_i.shape + a_j.shape``; for a tuple ``wrt`` a tuple
-of tuples of those.  Computed as the Hessian of ``fn`` as a function of its leaves (the
+over the arguments ``i`` of argument ``i``'s structure, each leaf a tuple over the
+arguments ``j`` of argument ``j``'s structure of blocks (for array arguments: ``H[i][j]``).  Computed as the Hessian of ``fn`` as a function of its leaves (the
 flat function ``products._Flat`` generates), so the compiled gradient differentiated again
 takes arrays and floats only.
 """
@@ -33,15 +34,19 @@ def tree_hessian(fn: Callable[..., Any], args: tuple[Any, ...], positions: list[
     h = hessian(flat.fn, wrt=tuple(leaves), mode=mode, backend=backend)(*flat.leaves)
     at = {k: i for i, k in enumerate(leaves)}
 
-    def block(p: int, q: int) -> Any:
-        """Argument ``p``'s structure of argument ``q``'s structure of blocks."""
-        def row(k: int) -> Any:
-            if k not in at:
-                return None
-            return trees.unflatten(flat.specs[q], [h[at[k]][at[m]] if m in at else None
-                                                   for m in flat.span(q)])
-        return trees.unflatten(flat.specs[p], [row(k) for k in flat.span(p)])
+    def row(k: int, q: int) -> Any:
+        """Argument ``q``'s structure of the blocks ``d²f / d leaf_k d leaf_m``."""
+        if k not in at:
+            return None
+        return trees.unflatten(flat.specs[q], [h[at[k]][at[m]] if m in at else None
+                                               for m in flat.span(q)])
 
-    rows = tuple(tuple(block(p, q) for q in positions) for p in positions)
-    return rows[0][0] if single else rows
-
+    if single:
+        p = positions[0]
+        return trees.unflatten(flat.specs[p], [row(k, p) for k in flat.span(p)])
+    # JAX's nesting for a tuple of arguments (jacfwd of jacrev with tuple argnums):
+    # H[i] has argument i's structure; each of its leaves holds a tuple over the
+    # arguments j of argument j's structure of blocks: H[i][leaf][j][leaf']
+    return tuple(trees.unflatten(flat.specs[p], [
+        None if k not in at else tuple(row(k, q) for q in positions)
+        for k in flat.span(p)]) for p in positions)

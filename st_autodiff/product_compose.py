@@ -319,7 +319,8 @@ def hessian_tree_code(fn: Any, positions: list[int], single: bool, examples: lis
     """Readable Python for the Hessian of ``fn`` at structured arguments like
     ``examples``: the Jacobian (``jacobian_code``) of the gradient of ``fn`` as a function
     of its leaves, regrouped as ``hessian_trees.tree_hessian`` nests it at the top level
-    (``H[i][j]`` for a tuple ``wrt``, then argument ``i``'s structure of argument ``j``'s),
+    (for a tuple ``wrt``: ``H[i]`` in argument ``i``'s structure, each leaf a tuple over
+    ``j`` of argument ``j``'s structure of blocks, as JAX nests it),
     so a Hessian has the same structure inside differentiated code as outside."""
     from .api import _is_float, grad  # noqa: PLC0415
     from .products import _Flat  # noqa: PLC0415
@@ -332,21 +333,26 @@ def hessian_tree_code(fn: Any, positions: list[int], single: bool, examples: lis
     g = grad(flat.fn, wrt=tuple(wrt))
     jac = jacobian_code(g, wrt, False, list(leaves), f"{name}_leaves")
 
-    def block(p: int, q: int) -> str:
-        """Argument ``p``'s structure of argument ``q``'s structure of blocks."""
-        def row(k: int) -> str:
-            if k not in index:
-                return "None"
-            return _rebuild(trees.renumber(flat.specs[q]),
-                            [f"_st_h[{index[k]}][{index[m]}]" if m in index else "None"
-                             for m in flat.span(q)], ns)
-        return _rebuild(trees.renumber(flat.specs[p]), [row(k) for k in flat.span(p)], ns)
+    def row(k: int, q: int) -> str:
+        """Argument ``q``'s structure of the blocks of leaf ``k``."""
+        if k not in index:
+            return "None"
+        return _rebuild(trees.renumber(flat.specs[q]),
+                        [f"_st_h[{index[k]}][{index[m]}]" if m in index else "None"
+                         for m in flat.span(q)], ns)
 
     def tup(parts: list[str]) -> str:
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
-    result = block(positions[0], positions[0]) if single else tup(
-        [tup([block(p, q) for q in positions]) for p in positions])
+    def nested(p: int) -> str:
+        """Argument ``p``'s structure; each leaf a tuple over the arguments (JAX's)."""
+        return _rebuild(trees.renumber(flat.specs[p]), [
+            "None" if k not in index else tup([row(k, q) for q in positions])
+            for k in flat.span(p)], ns)
+
+    p0 = positions[0]
+    result = _rebuild(trees.renumber(flat.specs[p0]), [row(k, p0) for k in flat.span(p0)],
+                      ns) if single else tup([nested(p) for p in positions])
     params = [f"a{i}" for i in range(len(leaves))]
     source = (f"def {name}({', '.join(params)}):\n"
               f"    _st_h = _st_jac({', '.join(params)})\n"

@@ -401,7 +401,8 @@ def hessian(fn: Callable[P, Any], wrt: Wrt | None = None, *, argnums: Wrt | None
     names; ``argnums`` is JAX's name for it): the Jacobian of the compiled gradient, whose
     generated code the compiler differentiates again.  For one array argument the result
     has shape ``x.shape + x.shape``; a tuple ``wrt`` gives a tuple of tuples, ``H[i][j]``
-    of shape ``x_i.shape + x_j.shape`` (JAX's convention).
+    of shape ``x_i.shape + x_j.shape`` (JAX's convention; a pytree argument ``i`` nests
+    as JAX does: ``H[i]`` has its structure, each leaf a tuple over ``j``).
 
     ``mode="forward"`` (the default, JAX's ``jacfwd(grad(f))``) is forward over reverse:
     one generated tangent run of the gradient per element of ``x``, and the tangent sweep

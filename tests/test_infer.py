@@ -52,7 +52,8 @@ _LINALG = {Op.MATMUL, Op.DOT, Op.VDOT, Op.INNER, Op.OUTER, Op.TENSORDOT, Op.EINS
            Op.QR, Op.EIG, Op.EIGVALS, Op.LU, Op.MATRIX_EXP}  # the last line: linalg family
 _INDEX = {Op.GETITEM, Op.SETITEM, Op.INDEX_ADD, Op.SCATTER_ADD}
 _LISTS = {op for op in Op if op.value.startswith("list")}
-_STRUCT = {Op.TUPLE, Op.ITEM, Op.SHAPE, Op.STOP_GRADIENT, Op.PY_FLOAT, Op.CONST}
+_STRUCT = {Op.TUPLE, Op.ITEM, Op.SHAPE, Op.STOP_GRADIENT, Op.PY_FLOAT, Op.PY_INT,
+           Op.CONST}
 _STRUCT.add(Op.NO_DERIVATIVE)  # stats: identity
 #: the fft family's ops on real pairs
 _FFT = {Op.FFT_C2C, Op.FFT_R2C, Op.FFT_C2R, Op.CMUL, Op.CDIV}

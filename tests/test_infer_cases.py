@@ -358,6 +358,8 @@ def structure_cases(op: Op) -> list[Case]:
         Op.STOP_GRADIENT: [_c(a), _c(2.5), _c(np.float32(1.0))],
         Op.PY_FLOAT: [_c(np.float64(1.0)), _c(np.float32(2.0)), _c(np.array(1.5)), _c(A(())),
                       _c(A((), "float32"))],
+        Op.PY_INT: [_c(np.float64(-2.7)), _c(np.float32(2.0)), _c(np.array(1.5)), _c(3),
+                    _c(np.int64(4)), _c(A(())), _c(A((), "int64"))],
         Op.NO_DERIVATIVE: [_c(a), _c(2.5), _c(A((2,), "int64"))],  # stats: identity
         Op.CONST: [_c(value=2.5), _c(value=(1, 2))],
     }

@@ -401,14 +401,14 @@ def test_hessians_of_tuple_and_dict_arguments_compose() -> None:
     jax_close(got, lambda jax, jnp: jax.jacfwd(jax.hessian(
         lambda xs: jnp.sum(xs[0] * jnp.sin(xs[1]))))((X, Y)))
 
-    def total(x):  # st.hessian's nesting (tree_hessian): H[i][j], then the structures
+    def total(x):  # JAX's nesting: H[i] in argument i's structure, then a tuple over j
         h = st.hessian(dict_f, argnums=(0, 1))({"a": x, "b": x**2}, 2.0)
-        return np.sum(h[0][0]["a"]["b"] * W) + np.sum(h[1][0]["b"]) + h[1][1]
+        return np.sum(h[0]["a"][0]["b"] * W) + np.sum(h[1][0]["b"]) + h[1][1]
 
     got = st.grad(total)(X)
     close(got, fd(total, (X,)), rtol=1e-5)
 
-    def totalj(jax: Any, jnp: Any) -> Any:  # (JAX nests H[i] in argument i's structure)
+    def totalj(jax: Any, jnp: Any) -> Any:
         def t(x):
             h = jax.hessian(dict_fj(jnp), argnums=(0, 1))({"a": x, "b": x**2}, 2.0)
             return jnp.sum(h[0]["a"][0]["b"] * W) + jnp.sum(h[1][0]["b"]) + h[1][1]

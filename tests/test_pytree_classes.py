@@ -289,9 +289,12 @@ def test_hessian_of_records_and_dicts_jax_nesting():
         np.testing.assert_allclose(h.w.b, np.cos(p.w) * X)
         np.testing.assert_allclose(h.b.w, np.cos(p.w) * X)
         np.testing.assert_allclose(h.b.b, 0.0)
-    h = st.hessian(scal, argnums=(0, 1))(p, X)
-    np.testing.assert_allclose(h[0][1].w, np.diag(np.cos(p.w) * p.b))
-    np.testing.assert_allclose(h[0][1].b, np.sin(p.w))
+    h = st.hessian(scal, argnums=(0, 1))(p, X)  # JAX's nesting: H[0] is a Params
+    assert type(h[0]) is Params and type(h[0].w) is tuple and type(h[0].w[0]) is Params
+    np.testing.assert_allclose(h[0].w[1], np.diag(np.cos(p.w) * p.b))
+    np.testing.assert_allclose(h[0].b[1], np.sin(p.w))
+    np.testing.assert_allclose(h[0].w[0].w, np.diag(-np.sin(p.w) * X * p.b))
+    np.testing.assert_allclose(h[1][0].w, np.diag(np.cos(p.w) * p.b))
     np.testing.assert_allclose(h[1][1], np.zeros((3, 3)))
 
     def dd(d):
@@ -307,6 +310,18 @@ def test_hessian_of_records_and_dicts_jax_nesting():
         {"a": np.array([1.0, 2.0]), "b": 2.0})
     np.testing.assert_allclose(h["a"]["b"], want["a"]["b"])
     np.testing.assert_allclose(h["b"]["a"], want["b"]["a"])
+
+    def scal_j(p, x):
+        return jax.numpy.sum(jax.numpy.sin(p.w) * x) * p.b
+
+    pairs = [({"argnums": (0, 1)}, scal, scal_j), ({"argnums": (1, 0)}, scal, scal_j)]
+    for kw, f, fj in pairs:  # the whole nesting for tuple argnums, leaf by leaf
+        got = st.hessian(f, **kw)(p, X)
+        want = jax.hessian(fj, **kw)(p, X)
+        tu = jax.tree_util
+        assert tu.tree_structure(got) == tu.tree_structure(want)
+        for a, b in zip(tu.tree_leaves(got), tu.tree_leaves(want), strict=True):
+            np.testing.assert_allclose(a, b, atol=1e-12)
 
 
 def test_static_field_change_and_explain_and_compile():

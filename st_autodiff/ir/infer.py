@@ -283,6 +283,14 @@ def _py_float(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     return float(x)
 
 
+def _py_int(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    """``int(x)``: a Python int (a concrete one where ``x`` is)."""
+    x = inputs[0]
+    if isinstance(x, Abstract):
+        return Abstract(Type("int"))
+    return int(x)
+
+
 # --- creation -------------------------------------------------------------------------
 
 
@@ -431,6 +439,7 @@ def _table() -> dict[Op, Rule]:
                                          Op.FULL_LIKE)})
     t[Op.NO_DERIVATIVE] = _stop_gradient  # stats: identity
     t[Op.PY_FLOAT] = _py_float
+    t[Op.PY_INT] = _py_int
     t.update({Op.STOP_GRADIENT: _stop_gradient, Op.ZEROS: _zeros, Op.ONES: _zeros,
               Op.FULL: _zeros, Op.EYE: _eye, Op.ARANGE: _arange, Op.LINSPACE: _linspace,
               Op.TUPLE: _tuple, Op.ITEM: _item, Op.SHAPE: _shape, Op.CONST: _const,

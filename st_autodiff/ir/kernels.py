@@ -133,6 +133,15 @@ def python_float(x: Any) -> Any:
     return x
 
 
+def python_int(x: Any) -> int:
+    """``int(x)``: Python's int of a number or a 0-d array of any library (truncated; a
+    NaN raises ``ValueError``, an infinity ``OverflowError``, an array of more than one
+    element ``TypeError``, all as Python does), so that integer arithmetic on it is
+    Python's: ``3 // int(x)`` raises ``ZeroDivisionError`` where NumPy's int64 gives 0.
+    The user wrote ``int()``: reading a device value back is what they asked for."""
+    return int(x)
+
+
 def no_derivative(x: Any, what: str = "") -> Any:
     """``x`` itself (stats): an argument with no derivative (an integer count, a shape
     parameter of ``betainc``); the compiler refuses it, with its location, when it is

@@ -95,6 +95,7 @@ class Op(enum.Enum):
     ASARRAY = "asarray"
     STOP_GRADIENT = "stop_gradient"
     PY_FLOAT = "py_float"
+    PY_INT = "py_int"
     CALL = "call"
     CALL_VJP = "call_vjp"
     OPAQUE_CALL = "opaque_call"
@@ -501,6 +502,9 @@ def _table() -> dict[Op, OpInfo]:
         # float(x) / x.item() of a float: a Python float, which NumPy promotes as a weak
         # scalar (float(s) * x32 stays float32, where the NumPy scalar s would not)
         Op.PY_FLOAT: OpInfo("py_float", ("x",), numpy="rt.python_float", torch="item"),
+        # int(x), math.floor(x), x.item() of an integer: a Python int, whose ``//``, ``%``
+        # and ``**`` are Python's (``3 // 0`` raises where NumPy's int64 gives 0)
+        Op.PY_INT: OpInfo("py_int", ("x",), numpy="rt.python_int", torch="item"),
         Op.CALL: OpInfo("call", ("*args",), (("fn", REQUIRED), ("out_type", None)),
                         spelling=special, torch="custom"),
         # a call the compiler passes through (print, a random draw, a C function): run

@@ -20,6 +20,7 @@ from ..ir.kernels import (
     log_softmax,
     logsumexp,
     python_float,
+    python_int,
     relu,
     scatter_add,
     setitem,
@@ -31,7 +32,8 @@ from ..ir.kernels import (
 
 __all__ = ["index_add", "index_add_", "list_add", "list_gather", "list_index_add",
            "list_split_like", "list_sum", "list_ungather", "list_unstack", "list_zeros",
-           "log_softmax", "logsumexp", "python_float", "relu", "scatter_add", "setitem",
+           "log_softmax", "logsumexp", "python_float", "python_int",
+           "relu", "scatter_add", "setitem",
            "sigmoid", "softmax", "stop_gradient", "unbroadcast"]
 
 # the scipy.special ops (and np.sinc): rt.<name> in generated code

@@ -104,8 +104,8 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if fn is np.array or fn is np.asarray or fn is np.asanyarray:
         return _asarray(lw, np.asarray if fn is np.asanyarray else fn, args, kwargs, e)
     if fn is builtins.len:
-        if len(args) == 1 and isinstance(args[0], Node) and args[0].type is not None and \
-                args[0].type.kind == "object":
+        if len(args) == 1 and isinstance(args[0], Node) and (
+                args[0].type is None or args[0].type.kind == "object"):
             return effects.object_len(lw, args[0], e)  # a string made at run time
         return _len(lw, args, e)
     if fn in (builtins.max, builtins.min) and len(args) == 2 and not kwargs:
@@ -179,8 +179,10 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
             t = out.type if isinstance(out, Node) else None
             if t is not None and t.shape == () and t.dtype is not None and \
                     np.dtype(t.dtype).kind == "f":
-                # math's result is a Python float, weak in NumPy's promotion
-                out = lw.emit(Op.PY_FLOAT, [out], None, e)
+                # math's result is a Python float, weak in NumPy's promotion; floor,
+                # ceil and trunc give Python ints
+                to_int = fn.__name__ in ("floor", "ceil", "trunc")
+                out = lw.emit(Op.PY_INT if to_int else Op.PY_FLOAT, [out], None, e)
         return out
     missing = _missing_rule(fn)
     if missing is not None:  # st.custom_jvp / st.custom_vjp before defjvp / defvjp
@@ -265,6 +267,8 @@ def _python_number(lw: Lowerer, x: Any, e: cst.CSTNode, what: str) -> Any:
     if t.dtype is None:  # a Python int or bool: Python's float, as int * 1.0 rounds it
         return lw.emit(Op.MUL, [x, 1.0], None, e) if what == "float()" else x
     kind = np.dtype(t.dtype).kind
+    if what != "float()" and kind in "iu":  # x.item() of an integer: a Python int
+        return lw.emit(Op.PY_INT, [x], None, e)
     if kind == "c" or (what != "float()" and kind != "f"):
         return x
     if kind == "f":  # a Python float: weak in NumPy's promotion (float(s) * x32 is float32)
@@ -406,12 +410,12 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     if fn in checks and len(args) == 1:
         return lw.emit(checks[fn], args, None, e)
     if fn in (builtins.int, builtins.round) and len(args) == 1:
-        rounded = lw.emit(Op.TRUNC if fn is builtins.int else Op.ROUND, args, None, e)
         t = args[0].type if isinstance(args[0], Node) else None
-        if t is None or t.kind == "float" or t.dtype is None or \
-                np.dtype(t.dtype).kind in "fc":  # int(nan) is ValueError, int(inf) Overflow
-            effects.emit_math_check(lw, fn.__name__, rounded, [args[0]], e)
-        return lw.emit(Op.ASTYPE, [rounded], {"dtype": "int64"}, e)
+        if t is not None and t.kind in ("int", "bool") and fn is builtins.int:
+            return args[0] if t.kind == "int" else lw.emit(Op.PY_INT, args, None, e)
+        x = lw.emit(Op.ROUND, args, None, e) if fn is builtins.round else args[0]
+        # a Python int (int(nan) raises ValueError, int(inf) OverflowError, as Python's)
+        return lw.emit(Op.PY_INT, [x], None, e)
     if fn is builtins.round and len(args) == 2:
         digits = lw.static(args[1], "round(x, ndigits): ndigits", e)
         return lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)

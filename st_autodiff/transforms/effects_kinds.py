@@ -137,6 +137,8 @@ def kind_of(fn: Any) -> Kind | None:
         return Kind(f"logger.{name}", True, False, NONE)
     if isinstance(owner, str) and name == "format":
         return Kind("str.format", False, False, OBJECT)
+    if fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii):
+        return Kind(name, False, False, OBJECT)  # str(x) of a runtime value: a string
     if _is_random(fn):
         return Kind(f"np.random.{name}" if owner is None or _is_global_state(owner) else
                     f"{type(owner).__name__}.{name}", True, name == "shuffle",

@@ -199,6 +199,10 @@ def _float_to_int(n: Node) -> bool:
     """Whether ``n`` casts floating values to integers: ``int(x)`` and ``round(x)`` lower
     to such a cast, and Python raises ``ValueError`` for NaN (``OverflowError`` for
     infinities, an ``ArithmeticError`` already in the tier) where the cast does not."""
+    if n.op is Op.PY_INT and n.inputs:  # int(x): also a TypeError for a non-0-d array
+        src = n.inputs[0].type
+        return src is None or src.kind not in ("int", "bool") and (
+            src.dtype is None or not src.dtype.startswith(("int", "uint", "bool")))
     if n.op is not Op.ASTYPE or n.type is None or not n.inputs:
         return False
     src = n.inputs[0].type
