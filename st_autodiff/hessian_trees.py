@@ -3,7 +3,8 @@ dataclasses), in JAX's nesting: for one differentiated argument ``a`` the result
 ``a``'s structure, each leaf of which holds ``a``'s structure again, whose leaves are the
 blocks ``d²f / da_i da_j`` of shape ``a_i.shape + a_j.shape``; for a tuple ``wrt`` a tuple
 over the arguments ``i`` of argument ``i``'s structure, each leaf a tuple over the
-arguments ``j`` of argument ``j``'s structure of blocks (for array arguments: ``H[i][j]``).  Computed as the Hessian of ``fn`` as a function of its leaves (the
+arguments ``j`` of argument ``j``'s structure of blocks (for array arguments: ``H[i][j]``).
+Computed as the Hessian of ``fn`` as a function of its leaves (the
 flat function ``products._Flat`` generates), so the compiled gradient differentiated again
 takes arrays and floats only.
 """

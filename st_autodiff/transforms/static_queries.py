@@ -48,6 +48,29 @@ SHAPE: dict[Any, str] = {np.ndim: "np.ndim", np.shape: "np.shape", np.size: "np.
                          np.iterable: "np.iterable"}
 
 
+#: array_api_compat's queries, in any vendored copy (SciPy's, scikit-learn's): they read
+#: their arguments' Python types (and dtypes, SciPy's checks), never the data, and answer
+#: alike for a Python number, a NumPy scalar and a 0-d array wherever NumPy's namespace is
+#: the answer, so SciPy 1.18's ``apply_where(den != 0, ...)`` on computed values compiles
+#: (the ``type(x)`` inside them alone would tell the three apart)
+_COMPAT_QUERIES = frozenset({
+    "array_namespace", "is_numpy_array", "is_cupy_array", "is_torch_array", "is_dask_array",
+    "is_jax_array", "is_pydata_sparse_array", "is_ndonnx_array", "is_array_api_obj",
+    "is_lazy_array"})
+
+
+def _compat_query(fn: Any) -> str | None:
+    """``fn``'s name where it is one of array_api_compat's type queries, else None."""
+    name = getattr(fn, "__name__", None)
+    module = getattr(fn, "__module__", None)
+    if not isinstance(name, str) or name not in _COMPAT_QUERIES or not isinstance(module, str):
+        return None
+    if module.endswith("array_api_compat.common._helpers") or (
+            module.endswith("._lib._array_api") and name == "array_namespace"):
+        return name
+    return None
+
+
 def _lookup(table: dict[Any, str], fn: Any) -> str | None:
     try:
         return table.get(fn)
@@ -61,7 +84,7 @@ def query_name(fn: Any) -> str | None:
         name = _lookup(table, fn)
         if name is not None:
             return name
-    return None
+    return _compat_query(fn)
 
 
 def _evaluate(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
@@ -80,8 +103,8 @@ def query(lw: Lowerer, fn: Any, name: str, args: list[Any], kwargs: dict[str, An
     """A type query of runtime values: the same answer on every stand-in, else refused.
     ``level`` is what it reads: the Python ``type``, the ``dtype`` or the ``shape``."""
     if level is None:
-        level = "type" if _lookup(TYPE_ONLY, fn) else "dtype" if _lookup(DTYPE, fn) \
-            else "shape"
+        level = "type" if _lookup(TYPE_ONLY, fn) else "dtype" if _lookup(DTYPE, fn) or \
+            _compat_query(fn) else "shape"
     if fn is np.shape and not all(_shape_known(a) for a in args):
         return NotImplemented  # a shape only known at run time: the shape op
     if (fn is np.size or fn is np.ndim) and len(args) == 1 and not kwargs and \

@@ -179,8 +179,11 @@ def _dot(xs: list[Any], ys: list[Any]) -> float:
                      for x, y in zip(xs, ys, strict=True)))
 
 
-def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0) -> list[str]:
-    """Run one case; assert agreement; return the oracles it was compared with."""
+def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0,
+          use_jax: bool = True) -> list[str]:
+    """Run one case; assert agreement; return the oracles it was compared with
+    (``use_jax=False``: not JAX, whose compiling of each new shape and dtype costs more
+    than the rest of the case; central differences and the eager runtime still run)."""
     f, s = functions(spec)
     args = sample(spec, shapes, dtype, seed)
     x64 = _f64(args)
@@ -193,7 +196,7 @@ def check(spec: Spec, shapes: tuple, dtype: str, mode: str, seed: int = 0) -> li
     w = float(w) if isinstance(out, float) else np.asarray(w, dtype=np.asarray(out).dtype)
     h = spec.extra.get("h", H)
     dtype = spec.extra.get("tol", dtype)
-    jf = jax_function(spec)
+    jf = jax_function(spec) if use_jax else None
     oracles = ["fd"]
     n = spec.nargs
     if mode == "vjp":
