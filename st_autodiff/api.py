@@ -680,8 +680,22 @@ class GradFunction(Generic[P]):
 
     @property
     def __wrapped__(self) -> Callable[..., Any]:
-        """The generated function, so that ``inspect.getsource`` shows generated code."""
-        return self._latest().fn  # type: ignore[return-value]
+        """The generated function, so that ``inspect.getsource`` shows generated code.
+        A function whose code needs its arguments' types has none before a call: then
+        there is no ``__wrapped__`` (``hasattr`` is False, so ``inspect.signature`` reads
+        ``__signature__`` instead of failing with the compile error)."""
+        try:
+            return self._latest().fn  # type: ignore[return-value]
+        except StAutodiffError as exc:
+            raise AttributeError(f"{self.__qualname__} has no generated code before a call "
+                                 f"(call it with arguments first): {exc}") from None
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The differentiated function's parameters (keyword-only ones stay so), as
+        ``functools.wraps`` gives JAX's ``grad``: not the generated code's, which adds
+        ``out_bar``."""
+        return self._sig
 
     def __repr__(self) -> str:
         return f"<st_autodiff.{self._mode} of {self.__qualname__}>"

@@ -369,6 +369,20 @@ def test_getsource_is_the_generated_source():
     assert g.source.startswith("def loss_grad(w, x, y, out_bar=1.0):")
 
 
+def test_signature_is_the_functions_and_compiles_nothing_it_cannot():
+    def f(x, y=2.0, *, scale=1.0):
+        if isinstance(x, float):  # the generated code depends on the argument's type
+            return x * y * scale
+        return np.sum(x * y) * scale
+
+    for product in (st.grad, st.value_and_grad, st.jacfwd, st.jacrev, st.hessian):
+        sig = inspect.signature(product(f))  # (it was the compile error of the isinstance)
+        assert str(sig) == "(x, y=2.0, *, scale=1.0)", (product, sig)  # no out_bar
+    g = st.grad(f)
+    assert g(np.ones(2), scale=3.0) == pytest.approx(np.full(2, 6.0))
+    assert inspect.getsource(g).startswith("def f_grad(x, y=2.0, scale=1.0, out_bar=1.0)")
+
+
 def test_generated_code_is_registered_with_linecache():
     g = st.grad(loss)
     g(*mlp_args())

@@ -29,6 +29,8 @@ def format_value(v: Any) -> str:
         return f"{mod}.{name}" if mod else name
     if isinstance(v, Type):  # the output type of a call of a user's function
         return str(v)
+    if isinstance(v, type):  # a class (type(x) folded): np.ndarray has shape descriptors
+        return f"{v.__module__}.{v.__qualname__}"
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         return f"array<{v.dtype}{list(v.shape)}>"
     if isinstance(v, (tuple, list)) and v and all(isinstance(x, Type) for x in v):

@@ -27,6 +27,8 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir.graph import Node, holds_node
+from ..ir.ops import Op
+from . import static_numpy
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -180,19 +182,31 @@ def _holds_index(v: Any) -> bool:
         isinstance(x, Node) for x in v)
 
 
-def _keys_by(body: cst.CSTNode, dicts: set[str], target: str) -> bool:
-    """Whether ``body`` subscripts one of the dicts named ``dicts`` with a key that reads
-    the loop variable ``target``."""
-    found = False
+def _static_ints(v: Any) -> bool:
+    """An integer array or sequence known while compiling (segment bounds, offsets):
+    indexed by the loop variable, its items are sizes and slice bounds, static only in an
+    unrolled loop (SciPy's ``detrend``: ``A = np.ones((bp[m + 1] - bp[m], 2))``)."""
+    if isinstance(v, static_numpy.StaticArray):
+        v = v.value
+    elif isinstance(v, Node) and v.op is Op.CONST:
+        v = v.param("value")
+    if isinstance(v, np.ndarray):
+        return v.ndim == 1 and v.dtype.kind in "iu"
+    return isinstance(v, (tuple, list)) and bool(v) and all(
+        type(x) is int or isinstance(x, np.integer) for x in v)
+
+
+def _keyed_by(body: cst.CSTNode, target: str) -> set[str]:
+    """The names ``body`` subscripts with a key that reads the loop variable ``target``."""
+    found: set[str] = set()
 
     class _Find(cst.CSTVisitor):
         def visit_Subscript(self, node: cst.Subscript) -> bool:
-            nonlocal found
-            if isinstance(node.value, cst.Name) and node.value.value in dicts and any(
+            if isinstance(node.value, cst.Name) and any(
                     isinstance(n, cst.Name) and n.value == target
                     for el in node.slice for n in _names(el)):
-                found = True
-            return not found
+                found.add(node.value.value)
+            return True
 
     body.visit(_Find())
     return found
@@ -221,10 +235,14 @@ def carries_indices(lw: Lowerer, stmt: cst.For, scope: Scope) -> bool:
     changes (``sl = tupleset(sl, axis, slice(a, b))``) or keys a static dict by its
     target (``R[(i, j)] = ...``): it is unrolled, so that each trip indexes with static
     slices and keys (a slice computed at run time has no shape, a dict no runtime key)."""
-    dicts = {k for k, v in scope.vars.items() if isinstance(v, dict) or _mixed_sequence(v)}
-    if dicts and isinstance(stmt.target, cst.Name) and _keys_by(
-            stmt.body, dicts, stmt.target.value):
-        return True
+    if isinstance(stmt.target, cst.Name):
+        for name in _keyed_by(stmt.body, stmt.target.value):
+            try:
+                v = scope.lookup(name)  # (a local, a closure cell or a global)
+            except KeyError:
+                continue
+            if isinstance(v, dict) or _mixed_sequence(v) or _static_ints(v):
+                return True
     if not any(_holds_index(v) for v in scope.vars.values()):
         return False
     carried, _ = lw.carried_names(stmt, scope)
