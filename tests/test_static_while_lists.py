@@ -126,3 +126,91 @@ def test_other_steps_are_located_refusals() -> None:
 def test_scipy_stats_moments(name: str, call: Callable[[Any, Any], Any]) -> None:
     stats = pytest.importorskip("scipy.stats")
     _agrees(lambda x: call(stats, x), _X)
+
+
+# --- static while loops with returns, breaks, nested loops and number builtins ---------
+
+
+def test_statsmodels_next_regular_runs_while_compiling() -> None:
+    # ``_next_regular`` (statsmodels' FFT length, used by acf): nested while loops with
+    # returns, min() and int.bit_length() on static ints; it was "integers have no
+    # supported attribute 'bit_length'" (the loop became a region)
+    compat = pytest.importorskip("statsmodels.compat.scipy")
+
+    for n in (3, 7, 20, 33):
+        def f(z, n=n):
+            return z[0] * compat._next_regular(2 * z.shape[0] + n)
+
+        z = np.ones(n)
+        g = st.grad(f)
+        np.testing.assert_allclose(g(z)[0], compat._next_regular(2 * n + n))
+        assert not re.search(r"^\s*while ", g.source, re.M)  # ran while compiling
+
+
+def test_statsmodels_acf() -> None:
+    stattools = pytest.importorskip("statsmodels.tsa.stattools")
+    _agrees(lambda z: np.sum(stattools.acf(z, nlags=3) ** 2), _X)
+    _agrees(lambda z: np.sum(stattools.acf(z, nlags=2, fft=True)), _X)
+
+
+def _smallest_divisor(n: int) -> int:
+    d = 2
+    while d * d <= n:
+        if n % d == 0:
+            return d
+        d += 1
+    return n
+
+
+def _first_power_above(n: int) -> int:
+    k = 0
+    while True:
+        k += 1
+        if (1 << k) > n:
+            break
+        if k > 60:
+            return -1
+    return max(k, abs(-1)) + int(float(k).is_integer())
+
+
+def test_static_while_with_return_break_and_builtins() -> None:
+    def f(x):
+        n = x.shape[0]
+        return x[0] * _smallest_divisor(n * 7) + x[1] * _first_power_above(n)
+
+    x = np.linspace(0.5, 1.5, 9)
+    g = st.grad(f)
+    want = np.zeros(9)
+    want[0], want[1] = _smallest_divisor(63), _first_power_above(9)
+    np.testing.assert_allclose(g(x), want)
+    assert not re.search(r"^\s*while ", g.source, re.M)
+
+
+def test_a_while_on_runtime_values_stays_a_loop() -> None:
+    def f(x):
+        s = x[0]
+        k = 0
+        while s < 10.0:
+            s = s * 2.0
+            k += 1
+        return s + min(k, 3)
+
+    vg = st.value_and_grad(f)
+    x = np.array([0.7, 1.0])
+    value, grad = vg(x)
+    assert value == f(x)
+    np.testing.assert_allclose(grad, [16.0, 0.0])
+    assert re.search(r"^\s*while ", vg.source, re.M)
+
+
+def test_a_shadowed_builtin_keeps_the_loop_compiled_as_a_loop() -> None:
+    def min(a, b):  # noqa: A001  (the user's min, not the builtin)
+        return a if a < b else b
+
+    def f(x):
+        k = 5
+        while k > 1:
+            k = min(k - 1, 9)
+        return x[0] * k
+
+    np.testing.assert_allclose(st.grad(f)(np.array([2.0])), [1.0])

@@ -20,6 +20,7 @@ value without a shape and the dict would need runtime keys (``carries_indices``)
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -54,6 +55,16 @@ def run_static_while(lw: Lowerer, stmt: cst.While, scope: Scope) -> bool:
         if not test:
             return True
         lw.run_stmts(body, scope)
+        scope.vars["#cont"] = False
+        flags = [scope.vars.get(f, False) for f in ("#ret", "#brk")]
+        if any(isinstance(f, Node) for f in flags):  # cannot happen: static tests only
+            raise lw.fail("a return or break in this while loop became a runtime choice",
+                          stmt, kind=CompileError)
+        if flags[0]:
+            return True  # a return: the function's result is set
+        if flags[1]:
+            scope.vars["#brk"] = False
+            return True
     raise lw.fail(f"this while loop on static values ran {_MAX_TRIPS} times while compiling",
                   stmt, "check that its condition becomes false", kind=CompileError)
 
@@ -65,8 +76,46 @@ def _qualifies(stmt: cst.While, scope: Scope) -> bool:
         return False
     test: list[str] = []
     _reads(stmt.test, test, calls_too=False)
-    return "#" not in test and all(_static(scope.vars.get(n, _Absent)) for n in names) and \
+    made = _assigned_names(stmt.body)  # (first bound in the body: static as it runs)
+    return "#" not in test and all(
+        _static(v) or v is _Absent and n in made for n in names
+        for v in [_value(scope, n)]) and \
         all(_static_list(scope.vars.get(n, _Absent)) for n in lists)
+
+
+def _assigned_names(body: cst.CSTNode) -> set[str]:
+    """The names ``body`` assigns (``=``, ``+=``)."""
+    out: set[str] = set()
+
+    class _Find(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if isinstance(node.target, cst.Name):
+                out.add(node.target.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name):
+                out.add(node.target.value)
+
+    body.visit(_Find())
+    return out
+
+
+def _value(scope: Scope, name: str) -> Any:
+    """What ``name`` holds: a local, else a closure cell or global (a static int such as
+    a module constant qualifies), a builtin read as ``#builtin:min``; ``_Absent`` if
+    unbound."""
+    if name.startswith("#builtin:"):
+        name = name.removeprefix("#builtin:")
+        try:
+            return _Builtin if scope.lookup(name) is getattr(builtins, name) else _Absent
+        except KeyError:
+            return _Absent
+    if name in scope.vars:
+        return scope.vars[name]
+    try:
+        return scope.lookup(name)
+    except KeyError:
+        return _Absent
 
 
 def _simple_block(body: cst.BaseSuite, names: list[str], lists: list[str]) -> bool:
@@ -76,6 +125,11 @@ def _simple_block(body: cst.BaseSuite, names: list[str], lists: list[str]) -> bo
     if not isinstance(body, cst.IndentedBlock):
         return False
     for line in body.body:
+        if isinstance(line, cst.While) and line.orelse is None:  # a nested static loop
+            _reads(line.test, names)
+            if not _simple_block(line.body, names, lists):
+                return False
+            continue
         if isinstance(line, cst.If):
             _reads(line.test, names)
             orelse = line.orelse
@@ -94,6 +148,11 @@ def _simple_block(body: cst.BaseSuite, names: list[str], lists: list[str]) -> bo
             elif isinstance(s, cst.Assign) and all(
                     isinstance(t.target, cst.Name) for t in s.targets):
                 _reads(s.value, names)
+            elif isinstance(s, (cst.Break, cst.Continue, cst.Pass)):
+                continue
+            elif isinstance(s, cst.Return):
+                if s.value is not None:
+                    _reads(s.value, names)
             elif _appends(s):
                 assert isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
                 func = s.value.func
@@ -119,12 +178,33 @@ class _Absent:
     pass
 
 
+class _Builtin:
+    """A builtin read by the loop (``min``): static given static arguments."""
+
+
+#: builtins of numbers that a static while loop may call (``min(p35, match)``)
+_PURE_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "round", "divmod", "pow",
+                            "len", "bool"})
+#: methods of Python numbers a static while loop may call (``(q - 1).bit_length()``)
+_NUMBER_METHODS = frozenset({"bit_length", "bit_count", "is_integer", "conjugate"})
+
+
 def _reads(e: cst.CSTNode, out: list[str], calls_too: bool = True) -> None:
     """Names read by ``e``; a call, lambda, comprehension or ``:=`` disqualifies
     (``"#"``), and so do a subscript and an attribute unless ``calls_too`` is False (the
     test: any value it reads is fine if the test comes out static)."""
     if isinstance(e, cst.Name):
         out.append(e.value)
+    elif calls_too and isinstance(e, cst.Call) and all(
+            a.keyword is None and not a.star for a in e.args) and (
+            isinstance(e.func, cst.Name) and e.func.value in _PURE_BUILTINS or
+            isinstance(e.func, cst.Attribute) and e.func.attr.value in _NUMBER_METHODS):
+        if isinstance(e.func, cst.Name):  # (checked to be the builtin: ``_value``)
+            out.append(f"#builtin:{e.func.value}")
+        else:
+            _reads(e.func.value, out, calls_too)
+        for a in e.args:
+            _reads(a.value, out, calls_too)
     elif isinstance(e, (cst.Call, cst.Lambda, cst.BaseComp, cst.NamedExpr)) or calls_too and (
             isinstance(e, (cst.Subscript, cst.Attribute))):
         out.append("#")
@@ -159,7 +239,7 @@ def _all_names(e: cst.CSTNode, out: list[str]) -> None:
 
 
 def _static(v: Any) -> bool:
-    if isinstance(v, _STATIC):
+    if isinstance(v, _STATIC) or v is _Builtin:
         return True
     return isinstance(v, tuple) and all(isinstance(x, _STATIC) for x in v)
 
