@@ -88,3 +88,36 @@ def test_simpson_of_the_installed_scipy(n: int, with_x: bool) -> None:
     value, grad = st.value_and_grad(f)(y)
     assert value == pytest.approx(f(y), rel=1e-13)
     np.testing.assert_allclose(grad, _difference(f, y), rtol=1e-6, atol=1e-9)
+
+
+def test_array_namespace_method_of_arrays() -> None:
+    x_data = np.arange(12.0).reshape(4, 3) / 10
+
+    def f(w):  # array API code: the namespace from the argument
+        xp = w.__array_namespace__()
+        r = xp.matmul(xp.asarray(x_data), w) - 1.0
+        return xp.sum(r * r) + xp.sum((w[0] * 2).__array_namespace__().exp(w))
+
+    w = np.array([0.1, -0.2, 0.3])
+    value, grad = st.value_and_grad(f)(w)
+    assert value == pytest.approx(f(w), rel=1e-14)
+    np.testing.assert_allclose(grad, _difference(f, w), rtol=1e-6)
+
+    def g(w):
+        return float(w[0]).__array_namespace__().sum(w)  # a Python float has none
+
+    with pytest.raises(st.errors.StAutodiffError, match="'float' object has no attribute"):
+        st.grad(g)(w)
+
+
+def test_array_namespace_method_on_another_backend() -> None:
+    xps = pytest.importorskip("array_api_strict")
+
+    def f(w):
+        xp = w.__array_namespace__()
+        return xp.sum(xp.exp(w) * w)
+
+    w = np.array([0.1, -0.2, 0.3])
+    got = st.grad(f)(xps.asarray(w))
+    assert type(got).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(np.asarray(got), np.exp(w) * (1 + w), rtol=1e-12)

@@ -692,6 +692,12 @@ def _len(lw: Lowerer, args: list[Any], e: cst.Call) -> Any:
     return lw.emit(Op.ITEM, [shape], {"index": 0}, e)
 
 
+def _namespace_of(x: Any, *args: Any, **kwargs: Any) -> Any:
+    """``x.__array_namespace__(...)``: asked of each type a runtime value may have (a
+    Python float has none: Python's AttributeError, located)."""
+    return x.__array_namespace__(*args, **kwargs)
+
+
 def array_method(lw: Lowerer, value: np.ndarray[Any, Any], name: str, args: list[Any],
                  kwargs: dict[str, Any], e: cst.Call) -> Any:
     """``a.name(...)`` of an array known when compiling (``np.squeeze(0.7).astype(float)``
@@ -707,6 +713,13 @@ def _method(lw: Lowerer, x: Node, name: str, args: list[Any], kwargs: dict[str, 
             e: cst.Call) -> Any:
     """``x.name(*args, **kwargs)`` on an array value."""
     what = f"ndarray.{name}"
+    if name == "__array_namespace__":  # the array API namespace: of the type alone
+        if getattr(lw, "foreign_arrays", False):
+            # (backends: code is compiled as NumPy's and runs on the inputs' namespace,
+            # the generated code's ``xp``; so the namespace it reads is NumPy's here)
+            return np
+        return static_queries.query(lw, _namespace_of, "x.__array_namespace__",
+                                    [x, *args], kwargs, e, "type")
     if name == "__array__":  # the array itself (a NumPy scalar: a 0-d array), as asarray
         if set(kwargs) - {"dtype"} or len(args) > 1:
             raise lw.fail("x.__array__() with copy= is not supported", e,

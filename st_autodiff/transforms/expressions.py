@@ -73,7 +73,7 @@ _UNARY_WORDS = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~
 _KIND_NAMES = {"float": "floats", "int": "integers", "bool": "booleans", "tuple": "tuples",
                "list": "lists built at run time", "none": "None values"}
 _SPECIAL_METHODS = {"reshape", "transpose", "astype", "item", "tolist", "conj", "conjugate",
-                    "__array__"}
+                    "__array__", "__array_namespace__"}
 
 
 class ExpressionLowering(LowererAPI):
