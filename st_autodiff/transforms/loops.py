@@ -40,6 +40,10 @@ from .scope import (
 )
 from .static_while import UNROLL_INDICES, carries_indices, run_static_while
 
+#: a static loop whose first trip loses a carried value's shape is unrolled up to this
+#: many trips (each trip then keeps its sizes)
+UNROLL_SHAPES = 16
+
 if TYPE_CHECKING:
     from .lower import Lowerer
     from .lowering_api import LowererAPI
@@ -363,6 +367,18 @@ class LoopLowering(LowererAPI):
                 settled = False
                 continue
             new_guess = [_join(g, o, sub) for g, o in zip(guess, outs)]
+            if _attempt == 0 and may_peel and streams is not None and not appended and any(
+                    g[0] is not None and o.type is not None and g[0].shape is not None and
+                    o.type.shape is None for g, o in zip(guess, outs)):
+                # a carried value's shape is lost in the first iteration (polyder's
+                # ``der = np.empty((n,) + c.shape[1:])`` with ``n = n - 1``: a carried int
+                # becomes a runtime value in a region): a short static loop is unrolled,
+                # so each trip has its own static sizes
+                runs = _static_range(streams)
+                if runs is not None and len(runs) <= UNROLL_SHAPES and \
+                        isinstance(stmt, cst.For):
+                    self.unroll(stmt, list(runs), scope)
+                    return
             if _attempt == 0 and may_peel and streams is not None and not appended and any(
                     g[0] is not None and o.type is not None and None not in (
                         g[0].shape, o.type.shape) and g[0].shape != o.type.shape
