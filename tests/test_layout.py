@@ -430,3 +430,18 @@ def test_flags_inside_loops_and_printed():
             st.grad(f)(make("C", VALUES))
         assert text in info.value.message
         assert info.value.loc.line == f.__code__.co_firstlineno + line
+
+
+def test_writeability_of_a_copy_whatever_its_shape():
+    # np.array(v) copies into a new ndarray (0-d too): writeable, as array_api_compat's
+    # is_writeable_array asks (SciPy's xpx.at); it was refused as an unknown layout
+    def f(x):
+        r = np.array(np.sum(x * x))
+        m = np.array(x[x > 0.0])  # a copy of a data-dependent shape
+        w = 2.0 if r.flags.writeable and m.flags["W"] and m.flags.aligned else 1.0
+        return w * np.sum(m) + r
+
+    x = np.array([0.5, -1.0, 2.0])
+    value, grad = st.value_and_grad(f)(x)
+    assert value == f(x)
+    np.testing.assert_allclose(grad, [3.0, -2.0, 6.0])

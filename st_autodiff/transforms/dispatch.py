@@ -665,6 +665,8 @@ def _asarray(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     elif not isinstance(value, (list, tuple)):
         # np.array copies by default: a fresh array the function may write into
         node = lw.emit(Op.COPY if copy is True else Op.ASARRAY, [node], None, e)
+        if copy is True:  # a new ndarray (0-d too): writeable, aligned
+            layout_queries.new_array(lw, node)
     laid_out = layout_queries.ordered(lw, value, node, order, e, what)  # (its layout)
     if (fn is not np.array or bound.get("copy", True) is not True) and identity.ndarray_of(
             value, dtype) and laid_out:

@@ -21,6 +21,7 @@ from ..errors import CompileError
 from ..ir import layout
 from ..ir.graph import Node
 from ..ir.ops import Op
+from ..ir.scalar_kinds import rank_one_or_more
 from . import identity
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ def _leaf(lw: Lowerer) -> layout.Leaf:
         if node.op is Op.CONST:
             value = node.param("value")
             return layout.runtime_fact(value, fact) if isinstance(value, np.ndarray) else None
+        if fact in ("w", "a") and node.op is Op.COPY and rank_one_or_more(lw, node):
+            return True  # a copy is a new, writeable ndarray whatever its unknown shape
         return NotImplemented
     return leaf
 
