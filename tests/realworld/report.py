@@ -32,9 +32,10 @@ DISTRIBUTIONS = ("numpy", "scipy", "scikit-learn", "statsmodels")
 NOTES = [
     "### What still stops library code (located, so not failures)",
     "",
-    "* Shapes known only in part: after a loop join or a data-dependent selection the",
-    "  compiler knows a shape wholly or not at all (`c.shape[1:]` in polyder and detrend,",
-    "  `x.size` in lagrange's `trim_zeros`); a rank-only shape type would lift these.",
+    "* Shapes known only in part: after a data-dependent selection the compiler knows a",
+    "  shape wholly or not at all (`x.size` in lagrange's `trim_zeros`); a rank-only shape",
+    "  type would lift this. (Short static loops that change a carried shape, as polyder",
+    "  and detrend do, are unrolled.)",
     "* Element writes into a name bound to an expression (barycentric_interpolate):",
     "  refused as aliasing writes rather than guessed.",
     "* Layout queries on values whose layout is not inferred (a branch or loop output, a",
