@@ -52,7 +52,7 @@ _LINALG = {Op.MATMUL, Op.DOT, Op.VDOT, Op.INNER, Op.OUTER, Op.TENSORDOT, Op.EINS
            Op.QR, Op.EIG, Op.EIGVALS, Op.LU, Op.MATRIX_EXP}  # the last line: linalg family
 _INDEX = {Op.GETITEM, Op.SETITEM, Op.INDEX_ADD, Op.SCATTER_ADD}
 _LISTS = {op for op in Op if op.value.startswith("list")}
-_STRUCT = {Op.TUPLE, Op.ITEM, Op.SHAPE, Op.STOP_GRADIENT, Op.PY_FLOAT, Op.PY_INT,
+_STRUCT = {Op.TUPLE, Op.ITEM, Op.SHAPE, Op.STOP_GRADIENT, Op.PY_FLOAT, Op.PY_INT, Op.PY_BOOL,
            Op.CONST}
 _STRUCT.add(Op.NO_DERIVATIVE)  # stats: identity
 #: the fft family's ops on real pairs
@@ -211,6 +211,8 @@ def _compatible(got: Any, expected: Any) -> bool:
         return got == expected
     if isinstance(got, Abstract) and got.type.kind == "int":
         return isinstance(expected, int)
+    if isinstance(got, Abstract) and got.type.kind == "bool":  # (bool(x): py_bool)
+        return isinstance(expected, bool)
     return got == expected
 
 

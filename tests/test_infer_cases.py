@@ -360,6 +360,8 @@ def structure_cases(op: Op) -> list[Case]:
                       _c(A((), "float32"))],
         Op.PY_INT: [_c(np.float64(-2.7)), _c(np.float32(2.0)), _c(np.array(1.5)), _c(3),
                     _c(np.int64(4)), _c(A(())), _c(A((), "int64"))],
+        Op.PY_BOOL: [_c(np.float64(-2.7)), _c(np.bool_(False)), _c(np.array(0.0)), _c(3),
+                     _c(A(())), _c(A((), "bool"))],
         Op.NO_DERIVATIVE: [_c(a), _c(2.5), _c(A((2,), "int64"))],  # stats: identity
         Op.CONST: [_c(value=2.5), _c(value=(1, 2))],
     }

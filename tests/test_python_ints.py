@@ -1,7 +1,8 @@
 """``int(x)``, ``round(x)``, ``math.floor/ceil/trunc(x)`` and ``x.item()`` of an integer
-array give Python ints in compiled code, as in Python: their ``//``, ``%``, ``/`` and ``**``
-are Python's (``3 // int(x)`` with ``int(x) == 0`` raises ``ZeroDivisionError``, where
-NumPy's int64 gave 0 with a warning; ``n ** -1`` is a float, where int64 refuses it).
+array give Python ints in compiled code, and ``bool(x)`` Python bools, as in Python:
+their ``//``, ``%``, ``/`` and ``**`` are Python's (``3 // int(x)`` with ``int(x) == 0``
+raises ``ZeroDivisionError``, where NumPy's int64 gave 0 with a warning; ``n ** -1`` is a
+float, where int64 refuses it; ``bool(a) + bool(b)`` is 2, where NumPy's bools give True).
 Each case runs the plain function and the compiled gradient on the same inputs: both
 raise the same exception, or agree on the value and on central differences."""
 
@@ -77,9 +78,22 @@ def int_type(x):
     return x[1] * (1.0 if type(n) is int else 2.0)
 
 
+def bool_count(x):  # Python's bools add as ints; NumPy's as a logical or
+    return x[2] * (bool(x[0] > 0.45) + bool(x[1] > 0.45))
+
+
+def neg_bool(x):  # -np.True_ is a TypeError in NumPy
+    return x[2] * -bool(x[0] > 0.45)
+
+
+def bool_of_array(x):  # ambiguous: Python's ValueError
+    return x[0] * bool(x)
+
+
 CASES: list[Callable[[Any], Any]] = [
     div_int, mod_int, truediv_int, divmod_int, neg_power, floor_div, ceil_mod, trunc_index,
-    round_div, item_of_argmax, int_of_argmin, huge_int, int_type]
+    round_div, item_of_argmax, int_of_argmin, huge_int, int_type, bool_count, neg_bool,
+    bool_of_array]
 
 INPUTS = [np.array([0.0, 2.0, 1.0]), np.array([0.4, 3.0, 1.0]), np.array([2.7, 1.5, 0.5]),
           np.array([-1.2, 0.5, 3.0]), np.array([1.3, 0.5, 3.0])]  # (away from jumps)

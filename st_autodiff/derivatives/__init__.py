@@ -77,7 +77,7 @@ NONDIFFERENTIABLE: frozenset[Op] = frozenset({
     Op.ARGMAX, Op.ARGMIN, Op.ARGSORT, Op.NONZERO, Op.ZEROS, Op.ONES, Op.EYE,
     Op.ZEROS_LIKE, Op.ONES_LIKE,
     Op.STOP_GRADIENT,  # st.stop_gradient: a zero gradient is what the user asked for
-    Op.LIST_LEN, Op.LIST_ZEROS, Op.PY_INT,
+    Op.LIST_LEN, Op.LIST_ZEROS, Op.PY_INT, Op.PY_BOOL,
     Op.GAMMASGN,  # special family (issue 11): scipy.special.gammasgn, piecewise constant
 })
 

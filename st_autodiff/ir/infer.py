@@ -291,6 +291,14 @@ def _py_int(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
     return int(x)
 
 
+def _py_bool(op: Op, inputs: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    """``bool(x)``: a Python bool (a concrete one where ``x`` is)."""
+    x = inputs[0]
+    if isinstance(x, Abstract):
+        return Abstract(Type("bool"))
+    return bool(x)
+
+
 # --- creation -------------------------------------------------------------------------
 
 
@@ -440,6 +448,7 @@ def _table() -> dict[Op, Rule]:
     t[Op.NO_DERIVATIVE] = _stop_gradient  # stats: identity
     t[Op.PY_FLOAT] = _py_float
     t[Op.PY_INT] = _py_int
+    t[Op.PY_BOOL] = _py_bool
     t.update({Op.STOP_GRADIENT: _stop_gradient, Op.ZEROS: _zeros, Op.ONES: _zeros,
               Op.FULL: _zeros, Op.EYE: _eye, Op.ARANGE: _arange, Op.LINSPACE: _linspace,
               Op.TUPLE: _tuple, Op.ITEM: _item, Op.SHAPE: _shape, Op.CONST: _const,

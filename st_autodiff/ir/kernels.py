@@ -142,6 +142,13 @@ def python_int(x: Any) -> int:
     return int(x)
 
 
+def python_bool(x: Any) -> bool:
+    """``bool(x)``: Python's bool of a number or an array of one element (an array of more
+    raises ValueError, as Python does), so that ``bool(a) + bool(b)`` counts as Python's
+    bools do (NumPy's bools add as a logical or) and ``-bool(a)`` is -1."""
+    return bool(x)
+
+
 def no_derivative(x: Any, what: str = "") -> Any:
     """``x`` itself (stats): an argument with no derivative (an integer count, a shape
     parameter of ``betainc``); the compiler refuses it, with its location, when it is

@@ -96,6 +96,7 @@ class Op(enum.Enum):
     STOP_GRADIENT = "stop_gradient"
     PY_FLOAT = "py_float"
     PY_INT = "py_int"
+    PY_BOOL = "py_bool"
     CALL = "call"
     CALL_VJP = "call_vjp"
     OPAQUE_CALL = "opaque_call"
@@ -505,6 +506,8 @@ def _table() -> dict[Op, OpInfo]:
         # int(x), math.floor(x), x.item() of an integer: a Python int, whose ``//``, ``%``
         # and ``**`` are Python's (``3 // 0`` raises where NumPy's int64 gives 0)
         Op.PY_INT: OpInfo("py_int", ("x",), numpy="rt.python_int", torch="item"),
+        # bool(x): a Python bool (``bool(a) + bool(b)`` is 2 where NumPy's bools give True)
+        Op.PY_BOOL: OpInfo("py_bool", ("x",), numpy="rt.python_bool", torch="item"),
         Op.CALL: OpInfo("call", ("*args",), (("fn", REQUIRED), ("out_type", None)),
                         spelling=special, torch="custom"),
         # a call the compiler passes through (print, a random draw, a C function): run

@@ -294,7 +294,7 @@ def _exact(lw: Any, v: Node, is_argument: Callable[[Any, Node], bool]) -> bool:
         if n in memo:
             stack.pop()
             continue
-        if n.op in (Op.CONST, Op.PY_FLOAT, Op.PY_INT):  # (float(x), int(x): Python's)
+        if n.op in (Op.CONST, Op.PY_FLOAT, Op.PY_INT, Op.PY_BOOL):  # float(x), int(x)...
             memo[n] = True
         elif node_key(lw, n) in unknown:
             memo[n] = False

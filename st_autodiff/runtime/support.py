@@ -19,6 +19,7 @@ from ..ir.kernels import (
     list_zeros,
     log_softmax,
     logsumexp,
+    python_bool,
     python_float,
     python_int,
     relu,
@@ -32,7 +33,7 @@ from ..ir.kernels import (
 
 __all__ = ["index_add", "index_add_", "list_add", "list_gather", "list_index_add",
            "list_split_like", "list_sum", "list_ungather", "list_unstack", "list_zeros",
-           "log_softmax", "logsumexp", "python_float", "python_int",
+           "log_softmax", "logsumexp", "python_bool", "python_float", "python_int",
            "relu", "scatter_add", "setitem",
            "sigmoid", "softmax", "stop_gradient", "unbroadcast"]
 

@@ -405,7 +405,10 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
     if fn is builtins.divmod and len(args) == 2:
         return (lw.emit(Op.FLOORDIV, args, None, e), lw.emit(Op.MOD, args, None, e))
     if fn is builtins.bool and len(args) == 1:
-        return lw.emit(Op.NE, [args[0], 0], None, e)
+        t = args[0].type if isinstance(args[0], Node) else None
+        if t is not None and t.kind == "bool":
+            return args[0]
+        return lw.emit(Op.PY_BOOL, args, None, e)  # Python's bool (ambiguity raises too)
     checks = {math.isfinite: Op.ISFINITE, math.isnan: Op.ISNAN, math.isinf: Op.ISINF}
     if fn in checks and len(args) == 1:
         return lw.emit(checks[fn], args, None, e)

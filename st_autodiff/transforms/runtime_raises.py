@@ -34,6 +34,7 @@ them.
 
 from __future__ import annotations
 
+import math
 import warnings
 import weakref
 from collections.abc import Sequence
@@ -125,6 +126,9 @@ def _node_classes(n: Node) -> tuple[type, ...]:
         out.add(ValueError)  # LinAlgError; shapes that may not match when it runs
     if any(i.type is None for i in (n, *n.inputs)):
         out.update((TypeError, IndexError))  # untyped (generic) code: anything
+    if n.op is Op.PY_BOOL and any(i.type is None or i.type.kind == "array" and (
+            i.type.shape is None or math.prod(i.type.shape) != 1) for i in n.inputs):
+        out.add(ValueError)  # bool() of an array of several elements: ambiguous
     if _float_to_int(n) or _domain_errors(n):
         out.add(ValueError)  # int(x)/round(x) of a NaN raises ValueError in Python
     fixed = _INDEXING.get(n.op.value)
