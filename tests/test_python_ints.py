@@ -2,7 +2,9 @@
 array give Python ints in compiled code, and ``bool(x)`` Python bools, as in Python:
 their ``//``, ``%``, ``/`` and ``**`` are Python's (``3 // int(x)`` with ``int(x) == 0``
 raises ``ZeroDivisionError``, where NumPy's int64 gave 0 with a warning; ``n ** -1`` is a
-float, where int64 refuses it; ``bool(a) + bool(b)`` is 2, where NumPy's bools give True).
+float, where int64 refuses it; ``bool(a) + bool(b)`` is 2, where NumPy's bools give True);
+``abs``/``max``/``round``/``pow`` of Python floats are Python floats, and ``and``/``or``
+give one of their operands, as in Python (``c and x or y`` gave a bool).
 Each case runs the plain function and the compiled gradient on the same inputs: both
 raise the same exception, or agree on the value and on central differences."""
 
@@ -90,10 +92,39 @@ def bool_of_array(x):  # ambiguous: Python's ValueError
     return x[0] * bool(x)
 
 
+def and_or_select(x):  # Python's and/or give an operand (a logical op gave True)
+    return (x[0] > 0.45) and x[1] or x[2]
+
+
+def and_or_constants(x):
+    return x[1] * ((x[0] > 0.45) and 3.0 or 4.0)
+
+
+def or_default(x):  # 0.0 or 1.0 is 1.0
+    return x[1] * (float(x[0]) * 0.0 or 1.0) + x[2] * (float(x[0] + 10.0) or 2.0)
+
+
+def abs_of_python_float(x):  # abs(0.0) of a Python float: 1.0 / it raises
+    return x[1] * (1.0 / abs(float(x[0])))
+
+
+def max_of_python_floats(x):
+    return x[1] * (1.0 / max(float(x[0]), -1.0))
+
+
+def round_of_python_float(x):
+    return x[1] * (1.0 / round(float(x[0]), 3))
+
+
+def pow_of_python_float(x):
+    return x[1] * (1.0 / pow(float(x[0]), 2))
+
+
 CASES: list[Callable[[Any], Any]] = [
     div_int, mod_int, truediv_int, divmod_int, neg_power, floor_div, ceil_mod, trunc_index,
     round_div, item_of_argmax, int_of_argmin, huge_int, int_type, bool_count, neg_bool,
-    bool_of_array]
+    bool_of_array, and_or_select, and_or_constants, or_default, abs_of_python_float,
+    max_of_python_floats, round_of_python_float, pow_of_python_float]
 
 INPUTS = [np.array([0.0, 2.0, 1.0]), np.array([0.4, 3.0, 1.0]), np.array([2.7, 1.5, 0.5]),
           np.array([-1.2, 0.5, 3.0]), np.array([1.3, 0.5, 3.0])]  # (away from jumps)

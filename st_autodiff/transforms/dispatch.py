@@ -168,10 +168,12 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                 raise static_exception(lw, exc, e) from None
         if _is_scalar_math(fn):  # math converts its arguments to Python floats first:
             args = [_python_float_arg(lw, a, e) for a in args]  # float32 in double
-        elif _operator_of_python_numbers(op, args):
+        elif fn is not builtins.pow and _operator_of_python_numbers(op, args):
             args = [lw.emit(Op.ASARRAY, [a], None, e) if isinstance(a, Node) else a
                     for a in args]
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
+        if fn is builtins.abs or fn is builtins.pow:  # abs(v) of a Python float is one
+            return static_queries.python_result(lw, out, args, e)
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
             if isinstance(out, Node) and not kwargs:
@@ -421,7 +423,8 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
         return lw.emit(Op.PY_INT, [x], None, e)
     if fn is builtins.round and len(args) == 2:
         digits = lw.static(args[1], "round(x, ndigits): ndigits", e)
-        return lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)
+        return static_queries.python_result(
+            lw, lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e), [args[0]], e)
     raise lw.fail(f"{calls.callable_name(fn)}() with these arguments is not supported on "
                   "values computed from the arguments", e, kind=CompileError)
 

@@ -344,30 +344,41 @@ class ExpressionLowering(LowererAPI):
             # true), SciPy's `if any(contains_nan) and nan_policy == 'omit':`.  (The
             # both-sides op below gives a bool node too, never the operand itself.)
             return b
-        # scalar conditions (``while err > tol and k < n``): both sides are evaluated
+        if not (_truth_value(a) and (_truth_value(b) or type(b) is bool)):
+            # Python gives an operand, not a bool: ``c and x or y`` is x or y, ``v or 1.0``
+            # is v when v is not zero (a logical op of both gave True/False here)
+            return self.operand_branch(a, is_and, lambda sc: b, e, scope)
+        # bool conditions (``while err > tol and k < n``): both sides are evaluated
         op = Op.LOGICAL_AND if is_and else Op.LOGICAL_OR
         return unknown(self, self.emit(op, [self.condition(a, e), self.condition(b, e)], None, e))
+
+    def operand_branch(self, a: Node, is_and: bool, right: Callable[[Scope], Any],
+                       e: cst.BooleanOperation, scope: Scope) -> Any:
+        """``a and b`` (``a or b``) as Python computes it: ``b`` where ``a`` is true (false),
+        else ``a`` itself, in a runtime ``if`` on ``a``'s truth; ``right`` gives ``b`` in the
+        branch that evaluates it (only there, as in Python)."""
+        test = self.condition(a, e)
+        if not isinstance(test, Node):  # (a 0-d constant)
+            return right(scope) if test == is_and else a
+        name = f"#operand{id(e)}"
+
+        def take_right(sc: Scope) -> None:
+            sc.vars[name] = right(sc)
+
+        def take_left(sc: Scope) -> None:
+            sc.vars[name] = a
+
+        self.branch(test, take_right if is_and else take_left,
+                    take_left if is_and else take_right, scope, e)
+        return unknown(self, scope.vars.pop(name))
 
     def short_circuit(self, a: Node, is_and: bool, e: cst.BooleanOperation, scope: Scope
                       ) -> Any:
         """``a and b``/``a or b`` with ``a`` known at run time only and a ``b`` whose
         evaluation may fail where Python never evaluates it (``i < n and x[i] > 0``,
-        ``best is None or v > best``): ``b`` runs in an ``if`` on ``a``, as in Python."""
-        test = self.condition(a, e)
-        if not isinstance(test, Node):  # (a 0-d constant)
-            return (self.condition(self.expr(e.right, scope), e) if test == is_and
-                    else test)
-        name = f"#short{id(e)}"
-
-        def evaluate(sc: Scope) -> None:
-            sc.vars[name] = self.condition(self.expr(e.right, sc), e)
-
-        def skip(sc: Scope) -> None:
-            sc.vars[name] = test  # (False for `and`, True for `or`: typed as the other side)
-
-        self.branch(test, evaluate if is_and else skip, skip if is_and else evaluate,
-                    scope, e)
-        return unknown(self, scope.vars.pop(name))  # (Python's and/or give an operand)
+        ``best is None or v > best``): ``b`` runs in an ``if`` on ``a``, as in Python, and
+        the result is the operand Python gives."""
+        return self.operand_branch(a, is_and, lambda sc: self.expr(e.right, sc), e, scope)
 
     def cannot_raise(self, e: cst.BaseExpression, scope: Scope) -> bool:
         """An operand whose evaluation cannot fail (nor warn): names that are never None,

@@ -472,7 +472,28 @@ def builtin_pick(lw: Lowerer, name: str, acc: Any, v: Any, e: cst.CSTNode) -> No
                           "arrays with more than one element", e,
                           f"use np.{'maximum' if name == 'max' else 'minimum'}")
     wins = lw.binary(Op.GT if name == "max" else Op.LT, v, acc, e)
-    return lw.emit(Op.WHERE, [wins, v, acc], None, e)
+    return python_result(lw, lw.emit(Op.WHERE, [wins, v, acc], None, e), [acc, v], e)
+
+
+def python_result(lw: Lowerer, out: Any, args: list[Any], e: cst.CSTNode) -> Any:
+    """A builtin's result on Python numbers as the Python number it is (``abs(v)``,
+    ``pow(v, 2)``, ``round(v, 3)``, ``max(v, c)`` of Python floats): NumPy's op would give
+    a NumPy scalar or a 0-d array, on which ``1.0 / abs(v)`` is inf where Python raises
+    ``ZeroDivisionError``.  Anything else is left as the op gives it."""
+    if not isinstance(out, Node) or out.type is None or not any(
+            isinstance(a, Node) for a in args):
+        return out
+    for a in args:
+        if isinstance(a, Node):
+            if a.type is None or a.type.kind not in ("float", "int", "bool"):
+                return out
+        elif type(a) not in (int, float, bool):  # (np.float64 is a float subclass)
+            return out
+    t = out.type
+    kind = t.kind if t.kind != "array" or t.shape != () or t.dtype is None else \
+        {"f": "float", "i": "int", "u": "int", "b": "bool"}.get(np.dtype(t.dtype).kind)
+    op = {"float": Op.PY_FLOAT, "int": Op.PY_INT, "bool": Op.PY_BOOL}.get(kind or "")
+    return out if op is None else lw.emit(op, [out], None, e)
 
 
 def _is_zero(v: Any) -> bool:
