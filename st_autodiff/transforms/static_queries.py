@@ -460,7 +460,7 @@ def builtin_reduce(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any]
     return acc
 
 
-def builtin_pick(lw: Lowerer, name: str, acc: Any, v: Any, e: cst.CSTNode) -> Node:
+def builtin_pick(lw: Lowerer, name: str, acc: Any, v: Any, e: cst.CSTNode) -> Any:
     """Python's ``max(acc, v)`` (``min``) of scalars: ``v`` only where ``v > acc``
     (``v < acc``), else ``acc``, so a tie or a NaN comparison keeps the first item (NumPy's
     maximum would give NaN for ``max(x, nan)``, and split a tie's gradient)."""
