@@ -120,11 +120,22 @@ def pow_of_python_float(x):
     return x[1] * (1.0 / pow(float(x[0]), 2))
 
 
+def not_count(x):  # `not` gives Python bools, which add as ints
+    return x[2] * ((not x[0] > 5) + (not x[1] > 5)) - x[1] * -(not x[0] > 5)
+
+
+def numpy_bools_add_as_or(x):  # np.True_ + np.True_ is True (the optimizer made it c * 2)
+    c = x[0] > 0.45
+    both = np.sum(x[1] * (x > 0.45) + x[1] * (x > 1.05))  # not x[1] * (p + q): p or q
+    return x[2] * (c + c) + x[1] * ((x[0] > 0.45) * x[1] + (x[1] > 0.45) * x[1]) + both
+
+
 CASES: list[Callable[[Any], Any]] = [
     div_int, mod_int, truediv_int, divmod_int, neg_power, floor_div, ceil_mod, trunc_index,
     round_div, item_of_argmax, int_of_argmin, huge_int, int_type, bool_count, neg_bool,
     bool_of_array, and_or_select, and_or_constants, or_default, abs_of_python_float,
-    max_of_python_floats, round_of_python_float, pow_of_python_float]
+    max_of_python_floats, round_of_python_float, pow_of_python_float, not_count,
+    numpy_bools_add_as_or]
 
 INPUTS = [np.array([0.0, 2.0, 1.0]), np.array([0.4, 3.0, 1.0]), np.array([2.7, 1.5, 0.5]),
           np.array([-1.2, 0.5, 3.0]), np.array([1.3, 0.5, 3.0])]  # (away from jumps)

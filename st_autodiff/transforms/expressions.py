@@ -265,8 +265,9 @@ class ExpressionLowering(LowererAPI):
         if done is not NOT_OBJECTS:
             return done
         if isinstance(e.operator, cst.Not):
-            if isinstance(v, Node):
-                return unknown(self, self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e))
+            if isinstance(v, Node):  # Python's bool: (not a) + (not b) counts to 2
+                flipped = self.emit(Op.LOGICAL_NOT, [self.condition(v, e)], None, e)
+                return self.emit(Op.PY_BOOL, [flipped], None, e)
             return not v
         op = {cst.Minus: Op.NEG, cst.Plus: Op.POSITIVE}.get(type(e.operator))
         if op is None and isinstance(v, Node) and v.type is not None and v.type.dtype == "bool":

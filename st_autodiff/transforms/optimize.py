@@ -106,7 +106,7 @@ def _factor(a: Node, b: Node, uses: dict[int, int]) -> Callable[[Node], Node] | 
     (sa, p), (sb, q) = a.inputs, b.inputs
     if sa.type is None or not sa.type.is_scalar or p.type is None or q.type is None:
         return None
-    if p.type != q.type:
+    if p.type != q.type or p.type.dtype == "bool":  # (NumPy bools: p + q is p or q)
         return None
     if sa is sb:
         inner_op, left, right = Op.ADD, p, q
@@ -156,7 +156,8 @@ def _simplify(n: Node, uses: dict[Any, int]) -> Node | None:
         stripped = _strip_neg(ins[0], uses)  # -((-a) * b / c) -> a * b / c
         if stripped is not None and _same_type(stripped, n):
             return _replace(stripped, stripped.inputs, n)
-    if op is Op.ADD and ins[0] is ins[1]:
+    if op is Op.ADD and ins[0] is ins[1] and n.type is not None and n.type.dtype != "bool":
+        # x + x -> x * 2 (not for NumPy bools: their + is a logical or, True + True True)
         return _replace(n, (ins[0], _const_like(n, 2)), n, Op.MUL)
     if op in (Op.EXPAND_DIMS, Op.RESHAPE, Op.BROADCAST_TO, Op.SQUEEZE) and \
             ins[0].op is Op.BROADCAST_TO and n.type is not None and n.type.shape is not None:
