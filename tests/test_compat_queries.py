@@ -55,6 +55,12 @@ def test_queries_of_computed_values(helpers: ModuleType) -> None:
         return xp.sum(x * d) * (1.0 + sum(flags[:4])) + k * m * flags[4]  # flags[0] True
 
     x = np.array([0.3, 1.1, -0.4])
+    try:
+        helpers.array_namespace(1.0, np.ones(2))
+    except TypeError:  # older copies refuse Python floats: the answer depends on the kind
+        with pytest.raises(st.errors.StAutodiffError, match="depends on whether a runtime"):
+            st.value_and_grad(f)(x)
+        return
     value, grad = st.value_and_grad(f)(x)
     assert value == f(x)
     np.testing.assert_allclose(grad, numerical_vjp(f, (x,), 1.0)[0], rtol=1e-6)

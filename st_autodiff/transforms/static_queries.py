@@ -129,12 +129,19 @@ def query(lw: Lowerer, fn: Any, name: str, args: list[Any], kwargs: dict[str, An
         raise lw.fail(f"{name}() of these runtime values has too many possible types to "
                       "check", e, "pass fewer values to it")
     answers = []
+    failed: list[Exception] = []
     for combo in combos:
         a = list(combo[:len(args)])
         k = dict(zip(kwargs, combo[len(args):]))
-        answers.append(_evaluate(lw, fn, a, k, e))
+        try:
+            answers.append(fn(*a, **k))
+        except Exception as exc:  # noqa: BLE001  (Python's, for this kind of value)
+            failed.append(exc)
+    if failed and not answers:  # every kind the value may have raises: Python raises
+        return _evaluate(lw, fn, list(combos[0][:len(args)]),
+                         dict(zip(kwargs, combos[0][len(args):])), e)
     first = answers[0]
-    if not all(_same(first, other) for other in answers[1:]):
+    if failed or not all(_same(first, other) for other in answers[1:]):
         raise lw.fail(f"{name}() here depends on whether a runtime value is a Python number, "
                       "a NumPy scalar or a 0-d array, which is not known when compiling", e,
                       "ask about the shape instead (np.ndim(x) == 0), or query the argument "
