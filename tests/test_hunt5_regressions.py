@@ -5,6 +5,7 @@ Gradients are compared with float64 central differences, and with JAX where inst
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -77,3 +78,88 @@ def test_gradient_through_a_cast_down_has_the_arguments_dtype() -> None:
     g32 = st.grad(_cast_down)(x32)  # float32 stays float32
     assert g32.dtype == np.float32
     np.testing.assert_allclose(g32, 2 * x32, rtol=1e-6)
+
+
+# --- a statement that fails while compiling (x.shape[1] of a vector, shapes that do not
+# broadcast, an index past the end) under a condition on data was a compile-time
+# StaticRaiseError ("Python raises this here"), though Python raises only if the branch
+# runs: scikit-learn's hinge_loss (its multiclass branch, under np.unique(y).size > 2)
+# was refused for binary labels.  It is now a raise of the compiled code in that branch --
+
+_LABELS = np.array([0.0, 1.0, 1.0, 0.0])
+
+
+def _multiclass_branch(x: Any) -> Any:
+    if np.unique(_LABELS * 2 - 1).size > 2:
+        return x.shape[1] * np.sum(x)
+    return np.sum(x * (_LABELS * 2 - 1))
+
+
+def _unique_branch(x: Any) -> Any:
+    if np.unique(x).size > 3:
+        return x.shape[1] * np.sum(x)
+    return np.sum(x ** 2)
+
+
+def _broadcast_branch(x: Any) -> Any:
+    if np.sum(x) > 100:
+        return np.sum(x[:2] + x[:3])
+    return np.sum(x ** 2)
+
+
+def _index_in_while(x: Any) -> Any:
+    s = 0.0
+    while s < 3.0:
+        s = s + np.sum(x)
+        if s > 100:
+            s = s + x[7]
+    return s
+
+
+def test_static_failure_under_a_runtime_condition_raises_only_when_reached() -> None:
+    _agrees(_multiclass_branch, _X)
+    _agrees(_broadcast_branch, _X)
+    _agrees(_index_in_while, _X)
+    for fn, x in ((_unique_branch, _X), (_broadcast_branch, _X * 100),
+                  (_index_in_while, _X * 100)):
+        with pytest.raises((IndexError, ValueError)) as python:
+            fn(x)
+        with pytest.raises(type(python.value)) as compiled:
+            st.grad(fn)(x)
+        assert str(compiled.value) == str(python.value)
+    tied = np.array([0.3, 1.7, 1.7, 0.9])  # (finite differences would untie the values)
+    value, grad = st.value_and_grad(_unique_branch)(tied)
+    assert value == _unique_branch(tied)
+    np.testing.assert_allclose(grad, 2 * tied)
+
+
+# --- math functions of runtime floats: math.log(x, base) and math.hypot of three or more
+# coordinates were refused as "got 2 (3) positional arguments, more than it takes" (both
+# take them in Python); math.erf, erfc, exp2, fmod and ldexp had no rule -----------------
+
+
+def _math_calls(x: Any) -> Any:
+    return (math.log(x[1], 2) + math.log(3.0, x[2]) + math.log(x[3], x[1])
+            + math.hypot(x[0], x[1], x[2]) + math.hypot(x[3]) + math.erf(x[0])
+            + math.erfc(x[1]) + math.exp2(x[0]) + math.fmod(-x[2], 0.7) * x[0]
+            + math.ldexp(x[0], 3))
+
+
+def _log_base_one(x: Any) -> Any:
+    return math.log(x[1], x[0] / x[0])
+
+
+def _fmod_by_zero(x: Any) -> Any:
+    return math.fmod(x[1], x[0] * 0.0)
+
+
+def test_math_functions_of_runtime_floats() -> None:
+    value, _ = st.value_and_grad(_math_calls)(_X)
+    assert type(value) is type(_math_calls(_X))
+    _agrees(_math_calls, _X)
+    for fn in (_log_base_one, _fmod_by_zero):
+        with pytest.raises((ZeroDivisionError, ValueError)) as python:
+            fn(_X)
+        with pytest.raises(type(python.value)) as compiled:
+            st.grad(fn)(_X)
+        assert str(compiled.value) == str(python.value)

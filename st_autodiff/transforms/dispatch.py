@@ -117,6 +117,17 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return total
     if fn is builtins.float:
         return _scalar(lw, args[0], e, "float()")
+    if fn is math.log and dynamic and len(args) == 2 and not kwargs:
+        # math.log(x, base) is log(x) / log(base), each with its domain check, and a
+        # Python division (ZeroDivisionError for base 1)
+        num, den = (call_value(lw, math.log, [a], {}, e) for a in args)
+        return lw.binary(Op.DIV, num, den, e)
+    if fn is math.hypot and dynamic and len(args) != 2 and not kwargs:
+        # math.hypot(*coordinates), n-ary since Python 3.8: the length of the vector
+        acc = call_value(lw, math.fabs, [args[0]], {}, e)
+        for a in args[1:]:
+            acc = call_value(lw, math.hypot, [acc, a], {}, e)
+        return acc
     if fn is argument and len(args) == 2:  # a structured argument, rebuilt from its leaves
         lw.external.mark(args[0], f"argument {args[1]!r}")
         return args[0]
