@@ -37,10 +37,11 @@ def _agrees(f: Callable[..., Any], *args: Any, argnums: int = 0) -> None:
     check_grads(f, args, grads, argnums=[argnums])
 
 
-# --- the adjoint of a float64 product with float16 (float32) values: the optimizer
-# dropped the float64 broadcast of grad's Python-float seed, so `out_bar * 100.0 * w`
-# ran in float16 (NEP 50: a Python float takes the array's dtype) and overflowed to inf;
-# a float64 argument read through x.astype(float32) got a float32 gradient ---------------
+# --- the adjoint of a float64 product with float16 (float32) values: grad's seed
+# out_bar=1.0 is a Python float, so `out_bar * 100.0 * w` ran in float16 (NEP 50: a
+# Python float takes the array's dtype) and overflowed to inf (np.dot's rule reads the
+# seed directly; np.sum's broadcast of it was elided by the optimizer); a float64
+# argument read through x.astype(float32) got a float32 gradient -------------------------
 
 _W16 = np.array([1000.0, 2000.0, 3000.0, 4000.0], dtype=np.float16)
 _X = np.array([0.3, 1.7, 2.5, 0.9])
@@ -58,16 +59,25 @@ def _cast_down(x: Any) -> Any:
     return np.sum(x.astype(np.float32) ** 2)
 
 
-@pytest.mark.parametrize("fn", [_scaled_half, _summed_half])
+def _dotted_half(x: Any) -> Any:
+    return np.dot(x, _W16) * 100.0
+
+
+@pytest.mark.parametrize("fn", [_scaled_half, _summed_half, _dotted_half])
 def test_adjoint_of_a_float64_product_with_float16_values(fn: Callable[[Any], Any]) -> None:
     value, grad = st.value_and_grad(fn)(_X)
     assert value == fn(_X)
     assert grad.dtype == np.float64
     np.testing.assert_allclose(grad, 100.0 * _W16.astype(np.float64), rtol=1e-12)
     _agrees(fn, _X)
+    x32 = _X.astype(np.float32)  # a float32 loss: the adjoint in float32, not float16
+    g32 = st.grad(fn)(x32)
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32, 100.0 * _W16.astype(np.float32), rtol=1e-6)
     jax = _jax()
     w = jax.numpy.asarray(_W16)
     np.testing.assert_allclose(grad, jax.grad(lambda x: jax.numpy.sum(x * w * 100.0))(_X))
+    np.testing.assert_allclose(st.hessian(fn)(_X), np.zeros((4, 4)))
 
 
 def test_gradient_through_a_cast_down_has_the_arguments_dtype() -> None:
@@ -163,3 +173,4 @@ def test_math_functions_of_runtime_floats() -> None:
         with pytest.raises(type(python.value)) as compiled:
             st.grad(fn)(_X)
         assert str(compiled.value) == str(python.value)
+

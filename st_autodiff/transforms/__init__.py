@@ -113,9 +113,7 @@ def _compile_function(parsed: ParsedFunction, make_resolver: Callable[[Lowerer],
     graph = joint.graph if req.split else _only_returned(joint.graph, spec)
     if not req.split:  # outputs that are not returned (grad's value) are dead code
         spec = trees.renumber(spec)
-    first = low.graph.outputs[0].type if low.graph.outputs else None
-    opt = optimize(graph, options.optimize, examples if example_args is not None else None,
-                   first.dtype if first is not None and req.mode != "vjp" else None)
+    opt = optimize(graph, options.optimize, examples if example_args is not None else None)
     _check(opt, options, stages, "optimize")
     name = f"{parsed.name.strip('<>')}_grad"
     # parameters that had literal defaults keep them (a re-transformed gradient's seeds)

@@ -22,15 +22,13 @@ from ..ir.types import Type, type_of
 from .effects_graph import has_effect
 
 
-def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = None,
-             seed_dtype: str | None = None) -> Graph:
+def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = None
+             ) -> Graph:
     """Simplify, share common subexpressions, then drop dead nodes.
 
     ``examples`` holds one example value per argument; with them, types are derived
     again after the rewrites (an elided broadcast can change a dtype, e.g. a Python-float
     adjoint no longer widened to float64) and casts that became no-ops are removed.
-    ``seed_dtype`` is the dtype of the output a Python-float seed stands for (grad's
-    ``out_bar=1.0``): no elided broadcast lets an adjoint fall below it.
     """
     if enabled:
         uses: dict[Any, int] = {n.id: len(u) for n, u in graph.users().items()}
@@ -38,7 +36,7 @@ def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = No
                      if n.op is Op.MUL and n.inputs[0] is n.inputs[1]})
         graph = _rebuild(graph, lambda n: _simplify(n, uses))
         graph = _dce(graph)  # dead readers would keep broadcasts alive
-        graph = _rebuild(graph, _elide_broadcasts(graph, seed_dtype))
+        graph = _rebuild(graph, _elide_broadcasts(graph))
         if examples is not None:
             want = [o.type for o in graph.outputs]
             graph = _retype(graph, examples)
@@ -217,7 +215,7 @@ def _replace(n: Node, inputs: tuple[Node, ...], like: Node, op: Op | None = None
                 like.type, like.name, like.loc, like.role)
 
 
-def _elide_broadcasts(graph: Graph, seed_dtype: str | None = None) -> Any:
+def _elide_broadcasts(graph: Graph) -> Any:
     """Decide, in graph order, which broadcasts to drop; return the rewrite doing it.
 
     A broadcast is dropped only when each reader still gets full shape from an operand
@@ -274,50 +272,6 @@ def _elide_broadcasts(graph: Graph, seed_dtype: str | None = None) -> Any:
         return depth < 8 and u not in outputs and bool(readers) and all(
             absorbs(r, u, shape, depth + 1) for r in readers)
 
-    floor = np.dtype(seed_dtype if seed_dtype in ("float32", "float64") else "float16")
-
-    def weak(o: Node) -> bool:
-        """``o`` reads as a Python number once elided broadcasts are gone."""
-        if o.id in elided and o.op is Op.BROADCAST_TO:
-            o = o.inputs[0]
-        return o.type is not None and o.type.kind in _WEAK
-
-    def weak_value(o: Node) -> Any:
-        """A Python number of the kind ``o`` reads as (computed from Python numbers)."""
-        if o.op is Op.BROADCAST_TO and o.id in elided:
-            o = o.inputs[0]
-        t = o.type
-        if t is not None and t.kind in _WEAK:
-            return _WEAK[t.kind]
-        kind = np.dtype(t.dtype).kind if t is not None and t.dtype is not None else "f"
-        return {"b": False, "i": 0, "u": 0, "c": 0j}.get(kind, 0.0)
-
-    def wide_enough(u: Node, via: Node, depth: int) -> bool:
-        """Reading Python numbers for ``via`` and the other elided broadcasts of Python
-        numbers leaves ``u`` (or, if ``u`` then is a Python number too, its readers) at
-        least as wide as the seeded output: NumPy lets a Python float take the dtype of
-        the arrays it meets (NEP 50), so ``g * w`` with ``w`` float16 would compute the
-        adjoint of a float64 product in float16 (and overflow where float64 does not)."""
-        if u.op in (Op.SCATTER_ADD, Op.INDEX_ADD):
-            return u.inputs[1] is via  # the target array keeps its dtype
-        parts: list[Any] = []
-        for o in u.inputs:
-            if o is via or weak(o):
-                parts.append(weak_value(o))
-            elif o.type is None or o.type.dtype is None:
-                return False
-            else:
-                parts.append(np.dtype(o.type.dtype))
-        if all(not isinstance(p, np.dtype) for p in parts):  # u is a Python number too
-            readers = users.get(u, ())
-            return depth < 8 and u not in outputs and bool(readers) and all(
-                wide_enough(r, u, depth + 1) for r in readers)
-        try:
-            after = np.result_type(*parts)
-        except TypeError:
-            return False
-        return bool(np.result_type(after, floor) == after)
-
     for n in graph.nodes:
         if n.op is not Op.BROADCAST_TO or n in outputs or n.type is None:
             continue
@@ -327,8 +281,7 @@ def _elide_broadcasts(graph: Graph, seed_dtype: str | None = None) -> Any:
             continue
         elided.add(n.id)  # tentatively: its own readers may not rely on it (g + -g)
         memo.clear()
-        if not all(absorbs(u, n, shape, 0) and (src.kind not in _WEAK or wide_enough(
-                u, n, 0)) for u in users.get(n, ())):
+        if not all(absorbs(u, n, shape, 0) for u in users.get(n, ())):
             elided.discard(n.id)
             memo.clear()
 
@@ -336,10 +289,6 @@ def _elide_broadcasts(graph: Graph, seed_dtype: str | None = None) -> Any:
         return n.inputs[0] if n.op is Op.BROADCAST_TO and n.id in elided else None
 
     return rewrite
-
-
-#: a Python number of each kind, as NumPy's promotion sees it (weak, NEP 50)
-_WEAK: dict[str, Any] = {"float": 0.0, "int": 0, "bool": False}
 
 
 def _rebuild(graph: Graph, rewrite: Any) -> Graph:
