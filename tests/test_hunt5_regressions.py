@@ -174,3 +174,38 @@ def test_math_functions_of_runtime_floats() -> None:
             st.grad(fn)(_X)
         assert str(compiled.value) == str(python.value)
 
+
+# --- builtins of a Python float argument are Python floats: abs(s), pow(s, 2),
+# round(s, 1), max(s, 0.5) and min(s, 0.5) were NumPy float64 scalars (strong in NEP 50),
+# so abs(s) * x32 came out float64 where NumPy gives float32 ------------------------------
+
+_X32 = _X.astype(np.float32)
+
+
+def _abs_of_float(s: Any, x: Any) -> Any:
+    return np.sum(abs(s) * x)
+
+
+def _pow_of_float(s: Any, x: Any) -> Any:
+    return np.sum(pow(s, 2) * x)
+
+
+def _round_of_float(s: Any, x: Any) -> Any:
+    return np.sum(round(s, 1) * x) + np.sum(s * x)
+
+
+def _max_min_of_float(s: Any, x: Any) -> Any:
+    return np.sum(max(s, 0.5) * x) + np.sum(min(s, 0.5) * x)
+
+
+@pytest.mark.parametrize("fn", [_abs_of_float, _pow_of_float, _round_of_float,
+                                _max_min_of_float])
+def test_builtins_of_a_python_float_stay_python_floats(fn: Callable[..., Any]) -> None:
+    for s in (0.7, -0.7):
+        want = fn(s, _X32)
+        value, grad = st.value_and_grad(fn)(s, _X32)
+        assert type(value) is type(want) and value.dtype == want.dtype == np.float32
+        assert value == want
+        step = 1e-6
+        numeric = (fn(s + step, _X.astype(np.float64)) - fn(s - step, _X)) / (2 * step)
+        np.testing.assert_allclose(grad, numeric, rtol=1e-5)

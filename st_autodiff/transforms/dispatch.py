@@ -122,6 +122,11 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         # Python division (ZeroDivisionError for base 1)
         num, den = (call_value(lw, math.log, [a], {}, e) for a in args)
         return lw.binary(Op.DIV, num, den, e)
+    if fn is builtins.pow and dynamic and len(args) == 2 and not kwargs:
+        return lw.binary(Op.POW, args[0], args[1], e)  # pow(a, b) is a ** b
+    if fn is builtins.abs and dynamic and len(args) == 1 and not kwargs and \
+            python_numbers(args):
+        return python_number_result(lw, lw.emit(Op.ABS, args, None, e), e)
     if fn is math.hypot and dynamic and len(args) != 2 and not kwargs:
         # math.hypot(*coordinates), n-ary since Python 3.8: the length of the vector
         acc = call_value(lw, math.fabs, [args[0]], {}, e)
@@ -429,12 +434,40 @@ def _runtime_builtin(lw: Lowerer, fn: Any, args: list[Any], e: cst.Call) -> Any:
         return lw.emit(Op.PY_INT, [x], None, e)
     if fn is builtins.round and len(args) == 2:
         digits = lw.static(args[1], "round(x, ndigits): ndigits", e)
-        return lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)
+        out = lw.emit(Op.ROUND, [args[0]], {"decimals": digits}, e)
+        return python_number_result(lw, out, e) if python_numbers(args[:1]) else out
     raise lw.fail(f"{calls.callable_name(fn)}() with these arguments is not supported on "
                   "values computed from the arguments", e, kind=CompileError)
 
 
 _CREATION = {Op.ZEROS, Op.ONES, Op.FULL, Op.EYE, Op.ARANGE, Op.LINSPACE, Op.ASARRAY}
+
+
+def python_numbers(values: list[Any]) -> bool:
+    """Whether every value is a Python number (a runtime one typed ``float``/``int``/
+    ``bool``, or a constant), so that a builtin of them gives a Python number too."""
+    for v in values:
+        if isinstance(v, Node):
+            if v.type is None or v.type.kind not in ("float", "int", "bool"):
+                return False
+        elif not isinstance(v, (int, float)) or isinstance(v, np.generic):
+            return False
+    return True
+
+
+def python_number_result(lw: Lowerer, out: Any, e: cst.CSTNode) -> Any:
+    """``out``, made by a NumPy op from Python numbers (a NumPy scalar), as the Python
+    number the builtin gives: ``abs(s)``, ``round(s, 1)``, ``max(s, 0.5)`` of a Python
+    float are Python floats, weak in NumPy's promotion (``abs(s) * x32`` is float32)."""
+    t = out.type if isinstance(out, Node) else None
+    if t is None or t.kind != "array" or t.shape != () or t.dtype is None:
+        return out
+    kind = np.dtype(t.dtype).kind
+    if kind == "f":
+        return lw.emit(Op.PY_FLOAT, [out], None, e)
+    if kind in "iu":
+        return lw.emit(Op.PY_INT, [out], None, e)
+    return out
 
 
 def _is_runtime_builtin(fn: Any) -> bool:

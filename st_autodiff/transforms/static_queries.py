@@ -472,7 +472,10 @@ def builtin_pick(lw: Lowerer, name: str, acc: Any, v: Any, e: cst.CSTNode) -> No
                           "arrays with more than one element", e,
                           f"use np.{'maximum' if name == 'max' else 'minimum'}")
     wins = lw.binary(Op.GT if name == "max" else Op.LT, v, acc, e)
-    return lw.emit(Op.WHERE, [wins, v, acc], None, e)
+    out = lw.emit(Op.WHERE, [wins, v, acc], None, e)
+    from .dispatch import python_number_result, python_numbers  # noqa: PLC0415
+
+    return python_number_result(lw, out, e) if python_numbers([acc, v]) else out
 
 
 def _is_zero(v: Any) -> bool:
