@@ -209,3 +209,18 @@ def test_builtins_of_a_python_float_stay_python_floats(fn: Callable[..., Any]) -
         step = 1e-6
         numeric = (fn(s + step, _X.astype(np.float64)) - fn(s - step, _X)) / (2 * step)
         np.testing.assert_allclose(grad, numeric, rtol=1e-5)
+
+
+# --- x.flatten() always copies, but a write into it was refused as "it may be a view of
+# 'a' and would change too" (flatten is lowered as a ravel, which may be a view) ---------
+
+
+def _write_into_flatten(x: Any) -> Any:
+    a = x.reshape(2, 2) * 1.0
+    b = a.flatten()
+    b[0] = 5.0
+    return np.sum(a * x.reshape(2, 2)) + np.sum(b * x)
+
+
+def test_write_into_a_flattened_copy() -> None:
+    _agrees(_write_into_flatten, _X)
