@@ -224,3 +224,46 @@ def _write_into_flatten(x: Any) -> Any:
 
 def test_write_into_a_flattened_copy() -> None:
     _agrees(_write_into_flatten, _X)
+
+
+# --- enumerate(reversed(x)) and zip(x, reversed(x)) were refused ("zip of reversed and
+# forward sequences is not supported"): the reversed stream is now a forward one over
+# x[::-1] (a runtime list reversed, a static range's reversal) -----------------------------
+
+
+def _enumerate_reversed(x: Any) -> Any:
+    s = 0.0
+    for i, v in enumerate(reversed(x)):
+        s += i * v ** 2
+    return s
+
+
+def _zip_with_reversed(x: Any) -> Any:
+    s = 0.0
+    for a, b in zip(reversed(x[:3]), x):
+        s += a * b * b
+    for i, v in zip(reversed(range(4)), x):
+        s += i * v ** 3
+    return s
+
+
+def _reversed_runtime_list(x: Any) -> Any:
+    xs = []
+    for v in x:
+        xs.append(v * 2)
+    s = 0.0
+    for i, a in enumerate(reversed(xs), start=1):
+        s = s * 0.5 + i * a * a
+    return s
+
+
+@pytest.mark.parametrize("fn", [_enumerate_reversed, _zip_with_reversed,
+                                _reversed_runtime_list])
+def test_zip_of_reversed_and_forward_sequences(fn: Callable[[Any], Any]) -> None:
+    _agrees(fn, _X)
+    h = st.hessian(fn)(_X)
+    g = st.grad(fn)
+    step = 1e-5
+    numeric = np.stack([(g(_X + step * e) - g(_X - step * e)) / (2 * step)
+                        for e in np.eye(4)], axis=1)
+    np.testing.assert_allclose(h, numeric, rtol=1e-5, atol=1e-6)

@@ -129,7 +129,10 @@ class LoopLowering(LowererAPI):
             parts = [self.streams(p, where) for p in it.parts]
             if any(p is None for p in parts):
                 return None
-            return [s for p in parts if p is not None for s in p]
+            flat = [s for p in parts if p is not None for s in p]
+            if len({s[-1] for s in flat}) > 1:  # enumerate(reversed(x)), zip(x, x[::-1])
+                flat = [self.forward_stream(s, where) for s in flat]
+            return flat
         if isinstance(it, _Reversed):
             inner = self.streams(it.value, where)
             if inner is None:
@@ -157,6 +160,22 @@ class LoopLowering(LowererAPI):
         if hasattr(it, "shape") and hasattr(it, "dtype"):
             return [("array", self.to_node(it, where), False)]
         raise self.fail(f"cannot iterate over a {type(it).__name__}", where)
+
+    def forward_stream(self, s: tuple[Any, ...], where: cst.CSTNode) -> tuple[Any, ...]:
+        """A reversed stream as a forward one over the reversed sequence (an array's
+        ``x[::-1]`` view, a runtime list reversed, a static range's reversal), so that it
+        zips with forward streams; any other stays as it is (``loop_range`` refuses it)."""
+        if not s[-1]:
+            return s
+        if s[0] == "array":
+            index, _ = self.index_spec([slice(None, None, -1)], where)
+            return ("array", self.emit(Op.GETITEM, [s[1]], {"index": index}, where), False)
+        if s[0] == "list":
+            return ("list", self.emit(Op.LIST_REVERSE, [s[1]], None, where), False)
+        if s[0] == "range" and all(isinstance(v, int) for v in s[1:4]):
+            r = range(s[1], s[2], s[3])[::-1]
+            return ("range", r.start, r.stop, r.step, False)
+        return s
 
     def unroll(self, stmt: cst.For, items: list[Any], scope: Scope) -> None:
         """A loop over a Python sequence, one copy of the body per item."""
