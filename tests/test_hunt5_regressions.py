@@ -267,3 +267,32 @@ def test_zip_of_reversed_and_forward_sequences(fn: Callable[[Any], Any]) -> None
     numeric = np.stack([(g(_X + step * e) - g(_X - step * e)) / (2 * step)
                         for e in np.eye(4)], axis=1)
     np.testing.assert_allclose(h, numeric, rtol=1e-5, atol=1e-6)
+
+
+# --- len(obj), abs(obj), float(obj) of an object of a user class built in the function
+# ran the builtin on the object while compiling, where its runtime attributes are
+# markers: "StaticRaiseError: TypeError: object of type '_RuntimeAttribute' has no len()"
+# (a false claim that Python raises there).  Its __len__/__abs__/__float__ are inlined ---
+
+
+class _Box:
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+    def __len__(self) -> int:
+        return len(self.v)
+
+    def __float__(self) -> float:
+        return float(self.v[0])
+
+    def __abs__(self) -> _Box:
+        return _Box(np.abs(self.v))
+
+
+def _dunders_of_a_box(x: Any) -> Any:
+    b = _Box(x - 1.0)
+    return np.sum(b.v) * len(b) + float(b) * x[1] + np.sum(abs(b).v * x)
+
+
+def test_builtins_of_user_objects_call_their_dunders() -> None:
+    _agrees(_dunders_of_a_box, _X)
