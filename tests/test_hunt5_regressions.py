@@ -296,3 +296,39 @@ def _dunders_of_a_box(x: Any) -> Any:
 
 def test_builtins_of_user_objects_call_their_dunders() -> None:
     _agrees(_dunders_of_a_box, _X)
+
+
+# --- other builtins of such objects ran the class's Python methods natively on the
+# markers: sum(obj) / max(a, b) / round(obj) / list(obj) gave a StaticRaiseError claiming
+# Python raises TypeError there; hasattr(obj, "prop") escaped as a bare TypeError.  Now
+# hasattr reads the class, and the rest is a located refusal ---------------------------
+
+
+class _Pair:
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+    @property
+    def first(self) -> Any:
+        return self.v[0] * 2
+
+    def __iter__(self) -> Any:
+        return iter([self.v[0], self.v[1]])
+
+
+def _hasattr_of_a_property(x: Any) -> Any:
+    p = _Pair(x)
+    return x[1] * hasattr(p, "first") + x[2] * hasattr(p, "second") + p.first
+
+
+def _sum_of_an_iterable_object(x: Any) -> Any:
+    return sum(_Pair(x))
+
+
+def test_builtins_never_run_methods_on_runtime_attributes() -> None:
+    _agrees(_hasattr_of_a_property, _X)
+    with pytest.raises(st.UnsupportedSyntaxError) as err:
+        st.grad(_sum_of_an_iterable_object)(_X)
+    assert "sum() of an object built in the function" in err.value.message
+    assert err.value.loc is not None and err.value.loc.line == \
+        _sum_of_an_iterable_object.__code__.co_firstlineno + 1

@@ -21,7 +21,7 @@ import numpy as np
 from .. import decompositions, trees
 from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
-from ..errors import CompileError, NoRuleError, StAutodiffError
+from ..errors import CompileError, NoRuleError, StAutodiffError, UnsupportedSyntaxError
 from ..ir import scalar_kinds
 from ..ir.abstract import Abstract, is_numpy_scalar
 from ..ir.graph import Loc, Node
@@ -89,6 +89,12 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if isinstance(fn, effects.OpaqueMethod):  # a method of an opaque object argument
         return effects.call_method(lw, fn, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
+        if static_calls.holds_runtime_state([*args, *kwargs.values()]):
+            raise lw.fail(f"{calls.callable_name(fn)}() of an object built in the function "
+                          "would run the Python methods of its class (__iter__, __lt__, "
+                          "...) while compiling, on attributes known only at run time",
+                          e, "compute the value from the object's attributes, or give the "
+                          "class a method that returns it", kind=UnsupportedSyntaxError)
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
