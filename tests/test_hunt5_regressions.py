@@ -332,3 +332,43 @@ def test_builtins_never_run_methods_on_runtime_attributes() -> None:
     assert "sum() of an object built in the function" in err.value.message
     assert err.value.loc is not None and err.value.loc.line == \
         _sum_of_an_iterable_object.__code__.co_firstlineno + 1
+
+
+# --- SILENT WRONG ANSWER: a user's __eq__/__hash__ run while compiling on the markers of
+# runtime attributes: P(x) in [P(2 * x)] with __eq__ = np.sum(self.v) == np.sum(o.v)
+# compared the marker with itself and was True (Python: False), so x[1] * (P(x) in [...])
+# gave 1.7 instead of 0.0; likewise set dedup, list.count/index, dict.get.  A marker now
+# refuses every use (comparison, hashing, arithmetic, NumPy), a located refusal ---------
+
+
+class _Summed:
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+    def __eq__(self, other: object) -> bool:
+        assert isinstance(other, _Summed)
+        return bool(np.sum(self.v) == np.sum(other.v))
+
+    def __hash__(self) -> int:
+        return 1
+
+
+def _contains_object(x: Any) -> Any:
+    return x[1] * (_Summed(x) in [_Summed(x * 2)])
+
+
+def _set_of_objects(x: Any) -> Any:
+    return x[1] * len({_Summed(x), _Summed(x * 2)})
+
+
+def _count_objects(x: Any) -> Any:
+    return x[1] * [_Summed(x)].count(_Summed(x * 2))
+
+
+@pytest.mark.parametrize("fn", [_contains_object, _set_of_objects, _count_objects])
+def test_user_eq_never_runs_on_runtime_attributes(fn: Callable[[Any], Any]) -> None:
+    assert fn(_X) in (0.0, 2 * _X[1])  # (Python's answer, which needs the data)
+    with pytest.raises(st.UnsupportedSyntaxError) as err:
+        st.grad(fn)(_X)
+    assert "uses an attribute known only at run time" in err.value.message
+    assert err.value.loc is not None and err.value.loc.line == fn.__code__.co_firstlineno + 1
