@@ -372,3 +372,20 @@ def test_user_eq_never_runs_on_runtime_attributes(fn: Callable[[Any], Any]) -> N
         st.grad(fn)(_X)
     assert "uses an attribute known only at run time" in err.value.message
     assert err.value.loc is not None and err.value.loc.line == fn.__code__.co_firstlineno + 1
+
+
+# --- grad with respect to a list or tuple of plain floats was refused as "it is a tuple
+# argument" (such sequences are static-length arguments); JAX differentiates the leaves --
+
+
+def _poly_of_pair(p: Any) -> Any:
+    return p[0] * p[1] ** 2
+
+
+def test_grad_of_a_sequence_of_floats() -> None:
+    assert st.grad(_poly_of_pair)([1.0, 2.0]) == [4.0, 4.0]
+    assert st.grad(_poly_of_pair)((1.0, 2.0)) == (4.0, 4.0)
+    assert st.value_and_grad(_poly_of_pair)([1.0, 2.0]) == (4.0, [4.0, 4.0])
+    jax = _jax()
+    np.testing.assert_allclose(st.grad(_poly_of_pair)([0.5, -1.5]),
+                               jax.grad(_poly_of_pair)([0.5, -1.5]))
