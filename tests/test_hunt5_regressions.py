@@ -389,3 +389,23 @@ def test_grad_of_a_sequence_of_floats() -> None:
     jax = _jax()
     np.testing.assert_allclose(st.grad(_poly_of_pair)([0.5, -1.5]),
                                jax.grad(_poly_of_pair)([0.5, -1.5]))
+
+
+# --- a lambda defined in a loop over data and used after it was refused as "a value of
+# type Closure cannot be used as an array here": now a clear refusal naming the function --
+
+
+def _lambda_in_a_loop(x: Any) -> Any:
+    f = None
+    for i in range(3):
+        f = lambda v: v * x[i]  # noqa: B023, E731
+    assert f is not None
+    return f(2.0)
+
+
+def test_function_carried_by_a_loop_is_a_clear_refusal() -> None:
+    with pytest.raises(st.UnsupportedSyntaxError) as err:
+        st.grad(_lambda_in_a_loop)(_X)
+    assert err.value.message.startswith("'f' is a function (a lambda or def)")
+    assert err.value.loc is not None and err.value.loc.line == \
+        _lambda_in_a_loop.__code__.co_firstlineno + 2

@@ -50,6 +50,7 @@ from .scope import (
     MAYBE_DELETED,
     MISSING,
     RAISED,
+    Closure,
     Deleted,
     Diverged,
     Scope,
@@ -464,6 +465,12 @@ class ControlLowering(LoopLowering, ListLowering):
                 if v is MISSING:  # an append site's flag is False where it did not run
                     flag = isinstance(k, str) and k.startswith("#apf")
                     values.append(sub.const(False if flag else None))
+                elif isinstance(v, Closure) and isinstance(k, str):
+                    raise self.fail(f"{visible_name(k) or k!r} is a function (a lambda or "
+                                    "def) that an if or a loop on data may or may not "
+                                    "define; they carry arrays and numbers, not functions",
+                                    where, "define it before the branch or loop, with the "
+                                    "values it reads as parameters")
                 else:
                     values.append(self.node_in(sub, v, where))
             graphs.append((sub, values))

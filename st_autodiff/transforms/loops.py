@@ -30,6 +30,7 @@ from .parse import synthetic_origin
 from .scope import (
     FLAGS,
     MISSING,
+    Closure,
     Scope,
     copy_value,
     key_name,
@@ -346,6 +347,12 @@ class LoopLowering(LowererAPI):
                     elif _container(v):
                         tmpl[k], learnt = v, True
                         continue
+                    if isinstance(v, Closure):
+                        raise self.fail(f"{k!r} is a function (a lambda or def) defined in "
+                                        "a loop that runs at run time; a loop carries "
+                                        "arrays and numbers, not functions", stmt,
+                                        f"define {k} before the loop, with the values it "
+                                        "reads as parameters")
                     outs.append(sub.const(None) if v is MISSING else sub.capture(
                         self.to_node(v, where)))
                 # names the body changed without assigning them: an array written in

@@ -283,6 +283,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             raise self.fail("a list of tuples built in a loop can only be iterated, indexed "
                             "or measured with len()", where, "append each item to a list of "
                             "its own to stack or sum them")
+        if isinstance(v, Closure):
+            raise self.fail("a function (a lambda or def) cannot be a runtime value: it is "
+                            "stored in a list built at run time, or carried by a loop or "
+                            "branch on data", where, "define it outside the loop or branch, "
+                            "with the values it reads as parameters")
         raise self.fail(f"a value of type {type(v).__name__} cannot be used as an array here",
                         where)
 
