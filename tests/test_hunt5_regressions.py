@@ -409,3 +409,32 @@ def test_function_carried_by_a_loop_is_a_clear_refusal() -> None:
     assert err.value.message.startswith("'f' is a function (a lambda or def)")
     assert err.value.loc is not None and err.value.loc.line == \
         _lambda_in_a_loop.__code__.co_firstlineno + 2
+
+
+# --- SILENT WRONG ANSWER: np.frompyfunc(sq, 1, 1)(x) (an object array) cast to float:
+# activity analysis skipped object arrays as non-differentiable, so st.grad gave zeros
+# (the true gradient is 2x); the generated code also named the ufunc's global
+# "_sq (vectorized)", a NameError when the primal ran.  Object arrays may hold floats:
+# the call is now a located NoRuleError, and globals are identifiers --------------------
+
+
+def _square(v: Any) -> Any:
+    return v * v
+
+
+def _through_frompyfunc(x: Any) -> Any:
+    return np.sum(np.frompyfunc(_square, 1, 1)(x).astype(float))
+
+
+def _frompyfunc_of_a_constant(x: Any) -> Any:
+    return np.sum(np.frompyfunc(_square, 1, 1)(st.stop_gradient(x)).astype(float)) + np.sum(x)
+
+
+def test_object_arrays_are_not_silently_constant() -> None:
+    with pytest.raises(st.NoRuleError) as err:
+        st.grad(_through_frompyfunc)(_X)
+    assert err.value.loc is not None and err.value.loc.line == \
+        _through_frompyfunc.__code__.co_firstlineno + 1
+    value, grad = st.value_and_grad(_frompyfunc_of_a_constant)(_X)
+    assert value == _frompyfunc_of_a_constant(_X)
+    np.testing.assert_array_equal(grad, np.ones(4))

@@ -25,7 +25,8 @@ def active_nodes(graph: Graph, wrt: Iterable[int], output: int | Iterable[int] =
             continue
         if n.type is not None and n.type.kind in ("int", "bool"):
             continue
-        if n.type is not None and n.type.kind == "array" and not n.type.is_float:
+        if n.type is not None and n.type.kind == "array" and not n.type.is_float and \
+                n.type.dtype != "object":  # (an object array may hold floats)
             continue
         if any(i in varied for i in n.inputs):
             varied.add(n)

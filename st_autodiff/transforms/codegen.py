@@ -14,6 +14,7 @@ source line.  Arrays are deleted after their last use to free memory early.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -266,8 +267,7 @@ class _Writer(RegionWriter):
             fn = n.param("fn")
             name = self.fn_names.get(fn)
             if name is None:
-                base = getattr(fn, "__name__", None) or type(fn).__name__
-                name = self.fn_names[fn] = self.ns.fresh("_" + base.strip("<>").lower())
+                name = self.fn_names[fn] = self.ns.fresh(_global_name(fn))
                 self.globals[name] = fn
             return f"{name}({', '.join(self.ref(i) for i in ins)})", _ATOM
         if n.op is Op.OPAQUE_CALL:  # print, a draw, a C function: as the user wrote it
@@ -518,8 +518,7 @@ class _Writer(RegionWriter):
         key = id(fn)
         name = self.fn_names.get(key)
         if name is None:
-            base = getattr(fn, "__name__", None) or type(fn).__name__
-            name = self.ns.fresh("_" + base.strip("<>").lower())
+            name = self.ns.fresh(_global_name(fn))
             self.fn_names[key] = name
             self.globals[name] = fn
         return name
@@ -687,3 +686,13 @@ def _nested(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_nested(x) for x in v) + "]"
     return literal(v)
+
+
+def _global_name(fn: Any) -> str:
+    """``_name`` for the global that holds ``fn`` in generated code, an identifier even
+    where ``fn.__name__`` is not one (``np.frompyfunc(sq, 1, 1)`` is "sq (vectorized)",
+    which generated ``_sq (vectorized)(x)``)."""
+    base = getattr(fn, "__name__", None) or type(fn).__name__
+    if not isinstance(base, str):
+        base = type(fn).__name__
+    return "_" + (re.sub(r"\W+", "_", base.strip("<>").lower()).strip("_") or "fn")
