@@ -411,11 +411,13 @@ def test_function_carried_by_a_loop_is_a_clear_refusal() -> None:
         _lambda_in_a_loop.__code__.co_firstlineno + 2
 
 
-# --- SILENT WRONG ANSWER: np.frompyfunc(sq, 1, 1)(x) (an object array) cast to float:
-# activity analysis skipped object arrays as non-differentiable, so st.grad gave zeros
-# (the true gradient is 2x); the generated code also named the ufunc's global
-# "_sq (vectorized)", a NameError when the primal ran.  Object arrays may hold floats:
-# the call is now a located NoRuleError, and globals are identifiers --------------------
+# --- SILENT WRONG ANSWER: np.frompyfunc(sq, 1, 1)(x) (an object array) cast to float,
+# and float(np.sum(x.astype(object) * 2)): activity analysis skipped object arrays as
+# non-differentiable, so st.grad gave zeros (the true gradients are 2x and 2); the sum of
+# an object array was also typed int from stand-ins; the generated code named the ufunc's
+# global "_sq (vectorized)", a NameError when the primal ran; x.astype(object) failed
+# with "module 'numpy' has no attribute 'object'".  An active object array is now a
+# located refusal, globals are identifiers, and dtype object is the builtin ------------
 
 
 def _square(v: Any) -> Any:
@@ -430,11 +432,24 @@ def _frompyfunc_of_a_constant(x: Any) -> Any:
     return np.sum(np.frompyfunc(_square, 1, 1)(st.stop_gradient(x)).astype(float)) + np.sum(x)
 
 
-def test_object_arrays_are_not_silently_constant() -> None:
-    with pytest.raises(st.NoRuleError) as err:
-        st.grad(_through_frompyfunc)(_X)
-    assert err.value.loc is not None and err.value.loc.line == \
-        _through_frompyfunc.__code__.co_firstlineno + 1
+def _sum_of_objects(x: Any) -> Any:
+    return float(np.sum(x.astype(object) * 2))
+
+
+def _objects_of_a_constant(x: Any, c: Any) -> Any:
+    return float(np.sum(c.astype(object) * 2)) * np.sum(x)
+
+
+@pytest.mark.parametrize("fn", [_through_frompyfunc, _sum_of_objects])
+def test_object_arrays_are_not_silently_constant(fn: Callable[[Any], Any]) -> None:
+    with pytest.raises(st.UnsupportedSyntaxError) as err:
+        st.grad(fn)(_X)
+    assert "dtype object" in err.value.message
+    assert err.value.loc is not None and err.value.loc.line == fn.__code__.co_firstlineno + 1
+
+
+def test_object_arrays_of_constants() -> None:
+    _agrees(_objects_of_a_constant, _X, _X[::-1].copy())
     value, grad = st.value_and_grad(_frompyfunc_of_a_constant)(_X)
     assert value == _frompyfunc_of_a_constant(_X)
     np.testing.assert_array_equal(grad, np.ones(4))

@@ -327,7 +327,7 @@ class _Writer(RegionWriter):
         for k, v in n.params:
             if defaults.get(k) is not REQUIRED and _equal(v, defaults.get(k)):
                 continue
-            text = f"xp.{v}" if k == "dtype" and v is not None else literal(v)
+            text = dtype_text(v) if k == "dtype" and v is not None else literal(v)
             if n.op is Op.ASTYPE and k == "dtype":
                 out.insert(0, text)  # positional: x.astype(xp.float32, copy=False)
             else:
@@ -543,7 +543,7 @@ class _Writer(RegionWriter):
         target = self.names[n]
         shape = self.ref(n.inputs[0])
         idx = self.index(_full_index(n.param("index"), n.type, dyn), dyn)
-        return (f"{target} = xp.zeros({shape}, dtype=xp.{n.type.dtype})\n    "
+        return (f"{target} = xp.zeros({shape}, dtype={dtype_text(n.type.dtype)})\n    "
                 f"{target}[{idx}] = {self.ref(n.inputs[1])}")
 
     def returns(self, spec: Any) -> str:
@@ -676,7 +676,7 @@ def literal(v: Any) -> str:
         items = [literal(x) for x in v]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":  # a static array in a param
-        text = f"xp.asarray({_nested(v.tolist())}, dtype=xp.{v.dtype.name})"
+        text = f"xp.asarray({_nested(v.tolist())}, dtype={dtype_text(v.dtype.name)})"
         return text if v.size else f"{text}.reshape({v.shape!r})"
     return repr(v)
 
@@ -696,3 +696,9 @@ def _global_name(fn: Any) -> str:
     if not isinstance(base, str):
         base = type(fn).__name__
     return "_" + (re.sub(r"\W+", "_", base.strip("<>").lower()).strip("_") or "fn")
+
+
+def dtype_text(name: Any) -> str:
+    """A dtype in generated code: ``xp.float32``, or the builtin ``object`` (NumPy 2 has
+    no ``np.object``)."""
+    return "object" if name == "object" else f"xp.{name}"
