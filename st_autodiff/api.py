@@ -258,9 +258,27 @@ class GradFunction(Generic[P]):
                     return _call(e.fn, args)
         try:
             fn = self._compile(args, key, layout).fn
+        except WrtError as exc:
+            if self._float_sequence_wrt(args, layout):  # grad of f([1.0, 2.0]): its leaves
+                return self._run_tree(args, layout)
+            raise exc.with_traceback(None) from None
         except StAutodiffError as exc:  # the user's error, not a trace of the compiler
             raise exc.with_traceback(None) from None
         return _call(fn, args)
+
+    def _float_sequence_wrt(self, args: tuple[Any, ...], layout: Layout) -> bool:
+        """Whether a differentiated argument is a tuple or list of plain numbers with a
+        float among them (otherwise a static-length argument, not a pytree): JAX
+        differentiates its leaves, so the call goes the pytree way."""
+        if self._mode not in ("grad", "value_and_grad") or layout is not _PLAIN or \
+                not self._plain:
+            return False
+        try:
+            positions = self._req(self._parse()).wrt
+        except StAutodiffError:
+            return False
+        return any(p < len(args) and type(args[p]) in (tuple, list) and any(
+            _is_float(leaf) for leaf in trees.flatten(args[p])[0]) for p in positions)
 
     def _key(self, args: tuple[Any, ...], layout: Layout) -> Any:
         """The cache key of a call (arguments in the canonical order)."""

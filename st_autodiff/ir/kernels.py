@@ -70,7 +70,10 @@ def resolve(xp: Any, path: str) -> Any:
 
 
 def dtype_param(xp: Any, name: str | None) -> Any:
-    """A dtype param (stored as its name) as the backend's dtype object."""
+    """A dtype param (stored as its name) as the backend's dtype object (``object``, which
+    NumPy no longer has as ``np.object``, is the builtin)."""
+    if name == "object":
+        return object
     return None if name is None else getattr(xp, name)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..derivatives import NONDIFFERENTIABLE
+from ..errors import UnsupportedSyntaxError
 from ..ir.graph import Graph, Node
 from ..ir.ops import INTEGER_VALUED, Op
 
@@ -25,7 +26,8 @@ def active_nodes(graph: Graph, wrt: Iterable[int], output: int | Iterable[int] =
             continue
         if n.type is not None and n.type.kind in ("int", "bool"):
             continue
-        if n.type is not None and n.type.kind == "array" and not n.type.is_float:
+        if n.type is not None and n.type.kind == "array" and not n.type.is_float and \
+                n.type.dtype != "object":  # (an object array may hold floats)
             continue
         if any(i in varied for i in n.inputs):
             varied.add(n)
@@ -34,4 +36,13 @@ def active_nodes(graph: Graph, wrt: Iterable[int], output: int | Iterable[int] =
     for n in reversed(graph.nodes):
         if n in useful:
             useful.update(n.inputs)
-    return frozenset(varied & useful)
+    active = varied & useful
+    for n in graph.nodes:
+        if n in active and n.type is not None and n.type.dtype == "object":
+            # its items are Python objects of types known only at run time (np.sum of one
+            # was typed int from stand-ins, and the gradient through it was zero)
+            raise UnsupportedSyntaxError(
+                "an array of dtype object carries differentiated values here; object "
+                "arrays are not supported in differentiated code", n.loc,
+                "keep the values in a float array (x.astype(float))")
+    return frozenset(active)

@@ -251,7 +251,7 @@ def adjoint(low: Lowered, active: frozenset[Node], wrt: tuple[int, ...],
     parts: dict[Node, dict[int, Node]] = {}
     if seeded is None and not seed_like_output:  # grad: d(first output) / d(wrt)
         out = graph.outputs[0]
-        adj[out] = _seed(b, out, values.get(out), False)
+        adj[out] = _strong_seed(em, graph, out, _seed(b, out, values.get(out), False))
     else:  # vjp (every output, in order) and region bodies: one seed per seeded output
         for k in range(len(graph.outputs)) if seeded is None else seeded:
             out = graph.outputs[k]
@@ -379,6 +379,24 @@ def _seed(b: GraphBuilder, out: Node, value: Any, like_output: bool,
         t = Type("array", "float64", t.shape)
         value = Abstract(t, generic=is_numpy_scalar(value))
     return b.arg(name, t, None if value is None else _ones_like(value), role="seed")
+
+
+def _strong_seed(em: Emitter, graph: Graph, out: Node, seed: Node) -> Node:
+    """grad's seed ``out_bar=1.0`` is a Python float, weak in NumPy's promotion: it takes
+    the dtype of the arrays it meets (NEP 50).  Where the function has floating values
+    narrower than its output (float16 weights in a float64 loss), ``out_bar * w`` would
+    compute the adjoint in their dtype (and overflow where the output's does not); there
+    the seed is made a 0-d array of the output's dtype first."""
+    t = out.type
+    if t is None or t.kind != "array" or t.dtype not in ("float32", "float64"):
+        return seed
+    width = np.dtype(t.dtype).itemsize
+    if not any(n.type is not None and n.type.dtype is not None and n.type.kind == "array"
+               and np.dtype(n.type.dtype).kind == "f"
+               and np.dtype(n.type.dtype).itemsize < width for n in graph.nodes):
+        return seed
+    em.current = None
+    return em.astype(em.asarray(seed), dtype=t.dtype, copy=False).node
 
 
 def _ones_like(value: Any) -> Any:

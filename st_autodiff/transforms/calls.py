@@ -30,7 +30,8 @@ _MATH = {
     "cosh": Op.COSH, "tanh": Op.TANH, "asinh": Op.ARCSINH, "acosh": Op.ARCCOSH,
     "atanh": Op.ARCTANH, "atan2": Op.ARCTAN2, "hypot": Op.HYPOT, "fabs": Op.ABS,
     "pow": Op.POW, "floor": Op.FLOOR, "ceil": Op.CEIL, "trunc": Op.TRUNC,
-    "degrees": Op.RAD2DEG, "radians": Op.DEG2RAD,
+    "degrees": Op.RAD2DEG, "radians": Op.DEG2RAD, "erf": Op.ERF, "erfc": Op.ERFC,
+    "exp2": Op.EXP2, "fmod": Op.FMOD, "ldexp": Op.LDEXP,
 }
 
 

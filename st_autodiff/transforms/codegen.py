@@ -14,6 +14,7 @@ source line.  Arrays are deleted after their last use to free memory early.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -266,8 +267,7 @@ class _Writer(RegionWriter):
             fn = n.param("fn")
             name = self.fn_names.get(fn)
             if name is None:
-                base = getattr(fn, "__name__", None) or type(fn).__name__
-                name = self.fn_names[fn] = self.ns.fresh("_" + base.strip("<>").lower())
+                name = self.fn_names[fn] = self.ns.fresh(_global_name(fn))
                 self.globals[name] = fn
             return f"{name}({', '.join(self.ref(i) for i in ins)})", _ATOM
         if n.op is Op.OPAQUE_CALL:  # print, a draw, a C function: as the user wrote it
@@ -327,7 +327,7 @@ class _Writer(RegionWriter):
         for k, v in n.params:
             if defaults.get(k) is not REQUIRED and _equal(v, defaults.get(k)):
                 continue
-            text = f"xp.{v}" if k == "dtype" and v is not None else literal(v)
+            text = dtype_text(v) if k == "dtype" and v is not None else literal(v)
             if n.op is Op.ASTYPE and k == "dtype":
                 out.insert(0, text)  # positional: x.astype(xp.float32, copy=False)
             else:
@@ -518,8 +518,7 @@ class _Writer(RegionWriter):
         key = id(fn)
         name = self.fn_names.get(key)
         if name is None:
-            base = getattr(fn, "__name__", None) or type(fn).__name__
-            name = self.ns.fresh("_" + base.strip("<>").lower())
+            name = self.ns.fresh(_global_name(fn))
             self.fn_names[key] = name
             self.globals[name] = fn
         return name
@@ -544,7 +543,7 @@ class _Writer(RegionWriter):
         target = self.names[n]
         shape = self.ref(n.inputs[0])
         idx = self.index(_full_index(n.param("index"), n.type, dyn), dyn)
-        return (f"{target} = xp.zeros({shape}, dtype=xp.{n.type.dtype})\n    "
+        return (f"{target} = xp.zeros({shape}, dtype={dtype_text(n.type.dtype)})\n    "
                 f"{target}[{idx}] = {self.ref(n.inputs[1])}")
 
     def returns(self, spec: Any) -> str:
@@ -677,7 +676,7 @@ def literal(v: Any) -> str:
         items = [literal(x) for x in v]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":  # a static array in a param
-        text = f"xp.asarray({_nested(v.tolist())}, dtype=xp.{v.dtype.name})"
+        text = f"xp.asarray({_nested(v.tolist())}, dtype={dtype_text(v.dtype.name)})"
         return text if v.size else f"{text}.reshape({v.shape!r})"
     return repr(v)
 
@@ -687,3 +686,19 @@ def _nested(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_nested(x) for x in v) + "]"
     return literal(v)
+
+
+def _global_name(fn: Any) -> str:
+    """``_name`` for the global that holds ``fn`` in generated code, an identifier even
+    where ``fn.__name__`` is not one (``np.frompyfunc(sq, 1, 1)`` is "sq (vectorized)",
+    which generated ``_sq (vectorized)(x)``)."""
+    base = getattr(fn, "__name__", None) or type(fn).__name__
+    if not isinstance(base, str):
+        base = type(fn).__name__
+    return "_" + (re.sub(r"\W+", "_", base.strip("<>").lower()).strip("_") or "fn")
+
+
+def dtype_text(name: Any) -> str:
+    """A dtype in generated code: ``xp.float32``, or the builtin ``object`` (NumPy 2 has
+    no ``np.object``)."""
+    return "object" if name == "object" else f"xp.{name}"

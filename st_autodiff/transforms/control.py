@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 import numpy as np
 
-from ..errors import CompileError, UnsupportedSyntaxError
+from ..errors import CompileError, StaticRaiseError, UnsupportedSyntaxError
 from ..ir import kernels, scalar_kinds
 from ..ir.abstract import is_abstract
 from ..ir.graph import GraphBuilder, Node
@@ -50,6 +50,7 @@ from .scope import (
     MAYBE_DELETED,
     MISSING,
     RAISED,
+    Closure,
     Deleted,
     Diverged,
     Scope,
@@ -81,7 +82,14 @@ class ControlLowering(LoopLowering, ListLowering):
         continue); after one that may stop it at run time, the rest is guarded."""
         stmts = list(stmts)
         for k, stmt in enumerate(stmts):
-            self.compound(stmt, scope)
+            try:
+                self.compound(stmt, scope)
+            except StaticRaiseError as err:
+                if getattr(err, "builder", None) is not self.b or \
+                        static_stmts.on_static_path(cast("Lowerer", self)):
+                    raise
+                self.raise_at_run_time(err, stmt, scope)
+                return  # the rest is never reached (and may read what stmt did not bind)
             state = self.flow_state(scope, stmt)
             if state is True:
                 return
@@ -91,6 +99,19 @@ class ControlLowering(LoopLowering, ListLowering):
                     self.guarded(state, lambda sc, rest=rest: self.run_stmts(rest, sc),  # type: ignore[misc]  # lambda with defaults
                                  scope, stmt)
                 return
+
+    def raise_at_run_time(self, err: StaticRaiseError, stmt: cst.CSTNode, scope: Scope
+                          ) -> None:
+        """A statement that fails while compiling (``x.shape[1]`` of a 1-d ``x``) under
+        a runtime condition or in a loop body raises only if the compiled code gets
+        there, as Python does (an ``if`` on data may never take the branch): the
+        exception becomes a raise of the compiled code, like a ``raise`` statement in
+        that branch, and the rest of the block is never reached."""
+        from .effects import emit_raise  # noqa: PLC0415  (effects imports the lowering)
+
+        exc = err.exception
+        emit_raise(cast("Lowerer", self), type(exc), list(exc.args), stmt)
+        scope.raised = True
 
     def guarded(self, stopped: Node, fn: Callable[[Scope], None], scope: Scope,
                 where: cst.CSTNode) -> None:
@@ -444,6 +465,12 @@ class ControlLowering(LoopLowering, ListLowering):
                 if v is MISSING:  # an append site's flag is False where it did not run
                     flag = isinstance(k, str) and k.startswith("#apf")
                     values.append(sub.const(False if flag else None))
+                elif isinstance(v, Closure) and isinstance(k, str):
+                    raise self.fail(f"{visible_name(k) or k!r} is a function (a lambda or "
+                                    "def) that an if or a loop on data may or may not "
+                                    "define; they carry arrays and numbers, not functions",
+                                    where, "define it before the branch or loop, with the "
+                                    "values it reads as parameters")
                 else:
                     values.append(self.node_in(sub, v, where))
             graphs.append((sub, values))

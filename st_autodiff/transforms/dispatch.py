@@ -21,7 +21,7 @@ import numpy as np
 from .. import decompositions, trees
 from ..decompositions import select_numpy_more
 from ..derivatives import CUSTOM_VJPS
-from ..errors import CompileError, NoRuleError, StAutodiffError
+from ..errors import CompileError, NoRuleError, StAutodiffError, UnsupportedSyntaxError
 from ..ir import scalar_kinds
 from ..ir.abstract import Abstract, is_numpy_scalar
 from ..ir.graph import Loc, Node
@@ -89,6 +89,12 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
     if isinstance(fn, effects.OpaqueMethod):  # a method of an opaque object argument
         return effects.call_method(lw, fn, args, kwargs, e)
     if not dynamic and (_is_static_builtin(fn) or _is_scalar_math(fn)):
+        if static_calls.holds_runtime_state([*args, *kwargs.values()]):
+            raise lw.fail(f"{calls.callable_name(fn)}() of an object built in the function "
+                          "would run the Python methods of its class (__iter__, __lt__, "
+                          "...) while compiling, on attributes known only at run time",
+                          e, "compute the value from the object's attributes, or give the "
+                          "class a method that returns it", kind=UnsupportedSyntaxError)
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
@@ -117,6 +123,21 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
         return total
     if fn is builtins.float:
         return _scalar(lw, args[0], e, "float()")
+    if fn is math.log and dynamic and len(args) == 2 and not kwargs:
+        # math.log(x, base) is log(x) / log(base), each with its domain check, and a
+        # Python division (ZeroDivisionError for base 1)
+        num, den = (call_value(lw, math.log, [a], {}, e) for a in args)
+        return lw.binary(Op.DIV, num, den, e)
+    if fn is builtins.pow and dynamic and len(args) == 2 and not kwargs:
+        return lw.binary(Op.POW, args[0], args[1], e)  # pow(a, b) is a ** b
+    if fn is builtins.abs and dynamic and len(args) == 1 and not kwargs:
+        return static_queries.python_result(lw, lw.emit(Op.ABS, args, None, e), args, e)
+    if fn is math.hypot and dynamic and len(args) != 2 and not kwargs:
+        # math.hypot(*coordinates), n-ary since Python 3.8: the length of the vector
+        acc = call_value(lw, math.fabs, [args[0]], {}, e)
+        for a in args[1:]:
+            acc = call_value(lw, math.hypot, [acc, a], {}, e)
+        return acc
     if fn is argument and len(args) == 2:  # a structured argument, rebuilt from its leaves
         lw.external.mark(args[0], f"argument {args[1]!r}")
         return args[0]
@@ -168,12 +189,10 @@ def call_value(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any],
                 raise static_exception(lw, exc, e) from None
         if _is_scalar_math(fn):  # math converts its arguments to Python floats first:
             args = [_python_float_arg(lw, a, e) for a in args]  # float32 in double
-        elif fn is not builtins.pow and _operator_of_python_numbers(op, args):
+        elif _operator_of_python_numbers(op, args):
             args = [lw.emit(Op.ASARRAY, [a], None, e) if isinstance(a, Node) else a
                     for a in args]
         out = emit_call(lw, op, args, kwargs, e, calls.callable_name(fn))
-        if fn is builtins.abs or fn is builtins.pow:  # abs(v) of a Python float is one
-            return static_queries.python_result(lw, out, args, e)
         if _is_scalar_math(fn):  # math.sqrt(-1) raises ValueError; np.sqrt does not
             runtime_raises.mark_domain_errors(out)
             if isinstance(out, Node) and not kwargs:

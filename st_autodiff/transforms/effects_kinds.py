@@ -326,7 +326,7 @@ def check_assert(cond: Any, *args: Any) -> None:
 
 #: ``math`` functions whose infinite result from finite arguments is OverflowError
 #: (``pow`` only for a non-zero base), and those where it is a domain error
-_MATH_OVERFLOWS = frozenset({"exp", "expm1", "sinh", "cosh", "pow"})
+_MATH_OVERFLOWS = frozenset({"exp", "expm1", "exp2", "sinh", "cosh", "pow", "ldexp"})
 _MATH_POLES = frozenset({"log", "log2", "log10", "log1p", "atanh", "pow"})
 _MATH_TO_INT = frozenset({"floor", "ceil", "trunc", "int", "round"})  # (builtins too)
 

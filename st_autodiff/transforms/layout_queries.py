@@ -288,5 +288,16 @@ def ordered(lw: Lowerer, x: Any, node: Node, order: str | None, e: cst.CSTNode,
 def new_array(lw: Lowerer, node: Any) -> Any:
     """``node`` is a new array (``x.flatten()``, lowered as a ravel, which may be a view)."""
     if isinstance(node, Node):
-        _recorded(lw).setdefault(node, {}).update(w=True, a=True)
+        _recorded(lw).setdefault(node, {}).update(w=True, a=True, new=True)
     return node
+
+
+def is_new_array(lw: Lowerer, node: Node) -> bool:
+    """Whether ``new_array`` marked ``node``: a write into it reaches no other array."""
+    recorded = _recorded(lw)
+    facts = recorded.get(node)
+    if isinstance(facts, dict) and facts.get("new"):
+        return True
+    current = getattr(lw.b, "_current", lambda n: n)  # (a region's view of the node)
+    return any(isinstance(f, dict) and f.get("new") and current(m) is node
+               for m, f in recorded.items())

@@ -30,6 +30,7 @@ from .parse import synthetic_origin
 from .scope import (
     FLAGS,
     MISSING,
+    Closure,
     Scope,
     copy_value,
     key_name,
@@ -133,7 +134,10 @@ class LoopLowering(LowererAPI):
             parts = [self.streams(p, where) for p in it.parts]
             if any(p is None for p in parts):
                 return None
-            return [s for p in parts if p is not None for s in p]
+            flat = [s for p in parts if p is not None for s in p]
+            if len({s[-1] for s in flat}) > 1:  # enumerate(reversed(x)), zip(x, x[::-1])
+                flat = [self.forward_stream(s, where) for s in flat]
+            return flat
         if isinstance(it, _Reversed):
             inner = self.streams(it.value, where)
             if inner is None:
@@ -161,6 +165,22 @@ class LoopLowering(LowererAPI):
         if hasattr(it, "shape") and hasattr(it, "dtype"):
             return [("array", self.to_node(it, where), False)]
         raise self.fail(f"cannot iterate over a {type(it).__name__}", where)
+
+    def forward_stream(self, s: tuple[Any, ...], where: cst.CSTNode) -> tuple[Any, ...]:
+        """A reversed stream as a forward one over the reversed sequence (an array's
+        ``x[::-1]`` view, a runtime list reversed, a static range's reversal), so that it
+        zips with forward streams; any other stays as it is (``loop_range`` refuses it)."""
+        if not s[-1]:
+            return s
+        if s[0] == "array":
+            index, _ = self.index_spec([slice(None, None, -1)], where)
+            return ("array", self.emit(Op.GETITEM, [s[1]], {"index": index}, where), False)
+        if s[0] == "list":
+            return ("list", self.emit(Op.LIST_REVERSE, [s[1]], None, where), False)
+        if s[0] == "range" and all(isinstance(v, int) for v in s[1:4]):
+            r = range(s[1], s[2], s[3])[::-1]
+            return ("range", r.start, r.stop, r.step, False)
+        return s
 
     def unroll(self, stmt: cst.For, items: list[Any], scope: Scope) -> None:
         """A loop over a Python sequence, one copy of the body per item."""
@@ -331,6 +351,12 @@ class LoopLowering(LowererAPI):
                     elif _container(v):
                         tmpl[k], learnt = v, True
                         continue
+                    if isinstance(v, Closure):
+                        raise self.fail(f"{k!r} is a function (a lambda or def) defined in "
+                                        "a loop that runs at run time; a loop carries "
+                                        "arrays and numbers, not functions", stmt,
+                                        f"define {k} before the loop, with the values it "
+                                        "reads as parameters")
                     outs.append(sub.const(None) if v is MISSING else sub.capture(
                         self.to_node(v, where)))
                 # names the body changed without assigning them: an array written in

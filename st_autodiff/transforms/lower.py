@@ -81,6 +81,7 @@ from .no_complex import (
     refuse_complex_graph,
     refuse_complex_node,
 )
+from .object_operators import NOT_OBJECTS, object_builtin
 from .objects import ObjectLowering
 from .parse import ParsedFunction, parse_function
 from .scope import FLAGS, Closure, Scope
@@ -282,6 +283,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
             raise self.fail("a list of tuples built in a loop can only be iterated, indexed "
                             "or measured with len()", where, "append each item to a list of "
                             "its own to stack or sum them")
+        if isinstance(v, Closure):
+            raise self.fail("a function (a lambda or def) cannot be a runtime value: it is "
+                            "stored in a list built at run time, or carried by a loop or "
+                            "branch on data", where, "define it outside the loop or branch, "
+                            "with the values it reads as parameters")
         raise self.fail(f"a value of type {type(v).__name__} cannot be used as an array here",
                         where)
 
@@ -585,6 +591,11 @@ class Lowerer(ControlLowering, ExpressionLowering, WriteLowering, BindingLowerin
         special = complex_pairs.call(self, fn, args, kwargs, e)  # fft family: spectra
         if special is not NotImplemented:
             return special
+        if fn in (builtins.len, builtins.abs, builtins.float, builtins.int) and \
+                len(args) == 1 and not kwargs:
+            done = object_builtin(self, fn.__name__, args[0], e)  # a built object's __len__
+            if done is not NOT_OBJECTS:
+                return done
         if not self.__dict__.pop("static_numpy_off", False):  # (off for one call only)
             special = static_numpy_calls.call(self, fn, args, kwargs, e)  # static NumPy values
         if special is NotImplemented:

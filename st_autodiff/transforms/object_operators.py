@@ -106,6 +106,34 @@ def object_unary(lw: Any, word: str, v: Any, where: cst.CSTNode) -> Any:
     return not result
 
 
+_BUILTINS = {"len": "__len__", "abs": "__abs__", "float": "__float__", "int": "__int__"}
+
+
+def object_builtin(lw: Any, name: str, v: Any, where: cst.CSTNode) -> Any:
+    """``len(obj)``, ``abs(obj)``, ``float(obj)`` and ``int(obj)`` of an object built in
+    this compile: its ``__len__`` (``__abs__``, ...) inlined, as Python calls it; the
+    compiler ran the builtin on the object while compiling, where its runtime attributes
+    are markers (``len(self.v)`` failed).  ``NOT_OBJECTS`` where ``v`` is not one."""
+    if lw.built_of(v) is None:
+        return NOT_OBJECTS
+    cls = type(v)
+    method = _BUILTINS[name]
+    fn = _lookup(cls, method)
+    if fn is None:
+        message = {"len": f"object of type {cls.__name__!r} has no len()",
+                   "abs": f"bad operand type for abs(): {cls.__name__!r}"}.get(
+            name, f"{name}() argument must be a string or a real number, not "
+            f"{cls.__name__!r}")
+        raise lw.fail(f"TypeError: {message}", where, kind=CompileError)
+    if not isinstance(fn, types.FunctionType):
+        raise lw.fail(f"{cls.__qualname__}.{method} is not a Python function", where)
+    result = lw.inline_python(fn, [v], {}, where)
+    if name == "len" and isinstance(result, Node):
+        raise lw.fail(f"len() of a {cls.__qualname__} object whose __len__ is computed at "
+                      "run time is not supported", where, "return a length known from shapes")
+    return result
+
+
 def check_in_place(lw: Any, op: Op, current: Any, where: cst.CSTNode) -> None:
     """``obj op= v`` on a built object: Python calls ``__i<op>__`` first, which may change
     the object in place (seen through its other names); only a class without one (the

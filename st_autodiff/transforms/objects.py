@@ -51,15 +51,41 @@ _PURE_CLASSES: frozenset[type] = frozenset({
 })
 
 
+class RuntimeAttributeUse(TypeError):
+    """A marker of a runtime attribute was used by Python code running while compiling
+    (a user's ``__eq__`` called by ``in``, ``set()``, ``list.count``): that code needs the
+    value, which only the compiled code has."""
+
+
+def _refuse_use(self: Any, *args: Any) -> Any:
+    raise RuntimeAttributeUse("an attribute computed at run time was used while compiling")
+
+
 class _RuntimeAttribute:
     """Marker set on a built instance where the attribute's value is a runtime value:
-    compile-time code sees that the attribute exists, but any use of it fails."""
+    compile-time code sees that the attribute exists, but any use of it fails, loudly:
+    comparing, hashing, arithmetic, indexing, iterating, converting it (NumPy too) raise
+    ``RuntimeAttributeUse``, so a user's method run on it while compiling (``__eq__``
+    through ``obj in [...]``) cannot compute a wrong answer from the marker itself."""
+
+    def __array_ufunc__(self, *args: Any, **kwargs: Any) -> Any:  # np.sum(marker) ...
+        return _refuse_use(self)
 
     def __repr__(self) -> str:
         return "<value known only at run time>"
 
     def __bool__(self) -> bool:
-        raise TypeError("an attribute computed at run time has no truth value when compiling")
+        raise RuntimeAttributeUse("an attribute computed at run time has no truth value "
+                                  "when compiling")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse_use
+    __hash__ = _refuse_use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse_use
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _refuse_use
+    __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse_use
+    __neg__ = __pos__ = __abs__ = __invert__ = _refuse_use
+    __getitem__ = __iter__ = __len__ = __contains__ = __call__ = _refuse_use
+    __float__ = __int__ = __index__ = __complex__ = __array__ = _refuse_use
 
 
 RUNTIME = _RuntimeAttribute()

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..ir.abstract import Abstract, NotKnown, evaluate
 from ..ir.graph import Graph, Node
 from ..ir.kernels import OPAQUE, compiling
 from ..ir.ops import ELEMENTWISE, Op
-from ..ir.types import type_of
+from ..ir.types import Type, type_of
 from .effects_graph import has_effect
 
 
@@ -36,10 +38,38 @@ def optimize(graph: Graph, enabled: bool = True, examples: list[Any] | None = No
         graph = _dce(graph)  # dead readers would keep broadcasts alive
         graph = _rebuild(graph, _elide_broadcasts(graph))
         if examples is not None:
+            want = [o.type for o in graph.outputs]
             graph = _retype(graph, examples)
             uses = {n.id: len(u) for n, u in graph.users().items()}
             graph = _rebuild(graph, lambda n: _simplify(n, uses))
+            graph = _keep_output_dtypes(graph, want)
     return _dce(graph)
+
+
+def _keep_output_dtypes(graph: Graph, want: list[Any]) -> Graph:
+    """Cast back an output whose floating dtype the rewrites changed.  The first
+    simplification drops a cast that the types before elision call a no-op (``x_bar``
+    of a float64 ``x`` through ``x.astype(float32)``, typed float64 by the float64
+    broadcast of the seed); once that broadcast is elided the gradient is float32, and
+    a gradient comes back in its argument's dtype."""
+    outputs = list(graph.outputs)
+    extra: list[Node] = []
+    renames: dict[Node, str | None] = {}
+    for k, (o, t) in enumerate(zip(outputs, want)):
+        now = o.type
+        if t is None or now is None or t.kind != "array" or now.kind != "array" or \
+                t.dtype == now.dtype or t.dtype is None or now.dtype is None or \
+                np.dtype(t.dtype).kind != "f" or np.dtype(now.dtype).kind != "f":
+            continue
+        cast = Node(-1, Op.ASTYPE, (o,), (("copy", True), ("dtype", t.dtype)),
+                    Type("array", t.dtype, now.shape), o.name, o.loc, o.role)
+        extra.append(cast)
+        outputs[k] = cast
+        if o.op not in (Op.ARG, Op.CONST):
+            renames[o] = None  # the cast takes the name: x_bar = xp.astype(_t1, ...)
+    if not extra:
+        return graph
+    return _renumber(graph, [*graph.nodes, *extra], outputs, renames)
 
 
 def _retype(graph: Graph, examples: list[Any]) -> Graph:
@@ -272,7 +302,7 @@ def _rebuild(graph: Graph, rewrite: Any) -> Graph:
     seen: dict[Any, Node] = {}
     nodes: list[Node] = []
     placed: set[Node] = set()
-    renames: dict[Node, str] = {}
+    renames: dict[Node, str | None] = {}
 
     def place(m: Node) -> Node:
         key = _cse_key(m)
@@ -334,7 +364,7 @@ def _dce(graph: Graph) -> Graph:
 
 
 def _renumber(graph: Graph, nodes: list[Node], outputs: list[Node],
-              renames: dict[Node, str] | None = None) -> Graph:
+              renames: dict[Node, str | None] | None = None) -> Graph:
     """Dense ids again, inputs pointing at the renumbered nodes (``renames`` applied)."""
     remap: dict[Node, Node] = {}
     out: list[Node] = []

@@ -316,6 +316,8 @@ def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         return False
     if _runtime_state(fn):  # Polynomial(x)(0.7): an object built here, with runtime
         return False  # attributes (its class's module is NumPy's, its state is not static)
+    if any(holds_runtime_state(a) for a in [*args, *kwargs.values()]):
+        return False  # sum(obj), max(a, b), round(obj): they would run obj's methods here
     if isinstance(fn, np.ufunc):
         return True
     if _in(_PURE_BUILTINS, fn):
@@ -339,6 +341,17 @@ def pure(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         name = getattr(fn, "__name__", "")
         return name not in _NUMPY_DENIED and id(fn) not in calls.FUNCTIONS
     return False
+
+
+def holds_runtime_state(v: Any) -> bool:
+    """Whether ``v`` is, or a list, tuple or dict of ``v`` holds, an object whose
+    attributes hold values known only at run time: a builtin given it would call the
+    object's Python methods (``__iter__``, ``__lt__``, a property) on their markers."""
+    if isinstance(v, (list, tuple)):
+        return any(holds_runtime_state(x) for x in v)
+    if isinstance(v, dict):
+        return any(holds_runtime_state(x) for x in v.values())
+    return not isinstance(v, (types.FunctionType, type)) and _runtime_state(v)
 
 
 def _runtime_state(fn: Any) -> bool:

@@ -304,6 +304,8 @@ def attribute_query(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any
             return args[2]
         return lw.array_attribute(obj, attr, e)
     obj = _const(obj)
+    if what == "hasattr" and lw.built_of(obj) is not None:
+        return _built_has(lw, obj, attr, e)
     if what == "getattr" and lw.built_of(obj) is not None:
         try:  # an object built here: its runtime attributes too, as ``obj.name`` reads them
             return lw.object_attribute(obj, attr, e)
@@ -321,6 +323,22 @@ def attribute_query(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any
         raise lw.fail(f"{type(obj).__name__} object has no attribute {attr!r}", e,
                       kind=CompileError) from None
     return True if what == "hasattr" else value
+
+
+def _built_has(lw: Lowerer, obj: Any, attr: str, e: cst.Call) -> bool:
+    """``hasattr(obj, attr)`` of an object built in the function, from its instance
+    dict and its class, without running a property on attributes known only at run
+    time (``hasattr`` ran it natively, which failed on their markers)."""
+    if attr in getattr(obj, "__dict__", {}):
+        return True
+    for klass in type(obj).__mro__:
+        if attr in klass.__dict__:
+            return True
+    if any("__getattr__" in klass.__dict__ for klass in type(obj).__mro__[:-1]):
+        raise lw.fail(f"hasattr() of a {type(obj).__qualname__} object, whose class "
+                      "computes attributes in __getattr__, is not supported", e,
+                      "read the attribute where it is known to exist")
+    return False
 
 
 # --- array surface ------------------------------------------------------------------------

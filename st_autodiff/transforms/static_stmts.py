@@ -100,7 +100,21 @@ def on_static_path(lw: Lowerer) -> bool:
 
 def static_exception(lw: Lowerer, exc: BaseException, where: cst.CSTNode,
                      message: str | None = None) -> StaticRaiseError:
-    """The located error for ``exc``, raised by static evaluation at ``where``."""
+    """The located error for ``exc``, raised by static evaluation at ``where``; a refusal
+    where that evaluation ran Python code (a user's ``__eq__`` called by ``in``) on a
+    marker of an attribute known only at run time, which Python itself would not."""
+    from .objects import RuntimeAttributeUse  # noqa: PLC0415  (objects imports lowering)
+
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, RuntimeAttributeUse):
+        cause = cause.__cause__ or cause.__context__
+    if cause is not None:
+        raise lw.fail("this runs Python code of an object built in the function while "
+                      "compiling (a method such as __eq__, __hash__ or __iter__, called by "
+                      "`in`, set(), dict keys, list.count, sorted ...), and that code uses "
+                      "an attribute known only at run time", where,
+                      "compare or look up the attributes themselves, not the objects",
+                      kind=UnsupportedSyntaxError)
     err = StaticRaiseError(exc, lw.loc(where), _STATIC_HINT, message)
     err.builder = lw.b
     return err

@@ -61,7 +61,7 @@ from ..ir.abstract import is_numpy_scalar
 from ..ir.graph import GraphBuilder, Node, index_may_repeat
 from ..ir.ops import Op
 from ..ir.regions import REGIONS
-from . import aliases, nested_writes, static_numpy, static_numpy_writes
+from . import aliases, layout_queries, nested_writes, static_numpy, static_numpy_writes
 from .aliasing import LoopAliasing, NodeKey, _appended_list, _key, _Write
 from .fresh import runs_at_least_once
 from .scope import BoundMethod, Closure, Scope, scope_chain
@@ -413,6 +413,8 @@ class WriteLowering(LoopAliasing):
     def _copies(self, n: Node) -> bool:
         """Whether a ``getitem`` certainly copies: an integer-array, list or boolean
         index (NumPy's advanced indexing), or a NumPy scalar result."""
+        if layout_queries.is_new_array(cast("Lowerer", self), n):
+            return True  # x.flatten(): a ravel that always copies
         if n.op is not Op.GETITEM:
             return False
         if is_numpy_scalar(self.b.values.get(n)):
