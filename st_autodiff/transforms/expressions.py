@@ -226,6 +226,13 @@ class ExpressionLowering(LowererAPI):
                 return run(op, np, (a, b), {})
             except Exception as exc:
                 raise static_exception(cast("Lowerer", self), exc, where) from None
+        if op in _ARITHMETIC and (type(a) is bool) != (type(b) is bool):
+            # a static bool times a number array is that number times 1 or 0 (same values,
+            # same dtype in NumPy); the array API refuses Python bools with non-bool arrays
+            other = b if type(a) is bool else a
+            t = other.type if isinstance(other, Node) else None
+            if t is not None and t.dtype is not None and t.dtype != "bool":
+                a, b = (int(v) if type(v) is bool else v for v in (a, b))
         return self.emit(op, [a, b], None, where)
 
     def sequence_binary(self, op: Op, a: Any, b: Any, where: cst.CSTNode) -> Any:
@@ -615,6 +622,10 @@ class ExpressionLowering(LowererAPI):
         if isinstance(fn, inplace.InPlaceMethod):  # x.fill(v), x.sort()
             return inplace.method_call(self, fn, args, kwargs, e, scope)
         return self.call(fn, args, kwargs, e)
+
+
+#: binary ops whose Python-bool operand may be an int for a number array (``x * True``)
+_ARITHMETIC = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.FLOORDIV, Op.MOD, Op.POW})
 
 
 def _truth_value(v: Any) -> bool:

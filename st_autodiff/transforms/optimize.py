@@ -186,8 +186,10 @@ def _simplify(n: Node, uses: dict[Any, int]) -> Node | None:
         stripped = _strip_neg(ins[0], uses)  # -((-a) * b / c) -> a * b / c
         if stripped is not None and _same_type(stripped, n):
             return _replace(stripped, stripped.inputs, n)
-    if op is Op.ADD and ins[0] is ins[1] and n.type is not None and n.type.dtype != "bool":
-        # x + x -> x * 2 (not for NumPy bools: their + is a logical or, True + True True)
+    if op is Op.ADD and ins[0] is ins[1] and (n.role is not None or (
+            n.type is not None and n.type.dtype != "bool")):
+        # x + x -> x * 2 (not for NumPy bools: their + is a logical or, True + True True;
+        # an adjoint node adds cotangents, floats even where the code is generic)
         return _replace(n, (ins[0], _const_like(n, 2)), n, Op.MUL)
     if op in (Op.EXPAND_DIMS, Op.RESHAPE, Op.BROADCAST_TO, Op.SQUEEZE) and \
             ins[0].op is Op.BROADCAST_TO and n.type is not None and n.type.shape is not None:
