@@ -827,8 +827,31 @@ def _target_names(t: cst.BaseExpression, out: set[str]) -> None:
         _target_names(t.value, out)
 
 
+#: answers of the two whole-function scans below, by the identity of (function, loop):
+#: a loop is lowered several times while its carried types settle (the scans were a
+#: seventh of compile time); the nodes are held so that their ids stay theirs
+_SCANS: dict[tuple[str, int, int], tuple[Any, Any, set[str]]] = {}
+
+
+def _scan(kind: str, fn: Any, stmt: Any, compute: Any) -> set[str]:
+    key = (kind, id(fn), id(stmt))
+    hit = _SCANS.get(key)
+    if hit is not None and hit[0] is fn and hit[1] is stmt:
+        return hit[2]
+    if len(_SCANS) > 4096:
+        _SCANS.clear()
+    found: set[str] = compute(fn, stmt)
+    _SCANS[key] = (fn, stmt, found)
+    return found
+
+
 def _loaded_outside(fn: Any, stmt: Any) -> set[str]:
-    """Names read anywhere in ``fn`` outside the statement ``stmt``."""
+    """Names read anywhere in ``fn`` outside the statement ``stmt`` (callers must not
+    change the set: it is shared by later calls)."""
+    return _scan("outside", fn, stmt, _scan_loaded_outside)
+
+
+def _scan_loaded_outside(fn: Any, stmt: Any) -> set[str]:
     found: set[str] = set()
 
     class V(cst.CSTVisitor):
@@ -846,6 +869,10 @@ def _loaded_outside(fn: Any, stmt: Any) -> set[str]:
 def _read_after(fn: Any, stmt: Any) -> set[str]:
     """Names read in ``fn`` after the statement ``stmt`` (in source order; the targets of
     later loops and assignments bind, they do not read)."""
+    return _scan("after", fn, stmt, _scan_read_after)
+
+
+def _scan_read_after(fn: Any, stmt: Any) -> set[str]:
     found: set[str] = set()
     seen = [False]
 
