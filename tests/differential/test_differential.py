@@ -41,11 +41,11 @@ def _default(k: int, i: int, dtype: str, mode: str) -> bool:
     for the suite's 10-minute budget on 2 cores; ``ST_DIFFERENTIAL=full`` runs the rest):
     the first shapes in reverse and forward mode (float64); one second-order mode on every
     other spec (forward over reverse and reverse over reverse in turn); float32 reverse
-    mode and the other shapes in reverse mode on every fourth spec."""
+    mode and the other shapes in reverse mode on every eighth spec."""
     if dtype == "float32":
-        return i == 0 and mode == "vjp" and k % 4 == 0
+        return i == 0 and mode == "vjp" and k % 8 == 0
     if i > 0:
-        return mode == "vjp" and k % 4 == 1
+        return mode == "vjp" and k % 8 == 1
     if mode in ("vjp", "jvp"):
         return True
     return k % 2 == 0 and mode == ("hvp_fwd", "hvp_rev")[(k // 2) % 2]
@@ -79,10 +79,11 @@ CASES = _cases()
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_rule(case: tuple[Spec, tuple, str, str]) -> None:
     spec, shapes, dtype, mode = case
-    # JAX on each spec's first shapes in float64 (every case with ST_DIFFERENTIAL=full):
-    # its compiling of every new shape and dtype was half of this file's time
-    check(spec, shapes, dtype, mode,
-          use_jax=FULL or (dtype == "float64" and shapes == spec.shapes[0]))
+    # JAX on each spec's first shapes in float64, first order (every case with
+    # ST_DIFFERENTIAL=full): its compiling of every new shape, dtype and Hessian was half
+    # of this file's time; second order is checked against differences of the gradient
+    check(spec, shapes, dtype, mode, use_jax=FULL or (
+        dtype == "float64" and shapes == spec.shapes[0] and mode in ("vjp", "jvp")))
 
 
 def test_every_rule_has_a_spec() -> None:
