@@ -833,6 +833,11 @@ def _target_names(t: cst.BaseExpression, out: set[str]) -> None:
 _SCANS: dict[tuple[str, int, int], tuple[Any, Any, set[str]]] = {}
 
 
+#: per function (by identity, the node held): how often each name occurs, and the ids
+#: of its nodes (``_count_loaded_outside``)
+_NAMES: dict[int, tuple[Any, dict[str, int], set[int]]] = {}
+
+
 def _scan(kind: str, fn: Any, stmt: Any, compute: Any) -> set[str]:
     key = (kind, id(fn), id(stmt))
     hit = _SCANS.get(key)
@@ -848,7 +853,44 @@ def _scan(kind: str, fn: Any, stmt: Any, compute: Any) -> set[str]:
 def _loaded_outside(fn: Any, stmt: Any) -> set[str]:
     """Names read anywhere in ``fn`` outside the statement ``stmt`` (callers must not
     change the set: it is shared by later calls)."""
-    return _scan("outside", fn, stmt, _scan_loaded_outside)
+    return _scan("outside", fn, stmt, _count_loaded_outside)
+
+
+def _count_loaded_outside(fn: Any, stmt: Any) -> set[str]:
+    """``_scan_loaded_outside`` by counting: the function's names are counted once (per
+    function), the statement's each time; a name is read outside where the function has
+    more of it than the statement.  A statement that is not in ``fn`` (a copy) skips
+    nothing, as the scan would."""
+    known = _NAMES.get(id(fn))
+    if known is None or known[0] is not fn:
+        counted: dict[str, int] = {}
+        seen: set[int] = set()
+
+        class Count(cst.CSTVisitor):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                seen.add(id(node))
+                if isinstance(node, cst.Name):
+                    counted[node.value] = counted.get(node.value, 0) + 1
+                return True
+
+        fn.visit(Count())
+        if len(_NAMES) > 256:
+            _NAMES.clear()
+        known = (fn, counted, seen)
+        _NAMES[id(fn)] = known
+    _, names, ids = known
+    if id(stmt) not in ids:
+        return set(names)
+    inside: dict[str, int] = {}
+
+    class Inside(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, cst.Name):
+                inside[node.value] = inside.get(node.value, 0) + 1
+            return True
+
+    stmt.visit(Inside())
+    return {n for n, c in names.items() if c > inside.get(n, 0)}
 
 
 def _scan_loaded_outside(fn: Any, stmt: Any) -> set[str]:
