@@ -11,30 +11,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers_agree import agrees, jax64
 
 import st_autodiff as st
-from st_autodiff.testing import check_grads
 
-
-def _jax() -> Any:
-    """jax in double precision, or skip."""
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
-
-
-def _agrees(f: Callable[..., Any], *args: Any, argnums: int = 0) -> None:
-    """``st.value_and_grad(f)`` gives Python's value and central differences' gradient."""
-    vg = st.value_and_grad(f, argnums=argnums)
-    value, _ = vg(*args)
-    np.testing.assert_allclose(value, f(*args), rtol=1e-10)
-
-    def grads(*a: Any) -> tuple[Any, ...]:
-        out: list[Any] = [None] * len(a)
-        out[argnums] = vg(*a)[1]
-        return tuple(out)
-
-    check_grads(f, args, grads, argnums=[argnums])
+_jax = jax64
+_agrees = agrees
 
 
 # --- the adjoint of a float64 product with float16 (float32) values: grad's seed
